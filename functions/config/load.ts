@@ -1,0 +1,38 @@
+import { configSchema, type EdgeclawConfig } from "./schema.ts";
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid config:\n${issues.map((line) => `  ${line}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Validates a parsed config object; errors name the key path and the reason. */
+export function parseConfig(raw: unknown): EdgeclawConfig {
+  const result = configSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`),
+  );
+}
+
+declare const EDGECLAW_BUNDLED_CONFIG: unknown;
+
+const cache = new Map<string, EdgeclawConfig>();
+
+/**
+ * The config in force for this isolate: `env.EDGECLAW_CONFIG` (JSON) when set, else the config the
+ * build bundled with `--define EDGECLAW_BUNDLED_CONFIG:<json>`, else the defaults.
+ */
+export function configFromEnv(env: { EDGECLAW_CONFIG?: string }): EdgeclawConfig {
+  const source = env.EDGECLAW_CONFIG ?? bundledConfigJson();
+  const hit = cache.get(source);
+  if (hit) return hit;
+  const parsed = parseConfig(JSON.parse(source));
+  cache.set(source, parsed);
+  return parsed;
+}
+
+function bundledConfigJson(): string {
+  return typeof EDGECLAW_BUNDLED_CONFIG === "undefined" ? "{}" : JSON.stringify(EDGECLAW_BUNDLED_CONFIG);
+}

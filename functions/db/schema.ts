@@ -1,0 +1,135 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/**
+ * Postgres holds what outlives one conversation or must be queried across them. The hot path (the
+ * ack of a platform event) never touches it: SessionDO's own SQLite is the source of truth for a live
+ * session, and mirrors into these tables in batches.
+ */
+
+/** One row per session key: the session index OpenClaw keeps in sessions.json. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    sessionKey: text("session_key").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    channel: text("channel"),
+    chatType: text("chat_type"),
+    lastRoute: jsonb("last_route"),
+    modelOverride: text("model_override"),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    sessionStartedAt: timestamp("session_started_at", { withTimezone: true }).notNull(),
+    lastInteractionAt: timestamp("last_interaction_at", { withTimezone: true }),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("sessions_agent_idx").on(t.agentId, t.updatedAt)],
+);
+
+/** Archived transcript entries, mirrored from each SessionDO (seq is the DO's own sequence). */
+export const transcriptEntries = pgTable(
+  "transcript_entries",
+  {
+    sessionKey: text("session_key").notNull(),
+    sessionId: text("session_id").notNull(),
+    seq: integer("seq").notNull(),
+    role: text("role").notNull(),
+    content: jsonb("content").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionKey, t.seq] }), index("transcript_session_idx").on(t.sessionId, t.seq)],
+);
+
+/** Tokens and cost per run. */
+export const usage = pgTable(
+  "usage",
+  {
+    runId: text("run_id").primaryKey(),
+    sessionKey: text("session_key").notNull(),
+    agentId: text("agent_id").notNull(),
+    model: text("model").notNull(),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    cacheReadTokens: integer("cache_read_tokens").notNull().default(0),
+    cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),
+    costUsd: text("cost_usd").notNull().default("0"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("usage_session_idx").on(t.sessionKey, t.createdAt)],
+);
+
+/** The agent's "disk": bootstrap files and memory notes, versioned for optimistic writes. */
+export const workspaceFiles = pgTable(
+  "workspace_files",
+  {
+    agentId: text("agent_id").notNull(),
+    path: text("path").notNull(),
+    content: text("content").notNull(),
+    version: integer("version").notNull().default(1),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.path] })],
+);
+
+/** Pending pairing codes for unknown DM senders (channels/pairing). */
+export const pairingRequests = pgTable(
+  "pairing_requests",
+  {
+    channel: text("channel").notNull(),
+    accountId: text("account_id").notNull(),
+    senderId: text("sender_id").notNull(),
+    code: text("code").notNull(),
+    senderName: text("sender_name"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.channel, t.accountId, t.senderId] }),
+    uniqueIndex("pairing_code_idx").on(t.channel, t.code),
+  ],
+);
+
+/** Senders allowed by approval (pairing) or by the admin API, on top of the config's allowFrom. */
+export const allowEntries = pgTable(
+  "allow_entries",
+  {
+    channel: text("channel").notNull(),
+    accountId: text("account_id").notNull(),
+    senderId: text("sender_id").notNull(),
+    source: text("source").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.channel, t.accountId, t.senderId] })],
+);
+
+/** Runtime settings that are not config: the owner learned from the first approval, etc. */
+export const gatewayState = pgTable("gateway_state", {
+  key: text("key").primaryKey(),
+  value: jsonb("value").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Security-relevant events: pairing approvals, rejected codes, auth lockouts, dead letters. */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    kind: text("kind").notNull(),
+    actor: text("actor"),
+    detail: jsonb("detail").notNull().default(sql`'{}'::jsonb`),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("audit_kind_idx").on(t.kind, t.createdAt)],
+);

@@ -1,0 +1,20 @@
+import type { SessionDO } from "../durable-objects/session.ts";
+
+/** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
+export interface Env {
+  SESSIONS: DurableObjectNamespace<SessionDO>;
+  /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
+  DATABASE_URL?: string;
+  /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */
+  EDGECLAW_PG_WS_PROXY?: string;
+  /** The config file as JSON; the deploy and dev scripts fill it from edgeclaw.json5. */
+  EDGECLAW_CONFIG?: string;
+  EDGECLAW_GATEWAY_TOKEN?: string;
+  OPENCLAW_GATEWAY_TOKEN?: string;
+  /** "1" opts into the scripted fake model (demos and tests); every reply says it is the fake. */
+  EDGECLAW_FAKE_MODEL?: string;
+  ANTHROPIC_API_KEY?: string;
+  OPENAI_API_KEY?: string;
+  /** Any other secret a SecretRef names. */
+  [secret: string]: unknown;
+}
