@@ -1,13 +1,20 @@
 import type { TestProject } from "vitest/node";
 import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 
-/** Starts the loopback services every workerd test talks to, and hands their addresses to the pool. */
+/**
+ * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
+ * providers) and hands their addresses to the pool through `provide`. Each fake lives in test/fakes/
+ * and exposes `/_control/*` endpoints that tests inside workerd call to script it and read its log.
+ */
 export default async function setup(project: TestProject) {
+  const stops: Array<() => Promise<void>> = [];
   const pg = await startLocalPostgres();
+  stops.push(() => pg.stop());
   project.provide("databaseUrl", pg.databaseUrl);
   project.provide("pgWsProxy", pg.wsProxy);
+
   return async () => {
-    await pg.stop();
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
 }
 

@@ -1,0 +1,27 @@
+import type { InboundEnvelope } from "../functions/channels/envelope.ts";
+import type { Usage } from "../functions/agent/types.ts";
+
+/** An inbound event after routing: which agent and session it belongs to. */
+export interface RoutedEvent {
+  envelope: InboundEnvelope;
+  agentId: string;
+  sessionKey: string;
+  /** Per-request overrides from HTTP callers (x-openclaw-model, …); never from chat platforms. */
+  overrides?: { model?: string };
+}
+
+export type AcceptResult = { status: "accepted" | "duplicate" };
+
+/**
+ * What a run reports while it works. The OpenAI API and the web chat turn these into SSE; channel
+ * adapters see them as ProgressEvents.
+ */
+export type RunEvent =
+  | { type: "queued" }
+  | { type: "run-started"; runId: string }
+  | { type: "text-delta"; text: string }
+  | { type: "tool"; callId: string; name: string; phase: "start" | "end"; isError?: boolean; preview?: string }
+  /** A reply that needs no model (command answer, pairing notice). */
+  | { type: "notice"; text: string }
+  | { type: "done"; runId: string; text: string; usage: Usage; modelRef: string }
+  | { type: "error"; message: string; code?: string };

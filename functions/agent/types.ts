@@ -1,0 +1,101 @@
+import type { EdgeclawConfig } from "../config/schema.ts";
+
+/** The agent loop's own message model: provider adapters translate to and from their wire formats. */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments; a provider that sends unparsable JSON yields `{ _raw: "<text>" }`. */
+  arguments: Record<string, unknown>;
+}
+
+export type Message =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+
+/** JSON Schema of a tool's parameters, as both Anthropic and OpenAI take it. */
+export type JsonSchema = { type: "object"; properties: Record<string, unknown>; required?: string[]; additionalProperties?: boolean };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** Called for every streamed text fragment, in order. */
+  onTextDelta?: (text: string) => void;
+}
+
+export interface ModelResult {
+  text: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  stopReason: "end" | "tool_use" | "max_tokens" | "other";
+  /** The `provider/model` ref that actually answered (after failover). */
+  modelRef: string;
+}
+
+export type ModelErrorKind =
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "timeout"
+  | "network"
+  | "auth"
+  | "billing"
+  | "bad_request"
+  | "context_overflow"
+  | "not_configured"
+  | "aborted";
+
+/** A model call that failed; `kind` decides retry (rate_limit, overloaded, server, timeout, network) and failover. */
+export class ModelError extends Error {
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
+
+/** What a tool may use. Tools get no secrets: only what the context hands them. */
+export interface ToolContext {
+  env: Record<string, unknown>;
+  config: EdgeclawConfig;
+  agentId: string;
+  sessionKey: string;
+  sessionId: string;
+  /** The sender is the owner (commands.ownerAllowFrom); owner-only tools check this. */
+  senderIsOwner: boolean;
+  signal?: AbortSignal;
+  /** A snapshot of the session for session_status. */
+  status: () => Promise<Record<string, unknown>>;
+}
+
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+export interface AgentTool extends ToolSpec {
+  /** Refused to non-owners whatever else the config says (cron, gateway). */
+  ownerOnly?: boolean;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}

@@ -1,0 +1,56 @@
+import type { Hono } from "hono";
+import type { Env } from "../../workers/env.ts";
+import type { EdgeclawConfig } from "../config/schema.ts";
+import type { ReplyRoute } from "./envelope.ts";
+
+/** One reply chunk as the outbox hands it to a channel. */
+export interface OutboundMessage {
+  /** Stable id of this chunk (outbox row id); adapters pass it to the platform where an idempotency key exists. */
+  id: string;
+  route: ReplyRoute;
+  /** Markdown as the model wrote it; the adapter formats it for the platform. */
+  text: string;
+  /** 0-based index of this chunk within its reply (for replyToMode "first"). */
+  chunkIndex: number;
+  /** The platform message id from an earlier successful attempt that must be edited instead of re-posted. */
+  editMessageId?: string;
+}
+
+export type SendResult =
+  | { ok: true; platformMessageId?: string }
+  /** retryable: the platform said so (429, 5xx); retryAfterMs from Retry-After. */
+  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string }
+  /** The request may or may not have reached the platform (timeout, reset): reconcile, do not re-send blindly. */
+  | { ok: false; outcomeUnknown: true; error: string };
+
+export interface SendContext {
+  env: Record<string, unknown>;
+  config: EdgeclawConfig;
+  signal?: AbortSignal;
+}
+
+/** Lifecycle hints while the agent works (typing, ack reaction, status line). Failures are ignored. */
+export type ProgressEvent =
+  | { type: "accepted" }
+  | { type: "run-started" }
+  | { type: "text-delta"; text: string }
+  | { type: "tool"; name: string; phase: "start" | "end" }
+  | { type: "run-finished" };
+
+export interface ChannelAdapter {
+  /** Channel id as used in config (`channels.<id>`), session keys and routes. */
+  readonly id: string;
+  /** Largest chunk the platform takes; the outbox chunks replies to this unless config says less. */
+  textChunkLimit(config: EdgeclawConfig, accountId: string): number;
+  /** Mounts the channel's webhook routes (thin: verify, parse, route, accept, respond). */
+  mount(app: Hono<{ Bindings: Env }>): void;
+  /** Sends one chunk. Must not retry on its own: the outbox owns retries. */
+  send(message: OutboundMessage, ctx: SendContext): Promise<SendResult>;
+  /**
+   * Called when a send's outcome is unknown: finds out whether the message reached the platform
+   * (e.g. by a marker in recent history). Returns the platform id if it did, null if it did not.
+   */
+  reconcile?(message: OutboundMessage, ctx: SendContext): Promise<{ platformMessageId?: string } | null>;
+  /** Optional live progress (typing, reactions, streaming previews). */
+  progress?(route: ReplyRoute, event: ProgressEvent, ctx: SendContext): Promise<void>;
+}

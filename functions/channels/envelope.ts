@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+/**
+ * Where a reply goes. Stored with every inbound event, so a session that serves several channels
+ * (dmScope "main") answers each message on the route it came from.
+ */
+export const replyRouteSchema = z.object({
+  channel: z.string().min(1),
+  accountId: z.string().min(1).default("default"),
+  /** Platform address of the conversation (Slack channel id, LINE userId/groupId, …). */
+  to: z.string().min(1),
+  /** Thread to post in (Slack thread_ts, Teams conversation reply chain, …). */
+  threadId: z.string().optional(),
+  /** Platform id of the message being answered, for reply-to/quote and reactions. */
+  replyToMessageId: z.string().optional(),
+  /** Channel-specific extras a sender needs (Slack response_url, LINE replyToken, …). */
+  extra: z.record(z.string(), z.string()).optional(),
+});
+export type ReplyRoute = z.infer<typeof replyRouteSchema>;
+
+export const attachmentSchema = z.object({
+  name: z.string().optional(),
+  mimeType: z.string().optional(),
+  sizeBytes: z.number().int().nonnegative().optional(),
+  url: z.string().optional(),
+  /** Text extracted or downloaded for the model, already bounded by `mediaMaxMb`. */
+  text: z.string().optional(),
+});
+
+export const chatTypeSchema = z.enum(["direct", "group", "channel"]);
+export type ChatType = z.infer<typeof chatTypeSchema>;
+
+/**
+ * One inbound event, normalised. Every channel adapter (and the companion's internal ingress)
+ * produces exactly this; routing and SessionDO never look at a platform payload.
+ */
+export const inboundEnvelopeSchema = z.object({
+  /** Idempotency key: the platform's event id, stable across its retries (`slack:T1:Ev123`). */
+  dedupKey: z.string().min(1).max(512),
+  /** Further keys that name the same event (Slack's app_mention + message for one post). */
+  aliasKeys: z.array(z.string().min(1).max(512)).max(8).optional(),
+  kind: z.enum(["message", "system"]).default("message"),
+  channel: z.string().min(1),
+  accountId: z.string().min(1).default("default"),
+  chatType: chatTypeSchema,
+  /** The conversation: DM partner / group / channel id on the platform. */
+  peerId: z.string().min(1),
+  /** Parent conversation of a thread (used by binding tier 2 and session keys). */
+  parentPeerId: z.string().optional(),
+  threadId: z.string().optional(),
+  /** Workspace/team/guild the conversation belongs to (Slack team id, Discord guild id). */
+  teamId: z.string().optional(),
+  senderId: z.string().min(1),
+  senderName: z.string().optional(),
+  senderIsBot: z.boolean().optional(),
+  messageId: z.string().optional(),
+  text: z.string().max(200_000),
+  attachments: z.array(attachmentSchema).max(32).optional(),
+  /** The platform flagged a native mention of the bot (or a reply to it). */
+  wasMentioned: z.boolean().optional(),
+  /** Unix ms at which the gateway received the event. */
+  receivedAt: z.number().int().nonnegative(),
+  route: replyRouteSchema,
+});
+export type InboundEnvelope = z.infer<typeof inboundEnvelopeSchema>;
+export type InboundEnvelopeInput = z.input<typeof inboundEnvelopeSchema>;
