@@ -12,9 +12,17 @@ export interface OutboundMessage {
   text: string;
   /** 0-based index of this chunk within its reply (for replyToMode "first"). */
   chunkIndex: number;
-  /** The platform message id from an earlier successful attempt that must be edited instead of re-posted. */
-  editMessageId?: string;
+  /** Total chunks in this reply; the last chunk finishes any live preview/stream. */
+  chunkCount: number;
+  /**
+   * What `progress` left behind for this run (preview message id, stream id, ack reaction), so the
+   * final send can edit the preview or stop the stream instead of posting a second message.
+   */
+  progressState?: ProgressState;
 }
+
+/** Small per-run state a channel keeps between progress events; SessionDO persists it with the run. */
+export type ProgressState = Record<string, string>;
 
 export type SendResult =
   | { ok: true; platformMessageId?: string }
@@ -51,6 +59,9 @@ export interface ChannelAdapter {
    * (e.g. by a marker in recent history). Returns the platform id if it did, null if it did not.
    */
   reconcile?(message: OutboundMessage, ctx: SendContext): Promise<{ platformMessageId?: string } | null>;
-  /** Optional live progress (typing, reactions, streaming previews). */
-  progress?(route: ReplyRoute, event: ProgressEvent, ctx: SendContext): Promise<void>;
+  /**
+   * Optional live progress (typing, reactions, streaming previews). Receives the run's state and
+   * returns it updated; failures must not throw (progress is best effort, the reply is not).
+   */
+  progress?(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: SendContext): Promise<ProgressState>;
 }
