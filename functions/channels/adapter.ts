@@ -41,7 +41,8 @@ export interface SendContext {
 export type ProgressEvent =
   | { type: "accepted" }
   | { type: "run-started" }
-  | { type: "text-delta"; text: string }
+  /** `text` is what arrived since the previous call (deltas are coalesced); `soFar` the reply until now. */
+  | { type: "text-delta"; text: string; soFar: string }
   | { type: "tool"; name: string; phase: "start" | "end" }
   | { type: "run-finished" };
 

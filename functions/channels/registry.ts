@@ -1,0 +1,14 @@
+import type { ChannelAdapter } from "./adapter.ts";
+
+/**
+ * Every channel the Worker serves over webhooks. Adding a channel = one folder under
+ * functions/channels/ and one line here.
+ */
+export const channelAdapters: ChannelAdapter[] = [];
+
+/** Channels whose replies go back on the HTTP response itself (no outbound platform API). */
+export const HTTP_CHANNELS = new Set(["openai", "webchat"]);
+
+export function adapterFor(channel: string): ChannelAdapter | undefined {
+  return channelAdapters.find((adapter) => adapter.id === channel);
+}
