@@ -58,6 +58,22 @@ const gatewaySchema = z
   .loose()
   .prefault({});
 
+/** One scope of tool policy (`tools`, `agents.list[].tools`): profile, allow/alsoAllow/deny lists. */
+export const toolProfileSchema = z.enum(["minimal", "coding", "messaging", "full"]);
+const toolPolicyFields = {
+  profile: toolProfileSchema.optional(),
+  allow: z.array(z.string()).optional(),
+  alsoAllow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+};
+const noAllowWithAlsoAllow = (policy: { allow?: string[]; alsoAllow?: string[] }) =>
+  !(policy.allow !== undefined && policy.alsoAllow !== undefined);
+const allowWithAlsoAllowMessage = {
+  message: "allow and alsoAllow cannot both be set in one scope: merge alsoAllow into allow, or use profile + alsoAllow",
+};
+export const agentToolPolicySchema = z.object(toolPolicyFields).loose().refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage);
+export type ToolPolicyConfig = z.infer<typeof agentToolPolicySchema>;
+
 const agentEntrySchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, { message: "expected an id of letters, digits, _ or -" }),
@@ -67,6 +83,8 @@ const agentEntrySchema = z
     /** Name of the seed folder for this agent's workspace (default: `workspace`). */
     workspace: z.string().optional(),
     timeoutSeconds: z.number().int().positive().optional(),
+    /** Per-agent tool policy; narrows the global `tools` policy (its profile replaces the global one). */
+    tools: agentToolPolicySchema.optional(),
   })
   .loose();
 
@@ -79,8 +97,10 @@ const agentsSchema = z
         /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard). */
         maxToolIterations: z.number().int().positive().default(50),
         bootstrapMaxChars: z.number().int().positive().default(20_000),
-        bootstrapTotalMaxChars: z.number().int().positive().default(150_000),
+        bootstrapTotalMaxChars: z.number().int().positive().default(60_000),
         skipBootstrap: z.boolean().default(false),
+        /** When workspace bootstrap files are injected: every turn, not on safe continuations, or never. */
+        contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
         userTimezone: z.string().optional(),
       })
       .loose()
@@ -180,15 +200,37 @@ const messagesSchema = z
 
 const toolsSchema = z
   .object({
+    ...toolPolicyFields,
     web: z
       .object({
         fetch: z
           .object({
             enabled: z.boolean().default(true),
-            maxChars: z.number().int().positive().default(50_000),
+            maxChars: z.number().int().positive().default(20_000),
+            /** Hard ceiling on `maxChars` (config and the tool's own parameter). */
+            maxCharsCap: z.number().int().positive().default(20_000),
+            /** Body bytes read before extraction; clamped to 32000–10000000 as OpenClaw does. */
+            maxResponseBytes: z
+              .number()
+              .int()
+              .positive()
+              .default(750_000)
+              .transform((n) => Math.min(10_000_000, Math.max(32_000, n))),
             timeoutSeconds: z.number().int().positive().default(30),
             maxRedirects: z.number().int().nonnegative().default(3),
-            /** Hosts allowed even though they resolve to loopback/private ranges (tests, intranets). */
+            readability: z.boolean().default(true),
+            userAgent: z.string().optional(),
+            /** Extra request headers for the first hop (values are treated as secrets, never logged). */
+            headers: z.record(z.string(), z.string()).optional(),
+            ssrfPolicy: z
+              .object({
+                dangerouslyAllowPrivateNetwork: z.boolean().default(false),
+                allowedHostnames: z.array(z.string()).default([]),
+                allowRfc2544BenchmarkRange: z.boolean().default(false),
+                allowIpv6UniqueLocalRange: z.boolean().default(false),
+              })
+              .prefault({}),
+            /** edgeclaw's earlier name for `ssrfPolicy.allowedHostnames`; both lists are honoured. */
             allowPrivateHosts: z.array(z.string()).default([]),
           })
           .prefault({}),
@@ -196,6 +238,7 @@ const toolsSchema = z
       .prefault({}),
   })
   .loose()
+  .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)
   .prefault({});
 
 export const configSchema = z
