@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
+import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
 
 /**
  * The config file (`edgeclaw.json5`), with OpenClaw's key names and defaults. Unknown keys are
@@ -194,6 +195,7 @@ const messagesSchema = z
       .prefault({}),
     /** Transcript rows mirrored to Postgres per batch. */
     mirrorBatchSize: z.number().int().positive().default(200),
+    groupChat: groupChatSchema,
   })
   .loose()
   .prefault({});
@@ -250,6 +252,9 @@ export const configSchema = z
     messages: messagesSchema,
     tools: toolsSchema,
     channels: z.record(z.string(), z.unknown()).default({}),
+    bindings: bindingsSchema,
+    commands: commandsSchema,
+    accessGroups: accessGroupsSchema,
   })
   .loose();
 

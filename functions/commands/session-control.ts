@@ -1,0 +1,76 @@
+import type { QueueDrop, QueueMode } from "../config/schema.ts";
+
+/**
+ * SessionControl — what slash commands may do to a session. The SessionDO implements it; commands
+ * (functions/commands/execute.ts) only ever talk to this interface, so they run on the fast path
+ * without a model call.
+ */
+export const THINK_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "adaptive", "max"] as const;
+export type ThinkLevel = (typeof THINK_LEVELS)[number];
+
+export const VERBOSE_LEVELS = ["off", "on", "full"] as const;
+export type VerboseLevel = (typeof VERBOSE_LEVELS)[number];
+
+export interface QueueSettings {
+  mode?: QueueMode;
+  debounceMs?: number;
+  cap?: number;
+  drop?: QueueDrop;
+}
+
+/** Per-session overrides; an absent field inherits the config. */
+export interface SessionSettings {
+  modelOverride?: string;
+  thinkLevel?: ThinkLevel;
+  verbose?: VerboseLevel;
+  queue?: QueueSettings;
+}
+
+/** A patch: `null` clears an override, undefined leaves it alone. */
+export type SessionSettingsPatch = {
+  [K in keyof SessionSettings]?: SessionSettings[K] | null;
+};
+
+export interface SessionStatus {
+  sessionKey: string;
+  sessionId: string;
+  agentId: string;
+  /** Effective `provider/model` (override or configured default). */
+  model: string;
+  modelOverride?: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Tokens currently in the context (last prompt size), when known. */
+  contextTokens?: number;
+  contextWindow?: number;
+  /** Effective queue behaviour after session override → byChannel → messages.queue. */
+  queue: Required<QueueSettings>;
+  thinkLevel: ThinkLevel;
+  verbose: VerboseLevel;
+  sessionStartedAt: number;
+  lastInteractionAt?: number;
+  compactions: number;
+  runActive: boolean;
+  queuedMessages: number;
+}
+
+export interface CompactResult {
+  compacted: boolean;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  /** Why nothing was compacted (empty transcript, run in progress, …). */
+  reason?: string;
+}
+
+export interface SessionControl {
+  status(): Promise<SessionStatus>;
+  /** Archives the current transcript and starts a new sessionId under the same key. */
+  newSession(options?: { model?: string }): Promise<{ sessionId: string }>;
+  /** In-place reset; `soft` keeps the transcript and only reruns startup. */
+  reset(options?: { soft?: boolean }): Promise<{ sessionId: string }>;
+  /** Cancels queued turns first, then aborts the active run. */
+  stop(): Promise<{ abortedRun: boolean; cancelledQueued: number }>;
+  getSettings(): Promise<SessionSettings>;
+  updateSettings(patch: SessionSettingsPatch): Promise<SessionSettings>;
+  compact(instructions?: string): Promise<CompactResult>;
+}

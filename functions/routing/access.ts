@@ -1,0 +1,147 @@
+import type { InboundEnvelope } from "../channels/envelope.ts";
+import { z } from "zod";
+import { effectiveChannelAccess, groupEntrySchema, type EffectiveChannelAccess, type GroupEntry } from "../config/channel-access.ts";
+import type { EdgeclawConfig } from "../config/schema.ts";
+import { isCommandLike } from "../commands/parse.ts";
+import type { AccessStore } from "./access-store.ts";
+import { matchAllowList } from "./allowlist.ts";
+import { normalizeAccountId, normalizeToken } from "./ids.ts";
+import { wasMentioned } from "./mention.ts";
+import { commandAllowFromDecision, isOwner } from "./owner.ts";
+import { generatePairingCode, PAIRING_CODE_TTL_MS, PAIRING_MAX_PENDING_PER_ACCOUNT } from "./pairing-code.ts";
+import { pairingReplyText } from "./pairing.ts";
+
+/**
+ * decideAccess(input) — may this inbound message reach the agent?
+ *
+ * Integration contract: run inside the SessionDO after the event is stored (NOT on the ack hot
+ * path; it reads Postgres through `store`). Only for chat-platform envelopes: surfaces already
+ * authenticated by the gateway token (web chat, OpenAI API) use `OPERATOR_ACCESS` instead.
+ *
+ *   { kind: "allow", senderIsOwner, commandAuthorized }  run it (commands go through functions/commands)
+ *   { kind: "pairing", replyText }   send replyText once through the outbox; never reaches the model
+ *   { kind: "history-only" }         unmentioned group message: buffer it (group-history.ts), no run
+ *   { kind: "drop", reason }         nothing is sent; reason is for logs
+ *
+ * Pairing: an unknown DM sender under dmPolicy "pairing" gets ONE code. A repeat message (or a
+ * duplicate delivery) while that code is pending stays silent (`drop`, "pairing pending"): the
+ * pairing doc says the bot only messages when it creates a new request, about once an hour per
+ * sender. After expiry the next message mints a new code. A 4th pending sender on one channel
+ * account is ignored until a slot frees.
+ *
+ * Groups, in OpenClaw's order: groupPolicy (disabled → drop) → group allowlist (`groups` /
+ * Slack-style `channels` map, `"*"` = all) and sender allowlist (per-group `users`, else
+ * `groupAllowFrom`, else `allowFrom` when no group map exists; pairing approvals never count in
+ * groups) → mention gating (`requireMention`, default true; a native mention, a mention pattern or
+ * a command counts) → otherwise history-only.
+ */
+export type AccessDecision =
+  | { kind: "allow"; senderIsOwner: boolean; commandAuthorized: boolean }
+  | { kind: "pairing"; replyText: string }
+  | { kind: "history-only" }
+  | { kind: "drop"; reason: string };
+
+export interface AccessInput {
+  config: EdgeclawConfig;
+  envelope: InboundEnvelope;
+  store: AccessStore;
+  now: number;
+  /** The routed agent: its `groupChat.mentionPatterns` take precedence. */
+  agentId?: string;
+}
+
+/** For callers authenticated by the gateway token (the operator). */
+export const OPERATOR_ACCESS: AccessDecision = { kind: "allow", senderIsOwner: true, commandAuthorized: true };
+
+export async function decideAccess(input: AccessInput): Promise<AccessDecision> {
+  const { config, envelope } = input;
+  if (envelope.kind === "system") return { kind: "allow", senderIsOwner: false, commandAuthorized: false };
+  if (envelope.senderIsBot) return { kind: "drop", reason: "sender is a bot" };
+  const accountId = normalizeAccountId(envelope.accountId);
+  const access = effectiveChannelAccess(config.channels[envelope.channel], accountId);
+  if (!access.enabled) return { kind: "drop", reason: `channel ${envelope.channel} (account ${accountId}) is disabled or misconfigured` };
+  return envelope.chatType === "direct" ? decideDirect(input, access, accountId) : decideGroup(input, access);
+}
+
+async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, accountId: string): Promise<AccessDecision> {
+  const { config, envelope, store, now } = input;
+  const sender = { channel: envelope.channel, senderId: envelope.senderId };
+  if (access.dmPolicy === "disabled") return { kind: "drop", reason: "dmPolicy is disabled" };
+
+  const configured = matchAllowList(access.allowFrom, sender, config.accessGroups);
+  // "open" admits everyone only through "*"; pairing approvals never widen it (and never narrow it).
+  let admitted = configured.allowed;
+  if (!admitted && access.dmPolicy !== "open") admitted = await store.isApprovedSender(envelope.channel, accountId, envelope.senderId);
+  if (admitted) return allow(input, true);
+
+  if (access.dmPolicy !== "pairing") return { kind: "drop", reason: `sender not in allowFrom (dmPolicy ${access.dmPolicy})` };
+  const outcome = await store.createPairingRequest({
+    channel: envelope.channel,
+    accountId,
+    senderId: envelope.senderId,
+    senderName: envelope.senderName,
+    now,
+    ttlMs: PAIRING_CODE_TTL_MS,
+    maxPending: PAIRING_MAX_PENDING_PER_ACCOUNT,
+    generateCode: () => generatePairingCode(),
+  });
+  switch (outcome.status) {
+    case "created":
+      return { kind: "pairing", replyText: pairingReplyText(outcome.request) };
+    case "pending":
+      return { kind: "drop", reason: "pairing pending: the code was already sent" };
+    case "cap-reached":
+      return { kind: "drop", reason: `pairing cap reached (${PAIRING_MAX_PENDING_PER_ACCOUNT} pending requests on this account)` };
+  }
+}
+
+async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): Promise<AccessDecision> {
+  const { config, envelope } = input;
+  const sender = { channel: envelope.channel, senderId: envelope.senderId };
+  if (access.groupPolicy === "disabled") return { kind: "drop", reason: "groupPolicy is disabled" };
+
+  const groupMap = groupEntries(input.config, envelope.channel, access);
+  const hasGroupMap = Object.keys(groupMap).length > 0;
+  const entry = lookupGroup(groupMap, envelope);
+  if (entry && (entry.enabled === false || entry.allow === false)) return { kind: "drop", reason: "group is disabled in the group allowlist" };
+
+  const senderList = entry?.users ?? entry?.allowFrom ?? access.groupAllowFrom ?? (hasGroupMap || access.allowFrom.length === 0 ? undefined : access.allowFrom);
+  const senderMatch = senderList ? matchAllowList(senderList, sender, config.accessGroups) : undefined;
+
+  if (access.groupPolicy === "allowlist") {
+    if (hasGroupMap && !entry) return { kind: "drop", reason: "group not in the group allowlist" };
+    if (!hasGroupMap && !senderList) return { kind: "drop", reason: "groupPolicy allowlist with an empty allowlist blocks every group" };
+  }
+  // Explicit per-group users bind even under "open"; groupAllowFrom is bypassed by "open".
+  const enforcedList = access.groupPolicy === "open" ? (entry?.users ?? entry?.allowFrom) : senderList;
+  if (enforcedList && !matchAllowList(enforcedList, sender, config.accessGroups).allowed) {
+    return { kind: "drop", reason: "sender not in the group sender allowlist" };
+  }
+
+  const requireMention = entry?.requireMention ?? groupMap["*"]?.requireMention ?? access.requireMention;
+  const mentioned =
+    wasMentioned(config, envelope, input.agentId, access.mentionPatterns) || isCommandLike(envelope.text);
+  if (requireMention && !mentioned) return { kind: "history-only" };
+  return allow(input, senderMatch?.allowed === true);
+}
+
+async function allow(input: AccessInput, senderListed: boolean): Promise<AccessDecision> {
+  const sender = { channel: input.envelope.channel, senderId: input.envelope.senderId };
+  const senderIsOwner = await isOwner(input.config, sender, input.store);
+  const configured = commandAllowFromDecision(input.config, sender);
+  const commandAuthorized = senderIsOwner || (configured ?? senderListed);
+  return { kind: "allow", senderIsOwner, commandAuthorized };
+}
+
+/** The channel's group allowlist: `groups`, plus Slack's `channels` map when that is an object of entries. */
+const slackChannelsView = z.object({ channels: z.record(z.string(), groupEntrySchema).optional() }).loose();
+
+function groupEntries(config: EdgeclawConfig, channel: string, access: EffectiveChannelAccess): Record<string, GroupEntry> {
+  const slackStyle = slackChannelsView.safeParse(config.channels[channel]);
+  return { ...(slackStyle.success ? (slackStyle.data.channels ?? {}) : {}), ...(access.groups ?? {}) };
+}
+
+function lookupGroup(map: Record<string, GroupEntry>, envelope: InboundEnvelope): GroupEntry | undefined {
+  const byId = new Map(Object.entries(map).map(([key, value]) => [normalizeToken(key), value]));
+  return byId.get(normalizeToken(envelope.peerId)) ?? (envelope.parentPeerId ? byId.get(normalizeToken(envelope.parentPeerId)) : undefined) ?? byId.get("*");
+}

@@ -1,0 +1,46 @@
+import type { AccessGroup } from "./config-keys.ts";
+import { normalizeToken } from "./ids.ts";
+
+/**
+ * Does an allowlist admit a sender? Entries may be a bare platform id, `<channel>:<id>`,
+ * `user:<id>`, `"*"` (everyone) or `accessGroup:<name>` (a top-level `accessGroups` entry; an
+ * unknown or non-static group admits nobody). Ids compare case-insensitively; OpenClaw never
+ * translates ids between channels, and neither does this.
+ */
+export interface AllowListMatch {
+  allowed: boolean;
+  /** Matched only through `"*"` (never enough to be owner). */
+  viaWildcard: boolean;
+}
+
+export function matchAllowList(
+  entries: readonly string[] | undefined,
+  sender: { channel: string; senderId: string },
+  accessGroups: Record<string, AccessGroup> = {},
+): AllowListMatch {
+  if (!entries || entries.length === 0) return { allowed: false, viaWildcard: false };
+  const candidates = senderCandidates(sender.channel, sender.senderId);
+  let wildcard = false;
+  for (const entry of entries) {
+    const trimmed = entry.trim();
+    if (trimmed === "*") {
+      wildcard = true;
+      continue;
+    }
+    if (trimmed.toLowerCase().startsWith("accessgroup:")) {
+      const group = accessGroups[trimmed.slice("accessGroup:".length)];
+      if (group?.type !== "message.senders") continue;
+      const members = [...(group.members[sender.channel] ?? []), ...(group.members["*"] ?? [])];
+      if (members.some((member) => candidates.has(normalizeToken(member)))) return { allowed: true, viaWildcard: false };
+      continue;
+    }
+    if (candidates.has(normalizeToken(trimmed))) return { allowed: true, viaWildcard: false };
+  }
+  return { allowed: wildcard, viaWildcard: wildcard };
+}
+
+function senderCandidates(channel: string, senderId: string): Set<string> {
+  const id = normalizeToken(senderId);
+  const ch = normalizeToken(channel);
+  return new Set([id, `${ch}:${id}`, `user:${id}`, `${ch}:user:${id}`]);
+}
