@@ -1,12 +1,16 @@
 import { Hono } from "hono";
 import type { Env } from "./env.ts";
 import { SessionDO } from "../durable-objects/session.ts";
+import { openaiApi } from "./openai.ts";
+import { webchat } from "./webchat.ts";
 
 export { SessionDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
 app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+app.route("/v1", openaiApi);
+app.route("/", webchat);
 
 export default {
   fetch: app.fetch,

@@ -1,0 +1,298 @@
+/**
+ * The web chat: one dependency-free page that talks to the gateway's own OpenAI-compatible API
+ * (/v1/chat/completions with `stream: true`) using the gateway token. It keeps the token and a
+ * stable `user` id in localStorage, so a reload reopens the same session, whose transcript it
+ * fetches from /v1/edgeclaw/history. `__NONCE__` is replaced per response (Content-Security-Policy).
+ * Written without template literals so it can live in this String.raw block unchanged.
+ */
+export const CHAT_PAGE_HTML = String.raw`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>edgeclaw chat</title>
+<style nonce="__NONCE__">
+  :root { color-scheme: light dark; --bg: #f6f7f9; --fg: #1d2330; --muted: #6b7385; --card: #ffffff; --me: #2f6fed; --line: #dde1e8; --warn: #9a5b00; --err: #b3261e; }
+  @media (prefers-color-scheme: dark) { :root { --bg: #14171c; --fg: #e6e9ef; --muted: #98a0b0; --card: #1d2129; --me: #3d7bf5; --line: #2c313b; --warn: #e0a54b; --err: #f2867d; } }
+  * { box-sizing: border-box; }
+  html, body { height: 100%; margin: 0; }
+  body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--bg); color: var(--fg); display: flex; flex-direction: column; }
+  header { display: flex; gap: .5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); }
+  header h1 { font-size: 1rem; margin: 0 auto 0 0; }
+  header select, header button, form button { font: inherit; padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); cursor: pointer; }
+  main { flex: 1; overflow-y: auto; padding: 1rem; display: flex; flex-direction: column; gap: .6rem; }
+  .msg { max-width: 46rem; padding: .55rem .8rem; border-radius: 10px; white-space: pre-wrap; overflow-wrap: anywhere; }
+  .user { align-self: flex-end; background: var(--me); color: #fff; }
+  .assistant { align-self: flex-start; background: var(--card); border: 1px solid var(--line); }
+  .note { align-self: center; color: var(--muted); font-size: .85rem; }
+  .error { align-self: stretch; border: 1px solid var(--err); color: var(--err); background: transparent; }
+  .warn { align-self: stretch; border: 1px solid var(--warn); color: var(--warn); background: transparent; }
+  .tools { display: flex; flex-direction: column; gap: .15rem; margin-bottom: .35rem; font-size: .82rem; color: var(--muted); }
+  .tools:empty { display: none; }
+  .status { color: var(--muted); font-size: .85rem; }
+  form { display: flex; gap: .5rem; padding: .7rem 1rem; border-top: 1px solid var(--line); background: var(--card); }
+  textarea { flex: 1; font: inherit; resize: none; min-height: 2.6rem; max-height: 12rem; padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg); }
+  form button { background: var(--me); color: #fff; border: none; }
+  form button:disabled { opacity: .5; cursor: default; }
+  #token-form { flex-direction: column; align-items: center; justify-content: center; gap: .6rem; flex: 1; border: 0; background: transparent; }
+  #token-form input { font: inherit; width: min(26rem, 90vw); padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--fg); }
+  [hidden] { display: none !important; }
+</style>
+</head>
+<body>
+<header>
+  <h1>edgeclaw</h1>
+  <select id="agent" title="Agent" aria-label="Agent"></select>
+  <button id="new-chat" type="button" title="Start a new conversation">New chat</button>
+  <button id="change-token" type="button" title="Change the gateway token">Token</button>
+</header>
+<form id="token-form" hidden>
+  <label for="token-input">Gateway token</label>
+  <input id="token-input" type="password" autocomplete="current-password" placeholder="the gateway token (EDGECLAW_GATEWAY_TOKEN)" required>
+  <button type="submit">Connect</button>
+  <div id="token-error" class="status"></div>
+</form>
+<main id="log" aria-live="polite" hidden></main>
+<form id="composer" hidden>
+  <textarea id="input" rows="1" placeholder="Message the agent (Enter to send, Shift+Enter for a new line)" aria-label="Message"></textarea>
+  <button id="send" type="submit">Send</button>
+</form>
+<script nonce="__NONCE__">
+(function () {
+  "use strict";
+  var TOKEN_KEY = "edgeclaw.webchat.token";
+  var USER_KEY = "edgeclaw.webchat.user";
+  var AGENT_KEY = "edgeclaw.webchat.agent";
+  var $ = function (id) { return document.getElementById(id); };
+  var log = $("log"), composer = $("composer"), input = $("input"), sendButton = $("send");
+  var tokenForm = $("token-form"), tokenInput = $("token-input"), tokenError = $("token-error"), agentSelect = $("agent");
+  var busy = false;
+
+  function newId() {
+    if (crypto.randomUUID) return crypto.randomUUID();
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  function token() { return localStorage.getItem(TOKEN_KEY) || ""; }
+  function user() {
+    var id = localStorage.getItem(USER_KEY);
+    if (!id) { id = "webchat-" + newId(); localStorage.setItem(USER_KEY, id); }
+    return id;
+  }
+  function model() { return agentSelect.value || localStorage.getItem(AGENT_KEY) || "openclaw/default"; }
+
+  // A token in the URL fragment (#token=...) is taken once and removed from the address bar.
+  (function takeTokenFromHash() {
+    var match = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
+    if (!match) return;
+    localStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  })();
+
+  function headers(extra) {
+    var h = { "authorization": "Bearer " + token() };
+    for (var k in extra) h[k] = extra[k];
+    return h;
+  }
+
+  function add(kind, text) {
+    var el = document.createElement("div");
+    el.className = "msg " + kind;
+    el.textContent = text;
+    log.appendChild(el);
+    log.scrollTop = log.scrollHeight;
+    return el;
+  }
+
+  function showError(error) {
+    if (error && error.code === "not_configured") {
+      add("warn", "No model is configured for this agent. " + error.message);
+    } else {
+      add("error", (error && error.message) || "Something went wrong.");
+    }
+  }
+
+  function askForToken(message) {
+    log.hidden = true; composer.hidden = true; tokenForm.hidden = false;
+    tokenError.textContent = message || "";
+    tokenInput.value = "";
+    tokenInput.focus();
+  }
+
+  function readError(response) {
+    return response.json().then(function (body) {
+      return (body && body.error) || { message: "HTTP " + response.status };
+    }, function () { return { message: "HTTP " + response.status }; });
+  }
+
+  function start() {
+    if (!token()) { askForToken(); return; }
+    tokenForm.hidden = true; log.hidden = false; composer.hidden = false;
+    fetch("/v1/models", { headers: headers({}) }).then(function (response) {
+      if (response.status === 401) { askForToken("That token was not accepted."); return null; }
+      if (!response.ok) return readError(response).then(function (error) { showError(error); return null; });
+      return response.json();
+    }).then(function (list) {
+      if (!list) return;
+      var saved = localStorage.getItem(AGENT_KEY) || "openclaw/default";
+      agentSelect.textContent = "";
+      list.data.forEach(function (m) {
+        if (m.id === "openclaw") return;
+        var option = document.createElement("option");
+        option.value = m.id; option.textContent = m.id === "openclaw/default" ? "default agent" : m.id.replace("openclaw/", "");
+        agentSelect.appendChild(option);
+      });
+      agentSelect.value = saved;
+      if (!agentSelect.value) agentSelect.value = "openclaw/default";
+      loadHistory();
+    }).catch(function () { showError({ message: "Cannot reach the gateway." }); });
+  }
+
+  function loadHistory() {
+    log.textContent = "";
+    var url = "/v1/edgeclaw/history?user=" + encodeURIComponent(user()) + "&model=" + encodeURIComponent(model());
+    fetch(url, { headers: headers({}) }).then(function (response) {
+      if (response.status === 401) { askForToken("That token was not accepted."); return null; }
+      if (!response.ok) return readError(response).then(function (error) { showError(error); return null; });
+      return response.json();
+    }).then(function (body) {
+      if (!body) return;
+      if (!body.data.length) add("note", "New conversation. Say hello.");
+      body.data.forEach(function (entry) { add(entry.role, entry.text); });
+      input.focus();
+    }).catch(function () { showError({ message: "Could not load the conversation." }); });
+  }
+
+  function toolLine(box, lines, event) {
+    var line = lines[event.callId];
+    if (!line) {
+      line = document.createElement("div");
+      lines[event.callId] = line;
+      box.appendChild(line);
+    }
+    var state = event.phase === "start" ? "running…" : (event.isError ? "failed" : "done");
+    line.textContent = "🔧 " + event.name + " — " + state + (event.preview && event.phase === "end" ? ": " + event.preview : "");
+  }
+
+  // Reads the SSE stream: data chunks carry content deltas; "tool" and "status" events are
+  // edgeclaw extras this page asks for with x-edgeclaw-events.
+  function readStream(response, bubble) {
+    var tools = document.createElement("div");
+    tools.className = "tools";
+    var body = document.createElement("div");
+    var status = document.createElement("div");
+    status.className = "status";
+    status.textContent = "waiting…";
+    bubble.textContent = "";
+    bubble.appendChild(tools); bubble.appendChild(body); bubble.appendChild(status);
+    var lines = {}, text = "", buffer = "", failed = null;
+    var reader = response.body.getReader(), decoder = new TextDecoder();
+
+    function handle(block) {
+      var event = "message", data = [];
+      block.split("\n").forEach(function (line) {
+        if (line.indexOf("event:") === 0) event = line.slice(6).trim();
+        else if (line.indexOf("data:") === 0) data.push(line.slice(5).replace(/^ /, ""));
+      });
+      if (!data.length) return;
+      var raw = data.join("\n");
+      if (raw === "[DONE]") return;
+      var payload;
+      try { payload = JSON.parse(raw); } catch (e) { return; }
+      if (event === "tool") { toolLine(tools, lines, payload); return; }
+      if (event === "status") {
+        status.textContent = payload.state === "queued" ? "queued…" : payload.state === "running" ? "thinking…" : "";
+        if (payload.state === "done" && payload.modelRef) status.textContent = payload.modelRef;
+        return;
+      }
+      if (payload.error) { failed = payload.error; return; }
+      var choice = payload.choices && payload.choices[0];
+      if (choice && choice.delta && choice.delta.content) {
+        text += choice.delta.content;
+        body.textContent = text;
+        log.scrollTop = log.scrollHeight;
+      }
+    }
+
+    function pump() {
+      return reader.read().then(function (step) {
+        if (step.value) buffer += decoder.decode(step.value, { stream: true });
+        var split = buffer.split(/\r?\n\r?\n/);
+        buffer = split.pop();
+        split.forEach(handle);
+        if (!step.done) return pump();
+        if (buffer.trim()) handle(buffer);
+        if (failed) {
+          if (!text) bubble.remove();
+          else status.textContent = "";
+          showError(failed);
+        } else if (!text) {
+          body.textContent = "(no reply)";
+        }
+      });
+    }
+    return pump();
+  }
+
+  function send(text) {
+    busy = true; sendButton.disabled = true;
+    var first = log.querySelector(".note");
+    if (first && log.children.length === 1) first.remove();
+    add("user", text);
+    var bubble = add("assistant", "");
+    fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: headers({
+        "content-type": "application/json",
+        "x-openclaw-message-channel": "webchat",
+        "x-edgeclaw-events": "tools",
+        "idempotency-key": newId()
+      }),
+      body: JSON.stringify({ model: model(), user: user(), stream: true, messages: [{ role: "user", content: text }] })
+    }).then(function (response) {
+      if (response.status === 401) { bubble.remove(); askForToken("That token was not accepted."); return; }
+      if (!response.ok) return readError(response).then(function (error) { bubble.remove(); showError(error); });
+      return readStream(response, bubble);
+    }).catch(function () {
+      bubble.remove();
+      showError({ message: "The connection to the gateway was lost." });
+    }).then(function () {
+      busy = false; sendButton.disabled = false; input.focus();
+    });
+  }
+
+  composer.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var text = input.value.trim();
+    if (!text || busy) return;
+    input.value = ""; input.style.height = "";
+    send(text);
+  });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); composer.requestSubmit(); }
+  });
+  input.addEventListener("input", function () {
+    input.style.height = "auto";
+    input.style.height = Math.min(input.scrollHeight, 192) + "px";
+  });
+  tokenForm.addEventListener("submit", function (e) {
+    e.preventDefault();
+    localStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+    start();
+  });
+  $("change-token").addEventListener("click", function () { askForToken(); });
+  $("new-chat").addEventListener("click", function () {
+    localStorage.setItem(USER_KEY, "webchat-" + newId());
+    loadHistory();
+  });
+  agentSelect.addEventListener("change", function () {
+    localStorage.setItem(AGENT_KEY, agentSelect.value);
+    loadHistory();
+  });
+  start();
+})();
+</script>
+</body>
+</html>
+`;
