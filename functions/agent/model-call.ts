@@ -1,0 +1,282 @@
+import type { EdgeclawConfig } from "../config/schema.ts";
+import type { SecretEnv } from "../config/secret-ref.ts";
+import { costUsd } from "./model-cost.ts";
+import { isFakeModelEnabled, resolveModel, type ModelSelection } from "./model-resolve.ts";
+import { isFailoverWorthy, isRetryable, MODEL_RETRY_ATTEMPTS, retryDelayMs } from "./model-retry.ts";
+import { callAnthropic } from "./providers/anthropic.ts";
+import { callFakeModel, FAKE_MODEL_REF } from "./providers/fake.ts";
+import { callOpenAiCompletions } from "./providers/openai.ts";
+import type { ProviderApi, ProviderCall, ResolvedModel } from "./providers/types.ts";
+import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } from "./types.ts";
+
+/**
+ * One model turn with retry and failover (concepts/model-failover, concepts/retry):
+ *
+ * 1. Candidates: the selected primary, then `fallbacks` in order (deduplicated). With no primary,
+ *    the demo fake when EDGECLAW_FAKE_MODEL=1, else a `not_configured` error that says what to set.
+ * 2. Each candidate gets up to 3 attempts for transient failures (rate_limit, overloaded, server,
+ *    timeout, network), with jittered exponential backoff; a Retry-After up to 60 s is honoured, a
+ *    longer one moves on at once. auth, billing and an unresolvable model fail over immediately;
+ *    bad_request, context_overflow and aborts end the call (no other model would do better).
+ * 3. If every candidate failed only because providers were overloaded, the whole chain is tried
+ *    again (≤ 10 times, 2.5 s doubling to 30 s), with one notice after 30 s of waiting.
+ *
+ * Streamed text: deltas are forwarded live as they arrive. If an attempt fails after it forwarded
+ * text, that text cannot be taken back, so:
+ *  - with `onStreamReset`, the caller is told to discard what it has shown (`onStreamReset` is
+ *    called before the next attempt streams) and retry/failover continue as usual;
+ *  - without it, the call stops there and throws: a second answer is never appended to a partial
+ *    first one. (OpenClaw likewise only retries a turn before any assistant output started.)
+ * The returned `text` is always exactly the text of the attempt that succeeded.
+ */
+
+export interface CallModelArgs {
+  config: EdgeclawConfig;
+  env: SecretEnv;
+  selection: ModelSelection;
+  request: ModelRequest;
+  /** Overrides the provider's first-byte/idle timeout (default 120 s cloud, 300 s self-hosted). */
+  timeoutMs?: number;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Attempts per candidate for transient failures (default 3). */
+  maxAttempts?: number;
+  /** Whole-chain retries when every candidate was overloaded (default 10; pass 0 once a tool has run). */
+  overloadChainRetries?: number;
+  onStreamReset?: (reset: StreamReset) => void;
+  /** Status notices that are not assistant content (the overload wait notice). */
+  onNotice?: (text: string) => void;
+}
+
+export interface StreamReset {
+  modelRef: string;
+  error: ModelError;
+}
+
+export interface ModelAttempt {
+  modelRef: string;
+  attempt: number;
+  kind: ModelErrorKind;
+  status?: number;
+  message: string;
+}
+
+export interface CallModelResult extends ModelResult {
+  /** USD at the answering model's configured price (0 when the config has no `cost`). */
+  costUsd: number;
+  /** Failed attempts before the answer, oldest first. */
+  attempts: ModelAttempt[];
+  /** Present when a fallback answered instead of the selected primary. */
+  fallback?: { selected: string; reason: ModelErrorKind };
+}
+
+/** Every candidate failed: the last failure's kind, with the whole story in `attempts`. */
+export class ModelFailoverError extends ModelError {
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    readonly attempts: ModelAttempt[],
+    status?: number,
+    retryAfterMs?: number,
+  ) {
+    super(kind, message, status, retryAfterMs);
+    this.name = "ModelFailoverError";
+  }
+}
+
+export const NO_MODEL_CONFIGURED_MESSAGE =
+  'No model configured: set agents.defaults.model.primary (e.g. "anthropic/claude-sonnet-4-5") and ANTHROPIC_API_KEY, or EDGECLAW_FAKE_MODEL=1 for a demo';
+
+export const OVERLOAD_WAIT_NOTICE = "The AI service is temporarily overloaded. I'm still retrying; this may take a few minutes.";
+const OVERLOAD_CHAIN_RETRIES = 10;
+const OVERLOAD_CHAIN_BASE_DELAY_MS = 2_500;
+const OVERLOAD_CHAIN_MAX_DELAY_MS = 30_000;
+const OVERLOAD_NOTICE_AFTER_MS = 30_000;
+
+const ADAPTERS: Record<ProviderApi, ProviderCall> = {
+  "anthropic-messages": callAnthropic,
+  "openai-completions": callOpenAiCompletions,
+  fake: callFakeModel,
+};
+
+export async function callModel(args: CallModelArgs): Promise<CallModelResult> {
+  const candidates = candidateRefs(args);
+  const attempts: ModelAttempt[] = [];
+  const chainRetries = args.overloadChainRetries ?? OVERLOAD_CHAIN_RETRIES;
+  const sleep = abortableSleep(args.sleep ?? defaultSleep, args.request.signal);
+  let waitedMs = 0;
+  let noticeSent = false;
+  for (let round = 0; ; round++) {
+    const outcome = await walkChain(args, candidates, attempts);
+    if (outcome.result) return outcome.result;
+    const roundAttempts = attempts.slice(outcome.firstAttemptIndex);
+    const onlyOverloaded = roundAttempts.length > 0 && roundAttempts.every((attempt) => attempt.kind === "overloaded");
+    if (!outcome.exhausted || !onlyOverloaded || outcome.streamed || round >= chainRetries) throw outcome.error;
+    const delay = Math.min(OVERLOAD_CHAIN_MAX_DELAY_MS, OVERLOAD_CHAIN_BASE_DELAY_MS * 2 ** round);
+    await sleep(delay);
+    waitedMs += delay;
+    if (!noticeSent && waitedMs >= OVERLOAD_NOTICE_AFTER_MS) {
+      noticeSent = true;
+      args.onNotice?.(OVERLOAD_WAIT_NOTICE);
+    }
+  }
+}
+
+function candidateRefs(args: CallModelArgs): string[] {
+  const primary = args.selection.primary?.trim();
+  if (!primary) {
+    if (isFakeModelEnabled(args.env)) return [FAKE_MODEL_REF];
+    throw new ModelError("not_configured", NO_MODEL_CONFIGURED_MESSAGE);
+  }
+  return [...new Set([primary, ...args.selection.fallbacks.map((ref) => ref.trim()).filter(Boolean)])];
+}
+
+interface ChainOutcome {
+  result?: CallModelResult;
+  error: ModelError;
+  /** Every candidate was tried and failed with a failover-worthy error. */
+  exhausted: boolean;
+  /** Text reached the caller in this round (whole-chain retries are then off). */
+  streamed: boolean;
+  firstAttemptIndex: number;
+}
+
+async function walkChain(args: CallModelArgs, candidates: string[], attempts: ModelAttempt[]): Promise<ChainOutcome> {
+  const firstAttemptIndex = attempts.length;
+  const { request } = args;
+  const sleep = abortableSleep(args.sleep ?? defaultSleep, request.signal);
+  const random = args.random ?? Math.random;
+  const maxAttempts = Math.max(1, args.maxAttempts ?? MODEL_RETRY_ATTEMPTS);
+  const selected = candidates[0]!;
+  let lastError = new ModelError("not_configured", NO_MODEL_CONFIGURED_MESSAGE);
+  let streamed = false;
+
+  for (const [index, ref] of candidates.entries()) {
+    let model: ResolvedModel;
+    try {
+      model = resolveModel(args.config, args.env, ref);
+      if (args.timeoutMs !== undefined) model = { ...model, idleTimeoutMs: args.timeoutMs };
+    } catch (error) {
+      lastError = asModelError(error);
+      attempts.push(record(ref, 1, lastError));
+      if (!isFailoverWorthy(lastError.kind)) return fail(lastError);
+      logFallback(ref, candidates[index + 1], lastError);
+      continue;
+    }
+
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (request.signal?.aborted) return fail(new ModelError("aborted", "the model call was aborted"));
+      const progress = { emitted: false };
+      const onTextDelta = request.onTextDelta;
+      const attemptRequest: ModelRequest = {
+        ...request,
+        onTextDelta: onTextDelta
+          ? (text) => {
+              progress.emitted = true;
+              onTextDelta(text);
+            }
+          : undefined,
+      };
+      try {
+        const answer = await ADAPTERS[model.api](model, attemptRequest);
+        return {
+          result: {
+            ...answer,
+            modelRef: model.ref,
+            costUsd: costUsd(answer.usage, model.cost),
+            attempts,
+            ...(ref !== selected ? { fallback: { selected, reason: attempts.at(-1)?.kind ?? "server" } } : {}),
+          },
+          error: lastError,
+          exhausted: false,
+          streamed,
+          firstAttemptIndex,
+        };
+      } catch (error) {
+        lastError = asModelError(error);
+        attempts.push(record(model.ref, attempt, lastError));
+        if (lastError.kind === "aborted") return fail(lastError);
+        if (progress.emitted) {
+          streamed = true;
+          if (!args.onStreamReset) return fail(lastError);
+          args.onStreamReset({ modelRef: model.ref, error: lastError });
+        }
+        if (!isFailoverWorthy(lastError.kind)) return fail(lastError);
+        if (!isRetryable(lastError.kind) || attempt === maxAttempts) break;
+        const delay = retryDelayMs(attempt, lastError.retryAfterMs, random);
+        if (delay === undefined) break;
+        try {
+          await sleep(delay);
+        } catch (sleepError) {
+          return fail(asModelError(sleepError));
+        }
+      }
+    }
+    logFallback(model.ref, candidates[index + 1], lastError);
+  }
+  return { ...fail(lastError), exhausted: true };
+
+  function fail(error: ModelError): ChainOutcome {
+    return { error: summarise(error, attempts, candidates.length), exhausted: false, streamed, firstAttemptIndex };
+  }
+}
+
+function summarise(last: ModelError, attempts: ModelAttempt[], candidateCount: number): ModelError {
+  if (last.kind === "aborted" || attempts.length === 0) return last;
+  const failedModels = [...new Set(attempts.map((attempt) => attempt.modelRef))];
+  const message =
+    candidateCount > 1
+      ? `All models failed (${failedModels.join(", ")}); last: ${attempts.at(-1)?.modelRef ?? "?"}: ${last.message}`
+      : `${attempts.at(-1)?.modelRef ?? "model"}: ${last.message}`;
+  return new ModelFailoverError(last.kind, message, [...attempts], last.status, last.retryAfterMs);
+}
+
+function record(modelRef: string, attempt: number, error: ModelError): ModelAttempt {
+  return { modelRef, attempt, kind: error.kind, ...(error.status !== undefined ? { status: error.status } : {}), message: error.message };
+}
+
+function asModelError(error: unknown): ModelError {
+  if (error instanceof ModelError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError("server", `model adapter failed: ${message}`);
+}
+
+/** OpenClaw's structured `model_fallback_decision` log line (no secrets: messages are redacted upstream). */
+function logFallback(from: string, to: string | undefined, error: ModelError): void {
+  console.warn(
+    JSON.stringify({
+      event: "model_fallback_decision",
+      fallbackStepFromModel: from,
+      fallbackStepToModel: to ?? null,
+      fallbackStepFromFailureReason: error.kind,
+      fallbackStepFromFailureDetail: error.message.slice(0, 300),
+      fallbackStepFinalOutcome: to ? "next_candidate" : "exhausted",
+    }),
+  );
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function abortableSleep(sleep: (ms: number) => Promise<void>, signal: AbortSignal | undefined): (ms: number) => Promise<void> {
+  return (ms) => {
+    if (!signal) return sleep(ms);
+    if (signal.aborted) return Promise.reject(new ModelError("aborted", "the model call was aborted"));
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(new ModelError("aborted", "the model call was aborted"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      sleep(ms).then(
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  };
+}

@@ -1,0 +1,246 @@
+import { z } from "zod";
+import type { EdgeclawConfig, ProviderConfig } from "../config/schema.ts";
+import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
+import { FAKE_MODEL_REF, FAKE_PROVIDER_ID } from "./providers/fake.ts";
+import type { ModelCost, ProviderApi, ResolvedModel } from "./providers/types.ts";
+import { ModelError } from "./types.ts";
+
+/**
+ * `provider/model` refs → everything a call needs: wire format, base URL, key, limits, price.
+ * Providers come from `models.providers.<id>` plus two built-ins (`anthropic`, `openai`) whose
+ * base URLs the config may override (proxies, sovereign clouds, tests). A custom provider without
+ * `api` speaks openai-completions, the format of Ollama, vLLM, OpenRouter and most gateways.
+ */
+
+export interface ModelSelection {
+  primary?: string;
+  fallbacks: string[];
+}
+
+interface BuiltInProvider {
+  api: Exclude<ProviderApi, "fake">;
+  baseUrl: string;
+}
+
+const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
+  anthropic: { api: "anthropic-messages", baseUrl: "https://api.anthropic.com" },
+  openai: { api: "openai-completions", baseUrl: "https://api.openai.com/v1" },
+};
+
+const NATIVE_HOSTS: Record<Exclude<ProviderApi, "fake">, string> = {
+  "anthropic-messages": "api.anthropic.com",
+  "openai-completions": "api.openai.com",
+};
+
+/** OpenClaw's defaults for a custom provider's model when the config omits them. */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+export const DEFAULT_MAX_TOKENS = 8192;
+/** Stream idle timeout: 120 s for cloud endpoints, 300 s for self-hosted ones. */
+export const CLOUD_IDLE_TIMEOUT_MS = 120_000;
+export const SELF_HOSTED_IDLE_TIMEOUT_MS = 300_000;
+
+const ZERO_COST: ModelCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+/** Provider-level keys the shared schema keeps as unknown (`.loose()`); validated here where they are read. */
+const providerExtrasSchema = z
+  .object({
+    timeoutSeconds: z.number().positive().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .loose();
+
+/** Splits at the first `/` (OpenRouter-style refs keep the rest: `openrouter/moonshotai/kimi-k2`). */
+export function parseModelRef(ref: string): { providerId: string; modelId: string } | undefined {
+  const slash = ref.indexOf("/");
+  if (slash <= 0 || slash === ref.length - 1) return undefined;
+  return { providerId: ref.slice(0, slash).trim(), modelId: ref.slice(slash + 1).trim() };
+}
+
+/** The demo model is opted into per deployment; it never answers silently in place of a real one. */
+export function isFakeModelEnabled(env: SecretEnv): boolean {
+  return env.EDGECLAW_FAKE_MODEL === "1";
+}
+
+/**
+ * The selection for one agent: its own `model` (strict unless it lists `fallbacks`, as OpenClaw),
+ * else `agents.defaults.model` with the default fallbacks.
+ */
+export function modelSelectionFor(config: EdgeclawConfig, agentId?: string): ModelSelection {
+  const defaults = config.agents.defaults.model;
+  const agent = agentId ? config.agents.list.find((entry) => entry.id === agentId) : undefined;
+  if (agent?.model?.primary) return { primary: agent.model.primary, fallbacks: agent.model.fallbacks };
+  if (agent?.model?.fallbacks.length) return { primary: defaults.primary, fallbacks: agent.model.fallbacks };
+  return { primary: defaults.primary, fallbacks: defaults.fallbacks };
+}
+
+export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string): ResolvedModel {
+  const parts = parseModelRef(ref);
+  if (!parts) throw new ModelError("not_configured", `Invalid model ref "${ref}": expected "provider/model"`);
+  const { modelId } = parts;
+  const configured = findProviderConfig(config, parts.providerId);
+  const providerId = configured?.id ?? parts.providerId.toLowerCase();
+  const provider = configured?.provider;
+  const builtIn = BUILT_IN_PROVIDERS[providerId];
+
+  if (!provider && providerId === FAKE_PROVIDER_ID) return fakeModel(ref, modelId);
+  if (!provider && !builtIn) {
+    throw new ModelError(
+      "not_configured",
+      `Unknown model provider "${providerId}" in "${ref}": add models.providers.${providerId} { baseUrl, api, apiKey } or use anthropic/… or openai/…`,
+    );
+  }
+
+  const api: Exclude<ProviderApi, "fake"> = provider?.api ?? builtIn?.api ?? "openai-completions";
+  const baseUrl = provider?.baseUrl ?? builtIn?.baseUrl;
+  if (!baseUrl) throw new ModelError("not_configured", `models.providers.${providerId}.baseUrl is not set (needed for "${ref}")`);
+
+  const keyEnvName = `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
+  const apiKey = resolveSecret(provider?.apiKey, env) ?? stringFrom(env[keyEnvName]);
+  if (!apiKey && (builtIn || provider?.apiKey !== undefined)) {
+    const source = describeSecretSource(provider?.apiKey, keyEnvName);
+    throw new ModelError("auth", `No API key for provider "${providerId}": set ${source} (or models.providers.${providerId}.apiKey)`);
+  }
+
+  const extras = providerExtrasSchema.parse(provider ?? {});
+  const entry = provider?.models.find((model) => model.id === modelId);
+  const host = hostOf(baseUrl);
+  return {
+    ref: `${providerId}/${modelId}`,
+    providerId,
+    modelId,
+    api,
+    baseUrl,
+    apiKey,
+    headers: { ...(provider?.headers ?? {}) },
+    maxTokens: entry?.maxTokens ?? extras.maxTokens ?? DEFAULT_MAX_TOKENS,
+    contextWindow: entry?.contextWindow ?? extras.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    cost: entry?.cost ? { ...ZERO_COST, ...entry.cost } : ZERO_COST,
+    idleTimeoutMs: extras.timeoutSeconds
+      ? extras.timeoutSeconds * 1000
+      : isSelfHostedHost(host)
+        ? SELF_HOSTED_IDLE_TIMEOUT_MS
+        : CLOUD_IDLE_TIMEOUT_MS,
+    native: host === NATIVE_HOSTS[api],
+  };
+}
+
+export interface ConfiguredModel {
+  ref: string;
+  providerId: string;
+  modelId: string;
+  name?: string;
+  api?: ProviderApi;
+  contextWindow?: number;
+  maxTokens?: number;
+  cost?: ModelCost;
+  /** Resolvable right now (provider known, key present). */
+  available: boolean;
+  unavailableReason?: string;
+  /** Where the config names it. */
+  roles: Array<"primary" | "fallback" | "agent" | "catalog" | "demo">;
+}
+
+/**
+ * Every model the config mentions (provider catalogs, default primary/fallbacks, agent models) and
+ * the demo model when it is on, each with whether it can be called now. For GET /v1/models and /status.
+ */
+export function listConfiguredModels(config: EdgeclawConfig, env: SecretEnv): ConfiguredModel[] {
+  const byRef = new Map<string, ConfiguredModel>();
+  const add = (ref: string, role: ConfiguredModel["roles"][number], name?: string) => {
+    const parts = parseModelRef(ref);
+    if (!parts) return;
+    let entry = byRef.get(ref);
+    if (!entry) {
+      entry = { ref, providerId: parts.providerId, modelId: parts.modelId, available: false, roles: [] };
+      if (name) entry.name = name;
+      try {
+        const model = resolveModel(config, env, ref);
+        Object.assign(entry, {
+          api: model.api,
+          contextWindow: model.contextWindow,
+          maxTokens: model.maxTokens,
+          cost: model.cost,
+          available: true,
+        });
+      } catch (error) {
+        entry.unavailableReason = error instanceof Error ? error.message : String(error);
+      }
+      byRef.set(ref, entry);
+    }
+    if (!entry.roles.includes(role)) entry.roles.push(role);
+  };
+  const defaults = config.agents.defaults.model;
+  if (defaults.primary) add(defaults.primary, "primary");
+  for (const ref of defaults.fallbacks) add(ref, "fallback");
+  for (const agent of config.agents.list) {
+    if (agent.model?.primary) add(agent.model.primary, "agent");
+    for (const ref of agent.model?.fallbacks ?? []) add(ref, "agent");
+  }
+  for (const [providerId, provider] of Object.entries(config.models.providers)) {
+    for (const model of provider.models) add(`${providerId}/${model.id}`, "catalog", model.name);
+  }
+  if (isFakeModelEnabled(env)) add(FAKE_MODEL_REF, "demo", "edgeclaw fake model (demo)");
+  return [...byRef.values()];
+}
+
+function fakeModel(ref: string, modelId: string): ResolvedModel {
+  return {
+    ref,
+    providerId: FAKE_PROVIDER_ID,
+    modelId,
+    api: "fake",
+    baseUrl: "",
+    headers: {},
+    maxTokens: DEFAULT_MAX_TOKENS,
+    contextWindow: DEFAULT_CONTEXT_WINDOW,
+    cost: ZERO_COST,
+    idleTimeoutMs: CLOUD_IDLE_TIMEOUT_MS,
+    native: false,
+  };
+}
+
+function findProviderConfig(config: EdgeclawConfig, providerId: string): { id: string; provider: ProviderConfig } | undefined {
+  const providers = config.models.providers;
+  if (providers[providerId]) return { id: providerId, provider: providers[providerId] };
+  const lower = providerId.toLowerCase();
+  const match = Object.keys(providers).find((id) => id.toLowerCase() === lower);
+  return match ? { id: match, provider: providers[match]! } : undefined;
+}
+
+function describeSecretSource(input: ProviderConfig["apiKey"], fallbackEnv: string): string {
+  if (input && typeof input === "object") return input.id;
+  if (typeof input === "string") {
+    const named = /^\$\{([A-Z0-9_]+)\}$/.exec(input);
+    if (named) return named[1]!;
+  }
+  return fallbackEnv;
+}
+
+function stringFrom(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}
+
+function isSelfHostedHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "");
+  return (
+    bare === "localhost" ||
+    bare.endsWith(".local") ||
+    bare.endsWith(".internal") ||
+    bare === "::1" ||
+    /^127\./.test(bare) ||
+    /^10\./.test(bare) ||
+    /^192\.168\./.test(bare) ||
+    /^172\.(1[6-9]|2\d|3[01])\./.test(bare) ||
+    /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./.test(bare) ||
+    /^f[cd][0-9a-f]{2}:/.test(bare)
+  );
+}

@@ -1,0 +1,108 @@
+import { ModelError, type ModelErrorKind } from "../types.ts";
+
+/**
+ * Turns a provider's failure (HTTP status, error body, stream error event) into a ModelError whose
+ * kind drives retry and failover. The buckets follow concepts/model-failover: billing text stays
+ * billing whatever the status, spend-cap/usage-window texts are rate limits, context-length texts
+ * are context_overflow (handled by compaction, never failed over).
+ */
+
+const CONTEXT_OVERFLOW =
+  /context[_ ]length[_ ]exceeded|prompt is too long|request_too_large|input token count exceeds|input exceeds the maximum number of tokens|input too long for the model|maximum context length|context window|context length exceeded|too many tokens/i;
+const BILLING =
+  /insufficient_quota|billing|credit balance|insufficient (credits|balance|funds)|payment required|out of credits|exceeded your current quota/i;
+const RATE_LIMIT =
+  /rate[_ ]limit|too many (concurrent )?requests|throttl|concurrency limit|quota limit exceeded|resource[_ ]exhausted|(weekly|daily|monthly|usage) limit|spending limit|limit (reached|exhausted)/i;
+const OVERLOADED = /overloaded|ModelNotReadyException|capacity|temporarily unavailable/i;
+
+/** The provider's own error type/code, when its body has one (Anthropic `error.type`, OpenAI `error.code`/`type`). */
+export interface ProviderErrorDetail {
+  type?: string;
+  code?: string;
+  message: string;
+}
+
+export function classifyHttpError(status: number, detail: ProviderErrorDetail, retryAfterMs?: number): ModelError {
+  const text = `${detail.type ?? ""} ${detail.code ?? ""} ${detail.message}`;
+  const message = `HTTP ${status}${detail.type ? ` ${detail.type}` : ""}: ${detail.message}`;
+  return new ModelError(kindForStatus(status, text, detail.type), message, status, retryAfterMs);
+}
+
+function kindForStatus(status: number, text: string, type: string | undefined): ModelErrorKind {
+  if (status === 529 || type === "overloaded_error") return "overloaded";
+  if (CONTEXT_OVERFLOW.test(text) && status < 500) return "context_overflow";
+  if (status === 413) return "context_overflow";
+  if (status === 402) return RATE_LIMIT.test(text) && !BILLING.test(text) ? "rate_limit" : "billing";
+  if (status === 429) return BILLING.test(text) ? "billing" : "rate_limit";
+  if (status === 401 || status === 403) return BILLING.test(text) ? "billing" : "auth";
+  if (status === 408) return "timeout";
+  if (status >= 500) return OVERLOADED.test(text) ? "overloaded" : "server";
+  if (status === 409) return "server";
+  if (RATE_LIMIT.test(text)) return "rate_limit";
+  return "bad_request";
+}
+
+/** An error reported inside a 200 stream (Anthropic `event: error`, OpenAI `data: {"error": …}`). */
+export function classifyStreamError(detail: ProviderErrorDetail): ModelError {
+  const byType: Record<string, ModelErrorKind> = {
+    overloaded_error: "overloaded",
+    rate_limit_error: "rate_limit",
+    api_error: "server",
+    server_error: "server",
+    timeout_error: "timeout",
+    authentication_error: "auth",
+    permission_error: "auth",
+    billing_error: "billing",
+    request_too_large: "context_overflow",
+    not_found_error: "bad_request",
+    invalid_request_error: "bad_request",
+  };
+  const text = `${detail.type ?? ""} ${detail.code ?? ""} ${detail.message}`;
+  let kind: ModelErrorKind = (detail.type && byType[detail.type]) || "server";
+  if (CONTEXT_OVERFLOW.test(text)) kind = "context_overflow";
+  else if (BILLING.test(text)) kind = "billing";
+  else if (kind === "server" && RATE_LIMIT.test(text)) kind = "rate_limit";
+  else if (kind === "server" && OVERLOADED.test(text)) kind = "overloaded";
+  return new ModelError(kind, `stream error${detail.type ? ` ${detail.type}` : ""}: ${detail.message}`);
+}
+
+/** Reads `{ error: { type, code, message } }` (both wire formats) or falls back to the raw text. */
+export function parseErrorBody(raw: string): ProviderErrorDetail {
+  try {
+    const body: unknown = JSON.parse(raw);
+    if (isRecord(body)) {
+      const error = isRecord(body.error) ? body.error : body;
+      const message = typeof error.message === "string" ? error.message : raw.slice(0, 500);
+      return {
+        message,
+        type: typeof error.type === "string" ? error.type : undefined,
+        code: typeof error.code === "string" ? error.code : typeof error.code === "number" ? String(error.code) : undefined,
+      };
+    }
+  } catch {
+    // not JSON: a proxy's HTML page or plain text
+  }
+  return { message: raw.slice(0, 500) || "(empty body)" };
+}
+
+/** `retry-after-ms` (Stainless SDKs) wins over `retry-after` (seconds or an HTTP date). */
+export function retryAfterMsFromHeaders(headers: Headers, now = Date.now()): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get("retry-after");
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Provider messages sometimes echo a masked key ("Incorrect API key provided: sk-ab***yz"). */
+export function redactSecrets(text: string, secrets: Array<string | undefined> = []): string {
+  let out = text;
+  for (const secret of secrets) if (secret && secret.length >= 6) out = out.split(secret).join("[redacted]");
+  return out.replace(/\b(sk-[A-Za-z0-9_\-*.]{4,}|sk-ant-[A-Za-z0-9_\-*.]{4,})/g, "[redacted]");
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

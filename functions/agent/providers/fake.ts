@@ -1,0 +1,124 @@
+import { ModelError, type Message, type ModelRequest, type ToolCall, type ToolSpec } from "../types.ts";
+import type { ProviderCall, ProviderResult } from "./types.ts";
+
+/**
+ * The demo model: answers inside the Worker with no network when `EDGECLAW_FAKE_MODEL=1`. Every
+ * reply says it is the fake, so nobody mistakes a demo for a real model. It is scripted just enough
+ * to show the whole loop: "read AGENTS.md", "write notes.md: hello", "fetch https://…" and
+ * "session status" become tool calls (when the tool is offered), and the next turn summarises the
+ * tool results.
+ */
+
+export const FAKE_PROVIDER_ID = "fake";
+export const FAKE_MODEL_REF = "fake/edgeclaw-demo";
+export const FAKE_REPLY_PREFIX = "[edgeclaw fake model]";
+
+export const callFakeModel: ProviderCall = async (_model, request) => {
+  const reply = fakeReply(request);
+  for (const piece of splitForStreaming(reply.text)) {
+    if (request.signal?.aborted) throw new ModelError("aborted", "the model call was aborted");
+    request.onTextDelta?.(piece);
+    // Yield between deltas so consumers see a stream, not one burst.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+  return reply;
+};
+
+/** The reply, decided from the transcript alone (pure, so tests and demos are repeatable). */
+export function fakeReply(request: Pick<ModelRequest, "system" | "messages" | "tools">): ProviderResult {
+  const usage = {
+    inputTokens: estimateTokens(request.system + request.messages.map(messageText).join("\n")),
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
+  const answer = (text: string, toolCalls: ToolCall[] = []): ProviderResult => ({
+    text,
+    toolCalls,
+    usage: { ...usage, outputTokens: estimateTokens(text + JSON.stringify(toolCalls)) },
+    stopReason: toolCalls.length ? "tool_use" : "end",
+  });
+
+  const last = request.messages.at(-1);
+  if (!last) return answer(`${FAKE_REPLY_PREFIX} Hello! I am the scripted demo model; set a real model to get real answers.`);
+  if (last.role === "tool") return answer(summariseToolResults(request.messages));
+  if (last.role === "assistant") return answer(`${FAKE_REPLY_PREFIX} (nothing new to answer)`);
+
+  const intent = detectIntent(last.content);
+  if (!intent) return answer(`${FAKE_REPLY_PREFIX} You said: ${last.content}`);
+  const tool = request.tools.find((candidate) => candidate.name === intent.tool);
+  if (!tool) return answer(`${FAKE_REPLY_PREFIX} You asked for the ${intent.tool} tool, but it is not available in this session.`);
+  const call: ToolCall = {
+    id: `fake_call_${request.messages.length}`,
+    name: intent.tool,
+    arguments: argumentsFor(tool, intent),
+  };
+  return answer(`${FAKE_REPLY_PREFIX} Calling ${intent.tool}…`, [call]);
+}
+
+interface Intent {
+  tool: "read" | "write" | "web_fetch" | "session_status";
+  path?: string;
+  content?: string;
+  url?: string;
+}
+
+function detectIntent(text: string): Intent | undefined {
+  const write = /\bwrite\s+([^\s:]+)\s*:\s*([\s\S]+)$/i.exec(text);
+  if (write) return { tool: "write", path: cleanPath(write[1]!), content: write[2]!.trim() };
+  const fetchUrl = /\bfetch\s+(https?:\/\/\S+)/i.exec(text);
+  if (fetchUrl) return { tool: "web_fetch", url: fetchUrl[1]!.replace(/[.,;!?)\]]+$/, "") };
+  const read = /\bread\s+([^\s]+)/i.exec(text);
+  if (read) return { tool: "read", path: cleanPath(read[1]!) };
+  if (/\bsession[ _]?status\b|^\s*status\s*\??\s*$/i.test(text)) return { tool: "session_status" };
+  return undefined;
+}
+
+/** Uses the parameter names the offered tool actually declares (`path` vs `file_path`, …). */
+function argumentsFor(tool: ToolSpec, intent: Intent): Record<string, unknown> {
+  const declared = Object.keys(tool.parameters.properties ?? {});
+  const pick = (candidates: string[]) => candidates.find((name) => declared.includes(name)) ?? candidates[0]!;
+  const args: Record<string, unknown> = {};
+  if (intent.path !== undefined) args[pick(["path", "file_path", "filePath", "file"])] = intent.path;
+  if (intent.content !== undefined) args[pick(["content", "contents", "text"])] = intent.content;
+  if (intent.url !== undefined) args[pick(["url", "href"])] = intent.url;
+  return args;
+}
+
+function summariseToolResults(messages: Message[]): string {
+  const results: Array<Extract<Message, { role: "tool" }>> = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "tool") break;
+    results.unshift(message);
+  }
+  const lines = results.map(
+    (result) => `The ${result.name} tool ${result.isError ? "failed" : "returned"}: ${excerpt(result.content, 400)}`,
+  );
+  return `${FAKE_REPLY_PREFIX} ${lines.join("\n")}`;
+}
+
+function splitForStreaming(text: string): string[] {
+  const words = text.split(/(?<=\s)/);
+  const size = Math.max(1, Math.ceil(words.length / 4));
+  const pieces: string[] = [];
+  for (let i = 0; i < words.length; i += size) pieces.push(words.slice(i, i + size).join(""));
+  return pieces;
+}
+
+function cleanPath(path: string): string {
+  return path.replace(/^["'`]+|["'`.,;!?)]+$/g, "");
+}
+
+function excerpt(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat || "(empty)";
+}
+
+function messageText(message: Message): string {
+  return message.content;
+}
+
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

@@ -1,0 +1,36 @@
+import type { ModelRequest, ModelResult } from "../types.ts";
+
+/** The wire formats edgeclaw speaks; `fake` is the in-Worker demo model (no network). */
+export type ProviderApi = "anthropic-messages" | "openai-completions" | "fake";
+
+/** Price per million tokens, from `models.providers.<id>.models[].cost`. */
+export interface ModelCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** A `provider/model` ref resolved against the config and env: everything one call needs. */
+export interface ResolvedModel {
+  ref: string;
+  providerId: string;
+  modelId: string;
+  api: ProviderApi;
+  baseUrl: string;
+  /** Absent for keyless local servers (Ollama, vLLM without auth). Never logged. */
+  apiKey?: string;
+  headers: Record<string, string>;
+  maxTokens: number;
+  contextWindow: number;
+  cost: ModelCost;
+  /** First-byte and between-chunk timeout. */
+  idleTimeoutMs: number;
+  /** The provider's own public endpoint (api.anthropic.com / api.openai.com), not a proxy. */
+  native: boolean;
+}
+
+export type ProviderResult = Omit<ModelResult, "modelRef">;
+
+/** One wire adapter: one request, streamed, translated back into our message model. */
+export type ProviderCall = (model: ResolvedModel, request: ModelRequest) => Promise<ProviderResult>;
