@@ -1,0 +1,198 @@
+/**
+ * `npm run dev`: the whole gateway on this machine — embedded Postgres (PGlite behind the Neon
+ * driver's WebSocket bridge) and `wrangler dev` with the config and workspace bundled in, exactly as
+ * a deploy would. State lives under EDGECLAW_DATA_DIR (default .edgeclaw/data) and survives restarts;
+ * EDGECLAW_PORT (default 8787) picks the port, so several instances can run side by side.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
+import { reportConfigError } from "./lib/config-file.ts";
+import { DataDirLockedError, lockDataDir } from "./lib/data-dir-lock.ts";
+import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
+import { gatewayAuthForDev } from "./lib/gateway-token.ts";
+import { freePort, isPortFree } from "./lib/local-ports.ts";
+import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
+import { NO_MODEL_MESSAGE, noModelConfigured } from "./lib/model-status.ts";
+import { referencedSecretIds } from "./lib/secret-scan.ts";
+import { wranglerCli, wranglerEnv } from "./lib/wrangler.ts";
+
+const HOST = "127.0.0.1";
+/** After this long without /health answering, say what to look at (and keep waiting). */
+const SLOW_START_HINT_MS = 60_000;
+const STOP_GRACE_MS = 8_000;
+
+const port = Number.parseInt(process.env.EDGECLAW_PORT ?? "8787", 10);
+const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
+
+let postgres: LocalPostgres | undefined;
+let wrangler: ChildProcess | undefined;
+let unlock: (() => void) | undefined;
+let stopping: Promise<void> | undefined;
+
+function fail(message: string): never {
+  console.error(`edgeclaw dev: ${message}`);
+  process.exit(1);
+}
+
+async function main() {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`EDGECLAW_PORT must be a port number, got ${process.env.EDGECLAW_PORT}`);
+
+  // A bad config fails before anything starts.
+  let inputs: BundleInputs;
+  try {
+    inputs = loadBundleInputs();
+  } catch (error) {
+    process.exit(reportConfigError(error));
+  }
+  for (const warning of inputs.warnings) console.warn(`warning: ${warning}`);
+
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    unlock = lockDataDir(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) fail(error.message);
+    throw error;
+  }
+  if (!(await isPortFree(port, HOST))) {
+    unlock();
+    fail(`port ${port} on ${HOST} is already in use; set EDGECLAW_PORT to another port`);
+  }
+
+  postgres = await startLocalPostgres({ dataDir: join(dataDir, "pg") });
+
+  const vars: Record<string, string> = {
+    ...readDevVarsFile(resolve(".dev.vars")),
+    ...shellVars(process.env, referencedSecretIds(inputs.loaded.raw)),
+  };
+  const auth = gatewayAuthForDev(inputs.loaded.config, vars, dataDir);
+  if (auth.kind === "generated") vars.EDGECLAW_GATEWAY_TOKEN = auth.token;
+  // The local database always wins over a DATABASE_URL in .dev.vars: dev never touches production.
+  vars.DATABASE_URL = postgres.databaseUrl;
+  vars.EDGECLAW_PG_WS_PROXY = postgres.wsProxy;
+  const envFile = join(dataDir, "dev-secrets.env");
+  writeEnvFile(envFile, vars);
+
+  const args = [
+    wranglerCli,
+    "dev",
+    "--ip",
+    HOST,
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(await freePort(HOST)),
+    "--persist-to",
+    join(dataDir, "wrangler"),
+    "--env-file",
+    envFile,
+    "--show-interactive-dev-session=false",
+    ...inputs.defineArgs,
+  ];
+  // Its own process group, so stopping it also reaches workerd and anything else it started.
+  wrangler = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: wranglerEnv({ CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" }),
+  });
+  const exited = new Promise<number>((resolveExit) =>
+    wrangler!.once("exit", (code, signal) => resolveExit(code ?? (signal ? 1 : 0))),
+  );
+  void exited.then(async (code) => {
+    if (stopping) return;
+    console.error(`edgeclaw dev: wrangler exited (code ${code}); stopping`);
+    await stop();
+    process.exit(code || 1);
+  });
+
+  const url = `http://${HOST}:${port}`;
+  if (!(await waitForHealth(`${url}/health`, exited))) return;
+
+  console.log(`edgeclaw ready on ${url}`);
+  console.log(`  ${inputs.summary}; data in ${dataDir}`);
+  if (auth.kind === "generated") {
+    console.log(`  Gateway token: ${auth.token} (${auth.reused ? "kept in" : "generated, saved to"} ${auth.file})`);
+    console.log(`  Web chat: ${url}/#token=${auth.token}`);
+  } else if (auth.kind === "configured") {
+    console.log(`  Gateway token: the one set in ${auth.source}`);
+  } else if (auth.kind === "password") {
+    console.log(`  Gateway password: the one set in ${auth.source}`);
+  } else {
+    console.log("  Gateway auth is off (gateway.auth.mode: none)");
+  }
+  if (noModelConfigured(inputs.loaded.config, vars)) console.log(NO_MODEL_MESSAGE);
+}
+
+/**
+ * Polls until /health answers; false when wrangler exited or we are stopping. A build error keeps
+ * wrangler waiting for a fix (it rebuilds on save), so this waits too, with a hint now and then.
+ */
+async function waitForHealth(healthUrl: string, exited: Promise<number>): Promise<boolean> {
+  let nextHint = Date.now() + SLOW_START_HINT_MS;
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (!gone && !stopping) {
+    if (Date.now() > nextHint) {
+      console.warn(`edgeclaw dev: still waiting for ${healthUrl} — if wrangler reported a build error above, fix it and save`);
+      nextHint = Date.now() + SLOW_START_HINT_MS;
+    }
+    try {
+      const response = await fetch(healthUrl, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      if (response.ok) return true;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 300));
+  }
+  return false;
+}
+
+/** Stops wrangler (and its whole process group), then Postgres, then frees the data dir. */
+function stop(): Promise<void> {
+  stopping ??= (async () => {
+    const child = wrangler;
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise<void>((resolveGone) => child.once("exit", () => resolveGone()));
+      signalGroup(child.pid, "SIGINT");
+      const timer = new Promise<void>((resolveTimer) => setTimeout(resolveTimer, STOP_GRACE_MS));
+      await Promise.race([gone, timer]);
+    }
+    // Whatever wrangler left behind in its group (workerd) goes too.
+    if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+    await postgres?.stop().catch((error: unknown) => console.error(`edgeclaw dev: stopping Postgres: ${String(error)}`));
+    unlock?.();
+  })();
+  return stopping;
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      // Second Ctrl-C: do not wait for anything.
+      if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
+      process.exit(130);
+    }
+    console.log(`\nedgeclaw dev: stopping (${signal})`);
+    void stop().then(() => process.exit(0));
+  });
+}
+process.on("exit", () => {
+  // Last resort if this process dies on an error: never leave a workerd behind.
+  if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
+});
+
+main().catch(async (error: unknown) => {
+  console.error(`edgeclaw dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  await stop();
+  process.exit(1);
+});

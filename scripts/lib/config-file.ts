@@ -1,0 +1,102 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import JSON5 from "json5";
+import { ConfigError, parseConfig } from "../../functions/config/load.ts";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+
+/** The file name looked for in the project root when `EDGECLAW_CONFIG` does not name one. */
+export const DEFAULT_CONFIG_FILE = "edgeclaw.json5";
+
+export interface LoadedConfig {
+  /** Absolute path of the file read; undefined when none exists and the defaults apply. */
+  file: string | undefined;
+  /** Folder relative paths in the config (e.g. `agents.list[].workspace`) resolve against. */
+  baseDir: string;
+  /** The object as written (what the build bundles; the Worker re-validates and fills defaults). */
+  raw: Record<string, unknown>;
+  /** The validated config with OpenClaw's defaults applied. */
+  config: EdgeclawConfig;
+}
+
+/** A config that cannot be used; `lines` are `<key.path>: <reason>` (or `line:col: <reason>`). */
+export class ConfigFileError extends Error {
+  constructor(
+    readonly file: string | undefined,
+    readonly lines: string[],
+  ) {
+    super(`invalid config in ${file ?? "(defaults)"}:\n${lines.map((line) => `  ${line}`).join("\n")}`);
+    this.name = "ConfigFileError";
+  }
+}
+
+export interface ConfigLookup {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/**
+ * Where the config lives: the path in env `EDGECLAW_CONFIG` (which must exist), else
+ * `./edgeclaw.json5` when present, else none (the defaults). Note that the Worker binding of the
+ * same name carries the config *contents*; in the shell it is a path.
+ */
+export function findConfigFile({ env = process.env, cwd = process.cwd() }: ConfigLookup = {}): string | undefined {
+  const named = env.EDGECLAW_CONFIG?.trim();
+  if (named) {
+    const file = resolve(cwd, named);
+    if (!existsSync(file)) throw new ConfigFileError(file, [`file not found (named by EDGECLAW_CONFIG)`]);
+    return file;
+  }
+  const fallback = resolve(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(fallback) ? fallback : undefined;
+}
+
+/** Finds, reads, parses (JSON5) and validates the config; throws ConfigFileError with every problem. */
+export function loadConfigFile(lookup: ConfigLookup = {}): LoadedConfig {
+  const cwd = lookup.cwd ?? process.cwd();
+  const file = findConfigFile(lookup);
+  if (!file) return { file: undefined, baseDir: cwd, raw: {}, config: parseConfig({}) };
+  const raw = parseConfigText(readFileSync(file, "utf8"), file);
+  return { file, baseDir: dirname(file), raw, config: validateConfig(raw, file) };
+}
+
+/** Parses JSON5 text that must hold an object; syntax errors carry line and column. */
+export function parseConfigText(text: string, file: string | undefined): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON5.parse(text);
+  } catch (error) {
+    throw new ConfigFileError(file, [describeSyntaxError(error)]);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigFileError(file, ["(root): expected an object ({ … })"]);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function validateConfig(raw: Record<string, unknown>, file: string | undefined): EdgeclawConfig {
+  try {
+    return parseConfig(raw);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigFileError(file, error.issues);
+    throw error;
+  }
+}
+
+function describeSyntaxError(error: unknown): string {
+  if (error instanceof SyntaxError) {
+    const where = error as SyntaxError & { lineNumber?: number; columnNumber?: number };
+    const message = error.message.replace(/^JSON5: /, "").replace(/ at \d+:\d+$/, "");
+    return where.lineNumber ? `${where.lineNumber}:${where.columnNumber ?? 0}: ${message}` : message;
+  }
+  return String(error);
+}
+
+/** Prints a config problem the way every script reports it, and returns the exit code to use. */
+export function reportConfigError(error: unknown, log: (line: string) => void = console.error): number {
+  if (error instanceof ConfigFileError) {
+    log(`edgeclaw: invalid config in ${error.file ?? "(defaults)"}:`);
+    for (const line of error.lines) log(`  ${line}`);
+    return 1;
+  }
+  throw error;
+}
