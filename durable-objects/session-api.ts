@@ -20,6 +20,8 @@ export type RunEvent =
   | { type: "queued" }
   | { type: "run-started"; runId: string }
   | { type: "text-delta"; text: string }
+  /** Text streamed so far came from a model attempt that then failed; a retry/fallback streams anew. */
+  | { type: "text-reset" }
   | { type: "tool"; callId: string; name: string; phase: "start" | "end"; isError?: boolean; preview?: string }
   /** A reply that needs no model (command answer, pairing notice). */
   | { type: "notice"; text: string }

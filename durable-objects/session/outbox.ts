@@ -1,0 +1,112 @@
+import type { ChannelAdapter, SendContext } from "../../functions/channels/adapter.ts";
+import type { OutboxRow, SessionStore } from "./storage.ts";
+
+export interface OutboxPolicy {
+  maxAttempts: number;
+  maxBackoffMs: number;
+}
+
+export interface DeadLetter {
+  row: OutboxRow;
+  reason: string;
+}
+
+/**
+ * Sends every due chunk once, in order per reply. A chunk is marked "sending" durably before the
+ * request, so a crash mid-send leaves a row whose outcome is unknown: it is reconciled with the
+ * platform (did the message land?) and never blindly sent again.
+ */
+export async function deliverDueOutbox(args: {
+  store: SessionStore;
+  adapterFor: (channel: string) => ChannelAdapter | undefined;
+  ctx: SendContext;
+  policy: OutboxPolicy;
+  progressStateFor: (runId: string | null) => Record<string, string> | undefined;
+  now: () => number;
+  random?: () => number;
+}): Promise<DeadLetter[]> {
+  const { store, policy, now } = args;
+  const random = args.random ?? Math.random;
+  const dead: DeadLetter[] = [];
+  const blockedRuns = new Set<string>();
+  for (const row of store.dueOutbox(now())) {
+    const order = row.runId ?? row.id;
+    if (blockedRuns.has(order)) continue;
+    const adapter = args.adapterFor(row.route.channel);
+    if (!adapter) {
+      store.updateOutbox(row.id, { state: "dead", lastError: `no channel adapter for "${row.route.channel}"` }, now());
+      dead.push({ row, reason: `no channel adapter for "${row.route.channel}"` });
+      continue;
+    }
+    const message = {
+      id: row.id,
+      route: row.route,
+      text: row.text,
+      chunkIndex: row.chunkIndex,
+      chunkCount: row.chunkCount,
+      progressState: args.progressStateFor(row.runId),
+    };
+
+    if (row.state === "sending" || row.state === "unknown") {
+      // The previous attempt may have reached the platform. Ask, don't repeat.
+      const found = adapter.reconcile ? await adapter.reconcile(message, args.ctx).catch(() => undefined) : null;
+      if (found === undefined) {
+        // Could not ask right now: try reconciling again later.
+        const attempts = row.attempts + 1;
+        if (attempts >= policy.maxAttempts) {
+          store.updateOutbox(row.id, { state: "dead", attempts, lastError: "outcome unknown and reconcile kept failing" }, now());
+          dead.push({ row, reason: "outcome unknown and reconcile kept failing" });
+        } else {
+          store.updateOutbox(row.id, { state: "unknown", attempts, nextAt: now() + backoff(attempts, policy, random) }, now());
+          blockedRuns.add(order);
+        }
+        continue;
+      }
+      if (found !== null) {
+        store.updateOutbox(row.id, { state: "sent", platformId: found.platformMessageId ?? null }, now());
+        continue;
+      }
+      if (!adapter.reconcile) {
+        // No way to know and no way to ask: a duplicate is worse than a gap. Record it and move on.
+        store.updateOutbox(row.id, { state: "dead", lastError: "outcome unknown; channel cannot reconcile, not re-sent" }, now());
+        dead.push({ row, reason: "outcome unknown; channel cannot reconcile, not re-sent" });
+        continue;
+      }
+      // Reconciled as "never arrived": fall through and send it.
+    }
+
+    const attempts = row.attempts + 1;
+    store.updateOutbox(row.id, { state: "sending", attempts }, now());
+    let result;
+    try {
+      result = await adapter.send(message, args.ctx);
+    } catch (error) {
+      result = { ok: false as const, outcomeUnknown: true as const, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (result.ok) {
+      store.updateOutbox(row.id, { state: "sent", platformId: result.platformMessageId ?? null, lastError: null }, now());
+      continue;
+    }
+    if ("outcomeUnknown" in result) {
+      store.updateOutbox(row.id, { state: "unknown", lastError: result.error, nextAt: now() + backoff(attempts, policy, random) }, now());
+      blockedRuns.add(order);
+      continue;
+    }
+    if (!result.retryable || attempts >= policy.maxAttempts) {
+      const reason = result.retryable ? `gave up after ${attempts} attempts: ${result.error}` : result.error;
+      store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
+      dead.push({ row, reason });
+      continue;
+    }
+    const wait = Math.min(policy.maxBackoffMs, Math.max(result.retryAfterMs ?? 0, backoff(attempts, policy, random)));
+    store.updateOutbox(row.id, { state: "pending", lastError: result.error, nextAt: now() + wait }, now());
+    // Later chunks of the same reply wait for this one, so a reply never arrives out of order.
+    blockedRuns.add(order);
+  }
+  return dead;
+}
+
+function backoff(attempt: number, policy: OutboxPolicy, random: () => number): number {
+  const base = Math.min(policy.maxBackoffMs, 1000 * 2 ** (attempt - 1));
+  return Math.round(base / 2 + (random() * base) / 2);
+}

@@ -1,0 +1,80 @@
+import type { Env } from "../../workers/env.ts";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import type { RunLoopDeps } from "../../functions/agent/run-loop.ts";
+import type { ModelRequest, ModelResult, ToolContext } from "../../functions/agent/types.ts";
+import { callModel } from "../../functions/agent/model-call.ts";
+import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
+import { costUsd } from "../../functions/agent/model-cost.ts";
+import { isSilentReply, loadSystemPrompt } from "../../functions/agent/prompt.ts";
+import { createToolset } from "../../functions/agent/tools/index.ts";
+import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { ChatType } from "../../functions/channels/envelope.ts";
+
+/** Tool results longer than this are cut before they enter the transcript (bounded context). */
+export const MAX_TOOL_RESULT_CHARS = 100_000;
+
+export interface RunDepsInput {
+  env: Env;
+  config: EdgeclawConfig;
+  agentId: string;
+  sessionKey: string;
+  sessionId: string;
+  route: ReplyRoute;
+  chatType: ChatType | undefined;
+  /** The model chosen for this run by /model, /new <model> or x-openclaw-model: strict, no fallbacks. */
+  modelOverride: string | undefined;
+  senderIsOwner: boolean;
+  signal: AbortSignal;
+  status: ToolContext["status"];
+  onStreamReset: () => void;
+  onNotice: (text: string) => void;
+}
+
+/** The model selection in force: an explicit pick is strict, else the agent's chain. */
+export function selectionFor(config: EdgeclawConfig, agentId: string, modelOverride: string | undefined): ModelSelection {
+  return modelOverride ? { primary: modelOverride, fallbacks: [] } : modelSelectionFor(config, agentId);
+}
+
+/** Everything the agent loop needs for one run: prompt, tools, and the model with failover. */
+export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: (request: ModelRequest) => Promise<ModelResult> }> {
+  const { env, config, agentId } = input;
+  const selection = selectionFor(config, agentId, input.modelOverride);
+  const tools = createToolset(config, agentId);
+  const agent = config.agents.list.find((entry) => entry.id === agentId);
+  const prompt = await loadSystemPrompt(env, config, { id: agentId, name: agent?.name }, {
+    now: new Date(),
+    channel: input.route.channel,
+    chatType: input.chatType,
+    modelRef: selection.primary,
+    tools,
+  });
+  return {
+    system: prompt.text,
+    tools,
+    toolContext: {
+      env,
+      config,
+      agentId,
+      sessionKey: input.sessionKey,
+      sessionId: input.sessionId,
+      senderIsOwner: input.senderIsOwner,
+      status: input.status,
+    },
+    maxToolIterations: config.agents.defaults.maxToolIterations,
+    maxToolResultChars: MAX_TOOL_RESULT_CHARS,
+    signal: input.signal,
+    isSilent: isSilentReply,
+    callModel: (request) =>
+      callModel({ config, env, selection, request, onStreamReset: input.onStreamReset, onNotice: input.onNotice }),
+  };
+}
+
+/** USD for a run's usage at the configured price of the model that answered (0 if unknown). */
+export function costOfRun(config: EdgeclawConfig, env: Env, modelRef: string, usage: Parameters<typeof costUsd>[0]): number {
+  if (!modelRef) return 0;
+  try {
+    return costUsd(usage, resolveModel(config, env, modelRef).cost);
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,87 @@
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { InboxRow } from "./storage.ts";
+import type { SessionSettings } from "../session.ts";
+
+/** What the next run answers, decided from the queued events and the queue mode. */
+export interface RunPlan {
+  seqs: number[];
+  /** Queued events a newer one replaced (interrupt): settled without an answer of their own. */
+  superseded: number[];
+  /** Replies go where the newest message came from. */
+  route: ReplyRoute;
+  model?: string;
+  senderIsOwner: boolean;
+  oneShot?: Record<string, string>;
+  /** At least one trigger is a real user message (system events do not refresh idle timers). */
+  isUserMessage: boolean;
+  composeText(groupHistory: Array<{ sender: string; text: string }>, droppedSummary?: string[]): string;
+}
+
+export const HISTORY_HEADER = "[Chat messages since your last reply - for context]";
+export const CURRENT_HEADER = "[Current message - respond to this]";
+
+/**
+ * Chooses the events for the next run, or undefined while a queue debounce is still running.
+ * `followup` answers one queued message per run; `collect` and `steer` (messages that missed the
+ * run they could have steered) merge everything queued for the same conversation target;
+ * `interrupt` answers only the newest message.
+ */
+export function prepareRun(args: {
+  queued: InboxRow[];
+  config: EdgeclawConfig;
+  settings: SessionSettings;
+  now: number;
+}): RunPlan | undefined {
+  const { queued, config, settings, now } = args;
+  const first = queued[0];
+  if (!first) return undefined;
+  const channel = first.event.envelope.channel;
+  const queue = config.messages.queue;
+  const mode = settings.queue?.mode ?? queue.byChannel[channel] ?? queue.mode;
+  const debounce = settings.queue?.debounceMs ?? queue.debounceMsByChannel[channel] ?? queue.debounceMs;
+  const behindRun = queued.some((row) => row.prepared?.queuedBehindRun);
+  const newest = Math.max(...queued.map((row) => row.receivedAt));
+  if (behindRun && mode !== "interrupt" && now < newest + debounce) return undefined;
+
+  let chosen: InboxRow[];
+  let superseded: InboxRow[] = [];
+  if (mode === "followup") {
+    chosen = [first];
+  } else if (mode === "interrupt") {
+    chosen = [queued.at(-1)!];
+    superseded = queued.slice(0, -1);
+  } else {
+    const target = routeTarget(first.event.envelope.route);
+    chosen = queued.filter((row) => routeTarget(row.event.envelope.route) === target);
+  }
+  const last = chosen.at(-1)!;
+  const texts = chosen.map((row) => row.prepared?.text ?? row.event.envelope.text);
+  return {
+    seqs: chosen.map((row) => row.seq),
+    superseded: superseded.map((row) => row.seq),
+    route: last.event.envelope.route,
+    model: settings.modelOverride ?? last.event.overrides?.model,
+    senderIsOwner: chosen.some((row) => row.prepared?.senderIsOwner),
+    oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<string, string>,
+    isUserMessage: chosen.some((row) => row.event.envelope.kind === "message"),
+    composeText(groupHistory, droppedSummary) {
+      const current = texts.join("\n\n");
+      const parts: string[] = [];
+      if (droppedSummary?.length) {
+        parts.push(`[Queue overflow: ${droppedSummary.length} earlier message(s) were dropped]\n${droppedSummary.map((line) => `- ${line}`).join("\n")}`);
+      }
+      if (groupHistory.length) {
+        parts.push(`${HISTORY_HEADER}\n${groupHistory.map((entry) => `${entry.sender}: ${entry.text}`).join("\n")}`);
+        parts.push(`${CURRENT_HEADER}\n${current}`);
+      } else {
+        parts.push(current);
+      }
+      return parts.join("\n\n");
+    },
+  };
+}
+
+function routeTarget(route: ReplyRoute): string {
+  return `${route.channel}|${route.accountId}|${route.to}|${route.threadId ?? ""}`;
+}

@@ -1,0 +1,475 @@
+import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { Message } from "../../functions/agent/types.ts";
+import type { RoutedEvent } from "../session-api.ts";
+
+/**
+ * SessionDO's own SQLite: the source of truth for a live session. Every table here is written in
+ * the same synchronous transaction as the decision it records, so an eviction between two awaits
+ * never leaves a half-made state behind.
+ */
+export const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  // Every accepted event. Rows outlive processing as dedup tombstones (payload cleared), for at
+  // least TOMBSTONE_MS, which is longer than any platform's retry window.
+  `CREATE TABLE IF NOT EXISTS inbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     dedup_key TEXT NOT NULL UNIQUE,
+     event TEXT NOT NULL,
+     state TEXT NOT NULL,
+     run_id TEXT,
+     prepared TEXT,
+     reply TEXT,
+     received_at INTEGER NOT NULL,
+     settled_at INTEGER)`,
+  `CREATE INDEX IF NOT EXISTS inbox_state ON inbox(state, seq)`,
+  `CREATE TABLE IF NOT EXISTS inbox_alias (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS runs (
+     run_id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     state TEXT NOT NULL,
+     route TEXT NOT NULL,
+     model_ref TEXT,
+     steps INTEGER NOT NULL DEFAULT 0,
+     input_tokens INTEGER NOT NULL DEFAULT 0,
+     output_tokens INTEGER NOT NULL DEFAULT 0,
+     cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+     cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+     progress_state TEXT NOT NULL DEFAULT '{}',
+     options TEXT NOT NULL DEFAULT '{}',
+     started_at INTEGER NOT NULL,
+     finished_at INTEGER,
+     mirrored INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE IF NOT EXISTS transcript (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id TEXT NOT NULL,
+     run_id TEXT,
+     role TEXT NOT NULL,
+     message TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     compacted INTEGER NOT NULL DEFAULT 0,
+     mirrored INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX IF NOT EXISTS transcript_session ON transcript(session_id, seq)`,
+  `CREATE INDEX IF NOT EXISTS transcript_unmirrored ON transcript(mirrored, seq)`,
+  `CREATE TABLE IF NOT EXISTS outbox (
+     id TEXT PRIMARY KEY,
+     run_id TEXT,
+     route TEXT NOT NULL,
+     text TEXT NOT NULL,
+     chunk_index INTEGER NOT NULL DEFAULT 0,
+     chunk_count INTEGER NOT NULL DEFAULT 1,
+     state TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_at INTEGER NOT NULL,
+     platform_id TEXT,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     settled_at INTEGER)`,
+  `CREATE INDEX IF NOT EXISTS outbox_due ON outbox(state, next_at)`,
+  // Un-mentioned group messages kept as context for the next triggered run.
+  `CREATE TABLE IF NOT EXISTS group_history (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     sender TEXT NOT NULL,
+     text TEXT NOT NULL,
+     at INTEGER NOT NULL)`,
+];
+
+/** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
+export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
+
+export type InboxState =
+  /** accepted, not yet looked at */
+  | "new"
+  /** allowed and waiting for a run (queue) */
+  | "queued"
+  /** taken by a run (as its trigger or as a steer message) */
+  | "taken"
+  /** finished: answered, dropped, or handled without a run */
+  | "settled";
+
+export interface InboxRow {
+  seq: number;
+  dedupKey: string;
+  event: RoutedEvent;
+  state: InboxState;
+  runId: string | null;
+  /** What triage decided for an allowed message (cleaned text, one-shot directives, owner flag). */
+  prepared: PreparedMessage | null;
+  /** The visible answer this event got (final reply or notice), kept for idempotent HTTP retries. */
+  reply: string | null;
+  receivedAt: number;
+}
+
+export interface PreparedMessage {
+  /** Text for the model: directives and inline shortcuts removed, sender label added in groups. */
+  text: string;
+  senderIsOwner: boolean;
+  oneShot?: Record<string, string>;
+  /** Arrived while a run was active: subject to the queue mode and its debounce. */
+  queuedBehindRun: boolean;
+}
+
+export type RunState = "running" | "finished" | "failed" | "aborted";
+
+export interface RunRow {
+  runId: string;
+  sessionId: string;
+  state: RunState;
+  route: ReplyRoute;
+  modelRef: string | null;
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  progressState: Record<string, string>;
+  options: RunOptions;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+/** Per-run choices fixed at run start (so a resumed run behaves like the original). */
+export interface RunOptions {
+  model?: string;
+  senderIsOwner?: boolean;
+  /** One-shot directive hints (inline /think etc.) that applied to this run only. */
+  oneShot?: Record<string, string>;
+  triggerSeqs?: number[];
+}
+
+export type OutboxState = "pending" | "sending" | "sent" | "unknown" | "dead";
+
+export interface OutboxRow {
+  id: string;
+  runId: string | null;
+  route: ReplyRoute;
+  text: string;
+  chunkIndex: number;
+  chunkCount: number;
+  state: OutboxState;
+  attempts: number;
+  nextAt: number;
+  platformId: string | null;
+  lastError: string | null;
+  createdAt: number;
+}
+
+export interface TranscriptRow {
+  seq: number;
+  sessionId: string;
+  runId: string | null;
+  message: Message;
+  createdAt: number;
+}
+
+type Row = Record<string, SqlStorageValue>;
+
+/** Typed access to the SessionDO tables. Synchronous, like the storage API underneath. */
+export class SessionStore {
+  constructor(private readonly sql: SqlStorage) {
+    for (const statement of SCHEMA) sql.exec(statement);
+  }
+
+  // ---- meta --------------------------------------------------------------------------------
+  getMeta(key: string): string | undefined {
+    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    return row?.value;
+  }
+  setMeta(key: string, value: string): void {
+    this.sql.exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
+  }
+  deleteMeta(key: string): void {
+    this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
+  }
+  getJson<T>(key: string): T | undefined {
+    const raw = this.getMeta(key);
+    return raw === undefined ? undefined : (JSON.parse(raw) as T);
+  }
+  setJson(key: string, value: unknown): void {
+    this.setMeta(key, JSON.stringify(value));
+  }
+
+  // ---- inbox -------------------------------------------------------------------------------
+  /** Inserts unless the key or any alias is known. Returns the new seq, or null for a duplicate. */
+  insertInbox(event: RoutedEvent, now: number): number | null {
+    const keys = [event.envelope.dedupKey, ...(event.envelope.aliasKeys ?? [])];
+    for (const key of keys) {
+      const known =
+        this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, key).toArray().length > 0 ||
+        this.sql.exec(`SELECT 1 FROM inbox_alias WHERE alias = ?`, key).toArray().length > 0;
+      if (known) return null;
+    }
+    const seq = this.sql
+      .exec<{ seq: number }>(
+        `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES(?, ?, 'new', ?) RETURNING seq`,
+        event.envelope.dedupKey,
+        JSON.stringify(event),
+        now,
+      )
+      .one().seq;
+    for (const alias of event.envelope.aliasKeys ?? []) {
+      this.sql.exec(`INSERT OR IGNORE INTO inbox_alias(alias, seq, at) VALUES(?, ?, ?)`, alias, seq, now);
+    }
+    return seq;
+  }
+
+  inboxByState(state: InboxState): InboxRow[] {
+    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state).toArray().map(toInboxRow);
+  }
+  inboxBySeq(seq: number): InboxRow | undefined {
+    const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
+    return row ? toInboxRow(row) : undefined;
+  }
+  inboxByKey(dedupKey: string): InboxRow | undefined {
+    const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE dedup_key = ?`, dedupKey).toArray()[0];
+    return row ? toInboxRow(row) : undefined;
+  }
+  prepareInbox(seq: number, prepared: PreparedMessage): void {
+    this.sql.exec(`UPDATE inbox SET state = 'queued', prepared = ? WHERE seq = ?`, JSON.stringify(prepared), seq);
+  }
+  settleInbox(seq: number, reply: string | null, now: number): void {
+    this.sql.exec(`UPDATE inbox SET state = 'settled', reply = ?, settled_at = ? WHERE seq = ?`, reply, now, seq);
+  }
+  inboxByRun(runId: string): InboxRow[] {
+    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE run_id = ? ORDER BY seq`, runId).toArray().map(toInboxRow);
+  }
+  setInboxState(seq: number, state: InboxState, runId: string | null, now: number): void {
+    this.sql.exec(
+      `UPDATE inbox SET state = ?, run_id = COALESCE(?, run_id), settled_at = CASE WHEN ? = 'settled' THEN ? ELSE settled_at END WHERE seq = ?`,
+      state,
+      runId,
+      state,
+      now,
+      seq,
+    );
+  }
+  /** Clears payloads of settled events and forgets tombstones older than TOMBSTONE_MS. */
+  pruneInbox(now: number): void {
+    this.sql.exec(`UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`, now - 60 * 60 * 1000);
+    this.sql.exec(`DELETE FROM inbox WHERE state = 'settled' AND settled_at < ?`, now - TOMBSTONE_MS);
+    this.sql.exec(`DELETE FROM inbox_alias WHERE at < ?`, now - TOMBSTONE_MS);
+  }
+  oldestSettledAt(): number | undefined {
+    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(settled_at) AS at FROM inbox WHERE state = 'settled'`).one();
+    return row.at ?? undefined;
+  }
+
+  // ---- runs --------------------------------------------------------------------------------
+  insertRun(run: Omit<RunRow, "steps" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "finishedAt">): void {
+    this.sql.exec(
+      `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+      run.runId,
+      run.sessionId,
+      run.state,
+      JSON.stringify(run.route),
+      run.modelRef,
+      JSON.stringify(run.progressState),
+      JSON.stringify(run.options),
+      run.startedAt,
+    );
+  }
+  activeRun(): RunRow | undefined {
+    const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE state = 'running' ORDER BY started_at LIMIT 1`).toArray()[0];
+    return row ? toRunRow(row) : undefined;
+  }
+  getRun(runId: string): RunRow | undefined {
+    const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE run_id = ?`, runId).toArray()[0];
+    return row ? toRunRow(row) : undefined;
+  }
+  addRunUsage(runId: string, modelRef: string, usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): void {
+    this.sql.exec(
+      `UPDATE runs SET steps = steps + 1, model_ref = ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+         cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE run_id = ?`,
+      modelRef,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      runId,
+    );
+  }
+  setRunProgress(runId: string, state: Record<string, string>): void {
+    this.sql.exec(`UPDATE runs SET progress_state = ? WHERE run_id = ?`, JSON.stringify(state), runId);
+  }
+  finishRun(runId: string, state: RunState, now: number): void {
+    this.sql.exec(`UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?`, state, now, runId);
+  }
+  unmirroredRuns(limit: number): RunRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`, limit)
+      .toArray()
+      .map(toRunRow);
+  }
+  markRunsMirrored(runIds: string[]): void {
+    for (const id of runIds) this.sql.exec(`UPDATE runs SET mirrored = 1 WHERE run_id = ?`, id);
+  }
+  sessionTotals(sessionId: string): { inputTokens: number; outputTokens: number; runs: number } {
+    const row = this.sql
+      .exec<{ i: number | null; o: number | null; n: number }>(
+        `SELECT SUM(input_tokens) AS i, SUM(output_tokens) AS o, COUNT(*) AS n FROM runs WHERE session_id = ?`,
+        sessionId,
+      )
+      .one();
+    return { inputTokens: row.i ?? 0, outputTokens: row.o ?? 0, runs: row.n };
+  }
+
+  // ---- transcript --------------------------------------------------------------------------
+  appendTranscript(sessionId: string, runId: string | null, message: Message, now: number): number {
+    return this.sql
+      .exec<{ seq: number }>(
+        `INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES(?, ?, ?, ?, ?) RETURNING seq`,
+        sessionId,
+        runId,
+        message.role,
+        JSON.stringify(message),
+        now,
+      )
+      .one().seq;
+  }
+  transcript(sessionId: string, limit = 10_000): TranscriptRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM (SELECT * FROM transcript WHERE session_id = ? AND compacted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionId, limit)
+      .toArray()
+      .map(toTranscriptRow);
+  }
+  runTranscript(runId: string): TranscriptRow[] {
+    return this.sql.exec<Row>(`SELECT * FROM transcript WHERE run_id = ? ORDER BY seq`, runId).toArray().map(toTranscriptRow);
+  }
+  /** Hides everything before `keepFromSeq` from the model; the rows stay for the Postgres archive. */
+  markCompacted(sessionId: string, keepFromSeq: number): number {
+    return this.sql.exec(`UPDATE transcript SET compacted = 1 WHERE session_id = ? AND seq < ? AND compacted = 0`, sessionId, keepFromSeq).rowsWritten;
+  }
+  unmirroredTranscript(limit: number): TranscriptRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM transcript WHERE mirrored = 0 ORDER BY seq LIMIT ?`, limit)
+      .toArray()
+      .map(toTranscriptRow);
+  }
+  markTranscriptMirrored(upToSeq: number): void {
+    this.sql.exec(`UPDATE transcript SET mirrored = 1 WHERE mirrored = 0 AND seq <= ?`, upToSeq);
+  }
+
+  // ---- outbox ------------------------------------------------------------------------------
+  insertOutbox(row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount">, now: number): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at) VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+      row.id,
+      row.runId,
+      JSON.stringify(row.route),
+      row.text,
+      row.chunkIndex,
+      row.chunkCount,
+      now,
+      now,
+    );
+  }
+  dueOutbox(now: number): OutboxRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') AND next_at <= ? ORDER BY created_at, chunk_index`, now)
+      .toArray()
+      .map(toOutboxRow);
+  }
+  nextOutboxAt(): number | undefined {
+    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown')`).one();
+    return row.at ?? undefined;
+  }
+  updateOutbox(id: string, patch: Partial<Pick<OutboxRow, "state" | "attempts" | "nextAt" | "platformId" | "lastError">>, now: number): void {
+    const current = this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
+    if (!current) return;
+    const row = { ...toOutboxRow(current), ...patch };
+    const settled = row.state === "sent" || row.state === "dead";
+    this.sql.exec(
+      `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, settled_at = ? WHERE id = ?`,
+      row.state,
+      row.attempts,
+      row.nextAt,
+      row.platformId,
+      row.lastError,
+      settled ? now : null,
+      id,
+    );
+  }
+  outboxRows(state?: OutboxState): OutboxRow[] {
+    const rows = state
+      ? this.sql.exec<Row>(`SELECT * FROM outbox WHERE state = ? ORDER BY created_at, chunk_index`, state)
+      : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, chunk_index`);
+    return rows.toArray().map(toOutboxRow);
+  }
+  /** Drops transcript rows that are both archived in Postgres and no longer in the model's context. */
+  pruneTranscript(activeSessionId: string | undefined): void {
+    this.sql.exec(`DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`, activeSessionId ?? "");
+  }
+  pruneOutbox(now: number): void {
+    this.sql.exec(`DELETE FROM outbox WHERE state = 'sent' AND settled_at < ?`, now - TOMBSTONE_MS);
+  }
+
+  // ---- group history -----------------------------------------------------------------------
+  pushGroupHistory(sender: string, text: string, at: number, limit: number): void {
+    if (limit <= 0) return;
+    this.sql.exec(`INSERT INTO group_history(sender, text, at) VALUES(?, ?, ?)`, sender, text, at);
+    this.sql.exec(`DELETE FROM group_history WHERE seq NOT IN (SELECT seq FROM group_history ORDER BY seq DESC LIMIT ?)`, limit);
+  }
+  takeGroupHistory(): Array<{ sender: string; text: string; at: number }> {
+    const rows = this.sql.exec<{ sender: string; text: string; at: number }>(`SELECT sender, text, at FROM group_history ORDER BY seq`).toArray();
+    this.sql.exec(`DELETE FROM group_history`);
+    return rows;
+  }
+}
+
+function toInboxRow(row: Row): InboxRow {
+  return {
+    seq: Number(row.seq),
+    dedupKey: String(row.dedup_key),
+    event: JSON.parse(String(row.event)) as RoutedEvent,
+    state: String(row.state) as InboxState,
+    runId: row.run_id === null ? null : String(row.run_id),
+    prepared: row.prepared === null ? null : (JSON.parse(String(row.prepared)) as PreparedMessage),
+    reply: row.reply === null ? null : String(row.reply),
+    receivedAt: Number(row.received_at),
+  };
+}
+
+function toRunRow(row: Row): RunRow {
+  return {
+    runId: String(row.run_id),
+    sessionId: String(row.session_id),
+    state: String(row.state) as RunState,
+    route: JSON.parse(String(row.route)) as ReplyRoute,
+    modelRef: row.model_ref === null ? null : String(row.model_ref),
+    steps: Number(row.steps),
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    cacheReadTokens: Number(row.cache_read_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
+    progressState: JSON.parse(String(row.progress_state)) as Record<string, string>,
+    options: JSON.parse(String(row.options)) as RunOptions,
+    startedAt: Number(row.started_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  };
+}
+
+function toTranscriptRow(row: Row): TranscriptRow {
+  return {
+    seq: Number(row.seq),
+    sessionId: String(row.session_id),
+    runId: row.run_id === null ? null : String(row.run_id),
+    message: JSON.parse(String(row.message)) as Message,
+    createdAt: Number(row.created_at),
+  };
+}
+
+function toOutboxRow(row: Row): OutboxRow {
+  return {
+    id: String(row.id),
+    runId: row.run_id === null ? null : String(row.run_id),
+    route: JSON.parse(String(row.route)) as ReplyRoute,
+    text: String(row.text),
+    chunkIndex: Number(row.chunk_index),
+    chunkCount: Number(row.chunk_count),
+    state: String(row.state) as OutboxState,
+    attempts: Number(row.attempts),
+    nextAt: Number(row.next_at),
+    platformId: row.platform_id === null ? null : String(row.platform_id),
+    lastError: row.last_error === null ? null : String(row.last_error),
+    createdAt: Number(row.created_at),
+  };
+}

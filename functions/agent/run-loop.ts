@@ -1,0 +1,152 @@
+import type { AgentTool, Message, ModelRequest, ModelResult, ToolCall, ToolContext, ToolSpec, Usage } from "./types.ts";
+import { ModelError } from "./types.ts";
+
+/** What the loop needs from its host (SessionDO). Every write is durable when it returns. */
+export interface RunHost {
+  /** The messages the model sees: the session transcript, including this run's entries so far. */
+  messages(): Message[];
+  /** This run's own entries so far, oldest first (the checkpoint the loop resumes from). */
+  runMessages(): Message[];
+  append(message: Message): void;
+  recordUsage(modelRef: string, usage: Usage): void;
+  /** Messages queued in steer mode since the last boundary; taking them marks them consumed. */
+  takeSteerMessages(): string[];
+  /** True when steer messages are waiting (checked before each tool starts). */
+  hasSteerMessages(): boolean;
+  onTextDelta(text: string): void;
+  onTool(call: ToolCall, phase: "start" | "end", result?: { isError?: boolean; preview?: string }): void;
+}
+
+export interface RunLoopDeps {
+  system: string;
+  tools: AgentTool[];
+  toolContext: ToolContext;
+  maxToolIterations: number;
+  /** Upper bound on one tool result kept in the transcript. */
+  maxToolResultChars: number;
+  callModel(request: ModelRequest): Promise<ModelResult>;
+  signal: AbortSignal;
+}
+
+export interface RunOutcome {
+  finalText: string;
+  modelRef: string | undefined;
+}
+
+export const STEER_SKIPPED_RESULT = "Skipped due to queued user message.";
+export const ABORTED_TOOL_RESULT = "Aborted: the run was stopped before this tool ran.";
+
+/**
+ * The agent loop: model → tools → model … until the model answers without tool calls. It keeps no
+ * state of its own: every step is appended to the host's transcript before the next begins, so a
+ * loop started again after an eviction continues from the last checkpoint — a finished tool call is
+ * never run twice and a model step that completed is never repeated.
+ */
+export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<RunOutcome> {
+  let modelRef: string | undefined;
+  const toolSpecs: ToolSpec[] = deps.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  for (let iteration = 0; iteration <= deps.maxToolIterations; iteration++) {
+    throwIfAborted(deps.signal);
+    const pending = pendingToolCalls(host.runMessages());
+    const last = host.runMessages().at(-1);
+    if (last?.role === "assistant" && !pending.length && !(last.toolCalls?.length)) {
+      return { finalText: last.content, modelRef };
+    }
+    if (pending.length) {
+      await runToolCalls(host, deps, pending);
+      continue;
+    }
+    for (const text of host.takeSteerMessages()) host.append({ role: "user", content: text });
+    const result = await deps.callModel({
+      system: deps.system,
+      messages: host.messages(),
+      tools: toolSpecs,
+      signal: deps.signal,
+      onTextDelta: (text) => host.onTextDelta(text),
+    });
+    modelRef = result.modelRef;
+    host.recordUsage(result.modelRef, result.usage);
+    host.append(
+      result.toolCalls.length
+        ? { role: "assistant", content: result.text, toolCalls: result.toolCalls }
+        : { role: "assistant", content: result.text },
+    );
+  }
+  const notice = `Stopped after ${deps.maxToolIterations} tool rounds without a final answer (agents.defaults.maxToolIterations).`;
+  host.append({ role: "assistant", content: notice });
+  return { finalText: notice, modelRef };
+}
+
+/** Tool calls of the newest assistant message that have no result yet, in source order. */
+export function pendingToolCalls(runMessages: Message[]): ToolCall[] {
+  let lastAssistant = -1;
+  for (let i = runMessages.length - 1; i >= 0; i--) {
+    if (runMessages[i]!.role === "assistant") {
+      lastAssistant = i;
+      break;
+    }
+  }
+  if (lastAssistant < 0) return [];
+  const assistant = runMessages[lastAssistant] as Extract<Message, { role: "assistant" }>;
+  const done = new Set(
+    runMessages.slice(lastAssistant + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])),
+  );
+  return (assistant.toolCalls ?? []).filter((call) => !done.has(call.id));
+}
+
+async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[]): Promise<void> {
+  const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
+  for (const [index, call] of calls.entries()) {
+    throwIfAborted(deps.signal);
+    // Steering boundary: a queued user message skips every tool call that has not started yet.
+    if (host.hasSteerMessages()) {
+      for (const skipped of calls.slice(index)) {
+        host.onTool(skipped, "start");
+        host.append({ role: "tool", toolCallId: skipped.id, name: skipped.name, content: STEER_SKIPPED_RESULT, isError: true });
+        host.onTool(skipped, "end", { isError: true, preview: STEER_SKIPPED_RESULT });
+      }
+      return;
+    }
+    host.onTool(call, "start");
+    const tool = byName.get(call.name);
+    let content: string;
+    let isError = false;
+    if (!tool) {
+      content = `Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(", ") || "none"}.`;
+      isError = true;
+    } else if (tool.ownerOnly && !deps.toolContext.senderIsOwner) {
+      content = `The ${call.name} tool is restricted to the owner.`;
+      isError = true;
+    } else {
+      try {
+        const result = await tool.execute(call.arguments, { ...deps.toolContext, signal: deps.signal });
+        content = result.content;
+        isError = result.isError ?? false;
+      } catch (error) {
+        if (deps.signal.aborted) throw error;
+        content = `Tool error: ${error instanceof Error ? error.message : String(error)}`;
+        isError = true;
+      }
+    }
+    content = boundToolResult(content, deps.maxToolResultChars);
+    host.append({ role: "tool", toolCallId: call.id, name: call.name, content, isError: isError || undefined });
+    host.onTool(call, "end", { isError, preview: content.slice(0, 200) });
+  }
+}
+
+export function boundToolResult(content: string, maxChars: number): string {
+  if (content.length <= maxChars) return content;
+  const omitted = content.length - maxChars;
+  return `${content.slice(0, maxChars)}\n…[tool output truncated: ${omitted} more characters]`;
+}
+
+/** Pairs every unanswered tool call of an interrupted run with a result, so the transcript stays valid. */
+export function closeDanglingToolCalls(host: Pick<RunHost, "runMessages" | "append">): void {
+  for (const call of pendingToolCalls(host.runMessages())) {
+    host.append({ role: "tool", toolCallId: call.id, name: call.name, content: ABORTED_TOOL_RESULT, isError: true });
+  }
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new ModelError("aborted", "run aborted");
+}
