@@ -97,6 +97,17 @@ const agentsSchema = z
         timeoutSeconds: z.number().int().positive().default(172_800),
         /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard). */
         maxToolIterations: z.number().int().positive().default(50),
+        compaction: z
+          .object({
+            /** false stops proactive compaction only; /compact still works. */
+            enabled: z.boolean().default(true),
+            /** Compaction starts when the prompt would leave fewer tokens than this free. */
+            reserveTokensFloor: z.number().int().nonnegative().default(20_000),
+            /** Recent context kept verbatim. */
+            keepRecentTokens: z.number().int().positive().default(20_000),
+          })
+          .loose()
+          .prefault({}),
         bootstrapMaxChars: z.number().int().positive().default(20_000),
         bootstrapTotalMaxChars: z.number().int().positive().default(60_000),
         skipBootstrap: z.boolean().default(false),
