@@ -10,7 +10,7 @@ export default defineConfig({
         bindings: {
           DATABASE_URL: inject("databaseUrl"),
           EDGECLAW_PG_WS_PROXY: inject("pgWsProxy"),
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({})),
+          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl") })),
         },
       },
     })),

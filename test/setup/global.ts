@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
+import { startFakeModelServer } from "../fakes/model-server.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -12,6 +13,9 @@ export default async function setup(project: TestProject) {
   stops.push(() => pg.stop());
   project.provide("databaseUrl", pg.databaseUrl);
   project.provide("pgWsProxy", pg.wsProxy);
+  const fakeModel = await startFakeModelServer();
+  stops.push(() => fakeModel.stop());
+  project.provide("fakeModelUrl", fakeModel.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -22,5 +26,6 @@ declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     pgWsProxy: string;
+    fakeModelUrl: string;
   }
 }

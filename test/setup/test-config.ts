@@ -6,8 +6,38 @@ export interface FakeAddresses {
   [name: string]: string;
 }
 
-export function buildTestConfig(_fakes: FakeAddresses): Record<string, unknown> {
+export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
   return {
     gateway: { auth: { token: "test-gateway-token" } },
+    ...(fakes.model ? modelProviders(fakes.model) : {}),
+  };
+}
+
+/**
+ * Two providers on the fake model server (test/fakes/model-server.ts), one per wire format. Tests
+ * script it per scenario by putting `[scenario:<id>]` in a user message.
+ */
+export const TEST_PRIMARY_MODEL = "fakeanthropic/claude-test";
+export const TEST_OPENAI_MODEL = "fakeopenai/gpt-test";
+
+function modelProviders(fakeModelUrl: string): Record<string, unknown> {
+  return {
+    agents: { defaults: { model: { primary: TEST_PRIMARY_MODEL } } },
+    models: {
+      providers: {
+        fakeanthropic: {
+          baseUrl: fakeModelUrl,
+          apiKey: "test-anthropic-key",
+          api: "anthropic-messages",
+          models: [{ id: "claude-test", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }],
+        },
+        fakeopenai: {
+          baseUrl: `${fakeModelUrl}/v1`,
+          apiKey: "test-openai-key",
+          api: "openai-completions",
+          models: [{ id: "gpt-test", cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 } }],
+        },
+      },
+    },
   };
 }

@@ -1,0 +1,460 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+
+/**
+ * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
+ *   POST /v1/messages                       Anthropic Messages (SSE or JSON)
+ *   POST /chat/completions, /v1/chat/...    OpenAI Chat Completions (SSE or JSON)
+ * Tests script it per scenario: the request's messages contain `[scenario:<id>]`, so parallel test
+ * files never consume each other's scripts.
+ *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
+ *   GET  /_control/requests?scenario=<id>                  what the model was sent, in order
+ *   POST /_control/reset     { scenario }                  forget the queue and the log
+ * With nothing queued it answers "You said: <last user text>".
+ */
+
+const usageSchema = z.object({
+  input: z.number().int().nonnegative().optional(),
+  output: z.number().int().nonnegative().optional(),
+  cacheRead: z.number().int().nonnegative().optional(),
+  cacheWrite: z.number().int().nonnegative().optional(),
+});
+
+const timing = {
+  /** Wait before the status line (first byte). */
+  delayMs: z.number().int().nonnegative().optional(),
+  /** Wait between streamed chunks. */
+  chunkDelayMs: z.number().int().nonnegative().optional(),
+};
+
+const stepSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("text"),
+    text: z.string(),
+    /** Stream exactly these pieces (they should join to `text`); default: split in ~3 pieces. */
+    chunks: z.array(z.string()).optional(),
+    usage: usageSchema.optional(),
+    stopReason: z.enum(["end", "max_tokens"]).optional(),
+    ...timing,
+  }),
+  z.object({
+    type: z.literal("tool_calls"),
+    text: z.string().optional(),
+    calls: z.array(
+      z.object({
+        id: z.string().optional(),
+        name: z.string(),
+        /** An object is serialised; a string is sent verbatim (to test malformed JSON). */
+        arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+        /** Split the argument JSON into this many fragments (input_json_delta / tool_calls deltas). */
+        fragments: z.number().int().positive().optional(),
+      }),
+    ),
+    usage: usageSchema.optional(),
+    ...timing,
+  }),
+  z.object({
+    type: z.literal("error"),
+    status: z.number().int().min(400).max(599),
+    errorType: z.string().optional(),
+    code: z.string().optional(),
+    message: z.string().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Sent verbatim instead of the format's error envelope. */
+    rawBody: z.string().optional(),
+    ...timing,
+  }),
+  /** Never answers: no status line, no bytes (first-byte timeout). */
+  z.object({ type: z.literal("hang") }),
+  /** Starts streaming `text`, then goes silent without ending (idle timeout). */
+  z.object({ type: z.literal("stall"), text: z.string().default(""), ...timing }),
+  /** Streams `text`, then reports an error inside the 200 stream. */
+  z.object({ type: z.literal("stream_error"), text: z.string().default(""), errorType: z.string(), message: z.string().optional(), ...timing }),
+  /** Streams `text`, then closes the connection without the terminal event. */
+  z.object({ type: z.literal("truncate"), text: z.string().default(""), ...timing }),
+]);
+
+export type FakeModelStep = z.input<typeof stepSchema>;
+type Step = z.output<typeof stepSchema>;
+
+const scriptSchema = z.object({ scenario: z.string().min(1), steps: z.array(stepSchema).min(1) });
+const resetSchema = z.object({ scenario: z.string().min(1) });
+
+export interface RecordedModelRequest {
+  api: "anthropic" | "openai";
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+type Api = RecordedModelRequest["api"];
+
+export async function startFakeModelServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const queues = new Map<string, Step[]>();
+  const logs = new Map<string, RecordedModelRequest[]>();
+  let counter = 0;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake model server: ${String(error)}` } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const raw = await readBody(req);
+    if (url.pathname === "/_control/script" && req.method === "POST") {
+      const parsed = scriptSchema.safeParse(safeJson(raw));
+      if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues });
+      const queue = queues.get(parsed.data.scenario) ?? [];
+      queue.push(...parsed.data.steps);
+      queues.set(parsed.data.scenario, queue);
+      return sendJson(res, 200, { queued: queue.length });
+    }
+    if (url.pathname === "/_control/requests" && req.method === "GET") {
+      const scenario = url.searchParams.get("scenario") ?? "default";
+      return sendJson(res, 200, { requests: logs.get(scenario) ?? [], pending: queues.get(scenario)?.length ?? 0 });
+    }
+    if (url.pathname === "/_control/reset" && req.method === "POST") {
+      const parsed = resetSchema.safeParse(safeJson(raw));
+      if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues });
+      queues.delete(parsed.data.scenario);
+      logs.delete(parsed.data.scenario);
+      return sendJson(res, 200, { ok: true });
+    }
+    const api: Api | undefined =
+      req.method === "POST" && /\/v1\/messages$/.test(url.pathname)
+        ? "anthropic"
+        : req.method === "POST" && /\/chat\/completions$/.test(url.pathname)
+          ? "openai"
+          : undefined;
+    if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route ${req.method} ${url.pathname}` } });
+
+    const body = safeJson(raw);
+    if (!isRecord(body)) return sendJson(res, 400, { error: { type: "invalid_request_error", message: "body is not a JSON object" } });
+    const scenario = scenarioOf(body);
+    const log = logs.get(scenario) ?? [];
+    log.push({ api, path: url.pathname, headers: flatHeaders(req), body });
+    logs.set(scenario, log);
+
+    const step = queues.get(scenario)?.shift() ?? defaultStep(api, body);
+    const id = ++counter;
+    if (step.type === "hang") return; // the response stays open until the client gives up or the server stops
+    if ("delayMs" in step && step.delayMs) await wait(step.delayMs);
+    if (step.type === "error") return sendError(res, api, step);
+    const stream = body.stream === true;
+    const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
+    const model = typeof body.model === "string" ? body.model : "fake-model";
+    const plan = planFor(step, body, id);
+    if (!stream) {
+      if (step.type !== "text" && step.type !== "tool_calls") return sendError(res, api, { type: "error", status: 500, message: "scripted failure" });
+      return sendJson(res, 200, api === "anthropic" ? anthropicJson(plan, model) : openAiJson(plan, model));
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const writer = new SseWriter(res, "chunkDelayMs" in step ? (step.chunkDelayMs ?? 0) : 0);
+    if (api === "anthropic") await streamAnthropic(writer, plan, model, step);
+    else await streamOpenAi(writer, plan, model, step, includeUsage);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Plan {
+  textChunks: string[];
+  calls: Array<{ id: string; name: string; fragments: string[] }>;
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  stop: "end" | "max_tokens" | "tool_use";
+}
+
+function planFor(step: Step, body: Record<string, unknown>, id: number): Plan {
+  const text = step.type === "hang" || step.type === "error" ? "" : (step.text ?? "");
+  const textChunks = step.type === "text" && step.chunks ? step.chunks : splitInto(text, 3);
+  const calls =
+    step.type === "tool_calls"
+      ? step.calls.map((call, index) => {
+          const json = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+          return { id: call.id ?? `call_fake_${id}_${index}`, name: call.name, fragments: splitInto(json, call.fragments ?? 1) };
+        })
+      : [];
+  const scripted = step.type === "text" || step.type === "tool_calls" ? step.usage : undefined;
+  const usage = {
+    input: scripted?.input ?? Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
+    output: scripted?.output ?? Math.max(1, Math.ceil(text.length / 4)),
+    cacheRead: scripted?.cacheRead ?? 0,
+    cacheWrite: scripted?.cacheWrite ?? 0,
+  };
+  const stop = calls.length ? "tool_use" : step.type === "text" && step.stopReason === "max_tokens" ? "max_tokens" : "end";
+  return { textChunks, calls, usage, stop };
+}
+
+async function streamAnthropic(writer: SseWriter, plan: Plan, model: string, step: Step): Promise<void> {
+  await writer.event("message_start", {
+    type: "message_start",
+    message: {
+      id: `msg_fake_${Date.now()}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: plan.usage.input, output_tokens: 1, cache_read_input_tokens: plan.usage.cacheRead, cache_creation_input_tokens: plan.usage.cacheWrite },
+    },
+  });
+  await writer.event("ping", { type: "ping" });
+  let index = 0;
+  if (plan.textChunks.some(Boolean)) {
+    await writer.event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+    for (const piece of plan.textChunks) {
+      await writer.event("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } });
+    }
+    if (step.type === "stall") return writer.stall();
+    if (step.type === "truncate") return writer.end();
+    if (step.type === "stream_error") {
+      await writer.event("error", { type: "error", error: { type: step.errorType, message: step.message ?? step.errorType } });
+      return writer.end();
+    }
+    await writer.event("content_block_stop", { type: "content_block_stop", index });
+    index++;
+  } else if (step.type === "stall") return writer.stall();
+  else if (step.type === "truncate") return writer.end();
+  else if (step.type === "stream_error") {
+    await writer.event("error", { type: "error", error: { type: step.errorType, message: step.message ?? step.errorType } });
+    return writer.end();
+  }
+  for (const call of plan.calls) {
+    await writer.event("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } });
+    for (const fragment of call.fragments) {
+      await writer.event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: fragment } });
+    }
+    await writer.event("content_block_stop", { type: "content_block_stop", index });
+    index++;
+  }
+  const stopReason = plan.stop === "end" ? "end_turn" : plan.stop;
+  await writer.event("message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: plan.usage.output } });
+  await writer.event("message_stop", { type: "message_stop" });
+  writer.end();
+}
+
+async function streamOpenAi(writer: SseWriter, plan: Plan, model: string, step: Step, includeUsage: boolean): Promise<void> {
+  const base = { id: `chatcmpl-fake-${Date.now()}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  await writer.data(chunk({ role: "assistant", content: "" }));
+  for (const piece of plan.textChunks) if (piece) await writer.data(chunk({ content: piece }));
+  if (step.type === "stall") return writer.stall();
+  if (step.type === "truncate") return writer.end();
+  if (step.type === "stream_error") {
+    await writer.data({ error: { message: step.message ?? step.errorType, type: step.errorType, param: null, code: null } });
+    return writer.end();
+  }
+  for (const [index, call] of plan.calls.entries()) {
+    await writer.data(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    for (const fragment of call.fragments) await writer.data(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
+  }
+  const finish = plan.stop === "tool_use" ? "tool_calls" : plan.stop === "max_tokens" ? "length" : "stop";
+  await writer.data(chunk({}, finish));
+  if (includeUsage) {
+    await writer.data({
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: plan.usage.input + plan.usage.cacheRead,
+        completion_tokens: plan.usage.output,
+        total_tokens: plan.usage.input + plan.usage.cacheRead + plan.usage.output,
+        prompt_tokens_details: { cached_tokens: plan.usage.cacheRead },
+      },
+    });
+  }
+  await writer.raw("data: [DONE]\n\n");
+  writer.end();
+}
+
+function anthropicJson(plan: Plan, model: string): Record<string, unknown> {
+  const text = plan.textChunks.join("");
+  return {
+    id: `msg_fake_${Date.now()}`,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [
+      ...(text ? [{ type: "text", text }] : []),
+      ...plan.calls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: safeJson(call.fragments.join("")) ?? {} })),
+    ],
+    stop_reason: plan.stop === "end" ? "end_turn" : plan.stop,
+    stop_sequence: null,
+    usage: { input_tokens: plan.usage.input, output_tokens: plan.usage.output, cache_read_input_tokens: plan.usage.cacheRead, cache_creation_input_tokens: plan.usage.cacheWrite },
+  };
+}
+
+function openAiJson(plan: Plan, model: string): Record<string, unknown> {
+  const text = plan.textChunks.join("");
+  return {
+    id: `chatcmpl-fake-${Date.now()}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text || null,
+          ...(plan.calls.length
+            ? { tool_calls: plan.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.fragments.join("") } })) }
+            : {}),
+        },
+        finish_reason: plan.stop === "tool_use" ? "tool_calls" : plan.stop === "max_tokens" ? "length" : "stop",
+      },
+    ],
+    usage: {
+      prompt_tokens: plan.usage.input + plan.usage.cacheRead,
+      completion_tokens: plan.usage.output,
+      total_tokens: plan.usage.input + plan.usage.cacheRead + plan.usage.output,
+      prompt_tokens_details: { cached_tokens: plan.usage.cacheRead },
+    },
+  };
+}
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+function sendError(res: ServerResponse, api: Api, step: Extract<Step, { type: "error" }>): void {
+  const headers: Record<string, string> = { "content-type": "application/json", ...(step.headers ?? {}) };
+  if (step.rawBody !== undefined) {
+    res.writeHead(step.status, headers);
+    res.end(step.rawBody);
+    return;
+  }
+  const type = step.errorType ?? (api === "anthropic" ? (ANTHROPIC_ERROR_TYPES[step.status] ?? "api_error") : step.status >= 500 ? "server_error" : "invalid_request_error");
+  const message = step.message ?? `scripted ${step.status}`;
+  const body = api === "anthropic" ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: step.code ?? null } };
+  res.writeHead(step.status, headers);
+  res.end(JSON.stringify(body));
+}
+
+function defaultStep(_api: Api, body: Record<string, unknown>): Step {
+  return { type: "text", text: `You said: ${lastUserText(body) || "(nothing)"}` };
+}
+
+/** The newest user-authored text in either format (Anthropic tool results are user turns too). */
+function lastUserText(body: Record<string, unknown>): string {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message: unknown = messages[i];
+    if (!isRecord(message) || message.role !== "user") continue;
+    if (typeof message.content === "string") return message.content;
+    if (Array.isArray(message.content)) {
+      const text = message.content
+        .filter((block): block is Record<string, unknown> => isRecord(block) && block.type === "text" && typeof block.text === "string")
+        .map((block) => block.text as string)
+        .join("\n");
+      if (text) return text;
+    }
+  }
+  return "";
+}
+
+function scenarioOf(body: Record<string, unknown>): string {
+  const haystack = JSON.stringify([body.system ?? null, body.messages ?? []]);
+  const matches = [...haystack.matchAll(/\[scenario:([A-Za-z0-9_.:-]+)\]/g)];
+  return matches.at(-1)?.[1] ?? "default";
+}
+
+class SseWriter {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly chunkDelayMs: number,
+  ) {}
+
+  async event(name: string, payload: unknown): Promise<void> {
+    await this.raw(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+  }
+
+  async data(payload: unknown): Promise<void> {
+    await this.raw(`data: ${JSON.stringify(payload)}\n\n`);
+  }
+
+  async raw(text: string): Promise<void> {
+    if (this.res.destroyed) return;
+    this.res.write(text);
+    if (this.chunkDelayMs) await wait(this.chunkDelayMs);
+  }
+
+  /** Leaves the stream open and silent; the client's idle timeout has to end it. */
+  stall(): void {}
+
+  end(): void {
+    if (!this.res.destroyed) this.res.end();
+  }
+}
+
+function splitInto(text: string, parts: number): string[] {
+  if (!text) return [];
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") out[name] = value;
+    else if (Array.isArray(value)) out[name] = value.join(", ");
+  }
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function wait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
