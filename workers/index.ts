@@ -3,6 +3,7 @@ import type { Env } from "./env.ts";
 import { SessionDO } from "../durable-objects/session.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
+import { admin } from "./admin.ts";
 
 export { SessionDO };
 
@@ -10,6 +11,7 @@ const app = new Hono<{ Bindings: Env }>();
 
 app.get("/health", (c) => c.json({ ok: true, status: "live" }));
 app.route("/v1", openaiApi);
+app.route("/admin", admin);
 app.route("/", webchat);
 
 export default {

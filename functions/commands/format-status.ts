@@ -1,0 +1,29 @@
+import { formatDuration } from "./duration.ts";
+import type { SessionStatus } from "./session-control.ts";
+
+function compact(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+  if (n >= 1_000) return `${(n / 1_000).toFixed(1).replace(/\.0$/, "")}k`;
+  return String(n);
+}
+
+/** The /status card: model, tokens, context window, queue mode, session age, compactions. */
+export function formatStatus(status: SessionStatus, now: number): string {
+  const context =
+    status.contextWindow !== undefined
+      ? status.contextTokens !== undefined
+        ? `${compact(status.contextTokens)}/${compact(status.contextWindow)} (${Math.round((status.contextTokens / status.contextWindow) * 100)}%)`
+        : `window ${compact(status.contextWindow)}`
+      : "window unknown";
+  const queue = status.queue;
+  const lines = [
+    "🦞 edgeclaw status",
+    `🧠 Model: ${status.model}${status.modelOverride ? " (session override)" : ""}`,
+    `🧮 Tokens: ${compact(status.inputTokens)} in / ${compact(status.outputTokens)} out · Context: ${context}`,
+    `🧹 Compactions: ${status.compactions}`,
+    `📥 Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop})${status.runActive ? ` · running, ${status.queuedMessages} queued` : ""}`,
+    `⏱️ Session: ${status.sessionKey} · age ${formatDuration(Math.max(0, now - status.sessionStartedAt))}${status.lastInteractionAt !== undefined ? ` · last activity ${formatDuration(Math.max(0, now - status.lastInteractionAt))} ago` : ""}`,
+    `💭 Think: ${status.thinkLevel} · Verbose: ${status.verbose}`,
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,250 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { desc, eq, asc } from "drizzle-orm";
+import { ConfigError, configFromEnv } from "../functions/config/load.ts";
+import { DatabaseNotConfiguredError, withDb } from "../functions/db/client.ts";
+import { sessions, transcriptEntries } from "../functions/db/schema.ts";
+import { postgresAccessStore } from "../functions/routing/access-store-postgres.ts";
+import { listAgents, defaultAgentId } from "../functions/routing/agents.ts";
+import { checkConfig } from "../functions/routing/config-check.ts";
+import { normalizeAccountId } from "../functions/routing/ids.ts";
+import { approvePairingCode, rejectPairingCode } from "../functions/routing/pairing.ts";
+import type { Env } from "./env.ts";
+import { requireGatewayToken } from "./gateway-auth.ts";
+
+/**
+ * The operator API under /admin (Bearer = gateway token): pairing, allowlist, sessions, agents,
+ * config check. Runtime state lives in Postgres and changes only through here (and the CLI that
+ * calls it), never by editing the config. Errors are JSON `{ error: { message, type, code } }`.
+ */
+type AdminContext = Context<{ Bindings: Env }>;
+
+export const admin = new Hono<{ Bindings: Env }>();
+
+admin.use("*", requireGatewayToken);
+
+function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {
+  return c.json({ error: { message, type: "admin_error", code } }, status, headers);
+}
+
+/** Who is calling, for the approval brute-force guard and the audit trail. */
+function actorOf(c: AdminContext): string {
+  return c.req.header("cf-connecting-ip")?.trim() || "unknown";
+}
+
+async function readJson<T>(c: AdminContext, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    return { ok: false, message: "body must be JSON" };
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") };
+  return { ok: true, value: parsed.data };
+}
+
+admin.onError((error, c) => {
+  if (error instanceof DatabaseNotConfiguredError) return fail(c, 503, "database_not_configured", error.message);
+  return fail(c, 500, "internal_error", `admin request failed: ${error instanceof Error ? error.message : String(error)}`);
+});
+
+const channelParam = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i);
+
+// ---- pairing --------------------------------------------------------------------------------
+
+admin.get("/pairing/:channel", async (c) => {
+  const channel = c.req.param("channel");
+  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  const account = c.req.query("account");
+  const requests = await withDb(c.env, (db) =>
+    postgresAccessStore(db).listPairingRequests(channel, account ? normalizeAccountId(account) : undefined, Date.now()),
+  );
+  return c.json({
+    channel,
+    requests: requests.map((r) => ({ ...r, createdAt: new Date(r.createdAt).toISOString(), expiresAt: new Date(r.expiresAt).toISOString() })),
+  });
+});
+
+const codeBody = z.object({ code: z.string().min(1).max(64) });
+
+for (const action of ["approve", "reject"] as const) {
+  admin.post(`/pairing/:channel/${action}`, async (c) => {
+    const channel = c.req.param("channel");
+    if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+    const body = await readJson(c, codeBody);
+    if (!body.ok) return fail(c, 400, "invalid_body", body.message);
+    const config = configFromEnv(c.env);
+    const input = { config, channel, code: body.value.code, actor: actorOf(c), now: Date.now() };
+    const result = await withDb(c.env, (db) => {
+      const store = postgresAccessStore(db);
+      return action === "approve" ? approvePairingCode({ ...input, store }) : rejectPairingCode({ ...input, store });
+    });
+    if (!result.ok) {
+      const headers = result.retryAfterMs !== undefined ? { "retry-after": String(Math.ceil(result.retryAfterMs / 1000)) } : undefined;
+      const code = result.status === 429 ? "rate_limited" : result.status === 404 ? "pairing_code_not_found" : "invalid_code";
+      return fail(c, result.status, code, result.reason, headers);
+    }
+    const r = result.request;
+    return c.json({ ok: true, action, channel: r.channel, accountId: r.accountId, senderId: r.senderId, senderName: r.senderName, ownerSet: result.ownerSet });
+  });
+}
+
+// ---- allowlist ------------------------------------------------------------------------------
+
+admin.get("/allowlist/:channel", async (c) => {
+  const channel = c.req.param("channel");
+  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  const account = c.req.query("account");
+  const entries = await withDb(c.env, (db) => postgresAccessStore(db).listApprovedSenders(channel, account ? normalizeAccountId(account) : undefined));
+  return c.json({ channel, entries: entries.map((e) => ({ ...e, createdAt: new Date(e.createdAt).toISOString() })) });
+});
+
+const allowBody = z.object({ senderId: z.string().min(1).max(256), accountId: z.string().min(1).optional() });
+
+admin.post("/allowlist/:channel", async (c) => {
+  const channel = c.req.param("channel");
+  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  const body = await readJson(c, allowBody);
+  if (!body.ok) return fail(c, 400, "invalid_body", body.message);
+  const accountId = normalizeAccountId(body.value.accountId);
+  const now = Date.now();
+  await withDb(c.env, async (db) => {
+    const store = postgresAccessStore(db);
+    await store.addApprovedSender({ channel, accountId, senderId: body.value.senderId, source: "admin" }, now);
+    await store.audit({ kind: "allowlist.added", actor: actorOf(c), detail: { channel, accountId, senderId: body.value.senderId }, at: now });
+  });
+  return c.json({ ok: true, channel, accountId, senderId: body.value.senderId }, 201);
+});
+
+admin.delete("/allowlist/:channel/:senderId", async (c) => {
+  const channel = c.req.param("channel");
+  const senderId = c.req.param("senderId");
+  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  const accountId = normalizeAccountId(c.req.query("account"));
+  const now = Date.now();
+  const removed = await withDb(c.env, async (db) => {
+    const store = postgresAccessStore(db);
+    const done = await store.removeApprovedSender(channel, accountId, senderId);
+    if (done) await store.audit({ kind: "allowlist.removed", actor: actorOf(c), detail: { channel, accountId, senderId }, at: now });
+    return done;
+  });
+  if (!removed) return fail(c, 404, "not_found", `${senderId} is not on the ${channel} (${accountId}) allowlist`);
+  return c.json({ ok: true, channel, accountId, senderId });
+});
+
+// ---- sessions -------------------------------------------------------------------------------
+
+admin.get("/sessions", async (c) => {
+  const limit = z.coerce.number().int().min(1).max(1000).catch(100).parse(c.req.query("limit") ?? 100);
+  const agent = c.req.query("agent");
+  const rows = await withDb(c.env, (db) =>
+    db
+      .select()
+      .from(sessions)
+      .where(agent ? eq(sessions.agentId, agent) : undefined)
+      .orderBy(desc(sessions.updatedAt))
+      .limit(limit),
+  );
+  return c.json({ sessions: rows.map(sessionJson) });
+});
+
+admin.get("/sessions/:key", async (c) => {
+  const key = c.req.param("key");
+  const limit = z.coerce.number().int().min(1).max(5000).catch(200).parse(c.req.query("limit") ?? 200);
+  const found = await withDb(c.env, async (db) => {
+    const [row] = await db.select().from(sessions).where(eq(sessions.sessionKey, key)).limit(1);
+    if (!row) return undefined;
+    const entries = await db
+      .select()
+      .from(transcriptEntries)
+      .where(eq(transcriptEntries.sessionKey, key))
+      .orderBy(desc(transcriptEntries.seq))
+      .limit(limit);
+    return { row, entries: entries.reverse() };
+  });
+  if (!found) return fail(c, 404, "session_not_found", `no session "${key}"`);
+  return c.json({
+    session: sessionJson(found.row),
+    transcript: found.entries.map((e) => ({ seq: e.seq, sessionId: e.sessionId, role: e.role, content: e.content, createdAt: e.createdAt.toISOString() })),
+  });
+});
+
+/** Implemented by SessionDO (the integrator's side of this contract). */
+interface AdminResettable {
+  adminReset(): Promise<unknown>;
+}
+
+admin.post("/sessions/:key/reset", async (c) => {
+  const key = c.req.param("key");
+  const exists = await withDb(c.env, async (db) => (await db.select({ k: sessions.sessionKey }).from(sessions).where(eq(sessions.sessionKey, key)).limit(1)).length > 0);
+  if (!exists) return fail(c, 404, "session_not_found", `no session "${key}"`);
+  const stub = c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key)) as unknown as AdminResettable;
+  try {
+    const result = await stub.adminReset();
+    await withDb(c.env, (db) =>
+      postgresAccessStore(db).audit({ kind: "session.reset", actor: actorOf(c), detail: { sessionKey: key }, at: Date.now() }),
+    );
+    return c.json({ ok: true, sessionKey: key, result: result ?? null });
+  } catch (error) {
+    return fail(c, 502, "session_reset_failed", `session reset failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+});
+
+function sessionJson(row: typeof sessions.$inferSelect) {
+  return {
+    sessionKey: row.sessionKey,
+    sessionId: row.sessionId,
+    agentId: row.agentId,
+    channel: row.channel,
+    chatType: row.chatType,
+    modelOverride: row.modelOverride,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    sessionStartedAt: row.sessionStartedAt.toISOString(),
+    lastInteractionAt: row.lastInteractionAt?.toISOString() ?? null,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+// ---- agents and config ----------------------------------------------------------------------
+
+admin.get("/agents", (c) => {
+  const config = configFromEnv(c.env);
+  const agents = listAgents(config);
+  const fallbackDefault = defaultAgentId(config);
+  const list = agents.length ? agents : [{ id: fallbackDefault, default: true, model: undefined, name: undefined }];
+  return c.json({
+    agents: list.map((agent) => ({
+      id: agent.id,
+      name: agent.name ?? null,
+      default: agent.id === fallbackDefault,
+      model: agent.model ?? config.agents.defaults.model.primary ?? null,
+      bindings: config.bindings.filter((b) => b.agentId.toLowerCase() === agent.id).map((b) => b.match),
+    })),
+  });
+});
+
+admin.get("/config/check", (c) => {
+  let raw: unknown;
+  try {
+    // The config in force: EDGECLAW_CONFIG, else the bundled one (already validated when it parses).
+    raw = c.env.EDGECLAW_CONFIG ? JSON.parse(c.env.EDGECLAW_CONFIG) : configFromEnv(c.env);
+  } catch (error) {
+    if (error instanceof ConfigError) return c.json({ ok: false, errors: error.issues, warnings: [] });
+    return c.json({ ok: false, errors: [`EDGECLAW_CONFIG is not JSON: ${error instanceof Error ? error.message : String(error)}`], warnings: [] });
+  }
+  return c.json(checkConfig(raw, c.env));
+});
+
+admin.post("/config/check", async (c) => {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return fail(c, 400, "invalid_body", "body must be the config as JSON");
+  }
+  return c.json(checkConfig(raw, c.env));
+});
+
+admin.all("*", (c) => fail(c, 404, "not_found", `no admin route ${c.req.method} ${new URL(c.req.url).pathname}`));
