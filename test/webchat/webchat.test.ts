@@ -1,0 +1,110 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../durable-objects/session-api.ts";
+import { TOKEN, callWorker, configJson, scriptedSessions, usage } from "../openai/scripted-sessions.ts";
+
+describe("web chat page", () => {
+  it("serves one self-contained page whose script and style run only by this response's nonce", async () => {
+    const response = await SELF.fetch("https://edgeclaw.test/");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await response.text();
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).toContain(`<style nonce="${nonce}">`);
+    expect(html).not.toContain("__NONCE__");
+    // Dependency-free: nothing is loaded from anywhere else.
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(html).not.toMatch(/<link[^>]+href=/);
+    // It uses the token-protected API, and the page itself holds no data.
+    expect(html).toContain("/v1/chat/completions");
+    expect(html).toContain("/v1/edgeclaw/history");
+    expect(html).not.toContain(TOKEN);
+
+    const second = await SELF.fetch("https://edgeclaw.test/");
+    expect(second.headers.get("content-security-policy")).not.toBe(csp);
+  });
+});
+
+describe("history for the web chat", () => {
+  const entries = [
+    { role: "user", text: "hello", at: 1 },
+    { role: "assistant", text: "hi!", at: 2 },
+  ];
+
+  it("returns the transcript of the session the `user` maps to", async () => {
+    const sessions = scriptedSessions(() => [], () => entries);
+    const response = await callWorker(
+      new Request("https://edgeclaw.test/v1/edgeclaw/history?user=webchat-abc&model=openclaw%2Fdefault", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      }),
+      { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ object: "list", session_key: "agent:main:openai-user:webchat-abc", data: entries });
+    expect(sessions.historyCalls).toEqual(["agent:main:openai-user:webchat-abc"]);
+  });
+
+  it("needs the token and a user", async () => {
+    const sessions = scriptedSessions(() => [], () => entries);
+    const bindings = { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) };
+    const anonymous = await callWorker(new Request("https://edgeclaw.test/v1/edgeclaw/history?user=u"), bindings);
+    expect(anonymous.status).toBe(401);
+    const noUser = await callWorker(
+      new Request("https://edgeclaw.test/v1/edgeclaw/history", { headers: { authorization: `Bearer ${TOKEN}` } }),
+      bindings,
+    );
+    expect(noUser.status).toBe(400);
+    expect(sessions.historyCalls).toHaveLength(0);
+  });
+});
+
+describe("tool activity for the web chat", () => {
+  const events: RunEvent[] = [
+    { type: "queued" },
+    { type: "run-started", runId: "r1" },
+    { type: "tool", callId: "t1", name: "web_fetch", phase: "start" },
+    { type: "tool", callId: "t1", name: "web_fetch", phase: "end", preview: "200 OK" },
+    { type: "text-delta", text: "Done." },
+    { type: "done", runId: "r1", text: "Done.", usage, modelRef: "fake/scripted" },
+  ];
+
+  async function stream(headers: Record<string, string>) {
+    const sessions = scriptedSessions(() => events);
+    const response = await callWorker(
+      new Request("https://edgeclaw.test/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+        body: JSON.stringify({ model: "openclaw/default", user: "webchat-1", stream: true, messages: [{ role: "user", content: "fetch it" }] }),
+      }),
+      { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
+    );
+    return { text: await response.text(), sessions };
+  }
+
+  it("sends tool and status events, as named SSE events, when x-edgeclaw-events asks for them", async () => {
+    const { text, sessions } = await stream({ "x-edgeclaw-events": "tools", "x-openclaw-message-channel": "webchat" });
+    const named = [...text.matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2]!)]);
+    expect(named).toEqual([
+      ["status", { state: "queued" }],
+      ["status", { state: "running" }],
+      ["tool", { callId: "t1", name: "web_fetch", phase: "start", isError: false }],
+      ["tool", { callId: "t1", name: "web_fetch", phase: "end", isError: false, preview: "200 OK" }],
+      ["status", { state: "done", modelRef: "fake/scripted" }],
+    ]);
+    expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    expect(sessions.chats[0]!.event.envelope.channel).toBe("webchat");
+    expect(sessions.chats[0]!.event.envelope.route.channel).toBe("webchat");
+  });
+
+  it("sends none of them otherwise", async () => {
+    const { text } = await stream({});
+    expect(text).not.toContain("event:");
+    expect(text).toContain('"content":"Done."');
+  });
+});
