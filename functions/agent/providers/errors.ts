@@ -8,7 +8,7 @@ import { ModelError, type ModelErrorKind } from "../types.ts";
  */
 
 const CONTEXT_OVERFLOW =
-  /context[_ ]length[_ ]exceeded|prompt is too long|request_too_large|input token count exceeds|input exceeds the maximum number of tokens|input too long for the model|maximum context length|context window|context length exceeded|too many tokens/i;
+  /context[_ ]length[_ ]exceeded|prompt is too long|request_too_large|input token count exceeds|input exceeds the maximum number of tokens|input too long for the model|maximum context length|context window|context length exceeded/i;
 const BILLING =
   /insufficient_quota|billing|credit balance|insufficient (credits|balance|funds)|payment required|out of credits|exceeded your current quota/i;
 const RATE_LIMIT =
@@ -30,11 +30,13 @@ export function classifyHttpError(status: number, detail: ProviderErrorDetail, r
 
 function kindForStatus(status: number, text: string, type: string | undefined): ModelErrorKind {
   if (status === 529 || type === "overloaded_error") return "overloaded";
-  if (CONTEXT_OVERFLOW.test(text) && status < 500) return "context_overflow";
-  if (status === 413) return "context_overflow";
-  if (status === 402) return RATE_LIMIT.test(text) && !BILLING.test(text) ? "rate_limit" : "billing";
   if (status === 429) return BILLING.test(text) ? "billing" : "rate_limit";
-  if (status === 401 || status === 403) return BILLING.test(text) ? "billing" : "auth";
+  if (status === 413) return "context_overflow";
+  if (status < 500 && CONTEXT_OVERFLOW.test(text)) return "context_overflow";
+  if (status === 402) return RATE_LIMIT.test(text) && !BILLING.test(text) ? "rate_limit" : "billing";
+  // Anthropic reports a low credit balance as a 400; billing text stays billing whatever the status.
+  if (status < 500 && BILLING.test(text)) return "billing";
+  if (status === 401 || status === 403) return "auth";
   if (status === 408) return "timeout";
   if (status >= 500) return OVERLOADED.test(text) ? "overloaded" : "server";
   if (status === 409) return "server";
