@@ -202,6 +202,7 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
       try { payload = JSON.parse(raw); } catch (e) { return; }
       if (event === "tool") { toolLine(tools, lines, payload); return; }
       if (event === "status") {
+        if (payload.state === "reset") { text = ""; body.textContent = ""; status.textContent = "retrying…"; return; }
         status.textContent = payload.state === "queued" ? "queued…" : payload.state === "running" ? "thinking…" : "";
         if (payload.state === "done" && payload.modelRef) status.textContent = payload.modelRef;
         return;

@@ -195,6 +195,24 @@ describe("chat completions through the openai client", () => {
     expect(String((error as Error).message)).toContain("upstream model failed");
   });
 
+  it("drops text from a failed model attempt when the run retries (text-reset)", async () => {
+    const events: RunEvent[] = [
+      { type: "text-delta", text: "half an ans" },
+      { type: "text-reset" },
+      { type: "text-delta", text: "The full answer." },
+      { type: "done", runId: "r", text: "The full answer.", usage, modelRef: "fake/b" },
+    ];
+    const client = clientFor(scriptedSessions(() => events));
+    const completion = await client.chat.completions.create({ model: "openclaw", messages: [{ role: "user", content: "q" }] });
+    expect(completion.choices[0]?.message.content).toBe("The full answer.");
+
+    const stream = await client.chat.completions.create({ model: "openclaw", messages: [{ role: "user", content: "q" }], stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    // An OpenAI stream cannot retract chunks: the retried answer starts a new paragraph.
+    expect(text).toBe("half an ans\n\nThe full answer.");
+  });
+
   it("lists agent targets on /v1/models and resolves one by id", async () => {
     const sessions = scriptedSessions(() => []);
     const client = clientFor(sessions, { agents: { list: [{ id: "main" }, { id: "ops" }] } });

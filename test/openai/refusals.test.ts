@@ -1,5 +1,6 @@
 import { SELF, env, listDurableObjectIds } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Env } from "../../workers/env.ts";
 import { TOKEN, answer, callWorker, configJson, scriptedSessions } from "./scripted-sessions.ts";
 
 /**
@@ -36,7 +37,7 @@ async function expectError(response: Response, status: number, fields: { code?: 
 
 afterAll(async () => {
   // Nothing above may have created (and so stored anything in) a session object.
-  expect(await listDurableObjectIds(env.SESSIONS)).toHaveLength(0);
+  expect(await listDurableObjectIds((env as unknown as Env).SESSIONS)).toHaveLength(0);
 });
 
 describe("authentication", () => {

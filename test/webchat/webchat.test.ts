@@ -102,6 +102,26 @@ describe("tool activity for the web chat", () => {
     expect(sessions.chats[0]!.event.envelope.route.channel).toBe("webchat");
   });
 
+  it("tells the page to clear text from a failed model attempt", async () => {
+    const sessions = scriptedSessions(() => [
+      { type: "text-delta", text: "bro" },
+      { type: "text-reset" },
+      { type: "text-delta", text: "fine" },
+      { type: "done", runId: "r", text: "fine", usage, modelRef: "fake/b" },
+    ]);
+    const response = await callWorker(
+      new Request("https://edgeclaw.test/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "x-edgeclaw-events": "tools" },
+        body: JSON.stringify({ model: "openclaw", stream: true, messages: [{ role: "user", content: "q" }] }),
+      }),
+      { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
+    );
+    const text = await response.text();
+    expect(text.indexOf('event: status\ndata: {"state":"reset"}')).toBeGreaterThan(text.indexOf('"content":"bro"'));
+    expect(text.indexOf('"content":"fine"')).toBeGreaterThan(text.indexOf('"state":"reset"'));
+  });
+
   it("sends none of them otherwise", async () => {
     const { text } = await stream({});
     expect(text).not.toContain("event:");

@@ -57,6 +57,7 @@ export async function completionResponse(events: AsyncIterable<RunEvent>, meta: 
   let terminal: Extract<RunEvent, { type: "done" | "error" }> | undefined;
   for await (const event of events) {
     if (event.type === "text-delta") streamed += event.text;
+    else if (event.type === "text-reset") streamed = "";
     else if (event.type === "notice") streamed += event.text;
     else if (event.type === "done" || event.type === "error") {
       terminal = event;
@@ -120,6 +121,15 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
         if (event.text) {
           writer.send(chunk({ content: event.text }));
           sentContent = true;
+        }
+      } else if (event.type === "text-reset") {
+        // A failed model attempt streamed text that a retry replaces. The web chat clears it; an
+        // OpenAI stream cannot take chunks back, so there the retried answer starts a new paragraph.
+        if (meta.surfaceEvents) {
+          writer.send({ state: "reset" }, "status");
+          sentContent = false;
+        } else if (sentContent) {
+          writer.send(chunk({ content: "\n\n" }));
         }
       } else if (event.type === "tool") {
         if (meta.surfaceEvents) writer.send(toolPayload(event), "tool");

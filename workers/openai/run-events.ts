@@ -18,6 +18,7 @@ export const runEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("queued") }),
   z.object({ type: z.literal("run-started"), runId: z.string() }),
   z.object({ type: z.literal("text-delta"), text: z.string() }),
+  z.object({ type: z.literal("text-reset") }),
   z.object({
     type: z.literal("tool"),
     callId: z.string(),
