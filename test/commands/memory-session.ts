@@ -1,0 +1,74 @@
+import type { SessionControl, SessionSettings, SessionSettingsPatch, SessionStatus } from "../../functions/commands/session-control.ts";
+
+/**
+ * An in-memory SessionControl: the interface the SessionDO implements, implemented simply, so the
+ * commands are tested against the contract itself.
+ */
+export class MemorySession implements SessionControl {
+  settings: SessionSettings = {};
+  sessionId = "s1";
+  generation = 1;
+  runActive = false;
+  queued = 0;
+  compactions = 0;
+  transcript: string[] = ["a", "b", "c"];
+  startedAt = 1_000;
+  log: string[] = [];
+
+  async status(): Promise<SessionStatus> {
+    return {
+      sessionKey: "agent:main:main",
+      sessionId: this.sessionId,
+      agentId: "main",
+      model: this.settings.modelOverride ?? "anthropic/claude-sonnet-4-6",
+      modelOverride: this.settings.modelOverride,
+      inputTokens: 12_345,
+      outputTokens: 678,
+      contextTokens: 20_000,
+      contextWindow: 200_000,
+      queue: { mode: "steer", debounceMs: 500, cap: 20, drop: "summarize", ...this.settings.queue },
+      thinkLevel: this.settings.thinkLevel ?? "off",
+      verbose: this.settings.verbose ?? "off",
+      sessionStartedAt: this.startedAt,
+      compactions: this.compactions,
+      runActive: this.runActive,
+      queuedMessages: this.queued,
+    };
+  }
+  async newSession(options?: { model?: string }) {
+    this.log.push(`new:${options?.model ?? ""}`);
+    this.sessionId = `s${++this.generation}`;
+    this.transcript = [];
+    if (options?.model) this.settings.modelOverride = options.model;
+    return { sessionId: this.sessionId };
+  }
+  async reset(options?: { soft?: boolean }) {
+    this.log.push(`reset:${options?.soft ? "soft" : "hard"}`);
+    if (!options?.soft) this.transcript = [];
+    this.sessionId = `s${++this.generation}`;
+    return { sessionId: this.sessionId };
+  }
+  async stop() {
+    const result = { abortedRun: this.runActive, cancelledQueued: this.queued };
+    this.runActive = false;
+    this.queued = 0;
+    return result;
+  }
+  async getSettings() {
+    return structuredClone(this.settings);
+  }
+  async updateSettings(patch: SessionSettingsPatch) {
+    for (const [key, value] of Object.entries(patch) as Array<[keyof SessionSettings, unknown]>) {
+      if (value === null) delete this.settings[key];
+      else if (value !== undefined) (this.settings as Record<string, unknown>)[key] = value;
+    }
+    return this.getSettings();
+  }
+  async compact(instructions?: string) {
+    if (this.transcript.length === 0) return { compacted: false, reason: "the transcript is empty" };
+    this.log.push(`compact:${instructions ?? ""}`);
+    this.compactions += 1;
+    this.transcript = ["summary"];
+    return { compacted: true, tokensBefore: 900, tokensAfter: 100 };
+  }
+}
