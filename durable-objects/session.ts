@@ -19,6 +19,8 @@ import { compactionCut, needsCompaction, summarizeForCompaction } from "../funct
 import { resolveModel } from "../functions/agent/model-resolve.ts";
 import { callModel } from "../functions/agent/model-call.ts";
 import type { ChatType } from "../functions/channels/envelope.ts";
+import type { CompactResult, SessionControl, SessionSettings, SessionSettingsPatch, SessionStatus } from "../functions/commands/session-control.ts";
+import { estimateTokens } from "../functions/agent/compaction.ts";
 
 /** How often a running run pushes its watchdog alarm forward; a dead run resumes this long after. */
 const WATCHDOG_MS = 30_000;
@@ -26,13 +28,6 @@ const WATCHDOG_MS = 30_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 type Listener = (event: RunEvent) => void;
-
-export interface SessionSettings {
-  modelOverride?: string;
-  thinkLevel?: string;
-  verbose?: string;
-  queue?: { mode?: string; debounceMs?: number; cap?: number; drop?: string };
-}
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -223,27 +218,64 @@ export class SessionDO extends DurableObject<Env> {
       store: this.store,
       activeRun: this.active ? { runId: this.active.runId } : null,
       settings: () => this.settings(),
-      updateSettings: (patch) => this.updateSettings(patch),
-      rotateSession: () => this.rotateSession(),
-      sessionFacts: () => this.sessionFacts(),
+      control: this.sessionControl(),
+      rotateSession: (reason) => {
+        console.log(`session ${this.store.getMeta("sessionKey")} auto-reset (${reason})`);
+        this.rotateSession();
+      },
       abortActiveRun: (reason) => this.active?.abort.abort(new ModelError("aborted", reason)),
-      notice: (row, text) => this.notice(row, text),
+      reply: (row, texts, settle) => this.reply(row, texts, settle),
       emit: (seq, event) => this.emit([seq], event),
       progressAccepted: (row) => this.progressRelay(null, row.event.envelope.route).accepted(row.seq),
-      compact: (instructions) => this.compactNow(instructions),
     };
   }
 
-  /** A reply that needs no model: command answers, pairing codes, refusals. Sent once via the outbox. */
-  private notice(row: InboxRow, text: string): void {
+  /**
+   * Answers that need no model (command replies, pairing codes): queued once in the outbox for chat
+   * platforms, and streamed to HTTP listeners. `settle` ends the event (no run follows).
+   */
+  private reply(row: InboxRow, texts: string[], settle: boolean): void {
     const now = Date.now();
     const route = row.event.envelope.route;
+    const text = texts.join("\n\n");
     this.ctx.storage.transactionSync(() => {
       if (!HTTP_CHANNELS.has(route.channel)) this.enqueueReply(`notice:${row.seq}`, null, route, text, now);
-      this.store.settleInbox(row.seq, text, now);
+      if (settle) this.store.settleInbox(row.seq, text, now);
     });
     this.emit([row.seq], { type: "notice", text });
-    this.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });
+    if (settle) this.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });
+  }
+
+  /** What slash commands may do to this session (functions/commands). */
+  private sessionControl(): SessionControl {
+    return {
+      status: async () => this.status(),
+      newSession: async (options) => {
+        this.active?.abort.abort(new ModelError("aborted", "new session"));
+        const sessionId = this.rotateSession();
+        if (options?.model) this.updateSettings({ modelOverride: options.model });
+        return { sessionId };
+      },
+      reset: async (options) => {
+        if (options?.soft) return { sessionId: this.currentSessionId(Date.now()) };
+        this.active?.abort.abort(new ModelError("aborted", "session reset"));
+        return { sessionId: this.rotateSession() };
+      },
+      stop: async () => {
+        const now = Date.now();
+        const queued = this.store.inboxByState("queued");
+        for (const row of queued) {
+          this.store.settleInbox(row.seq, null, now);
+          this.emit([row.seq], { type: "error", code: "stopped", message: "cancelled by /stop" });
+        }
+        const abortedRun = this.active !== null;
+        this.active?.abort.abort(new ModelError("aborted", "stopped by /stop"));
+        return { abortedRun, cancelledQueued: queued.length };
+      },
+      getSettings: async () => this.settings(),
+      updateSettings: async (patch) => this.updateSettings(patch),
+      compact: async (instructions) => this.compactNow(instructions),
+    };
   }
 
   // ---- runs --------------------------------------------------------------------------------
@@ -350,7 +382,7 @@ export class SessionDO extends DurableObject<Env> {
         modelOverride: run.options.model,
         senderIsOwner: run.options.senderIsOwner ?? false,
         signal: abort.signal,
-        status: async () => this.statusSnapshot(),
+        status: async () => ({ ...this.status() }),
         onStreamReset: () => {
           text = "";
           this.emit(this.active?.seqs ?? seqs, { type: "text-reset" });
@@ -456,7 +488,7 @@ export class SessionDO extends DurableObject<Env> {
       this.store.deleteMeta("compactions");
       const settings = this.settings();
       // A reset clears the session-scoped choices except an explicit model pick made with /new <model>.
-      this.store.setJson("settings", { queue: undefined, modelOverride: settings.modelOverride } satisfies SessionSettings);
+      this.store.setJson("settings", { modelOverride: settings.modelOverride } satisfies SessionSettings);
     });
     return sessionId;
   }
@@ -465,10 +497,15 @@ export class SessionDO extends DurableObject<Env> {
     return this.store.getJson<SessionSettings>("settings") ?? {};
   }
 
-  private updateSettings(patch: Partial<SessionSettings>): SessionSettings {
-    const next = { ...this.settings(), ...patch };
+  /** Applies a patch: `null` clears an override, undefined leaves it alone. */
+  private updateSettings(patch: SessionSettingsPatch): SessionSettings {
+    const next: Record<string, unknown> = { ...this.settings() };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete next[key];
+      else if (value !== undefined) next[key] = value;
+    }
     this.store.setJson("settings", next);
-    return next;
+    return next as SessionSettings;
   }
 
   private sessionFacts() {
@@ -503,16 +540,16 @@ export class SessionDO extends DurableObject<Env> {
     await this.compactRows(run.sessionId, call, undefined, signal);
   }
 
-  /** Summarises everything but the recent tail. Returns a line for /compact to show. */
+  /** Summarises everything but the recent tail into the session's summary. */
   private async compactRows(
     sessionId: string,
     call: (r: import("../functions/agent/types.ts").ModelRequest) => Promise<import("../functions/agent/types.ts").ModelResult>,
     instructions: string | undefined,
     signal?: AbortSignal,
-  ): Promise<string> {
+  ): Promise<{ compacted: boolean }> {
     const rows = this.store.transcript(sessionId);
     const cut = compactionCut(rows.map((row) => row.message), this.config.agents.defaults.compaction.keepRecentTokens);
-    if (cut === 0) return "Nothing to compact yet.";
+    if (cut === 0) return { compacted: false };
     const previous = this.store.getMeta(`summary:${sessionId}`);
     const older = rows.slice(0, cut).map((row) => row.message);
     const { summary } = await summarizeForCompaction(previous ? [{ role: "user", content: previous }, ...older] : older, call, { instructions, signal });
@@ -521,15 +558,20 @@ export class SessionDO extends DurableObject<Env> {
       this.store.setMeta(`summary:${sessionId}`, summary);
       this.store.setMeta("compactions", String(Number(this.store.getMeta("compactions") ?? 0) + 1));
     });
-    return `🧹 Compacted ${cut} earlier messages into a summary.`;
+    return { compacted: true };
   }
 
-  /** /compact: runs even while idle, with the session's model selection. */
-  private async compactNow(instructions?: string): Promise<string> {
+  /** /compact: compacts now with the session's model selection (not while a run is writing). */
+  private async compactNow(instructions?: string): Promise<CompactResult> {
+    if (this.active) return { compacted: false, reason: "a run is in progress; try again when it finishes" };
     const sessionId = this.currentSessionId(Date.now());
     const agentId = this.store.getMeta("agentId") ?? "main";
     const selection = selectionFor(this.config, agentId, this.settings().modelOverride);
-    return this.compactRows(sessionId, (request) => callModel({ config: this.config, env: this.env, selection, request }), instructions);
+    const before = estimateTokens(this.withSummary(sessionId, this.store.transcript(sessionId).map((row) => row.message)));
+    const outcome = await this.compactRows(sessionId, (request) => callModel({ config: this.config, env: this.env, selection, request }), instructions);
+    if (!outcome.compacted) return { compacted: false, reason: "nothing older than the recent context to summarise" };
+    const after = estimateTokens(this.withSummary(sessionId, this.store.transcript(sessionId).map((row) => row.message)));
+    return { compacted: true, tokensBefore: before, tokensAfter: after };
   }
 
   /** The session's compaction summary, if any, goes first in what the model sees. */
@@ -548,24 +590,36 @@ export class SessionDO extends DurableObject<Env> {
     }
   }
 
-  private statusSnapshot(): Record<string, unknown> {
+  private status(): SessionStatus {
     const facts = this.sessionFacts();
-    const agentId = facts.agentId;
-    const selection = selectionFor(this.config, agentId, facts.settings.modelOverride);
+    const settings = facts.settings;
+    const selection = selectionFor(this.config, facts.agentId, settings.modelOverride);
+    const queue = this.config.messages.queue;
+    const channel = this.store.getJson<{ channel: string }>("lastRoute")?.channel ?? "";
+    const messages = this.withSummary(facts.sessionId, this.store.transcript(facts.sessionId).map((row) => row.message));
     return {
       sessionKey: facts.sessionKey,
       sessionId: facts.sessionId,
-      agentId,
+      agentId: facts.agentId,
       model: selection.primary ?? "(none configured)",
-      fallbacks: selection.fallbacks,
-      contextWindow: this.contextWindow(undefined),
+      modelOverride: settings.modelOverride,
       inputTokens: facts.inputTokens,
       outputTokens: facts.outputTokens,
-      runs: facts.runs,
+      contextTokens: estimateTokens(messages),
+      contextWindow: this.contextWindow(undefined),
+      queue: {
+        mode: settings.queue?.mode ?? queue.byChannel[channel] ?? queue.mode,
+        debounceMs: settings.queue?.debounceMs ?? queue.debounceMsByChannel[channel] ?? queue.debounceMs,
+        cap: settings.queue?.cap ?? queue.cap,
+        drop: settings.queue?.drop ?? queue.drop,
+      },
+      thinkLevel: settings.thinkLevel ?? "off",
+      verbose: settings.verbose ?? "off",
+      sessionStartedAt: facts.sessionStartedAt,
+      lastInteractionAt: facts.lastInteractionAt ?? undefined,
       compactions: facts.compactions,
-      queueMode: facts.settings.queue?.mode ?? this.config.messages.queue.mode,
-      sessionStartedAt: new Date(facts.sessionStartedAt).toISOString(),
-      lastInteractionAt: facts.lastInteractionAt ? new Date(facts.lastInteractionAt).toISOString() : null,
+      runActive: facts.activeRunId !== null,
+      queuedMessages: facts.queued,
     };
   }
 

@@ -1,7 +1,8 @@
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { InboxRow } from "./storage.ts";
-import type { SessionSettings } from "../session.ts";
+import type { SessionSettings } from "../../functions/commands/session-control.ts";
+import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../../functions/routing/group-history.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
 export interface RunPlan {
@@ -17,9 +18,6 @@ export interface RunPlan {
   isUserMessage: boolean;
   composeText(groupHistory: Array<{ sender: string; text: string }>, droppedSummary?: string[]): string;
 }
-
-export const HISTORY_HEADER = "[Chat messages since your last reply - for context]";
-export const CURRENT_HEADER = "[Current message - respond to this]";
 
 /**
  * Chooses the events for the next run, or undefined while a queue debounce is still running.
@@ -72,8 +70,8 @@ export function prepareRun(args: {
         parts.push(`[Queue overflow: ${droppedSummary.length} earlier message(s) were dropped]\n${droppedSummary.map((line) => `- ${line}`).join("\n")}`);
       }
       if (groupHistory.length) {
-        parts.push(`${HISTORY_HEADER}\n${groupHistory.map((entry) => `${entry.sender}: ${entry.text}`).join("\n")}`);
-        parts.push(`${CURRENT_HEADER}\n${current}`);
+        parts.push(`${HISTORY_CONTEXT_HEADER}\n${groupHistory.map((entry) => `${entry.sender}: ${entry.text}`).join("\n")}`);
+        parts.push(`${CURRENT_MESSAGE_HEADER}\n${current}`);
       } else {
         parts.push(current);
       }

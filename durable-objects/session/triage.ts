@@ -1,10 +1,13 @@
 import type { Env } from "../../workers/env.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunEvent } from "../session-api.ts";
-import type { SessionSettings } from "../session.ts";
 import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { decideAccess, OPERATOR_ACCESS, type AccessDecision } from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
+import { resolveHistoryLimit, senderLabel } from "../../functions/routing/group-history.ts";
+import { resolveResetPolicy, sessionResetDue } from "../../functions/routing/session-reset.ts";
+import { handleCommandMessage } from "../../functions/commands/execute.ts";
+import type { SessionControl, SessionSettings } from "../../functions/commands/session-control.ts";
 import { withDb } from "../../functions/db/client.ts";
 import type { InboxRow, SessionStore } from "./storage.ts";
 
@@ -15,39 +18,23 @@ export interface TriageHost {
   store: SessionStore;
   activeRun: { runId: string } | null;
   settings(): SessionSettings;
-  updateSettings(patch: Partial<SessionSettings>): SessionSettings;
-  rotateSession(): string;
-  sessionFacts(): SessionFacts;
+  control: SessionControl;
+  rotateSession(reason: string): void;
   abortActiveRun(reason: string): void;
-  notice(row: InboxRow, text: string): void;
+  /** Sends `texts` once through the outbox (chat platforms) and to HTTP listeners; settles the event when `settle`. */
+  reply(row: InboxRow, texts: string[], settle: boolean): void;
   emit(seq: number, event: RunEvent): void;
   progressAccepted(row: InboxRow): Promise<void>;
-  compact(instructions?: string): Promise<string>;
-}
-
-export interface SessionFacts {
-  sessionKey: string;
-  agentId: string;
-  sessionId: string;
-  sessionStartedAt: number;
-  lastInteractionAt: number | null;
-  inputTokens: number;
-  outputTokens: number;
-  runs: number;
-  compactions: number;
-  activeRunId: string | null;
-  queued: number;
-  settings: SessionSettings;
 }
 
 /**
  * Decides what a newly accepted event becomes: dropped, answered without the model (pairing code,
- * command), kept as group context, or queued for a run — and applies the queue mode when a run is
- * already active (steer waits for the next boundary, interrupt aborts the run, cap/drop bound the
- * queue). Runs inside the SessionDO, after the ack, so it may read Postgres.
+ * command, directive), kept as group context, or queued for a run — and applies the queue mode when
+ * a run is already active (steer waits for the next boundary, interrupt aborts the run, cap/drop
+ * bound the queue). Runs inside the SessionDO after the ack, so it may read Postgres.
  */
 export async function triageInbound(row: InboxRow, host: TriageHost): Promise<void> {
-  const { envelope } = row.event;
+  const { envelope, agentId, sessionKey } = row.event;
   const decision = await accessFor(row, host);
   const now = Date.now();
   switch (decision.kind) {
@@ -56,10 +43,10 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       host.emit(row.seq, { type: "error", code: "dropped", message: decision.reason });
       return;
     case "pairing":
-      host.notice(row, decision.replyText);
+      host.reply(row, [decision.replyText], true);
       return;
     case "history-only":
-      host.store.pushGroupHistory(envelope.senderName ?? envelope.senderId, envelope.text, envelope.receivedAt, historyLimit(host.config, envelope.channel));
+      host.store.pushGroupHistory(senderLabel(envelope), envelope.text, envelope.receivedAt, historyLimit(host.config, row));
       host.store.settleInbox(row.seq, null, now);
       host.emit(row.seq, { type: "error", code: "history-only", message: "kept as group context (no mention)" });
       return;
@@ -67,14 +54,52 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       break;
   }
 
-  const text = labelForGroup(envelope.chatType, envelope.senderName ?? envelope.senderId, envelope.kind === "system" ? `System: ${envelope.text}` : envelope.text);
+  if (envelope.kind === "message") resetIfStale(row, host, now);
+
+  let text = envelope.text;
+  let oneShot: Record<string, string> | undefined;
+  if (envelope.kind === "message") {
+    const outcome = await handleCommandMessage(
+      envelope.text,
+      { commandAuthorized: decision.commandAuthorized },
+      host.control,
+      {
+        config: host.config,
+        agentId,
+        sessionKey,
+        sender: { channel: envelope.channel, accountId: envelope.accountId, senderId: envelope.senderId, senderName: envelope.senderName, chatType: envelope.chatType },
+        senderIsOwner: decision.senderIsOwner,
+        now,
+      },
+    );
+    if (outcome.action === "drop") {
+      // An unauthorized command-only message is ignored silently (tools/slash-commands).
+      host.store.settleInbox(row.seq, null, Date.now());
+      host.emit(row.seq, { type: "error", code: "dropped", message: "command not authorized" });
+      return;
+    }
+    if (outcome.action === "reply") {
+      host.reply(row, outcome.replies.length ? outcome.replies : ["✅"], true);
+      return;
+    }
+    if (outcome.replies.length) host.reply(row, outcome.replies, false);
+    text = outcome.text;
+    oneShot = Object.fromEntries(
+      Object.entries(outcome.oneShot).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
+    );
+  }
+
+  const body = envelope.kind === "system" ? `System: ${text}` : text;
   host.store.prepareInbox(row.seq, {
-    text,
+    text: envelope.chatType === "direct" ? body : `${senderLabel(envelope)}: ${body}`,
     senderIsOwner: decision.senderIsOwner,
+    oneShot,
     queuedBehindRun: host.activeRun !== null,
   });
-  host.store.setJson("lastRoute", envelope.route);
-  host.store.setMeta("chatType", envelope.chatType);
+  if (envelope.kind === "message") {
+    host.store.setJson("lastRoute", envelope.route);
+    host.store.setMeta("chatType", envelope.chatType);
+  }
   await host.progressAccepted(row);
   if (host.activeRun) applyQueueMode(row, host);
 }
@@ -88,15 +113,26 @@ async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecisio
   );
 }
 
-/** In group chats the model needs to know who spoke; DMs need no label. */
-function labelForGroup(chatType: string, sender: string, text: string): string {
-  return chatType === "direct" ? text : `${sender}: ${text}`;
+/** session.reset / resetByType / resetByChannel: a stale session starts over before this message. */
+function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
+  const startedAt = host.store.getMeta("sessionStartedAt");
+  if (!startedAt) return;
+  const { envelope } = row.event;
+  const policy = resolveResetPolicy(host.config, { channel: envelope.channel, chatType: envelope.chatType, threadId: envelope.threadId });
+  const last = host.store.getMeta("lastInteractionAt");
+  const verdict = sessionResetDue({
+    policy,
+    sessionStartedAt: Number(startedAt),
+    lastInteractionAt: last ? Number(last) : undefined,
+    now,
+    timeZone: host.config.agents.defaults.userTimezone,
+  });
+  if (verdict.reset) host.rotateSession(verdict.reason);
 }
 
-function historyLimit(config: EdgeclawConfig, channel: string): number {
-  const channelBlock = config.channels[channel] as { historyLimit?: number } | undefined;
-  const groupChat = (config.messages as { groupChat?: { historyLimit?: number } }).groupChat;
-  return channelBlock?.historyLimit ?? groupChat?.historyLimit ?? 50;
+function historyLimit(config: EdgeclawConfig, row: InboxRow): number {
+  const { envelope } = row.event;
+  return resolveHistoryLimit(config, { channel: envelope.channel, accountId: envelope.accountId, chatType: envelope.chatType, peerId: envelope.peerId });
 }
 
 /** A message that arrived while a run is active: interrupt, or bound the queue per cap/drop. */

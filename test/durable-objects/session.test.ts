@@ -111,3 +111,24 @@ describe("SessionDO runs", () => {
     expect((await sessionStub(key).history()).filter((entry) => entry.role === "assistant")).toHaveLength(0);
   });
 });
+
+describe("SessionDO commands", () => {
+  it("answers /status on the fast path without a model call", async () => {
+    const key = "agent:main:test-status";
+    const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "/status")));
+    const text = doneText(events) ?? "";
+    expect(text).toContain("fakeanthropic/claude-test");
+    expect(events.some((event) => event.type === "run-started")).toBe(false);
+  });
+
+  it("/new starts a fresh session: the model no longer sees earlier turns", async () => {
+    const key = "agent:main:test-new";
+    await scriptModel("new-1", [{ type: "text", text: "first answer" }]);
+    await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "remember banana [scenario:new-1]")));
+    await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "/new")));
+    await scriptModel("new-2", [{ type: "text", text: "fresh" }]);
+    await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "what fruit? [scenario:new-2]")));
+    const [request] = await modelRequests("new-2");
+    expect(JSON.stringify(request!.body)).not.toContain("banana");
+  });
+});
