@@ -10,7 +10,8 @@ export default defineConfig({
         bindings: {
           DATABASE_URL: inject("databaseUrl"),
           EDGECLAW_PG_WS_PROXY: inject("pgWsProxy"),
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl") })),
+          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl") })),
+          FAKE_WEB_URL: inject("fakeWebUrl"),
         },
       },
     })),

@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, like, sql } from "drizzle-orm";
 import { withDb, type DbEnv } from "../db/client.ts";
 import { gatewayState, workspaceFiles } from "../db/schema.ts";
+import { workspaceSeedFor } from "../config/bundled-workspace.ts";
+import type { EdgeclawConfig } from "../config/schema.ts";
 
 /**
  * The agent's workspace ("disk") on Postgres: one row per file, keyed by (agent, path), with a
@@ -379,4 +381,20 @@ export async function ensureWorkspaceSeeded(
       .onConflictDoNothing();
     return { seeded: inserted.map((row) => row.path).sort(), fresh: !previouslySeeded };
   });
+}
+
+/** Agents whose workspace this isolate has already seen seeded, so a run costs no extra query. */
+const seededInIsolate = new Set<string>();
+
+/**
+ * Seeds `agentId` from the bundled workspace (its own folder, else the shared one) the first time
+ * this isolate sees it, honouring `agents.defaults.skipBootstrap`.
+ */
+export async function ensureAgentWorkspace(env: DbEnv, config: EdgeclawConfig, agentId: string): Promise<SeedResult> {
+  if (seededInIsolate.has(agentId)) return { seeded: [], fresh: false };
+  const result = await ensureWorkspaceSeeded(env, agentId, workspaceSeedFor(agentId), {
+    skipBootstrap: config.agents.defaults.skipBootstrap,
+  });
+  seededInIsolate.add(agentId);
+  return result;
 }

@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 import { startFakeModelServer } from "../fakes/model-server.ts";
+import { startFakeWebServer } from "../fakes/web-server.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -16,6 +17,9 @@ export default async function setup(project: TestProject) {
   const fakeModel = await startFakeModelServer();
   stops.push(() => fakeModel.stop());
   project.provide("fakeModelUrl", fakeModel.url);
+  const fakeWeb = await startFakeWebServer();
+  stops.push(() => fakeWeb.stop());
+  project.provide("fakeWebUrl", fakeWeb.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -27,5 +31,6 @@ declare module "vitest" {
     databaseUrl: string;
     pgWsProxy: string;
     fakeModelUrl: string;
+    fakeWebUrl: string;
   }
 }

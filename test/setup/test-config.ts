@@ -10,6 +10,8 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
   return {
     gateway: { auth: { token: "test-gateway-token" } },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
+    // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
+    ...(fakes.web ? { tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } } } } : {}),
   };
 }
 

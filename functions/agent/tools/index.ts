@@ -1,0 +1,73 @@
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import type { AgentTool, ToolCall, ToolContext, ToolResult } from "../types.ts";
+import { boundToolOutput, errorResult } from "./common.ts";
+import { createEditTool } from "./edit.ts";
+import { isToolAllowed, resolveToolPolicy } from "./policy.ts";
+import { createReadTool } from "./read.ts";
+import { createSessionStatusTool } from "./session-status.ts";
+import { createWebFetchTool } from "./web-fetch.ts";
+import { createWriteTool } from "./write.ts";
+
+/**
+ * The tool registry. Adding a tool is one file plus one line in TOOL_FACTORIES; a factory returns
+ * null when its own config switches it off (`tools.web.fetch.enabled: false`).
+ */
+export type ToolFactory = (config: EdgeclawConfig, agentId: string) => AgentTool | null;
+
+const TOOL_FACTORIES: readonly ToolFactory[] = [
+  () => createReadTool(),
+  () => createWriteTool(),
+  () => createEditTool(),
+  (config) => createSessionStatusTool(config),
+  (config) => createWebFetchTool(config),
+];
+
+export interface ToolsetOptions {
+  /** Whether the sender of this turn is the owner; owner-only tools are left out otherwise. */
+  senderIsOwner?: boolean;
+  /** Tools built elsewhere (memory, messaging, cron, …) that go through the same policy. */
+  extraTools?: readonly AgentTool[];
+}
+
+/**
+ * The tools the model receives for one run of `agentId`: every registered tool that its config
+ * enables and the tool policy allows, minus owner-only tools when the sender is not the owner.
+ */
+export function createToolset(config: EdgeclawConfig, agentId: string, options: ToolsetOptions = {}): AgentTool[] {
+  const layers = resolveToolPolicy(config, agentId);
+  const candidates = [
+    ...TOOL_FACTORIES.map((factory) => factory(config, agentId)).filter((tool): tool is AgentTool => tool !== null),
+    ...(options.extraTools ?? []),
+  ];
+  const seen = new Set<string>();
+  return candidates.filter((tool) => {
+    if (seen.has(tool.name)) return false;
+    seen.add(tool.name);
+    if (tool.ownerOnly && !options.senderIsOwner) return false;
+    return isToolAllowed(layers, tool.name);
+  });
+}
+
+/**
+ * Runs one tool call against the run's toolset. Never throws: unknown tools, owner-only refusals,
+ * bad arguments and failures become error results the model can read, and every result is bounded.
+ */
+export async function runTool(tools: readonly AgentTool[], call: Pick<ToolCall, "name" | "arguments">, ctx: ToolContext): Promise<ToolResult> {
+  const tool = tools.find((candidate) => candidate.name === call.name);
+  if (!tool) {
+    return { content: `Tool "${call.name}" is not available in this run. Available: ${tools.map((t) => t.name).join(", ") || "none"}.`, isError: true };
+  }
+  if (tool.ownerOnly && !ctx.senderIsOwner) {
+    return { content: `${tool.name} is restricted to the owner of this assistant.`, isError: true };
+  }
+  try {
+    const result = await tool.execute(call.arguments, ctx);
+    return { ...result, content: boundToolOutput(result.content) };
+  } catch (error) {
+    const result = errorResult(tool.name, error);
+    return { ...result, content: boundToolOutput(result.content) };
+  }
+}
+
+export { TOOL_GROUPS, TOOL_PROFILES, isToolAllowed, resolveToolPolicy } from "./policy.ts";
+export { MAX_TOOL_RESULT_CHARS } from "./common.ts";
