@@ -4,6 +4,7 @@ import { SessionDO } from "../durable-objects/session.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
+import { channelAdapters } from "../functions/channels/registry.ts";
 
 export { SessionDO };
 
@@ -12,6 +13,8 @@ const app = new Hono<{ Bindings: Env }>();
 app.get("/health", (c) => c.json({ ok: true, status: "live" }));
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
+// Each chat platform mounts its own webhook path(s) (channels.<id>.webhookPath).
+for (const adapter of channelAdapters) adapter.mount(app);
 app.route("/", webchat);
 
 export default {
