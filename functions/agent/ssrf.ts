@@ -8,13 +8,17 @@
  * spelling the URL parser accepts (decimal, hex, octal, short IPv4 forms; IPv6 with embedded IPv4),
  * names that are internal by definition (`localhost`, `*.internal`, metadata hosts, single-label
  * intranet names) and well-known wildcard-DNS names that echo an IP (`127.0.0.1.nip.io`). A public
- * name whose DNS answer is (or is rebound to) a private address is not caught here. In production
- * that gap is closed by where the code runs: a deployed Worker's subrequests leave from Cloudflare's
- * edge, which has no route into the operator's private networks, no cloud metadata service, and
- * refuses to connect Workers to loopback/private destinations. Run the same code somewhere else (a
- * Node host, a container with a VPC) and this name-based check is the only guard, so keep
- * `ssrfPolicy.dangerouslyAllowPrivateNetwork` off there and prefer an egress proxy that enforces
- * policy after resolution.
+ * name whose DNS answer is (or is rebound to) a private address is not caught here, and nothing in
+ * the Worker can close that gap (no resolver before `fetch`, no way to pin the connected address;
+ * a DNS-over-HTTPS lookup first would catch a name that statically points inward, never a rebind
+ * between that lookup and the connect).
+ * What limits the damage in production is where the request leaves from: a deployed Worker's
+ * subrequests go out from Cloudflare's edge, which sits outside the operator's private networks and
+ * has no cloud instance-metadata service, so "private" there reaches nothing of the operator's.
+ * This code does not rely on any further filtering the edge may do. Run the same code somewhere
+ * else (Node, a container inside a VPC) and this name-based check is the only guard: keep
+ * `ssrfPolicy.dangerouslyAllowPrivateNetwork` off there and put an egress proxy that enforces
+ * policy after resolution in front of it.
  */
 
 export interface SsrfPolicy {

@@ -58,6 +58,7 @@ export interface WebFetchResult {
   fetchedAt: string;
   tookMs: number;
   text: string;
+  cached?: true;
 }
 
 export function ssrfPolicyOf(fetchConfig: FetchConfig): SsrfPolicy {
@@ -95,6 +96,28 @@ async function runWebFetch(fetchConfig: FetchConfig, args: z.infer<typeof webFet
   const started = Date.now();
   const maxChars = Math.min(args.maxChars ?? fetchConfig.maxChars, fetchConfig.maxCharsCap);
   const policy = ssrfPolicyOf(fetchConfig);
+  // Refuse before the cache is consulted, so a policy change takes effect at once.
+  const checked = checkFetchUrl(args.url, policy);
+  if (!checked.ok) throw new ToolInputError(`web_fetch refused ${args.url}: ${checked.reason}`);
+
+  const cacheKey = fetchConfig.cacheTtlMinutes > 0 ? await cacheKeyFor(fetchConfig, args, maxChars) : undefined;
+  const hit = cacheKey ? await cacheGet(cacheKey) : undefined;
+  if (hit) return { content: JSON.stringify({ ...hit, cached: true, tookMs: Date.now() - started }, null, 2) };
+
+  const result = await fetchAndExtract(fetchConfig, args, maxChars, policy, ctx, started);
+  if ("content" in result) return result;
+  if (cacheKey) await cachePut(cacheKey, result, fetchConfig.cacheTtlMinutes);
+  return { content: JSON.stringify(result, null, 2) };
+}
+
+async function fetchAndExtract(
+  fetchConfig: FetchConfig,
+  args: z.infer<typeof webFetchArgs>,
+  maxChars: number,
+  policy: SsrfPolicy,
+  ctx: ToolContext,
+  started: number,
+): Promise<WebFetchResult | ToolResult> {
   const timeout = AbortSignal.timeout(fetchConfig.timeoutSeconds * 1000);
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
 
@@ -171,7 +194,7 @@ async function runWebFetch(fetchConfig: FetchConfig, args: z.infer<typeof webFet
     tookMs: Date.now() - started,
     text: wrapped,
   };
-  return { content: JSON.stringify(result, null, 2) };
+  return result;
 }
 
 function requestHeaders(fetchConfig: FetchConfig, includeConfigured: boolean): Headers {
@@ -267,4 +290,42 @@ function sanitize(text: string): string {
 function wrapExternal(text: string, source: string): string {
   const id = crypto.randomUUID().slice(0, 8);
   return `<<<EXTERNAL_UNTRUSTED_CONTENT id="${id}">>>\nSource: External (web_fetch ${source})\n---\n${text}\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="${id}">>>`;
+}
+
+/**
+ * The fetch cache lives in the Workers Cache API (per data centre, best effort). The key covers
+ * everything that changes the bytes sent or the result shape: URL, mode, char limit and a digest
+ * of the configured headers (so a header change partitions the cache without the values appearing
+ * in the key).
+ */
+async function cacheKeyFor(fetchConfig: FetchConfig, args: z.infer<typeof webFetchArgs>, maxChars: number): Promise<Request> {
+  const material = JSON.stringify([args.url, args.extractMode, maxChars, fetchConfig.userAgent ?? "", fetchConfig.headers ?? {}, fetchConfig.readability]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return new Request(`https://web-fetch-cache.edgeclaw.invalid/${hex}`);
+}
+
+function fetchCache(): Cache | undefined {
+  return typeof caches === "undefined" ? undefined : caches.default;
+}
+
+async function cacheGet(key: Request): Promise<WebFetchResult | undefined> {
+  try {
+    const hit = await fetchCache()?.match(key);
+    return hit ? ((await hit.json()) as WebFetchResult) : undefined;
+  } catch {
+    return undefined; // A cache failure costs a refetch, never the call.
+  }
+}
+
+async function cachePut(key: Request, result: WebFetchResult, ttlMinutes: number): Promise<void> {
+  try {
+    const maxAge = Math.max(1, Math.round(ttlMinutes * 60));
+    await fetchCache()?.put(
+      key,
+      new Response(JSON.stringify(result), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }),
+    );
+  } catch {
+    // Best effort, as above.
+  }
 }

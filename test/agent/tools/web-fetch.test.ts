@@ -21,7 +21,8 @@ interface FetchResult {
 
 function configFor(fetchConfig: Record<string, unknown> = {}) {
   const host = new URL(fakeWebUrl()).hostname;
-  return parseConfig({ tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [host] }, ...fetchConfig } } } });
+  // The cache is off unless a test turns it on, so each test sees its own requests.
+  return parseConfig({ tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [host] }, cacheTtlMinutes: 0, ...fetchConfig } } } });
 }
 
 async function webFetch(args: Record<string, unknown>, config = configFor()) {
@@ -157,6 +158,21 @@ describe("web_fetch", () => {
     const requests = (await control("requests")) as Array<{ headers: Record<string, string> }>;
     expect(requests[0]?.headers["x-routing-target"]).toBe("staging");
     expect(requests[0]?.headers["user-agent"]).toMatch(/Mozilla/);
+  });
+
+  it("reuses a successful fetch for cacheTtlMinutes, keyed by URL and mode", async () => {
+    const config = configFor({ cacheTtlMinutes: 15 });
+    const url = `${fakeWebUrl()}/plain.txt?cache=${crypto.randomUUID()}`;
+    const first = JSON.parse((await webFetch({ url }, config)).content) as FetchResult & { cached?: boolean };
+    const second = JSON.parse((await webFetch({ url }, config)).content) as FetchResult & { cached?: boolean };
+    expect(first.cached).toBeUndefined();
+    expect(second.cached).toBe(true);
+    expect(second.text).toBe(first.text);
+    await webFetch({ url, extractMode: "text" }, config);
+    const requests = (await control("requests")) as Array<{ path: string }>;
+    expect(requests).toHaveLength(2);
+    const refused = await webFetch({ url }, parseConfig({ tools: { web: { fetch: { cacheTtlMinutes: 15 } } } }));
+    expect(refused.isError).toBe(true);
   });
 
   it("strips chat-template tokens and forged end markers from fetched text", async () => {
