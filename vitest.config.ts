@@ -10,6 +10,7 @@ export default defineConfig({
         bindings: {
           DATABASE_URL: inject("databaseUrl"),
           EDGECLAW_PG_WS_PROXY: inject("pgWsProxy"),
+          EDGECLAW_COMPANION_INGRESS_SECRET: "test-companion-secret",
           EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl") })),
           FAKE_WEB_URL: inject("fakeWebUrl"),
         },

@@ -5,6 +5,7 @@ import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
 import { channelAdapters } from "../functions/channels/registry.ts";
+import { internalIngress } from "./internal-ingress.ts";
 
 export { SessionDO };
 
@@ -13,6 +14,7 @@ const app = new Hono<{ Bindings: Env }>();
 app.get("/health", (c) => c.json({ ok: true, status: "live" }));
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
+app.route("/internal", internalIngress);
 // Each chat platform mounts its own webhook path(s) (channels.<id>.webhookPath).
 for (const adapter of channelAdapters) adapter.mount(app);
 app.route("/", webchat);

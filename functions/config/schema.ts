@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
+import { slackChannelSchema } from "../channels/slack/config.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
 
 /**
@@ -256,15 +257,28 @@ const toolsSchema = z
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)
   .prefault({});
 
+/** edgeclaw's own: the signed internal ingress the companion container posts events to. */
+const companionSchema = z
+  .object({
+    /** Live verification keys (two during a rotation). */
+    ingressKeys: z
+      .array(z.object({ id: z.string().min(1), secret: secretInputSchema }))
+      .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" } }]),
+    maxBodyBytes: z.number().int().positive().default(1024 * 1024),
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
+    companion: companionSchema,
     gateway: gatewaySchema,
     agents: agentsSchema,
     models: modelsSchema,
     session: sessionSchema,
     messages: messagesSchema,
     tools: toolsSchema,
-    channels: z.record(z.string(), z.unknown()).default({}),
+    /** One block per channel; the ones the Worker serves are validated, any other is kept as given. */
+    channels: z.object({ slack: slackChannelSchema.optional() }).loose().default({}),
     bindings: bindingsSchema,
     commands: commandsSchema,
     accessGroups: accessGroupsSchema,
