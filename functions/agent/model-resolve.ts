@@ -153,7 +153,6 @@ export function listConfiguredModels(config: EdgeclawConfig, env: SecretEnv): Co
     let entry = byRef.get(ref);
     if (!entry) {
       entry = { ref, providerId: parts.providerId, modelId: parts.modelId, available: false, roles: [] };
-      if (name) entry.name = name;
       try {
         const model = resolveModel(config, env, ref);
         Object.assign(entry, {
@@ -168,6 +167,7 @@ export function listConfiguredModels(config: EdgeclawConfig, env: SecretEnv): Co
       }
       byRef.set(ref, entry);
     }
+    if (name && !entry.name) entry.name = name;
     if (!entry.roles.includes(role)) entry.roles.push(role);
   };
   const defaults = config.agents.defaults.model;

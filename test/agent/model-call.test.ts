@@ -1,9 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { callModel, ModelFailoverError, NO_MODEL_CONFIGURED_MESSAGE, OVERLOAD_WAIT_NOTICE, type CallModelArgs } from "../../functions/agent/model-call.ts";
 import { FAKE_REPLY_PREFIX } from "../../functions/agent/providers/fake.ts";
 import { ModelError, type Message } from "../../functions/agent/types.ts";
-import { newScenario, recorded, recordingSleep, script, suiteConfig, userSays } from "./model-helpers.ts";
+import { newScenario, recorded, recordingSleep, script, suiteConfig, userSays, testEnv as env } from "./model-helpers.ts";
 
 const PRIMARY = "fakeanthropic/claude-test";
 const FALLBACK = "fakeopenai/gpt-test";

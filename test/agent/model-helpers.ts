@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { configFromEnv } from "../../functions/config/load.ts";
-import { parseConfig } from "../../functions/config/load.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { Message } from "../../functions/agent/types.ts";
+import type { Env } from "../../workers/env.ts";
 
 /**
  * Shared by the model tests: the suite's config (providers fakeanthropic / fakeopenai on the fake
@@ -11,19 +11,15 @@ import type { Message } from "../../functions/agent/types.ts";
  * own types live in Node-side code; the server validates every step with zod and answers 400.
  */
 
-export const suiteConfig: EdgeclawConfig = configFromEnv(env);
+/** `cloudflare:test` types `env` as the (empty) Cloudflare.Env; these are the Worker's real bindings. */
+export const testEnv = env as unknown as Env;
+
+export const suiteConfig: EdgeclawConfig = configFromEnv(testEnv);
 
 export function fakeModelUrl(): string {
   const url = suiteConfig.models.providers.fakeanthropic?.baseUrl;
   if (!url) throw new Error("test config has no fakeanthropic provider: is the fake model server in globalSetup?");
   return url;
-}
-
-/** The suite config plus overrides (e.g. a fallback chain), re-validated like a real config file. */
-export function configWith(patch: (raw: Record<string, any>) => void): EdgeclawConfig {
-  const raw = JSON.parse(env.EDGECLAW_CONFIG ?? "{}") as Record<string, any>;
-  patch(raw);
-  return parseConfig(raw);
 }
 
 export type FakeStep = { type: string } & Record<string, unknown>;

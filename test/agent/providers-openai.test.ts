@@ -1,9 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { resolveModel } from "../../functions/agent/model-resolve.ts";
 import { callOpenAiCompletions } from "../../functions/agent/providers/openai.ts";
 import { ModelError, type Message, type ModelRequest } from "../../functions/agent/types.ts";
-import { newScenario, recorded, script, suiteConfig, userSays } from "./model-helpers.ts";
+import { newScenario, recorded, script, suiteConfig, userSays, testEnv as env } from "./model-helpers.ts";
 
 const model = () => resolveModel(suiteConfig, env, "fakeopenai/gpt-test");
 
