@@ -13,8 +13,7 @@ export interface SessionChatApi {
 }
 
 export function sessionStub(env: Env, sessionKey: string): SessionChatApi {
-  // Until durable-objects/session.ts exposes chat()/history(), the stub type does not know them.
-  return env.SESSIONS.get(env.SESSIONS.idFromName(sessionKey)) as unknown as SessionChatApi;
+  return env.SESSIONS.get(env.SESSIONS.idFromName(sessionKey));
 }
 
 export const historyEntrySchema = z.object({
