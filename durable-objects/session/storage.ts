@@ -73,6 +73,9 @@ export const SCHEMA = [
      at INTEGER NOT NULL)`,
 ];
 
+/** Bump when SCHEMA changes (statements must stay idempotent: CREATE … IF NOT EXISTS, additive). */
+const SCHEMA_VERSION = "1";
+
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
 export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
 
@@ -166,7 +169,15 @@ type Row = Record<string, SqlStorageValue>;
 /** Typed access to the SessionDO tables. Synchronous, like the storage API underneath. */
 export class SessionStore {
   constructor(private readonly sql: SqlStorage) {
+    // Creating the schema costs a dozen statements; an object that already has it skips them.
+    if (this.schemaVersion() === SCHEMA_VERSION) return;
     for (const statement of SCHEMA) sql.exec(statement);
+    this.setMeta("schemaVersion", SCHEMA_VERSION);
+  }
+
+  private schemaVersion(): string | undefined {
+    const known = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+    return known ? this.getMeta("schemaVersion") : undefined;
   }
 
   // ---- meta --------------------------------------------------------------------------------

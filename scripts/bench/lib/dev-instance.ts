@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "../../lib/local-ports.ts";
+
+export interface DevInstance {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A throwaway `npm run dev` (own port, own data dir, own config) for benchmarks: exactly what a
+ * user runs, so the figures include the real Worker, Durable Objects and local Postgres.
+ */
+export async function startDevInstance(config: Record<string, unknown>, extraEnv: Record<string, string> = {}): Promise<DevInstance> {
+  const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-bench-"));
+  const configFile = join(dataDir, "bench.json5");
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
+    env: {
+      ...process.env,
+      ...extraEnv,
+      EDGECLAW_PORT: String(port),
+      EDGECLAW_DATA_DIR: join(dataDir, "data"),
+      EDGECLAW_CONFIG: configFile,
+      WRANGLER_SEND_METRICS: "false",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dev instance did not become ready:\n${output.slice(-4000)}`)), 180_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /edgeclaw ready on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`dev instance exited with ${code}:\n${output.slice(-4000)}`));
+    });
+  });
+  const url = await ready;
+  return {
+    url,
+    async stop() {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGINT");
+      const timeout = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timeout);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
