@@ -147,11 +147,11 @@ describe("allowlist, sessions, agents, config", () => {
     expect(ok.ok).toBe(true);
     const bad = await call(`/config/check`, {
       method: "POST",
-      body: JSON.stringify({ channels: { slack: { dmPolicy: "open", allowFrom: ["U1"] } }, bindings: [{ agentId: "ghost", match: { channel: "slack" } }] }),
+      body: JSON.stringify({ channels: { mychan: { dmPolicy: "open", allowFrom: ["U1"] } }, bindings: [{ agentId: "ghost", match: { channel: "slack" } }] }),
     });
     const report = (await bad.json()) as { ok: boolean; errors: string[]; warnings: string[] };
     expect(report.ok).toBe(false);
-    expect(report.errors[0]).toMatch(/channels\.slack\.allowFrom: dmPolicy "open" requires "\*"/);
+    expect(report.errors[0]).toMatch(/channels\.mychan\.allowFrom: dmPolicy "open" requires "\*"/);
     expect(report.warnings.join("\n")).toMatch(/ghost/);
   });
 

@@ -6,6 +6,7 @@ import {
   formatWithGroupHistory,
   HISTORY_CONTEXT_HEADER,
   resolveHistoryLimit,
+  type HistoryEntry,
 } from "../../functions/routing/group-history.ts";
 import { lastDailyBoundary, resolveResetPolicy, sessionResetDue } from "../../functions/routing/session-reset.ts";
 
@@ -78,7 +79,7 @@ describe("group history", () => {
   });
 
   it("the buffer keeps the newest historyLimit entries; 0 disables", () => {
-    let buffer = [entry(1)];
+    let buffer: HistoryEntry[] = [entry(1)];
     for (const n of [2, 3, 4]) buffer = appendHistory(buffer, entry(n), 3);
     expect(buffer.map((e) => e.text)).toEqual(["message 2", "message 3", "message 4"]);
     expect(appendHistory(buffer, entry(5), 0)).toEqual([]);
