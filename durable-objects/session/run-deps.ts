@@ -6,12 +6,9 @@ import { callModel } from "../../functions/agent/model-call.ts";
 import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
 import { isSilentReply, loadSystemPrompt } from "../../functions/agent/prompt.ts";
-import { createToolset } from "../../functions/agent/tools/index.ts";
+import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../functions/agent/tools/index.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
-
-/** Tool results longer than this are cut before they enter the transcript (bounded context). */
-export const MAX_TOOL_RESULT_CHARS = 100_000;
 
 export interface RunDepsInput {
   env: Env;
@@ -39,7 +36,7 @@ export function selectionFor(config: EdgeclawConfig, agentId: string, modelOverr
 export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: (request: ModelRequest) => Promise<ModelResult> }> {
   const { env, config, agentId } = input;
   const selection = selectionFor(config, agentId, input.modelOverride);
-  const tools = createToolset(config, agentId);
+  const tools = createToolset(config, agentId, { senderIsOwner: input.senderIsOwner });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   const prompt = await loadSystemPrompt(env, config, { id: agentId, name: agent?.name }, {
     now: new Date(),
