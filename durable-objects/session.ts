@@ -388,6 +388,7 @@ export class SessionDO extends DurableObject<Env> {
           this.emit(this.active?.seqs ?? seqs, { type: "text-reset" });
         },
         onNotice: (notice) => this.emit(this.active?.seqs ?? seqs, { type: "notice", text: notice }),
+        toolHasRun: () => this.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
       });
       await this.compactIfNeeded(run, deps.system, deps.callModel, abort.signal);
       const outcome = await runAgentLoop(host, deps);

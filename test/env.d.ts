@@ -1,5 +1,8 @@
-import type { Env } from "../workers/env.ts";
+import type { Env as EdgeclawEnv } from "../workers/env.ts";
 
-declare module "cloudflare:test" {
-  interface ProvidedEnv extends Env {}
+// `env` from "cloudflare:test" is typed as Cloudflare.Env: give it the Worker's bindings.
+declare global {
+  namespace Cloudflare {
+    interface Env extends EdgeclawEnv {}
+  }
 }

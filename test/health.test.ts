@@ -11,7 +11,7 @@ describe("health", () => {
   });
 
   it("reaches Postgres through the Neon driver", async () => {
-    const rows = await withDb(env, (db) => db.execute(sql`select count(*)::int as n from sessions`));
-    expect(rows.rows[0]).toEqual({ n: 0 });
+    const rows = await withDb(env, (db) => db.execute(sql`select to_regclass('public.sessions')::text as name`));
+    expect(rows.rows[0]).toEqual({ name: "sessions" });
   });
 });

@@ -5,6 +5,7 @@ import type { ModelRequest, ModelResult, ToolContext } from "../../functions/age
 import { callModel } from "../../functions/agent/model-call.ts";
 import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
+import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
 import { isSilentReply, loadSystemPrompt } from "../../functions/agent/prompt.ts";
 import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../functions/agent/tools/index.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
@@ -25,6 +26,8 @@ export interface RunDepsInput {
   status: ToolContext["status"];
   onStreamReset: () => void;
   onNotice: (text: string) => void;
+  /** True once a tool ran in this run: then a whole-chain overload retry could repeat work. */
+  toolHasRun: () => boolean;
 }
 
 /** The model selection in force: an explicit pick is strict, else the agent's chain. */
@@ -61,8 +64,19 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
     maxToolResultChars: MAX_TOOL_RESULT_CHARS,
     signal: input.signal,
     isSilent: isSilentReply,
-    callModel: (request) =>
-      callModel({ config, env, selection, request, onStreamReset: input.onStreamReset, onNotice: input.onNotice }),
+    callModel: async (request) => {
+      const result = await callModel({
+        config,
+        env,
+        selection,
+        request,
+        onStreamReset: input.onStreamReset,
+        onNotice: input.onNotice,
+        ...(input.toolHasRun() ? { overloadChainRetries: 0 } : {}),
+      });
+      if (result.fallback) input.onNotice(modelFallbackNotice(result.modelRef, result.fallback.selected, result.fallback.reason));
+      return result;
+    },
   };
 }
 
