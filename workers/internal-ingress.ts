@@ -3,7 +3,8 @@ import type { Env } from "./env.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
 import { inboundEnvelopeSchema } from "../functions/channels/envelope.ts";
-import { verifySignedRequest, type SigningKey } from "../functions/channels/companion/signature.ts";
+import type { SigningKey } from "../functions/channels/companion/signature.ts";
+import { verifySignedRequest } from "../functions/channels/companion/verify.ts";
 import { readBodyCapped } from "./read-body.ts";
 import { ingestEnvelope } from "./ingest.ts";
 

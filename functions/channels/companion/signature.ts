@@ -24,17 +24,18 @@ export interface SignedParts {
   keyId: string;
 }
 
-const encoder = new TextEncoder();
+export const encoder = new TextEncoder();
 
 async function sha256Hex(data: Uint8Array): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", data)));
+  // slice(): a copy backed by a plain ArrayBuffer, as WebCrypto's types require.
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", data.slice())));
 }
 
-function toHex(bytes: Uint8Array): string {
+export function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-async function hmacHex(secret: string, message: string): Promise<string> {
+export async function hmacHex(secret: string, message: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
 }
@@ -51,32 +52,4 @@ export async function signRequest(key: SigningKey, parts: Omit<SignedParts, "key
     [HEADER_TIMESTAMP]: String(parts.timestamp),
     [HEADER_SIGNATURE]: `${SIGNATURE_VERSION}=${await hmacHex(key.secret, base)}`,
   };
-}
-
-export type VerifyOutcome = { ok: true; keyId: string } | { ok: false; reason: string };
-
-/** Checks a request's signature headers against the live keys; constant-time comparison. */
-export async function verifySignedRequest(args: {
-  keys: SigningKey[];
-  headers: Headers;
-  method: string;
-  path: string;
-  body: Uint8Array;
-  nowSeconds: number;
-}): Promise<VerifyOutcome> {
-  const keyId = args.headers.get(HEADER_KEY_ID);
-  const timestampText = args.headers.get(HEADER_TIMESTAMP);
-  const signature = args.headers.get(HEADER_SIGNATURE);
-  if (!keyId || !timestampText || !signature) return { ok: false, reason: "missing signature headers" };
-  if (!/^\d{1,12}$/.test(timestampText)) return { ok: false, reason: "malformed timestamp" };
-  const timestamp = Number(timestampText);
-  if (Math.abs(args.nowSeconds - timestamp) > SIGNATURE_WINDOW_SECONDS) return { ok: false, reason: "stale timestamp" };
-  const key = args.keys.find((candidate) => candidate.id === keyId);
-  if (!key) return { ok: false, reason: "unknown key id" };
-  const expected = `${SIGNATURE_VERSION}=${await hmacHex(key.secret, await signatureBase({ method: args.method, path: args.path, body: args.body, timestamp, keyId }))}`;
-  const given = encoder.encode(signature);
-  const wanted = encoder.encode(expected);
-  // Lengths of well-formed signatures are public; compare the bytes in constant time (workerd API).
-  const equal = given.byteLength === wanted.byteLength && crypto.subtle.timingSafeEqual(given, wanted);
-  return equal ? { ok: true, keyId } : { ok: false, reason: "bad signature" };
 }
