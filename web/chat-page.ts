@@ -12,6 +12,7 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>edgeclaw chat</title>
+<link rel="icon" href="data:,">
 <style nonce="__NONCE__">
   :root { color-scheme: light dark; --bg: #f6f7f9; --fg: #1d2330; --muted: #6b7385; --card: #ffffff; --me: #2f6fed; --line: #dde1e8; --warn: #9a5b00; --err: #b3261e; }
   @media (prefers-color-scheme: dark) { :root { --bg: #14171c; --fg: #e6e9ef; --muted: #98a0b0; --card: #1d2129; --me: #3d7bf5; --line: #2c313b; --warn: #e0a54b; --err: #f2867d; } }
@@ -28,7 +29,8 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
   .note { align-self: center; color: var(--muted); font-size: .85rem; }
   .error { align-self: stretch; border: 1px solid var(--err); color: var(--err); background: transparent; }
   .warn { align-self: stretch; border: 1px solid var(--warn); color: var(--warn); background: transparent; }
-  .tools { display: flex; flex-direction: column; gap: .15rem; margin-bottom: .35rem; font-size: .82rem; color: var(--muted); }
+  .tools { display: flex; flex-direction: column; gap: .15rem; margin-bottom: .35rem; font-size: .82rem; color: var(--muted); white-space: nowrap; }
+  .tools div { overflow: hidden; text-overflow: ellipsis; }
   .tools:empty { display: none; }
   .status { color: var(--muted); font-size: .85rem; }
   form { display: flex; gap: .5rem; padding: .7rem 1rem; border-top: 1px solid var(--line); background: var(--card); }
@@ -107,7 +109,7 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
 
   function showError(error) {
     if (error && error.code === "not_configured") {
-      add("warn", "No model is configured for this agent. " + error.message);
+      add("warn", error.message || "No model is configured for this agent.");
     } else {
       add("error", (error && error.message) || "Something went wrong.");
     }
@@ -172,7 +174,10 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
       box.appendChild(line);
     }
     var state = event.phase === "start" ? "running…" : (event.isError ? "failed" : "done");
-    line.textContent = "🔧 " + event.name + " — " + state + (event.preview && event.phase === "end" ? ": " + event.preview : "");
+    var preview = event.preview && event.phase === "end" ? event.preview.replace(/\s+/g, " ").trim() : "";
+    if (preview.length > 120) preview = preview.slice(0, 119) + "…";
+    line.textContent = "▸ tool " + event.name + ": " + state + (preview ? " — " + preview : "");
+    line.title = event.preview || "";
   }
 
   // Reads the SSE stream: data chunks carry content deltas; "tool" and "status" events are

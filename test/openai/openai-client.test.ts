@@ -213,6 +213,24 @@ describe("chat completions through the openai client", () => {
     expect(text).toBe("half an ans\n\nThe full answer.");
   });
 
+  it("starts a new paragraph for text from the model step after a tool call", async () => {
+    const events: RunEvent[] = [
+      { type: "text-delta", text: "Let me check." },
+      { type: "tool", callId: "c1", name: "read", phase: "start" },
+      { type: "tool", callId: "c1", name: "read", phase: "end" },
+      { type: "text-delta", text: "It says hi." },
+      { type: "done", runId: "r", text: "It says hi.", usage, modelRef: "fake/x" },
+    ];
+    const stream = await clientFor(scriptedSessions(() => events)).chat.completions.create({
+      model: "openclaw",
+      messages: [{ role: "user", content: "q" }],
+      stream: true,
+    });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("Let me check.\n\nIt says hi.");
+  });
+
   it("lists agent targets on /v1/models and resolves one by id", async () => {
     const sessions = scriptedSessions(() => []);
     const client = clientFor(sessions, { agents: { list: [{ id: "main" }, { id: "ops" }] } });

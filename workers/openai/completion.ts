@@ -114,13 +114,16 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
   async function writeRun(writer: SseWriter): Promise<void> {
     writer.send(chunk({ role: "assistant", content: "" }));
     let sentContent = false;
+    // Text from the model step after a tool call starts a new paragraph, not mid-sentence.
+    let paragraphBreak = false;
     let terminal: Extract<RunEvent, { type: "done" | "error" }> | undefined;
     for await (const event of events) {
       if (writer.closed) break;
       if (event.type === "text-delta" || event.type === "notice") {
         if (event.text) {
-          writer.send(chunk({ content: event.text }));
+          writer.send(chunk({ content: paragraphBreak && sentContent ? `\n\n${event.text}` : event.text }));
           sentContent = true;
+          paragraphBreak = false;
         }
       } else if (event.type === "text-reset") {
         // A failed model attempt streamed text that a retry replaces. The web chat clears it; an
@@ -132,6 +135,7 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
           writer.send(chunk({ content: "\n\n" }));
         }
       } else if (event.type === "tool") {
+        paragraphBreak = true;
         if (meta.surfaceEvents) writer.send(toolPayload(event), "tool");
       } else if (event.type === "queued" || event.type === "run-started") {
         if (meta.surfaceEvents) writer.send({ state: event.type === "queued" ? "queued" : "running" }, "status");
