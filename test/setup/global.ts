@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 import { startFakeModelServer } from "../fakes/model-server.ts";
 import { startFakeWebServer } from "../fakes/web-server.ts";
+import { startFakeSlackApi } from "../fakes/slack-api.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -20,6 +21,9 @@ export default async function setup(project: TestProject) {
   const fakeWeb = await startFakeWebServer();
   stops.push(() => fakeWeb.stop());
   project.provide("fakeWebUrl", fakeWeb.url);
+  const fakeSlack = await startFakeSlackApi();
+  stops.push(() => fakeSlack.stop());
+  project.provide("fakeSlackUrl", fakeSlack.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -32,5 +36,6 @@ declare module "vitest" {
     pgWsProxy: string;
     fakeModelUrl: string;
     fakeWebUrl: string;
+    fakeSlackUrl: string;
   }
 }

@@ -12,6 +12,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     ...(fakes.model ? modelProviders(fakes.model) : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     ...(fakes.web ? { tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } } } } : {}),
+    ...(fakes.slack ? { channels: { slack: slackTestChannel(fakes.slack) } } : {}),
   };
 }
 
@@ -39,6 +40,45 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           api: "openai-completions",
           models: [{ id: "gpt-test", cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 } }],
         },
+      },
+    },
+  };
+}
+
+/**
+ * `channels.slack` pointed at the fake Slack Web API (test/fakes/slack-api.ts). Two accounts: the
+ * default one on /slack/events and "ops" on its own path with its own secrets. Channel C0OPEN needs
+ * no mention and threads every reply; C0GATED (the "*" entry) requires a mention. DMs are open.
+ */
+export const TEST_SLACK = {
+  signingSecret: "test-slack-signing-secret",
+  opsSigningSecret: "test-slack-ops-signing-secret",
+  team: "TTEST",
+  botUserId: "UBOTTEST",
+  botId: "BBOTTEST",
+} as const;
+
+function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
+  return {
+    mode: "http",
+    apiBaseUrl: `${fakeSlackUrl}/api/`,
+    botToken: { source: "env", id: "TEST_SLACK_BOT_TOKEN" },
+    signingSecret: { source: "env", id: "TEST_SLACK_SIGNING_SECRET" },
+    dmPolicy: "open",
+    allowFrom: ["*"],
+    groupPolicy: "allowlist",
+    channels: {
+      C0OPEN: { requireMention: false, replyToMode: "all" },
+      "*": { requireMention: true },
+    },
+    streaming: { mode: "off" },
+    slashCommand: { enabled: true },
+    accounts: {
+      default: {},
+      ops: {
+        webhookPath: "/slack/ops/events",
+        botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
+        signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
       },
     },
   };

@@ -1,0 +1,107 @@
+import type { OutboundMessage, SendContext, SendResult } from "../adapter.ts";
+import { platformErrorCode, sendResultFromError, slackClient } from "./client.ts";
+import { markdownToMrkdwn } from "./format.ts";
+import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./route.ts";
+
+/**
+ * One reply chunk out to Slack. Never retries on its own (the outbox does, honouring Retry-After).
+ *
+ * - Slash-command routes answer through `response_url` (ephemeral unless configured otherwise).
+ * - The first chunk of a run that left a live preview (`progressState.previewTs`) or a native stream
+ *   (`streamTs`) edits that message into the final text instead of posting a second one; if the edit
+ *   is refused, the chunk is posted normally and the stale preview deleted (best effort), so the
+ *   user sees one answer, not two.
+ * - Every post carries `metadata.event_payload.outbox_id`, which `reconcileSlackMessage` looks for.
+ */
+export async function sendSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+  const { route } = message;
+  const text = markdownToMrkdwn(message.text);
+  if (route.extra?.responseUrl) return postToResponseUrl(route.extra.responseUrl, route.extra.responseType, text, ctx.signal);
+
+  const target = slackTarget(route, ctx);
+  if (!target) return { ok: false, retryable: false, error: "channels.slack is not configured" };
+  if (!target.botToken) return { ok: false, retryable: false, error: `no Slack bot token for account ${route.accountId}` };
+  const client = slackClient(target.botToken, target.account.apiBaseUrl);
+  const state = message.progressState ?? {};
+
+  if (message.chunkIndex === 0 && state.streamTs && state.streamChannel) {
+    // Close the native stream first; its streamed text is then replaced by the final chunk.
+    await client.chat.stopStream({ channel: state.streamChannel, ts: state.streamTs }).catch(() => undefined);
+  }
+  const previewTs = message.chunkIndex === 0 ? (state.streamTs ?? state.previewTs) : undefined;
+  const previewChannel = state.streamChannel ?? state.previewChannel ?? route.to;
+  if (previewTs) {
+    try {
+      await client.chat.update({ channel: previewChannel, ts: previewTs, text });
+      return { ok: true, platformMessageId: previewTs };
+    } catch (error) {
+      if (!platformErrorCode(error)) return sendResultFromError(error);
+      // Slack refused the edit (deleted, too old, …): fall through to a normal post.
+    }
+  }
+
+  try {
+    const threadTs = threadTsFor(route, target.account, message.chunkIndex);
+    const result = await client.chat.postMessage({
+      channel: route.to,
+      text,
+      mrkdwn: true,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      unfurl_links: target.account.unfurlLinks,
+      ...(target.account.unfurlMedia !== undefined ? { unfurl_media: target.account.unfurlMedia } : {}),
+      metadata: replyMetadata(message),
+    });
+    if (previewTs) await client.chat.delete({ channel: previewChannel, ts: previewTs }).catch(() => undefined);
+    return { ok: true, platformMessageId: result.ts };
+  } catch (error) {
+    return sendResultFromError(error);
+  }
+}
+
+/**
+ * Did an earlier attempt of this chunk reach Slack? Looks for our metadata marker among the recent
+ * messages of the conversation (or of the thread). Returns the message ts, null when it is not
+ * there (safe to send), and throws when it cannot tell (Slack unreachable, or a response_url reply,
+ * which leaves no trace to look for) — the outbox then asks again later instead of re-sending.
+ */
+export async function reconcileSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<{ platformMessageId?: string } | null> {
+  const { route } = message;
+  if (route.extra?.responseUrl) throw new Error("a response_url reply cannot be looked up; not re-sent");
+  const target = slackTarget(route, ctx);
+  if (!target?.botToken) throw new Error("Slack is not configured for this route");
+  const client = slackClient(target.botToken, target.account.apiBaseUrl);
+  const threadTs = threadTsFor(route, target.account, message.chunkIndex);
+  const page = threadTs
+    ? await client.conversations.replies({ channel: route.to, ts: threadTs, include_all_metadata: true, limit: 200 })
+    : await client.conversations.history({ channel: route.to, include_all_metadata: true, limit: 100 });
+  for (const found of page.messages ?? []) {
+    const metadata = found.metadata as { event_type?: string; event_payload?: Record<string, unknown> } | undefined;
+    if (metadata?.event_type === REPLY_EVENT_TYPE && metadata.event_payload?.outbox_id === message.id) return { platformMessageId: found.ts };
+  }
+  // Not posted. (A first chunk that edits its preview is idempotent anyway: editing again is safe.)
+  return null;
+}
+
+/** `response_url` takes up to five replies within 30 minutes; each is a plain JSON POST, no token. */
+async function postToResponseUrl(url: string, responseType: string | undefined, text: string, signal?: AbortSignal): Promise<SendResult> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ response_type: responseType === "in_channel" ? "in_channel" : "ephemeral", replace_original: false, text }),
+      redirect: "manual",
+      signal,
+    });
+  } catch (error) {
+    return { ok: false, outcomeUnknown: true, error: `response_url: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  await response.body?.cancel();
+  if (response.ok) return { ok: true };
+  if (response.status === 429) {
+    const seconds = Number(response.headers.get("retry-after") ?? "1");
+    return { ok: false, retryable: true, retryAfterMs: (Number.isFinite(seconds) ? seconds : 1) * 1000, error: "response_url rate limited" };
+  }
+  // 404 = the URL expired (30 min) or was used up: nothing to retry.
+  return { ok: false, retryable: response.status >= 500, error: `response_url http ${response.status}` };
+}

@@ -1,0 +1,269 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A fake Slack Web API on loopback, speaking Slack's wire format: `POST /api/<method>` with a
+ * form-urlencoded (what @slack/web-api sends; nested values JSON-encoded) or JSON body and
+ * `Authorization: Bearer <token>`; answers `{ ok: true, … }` / `{ ok: false, error }` with HTTP 200, and
+ * HTTP 429 + `Retry-After` when rate limited. Also serves slash-command `response_url`s at
+ * `POST /response/<id>`. Keeps the messages it was sent so conversations.history/replies can find them.
+ *
+ * Control endpoints (tests inside workerd call these by plain fetch):
+ *   POST /_control/script   {method, channel?, times?, status?, retryAfter?, error?, dropConnection?}
+ *        the next `times` (default 1) calls of `method` (for `channel` when given) fail: HTTP `status`
+ *        (429 sends Retry-After: `retryAfter`, default 1), or `{ok:false,error}`; `dropConnection`
+ *        applies the call and then destroys the socket (the caller cannot know it worked).
+ *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
+ *   GET  /_control/calls?method=&channel=                       recorded calls (token redacted to its last 4)
+ *   GET  /_control/messages?channel=                            messages as stored (after edits/deletes)
+ *   POST /_control/reset                                        forget calls, messages and scripts
+ * Tokens: any `xoxb-…` works except `xoxb-invalid` (invalid_auth). Unknown methods → unknown_method.
+ */
+
+export interface FakeSlackApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Script {
+  method: string;
+  channel?: string;
+  times: number;
+  status?: number;
+  retryAfter?: number;
+  error?: string;
+  dropConnection?: boolean;
+}
+
+interface StoredMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  thread_ts?: string;
+  user: string;
+  bot_id: string;
+  metadata?: unknown;
+  streaming?: boolean;
+  deleted?: boolean;
+}
+
+interface RecordedCall {
+  method: string;
+  args: Record<string, unknown>;
+  token: string;
+  at: number;
+}
+
+const DEFAULT_IDENTITY = { user_id: "UBOTTEST", bot_id: "BBOTTEST", team_id: "TTEST" };
+
+export async function startFakeSlackApi(): Promise<FakeSlackApi> {
+  let calls: RecordedCall[] = [];
+  let messages: StoredMessage[] = [];
+  let scripts: Script[] = [];
+  const identities = new Map<string, typeof DEFAULT_IDENTITY>();
+  let clock = 1_700_000_000_000_000; // microseconds, so every ts is unique and ordered
+
+  const nextTs = () => {
+    clock += 1;
+    return `${Math.floor(clock / 1_000_000)}.${String(clock % 1_000_000).padStart(6, "0")}`;
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      res.statusCode = 500;
+      res.end(String(error));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const body = await readBody(req);
+    if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
+    if (url.pathname.startsWith("/response/")) {
+      calls.push({ method: "response_url", args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) }, token: "", at: Date.now() });
+      return json(res, 200, { ok: true });
+    }
+    const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
+    if (!match || req.method !== "POST") return json(res, 404, { ok: false, error: "not_found" });
+    const method = match[1]!;
+    const args = parseArgs(body, req.headers["content-type"]);
+    const auth = String(req.headers.authorization ?? "");
+    const token = auth.startsWith("Bearer ") ? auth.slice(7) : typeof args.token === "string" ? args.token : "";
+    delete args.token;
+    calls.push({ method, args, token: token ? `…${token.slice(-4)}` : "", at: Date.now() });
+
+    const channel = typeof args.channel === "string" ? args.channel : undefined;
+    const script = scripts.find((s) => s.method === method && (!s.channel || s.channel === channel) && s.times > 0);
+    if (script && !script.dropConnection) {
+      script.times -= 1;
+      if (script.status === 429) {
+        res.setHeader("Retry-After", String(script.retryAfter ?? 1));
+        return json(res, 429, { ok: false, error: "ratelimited" });
+      }
+      if (script.status && script.status !== 200) return json(res, script.status, { ok: false, error: "server_error" });
+      return json(res, 200, { ok: false, error: script.error ?? "internal_error" });
+    }
+    if (!token.startsWith("xox") || token === "xoxb-invalid") return json(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
+
+    const result = apply(method, args, token);
+    if (script?.dropConnection) {
+      script.times -= 1;
+      // The call took effect; the caller never hears about it.
+      req.socket.destroy();
+      return;
+    }
+    return json(res, 200, result);
+  }
+
+  function apply(method: string, args: Record<string, unknown>, token: string): Record<string, unknown> {
+    const identity = identities.get(token) ?? DEFAULT_IDENTITY;
+    const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
+    switch (method) {
+      case "auth.test":
+        return { ok: true, url: "https://fake.slack.test/", team: "Fake", user: "edgeclaw", ...identity };
+      case "chat.postMessage":
+      case "chat.startStream": {
+        const channel = str("channel");
+        if (!channel) return { ok: false, error: "channel_not_found" };
+        if (method === "chat.startStream" && !str("thread_ts")) return { ok: false, error: "invalid_arguments" };
+        const text = str("text") ?? str("markdown_text") ?? "";
+        if (method === "chat.postMessage" && !text && !args.blocks) return { ok: false, error: "no_text" };
+        const message: StoredMessage = {
+          channel,
+          ts: nextTs(),
+          text,
+          thread_ts: str("thread_ts"),
+          user: identity.user_id,
+          bot_id: identity.bot_id,
+          metadata: args.metadata,
+          streaming: method === "chat.startStream",
+        };
+        messages.push(message);
+        return { ok: true, channel, ts: message.ts, message: { type: "message", text, user: message.user, bot_id: message.bot_id, ts: message.ts } };
+      }
+      case "chat.appendStream":
+      case "chat.stopStream":
+      case "chat.update":
+      case "chat.delete": {
+        const found = messages.find((m) => m.channel === str("channel") && m.ts === str("ts") && !m.deleted);
+        if (!found) return { ok: false, error: "message_not_found" };
+        if (method === "chat.appendStream") {
+          if (!found.streaming) return { ok: false, error: "message_not_in_streaming_state" };
+          found.text += str("markdown_text") ?? "";
+        } else if (method === "chat.stopStream") {
+          if (!found.streaming) return { ok: false, error: "message_not_in_streaming_state" };
+          found.text += str("markdown_text") ?? "";
+          found.streaming = false;
+        } else if (method === "chat.update") {
+          found.text = str("text") ?? str("markdown_text") ?? found.text;
+        } else {
+          found.deleted = true;
+        }
+        return { ok: true, channel: found.channel, ts: found.ts };
+      }
+      case "conversations.history":
+      case "conversations.replies": {
+        const channel = str("channel");
+        const thread = str("ts");
+        const list = messages
+          .filter((m) => m.channel === channel && !m.deleted)
+          .filter((m) => (method === "conversations.replies" ? m.thread_ts === thread || m.ts === thread : !m.thread_ts))
+          .sort((a, b) => (a.ts < b.ts ? 1 : -1))
+          .slice(0, Number(args.limit ?? 100))
+          .map((m) => ({
+            type: "message",
+            user: m.user,
+            bot_id: m.bot_id,
+            text: m.text,
+            ts: m.ts,
+            thread_ts: m.thread_ts,
+            ...(String(args.include_all_metadata) === "true" && m.metadata ? { metadata: m.metadata } : {}),
+          }));
+        return { ok: true, messages: method === "conversations.replies" ? list.reverse() : list, has_more: false };
+      }
+      case "reactions.add":
+      case "reactions.remove":
+      case "assistant.threads.setStatus":
+        return { ok: true };
+      default:
+        return { ok: false, error: "unknown_method" };
+    }
+  }
+
+  function control(url: URL, method: string, body: string, res: ServerResponse) {
+    const path = url.pathname.slice("/_control/".length);
+    if (path === "reset" && method === "POST") {
+      calls = [];
+      messages = [];
+      scripts = [];
+      identities.clear();
+      return json(res, 200, { ok: true });
+    }
+    if (path === "script" && method === "POST") {
+      const script = JSON.parse(body) as Partial<Script> & { method: string };
+      scripts.push({ times: 1, ...script });
+      return json(res, 200, { ok: true });
+    }
+    if (path === "identity" && method === "POST") {
+      const { token, ...identity } = JSON.parse(body) as { token: string } & typeof DEFAULT_IDENTITY;
+      identities.set(token, { ...DEFAULT_IDENTITY, ...identity });
+      return json(res, 200, { ok: true });
+    }
+    const channel = url.searchParams.get("channel");
+    if (path === "calls") {
+      const only = url.searchParams.get("method");
+      return json(
+        res,
+        200,
+        calls.filter((c) => (!only || c.method === only) && (!channel || c.args.channel === channel)),
+      );
+    }
+    if (path === "messages") return json(res, 200, messages.filter((m) => !channel || m.channel === channel));
+    return json(res, 404, { error: "unknown control endpoint" });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
+  if (!body) return {};
+  if ((contentType ?? "").includes("application/json")) return JSON.parse(body) as Record<string, unknown>;
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    // @slack/web-api JSON-encodes nested values (metadata, blocks) inside the form.
+    args[key] = /^[[{]/.test(value) ? safeJson(value) : value;
+  }
+  return args;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.statusCode = status;
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify(body));
+}
