@@ -117,6 +117,7 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
 
   function askForToken(message) {
     log.hidden = true; composer.hidden = true; tokenForm.hidden = false;
+    agentSelect.hidden = true; $("new-chat").hidden = true;
     tokenError.textContent = message || "";
     tokenInput.value = "";
     tokenInput.focus();
@@ -131,6 +132,7 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
   function start() {
     if (!token()) { askForToken(); return; }
     tokenForm.hidden = true; log.hidden = false; composer.hidden = false;
+    agentSelect.hidden = false; $("new-chat").hidden = false;
     fetch("/v1/models", { headers: headers({}) }).then(function (response) {
       if (response.status === 401) { askForToken("That token was not accepted."); return null; }
       if (!response.ok) return readError(response).then(function (error) { showError(error); return null; });
