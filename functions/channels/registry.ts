@@ -1,10 +1,11 @@
 import type { ChannelAdapter } from "./adapter.ts";
+import { slackAdapter } from "./slack/index.ts";
 
 /**
  * Every channel the Worker serves over webhooks. Adding a channel = one folder under
  * functions/channels/ and one line here.
  */
-export const channelAdapters: ChannelAdapter[] = [];
+export const channelAdapters: ChannelAdapter[] = [slackAdapter];
 
 /** Channels whose replies go back on the HTTP response itself (no outbound platform API). */
 export const HTTP_CHANNELS = new Set(["openai", "webchat"]);

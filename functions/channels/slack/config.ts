@@ -144,11 +144,18 @@ export type SlackAccount = SlackChannelConfig & { accountId: string };
 
 export const DEFAULT_ACCOUNT_ID = "default";
 
+const parsedBlocks = new WeakMap<object, SlackChannelConfig>();
+
 export function slackConfig(config: EdgeclawConfig): SlackChannelConfig | undefined {
   const block = (config.channels as Record<string, unknown>)["slack"];
-  if (block === undefined) return undefined;
-  // parseConfig has validated it already; this only narrows the type for callers.
-  return slackChannelSchema.parse(block);
+  if (block === undefined || typeof block !== "object" || block === null) return undefined;
+  let parsed = parsedBlocks.get(block);
+  if (!parsed) {
+    // parseConfig has validated it already; this narrows the type (and applies defaults for hand-built configs).
+    parsed = slackChannelSchema.parse(block);
+    parsedBlocks.set(block, parsed);
+  }
+  return parsed;
 }
 
 /** Account ids of `channels.slack`: each `accounts.<id>`, or the root alone when there are none. */

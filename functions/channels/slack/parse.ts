@@ -182,7 +182,7 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
       to: event.channel,
       threadId: threadTs,
       replyToMessageId: event.ts,
-      extra: { teamId: team, senderId: sender, chatType },
+      extra: { teamId: team, senderId: sender, chatType, mentioned: wasMentioned ? "1" : "0" },
     },
   });
 }
@@ -286,6 +286,7 @@ export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackP
         teamId: command.team_id,
         senderId: command.user_id,
         chatType,
+        mentioned: "1",
         responseUrl: command.response_url,
         responseType: slash.ephemeral ? "ephemeral" : "in_channel",
         sessionKeyHint: `${slash.sessionPrefix}:${command.user_id}`,

@@ -1,0 +1,18 @@
+import type { ChannelAdapter } from "../adapter.ts";
+import { slackAccount, slackConfig } from "./config.ts";
+import { mountSlack } from "./ingress.ts";
+import { slackProgress } from "./progress.ts";
+import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
+
+/** Slack over HTTP Request URLs (Events API, slash commands, interactivity) + the Web API for replies. */
+export const slackAdapter: ChannelAdapter = {
+  id: "slack",
+  textChunkLimit(config, accountId) {
+    const slack = slackConfig(config);
+    return slack ? slackAccount(slack, accountId).textChunkLimit : 8000;
+  },
+  mount: mountSlack,
+  send: sendSlackMessage,
+  reconcile: reconcileSlackMessage,
+  progress: slackProgress,
+};

@@ -1,0 +1,141 @@
+import type { Context, Hono } from "hono";
+import type { Env } from "../../../workers/env.ts";
+import { ingestEnvelope } from "../../../workers/ingest.ts";
+import { configFromEnv } from "../../config/load.ts";
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import type { InboundEnvelope } from "../envelope.ts";
+import { slackAccount, slackAccountIds, slackConfig, slackSecrets, type SlackAccount, type SlackChannelConfig } from "./config.ts";
+import { slackBotIdentity } from "./identity.ts";
+import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult } from "./parse.ts";
+import { verifySlackSignature } from "./verify.ts";
+
+/**
+ * The Slack Request URL: one POST path per account (`webhookPath`, default /slack/events) for
+ * events, slash commands and interactivity. Thin, in this order: cap the body → read the raw bytes
+ * once → verify the v0 signature → answer handshakes → parse → route + durable accept → 200.
+ * A failed accept answers 500 so Slack retries (its retries carry the same event_id, deduplicated
+ * by the SessionDO). Paths come from the config, which is only known per request, so this is a
+ * middleware that claims matching POSTs and lets everything else through.
+ */
+
+/** Slack's payloads are small; 1 MiB is far above any real event and bounds what is read pre-auth. */
+export const SLACK_MAX_BODY_BYTES = 1024 * 1024;
+
+type SlackRoute = { slack: SlackChannelConfig; account: SlackAccount };
+const routeTables = new WeakMap<EdgeclawConfig, Map<string, SlackRoute>>();
+
+/** webhookPath → account, for accounts served over HTTP. A second account on the same path is refused. */
+export function slackRouteTable(config: EdgeclawConfig): Map<string, SlackRoute> {
+  let table = routeTables.get(config);
+  if (table) return table;
+  table = new Map();
+  const slack = slackConfig(config);
+  if (slack && slack.enabled) {
+    for (const accountId of slackAccountIds(slack)) {
+      const account = slackAccount(slack, accountId);
+      if (!account.enabled || (account.mode && account.mode !== "http")) continue;
+      if (table.has(account.webhookPath)) {
+        console.error(`channels.slack: account ${accountId} reuses webhookPath ${account.webhookPath}; not mounted`);
+        continue;
+      }
+      table.set(account.webhookPath, { slack, account });
+    }
+  }
+  routeTables.set(config, table);
+  return table;
+}
+
+export function mountSlack(app: Hono<{ Bindings: Env }>): void {
+  app.use("*", async (c, next) => {
+    if (c.req.method !== "POST") return next();
+    const route = slackRouteTable(configFromEnv(c.env)).get(c.req.path);
+    if (!route) return next();
+    return handleSlackRequest(c, route);
+  });
+}
+
+async function handleSlackRequest(c: Context<{ Bindings: Env }>, { slack, account }: SlackRoute): Promise<Response> {
+  const receivedAt = Date.now();
+  const raw = await readCapped(c.req.raw, SLACK_MAX_BODY_BYTES);
+  if (raw === "too-large") return c.json({ error: "body too large" }, 413);
+
+  const secrets = slackSecrets(slack, account, c.env);
+  const verified = await verifySlackSignature(raw, c.req.raw.headers, secrets.signingSecret, receivedAt);
+  if (!verified.ok) {
+    if (verified.reason === "no-secret") console.error(`channels.slack account ${account.accountId}: no signing secret; refusing requests`);
+    return c.json({ error: `signature check failed: ${verified.reason}` }, 401);
+  }
+
+  const request = classifySlackRequest(raw, c.req.header("content-type") ?? null);
+  switch (request.kind) {
+    case "malformed":
+      return c.json({ error: `malformed Slack request: ${request.reason}` }, 400);
+    case "url_verification":
+      return c.json({ challenge: request.challenge });
+    case "ssl_check":
+    case "app_rate_limited":
+      return c.body(null, 200);
+    case "event": {
+      const bot = await slackBotIdentity(secrets.botToken, account.apiBaseUrl);
+      return accept(c, envelopeFromEvent(request.callback, { account, bot, receivedAt }));
+    }
+    case "interaction":
+      return accept(c, envelopeFromInteraction(request.interaction, { account, bot: {}, receivedAt }));
+    case "slash": {
+      const parsed = envelopeFromSlashCommand(request.command, { account, bot: {}, receivedAt });
+      if ("dropped" in parsed) return c.json({ response_type: "ephemeral", text: "This command is not enabled here." });
+      try {
+        await ingest(c.env, parsed.envelope);
+      } catch (error) {
+        // Slack does not retry slash commands: tell the user instead of answering 5xx.
+        console.error("slack slash command not accepted", error instanceof Error ? error.message : error);
+        return c.json({ response_type: "ephemeral", text: "Sorry, that could not be queued. Please try again." });
+      }
+      // The answer follows through response_url; an empty 200 shows nothing extra.
+      return c.body(null, 200);
+    }
+  }
+}
+
+async function accept(c: Context<{ Bindings: Env }>, parsed: SlackParseResult): Promise<Response> {
+  if ("dropped" in parsed) return c.body(null, 200, { "x-edgeclaw-dropped": parsed.dropped.slice(0, 120) });
+  try {
+    const outcome = await ingest(c.env, parsed.envelope);
+    if (outcome.status === "unrouted") return c.body(null, 200, { "x-edgeclaw-dropped": outcome.reason.slice(0, 120) });
+    return c.body(null, 200, { "x-openclaw-delivery-accepted": "durable" });
+  } catch (error) {
+    console.error("slack event not accepted", error instanceof Error ? error.message : error);
+    return c.json({ error: "not accepted, retry" }, 500);
+  }
+}
+
+function ingest(env: Env, envelope: InboundEnvelope) {
+  return ingestEnvelope(env, envelope);
+}
+
+/** Reads at most `max` bytes; a declared or actual larger body is refused without reading it all. */
+async function readCapped(request: Request, max: number): Promise<Uint8Array | "too-large"> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > max) return "too-large";
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel();
+      return "too-large";
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}
