@@ -1,0 +1,147 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SessionStore } from "../../durable-objects/session/storage.ts";
+import { deliverDueOutbox } from "../../durable-objects/session/outbox.ts";
+import type { ChannelAdapter, OutboundMessage, SendResult } from "../../functions/channels/adapter.ts";
+import { configFromEnv } from "../../functions/config/load.ts";
+import { env } from "cloudflare:test";
+import { sessionStub } from "./helpers.ts";
+
+/**
+ * The outbox against a scripted channel: each test scripts what "the platform" answers per send
+ * and checks what the outbox records and how often it sends. The outbox and its SQLite are real.
+ */
+type Answers = Array<SendResult | "throw"> | Record<string, Array<SendResult | "throw">>;
+
+function scriptedChannel(answers: Answers, options: { reconcile?: Array<{ platformMessageId?: string } | null | "throw"> } = {}) {
+  const sent: OutboundMessage[] = [];
+  const reconciled: OutboundMessage[] = [];
+  const adapter: ChannelAdapter = {
+    id: "scripted",
+    textChunkLimit: () => 4000,
+    mount: () => undefined,
+    async send(message) {
+      sent.push(message);
+      const queue = Array.isArray(answers) ? answers : (answers[message.id] ?? []);
+      const answer = queue.shift() ?? { ok: true, platformMessageId: `m${sent.length}` };
+      if (answer === "throw") throw new Error("connection reset");
+      return answer;
+    },
+    ...(options.reconcile
+      ? {
+          async reconcile(message: OutboundMessage) {
+            reconciled.push(message);
+            const answer = options.reconcile!.shift() ?? null;
+            if (answer === "throw") throw new Error("history unavailable");
+            return answer;
+          },
+        }
+      : {}),
+  };
+  return { adapter, sent, reconciled };
+}
+
+const route = { channel: "scripted", accountId: "default", to: "C1" };
+
+async function withStore<T>(name: string, work: (store: SessionStore) => Promise<T>): Promise<T> {
+  return runInDurableObject(sessionStub(`agent:main:outbox-${name}`), async (_instance, state) => work(new SessionStore(state.storage.sql)));
+}
+
+function deliver(store: SessionStore, adapter: ChannelAdapter, now: number, maxAttempts = 3) {
+  return deliverDueOutbox({
+    store,
+    adapterFor: (channel) => (channel === adapter.id ? adapter : undefined),
+    ctx: { env, config: configFromEnv(env) },
+    policy: { maxAttempts, maxBackoffMs: 60_000 },
+    progressStateFor: () => undefined,
+    now: () => now,
+    random: () => 0.5,
+  });
+}
+
+describe("outbox", () => {
+  it("retries a rate-limited chunk after Retry-After, then sends it once", async () => {
+    await withStore("retry", async (store) => {
+      const { adapter, sent } = scriptedChannel([{ ok: false, retryable: true, retryAfterMs: 7_000, error: "ratelimited" }]);
+      store.insertOutbox({ id: "r1:0", runId: "r1", route, text: "hi", chunkIndex: 0, chunkCount: 1 }, 1_000);
+      await deliver(store, adapter, 1_000);
+      expect(sent).toHaveLength(1);
+      const [row] = store.outboxRows();
+      expect(row).toMatchObject({ state: "pending", attempts: 1, nextAt: 8_000 });
+      await deliver(store, adapter, 7_999);
+      expect(sent).toHaveLength(1);
+      await deliver(store, adapter, 8_000);
+      expect(sent).toHaveLength(2);
+      expect(store.outboxRows()[0]).toMatchObject({ state: "sent", platformId: "m2" });
+      await deliver(store, adapter, 100_000);
+      expect(sent).toHaveLength(2);
+    });
+  });
+
+  it("keeps later chunks of a reply behind a chunk that is waiting to retry", async () => {
+    await withStore("order", async (store) => {
+      const { adapter, sent } = scriptedChannel([{ ok: false, retryable: true, retryAfterMs: 1_000, error: "429" }]);
+      store.insertOutbox({ id: "r2:0", runId: "r2", route, text: "part 1", chunkIndex: 0, chunkCount: 2 }, 0);
+      store.insertOutbox({ id: "r2:1", runId: "r2", route, text: "part 2", chunkIndex: 1, chunkCount: 2 }, 0);
+      await deliver(store, adapter, 0);
+      expect(sent.map((m) => m.text)).toEqual(["part 1"]);
+      await deliver(store, adapter, 1_000);
+      expect(sent.map((m) => m.text)).toEqual(["part 1", "part 1", "part 2"]);
+    });
+  });
+
+  it("dead-letters a chunk after the attempt bound and on a permanent error", async () => {
+    await withStore("dead", async (store) => {
+      const failing = { ok: false as const, retryable: true, error: "503" };
+      const { adapter, sent } = scriptedChannel({
+        "r3:0": [failing, failing, failing],
+        "r4:0": [{ ok: false, retryable: false, error: "channel_not_found" }],
+      });
+      store.insertOutbox({ id: "r3:0", runId: "r3", route, text: "a", chunkIndex: 0, chunkCount: 1 }, 0);
+      store.insertOutbox({ id: "r4:0", runId: "r4", route, text: "b", chunkIndex: 0, chunkCount: 1 }, 0);
+      const dead: string[] = [];
+      for (let t = 0; t < 10; t++) dead.push(...(await deliver(store, adapter, t * 120_000)).map((d) => `${d.row.id}: ${d.reason}`));
+      expect(sent.filter((m) => m.id === "r3:0")).toHaveLength(3);
+      expect(sent.filter((m) => m.id === "r4:0")).toHaveLength(1);
+      expect(dead.sort()).toEqual(["r3:0: gave up after 3 attempts: 503", "r4:0: channel_not_found"]);
+      expect(store.outboxRows("dead").map((row) => row.id).sort()).toEqual(["r3:0", "r4:0"]);
+    });
+  });
+
+  it("never re-sends a chunk whose outcome is unknown when the platform says it arrived", async () => {
+    await withStore("reconcile-found", async (store) => {
+      const { adapter, sent, reconciled } = scriptedChannel(["throw"], { reconcile: [{ platformMessageId: "ts-1" }] });
+      store.insertOutbox({ id: "r5:0", runId: "r5", route, text: "answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      await deliver(store, adapter, 0);
+      expect(store.outboxRows()[0]!.state).toBe("unknown");
+      await deliver(store, adapter, 120_000);
+      expect(sent).toHaveLength(1);
+      expect(reconciled).toHaveLength(1);
+      expect(store.outboxRows()[0]).toMatchObject({ state: "sent", platformId: "ts-1" });
+    });
+  });
+
+  it("sends again only when reconciling shows the first attempt never arrived", async () => {
+    await withStore("reconcile-missing", async (store) => {
+      const { adapter, sent } = scriptedChannel([{ ok: false, outcomeUnknown: true, error: "timeout" }], { reconcile: ["throw", null] });
+      store.insertOutbox({ id: "r6:0", runId: "r6", route, text: "answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      await deliver(store, adapter, 0);
+      await deliver(store, adapter, 120_000); // reconcile fails: ask again later, do not send
+      expect(sent).toHaveLength(1);
+      await deliver(store, adapter, 240_000); // reconcile: not there → send
+      expect(sent).toHaveLength(2);
+      expect(store.outboxRows()[0]!.state).toBe("sent");
+    });
+  });
+
+  it("a crash mid-send (row left 'sending') on a channel that cannot reconcile is not repeated", async () => {
+    await withStore("crash", async (store) => {
+      const { adapter, sent } = scriptedChannel([]);
+      store.insertOutbox({ id: "r7:0", runId: "r7", route, text: "answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      store.updateOutbox("r7:0", { state: "sending", attempts: 1 }, 0);
+      const dead = await deliver(store, adapter, 1);
+      expect(sent).toHaveLength(0);
+      expect(dead[0]?.reason).toContain("not re-sent");
+    });
+  });
+});
