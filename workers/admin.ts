@@ -170,16 +170,11 @@ admin.get("/sessions/:key", async (c) => {
   });
 });
 
-/** Implemented by SessionDO (the integrator's side of this contract). */
-interface AdminResettable {
-  adminReset(): Promise<unknown>;
-}
-
 admin.post("/sessions/:key/reset", async (c) => {
   const key = c.req.param("key");
   const exists = await withDb(c.env, async (db) => (await db.select({ k: sessions.sessionKey }).from(sessions).where(eq(sessions.sessionKey, key)).limit(1)).length > 0);
   if (!exists) return fail(c, 404, "session_not_found", `no session "${key}"`);
-  const stub = c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key)) as unknown as AdminResettable;
+  const stub = c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key));
   try {
     const result = await stub.adminReset();
     await withDb(c.env, (db) =>
@@ -189,6 +184,15 @@ admin.post("/sessions/:key/reset", async (c) => {
   } catch (error) {
     return fail(c, 502, "session_reset_failed", `session reset failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+});
+
+/** Reply chunks the outbox gave up on (after its retry bound or a permanent platform error). */
+admin.get("/sessions/:key/dead-letters", async (c) => {
+  const key = c.req.param("key");
+  const exists = await withDb(c.env, async (db) => (await db.select({ k: sessions.sessionKey }).from(sessions).where(eq(sessions.sessionKey, key)).limit(1)).length > 0);
+  if (!exists) return fail(c, 404, "session_not_found", `no session "${key}"`);
+  const deadLetters = await c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key)).deadLetters();
+  return c.json({ sessionKey: key, deadLetters });
 });
 
 function sessionJson(row: typeof sessions.$inferSelect) {
