@@ -102,7 +102,7 @@ async function accept(c: Context<{ Bindings: Env }>, parsed: SlackParseResult): 
   try {
     const outcome = await ingest(c.env, parsed.envelope);
     if (outcome.status === "unrouted") return c.body(null, 200, { "x-edgeclaw-dropped": outcome.reason.slice(0, 120) });
-    return c.body(null, 200, { "x-openclaw-delivery-accepted": "durable" });
+    return c.body(null, 200, { "x-openclaw-delivery-accepted": "durable", "x-edgeclaw-ingest": outcome.status });
   } catch (error) {
     console.error("slack event not accepted", error instanceof Error ? error.message : error);
     return c.json({ error: "not accepted, retry" }, 500);
