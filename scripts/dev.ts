@@ -5,7 +5,7 @@
  * EDGECLAW_PORT (default 8787) picks the port, so several instances can run side by side.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
@@ -30,6 +30,8 @@ let postgres: LocalPostgres | undefined;
 let wrangler: ChildProcess | undefined;
 let unlock: (() => void) | undefined;
 let stopping: Promise<void> | undefined;
+/** The merged secrets file handed to wrangler; removed on stop so keys do not linger on disk. */
+const envFile = join(dataDir, "dev-secrets.env");
 
 function fail(message: string): never {
   console.error(`edgeclaw dev: ${message}`);
@@ -71,7 +73,6 @@ async function main() {
   // The local database always wins over a DATABASE_URL in .dev.vars: dev never touches production.
   vars.DATABASE_URL = postgres.databaseUrl;
   vars.EDGECLAW_PG_WS_PROXY = postgres.wsProxy;
-  const envFile = join(dataDir, "dev-secrets.env");
   writeEnvFile(envFile, vars);
 
   const args = [
@@ -161,6 +162,7 @@ function stop(): Promise<void> {
     }
     // Whatever wrangler left behind in its group (workerd) goes too.
     if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+    rmSync(envFile, { force: true });
     await postgres?.stop().catch((error: unknown) => console.error(`edgeclaw dev: stopping Postgres: ${String(error)}`));
     unlock?.();
   })();
@@ -175,15 +177,29 @@ function signalGroup(pid: number, signal: NodeJS.Signals) {
   }
 }
 
+/**
+ * Ctrl-C reaches every process in the terminal's group, and tsx (our parent) relays it once more:
+ * a repeat within this window is the same keypress, not the "stop now" second Ctrl-C.
+ */
+const REPEATED_SIGNAL_MS = 1_500;
+let firstSignalAt = 0;
+
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
     if (stopping) {
-      // Second Ctrl-C: do not wait for anything.
+      if (Date.now() - firstSignalAt < REPEATED_SIGNAL_MS) return;
+      // A real second Ctrl-C: do not wait for anything.
       if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
+      rmSync(envFile, { force: true });
+      unlock?.();
       process.exit(130);
     }
+    firstSignalAt = Date.now();
     console.log(`\nedgeclaw dev: stopping (${signal})`);
-    void stop().then(() => process.exit(0));
+    void stop().then(() => {
+      console.log("edgeclaw dev: stopped");
+      process.exit(0);
+    });
   });
 }
 process.on("exit", () => {
