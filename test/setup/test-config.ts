@@ -48,7 +48,7 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
 /**
  * `channels.slack` pointed at the fake Slack Web API (test/fakes/slack-api.ts). Two accounts: the
  * default one on /slack/events and "ops" on its own path with its own secrets. Channel C0OPEN needs
- * no mention and threads every reply; C0GATED (the "*" entry) requires a mention. DMs are open.
+ * no mention and threads every reply; C0GATED (the "*" entry) requires a mention. DMs are open on the default account; "ops" pairs unknown DM senders.
  */
 export const TEST_SLACK = {
   signingSecret: "test-slack-signing-secret",
@@ -77,6 +77,8 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
       default: {},
       ops: {
         webhookPath: "/slack/ops/events",
+        dmPolicy: "pairing",
+        allowFrom: [],
         botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
         signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
       },

@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { BOT_USER, messageEvent, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, scriptSlack, slackCalls, slackMessages, uniqueId, waitFor } from "./helpers.ts";
+
+/**
+ * Signed Slack event → Worker → durable accept in the SessionDO → agent run against the fake model
+ * (one tool call, then the answer) → reply through the fake Slack Web API.
+ */
+
+const nowTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function repliesIn(channel: string, minimum = 1) {
+  return waitFor(async () => {
+    const messages = (await slackMessages(channel)).filter((m) => !m.deleted);
+    return messages.length >= minimum ? messages : undefined;
+  }, 20_000);
+}
+
+function toolThenAnswer(answer: string) {
+  return [
+    { type: "tool_calls", calls: [{ name: "session_status", arguments: {} }] },
+    { type: "text", text: answer },
+  ];
+}
+
+describe("Slack end to end", () => {
+  it("answers a DM after one tool call, exactly once, even when Slack delivers the event three times", async () => {
+    const scenario = newScenario("slack-dm");
+    await scriptModel(scenario, toolThenAnswer("All **good** here."));
+    const channel = uniqueId("D");
+    const body = messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", text: `status please [scenario:${scenario}]`, ts: nowTs() });
+    const deliveries = await Promise.all([postSigned(body), postSigned(body), postSigned(body)]);
+    expect(deliveries.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual(["accepted", "duplicate", "duplicate"]);
+
+    const [reply] = await repliesIn(channel);
+    expect(reply!.text).toBe("All *good* here.");
+    expect(reply!.thread_ts).toBeUndefined(); // a top-level DM with replyToMode off stays top-level
+    await settle(1500);
+    expect(await slackMessages(channel)).toHaveLength(1);
+    const posts = await slackCalls("chat.postMessage", channel);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.args.unfurl_links).toBe("false");
+    expect(posts[0]!.token).toBe("…ault"); // the default account's bot token
+  });
+
+  it("waits out a 429 on the first post and still posts once", async () => {
+    const scenario = newScenario("slack-429");
+    await scriptModel(scenario, toolThenAnswer("Posted after the rate limit."));
+    const channel = uniqueId("D");
+    await scriptSlack({ method: "chat.postMessage", channel, status: 429, retryAfter: 1 });
+    const res = await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", text: `hi [scenario:${scenario}]`, ts: nowTs() }));
+    expect(res.status).toBe(200);
+
+    const [reply] = await repliesIn(channel);
+    expect(reply!.text).toBe("Posted after the rate limit.");
+    const posts = await slackCalls("chat.postMessage", channel);
+    expect(posts).toHaveLength(2); // the refused one and the one that landed
+    expect(await slackMessages(channel)).toHaveLength(1);
+  });
+
+  it("does not post twice when the first post landed but its answer was lost", async () => {
+    const scenario = newScenario("slack-lost");
+    await scriptModel(scenario, [{ type: "text", text: "Only once." }]);
+    const channel = uniqueId("D");
+    await scriptSlack({ method: "chat.postMessage", channel, dropConnection: true });
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", text: `hi [scenario:${scenario}]`, ts: nowTs() }));
+    await waitFor(async () => ((await slackCalls("conversations.history", channel)).length > 0 ? true : undefined), 20_000);
+    await settle(1500);
+    expect((await slackMessages(channel)).map((m) => m.text)).toEqual(["Only once."]);
+    expect(await slackCalls("chat.postMessage", channel)).toHaveLength(1);
+  });
+
+  it("replies in the thread of a channel message when replyToMode is all", async () => {
+    const scenario = newScenario("slack-thread");
+    await scriptModel(scenario, toolThenAnswer("Threaded answer."));
+    const ts = nowTs();
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel: "C0OPEN", channelType: "channel", text: `question [scenario:${scenario}]`, ts }));
+    const reply = await waitFor(async () => (await slackMessages("C0OPEN")).find((m) => m.thread_ts === ts && m.text === "Threaded answer."), 20_000);
+    expect(reply.thread_ts).toBe(ts);
+  });
+
+  it("answers in a mention-gated channel only when mentioned", async () => {
+    const channel = uniqueId("C");
+    const quiet = newScenario("slack-quiet");
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `just chatting [scenario:${quiet}]`, ts: nowTs() }));
+    const asked = newScenario("slack-asked");
+    await scriptModel(asked, [{ type: "text", text: "You called?" }]);
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `<@${BOT_USER}> help [scenario:${asked}]`, ts: nowTs() }));
+    const replies = await repliesIn(channel);
+    expect(replies.map((m) => m.text)).toEqual(["You called?"]);
+  });
+
+  it("answers an unknown DM sender on a pairing account with a pairing code, once", async () => {
+    const channel = uniqueId("D");
+    const user = uniqueId("U");
+    const first = messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", user, text: "hello?", ts: nowTs() });
+    const res = await postSigned(first, { path: "/slack/ops/events", secret: OPS_SIGNING_SECRET });
+    expect(res.status).toBe(200);
+    const [notice] = await repliesIn(channel);
+    expect(notice!.text).toContain("Pairing code:");
+    expect(notice!.text).toContain(user);
+    const posts = await slackCalls("chat.postMessage", channel);
+    expect(posts[0]!.token).toBe("…-ops");
+
+    const second = messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", user, text: "hello again", ts: nowTs() });
+    await postSigned(second, { path: "/slack/ops/events", secret: OPS_SIGNING_SECRET });
+    await settle(1500);
+    expect(await slackMessages(channel)).toHaveLength(1);
+  });
+});
