@@ -1,0 +1,72 @@
+/**
+ * `npm run deploy`: validate the config, apply the database migrations to DATABASE_URL (Neon) over
+ * the same driver the Worker uses, deploy the Worker with the config and workspace bundled in, and
+ * tell the user which Worker secrets it still needs.
+ *
+ *   DATABASE_URL=postgres://… npm run deploy
+ *   npm run deploy -- --skip-migrations      (database already migrated, or migrated elsewhere)
+ *   npm run deploy -- --dry-run              (everything but the upload)
+ */
+import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
+import { reportConfigError } from "./lib/config-file.ts";
+import { migrateDatabase, redactDatabaseUrl } from "./lib/migrate-neon.ts";
+import { requiredSecrets } from "./lib/required-secrets.ts";
+import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
+
+const args = new Set(process.argv.slice(2));
+const skipMigrations = args.has("--skip-migrations");
+const dryRun = args.has("--dry-run");
+
+async function main(): Promise<number> {
+  let inputs: BundleInputs;
+  try {
+    inputs = loadBundleInputs();
+  } catch (error) {
+    return reportConfigError(error);
+  }
+  for (const warning of inputs.warnings) console.warn(`warning: ${warning}`);
+  console.log(`edgeclaw deploy: ${inputs.summary}`);
+
+  if (!skipMigrations) {
+    const databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      console.error(
+        "edgeclaw deploy: DATABASE_URL is not set. Export your Neon connection string (Neon console → Connect, " +
+          "e.g. postgres://user:pass@ep-….neon.tech/neondb?sslmode=require) so the migrations can be applied, " +
+          "or pass --skip-migrations.",
+      );
+      return 1;
+    }
+    console.log(`edgeclaw deploy: migrating ${redactDatabaseUrl(databaseUrl)} …`);
+    try {
+      const outcome = await migrateDatabase(databaseUrl, { wsProxy: process.env.EDGECLAW_PG_WS_PROXY || undefined });
+      const applied = outcome.after - outcome.before;
+      console.log(`edgeclaw deploy: database up to date (${applied} migration${applied === 1 ? "" : "s"} applied, ${outcome.after} total)`);
+    } catch (error) {
+      console.error(`edgeclaw deploy: migration failed: ${error instanceof Error ? error.message : String(error)}`);
+      return 1;
+    }
+  }
+
+  const wranglerArgs = ["deploy", ...inputs.defineArgs, ...(dryRun ? ["--dry-run", "--outdir", "dist"] : [])];
+  const run = await runWrangler(wranglerArgs, { echo: true });
+  if (run.code !== 0) {
+    console.error(`edgeclaw deploy: wrangler deploy failed (exit ${run.code}); if it asked you to log in, run \`npx wrangler login\` first`);
+    return run.code;
+  }
+  const size = uploadSizeLine(run.output);
+  if (size) console.log(`edgeclaw deploy: ${size}`);
+
+  const secrets = requiredSecrets(inputs.loaded.config, inputs.loaded.raw);
+  console.log("\nWorker secrets this deployment reads (set each once; `wrangler secret put` prompts for the value):");
+  for (const secret of secrets) console.log(`  npx wrangler secret put ${secret.name.padEnd(24)} # ${secret.why}`);
+  const url = /https:\/\/\S+\.workers\.dev\S*/.exec(run.output)?.[0];
+  if (url) {
+    console.log(`\nLive at ${url}`);
+    console.log(`  health:   ${url}/health`);
+    console.log(`  web chat: ${url}/`);
+  }
+  return 0;
+}
+
+process.exitCode = await main();
