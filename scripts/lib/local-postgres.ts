@@ -24,11 +24,13 @@ export interface LocalPostgres {
  * WebSocket bridge so the Neon serverless driver — the one production uses — reaches it from workerd.
  * `dataDir` undefined keeps everything in memory (tests); a folder keeps it across restarts (dev).
  */
-export async function startLocalPostgres(options: { dataDir?: string; host?: string } = {}): Promise<LocalPostgres> {
+export async function startLocalPostgres(
+  options: { dataDir?: string; host?: string; /** false: leave the database empty (tests of other migrators). */ migrate?: boolean } = {},
+): Promise<LocalPostgres> {
   const host = options.host ?? "127.0.0.1";
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const db = await PGlite.create(options.dataDir);
-  await migrate(drizzle(db), { migrationsFolder });
+  if (options.migrate !== false) await migrate(drizzle(db), { migrationsFolder });
 
   const pgServer = new PGLiteSocketServer({ db, host, port: 0, maxConnections: 64 });
   await pgServer.start();

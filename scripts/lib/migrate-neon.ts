@@ -1,9 +1,8 @@
-import { Pool, neonConfig } from "@neondatabase/serverless";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import { migrate } from "drizzle-orm/neon-serverless/migrator";
-import { WebSocket } from "ws";
 import { migrationsFolder } from "./local-postgres.ts";
+import { withNeonPool } from "./neon-node.ts";
 
 export interface MigrationOutcome {
   /** Migrations recorded in drizzle's journal table before and after this run. */
@@ -13,35 +12,16 @@ export interface MigrationOutcome {
 
 /**
  * Applies the drizzle migrations in migrations/ over the same driver the Worker uses (the Neon
- * serverless driver, WebSockets). From Node it needs `ws`; `wsProxy` (host:port) points it at the
- * local PGlite bridge instead of Neon, which is how this path is exercised offline.
+ * serverless driver, WebSockets). `wsProxy` (host:port) points it at the local PGlite bridge instead
+ * of Neon, which is how this path is exercised offline.
  */
 export async function migrateDatabase(databaseUrl: string, options: { wsProxy?: string } = {}): Promise<MigrationOutcome> {
-  const sockets = new Set<WebSocket>();
-  // Tracked so they can be closed at the end: with @neondatabase/serverless 1.2.0 in Node,
-  // Pool.end() resolves but leaves the client's WebSocket open, and the process never exits.
-  neonConfig.webSocketConstructor = class TrackedWebSocket extends WebSocket {
-    constructor(...args: ConstructorParameters<typeof WebSocket>) {
-      super(...args);
-      sockets.add(this);
-    }
-  };
-  if (options.wsProxy) {
-    const proxy = options.wsProxy;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineConnect = false;
-    neonConfig.wsProxy = () => `${proxy}/`;
-  }
-  const pool = new Pool({ connectionString: databaseUrl, max: 1 });
-  try {
+  return withNeonPool(databaseUrl, options.wsProxy, async (pool) => {
     const db = drizzle({ client: pool });
     const before = await appliedCount(db);
     await migrate(db, { migrationsFolder });
     return { before, after: await appliedCount(db) };
-  } finally {
-    await pool.end().catch(() => undefined);
-    for (const socket of sockets) socket.terminate();
-  }
+  });
 }
 
 async function appliedCount(db: ReturnType<typeof drizzle>): Promise<number> {
