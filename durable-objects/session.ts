@@ -164,6 +164,7 @@ export class SessionDO extends DurableObject<Env> {
     for (let round = 0; round < 1000; round++) {
       await this.deliver();
       await this.triage();
+      if (this.retryPending()) break;
       const run = this.store.activeRun() ?? this.startNextRun();
       if (!run) break;
       await this.executeRun(run);
@@ -184,7 +185,9 @@ export class SessionDO extends DurableObject<Env> {
     if (!mirrored) due.push(now + 5_000);
     const oldest = this.store.oldestSettledAt();
     if (oldest !== undefined) due.push(Math.max(now + PRUNE_EVERY_MS, oldest + PRUNE_EVERY_MS));
-    if (this.store.inboxByState("new").length) due.push(now);
+    const retryAt = Number(this.store.getMeta("retryAt") ?? 0);
+    if (retryAt) due.push(retryAt);
+    else if (this.store.inboxByState("new").length) due.push(now);
     if (due.length) await this.ctx.storage.setAlarm(Math.max(now, Math.min(...due)));
     else await this.ctx.storage.deleteAlarm();
   }
@@ -202,13 +205,42 @@ export class SessionDO extends DurableObject<Env> {
 
   private triage(): Promise<void> {
     this.triaging ??= (async () => {
+      if (this.retryPending()) return;
       for (const row of this.store.inboxByState("new")) {
-        await triageInbound(row, this.triageHost());
+        try {
+          await triageInbound(row, this.triageHost());
+          this.clearRetry();
+        } catch (error) {
+          // Postgres (access store) unreachable or similar: the event stays stored and in order;
+          // try again with backoff. Nothing is dropped by an outage.
+          this.scheduleRetry(`triage of event ${row.seq}`, error);
+          return;
+        }
       }
     })().finally(() => {
       this.triaging = null;
     });
     return this.triaging;
+  }
+
+  /** A transient failure (Postgres down) parks the pump until `retryAt`; the alarm brings it back. */
+  private retryPending(): boolean {
+    const retryAt = Number(this.store.getMeta("retryAt") ?? 0);
+    return retryAt > Date.now();
+  }
+
+  private scheduleRetry(what: string, error: unknown): void {
+    const failures = Number(this.store.getMeta("retryFailures") ?? 0) + 1;
+    const delay = Math.min(60_000, 1_000 * 2 ** Math.min(failures - 1, 6));
+    this.store.setMeta("retryFailures", String(failures));
+    this.store.setMeta("retryAt", String(Date.now() + delay));
+    console.error(`${what} failed (attempt ${failures}, retrying in ${delay} ms):`, error instanceof Error ? error.message : error);
+  }
+
+  private clearRetry(): void {
+    if (this.store.getMeta("retryAt") === undefined) return;
+    this.store.deleteMeta("retryAt");
+    this.store.deleteMeta("retryFailures");
   }
 
   private triageHost(): TriageHost {
@@ -370,8 +402,9 @@ export class SessionDO extends DurableObject<Env> {
       },
     };
 
+    let deps: Awaited<ReturnType<typeof buildRunDeps>>;
     try {
-      const deps = await buildRunDeps({
+      deps = await buildRunDeps({
         env: this.env,
         config,
         agentId,
@@ -390,7 +423,21 @@ export class SessionDO extends DurableObject<Env> {
         onNotice: (notice) => this.emit(this.active?.seqs ?? seqs, { type: "notice", text: notice }),
         toolHasRun: () => this.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
       });
-      await this.compactIfNeeded(run, deps.system, deps.callModel, abort.signal);
+    } catch (error) {
+      // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
+      // events still taken) and the alarm resumes it later, instead of failing the user's message.
+      clearTimeout(timer);
+      this.active = null;
+      this.scheduleRetry(`setting up run ${run.runId}`, error);
+      return;
+    }
+    this.clearRetry();
+
+    try {
+      await this.compactIfNeeded(run, deps.system, deps.callModel, abort.signal).catch((error) => {
+        if (abort.signal.aborted) throw error;
+        console.warn("proactive compaction failed; running with the full context", error instanceof Error ? error.message : error);
+      });
       const outcome = await runAgentLoop(host, deps);
       await relay.settle({ type: "run-finished" });
       this.finishRun(run, "finished", outcome.finalText, deps.isSilent(outcome.finalText));
