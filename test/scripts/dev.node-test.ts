@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+import { after, describe, it } from "node:test";
+import { freePort } from "../../scripts/lib/local-ports.ts";
+import { withNeonPool } from "../../scripts/lib/neon-node.ts";
+import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
+
+/**
+ * `npm run dev` end to end: the real wrangler + workerd + PGlite, started the way a user does and
+ * stopped the way Ctrl-C does (SIGINT to the whole process group).
+ */
+const READY = /edgeclaw ready on (http:\/\/127\.0\.0\.1:\d+)/;
+
+interface RunningDev {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+}
+
+const started: ChildProcess[] = [];
+after(() => {
+  for (const child of started) if (child.exitCode === null && child.pid) tryKill(-child.pid, "SIGKILL");
+});
+
+function startDev(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<RunningDev> {
+  const child = spawn(process.execPath, [tsxCli, join(projectRoot, "scripts", "dev.ts")], {
+    cwd: projectRoot,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: "", ...extraEnv },
+  });
+  started.push(child);
+  let text = "";
+  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line after 120 s:\n${text}`)), 120_000);
+    const check = () => {
+      const match = READY.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        // Let the lines printed right after the ready line arrive.
+        setTimeout(() => resolve({ child, output: () => text, url: match[1]! }), 300);
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`dev exited (${code}) before ready:\n${text}`));
+    });
+  });
+}
+
+/** Ctrl-C: SIGINT to every process in the terminal's group. */
+async function ctrlC(dev: RunningDev): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => dev.child.once("exit", (code) => resolve(code)));
+  tryKill(-dev.child.pid!, "SIGINT");
+  return exited;
+}
+
+function tryKill(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone
+  }
+}
+
+/** Process groups of wrangler processes serving this data dir (workerd shares the group). */
+function wranglerGroups(dataDir: string): Set<number> {
+  const lines = execFileSync("ps", ["-eo", "pgid=,stat=,args="], { encoding: "utf8" }).split("\n");
+  return new Set(lines.filter((line) => line.includes(`${dataDir}/wrangler`) && !/^\s*\d+\s+Z/.test(line)).map((line) => Number.parseInt(line.trim(), 10)));
+}
+
+/** True while a live (not zombie: some sandboxes' init never reaps) process is in the group. */
+function groupAlive(pgid: number): boolean {
+  const lines = execFileSync("ps", ["-eo", "pgid=,stat="], { encoding: "utf8" }).split("\n");
+  return lines.some((line) => {
+    const [group, stat] = line.trim().split(/\s+/);
+    return Number(group) === pgid && !stat?.startsWith("Z");
+  });
+}
+
+describe("npm run dev", { concurrency: false }, () => {
+  it("fails fast on a bad config with the key-path lines and exit 1", () => {
+    const dir = tempProject({ "bad.json5": `{ session: { dmScope: "everyone" } }` });
+    const run = spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "dev.ts")], {
+      cwd: projectRoot,
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, EDGECLAW_CONFIG: join(dir, "bad.json5"), EDGECLAW_DATA_DIR: join(dir, "data") },
+    });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^  session\.dmScope: /m);
+    assert.equal(existsSync(join(dir, "data")), false, "nothing started");
+  });
+
+  it("starts, answers /health, stops on Ctrl-C leaving no process, and keeps its data for the next start", async () => {
+    const dataDir = join(tempProject(), "data");
+    const port = await freePort();
+
+    const first = await startDev(dataDir, port, { EDGECLAW_FAKE_MODEL: "" , ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" });
+    assert.equal(first.url, `http://127.0.0.1:${port}`);
+    const health = await fetch(`${first.url}/health`);
+    assert.equal(health.status, 200);
+    const token = /Gateway token: (\S+) \(generated/.exec(first.output())?.[1];
+    assert.ok(token, first.output());
+    assert.match(first.output(), /^No model configured: /m);
+
+    const vars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
+    assert.equal(vars.EDGECLAW_GATEWAY_TOKEN, token);
+    await withNeonPool(vars.DATABASE_URL!, vars.EDGECLAW_PG_WS_PROXY, (pool) =>
+      pool.query(`insert into gateway_state (key, value) values ('dev-test', '{"kept":true}')`),
+    );
+    const groups = wranglerGroups(dataDir);
+    assert.equal(groups.size, 1, "one wrangler process group");
+
+    assert.equal(await ctrlC(first), 0);
+    for (const pgid of groups) assert.equal(groupAlive(pgid), false, "wrangler and workerd are gone");
+    assert.equal(existsSync(join(dataDir, "dev.lock")), false);
+    assert.equal(existsSync(join(dataDir, "dev-secrets.env")), false, "secrets file removed");
+
+    const second = await startDev(dataDir, port);
+    assert.match(second.output(), new RegExp(`Gateway token: ${token} \\(kept in`));
+    const secondVars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
+    const rows = await withNeonPool(secondVars.DATABASE_URL!, secondVars.EDGECLAW_PG_WS_PROXY, (pool) =>
+      pool.query(`select value from gateway_state where key = 'dev-test'`),
+    );
+    assert.deepEqual(rows.rows, [{ value: { kept: true } }]);
+
+    // A second instance on the same data dir is refused; on its own dir and port it runs alongside.
+    const clash = spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "dev.ts")], {
+      cwd: projectRoot,
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(await freePort()), EDGECLAW_CONFIG: "" },
+    });
+    assert.equal(clash.status, 1);
+    assert.match(clash.stderr, /is in use by another `npm run dev`/);
+
+    const otherDir = join(tempProject(), "data");
+    const other = await startDev(otherDir, await freePort());
+    assert.equal((await fetch(`${other.url}/health`)).status, 200);
+    assert.equal((await fetch(`${second.url}/health`)).status, 200);
+
+    assert.equal(await ctrlC(other), 0);
+    assert.equal(await ctrlC(second), 0);
+    assert.equal(wranglerGroups(dataDir).size + wranglerGroups(otherDir).size, 0);
+  });
+});
