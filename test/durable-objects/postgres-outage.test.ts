@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
 import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
-import { sessionStub } from "./helpers.ts";
+import { sessionStub, waitFor } from "./helpers.ts";
 
 /** Points one live SessionDO at an address where nothing listens (locally the driver goes through the bridge), as during an outage. */
 function setDatabaseProxy(instance: SessionDO, proxy: string | undefined): void {
@@ -28,10 +28,17 @@ describe("Postgres outage", () => {
     expect(await stub.accept({ envelope, agentId: "main", sessionKey: key })).toEqual({ status: "accepted" });
     await runDurableObjectAlarm(stub);
 
-    const during = await runInDurableObject(stub, (_i, state) => {
-      const store = new SessionStore(state.storage.sql);
-      return { states: store.inboxByState("new").length, retryAt: store.getMeta("retryAt") };
-    });
+    // The alarm may already have been running when we asked: wait until the failure is recorded.
+    const during = await waitFor(
+      () =>
+        runInDurableObject(stub, (_i, state) => {
+          const store = new SessionStore(state.storage.sql);
+          const retryAt = store.getMeta("retryAt");
+          return retryAt ? { states: store.inboxByState("new").length, retryAt } : undefined;
+        }),
+      10_000,
+      "the triage failure",
+    );
     expect(during.states).toBe(1);
     expect(Number(during.retryAt)).toBeGreaterThan(Date.now());
 
