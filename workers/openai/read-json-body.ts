@@ -1,35 +1,11 @@
 import { OpenAIHttpError, invalidRequest } from "./errors.ts";
+import { readBodyCapped } from "../read-body.ts";
 
-/**
- * Reads a JSON body under a byte cap. The cap is checked against Content-Length first and then
- * while streaming, so an oversized body is refused with 413 before any of it is parsed and a
- * client that lies about its length cannot push more than the cap into memory.
- */
+/** Reads a JSON body under a byte cap (413 before anything is parsed), with OpenAI-shaped errors. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) throw invalidRequest("Request body is empty; expected JSON");
-
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  const text = new TextDecoder().decode(bytes);
+  const body = await readBodyCapped(request, maxBytes);
+  if (!body.ok) throw body.status === 413 ? tooLarge(maxBytes) : invalidRequest("Request body is empty; expected JSON");
+  const text = new TextDecoder().decode(body.bytes);
   if (text.trim() === "") throw invalidRequest("Request body is empty; expected JSON");
   try {
     return JSON.parse(text) as unknown;
