@@ -206,7 +206,8 @@ export class SessionDO extends DurableObject<Env> {
   private triage(): Promise<void> {
     this.triaging ??= (async () => {
       if (this.retryPending()) return;
-      for (const row of this.store.inboxByState("new")) {
+      // Re-read after each event: events accepted while one is being triaged join this pass.
+      for (let row = this.store.inboxByState("new")[0]; row; row = this.store.inboxByState("new")[0]) {
         try {
           await triageInbound(row, this.triageHost());
           this.clearRetry();
@@ -527,6 +528,11 @@ export class SessionDO extends DurableObject<Env> {
     return this.rotateSession(now);
   }
 
+  /**
+   * Starts a new sessionId under the same key (first message, /new, /reset, idle/daily reset): the
+   * model then sees an empty transcript. Session settings chosen with /model, /queue, /think are the
+   * user's and carry over, as OpenClaw keeps user overrides across resets.
+   */
   private rotateSession(now = Date.now()): string {
     const sessionId = crypto.randomUUID();
     this.ctx.storage.transactionSync(() => {
@@ -534,9 +540,6 @@ export class SessionDO extends DurableObject<Env> {
       this.store.setMeta("sessionStartedAt", String(now));
       this.store.deleteMeta("lastInteractionAt");
       this.store.deleteMeta("compactions");
-      const settings = this.settings();
-      // A reset clears the session-scoped choices except an explicit model pick made with /new <model>.
-      this.store.setJson("settings", { modelOverride: settings.modelOverride } satisfies SessionSettings);
     });
     return sessionId;
   }
