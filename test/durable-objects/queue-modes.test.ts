@@ -36,8 +36,9 @@ describe("queue modes while a run is active", () => {
     ]);
     const first = sessionStub(key).chat(webchatEvent(key, "m1 [scenario:q-fu]"));
     await waitFor(async () => (await modelRequests("q-fu")).length >= 1, 10_000, "the first model call");
-    const second = sessionStub(key).chat(webchatEvent(key, "m2 [scenario:q-fu]"));
-    const third = sessionStub(key).chat(webchatEvent(key, "m3 [scenario:q-fu]"));
+    // chat() resolves once the event is stored, so awaiting it fixes the arrival order.
+    const second = await sessionStub(key).chat(webchatEvent(key, "m2 [scenario:q-fu]"));
+    const third = await sessionStub(key).chat(webchatEvent(key, "m3 [scenario:q-fu]"));
     const results = await Promise.all([first, second, third].map(async (stream) => outcome(await collectRunEvents(await stream))));
     expect(results).toEqual([{ done: "one" }, { done: "two" }, { done: "three" }]);
     expect(await modelRequests("q-fu")).toHaveLength(3);
@@ -52,8 +53,8 @@ describe("queue modes while a run is active", () => {
     ]);
     const first = sessionStub(key).chat(webchatEvent(key, "m1 [scenario:q-col]"));
     await waitFor(async () => (await modelRequests("q-col")).length >= 1, 10_000, "the first model call");
-    const second = sessionStub(key).chat(webchatEvent(key, "m2 [scenario:q-col]"));
-    const third = sessionStub(key).chat(webchatEvent(key, "m3 [scenario:q-col]"));
+    const second = await sessionStub(key).chat(webchatEvent(key, "m2 [scenario:q-col]"));
+    const third = await sessionStub(key).chat(webchatEvent(key, "m3 [scenario:q-col]"));
     const results = await Promise.all([first, second, third].map(async (stream) => outcome(await collectRunEvents(await stream))));
     expect(results).toEqual([{ done: "first done" }, { done: "both answered" }, { done: "both answered" }]);
     const requests = await modelRequests("q-col");
@@ -69,8 +70,8 @@ describe("queue modes while a run is active", () => {
     await scriptModel("q-cap", [{ type: "text", text: "busy", delayMs: 800 }, { type: "text", text: "queued one" }]);
     const first = sessionStub(key).chat(webchatEvent(key, "m1 [scenario:q-cap]"));
     await waitFor(async () => (await modelRequests("q-cap")).length >= 1, 10_000, "the first model call");
-    const second = sessionStub(key).chat(webchatEvent(key, "m2 [scenario:q-cap]"));
-    const third = sessionStub(key).chat(webchatEvent(key, "m3 [scenario:q-cap]"));
+    const second = await sessionStub(key).chat(webchatEvent(key, "m2 [scenario:q-cap]"));
+    const third = await sessionStub(key).chat(webchatEvent(key, "m3 [scenario:q-cap]"));
     const results = await Promise.all([first, second, third].map(async (stream) => outcome(await collectRunEvents(await stream))));
     expect(results).toEqual([{ done: "busy" }, { done: "queued one" }, { error: "queue_full" }]);
   });
