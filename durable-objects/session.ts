@@ -235,7 +235,7 @@ export class SessionDO extends DurableObject<Env> {
     const delay = Math.min(60_000, 1_000 * 2 ** Math.min(failures - 1, 6));
     this.store.setMeta("retryFailures", String(failures));
     this.store.setMeta("retryAt", String(Date.now() + delay));
-    console.error(`${what} failed (attempt ${failures}, retrying in ${delay} ms):`, error instanceof Error ? error.message : error);
+    console.error(`${what} failed (attempt ${failures}, retrying in ${delay} ms): ${describeError(error)}`);
   }
 
   private clearRetry(): void {
@@ -737,6 +737,16 @@ export class SessionDO extends DurableObject<Env> {
       return false;
     }
   }
+}
+
+/** An error and its causes on one line (drizzle wraps the driver's error as `cause`). */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = error, depth = 0; current !== undefined && depth < 4; depth++) {
+    parts.push(current instanceof Error ? current.message.split("\n")[0]! : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(" ← ");
 }
 
 function zeroUsage() {

@@ -1,4 +1,4 @@
-import { Pool, neonConfig } from "@neondatabase/serverless";
+import { Client } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import * as schema from "./schema.ts";
 
@@ -16,23 +16,46 @@ export class DatabaseNotConfiguredError extends Error {
   }
 }
 
+/** Longest wait for the driver's own goodbye after the socket is closed. */
+const END_TIMEOUT_MS = 1_000;
+
 /**
- * Runs `work` with a drizzle client on a fresh pool. Workers may not share sockets between
- * requests, so the pool lives exactly as long as the work and is closed after it.
+ * Runs `work` with a drizzle client on its own connection, closed afterwards. Workers may not share
+ * sockets between requests, so a connection lives exactly as long as the work.
+ *
+ * The WebSocket is closed by hand: the driver's end() (Client and Pool alike) waits for a close that
+ * never comes and leaves the socket open, so a Durable Object — which outlives its requests — would
+ * leak one database connection per call until the server refuses new ones.
  */
 export async function withDb<T>(env: DbEnv, work: (db: Db) => Promise<T>): Promise<T> {
   if (!env.DATABASE_URL) throw new DatabaseNotConfiguredError();
+  const sockets: WebSocket[] = [];
+  const client = new Client(env.DATABASE_URL);
+  client.neonConfig.webSocketConstructor = class TrackedWebSocket extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      sockets.push(this);
+    }
+  };
   const proxy = env.EDGECLAW_PG_WS_PROXY;
   if (proxy) {
     // Local bridge in front of PGlite: plain ws, no pipelining (PGlite has no auth handshake to skip).
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineConnect = false;
-    neonConfig.wsProxy = () => `${proxy}/`;
+    client.neonConfig.useSecureWebSocket = false;
+    client.neonConfig.pipelineConnect = false;
+    client.neonConfig.wsProxy = () => `${proxy}/`;
   }
-  const pool = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
   try {
-    return await work(drizzle({ client: pool, schema }));
+    await client.connect();
+    return await work(drizzle({ client, schema }));
   } finally {
-    await pool.end().catch(() => undefined);
+    const ended = client.end().catch(() => undefined);
+    for (const socket of sockets) {
+      try {
+        socket.close();
+      } catch {
+        // already closed
+      }
+    }
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, END_TIMEOUT_MS))]);
   }
 }

@@ -34,6 +34,8 @@ export async function startDevInstance(config: Record<string, unknown>, extraEnv
     const timer = setTimeout(() => reject(new Error(`dev instance did not become ready:\n${output.slice(-4000)}`)), 180_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      // EDGECLAW_BENCH_LOG=1 shows the instance's own log (wrangler, Worker console) while it runs.
+      if (process.env.EDGECLAW_BENCH_LOG === "1") process.stderr.write(chunk);
       const match = /edgeclaw ready on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
