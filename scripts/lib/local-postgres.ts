@@ -42,12 +42,16 @@ export async function startLocalPostgres(
     const tcp = connect(pgPort, host);
     const stream = createWebSocketStream(socket);
     stream.pipe(tcp).pipe(stream);
+    // Either side going away ends both: a client that closes its WebSocket must not leave a
+    // PGlite connection behind (PGlite takes a bounded number of them).
     const close = () => {
       tcp.destroy();
       socket.terminate();
     };
     tcp.on("error", close);
+    tcp.on("close", close);
     stream.on("error", close);
+    socket.on("close", close);
   });
   const address = wss.address();
   const wsPort = typeof address === "object" && address ? address.port : 0;
