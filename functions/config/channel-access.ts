@@ -45,6 +45,8 @@ export const groupEntrySchema = z
     users: allowListSchema.optional(),
     allowFrom: allowListSchema.optional(),
     historyLimit: z.number().int().nonnegative().optional(),
+    /** Messages from other bots in this group reach the agent (never the agent's own). */
+    allowBots: z.boolean().optional(),
   })
   .loose();
 export type GroupEntry = z.infer<typeof groupEntrySchema>;
@@ -60,6 +62,7 @@ const accessFields = {
   dmHistoryLimit: z.number().int().nonnegative(),
   dms: z.record(z.string(), z.object({ historyLimit: z.number().int().nonnegative().optional() }).loose()),
   mentionPatterns: mentionPatternPolicySchema,
+  allowBots: z.boolean(),
 };
 
 /** An `accounts.<id>` block: the same keys, all optional, no defaults (unset = inherit the root). */
@@ -76,6 +79,7 @@ export const channelAccountAccessSchema = z
     dmHistoryLimit: accessFields.dmHistoryLimit.optional(),
     dms: accessFields.dms.optional(),
     mentionPatterns: accessFields.mentionPatterns.optional(),
+    allowBots: accessFields.allowBots.optional(),
   })
   .loose();
 export type ChannelAccountAccess = z.infer<typeof channelAccountAccessSchema>;
@@ -94,6 +98,8 @@ export const channelAccessSchema = z
     dmHistoryLimit: accessFields.dmHistoryLimit.optional(),
     dms: accessFields.dms.optional(),
     mentionPatterns: accessFields.mentionPatterns.optional(),
+    /** Other bots' messages are dropped unless this is on (per account, or per group entry). */
+    allowBots: accessFields.allowBots.default(false),
     /** Account used when an event names none (OpenClaw: `defaultAccount`, else `default`). */
     defaultAccount: z.string().optional(),
     accounts: z.record(z.string(), channelAccountAccessSchema).optional(),
@@ -131,6 +137,7 @@ export interface EffectiveChannelAccess {
   dmHistoryLimit?: number;
   dms?: Record<string, { historyLimit?: number }>;
   mentionPatterns?: MentionPatternPolicy;
+  allowBots?: boolean;
 }
 
 type RootLike = Omit<EffectiveChannelAccess, never> & { accounts?: Record<string, ChannelAccountAccess> };
@@ -150,6 +157,7 @@ function mergeAccess(root: RootLike, account: ChannelAccountAccess | undefined):
     dmHistoryLimit: pick("dmHistoryLimit"),
     dms: pick("dms"),
     mentionPatterns: pick("mentionPatterns"),
+    allowBots: pick("allowBots"),
   };
 }
 

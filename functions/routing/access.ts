@@ -56,10 +56,10 @@ export const OPERATOR_ACCESS: AccessDecision = { kind: "allow", senderIsOwner: t
 export async function decideAccess(input: AccessInput): Promise<AccessDecision> {
   const { config, envelope } = input;
   if (envelope.kind === "system") return { kind: "allow", senderIsOwner: false, commandAuthorized: false };
-  if (envelope.senderIsBot) return { kind: "drop", reason: "sender is a bot" };
   const accountId = normalizeAccountId(envelope.accountId);
   const access = effectiveChannelAccess(config.channels[envelope.channel], accountId);
   if (!access.enabled) return { kind: "drop", reason: `channel ${envelope.channel} (account ${accountId}) is disabled or misconfigured` };
+  if (envelope.senderIsBot && !botsAllowed(input, access)) return { kind: "drop", reason: "sender is a bot (allowBots is off)" };
   return envelope.chatType === "direct" ? decideDirect(input, access, accountId) : decideGroup(input, access);
 }
 
@@ -123,6 +123,15 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
     wasMentioned(config, envelope, input.agentId, access.mentionPatterns) || isCommandLike(envelope.text);
   if (requireMention && !mentioned) return { kind: "history-only" };
   return allow(input, senderMatch?.allowed === true);
+}
+
+/** `allowBots` on the group's entry wins over the account/channel setting; DMs use the latter. */
+function botsAllowed(input: AccessInput, access: EffectiveChannelAccess): boolean {
+  if (input.envelope.chatType !== "direct") {
+    const entry = lookupGroup(groupEntries(input.config, input.envelope.channel, access), input.envelope);
+    if (entry?.allowBots !== undefined) return entry.allowBots;
+  }
+  return access.allowBots ?? false;
 }
 
 async function allow(input: AccessInput, senderListed: boolean): Promise<AccessDecision> {

@@ -116,8 +116,18 @@ describe("dmPolicy", () => {
     expect((await decide(config, { channel, senderId: "U6" })).kind).toBe("drop");
   });
 
-  it("bots are dropped", async () => {
+  it("bots are dropped unless allowBots is on (channel, account, or the group's entry)", async () => {
     expect((await decide({}, { channel: uniqueChannel(), senderIsBot: true })).kind).toBe("drop");
+    const channel = uniqueChannel();
+    const open = { dmPolicy: "open", allowFrom: ["*"] };
+    expect((await decide({ channels: { [channel]: { ...open, allowBots: true } } }, { channel, senderIsBot: true })).kind).toBe("allow");
+    const perAccount = { channels: { [channel]: { ...open, accounts: { ops: { allowBots: true } } } } };
+    expect((await decide(perAccount, { channel, accountId: "ops", senderIsBot: true })).kind).toBe("allow");
+    expect((await decide(perAccount, { channel, senderIsBot: true })).kind).toBe("drop");
+    const perGroup = { channels: { [channel]: { groupPolicy: "allowlist", groups: { G1: { requireMention: false, allowBots: true }, G2: { requireMention: false } } } } };
+    const inGroup = (peerId: string) => ({ channel, chatType: "group" as const, peerId, senderIsBot: true, route: { channel, to: peerId } });
+    expect((await decide(perGroup, inGroup("G1"))).kind).toBe("allow");
+    expect((await decide(perGroup, inGroup("G2"))).kind).toBe("drop");
   });
 });
 
