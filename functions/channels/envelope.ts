@@ -58,6 +58,11 @@ export const inboundEnvelopeSchema = z.object({
   attachments: z.array(attachmentSchema).max(32).optional(),
   /** The platform flagged a native mention of the bot (or a reply to it). */
   wasMentioned: z.boolean().optional(),
+  /**
+   * A session the channel chose instead of the conversation's own: Slack slash commands run in
+   * `slack:slash:<userId>` (OpenClaw's native command sessions). Becomes `agent:<agentId>:<value>`.
+   */
+  sessionScope: z.string().regex(/^[a-z0-9][a-z0-9:_.-]*$/i).max(200).optional(),
   /** Unix ms at which the gateway received the event. */
   receivedAt: z.number().int().nonnegative(),
   route: replyRouteSchema,

@@ -49,6 +49,8 @@ export async function withDb<T>(env: DbEnv, work: (db: Db) => Promise<T>): Promi
     return await work(drizzle({ client, schema }));
   } finally {
     const ended = client.end().catch(() => undefined);
+    // Let the driver flush its Terminate message first; then close the socket ourselves.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     for (const socket of sockets) {
       try {
         socket.close();

@@ -40,7 +40,9 @@ export function resolveAgentRoute(config: EdgeclawConfig, envelope: InboundEnvel
     dmScope,
     identityLinks: config.session.identityLinks,
   });
-  return { agentId, sessionKey, matchedBy: match?.tier ?? "default", dmScope };
+  // A channel-chosen session (Slack slash commands) replaces the conversation-derived key.
+  const scoped = envelope.sessionScope ? `agent:${agentId}:${envelope.sessionScope.toLowerCase()}` : sessionKey;
+  return { agentId, sessionKey: scoped, matchedBy: match?.tier ?? "default", dmScope };
 }
 
 export function isRejected(result: RouteResult): result is { rejected: string } {

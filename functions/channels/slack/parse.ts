@@ -256,7 +256,7 @@ function systemEnvelope(
 /**
  * A slash command becomes a message in the sender's slash session. Its reply goes back through
  * `response_url` (route.extra.responseUrl), ephemeral unless `slashCommand.ephemeral` is false.
- * `route.extra.sessionKeyHint` names the OpenClaw slash session (`<sessionPrefix>:<userId>`).
+ * It runs in the sender's slash session `agent:<agentId>:<sessionPrefix>:<userId>` (envelope.sessionScope).
  */
 export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackParseContext): SlackParseResult {
   const slash = ctx.account.slashCommand;
@@ -275,6 +275,7 @@ export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackP
     senderId: command.user_id,
     senderName: command.user_name,
     text: text || "/help",
+    sessionScope: `${slash.sessionPrefix}:${command.user_id}`,
     // The user addressed the bot by name: a slash command is a mention.
     wasMentioned: true,
     receivedAt: ctx.receivedAt,
@@ -289,7 +290,6 @@ export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackP
         mentioned: "1",
         responseUrl: command.response_url,
         responseType: slash.ephemeral ? "ephemeral" : "in_channel",
-        sessionKeyHint: `${slash.sessionPrefix}:${command.user_id}`,
       },
     },
   });
