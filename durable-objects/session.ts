@@ -492,7 +492,7 @@ export class SessionDO extends DurableObject<Env> {
   private enqueueReply(idPrefix: string, runId: string | null, route: RunRow["route"], text: string, now: number): void {
     const adapter = adapterFor(route.channel);
     const limit = adapter ? adapter.textChunkLimit(this.config, route.accountId) : 4000;
-    const chunks = chunkText(text, limit);
+    const chunks = chunkText(text, limit, adapter?.chunkMode?.(this.config, route.accountId) ?? "length");
     chunks.forEach((chunk, index) => {
       this.store.insertOutbox({ id: `${idPrefix}:${index}`, runId, route, text: chunk, chunkIndex: index, chunkCount: chunks.length }, now);
     });

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { Env } from "../../workers/env.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ReplyRoute } from "./envelope.ts";
+import type { ChunkMode } from "./chunk.ts";
 
 /** One reply chunk as the outbox hands it to a channel. */
 export interface OutboundMessage {
@@ -51,6 +52,8 @@ export interface ChannelAdapter {
   readonly id: string;
   /** Largest chunk the platform takes; the outbox chunks replies to this unless config says less. */
   textChunkLimit(config: EdgeclawConfig, accountId: string): number;
+  /** How the outbox splits long replies (`newline` prefers paragraph breaks); default `length`. */
+  chunkMode?(config: EdgeclawConfig, accountId: string): ChunkMode;
   /** Mounts the channel's webhook routes (thin: verify, parse, route, accept, respond). */
   mount(app: Hono<{ Bindings: Env }>): void;
   /** Sends one chunk. Must not retry on its own: the outbox owns retries. */

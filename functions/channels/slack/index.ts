@@ -11,6 +11,10 @@ export const slackAdapter: ChannelAdapter = {
     const slack = slackConfig(config);
     return slack ? slackAccount(slack, accountId).textChunkLimit : 8000;
   },
+  chunkMode(config, accountId) {
+    const slack = slackConfig(config);
+    return slack ? slackAccount(slack, accountId).streaming.chunkMode : "length";
+  },
   mount: mountSlack,
   send: sendSlackMessage,
   reconcile: reconcileSlackMessage,
