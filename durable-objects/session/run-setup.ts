@@ -58,7 +58,8 @@ export function prepareRun(args: {
   return {
     seqs: chosen.map((row) => row.seq),
     superseded: superseded.map((row) => row.seq),
-    route: last.event.envelope.route,
+    // Several messages answered at once: channels with replyToMode "batched" thread such replies.
+    route: chosen.length > 1 ? { ...last.event.envelope.route, extra: { ...last.event.envelope.route.extra, batched: "true" } } : last.event.envelope.route,
     model: settings.modelOverride ?? last.event.overrides?.model,
     senderIsOwner: chosen.some((row) => row.prepared?.senderIsOwner),
     oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<string, string>,
