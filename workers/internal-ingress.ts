@@ -5,7 +5,7 @@ import { resolveSecret } from "../functions/config/secret-ref.ts";
 import { inboundEnvelopeSchema } from "../functions/channels/envelope.ts";
 import type { SigningKey } from "../functions/channels/companion/signature.ts";
 import { verifySignedRequest } from "../functions/channels/companion/verify.ts";
-import { readBodyCapped } from "./read-body.ts";
+import { readBodyCapped } from "../functions/http/read-body.ts";
 import { ingestEnvelope } from "./ingest.ts";
 
 /**

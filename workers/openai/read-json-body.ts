@@ -1,10 +1,10 @@
 import { OpenAIHttpError, invalidRequest } from "./errors.ts";
-import { readBodyCapped } from "../read-body.ts";
+import { readBodyCapped } from "../../functions/http/read-body.ts";
 
 /** Reads a JSON body under a byte cap (413 before anything is parsed), with OpenAI-shaped errors. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const body = await readBodyCapped(request, maxBytes);
-  if (!body.ok) throw body.status === 413 ? tooLarge(maxBytes) : invalidRequest("Request body is empty; expected JSON");
+  if (!body.ok) throw tooLarge(maxBytes);
   const text = new TextDecoder().decode(body.bytes);
   if (text.trim() === "") throw invalidRequest("Request body is empty; expected JSON");
   try {

@@ -8,6 +8,7 @@ import { slackAccount, slackAccountIds, slackConfig, slackSecrets, type SlackAcc
 import { slackBotIdentity } from "./identity.ts";
 import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult } from "./parse.ts";
 import { verifySlackSignature } from "./verify.ts";
+import { readBodyCapped } from "../../http/read-body.ts";
 
 /**
  * The Slack Request URL: one POST path per account (`webhookPath`, default /slack/events) for
@@ -56,8 +57,9 @@ export function mountSlack(app: Hono<{ Bindings: Env }>): void {
 
 async function handleSlackRequest(c: Context<{ Bindings: Env }>, { slack, account }: SlackRoute): Promise<Response> {
   const receivedAt = Date.now();
-  const raw = await readCapped(c.req.raw, SLACK_MAX_BODY_BYTES);
-  if (raw === "too-large") return c.json({ error: "body too large" }, 413);
+  const body = await readBodyCapped(c.req.raw, SLACK_MAX_BODY_BYTES);
+  if (!body.ok) return c.json({ error: "body too large" }, 413);
+  const raw = body.bytes;
 
   const secrets = slackSecrets(slack, account, c.env);
   const verified = await verifySlackSignature(raw, c.req.raw.headers, secrets.signingSecret, receivedAt);
@@ -111,31 +113,4 @@ async function accept(c: Context<{ Bindings: Env }>, parsed: SlackParseResult): 
 
 function ingest(env: Env, envelope: InboundEnvelope) {
   return ingestEnvelope(env, envelope);
-}
-
-/** Reads at most `max` bytes; a declared or actual larger body is refused without reading it all. */
-async function readCapped(request: Request, max: number): Promise<Uint8Array | "too-large"> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > max) return "too-large";
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel();
-      return "too-large";
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }
