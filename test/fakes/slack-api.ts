@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "./read-body.ts";
 
 /**
  * A fake Slack Web API on loopback, speaking Slack's wire format: `POST /api/<method>` with a
@@ -253,14 +254,6 @@ function safeJson(value: string): unknown {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
 
 function json(res: ServerResponse, status: number, body: unknown) {
   res.statusCode = status;
