@@ -141,6 +141,28 @@ describe("npm run dev", { concurrency: false }, () => {
     assert.equal(clash.status, 1);
     assert.match(clash.stderr, /is in use by another `npm run dev`/);
 
+    // The CLI against the live instance: tables for people, --json for scripts, the server's reason
+    // and a non-zero exit on failure.
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", second.url], {
+        cwd: projectRoot,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, EDGECLAW_GATEWAY_TOKEN: token },
+      });
+    const agents = cli("agents", "list");
+    assert.equal(agents.status, 0, agents.stderr);
+    assert.match(agents.stdout, /\bmain\b/);
+    const sessions = cli("sessions", "list", "--json");
+    assert.equal(sessions.status, 0, sessions.stderr);
+    assert.ok(Array.isArray((JSON.parse(sessions.stdout) as { sessions: unknown[] }).sessions));
+    const approve = cli("pairing", "approve", "slack", "ZZZZZZZZ");
+    assert.notEqual(approve.status, 0);
+    assert.match(approve.stderr, /code|pairing/i);
+    const denied = cli("agents", "list", "--token", "wrong-token");
+    assert.notEqual(denied.status, 0);
+    assert.match(denied.stderr, /401|token|unauthori/i);
+
     const otherDir = join(tempProject(), "data");
     const other = await startDev(otherDir, await freePort());
     assert.equal((await fetch(`${other.url}/health`)).status, 200);
