@@ -1,7 +1,8 @@
 import type { Env } from "../../workers/env.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunEvent } from "../session-api.ts";
-import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
+import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
+import { describeAttachments } from "../../functions/channels/attachments.ts";
 import { decideAccess, OPERATOR_ACCESS, type AccessDecision } from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
 import { resolveHistoryLimit, senderLabel } from "../../functions/routing/group-history.ts";
@@ -89,7 +90,13 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     );
   }
 
-  const body = envelope.kind === "system" ? `System: ${text}` : text;
+  const files = await describeAttachments(envelope.attachments, adapterFor(envelope.channel), envelope.route, {
+    env: host.env,
+    config: host.config,
+    signal: AbortSignal.timeout(30_000),
+  });
+  const withFiles = files ? (text ? `${text}\n\n${files}` : files) : text;
+  const body = envelope.kind === "system" ? `System: ${withFiles}` : withFiles;
   host.store.prepareInbox(row.seq, {
     text: envelope.chatType === "direct" ? body : `${senderLabel(envelope)}: ${body}`,
     senderIsOwner: decision.senderIsOwner,

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import type { Env } from "../../workers/env.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
-import type { ReplyRoute } from "./envelope.ts";
+import type { InboundAttachment, ReplyRoute } from "./envelope.ts";
 import type { ChunkMode } from "./chunk.ts";
 
 /** One reply chunk as the outbox hands it to a channel. */
@@ -63,6 +63,12 @@ export interface ChannelAdapter {
    * (e.g. by a marker in recent history). Returns the platform id if it did, null if it did not.
    */
   reconcile?(message: OutboundMessage, ctx: SendContext): Promise<{ platformMessageId?: string } | null>;
+  /**
+   * Downloads an inbound attachment the model may read (text-like files), with the channel's own
+   * credentials and size bound. Called after access control, never on the ack path. Returns the
+   * text, or a short reason it was not read.
+   */
+  fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string } | { skipped: string }>;
   /**
    * Optional live progress (typing, reactions, streaming previews). Receives the run's state and
    * returns it updated; failures must not throw (progress is best effort, the reply is not).

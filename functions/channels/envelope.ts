@@ -27,6 +27,8 @@ export const attachmentSchema = z.object({
   text: z.string().optional(),
 });
 
+export type InboundAttachment = z.infer<typeof attachmentSchema>;
+
 export const chatTypeSchema = z.enum(["direct", "group", "channel"]);
 export type ChatType = z.infer<typeof chatTypeSchema>;
 

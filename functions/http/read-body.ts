@@ -1,12 +1,12 @@
 /**
- * Reads a request body under a byte cap, once, as raw bytes (signatures are computed over exactly
+ * Reads a request (or response) body under a byte cap, once, as raw bytes (signatures are computed over exactly
  * these bytes). The cap is checked against Content-Length first and then while streaming, so an
  * oversized body is refused with 413 before it is parsed or verified, and a client that lies about
  * its length cannot push more than the cap into memory.
  */
 export type BodyResult = { ok: true; bytes: Uint8Array } | { ok: false; status: 413; error: string };
 
-export async function readBodyCapped(request: Request, maxBytes: number): Promise<BodyResult> {
+export async function readBodyCapped(request: Pick<Request, "headers" | "body">, maxBytes: number): Promise<BodyResult> {
   const tooLarge: BodyResult = { ok: false, status: 413, error: `request body exceeds ${maxBytes} bytes` };
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) return tooLarge;

@@ -62,6 +62,8 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   let messages: StoredMessage[] = [];
   let scripts: Script[] = [];
   const identities = new Map<string, typeof DEFAULT_IDENTITY>();
+  /** Files served at /files/… to url_private downloads (path → body). */
+  const files = new Map<string, { content: string; contentType: string }>();
   let clock = 1_700_000_000_000_000; // microseconds, so every ts is unique and ordered
 
   const nextTs = () => {
@@ -83,6 +85,19 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (url.pathname.startsWith("/response/")) {
       calls.push({ method: "response_url", args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) }, token: "", at: Date.now() });
       return json(res, 200, { ok: true });
+    }
+    if (url.pathname.startsWith("/files/")) {
+      // url_private downloads: Bearer bot token required; without it Slack serves its sign-in page.
+      const auth = String(req.headers.authorization ?? "");
+      calls.push({ method: "files.download", args: { path: url.pathname }, token: auth ? `…${auth.slice(-4)}` : "", at: Date.now() });
+      const file = files.get(url.pathname);
+      if (!auth.startsWith("Bearer xox")) {
+        res.writeHead(200, { "content-type": "text/html" });
+        return res.end("<html>Sign in to Slack</html>");
+      }
+      if (!file) return json(res, 404, { ok: false, error: "file_not_found" });
+      res.writeHead(200, { "content-type": file.contentType });
+      return res.end(file.content);
     }
     const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
     if (!match || req.method !== "POST") return json(res, 404, { ok: false, error: "not_found" });
@@ -204,6 +219,11 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       const script = JSON.parse(body) as Partial<Script> & { method: string };
       scripts.push({ times: 1, ...script });
       return json(res, 200, { ok: true });
+    }
+    if (path === "file" && method === "POST") {
+      const file = JSON.parse(body) as { path: string; content: string; contentType?: string };
+      files.set(file.path, { content: file.content, contentType: file.contentType ?? "text/plain" });
+      return json(res, 200, { ok: true, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${file.path}` });
     }
     if (path === "identity" && method === "POST") {
       const { token, ...identity } = JSON.parse(body) as { token: string } & typeof DEFAULT_IDENTITY;

@@ -3,6 +3,7 @@ import { slackAccount, slackConfig } from "./config.ts";
 import { mountSlack } from "./ingress.ts";
 import { slackProgress } from "./progress.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
+import { fetchSlackFile } from "./files.ts";
 
 /** Slack over HTTP Request URLs (Events API, slash commands, interactivity) + the Web API for replies. */
 export const slackAdapter: ChannelAdapter = {
@@ -18,5 +19,6 @@ export const slackAdapter: ChannelAdapter = {
   mount: mountSlack,
   send: sendSlackMessage,
   reconcile: reconcileSlackMessage,
+  fetchAttachment: fetchSlackFile,
   progress: slackProgress,
 };

@@ -1,0 +1,50 @@
+import type { ChannelAdapter, SendContext } from "./adapter.ts";
+import type { InboundAttachment, ReplyRoute } from "./envelope.ts";
+
+/** Characters of one attachment's text the model sees; the rest is cut with a marker. */
+export const MAX_ATTACHMENT_CHARS = 50_000;
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|x-yaml|yaml|csv|x-ndjson|javascript|typescript|x-sh|sql|toml)\b)/i;
+
+/** Files the model can read as text (code, notes, data); images and binaries are described only. */
+export function isTextLike(attachment: InboundAttachment): boolean {
+  if (attachment.mimeType && TEXT_TYPES.test(attachment.mimeType)) return true;
+  return /\.(txt|md|markdown|csv|tsv|json|ya?ml|xml|toml|ini|log|py|ts|js|sh|sql|html?|css)$/i.test(attachment.name ?? "");
+}
+
+/**
+ * The attachments of a message as text for the model: each one described, and text-like files
+ * downloaded through the channel (bounded) and included. A failed download is said, not hidden.
+ */
+export async function describeAttachments(
+  attachments: InboundAttachment[] | undefined,
+  adapter: ChannelAdapter | undefined,
+  route: ReplyRoute,
+  ctx: SendContext,
+): Promise<string> {
+  if (!attachments?.length) return "";
+  const parts: string[] = [];
+  for (const attachment of attachments) {
+    const label = [attachment.name ?? "file", attachment.mimeType, attachment.sizeBytes !== undefined ? `${attachment.sizeBytes} bytes` : undefined]
+      .filter(Boolean)
+      .join(", ");
+    let body = attachment.text;
+    let note: string | undefined;
+    if (body === undefined && attachment.url && isTextLike(attachment) && adapter?.fetchAttachment) {
+      const fetched = await adapter.fetchAttachment(attachment, route, ctx).catch((error: unknown) => ({
+        skipped: `download failed: ${error instanceof Error ? error.message : String(error)}`,
+      }));
+      if ("text" in fetched) body = fetched.text;
+      else note = fetched.skipped;
+    } else if (body === undefined) {
+      note = !attachment.url ? "not downloaded (over the size limit or no link)" : isTextLike(attachment) ? "not downloaded" : "not a text file; contents not shown";
+    }
+    if (body !== undefined) {
+      const cut = body.length > MAX_ATTACHMENT_CHARS ? `${body.slice(0, MAX_ATTACHMENT_CHARS)}\n…[attachment truncated: ${body.length - MAX_ATTACHMENT_CHARS} more characters]` : body;
+      parts.push(`[Attachment: ${label}]\n${cut}\n[End of attachment]`);
+    } else {
+      parts.push(`[Attachment: ${label} — ${note}]`);
+    }
+  }
+  return parts.join("\n\n");
+}
