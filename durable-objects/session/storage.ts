@@ -304,6 +304,10 @@ export class SessionStore {
   finishRun(runId: string, state: RunState, now: number): void {
     this.sql.exec(`UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?`, state, now, runId);
   }
+  /** The agent has replied in this session at least once (thread participation). */
+  hasAnsweredRun(): boolean {
+    return this.sql.exec(`SELECT 1 FROM runs WHERE state = 'finished' LIMIT 1`).toArray().length > 0;
+  }
   unmirroredRuns(limit: number): RunRow[] {
     return this.sql
       .exec<Row>(`SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`, limit)

@@ -112,12 +112,31 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
 }
 
 async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecision> {
-  const { envelope, agentId } = row.event;
+  const { agentId } = row.event;
+  let { envelope } = row.event;
   // Web chat and the OpenAI API are authenticated by the gateway token: the caller is the operator.
   if (HTTP_CHANNELS.has(envelope.channel)) return OPERATOR_ACCESS;
+  // Thread participation: in a thread the agent has already answered in, a follow-up counts as a
+  // mention (mention gating only; sender and group allowlists still apply).
+  if (envelope.threadId && envelope.chatType !== "direct" && !envelope.wasMentioned && (await participatedInThread(row, host))) {
+    envelope = { ...envelope, wasMentioned: true };
+  }
   return withDb(host.env, (db) =>
     decideAccess({ config: host.config, envelope, store: postgresAccessStore(db), now: Date.now(), agentId }),
   );
+}
+
+/** This session answered before, or the platform shows one of the agent's posts in the thread. */
+async function participatedInThread(row: InboxRow, host: TriageHost): Promise<boolean> {
+  if (host.store.hasAnsweredRun()) return true;
+  const adapter = adapterFor(row.event.envelope.channel);
+  if (!adapter?.participatedInThread) return false;
+  try {
+    return await adapter.participatedInThread(row.event.envelope.route, { env: host.env, config: host.config, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    console.warn("thread participation lookup failed; treating the message as unmentioned", error instanceof Error ? error.message : error);
+    return false;
+  }
 }
 
 /** session.reset / resetByType / resetByChannel: a stale session starts over before this message. */

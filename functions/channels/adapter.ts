@@ -70,6 +70,11 @@ export interface ChannelAdapter {
    */
   fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string } | { skipped: string }>;
   /**
+   * Whether the agent has posted in the thread `route.threadId` (thread participation counts as a
+   * mention in gated groups). Asked only for unmentioned thread messages in groups.
+   */
+  participatedInThread?(route: ReplyRoute, ctx: SendContext): Promise<boolean>;
+  /**
    * Optional live progress (typing, reactions, streaming previews). Receives the run's state and
    * returns it updated; failures must not throw (progress is best effort, the reply is not).
    */

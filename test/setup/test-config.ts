@@ -69,6 +69,7 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
     groupPolicy: "allowlist",
     channels: {
       C0OPEN: { requireMention: false, replyToMode: "all" },
+      C0THREADS: { requireMention: true, replyToMode: "all" },
       "*": { requireMention: true },
     },
     streaming: { mode: "off" },

@@ -4,6 +4,7 @@ import { mountSlack } from "./ingress.ts";
 import { slackProgress } from "./progress.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
 import { fetchSlackFile } from "./files.ts";
+import { slackParticipatedInThread } from "./threads.ts";
 
 /** Slack over HTTP Request URLs (Events API, slash commands, interactivity) + the Web API for replies. */
 export const slackAdapter: ChannelAdapter = {
@@ -20,5 +21,6 @@ export const slackAdapter: ChannelAdapter = {
   send: sendSlackMessage,
   reconcile: reconcileSlackMessage,
   fetchAttachment: fetchSlackFile,
+  participatedInThread: slackParticipatedInThread,
   progress: slackProgress,
 };

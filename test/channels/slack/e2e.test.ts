@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { recorded } from "../../agent/model-helpers.ts";
 import { BOT_USER, messageEvent, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, scriptSlack, slackCalls, slackMessages, uniqueId, waitFor } from "./helpers.ts";
 
 /**
@@ -7,6 +8,7 @@ import { BOT_USER, messageEvent, newScenario, OPS_SIGNING_SECRET, postSigned, sc
  */
 
 const nowTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+const recordedCount = async (scenario: string) => (await recorded(scenario)).length;
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function repliesIn(channel: string, minimum = 1) {
@@ -89,6 +91,40 @@ describe("Slack end to end", () => {
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `<@${BOT_USER}> help [scenario:${asked}]`, ts: nowTs() }));
     const replies = await repliesIn(channel);
     expect(replies.map((m) => m.text)).toEqual(["You called?"]);
+  });
+
+  it("keeps answering in a thread it took part in, without a new mention", async () => {
+    const channel = uniqueId("C");
+    const first = newScenario("slack-thread-1");
+    await scriptModel(first, [{ type: "text", text: "On it." }]);
+    // Someone's thread; the agent is mentioned in a reply there and answers in the thread.
+    const rootTs = nowTs();
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `<@${BOT_USER}> start [scenario:${first}]`, ts: nowTs(), threadTs: rootTs }));
+    await repliesIn(channel);
+    const followUp = newScenario("slack-thread-2");
+    await scriptModel(followUp, [{ type: "text", text: "Still here." }]);
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `and then? [scenario:${followUp}]`, ts: nowTs(), threadTs: rootTs }));
+    const replies = await repliesIn(channel, 2);
+    expect(replies.map((m) => m.text)).toEqual(["On it.", "Still here."]);
+    // Outside that thread, an unmentioned message is still only context.
+    const elsewhere = newScenario("slack-thread-3");
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `unrelated [scenario:${elsewhere}]`, ts: nowTs() }));
+    await settle(1000);
+    expect(await recordedCount(elsewhere)).toBe(0);
+  });
+
+  it("answers a follow-up in the thread it opened under a mention, without a new mention", async () => {
+    // C0THREADS: mention required, every reply threaded under the message it answers.
+    const channel = "C0THREADS";
+    const first = newScenario("slack-root");
+    await scriptModel(first, [{ type: "text", text: "Replying in a thread." }]);
+    const rootTs = nowTs();
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `<@${BOT_USER}> kick off [scenario:${first}]`, ts: rootTs }));
+    await waitFor(async () => ((await slackMessages(channel)).some((m) => m.thread_ts === rootTs) ? true : undefined), 20_000);
+    const followUp = newScenario("slack-root-follow");
+    await scriptModel(followUp, [{ type: "text", text: "Following up." }]);
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `thanks, one more thing [scenario:${followUp}]`, ts: nowTs(), threadTs: rootTs }));
+    await waitFor(async () => ((await slackMessages(channel)).some((m) => m.text === "Following up." && m.thread_ts === rootTs) ? true : undefined), 20_000);
   });
 
   it("answers an unknown DM sender on a pairing account with a pairing code, once", async () => {
