@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ModelError, type Message, type ModelRequest, type ToolCall, type Usage } from "../types.ts";
 import { classifyStreamError } from "./errors.ts";
-import { postToProvider, type SseEvent } from "./http.ts";
+import { postToProvider, safeJson, type SseEvent } from "./http.ts";
 import { parseToolArguments, sanitizeTranscript } from "./transcript.ts";
 import type { ProviderCall, ProviderResult, ResolvedModel } from "./types.ts";
 
@@ -245,13 +245,6 @@ function mapStopReason(reason: string | null | undefined): ProviderResult["stopR
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

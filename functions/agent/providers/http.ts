@@ -209,3 +209,12 @@ export class SseParser {
     return out;
   }
 }
+
+/** JSON.parse that answers undefined instead of throwing (stream events providers may extend). */
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

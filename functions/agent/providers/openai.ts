@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ModelError, type Message, type ModelRequest, type ToolCall, type Usage } from "../types.ts";
 import { classifyStreamError } from "./errors.ts";
-import { postToProvider, type SseEvent } from "./http.ts";
+import { postToProvider, safeJson, type SseEvent } from "./http.ts";
 import { parseToolArguments, sanitizeTranscript } from "./transcript.ts";
 import type { ProviderCall, ProviderResult, ResolvedModel } from "./types.ts";
 
@@ -245,10 +245,3 @@ function mapFinishReason(reason: string | undefined): ProviderResult["stopReason
   }
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
