@@ -12,7 +12,8 @@ import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import { adapterFor, HTTP_CHANNELS } from "../functions/channels/registry.ts";
 import { chunkText } from "../functions/channels/chunk.ts";
 import { closeDanglingToolCalls, runAgentLoop, type RunHost } from "../functions/agent/run-loop.ts";
-import { ModelError, type Message, type ToolCall } from "../functions/agent/types.ts";
+import { ModelError, type Message, type ModelRequest, type ModelResult, type ToolCall } from "../functions/agent/types.ts";
+import { queuePolicy } from "./session/queue-policy.ts";
 import { recordAuditEvent } from "./session/audit.ts";
 import { buildRunDeps, costOfRun, selectionFor } from "./session/run-deps.ts";
 import { compactionCut, needsCompaction, summarizeForCompaction } from "../functions/agent/compaction.ts";
@@ -28,6 +29,7 @@ const WATCHDOG_MS = 30_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 type Listener = (event: RunEvent) => void;
+type CallModel = (request: ModelRequest) => Promise<ModelResult>;
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -326,12 +328,8 @@ export class SessionDO extends DurableObject<Env> {
     const queued = this.store.inboxByState("queued");
     if (!queued.length) return undefined;
     const plan = prepareRun({ queued, config: this.config, settings: this.settings(), now: Date.now() });
-    return plan ? undefined : Math.max(...queued.map((row) => row.receivedAt)) + this.debounceMs(queued[0]!.event.envelope.channel);
-  }
-
-  private debounceMs(channel: string): number {
-    const queue = this.config.messages.queue;
-    return this.settings().queue?.debounceMs ?? queue.debounceMsByChannel[channel] ?? queue.debounceMs;
+    const { debounceMs } = queuePolicy(this.config, this.settings(), queued[0]!.event.envelope.channel);
+    return plan ? undefined : Math.max(...queued.map((row) => row.receivedAt)) + debounceMs;
   }
 
   private beginRun(plan: RunPlan, now: number): RunRow {
@@ -516,8 +514,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   private queueModeFor(channel: string): string {
-    const queue = this.config.messages.queue;
-    return this.settings().queue?.mode ?? queue.byChannel[channel] ?? queue.mode;
+    return queuePolicy(this.config, this.settings(), channel).mode;
   }
 
   // ---- session identity and settings --------------------------------------------------------
@@ -581,7 +578,7 @@ export class SessionDO extends DurableObject<Env> {
   // ---- compaction ---------------------------------------------------------------------------
 
   /** Proactive compaction before a run whose prompt would crowd the model's context window. */
-  private async compactIfNeeded(run: RunRow, system: string, call: (r: import("../functions/agent/types.ts").ModelRequest) => Promise<import("../functions/agent/types.ts").ModelResult>, signal: AbortSignal): Promise<void> {
+  private async compactIfNeeded(run: RunRow, system: string, call: CallModel, signal: AbortSignal): Promise<void> {
     const compaction = this.config.agents.defaults.compaction;
     if (!compaction.enabled) return;
     const rows = this.store.transcript(run.sessionId);
@@ -594,7 +591,7 @@ export class SessionDO extends DurableObject<Env> {
   /** Summarises everything but the recent tail into the session's summary. */
   private async compactRows(
     sessionId: string,
-    call: (r: import("../functions/agent/types.ts").ModelRequest) => Promise<import("../functions/agent/types.ts").ModelResult>,
+    call: CallModel,
     instructions: string | undefined,
     signal?: AbortSignal,
   ): Promise<{ compacted: boolean }> {
@@ -645,7 +642,6 @@ export class SessionDO extends DurableObject<Env> {
     const facts = this.sessionFacts();
     const settings = facts.settings;
     const selection = selectionFor(this.config, facts.agentId, settings.modelOverride);
-    const queue = this.config.messages.queue;
     const channel = this.store.getJson<{ channel: string }>("lastRoute")?.channel ?? "";
     const messages = this.withSummary(facts.sessionId, this.store.transcript(facts.sessionId).map((row) => row.message));
     return {
@@ -658,12 +654,7 @@ export class SessionDO extends DurableObject<Env> {
       outputTokens: facts.outputTokens,
       contextTokens: estimateTokens(messages),
       contextWindow: this.contextWindow(undefined),
-      queue: {
-        mode: settings.queue?.mode ?? queue.byChannel[channel] ?? queue.mode,
-        debounceMs: settings.queue?.debounceMs ?? queue.debounceMsByChannel[channel] ?? queue.debounceMs,
-        cap: settings.queue?.cap ?? queue.cap,
-        drop: settings.queue?.drop ?? queue.drop,
-      },
+      queue: queuePolicy(this.config, settings, channel),
       thinkLevel: settings.thinkLevel ?? "off",
       verbose: settings.verbose ?? "off",
       sessionStartedAt: facts.sessionStartedAt,

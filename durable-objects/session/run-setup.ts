@@ -2,6 +2,7 @@ import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { InboxRow } from "./storage.ts";
 import type { SessionSettings } from "../../functions/commands/session-control.ts";
+import { queuePolicy } from "./queue-policy.ts";
 import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../../functions/routing/group-history.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
@@ -34,10 +35,7 @@ export function prepareRun(args: {
   const { queued, config, settings, now } = args;
   const first = queued[0];
   if (!first) return undefined;
-  const channel = first.event.envelope.channel;
-  const queue = config.messages.queue;
-  const mode = settings.queue?.mode ?? queue.byChannel[channel] ?? queue.mode;
-  const debounce = settings.queue?.debounceMs ?? queue.debounceMsByChannel[channel] ?? queue.debounceMs;
+  const { mode, debounceMs: debounce } = queuePolicy(config, settings, first.event.envelope.channel);
   const behindRun = queued.some((row) => row.prepared?.queuedBehindRun);
   const newest = Math.max(...queued.map((row) => row.receivedAt));
   if (behindRun && mode !== "interrupt" && now < newest + debounce) return undefined;

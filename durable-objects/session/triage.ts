@@ -10,6 +10,7 @@ import { resolveResetPolicy, sessionResetDue } from "../../functions/routing/ses
 import { handleCommandMessage } from "../../functions/commands/execute.ts";
 import type { SessionControl, SessionSettings } from "../../functions/commands/session-control.ts";
 import { withDb } from "../../functions/db/client.ts";
+import { queuePolicy } from "./queue-policy.ts";
 import type { InboxRow, SessionStore } from "./storage.ts";
 
 /** What triage may do to its session. SessionDO implements it. */
@@ -163,17 +164,13 @@ function historyLimit(config: EdgeclawConfig, row: InboxRow): number {
 
 /** A message that arrived while a run is active: interrupt, or bound the queue per cap/drop. */
 function applyQueueMode(row: InboxRow, host: TriageHost): void {
-  const channel = row.event.envelope.channel;
-  const queue = host.config.messages.queue;
-  const settings = host.settings().queue ?? {};
-  const mode = settings.mode ?? queue.byChannel[channel] ?? queue.mode;
+  const { mode, cap, drop } = queuePolicy(host.config, host.settings(), row.event.envelope.channel);
   if (mode === "interrupt") {
     host.abortActiveRun("interrupted by a newer message (queue mode interrupt)");
     return;
   }
-  const cap = settings.cap ?? queue.cap;
+  // OpenClaw ignores a cap below 1.
   if (cap < 1) return;
-  const drop = settings.drop ?? queue.drop;
   const queued = host.store.inboxByState("queued");
   if (queued.length <= cap) return;
   const now = Date.now();
