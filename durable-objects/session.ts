@@ -200,6 +200,8 @@ export class SessionDO extends DurableObject<Env> {
     if (now - last < PRUNE_EVERY_MS) return;
     this.store.pruneInbox(now);
     this.store.pruneOutbox(now);
+    // Archived in Postgres and out of the model's context: no reason to keep them here too.
+    this.store.pruneTranscript(this.store.getMeta("sessionId"));
     this.store.setMeta("prunedAt", String(now));
   }
 

@@ -1,0 +1,35 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SessionStore } from "../../durable-objects/session/storage.ts";
+import { sessionStub, webchatEvent } from "./helpers.ts";
+
+describe("SessionDO storage bounds", () => {
+  it("drops transcript rows only once they are archived in Postgres and out of the model's context", async () => {
+    await runInDurableObject(sessionStub("agent:main:storage-prune"), async (_instance, state) => {
+      const store = new SessionStore(state.storage.sql);
+      const old = store.appendTranscript("old-session", null, { role: "user", content: "old" }, 1);
+      const compacted = store.appendTranscript("live", null, { role: "user", content: "summarised" }, 2);
+      const kept = store.appendTranscript("live", null, { role: "user", content: "recent" }, 3);
+      const unarchived = store.appendTranscript("old-session", null, { role: "user", content: "not yet mirrored" }, 4);
+      store.markCompacted("live", kept);
+      store.markTranscriptMirrored(kept);
+      store.pruneTranscript("live");
+      const left = [...store.transcript("live"), ...store.transcript("old-session")].map((row) => row.seq).sort();
+      expect(left).toEqual([kept, unarchived].sort());
+      expect([old, compacted].some((seq) => left.includes(seq))).toBe(false);
+    });
+  });
+
+  it("forgets dedup tombstones only after the retry window", async () => {
+    await runInDurableObject(sessionStub("agent:main:storage-tombstones"), async (_instance, state) => {
+      const store = new SessionStore(state.storage.sql);
+      const event = webchatEvent("agent:main:storage-tombstones", "hi", "tomb-1");
+      const seq = store.insertInbox(event, 0)!;
+      store.settleInbox(seq, "answer", 1_000);
+      store.pruneInbox(1_000 + 47 * 60 * 60 * 1000);
+      expect(store.insertInbox(event, 2_000)).toBeNull();
+      store.pruneInbox(1_000 + 49 * 60 * 60 * 1000);
+      expect(store.insertInbox(event, 3_000)).not.toBeNull();
+    });
+  });
+});
