@@ -202,6 +202,7 @@ export class SessionDO extends DurableObject<Env> {
     this.store.pruneOutbox(now);
     // Archived in Postgres and out of the model's context: no reason to keep them here too.
     this.store.pruneTranscript(this.store.getMeta("sessionId"));
+    this.store.pruneRuns(this.store.getMeta("sessionId"), now);
     this.store.setMeta("prunedAt", String(now));
   }
 

@@ -413,6 +413,10 @@ export class SessionStore {
   pruneTranscript(activeSessionId: string | undefined): void {
     this.sql.exec(`DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`, activeSessionId ?? "");
   }
+  /** Runs of earlier sessions, once their usage is in Postgres (the current session's feed /status). */
+  pruneRuns(activeSessionId: string | undefined, now: number): void {
+    this.sql.exec(`DELETE FROM runs WHERE mirrored = 1 AND state != 'running' AND session_id != ? AND finished_at < ?`, activeSessionId ?? "", now - TOMBSTONE_MS);
+  }
   pruneOutbox(now: number): void {
     this.sql.exec(`DELETE FROM outbox WHERE state = 'sent' AND settled_at < ?`, now - TOMBSTONE_MS);
   }
