@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env.ts";
 import type { AcceptResult, RoutedEvent, RunEvent } from "./session-api.ts";
-import { SessionStore, type InboxRow, type RunRow } from "./session/storage.ts";
+import { SessionStore, TOMBSTONE_MS, type InboxRow, type RunRow } from "./session/storage.ts";
 import { deliverDueOutbox } from "./session/outbox.ts";
 import { mirrorToPostgres } from "./session/mirror.ts";
 import { ProgressRelay } from "./session/progress.ts";
@@ -186,7 +186,8 @@ export class SessionDO extends DurableObject<Env> {
     if (debounceAt !== undefined) due.push(debounceAt);
     if (!mirrored) due.push(now + 5_000);
     const oldest = this.store.oldestSettledAt();
-    if (oldest !== undefined) due.push(Math.max(now + PRUNE_EVERY_MS, oldest + PRUNE_EVERY_MS));
+    // An idle session wakes once more, when its oldest tombstone expires, to clean up — not hourly.
+    if (oldest !== undefined) due.push(Math.max(now + PRUNE_EVERY_MS, oldest + TOMBSTONE_MS));
     const retryAt = Number(this.store.getMeta("retryAt") ?? 0);
     if (retryAt) due.push(retryAt);
     else if (this.store.inboxByState("new").length) due.push(now);
