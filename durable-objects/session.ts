@@ -700,7 +700,7 @@ export class SessionDO extends DurableObject<Env> {
         outboxId: letter.row.id,
         channel: letter.row.route.channel,
         reason: letter.reason,
-      }).catch((error) => console.error("audit write failed", error instanceof Error ? error.message : error));
+      }).catch((error) => console.error(`audit write failed: ${describeError(error)}`));
     }
   }
 
@@ -728,7 +728,8 @@ export class SessionDO extends DurableObject<Env> {
       });
     } catch (error) {
       // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
-      console.error("session mirror failed", error instanceof Error ? error.message : error);
+      // First lines only: a failed query's message carries its parameters (transcript text).
+      console.error(`session mirror failed: ${describeError(error)}`);
       return false;
     }
   }
