@@ -103,18 +103,7 @@ function assertContentSize(path: string, content: string): void {
 
 export async function readFile(env: DbEnv, agentId: string, path: string): Promise<WorkspaceFile | null> {
   const normalized = normalizeWorkspacePath(path);
-  const rows = await withDb(env, (db) =>
-    db
-      .select({
-        path: workspaceFiles.path,
-        content: workspaceFiles.content,
-        version: workspaceFiles.version,
-        updatedAt: workspaceFiles.updatedAt,
-      })
-      .from(workspaceFiles)
-      .where(and(eq(workspaceFiles.agentId, agentId), eq(workspaceFiles.path, normalized))),
-  );
-  return rows[0] ?? null;
+  return (await readFiles(env, agentId, [normalized])).get(normalized) ?? null;
 }
 
 /** Reads several files in one round trip; paths that do not exist are simply absent from the map. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readBody } from "./read-body.ts";
+import { listenOnLoopback } from "./listen.ts";
 
 /**
  * A fake Slack Web API on loopback, speaking Slack's wire format: `POST /api/<method>` with a
@@ -243,16 +244,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     return json(res, 404, { error: "unknown control endpoint" });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server);
 }
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
