@@ -12,9 +12,12 @@ export interface DeadLetter {
 }
 
 /**
- * Sends every due chunk once, in order per reply. A chunk is marked "sending" durably before the
- * request, so a crash mid-send leaves a row whose outcome is unknown: it is reconciled with the
- * platform (did the message land?) and never blindly sent again.
+ * Sends due chunks in the session's order: chunks of a reply by index, replies as they were queued.
+ * The first chunk that has to wait (retry backoff, Retry-After, an outcome still unknown) holds
+ * back everything queued after it — across alarm passes too — so a later reply never overtakes an
+ * earlier one. A chunk is marked "sending" durably before the request, so a crash mid-send leaves a
+ * row whose outcome is unknown: it is reconciled with the platform (did the message land?) and never
+ * blindly sent again.
  */
 export async function deliverDueOutbox(args: {
   store: SessionStore;
@@ -28,10 +31,9 @@ export async function deliverDueOutbox(args: {
   const { store, policy, now } = args;
   const random = args.random ?? Math.random;
   const dead: DeadLetter[] = [];
-  const blockedRuns = new Set<string>();
-  for (const row of store.dueOutbox(now())) {
-    const order = row.runId ?? row.id;
-    if (blockedRuns.has(order)) continue;
+  for (const row of store.unsettledOutbox()) {
+    // Not due yet: it waits, and so does everything behind it.
+    if (row.nextAt > now()) break;
     const adapter = args.adapterFor(row.route.channel);
     if (!adapter) {
       store.updateOutbox(row.id, { state: "dead", lastError: `no channel adapter for "${row.route.channel}"` }, now());
@@ -58,7 +60,7 @@ export async function deliverDueOutbox(args: {
           dead.push({ row, reason: "outcome unknown and reconcile kept failing" });
         } else {
           store.updateOutbox(row.id, { state: "unknown", attempts, nextAt: now() + backoff(attempts, policy, random) }, now());
-          blockedRuns.add(order);
+          break;
         }
         continue;
       }
@@ -89,8 +91,7 @@ export async function deliverDueOutbox(args: {
     }
     if ("outcomeUnknown" in result) {
       store.updateOutbox(row.id, { state: "unknown", lastError: result.error, nextAt: now() + backoff(attempts, policy, random) }, now());
-      blockedRuns.add(order);
-      continue;
+      break;
     }
     if (!result.retryable || attempts >= policy.maxAttempts) {
       const reason = result.retryable ? `gave up after ${attempts} attempts: ${result.error}` : result.error;
@@ -98,10 +99,11 @@ export async function deliverDueOutbox(args: {
       dead.push({ row, reason });
       continue;
     }
-    const wait = Math.min(policy.maxBackoffMs, Math.max(result.retryAfterMs ?? 0, backoff(attempts, policy, random)));
+    // The platform's Retry-After is a floor, never cut to maxBackoffMs (which bounds our own backoff):
+    // sending earlier only earns another 429.
+    const wait = Math.max(result.retryAfterMs ?? 0, backoff(attempts, policy, random));
     store.updateOutbox(row.id, { state: "pending", lastError: result.error, nextAt: now() + wait }, now());
-    // Later chunks of the same reply wait for this one, so a reply never arrives out of order.
-    blockedRuns.add(order);
+    break;
   }
   return dead;
 }

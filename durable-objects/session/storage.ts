@@ -377,15 +377,23 @@ export class SessionStore {
       now,
     );
   }
-  dueOutbox(now: number): OutboxRow[] {
+  /**
+   * Every chunk not yet settled, in delivery order (insertion order: replies as they were queued,
+   * chunks of a reply by index). The outbox walks this list front to back and stops at the first
+   * chunk that must wait, so nothing overtakes it.
+   */
+  unsettledOutbox(): OutboxRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') AND next_at <= ? ORDER BY created_at, chunk_index`, now)
+      .exec<Row>(`SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid`)
       .toArray()
       .map(toOutboxRow);
   }
+  /** When the outbox can next make progress: the due time of the first unsettled chunk (all others wait behind it). */
   nextOutboxAt(): number | undefined {
-    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown')`).one();
-    return row.at ?? undefined;
+    const row = this.sql
+      .exec<{ at: number }>(`SELECT next_at AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid LIMIT 1`)
+      .toArray()[0];
+    return row?.at;
   }
   updateOutbox(id: string, patch: Partial<Pick<OutboxRow, "state" | "attempts" | "nextAt" | "platformId" | "lastError">>, now: number): void {
     const current = this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
@@ -405,8 +413,8 @@ export class SessionStore {
   }
   outboxRows(state?: OutboxState): OutboxRow[] {
     const rows = state
-      ? this.sql.exec<Row>(`SELECT * FROM outbox WHERE state = ? ORDER BY created_at, chunk_index`, state)
-      : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, chunk_index`);
+      ? this.sql.exec<Row>(`SELECT * FROM outbox WHERE state = ? ORDER BY created_at, rowid`, state)
+      : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, rowid`);
     return rows.toArray().map(toOutboxRow);
   }
   /** Drops transcript rows that are both archived in Postgres and no longer in the model's context. */

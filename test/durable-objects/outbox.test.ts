@@ -47,12 +47,12 @@ async function withStore<T>(name: string, work: (store: SessionStore) => Promise
   return runInDurableObject(sessionStub(`agent:main:outbox-${name}`), async (_instance, state) => work(new SessionStore(state.storage.sql)));
 }
 
-function deliver(store: SessionStore, adapter: ChannelAdapter, now: number, maxAttempts = 3) {
+function deliver(store: SessionStore, adapter: ChannelAdapter, now: number, maxAttempts = 3, maxBackoffMs = 60_000) {
   return deliverDueOutbox({
     store,
     adapterFor: (channel) => (channel === adapter.id ? adapter : undefined),
     ctx: { env, config: configFromEnv(env) },
-    policy: { maxAttempts, maxBackoffMs: 60_000 },
+    policy: { maxAttempts, maxBackoffMs },
     progressStateFor: () => undefined,
     now: () => now,
     random: () => 0.5,
@@ -142,6 +142,62 @@ describe("outbox", () => {
       const dead = await deliver(store, adapter, 1);
       expect(sent).toHaveLength(0);
       expect(dead[0]?.reason).toContain("not re-sent");
+    });
+  });
+
+  it("keeps later chunks waiting across alarm passes while an earlier chunk waits out its Retry-After", async () => {
+    await withStore("order-passes", async (store) => {
+      const { adapter, sent } = scriptedChannel([{ ok: false, retryable: true, retryAfterMs: 5_000, error: "429" }]);
+      store.insertOutbox({ id: "r8:0", runId: "r8", route, text: "part 1", chunkIndex: 0, chunkCount: 2 }, 0);
+      store.insertOutbox({ id: "r8:1", runId: "r8", route, text: "part 2", chunkIndex: 1, chunkCount: 2 }, 0);
+      await deliver(store, adapter, 0);
+      // An alarm pass before the Retry-After (another event woke the session): part 2 must not go first.
+      await deliver(store, adapter, 1_000);
+      expect(sent.map((m) => m.text)).toEqual(["part 1"]);
+      expect(store.nextOutboxAt()).toBe(5_000);
+      await deliver(store, adapter, 5_000);
+      expect(sent.map((m) => m.text)).toEqual(["part 1", "part 1", "part 2"]);
+    });
+  });
+
+  it("never lets a later reply of the session overtake an earlier one that is blocked", async () => {
+    await withStore("order-replies", async (store) => {
+      const { adapter, sent } = scriptedChannel({ "run:a:0": [{ ok: false, retryable: true, retryAfterMs: 3_000, error: "429" }] });
+      store.insertOutbox({ id: "run:a:0", runId: "a", route, text: "first answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      store.insertOutbox({ id: "notice:7:0", runId: null, route, text: "a command reply", chunkIndex: 0, chunkCount: 1 }, 0);
+      store.insertOutbox({ id: "run:b:0", runId: "b", route, text: "second answer", chunkIndex: 0, chunkCount: 1 }, 1);
+      await deliver(store, adapter, 0);
+      await deliver(store, adapter, 1_000);
+      await deliver(store, adapter, 2_000);
+      expect(sent.map((m) => m.text)).toEqual(["first answer"]);
+      await deliver(store, adapter, 3_000);
+      expect(sent.map((m) => m.text)).toEqual(["first answer", "first answer", "a command reply", "second answer"]);
+    });
+  });
+
+  it("keeps a later reply behind an earlier one whose outcome is still being reconciled", async () => {
+    await withStore("order-unknown", async (store) => {
+      const { adapter, sent } = scriptedChannel({ "run:c:0": ["throw"] }, { reconcile: ["throw", { platformMessageId: "ts-c" }] });
+      store.insertOutbox({ id: "run:c:0", runId: "c", route, text: "maybe landed", chunkIndex: 0, chunkCount: 1 }, 0);
+      store.insertOutbox({ id: "run:d:0", runId: "d", route, text: "next", chunkIndex: 0, chunkCount: 1 }, 0);
+      await deliver(store, adapter, 0);
+      await deliver(store, adapter, 120_000); // reconcile cannot tell yet: still blocked
+      expect(sent.map((m) => m.text)).toEqual(["maybe landed"]);
+      await deliver(store, adapter, 240_000);
+      expect(sent.map((m) => m.text)).toEqual(["maybe landed", "next"]);
+    });
+  });
+
+  it("honours a Retry-After longer than maxBackoffMs instead of cutting it", async () => {
+    await withStore("long-retry-after", async (store) => {
+      const { adapter, sent } = scriptedChannel([{ ok: false, retryable: true, retryAfterMs: 300_000, error: "429" }]);
+      store.insertOutbox({ id: "r9:0", runId: "r9", route, text: "hi", chunkIndex: 0, chunkCount: 1 }, 0);
+      await deliver(store, adapter, 0, 3, 60_000);
+      expect(store.outboxRows()[0]).toMatchObject({ state: "pending", nextAt: 300_000 });
+      await deliver(store, adapter, 299_999, 3, 60_000);
+      expect(sent).toHaveLength(1);
+      await deliver(store, adapter, 300_000, 3, 60_000);
+      expect(sent).toHaveLength(2);
     });
   });
 });
