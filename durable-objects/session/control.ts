@@ -1,0 +1,36 @@
+import type { SessionControl } from "../../functions/commands/session-control.ts";
+import { compactNow } from "./compact.ts";
+import { currentSessionId, rotateSession, settings, status, updateSettings } from "./identity.ts";
+import type { SessionState } from "./state.ts";
+
+/** What slash commands may do to this session (functions/commands). */
+export function sessionControl(s: SessionState): SessionControl {
+  return {
+    status: async () => status(s),
+    newSession: async (options) => {
+      s.abortActiveRun("new session");
+      const sessionId = rotateSession(s);
+      if (options?.model) updateSettings(s, { modelOverride: options.model });
+      return { sessionId };
+    },
+    reset: async (options) => {
+      if (options?.soft) return { sessionId: currentSessionId(s, Date.now()) };
+      s.abortActiveRun("session reset");
+      return { sessionId: rotateSession(s) };
+    },
+    stop: async () => {
+      const now = Date.now();
+      const queued = s.store.inboxByState("queued");
+      for (const row of queued) {
+        s.store.settleInbox(row.seq, null, now);
+        s.emit([row.seq], { type: "error", code: "stopped", message: "cancelled by /stop" });
+      }
+      const abortedRun = s.active !== null;
+      s.abortActiveRun("stopped by /stop");
+      return { abortedRun, cancelledQueued: queued.length };
+    },
+    getSettings: async () => settings(s),
+    updateSettings: async (patch) => updateSettings(s, patch),
+    compact: async (instructions) => compactNow(s, instructions),
+  };
+}

@@ -1,0 +1,118 @@
+import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
+import { chunkText } from "../../functions/channels/chunk.ts";
+import { costOfRun } from "./run-deps.ts";
+import { deliverDueOutbox } from "./outbox.ts";
+import { mirrorToPostgres } from "./mirror.ts";
+import { ProgressRelay } from "./progress.ts";
+import { recordAuditEvent } from "./audit.ts";
+import { settings } from "./identity.ts";
+import type { InboxRow, RunRow } from "./storage.ts";
+import { describeError, zeroUsage, type SessionState } from "./state.ts";
+
+/**
+ * The glue between a session and the outside: reply chunks into the outbox and out to the
+ * platform, progress to the channel, and the mirror to Postgres.
+ */
+
+/** Tombstone/outbox pruning runs at most this often. */
+export const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/** Splits a reply into the channel's chunks and records them in the outbox (inside the caller's transaction). */
+export function enqueueReply(s: SessionState, idPrefix: string, runId: string | null, route: RunRow["route"], text: string, now: number): void {
+  const adapter = adapterFor(route.channel);
+  const limit = adapter ? adapter.textChunkLimit(s.config, route.accountId) : 4000;
+  const chunks = chunkText(text, limit, adapter?.chunkMode?.(s.config, route.accountId) ?? "length");
+  chunks.forEach((chunk, index) => {
+    s.store.insertOutbox({ id: `${idPrefix}:${index}`, runId, route, text: chunk, chunkIndex: index, chunkCount: chunks.length }, now);
+  });
+}
+
+/**
+ * Answers that need no model (command replies, pairing codes): queued once in the outbox for chat
+ * platforms, and streamed to HTTP listeners. `settle` ends the event (no run follows).
+ */
+export function reply(s: SessionState, row: InboxRow, texts: string[], settle: boolean): void {
+  const now = Date.now();
+  const route = row.event.envelope.route;
+  const text = texts.join("\n\n");
+  s.ctx.storage.transactionSync(() => {
+    if (!HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `notice:${row.seq}`, null, route, text, now);
+    if (settle) s.store.settleInbox(row.seq, text, now);
+  });
+  s.emit([row.seq], { type: "notice", text });
+  if (settle) s.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });
+}
+
+export function progressRelay(s: SessionState, run: RunRow | null, route: RunRow["route"]): ProgressRelay {
+  return new ProgressRelay({
+    adapter: HTTP_CHANNELS.has(route.channel) ? undefined : adapterFor(route.channel),
+    route,
+    ctx: { env: s.env, config: s.config },
+    store: s.store,
+    runId: run?.runId ?? null,
+  });
+}
+
+/** Sends every due outbox chunk; dead letters are recorded in the audit trail. */
+export async function deliver(s: SessionState): Promise<void> {
+  const dead = await deliverDueOutbox({
+    store: s.store,
+    adapterFor,
+    ctx: { env: s.env, config: s.config },
+    policy: s.config.messages.outbox,
+    progressStateFor: (runId) => (runId ? s.store.getRun(runId)?.progressState : undefined),
+    now: Date.now,
+  });
+  for (const letter of dead) {
+    await recordAuditEvent(s.env, "outbox.dead_letter", {
+      sessionKey: s.store.getMeta("sessionKey"),
+      outboxId: letter.row.id,
+      channel: letter.row.route.channel,
+      reason: letter.reason,
+    }).catch((error) => console.error(`audit write failed: ${describeError(error)}`));
+  }
+}
+
+/** Copies what changed to Postgres. False when something is left to mirror (or Postgres failed). */
+export async function mirror(s: SessionState): Promise<boolean> {
+  const sessionId = s.store.getMeta("sessionId");
+  if (!sessionId || !s.env.DATABASE_URL) return true;
+  const lastRun = s.store.activeRun();
+  try {
+    return await mirrorToPostgres({
+      env: s.env,
+      store: s.store,
+      batchSize: s.config.messages.mirrorBatchSize,
+      costOf: (modelRef, usage) => costOfRun(s.config, s.env, modelRef, usage),
+      facts: {
+        sessionKey: s.store.getMeta("sessionKey") ?? "",
+        sessionId,
+        agentId: s.store.getMeta("agentId") ?? "main",
+        channel: lastRun?.route.channel ?? s.store.getJson<{ channel: string }>("lastRoute")?.channel ?? null,
+        chatType: s.store.getMeta("chatType") ?? null,
+        lastRoute: s.store.getJson("lastRoute") ?? null,
+        modelOverride: settings(s).modelOverride ?? null,
+        sessionStartedAt: Number(s.store.getMeta("sessionStartedAt") ?? Date.now()),
+        lastInteractionAt: s.store.getMeta("lastInteractionAt") ? Number(s.store.getMeta("lastInteractionAt")) : null,
+      },
+    });
+  } catch (error) {
+    // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
+    // First lines only: a failed query's message carries its parameters (transcript text).
+    console.error(`session mirror failed: ${describeError(error)}`);
+    return false;
+  }
+}
+
+/** Drops what outlived its purpose (tombstones, sent chunks, archived transcript), at most hourly. */
+export function prune(s: SessionState): void {
+  const now = Date.now();
+  const last = Number(s.store.getMeta("prunedAt") ?? 0);
+  if (now - last < PRUNE_EVERY_MS) return;
+  s.store.pruneInbox(now);
+  s.store.pruneOutbox(now);
+  // Archived in Postgres and out of the model's context: no reason to keep them here too.
+  s.store.pruneTranscript(s.store.getMeta("sessionId"));
+  s.store.pruneRuns(s.store.getMeta("sessionId"), now);
+  s.store.setMeta("prunedAt", String(now));
+}

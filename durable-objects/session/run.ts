@@ -1,0 +1,207 @@
+import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
+import type { ChatType } from "../../functions/channels/envelope.ts";
+import { closeDanglingToolCalls, runAgentLoop, type RunHost } from "../../functions/agent/run-loop.ts";
+import { ModelError, type Message, type ToolCall } from "../../functions/agent/types.ts";
+import { compactIfNeeded } from "./compact.ts";
+import { enqueueReply, progressRelay } from "./delivery.ts";
+import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
+import { clearRetry, scheduleRetry } from "./retry.ts";
+import { buildRunDeps } from "./run-deps.ts";
+import { prepareRun, type RunPlan } from "./run-setup.ts";
+import type { InboxRow, RunRow } from "./storage.ts";
+import type { SessionState } from "./state.ts";
+
+/** How often a running run pushes its watchdog alarm forward; a dead run resumes this long after. */
+export const WATCHDOG_MS = 30_000;
+
+/** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
+export function startNextRun(s: SessionState): RunRow | undefined {
+  const queued = s.store.inboxByState("queued");
+  if (!queued.length) return undefined;
+  const now = Date.now();
+  const plan = prepareRun({ queued, config: s.config, settings: settings(s), now });
+  if (!plan) return undefined;
+  return beginRun(s, plan, now);
+}
+
+function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
+  const runId = crypto.randomUUID();
+  const sessionId = currentSessionId(s, now);
+  const history = s.store.takeGroupHistory();
+  s.ctx.storage.transactionSync(() => {
+    s.store.insertRun({
+      runId,
+      sessionId,
+      state: "running",
+      route: plan.route,
+      modelRef: null,
+      progressState: {},
+      options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs },
+      startedAt: now,
+    });
+    const text = plan.composeText(history, s.store.getJson<string[]>("droppedSummary"));
+    s.store.deleteMeta("droppedSummary");
+    s.store.appendTranscript(sessionId, runId, { role: "user", content: text }, now);
+    for (const seq of plan.seqs) s.store.setInboxState(seq, "taken", runId, now);
+    for (const seq of plan.superseded) s.store.settleInbox(seq, null, now);
+    if (plan.isUserMessage) s.store.setMeta("lastInteractionAt", String(now));
+  });
+  for (const seq of plan.superseded) s.emit([seq], { type: "error", code: "superseded", message: "a newer message replaced this one (queue mode interrupt/drop)" });
+  return s.store.getRun(runId)!;
+}
+
+/** Runs (or resumes) one run to its end: model and tools, checkpointed step by step. */
+export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
+  const abort = new AbortController();
+  const seqs = new Set(s.store.inboxByRun(run.runId).map((row) => row.seq));
+  s.active = { runId: run.runId, abort, seqs };
+  const config = s.config;
+  const agentId = s.store.getMeta("agentId") ?? "main";
+  const timeoutMs = (config.agents.list.find((a) => a.id === agentId)?.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
+  const timer = setTimeout(() => abort.abort(new ModelError("timeout", `run timed out after ${timeoutMs / 1000}s (agents.defaults.timeoutSeconds)`)), timeoutMs);
+  const relay = progressRelay(s, run, run.route);
+  let text = "";
+  let lastWatchdog = 0;
+  const watchdog = () => {
+    const now = Date.now();
+    if (now - lastWatchdog < WATCHDOG_MS / 3) return;
+    lastWatchdog = now;
+    void s.ctx.storage.setAlarm(now + WATCHDOG_MS);
+  };
+  watchdog();
+  s.emit(seqs, { type: "run-started", runId: run.runId });
+  relay.event({ type: "run-started" });
+
+  const host: RunHost = {
+    messages: () => sessionMessages(s, run.sessionId),
+    runMessages: () => s.store.runTranscript(run.runId).map((row) => row.message),
+    append: (message: Message) => {
+      s.store.appendTranscript(run.sessionId, run.runId, message, Date.now());
+      watchdog();
+    },
+    recordUsage: (modelRef, usage) => s.store.addRunUsage(run.runId, modelRef, usage),
+    hasSteerMessages: () => steerCandidates(s).length > 0,
+    takeSteerMessages: () => takeSteer(s, run.runId),
+    onTextDelta: (delta) => {
+      text += delta;
+      s.emit(s.active?.seqs ?? seqs, { type: "text-delta", text: delta });
+      relay.event({ type: "text-delta", text: delta, soFar: text });
+    },
+    onTool: (call: ToolCall, phase, result) => {
+      if (phase === "start") text = "";
+      s.emit(s.active?.seqs ?? seqs, { type: "tool", callId: call.id, name: call.name, phase, isError: result?.isError, preview: result?.preview });
+      relay.event({ type: "tool", name: call.name, phase });
+    },
+  };
+
+  let deps: Awaited<ReturnType<typeof buildRunDeps>>;
+  try {
+    deps = await buildRunDeps({
+      env: s.env,
+      config,
+      agentId,
+      sessionKey: s.store.getMeta("sessionKey") ?? "",
+      sessionId: run.sessionId,
+      route: run.route,
+      chatType: s.store.getMeta("chatType") as ChatType | undefined,
+      modelOverride: run.options.model,
+      senderIsOwner: run.options.senderIsOwner ?? false,
+      signal: abort.signal,
+      status: async () => ({ ...status(s) }),
+      onStreamReset: () => {
+        text = "";
+        s.emit(s.active?.seqs ?? seqs, { type: "text-reset" });
+      },
+      onNotice: (notice) => s.emit(s.active?.seqs ?? seqs, { type: "notice", text: notice }),
+      toolHasRun: () => s.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
+    });
+  } catch (error) {
+    // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
+    // events still taken) and the alarm resumes it later, instead of failing the user's message.
+    clearTimeout(timer);
+    s.active = null;
+    scheduleRetry(s, `setting up run ${run.runId}`, error);
+    return;
+  }
+  clearRetry(s);
+
+  try {
+    await compactIfNeeded(s, run, deps.system, deps.callModel, abort.signal).catch((error) => {
+      if (abort.signal.aborted) throw error;
+      console.warn("proactive compaction failed; running with the full context", error instanceof Error ? error.message : error);
+    });
+    const outcome = await runAgentLoop(host, deps);
+    await relay.settle({ type: "run-finished" });
+    finishRun(s, run, "finished", outcome.finalText, deps.isSilent(outcome.finalText));
+  } catch (error) {
+    await relay.settle({ type: "run-finished" });
+    const reason = abort.signal.aborted ? abort.signal.reason : error;
+    closeDanglingToolCalls({
+      runMessages: host.runMessages,
+      append: host.append,
+    });
+    if (reason instanceof ModelError && reason.kind === "aborted") {
+      finishRun(s, run, "aborted", null, true);
+    } else {
+      const message = describeRunFailure(reason);
+      finishRun(s, run, "failed", message, false, reason instanceof ModelError ? reason.kind : "error");
+    }
+  } finally {
+    clearTimeout(timer);
+    s.active = null;
+  }
+}
+
+/** Records the end of a run and its one visible reply, atomically. */
+function finishRun(s: SessionState, run: RunRow, state: "finished" | "failed" | "aborted", reply: string | null, silent: boolean, errorCode?: string): void {
+  const now = Date.now();
+  const seqs = s.store.inboxByRun(run.runId).map((row) => row.seq);
+  s.ctx.storage.transactionSync(() => {
+    s.store.finishRun(run.runId, state, now);
+    if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel)) enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
+    for (const seq of seqs) s.store.settleInbox(seq, silent ? "" : reply, now);
+  });
+  const finished = s.store.getRun(run.runId)!;
+  if (state === "finished") {
+    s.emit(seqs, {
+      type: "done",
+      runId: run.runId,
+      text: silent ? "" : (reply ?? ""),
+      modelRef: finished.modelRef ?? "",
+      usage: {
+        inputTokens: finished.inputTokens,
+        outputTokens: finished.outputTokens,
+        cacheReadTokens: finished.cacheReadTokens,
+        cacheWriteTokens: finished.cacheWriteTokens,
+      },
+    });
+  } else {
+    s.emit(seqs, { type: "error", code: errorCode ?? state, message: reply ?? "the run was stopped" });
+  }
+}
+
+/** Queued messages a steer-mode run may take in at its next boundary. */
+function steerCandidates(s: SessionState): InboxRow[] {
+  return s.store
+    .inboxByState("queued")
+    .filter((row) => queueModeFor(s, row.event.envelope.channel) === "steer" && row.prepared?.queuedBehindRun);
+}
+
+function takeSteer(s: SessionState, runId: string): string[] {
+  const rows = steerCandidates(s);
+  const now = Date.now();
+  for (const row of rows) {
+    s.store.setInboxState(row.seq, "taken", runId, now);
+    s.active?.seqs.add(row.seq);
+  }
+  return rows.map((row) => row.prepared?.text ?? row.event.envelope.text);
+}
+
+function describeRunFailure(error: unknown): string {
+  if (error instanceof ModelError) {
+    if (error.kind === "not_configured") return error.message;
+    if (error.kind === "timeout") return `⚠️ ${error.message}`;
+    return `⚠️ The model request failed (${error.kind}${error.status ? ` ${error.status}` : ""}): ${error.message}`;
+  }
+  return `⚠️ The agent run failed: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,50 @@
+import { sessionControl } from "./control.ts";
+import { progressRelay, reply } from "./delivery.ts";
+import { rotateSession, settings } from "./identity.ts";
+import { clearRetry, retryPending, scheduleRetry } from "./retry.ts";
+import type { SessionState } from "./state.ts";
+import { triageInbound, type TriageHost } from "./triage.ts";
+
+/**
+ * Triages every new event in arrival order. One pass at a time per object: a caller that arrives
+ * while a pass is running shares it, and events accepted meanwhile join that pass.
+ */
+export function triage(s: SessionState): Promise<void> {
+  s.triaging ??= (async () => {
+    if (retryPending(s)) return;
+    // Re-read after each event: events accepted while one is being triaged join this pass.
+    for (let row = s.store.inboxByState("new")[0]; row; row = s.store.inboxByState("new")[0]) {
+      try {
+        await triageInbound(row, triageHost(s));
+        clearRetry(s);
+      } catch (error) {
+        // Postgres (access store) unreachable or similar: the event stays stored and in order;
+        // try again with backoff. Nothing is dropped by an outage.
+        scheduleRetry(s, `triage of event ${row.seq}`, error);
+        return;
+      }
+    }
+  })().finally(() => {
+    s.triaging = null;
+  });
+  return s.triaging;
+}
+
+function triageHost(s: SessionState): TriageHost {
+  return {
+    env: s.env,
+    config: s.config,
+    store: s.store,
+    activeRun: s.active ? { runId: s.active.runId } : null,
+    settings: () => settings(s),
+    control: sessionControl(s),
+    rotateSession: (reason) => {
+      console.log(`session ${s.store.getMeta("sessionKey")} auto-reset (${reason})`);
+      rotateSession(s);
+    },
+    abortActiveRun: (reason) => s.abortActiveRun(reason),
+    reply: (row, texts, settle) => reply(s, row, texts, settle),
+    emit: (seq, event) => s.emit([seq], event),
+    progressAccepted: (row) => progressRelay(s, null, row.event.envelope.route).accepted(row.seq),
+  };
+}
