@@ -5,13 +5,15 @@ import { resolveSecret } from "../functions/config/secret-ref.ts";
 import { inboundEnvelopeSchema } from "../functions/channels/envelope.ts";
 import type { SigningKey } from "../functions/channels/companion/signature.ts";
 import { verifySignedRequest } from "../functions/channels/companion/verify.ts";
+import { authorizeIngressEnvelope } from "../functions/channels/companion/authorize.ts";
 import { readBodyCapped } from "../functions/http/read-body.ts";
 import { ingestEnvelope } from "./ingest.ts";
 
 /**
  * POST /internal/ingress — where the companion container (socket-only channels) and other trusted
- * senders hand over an InboundEnvelope. Signed (functions/channels/companion/signature.ts); joins
- * the path of every other channel at routing, and answers only after the SessionDO stored the event.
+ * senders hand over an InboundEnvelope. Signed (functions/channels/companion/signature.ts); the
+ * signing key may speak only for its own channels (authorize.ts, 403 otherwise); joins the path of
+ * every other channel at routing, and answers only after the SessionDO stored the event.
  */
 export const internalIngress = new Hono<{ Bindings: Env }>();
 
@@ -40,6 +42,9 @@ internalIngress.post("/ingress", async (c) => {
   if (!envelope.success) {
     return c.json({ error: "invalid envelope", issues: envelope.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) }, 400);
   }
+  const grant = config.companion.ingressKeys.find((key) => key.id === verified.keyId);
+  const authorized = grant ? authorizeIngressEnvelope(grant, envelope.data) : { ok: false as const, reason: "unknown key id" };
+  if (!authorized.ok) return c.json({ error: `forbidden: ${authorized.reason}` }, 403);
   const outcome = await ingestEnvelope(c.env, envelope.data);
   return c.json(outcome, 200);
 });

@@ -1,4 +1,5 @@
 import type { ChannelAdapter } from "./adapter.ts";
+import { OPERATOR_CHANNELS } from "./operator-channels.ts";
 import { slackAdapter } from "./slack/index.ts";
 
 /**
@@ -7,8 +8,11 @@ import { slackAdapter } from "./slack/index.ts";
  */
 export const channelAdapters: ChannelAdapter[] = [slackAdapter];
 
-/** Channels whose replies go back on the HTTP response itself (no outbound platform API). */
-export const HTTP_CHANNELS = new Set(["openai", "webchat"]);
+/**
+ * Channels whose replies go back on the HTTP response itself (no outbound platform API): the
+ * operator's own channels (operator-channels.ts), whose senders triage trusts as the operator.
+ */
+export const HTTP_CHANNELS: ReadonlySet<string> = OPERATOR_CHANNELS;
 
 export function adapterFor(channel: string): ChannelAdapter | undefined {
   return channelAdapters.find((adapter) => adapter.id === channel);

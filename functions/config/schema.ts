@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { slackChannelSchema } from "../channels/slack/config.ts";
+import { isOperatorChannel } from "../channels/operator-channels.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
 
 /**
@@ -257,13 +258,25 @@ const toolsSchema = z
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)
   .prefault({});
 
+/** A channel an ingress key may speak for; the operator's own channels never qualify. */
+const companionChannelId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, { message: 'expected a channel id in lower case, e.g. "discord"' })
+  .refine((channel) => !isOperatorChannel(channel), {
+    message: "webchat and openai are the operator's own channels (gateway token); no ingress key may speak for them",
+  });
+
 /** edgeclaw's own: the signed internal ingress the companion container posts events to. */
 const companionSchema = z
   .object({
-    /** Live verification keys (two during a rotation). */
+    /**
+     * Live verification keys (two during a rotation), each with the channels it may speak for. The
+     * fallback key (no `ingressKeys` in the file) speaks for none: every event it signs is refused
+     * with 403 until the file lists the channels, so a leaked secret never grants a channel by default.
+     */
     ingressKeys: z
-      .array(z.object({ id: z.string().min(1), secret: secretInputSchema }))
-      .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" } }]),
+      .array(z.object({ id: z.string().min(1), secret: secretInputSchema, channels: z.array(companionChannelId).min(1) }))
+      .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: [] }]),
     maxBodyBytes: z.number().int().positive().default(1024 * 1024),
   })
   .prefault({});

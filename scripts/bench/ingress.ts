@@ -18,7 +18,7 @@ const requests = Math.min(5000, Number(values.requests));
 const concurrency = Math.min(64, Number(values.concurrency));
 const key = { id: "bench", secret: "bench-secret-not-for-production" };
 
-const instance = await startDevInstance({ companion: { ingressKeys: [{ id: key.id, secret: key.secret }] } });
+const instance = await startDevInstance({ companion: { ingressKeys: [{ id: key.id, secret: key.secret, channels: ["bench"] }] } });
 try {
   const run = `${Date.now()}`;
   const send = async (peer: (i: number) => string, i: number) => {

@@ -9,6 +9,8 @@ export interface FakeAddresses {
 export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
   return {
     gateway: { auth: { token: "test-gateway-token" } },
+    // The signed internal ingress (test/workers/internal-ingress.test.ts): one key, two channels.
+    companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord"] }] },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     ...(fakes.web ? { tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } } } } : {}),

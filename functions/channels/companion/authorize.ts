@@ -1,0 +1,41 @@
+import type { InboundEnvelope } from "../envelope.ts";
+import { isOperatorChannel } from "../operator-channels.ts";
+
+/**
+ * What one companion ingress key may claim. A valid signature proves who sent the request, not what
+ * it may say: a key speaks only for the channels listed with it (`companion.ingressKeys[].channels`),
+ * and every field that picks a session, a reply path or an identity must stay inside that channel —
+ * otherwise a leaked key for one socket channel could post as the operator (webchat/openai), answer
+ * through another channel's bot, write into another channel's session, or pre-empt another channel's
+ * events by taking their dedup keys in a shared (`dmScope: "main"`) session.
+ */
+export interface IngressKeyGrant {
+  id: string;
+  channels: readonly string[];
+}
+
+export type IngressAuthorization = { ok: true } | { ok: false; reason: string };
+
+export function authorizeIngressEnvelope(key: IngressKeyGrant, envelope: InboundEnvelope): IngressAuthorization {
+  const { channel } = envelope;
+  // Checked before the key's list, so no configuration path can ever admit these.
+  if (isOperatorChannel(channel)) return refuse(`channel "${channel}" is the operator's own and never comes through the internal ingress`);
+  if (key.channels.length === 0) {
+    return refuse(`ingress key "${key.id}" speaks for no channel: list the companion's channels in companion.ingressKeys[].channels (e.g. ["discord"])`);
+  }
+  if (!key.channels.includes(channel)) return refuse(`ingress key "${key.id}" may not speak for channel "${channel}" (it may for: ${key.channels.join(", ")})`);
+  if (envelope.route.channel !== channel) return refuse(`route.channel "${envelope.route.channel}" differs from channel "${channel}"`);
+  if (envelope.route.accountId !== envelope.accountId) return refuse(`route.accountId "${envelope.route.accountId}" differs from accountId "${envelope.accountId}"`);
+  const prefix = `${channel}:`;
+  for (const dedupKey of [envelope.dedupKey, ...(envelope.aliasKeys ?? [])]) {
+    if (!dedupKey.startsWith(prefix)) return refuse(`dedup key "${dedupKey}" must start with "${prefix}"`);
+  }
+  if (envelope.sessionScope !== undefined && !envelope.sessionScope.toLowerCase().startsWith(prefix)) {
+    return refuse(`sessionScope "${envelope.sessionScope}" must start with "${prefix}"`);
+  }
+  return { ok: true };
+}
+
+function refuse(reason: string): IngressAuthorization {
+  return { ok: false, reason };
+}

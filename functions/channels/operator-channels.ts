@@ -1,0 +1,11 @@
+/**
+ * Channels whose callers proved the gateway token (web chat, the OpenAI-compatible API): their
+ * sender is the operator, so triage grants them full access without the DM/group policy. Being the
+ * one list both that grant and the companion ingress's refusal read, a channel added here is
+ * automatically one that no ingress key can ever speak for.
+ */
+export const OPERATOR_CHANNELS: ReadonlySet<string> = new Set(["openai", "webchat"]);
+
+export function isOperatorChannel(channel: string): boolean {
+  return OPERATOR_CHANNELS.has(channel.trim().toLowerCase());
+}
