@@ -6,7 +6,7 @@ import { parseEnv } from "node:util";
 import { after, describe, it } from "node:test";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { withNeonPool } from "../../scripts/lib/neon-node.ts";
-import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
+import { projectRoot, tempProject } from "./helpers.ts";
 
 /**
  * `npm run dev` end to end: the real wrangler + workerd + PGlite, started the way a user does and
@@ -20,13 +20,25 @@ interface RunningDev {
   url: string;
 }
 
+/**
+ * The command line `npm run dev` runs, taken from package.json so the test runs what a user runs.
+ * (npm itself adds nothing but a shell; a Ctrl-C makes npm exit by SIGINT whatever dev returns.)
+ */
+function devCommand(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const [program, ...args] = scripts.dev!.split(/\s+/);
+  assert.equal(program, "node", "npm run dev starts node directly");
+  return [process.execPath, ...args];
+}
+
 const started: ChildProcess[] = [];
 after(() => {
   for (const child of started) if (child.exitCode === null && child.pid) tryKill(-child.pid, "SIGKILL");
 });
 
 function startDev(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<RunningDev> {
-  const child = spawn(process.execPath, [tsxCli, join(projectRoot, "scripts", "dev.ts")], {
+  const [program, ...args] = devCommand();
+  const child = spawn(program!, args, {
     cwd: projectRoot,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -87,7 +99,8 @@ function groupAlive(pgid: number): boolean {
 describe("npm run dev", { concurrency: false }, () => {
   it("fails fast on a bad config with the key-path lines and exit 1", () => {
     const dir = tempProject({ "bad.json5": `{ session: { dmScope: "everyone" } }` });
-    const run = spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "dev.ts")], {
+    const [program, ...args] = devCommand();
+    const run = spawnSync(program!, args, {
       cwd: projectRoot,
       encoding: "utf8",
       timeout: 30_000,
@@ -98,7 +111,7 @@ describe("npm run dev", { concurrency: false }, () => {
     assert.equal(existsSync(join(dir, "data")), false, "nothing started");
   });
 
-  it("starts, answers /health, stops on Ctrl-C leaving no process, and keeps its data for the next start", async () => {
+  it("starts, answers /health, stops on Ctrl-C (even mid-query) leaving no process, and keeps its data for the next start", async () => {
     const dataDir = join(tempProject(), "data");
     const port = await freePort();
 
@@ -118,7 +131,15 @@ describe("npm run dev", { concurrency: false }, () => {
     const groups = wranglerGroups(dataDir);
     assert.equal(groups.size, 1, "one wrangler process group");
 
+    // Ctrl-C while PGlite (in dev's own thread) is busy with a query: dev still gets to stop
+    // everything itself. (Under tsx's signal relay, a child that does not answer within 30 ms is
+    // SIGKILLed: exit 130 and wrangler/workerd left running.)
+    const busy = withNeonPool(vars.DATABASE_URL!, vars.EDGECLAW_PG_WS_PROXY, (pool) =>
+      pool.query("select count(*) from generate_series(1, 3000000)"),
+    ).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(await ctrlC(first), 0);
+    await busy;
     for (const pgid of groups) assert.equal(groupAlive(pgid), false, "wrangler and workerd are gone");
     assert.equal(existsSync(join(dataDir, "dev.lock")), false);
     assert.equal(existsSync(join(dataDir, "dev-secrets.env")), false, "secrets file removed");
@@ -132,7 +153,8 @@ describe("npm run dev", { concurrency: false }, () => {
     assert.deepEqual(rows.rows, [{ value: { kept: true } }]);
 
     // A second instance on the same data dir is refused; on its own dir and port it runs alongside.
-    const clash = spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "dev.ts")], {
+    const [program, ...args] = devCommand();
+    const clash = spawnSync(program!, args, {
       cwd: projectRoot,
       encoding: "utf8",
       timeout: 30_000,
