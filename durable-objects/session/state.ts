@@ -31,7 +31,7 @@ export class SessionState {
     /** Read through the object on every use, so the bindings are always the object's own. */
     private readonly bindings: () => Env,
   ) {
-    this.store = new SessionStore(ctx.storage.sql);
+    this.store = new SessionStore(ctx.storage);
   }
 
   get env(): Env {

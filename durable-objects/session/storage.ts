@@ -1,80 +1,8 @@
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
-
-/**
- * SessionDO's own SQLite: the source of truth for a live session. Every table here is written in
- * the same synchronous transaction as the decision it records, so an eviction between two awaits
- * never leaves a half-made state behind.
- */
-export const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  // Every accepted event. Rows outlive processing as dedup tombstones (payload cleared), for at
-  // least TOMBSTONE_MS, which is longer than any platform's retry window.
-  `CREATE TABLE IF NOT EXISTS inbox (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     dedup_key TEXT NOT NULL UNIQUE,
-     event TEXT NOT NULL,
-     state TEXT NOT NULL,
-     run_id TEXT,
-     prepared TEXT,
-     reply TEXT,
-     received_at INTEGER NOT NULL,
-     settled_at INTEGER)`,
-  `CREATE INDEX IF NOT EXISTS inbox_state ON inbox(state, seq)`,
-  `CREATE TABLE IF NOT EXISTS inbox_alias (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS runs (
-     run_id TEXT PRIMARY KEY,
-     session_id TEXT NOT NULL,
-     state TEXT NOT NULL,
-     route TEXT NOT NULL,
-     model_ref TEXT,
-     steps INTEGER NOT NULL DEFAULT 0,
-     input_tokens INTEGER NOT NULL DEFAULT 0,
-     output_tokens INTEGER NOT NULL DEFAULT 0,
-     cache_read_tokens INTEGER NOT NULL DEFAULT 0,
-     cache_write_tokens INTEGER NOT NULL DEFAULT 0,
-     progress_state TEXT NOT NULL DEFAULT '{}',
-     options TEXT NOT NULL DEFAULT '{}',
-     started_at INTEGER NOT NULL,
-     finished_at INTEGER,
-     mirrored INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE IF NOT EXISTS transcript (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     session_id TEXT NOT NULL,
-     run_id TEXT,
-     role TEXT NOT NULL,
-     message TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     compacted INTEGER NOT NULL DEFAULT 0,
-     mirrored INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE INDEX IF NOT EXISTS transcript_session ON transcript(session_id, seq)`,
-  `CREATE INDEX IF NOT EXISTS transcript_unmirrored ON transcript(mirrored, seq)`,
-  `CREATE TABLE IF NOT EXISTS outbox (
-     id TEXT PRIMARY KEY,
-     run_id TEXT,
-     route TEXT NOT NULL,
-     text TEXT NOT NULL,
-     chunk_index INTEGER NOT NULL DEFAULT 0,
-     chunk_count INTEGER NOT NULL DEFAULT 1,
-     state TEXT NOT NULL,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     next_at INTEGER NOT NULL,
-     platform_id TEXT,
-     last_error TEXT,
-     created_at INTEGER NOT NULL,
-     settled_at INTEGER)`,
-  `CREATE INDEX IF NOT EXISTS outbox_due ON outbox(state, next_at)`,
-  // Un-mentioned group messages kept as context for the next triggered run.
-  `CREATE TABLE IF NOT EXISTS group_history (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     sender TEXT NOT NULL,
-     text TEXT NOT NULL,
-     at INTEGER NOT NULL)`,
-];
-
-/** Bump when SCHEMA changes (statements must stay idempotent: CREATE … IF NOT EXISTS, additive). */
-const SCHEMA_VERSION = "1";
+import { migrateSessionSchema, type SchemaHost } from "./schema.ts";
+import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
 
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
 export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
@@ -100,6 +28,10 @@ export interface InboxRow {
   /** The visible answer this event got (final reply or notice), kept for idempotent HTTP retries. */
   reply: string | null;
   receivedAt: number;
+  /** Transient failures while triaging or setting up a run for this event (bounded). */
+  failures: number;
+  /** Why the event was dead-lettered instead of answered; null for every other event. */
+  deadReason: string | null;
 }
 
 export interface PreparedMessage {
@@ -128,6 +60,8 @@ export interface RunRow {
   options: RunOptions;
   startedAt: number;
   finishedAt: number | null;
+  /** Times the run was picked up again after the alarm pass that ran it ended. */
+  resumes: number;
 }
 
 /** Per-run choices fixed at run start (so a resumed run behaves like the original). */
@@ -164,20 +98,24 @@ export interface TranscriptRow {
   createdAt: number;
 }
 
-type Row = Record<string, SqlStorageValue>;
-
-/** Typed access to the SessionDO tables. Synchronous, like the storage API underneath. */
+/**
+ * Typed access to the SessionDO tables (schema and migrations: schema.ts). The source of truth for
+ * a live session: every table is written in the same synchronous transaction as the decision it
+ * records, so an eviction between two awaits never leaves a half-made state behind. Synchronous,
+ * like the storage API underneath.
+ */
 export class SessionStore {
-  constructor(private readonly sql: SqlStorage) {
-    // Creating the schema costs a dozen statements; an object that already has it skips them.
-    if (this.schemaVersion() === SCHEMA_VERSION) return;
-    for (const statement of SCHEMA) sql.exec(statement);
-    this.setMeta("schemaVersion", SCHEMA_VERSION);
-  }
+  private readonly sql: SqlStorage;
 
-  private schemaVersion(): string | undefined {
-    const known = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
-    return known ? this.getMeta("schemaVersion") : undefined;
+  /**
+   * Brings the object's tables up to the current schema first (see schema.ts). Pass the whole
+   * storage so the migration runs in one transaction; a bare SqlStorage is for objects the
+   * SessionDO constructor has already migrated (tests reading a live object).
+   */
+  constructor(storage: SqlStorage | SchemaHost) {
+    const host: SchemaHost = "sql" in storage ? storage : { sql: storage, transactionSync: (work) => work() };
+    this.sql = host.sql;
+    migrateSessionSchema(host);
   }
 
   // ---- meta --------------------------------------------------------------------------------
@@ -265,7 +203,7 @@ export class SessionStore {
   }
 
   // ---- runs --------------------------------------------------------------------------------
-  insertRun(run: Omit<RunRow, "steps" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "finishedAt">): void {
+  insertRun(run: Omit<RunRow, "steps" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "finishedAt" | "resumes">): void {
     this.sql.exec(
       `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
       run.runId,
@@ -440,63 +378,4 @@ export class SessionStore {
     this.sql.exec(`DELETE FROM group_history`);
     return rows;
   }
-}
-
-function toInboxRow(row: Row): InboxRow {
-  return {
-    seq: Number(row.seq),
-    dedupKey: String(row.dedup_key),
-    event: JSON.parse(String(row.event)) as RoutedEvent,
-    state: String(row.state) as InboxState,
-    runId: row.run_id === null ? null : String(row.run_id),
-    prepared: row.prepared === null ? null : (JSON.parse(String(row.prepared)) as PreparedMessage),
-    reply: row.reply === null ? null : String(row.reply),
-    receivedAt: Number(row.received_at),
-  };
-}
-
-function toRunRow(row: Row): RunRow {
-  return {
-    runId: String(row.run_id),
-    sessionId: String(row.session_id),
-    state: String(row.state) as RunState,
-    route: JSON.parse(String(row.route)) as ReplyRoute,
-    modelRef: row.model_ref === null ? null : String(row.model_ref),
-    steps: Number(row.steps),
-    inputTokens: Number(row.input_tokens),
-    outputTokens: Number(row.output_tokens),
-    cacheReadTokens: Number(row.cache_read_tokens),
-    cacheWriteTokens: Number(row.cache_write_tokens),
-    progressState: JSON.parse(String(row.progress_state)) as Record<string, string>,
-    options: JSON.parse(String(row.options)) as RunOptions,
-    startedAt: Number(row.started_at),
-    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
-  };
-}
-
-function toTranscriptRow(row: Row): TranscriptRow {
-  return {
-    seq: Number(row.seq),
-    sessionId: String(row.session_id),
-    runId: row.run_id === null ? null : String(row.run_id),
-    message: JSON.parse(String(row.message)) as Message,
-    createdAt: Number(row.created_at),
-  };
-}
-
-function toOutboxRow(row: Row): OutboxRow {
-  return {
-    id: String(row.id),
-    runId: row.run_id === null ? null : String(row.run_id),
-    route: JSON.parse(String(row.route)) as ReplyRoute,
-    text: String(row.text),
-    chunkIndex: Number(row.chunk_index),
-    chunkCount: Number(row.chunk_count),
-    state: String(row.state) as OutboxState,
-    attempts: Number(row.attempts),
-    nextAt: Number(row.next_at),
-    platformId: row.platform_id === null ? null : String(row.platform_id),
-    lastError: row.last_error === null ? null : String(row.last_error),
-    createdAt: Number(row.created_at),
-  };
 }

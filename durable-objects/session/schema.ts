@@ -1,0 +1,150 @@
+/**
+ * The SessionDO's SQLite schema, as an ordered list of versioned migrations. An object records the
+ * version it has reached in `meta.schemaVersion`; on start-up every later step runs once, in order,
+ * in one transaction together with the version bump, so an object is never left half-migrated and
+ * no step runs twice. Objects live for months: a step, once released, is never edited — change the
+ * schema by appending a step.
+ */
+
+export interface SchemaMigration {
+  /** 1, 2, 3, … with no gaps: the step runs on objects whose stored version is below it. */
+  version: number;
+  /** Why the step exists (shows up in the log line when it is applied). */
+  why: string;
+  statements: string[];
+}
+
+/**
+ * HOW TO CHANGE THE SCHEMA: append `{ version: <last + 1>, why, statements: [...] }` at the end.
+ * - New table or index: `CREATE TABLE …` / `CREATE INDEX …`.
+ * - New column: `ALTER TABLE t ADD COLUMN c <type> NOT NULL DEFAULT <value>` (SQLite needs a
+ *   default for NOT NULL), and read it in storage.ts with a fallback for rows written before.
+ * - Never edit or reorder an earlier step; objects in production have already run it.
+ * - Add the old shape to test/durable-objects/schema-migration.test.ts if the step rewrites data.
+ */
+export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    why: "initial tables",
+    // IF NOT EXISTS: objects created before versioned migrations may hold some of these already.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      // Every accepted event. Rows outlive processing as dedup tombstones (payload cleared), for at
+      // least TOMBSTONE_MS, which is longer than any platform's retry window.
+      `CREATE TABLE IF NOT EXISTS inbox (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         dedup_key TEXT NOT NULL UNIQUE,
+         event TEXT NOT NULL,
+         state TEXT NOT NULL,
+         run_id TEXT,
+         prepared TEXT,
+         reply TEXT,
+         received_at INTEGER NOT NULL,
+         settled_at INTEGER)`,
+      `CREATE INDEX IF NOT EXISTS inbox_state ON inbox(state, seq)`,
+      `CREATE TABLE IF NOT EXISTS inbox_alias (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS runs (
+         run_id TEXT PRIMARY KEY,
+         session_id TEXT NOT NULL,
+         state TEXT NOT NULL,
+         route TEXT NOT NULL,
+         model_ref TEXT,
+         steps INTEGER NOT NULL DEFAULT 0,
+         input_tokens INTEGER NOT NULL DEFAULT 0,
+         output_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+         progress_state TEXT NOT NULL DEFAULT '{}',
+         options TEXT NOT NULL DEFAULT '{}',
+         started_at INTEGER NOT NULL,
+         finished_at INTEGER,
+         mirrored INTEGER NOT NULL DEFAULT 0)`,
+      `CREATE TABLE IF NOT EXISTS transcript (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         session_id TEXT NOT NULL,
+         run_id TEXT,
+         role TEXT NOT NULL,
+         message TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         compacted INTEGER NOT NULL DEFAULT 0,
+         mirrored INTEGER NOT NULL DEFAULT 0)`,
+      `CREATE INDEX IF NOT EXISTS transcript_session ON transcript(session_id, seq)`,
+      `CREATE INDEX IF NOT EXISTS transcript_unmirrored ON transcript(mirrored, seq)`,
+      `CREATE TABLE IF NOT EXISTS outbox (
+         id TEXT PRIMARY KEY,
+         run_id TEXT,
+         route TEXT NOT NULL,
+         text TEXT NOT NULL,
+         chunk_index INTEGER NOT NULL DEFAULT 0,
+         chunk_count INTEGER NOT NULL DEFAULT 1,
+         state TEXT NOT NULL,
+         attempts INTEGER NOT NULL DEFAULT 0,
+         next_at INTEGER NOT NULL,
+         platform_id TEXT,
+         last_error TEXT,
+         created_at INTEGER NOT NULL,
+         settled_at INTEGER)`,
+      `CREATE INDEX IF NOT EXISTS outbox_due ON outbox(state, next_at)`,
+      // Un-mentioned group messages kept as context for the next triggered run.
+      `CREATE TABLE IF NOT EXISTS group_history (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         sender TEXT NOT NULL,
+         text TEXT NOT NULL,
+         at INTEGER NOT NULL)`,
+    ],
+  },
+  {
+    version: 2,
+    why: "bounded retries per event and bounded resumes per run",
+    statements: [
+      // Transient failures of this event in triage or run setup; past the bound it is dead-lettered.
+      `ALTER TABLE inbox ADD COLUMN failures INTEGER NOT NULL DEFAULT 0`,
+      // Why the event was dead-lettered (permanent error or retries exhausted); null otherwise.
+      `ALTER TABLE inbox ADD COLUMN dead_reason TEXT`,
+      // How often the run was picked up again after its alarm pass ended (eviction, crash, split).
+      `ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0`,
+    ],
+  },
+];
+
+export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;
+
+/** The part of DurableObjectStorage a migration needs. */
+export interface SchemaHost {
+  sql: SqlStorage;
+  transactionSync<T>(work: () => T): T;
+}
+
+/** The version an object's tables are at: 0 for a new object (or one from before versioning). */
+export function storedSchemaVersion(sql: SqlStorage): number {
+  const hasMeta = sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+  if (!hasMeta) return 0;
+  const row = sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'schemaVersion'`).toArray()[0];
+  return row ? Number(row.value) : 0;
+}
+
+/**
+ * Applies every step above the stored version, in one transaction. Cheap when there is nothing to
+ * do (one look-up), so it runs on every construction of the object.
+ */
+export function migrateSessionSchema(host: SchemaHost, migrations: readonly SchemaMigration[] = SESSION_MIGRATIONS): number {
+  const from = storedSchemaVersion(host.sql);
+  const target = migrations.at(-1)?.version ?? 0;
+  if (from === target) return from;
+  if (from > target) {
+    // Code older than the data (a rollback): refuse rather than write rows the schema does not expect.
+    throw new Error(`SessionDO schema version ${from} is newer than this code knows (${target})`);
+  }
+  host.transactionSync(() => {
+    for (const step of migrations) {
+      if (step.version <= from) continue;
+      for (const statement of step.statements) host.sql.exec(statement);
+    }
+    host.sql.exec(
+      `INSERT INTO meta(key, value) VALUES('schemaVersion', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      String(target),
+    );
+  });
+  if (from > 0) console.log(`SessionDO schema migrated from version ${from} to ${target}`);
+  return target;
+}
