@@ -1,10 +1,14 @@
-import type { ChannelAdapter, SendContext } from "../../functions/channels/adapter.ts";
+import type { ChannelAdapter, OutboundMessage, ReconcileResult, SendContext } from "../../functions/channels/adapter.ts";
 import type { OutboxRow, SessionStore } from "./storage.ts";
 
 export interface OutboxPolicy {
   maxAttempts: number;
   maxBackoffMs: number;
 }
+
+/** Told once when a reply may or may not have arrived and cannot be checked (e.g. a slash-command response URL). */
+export const UNDELIVERED_NOTICE = "⚠️ A reply may not have arrived: the connection dropped while it was being sent, and it was not sent again to avoid a duplicate.";
+const UNDELIVERED_SUFFIX = ":undelivered";
 
 export interface DeadLetter {
   row: OutboxRow;
@@ -40,18 +44,22 @@ export async function deliverDueOutbox(args: {
       dead.push({ row, reason: `no channel adapter for "${row.route.channel}"` });
       continue;
     }
-    const message = {
+    const message: OutboundMessage = {
       id: row.id,
       route: row.route,
       text: row.text,
       chunkIndex: row.chunkIndex,
       chunkCount: row.chunkCount,
       progressState: args.progressStateFor(row.runId),
+      ...(row.runId ? { runId: row.runId } : {}),
+      queuedAt: row.createdAt,
     };
 
     if (row.state === "sending" || row.state === "unknown") {
       // The previous attempt may have reached the platform. Ask, don't repeat.
-      const found = adapter.reconcile ? await adapter.reconcile(message, args.ctx).catch(() => undefined) : null;
+      const found: ReconcileResult | undefined = adapter.reconcile
+        ? await adapter.reconcile(message, args.ctx).catch(() => undefined)
+        : { outcome: "untraceable", reason: "channel cannot reconcile", idempotent: false };
       if (found === undefined) {
         // Could not ask right now: try reconciling again later.
         const attempts = row.attempts + 1;
@@ -64,17 +72,22 @@ export async function deliverDueOutbox(args: {
         }
         continue;
       }
-      if (found !== null) {
+      if (found.outcome === "landed") {
         store.updateOutbox(row.id, { state: "sent", platformId: found.platformMessageId ?? null }, now());
         continue;
       }
-      if (!adapter.reconcile) {
-        // No way to know and no way to ask: a duplicate is worse than a gap. Record it and move on.
-        store.updateOutbox(row.id, { state: "dead", lastError: "outcome unknown; channel cannot reconcile, not re-sent" }, now());
-        dead.push({ row, reason: "outcome unknown; channel cannot reconcile, not re-sent" });
+      if (found.outcome === "untraceable" && !found.idempotent) {
+        // No way to know, and a repeat would not be dropped: a duplicate answer is worse than a gap.
+        // Record it, tell the user once (never about a notice itself), and move on.
+        const reason = `outcome unknown; ${found.reason}; not re-sent`;
+        store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
+        dead.push({ row, reason });
+        if (!row.id.endsWith(UNDELIVERED_SUFFIX)) {
+          store.insertOutbox({ id: `${row.id}${UNDELIVERED_SUFFIX}`, runId: null, route: row.route, text: UNDELIVERED_NOTICE, chunkIndex: 0, chunkCount: 1 }, now());
+        }
         continue;
       }
-      // Reconciled as "never arrived": fall through and send it.
+      // Reconciled as "never arrived" (or the platform drops repeats): send it.
     }
 
     const attempts = row.attempts + 1;

@@ -20,7 +20,21 @@ export interface OutboundMessage {
    * final send can edit the preview or stop the stream instead of posting a second message.
    */
   progressState?: ProgressState;
+  /** The run this chunk answers, if any (previews posted during the run are tagged with it). */
+  runId?: string;
+  /** When the chunk was queued (ms). No attempt to send it is older, so a lookup reads back no further. */
+  queuedAt?: number;
 }
+
+/**
+ * What `reconcile` learnt about a send whose outcome was unknown: it landed (do not send again), it
+ * is missing (safe to send), or it left no trace to look for — then it is sent again only when the
+ * platform promises to drop a repeat (`idempotent`), otherwise the user is told once.
+ */
+export type ReconcileResult =
+  | { outcome: "landed"; platformMessageId?: string }
+  | { outcome: "missing" }
+  | { outcome: "untraceable"; reason: string; idempotent: boolean };
 
 /** Small per-run state a channel keeps between progress events; SessionDO persists it with the run. */
 export type ProgressState = Record<string, string>;
@@ -60,9 +74,9 @@ export interface ChannelAdapter {
   send(message: OutboundMessage, ctx: SendContext): Promise<SendResult>;
   /**
    * Called when a send's outcome is unknown: finds out whether the message reached the platform
-   * (e.g. by a marker in recent history). Returns the platform id if it did, null if it did not.
+   * (e.g. by a marker in its history since `message.queuedAt`). Throws when it cannot tell right now.
    */
-  reconcile?(message: OutboundMessage, ctx: SendContext): Promise<{ platformMessageId?: string } | null>;
+  reconcile?(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult>;
   /**
    * Downloads an inbound attachment the model may read (text-like files), with the channel's own
    * credentials and size bound. Called after access control, never on the ack path. Returns the

@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
-import { deliverDueOutbox } from "../../durable-objects/session/outbox.ts";
-import type { ChannelAdapter, OutboundMessage, SendResult } from "../../functions/channels/adapter.ts";
+import { deliverDueOutbox, UNDELIVERED_NOTICE } from "../../durable-objects/session/outbox.ts";
+import type { ChannelAdapter, OutboundMessage, ReconcileResult, SendResult } from "../../functions/channels/adapter.ts";
 import { configFromEnv } from "../../functions/config/load.ts";
 import { env } from "cloudflare:test";
 import { sessionStub } from "./helpers.ts";
@@ -13,7 +13,7 @@ import { sessionStub } from "./helpers.ts";
  */
 type Answers = Array<SendResult | "throw"> | Record<string, Array<SendResult | "throw">>;
 
-function scriptedChannel(answers: Answers, options: { reconcile?: Array<{ platformMessageId?: string } | null | "throw"> } = {}) {
+function scriptedChannel(answers: Answers, options: { reconcile?: Array<ReconcileResult | "throw"> } = {}) {
   const sent: OutboundMessage[] = [];
   const reconciled: OutboundMessage[] = [];
   const adapter: ChannelAdapter = {
@@ -31,7 +31,7 @@ function scriptedChannel(answers: Answers, options: { reconcile?: Array<{ platfo
       ? {
           async reconcile(message: OutboundMessage) {
             reconciled.push(message);
-            const answer = options.reconcile!.shift() ?? null;
+            const answer = options.reconcile!.shift() ?? { outcome: "missing" as const };
             if (answer === "throw") throw new Error("history unavailable");
             return answer;
           },
@@ -110,7 +110,7 @@ describe("outbox", () => {
 
   it("never re-sends a chunk whose outcome is unknown when the platform says it arrived", async () => {
     await withStore("reconcile-found", async (store) => {
-      const { adapter, sent, reconciled } = scriptedChannel(["throw"], { reconcile: [{ platformMessageId: "ts-1" }] });
+      const { adapter, sent, reconciled } = scriptedChannel(["throw"], { reconcile: [{ outcome: "landed", platformMessageId: "ts-1" }] });
       store.insertOutbox({ id: "r5:0", runId: "r5", route, text: "answer", chunkIndex: 0, chunkCount: 1 }, 0);
       await deliver(store, adapter, 0);
       expect(store.outboxRows()[0]!.state).toBe("unknown");
@@ -123,7 +123,7 @@ describe("outbox", () => {
 
   it("sends again only when reconciling shows the first attempt never arrived", async () => {
     await withStore("reconcile-missing", async (store) => {
-      const { adapter, sent } = scriptedChannel([{ ok: false, outcomeUnknown: true, error: "timeout" }], { reconcile: ["throw", null] });
+      const { adapter, sent } = scriptedChannel([{ ok: false, outcomeUnknown: true, error: "timeout" }], { reconcile: ["throw", { outcome: "missing" }] });
       store.insertOutbox({ id: "r6:0", runId: "r6", route, text: "answer", chunkIndex: 0, chunkCount: 1 }, 0);
       await deliver(store, adapter, 0);
       await deliver(store, adapter, 120_000); // reconcile fails: ask again later, do not send
@@ -177,7 +177,7 @@ describe("outbox", () => {
 
   it("keeps a later reply behind an earlier one whose outcome is still being reconciled", async () => {
     await withStore("order-unknown", async (store) => {
-      const { adapter, sent } = scriptedChannel({ "run:c:0": ["throw"] }, { reconcile: ["throw", { platformMessageId: "ts-c" }] });
+      const { adapter, sent } = scriptedChannel({ "run:c:0": ["throw"] }, { reconcile: ["throw", { outcome: "landed", platformMessageId: "ts-c" }] });
       store.insertOutbox({ id: "run:c:0", runId: "c", route, text: "maybe landed", chunkIndex: 0, chunkCount: 1 }, 0);
       store.insertOutbox({ id: "run:d:0", runId: "d", route, text: "next", chunkIndex: 0, chunkCount: 1 }, 0);
       await deliver(store, adapter, 0);
@@ -198,6 +198,38 @@ describe("outbox", () => {
       expect(sent).toHaveLength(1);
       await deliver(store, adapter, 300_000, 3, 60_000);
       expect(sent).toHaveLength(2);
+    });
+  });
+
+  it("does not re-send an untraceable reply the platform would not de-duplicate; tells the user once instead", async () => {
+    await withStore("untraceable", async (store) => {
+      const { adapter, sent } = scriptedChannel({ "s1:0": ["throw"], "s1:0:undelivered": ["throw"] }, {
+        reconcile: [
+          { outcome: "untraceable", reason: "no trace", idempotent: false },
+          { outcome: "untraceable", reason: "no trace", idempotent: false },
+        ],
+      });
+      store.insertOutbox({ id: "s1:0", runId: null, route, text: "slash answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      await deliver(store, adapter, 0);
+      const dead = await deliver(store, adapter, 120_000);
+      expect(dead.map((d) => d.reason)).toEqual(["outcome unknown; no trace; not re-sent"]);
+      await deliver(store, adapter, 120_001);
+      expect(sent.map((m) => m.text)).toEqual(["slash answer", UNDELIVERED_NOTICE]);
+      // The notice's own outcome is lost too: no notice about the notice, nothing repeated.
+      for (let t = 2; t < 6; t++) await deliver(store, adapter, t * 120_000);
+      expect(sent.map((m) => m.text)).toEqual(["slash answer", UNDELIVERED_NOTICE]);
+      expect(store.outboxRows("dead").map((row) => row.id)).toEqual(["s1:0", "s1:0:undelivered"]);
+    });
+  });
+
+  it("re-sends an untraceable reply when the platform promises to drop repeats", async () => {
+    await withStore("idempotent", async (store) => {
+      const { adapter, sent } = scriptedChannel({ "s2:0": ["throw"] }, { reconcile: [{ outcome: "untraceable", reason: "keyed", idempotent: true }] });
+      store.insertOutbox({ id: "s2:0", runId: null, route, text: "keyed answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      await deliver(store, adapter, 0);
+      await deliver(store, adapter, 120_000);
+      expect(sent.map((m) => m.id)).toEqual(["s2:0", "s2:0"]);
+      expect(store.outboxRows()[0]!.state).toBe("sent");
     });
   });
 });

@@ -8,13 +8,18 @@ import { listenOnLoopback } from "./listen.ts";
  * form-urlencoded (what @slack/web-api sends; nested values JSON-encoded) or JSON body and
  * `Authorization: Bearer <token>`; answers `{ ok: true, … }` / `{ ok: false, error }` with HTTP 200, and
  * HTTP 429 + `Retry-After` when rate limited. Also serves slash-command `response_url`s at
- * `POST /response/<id>`. Keeps the messages it was sent so conversations.history/replies can find them.
+ * `POST /response/<id>`. Keeps the messages it was sent so conversations.history/replies can find them,
+ * as Slack serves them: message `ts` from the wall clock (unique, ordered), `oldest`/`latest`/`inclusive`
+ * bounds, `limit` (at most 999) and cursor pagination (`response_metadata.next_cursor`, `has_more`);
+ * history newest first, replies oldest first; `metadata` only with `include_all_metadata`.
  *
  * Control endpoints (tests inside workerd call these by plain fetch):
  *   POST /_control/script   {method, channel?, times?, status?, retryAfter?, error?, dropConnection?}
  *        the next `times` (default 1) calls of `method` (for `channel` when given) fail: HTTP `status`
  *        (429 sends Retry-After: `retryAfter`, default 1), or `{ok:false,error}`; `dropConnection`
  *        applies the call and then destroys the socket (the caller cannot know it worked).
+ *        (`method: "response_url"` scripts the slash-command response URLs the same way)
+ *   POST /_control/flood    {channel, count, thread_ts?}         `count` messages from a human, as in a busy channel
  *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
  *   GET  /_control/calls?method=&channel=                       recorded calls (token redacted to its last 4)
  *   GET  /_control/messages?channel=                            messages as stored (after edits/deletes)
@@ -65,10 +70,10 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   const identities = new Map<string, typeof DEFAULT_IDENTITY>();
   /** Files served at /files/… to url_private downloads (path → body). */
   const files = new Map<string, { content: string; contentType: string }>();
-  let clock = 1_700_000_000_000_000; // microseconds, so every ts is unique and ordered
+  let clock = 0; // microseconds of wall-clock time, bumped so every ts is unique and ordered
 
   const nextTs = () => {
-    clock += 1;
+    clock = Math.max(clock + 1, Date.now() * 1000);
     return `${Math.floor(clock / 1_000_000)}.${String(clock % 1_000_000).padStart(6, "0")}`;
   };
 
@@ -85,6 +90,14 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     if (url.pathname.startsWith("/response/")) {
       calls.push({ method: "response_url", args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) }, token: "", at: Date.now() });
+      const script = scripts.find((s) => s.method === "response_url" && s.times > 0);
+      if (script) {
+        script.times -= 1;
+        // Slack took the reply; the caller never hears about it.
+        if (script.dropConnection) return void req.socket.destroy();
+        if (script.status === 429) res.setHeader("Retry-After", String(script.retryAfter ?? 1));
+        return json(res, script.status ?? 500, { ok: false });
+      }
       return json(res, 200, { ok: true });
     }
     if (url.pathname.startsWith("/files/")) {
@@ -182,21 +195,36 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       case "conversations.replies": {
         const channel = str("channel");
         const thread = str("ts");
-        const list = messages
+        if (method === "conversations.replies" && !thread) return { ok: false, error: "thread_not_found" };
+        const inclusive = String(args.inclusive) === "true" || args.inclusive === "1";
+        const oldest = str("oldest") ?? String(args.oldest ?? "0");
+        const latest = str("latest") ?? (args.latest !== undefined ? String(args.latest) : undefined);
+        const after = (ts: string) => (inclusive ? compareTs(ts, oldest) >= 0 : compareTs(ts, oldest) > 0);
+        const before = (ts: string) => latest === undefined || (inclusive ? compareTs(ts, latest) <= 0 : compareTs(ts, latest) < 0);
+        const newestFirst = method === "conversations.history";
+        const matching = messages
           .filter((m) => m.channel === channel && !m.deleted)
           .filter((m) => (method === "conversations.replies" ? m.thread_ts === thread || m.ts === thread : !m.thread_ts))
-          .sort((a, b) => (a.ts < b.ts ? 1 : -1))
-          .slice(0, Number(args.limit ?? 100))
-          .map((m) => ({
-            type: "message",
-            user: m.user,
-            bot_id: m.bot_id,
-            text: m.text,
-            ts: m.ts,
-            thread_ts: m.thread_ts,
-            ...(String(args.include_all_metadata) === "true" && m.metadata ? { metadata: m.metadata } : {}),
-          }));
-        return { ok: true, messages: method === "conversations.replies" ? list.reverse() : list, has_more: false };
+          .filter((m) => after(m.ts) && before(m.ts))
+          .sort((a, b) => compareTs(a.ts, b.ts) * (newestFirst ? -1 : 1));
+        const limit = Math.min(999, Math.max(1, Number(args.limit ?? 100) || 100));
+        const offset = typeof args.cursor === "string" && args.cursor ? Number(Buffer.from(args.cursor, "base64").toString().replace(/^offset:/, "")) : 0;
+        const page = matching.slice(offset, offset + limit).map((m) => ({
+          type: "message",
+          user: m.user,
+          bot_id: m.bot_id,
+          text: m.text,
+          ts: m.ts,
+          thread_ts: m.thread_ts,
+          ...(String(args.include_all_metadata) === "true" && m.metadata ? { metadata: m.metadata } : {}),
+        }));
+        const more = offset + limit < matching.length;
+        return {
+          ok: true,
+          messages: page,
+          has_more: more,
+          response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "" },
+        };
       }
       case "reactions.add":
       case "reactions.remove":
@@ -219,6 +247,13 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (path === "script" && method === "POST") {
       const script = JSON.parse(body) as Partial<Script> & { method: string };
       scripts.push({ times: 1, ...script });
+      return json(res, 200, { ok: true });
+    }
+    if (path === "flood" && method === "POST") {
+      const flood = JSON.parse(body) as { channel: string; count: number; thread_ts?: string };
+      for (let i = 0; i < flood.count; i++) {
+        messages.push({ channel: flood.channel, ts: nextTs(), text: `chatter ${i}`, thread_ts: flood.thread_ts, user: "UCHATTY", bot_id: "" });
+      }
       return json(res, 200, { ok: true });
     }
     if (path === "file" && method === "POST") {
@@ -256,6 +291,16 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
     args[key] = /^[[{]/.test(value) ? safeJson(value) : value;
   }
   return args;
+}
+
+/** Slack timestamps ("seconds.micros") compared as numbers of microseconds. */
+function compareTs(a: string, b: string): number {
+  const micros = (ts: string) => {
+    const [seconds = "0", fraction = ""] = ts.split(".");
+    return BigInt(seconds) * 1_000_000n + BigInt((fraction + "000000").slice(0, 6));
+  };
+  const diff = micros(a) - micros(b);
+  return diff === 0n ? 0 : diff < 0n ? -1 : 1;
 }
 
 function safeJson(value: string): unknown {

@@ -1,6 +1,7 @@
-import type { OutboundMessage, SendContext, SendResult } from "../adapter.ts";
+import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { platformErrorCode, sendResultFromError, slackClient } from "./client.ts";
 import { markdownToMrkdwn } from "./format.ts";
+import { findTaggedMessages } from "./lookup.ts";
 import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./route.ts";
 
 /**
@@ -59,27 +60,27 @@ export async function sendSlackMessage(message: OutboundMessage, ctx: SendContex
 }
 
 /**
- * Did an earlier attempt of this chunk reach Slack? Looks for our metadata marker among the recent
- * messages of the conversation (or of the thread). Returns the message ts, null when it is not
- * there (safe to send), and throws when it cannot tell (Slack unreachable, or a response_url reply,
- * which leaves no trace to look for) — the outbox then asks again later instead of re-sending.
+ * Did an earlier attempt of this chunk reach Slack? Searches the conversation (or the chunk's thread)
+ * for our metadata marker, from the moment the chunk was queued to now, page by page
+ * (`findTaggedMessages`), so a busy channel cannot hide a landed post. Throws when it cannot tell
+ * (Slack unreachable): the outbox then asks again later instead of re-sending. A `response_url`
+ * reply leaves no trace to look for and Slack does not drop repeats, so it is "untraceable".
  */
-export async function reconcileSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<{ platformMessageId?: string } | null> {
+export async function reconcileSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
   const { route } = message;
-  if (route.extra?.responseUrl) throw new Error("a response_url reply cannot be looked up; not re-sent");
+  if (route.extra?.responseUrl) return { outcome: "untraceable", reason: "a slash-command response_url reply cannot be looked up", idempotent: false };
   const target = slackTarget(route, ctx);
   if (!target?.botToken) throw new Error("Slack is not configured for this route");
   const client = slackClient(target.botToken, target.account.apiBaseUrl);
   const threadTs = threadTsFor(route, target.account, message.chunkIndex);
-  const page = threadTs
-    ? await client.conversations.replies({ channel: route.to, ts: threadTs, include_all_metadata: true, limit: 200 })
-    : await client.conversations.history({ channel: route.to, include_all_metadata: true, limit: 100 });
-  for (const found of page.messages ?? []) {
-    const metadata = found.metadata as { event_type?: string; event_payload?: Record<string, unknown> } | undefined;
-    if (metadata?.event_type === REPLY_EVENT_TYPE && metadata.event_payload?.outbox_id === message.id) return { platformMessageId: found.ts };
-  }
-  // Not posted. (A first chunk that edits its preview is idempotent anyway: editing again is safe.)
-  return null;
+  const [found] = await findTaggedMessages(
+    client,
+    { channel: route.to, threadTs, sinceMs: message.queuedAt ?? Date.now() - 24 * 60 * 60 * 1000 },
+    (tagged) => tagged.eventType === REPLY_EVENT_TYPE && tagged.payload.outbox_id === message.id,
+    { firstOnly: true },
+  );
+  // Not there: safe to send. (A first chunk that edits its preview is idempotent anyway.)
+  return found ? { outcome: "landed", platformMessageId: found.ts } : { outcome: "missing" };
 }
 
 /** `response_url` takes up to five replies within 30 minutes; each is a plain JSON POST, no token. */
