@@ -3,6 +3,7 @@ import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { InboxRow } from "./storage.ts";
 import type { SessionSettings } from "../../functions/commands/session-control.ts";
 import { queuePolicy } from "./queue-policy.ts";
+import { systemEventLine } from "./system-events.ts";
 import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../../functions/routing/group-history.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
@@ -17,7 +18,17 @@ export interface RunPlan {
   oneShot?: Record<string, string>;
   /** At least one trigger is a real user message (system events do not refresh idle timers). */
   isUserMessage: boolean;
-  composeText(groupHistory: Array<{ sender: string; text: string }>, droppedSummary?: string[]): string;
+  composeText(context: RunContext): string;
+}
+
+/** What the session kept for its next run besides the triggering messages. */
+export interface RunContext {
+  /** Un-mentioned group messages (decideAccess → history-only). */
+  groupHistory: Array<{ sender: string; text: string }>;
+  /** Queued messages dropped by `messages.queue.drop: "summarize"`. */
+  droppedSummary?: string[];
+  /** Allowed system events (edits, reactions, joins, …), oldest first. */
+  systemEvents?: Array<{ text: string }>;
 }
 
 /**
@@ -62,9 +73,10 @@ export function prepareRun(args: {
     senderIsOwner: chosen.some((row) => row.prepared?.senderIsOwner),
     oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<string, string>,
     isUserMessage: chosen.some((row) => row.event.envelope.kind === "message"),
-    composeText(groupHistory, droppedSummary) {
+    composeText({ groupHistory, droppedSummary, systemEvents }) {
       const current = texts.join("\n\n");
       const parts: string[] = [];
+      if (systemEvents?.length) parts.push(systemEvents.map((event) => systemEventLine(event.text)).join("\n"));
       if (droppedSummary?.length) {
         parts.push(`[Queue overflow: ${droppedSummary.length} earlier message(s) were dropped]\n${droppedSummary.map((line) => `- ${line}`).join("\n")}`);
       }

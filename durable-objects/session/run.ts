@@ -8,6 +8,7 @@ import { currentSessionId, queueModeFor, sessionMessages, settings, status } fro
 import { clearRetry, scheduleRetry } from "./retry.ts";
 import { buildRunDeps } from "./run-deps.ts";
 import { prepareRun, type RunPlan } from "./run-setup.ts";
+import { takeSystemEvents } from "./system-events.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
@@ -39,7 +40,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
       options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs },
       startedAt: now,
     });
-    const text = plan.composeText(history, s.store.getJson<string[]>("droppedSummary"));
+    const text = plan.composeText({ groupHistory: history, droppedSummary: s.store.getJson<string[]>("droppedSummary"), systemEvents: takeSystemEvents(s.store) });
     s.store.deleteMeta("droppedSummary");
     s.store.appendTranscript(sessionId, runId, { role: "user", content: text }, now);
     for (const seq of plan.seqs) s.store.setInboxState(seq, "taken", runId, now);

@@ -11,6 +11,7 @@ import { handleCommandMessage } from "../../functions/commands/execute.ts";
 import type { SessionControl, SessionSettings } from "../../functions/commands/session-control.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { queuePolicy } from "./queue-policy.ts";
+import { queueSystemEvent } from "./system-events.ts";
 import type { InboxRow, SessionStore } from "./storage.ts";
 
 /** What triage may do to its session. SessionDO implements it. */
@@ -56,40 +57,44 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       break;
   }
 
-  if (envelope.kind === "message") resetIfStale(row, host, now);
-
-  let text = envelope.text;
-  let oneShot: Record<string, string> | undefined;
-  if (envelope.kind === "message") {
-    const outcome = await handleCommandMessage(
-      envelope.text,
-      { commandAuthorized: decision.commandAuthorized },
-      host.control,
-      {
-        config: host.config,
-        agentId,
-        sessionKey,
-        sender: { channel: envelope.channel, accountId: envelope.accountId, senderId: envelope.senderId, senderName: envelope.senderName, chatType: envelope.chatType },
-        senderIsOwner: decision.senderIsOwner,
-        now,
-      },
-    );
-    if (outcome.action === "drop") {
-      // An unauthorized command-only message is ignored silently (tools/slash-commands).
-      host.store.settleInbox(row.seq, null, Date.now());
-      host.emit(row.seq, { type: "error", code: "dropped", message: "command not authorized" });
-      return;
-    }
-    if (outcome.action === "reply") {
-      host.reply(row, outcome.replies.length ? outcome.replies : ["✅"], true);
-      return;
-    }
-    if (outcome.replies.length) host.reply(row, outcome.replies, false);
-    text = outcome.text;
-    oneShot = Object.fromEntries(
-      Object.entries(outcome.oneShot).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
-    );
+  if (envelope.kind === "system") {
+    // Context for the next run, nothing more: no run, no model call, no reply, no ack reaction.
+    queueSystemEvent(host.store, { text: envelope.text, at: envelope.receivedAt }, host.config.messages.systemEvents.maxQueued);
+    host.store.settleInbox(row.seq, null, now);
+    host.emit(row.seq, { type: "error", code: "system-event", message: "kept as context for the next run" });
+    return;
   }
+
+  resetIfStale(row, host, now);
+
+  const outcome = await handleCommandMessage(
+    envelope.text,
+    { commandAuthorized: decision.commandAuthorized },
+    host.control,
+    {
+      config: host.config,
+      agentId,
+      sessionKey,
+      sender: { channel: envelope.channel, accountId: envelope.accountId, senderId: envelope.senderId, senderName: envelope.senderName, chatType: envelope.chatType },
+      senderIsOwner: decision.senderIsOwner,
+      now,
+    },
+  );
+  if (outcome.action === "drop") {
+    // An unauthorized command-only message is ignored silently (tools/slash-commands).
+    host.store.settleInbox(row.seq, null, Date.now());
+    host.emit(row.seq, { type: "error", code: "dropped", message: "command not authorized" });
+    return;
+  }
+  if (outcome.action === "reply") {
+    host.reply(row, outcome.replies.length ? outcome.replies : ["✅"], true);
+    return;
+  }
+  if (outcome.replies.length) host.reply(row, outcome.replies, false);
+  const text = outcome.text;
+  const oneShot: Record<string, string> = Object.fromEntries(
+    Object.entries(outcome.oneShot).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
+  );
 
   const files = await describeAttachments(envelope.attachments, adapterFor(envelope.channel), envelope.route, {
     env: host.env,
@@ -97,17 +102,14 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     signal: AbortSignal.timeout(30_000),
   });
   const withFiles = files ? (text ? `${text}\n\n${files}` : files) : text;
-  const body = envelope.kind === "system" ? `System: ${withFiles}` : withFiles;
   host.store.prepareInbox(row.seq, {
-    text: envelope.chatType === "direct" ? body : `${senderLabel(envelope)}: ${body}`,
+    text: envelope.chatType === "direct" ? withFiles : `${senderLabel(envelope)}: ${withFiles}`,
     senderIsOwner: decision.senderIsOwner,
     oneShot,
     queuedBehindRun: host.activeRun !== null,
   });
-  if (envelope.kind === "message") {
-    host.store.setJson("lastRoute", envelope.route);
-    host.store.setMeta("chatType", envelope.chatType);
-  }
+  host.store.setJson("lastRoute", envelope.route);
+  host.store.setMeta("chatType", envelope.chatType);
   await host.progressAccepted(row);
   if (host.activeRun) applyQueueMode(row, host);
 }

@@ -206,6 +206,8 @@ const messagesSchema = z
         maxBackoffMs: z.number().int().positive().default(60_000),
       })
       .prefault({}),
+    /** edgeclaw's own: allowed system events (edits, reactions, …) waiting for a session's next run. */
+    systemEvents: z.object({ maxQueued: z.number().int().nonnegative().default(20) }).prefault({}),
     /** Transcript rows mirrored to Postgres per batch. */
     mirrorBatchSize: z.number().int().positive().default(200),
     groupChat: groupChatSchema,

@@ -34,6 +34,13 @@ import { pairingReplyText } from "./pairing.ts";
  * `groupAllowFrom`, else `allowFrom` when no group map exists; pairing approvals never count in
  * groups) → mention gating (`requireMention`, default true; a native mention, a mention pattern or
  * a command counts) → otherwise history-only.
+ *
+ * System events (edits, deletes, reactions, joins/leaves, renames, pins, button clicks) pass the
+ * same channel, DM, group and sender checks as a message from that sender in that conversation —
+ * nobody gets in through a side door. They differ in two ways: a denied one is always a silent
+ * `drop` (it never mints a pairing code: a stranger's reaction must not make the bot speak), and
+ * mention gating does not apply (an allowed one only becomes context for the session's next run,
+ * it never starts a run by itself; triage.ts).
  */
 export type AccessDecision =
   | { kind: "allow"; senderIsOwner: boolean; commandAuthorized: boolean }
@@ -55,7 +62,6 @@ export const OPERATOR_ACCESS: AccessDecision = { kind: "allow", senderIsOwner: t
 
 export async function decideAccess(input: AccessInput): Promise<AccessDecision> {
   const { config, envelope } = input;
-  if (envelope.kind === "system") return { kind: "allow", senderIsOwner: false, commandAuthorized: false };
   const accountId = normalizeAccountId(envelope.accountId);
   const access = effectiveChannelAccess(config.channels[envelope.channel], accountId);
   if (!access.enabled) return { kind: "drop", reason: `channel ${envelope.channel} (account ${accountId}) is disabled or misconfigured` };
@@ -74,6 +80,7 @@ async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, 
   if (!admitted && access.dmPolicy !== "open") admitted = await store.isApprovedSender(envelope.channel, accountId, envelope.senderId);
   if (admitted) return allow(input, true);
 
+  if (envelope.kind === "system") return { kind: "drop", reason: `system event from a sender without DM access (dmPolicy ${access.dmPolicy})` };
   if (access.dmPolicy !== "pairing") return { kind: "drop", reason: `sender not in allowFrom (dmPolicy ${access.dmPolicy})` };
   const outcome = await store.createPairingRequest({
     channel: envelope.channel,
@@ -118,6 +125,7 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
     return { kind: "drop", reason: "sender not in the group sender allowlist" };
   }
 
+  if (envelope.kind === "system") return allow(input, senderMatch?.allowed === true);
   const requireMention = entry?.requireMention ?? groupMap["*"]?.requireMention ?? access.requireMention;
   const mentioned =
     wasMentioned(config, envelope, input.agentId, access.mentionPatterns) || isCommandLike(envelope.text);

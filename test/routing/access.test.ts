@@ -219,3 +219,45 @@ describe("owner and command authorization", () => {
     expect(await decide(base, { channel, senderId: "U1" })).toMatchObject({ kind: "allow", commandAuthorized: true });
   });
 });
+
+describe("system events pass the same policy as a message from that sender", () => {
+  const system = (channel: string, extra: Partial<InboundEnvelopeInput> = {}): Partial<InboundEnvelopeInput> => ({ channel, kind: "system", text: "Slack message edited by U1: hi", ...extra });
+
+  it("a DM stranger under pairing is dropped silently and never gets a pairing code", async () => {
+    const channel = uniqueChannel();
+    expect(await decide({}, system(channel, { senderId: "U1" }))).toEqual({ kind: "drop", reason: expect.stringMatching(/system event/) });
+    const pending = await withDb(env, (db) => postgresAccessStore(db).listPairingRequests(channel, undefined, T0));
+    expect(pending).toEqual([]);
+    // The sender's real message still gets the one code afterwards.
+    expect((await decide({}, { channel, senderId: "U1" })).kind).toBe("pairing");
+  });
+
+  it("DM policies: disabled and allowlist drop, allowFrom and an approval admit, open admits", async () => {
+    const channel = uniqueChannel();
+    expect((await decide({ channels: { [channel]: { dmPolicy: "disabled", allowFrom: ["U1"] } } }, system(channel))).kind).toBe("drop");
+    expect((await decide({ channels: { [channel]: { dmPolicy: "allowlist", allowFrom: ["U2"] } } }, system(channel))).kind).toBe("drop");
+    expect((await decide({ channels: { [channel]: { dmPolicy: "allowlist", allowFrom: ["U1"] } } }, system(channel))).kind).toBe("allow");
+    expect((await decide({ channels: { [channel]: { dmPolicy: "open", allowFrom: ["*"] } } }, system(channel))).kind).toBe("allow");
+    await withDb(env, (db) => postgresAccessStore(db).addApprovedSender({ channel, accountId: "default", senderId: "U1", source: "pairing" }, T0));
+    expect((await decide({}, system(channel))).kind).toBe("allow");
+  });
+
+  it("groups: group policy, group allowlist and sender allowlist apply; mention gating does not", async () => {
+    const channel = uniqueChannel();
+    const config = { channels: { [channel]: { groups: { G1: { users: ["U1"] }, G2: { enabled: false } } } } };
+    const inGroup = (extra: Partial<InboundEnvelopeInput>) => system(channel, { chatType: "group", peerId: "G1", ...extra });
+    // Unmentioned, yet allowed: it only becomes context, it never triggers a run.
+    expect((await decide(config, inGroup({}))).kind).toBe("allow");
+    expect((await decide(config, inGroup({ senderId: "U2" }))).kind).toBe("drop");
+    expect((await decide(config, inGroup({ peerId: "G2" }))).kind).toBe("drop");
+    expect((await decide(config, inGroup({ peerId: "G9" }))).kind).toBe("drop");
+    expect((await decide({ channels: { [channel]: { groupPolicy: "disabled", groupAllowFrom: ["U1"] } } }, inGroup({}))).kind).toBe("drop");
+  });
+
+  it("a bot's system event needs allowBots, like its messages", async () => {
+    const channel = uniqueChannel();
+    const config = { channels: { [channel]: { dmPolicy: "open", allowFrom: ["*"] } } };
+    expect((await decide(config, system(channel, { senderIsBot: true }))).kind).toBe("drop");
+    expect((await decide({ channels: { [channel]: { dmPolicy: "open", allowFrom: ["*"], allowBots: true } } }, system(channel, { senderIsBot: true }))).kind).toBe("allow");
+  });
+});

@@ -50,7 +50,9 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
 /**
  * `channels.slack` pointed at the fake Slack Web API (test/fakes/slack-api.ts). Two accounts: the
  * default one on /slack/events and "ops" on its own path with its own secrets. Channel C0OPEN needs
- * no mention and threads every reply; C0GATED (the "*" entry) requires a mention. DMs are open on the default account; "ops" pairs unknown DM senders.
+ * no mention and threads every reply; C0MEMBERS needs no mention but admits only UMEMBER as a sender;
+ * C0GATED (the "*" entry) requires a mention. DMs are open on the default account; "ops" keeps the
+ * defaults a user gets (pairs unknown DM senders, streams partial previews).
  */
 export const TEST_SLACK = {
   signingSecret: "test-slack-signing-secret",
@@ -72,6 +74,7 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
     channels: {
       C0OPEN: { requireMention: false, replyToMode: "all" },
       C0THREADS: { requireMention: true, replyToMode: "all" },
+      C0MEMBERS: { requireMention: false, users: ["UMEMBER"] },
       "*": { requireMention: true },
     },
     streaming: { mode: "off" },
@@ -82,6 +85,7 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
         webhookPath: "/slack/ops/events",
         dmPolicy: "pairing",
         allowFrom: [],
+        streaming: { mode: "partial" },
         botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
         signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
       },

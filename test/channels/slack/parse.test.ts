@@ -48,6 +48,22 @@ describe("Slack event parsing", () => {
     expect(parse({ type: "message", channel: "G1", channel_type: "mpim", user: "U1", text: "hey", ts: "10.0" })).toEqual({ dropped: "group DMs are disabled (dm.groupEnabled)" });
   });
 
+  it("lets reactions through per reactionNotifications: off, own (default: reactions on the bot's posts), all, allowlist", () => {
+    const reactionBy = (user: string, itemUser: string, mode?: Record<string, unknown>) => {
+      const acct = slackAccount(slackChannelSchema.parse({ ...mode }), "default");
+      const request = classifySlackRequest(bytes({ type: "event_callback", team_id: "T1", event_id: "Ev2", event: { type: "reaction_added", user, reaction: "eyes", item_user: itemUser, item: { type: "message", channel: "C1", ts: "1.0" } } }), "application/json");
+      if (request.kind !== "event") throw new Error("not an event");
+      return envelopeFromEvent(request.callback, { account: acct, bot, receivedAt: 1 });
+    };
+    expect(envelope(reactionBy("U1", "UBOT"))).toMatchObject({ kind: "system", senderId: "U1", text: expect.stringContaining(":eyes:") });
+    expect(reactionBy("U1", "U2")).toEqual({ dropped: "reaction on a message that is not ours" });
+    expect(reactionBy("U1", "UBOT", { reactionNotifications: "off" })).toEqual({ dropped: "reactionNotifications is off" });
+    expect(envelope(reactionBy("U1", "U2", { reactionNotifications: "all" })).kind).toBe("system");
+    expect(reactionBy("U1", "U2", { reactionNotifications: "allowlist", reactionAllowlist: ["U3"] })).toEqual({ dropped: "reacting user not in reactionAllowlist" });
+    expect(envelope(reactionBy("U3", "U2", { reactionNotifications: "allowlist", reactionAllowlist: ["U3"] })).kind).toBe("system");
+    expect(reactionBy("UBOT", "UBOT", { reactionNotifications: "all" })).toEqual({ dropped: "own reaction" });
+  });
+
   it("classifies slash commands and rejects unknown JSON types", () => {
     const form = new URLSearchParams({ command: "/openclaw", text: "/help", team_id: "T1", channel_id: "C1", user_id: "U1", response_url: "https://hooks.slack.com/commands/T1/1/x", trigger_id: "1.2.3" });
     expect(classifySlackRequest(new TextEncoder().encode(form.toString()), "application/x-www-form-urlencoded").kind).toBe("slash");
