@@ -2,6 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import { configFromEnv } from "../functions/config/load.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
+import type { AuthVerdict } from "../durable-objects/auth-limiter.ts";
+import { addressBucket, clientAddress, isLoopback } from "./client-address.ts";
 import type { Env } from "./env.ts";
 
 /**
@@ -12,46 +14,67 @@ import type { Env } from "./env.ts";
  * - mode "password": `gateway.auth.password` or OPENCLAW_GATEWAY_PASSWORD.
  * - otherwise the token: `gateway.auth.token` (SecretInput), else EDGECLAW_GATEWAY_TOKEN, else
  *   OPENCLAW_GATEWAY_TOKEN. No credential configured → every request is refused (fail closed).
- * - Failed attempts are limited per client IP by `gateway.auth.rateLimit` (default 10 per 60 s,
- *   then locked out for 5 min → 429 with Retry-After). The counter lives in this isolate's memory,
- *   like OpenClaw's per-process limiter: it slows a guesser down, it is not a global quota.
+ * - Wrong credentials are limited per client address bucket by `gateway.auth.rateLimit` (default 10
+ *   per 60 s, then 5 min → 429 with Retry-After). The count lives in one AuthLimiterDO per bucket
+ *   (durable-objects/auth-limiter.ts), so it holds across isolates and restarts. As in OpenClaw, a
+ *   missing credential does not count, a right one clears the count, and loopback is exempt by
+ *   default. A right credential is also refused while its bucket is locked out — otherwise a guesser
+ *   would simply ignore the 429s — so a request that presents a credential costs one call to that
+ *   object; requests without one, from exempt addresses, or with auth off cost none, and a lockout
+ *   this isolate has seen is answered from memory until it ends.
  */
 
 export type GatewayAuthResult =
   | { ok: true }
-  | { ok: false; status: 401 | 429; code: "missing_token" | "invalid_token" | "auth_not_configured" | "rate_limited"; message: string; retryAfterSeconds?: number };
+  | {
+      ok: false;
+      status: 401 | 429 | 503;
+      code: "missing_token" | "invalid_token" | "auth_not_configured" | "rate_limited" | "auth_unavailable";
+      message: string;
+      retryAfterSeconds?: number;
+    };
 
-interface AttemptWindow {
-  failures: number;
-  windowStart: number;
-  lockedUntil: number;
-}
+/** Lockouts this isolate has been told about (bucket → until); a cache of the object's answer, never the source. */
+const knownLockouts = new Map<string, number>();
+const MAX_KNOWN_LOCKOUTS = 10_000;
 
-const attempts = new Map<string, AttemptWindow>();
-const MAX_TRACKED_CLIENTS = 10_000;
-
-export async function checkGatewayAuth(request: Request, env: Env, now = Date.now()): Promise<GatewayAuthResult> {
+export async function checkGatewayAuth(request: Request, env: Env): Promise<GatewayAuthResult> {
   const config = configFromEnv(env);
   const auth = config.gateway.auth;
   if (auth.mode === "none") return { ok: true };
-
-  const limits = auth.rateLimit;
-  const client = clientKey(request);
-  const limited = !(limits.exemptLoopback && isLoopback(client));
-  const state = limited ? attempts.get(client) : undefined;
-  if (state && state.lockedUntil > now) return lockedOut(state.lockedUntil - now);
 
   const expected = expectedSecret(config, env);
   if (!expected) {
     return { ok: false, status: 401, code: "auth_not_configured", message: "Gateway auth is not configured: set gateway.auth.token or EDGECLAW_GATEWAY_TOKEN" };
   }
   const presented = bearerToken(request);
-  if (presented !== undefined && (await constantTimeEqual(presented, expected))) return { ok: true };
+  if (presented === undefined) return { ok: false, status: 401, code: "missing_token", message: "Missing gateway token: send Authorization: Bearer <token>" };
 
-  if (limited) recordFailure(client, now, limits);
-  return presented === undefined
-    ? { ok: false, status: 401, code: "missing_token", message: "Missing gateway token: send Authorization: Bearer <token>" }
-    : { ok: false, status: 401, code: "invalid_token", message: "Invalid gateway token" };
+  const address = clientAddress(request);
+  const limited = !(auth.rateLimit.exemptLoopback && isLoopback(address));
+  const bucket = addressBucket(address);
+  const lockedUntil = limited ? knownLockouts.get(bucket) : undefined;
+  if (lockedUntil !== undefined) {
+    if (lockedUntil > Date.now()) return lockedOut(lockedUntil - Date.now());
+    knownLockouts.delete(bucket);
+  }
+
+  const matches = await constantTimeEqual(presented, expected);
+  if (limited) {
+    const { maxAttempts, windowMs, lockoutMs } = auth.rateLimit;
+    let verdict: AuthVerdict;
+    try {
+      const limiter = env.AUTH_LIMITER.get(env.AUTH_LIMITER.idFromName(bucket));
+      verdict = matches ? await limiter.admit() : await limiter.fail({ maxAttempts, windowMs, lockoutMs });
+    } catch (error) {
+      // Fail closed: without the counter, neither a right nor a wrong credential is judged.
+      console.error("gateway auth: the failed-auth limiter is unreachable", error instanceof Error ? error.name : typeof error);
+      return { ok: false, status: 503, code: "auth_unavailable", message: "Authentication is temporarily unavailable; retry shortly", retryAfterSeconds: 1 };
+    }
+    if (verdict.retryAfterMs !== undefined) rememberLockout(bucket, Date.now() + verdict.retryAfterMs);
+    if (verdict.locked) return lockedOut(verdict.retryAfterMs ?? lockoutMs);
+  }
+  return matches ? { ok: true } : { ok: false, status: 401, code: "invalid_token", message: "Invalid gateway token" };
 }
 
 /**
@@ -68,7 +91,7 @@ export function gatewayAuthErrorResponse(result: Extract<GatewayAuthResult, { ok
   const headers: Record<string, string> = {};
   if (result.status === 401) headers["www-authenticate"] = 'Bearer realm="edgeclaw"';
   if (result.retryAfterSeconds !== undefined) headers["retry-after"] = String(result.retryAfterSeconds);
-  const type = result.status === 429 ? "rate_limit_error" : "authentication_error";
+  const type = result.status === 429 ? "rate_limit_error" : result.status === 503 ? "api_error" : "authentication_error";
   return Response.json({ error: { message: result.message, type, param: null, code: result.code } }, { status: result.status, headers });
 }
 
@@ -98,24 +121,9 @@ async function constantTimeEqual(a: string, b: string): Promise<boolean> {
   return crypto.subtle.timingSafeEqual(left, right);
 }
 
-function clientKey(request: Request): string {
-  return request.headers.get("cf-connecting-ip")?.trim() || "unknown";
-}
-
-function isLoopback(ip: string): boolean {
-  return ip === "::1" || ip.startsWith("127.") || ip === "::ffff:127.0.0.1";
-}
-
-/** Counts a failure; reaching `maxAttempts` in one window locks the client out for `lockoutMs`. */
-function recordFailure(client: string, now: number, limits: EdgeclawConfig["gateway"]["auth"]["rateLimit"]): void {
-  let state = attempts.get(client);
-  if (!state || now - state.windowStart >= limits.windowMs) {
-    state = { failures: 0, windowStart: now, lockedUntil: 0 };
-    if (attempts.size >= MAX_TRACKED_CLIENTS) attempts.delete(attempts.keys().next().value!);
-    attempts.set(client, state);
-  }
-  state.failures += 1;
-  if (state.failures >= limits.maxAttempts) state.lockedUntil = now + limits.lockoutMs;
+function rememberLockout(bucket: string, until: number): void {
+  if (knownLockouts.size >= MAX_KNOWN_LOCKOUTS) knownLockouts.delete(knownLockouts.keys().next().value!);
+  knownLockouts.set(bucket, until);
 }
 
 function lockedOut(remainingMs: number): GatewayAuthResult {

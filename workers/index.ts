@@ -1,13 +1,14 @@
 import { Hono } from "hono";
 import type { Env } from "./env.ts";
 import { SessionDO } from "../durable-objects/session.ts";
+import { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
 import { channelAdapters } from "../functions/channels/registry.ts";
 import { internalIngress } from "./internal-ingress.ts";
 
-export { SessionDO };
+export { SessionDO, AuthLimiterDO };
 
 const app = new Hono<{ Bindings: Env }>();
 

@@ -1,0 +1,89 @@
+import { DurableObject } from "cloudflare:workers";
+
+/**
+ * Failed gateway-auth attempts of one client address bucket (workers/gateway-auth.ts names one
+ * object per bucket). Isolates are many and short-lived, so the count that guards the token lives
+ * here, where every isolate sees the same one (DESIGN.md: counters that guard security live in a
+ * Durable Object). Its one job: count failures in a window, lock the bucket out, forget it after.
+ *
+ * The clock is this object's own; the limits come with each call (from `gateway.auth.rateLimit`),
+ * so a config change applies to the next attempt without a migration.
+ */
+export interface AuthLimits {
+  maxAttempts: number;
+  windowMs: number;
+  lockoutMs: number;
+}
+
+/**
+ * `locked`: this attempt was refused because the bucket was already locked out. `retryAfterMs`: the
+ * bucket is locked out for that long from now (also set by the failure that started the lockout,
+ * which itself is answered as the wrong credential it was).
+ */
+export interface AuthVerdict {
+  locked: boolean;
+  retryAfterMs?: number;
+}
+
+interface AttemptState {
+  failures: number;
+  windowStart: number;
+  lockedUntil: number;
+  /** When nothing here matters any more (end of the window or of the lockout): the alarm's time. */
+  expiresAt: number;
+}
+
+const STATE_KEY = "attempts";
+
+export class AuthLimiterDO extends DurableObject {
+  /**
+   * The caller presented the right credential. Refused while locked out (so a guesser cannot use
+   * the lockout period to test guesses); otherwise the bucket's count is cleared, as in OpenClaw.
+   */
+  async admit(): Promise<AuthVerdict> {
+    const now = Date.now();
+    const state = await this.read();
+    if (!state) return { locked: false };
+    if (state.lockedUntil > now) return lockedFor(state.lockedUntil - now);
+    await this.forget();
+    return { locked: false };
+  }
+
+  /** The caller presented a wrong credential: count it; reaching `maxAttempts` in a window locks the bucket. */
+  async fail(limits: AuthLimits): Promise<AuthVerdict> {
+    const now = Date.now();
+    const previous = await this.read();
+    if (previous && previous.lockedUntil > now) return lockedFor(previous.lockedUntil - now);
+    const fresh = !previous || now - previous.windowStart >= limits.windowMs;
+    const state: AttemptState = fresh ? { failures: 0, windowStart: now, lockedUntil: 0, expiresAt: 0 } : { ...previous };
+    state.failures += 1;
+    if (state.failures >= limits.maxAttempts) state.lockedUntil = now + limits.lockoutMs;
+    state.expiresAt = Math.max(state.windowStart + limits.windowMs, state.lockedUntil);
+    await this.ctx.storage.put(STATE_KEY, state);
+    // Nothing stays stored past the window or the lockout: the alarm drops the bucket.
+    await this.ctx.storage.setAlarm(state.expiresAt);
+    return state.lockedUntil > now ? { locked: false, retryAfterMs: state.lockedUntil - now } : { locked: false };
+  }
+
+  override async alarm(): Promise<void> {
+    const state = await this.read();
+    if (state && state.expiresAt > Date.now()) {
+      await this.ctx.storage.setAlarm(state.expiresAt);
+      return;
+    }
+    await this.forget();
+  }
+
+  private async read(): Promise<AttemptState | undefined> {
+    return this.ctx.storage.get<AttemptState>(STATE_KEY);
+  }
+
+  private async forget(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+}
+
+function lockedFor(remainingMs: number): AuthVerdict {
+  return { locked: true, retryAfterMs: remainingMs };
+}
