@@ -6,7 +6,7 @@ import { callModel } from "../../functions/agent/model-call.ts";
 import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
 import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
-import { isSilentReply, loadSystemPrompt } from "../../functions/agent/prompt.ts";
+import { isMainPrivateSession, isSilentReply, loadSystemPrompt } from "../../functions/agent/prompt.ts";
 import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../functions/agent/tools/index.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
@@ -45,6 +45,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
     now: new Date(),
     channel: input.route.channel,
     chatType: input.chatType,
+    mainPrivateSession: isMainPrivateSession({ chatType: input.chatType, senderIsOwner: input.senderIsOwner }),
     modelRef: selection.primary,
     tools,
   });

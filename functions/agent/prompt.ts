@@ -28,6 +28,16 @@ export function isSilentReply(text: string | null | undefined): boolean {
   return text.trim().toUpperCase() === SILENT_REPLY_TOKEN;
 }
 
+/**
+ * OpenClaw loads MEMORY.md only in the main private session: the owner talking to the agent in a
+ * direct chat (their DM on a channel, the web chat, the CLI / OpenAI API, which the gateway token
+ * makes the operator). Never in groups or channels (even when the owner speaks there), never in the
+ * DM of any other sender (whatever dmScope shares), and never when the chat type is not known.
+ */
+export function isMainPrivateSession(facts: { chatType: ChatType | undefined; senderIsOwner: boolean }): boolean {
+  return facts.chatType === "direct" && facts.senderIsOwner;
+}
+
 /** Who runs the prompt: `full` for normal runs, `minimal` for sub-agents, `none` = identity only. */
 export type PromptMode = "full" | "minimal" | "none";
 
@@ -78,8 +88,8 @@ export interface PromptRuntime {
   tools: ReadonlyArray<Pick<ToolSpec, "name" | "description">>;
   promptMode?: PromptMode;
   /**
-   * The main private session (a direct chat or the API/web chat); MEMORY.md is injected only there,
-   * never in groups or shared contexts. Defaults to true for direct chats and channel-less runs.
+   * The owner's own private conversation (see `isMainPrivateSession`); MEMORY.md is injected only
+   * there. Unset means no: a prompt whose session is not known to be private gets no memory.
    */
   mainPrivateSession?: boolean;
   /** A safe continuation turn (after a completed reply); `contextInjection: "continuation-skip"` skips files. */
@@ -237,7 +247,7 @@ function projectContext(input: SystemPromptInput, file: (path: string) => string
   }
   const perFile = config.agents.defaults.bootstrapMaxChars;
   let remaining = config.agents.defaults.bootstrapTotalMaxChars;
-  const mainPrivate = runtime.mainPrivateSession ?? (runtime.chatType === undefined || runtime.chatType === "direct");
+  const mainPrivate = runtime.mainPrivateSession === true;
 
   const reports: BootstrapFileReport[] = [];
   const blocks: string[] = [];

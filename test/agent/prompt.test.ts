@@ -4,6 +4,7 @@ import { parseConfig } from "../../functions/config/load.ts";
 import {
   SILENT_REPLY_TOKEN,
   buildSystemPrompt,
+  isMainPrivateSession,
   isSilentReply,
   loadSystemPrompt,
   renderSystemPrompt,
@@ -17,7 +18,7 @@ const tools = [
   { name: "read", description: "Read a file from the workspace. Long files are paged." },
   { name: "session_status", description: "Show the session's status card." },
 ];
-const baseRuntime: PromptRuntime = { now, tools, channel: "slack", chatType: "direct", modelRef: "anthropic/claude-sonnet-4-5" };
+const baseRuntime: PromptRuntime = { now, tools, channel: "slack", chatType: "direct", modelRef: "anthropic/claude-sonnet-4-5", mainPrivateSession: true };
 const fullFiles = {
   "AGENTS.md": "# Agents\nrule one",
   "SOUL.md": "# Soul\nwarm and brief",
@@ -93,10 +94,21 @@ describe("system prompt", () => {
     ]);
   });
 
-  it("injects MEMORY.md only in the main private session", () => {
-    expect(render({ runtime: { ...baseRuntime, chatType: "group" } }).text).not.toContain("likes tea");
+  it("injects MEMORY.md only in the main private session, and only when told so", () => {
+    expect(render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: true } }).text).toContain("likes tea");
+    expect(render({ runtime: { ...baseRuntime, chatType: "group", mainPrivateSession: false } }).text).not.toContain("likes tea");
     expect(render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: false } }).text).not.toContain("likes tea");
-    expect(render({ runtime: { ...baseRuntime, chatType: undefined, channel: undefined } }).text).toContain("likes tea");
+    // Not known to be private: a direct chat or a run of unknown type by default gets no memory.
+    expect(render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: undefined } }).text).not.toContain("likes tea");
+    expect(render({ runtime: { ...baseRuntime, chatType: undefined, channel: undefined, mainPrivateSession: undefined } }).text).not.toContain("likes tea");
+  });
+
+  it("the main private session is the owner in a direct chat, nothing else", () => {
+    expect(isMainPrivateSession({ chatType: "direct", senderIsOwner: true })).toBe(true);
+    expect(isMainPrivateSession({ chatType: "direct", senderIsOwner: false })).toBe(false);
+    expect(isMainPrivateSession({ chatType: "group", senderIsOwner: true })).toBe(false);
+    expect(isMainPrivateSession({ chatType: "channel", senderIsOwner: true })).toBe(false);
+    expect(isMainPrivateSession({ chatType: undefined, senderIsOwner: true })).toBe(false);
   });
 
   it("adds the first-run ritual only while BOOTSTRAP.md has content", () => {
