@@ -138,14 +138,22 @@ export class SessionStore {
   }
 
   // ---- inbox -------------------------------------------------------------------------------
-  /** Inserts unless the key or any alias is known. Returns the new seq, or null for a duplicate. */
+  /**
+   * Inserts unless the key or any alias is known. Returns the new seq, or null for a duplicate.
+   * A copy that names the same post under another key (an alias: Slack's `app_mention` twin of a
+   * `message`) and carries a mention the stored copy lacks is not lost: the stored copy takes the
+   * mention while it is untriaged, and if it was already settled without an answer (kept as
+   * context, or dropped), this copy is stored as an event of its own and triaged again.
+   */
   insertInbox(event: RoutedEvent, now: number): number | null {
+    if (this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, event.envelope.dedupKey).toArray().length > 0) return null;
     const keys = [event.envelope.dedupKey, ...(event.envelope.aliasKeys ?? [])];
     for (const key of keys) {
-      const known =
-        this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, key).toArray().length > 0 ||
-        this.sql.exec(`SELECT 1 FROM inbox_alias WHERE alias = ?`, key).toArray().length > 0;
-      if (known) return null;
+      const twin =
+        this.sql.exec<{ seq: number }>(`SELECT seq FROM inbox WHERE dedup_key = ?`, key).toArray()[0] ??
+        this.sql.exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key).toArray()[0];
+      if (twin && !this.takeMentionFromTwin(twin.seq, event)) return null;
+      if (twin) break;
     }
     const seq = this.sql
       .exec<{ seq: number }>(
@@ -159,6 +167,22 @@ export class SessionStore {
       this.sql.exec(`INSERT OR IGNORE INTO inbox_alias(alias, seq, at) VALUES(?, ?, ?)`, alias, seq, now);
     }
     return seq;
+  }
+
+  /** For insertInbox: true when `copy` must be stored as an event of its own. */
+  private takeMentionFromTwin(seq: number, copy: RoutedEvent): boolean {
+    if (!copy.envelope.wasMentioned) return false;
+    const row = this.inboxBySeq(seq);
+    // A tombstone whose payload was cleared has been answered or dropped long ago.
+    const stored = row?.event;
+    if (!row || !stored?.envelope || stored.envelope.wasMentioned) return false;
+    if (row.state === "new") {
+      const envelope = { ...stored.envelope, wasMentioned: true, route: { ...stored.envelope.route, extra: { ...stored.envelope.route.extra, ...copy.envelope.route.extra } } };
+      this.sql.exec(`UPDATE inbox SET event = ? WHERE seq = ?`, JSON.stringify({ ...stored, envelope }), seq);
+      return false;
+    }
+    // Settled without a reply, a run or a place in the queue: nobody was answered yet.
+    return row.state === "settled" && row.reply === null && row.runId === null && row.prepared === null;
   }
 
   inboxByState(state: InboxState): InboxRow[] {

@@ -48,11 +48,15 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     case "pairing":
       host.reply(row, [decision.replyText], true);
       return;
-    case "history-only":
+    case "history-only": {
+      // The post's mentioned twin (Slack's app_mention) may have arrived while access was decided.
+      const fresh = host.store.inboxBySeq(row.seq);
+      if (!envelope.wasMentioned && fresh?.state === "new" && fresh.event.envelope?.wasMentioned) return triageInbound(fresh, host);
       host.store.pushGroupHistory(senderLabel(envelope), envelope.text, envelope.receivedAt, historyLimit(host.config, row));
       host.store.settleInbox(row.seq, null, now);
       host.emit(row.seq, { type: "error", code: "history-only", message: "kept as group context (no mention)" });
       return;
+    }
     case "allow":
       break;
   }

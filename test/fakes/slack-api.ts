@@ -19,6 +19,8 @@ import { listenOnLoopback } from "./listen.ts";
  *        (429 sends Retry-After: `retryAfter`, default 1), or `{ok:false,error}`; `dropConnection`
  *        applies the call and then destroys the socket (the caller cannot know it worked).
  *        (`method: "response_url"` scripts the slash-command response URLs the same way)
+ *        `token` limits the script to calls made with that token; `delayMs` holds the answer that
+ *        long first (a large value stands for a Slack that hangs).
  *   POST /_control/flood    {channel, count, thread_ts?}         `count` messages from a human, as in a busy channel
  *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
  *   GET  /_control/calls?method=&channel=                       recorded calls (token redacted to its last 4)
@@ -40,6 +42,8 @@ interface Script {
   retryAfter?: number;
   error?: string;
   dropConnection?: boolean;
+  token?: string;
+  delayMs?: number;
 }
 
 interface StoredMessage {
@@ -123,9 +127,10 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     calls.push({ method, args, token: token ? `…${token.slice(-4)}` : "", at: Date.now() });
 
     const channel = typeof args.channel === "string" ? args.channel : undefined;
-    const script = scripts.find((s) => s.method === method && (!s.channel || s.channel === channel) && s.times > 0);
-    if (script && !script.dropConnection) {
-      script.times -= 1;
+    const script = scripts.find((s) => s.method === method && (!s.channel || s.channel === channel) && (!s.token || s.token === token) && s.times > 0);
+    if (script) script.times -= 1;
+    if (script?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
+    if (script && !script.dropConnection && (script.status || script.error || !script.delayMs)) {
       if (script.status === 429) {
         res.setHeader("Retry-After", String(script.retryAfter ?? 1));
         return json(res, 429, { ok: false, error: "ratelimited" });
@@ -137,7 +142,6 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
 
     const result = apply(method, args, token);
     if (script?.dropConnection) {
-      script.times -= 1;
       // The call took effect; the caller never hears about it.
       req.socket.destroy();
       return;

@@ -49,7 +49,8 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
 
 /**
  * `channels.slack` pointed at the fake Slack Web API (test/fakes/slack-api.ts). Two accounts: the
- * default one on /slack/events and "ops" on its own path with its own secrets. Channel C0OPEN needs
+ * default one on /slack/events and "ops" on its own path with its own secrets
+ * ("probe": own path and bot token, default signing secret). Channel C0OPEN needs
  * no mention and threads every reply; C0MEMBERS needs no mention but admits only UMEMBER as a sender;
  * C0GATED (the "*" entry) requires a mention. DMs are open on the default account; "ops" keeps the
  * defaults a user gets (pairs unknown DM senders, streams partial previews).
@@ -60,6 +61,7 @@ export const TEST_SLACK = {
   team: "TTEST",
   botUserId: "UBOTTEST",
   botId: "BBOTTEST",
+  probeBotToken: "xoxb-test-probe-P7Q9",
 } as const;
 
 function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
@@ -89,6 +91,8 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
         botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
         signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
       },
+      // Its own token, so a test can make only this account's auth.test hang or fail.
+      probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken },
     },
   };
 }

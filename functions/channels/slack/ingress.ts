@@ -5,7 +5,7 @@ import { configFromEnv } from "../../config/load.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { InboundEnvelope } from "../envelope.ts";
 import { slackAccount, slackAccountIds, slackConfig, slackSecrets, type SlackAccount, type SlackChannelConfig } from "./config.ts";
-import { slackBotIdentity } from "./identity.ts";
+import { slackBotIdentityFromCallback } from "./identity.ts";
 import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult } from "./parse.ts";
 import { verifySlackSignature } from "./verify.ts";
 import { readBodyCapped } from "../../http/read-body.ts";
@@ -14,6 +14,7 @@ import { readBodyCapped } from "../../http/read-body.ts";
  * The Slack Request URL: one POST path per account (`webhookPath`, default /slack/events) for
  * events, slash commands and interactivity. Thin, in this order: cap the body → read the raw bytes
  * once → verify the v0 signature → answer handshakes → parse → route + durable accept → 200.
+ * No Slack API call sits on this path (the bot's ids come from the payload).
  * A failed accept answers 500 so Slack retries (its retries carry the same event_id, deduplicated
  * by the SessionDO). Paths come from the config, which is only known per request, so this is a
  * middleware that claims matching POSTs and lets everything else through.
@@ -78,7 +79,9 @@ async function handleSlackRequest(c: Context<{ Bindings: Env }>, { slack, accoun
     case "app_rate_limited":
       return c.body(null, 200);
     case "event": {
-      const bot = await slackBotIdentity(secrets.botToken, account.apiBaseUrl);
+      // The bot's ids come from the event's envelope: nothing but verification and the durable
+      // accept may sit between Slack and its ack (no auth.test here; a cold isolate would wait on it).
+      const bot = slackBotIdentityFromCallback(request.callback);
       return accept(c, envelopeFromEvent(request.callback, { account, bot, receivedAt }));
     }
     case "interaction":

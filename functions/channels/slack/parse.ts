@@ -91,10 +91,15 @@ function malformed(error: z.ZodError): SlackRequest {
   return { kind: "malformed", reason: first ? `${first.path.join(".") || "(body)"}: ${first.message}` : "invalid body" };
 }
 
-/** Who the bot is on this workspace (auth.test); undefined fields when it could not be learned. */
+/**
+ * Who the bot is on this workspace: from the event's envelope on the ack path (identity.ts), from
+ * auth.test inside the SessionDO. Undefined fields when it could not be learned.
+ */
 export interface SlackBotIdentity {
   userId?: string;
   botId?: string;
+  /** The app's id (`api_app_id`); bot posts carry it as `app_id` / `bot_profile.app_id`. */
+  appId?: string;
 }
 
 export interface SlackParseContext {
@@ -128,7 +133,7 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
   if (event.subtype === "message_changed" || event.subtype === "message_deleted") return fromEditOrDelete(callback, event, ctx);
   const fromBot = event.bot_id !== undefined || event.subtype === "bot_message";
   // Self-loop guard: never answer our own posts, whatever allowBots says.
-  if ((bot.userId && event.user === bot.userId) || (bot.botId && event.bot_id === bot.botId)) return { dropped: "own message" };
+  if (isOwnPost(event, bot)) return { dropped: "own message" };
   if (!fromBot && !USER_MESSAGE_SUBTYPES.has(event.subtype)) return { dropped: `message subtype ${event.subtype} is not a user message` };
   if (!event.user && !fromBot) return { dropped: "message without a sender" };
 
@@ -147,6 +152,11 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
   const nativeMention = event.type === "app_mention" || (bot.userId !== undefined && mentionsUser(text, bot.userId));
   const replyToBot = account.implicitMentions.replyToBot && bot.userId !== undefined && threadTs !== undefined && event.parent_user_id === bot.userId;
   const wasMentioned = nativeMention || replyToBot;
+  // Without the bot's user id, the `message` copy of a post cannot tell a mention of the bot from
+  // one of someone else. It is then placed as if it were a mention, exactly like its `app_mention`
+  // twin, so both land in one session and collapse there (by alias key); the SessionDO keeps the
+  // mention the twin carries (durable-objects/session/storage.ts, insertInbox).
+  const mayMentionBot = wasMentioned || (bot.userId === undefined && /<@[UW][A-Z0-9]+/.test(text));
   if (chatType === "channel" && !wasMentioned && (entry?.ignoreOtherMentions ?? account.ignoreOtherMentions) && /<@[UW][A-Z0-9]+|<!subteam\^/.test(text)) {
     return { dropped: "mentions someone else, not the bot (ignoreOtherMentions)" };
   }
@@ -155,7 +165,7 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
   // A mention that will open a visible thread starts that thread's session right away, so the root
   // and the replies that follow share one session (channels/slack, "threads, sessions").
   const replyMode = entry?.replyToMode ?? account.replyToModeByChatType?.[chatType] ?? account.replyToMode;
-  const sessionThread = threadTs ?? (chatType !== "direct" && wasMentioned && replyMode !== "off" ? event.ts : undefined);
+  const sessionThread = threadTs ?? (chatType !== "direct" && mayMentionBot && replyMode !== "off" ? event.ts : undefined);
 
   return build({
     dedupKey: `slack:${team}:${callback.event_id}`,
@@ -182,16 +192,23 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
       to: event.channel,
       threadId: threadTs,
       replyToMessageId: event.ts,
-      extra: { teamId: team, senderId: sender, chatType, mentioned: wasMentioned ? "1" : "0" },
+      extra: { teamId: team, senderId: sender, chatType, mentioned: wasMentioned ? "1" : "0", ...(bot.userId ? { botUserId: bot.userId } : {}) },
     },
   });
+}
+
+/** Our own post: by the bot user, our bot id, or our app (bot posts carry `app_id` / `bot_profile.app_id`). */
+function isOwnPost(event: { user?: string; bot_id?: string; app_id?: string; bot_profile?: { app_id?: string } }, bot: SlackBotIdentity): boolean {
+  if (bot.userId && event.user === bot.userId) return true;
+  if (bot.botId && event.bot_id === bot.botId) return true;
+  return !!bot.appId && (event.app_id === bot.appId || event.bot_profile?.app_id === bot.appId);
 }
 
 function fromEditOrDelete(callback: SlackEventCallback, event: SlackMessageEvent, ctx: SlackParseContext): SlackParseResult {
   const { bot } = ctx;
   const edited = event.subtype === "message_changed";
   const author = edited ? event.message?.user : event.previous_message?.user;
-  if (bot.userId && author === bot.userId) return { dropped: "edit/delete of our own message" };
+  if ((bot.userId && author === bot.userId) || (edited && event.message && isOwnPost(event.message, bot))) return { dropped: "edit/delete of our own message" };
   const chatType = chatTypeOf(event.channel, event.channel_type);
   const what = edited
     ? `Slack message edited by ${author ?? "someone"}: ${truncate(event.message?.text ?? "", 2000)}`

@@ -27,13 +27,19 @@ export const slackMessageEventSchema = z
     channel_type: z.string().optional(),
     user: z.string().optional(),
     bot_id: z.string().optional(),
+    /** The app that posted it (bot messages); with `bot_profile.app_id`, how our own posts are recognised. */
+    app_id: z.string().optional(),
+    bot_profile: z.object({ id: z.string().optional(), app_id: z.string().optional() }).loose().optional(),
     text: z.string().default(""),
     ts: z.string().min(1),
     thread_ts: z.string().optional(),
     parent_user_id: z.string().optional(),
     team: z.string().optional(),
     files: z.array(slackFileSchema).max(100).optional(),
-    message: z.object({ user: z.string().optional(), text: z.string().optional(), ts: z.string().optional(), thread_ts: z.string().optional(), bot_id: z.string().optional() }).loose().optional(),
+    message: z
+      .object({ user: z.string().optional(), text: z.string().optional(), ts: z.string().optional(), thread_ts: z.string().optional(), bot_id: z.string().optional(), app_id: z.string().optional() })
+      .loose()
+      .optional(),
     previous_message: z.object({ user: z.string().optional(), text: z.string().optional() }).loose().optional(),
     deleted_ts: z.string().optional(),
     user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).loose().optional(),
@@ -65,12 +71,28 @@ export const slackRoomEventSchema = z
   .loose();
 export type SlackRoomEvent = z.infer<typeof slackRoomEventSchema>;
 
+/**
+ * One installation of the app that can see the event. Slack truncates the list to one entry; for a
+ * bot install its `user_id` is the bot user (`is_bot`), which is how the ack path learns who the bot
+ * is without calling `auth.test`.
+ */
+export const slackAuthorizationSchema = z
+  .object({
+    enterprise_id: z.string().nullish(),
+    team_id: z.string().nullish(),
+    user_id: z.string().optional(),
+    is_bot: z.boolean().optional(),
+    is_enterprise_install: z.boolean().optional(),
+  })
+  .loose();
+
 export const slackEventCallbackSchema = z
   .object({
     type: z.literal("event_callback"),
     team_id: z.string().min(1),
     api_app_id: z.string().optional(),
     enterprise_id: z.string().nullish(),
+    authorizations: z.array(slackAuthorizationSchema).max(50).optional(),
     event_id: z.string().min(1),
     event_time: z.number().optional(),
     event: z.object({ type: z.string() }).loose(),

@@ -2,6 +2,7 @@ import type { SendContext } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
 import { slackClient } from "./client.ts";
 import { slackBotIdentity } from "./identity.ts";
+import type { SlackBotIdentity } from "./parse.ts";
 import { slackTarget } from "./route.ts";
 
 /**
@@ -11,7 +12,9 @@ import { slackTarget } from "./route.ts";
 export async function slackParticipatedInThread(route: ReplyRoute, ctx: SendContext): Promise<boolean> {
   const target = slackTarget(route, ctx);
   if (!target?.botToken || !route.threadId) return false;
-  const identity = await slackBotIdentity(target.botToken, target.account.apiBaseUrl);
+  // The ids the event's envelope named (parse.ts puts them on the route); auth.test only without them.
+  const known = route.extra?.botUserId;
+  const identity: SlackBotIdentity = known ? { userId: known } : await slackBotIdentity(target.botToken, target.account.apiBaseUrl);
   if (!identity.userId && !identity.botId) return false;
   const result = await slackClient(target.botToken, target.account.apiBaseUrl).conversations.replies({ channel: route.to, ts: route.threadId, limit: 200 });
   return (result.messages ?? []).some((message) => (identity.botId && message.bot_id === identity.botId) || (identity.userId && message.user === identity.userId));

@@ -6,6 +6,7 @@ export const SIGNING_SECRET = "test-slack-signing-secret";
 export const OPS_SIGNING_SECRET = "test-slack-ops-signing-secret";
 export const TEAM = "TTEST";
 export const BOT_USER = "UBOTTEST";
+export const APP_ID = "ATEST";
 
 const fakeSlack = () => String((env as unknown as Env).FAKE_SLACK_URL);
 
@@ -50,14 +51,17 @@ export function messageEvent(fields: {
   threadTs?: string;
   type?: "message" | "app_mention";
   extra?: Record<string, unknown>;
+  /** Slack's `authorizations` entry names the bot user; `false` leaves it out (the bot's ids unknown). */
+  authorizations?: false;
 }): string {
   return JSON.stringify({
     token: "legacy-verification-token",
     team_id: TEAM,
-    api_app_id: "ATEST",
+    api_app_id: APP_ID,
     type: "event_callback",
     event_id: fields.eventId,
     event_time: Math.floor(Date.now() / 1000),
+    ...(fields.authorizations === false ? {} : { authorizations: [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }] }),
     event: {
       type: fields.type ?? "message",
       channel: fields.channel,
@@ -91,7 +95,17 @@ export async function slackMessages(channel: string): Promise<Array<{ ts: string
   return (await res.json()) as Array<{ ts: string; text: string; thread_ts?: string; deleted?: boolean }>;
 }
 
-export async function scriptSlack(script: { method: string; channel?: string; times?: number; status?: number; retryAfter?: number; error?: string; dropConnection?: boolean }) {
+export async function scriptSlack(script: {
+  method: string;
+  channel?: string;
+  times?: number;
+  status?: number;
+  retryAfter?: number;
+  error?: string;
+  dropConnection?: boolean;
+  token?: string;
+  delayMs?: number;
+}) {
   await fetch(`${fakeSlack()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
