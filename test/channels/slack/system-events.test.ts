@@ -21,7 +21,9 @@ const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function callback(event: Record<string, unknown>): { body: string; dedupKey: string } {
   const eventId = uniqueId("Ev");
-  const body = JSON.stringify({ token: "x", team_id: TEAM, api_app_id: "ATEST", type: "event_callback", event_id: eventId, event_time: Math.floor(Date.now() / 1000), event });
+  // Slack names the bot install in `authorizations` on every event; that is how the bot knows itself.
+  const authorizations = [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }];
+  const body = JSON.stringify({ token: "x", team_id: TEAM, api_app_id: "ATEST", type: "event_callback", event_id: eventId, event_time: Math.floor(Date.now() / 1000), authorizations, event });
   return { body, dedupKey: `slack:${TEAM}:${eventId}` };
 }
 
