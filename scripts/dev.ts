@@ -6,10 +6,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
+import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
-import { DataDirLockedError, lockDataDir } from "./lib/data-dir-lock.ts";
+import { DataDirHeldError, DataDirLockedError, lockDataDir, type DataDirLock } from "./lib/data-dir-lock.ts";
 import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
@@ -22,13 +23,15 @@ const HOST = "127.0.0.1";
 /** After this long without /health answering, say what to look at (and keep waiting). */
 const SLOW_START_HINT_MS = 60_000;
 const STOP_GRACE_MS = 8_000;
+const dieWithParentUrl = new URL("./lib/die-with-parent.mjs", import.meta.url).href;
 
 const port = Number.parseInt(process.env.EDGECLAW_PORT ?? "8787", 10);
 const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
 
 let postgres: LocalPostgres | undefined;
 let wrangler: ChildProcess | undefined;
-let unlock: (() => void) | undefined;
+let lock: DataDirLock | undefined;
+const unlock = () => lock?.release();
 let stopping: Promise<void> | undefined;
 /** The merged secrets file handed to wrangler; removed on stop so keys do not linger on disk. */
 const envFile = join(dataDir, "dev-secrets.env");
@@ -52,9 +55,9 @@ async function main() {
 
   mkdirSync(dataDir, { recursive: true });
   try {
-    unlock = lockDataDir(dataDir);
+    lock = lockDataDir(dataDir);
   } catch (error) {
-    if (error instanceof DataDirLockedError) fail(error.message);
+    if (error instanceof DataDirLockedError || error instanceof DataDirHeldError) fail(error.message);
     throw error;
   }
   if (!(await isPortFree(port, HOST))) {
@@ -76,6 +79,9 @@ async function main() {
   writeEnvFile(envFile, vars);
 
   const args = [
+    // Dies with this process however it ends (see die-with-parent.mjs), via the pipe on fd 3.
+    "--import",
+    dieWithParentUrl,
     wranglerCli,
     "dev",
     "--ip",
@@ -94,9 +100,11 @@ async function main() {
   // Its own process group, so stopping it also reaches workerd and anything else it started.
   wrangler = spawn(process.execPath, args, {
     detached: true,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: wranglerEnv({ CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" }),
+    stdio: ["ignore", "inherit", "inherit", "pipe"],
+    env: wranglerEnv({ CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false", EDGECLAW_PARENT_PIPE_FD: "3" }),
   });
+  (wrangler.stdio[3] as Socket | null)?.unref();
+  if (wrangler.pid !== undefined) lock?.publish({ wranglerPgid: wrangler.pid });
   const exited = new Promise<number>((resolveExit) =>
     wrangler!.once("exit", (code, signal) => resolveExit(code ?? (signal ? 1 : 0))),
   );
@@ -110,6 +118,7 @@ async function main() {
   const url = `http://${HOST}:${port}`;
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
+  lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
   console.log(`edgeclaw ready on ${url}`);
   console.log(`  ${inputs.summary}; data in ${dataDir}`);
   if (auth.kind === "generated") {
@@ -164,7 +173,7 @@ function stop(): Promise<void> {
     if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
     rmSync(envFile, { force: true });
     await postgres?.stop().catch((error: unknown) => console.error(`edgeclaw dev: stopping Postgres: ${String(error)}`));
-    unlock?.();
+    unlock();
   })();
   return stopping;
 }
@@ -191,7 +200,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
       // A real second Ctrl-C: do not wait for anything.
       if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
       rmSync(envFile, { force: true });
-      unlock?.();
+      unlock();
       process.exit(130);
     }
     firstSignalAt = Date.now();

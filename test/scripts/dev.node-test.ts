@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { after, describe, it } from "node:test";
@@ -32,8 +32,11 @@ function devCommand(): string[] {
 }
 
 const started: ChildProcess[] = [];
+/** wrangler groups seen, killed at the end should a failing test have left them. */
+const wranglerGroupsSeen = new Set<number>();
 after(() => {
   for (const child of started) if (child.exitCode === null && child.pid) tryKill(-child.pid, "SIGKILL");
+  for (const pgid of wranglerGroupsSeen) if (groupAlive(pgid)) tryKill(-pgid, "SIGKILL");
 });
 
 function startDev(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<RunningDev> {
@@ -84,7 +87,9 @@ function tryKill(pid: number, signal: NodeJS.Signals) {
 /** Process groups of wrangler processes serving this data dir (workerd shares the group). */
 function wranglerGroups(dataDir: string): Set<number> {
   const lines = execFileSync("ps", ["-eo", "pgid=,stat=,args="], { encoding: "utf8" }).split("\n");
-  return new Set(lines.filter((line) => line.includes(`${dataDir}/wrangler`) && !/^\s*\d+\s+Z/.test(line)).map((line) => Number.parseInt(line.trim(), 10)));
+  const groups = new Set(lines.filter((line) => line.includes(`${dataDir}/wrangler`) && !/^\s*\d+\s+Z/.test(line)).map((line) => Number.parseInt(line.trim(), 10)));
+  for (const pgid of groups) wranglerGroupsSeen.add(pgid);
+  return groups;
 }
 
 /** True while a live (not zombie: some sandboxes' init never reaps) process is in the group. */
@@ -109,6 +114,47 @@ describe("npm run dev", { concurrency: false }, () => {
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^  session\.dmScope: /m);
     assert.equal(existsSync(join(dir, "data")), false, "nothing started");
+  });
+
+  it("dies whole on SIGKILL to its group; the next start names what still holds the data dir, then runs", async () => {
+    const dataDir = join(tempProject(), "data");
+    const port = await freePort();
+    const first = await startDev(dataDir, port);
+    const groups = wranglerGroups(dataDir);
+    assert.equal(groups.size, 1, "one wrangler process group");
+
+    // A crash, an OOM kill or a harness's hard stop: no handler of dev's runs.
+    const killed = new Promise((resolve) => first.child.once("exit", resolve));
+    tryKill(-first.child.pid!, "SIGKILL");
+    await killed;
+    const deadline = Date.now() + 15_000;
+    while ([...groups].some(groupAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const pgid of groups) assert.equal(groupAlive(pgid), false, "wrangler and workerd died with dev");
+
+    // Something still holding a file under the data dir (as an orphaned workerd would) is named.
+    mkdirSync(join(dataDir, "wrangler"), { recursive: true });
+    const holder = spawn(process.execPath, ["-e", `require("node:fs").openSync(process.argv[1], "w"); console.log("open"); setInterval(() => {}, 1000)`, join(dataDir, "wrangler", "held")], {
+      detached: true,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    started.push(holder);
+    await new Promise((resolve) => holder.stdout!.once("data", resolve));
+    const [program, ...args] = devCommand();
+    const refused = spawnSync(program!, args, {
+      cwd: projectRoot,
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: "" },
+    });
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`left behind:\\n  pid ${holder.pid} `));
+    tryKill(-holder.pid!, "SIGKILL");
+    await new Promise((resolve) => holder.once("exit", resolve));
+
+    // The dead run's lock does not stand in the way, and its data is usable.
+    const second = await startDev(dataDir, port);
+    assert.equal((await fetch(`${second.url}/health`)).status, 200);
+    assert.equal(await ctrlC(second), 0);
   });
 
   it("starts, answers /health, stops on Ctrl-C (even mid-query) leaving no process, and keeps its data for the next start", async () => {
