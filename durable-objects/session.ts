@@ -19,7 +19,6 @@ import { triage } from "./session/triage-loop.ts";
  */
 export class SessionDO extends DurableObject<Env> {
   private readonly s: SessionState;
-  private pumping: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -80,7 +79,9 @@ export class SessionDO extends DurableObject<Env> {
   /** Starts a fresh session under the same key (admin API, /new, /reset). */
   async adminReset(): Promise<{ sessionId: string }> {
     this.s.abortActiveRun("session reset");
-    return { sessionId: rotateSession(this.s) };
+    const sessionId = rotateSession(this.s);
+    await scheduleAlarm(this.s);
+    return { sessionId };
   }
 
   /** Dead-lettered reply chunks, for operators. */
@@ -96,6 +97,13 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    // A pass is already running here (this alarm is its watchdog, or work arrived meanwhile): it
+    // will re-plan when it ends. Send what is due (command replies during a run) and re-arm.
+    if (this.s.pumping) {
+      await deliver(this.s);
+      await scheduleAlarm(this.s);
+      return;
+    }
     await this.pump();
   }
 
@@ -111,31 +119,36 @@ export class SessionDO extends DurableObject<Env> {
     const seq = store.insertInbox(event, now);
     if (seq === null) return null;
     if (this.s.active) void triage(this.s);
-    void this.ctx.storage.setAlarm(now);
+    void scheduleAlarm(this.s);
     return seq;
   }
 
   // ---- the dispatcher ----------------------------------------------------------------------
 
   private pump(): Promise<void> {
-    this.pumping ??= this.pumpOnce().finally(() => {
-      this.pumping = null;
-    });
-    return this.pumping;
+    // Started in a microtask so `pumping` is set before the pass runs a single line.
+    this.s.pumping ??= Promise.resolve().then(() => this.pumpOnce());
+    return this.s.pumping;
   }
 
+  /** One alarm pass. However it ends (even by an exception), the next alarm is planned from storage. */
   private async pumpOnce(): Promise<void> {
-    for (let round = 0; round < 1000; round++) {
+    try {
+      for (let round = 0; round < 1000; round++) {
+        await deliver(this.s);
+        await triage(this.s);
+        if (retryPending(this.s)) break;
+        const run = this.s.store.activeRun() ?? startNextRun(this.s);
+        if (!run) break;
+        await executeRun(this.s, run);
+      }
       await deliver(this.s);
-      await triage(this.s);
-      if (retryPending(this.s)) break;
-      const run = this.s.store.activeRun() ?? startNextRun(this.s);
-      if (!run) break;
-      await executeRun(this.s, run);
+      await mirror(this.s);
+      prune(this.s);
+    } finally {
+      // Cleared before planning, synchronously: any plan made from here on is for after this pass.
+      this.s.pumping = null;
+      await scheduleAlarm(this.s);
     }
-    await deliver(this.s);
-    const mirrored = await mirror(this.s);
-    prune(this.s);
-    await scheduleAlarm(this.s, mirrored);
   }
 }

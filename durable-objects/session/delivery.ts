@@ -53,8 +53,14 @@ export function progressRelay(s: SessionState, run: RunRow | null, route: RunRow
   });
 }
 
-/** Sends every due outbox chunk; dead letters are recorded in the audit trail. */
-export async function deliver(s: SessionState): Promise<void> {
+/** Sends every due outbox chunk; dead letters are recorded in the audit trail. Serialised per object. */
+export function deliver(s: SessionState): Promise<void> {
+  const pass = s.deliveries.then(() => deliverOnce(s));
+  s.deliveries = pass.catch(() => undefined);
+  return pass;
+}
+
+async function deliverOnce(s: SessionState): Promise<void> {
   const dead = await deliverDueOutbox({
     store: s.store,
     adapterFor,
@@ -73,13 +79,28 @@ export async function deliver(s: SessionState): Promise<void> {
   }
 }
 
-/** Copies what changed to Postgres. False when something is left to mirror (or Postgres failed). */
-export async function mirror(s: SessionState): Promise<boolean> {
+/** A failed mirror is tried again this long after (Postgres down never blocks a conversation). */
+export const MIRROR_RETRY_MS = 5_000;
+
+/** Something is waiting to be copied to Postgres, and when the mirror may next try. */
+export function mirrorDueAt(s: SessionState, now: number): number | undefined {
+  if (!s.env.DATABASE_URL || !s.store.getMeta("sessionId") || !s.store.hasUnmirrored()) return undefined;
+  return Math.max(now, Number(s.store.getMeta("mirrorRetryAt") ?? 0));
+}
+
+/** Copies what changed to Postgres; a failure is recorded so the alarm schedule backs off. */
+export async function mirror(s: SessionState): Promise<void> {
+  const done = await mirrorOnce(s);
+  if (done) s.store.deleteMeta("mirrorRetryAt");
+  else s.store.setMeta("mirrorRetryAt", String(Date.now() + MIRROR_RETRY_MS));
+}
+
+async function mirrorOnce(s: SessionState): Promise<boolean> {
   const sessionId = s.store.getMeta("sessionId");
   if (!sessionId || !s.env.DATABASE_URL) return true;
   const lastRun = s.store.activeRun();
   try {
-    return await mirrorToPostgres({
+    await mirrorToPostgres({
       env: s.env,
       store: s.store,
       batchSize: s.config.messages.mirrorBatchSize,
@@ -96,6 +117,8 @@ export async function mirror(s: SessionState): Promise<boolean> {
         lastInteractionAt: s.store.getMeta("lastInteractionAt") ? Number(s.store.getMeta("lastInteractionAt")) : null,
       },
     });
+    // A full batch leaves more behind: mirrorDueAt sees the unmirrored rows and asks for a pass now.
+    return true;
   } catch (error) {
     // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
     // First lines only: a failed query's message carries its parameters (transcript text).

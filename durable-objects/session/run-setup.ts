@@ -46,10 +46,8 @@ export function prepareRun(args: {
   const { queued, config, settings, now } = args;
   const first = queued[0];
   if (!first) return undefined;
-  const { mode, debounceMs: debounce } = queuePolicy(config, settings, first.event.envelope.channel);
-  const behindRun = queued.some((row) => row.prepared?.queuedBehindRun);
-  const newest = Math.max(...queued.map((row) => row.receivedAt));
-  if (behindRun && mode !== "interrupt" && now < newest + debounce) return undefined;
+  if (now < queueReadyAt(queued, config, settings)) return undefined;
+  const { mode } = queuePolicy(config, settings, first.event.envelope.channel);
 
   let chosen: InboxRow[];
   let superseded: InboxRow[] = [];
@@ -89,6 +87,20 @@ export function prepareRun(args: {
       return parts.join("\n\n");
     },
   };
+}
+
+/**
+ * When the queued events may start a run: at once, unless they queued up behind a run, when the
+ * queue debounce waits for the newest of them to settle (interrupt never waits). The alarm schedule
+ * and prepareRun both read this, so what is due and what runs cannot disagree.
+ */
+export function queueReadyAt(queued: InboxRow[], config: EdgeclawConfig, settings: SessionSettings): number {
+  const first = queued[0];
+  if (!first) return Number.POSITIVE_INFINITY;
+  const { mode, debounceMs } = queuePolicy(config, settings, first.event.envelope.channel);
+  const behindRun = queued.some((row) => row.prepared?.queuedBehindRun);
+  if (!behindRun || mode === "interrupt") return first.receivedAt;
+  return Math.max(...queued.map((row) => row.receivedAt)) + debounceMs;
 }
 
 function routeTarget(route: ReplyRoute): string {

@@ -6,14 +6,13 @@ import { compactIfNeeded } from "./compact.ts";
 import { enqueueReply, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
 import { clearRetry, scheduleRetry } from "./retry.ts";
+import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
 import { buildRunDeps } from "./run-deps.ts";
 import { prepareRun, type RunPlan } from "./run-setup.ts";
 import { takeSystemEvents } from "./system-events.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
-/** How often a running run pushes its watchdog alarm forward; a dead run resumes this long after. */
-export const WATCHDOG_MS = 30_000;
 
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
 export function startNextRun(s: SessionState): RunRow | undefined {
@@ -67,7 +66,7 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
     const now = Date.now();
     if (now - lastWatchdog < WATCHDOG_MS / 3) return;
     lastWatchdog = now;
-    void s.ctx.storage.setAlarm(now + WATCHDOG_MS);
+    void scheduleAlarm(s);
   };
   watchdog();
   s.emit(seqs, { type: "run-started", runId: run.runId });

@@ -1,33 +1,49 @@
-import { PRUNE_EVERY_MS } from "./delivery.ts";
+import { mirrorDueAt, PRUNE_EVERY_MS } from "./delivery.ts";
 import { settings } from "./identity.ts";
-import { queuePolicy } from "./queue-policy.ts";
-import { prepareRun } from "./run-setup.ts";
+import { queueReadyAt } from "./run-setup.ts";
 import { TOMBSTONE_MS } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
-/** Sets the object's one alarm to the earliest time something stored needs work. */
-export async function scheduleAlarm(s: SessionState, mirrored: boolean): Promise<void> {
-  const now = Date.now();
+/**
+ * How long a pass in progress may go without re-arming the alarm: if its isolate dies, the alarm
+ * fires this long after and the next pass resumes from storage.
+ */
+export const WATCHDOG_MS = 30_000;
+
+/**
+ * THE one place that decides when this object must wake next, from what storage holds — the
+ * earliest of: a new event (now), queued events (when their debounce ends), a run to resume, an
+ * outbox retry, a mirror batch, the transient-failure park (`retryAt`), the tombstone sweep.
+ * Whenever work is ready the answer is "now"; nothing stored can be left without a wake-up.
+ * While a pass runs in this isolate, the work it will get to is covered by the watchdog instead
+ * (the pass re-plans when it ends), so a busy object does not spin on its own alarm.
+ */
+export function nextAlarmAt(s: SessionState, now: number): number | undefined {
+  const { store } = s;
   const due: number[] = [];
-  const outboxAt = s.store.nextOutboxAt();
+  const notBefore = s.pumping ? now + WATCHDOG_MS : now;
+  // A transient failure parks triage and runs (not the outbox or the mirror) until retryAt.
+  const parked = Math.max(notBefore, Number(store.getMeta("retryAt") ?? 0));
+  if (store.countInbox("new") > 0) due.push(parked);
+  if (store.activeRun()) {
+    due.push(parked);
+  } else {
+    const queued = store.inboxByState("queued");
+    if (queued.length) due.push(Math.max(parked, queueReadyAt(queued, s.config, settings(s))));
+  }
+  const outboxAt = store.nextOutboxAt();
   if (outboxAt !== undefined) due.push(outboxAt);
-  const debounceAt = nextDebounceAt(s);
-  if (debounceAt !== undefined) due.push(debounceAt);
-  if (!mirrored) due.push(now + 5_000);
-  const oldest = s.store.oldestSettledAt();
+  const mirrorAt = mirrorDueAt(s, now);
+  if (mirrorAt !== undefined) due.push(Math.max(notBefore, mirrorAt));
+  const oldest = store.oldestSettledAt();
   // An idle session wakes once more, when its oldest tombstone expires, to clean up — not hourly.
   if (oldest !== undefined) due.push(Math.max(now + PRUNE_EVERY_MS, oldest + TOMBSTONE_MS));
-  const retryAt = Number(s.store.getMeta("retryAt") ?? 0);
-  if (retryAt) due.push(retryAt);
-  else if (s.store.inboxByState("new").length) due.push(now);
-  if (due.length) await s.ctx.storage.setAlarm(Math.max(now, Math.min(...due)));
-  else await s.ctx.storage.deleteAlarm();
+  return due.length ? Math.max(now, Math.min(...due)) : undefined;
 }
 
-function nextDebounceAt(s: SessionState): number | undefined {
-  const queued = s.store.inboxByState("queued");
-  if (!queued.length) return undefined;
-  const plan = prepareRun({ queued, config: s.config, settings: settings(s), now: Date.now() });
-  const { debounceMs } = queuePolicy(s.config, settings(s), queued[0]!.event.envelope.channel);
-  return plan ? undefined : Math.max(...queued.map((row) => row.receivedAt)) + debounceMs;
+/** Sets the object's one alarm from nextAlarmAt. Every path that changes storage ends here. */
+export async function scheduleAlarm(s: SessionState): Promise<void> {
+  const at = nextAlarmAt(s, Date.now());
+  if (at === undefined) await s.ctx.storage.deleteAlarm();
+  else await s.ctx.storage.setAlarm(at);
 }

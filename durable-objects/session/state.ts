@@ -25,6 +25,10 @@ export class SessionState {
   readonly listeners = new Map<number, Set<Listener>>();
   active: ActiveRun | null = null;
   triaging: Promise<void> | null = null;
+  /** The alarm pass in progress in this isolate, if any (the dispatcher in session.ts owns it). */
+  pumping: Promise<void> | null = null;
+  /** Outbox passes run one after another, never two at once (a chunk must not be sent twice). */
+  deliveries: Promise<void> = Promise.resolve();
 
   constructor(
     readonly ctx: DurableObjectState,

@@ -188,6 +188,9 @@ export class SessionStore {
   inboxByState(state: InboxState): InboxRow[] {
     return this.sql.exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state).toArray().map(toInboxRow);
   }
+  countInbox(state: InboxState): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state).one().n;
+  }
   inboxBySeq(seq: number): InboxRow | undefined {
     const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
     return row ? toInboxRow(row) : undefined;
@@ -275,6 +278,13 @@ export class SessionStore {
       .exec<Row>(`SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`, limit)
       .toArray()
       .map(toRunRow);
+  }
+  /** Something written here is not in Postgres yet (transcript rows, or usage of a finished run). */
+  hasUnmirrored(): boolean {
+    return (
+      this.sql.exec(`SELECT 1 FROM transcript WHERE mirrored = 0 LIMIT 1`).toArray().length > 0 ||
+      this.sql.exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`).toArray().length > 0
+    );
   }
   markRunsMirrored(runIds: string[]): void {
     for (const id of runIds) this.sql.exec(`UPDATE runs SET mirrored = 1 WHERE run_id = ?`, id);

@@ -2,6 +2,7 @@ import { sessionControl } from "./control.ts";
 import { progressRelay, reply } from "./delivery.ts";
 import { rotateSession, settings } from "./identity.ts";
 import { clearRetry, retryPending, scheduleRetry } from "./retry.ts";
+import { scheduleAlarm } from "./schedule.ts";
 import type { SessionState } from "./state.ts";
 import { triageInbound, type TriageHost } from "./triage.ts";
 
@@ -26,6 +27,8 @@ export function triage(s: SessionState): Promise<void> {
     }
   })().finally(() => {
     s.triaging = null;
+    // Triage during a run (not inside a pass) changed storage too: re-plan the wake-up.
+    void scheduleAlarm(s);
   });
   return s.triaging;
 }
