@@ -103,6 +103,7 @@ export function queueReadyAt(queued: InboxRow[], config: EdgeclawConfig, setting
   return Math.max(...queued.map((row) => row.receivedAt)) + debounceMs;
 }
 
-function routeTarget(route: ReplyRoute): string {
+/** Where a reply lands: messages are merged into one turn (collect, steer) only when this is equal. */
+export function routeTarget(route: ReplyRoute): string {
   return `${route.channel}|${route.accountId}|${route.to}|${route.threadId ?? ""}`;
 }

@@ -8,7 +8,7 @@ import { currentSessionId, queueModeFor, sessionMessages, settings, status } fro
 import { clearRetry, scheduleRetry } from "./retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
 import { buildRunDeps } from "./run-deps.ts";
-import { prepareRun, type RunPlan } from "./run-setup.ts";
+import { prepareRun, routeTarget, type RunPlan } from "./run-setup.ts";
 import { takeSystemEvents } from "./system-events.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
@@ -80,8 +80,8 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
       watchdog();
     },
     recordUsage: (modelRef, usage) => s.store.addRunUsage(run.runId, modelRef, usage),
-    hasSteerMessages: () => steerCandidates(s).length > 0,
-    takeSteerMessages: () => takeSteer(s, run.runId),
+    hasSteerMessages: () => steerCandidates(s, run).length > 0,
+    takeSteerMessages: () => takeSteer(s, run),
     onTextDelta: (delta) => {
       text += delta;
       s.emit(s.active?.seqs ?? seqs, { type: "text-delta", text: delta });
@@ -181,14 +181,21 @@ function finishRun(s: SessionState, run: RunRow, state: "finished" | "failed" | 
 }
 
 /** Queued messages a steer-mode run may take in at its next boundary. */
-function steerCandidates(s: SessionState): InboxRow[] {
+/**
+ * Queued messages that may steer this run: only those whose reply goes where this run's reply goes.
+ * In a shared session (dmScope "main") another sender's message must not be folded into this turn
+ * and answered to this route; it waits for a run of its own.
+ */
+function steerCandidates(s: SessionState, run: RunRow): InboxRow[] {
+  const target = routeTarget(run.route);
   return s.store
     .inboxByState("queued")
-    .filter((row) => queueModeFor(s, row.event.envelope.channel) === "steer" && row.prepared?.queuedBehindRun);
+    .filter((row) => queueModeFor(s, row.event.envelope.channel) === "steer" && row.prepared?.queuedBehindRun && routeTarget(row.event.envelope.route) === target);
 }
 
-function takeSteer(s: SessionState, runId: string): string[] {
-  const rows = steerCandidates(s);
+function takeSteer(s: SessionState, run: RunRow): string[] {
+  const runId = run.runId;
+  const rows = steerCandidates(s, run);
   const now = Date.now();
   for (const row of rows) {
     s.store.setInboxState(row.seq, "taken", runId, now);
