@@ -283,9 +283,27 @@ const companionSchema = z
   })
   .prefault({});
 
+/**
+ * edgeclaw's own: how the Worker and its Durable Objects use Postgres. The bound is per isolate (all
+ * Durable Objects in it share it); keep it × isolates under the server's connection limit.
+ */
+const databaseSchema = z
+  .object({
+    /** Connections one isolate holds open at once; more database work waits for a free one. */
+    maxConnections: z.number().int().positive().default(10),
+    connectTimeoutMs: z.number().int().positive().default(10_000),
+    queryTimeoutMs: z.number().int().positive().default(30_000),
+    /** A Durable Object's pass closes its shared connection after this long unused (a model call holds none). */
+    idleCloseMs: z.number().int().nonnegative().default(1_000),
+    /** Longest wait between connection attempts while Postgres is unreachable. */
+    outageBackoffMaxMs: z.number().int().positive().default(30_000),
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     companion: companionSchema,
+    database: databaseSchema,
     gateway: gatewaySchema,
     agents: agentsSchema,
     models: modelsSchema,

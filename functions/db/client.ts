@@ -1,12 +1,15 @@
-import { Client } from "@neondatabase/serverless";
-import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
-import * as schema from "./schema.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { configFromEnv } from "../config/load.ts";
+import { isTransportFailure, openConnection, type ConnectionTarget, type Db, type PgConnection } from "./connection.ts";
+import { ConnectionGate, PostgresUnavailableError, type GateLimits, type Permit } from "./gate.ts";
 
-export type Db = NeonDatabase<typeof schema>;
+export type { Db } from "./connection.ts";
+export { PostgresUnavailableError } from "./gate.ts";
 
 export interface DbEnv {
   DATABASE_URL?: string;
   EDGECLAW_PG_WS_PROXY?: string;
+  EDGECLAW_CONFIG?: string;
 }
 
 export class DatabaseNotConfiguredError extends Error {
@@ -16,48 +19,162 @@ export class DatabaseNotConfiguredError extends Error {
   }
 }
 
-/** Longest wait for the driver's own goodbye after the socket is closed. */
-const END_TIMEOUT_MS = 1_000;
-
 /**
- * Runs `work` with a drizzle client on its own connection, closed afterwards. Workers may not share
- * sockets between requests, so a connection lives exactly as long as the work.
- *
- * The WebSocket is closed by hand: the driver's end() (Client and Pool alike) waits for a close that
- * never comes and leaves the socket open, so a Durable Object — which outlives its requests — would
- * leak one database connection per call until the server refuses new ones.
+ * Runs `work` with a drizzle client. Inside `withDbBatch` it shares the batch's connection;
+ * otherwise it gets a connection of its own, closed when the work ends. Either way the connection
+ * counts against the isolate's bound (`database.maxConnections`), and while Postgres is known to
+ * be down it fails fast with PostgresUnavailableError instead of opening a socket.
  */
 export async function withDb<T>(env: DbEnv, work: (db: Db) => Promise<T>): Promise<T> {
   if (!env.DATABASE_URL) throw new DatabaseNotConfiguredError();
-  const sockets: WebSocket[] = [];
-  const client = new Client(env.DATABASE_URL);
-  client.neonConfig.webSocketConstructor = class TrackedWebSocket extends WebSocket {
-    constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols);
-      sockets.push(this);
-    }
-  };
-  const proxy = env.EDGECLAW_PG_WS_PROXY;
-  if (proxy) {
-    // Local bridge in front of PGlite: plain ws, no pipelining (PGlite has no auth handshake to skip).
-    client.neonConfig.useSecureWebSocket = false;
-    client.neonConfig.pipelineConnect = false;
-    client.neonConfig.wsProxy = () => `${proxy}/`;
-  }
+  const current = batches.getStore();
+  if (current?.serves(env)) return current.run(work);
+  const own = new DbBatch(env, 0);
   try {
-    await client.connect();
-    return await work(drizzle({ client, schema }));
+    return await batches.run(own, () => own.run(work));
   } finally {
-    const ended = client.end().catch(() => undefined);
-    // Let the driver flush its Terminate message first; then close the socket ourselves.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    for (const socket of sockets) {
+    own.end();
+  }
+}
+
+/**
+ * Runs `work` so that every `withDb` inside it — however deep (access checks, workspace reads,
+ * tools, mirror, audit) — shares one connection: a Durable Object's alarm pass opens one socket,
+ * not one per query. The connection opens on first use and closes when `work` ends, or earlier once
+ * it has sat unused for `database.idleCloseMs`, so a long model call in between holds no slot.
+ */
+export async function withDbBatch<T>(env: DbEnv, work: () => Promise<T>): Promise<T> {
+  if (!env.DATABASE_URL || batches.getStore()?.serves(env)) return work();
+  const batch = new DbBatch(env, limitsFor(env).idleCloseMs);
+  try {
+    return await batches.run(batch, work);
+  } finally {
+    batch.end();
+  }
+}
+
+/** Connections this isolate holds open to the database `env` points at (for tests and metrics). */
+export function openConnectionCount(env: DbEnv): number {
+  return env.DATABASE_URL ? gateFor(targetOf(env)).open : 0;
+}
+
+/** True for errors that mean "Postgres is down, try later"; these have already been logged. */
+export function isPostgresUnavailable(error: unknown): error is PostgresUnavailableError {
+  return error instanceof PostgresUnavailableError;
+}
+
+// ---- internals ---------------------------------------------------------------------------------
+
+interface DatabaseLimits extends GateLimits {
+  connectTimeoutMs: number;
+  queryTimeoutMs: number;
+  idleCloseMs: number;
+}
+
+const batches = new AsyncLocalStorage<DbBatch>();
+/** One gate per database target: the bound and the breaker are per server, shared by the isolate. */
+const gates = new Map<string, ConnectionGate>();
+
+function targetOf(env: DbEnv): ConnectionTarget {
+  return { databaseUrl: env.DATABASE_URL ?? "", wsProxy: env.EDGECLAW_PG_WS_PROXY };
+}
+
+function targetKey(target: ConnectionTarget): string {
+  return `${target.databaseUrl}|${target.wsProxy ?? ""}`;
+}
+
+function gateFor(target: ConnectionTarget): ConnectionGate {
+  const key = targetKey(target);
+  let gate = gates.get(key);
+  if (!gate) gates.set(key, (gate = new ConnectionGate(target.wsProxy ? `Postgres (via ${target.wsProxy})` : "Postgres")));
+  return gate;
+}
+
+function limitsFor(env: DbEnv): DatabaseLimits {
+  return configFromEnv(env).database;
+}
+
+/** A connection shared by the `withDb` calls of one batch. */
+class DbBatch {
+  private readonly target: ConnectionTarget;
+  private readonly key: string;
+  private readonly limits: DatabaseLimits;
+  private held: Promise<{ connection: PgConnection; permit: Permit }> | null = null;
+  private users = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private ended = false;
+
+  constructor(
+    env: DbEnv,
+    private readonly idleCloseMs: number,
+  ) {
+    this.target = targetOf(env);
+    this.key = targetKey(this.target);
+    this.limits = limitsFor(env);
+  }
+
+  /** Work started after the batch ended (a background promise that inherited it) gets its own. */
+  serves(env: DbEnv): boolean {
+    return !this.ended && targetKey(targetOf(env)) === this.key;
+  }
+
+  async run<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    this.users++;
+    clearTimeout(this.idleTimer);
+    try {
+      const { connection } = await this.acquire();
       try {
-        socket.close();
-      } catch {
-        // already closed
+        return await work(connection.db);
+      } catch (error) {
+        if (!connection.broken && !isTransportFailure(error)) throw error;
+        this.drop();
+        throw gateFor(this.target).failed(connection.failure ?? error, this.limits);
       }
+    } finally {
+      this.users--;
+      if (this.users === 0 && this.idleCloseMs > 0 && !this.ended) this.idleTimer = setTimeout(() => this.drop(), this.idleCloseMs);
     }
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, END_TIMEOUT_MS))]);
+  }
+
+  end(): void {
+    this.ended = true;
+    clearTimeout(this.idleTimer);
+    this.drop();
+  }
+
+  private acquire(): Promise<{ connection: PgConnection; permit: Permit }> {
+    if (this.held) return this.held;
+    const gate = gateFor(this.target);
+    const held = (async () => {
+      const permit = await gate.acquire(this.limits);
+      try {
+        const connection = await openConnection(this.target, this.limits);
+        gate.succeeded();
+        return { connection, permit };
+      } catch (error) {
+        permit.release();
+        throw gate.failed(error, this.limits);
+      }
+    })();
+    this.held = held;
+    // A failed open is not kept: the next call asks the gate again (which may fail fast).
+    held.catch(() => {
+      if (this.held === held) this.held = null;
+    });
+    return held;
+  }
+
+  /** Closes the connection (if any) and gives its slot back. */
+  private drop(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    held.then(
+      ({ connection, permit }) => {
+        connection.close();
+        permit.release();
+      },
+      () => undefined,
+    );
   }
 }

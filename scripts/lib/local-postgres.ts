@@ -1,11 +1,10 @@
-import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
-import { WebSocketServer, createWebSocketStream } from "ws";
+import { startPgBridge, type PgBridge } from "./pg-bridge.ts";
 
 export const migrationsFolder = fileURLToPath(new URL("../../migrations", import.meta.url));
 
@@ -16,6 +15,8 @@ export interface LocalPostgres {
   wsProxy: string;
   pgPort: number;
   db: PGlite;
+  /** Another bridge to the same database (tests: one they may freeze or kill without disturbing others). */
+  addBridge(options?: { control?: boolean }): Promise<PgBridge>;
   stop(): Promise<void>;
 }
 
@@ -36,34 +37,22 @@ export async function startLocalPostgres(
   await pgServer.start();
   const pgPort = Number(pgServer.getServerConn().split(":").pop());
 
-  const wss = new WebSocketServer({ host, port: 0 });
-  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-  wss.on("connection", (socket) => {
-    const tcp = connect(pgPort, host);
-    const stream = createWebSocketStream(socket);
-    stream.pipe(tcp).pipe(stream);
-    // Either side going away ends both: a client that closes its WebSocket must not leave a
-    // PGlite connection behind (PGlite takes a bounded number of them).
-    const close = () => {
-      tcp.destroy();
-      socket.terminate();
-    };
-    tcp.on("error", close);
-    tcp.on("close", close);
-    stream.on("error", close);
-    socket.on("close", close);
-  });
-  const address = wss.address();
-  const wsPort = typeof address === "object" && address ? address.port : 0;
+  const bridge = await startPgBridge({ host, pgPort });
+  const extras: PgBridge[] = [];
 
   return {
     databaseUrl: `postgres://postgres:postgres@${host}:${pgPort}/postgres`,
-    wsProxy: `${host}:${wsPort}`,
+    wsProxy: bridge.wsProxy,
     pgPort,
     db,
+    async addBridge(bridgeOptions) {
+      const extra = await startPgBridge({ host, pgPort, ...bridgeOptions });
+      extras.push(extra);
+      return extra;
+    },
     async stop() {
-      for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const extra of extras) await extra.stop();
+      await bridge.stop();
       await pgServer.stop();
       await db.close();
     },

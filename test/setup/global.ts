@@ -15,6 +15,8 @@ export default async function setup(project: TestProject) {
   stops.push(() => pg.stop());
   project.provide("databaseUrl", pg.databaseUrl);
   project.provide("pgWsProxy", pg.wsProxy);
+  // A second way in to the same database that the Postgres tests may freeze, kill and count.
+  project.provide("pgChaosProxy", (await pg.addBridge({ control: true })).wsProxy);
   const fakeModel = await startFakeModelServer();
   stops.push(() => fakeModel.stop());
   project.provide("fakeModelUrl", fakeModel.url);
@@ -34,6 +36,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     pgWsProxy: string;
+    pgChaosProxy: string;
     fakeModelUrl: string;
     fakeWebUrl: string;
     fakeSlackUrl: string;
