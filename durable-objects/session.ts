@@ -8,6 +8,7 @@ import { retryPending } from "./session/retry.ts";
 import { executeRun, startNextRun } from "./session/run.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
 import { triage } from "./session/triage-loop.ts";
+import { withDbBatch } from "../functions/db/client.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -126,8 +127,9 @@ export class SessionDO extends DurableObject<Env> {
   // ---- the dispatcher ----------------------------------------------------------------------
 
   private pump(): Promise<void> {
-    // Started in a microtask so `pumping` is set before the pass runs a single line.
-    this.s.pumping ??= Promise.resolve().then(() => this.pumpOnce());
+    // Started in a microtask so `pumping` is set before the pass runs a single line. One pass
+    // shares one Postgres connection (access checks, run setup, tools, mirror, audit).
+    this.s.pumping ??= Promise.resolve().then(() => withDbBatch(this.env, () => this.pumpOnce()));
     return this.s.pumping;
   }
 

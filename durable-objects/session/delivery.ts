@@ -5,6 +5,7 @@ import { deliverDueOutbox } from "./outbox.ts";
 import { mirrorToPostgres } from "./mirror.ts";
 import { ProgressRelay } from "./progress.ts";
 import { recordAuditEvent } from "./audit.ts";
+import { isPostgresUnavailable } from "../../functions/db/client.ts";
 import { settings } from "./identity.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import { describeError, zeroUsage, type SessionState } from "./state.ts";
@@ -75,7 +76,9 @@ async function deliverOnce(s: SessionState): Promise<void> {
       outboxId: letter.row.id,
       channel: letter.row.route.channel,
       reason: letter.reason,
-    }).catch((error) => console.error(`audit write failed: ${describeError(error)}`));
+    }).catch((error) => {
+      if (!isPostgresUnavailable(error)) console.error(`audit write failed: ${describeError(error)}`);
+    });
   }
 }
 
@@ -122,7 +125,8 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
   } catch (error) {
     // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
     // First lines only: a failed query's message carries its parameters (transcript text).
-    console.error(`session mirror failed: ${describeError(error)}`);
+    // An outage was already logged, once, by the database client.
+    if (!isPostgresUnavailable(error)) console.error(`session mirror failed: ${describeError(error)}`);
     return false;
   }
 }

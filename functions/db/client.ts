@@ -170,10 +170,8 @@ class DbBatch {
     if (!held) return;
     this.held = null;
     held.then(
-      ({ connection, permit }) => {
-        connection.close();
-        permit.release();
-      },
+      // The slot is free once the server has seen the socket go, not when we asked it to.
+      ({ connection, permit }) => connection.close().finally(() => permit.release()),
       () => undefined,
     );
   }

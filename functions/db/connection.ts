@@ -23,8 +23,8 @@ export interface PgConnection {
   readonly broken: boolean;
   /** The transport failure that broke it, for the caller's error. */
   readonly failure: unknown;
-  /** Closes the socket; never throws, never waits on the driver's goodbye. */
-  close(): void;
+  /** Closes the socket; settles when the server has seen it go (bounded). Never rejects. */
+  close(): Promise<void>;
 }
 
 /** The connection could not be opened or broke mid-use (network, timeout, server gone). */
@@ -70,11 +70,13 @@ export async function openConnection(target: ConnectionTarget, timeouts: Connect
     client.neonConfig.wsProxy = () => `${proxy}/`;
   }
 
-  const close = () => {
+  const close = async () => {
     broken = true;
-    // The driver's end() only queues its Terminate message; the guarded socket drops it if closed.
+    // end() queues the Terminate message on a timer; let it go out, then close the socket ourselves
+    // (a socket that is already gone drops it).
     client.end().catch(() => undefined);
-    for (const socket of sockets) socket.close();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await Promise.all(sockets.map((socket) => socket.close()));
   };
 
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -86,7 +88,7 @@ export async function openConnection(target: ConnectionTarget, timeouts: Connect
       }),
     ]);
   } catch (error) {
-    close();
+    void close();
     throw error instanceof ConnectionFailedError ? error : new ConnectionFailedError("could not connect to Postgres", { cause: error });
   } finally {
     clearTimeout(timer);

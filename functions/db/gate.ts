@@ -28,10 +28,13 @@ export interface Permit {
 
 const FIRST_BACKOFF_MS = 1_000;
 const STILL_DOWN_LOG_EVERY_MS = 5 * 60_000;
+const WAIT_POLL_MS = 20;
 
 export class ConnectionGate {
   private inUse = 0;
-  private readonly waiters: Array<() => void> = [];
+  /** Tickets of the callers waiting for a slot, oldest first. */
+  private readonly queue: number[] = [];
+  private nextTicket = 0;
   private failures = 0;
   private outageSince = 0;
   private openUntil = 0;
@@ -49,18 +52,23 @@ export class ConnectionGate {
     return this.inUse;
   }
 
-  /** Waits for a free connection slot; throws PostgresUnavailableError while the breaker is open. */
+  /**
+   * Waits for a free connection slot, first come first served; throws PostgresUnavailableError
+   * while the breaker is open. Waiters poll rather than wait on a promise another caller resolves:
+   * the callers are different Durable Objects sharing this isolate, and a promise resolved from
+   * another object's context never completes in workerd.
+   */
   async acquire(limits: GateLimits): Promise<Permit> {
     this.failFastIfDown();
-    while (this.inUse >= limits.maxConnections) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-      try {
+    const ticket = this.nextTicket++;
+    this.queue.push(ticket);
+    try {
+      while (this.inUse + this.queue.indexOf(ticket) >= limits.maxConnections) {
+        await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
         this.failFastIfDown();
-      } catch (error) {
-        // Pass the wake-up on, so no waiter sleeps beside a free slot.
-        this.waiters.shift()?.();
-        throw error;
       }
+    } finally {
+      this.queue.splice(this.queue.indexOf(ticket), 1);
     }
     this.inUse++;
     // The first connection after a backoff is the probe; the rest keep failing fast until it answers.
@@ -73,7 +81,6 @@ export class ConnectionGate {
         released = true;
         if (probe) this.probing = false;
         this.inUse--;
-        this.waiters.shift()?.();
       },
     };
   }
@@ -103,8 +110,6 @@ export class ConnectionGate {
       this.lastLoggedAt = now;
       console.error(`${this.name} still unreachable after ${Math.round((now - this.outageSince) / 1000)} s (${this.failures} attempts; ${describeCause(cause)})`);
     }
-    // Waiters re-check the breaker and fail fast instead of each opening a doomed socket.
-    for (let waiter = this.waiters.shift(); waiter; waiter = this.waiters.shift()) waiter();
     return new PostgresUnavailableError(this.openUntil, { cause });
   }
 

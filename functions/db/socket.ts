@@ -19,12 +19,16 @@ export class GuardedSocket extends EventTarget {
   binaryType: "arraybuffer" | "blob" = "arraybuffer";
   readyState = GuardedSocket.CONNECTING;
   private socket: WebSocket | null = null;
+  /** Settles once the connection is gone for the server too (its close arrived, or it never opened). */
+  private readonly gone: Promise<void>;
+  private markGone!: () => void;
 
   constructor(
     url: string,
     private readonly onBroken: (cause: unknown) => void,
   ) {
     super();
+    this.gone = new Promise((resolve) => (this.markGone = resolve));
     const httpUrl = url.replace(/^ws(s?):/, "http$1:");
     fetch(httpUrl, { headers: { Upgrade: "websocket" } }).then(
       (response) => {
@@ -35,6 +39,7 @@ export class GuardedSocket extends EventTarget {
         socket.accept();
         if (this.readyState !== GuardedSocket.CONNECTING) {
           // Closed by its owner while connecting (a timeout): nobody wants this connection.
+          socket.addEventListener("close", () => this.markGone());
           safeClose(socket);
           return;
         }
@@ -48,12 +53,21 @@ export class GuardedSocket extends EventTarget {
             this.onBroken(error);
           }
         });
-        socket.addEventListener("close", () => this.closed(new Error("the database socket closed")));
-        socket.addEventListener("error", (event) => this.closed(new Error(`the database socket failed: ${event.message}`)));
+        socket.addEventListener("close", () => {
+          this.markGone();
+          this.closed(new Error("the database socket closed"));
+        });
+        socket.addEventListener("error", (event) => {
+          this.markGone();
+          this.closed(new Error(`the database socket failed: ${event.message}`));
+        });
         this.readyState = GuardedSocket.OPEN;
         this.dispatchEvent(new Event("open"));
       },
-    ).catch((error: unknown) => this.closed(error));
+    ).catch((error: unknown) => {
+      this.markGone();
+      this.closed(error);
+    });
   }
 
   send(data: string | ArrayBuffer | ArrayBufferView): void {
@@ -65,11 +79,15 @@ export class GuardedSocket extends EventTarget {
     }
   }
 
-  close(): void {
-    if (this.readyState === GuardedSocket.CLOSED) return;
+  /**
+   * Closes the socket and settles when the server has seen it go (at most `waitMs`): until then
+   * the connection still takes one of the server's slots.
+   */
+  close(waitMs = CLOSE_WAIT_MS): Promise<void> {
     const socket = this.socket;
     this.closed(new Error("closed by its owner"));
     if (socket) safeClose(socket);
+    return Promise.race([this.gone, new Promise<void>((resolve) => setTimeout(resolve, waitMs))]);
   }
 
   private closed(cause: unknown): void {
@@ -79,6 +97,8 @@ export class GuardedSocket extends EventTarget {
     this.dispatchEvent(new Event("close"));
   }
 }
+
+const CLOSE_WAIT_MS = 1_000;
 
 function safeClose(socket: WebSocket): void {
   try {
