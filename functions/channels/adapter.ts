@@ -80,9 +80,9 @@ export interface ChannelAdapter {
   /**
    * Downloads an inbound attachment the model may read (text-like files), with the channel's own
    * credentials and size bound. Called after access control, never on the ack path. Returns the
-   * text, or a short reason it was not read.
+   * text (`truncated` when only its beginning was downloaded), or a short reason it was not read.
    */
-  fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string } | { skipped: string }>;
+  fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string; truncated?: boolean } | { skipped: string }>;
   /**
    * Whether the agent has posted in the thread `route.threadId` (thread participation counts as a
    * mention in gated groups). Asked only for unmentioned thread messages in groups.

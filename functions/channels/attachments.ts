@@ -30,17 +30,21 @@ export async function describeAttachments(
       .join(", ");
     let body = attachment.text;
     let note: string | undefined;
+    let cutAtSource = false;
     if (body === undefined && attachment.url && isTextLike(attachment) && adapter?.fetchAttachment) {
       const fetched = await adapter.fetchAttachment(attachment, route, ctx).catch((error: unknown) => ({
         skipped: `download failed: ${error instanceof Error ? error.message : String(error)}`,
       }));
-      if ("text" in fetched) body = fetched.text;
-      else note = fetched.skipped;
+      if ("text" in fetched) {
+        body = fetched.text;
+        cutAtSource = fetched.truncated === true;
+      } else note = fetched.skipped;
     } else if (body === undefined) {
       note = !attachment.url ? "not downloaded (over the size limit or no link)" : isTextLike(attachment) ? "not downloaded" : "not a text file; contents not shown";
     }
     if (body !== undefined) {
-      const cut = body.length > MAX_ATTACHMENT_CHARS ? `${body.slice(0, MAX_ATTACHMENT_CHARS)}\n…[attachment truncated: ${body.length - MAX_ATTACHMENT_CHARS} more characters]` : body;
+      const rest = cutAtSource ? "the rest of the file was not downloaded" : `${body.length - MAX_ATTACHMENT_CHARS} more characters`;
+      const cut = body.length > MAX_ATTACHMENT_CHARS || cutAtSource ? `${body.slice(0, MAX_ATTACHMENT_CHARS)}\n…[attachment truncated: ${rest}]` : body;
       parts.push(`[Attachment: ${label}]\n${cut}\n[End of attachment]`);
     } else {
       parts.push(`[Attachment: ${label} — ${note}]`);

@@ -21,6 +21,7 @@ import { listenOnLoopback } from "./listen.ts";
  *        (`method: "response_url"` scripts the slash-command response URLs the same way)
  *        `token` limits the script to calls made with that token; `delayMs` holds the answer that
  *        long first (a large value stands for a Slack that hangs).
+ *   POST /_control/file     {path, content?, contentType?, redirectTo?, bytes?, contentLength?}   serve a url_private file
  *   POST /_control/flood    {channel, count, thread_ts?}         `count` messages from a human, as in a busy channel
  *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
  *   GET  /_control/calls?method=&channel=                       recorded calls (token redacted to its last 4)
@@ -73,7 +74,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   let scripts: Script[] = [];
   const identities = new Map<string, typeof DEFAULT_IDENTITY>();
   /** Files served at /files/… to url_private downloads (path → body). */
-  const files = new Map<string, { content: string; contentType: string }>();
+  const files = new Map<string, ServedFile>();
   let clock = 0; // microseconds of wall-clock time, bumped so every ts is unique and ordered
 
   const nextTs = () => {
@@ -114,6 +115,11 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
         return res.end("<html>Sign in to Slack</html>");
       }
       if (!file) return json(res, 404, { ok: false, error: "file_not_found" });
+      if (file.redirectTo) {
+        res.writeHead(302, { location: file.redirectTo });
+        return res.end();
+      }
+      if (file.bytes !== undefined) return streamFile(res, file, calls[calls.length - 1]!);
       res.writeHead(200, { "content-type": file.contentType });
       return res.end(file.content);
     }
@@ -261,8 +267,8 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       return json(res, 200, { ok: true });
     }
     if (path === "file" && method === "POST") {
-      const file = JSON.parse(body) as { path: string; content: string; contentType?: string };
-      files.set(file.path, { content: file.content, contentType: file.contentType ?? "text/plain" });
+      const file = JSON.parse(body) as { path: string; content?: string; contentType?: string; redirectTo?: string; bytes?: number; contentLength?: number };
+      files.set(file.path, { ...file, content: file.content ?? "", contentType: file.contentType ?? "text/plain" });
       return json(res, 200, { ok: true, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${file.path}` });
     }
     if (path === "identity" && method === "POST") {
@@ -284,6 +290,37 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   }
 
   return listenOnLoopback(server);
+}
+
+/** What `/_control/file` serves at a path; see streamFile for `bytes` / `contentLength`. */
+interface ServedFile {
+  content: string;
+  contentType: string;
+  /** Answer 302 to this URL instead (Slack's file links redirect between its hosts). */
+  redirectTo?: string;
+  /** Serve this many bytes (`content` repeated), written as the client reads them. */
+  bytes?: number;
+  /** The Content-Length header to send with `bytes` (may lie); none (chunked) when unset. */
+  contentLength?: number;
+}
+
+/**
+ * Writes `file.bytes` bytes with backpressure and records in the download's call how many left
+ * (`args.sentBytes`), so a test can tell a client that stopped reading from one that read it all.
+ */
+async function streamFile(res: ServerResponse, file: ServedFile, call: RecordedCall): Promise<void> {
+  res.writeHead(200, { "content-type": file.contentType, connection: "close", ...(file.contentLength !== undefined ? { "content-length": String(file.contentLength) } : {}) });
+  const chunk = Buffer.alloc(64 * 1024, file.content || "x");
+  let sent = 0;
+  let closed = false;
+  res.on("close", () => (closed = true));
+  while (sent < file.bytes! && !closed) {
+    const piece = chunk.subarray(0, Math.min(chunk.length, file.bytes! - sent));
+    sent += piece.length;
+    call.args.sentBytes = sent;
+    if (!res.write(piece)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+  }
+  if (!closed) res.end();
 }
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {

@@ -92,7 +92,8 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
         signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
       },
       // Its own token, so a test can make only this account's auth.test hang or fail.
-      probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken },
+      // A 1 MB mediaMaxMb, so file-size bounds are tested without moving 20 MB around.
+      probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken, mediaMaxMb: 1 },
     },
   };
 }

@@ -1,14 +1,28 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { readBodyCapped } from "../../http/read-body.ts";
+import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
+import { readBodyPrefix } from "../../http/read-prefix.ts";
 import { slackTarget } from "./route.ts";
 
+/** Redirects followed per download (Slack's file links redirect once or twice between its hosts). */
+export const MAX_FILE_REDIRECTS = 5;
+/** Bytes kept of a download: the model reads at most MAX_ATTACHMENT_CHARS characters (≤ 4 bytes each in UTF-8). */
+export const MAX_FILE_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 /**
- * Downloads a file a user shared (`url_private`) with the bot token, bounded by
- * `channels.slack.mediaMaxMb`. The token only ever goes to Slack's own hosts (or the configured
- * `apiBaseUrl` host, for proxies and tests) — never to a URL some payload names elsewhere.
+ * Downloads a file a user shared (`url_private`) with the bot token. The token only ever goes to
+ * Slack's own hosts (or the configured `apiBaseUrl` host, for proxies and tests), and redirects are
+ * followed by hand, each hop checked the same way, so a link (or a redirect) naming another host
+ * never receives it. The body is streamed: a declared size over `channels.slack.mediaMaxMb` is
+ * refused before it is read, and at most MAX_FILE_PREFIX_BYTES are kept (the rest is not downloaded).
  */
-export async function fetchSlackFile(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string } | { skipped: string }> {
+export async function fetchSlackFile(
+  attachment: InboundAttachment,
+  route: ReplyRoute,
+  ctx: SendContext,
+): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
   const target = slackTarget(route, ctx);
   if (!target?.botToken) return { skipped: "no Slack bot token to download it with" };
   if (!attachment.url) return { skipped: "no download link" };
@@ -18,19 +32,45 @@ export async function fetchSlackFile(attachment: InboundAttachment, route: Reply
   } catch {
     return { skipped: "malformed download link" };
   }
-  const apiHost = new URL(target.account.apiBaseUrl).host;
-  if (!(url.protocol === "https:" && (url.hostname === "slack.com" || url.hostname.endsWith(".slack.com"))) && url.host !== apiHost) {
-    return { skipped: `refusing to send the bot token to ${url.host}` };
+  const apiOrigin = new URL(target.account.apiBaseUrl).origin;
+  let response: Response | undefined;
+  for (let hop = 0; ; hop++) {
+    if (!isSlackFileHost(url, apiOrigin)) {
+      return { skipped: hop === 0 ? `refusing to send the bot token to ${url.host}` : `refusing to follow a redirect to ${url.host} (not a Slack host)` };
+    }
+    response = await fetch(url, { headers: { authorization: `Bearer ${target.botToken}` }, redirect: "manual", signal: ctx.signal });
+    if (!REDIRECT_STATUSES.has(response.status)) break;
+    await response.body?.cancel().catch(() => undefined);
+    const location = response.headers.get("location");
+    if (!location) return { skipped: `Slack answered HTTP ${response.status} without a Location` };
+    if (hop >= MAX_FILE_REDIRECTS) return { skipped: `more than ${MAX_FILE_REDIRECTS} redirects` };
+    try {
+      url = new URL(location, url);
+    } catch {
+      return { skipped: "malformed redirect" };
+    }
   }
-  const maxBytes = target.account.mediaMaxMb * 1024 * 1024;
-  const response = await fetch(url, { headers: { authorization: `Bearer ${target.botToken}` }, signal: ctx.signal });
-  if (!response.ok) return { skipped: `Slack answered HTTP ${response.status}` };
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    return { skipped: `Slack answered HTTP ${response.status}` };
+  }
   const type = response.headers.get("content-type") ?? "";
   // Without the files:read scope Slack answers 200 with its sign-in page instead of the file.
   if (type.startsWith("text/html") && !(attachment.mimeType ?? "").includes("html")) {
+    await response.body?.cancel().catch(() => undefined);
     return { skipped: "Slack returned a sign-in page: the app needs the files:read scope" };
   }
-  const body = await readBodyCapped(response, maxBytes);
+  const maxBytes = target.account.mediaMaxMb * 1024 * 1024;
+  const body = await readBodyPrefix(response, { maxBytes, keepBytes: MAX_FILE_PREFIX_BYTES });
   if (!body.ok) return { skipped: `larger than mediaMaxMb (${target.account.mediaMaxMb} MB)` };
-  return { text: new TextDecoder().decode(body.bytes) };
+  // `stream: true` leaves a multi-byte character cut at the end out instead of mangling it.
+  const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
+  return body.truncated ? { text, truncated: true } : { text };
+}
+
+/** Slack's own hosts over HTTPS (commercial and GovSlack), or exactly the configured Web API origin. */
+function isSlackFileHost(url: URL, apiOrigin: string): boolean {
+  if (url.origin === apiOrigin) return true;
+  if (url.protocol !== "https:") return false;
+  return ["slack.com", "slack-gov.com"].some((domain) => url.hostname === domain || url.hostname.endsWith(`.${domain}`));
 }
