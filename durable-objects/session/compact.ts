@@ -1,11 +1,12 @@
 import type { CompactResult } from "../../functions/commands/session-control.ts";
-import { compactionCut, estimateTokens, needsCompaction, summarizeForCompaction } from "../../functions/agent/compaction.ts";
+import { compactionCut, droppedSummary, estimateTokens, needsCompaction, summarizeInSlices } from "../../functions/agent/compaction.ts";
 import { callModel } from "../../functions/agent/model-call.ts";
 import type { ModelRequest, ModelResult } from "../../functions/agent/types.ts";
 import { contextWindow, currentSessionId, sessionMessages, settings } from "./identity.ts";
 import { selectionFor } from "./run-deps.ts";
 import type { RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
+import { classifyError } from "./error-class.ts";
 
 type CallModel = (request: ModelRequest) => Promise<ModelResult>;
 
@@ -16,29 +17,49 @@ export async function compactIfNeeded(s: SessionState, run: RunRow, system: stri
   const messages = sessionMessages(s, run.sessionId);
   const window = contextWindow(s, run.options.model);
   if (!needsCompaction(messages, system, window, compaction)) return;
-  await compactRows(s, run.sessionId, call, undefined, signal);
+  const outcome = await compactRows(s, run.sessionId, call, { window, signal });
+  if (outcome.note) console.warn(`proactive compaction of ${run.sessionId}: ${outcome.note}`);
 }
 
-/** Summarises everything but the recent tail into the session's summary. */
+/**
+ * Summarises everything but the recent tail into the session's summary, in slices that fit the
+ * model's context. When the model cannot summarise for good (a 4xx, a context overflow even per
+ * slice), the older turns are dropped with a note instead: compaction always shrinks the context.
+ * A transient failure (overloaded, network) is reported and changes nothing; try again later.
+ */
 async function compactRows(
   s: SessionState,
   sessionId: string,
   call: CallModel,
-  instructions: string | undefined,
-  signal?: AbortSignal,
-): Promise<{ compacted: boolean }> {
+  options: { window: number; instructions?: string; signal?: AbortSignal },
+): Promise<{ compacted: boolean; note?: string; reason?: string }> {
   const rows = s.store.transcript(sessionId);
   const cut = compactionCut(rows.map((row) => row.message), s.config.agents.defaults.compaction.keepRecentTokens);
   if (cut === 0) return { compacted: false };
   const previous = s.store.getMeta(`summary:${sessionId}`);
   const older = rows.slice(0, cut).map((row) => row.message);
-  const { summary } = await summarizeForCompaction(previous ? [{ role: "user", content: previous }, ...older] : older, call, { instructions, signal });
+  let summary: string;
+  let note: string | undefined;
+  try {
+    summary = await summarizeInSlices(previous, older, call, {
+      contextWindow: options.window,
+      reserveTokens: s.config.agents.defaults.compaction.reserveTokensFloor,
+      instructions: options.instructions,
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    const { class: errorClass, reason } = classifyError(error);
+    if (errorClass === "transient") return { compacted: false, reason: `the model could not summarise right now (${reason}); try again later` };
+    summary = droppedSummary(previous, cut, reason);
+    note = `summarising failed (${reason}), so ${cut} older message(s) were dropped without a summary`;
+  }
   s.ctx.storage.transactionSync(() => {
     s.store.markCompacted(sessionId, rows[cut]!.seq);
     s.store.setMeta(`summary:${sessionId}`, summary);
     s.store.setMeta("compactions", String(Number(s.store.getMeta("compactions") ?? 0) + 1));
   });
-  return { compacted: true };
+  return { compacted: true, note };
 }
 
 /** /compact: compacts now with the session's model selection (not while a run is writing). */
@@ -48,8 +69,11 @@ export async function compactNow(s: SessionState, instructions?: string): Promis
   const agentId = s.store.getMeta("agentId") ?? "main";
   const selection = selectionFor(s.config, agentId, settings(s).modelOverride);
   const before = estimateTokens(sessionMessages(s, sessionId));
-  const outcome = await compactRows(s, sessionId, (request) => callModel({ config: s.config, env: s.env, selection, request }), instructions);
-  if (!outcome.compacted) return { compacted: false, reason: "nothing older than the recent context to summarise" };
+  const outcome = await compactRows(s, sessionId, (request) => callModel({ config: s.config, env: s.env, selection, request }), {
+    window: contextWindow(s, undefined),
+    instructions,
+  });
+  if (!outcome.compacted) return { compacted: false, reason: outcome.reason ?? "nothing older than the recent context to summarise" };
   const after = estimateTokens(sessionMessages(s, sessionId));
-  return { compacted: true, tokensBefore: before, tokensAfter: after };
+  return { compacted: true, tokensBefore: before, tokensAfter: after, note: outcome.note };
 }

@@ -1,27 +1,49 @@
 import { isPostgresUnavailable } from "../../functions/db/client.ts";
-import { describeError, type SessionState } from "./state.ts";
+import { classifyError } from "./error-class.ts";
+import type { SessionState } from "./state.ts";
 
-/** A transient failure (Postgres down) parks the pump until `retryAt`; the alarm brings it back. */
+/** A transient failure parks triage and runs until `retryAt`; the alarm brings them back. */
 export function retryPending(s: SessionState): boolean {
   const retryAt = Number(s.store.getMeta("retryAt") ?? 0);
   return retryAt > Date.now();
 }
 
-export function scheduleRetry(s: SessionState, what: string, error: unknown): void {
-  const failures = Number(s.store.getMeta("retryFailures") ?? 0) + 1;
-  // Postgres down: come back when the isolate's breaker lets the next attempt through. The outage
-  // was logged once there; a line per waiting session would turn one outage into thousands.
+export type FailureVerdict =
+  /** Transient and under the bound: parked until retryAt, the events stay in order. */
+  | { outcome: "retry"; reason: string }
+  /** Permanent, or transient too often: the events are to be dead-lettered with this reason. */
+  | { outcome: "dead"; reason: string };
+
+/**
+ * Records that a step working on `seqs` failed and decides what happens: a transient failure
+ * backs off (1 s doubling, capped at messages.processing.maxBackoffMs; during a Postgres outage,
+ * until the isolate's breaker lets the next attempt through) until the events have failed
+ * messages.processing.maxAttempts times; a permanent one ends them now. Nothing retries forever,
+ * and one bad event never holds up the events behind it for longer than that.
+ */
+export function recordFailure(s: SessionState, what: string, seqs: number[], error: unknown): FailureVerdict {
+  const { maxAttempts, maxBackoffMs } = s.config.messages.processing;
+  const { class: errorClass, reason } = classifyError(error);
   const outage = isPostgresUnavailable(error);
+  if (errorClass === "permanent" && !outage) {
+    console.error(`${what} failed permanently: ${reason}`);
+    return { outcome: "dead", reason };
+  }
+  const failures = s.store.addInboxFailure(seqs);
+  if (failures >= maxAttempts) {
+    console.error(`${what} failed ${failures} times; giving up: ${reason}`);
+    return { outcome: "dead", reason: `gave up after ${failures} attempts: ${reason}` };
+  }
   const delay = outage
-    ? Math.min(60_000, Math.max(1_000, error.retryAt - Date.now()))
-    : Math.min(60_000, 1_000 * 2 ** Math.min(failures - 1, 6));
-  s.store.setMeta("retryFailures", String(failures));
+    ? Math.min(maxBackoffMs, Math.max(1_000, error.retryAt - Date.now()))
+    : Math.min(maxBackoffMs, 1_000 * 2 ** Math.min(failures - 1, 20));
   s.store.setMeta("retryAt", String(Date.now() + delay));
-  if (!outage) console.error(`${what} failed (attempt ${failures}, retrying in ${delay} ms): ${describeError(error)}`);
+  // An outage was logged once by the breaker; a line per waiting session would be thousands.
+  if (!outage) console.error(`${what} failed (attempt ${failures} of ${maxAttempts}, retrying in ${delay} ms): ${reason}`);
+  return { outcome: "retry", reason };
 }
 
 export function clearRetry(s: SessionState): void {
   if (s.store.getMeta("retryAt") === undefined) return;
   s.store.deleteMeta("retryAt");
-  s.store.deleteMeta("retryFailures");
 }

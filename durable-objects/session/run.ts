@@ -5,7 +5,8 @@ import { ModelError, type Message, type ToolCall } from "../../functions/agent/t
 import { compactIfNeeded } from "./compact.ts";
 import { enqueueReply, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
-import { clearRetry, scheduleRetry } from "./retry.ts";
+import { deadLetterNotice } from "./dead-letter.ts";
+import { clearRetry, recordFailure } from "./retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
 import { buildRunDeps } from "./run-deps.ts";
 import { prepareRun, routeTarget, type RunPlan } from "./run-setup.ts";
@@ -118,9 +119,16 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
     // events still taken) and the alarm resumes it later, instead of failing the user's message.
+    // A permanent failure, or an outage past messages.processing.maxAttempts, ends this run with
+    // one notice and dead-letters its events; the session goes on with the next.
     clearTimeout(timer);
+    const verdict = recordFailure(s, `setting up run ${run.runId}`, [...seqs], error);
+    if (verdict.outcome === "dead") {
+      await relay.settle({ type: "run-finished" });
+      finishRun(s, run, "failed", deadLetterNotice(verdict.reason), false, "dead_letter", verdict.reason);
+      clearRetry(s);
+    }
     s.active = null;
-    scheduleRetry(s, `setting up run ${run.runId}`, error);
     return;
   }
   clearRetry(s);
@@ -153,13 +161,24 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
 }
 
 /** Records the end of a run and its one visible reply, atomically. */
-function finishRun(s: SessionState, run: RunRow, state: "finished" | "failed" | "aborted", reply: string | null, silent: boolean, errorCode?: string): void {
+function finishRun(
+  s: SessionState,
+  run: RunRow,
+  state: "finished" | "failed" | "aborted",
+  reply: string | null,
+  silent: boolean,
+  errorCode?: string,
+  deadReason?: string,
+): void {
   const now = Date.now();
   const seqs = s.store.inboxByRun(run.runId).map((row) => row.seq);
   s.ctx.storage.transactionSync(() => {
     s.store.finishRun(run.runId, state, now);
     if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel)) enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
-    for (const seq of seqs) s.store.settleInbox(seq, silent ? "" : reply, now);
+    for (const seq of seqs) {
+      if (deadReason) s.store.deadLetterInbox(seq, deadReason, reply, now);
+      else s.store.settleInbox(seq, silent ? "" : reply, now);
+    }
   });
   const finished = s.store.getRun(run.runId)!;
   if (state === "finished") {

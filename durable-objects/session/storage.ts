@@ -188,6 +188,22 @@ export class SessionStore {
   inboxByState(state: InboxState): InboxRow[] {
     return this.sql.exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state).toArray().map(toInboxRow);
   }
+  /** Counts one more transient failure for each event; returns the highest count among them. */
+  addInboxFailure(seqs: number[]): number {
+    let highest = 0;
+    for (const seq of seqs) {
+      const row = this.sql.exec<{ failures: number }>(`UPDATE inbox SET failures = failures + 1 WHERE seq = ? RETURNING failures`, seq).toArray()[0];
+      highest = Math.max(highest, row?.failures ?? 0);
+    }
+    return highest;
+  }
+  /** Ends an event without an answer of its own, keeping why (dead letter). */
+  deadLetterInbox(seq: number, reason: string, notice: string | null, now: number): void {
+    this.sql.exec(`UPDATE inbox SET state = 'settled', dead_reason = ?, reply = ?, settled_at = ? WHERE seq = ?`, reason, notice, now, seq);
+  }
+  deadLetteredInbox(): InboxRow[] {
+    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE dead_reason IS NOT NULL ORDER BY seq`).toArray().map(toInboxRow);
+  }
   countInbox(state: InboxState): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state).one().n;
   }

@@ -1,7 +1,8 @@
 import { sessionControl } from "./control.ts";
 import { progressRelay, reply } from "./delivery.ts";
 import { rotateSession, settings } from "./identity.ts";
-import { clearRetry, retryPending, scheduleRetry } from "./retry.ts";
+import { deadLetterEvents } from "./dead-letter.ts";
+import { clearRetry, recordFailure, retryPending } from "./retry.ts";
 import { scheduleAlarm } from "./schedule.ts";
 import type { SessionState } from "./state.ts";
 import { triageInbound, type TriageHost } from "./triage.ts";
@@ -19,10 +20,14 @@ export function triage(s: SessionState): Promise<void> {
         await triageInbound(row, triageHost(s));
         clearRetry(s);
       } catch (error) {
-        // Postgres (access store) unreachable or similar: the event stays stored and in order;
-        // try again with backoff. Nothing is dropped by an outage.
-        scheduleRetry(s, `triage of event ${row.seq}`, error);
-        return;
+        // Postgres (access store) unreachable or similar: the event stays stored and in order and
+        // is tried again with backoff; nothing is dropped by a short outage. A permanent failure,
+        // or one that outlasts messages.processing.maxAttempts, sets this one event aside.
+        const verdict = recordFailure(s, `triage of event ${row.seq}`, [row.seq], error);
+        if (verdict.outcome === "retry") return;
+        const current = s.store.inboxBySeq(row.seq);
+        if (current?.state === "new") deadLetterEvents(s, [current], verdict.reason);
+        clearRetry(s);
       }
     }
   })().finally(() => {

@@ -56,16 +56,18 @@ const SUMMARY_SYSTEM = [
 export async function summarizeForCompaction(
   older: readonly Message[],
   callModel: (request: ModelRequest) => Promise<ModelResult>,
-  options: { instructions?: string; signal?: AbortSignal } = {},
+  options: { instructions?: string; signal?: AbortSignal; maxCharsPerMessage?: number } = {},
 ): Promise<{ summary: string; result: ModelResult }> {
+  const cap = options.maxCharsPerMessage ?? 20_000;
+  const clip = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit)}…[${text.length - limit} more characters]` : text);
   const transcript = older
     .map((message) => {
-      if (message.role === "tool") return `[tool ${message.name} result${message.isError ? " (error)" : ""}]\n${message.content.slice(0, 4000)}`;
+      if (message.role === "tool") return `[tool ${message.name} result${message.isError ? " (error)" : ""}]\n${clip(message.content, Math.min(4000, cap))}`;
       if (message.role === "assistant") {
         const calls = (message.toolCalls ?? []).map((call) => `[called ${call.name} ${JSON.stringify(call.arguments).slice(0, 500)}]`).join("\n");
-        return `ASSISTANT: ${message.content}${calls ? `\n${calls}` : ""}`;
+        return `ASSISTANT: ${clip(message.content, cap)}${calls ? `\n${calls}` : ""}`;
       }
-      return `USER: ${message.content}`;
+      return `USER: ${clip(message.content, cap)}`;
     })
     .join("\n\n");
   const ask = options.instructions ? `\n\nExtra instructions for this summary: ${options.instructions}` : "";
@@ -76,4 +78,58 @@ export async function summarizeForCompaction(
     signal: options.signal,
   });
   return { summary: `${COMPACTION_PREFIX}\n${result.text.trim()}`, result };
+}
+
+/**
+ * Splits messages into consecutive slices of at most `budgetTokens` each (a message larger than
+ * the budget gets a slice of its own, clipped when it is summarised).
+ */
+export function slicesWithin(messages: readonly Message[], budgetTokens: number): Message[][] {
+  const slices: Message[][] = [];
+  let current: Message[] = [];
+  let tokens = 0;
+  for (const message of messages) {
+    const size = estimateTokens([message]);
+    if (current.length && tokens + size > budgetTokens) {
+      slices.push(current);
+      current = [];
+      tokens = 0;
+    }
+    current.push(message);
+    tokens += size;
+  }
+  if (current.length) slices.push(current);
+  return slices;
+}
+
+/**
+ * Summarises `older` (after an earlier summary, if any) in slices that each fit the summarising
+ * request into the model's context: each slice is summarised together with the summary so far,
+ * so a transcript far larger than the window still compacts. One slice when it all fits.
+ */
+export async function summarizeInSlices(
+  previousSummary: string | undefined,
+  older: readonly Message[],
+  callModel: (request: ModelRequest) => Promise<ModelResult>,
+  options: { contextWindow: number; reserveTokens: number; instructions?: string; signal?: AbortSignal },
+): Promise<string> {
+  // Room for one slice: the window minus the reply reserve, the instructions and a summary so far.
+  const room = Math.max(2_000, options.contextWindow - options.reserveTokens - 2_000);
+  const budget = Math.max(1_000, Math.floor(room / 2));
+  let summary = previousSummary;
+  for (const slice of slicesWithin(older, budget)) {
+    const input: Message[] = summary ? [{ role: "user", content: summary }, ...slice] : slice;
+    ({ summary } = await summarizeForCompaction(input, callModel, {
+      instructions: options.instructions,
+      signal: options.signal,
+      maxCharsPerMessage: budget * 4,
+    }));
+  }
+  return summary ?? COMPACTION_PREFIX;
+}
+
+/** The summary kept when the model cannot summarise: what was there before, and what was dropped. */
+export function droppedSummary(previousSummary: string | undefined, dropped: number, reason: string): string {
+  const note = `[${dropped} earlier message(s) were dropped without a summary because summarising failed: ${reason}]`;
+  return previousSummary ? `${previousSummary}\n${note}` : `${COMPACTION_PREFIX}\n${note}`;
 }

@@ -62,7 +62,7 @@ export async function executeCommand(cmd: ParsedCommand, session: SessionControl
       const result = await session.compact(cmd.args || undefined);
       if (!result.compacted) return { reply: `Nothing compacted${result.reason ? `: ${result.reason}` : "."}` };
       const sizes = result.tokensBefore !== undefined && result.tokensAfter !== undefined ? ` (${result.tokensBefore} → ${result.tokensAfter} tokens)` : "";
-      return { reply: `🧹 Compacted the session context${sizes}.` };
+      return { reply: `🧹 Compacted the session context${sizes}.${result.note ? ` Note: ${result.note}.` : ""}` };
     }
     case "status":
       return { reply: formatStatus(await session.status(), ctx.now) };

@@ -60,6 +60,8 @@ export interface CompactResult {
   tokensAfter?: number;
   /** Why nothing was compacted (empty transcript, run in progress, …). */
   reason?: string;
+  /** How it was compacted when not by a summary (the model failed: older turns were dropped). */
+  note?: string;
 }
 
 export interface SessionControl {

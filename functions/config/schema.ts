@@ -210,6 +210,17 @@ const messagesSchema = z
     systemEvents: z.object({ maxQueued: z.number().int().nonnegative().default(20) }).prefault({}),
     /** Transcript rows mirrored to Postgres per batch. */
     mirrorBatchSize: z.number().int().positive().default(200),
+    /**
+     * edgeclaw's own: an event whose triage or run setup keeps failing transiently (Postgres down,
+     * 5xx) is tried this many times with backoff capped at maxBackoffMs, then dead-lettered with one
+     * notice. Permanent failures (4xx, invalid data, a bug) are dead-lettered at once.
+     */
+    processing: z
+      .object({
+        maxAttempts: z.number().int().positive().default(12),
+        maxBackoffMs: z.number().int().positive().default(60_000),
+      })
+      .prefault({}),
     groupChat: groupChatSchema,
   })
   .loose()

@@ -1,0 +1,35 @@
+import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
+import { recordAuditEvent } from "./audit.ts";
+import { enqueueReply } from "./delivery.ts";
+import type { InboxRow } from "./storage.ts";
+import { describeError, type SessionState } from "./state.ts";
+
+/** What the sender is told, once, when their event is set aside. */
+export function deadLetterNotice(reason: string): string {
+  return `⚠️ Your message could not be processed and was set aside (${reason}). Later messages are handled normally.`;
+}
+
+/**
+ * Ends events that cannot be processed (a permanent error, or a transient one past its bound):
+ * each is settled with its reason, its sender is told once (a system event, which never posts by
+ * itself, is set aside silently), and an audit row records it. The session goes on with the next.
+ */
+export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: string): void {
+  const now = Date.now();
+  const notice = deadLetterNotice(reason);
+  s.ctx.storage.transactionSync(() => {
+    for (const row of rows) {
+      const silent = row.event.envelope.kind === "system";
+      const route = row.event.envelope.route;
+      if (!silent && !HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `dead:${row.seq}`, null, route, notice, now);
+      s.store.deadLetterInbox(row.seq, reason, silent ? null : notice, now);
+    }
+  });
+  for (const row of rows) s.emit([row.seq], { type: "error", code: "dead_letter", message: notice });
+  // Best effort, never awaited by the session: Postgres being down is often why we are here.
+  void recordAuditEvent(s.env, "inbox.dead_letter", {
+    sessionKey: s.store.getMeta("sessionKey"),
+    seqs: rows.map((row) => row.seq),
+    reason,
+  }).catch((error) => console.error(`audit write failed: ${describeError(error)}`));
+}
