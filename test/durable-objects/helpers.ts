@@ -2,6 +2,10 @@ import { env } from "cloudflare:test";
 import type { InboundEnvelopeInput } from "../../functions/channels/envelope.ts";
 import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
 import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts";
+import { TEAM, uniqueId } from "../channels/slack/helpers.ts";
+import { withDb } from "../../functions/db/client.ts";
+import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
+import type { Env } from "../../workers/env.ts";
 
 /** A web-chat event (operator access: no pairing, no Postgres look-ups) for `sessionKey`. */
 export function webchatEvent(sessionKey: string, text: string, dedupKey = crypto.randomUUID(), extra: Partial<InboundEnvelopeInput> = {}): RoutedEvent {
@@ -17,6 +21,38 @@ export function webchatEvent(sessionKey: string, text: string, dedupKey = crypto
     ...extra,
   } satisfies InboundEnvelopeInput);
   return { envelope, agentId: "main", sessionKey };
+}
+
+/**
+ * A Slack DM on the "ops" account (the defaults a user gets: pairing, streaming partial, queue mode
+ * steer), shaped as the Slack parser builds it, for `sessionKey` (tests pick a key of their own so
+ * other files' traffic in agent:main:main cannot interleave). The sender must be approved first.
+ */
+export function opsDmEvent(sessionKey: string, sender: string, channel: string, text: string): RoutedEvent {
+  const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+  const envelope = inboundEnvelopeSchema.parse({
+    dedupKey: `slack:${TEAM}:${uniqueId("Ev")}`,
+    aliasKeys: [`slack:${TEAM}:${channel}:${ts}`],
+    channel: "slack",
+    accountId: "ops",
+    chatType: "direct",
+    peerId: sender,
+    teamId: TEAM,
+    senderId: sender,
+    messageId: ts,
+    text,
+    receivedAt: Date.now(),
+    route: { channel: "slack", accountId: "ops", to: channel, replyToMessageId: ts, extra: { teamId: TEAM, senderId: sender, chatType: "direct", mentioned: "0" } },
+  } satisfies InboundEnvelopeInput);
+  return { envelope, agentId: "main", sessionKey };
+}
+
+/** Approves DM senders on the "ops" account, as `pairing approve` would. */
+export async function approveOpsSenders(...senderIds: string[]): Promise<void> {
+  await withDb(env as unknown as Env, async (db) => {
+    const store = postgresAccessStore(db);
+    for (const senderId of senderIds) await store.addApprovedSender({ channel: "slack", accountId: "ops", senderId, source: "admin" }, Date.now());
+  });
 }
 
 export function sessionStub(sessionKey: string) {

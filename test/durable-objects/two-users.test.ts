@@ -1,12 +1,7 @@
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
-import { withDb } from "../../functions/db/client.ts";
-import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
-import type { Env } from "../../workers/env.ts";
 import { newScenario } from "../agent/model-helpers.ts";
-import { slackCalls, slackMessages, TEAM, uniqueId } from "../channels/slack/helpers.ts";
-import { collectRunEvents, modelRequests, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
+import { slackCalls, slackMessages, uniqueId } from "../channels/slack/helpers.ts";
+import { approveOpsSenders, collectRunEvents, modelRequests, opsDmEvent, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
 
 /**
  * Two people share one session (dmScope "main": every DM of an account lands in agent:main:main)
@@ -17,37 +12,13 @@ import { collectRunEvents, modelRequests, scriptModel, sessionStub, waitFor, web
  * test file's traffic in agent:main:main cannot interleave.
  */
 
-const testEnv = env as unknown as Env;
 const ALICE = uniqueId("UALICE");
 const BOB = uniqueId("UBOB");
 
-beforeAll(async () => {
-  await withDb(testEnv, async (db) => {
-    const store = postgresAccessStore(db);
-    for (const senderId of [ALICE, BOB]) await store.addApprovedSender({ channel: "slack", accountId: "ops", senderId, source: "admin" }, Date.now());
-  });
-});
+beforeAll(() => approveOpsSenders(ALICE, BOB));
 
-const tsNow = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
-
-/** A DM on the ops account, as the Slack parser builds it. */
 async function dm(sessionKey: string, sender: string, channel: string, text: string): Promise<void> {
-  const ts = tsNow();
-  const envelope = inboundEnvelopeSchema.parse({
-    dedupKey: `slack:${TEAM}:${uniqueId("Ev")}`,
-    aliasKeys: [`slack:${TEAM}:${channel}:${ts}`],
-    channel: "slack",
-    accountId: "ops",
-    chatType: "direct",
-    peerId: sender,
-    teamId: TEAM,
-    senderId: sender,
-    messageId: ts,
-    text,
-    receivedAt: Date.now(),
-    route: { channel: "slack", accountId: "ops", to: channel, replyToMessageId: ts, extra: { teamId: TEAM, senderId: sender, chatType: "direct", mentioned: "0" } },
-  });
-  expect(await sessionStub(sessionKey).accept({ envelope, agentId: "main", sessionKey })).toMatchObject({ status: "accepted" });
+  expect(await sessionStub(sessionKey).accept(opsDmEvent(sessionKey, sender, channel, text))).toMatchObject({ status: "accepted" });
 }
 
 async function setQueue(sessionKey: string, args: string): Promise<void> {
