@@ -1,24 +1,25 @@
+import { resolveHostAddresses } from "./doh.ts";
+
 /**
  * Which URLs a model-driven fetch may reach. `web_fetch` takes URLs from the model, and the model
  * takes them from untrusted pages and messages, so every hop (the first URL and each redirect) is
  * checked here before it is requested.
  *
- * What this can and cannot see: a Worker cannot resolve DNS before `fetch` and cannot pin the
- * address it connects to, so the check is on the URL's host *as written*: IP literals in every
- * spelling the URL parser accepts (decimal, hex, octal, short IPv4 forms; IPv6 with embedded IPv4),
- * names that are internal by definition (`localhost`, `*.internal`, metadata hosts, single-label
- * intranet names) and well-known wildcard-DNS names that echo an IP (`127.0.0.1.nip.io`). A public
- * name whose DNS answer is (or is rebound to) a private address is not caught here, and nothing in
- * the Worker can close that gap (no resolver before `fetch`, no way to pin the connected address;
- * a DNS-over-HTTPS lookup first would catch a name that statically points inward, never a rebind
- * between that lookup and the connect).
- * What limits the damage in production is where the request leaves from: a deployed Worker's
- * subrequests go out from Cloudflare's edge, which sits outside the operator's private networks and
- * has no cloud instance-metadata service, so "private" there reaches nothing of the operator's.
- * This code does not rely on any further filtering the edge may do. Run the same code somewhere
- * else (Node, a container inside a VPC) and this name-based check is the only guard: keep
- * `ssrfPolicy.dangerouslyAllowPrivateNetwork` off there and put an egress proxy that enforces
- * policy after resolution in front of it.
+ * Two layers. `checkFetchUrl` judges the host as written: IP literals in every spelling the URL
+ * parser accepts (decimal, hex, octal, short IPv4 forms; IPv6 with embedded IPv4), names that are
+ * internal by definition (`localhost`, `*.internal`, metadata hosts, single-label intranet names)
+ * and wildcard-DNS names that echo an IP (`127.0.0.1.nip.io`). `checkFetchTarget` then resolves a
+ * name (DNS over HTTPS, `tools.web.fetch.dnsResolverUrl`) and refuses it when any A/AAAA answer is
+ * loopback, private, link-local, unique-local, CGNAT, metadata or otherwise reserved; a name that
+ * cannot be resolved is refused too (fail closed).
+ *
+ * What remains: a Worker cannot pin the address `fetch` connects to, so a name whose DNS answer
+ * changes between this lookup and the connect (a rebinding attack with a zero TTL) is not caught.
+ * What limits that in production is where the request leaves from: a deployed Worker's
+ * subrequests go out from Cloudflare's edge, outside the operator's private networks and with no
+ * cloud instance-metadata service. Run the same code inside a VPC and put an egress proxy that
+ * enforces policy after resolution in front of it; keep `ssrfPolicy.dangerouslyAllowPrivateNetwork`
+ * off.
  */
 
 export interface SsrfPolicy {
@@ -64,6 +65,37 @@ export function checkFetchUrl(rawUrl: string | URL, policy: SsrfPolicy = STRICT_
     return { ok: false, reason: `${url.hostname} is ${blocked}; private, internal and metadata addresses are blocked` };
   }
   return { ok: true, url };
+}
+
+/**
+ * `checkFetchUrl`, and for a host name also where it points: every address it resolves to must pass
+ * the same address rules. Hosts named in `allowedHostnames` (and every host under
+ * `dangerouslyAllowPrivateNetwork`) are not looked up: they are allowed whatever they resolve to.
+ */
+export async function checkFetchTarget(rawUrl: string | URL, policy: SsrfPolicy, dns: { resolverUrl: string; signal?: AbortSignal }): Promise<UrlCheck> {
+  const checked = checkFetchUrl(rawUrl, policy);
+  if (!checked.ok || policy.dangerouslyAllowPrivateNetwork) return checked;
+  const host = canonicalHost(checked.url.hostname);
+  if (policy.allowedHostnames.some((allowed) => canonicalHost(allowed) === host)) return checked;
+  // An IP literal was judged as written; only names have something to resolve.
+  if (host.includes(":") || parseIpv4(host) !== undefined) return checked;
+  const resolved = await resolveHostAddresses(host, dns.resolverUrl, dns.signal);
+  if (!resolved.ok) return { ok: false, reason: `${checked.url.hostname} ${resolved.reason}; a name that cannot be resolved is not fetched` };
+  for (const address of resolved.addresses) {
+    const blocked = blockedAddressReason(address, policy);
+    if (blocked) return { ok: false, reason: `${checked.url.hostname} resolves to ${address}, ${blocked}; private, internal and metadata addresses are blocked` };
+  }
+  return checked;
+}
+
+/** One address from a DNS answer (dotted IPv4 or IPv6 text). Anything else is refused. */
+function blockedAddressReason(address: string, policy: SsrfPolicy): string | undefined {
+  if (address.includes(":")) {
+    const v6 = parseIpv6(address);
+    return v6 ? blockedIpv6Reason(v6, policy) : "not a valid address";
+  }
+  const v4 = /^\d{1,3}(\.\d{1,3}){3}$/.test(address) ? parseIpv4(address) : undefined;
+  return v4 === undefined ? "not a valid address" : blockedIpv4Reason(v4, policy);
 }
 
 /** Lower case, without IPv6 brackets or trailing dots (`LOCALHOST.` and `localhost` are one host). */

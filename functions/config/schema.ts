@@ -250,8 +250,16 @@ const toolsSchema = z
             maxRedirects: z.number().int().nonnegative().default(3),
             readability: z.boolean().default(true),
             userAgent: z.string().optional(),
-            /** Extra request headers for the first hop (values are treated as secrets, never logged). */
+            /** Extra request headers (values are treated as secrets, never logged), sent only to `headersHosts`. */
             headers: z.record(z.string(), z.string()).optional(),
+            /**
+             * edgeclaw: the hosts `headers` are sent to, on the first hop or after a redirect —
+             * `api.example.com` (any port), `api.example.com:8443`, or `*.example.com` (subdomains).
+             * Empty: the headers are sent nowhere (a model-chosen URL never receives them).
+             */
+            headersHosts: z.array(z.string().min(1)).default([]),
+            /** edgeclaw: DNS-over-HTTPS JSON resolver (default Cloudflare's 1.1.1.1) used to check where a host name points before fetching it. */
+            dnsResolverUrl: z.url().default("https://cloudflare-dns.com/dns-query"),
             ssrfPolicy: z
               .object({
                 dangerouslyAllowPrivateNetwork: z.boolean().default(false),

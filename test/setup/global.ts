@@ -3,6 +3,7 @@ import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 import { startFakeModelServer } from "../fakes/model-server.ts";
 import { startFakeWebServer } from "../fakes/web-server.ts";
 import { startFakeSlackApi } from "../fakes/slack-api.ts";
+import { startFakeDohServer } from "../fakes/doh-server.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -26,6 +27,9 @@ export default async function setup(project: TestProject) {
   const fakeSlack = await startFakeSlackApi();
   stops.push(() => fakeSlack.stop());
   project.provide("fakeSlackUrl", fakeSlack.url);
+  const fakeDoh = await startFakeDohServer();
+  stops.push(() => fakeDoh.stop());
+  project.provide("fakeDohUrl", fakeDoh.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -40,5 +44,6 @@ declare module "vitest" {
     fakeModelUrl: string;
     fakeWebUrl: string;
     fakeSlackUrl: string;
+    fakeDohUrl: string;
   }
 }

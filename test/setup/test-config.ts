@@ -13,7 +13,19 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord"] }] },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
-    ...(fakes.web ? { tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } } } } : {}),
+    // Host names are resolved by the fake DoH resolver, never on the internet.
+    ...(fakes.web || fakes.doh
+      ? {
+          tools: {
+            web: {
+              fetch: {
+                ...(fakes.web ? { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } : {}),
+                ...(fakes.doh ? { dnsResolverUrl: `${fakes.doh}/dns-query` } : {}),
+              },
+            },
+          },
+        }
+      : {}),
     ...(fakes.slack ? { channels: { slack: slackTestChannel(fakes.slack) } } : {}),
   };
 }

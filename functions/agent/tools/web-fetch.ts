@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolContext, ToolResult } from "../types.ts";
-import { checkFetchUrl, type SsrfPolicy } from "../ssrf.ts";
+import { checkFetchTarget, type SsrfPolicy } from "../ssrf.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
 import { extractReadableHtml, type ExtractMode } from "./html-extract.ts";
 
@@ -9,7 +9,9 @@ import { extractReadableHtml, type ExtractMode } from "./html-extract.ts";
  * `web_fetch` per tools/web-fetch: a plain GET (no JavaScript), readable text out of HTML, bounded
  * at every step (bytes read, chars returned, time, redirects). Every hop — the model's URL and each
  * redirect target — passes the SSRF check first, because a public page may redirect to an internal
- * address; redirects are therefore followed by hand, never by `fetch` itself.
+ * address; redirects are therefore followed by hand, never by `fetch` itself. A host name is
+ * resolved first (DNS over HTTPS) and refused when it points inward. Configured `headers` go only
+ * to the hosts in `headersHosts`, hop by hop.
  */
 
 const DEFAULT_USER_AGENT =
@@ -96,15 +98,15 @@ async function runWebFetch(fetchConfig: FetchConfig, args: z.infer<typeof webFet
   const started = Date.now();
   const maxChars = Math.min(args.maxChars ?? fetchConfig.maxChars, fetchConfig.maxCharsCap);
   const policy = ssrfPolicyOf(fetchConfig);
-  // Refuse before the cache is consulted, so a policy change takes effect at once.
-  const checked = checkFetchUrl(args.url, policy);
+  // Refuse before the cache is consulted, so a policy change (or a name now pointing inward) takes effect at once.
+  const checked = await checkFetchTarget(args.url, policy, { resolverUrl: fetchConfig.dnsResolverUrl, signal: ctx.signal });
   if (!checked.ok) throw new ToolInputError(`web_fetch refused ${args.url}: ${checked.reason}`);
 
   const cacheKey = fetchConfig.cacheTtlMinutes > 0 ? await cacheKeyFor(fetchConfig, args, maxChars) : undefined;
   const hit = cacheKey ? await cacheGet(cacheKey) : undefined;
   if (hit) return { content: JSON.stringify({ ...hit, cached: true, tookMs: Date.now() - started }, null, 2) };
 
-  const result = await fetchAndExtract(fetchConfig, args, maxChars, policy, ctx, started);
+  const result = await fetchAndExtract(fetchConfig, args, checked.url, maxChars, policy, ctx, started);
   if ("content" in result) return result;
   if (cacheKey) await cachePut(cacheKey, result, fetchConfig.cacheTtlMinutes);
   return { content: JSON.stringify(result, null, 2) };
@@ -113,6 +115,7 @@ async function runWebFetch(fetchConfig: FetchConfig, args: z.infer<typeof webFet
 async function fetchAndExtract(
   fetchConfig: FetchConfig,
   args: z.infer<typeof webFetchArgs>,
+  firstUrl: URL,
   maxChars: number,
   policy: SsrfPolicy,
   ctx: ToolContext,
@@ -121,16 +124,13 @@ async function fetchAndExtract(
   const timeout = AbortSignal.timeout(fetchConfig.timeoutSeconds * 1000);
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
 
-  const first = checkFetchUrl(args.url, policy);
-  if (!first.ok) throw new ToolInputError(`web_fetch refused ${args.url}: ${first.reason}`);
-  const origin = first.url.origin;
-  let current = first.url;
+  let current = firstUrl;
   let response: Response | undefined;
 
   try {
     for (let hop = 0; ; hop++) {
-      // Configured extra headers go to the first origin only, never to wherever a redirect points.
-      const headers = requestHeaders(fetchConfig, current.origin === origin);
+      // Configured extra headers go only to the hosts they are configured for, on every hop.
+      const headers = requestHeaders(fetchConfig, hostListed(current, fetchConfig.headersHosts));
       response = await fetch(current.toString(), { method: "GET", headers, redirect: "manual", signal });
       if (!REDIRECT_STATUSES.has(response.status)) break;
       const location = response.headers.get("location");
@@ -139,7 +139,7 @@ async function fetchAndExtract(
       if (hop >= fetchConfig.maxRedirects) {
         throw new ToolInputError(`web_fetch: more than ${fetchConfig.maxRedirects} redirects (tools.web.fetch.maxRedirects), stopped at ${current}`);
       }
-      const next = checkFetchUrl(new URL(location, current).toString(), policy);
+      const next = await checkFetchTarget(new URL(location, current).toString(), policy, { resolverUrl: fetchConfig.dnsResolverUrl, signal });
       if (!next.ok) throw new ToolInputError(`web_fetch refused the redirect from ${current} to ${location}: ${next.reason}`);
       current = next.url;
     }
@@ -195,6 +195,19 @@ async function fetchAndExtract(
     text: wrapped,
   };
   return result;
+}
+
+/** `host` (any port), `host:port`, or `*.domain` (subdomains only), case-insensitive. */
+function hostListed(url: URL, hosts: readonly string[]): boolean {
+  const hostname = url.hostname.toLowerCase().replace(/\.+$/, "");
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return hosts.some((entry) => {
+    const pattern = entry.trim().toLowerCase();
+    const withPort = /^(.*):(\d+)$/.exec(pattern);
+    if (withPort && !pattern.startsWith("[")) return withPort[1] === hostname && withPort[2] === port;
+    if (pattern.startsWith("*.")) return hostname.endsWith(pattern.slice(1));
+    return pattern.replace(/\.+$/, "") === hostname;
+  });
 }
 
 function requestHeaders(fetchConfig: FetchConfig, includeConfigured: boolean): Headers {

@@ -153,7 +153,7 @@ describe("web_fetch", () => {
   });
 
   it("sends configured headers, dropping reserved and invalid names", async () => {
-    const config = configFor({ headers: { "X-Routing-Target": "staging", "User-Agent": "evil", "Bad Name": "x" } });
+    const config = configFor({ headers: { "X-Routing-Target": "staging", "User-Agent": "evil", "Bad Name": "x" }, headersHosts: [new URL(fakeWebUrl()).host] });
     await webFetch({ url: `${fakeWebUrl()}/plain.txt` }, config);
     const requests = (await control("requests")) as Array<{ headers: Record<string, string> }>;
     expect(requests[0]?.headers["x-routing-target"]).toBe("staging");
