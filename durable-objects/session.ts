@@ -9,6 +9,7 @@ import { executeRun, startNextRun } from "./session/run.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
 import { triage } from "./session/triage-loop.ts";
 import { withDbBatch } from "../functions/db/client.ts";
+import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -71,7 +72,7 @@ export class SessionDO extends DurableObject<Env> {
     const entries: Array<{ role: "user" | "assistant"; text: string; at: number }> = [];
     for (const row of this.s.store.transcript(sessionId, limit * 4)) {
       const m = row.message;
-      if (m.role === "user") entries.push({ role: "user", text: m.content, at: row.createdAt });
+      if (m.role === "user") entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
       else if (m.role === "assistant" && !m.toolCalls?.length && m.content) entries.push({ role: "assistant", text: m.content, at: row.createdAt });
     }
     return entries.slice(-limit);

@@ -3,8 +3,7 @@ import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { InboxRow } from "./storage.ts";
 import type { SessionSettings } from "../../functions/commands/session-control.ts";
 import { queuePolicy } from "./queue-policy.ts";
-import { systemEventLine } from "./system-events.ts";
-import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../../functions/routing/group-history.ts";
+import { composeTurnText, type IncomingText } from "../../functions/agent/turn-text.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
 export interface RunPlan {
@@ -61,7 +60,7 @@ export function prepareRun(args: {
     chosen = queued.filter((row) => routeTarget(row.event.envelope.route) === target);
   }
   const last = chosen.at(-1)!;
-  const texts = chosen.map((row) => row.prepared?.text ?? row.event.envelope.text);
+  const messages = chosen.map(incomingText);
   return {
     seqs: chosen.map((row) => row.seq),
     superseded: superseded.map((row) => row.seq),
@@ -72,21 +71,14 @@ export function prepareRun(args: {
     oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<string, string>,
     isUserMessage: chosen.some((row) => row.event.envelope.kind === "message"),
     composeText({ groupHistory, droppedSummary, systemEvents }) {
-      const current = texts.join("\n\n");
-      const parts: string[] = [];
-      if (systemEvents?.length) parts.push(systemEvents.map((event) => systemEventLine(event.text)).join("\n"));
-      if (droppedSummary?.length) {
-        parts.push(`[Queue overflow: ${droppedSummary.length} earlier message(s) were dropped]\n${droppedSummary.map((line) => `- ${line}`).join("\n")}`);
-      }
-      if (groupHistory.length) {
-        parts.push(`${HISTORY_CONTEXT_HEADER}\n${groupHistory.map((entry) => `${entry.sender}: ${entry.text}`).join("\n")}`);
-        parts.push(`${CURRENT_MESSAGE_HEADER}\n${current}`);
-      } else {
-        parts.push(current);
-      }
-      return parts.join("\n\n");
+      return composeTurnText({ messages, groupHistory, droppedSummary, systemEvents });
     },
   };
+}
+
+/** A queued event's message for the model (rows prepared before fencing existed carry only text). */
+export function incomingText(row: InboxRow): IncomingText {
+  return row.prepared ?? { text: row.event.envelope.text };
 }
 
 /**

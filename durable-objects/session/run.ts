@@ -9,7 +9,9 @@ import { deadLetterNotice } from "./dead-letter.ts";
 import { clearRetry, recordFailure } from "./retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
 import { buildRunDeps } from "./run-deps.ts";
-import { prepareRun, routeTarget, type RunPlan } from "./run-setup.ts";
+import { incomingText, prepareRun, routeTarget, type RunPlan } from "./run-setup.ts";
+import { renderIncoming } from "../../functions/agent/turn-text.ts";
+import { newFenceId } from "../../functions/agent/untrusted-text.ts";
 import { takeSystemEvents } from "./system-events.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
@@ -220,7 +222,9 @@ function takeSteer(s: SessionState, run: RunRow): string[] {
     s.store.setInboxState(row.seq, "taken", runId, now);
     s.active?.seqs.add(row.seq);
   }
-  return rows.map((row) => row.prepared?.text ?? row.event.envelope.text);
+  // Each steer injection is a user turn of its own, fenced with an id drawn now.
+  const fenceId = newFenceId();
+  return rows.map((row) => renderIncoming(incomingText(row), fenceId));
 }
 
 function describeRunFailure(error: unknown): string {

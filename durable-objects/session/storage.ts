@@ -3,6 +3,7 @@ import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import { migrateSessionSchema, type SchemaHost } from "./schema.ts";
 import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
+import type { IncomingText } from "../../functions/agent/turn-text.ts";
 
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
 export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
@@ -34,9 +35,8 @@ export interface InboxRow {
   deadReason: string | null;
 }
 
-export interface PreparedMessage {
-  /** Text for the model: directives and inline shortcuts removed, sender label added in groups. */
-  text: string;
+/** What triage decided for an allowed message; the run composes (and fences) it with composeTurnText. */
+export interface PreparedMessage extends IncomingText {
   senderIsOwner: boolean;
   oneShot?: Record<string, string>;
   /** Arrived while a run was active: subject to the queue mode and its debounce. */

@@ -28,8 +28,3 @@ export function takeSystemEvents(store: SessionStore): QueuedSystemEvent[] {
   if (queued.length) store.deleteMeta(KEY);
   return queued;
 }
-
-/** What the model sees for one event: a single line, so event text can never start a line of its own. */
-export function systemEventLine(text: string): string {
-  return `System: ${text.replace(/\s+/g, " ").trim()}`;
-}

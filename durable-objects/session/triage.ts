@@ -105,9 +105,11 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     config: host.config,
     signal: AbortSignal.timeout(30_000),
   });
-  const withFiles = files ? (text ? `${text}\n\n${files}` : files) : text;
   host.store.prepareInbox(row.seq, {
-    text: envelope.chatType === "direct" ? withFiles : `${senderLabel(envelope)}: ${withFiles}`,
+    text,
+    // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
+    from: HTTP_CHANNELS.has(envelope.channel) ? undefined : { channel: envelope.channel, chatType: envelope.chatType, label: senderLabel(envelope) },
+    attachments: files.length ? files : undefined,
     senderIsOwner: decision.senderIsOwner,
     oneShot,
     queuedBehindRun: host.activeRun !== null,
@@ -191,6 +193,7 @@ function applyQueueMode(row: InboxRow, host: TriageHost): void {
 }
 
 function summarizeLine(row: InboxRow): string {
-  const text = (row.prepared?.text ?? row.event.envelope.text).replace(/\s+/g, " ").trim();
+  const said = row.prepared?.text ?? row.event.envelope.text;
+  const text = (row.prepared?.from ? `${row.prepared.from.label}: ${said}` : said).replace(/\s+/g, " ").trim();
   return text.length > 160 ? `${text.slice(0, 157)}…` : text;
 }

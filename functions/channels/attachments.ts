@@ -12,18 +12,29 @@ export function isTextLike(attachment: InboundAttachment): boolean {
   return /\.(txt|md|markdown|csv|tsv|json|ya?ml|xml|toml|ini|log|py|ts|js|sh|sql|html?|css)$/i.test(attachment.name ?? "");
 }
 
+/** One attachment as the model will see it: its label and either its (bounded) text or why there is none. */
+export interface AttachmentText {
+  /** Name, type and size, as the platform reported them (third-party text: fenced when shown). */
+  label: string;
+  /** The file's text, already cut at MAX_ATTACHMENT_CHARS. */
+  body?: string;
+  /** Why there is no body (too large, not text, download failed). */
+  note?: string;
+}
+
 /**
- * The attachments of a message as text for the model: each one described, and text-like files
- * downloaded through the channel (bounded) and included. A failed download is said, not hidden.
+ * The attachments of a message for the model: each one described, and text-like files downloaded
+ * through the channel (bounded) and included. A failed download is said, not hidden. The prompt
+ * fences each body as untrusted text (functions/agent/untrusted-text.ts) when the run is composed.
  */
 export async function describeAttachments(
   attachments: InboundAttachment[] | undefined,
   adapter: ChannelAdapter | undefined,
   route: ReplyRoute,
   ctx: SendContext,
-): Promise<string> {
-  if (!attachments?.length) return "";
-  const parts: string[] = [];
+): Promise<AttachmentText[]> {
+  if (!attachments?.length) return [];
+  const parts: AttachmentText[] = [];
   for (const attachment of attachments) {
     const label = [attachment.name ?? "file", attachment.mimeType, attachment.sizeBytes !== undefined ? `${attachment.sizeBytes} bytes` : undefined]
       .filter(Boolean)
@@ -45,10 +56,10 @@ export async function describeAttachments(
     if (body !== undefined) {
       const rest = cutAtSource ? "the rest of the file was not downloaded" : `${body.length - MAX_ATTACHMENT_CHARS} more characters`;
       const cut = body.length > MAX_ATTACHMENT_CHARS || cutAtSource ? `${body.slice(0, MAX_ATTACHMENT_CHARS)}\n…[attachment truncated: ${rest}]` : body;
-      parts.push(`[Attachment: ${label}]\n${cut}\n[End of attachment]`);
+      parts.push({ label, body: cut });
     } else {
-      parts.push(`[Attachment: ${label} — ${note}]`);
+      parts.push({ label, note });
     }
   }
-  return parts.join("\n\n");
+  return parts;
 }

@@ -4,6 +4,7 @@ import type { AgentTool, ToolContext, ToolResult } from "../types.ts";
 import { checkFetchTarget, type SsrfPolicy } from "../ssrf.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
 import { extractReadableHtml, type ExtractMode } from "./html-extract.ts";
+import { fenceBlock, newFenceId, sanitizeUntrusted } from "../untrusted-text.ts";
 
 /**
  * `web_fetch` per tools/web-fetch: a plain GET (no JavaScript), readable text out of HTML, bounded
@@ -33,8 +34,6 @@ const RESERVED_HEADERS = new Set([
   "proxy-connection",
 ]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/i;
-// Chat-template control tokens a page could plant to impersonate the system or another turn.
-const SPECIAL_TOKENS = /<\|(?:im_start|im_end|im_sep|endoftext|start_header_id|end_header_id|eot_id|begin_of_text|system|user|assistant)\|>/gi;
 
 const webFetchArgs = z.object({
   url: z.string().min(1),
@@ -295,14 +294,11 @@ async function extract(
   throw new ToolInputError(`web_fetch: the response is ${type}, which has no readable text`);
 }
 
-function sanitize(text: string): string {
-  return text.replace(SPECIAL_TOKENS, "").replace(/<<<(END_)?EXTERNAL_UNTRUSTED_CONTENT[^>]*>>>/g, "");
-}
+const sanitize = sanitizeUntrusted;
 
-/** Marks fetched text as untrusted data, with an id the page cannot guess to forge the end marker. */
+/** Marks fetched (already sanitized) text as untrusted data, with an id the page cannot guess. */
 function wrapExternal(text: string, source: string): string {
-  const id = crypto.randomUUID().slice(0, 8);
-  return `<<<EXTERNAL_UNTRUSTED_CONTENT id="${id}">>>\nSource: External (web_fetch ${source})\n---\n${text}\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="${id}">>>`;
+  return fenceBlock(text, `External (web_fetch ${source})`, newFenceId());
 }
 
 /**

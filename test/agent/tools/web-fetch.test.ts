@@ -45,7 +45,7 @@ describe("web_fetch", () => {
     const page = JSON.parse(result.content) as FetchResult;
     expect(page).toMatchObject({ status: 200, extractor: "html-main", title: "Otters & Rivers", truncated: false });
     expect(page.finalUrl).toBe(`${fakeWebUrl()}/article.html`);
-    expect(page.text).toMatch(/^<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{8}">>>/);
+    expect(page.text).toMatch(/^<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>/);
     expect(page.text).toContain("# River otters");
     expect(page.text).toContain("## Habitat");
     expect(page.text).toContain("- Rivers and lakes");
