@@ -11,11 +11,11 @@ import { join, resolve } from "node:path";
 import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
 import { DataDirHeldError, DataDirLockedError, lockDataDir, type DataDirLock } from "./lib/data-dir-lock.ts";
+import { devReadyBanner } from "./lib/dev-banner.ts";
 import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
 import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
-import { NO_MODEL_MESSAGE, noModelConfigured } from "./lib/model-status.ts";
 import { referencedSecretIds } from "./lib/secret-scan.ts";
 import { wranglerCli, wranglerEnv } from "./lib/wrangler.ts";
 
@@ -119,19 +119,7 @@ async function main() {
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
-  console.log(`edgeclaw ready on ${url}`);
-  console.log(`  ${inputs.summary}; data in ${dataDir}`);
-  if (auth.kind === "generated") {
-    console.log(`  Gateway token: ${auth.token} (${auth.reused ? "kept in" : "generated, saved to"} ${auth.file})`);
-    console.log(`  Web chat: ${url}/#token=${auth.token}`);
-  } else if (auth.kind === "configured") {
-    console.log(`  Gateway token: the one set in ${auth.source}`);
-  } else if (auth.kind === "password") {
-    console.log(`  Gateway password: the one set in ${auth.source}`);
-  } else {
-    console.log("  Gateway auth is off (gateway.auth.mode: none)");
-  }
-  if (noModelConfigured(inputs.loaded.config, vars)) console.log(NO_MODEL_MESSAGE);
+  for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config: inputs.loaded.config, vars, auth })) console.log(line);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { desc, eq, asc } from "drizzle-orm";
+import { modelSelectionFor } from "../functions/agent/model-resolve.ts";
 import { ConfigError, configFromEnv } from "../functions/config/load.ts";
 import { DatabaseNotConfiguredError, withDb } from "../functions/db/client.ts";
 import { sessions, transcriptEntries } from "../functions/db/schema.ts";
@@ -223,7 +224,8 @@ admin.get("/agents", (c) => {
       id: agent.id,
       name: agent.name ?? null,
       default: agent.id === fallbackDefault,
-      model: agent.model ?? config.agents.defaults.model.primary ?? null,
+      // The model that answers: the agent's, the default, or what a provider key / the demo switch gives.
+      model: modelSelectionFor(config, c.env, agent.id).primary ?? null,
       bindings: config.bindings.filter((b) => b.agentId.toLowerCase() === agent.id).map((b) => b.match),
     })),
   });

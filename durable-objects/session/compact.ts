@@ -67,7 +67,7 @@ export async function compactNow(s: SessionState, instructions?: string): Promis
   if (s.active) return { compacted: false, reason: "a run is in progress; try again when it finishes" };
   const sessionId = currentSessionId(s, Date.now());
   const agentId = s.store.getMeta("agentId") ?? "main";
-  const selection = selectionFor(s.config, agentId, settings(s).modelOverride);
+  const selection = selectionFor(s.config, s.env, agentId, settings(s).modelOverride);
   const before = estimateTokens(sessionMessages(s, sessionId));
   const outcome = await compactRows(s, sessionId, (request) => callModel({ config: s.config, env: s.env, selection, request }), {
     window: contextWindow(s, undefined),

@@ -61,7 +61,7 @@ export function sessionMessages(s: SessionState, sessionId: string): Message[] {
 
 export function contextWindow(s: SessionState, modelOverride: string | undefined): number {
   const agentId = s.store.getMeta("agentId") ?? "main";
-  const ref = selectionFor(s.config, agentId, modelOverride ?? settings(s).modelOverride).primary;
+  const ref = selectionFor(s.config, s.env, agentId, modelOverride ?? settings(s).modelOverride).primary;
   try {
     return ref ? resolveModel(s.config, s.env, ref).contextWindow : 200_000;
   } catch {
@@ -92,13 +92,14 @@ function sessionFacts(s: SessionState) {
 export function status(s: SessionState): SessionStatus {
   const facts = sessionFacts(s);
   const current = facts.settings;
-  const selection = selectionFor(s.config, facts.agentId, current.modelOverride);
+  const selection = selectionFor(s.config, s.env, facts.agentId, current.modelOverride);
   const channel = s.store.getJson<{ channel: string }>("lastRoute")?.channel ?? "";
   return {
     sessionKey: facts.sessionKey,
     sessionId: facts.sessionId,
     agentId: facts.agentId,
     model: selection.primary ?? "(none configured)",
+    ...(selection.origin === "demo" || selection.origin === "key-default" ? { modelOrigin: selection.origin } : {}),
     modelOverride: current.modelOverride,
     inputTokens: facts.inputTokens,
     outputTokens: facts.outputTokens,

@@ -30,15 +30,15 @@ export interface RunDepsInput {
   toolHasRun: () => boolean;
 }
 
-/** The model selection in force: an explicit pick is strict, else the agent's chain. */
-export function selectionFor(config: EdgeclawConfig, agentId: string, modelOverride: string | undefined): ModelSelection {
-  return modelOverride ? { primary: modelOverride, fallbacks: [] } : modelSelectionFor(config, agentId);
+/** The model selection in force: an explicit pick is strict, else the agent's chain (or the default a key or the demo switch gives). */
+export function selectionFor(config: EdgeclawConfig, env: Env, agentId: string, modelOverride: string | undefined): ModelSelection {
+  return modelOverride ? { primary: modelOverride, fallbacks: [], origin: "config" } : modelSelectionFor(config, env, agentId);
 }
 
 /** Everything the agent loop needs for one run: prompt, tools, and the model with failover. */
 export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: (request: ModelRequest) => Promise<ModelResult> }> {
   const { env, config, agentId } = input;
-  const selection = selectionFor(config, agentId, input.modelOverride);
+  const selection = selectionFor(config, env, agentId, input.modelOverride);
   const tools = createToolset(config, agentId, { senderIsOwner: input.senderIsOwner });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   const prompt = await loadSystemPrompt(env, config, { id: agentId, name: agent?.name }, {

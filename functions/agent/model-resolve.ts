@@ -15,16 +15,27 @@ import { ModelError } from "./types.ts";
 export interface ModelSelection {
   primary?: string;
   fallbacks: string[];
+  /**
+   * Why `primary` is what it is: named in the config (or by /model), the demo model
+   * (EDGECLAW_FAKE_MODEL=1), or a built-in provider's default because its key is set.
+   */
+  origin?: "config" | "demo" | "key-default";
 }
 
 interface BuiltInProvider {
   api: Exclude<ProviderApi, "fake">;
   baseUrl: string;
+  /** The model this provider's key alone selects when the config names none. */
+  defaultModel: string;
 }
 
+/**
+ * The providers that need no `models.providers` entry. Their `defaultModel`s are the only place the
+ * key-alone defaults are written (a current Sonnet, a current GPT); the first whose key is set wins.
+ */
 const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
-  anthropic: { api: "anthropic-messages", baseUrl: "https://api.anthropic.com" },
-  openai: { api: "openai-completions", baseUrl: "https://api.openai.com/v1" },
+  anthropic: { api: "anthropic-messages", baseUrl: "https://api.anthropic.com", defaultModel: "claude-sonnet-5" },
+  openai: { api: "openai-completions", baseUrl: "https://api.openai.com/v1", defaultModel: "gpt-5.6-sol" },
 };
 
 const NATIVE_HOSTS: Record<Exclude<ProviderApi, "fake">, string> = {
@@ -64,14 +75,39 @@ export function isFakeModelEnabled(env: SecretEnv): boolean {
 
 /**
  * The selection for one agent: its own `model` (strict unless it lists `fallbacks`, as OpenClaw),
- * else `agents.defaults.model` with the default fallbacks.
+ * else `agents.defaults.model` with the default fallbacks. With no model named anywhere, the demo
+ * model when it is switched on (an explicit opt-in beats a key that happens to be in the shell),
+ * else the default model of each built-in provider whose key is set (the first is primary).
  */
-export function modelSelectionFor(config: EdgeclawConfig, agentId?: string): ModelSelection {
+export function modelSelectionFor(config: EdgeclawConfig, env: SecretEnv, agentId?: string): ModelSelection {
   const defaults = config.agents.defaults.model;
   const agent = agentId ? config.agents.list.find((entry) => entry.id === agentId) : undefined;
-  if (agent?.model?.primary) return { primary: agent.model.primary, fallbacks: agent.model.fallbacks };
-  if (agent?.model?.fallbacks.length) return { primary: defaults.primary, fallbacks: agent.model.fallbacks };
-  return { primary: defaults.primary, fallbacks: defaults.fallbacks };
+  if (agent?.model?.primary) return { primary: agent.model.primary, fallbacks: agent.model.fallbacks, origin: "config" };
+  const fallbacks = agent?.model?.fallbacks.length ? agent.model.fallbacks : defaults.fallbacks;
+  if (defaults.primary) return { primary: defaults.primary, fallbacks, origin: "config" };
+  if (isFakeModelEnabled(env)) return { primary: FAKE_MODEL_REF, fallbacks: [], origin: "demo" };
+  const keyed = keyDefaultModels(config, env);
+  if (keyed.length === 0) return { fallbacks };
+  return { primary: keyed[0], fallbacks: [...new Set([...keyed.slice(1), ...fallbacks])], origin: "key-default" };
+}
+
+/** `provider/model` of each built-in provider's default whose key resolves now, in preference order. */
+function keyDefaultModels(config: EdgeclawConfig, env: SecretEnv): string[] {
+  return Object.entries(BUILT_IN_PROVIDERS)
+    .map(([providerId, provider]) => `${providerId}/${provider.defaultModel}`)
+    .filter((ref) => {
+      try {
+        resolveModel(config, env, ref);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** The env var that holds a provider's key when the config gives none (`ANTHROPIC_API_KEY`). */
+export function providerKeyEnvName(providerId: string): string {
+  return `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
 }
 
 export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string): ResolvedModel {
@@ -95,7 +131,7 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
   const baseUrl = provider?.baseUrl ?? builtIn?.baseUrl;
   if (!baseUrl) throw new ModelError("not_configured", `models.providers.${providerId}.baseUrl is not set (needed for "${ref}")`);
 
-  const keyEnvName = `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
+  const keyEnvName = providerKeyEnvName(providerId);
   const apiKey = resolveSecret(provider?.apiKey, env) ?? stringFrom(env[keyEnvName]);
   if (!apiKey && (builtIn || provider?.apiKey !== undefined)) {
     const source = describeSecretSource(provider?.apiKey, keyEnvName);
@@ -170,9 +206,9 @@ export function listConfiguredModels(config: EdgeclawConfig, env: SecretEnv): Co
     if (name && !entry.name) entry.name = name;
     if (!entry.roles.includes(role)) entry.roles.push(role);
   };
-  const defaults = config.agents.defaults.model;
-  if (defaults.primary) add(defaults.primary, "primary");
-  for (const ref of defaults.fallbacks) add(ref, "fallback");
+  const selection = modelSelectionFor(config, env);
+  if (selection.primary && selection.origin !== "demo") add(selection.primary, "primary");
+  for (const ref of selection.fallbacks) add(ref, "fallback");
   for (const agent of config.agents.list) {
     if (agent.model?.primary) add(agent.model.primary, "agent");
     for (const ref of agent.model?.fallbacks ?? []) add(ref, "agent");

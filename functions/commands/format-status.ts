@@ -7,6 +7,11 @@ function compact(n: number): string {
   return String(n);
 }
 
+const MODEL_ORIGIN_NOTE: Record<string, string> = {
+  demo: " (the scripted demo model: EDGECLAW_FAKE_MODEL=1)",
+  "key-default": " (default for the API key; set agents.defaults.model.primary to choose)",
+};
+
 /** The /status card: model, tokens, context window, queue mode, session age, compactions. */
 export function formatStatus(status: SessionStatus, now: number): string {
   const context =
@@ -18,7 +23,7 @@ export function formatStatus(status: SessionStatus, now: number): string {
   const queue = status.queue;
   const lines = [
     "🦞 edgeclaw status",
-    `🧠 Model: ${status.model}${status.modelOverride ? " (session override)" : ""}`,
+    `🧠 Model: ${status.model}${status.modelOverride ? " (session override)" : MODEL_ORIGIN_NOTE[status.modelOrigin ?? "none"] ?? ""}`,
     `🧮 Tokens: ${compact(status.inputTokens)} in / ${compact(status.outputTokens)} out · Context: ${context}`,
     `🧹 Compactions: ${status.compactions}`,
     `📥 Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop})${status.runActive ? ` · running, ${status.queuedMessages} queued` : ""}`,

@@ -37,6 +37,8 @@ export interface SessionStatus {
   agentId: string;
   /** Effective `provider/model` (override or configured default). */
   model: string;
+  /** Why that model answers when the config names none: the demo switch, or a provider key's default. */
+  modelOrigin?: "demo" | "key-default";
   modelOverride?: string;
   inputTokens: number;
   outputTokens: number;

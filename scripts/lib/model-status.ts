@@ -1,14 +1,32 @@
+import { modelSelectionFor, parseModelRef, resolveModel } from "../../functions/agent/model-resolve.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import { defaultAgentId } from "../../functions/routing/agents.ts";
 
 export const NO_MODEL_MESSAGE =
   "No model configured: replies will say so until you set ANTHROPIC_API_KEY / OPENAI_API_KEY / models.providers, " +
   "or EDGECLAW_FAKE_MODEL=1 for the scripted demo model";
 
-/** True when nothing could answer a chat: no model in the config, no provider key, no demo fake. */
-export function noModelConfigured(config: EdgeclawConfig, vars: Record<string, string>): boolean {
-  if (vars.EDGECLAW_FAKE_MODEL === "1") return false;
-  if (vars.ANTHROPIC_API_KEY || vars.OPENAI_API_KEY) return false;
-  if (Object.keys(config.models.providers).length > 0) return false;
-  if (config.agents.defaults.model.primary) return false;
-  return !config.agents.list.some((agent) => agent.model?.primary);
+/**
+ * The banner's model line: the model that answers the default agent, and why it is that one. The
+ * Worker decides with the same function (modelSelectionFor), so the banner cannot disagree with it.
+ */
+export function activeModelLine(config: EdgeclawConfig, vars: Record<string, string>): string {
+  const selection = modelSelectionFor(config, vars, defaultAgentId(config));
+  const primary = selection.primary;
+  if (!primary) return NO_MODEL_MESSAGE;
+  const provider = parseModelRef(primary)?.providerId ?? primary;
+  const why =
+    selection.origin === "demo"
+      ? "the scripted demo model, EDGECLAW_FAKE_MODEL=1"
+      : selection.origin === "key-default"
+        ? `default for the ${provider} API key; set agents.defaults.model.primary to choose another`
+        : "from the config";
+  let problem = "";
+  try {
+    resolveModel(config, vars, primary);
+  } catch (error) {
+    problem = ` — not usable: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const fallbacks = selection.fallbacks.length ? `, then ${selection.fallbacks.join(", ")}` : "";
+  return `  Model: ${primary} (${why})${fallbacks}${problem}`;
 }

@@ -113,10 +113,36 @@ describe("modelSelectionFor", () => {
   });
 
   it("uses the default chain, an agent's own chain, and keeps an agent's plain model strict", () => {
-    expect(modelSelectionFor(config)).toEqual({ primary: "anthropic/claude-sonnet-4-5", fallbacks: ["openai/gpt-5.5"] });
-    expect(modelSelectionFor(config, "plain")).toEqual({ primary: "anthropic/claude-sonnet-4-5", fallbacks: ["openai/gpt-5.5"] });
-    expect(modelSelectionFor(config, "strict")).toEqual({ primary: "openai/gpt-5.5", fallbacks: [] });
-    expect(modelSelectionFor(config, "chained")).toEqual({ primary: "openai/gpt-5.5", fallbacks: ["anthropic/claude-haiku-4-5"] });
+    const origin = "config";
+    expect(modelSelectionFor(config, {})).toEqual({ primary: "anthropic/claude-sonnet-4-5", fallbacks: ["openai/gpt-5.5"], origin });
+    expect(modelSelectionFor(config, {}, "plain")).toEqual({ primary: "anthropic/claude-sonnet-4-5", fallbacks: ["openai/gpt-5.5"], origin });
+    expect(modelSelectionFor(config, {}, "strict")).toEqual({ primary: "openai/gpt-5.5", fallbacks: [], origin });
+    expect(modelSelectionFor(config, {}, "chained")).toEqual({ primary: "openai/gpt-5.5", fallbacks: ["anthropic/claude-haiku-4-5"], origin });
+    expect(modelSelectionFor(config, { EDGECLAW_FAKE_MODEL: "1", OPENAI_API_KEY: "k" })).toMatchObject({ primary: "anthropic/claude-sonnet-4-5", origin });
+  });
+
+  it("with no model in the config, a provider key alone selects that provider's current model", () => {
+    const none = parseConfig({});
+    const anthropic = modelSelectionFor(none, { ANTHROPIC_API_KEY: "sk-ant" });
+    expect(anthropic).toMatchObject({ fallbacks: [], origin: "key-default" });
+    expect(anthropic.primary).toMatch(/^anthropic\/claude-sonnet-/);
+    const openai = modelSelectionFor(none, { OPENAI_API_KEY: "sk" });
+    expect(openai.primary).toMatch(/^openai\/gpt-/);
+    // Both keys: Anthropic answers, OpenAI takes over when it fails.
+    expect(modelSelectionFor(none, { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" })).toEqual({ primary: anthropic.primary, fallbacks: [openai.primary], origin: "key-default" });
+    // A key given in the config (a SecretRef under the built-in provider) counts as well.
+    const refConfig = parseConfig({ models: { providers: { openai: { apiKey: { source: "env", id: "MY_OPENAI" } } } } });
+    expect(modelSelectionFor(refConfig, { MY_OPENAI: "sk" }).primary).toBe(openai.primary);
+    // Nothing: no primary (replies say "No model configured").
+    expect(modelSelectionFor(none, {})).toEqual({ fallbacks: [] });
+  });
+
+  it("prefers the demo model when it is switched on explicitly, even with a key in the environment", () => {
+    expect(modelSelectionFor(parseConfig({}), { ANTHROPIC_API_KEY: "sk-ant", EDGECLAW_FAKE_MODEL: "1" })).toEqual({
+      primary: "fake/edgeclaw-demo",
+      fallbacks: [],
+      origin: "demo",
+    });
   });
 });
 

@@ -117,9 +117,17 @@ describe("npm run dev", { concurrency: false }, () => {
   });
 
   it("dies whole on SIGKILL to its group; the next start names what still holds the data dir, then runs", async () => {
-    const dataDir = join(tempProject(), "data");
+    const project = tempProject({ "edgeclaw.json5": `{ channels: { slack: { accounts: { default: {}, ops: { webhookPath: "/slack/ops" } } } } }` });
+    const dataDir = join(project, "data");
     const port = await freePort();
-    const first = await startDev(dataDir, port);
+    const first = await startDev(dataDir, port, { EDGECLAW_CONFIG: join(project, "edgeclaw.json5"), ANTHROPIC_API_KEY: "sk-ant-banner-test", OPENAI_API_KEY: "", EDGECLAW_FAKE_MODEL: "" });
+    // The banner: the model a key alone gives, and every URL to hand out.
+    const url = `http://127.0.0.1:${port}`;
+    assert.match(first.output(), /^  Model: anthropic\/claude-sonnet-\S+ \(default for the anthropic API key/m);
+    assert.match(first.output(), new RegExp(`^  Slack \\(account default\\): ${url}/slack/events$`, "m"));
+    assert.match(first.output(), new RegExp(`^  Slack \\(account ops\\): ${url}/slack/ops$`, "m"));
+    assert.match(first.output(), new RegExp(`^  OpenAI API: ${url}/v1/chat/completions `, "m"));
+    assert.doesNotMatch(first.output(), /No model configured/);
     const groups = wranglerGroups(dataDir);
     assert.equal(groups.size, 1, "one wrangler process group");
 
@@ -190,8 +198,9 @@ describe("npm run dev", { concurrency: false }, () => {
     assert.equal(existsSync(join(dataDir, "dev.lock")), false);
     assert.equal(existsSync(join(dataDir, "dev-secrets.env")), false, "secrets file removed");
 
-    const second = await startDev(dataDir, port);
+    const second = await startDev(dataDir, port, { EDGECLAW_FAKE_MODEL: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" });
     assert.match(second.output(), new RegExp(`Gateway token: ${token} \\(kept in`));
+    assert.match(second.output(), /^  Model: fake\/edgeclaw-demo \(the scripted demo model/m);
     const secondVars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
     const rows = await withNeonPool(secondVars.DATABASE_URL!, secondVars.EDGECLAW_PG_WS_PROXY, (pool) =>
       pool.query(`select value from gateway_state where key = 'dev-test'`),

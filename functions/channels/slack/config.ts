@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import type { WebhookEndpoint } from "../webhook-endpoints.ts";
 
 /**
  * `channels.slack` with the OpenClaw key names and defaults (channels/slack, gateway/config-channels).
@@ -162,6 +163,29 @@ export function slackConfig(config: EdgeclawConfig): SlackChannelConfig | undefi
 export function slackAccountIds(slack: SlackChannelConfig): string[] {
   const ids = Object.keys(slack.accounts ?? {});
   return ids.length ? ids : [slack.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+}
+
+/**
+ * Accounts served over HTTP, by their `webhookPath` (enabled, not Socket Mode). A second account on a
+ * path already taken is not served; `onClash` hears about it.
+ */
+export function slackHttpAccounts(slack: SlackChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, SlackAccount> {
+  const byPath = new Map<string, SlackAccount>();
+  if (!slack.enabled) return byPath;
+  for (const accountId of slackAccountIds(slack)) {
+    const account = slackAccount(slack, accountId);
+    if (!account.enabled || (account.mode && account.mode !== "http")) continue;
+    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
+    else byPath.set(account.webhookPath, account);
+  }
+  return byPath;
+}
+
+/** The Request URL path(s) to give Slack (events, slash commands, interactivity), one per HTTP account. */
+export function slackWebhookEndpoints(config: EdgeclawConfig): WebhookEndpoint[] {
+  const slack = slackConfig(config);
+  const accounts = slack ? [...slackHttpAccounts(slack).entries()] : [];
+  return accounts.map(([path, account]) => ({ label: accounts.length > 1 ? `Slack (account ${account.accountId})` : "Slack", path }));
 }
 
 export function slackAccount(slack: SlackChannelConfig, accountId: string): SlackAccount {

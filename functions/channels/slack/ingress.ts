@@ -4,7 +4,7 @@ import { ingestEnvelope } from "../../../workers/ingest.ts";
 import { configFromEnv } from "../../config/load.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { InboundEnvelope } from "../envelope.ts";
-import { slackAccount, slackAccountIds, slackConfig, slackSecrets, type SlackAccount, type SlackChannelConfig } from "./config.ts";
+import { slackConfig, slackHttpAccounts, slackSecrets, type SlackAccount, type SlackChannelConfig } from "./config.ts";
 import { slackBotIdentityFromCallback } from "./identity.ts";
 import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult } from "./parse.ts";
 import { verifySlackSignature } from "./verify.ts";
@@ -32,17 +32,8 @@ export function slackRouteTable(config: EdgeclawConfig): Map<string, SlackRoute>
   if (table) return table;
   table = new Map();
   const slack = slackConfig(config);
-  if (slack && slack.enabled) {
-    for (const accountId of slackAccountIds(slack)) {
-      const account = slackAccount(slack, accountId);
-      if (!account.enabled || (account.mode && account.mode !== "http")) continue;
-      if (table.has(account.webhookPath)) {
-        console.error(`channels.slack: account ${accountId} reuses webhookPath ${account.webhookPath}; not mounted`);
-        continue;
-      }
-      table.set(account.webhookPath, { slack, account });
-    }
-  }
+  const clash = (accountId: string, path: string) => console.error(`channels.slack: account ${accountId} reuses webhookPath ${path}; not mounted`);
+  for (const [path, account] of slack ? slackHttpAccounts(slack, clash) : []) table.set(path, { slack: slack!, account });
   routeTables.set(config, table);
   return table;
 }

@@ -1,0 +1,43 @@
+import { webhookEndpoints } from "../../functions/channels/webhook-endpoints.ts";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import type { GatewayAuthForDev } from "./gateway-token.ts";
+import { activeModelLine } from "./model-status.ts";
+
+export interface DevBannerInput {
+  url: string;
+  /** What is bundled (config file, workspace seeds). */
+  summary: string;
+  dataDir: string;
+  config: EdgeclawConfig;
+  /** The secrets the Worker gets (to tell which model answers). */
+  vars: Record<string, string>;
+  auth: GatewayAuthForDev;
+}
+
+/**
+ * What `npm run dev` prints once /health answers: where everything is (web chat, OpenAI API, every
+ * channel's webhook URL), how to authenticate, and which model answers.
+ */
+export function devReadyBanner(input: DevBannerInput): string[] {
+  const { url, auth, config } = input;
+  const lines = [`edgeclaw ready on ${url}`, `  ${input.summary}; data in ${input.dataDir}`];
+  const model = activeModelLine(config, input.vars);
+  if (model.startsWith("  ")) lines.push(model);
+
+  if (auth.kind === "generated") {
+    lines.push(`  Gateway token: ${auth.token} (${auth.reused ? "kept in" : "generated, saved to"} ${auth.file})`);
+    lines.push(`  Web chat: ${url}/#token=${auth.token}`);
+  } else {
+    if (auth.kind === "configured") lines.push(`  Gateway token: the one set in ${auth.source}`);
+    else if (auth.kind === "password") lines.push(`  Gateway password: the one set in ${auth.source}`);
+    else lines.push("  Gateway auth is off (gateway.auth.mode: none)");
+    lines.push(`  Web chat: ${url}/`);
+  }
+  if (config.gateway.http.endpoints.chatCompletions.enabled) {
+    lines.push(`  OpenAI API: ${url}/v1/chat/completions${auth.kind === "none" ? "" : " (Authorization: Bearer <gateway token>)"}`);
+  }
+  for (const endpoint of webhookEndpoints(config)) lines.push(`  ${endpoint.label}: ${url}${endpoint.path}`);
+  // Said last and unindented: it is the one line a new user must act on.
+  if (!model.startsWith("  ")) lines.push(model);
+  return lines;
+}
