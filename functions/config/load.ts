@@ -1,3 +1,4 @@
+import { describeIssues } from "./issue-text.ts";
 import { configSchema, type EdgeclawConfig } from "./schema.ts";
 
 export class ConfigError extends Error {
@@ -11,9 +12,7 @@ export class ConfigError extends Error {
 export function parseConfig(raw: unknown): EdgeclawConfig {
   const result = configSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`),
-  );
+  throw new ConfigError(describeIssues(result.error.issues));
 }
 
 declare const EDGECLAW_BUNDLED_CONFIG: unknown;

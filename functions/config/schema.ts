@@ -10,6 +10,15 @@ import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } f
  * validated, so a typo in a known block fails fast with its path.
  */
 
+function isIanaTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const modelRef = z
   .string()
   .regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' });
@@ -115,7 +124,7 @@ const agentsSchema = z
         skipBootstrap: z.boolean().default(false),
         /** When workspace bootstrap files are injected: every turn, not on safe continuations, or never. */
         contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
-        userTimezone: z.string().optional(),
+        userTimezone: z.string().refine(isIanaTimeZone, { message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"' }).optional(),
       })
       .loose()
       .prefault({}),
@@ -150,6 +159,10 @@ const providerSchema = z
     api: providerApiSchema.optional(),
     headers: z.record(z.string(), z.string()).optional(),
     models: z.array(providerModelSchema).default([]),
+    /** Read by model-resolve.ts: idle timeout, and limits for models the catalog does not list. */
+    timeoutSeconds: z.number().positive().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    maxTokens: z.number().int().positive().optional(),
   })
   .loose();
 

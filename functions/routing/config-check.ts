@@ -1,6 +1,7 @@
 import { channelAccessSchema } from "../config/channel-access.ts";
 import { parseConfig, ConfigError } from "../config/load.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
+import { findUnknownKeys } from "../config/unknown-keys.ts";
 import { listAgents, knownAgentIds } from "./agents.ts";
 import { compileMentionPatterns } from "./mention.ts";
 import { normalizeAgentId } from "./ids.ts";
@@ -17,15 +18,17 @@ export interface ConfigCheckReport {
 }
 
 export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): ConfigCheckReport {
+  // Typos are errors, OpenClaw keys not implemented here warnings (unknown-keys.ts).
+  const unknown = findUnknownKeys(raw);
   let config: EdgeclawConfig;
   try {
     config = parseConfig(raw);
   } catch (error) {
-    if (error instanceof ConfigError) return { ok: false, errors: error.issues, warnings: [] };
+    if (error instanceof ConfigError) return { ok: false, errors: [...error.issues, ...unknown.errors], warnings: unknown.warnings };
     throw error;
   }
-  const errors: string[] = [];
-  const warnings: string[] = [];
+  const errors: string[] = [...unknown.errors];
+  const warnings: string[] = [...unknown.warnings];
 
   for (const [channel, block] of Object.entries(config.channels)) {
     const parsed = channelAccessSchema.safeParse(block ?? {});

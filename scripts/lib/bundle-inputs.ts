@@ -35,6 +35,7 @@ export function loadBundleInputs(lookup: ConfigLookup = {}): BundleInputs {
   }
 
   const warnings = [
+    ...loaded.warnings,
     ...workspace.warnings.map((line) => `workspace: ${line}`),
     ...plainSecretPaths(loaded.raw).map(
       (path) => `${path}: a plain secret string is bundled into the Worker script; prefer { source: "env", id: "…" } and a Worker secret`,

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
 import { ConfigError, parseConfig } from "../../functions/config/load.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import { findUnknownKeys } from "../../functions/config/unknown-keys.ts";
 
 /** The file name looked for in the project root when `EDGECLAW_CONFIG` does not name one. */
 export const DEFAULT_CONFIG_FILE = "edgeclaw.json5";
@@ -16,6 +17,8 @@ export interface LoadedConfig {
   raw: Record<string, unknown>;
   /** The validated config with OpenClaw's defaults applied. */
   config: EdgeclawConfig;
+  /** OpenClaw keys in the file that edgeclaw does not implement yet (ignored). */
+  warnings: string[];
 }
 
 /** A config that cannot be used; `lines` are `<key.path>: <reason>` (or `line:col: <reason>`). */
@@ -54,9 +57,10 @@ export function findConfigFile({ env = process.env, cwd = process.cwd() }: Confi
 export function loadConfigFile(lookup: ConfigLookup = {}): LoadedConfig {
   const cwd = lookup.cwd ?? process.cwd();
   const file = findConfigFile(lookup);
-  if (!file) return { file: undefined, baseDir: cwd, raw: {}, config: parseConfig({}) };
+  if (!file) return { file: undefined, baseDir: cwd, raw: {}, config: parseConfig({}), warnings: [] };
   const raw = parseConfigText(readFileSync(file, "utf8"), file);
-  return { file, baseDir: dirname(file), raw, config: validateConfig(raw, file) };
+  const { config, warnings } = validateConfig(raw, file);
+  return { file, baseDir: dirname(file), raw, config, warnings };
 }
 
 /** Parses JSON5 text that must hold an object; syntax errors carry line and column. */
@@ -73,13 +77,22 @@ export function parseConfigText(text: string, file: string | undefined): Record<
   return value as Record<string, unknown>;
 }
 
-export function validateConfig(raw: Record<string, unknown>, file: string | undefined): EdgeclawConfig {
+/**
+ * Validates a parsed config: schema problems and unknown keys (typos) are errors, thrown together;
+ * OpenClaw keys edgeclaw does not implement yet come back as warnings.
+ */
+export function validateConfig(raw: Record<string, unknown>, file: string | undefined): { config: EdgeclawConfig; warnings: string[] } {
+  const unknown = findUnknownKeys(raw);
+  let config: EdgeclawConfig | undefined;
+  let issues: string[] = [];
   try {
-    return parseConfig(raw);
+    config = parseConfig(raw);
   } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigFileError(file, error.issues);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    issues = error.issues;
   }
+  if (!config || unknown.errors.length > 0) throw new ConfigFileError(file, [...issues, ...unknown.errors]);
+  return { config, warnings: unknown.warnings };
 }
 
 function describeSyntaxError(error: unknown): string {

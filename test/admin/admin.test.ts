@@ -151,7 +151,9 @@ describe("allowlist, sessions, agents, config", () => {
     });
     const report = (await bad.json()) as { ok: boolean; errors: string[]; warnings: string[] };
     expect(report.ok).toBe(false);
-    expect(report.errors[0]).toMatch(/channels\.mychan\.allowFrom: dmPolicy "open" requires "\*"/);
+    expect(report.errors.join("\n")).toMatch(/channels\.mychan\.allowFrom: dmPolicy "open" requires "\*"/);
+    // A channel neither OpenClaw nor the companion's ingress keys know is a typo.
+    expect(report.errors).toContain("channels.mychan: unknown key");
     expect(report.warnings.join("\n")).toMatch(/ghost/);
   });
 

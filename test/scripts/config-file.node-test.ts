@@ -85,6 +85,52 @@ describe("npm run config:check", () => {
     assert.match(run.stderr, /^  messages\.queue\.debounceMs: /m);
   });
 
+  it("rejects typos — unknown keys at any depth — naming the closest key", () => {
+    const cwd = tempProject({
+      "edgeclaw.json5": `{ sesion: { dmScope: "main" }, foo: 1, agents: { defaults: { modle: "anthropic/x" } }, channels: { slak: {}, slack: { dmPolcy: "open" } } }`,
+    });
+    const run = check(cwd);
+    assert.equal(run.status, 1, run.stdout);
+    assert.match(run.stderr, /^  sesion: unknown key \(did you mean "session"\?\)$/m);
+    assert.match(run.stderr, /^  foo: unknown key$/m);
+    assert.match(run.stderr, /^  agents\.defaults\.modle: unknown key \(did you mean "model"\?\)$/m);
+    assert.match(run.stderr, /^  channels\.slak: unknown key \(did you mean "slack"\?\)$/m);
+    assert.match(run.stderr, /^  channels\.slack\.dmPolcy: unknown key \(did you mean "dmPolicy"\?\)$/m);
+  });
+
+  it("accepts OpenClaw keys edgeclaw does not implement yet, with a warning naming each", () => {
+    const cwd = tempProject({
+      "edgeclaw.json5": `{ agents: { defaults: { heartbeat: { every: "30m" } } }, channels: { telegram: { dmPolicy: "pairing", botToken: "\${TELEGRAM_BOT_TOKEN}" } } }`,
+    });
+    const run = check(cwd);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /^warning: agents\.defaults\.heartbeat: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
+    assert.match(run.stderr, /^warning: channels\.telegram\.botToken: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
+  });
+
+  it("wants a real IANA zone in userTimezone, and names the expected type instead of 'Invalid input'", () => {
+    const cwd = tempProject({
+      "edgeclaw.json5": `{ agents: { defaults: { userTimezone: "Mars/Olympus", model: { primary: 5 } } }, gateway: { auth: { token: 42 } } }`,
+    });
+    const run = check(cwd);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^  agents\.defaults\.userTimezone: expected an IANA time zone/m);
+    assert.match(run.stderr, /^  agents\.defaults\.model\.primary: expected string, received number$/m);
+    assert.match(run.stderr, /^  gateway\.auth\.token: expected string or object, received number$/m);
+    assert.doesNotMatch(run.stderr, /Invalid input/);
+    assert.equal(check(tempProject({ "edgeclaw.json5": `{ agents: { defaults: { userTimezone: "Europe/Berlin" } } }` })).status, 0);
+  });
+
+  it("passes the shipped edgeclaw.example.json5 without errors or warnings", () => {
+    const run = spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "config-check.ts")], {
+      cwd: projectRoot,
+      encoding: "utf8",
+      env: { ...process.env, EDGECLAW_CONFIG: join(projectRoot, "edgeclaw.example.json5") },
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /warning: .*(unknown key|OpenClaw key)/);
+  });
+
   it("fails on a seed folder the config names but that does not exist", () => {
     const cwd = tempProject({ "edgeclaw.json5": `{ agents: { list: [{ id: "ops", workspace: "ops-workspace" }] } }` });
     const run = check(cwd);
