@@ -12,14 +12,15 @@ export function deadLetterNotice(reason: string): string {
 /**
  * Ends events that cannot be processed (a permanent error, or a transient one past its bound):
  * each is settled with its reason, its sender is told once (a system event, which never posts by
- * itself, is set aside silently), and an audit row records it. The session goes on with the next.
+ * itself, is set aside silently; so is an event whose sender access control has not admitted —
+ * `tellSender: false`), and an audit row records it. The session goes on with the next.
  */
-export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: string): void {
+export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: string, options: { tellSender?: boolean } = {}): void {
   const now = Date.now();
   const notice = deadLetterNotice(reason);
   s.ctx.storage.transactionSync(() => {
     for (const row of rows) {
-      const silent = row.event.envelope.kind === "system";
+      const silent = row.event.envelope.kind === "system" || options.tellSender === false;
       const route = row.event.envelope.route;
       if (!silent && !HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `dead:${row.seq}`, null, route, notice, now);
       s.store.deadLetterInbox(row.seq, reason, silent ? null : notice, now);

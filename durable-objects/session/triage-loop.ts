@@ -5,7 +5,7 @@ import { deadLetterEvents } from "./dead-letter.ts";
 import { clearRetry, recordFailure, retryPending } from "./retry.ts";
 import { scheduleAlarm } from "./schedule.ts";
 import type { SessionState } from "./state.ts";
-import { triageInbound, type TriageHost } from "./triage.ts";
+import { senderMayHearOfFailure, triageInbound, type TriageHost } from "./triage.ts";
 
 /**
  * Triages every new event in arrival order. One pass at a time per object: a caller that arrives
@@ -26,7 +26,7 @@ export function triage(s: SessionState): Promise<void> {
         const verdict = recordFailure(s, `triage of event ${row.seq}`, [row.seq], error);
         if (verdict.outcome === "retry") return;
         const current = s.store.inboxBySeq(row.seq);
-        if (current?.state === "new") deadLetterEvents(s, [current], verdict.reason);
+        if (current?.state === "new") deadLetterEvents(s, [current], verdict.reason, { tellSender: await senderMayHearOfFailure(current, s.config) });
         clearRetry(s);
       }
     }

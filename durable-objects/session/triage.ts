@@ -5,6 +5,7 @@ import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts"
 import { describeAttachments } from "../../functions/channels/attachments.ts";
 import { decideAccess, OPERATOR_ACCESS, type AccessDecision } from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
+import { configOnlyAccessStore } from "../../functions/routing/access-store-config-only.ts";
 import { resolveHistoryLimit, senderLabel } from "../../functions/routing/group-history.ts";
 import { resolveResetPolicy, sessionResetDue } from "../../functions/routing/session-reset.ts";
 import { handleCommandMessage } from "../../functions/commands/execute.ts";
@@ -133,6 +134,23 @@ async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecisio
   return withDb(host.env, (db) =>
     decideAccess({ config: host.config, envelope, store: postgresAccessStore(db), now: Date.now(), agentId }),
   );
+}
+
+/**
+ * May the sender of an event whose triage failed be told about it? Only when the configuration
+ * alone admits them to this conversation (approvals and pairing live in Postgres, which is often
+ * why triage failed). A stranger, or an unmentioned group message, must not make the bot speak —
+ * not even to say that something went wrong.
+ */
+export async function senderMayHearOfFailure(row: InboxRow, config: EdgeclawConfig): Promise<boolean> {
+  const { envelope, agentId } = row.event;
+  if (HTTP_CHANNELS.has(envelope.channel)) return true;
+  try {
+    const decision = await decideAccess({ config, envelope, store: configOnlyAccessStore(), now: Date.now(), agentId });
+    return decision.kind === "allow";
+  } catch {
+    return false;
+  }
 }
 
 /** This session answered before, or the platform shows one of the agent's posts in the thread. */
