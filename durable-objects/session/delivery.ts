@@ -29,6 +29,19 @@ export function enqueueReply(s: SessionState, idPrefix: string, runId: string | 
 }
 
 /**
+ * A run that ends with no reply to take over its live preview (silent, aborted) still resolves it:
+ * a retract row (no text, `chunkCount` 0 — the outbox hands it to the channel as `retract`) goes
+ * through the outbox like any chunk, so it is durable, ordered and retried. Only for a channel that
+ * reports progress and a run that left progress state behind.
+ */
+export function enqueueRetract(s: SessionState, run: RunRow, now: number): void {
+  if (HTTP_CHANNELS.has(run.route.channel) || !adapterFor(run.route.channel)?.progress) return;
+  const state = s.store.getRun(run.runId)?.progressState ?? {};
+  if (!Object.keys(state).length) return;
+  s.store.insertOutbox({ id: `run:${run.runId}:retract`, runId: run.runId, route: run.route, text: "", chunkIndex: 0, chunkCount: 0 }, now);
+}
+
+/**
  * Answers that need no model (command replies, pairing codes): queued once in the outbox for chat
  * platforms, and streamed to HTTP listeners. `settle` ends the event (no run follows).
  */

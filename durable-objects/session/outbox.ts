@@ -53,6 +53,7 @@ export async function deliverDueOutbox(args: {
       progressState: args.progressStateFor(row.runId),
       ...(row.runId ? { runId: row.runId } : {}),
       queuedAt: row.createdAt,
+      ...(row.chunkCount === 0 ? { retract: true } : {}),
     };
 
     if (row.state === "sending" || row.state === "unknown") {

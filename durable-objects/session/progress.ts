@@ -1,6 +1,7 @@
-import type { ChannelAdapter, ProgressEvent, ProgressState, SendContext } from "../../functions/channels/adapter.ts";
+import type { ChannelAdapter, ProgressContext, ProgressEvent, ProgressState, SendContext } from "../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { SessionStore } from "./storage.ts";
+import { SILENT_REPLY_TOKEN } from "../../functions/agent/prompt.ts";
 
 /**
  * Forwards run progress to the channel (typing, reactions, streaming previews) one call at a time,
@@ -38,6 +39,8 @@ export class ProgressRelay {
     if (event.type === "text-delta") {
       this.pendingText += event.text;
       this.latestSoFar = event.soFar;
+      // Held while the answer could still be the silent token: a NO_REPLY run never shows "NO_…".
+      if (couldBeSilent(event.soFar)) return;
       if (this.textQueued) return;
       this.textQueued = true;
       this.enqueue(() => {
@@ -68,11 +71,18 @@ export class ProgressRelay {
   }
 
   private async call(adapter: ChannelAdapter, event: ProgressEvent, state: ProgressState): Promise<ProgressState | undefined> {
+    const { store, runId } = this.args;
+    const ctx: ProgressContext = runId ? { ...this.args.ctx, runId, checkpoint: (next) => store.setRunProgress(runId, next) } : this.args.ctx;
     try {
-      return await adapter.progress!(this.args.route, event, state, this.args.ctx);
+      return await adapter.progress!(this.args.route, event, state, ctx);
     } catch (error) {
       console.warn(`progress ${event.type} on ${adapter.id} failed`, error instanceof Error ? error.message : error);
       return undefined;
     }
   }
+}
+
+function couldBeSilent(soFar: string): boolean {
+  const text = soFar.trim().toUpperCase();
+  return text.length > 0 && SILENT_REPLY_TOKEN.startsWith(text);
 }

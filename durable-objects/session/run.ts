@@ -3,7 +3,7 @@ import type { ChatType } from "../../functions/channels/envelope.ts";
 import { closeDanglingToolCalls, runAgentLoop, type RunHost } from "../../functions/agent/run-loop.ts";
 import { ModelError, type Message, type ToolCall } from "../../functions/agent/types.ts";
 import { compactIfNeeded } from "./compact.ts";
-import { enqueueReply, progressRelay } from "./delivery.ts";
+import { enqueueReply, enqueueRetract, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
 import { deadLetterNotice } from "./dead-letter.ts";
 import { clearRetry, recordFailure } from "./retry.ts";
@@ -177,6 +177,8 @@ function finishRun(
   s.ctx.storage.transactionSync(() => {
     s.store.finishRun(run.runId, state, now);
     if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel)) enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
+    // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
+    else enqueueRetract(s, run, now);
     for (const seq of seqs) {
       if (deadReason) s.store.deadLetterInbox(seq, deadReason, reply, now);
       else s.store.settleInbox(seq, silent ? "" : reply, now);

@@ -24,6 +24,12 @@ export interface OutboundMessage {
   runId?: string;
   /** When the chunk was queued (ms). No attempt to send it is older, so a lookup reads back no further. */
   queuedAt?: number;
+  /**
+   * The run ended without a reply that could take over its live preview (silent `NO_REPLY`, aborted):
+   * post nothing; remove the run's preview or native stream (`progressState`), including one posted
+   * but never recorded. `text` is empty.
+   */
+  retract?: boolean;
 }
 
 /**
@@ -50,6 +56,17 @@ export interface SendContext {
   env: Record<string, unknown>;
   config: EdgeclawConfig;
   signal?: AbortSignal;
+}
+
+/** What a progress call gets beyond the send context: the run, and a way to record state mid-call. */
+export interface ProgressContext extends SendContext {
+  /** The run this progress belongs to (absent for `accepted`, which precedes any run). */
+  runId?: string;
+  /**
+   * Stores `state` durably now, before the call goes on. An adapter records a pending post here
+   * before making it, so a crash between the post and its recorded id leaves a trace to look for.
+   */
+  checkpoint?(state: ProgressState): void;
 }
 
 /** Lifecycle hints while the agent works (typing, ack reaction, status line). Failures are ignored. */
@@ -92,5 +109,5 @@ export interface ChannelAdapter {
    * Optional live progress (typing, reactions, streaming previews). Receives the run's state and
    * returns it updated; failures must not throw (progress is best effort, the reply is not).
    */
-  progress?(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: SendContext): Promise<ProgressState>;
+  progress?(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState>;
 }

@@ -19,9 +19,10 @@ describe("one session, several channels (dmScope main)", () => {
       route: { channel: "slack", to: dm },
     });
     expect(await sessionStub(key).accept({ envelope: slackDm, agentId: "main", sessionKey: key })).toEqual({ status: "accepted" });
+    // Streaming is on (the default): the preview becomes the answer; wait for the final text.
     const posted = await waitFor(async () => {
       const messages = await slackMessages(dm);
-      return messages.length ? messages : undefined;
+      return messages.some((m) => m.text === "reply for slack") ? messages : undefined;
     });
     expect(posted.map((m) => m.text)).toEqual(["reply for slack"]);
 

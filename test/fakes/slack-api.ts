@@ -20,7 +20,8 @@ import { listenOnLoopback } from "./listen.ts";
  *        applies the call and then destroys the socket (the caller cannot know it worked).
  *        (`method: "response_url"` scripts the slash-command response URLs the same way)
  *        `token` limits the script to calls made with that token; `delayMs` holds the answer that
- *        long first (a large value stands for a Slack that hangs).
+ *        long first (a large value stands for a Slack that hangs); with no failure scripted the call
+ *        is then applied and answered, even if the caller has gone meanwhile.
  *   POST /_control/file     {path, content?, contentType?, redirectTo?, bytes?, contentLength?}   serve a url_private file
  *   POST /_control/flood    {channel, count, thread_ts?}         `count` messages from a human, as in a busy channel
  *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
@@ -44,6 +45,7 @@ interface Script {
   error?: string;
   dropConnection?: boolean;
   token?: string;
+  /** Hold the call this long first (then fail as scripted, or apply it and answer normally). */
   delayMs?: number;
 }
 

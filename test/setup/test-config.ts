@@ -62,10 +62,11 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
 /**
  * `channels.slack` pointed at the fake Slack Web API (test/fakes/slack-api.ts). Two accounts: the
  * default one on /slack/events and "ops" on its own path with its own secrets
- * ("probe": own path and bot token, default signing secret). Channel C0OPEN needs
+ * ("probe": own path and bot token, default signing secret; "plain": own path, the default account's
+ * secrets, streaming off for the tests about that setting). Channel C0OPEN needs
  * no mention and threads every reply; C0MEMBERS needs no mention but admits only UMEMBER as a sender;
- * C0GATED (the "*" entry) requires a mention. DMs are open on the default account; "ops" keeps the
- * defaults a user gets (pairs unknown DM senders, streams partial previews).
+ * C0GATED (the "*" entry) requires a mention. DMs are open on the default account; "ops" pairs
+ * unknown DM senders. Streaming is left at the default ("partial") as a user gets it.
  */
 export const TEST_SLACK = {
   signingSecret: "test-slack-signing-secret",
@@ -91,10 +92,10 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
       C0MEMBERS: { requireMention: false, users: ["UMEMBER"] },
       "*": { requireMention: true },
     },
-    streaming: { mode: "off" },
     slashCommand: { enabled: true },
     accounts: {
       default: {},
+      plain: { webhookPath: "/slack/plain/events", streaming: { mode: "off" } },
       ops: {
         webhookPath: "/slack/ops/events",
         dmPolicy: "pairing",

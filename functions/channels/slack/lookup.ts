@@ -1,8 +1,8 @@
 import type { WebClient } from "@slack/web-api";
 
 /**
- * Finds messages this app posted, by their metadata marker, in a conversation's history (or one
- * thread's replies) since a point in time. Used to learn whether a post whose answer was lost
+ * Finds messages this app posted (by their metadata marker, or as the bot's untagged native stream)
+ * in a conversation's history (or one thread's replies) since a point in time. Used to learn whether a post whose answer was lost
  * landed (outbox reconcile) and to find a preview posted just before a crash.
  *
  * Precise rather than "the last page": reads with `oldest` = the earliest moment the post can have
@@ -20,7 +20,11 @@ const MAX_PAGES = 50;
 export interface TaggedMessage {
   ts: string;
   text?: string;
-  eventType: string;
+  /** Who posted it (our bot, for our own messages). */
+  user?: string;
+  botId?: string;
+  /** `metadata.event_type`, when the message carries metadata. */
+  eventType?: string;
   payload: Record<string, unknown>;
 }
 
@@ -53,9 +57,16 @@ export async function findTaggedMessages(
       : await client.conversations.history(common);
     for (const message of result.messages ?? []) {
       const metadata = message.metadata as { event_type?: unknown; event_payload?: unknown } | undefined;
-      if (!message.ts || typeof metadata?.event_type !== "string") continue;
-      const payload = metadata.event_payload && typeof metadata.event_payload === "object" ? (metadata.event_payload as Record<string, unknown>) : {};
-      const tagged: TaggedMessage = { ts: message.ts, text: message.text, eventType: metadata.event_type, payload };
+      if (!message.ts) continue;
+      const payload = metadata?.event_payload && typeof metadata.event_payload === "object" ? (metadata.event_payload as Record<string, unknown>) : {};
+      const tagged: TaggedMessage = {
+        ts: message.ts,
+        text: message.text,
+        user: message.user,
+        botId: message.bot_id,
+        eventType: typeof metadata?.event_type === "string" ? metadata.event_type : undefined,
+        payload,
+      };
       if (!match(tagged)) continue;
       found.push(tagged);
       if (options.firstOnly) return found;

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { ProgressEvent, ProgressState, SendContext } from "../adapter.ts";
+import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { slackClient } from "./client.ts";
+import { sendResultFromError, slackClient } from "./client.ts";
+import { adoptPendingPreview, hasPendingPreview, previewMetadata } from "./preview.ts";
 import { markdownToMrkdwn } from "./format.ts";
 import { routeChatType, slackTarget, threadTsFor } from "./route.ts";
 
@@ -14,9 +15,10 @@ import { routeChatType, slackTarget, threadTsFor } from "./route.ts";
  *   when `nativeTransport` and a reply thread exist, else a posted preview edited in place at most
  *   once a second; progress → a status message listing tool steps, the answer posted separately;
  * - `run-finished`: typing reaction removed, thread status cleared, status message marked done.
- * Preview / stream ids go into the returned state so the final send edits instead of posting again.
- * A failing stream or preview sets `previewBroken`: nothing more is streamed and the final send
- * falls back to a normal post.
+ * Preview / stream ids go into the returned state so the final send edits instead of posting again;
+ * a pending mark is checkpointed before each preview post and a preview carries the run id in its
+ * metadata, so one posted just before a crash is found again (preview.ts). A failing stream or
+ * preview sets `previewBroken`: nothing more is streamed and the final send falls back to a normal post.
  */
 
 const messagesView = z
@@ -28,7 +30,7 @@ const messagesView = z
 
 const PREVIEW_EDIT_INTERVAL_MS = 1000;
 
-export async function slackProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: SendContext): Promise<ProgressState> {
+export async function slackProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   if (route.extra?.responseUrl) return state; // slash commands: nothing to react to or stream into
   const target = slackTarget(route, ctx);
   if (!target?.botToken) return state;
@@ -80,41 +82,71 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
       if ((mode !== "partial" && mode !== "block") || next.previewBroken) return next;
       // Block mode only refreshes at paragraph ends, so a reader sees whole blocks appear.
       if (mode === "block" && !event.soFar.endsWith("\n\n") && next.previewTs) return next;
+      if (hasPendingPreview(next)) {
+        // A preview was posted but its ts never recorded (crash, lost answer): find it before posting another.
+        try {
+          Object.assign(next, await adoptPendingPreview({ client, route, account, botToken: target.botToken, state: next, runId: ctx.runId }));
+          ctx.checkpoint?.(next);
+        } catch (error) {
+          console.warn("slack preview lookup failed", error instanceof Error ? error.message : error);
+          return next;
+        }
+      }
       const native = account.streaming.nativeTransport && mode === "partial" && replyThread !== undefined;
       if (native) {
-        const ok = next.streamTs
-          ? await attempt("appendStream", () => client.chat.appendStream({ channel: next.streamChannel!, ts: next.streamTs!, markdown_text: event.text }))
-          : await attempt("startStream", async () => {
-              const started = await client.chat.startStream({
-                channel: route.to,
-                thread_ts: replyThread,
-                markdown_text: event.soFar,
-                ...(routeChatType(route) !== "direct" && route.extra?.senderId && route.extra.teamId
-                  ? { recipient_user_id: route.extra.senderId, recipient_team_id: route.extra.teamId }
-                  : {}),
-              });
-              if (started.ts) {
-                next.streamTs = started.ts;
-                next.streamChannel = started.channel ?? route.to;
-              }
-            });
-        if (!ok) next.previewBroken = "1";
+        if (next.streamTs) {
+          if (!(await attempt("appendStream", () => client.chat.appendStream({ channel: next.streamChannel!, ts: next.streamTs!, markdown_text: event.text })))) next.previewBroken = "1";
+          return next;
+        }
+        next.streamPendingAt = String(Date.now());
+        ctx.checkpoint?.(next);
+        try {
+          const started = await client.chat.startStream({
+            channel: route.to,
+            thread_ts: replyThread,
+            markdown_text: event.soFar,
+            ...(routeChatType(route) !== "direct" && route.extra?.senderId && route.extra.teamId
+              ? { recipient_user_id: route.extra.senderId, recipient_team_id: route.extra.teamId }
+              : {}),
+          });
+          if (started.ts) {
+            next.streamTs = started.ts;
+            next.streamChannel = started.channel ?? route.to;
+          }
+          delete next.streamPendingAt;
+        } catch (error) {
+          settleFailedPost(next, "streamPendingAt", error, "startStream");
+        }
         return next;
       }
       const now = Date.now();
       if (next.previewTs && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
       const text = markdownToMrkdwn(event.soFar) || "…";
-      const ok = next.previewTs
-        ? await attempt("preview edit", () => client.chat.update({ channel: next.previewChannel!, ts: next.previewTs!, text }))
-        : await attempt("preview post", async () => {
-            const posted = await client.chat.postMessage({ channel: route.to, text, unfurl_links: false, ...(replyThread ? { thread_ts: replyThread } : {}) });
-            if (posted.ts) {
-              next.previewTs = posted.ts;
-              next.previewChannel = posted.channel ?? route.to;
-            }
-          });
-      if (ok) next.previewEditedAt = String(now);
-      else next.previewBroken = "1";
+      if (next.previewTs) {
+        if (await attempt("preview edit", () => client.chat.update({ channel: next.previewChannel!, ts: next.previewTs!, text }))) next.previewEditedAt = String(now);
+        else next.previewBroken = "1";
+        return next;
+      }
+      // Recorded before the post, so a crash before its ts is stored leaves a trace (see preview.ts).
+      next.previewPendingAt = String(now);
+      ctx.checkpoint?.(next);
+      try {
+        const posted = await client.chat.postMessage({
+          channel: route.to,
+          text,
+          unfurl_links: false,
+          ...(replyThread ? { thread_ts: replyThread } : {}),
+          ...(ctx.runId ? { metadata: previewMetadata(ctx.runId) } : {}),
+        });
+        if (posted.ts) {
+          next.previewTs = posted.ts;
+          next.previewChannel = posted.channel ?? route.to;
+        }
+        delete next.previewPendingAt;
+        next.previewEditedAt = String(now);
+      } catch (error) {
+        settleFailedPost(next, "previewPendingAt", error, "preview post");
+      }
       return next;
     }
     case "tool": {
@@ -143,6 +175,17 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
       return next;
     }
   }
+}
+
+/**
+ * A preview post or stream start failed: nothing more is streamed. If Slack refused it, it did not
+ * land and the pending mark goes; if the answer was lost (network), the mark stays, so the final
+ * send or the retract looks the post up instead of leaving it beside the answer.
+ */
+function settleFailedPost(state: ProgressState, pendingKey: "previewPendingAt" | "streamPendingAt", error: unknown, what: string): void {
+  console.warn(`slack progress ${what} failed`, error instanceof Error ? error.message : error);
+  if (!("outcomeUnknown" in sendResultFromError(error))) delete state[pendingKey];
+  state.previewBroken = "1";
 }
 
 /** `messages.ackReactionScope`: group-mentions (default) reacts in groups only when the bot was mentioned. */

@@ -2,6 +2,7 @@ import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "
 import { platformErrorCode, sendResultFromError, slackClient } from "./client.ts";
 import { markdownToMrkdwn } from "./format.ts";
 import { findTaggedMessages } from "./lookup.ts";
+import { adoptPendingPreview, hasPendingPreview, removePreview } from "./preview.ts";
 import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./route.ts";
 
 /**
@@ -12,6 +13,8 @@ import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./rou
  *   (`streamTs`) edits that message into the final text instead of posting a second one; if the edit
  *   is refused, the chunk is posted normally and the stale preview deleted (best effort), so the
  *   user sees one answer, not two.
+ * - A run's preview posted but never recorded (crash between post and record) is looked up by its
+ *   metadata first and adopted (preview.ts); a `retract` message removes the preview, posts nothing.
  * - Every post carries `metadata.event_payload.outbox_id`, which `reconcileSlackMessage` looks for.
  */
 export async function sendSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
@@ -23,7 +26,24 @@ export async function sendSlackMessage(message: OutboundMessage, ctx: SendContex
   if (!target) return { ok: false, retryable: false, error: "channels.slack is not configured" };
   if (!target.botToken) return { ok: false, retryable: false, error: `no Slack bot token for account ${route.accountId}` };
   const client = slackClient(target.botToken, target.account.apiBaseUrl);
-  const state = message.progressState ?? {};
+  let state = message.progressState ?? {};
+  if ((message.chunkIndex === 0 || message.retract) && hasPendingPreview(state)) {
+    // A preview posted just before a crash (or whose answer was lost) is found first, so the final
+    // text replaces it instead of appearing beside it. Cannot ask Slack now: try again later.
+    try {
+      state = await adoptPendingPreview({ client, route, account: target.account, botToken: target.botToken, state, runId: message.runId });
+    } catch (error) {
+      return { ok: false, retryable: true, error: `preview lookup failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+  if (message.retract) {
+    try {
+      await removePreview(client, state);
+      return { ok: true };
+    } catch (error) {
+      return sendResultFromError(error);
+    }
+  }
 
   if (message.chunkIndex === 0 && state.streamTs && state.streamChannel) {
     // Close the native stream first; its streamed text is then replaced by the final chunk.

@@ -4,7 +4,9 @@ import { BOT_USER, messageEvent, newScenario, OPS_SIGNING_SECRET, postSigned, sc
 
 /**
  * Signed Slack event → Worker → durable accept in the SessionDO → agent run against the fake model
- * (one tool call, then the answer) → reply through the fake Slack Web API.
+ * (one tool call, then the answer) → reply through the fake Slack Web API. With the settings a user
+ * gets: streaming.mode "partial" (a preview edited into the answer, or a native stream in threads).
+ * The "plain" account (streaming off) covers the same crash path without a preview.
  */
 
 const nowTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
@@ -16,6 +18,18 @@ async function repliesIn(channel: string, minimum = 1) {
     const messages = (await slackMessages(channel)).filter((m) => !m.deleted);
     return messages.length >= minimum ? messages : undefined;
   }, 20_000);
+}
+
+/** Waits until the channel shows exactly `texts` (previews edited into answers), then checks it stays so. */
+async function settlesTo(channel: string, texts: string[]) {
+  const visible = async () => (await slackMessages(channel)).filter((m) => !m.deleted);
+  await waitFor(async () => (JSON.stringify((await visible()).map((m) => m.text)) === JSON.stringify(texts) ? true : undefined), 20_000).catch(async () => {
+    throw new Error(`channel shows ${JSON.stringify((await visible()).map((m) => m.text))}, expected ${JSON.stringify(texts)}`);
+  });
+  await settle(1500);
+  const messages = await visible();
+  expect(messages.map((m) => m.text)).toEqual(texts);
+  return messages;
 }
 
 function toolThenAnswer(answer: string) {
@@ -35,13 +49,11 @@ describe("Slack end to end", () => {
     expect(deliveries.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual(["accepted", "duplicate", "duplicate"]);
 
-    const [reply] = await repliesIn(channel);
-    expect(reply!.text).toBe("All *good* here.");
+    const [reply] = await settlesTo(channel, ["All *good* here."]);
     expect(reply!.thread_ts).toBeUndefined(); // a top-level DM with replyToMode off stays top-level
-    await settle(1500);
     expect(await slackMessages(channel)).toHaveLength(1);
     const posts = await slackCalls("chat.postMessage", channel);
-    expect(posts).toHaveLength(1);
+    expect(posts).toHaveLength(1); // the preview, edited into the answer
     expect(posts[0]!.args.unfurl_links).toBe("false");
     expect(posts[0]!.token).toBe("…ault"); // the default account's bot token
   });
@@ -50,27 +62,38 @@ describe("Slack end to end", () => {
     const scenario = newScenario("slack-429");
     await scriptModel(scenario, toolThenAnswer("Posted after the rate limit."));
     const channel = uniqueId("D");
-    await scriptSlack({ method: "chat.postMessage", channel, status: 429, retryAfter: 1 });
+    // The preview post and the answer's first post are refused.
+    await scriptSlack({ method: "chat.postMessage", channel, status: 429, retryAfter: 1, times: 2 });
     const res = await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", text: `hi [scenario:${scenario}]`, ts: nowTs() }));
     expect(res.status).toBe(200);
 
-    const [reply] = await repliesIn(channel);
-    expect(reply!.text).toBe("Posted after the rate limit.");
+    await settlesTo(channel, ["Posted after the rate limit."]);
     const posts = await slackCalls("chat.postMessage", channel);
-    expect(posts).toHaveLength(2); // the refused one and the one that landed
+    expect(posts).toHaveLength(3); // two refused, the one that landed
     expect(await slackMessages(channel)).toHaveLength(1);
   });
 
-  it("does not post twice when the first post landed but its answer was lost", async () => {
+  it("does not post twice when the preview landed but its answer was lost", async () => {
     const scenario = newScenario("slack-lost");
     await scriptModel(scenario, [{ type: "text", text: "Only once." }]);
     const channel = uniqueId("D");
     await scriptSlack({ method: "chat.postMessage", channel, dropConnection: true });
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", text: `hi [scenario:${scenario}]`, ts: nowTs() }));
-    await waitFor(async () => ((await slackCalls("conversations.history", channel)).length > 0 ? true : undefined), 20_000);
-    await settle(1500);
-    expect((await slackMessages(channel)).map((m) => m.text)).toEqual(["Only once."]);
+    await settlesTo(channel, ["Only once."]);
     expect(await slackCalls("chat.postMessage", channel)).toHaveLength(1);
+    expect((await slackCalls("conversations.history", channel)).length).toBeGreaterThan(0);
+  });
+
+  it("with streaming off, does not post twice when the answer landed but its response was lost", async () => {
+    const scenario = newScenario("slack-lost-plain");
+    await scriptModel(scenario, [{ type: "text", text: "Only once, plainly." }]);
+    const channel = uniqueId("D");
+    await scriptSlack({ method: "chat.postMessage", channel, dropConnection: true });
+    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", text: `hi [scenario:${scenario}]`, ts: nowTs() }), { path: "/slack/plain/events" });
+    await waitFor(async () => ((await slackCalls("conversations.history", channel)).length > 0 ? true : undefined), 20_000);
+    await settlesTo(channel, ["Only once, plainly."]);
+    expect(await slackCalls("chat.postMessage", channel)).toHaveLength(1);
+    expect(await slackCalls("chat.update", channel)).toHaveLength(0);
   });
 
   it("replies in the thread of a channel message when replyToMode is all", async () => {
@@ -89,8 +112,7 @@ describe("Slack end to end", () => {
     const asked = newScenario("slack-asked");
     await scriptModel(asked, [{ type: "text", text: "You called?" }]);
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `<@${BOT_USER}> help [scenario:${asked}]`, ts: nowTs() }));
-    const replies = await repliesIn(channel);
-    expect(replies.map((m) => m.text)).toEqual(["You called?"]);
+    await settlesTo(channel, ["You called?"]);
   });
 
   it("keeps answering in a thread it took part in, without a new mention", async () => {
@@ -100,12 +122,11 @@ describe("Slack end to end", () => {
     // Someone's thread; the agent is mentioned in a reply there and answers in the thread.
     const rootTs = nowTs();
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `<@${BOT_USER}> start [scenario:${first}]`, ts: nowTs(), threadTs: rootTs }));
-    await repliesIn(channel);
+    await settlesTo(channel, ["On it."]);
     const followUp = newScenario("slack-thread-2");
     await scriptModel(followUp, [{ type: "text", text: "Still here." }]);
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `and then? [scenario:${followUp}]`, ts: nowTs(), threadTs: rootTs }));
-    const replies = await repliesIn(channel, 2);
-    expect(replies.map((m) => m.text)).toEqual(["On it.", "Still here."]);
+    await settlesTo(channel, ["On it.", "Still here."]);
     // Outside that thread, an unmentioned message is still only context.
     const elsewhere = newScenario("slack-thread-3");
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text: `unrelated [scenario:${elsewhere}]`, ts: nowTs() }));
