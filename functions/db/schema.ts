@@ -94,6 +94,8 @@ export const pairingRequests = pgTable(
     senderName: text("sender_name"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    /** Dedup key of the event that created the request: a retry of that event re-derives its reply. */
+    originKey: text("origin_key"),
   },
   (t) => [
     primaryKey({ columns: [t.channel, t.accountId, t.senderId] }),

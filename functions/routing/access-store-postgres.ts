@@ -28,6 +28,7 @@ function toRequest(row: Row): PairingRequest {
     code: String(row["code"]),
     createdAt: ms(row["created_at"]),
     expiresAt: ms(row["expires_at"]),
+    originKey: row["origin_key"] == null ? undefined : String(row["origin_key"]),
   };
 }
 
@@ -86,9 +87,9 @@ export function postgresAccessStore(db: Db): AccessStore {
         try {
           // One statement, so duplicate deliveries racing each other mint at most one code.
           const inserted = await db.execute(sql`
-            insert into pairing_requests (channel, account_id, sender_id, code, sender_name, created_at, expires_at)
+            insert into pairing_requests (channel, account_id, sender_id, code, sender_name, created_at, expires_at, origin_key)
             select ${channel}, ${accountId}, ${senderId}, ${code}, ${input.senderName ?? null},
-                   ${iso(now)}::timestamptz, ${iso(now + input.ttlMs)}::timestamptz
+                   ${iso(now)}::timestamptz, ${iso(now + input.ttlMs)}::timestamptz, ${input.originKey ?? null}
             where (select count(*) from pairing_requests where channel = ${channel} and account_id = ${accountId}) < ${input.maxPending}
             on conflict (channel, account_id, sender_id) do nothing
             returning *`);

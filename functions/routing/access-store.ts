@@ -11,6 +11,8 @@ export interface PairingRequest {
   code: string;
   createdAt: number;
   expiresAt: number;
+  /** Dedup key of the event that created the request (absent on rows from before it was recorded). */
+  originKey?: string;
 }
 
 export interface AllowEntry {
@@ -34,6 +36,8 @@ export interface CreatePairingInput {
   accountId: string;
   senderId: string;
   senderName?: string;
+  /** Dedup key of the event asking: kept with the request so a retry of that event can re-send its code. */
+  originKey?: string;
   now: number;
   ttlMs: number;
   maxPending: number;

@@ -27,7 +27,9 @@ import { pairingReplyText } from "./pairing.ts";
  * duplicate delivery) while that code is pending stays silent (`drop`, "pairing pending"): the
  * pairing doc says the bot only messages when it creates a new request, about once an hour per
  * sender. After expiry the next message mints a new code. A 4th pending sender on one channel
- * account is ignored until a slot frees.
+ * account is ignored until a slot frees. A retry of the very event that created the request (the
+ * SessionDO stopped between the Postgres insert and storing the reply) gets the existing code
+ * again: the request remembers that event's dedup key, so the reply is derivable, not lost.
  *
  * Groups, in OpenClaw's order: groupPolicy (disabled → drop) → group allowlist (`groups` /
  * Slack-style `channels` map, `"*"` = all) and sender allowlist (per-group `users`, else
@@ -87,6 +89,7 @@ async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, 
     accountId,
     senderId: envelope.senderId,
     senderName: envelope.senderName,
+    originKey: envelope.dedupKey,
     now,
     ttlMs: PAIRING_CODE_TTL_MS,
     maxPending: PAIRING_MAX_PENDING_PER_ACCOUNT,
@@ -96,6 +99,9 @@ async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, 
     case "created":
       return { kind: "pairing", replyText: pairingReplyText(outcome.request) };
     case "pending":
+      // The same event again: its first attempt created the request, then stopped (a crash) before
+      // the reply was stored. The code is derivable from the request, so the reply is sent now.
+      if (outcome.request.originKey === envelope.dedupKey) return { kind: "pairing", replyText: pairingReplyText(outcome.request) };
       return { kind: "drop", reason: "pairing pending: the code was already sent" };
     case "cap-reached":
       return { kind: "drop", reason: `pairing cap reached (${PAIRING_MAX_PENDING_PER_ACCOUNT} pending requests on this account)` };

@@ -45,6 +45,18 @@ describe("dmPolicy", () => {
     expect(pending.map((r) => r.code)).toEqual([codeOf(first)]);
   });
 
+  it("a retry of the event that created the request re-derives its code; another event stays silent", async () => {
+    const channel = uniqueChannel();
+    const asked = envelope({ channel, senderId: "U1" });
+    const decideFor = (e: typeof asked, now: number) => withDb(env, (db) => decideAccess({ config: parseConfig({}), envelope: e, store: postgresAccessStore(db), now }));
+    const code = codeOf(await decideFor(asked, T0));
+    // The SessionDO died before storing the reply; triage of the same event runs again.
+    expect(codeOf(await decideFor(asked, T0 + 5000))).toBe(code);
+    expect((await decide({}, { channel, senderId: "U1" }, T0 + 6000)).kind).toBe("drop");
+    const pending = await withDb(env, (db) => postgresAccessStore(db).listPairingRequests(channel, undefined, T0 + 6000));
+    expect(pending.map((r) => r.code)).toEqual([code]);
+  });
+
   it("concurrent first deliveries create exactly one request", async () => {
     const channel = uniqueChannel();
     const results = await Promise.all([1, 2, 3].map(() => decide({}, { channel, senderId: "U7" })));

@@ -1,0 +1,1 @@
+ALTER TABLE "pairing_requests" ADD COLUMN "origin_key" text;
