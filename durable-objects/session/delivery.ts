@@ -15,9 +15,6 @@ import { describeError, zeroUsage, type SessionState } from "./state.ts";
  * platform, progress to the channel, and the mirror to Postgres.
  */
 
-/** Tombstone/outbox pruning runs at most this often. */
-export const PRUNE_EVERY_MS = 60 * 60 * 1000;
-
 /** Splits a reply into the channel's chunks and records them in the outbox (inside the caller's transaction). */
 export function enqueueReply(s: SessionState, idPrefix: string, runId: string | null, route: RunRow["route"], text: string, now: number): void {
   const adapter = adapterFor(route.channel);
@@ -142,17 +139,4 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
     if (!isPostgresUnavailable(error)) console.error(`session mirror failed: ${describeError(error)}`);
     return false;
   }
-}
-
-/** Drops what outlived its purpose (tombstones, sent chunks, archived transcript), at most hourly. */
-export function prune(s: SessionState): void {
-  const now = Date.now();
-  const last = Number(s.store.getMeta("prunedAt") ?? 0);
-  if (now - last < PRUNE_EVERY_MS) return;
-  s.store.pruneInbox(now);
-  s.store.pruneOutbox(now);
-  // Archived in Postgres and out of the model's context: no reason to keep them here too.
-  s.store.pruneTranscript(s.store.getMeta("sessionId"));
-  s.store.pruneRuns(s.store.getMeta("sessionId"), now);
-  s.store.setMeta("prunedAt", String(now));
 }

@@ -1,7 +1,7 @@
-import { mirrorDueAt, PRUNE_EVERY_MS } from "./delivery.ts";
+import { mirrorDueAt } from "./delivery.ts";
+import { nextPruneAt, retentionPolicy } from "./retention.ts";
 import { settings } from "./identity.ts";
 import { queueReadyAt } from "./run-setup.ts";
-import { TOMBSTONE_MS } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
 /**
@@ -13,7 +13,7 @@ export const WATCHDOG_MS = 30_000;
 /**
  * THE one place that decides when this object must wake next, from what storage holds — the
  * earliest of: a new event (now), queued events (when their debounce ends), a run to resume, an
- * outbox retry, a mirror batch, the transient-failure park (`retryAt`), the tombstone sweep.
+ * outbox retry, a mirror batch, the transient-failure park (`retryAt`), the retention sweep.
  * Whenever work is ready the answer is "now"; nothing stored can be left without a wake-up.
  * While a pass runs in this isolate, the work it will get to is covered by the watchdog instead
  * (the pass re-plans when it ends), so a busy object does not spin on its own alarm.
@@ -35,9 +35,10 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   if (outboxAt !== undefined) due.push(outboxAt);
   const mirrorAt = mirrorDueAt(s, now);
   if (mirrorAt !== undefined) due.push(Math.max(notBefore, mirrorAt));
-  const oldest = store.oldestSettledAt();
-  // An idle session wakes once more, when its oldest tombstone expires, to clean up — not hourly.
-  if (oldest !== undefined) due.push(Math.max(now + PRUNE_EVERY_MS, oldest + TOMBSTONE_MS));
+  // An idle session wakes when something it keeps expires (a tombstone, a dead letter, …), to
+  // clean up — not hourly.
+  const pruneAt = nextPruneAt(s.ctx.storage.sql, retentionPolicy(s), now);
+  if (pruneAt !== undefined) due.push(pruneAt);
   return due.length ? Math.max(now, Math.min(...due)) : undefined;
 }
 

@@ -22,6 +22,19 @@ export interface SchemaMigration {
  * - Never edit or reorder an earlier step; objects in production have already run it.
  * - Add the old shape to test/durable-objects/schema-migration.test.ts if the step rewrites data.
  */
+/**
+ * BOUNDS — every table has one, enforced by the retention sweep (retention.ts, which states them in
+ * full) and tested in test/durable-objects/retention.test.ts:
+ *   inbox          unsettled events + tombstones for 48 h (payload cleared after 1 h); inbox_alias 48 h
+ *   outbox         chunks in delivery + sent for 48 h + dead letters for session.maintenance.pruneAfter
+ *                  (30 d), at most session.maintenance.maxEntries (500)
+ *   runs           current session's newest maxEntries (older folded into meta foldedRuns:<id>) +
+ *                  earlier sessions' for 48 h after finishing (once mirrored; at once without Postgres)
+ *   transcript     the model's context (compaction) + rows awaiting the mirror; compacted/earlier rows go
+ *                  once mirrored, or after session.maintenance.resetArchiveRetention (30 d) without Postgres
+ *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
+ *   group_history  at most historyLimit (50), emptied by each run
+ */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {
     version: 1,

@@ -2,6 +2,7 @@ import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import { migrateSessionSchema, type SchemaHost } from "./schema.ts";
+import type { FoldedRuns } from "./retention.ts";
 import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
 import type { IncomingText } from "../../functions/agent/turn-text.ts";
 
@@ -234,16 +235,8 @@ export class SessionStore {
       seq,
     );
   }
-  /** Clears payloads of settled events and forgets tombstones older than TOMBSTONE_MS. */
-  pruneInbox(now: number): void {
-    this.sql.exec(`UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`, now - 60 * 60 * 1000);
-    this.sql.exec(`DELETE FROM inbox WHERE state = 'settled' AND settled_at < ?`, now - TOMBSTONE_MS);
-    this.sql.exec(`DELETE FROM inbox_alias WHERE at < ?`, now - TOMBSTONE_MS);
-  }
-  oldestSettledAt(): number | undefined {
-    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(settled_at) AS at FROM inbox WHERE state = 'settled'`).one();
-    return row.at ?? undefined;
-  }
+
+
 
   // ---- runs --------------------------------------------------------------------------------
   insertRun(run: Omit<RunRow, "steps" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "finishedAt" | "resumes">): void {
@@ -312,7 +305,9 @@ export class SessionStore {
         sessionId,
       )
       .one();
-    return { inputTokens: row.i ?? 0, outputTokens: row.o ?? 0, runs: row.n };
+    // Runs folded away by the retention sweep (retention.ts) still count.
+    const folded = this.getJson<FoldedRuns>(`foldedRuns:${sessionId}`);
+    return { inputTokens: (row.i ?? 0) + (folded?.inputTokens ?? 0), outputTokens: (row.o ?? 0) + (folded?.outputTokens ?? 0), runs: row.n + (folded?.runs ?? 0) };
   }
 
   // ---- transcript --------------------------------------------------------------------------
@@ -405,17 +400,9 @@ export class SessionStore {
       : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, rowid`);
     return rows.toArray().map(toOutboxRow);
   }
-  /** Drops transcript rows that are both archived in Postgres and no longer in the model's context. */
-  pruneTranscript(activeSessionId: string | undefined): void {
-    this.sql.exec(`DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`, activeSessionId ?? "");
-  }
-  /** Runs of earlier sessions, once their usage is in Postgres (the current session's feed /status). */
-  pruneRuns(activeSessionId: string | undefined, now: number): void {
-    this.sql.exec(`DELETE FROM runs WHERE mirrored = 1 AND state != 'running' AND session_id != ? AND finished_at < ?`, activeSessionId ?? "", now - TOMBSTONE_MS);
-  }
-  pruneOutbox(now: number): void {
-    this.sql.exec(`DELETE FROM outbox WHERE state = 'sent' AND settled_at < ?`, now - TOMBSTONE_MS);
-  }
+
+
+
 
   // ---- group history -----------------------------------------------------------------------
   pushGroupHistory(sender: string, text: string, at: number, limit: number): void {

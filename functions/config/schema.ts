@@ -179,6 +179,35 @@ const resetPolicySchema = z.object({
   idleMinutes: z.number().int().positive().optional(),
 });
 
+/** OpenClaw durations: `30d`, `24h`, `90m`, `45s`, `500ms`, `2w`; a bare number is milliseconds. */
+const durationMs = z.union([
+  z.number().int().nonnegative(),
+  z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d|w)$/, { message: 'expected a duration such as "30d", "24h" or "90m"' })
+    .transform((text) => {
+      const [, amount, unit] = /^(\d+)(ms|s|m|h|d|w)$/.exec(text)!;
+      const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit as "ms"];
+      return Number(amount) * unitMs;
+    }),
+]);
+
+/**
+ * OpenClaw's session-store upkeep, applied here to each session's Durable Object storage
+ * (durable-objects/session/retention.ts). `mode` and the disk budgets are accepted and not acted on.
+ */
+const sessionMaintenanceSchema = z
+  .object({
+    /** Dead-lettered reply chunks are kept this long for operators (and at most `maxEntries`). */
+    pruneAfter: durationMs.prefault("30d"),
+    /** Most dead letters, and most runs of the current session, one session keeps. */
+    maxEntries: z.number().int().positive().default(500),
+    /** Without DATABASE_URL: transcript rows out of the model's context (compacted, earlier sessions) are kept this long; false keeps them. */
+    resetArchiveRetention: z.union([durationMs, z.literal(false)]).prefault("30d"),
+  })
+  .loose()
+  .prefault({});
+
 const sessionSchema = z
   .object({
     dmScope: z.enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]).default("main"),
@@ -194,6 +223,7 @@ const sessionSchema = z
       .default({}),
     resetByChannel: z.record(z.string(), resetPolicySchema).default({}),
     resetTriggers: z.array(z.string()).default(["/new", "/reset"]),
+    maintenance: sessionMaintenanceSchema,
   })
   .loose()
   .prefault({});

@@ -1,6 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
+import { pruneSessionStorage, type RetentionPolicy } from "../../durable-objects/session/retention.ts";
+
+const archived = (activeSessionId: string): RetentionPolicy => ({ activeSessionId, archived: true, deadLetterMs: 30 * 86_400_000, maxEntries: 500, archiveMs: 30 * 86_400_000 });
 import { sessionStub, webchatEvent } from "./helpers.ts";
 
 describe("SessionDO storage bounds", () => {
@@ -13,7 +16,7 @@ describe("SessionDO storage bounds", () => {
       const unarchived = store.appendTranscript("old-session", null, { role: "user", content: "not yet mirrored" }, 4);
       store.markCompacted("live", kept);
       store.markTranscriptMirrored(kept);
-      store.pruneTranscript("live");
+      pruneSessionStorage(state.storage.sql, archived("live"), 10);
       const left = [...store.transcript("live"), ...store.transcript("old-session")].map((row) => row.seq).sort();
       expect(left).toEqual([kept, unarchived].sort());
       expect([old, compacted].some((seq) => left.includes(seq))).toBe(false);
@@ -26,9 +29,9 @@ describe("SessionDO storage bounds", () => {
       const event = webchatEvent("agent:main:storage-tombstones", "hi", "tomb-1");
       const seq = store.insertInbox(event, 0)!;
       store.settleInbox(seq, "answer", 1_000);
-      store.pruneInbox(1_000 + 47 * 60 * 60 * 1000);
+      pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 47 * 60 * 60 * 1000);
       expect(store.insertInbox(event, 2_000)).toBeNull();
-      store.pruneInbox(1_000 + 49 * 60 * 60 * 1000);
+      pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 49 * 60 * 60 * 1000);
       expect(store.insertInbox(event, 3_000)).not.toBeNull();
     });
   });
