@@ -5,11 +5,13 @@
  *
  *   DATABASE_URL=postgres://… npm run deploy
  *   npm run deploy -- --skip-migrations      (database already migrated, or migrated elsewhere)
- *   npm run deploy -- --dry-run              (everything but the upload)
+ *   npm run deploy -- --dry-run              (bundle only; says which migrations a deploy would
+ *                                             apply, changes nothing)
  */
 import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
-import { migrateDatabase, redactDatabaseUrl } from "./lib/migrate-neon.ts";
+import { describeDatabaseError } from "./lib/database-error.ts";
+import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
 import { requiredSecrets } from "./lib/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
 
@@ -29,22 +31,38 @@ async function main(): Promise<number> {
 
   if (!skipMigrations) {
     const databaseUrl = process.env.DATABASE_URL;
-    if (!databaseUrl) {
+    const wsProxy = process.env.EDGECLAW_PG_WS_PROXY || undefined;
+    if (dryRun) {
+      // A dry run changes nothing anywhere: it only says what a deploy would apply.
+      if (!databaseUrl) console.log("edgeclaw deploy: dry run: DATABASE_URL is not set, so pending migrations were not checked");
+      else {
+        try {
+          const { applied, pending } = await pendingMigrations(databaseUrl, { wsProxy });
+          console.log(
+            `edgeclaw deploy: dry run: ${redactDatabaseUrl(databaseUrl)} has ${applied} migration${applied === 1 ? "" : "s"}; ` +
+              (pending.length ? `a deploy would apply ${pending.join(", ")}` : "nothing to apply"),
+          );
+        } catch (error) {
+          console.warn(`edgeclaw deploy: dry run: cannot read ${redactDatabaseUrl(databaseUrl)}: ${describeDatabaseError(error)}`);
+        }
+      }
+    } else if (!databaseUrl) {
       console.error(
         "edgeclaw deploy: DATABASE_URL is not set. Export your Neon connection string (Neon console → Connect, " +
           "e.g. postgres://user:pass@ep-….neon.tech/neondb?sslmode=require) so the migrations can be applied, " +
           "or pass --skip-migrations.",
       );
       return 1;
-    }
-    console.log(`edgeclaw deploy: migrating ${redactDatabaseUrl(databaseUrl)} …`);
-    try {
-      const outcome = await migrateDatabase(databaseUrl, { wsProxy: process.env.EDGECLAW_PG_WS_PROXY || undefined });
-      const applied = outcome.after - outcome.before;
-      console.log(`edgeclaw deploy: database up to date (${applied} migration${applied === 1 ? "" : "s"} applied, ${outcome.after} total)`);
-    } catch (error) {
-      console.error(`edgeclaw deploy: migration failed: ${error instanceof Error ? error.message : String(error)}`);
-      return 1;
+    } else {
+      console.log(`edgeclaw deploy: migrating ${redactDatabaseUrl(databaseUrl)} …`);
+      try {
+        const outcome = await migrateDatabase(databaseUrl, { wsProxy });
+        const applied = outcome.after - outcome.before;
+        console.log(`edgeclaw deploy: database up to date (${applied} migration${applied === 1 ? "" : "s"} applied, ${outcome.after} total)`);
+      } catch (error) {
+        console.error(`edgeclaw deploy: migration failed: ${describeDatabaseError(error)}`);
+        return 1;
+      }
     }
   }
 

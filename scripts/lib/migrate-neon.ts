@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import { migrate } from "drizzle-orm/neon-serverless/migrator";
@@ -22,6 +24,19 @@ export async function migrateDatabase(databaseUrl: string, options: { wsProxy?: 
     await migrate(db, { migrationsFolder });
     return { before, after: await appliedCount(db) };
   });
+}
+
+export interface PendingMigrations {
+  applied: number;
+  /** Tags (file names) of the migrations a deploy would apply, oldest first. */
+  pending: string[];
+}
+
+/** What a deploy would apply, read without writing anything (for `deploy --dry-run`). */
+export async function pendingMigrations(databaseUrl: string, options: { wsProxy?: string } = {}): Promise<PendingMigrations> {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: Array<{ tag: string }> };
+  const applied = await withNeonPool(databaseUrl, options.wsProxy, (pool) => appliedCount(drizzle({ client: pool })));
+  return { applied, pending: journal.entries.slice(applied).map((entry) => entry.tag) };
 }
 
 async function appliedCount(db: ReturnType<typeof drizzle>): Promise<number> {

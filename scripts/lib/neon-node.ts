@@ -15,11 +15,11 @@ export async function withNeonPool<T>(databaseUrl: string, wsProxy: string | und
       sockets.add(this);
     }
   };
-  if (wsProxy) {
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineConnect = false;
-    neonConfig.wsProxy = () => `${wsProxy}/`;
-  }
+  // neonConfig is global: each call sets every field it depends on, so a local run before does not
+  // send a later Neon connection to a stale local port.
+  neonConfig.useSecureWebSocket = !wsProxy;
+  neonConfig.pipelineConnect = wsProxy ? false : "password";
+  neonConfig.wsProxy = wsProxy ? () => `${wsProxy}/` : (host) => `${host}/v2`;
   const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   try {
     return await work(pool);
