@@ -25,11 +25,27 @@ export function newFenceId(): string {
   return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+/** Line breaks a model may honour besides "\n": a structural line must not hide behind them. */
+const OTHER_LINE_BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
+
+/**
+ * Removes special tokens and fence markers until none is left: one pass is not enough, because
+ * removing a marker glues the text around it together (`<|im_<|im_end|>start|>` → `<|im_start|>`).
+ * Each further pass only runs when the last one removed something, so this ends.
+ */
+function stripMarkers(text: string): string {
+  let current = text;
+  for (;;) {
+    const next = current.replace(SPECIAL_TOKENS, "").replace(FENCE_MARKER, "");
+    if (next === current) return current;
+    current = next;
+  }
+}
+
 /** Removes special tokens and fence markers; quotes lines that could pass for prompt structure. */
 export function sanitizeUntrusted(text: string): string {
-  return text
-    .replace(SPECIAL_TOKENS, "")
-    .replace(FENCE_MARKER, "")
+  return stripMarkers(text)
+    .replace(OTHER_LINE_BREAKS, "\n")
     .split("\n")
     .map((line) => (STRUCTURAL_LINE.some((pattern) => pattern.test(line)) ? `> ${line}` : line))
     .join("\n");
@@ -37,7 +53,7 @@ export function sanitizeUntrusted(text: string): string {
 
 /** A label (display name, file name, source) reduced to one bounded line without markup. */
 export function sanitizeLabel(text: string, maxChars = 120): string {
-  const line = text.replace(SPECIAL_TOKENS, "").replace(FENCE_MARKER, "").replace(/[\s\u2028\u2029]+/g, " ").replace(/[<>[\]]/g, "").trim();
+  const line = stripMarkers(text).replace(/[\s\u0085\u2028\u2029]+/g, " ").replace(/[<>[\]]/g, "").trim();
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
