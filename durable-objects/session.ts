@@ -138,13 +138,18 @@ export class SessionDO extends DurableObject<Env> {
   /** One alarm pass. However it ends (even by an exception), the next alarm is planned from storage. */
   private async pumpOnce(): Promise<void> {
     try {
+      this.s.passStartedAt = Date.now();
       for (let round = 0; round < 1000; round++) {
         await deliver(this.s);
         await triage(this.s);
         if (retryPending(this.s)) break;
-        const run = this.s.store.activeRun() ?? startNextRun(this.s);
+        const resumed = this.s.store.activeRun();
+        const run = resumed ?? startNextRun(this.s);
         if (!run) break;
-        await executeRun(this.s, run);
+        await executeRun(this.s, run, resumed !== undefined);
+        // Parked (checkpoint at the end of its slice, or setup waiting to retry): the next pass
+        // continues it, so no single alarm handler nears the platform's wall-time limit.
+        if (this.s.store.getRun(run.runId)?.state === "running") break;
       }
       await deliver(this.s);
       await mirror(this.s);

@@ -1,11 +1,12 @@
 import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
-import { closeDanglingToolCalls, runAgentLoop, type RunHost } from "../../functions/agent/run-loop.ts";
+import { closeDanglingToolCalls, runAgentLoop, RunYield, type RunHost } from "../../functions/agent/run-loop.ts";
 import { ModelError, type Message, type ToolCall } from "../../functions/agent/types.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { enqueueReply, enqueueRetract, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
 import { deadLetterNotice } from "./dead-letter.ts";
+import { admitRun, markParked, runLimits } from "./run-bounds.ts";
 import { clearRetry, recordFailure } from "./retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
 import { buildRunDeps } from "./run-deps.ts";
@@ -53,15 +54,33 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
   return s.store.getRun(runId)!;
 }
 
-/** Runs (or resumes) one run to its end: model and tools, checkpointed step by step. */
-export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
+/**
+ * Runs (or resumes: `resumed` when the run was found "running" in storage) one run, model and tools
+ * checkpointed step by step, until it ends or yields at a checkpoint for the next alarm pass.
+ */
+export async function executeRun(s: SessionState, run: RunRow, resumed: boolean): Promise<void> {
+  const config = s.config;
+  const agentId = s.store.getMeta("agentId") ?? "main";
+  const limits = runLimits(config, agentId);
+  const admission = admitRun(s, run, resumed, limits, Date.now());
+  if (!admission.go) {
+    closeDanglingToolCalls({
+      runMessages: () => s.store.runTranscript(run.runId).map((row) => row.message),
+      append: (message) => s.store.appendTranscript(run.sessionId, run.runId, message, Date.now()),
+    });
+    finishRun(s, run, "failed", admission.notice, false, admission.code, admission.code === "dead_letter" ? admission.reason : undefined);
+    return;
+  }
   const abort = new AbortController();
   const seqs = new Set(s.store.inboxByRun(run.runId).map((row) => row.seq));
   s.active = { runId: run.runId, abort, seqs };
-  const config = s.config;
-  const agentId = s.store.getMeta("agentId") ?? "main";
-  const timeoutMs = (config.agents.list.find((a) => a.id === agentId)?.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
-  const timer = setTimeout(() => abort.abort(new ModelError("timeout", `run timed out after ${timeoutMs / 1000}s (agents.defaults.timeoutSeconds)`)), timeoutMs);
+  // The timeout counts from the run's first start, whatever passes and restarts came between.
+  const remainingMs = Math.max(0, run.startedAt + limits.timeoutMs - Date.now());
+  const timer = setTimeout(
+    () => abort.abort(new ModelError("timeout", `run timed out after ${limits.timeoutMs / 1000}s (agents.defaults.timeoutSeconds)`)),
+    remainingMs,
+  );
+  let callsThisPass = 0;
   const relay = progressRelay(s, run, run.route);
   let text = "";
   let lastWatchdog = 0;
@@ -82,7 +101,13 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
       s.store.appendTranscript(run.sessionId, run.runId, message, Date.now());
       watchdog();
     },
-    recordUsage: (modelRef, usage) => s.store.addRunUsage(run.runId, modelRef, usage),
+    recordUsage: (modelRef, usage) => {
+      callsThisPass++;
+      s.store.addRunUsage(run.runId, modelRef, usage);
+    },
+    roundsUsed: () => s.store.getRun(run.runId)?.steps ?? 0,
+    // At least one model call per pass, so a pass that began late still moves the run forward.
+    shouldYield: () => callsThisPass > 0 && Date.now() >= s.passStartedAt + limits.sliceMs,
     hasSteerMessages: () => steerCandidates(s, run).length > 0,
     takeSteerMessages: () => takeSteer(s, run),
     onTextDelta: (delta) => {
@@ -129,6 +154,8 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
       await relay.settle({ type: "run-finished" });
       finishRun(s, run, "failed", deadLetterNotice(verdict.reason), false, "dead_letter", verdict.reason);
       clearRetry(s);
+    } else {
+      markParked(s, run.runId);
     }
     s.active = null;
     return;
@@ -144,6 +171,11 @@ export async function executeRun(s: SessionState, run: RunRow): Promise<void> {
     await relay.settle({ type: "run-finished" });
     finishRun(s, run, "finished", outcome.finalText, deps.isSilent(outcome.finalText));
   } catch (error) {
+    if (error instanceof RunYield && !abort.signal.aborted) {
+      // Checkpointed between model calls: the next alarm pass continues from the transcript.
+      markParked(s, run.runId);
+      return;
+    }
     await relay.settle({ type: "run-finished" });
     const reason = abort.signal.aborted ? abort.signal.reason : error;
     closeDanglingToolCalls({

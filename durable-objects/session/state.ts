@@ -27,6 +27,8 @@ export class SessionState {
   triaging: Promise<void> | null = null;
   /** The alarm pass in progress in this isolate, if any (the dispatcher in session.ts owns it). */
   pumping: Promise<void> | null = null;
+  /** When the alarm pass in progress started: a run yields before it has used runSliceSeconds of it. */
+  passStartedAt = 0;
   /** Outbox passes run one after another, never two at once (a chunk must not be sent twice). */
   deliveries: Promise<void> = Promise.resolve();
 

@@ -272,6 +272,11 @@ export class SessionStore {
       runId,
     );
   }
+  /** Counts one more restart of the run; returns the new count. */
+  addRunResume(runId: string): number {
+    const row = this.sql.exec<{ resumes: number }>(`UPDATE runs SET resumes = resumes + 1 WHERE run_id = ? RETURNING resumes`, runId).toArray()[0];
+    return row?.resumes ?? 0;
+  }
   setRunProgress(runId: string, state: Record<string, string>): void {
     this.sql.exec(`UPDATE runs SET progress_state = ? WHERE run_id = ?`, JSON.stringify(state), runId);
   }

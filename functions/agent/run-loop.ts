@@ -15,6 +15,10 @@ export interface RunHost {
   hasSteerMessages(): boolean;
   onTextDelta(text: string): void;
   onTool(call: ToolCall, phase: "start" | "end", result?: { isError?: boolean; preview?: string }): void;
+  /** Model rounds this run has used so far, across every resume (persisted by recordUsage). */
+  roundsUsed(): number;
+  /** True when this stretch of the run should stop at the next checkpoint and continue later. */
+  shouldYield(): boolean;
 }
 
 export interface RunLoopDeps {
@@ -33,6 +37,17 @@ export interface RunOutcome {
   modelRef: string | undefined;
 }
 
+/**
+ * Thrown at a checkpoint (between model calls) when the host asked the run to yield: everything
+ * so far is in the transcript, and calling runAgentLoop again continues from there.
+ */
+export class RunYield extends Error {
+  constructor() {
+    super("run yielded at a checkpoint");
+    this.name = "RunYield";
+  }
+}
+
 export const STEER_SKIPPED_RESULT = "Skipped due to queued user message.";
 export const ABORTED_TOOL_RESULT = "Aborted: the run was stopped before this tool ran.";
 
@@ -45,7 +60,7 @@ export const ABORTED_TOOL_RESULT = "Aborted: the run was stopped before this too
 export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<RunOutcome> {
   let modelRef: string | undefined;
   const toolSpecs: ToolSpec[] = deps.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
-  for (let iteration = 0; iteration <= deps.maxToolIterations; iteration++) {
+  for (;;) {
     throwIfAborted(deps.signal);
     const pending = pendingToolCalls(host.runMessages());
     const last = host.runMessages().at(-1);
@@ -56,6 +71,10 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
       await runToolCalls(host, deps, pending);
       continue;
     }
+    // Counted from storage, so a resumed run cannot earn a fresh allowance: the first call answers,
+    // each further one follows a tool round, and maxToolIterations bounds those rounds.
+    if (host.roundsUsed() > deps.maxToolIterations) break;
+    if (host.shouldYield()) throw new RunYield();
     for (const text of host.takeSteerMessages()) host.append({ role: "user", content: text });
     const result = await deps.callModel({
       system: deps.system,

@@ -106,8 +106,18 @@ const agentsSchema = z
       .object({
         model: modelSelection.prefault({}),
         timeoutSeconds: z.number().int().positive().default(172_800),
-        /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard). */
+        /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard), across resumes. */
         maxToolIterations: z.number().int().positive().default(50),
+        /**
+         * edgeclaw's own: times a run may be picked up again after its pass died (eviction, crash,
+         * deploy) before it is ended with one notice and its messages dead-lettered.
+         */
+        maxRunResumes: z.number().int().nonnegative().default(3),
+        /**
+         * edgeclaw's own: wall time one alarm pass spends on a run before it checkpoints (between
+         * model calls) and continues in the next pass; well under the platform's 15-minute limit.
+         */
+        runSliceSeconds: z.number().int().positive().max(720).default(600),
         compaction: z
           .object({
             /** false stops proactive compaction only; /compact still works. */

@@ -134,10 +134,10 @@ describe("compaction that cannot summarise", () => {
       }
     });
     await scriptModel(scenario, [{ type: "error", status: 400, errorType: "invalid_request_error", message: "this model cannot do that" }]);
-    const [compact, status] = await Promise.all([
-      stub.chat(webchatEvent(key, "/compact")).then(collectRunEvents),
-      stub.chat(webchatEvent(key, "/status")).then(collectRunEvents),
-    ]);
+    // Both stored before either is answered (chat() resolves once its event is stored), in this order.
+    const compactStream = await stub.chat(webchatEvent(key, "/compact"));
+    const statusStream = await stub.chat(webchatEvent(key, "/status"));
+    const [compact, status] = await Promise.all([collectRunEvents(compactStream), collectRunEvents(statusStream)]);
     const compactReply = finalText(compact);
     expect(compactReply).toContain("Compacted");
     expect(compactReply).toMatch(/dropped without a summary/);
