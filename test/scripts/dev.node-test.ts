@@ -240,6 +240,34 @@ describe("npm run dev", { concurrency: false }, () => {
     assert.notEqual(denied.status, 0);
     assert.match(denied.stderr, /401|token|unauthori/i);
 
+    // With no --url and no token, the CLI finds this dev stack (URL, generated token) in its data dir.
+    const local = (...args: string[]) =>
+      spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args], {
+        cwd: projectRoot,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_URL: "", EDGECLAW_GATEWAY_TOKEN: "", OPENCLAW_GATEWAY_TOKEN: "" },
+      });
+    const found = local("agents", "list");
+    assert.equal(found.status, 0, found.stderr);
+    assert.match(found.stdout, /\bmain\b.*fake\/edgeclaw-demo/);
+    // A conversation with the demo model, read back turn by turn (not as stored JSON).
+    const chat = await fetch(`${second.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "openclaw/default", user: "cli-reader", messages: [{ role: "user", content: "hello from the cli test" }] }),
+    });
+    assert.equal(chat.status, 200, await chat.clone().text());
+    let shown = local("sessions", "show", "agent:main:openai-user:cli-reader");
+    for (let tries = 0; tries < 40 && !/ assistant:/.test(shown.stdout); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      shown = local("sessions", "show", "agent:main:openai-user:cli-reader");
+    }
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.match(shown.stdout, /^\[[^\]]+\] #\d+ user:\n    hello from the cli test$/m);
+    assert.match(shown.stdout, /^\[[^\]]+\] #\d+ assistant:\n    \S/m);
+    assert.doesNotMatch(shown.stdout, /"role"/);
+
     const otherDir = join(tempProject(), "data");
     const other = await startDev(otherDir, await freePort());
     assert.equal((await fetch(`${other.url}/health`)).status, 200);
