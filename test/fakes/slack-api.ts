@@ -27,6 +27,7 @@ import { listenOnLoopback } from "./listen.ts";
  *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
  *   GET  /_control/calls?method=&channel=                       recorded calls (token redacted to its last 4)
  *   GET  /_control/messages?channel=                            messages as stored (after edits/deletes)
+ *   GET  /_control/count                                        {messages}: how many are stored and not deleted
  *   POST /_control/reset                                        forget calls, messages and scripts
  * Tokens: any `xoxb-…` works except `xoxb-invalid` (invalid_auth). Unknown methods → unknown_method.
  */
@@ -287,6 +288,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
         calls.filter((c) => (!only || c.method === only) && (!channel || c.args.channel === channel)),
       );
     }
+    if (path === "count") return json(res, 200, { messages: messages.filter((m) => !m.deleted).length });
     if (path === "messages") return json(res, 200, messages.filter((m) => !channel || m.channel === channel));
     return json(res, 404, { error: "unknown control endpoint" });
   }

@@ -6,6 +6,8 @@ import { freePort } from "../../lib/local-ports.ts";
 
 export interface DevInstance {
   url: string;
+  /** The root of the instance's process tree (npm when `viaNpm`, else the node running dev.ts). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -13,12 +15,20 @@ export interface DevInstance {
  * A throwaway `npm run dev` (own port, own data dir, own config) for benchmarks: exactly what a
  * user runs, so the figures include the real Worker, Durable Objects and local Postgres.
  */
-export async function startDevInstance(config: Record<string, unknown>, extraEnv: Record<string, string> = {}): Promise<DevInstance> {
+export async function startDevInstance(
+  config: Record<string, unknown>,
+  extraEnv: Record<string, string> = {},
+  /** viaNpm: start it as a user does (`npm run dev`, with npm and tsx above dev.ts), for whole-tree figures. */
+  options: { viaNpm?: boolean } = {},
+): Promise<DevInstance> {
   const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-bench-"));
   const configFile = join(dataDir, "bench.json5");
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
+  const [command, args] = options.viaNpm ? ["npm", ["run", "--silent", "dev"]] : [process.execPath, ["--import", "tsx", "scripts/dev.ts"]];
+  const child: ChildProcess = spawn(command, args, {
+    // Its own group, so stopping it is a Ctrl-C to exactly that tree (npm, tsx and dev.ts alike).
+    detached: options.viaNpm === true,
     env: {
       ...process.env,
       ...extraEnv,
@@ -50,12 +60,21 @@ export async function startDevInstance(config: Record<string, unknown>, extraEnv
     });
   });
   const url = await ready;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (options.viaNpm) process.kill(-child.pid!, name);
+      else child.kill(name);
+    } catch {
+      // already gone
+    }
+  };
   return {
     url,
+    pid: child.pid!,
     async stop() {
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGINT");
-      const timeout = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      signal("SIGINT");
+      const timeout = setTimeout(() => signal("SIGKILL"), 15_000);
       await exited;
       clearTimeout(timeout);
       rmSync(dataDir, { recursive: true, force: true });
