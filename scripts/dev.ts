@@ -17,7 +17,7 @@ import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
 import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
 import { referencedSecretIds } from "./lib/secret-scan.ts";
-import { wranglerCli, wranglerEnv } from "./lib/wrangler.ts";
+import { localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
 
 const HOST = "127.0.0.1";
 /** After this long without /health answering, say what to look at (and keep waiting). */
@@ -82,8 +82,10 @@ async function main() {
     // Dies with this process however it ends (see die-with-parent.mjs), via the pipe on fd 3.
     "--import",
     dieWithParentUrl,
-    wranglerCli,
-    "dev",
+    // A small young generation: this process only supervises workerd.
+    "--max-semi-space-size=1",
+    localWorkerCli,
+    "--watch",
     "--ip",
     HOST,
     "--port",
@@ -94,7 +96,6 @@ async function main() {
     join(dataDir, "wrangler"),
     "--env-file",
     envFile,
-    "--show-interactive-dev-session=false",
     ...inputs.defineArgs,
   ];
   // Its own process group, so stopping it also reaches workerd and anything else it started.

@@ -1,10 +1,17 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { BundledWorkspace } from "../../functions/config/bundled-workspace.ts";
 
 /** wrangler's own entry, run with this Node directly (no npx, so no extra process in between). */
 export const wranglerCli = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+
+/**
+ * What `npm run dev` runs as its Worker: the bundle wrangler builds, served by workerd directly
+ * (scripts/lib/local-worker.mjs), instead of `wrangler dev` and its resident proxy and watcher.
+ */
+export const localWorkerCli = fileURLToPath(new URL("./local-worker.mjs", import.meta.url));
 
 /** The environment every wrangler child gets: no telemetry (offline it would only wait and fail). */
 export function wranglerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -1,0 +1,83 @@
+/**
+ * One build of the local Worker for `npm run dev`, in a short-lived process (local-worker.mjs runs
+ * it at start and on every save): the bundle `wrangler deploy --dry-run` makes (what a deploy
+ * uploads) and the workerd config that serves it with the bindings wrangler derives from
+ * wrangler.toml. wrangler's API and the bundler load only here, so none of it stays resident.
+ *
+ *   node --import tsx scripts/lib/local-worker-build.ts --out-dir DIR --address HOST:PORT \
+ *     --do-dir DIR [--env-binding NAME …] [--define NAME:JSON …]
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runWrangler, stripAnsi } from "./wrangler.ts";
+import { workerdConfig, type WorkerShape } from "./workerd-config.ts";
+
+const { values } = parseArgs({
+  options: {
+    "out-dir": { type: "string" },
+    address: { type: "string" },
+    "do-dir": { type: "string" },
+    "client-address": { type: "string" },
+    "env-binding": { type: "string", multiple: true, default: [] },
+    define: { type: "string", multiple: true, default: [] },
+  },
+  strict: true,
+});
+
+async function main(): Promise<number> {
+  if (!values["out-dir"] || !values.address || !values["do-dir"]) throw new Error("--out-dir, --address and --do-dir are required");
+  const outDir = resolve(values["out-dir"]);
+  const projectDir = process.cwd();
+  const run = await runWrangler(["deploy", "--dry-run", "--outdir", outDir, ...values.define.flatMap((define) => ["--define", define])], { cwd: projectDir });
+  if (run.code !== 0) {
+    process.stderr.write(stripAnsi(run.output));
+    console.error(`edgeclaw dev: the Worker did not build (wrangler exit ${run.code}); fix it and save to retry`);
+    return 1;
+  }
+  const wrangler = await import("wrangler");
+  const configPath = join(projectDir, "wrangler.toml");
+  const config = wrangler.unstable_readConfig({ config: configPath });
+  const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(configPath);
+  mkdirSync(values["do-dir"], { recursive: true });
+  writeFileSync(
+    join(outDir, "workerd.capnp"),
+    workerdConfig({
+      worker: workerShape(config.name ?? "edgeclaw", workerOptions as Record<string, unknown>),
+      moduleFile: "index.js",
+      address: values.address,
+      durableObjectDir: resolve(values["do-dir"]),
+      environmentBindings: values["env-binding"],
+      clientAddress: values["client-address"],
+    }),
+  );
+  return 0;
+}
+
+/** Only what the local config needs, checked: a wrangler upgrade that changes the shape fails loudly. */
+function workerShape(name: string, workerOptions: Record<string, unknown>): WorkerShape {
+  const options = workerOptions as {
+    compatibilityDate?: string;
+    compatibilityFlags?: string[];
+    durableObjects?: Record<string, string | { className: string; scriptName?: string; useSQLite?: boolean }>;
+    bindings?: Record<string, unknown>;
+  };
+  if (!options.compatibilityDate) throw new Error("wrangler.toml has no compatibility_date");
+  const durableObjects: WorkerShape["durableObjects"] = {};
+  for (const [binding, value] of Object.entries(options.durableObjects ?? {})) {
+    const target = typeof value === "string" ? { className: value } : value;
+    if ("scriptName" in target && target.scriptName) throw new Error(`${binding}: Durable Objects of another Worker are not supported locally`);
+    durableObjects[binding] = { className: target.className, useSQLite: "useSQLite" in target ? target.useSQLite : false };
+  }
+  const vars: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.bindings ?? {})) vars[key] = typeof value === "string" ? value : JSON.stringify(value);
+  return { name, compatibilityDate: options.compatibilityDate, compatibilityFlags: options.compatibilityFlags ?? [], durableObjects, vars };
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`edgeclaw dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
