@@ -176,12 +176,12 @@ describe("system prompt", () => {
     expect(render({ config: skip }).text).toContain("# Project Context");
   });
 
-  it("states the date in agents.defaults.userTimezone, falling back to UTC", () => {
+  it("states the date in agents.defaults.userTimezone (UTC by default); an unknown zone is a config error", () => {
     const tokyo = render({ config: parseConfig({ agents: { defaults: { userTimezone: "Asia/Tokyo" } } }) });
     expect(tokyo.text).toContain("Today is Monday, March 2, 2026 (time zone: Asia/Tokyo).");
     expect(render().text).toContain("Today is Sunday, March 1, 2026 (time zone: UTC).");
-    const bogus = render({ config: parseConfig({ agents: { defaults: { userTimezone: "Mars/Olympus" } } }) });
-    expect(bogus.text).toContain("(time zone: UTC)");
+    // A zone that is not a real IANA zone never reaches the prompt: the config refuses it.
+    expect(() => parseConfig({ agents: { defaults: { userTimezone: "Mars/Olympus" } } })).toThrow(/userTimezone: expected an IANA time zone/);
     expect(tokyo.text).toContain("call `session_status`");
   });
 

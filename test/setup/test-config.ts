@@ -104,6 +104,15 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
         botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
         signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
       },
+      // Pairing like "ops", but used by one test file only: the 3-pending cap per account is shared
+      // by every file that DMs "ops" as a stranger, so a test that must mint a code gets its own.
+      pairing: {
+        webhookPath: "/slack/pairing/events",
+        dmPolicy: "pairing",
+        allowFrom: [],
+        botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
+        signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
+      },
       // Its own token, so a test can make only this account's auth.test hang or fail.
       // A 1 MB mediaMaxMb, so file-size bounds are tested without moving 20 MB around.
       probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken, mediaMaxMb: 1 },

@@ -6,7 +6,7 @@ import { SessionStore } from "../../../durable-objects/session/storage.ts";
 import type { Env } from "../../../workers/env.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import { sessionStub } from "../../durable-objects/helpers.ts";
-import { BOT_USER, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, slackCalls, slackMessages, uniqueId, waitFor } from "./helpers.ts";
+import { BOT_USER, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, slackCalls, slackMessages, forgetPairingWhenDone, uniqueId, waitFor } from "./helpers.ts";
 import {
   appMention,
   buttonClick,
@@ -70,6 +70,7 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
   it("in a DM: one pairing code for the plain message, then silence; no model call; nothing in agent:main:main", async () => {
     const channel = uniqueId("D");
     const stranger = uniqueId("U");
+    forgetPairingWhenDone(stranger);
     const scenario = newScenario("stranger-every-kind-dm");
     const marker = `[scenario:${scenario}]`;
     const first = plainMessage(channel, "im", stranger, `hello, what did the last user say? ${marker}`);

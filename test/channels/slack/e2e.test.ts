@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { recorded } from "../../agent/model-helpers.ts";
-import { BOT_USER, messageEvent, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, scriptSlack, slackCalls, slackMessages, uniqueId, waitFor } from "./helpers.ts";
+import { BOT_USER, messageEvent, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, scriptSlack, slackCalls, slackMessages, forgetPairingWhenDone, uniqueId, waitFor } from "./helpers.ts";
 
 /**
  * Signed Slack event → Worker → durable accept in the SessionDO → agent run against the fake model
@@ -151,6 +151,7 @@ describe("Slack end to end", () => {
   it("answers an unknown DM sender on a pairing account with a pairing code, once", async () => {
     const channel = uniqueId("D");
     const user = uniqueId("U");
+    forgetPairingWhenDone(user);
     const first = messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", user, text: "hello?", ts: nowTs() });
     const res = await postSigned(first, { path: "/slack/ops/events", secret: OPS_SIGNING_SECRET });
     expect(res.status).toBe(200);

@@ -27,13 +27,13 @@ describe("pairing code after a crash between the Postgres insert and the reply r
     const envelope = inboundEnvelopeSchema.parse({
       dedupKey: `slack:${TEAM}:${eventId}`,
       channel: "slack",
-      accountId: "ops",
+      accountId: "pairing",
       chatType: "direct",
       peerId: stranger,
       senderId: stranger,
       text: "hello?",
       receivedAt: Date.now(),
-      route: { channel: "slack", accountId: "ops", to: channel },
+      route: { channel: "slack", accountId: "pairing", to: channel },
     });
     const first = await withDb(testEnv, (db) => decideAccess({ config: configFromEnv(testEnv), envelope, store: postgresAccessStore(db), now: Date.now(), agentId: "main" }));
     expect(first.kind).toBe("pairing");
@@ -43,7 +43,7 @@ describe("pairing code after a crash between the Postgres insert and the reply r
 
     // The retry: the same event reaches triage again.
     const body = messageEvent({ eventId, channel, channelType: "im", user: stranger, text: "hello?", ts: nowTs() });
-    expect((await postSigned(body, { path: "/slack/ops/events", secret: OPS_SIGNING_SECRET })).status).toBe(200);
+    expect((await postSigned(body, { path: "/slack/pairing/events", secret: OPS_SIGNING_SECRET })).status).toBe(200);
     const posted = await waitFor(async () => {
       const messages = await slackMessages(channel);
       return messages.length ? messages : undefined;
@@ -53,12 +53,12 @@ describe("pairing code after a crash between the Postgres insert and the reply r
 
     // A new message from the same sender while the code is pending stays silent, as before.
     await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", user: stranger, text: "anyone?", ts: nowTs() }), {
-      path: "/slack/ops/events",
+      path: "/slack/pairing/events",
       secret: OPS_SIGNING_SECRET,
     });
     await settle(1500);
     expect(await slackMessages(channel)).toHaveLength(1);
-    const pending = await withDb(testEnv, (db) => postgresAccessStore(db).listPairingRequests("slack", "ops", Date.now()));
+    const pending = await withDb(testEnv, (db) => postgresAccessStore(db).listPairingRequests("slack", "pairing", Date.now()));
     expect(pending.filter((request) => request.senderId === stranger).map((request) => request.code)).toEqual([code]);
   });
 });
