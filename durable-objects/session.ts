@@ -1,3 +1,4 @@
+import { displayTurns } from "./session/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env.ts";
 import type { AcceptResult, RoutedEvent, RunEvent } from "./session-api.ts";
@@ -67,15 +68,18 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** The visible conversation of the current session, for the web chat. */
-  async history(limit = 200): Promise<Array<{ role: "user" | "assistant"; text: string; at: number }>> {
+  async history(limit = 200): Promise<Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }>> {
     const sessionId = this.s.store.getMeta("sessionId");
     if (!sessionId) return [];
-    const entries: Array<{ role: "user" | "assistant"; text: string; at: number }> = [];
+    const entries: Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }> = [];
     for (const row of this.s.store.transcript(sessionId, limit * 4)) {
       const m = row.message;
       if (m.role === "user") entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
       else if (m.role === "assistant" && !m.toolCalls?.length && m.content) entries.push({ role: "assistant", text: m.content, at: row.createdAt });
     }
+    // Command turns and notices (display-log.ts), in time order with the transcript.
+    entries.push(...displayTurns(this.s, sessionId));
+    entries.sort((a, b) => a.at - b.at);
     return entries.slice(-limit);
   }
 

@@ -20,8 +20,15 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
   html, body { height: 100%; margin: 0; }
   body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--bg); color: var(--fg); display: flex; flex-direction: column; }
   header { display: flex; gap: .5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); }
-  header h1 { font-size: 1rem; margin: 0 auto 0 0; }
+  header h1 { font-size: 1rem; margin: 0 auto 0 0; flex-shrink: 0; }
   header select, header button, form button { font: inherit; padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); cursor: pointer; }
+  /* One row on a phone (390 px): the agent picker gives way (long agent names), the buttons never wrap. */
+  header button { flex-shrink: 0; white-space: nowrap; }
+  header select { min-width: 0; max-width: 45vw; text-overflow: ellipsis; }
+  @media (max-width: 480px) {
+    header { padding: .5rem .6rem; gap: .35rem; }
+    header select, header button { padding: .25rem .45rem; }
+  }
   main { flex: 1; overflow-y: auto; padding: 1rem; display: flex; flex-direction: column; gap: .6rem; }
   .msg { max-width: 46rem; padding: .55rem .8rem; border-radius: 10px; white-space: pre-wrap; overflow-wrap: anywhere; }
   .user { align-self: flex-end; background: var(--me); color: #fff; }
@@ -163,7 +170,7 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
     }).then(function (body) {
       if (!body) return;
       if (!body.data.length) add("note", "New conversation. Say hello.");
-      body.data.forEach(function (entry) { add(entry.role, entry.text); });
+      body.data.forEach(function (entry) { add(entry.notice ? "warn" : entry.role, entry.text); });
       input.focus();
     }).catch(function () { showError({ message: "Could not load the conversation." }); });
   }

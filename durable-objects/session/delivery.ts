@@ -1,3 +1,4 @@
+import { recordDisplayTurns } from "./display-log.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { chunkText } from "../../functions/channels/chunk.ts";
 import { costOfRun } from "./run-deps.ts";
@@ -49,6 +50,12 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
   s.ctx.storage.transactionSync(() => {
     if (!HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `notice:${row.seq}`, null, route, text, now);
     if (settle) s.store.settleInbox(row.seq, text, now);
+    // A settled event never reaches the transcript: keep its turn for the web chat's history.
+    const asked = settle ? (row.event.envelope.text ?? "") : "";
+    recordDisplayTurns(s, [
+      ...(asked ? [{ role: "user" as const, text: asked, at: row.receivedAt }] : []),
+      ...(text ? [{ role: "assistant" as const, text, at: now }] : []),
+    ]);
   });
   s.emit([row.seq], { type: "notice", text });
   if (settle) s.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });

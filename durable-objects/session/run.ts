@@ -1,3 +1,4 @@
+import { recordDisplayTurns } from "./display-log.ts";
 import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
 import { closeDanglingToolCalls, runAgentLoop, RunYield, type RunHost } from "../../functions/agent/run-loop.ts";
@@ -215,6 +216,8 @@ function finishRun(
       if (deadReason) s.store.deadLetterInbox(seq, deadReason, reply, now);
       else s.store.settleInbox(seq, silent ? "" : reply, now);
     }
+    // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
+    if (state !== "finished" && reply && !silent) recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
   });
   const finished = s.store.getRun(run.runId)!;
   if (state === "finished") {

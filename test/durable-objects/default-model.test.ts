@@ -61,3 +61,28 @@ describe("the model a key alone gives", () => {
     expect(status).toContain("Model: fake/edgeclaw-demo (the scripted demo model");
   });
 });
+
+describe("the web chat's history", () => {
+  it("keeps command turns and 'no model' notices, in order, after a reload", async () => {
+    const key = `agent:main:history-${crypto.randomUUID()}`;
+    const stub = await sessionWithBindings(key, {});
+    await collectRunEvents(await stub.chat(webchatEvent(key, "/status")));
+    const notice = doneTextOrNotice(await collectRunEvents(await stub.chat(webchatEvent(key, "hello there"))));
+    expect(notice).toMatch(/No model configured/);
+
+    const history = await stub.history();
+    expect(history.map((entry) => entry.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(history[0]!.text).toBe("/status");
+    expect(history[1]!.text).toContain("edgeclaw status");
+    expect(history[2]!.text).toBe("hello there");
+    expect(history[3]).toMatchObject({ text: notice, notice: true });
+  });
+});
+
+function doneTextOrNotice(events: Awaited<ReturnType<typeof collectRunEvents>>): string {
+  for (const event of events) {
+    if (event.type === "done" && event.text) return event.text;
+    if (event.type === "error" && "message" in event) return String(event.message);
+  }
+  return events.map((event) => ("text" in event ? String(event.text) : "")).join("");
+}

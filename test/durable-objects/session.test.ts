@@ -108,7 +108,10 @@ describe("SessionDO runs", () => {
     const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "boom [scenario:fail]")));
     const error = events.find((event) => event.type === "error");
     expect(error).toMatchObject({ type: "error", code: "bad_request" });
-    expect((await sessionStub(key).history()).filter((entry) => entry.role === "assistant")).toHaveLength(0);
+    // The web chat's history shows what the user was told, marked as a notice, never as an answer.
+    const history = await sessionStub(key).history();
+    expect(history.filter((entry) => entry.role === "assistant" && !entry.notice)).toHaveLength(0);
+    expect(history.filter((entry) => entry.notice)).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,37 @@
+import type { SessionState } from "./state.ts";
+
+/**
+ * What the web chat shows besides the transcript: command turns (`/status` and its answer) and
+ * notices that answered instead of the model ("No model configured", a failed run). They never enter
+ * the transcript (the model must not see them), so they are kept here, in one meta entry per
+ * object: bounded, and replaced when the session rotates.
+ */
+export interface DisplayTurn {
+  role: "user" | "assistant";
+  text: string;
+  at: number;
+  /** Said in place of an answer (a failed run): shown as a notice, not as the agent's reply. */
+  notice?: true;
+}
+
+const KEY = "displayLog";
+/** Turns kept for the current session (the web chat shows at most 200 entries anyway). */
+export const DISPLAY_LOG_MAX = 200;
+
+interface DisplayLog {
+  sessionId: string;
+  turns: DisplayTurn[];
+}
+
+export function recordDisplayTurns(s: SessionState, turns: DisplayTurn[]): void {
+  const sessionId = s.store.getMeta("sessionId");
+  if (!sessionId || turns.length === 0) return;
+  const log = s.store.getJson<DisplayLog>(KEY);
+  const kept = log?.sessionId === sessionId ? log.turns : [];
+  s.store.setJson(KEY, { sessionId, turns: [...kept, ...turns].slice(-DISPLAY_LOG_MAX) } satisfies DisplayLog);
+}
+
+export function displayTurns(s: SessionState, sessionId: string): DisplayTurn[] {
+  const log = s.store.getJson<DisplayLog>(KEY);
+  return log?.sessionId === sessionId ? log.turns : [];
+}
