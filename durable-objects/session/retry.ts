@@ -16,16 +16,24 @@ export type FailureVerdict =
 
 /**
  * Records that a step working on `seqs` failed and decides what happens: a transient failure
- * backs off (1 s doubling, capped at messages.processing.maxBackoffMs; during a Postgres outage,
- * until the isolate's breaker lets the next attempt through) until the events have failed
- * messages.processing.maxAttempts times; a permanent one ends them now. Nothing retries forever,
- * and one bad event never holds up the events behind it for longer than that.
+ * backs off (1 s doubling, capped at messages.processing.maxBackoffMs) until the events have failed
+ * messages.processing.maxAttempts times; a permanent one ends them now. Nothing else retries
+ * forever, and one bad event never holds up the events behind it for longer than that. A Postgres
+ * outage (the isolate's breaker refusing, or its probe failing) is the exception: it waits for the
+ * breaker and counts no attempt.
  */
 export function recordFailure(s: SessionState, what: string, seqs: number[], error: unknown): FailureVerdict {
   const { maxAttempts, maxBackoffMs } = s.config.messages.processing;
   const { class: errorClass, reason } = classifyError(error);
-  const outage = isPostgresUnavailable(error);
-  if (errorClass === "permanent" && !outage) {
+  if (isPostgresUnavailable(error)) {
+    // A Postgres outage is not the event's fault, and the event is safe in this object's storage:
+    // it waits as long as the outage lasts (one probe per backoff and isolate, breaker-paced) and
+    // never counts toward maxAttempts, so no stored event is lost to an outage (DESIGN.md).
+    const delay = Math.min(maxBackoffMs, Math.max(1_000, error.retryAt - Date.now()));
+    s.store.setMeta("retryAt", String(Date.now() + delay));
+    return { outcome: "retry", reason };
+  }
+  if (errorClass === "permanent") {
     console.error(`${what} failed permanently: ${reason}`);
     return { outcome: "dead", reason };
   }
@@ -34,12 +42,9 @@ export function recordFailure(s: SessionState, what: string, seqs: number[], err
     console.error(`${what} failed ${failures} times; giving up: ${reason}`);
     return { outcome: "dead", reason: `gave up after ${failures} attempts: ${reason}` };
   }
-  const delay = outage
-    ? Math.min(maxBackoffMs, Math.max(1_000, error.retryAt - Date.now()))
-    : Math.min(maxBackoffMs, 1_000 * 2 ** Math.min(failures - 1, 20));
+  const delay = Math.min(maxBackoffMs, 1_000 * 2 ** Math.min(failures - 1, 20));
   s.store.setMeta("retryAt", String(Date.now() + delay));
-  // An outage was logged once by the breaker; a line per waiting session would be thousands.
-  if (!outage) console.error(`${what} failed (attempt ${failures} of ${maxAttempts}, retrying in ${delay} ms): ${reason}`);
+  console.error(`${what} failed (attempt ${failures} of ${maxAttempts}, retrying in ${delay} ms): ${reason}`);
   return { outcome: "retry", reason };
 }
 
