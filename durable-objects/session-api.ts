@@ -12,6 +12,18 @@ export interface RoutedEvent {
 
 export type AcceptResult = { status: "accepted" | "duplicate" };
 
+/** Something a session gave up on: an undeliverable reply chunk, or an inbound event that failed for good. */
+export interface DeadLetter {
+  kind: "reply" | "event";
+  /** The outbox chunk id, or the event's dedup key. */
+  id: string;
+  channel: string;
+  to: string;
+  text: string;
+  error: string | null;
+  attempts: number;
+}
+
 /**
  * What a run reports while it works. The OpenAI API and the web chat turn these into SSE; channel
  * adapters see them as ProgressEvents.

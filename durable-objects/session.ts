@@ -1,7 +1,7 @@
 import { displayTurns } from "./session/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env.ts";
-import type { AcceptResult, RoutedEvent, RunEvent } from "./session-api.ts";
+import type { AcceptResult, DeadLetter, RoutedEvent, RunEvent } from "./session-api.ts";
 import { SessionState, zeroUsage } from "./session/state.ts";
 import { deliver, mirror } from "./session/delivery.ts";
 import { prune } from "./session/retention.ts";
@@ -91,9 +91,13 @@ export class SessionDO extends DurableObject<Env> {
     return { sessionId };
   }
 
-  /** Dead-lettered reply chunks, for operators. */
-  async deadLetters(): Promise<Array<{ id: string; channel: string; to: string; text: string; error: string | null; attempts: number }>> {
-    return this.s.store.outboxRows("dead").map((row) => ({
+  /**
+   * What this session gave up on, for operators: reply chunks the outbox could not deliver, and
+   * inbound events that failed triage or run setup for good (each told its sender once).
+   */
+  async deadLetters(): Promise<DeadLetter[]> {
+    const replies = this.s.store.outboxRows("dead").map((row): DeadLetter => ({
+      kind: "reply",
       id: row.id,
       channel: row.route.channel,
       to: row.route.to,
@@ -101,6 +105,16 @@ export class SessionDO extends DurableObject<Env> {
       error: row.lastError,
       attempts: row.attempts,
     }));
+    const events = this.s.store.deadLetteredInbox().map((row): DeadLetter => ({
+      kind: "event",
+      id: row.event.envelope.dedupKey,
+      channel: row.event.envelope.channel,
+      to: row.event.envelope.route.to,
+      text: row.event.envelope.text ?? "",
+      error: row.deadReason ?? null,
+      attempts: row.failures,
+    }));
+    return [...events, ...replies];
   }
 
   override async alarm(): Promise<void> {

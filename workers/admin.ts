@@ -187,7 +187,7 @@ admin.post("/sessions/:key/reset", async (c) => {
   }
 });
 
-/** Reply chunks the outbox gave up on (after its retry bound or a permanent platform error). */
+/** Reply chunks the outbox gave up on, and inbound events that failed triage or run setup for good. */
 admin.get("/sessions/:key/dead-letters", async (c) => {
   const key = c.req.param("key");
   const exists = await withDb(c.env, async (db) => (await db.select({ k: sessions.sessionKey }).from(sessions).where(eq(sessions.sessionKey, key)).limit(1)).length > 0);

@@ -61,6 +61,9 @@ describe("one bad event never freezes a session", () => {
     expect(bad).toHaveLength(1);
     expect(bad[0]).toMatchObject({ state: "settled" });
     expect(bad[0]!.deadReason).toMatch(/TypeError|undefined/);
+    // Operators see it (GET /admin/sessions/<key>/dead-letters reads this).
+    const letters = await stub.deadLetters();
+    expect(letters).toEqual([expect.objectContaining({ kind: "event", id: bad[0]!.event.envelope.dedupKey, channel: "slack", to: dm, error: bad[0]!.deadReason })]);
     // The Slack sender hears about it exactly once, however often the alarm runs.
     await waitFor(async () => (await slackCalls("chat.postMessage", dm)).length >= 1, 10_000, "the notice");
     await runDurableObjectAlarm(stub);
