@@ -94,7 +94,7 @@ async function sendAll(targets: number[]): Promise<number> {
   return failed;
 }
 
-/** Until the fake Slack has seen no new reply for 3 s (at most 5 minutes). */
+/** Until the fake Slack has seen no new reply for 10 s (debounce, alarms and the outbox all wait a little) (at most 5 minutes). */
 async function quiet(): Promise<void> {
   const deadline = Date.now() + 300_000;
   let last = -1;
@@ -104,7 +104,7 @@ async function quiet(): Promise<void> {
     if (count !== last) {
       last = count;
       stableSince = Date.now();
-    } else if (Date.now() - stableSince > 3_000) return;
+    } else if (Date.now() - stableSince > 10_000) return;
     await sleep(500);
   }
 }
