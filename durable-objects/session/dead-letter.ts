@@ -4,9 +4,17 @@ import { enqueueReply } from "./delivery.ts";
 import type { InboxRow } from "./storage.ts";
 import { describeError, type SessionState } from "./state.ts";
 
-/** What the sender is told, once, when their event is set aside. */
-export function deadLetterNotice(reason: string): string {
-  return `⚠️ Your message could not be processed and was set aside (${reason}). Later messages are handled normally.`;
+/**
+ * What a chat sender is told, once, when their event is set aside. The reason stays with the
+ * operator (dead-letters API, audit): it is an internal error (a stack line, a database message)
+ * that tells a chat user nothing and may tell an attacker something.
+ */
+export const DEAD_LETTER_NOTICE = "⚠️ Your message could not be processed and was set aside; the operator can see why. Later messages are handled normally.";
+
+/** The notice for an event on `channel`: the operator's own surfaces (web chat, API) get the reason too. */
+export function deadLetterNotice(channel: string, reason: string): string {
+  if (!HTTP_CHANNELS.has(channel)) return DEAD_LETTER_NOTICE;
+  return `⚠️ This message could not be processed and was set aside (${reason}). Later messages are handled normally.`;
 }
 
 /**
@@ -17,16 +25,16 @@ export function deadLetterNotice(reason: string): string {
  */
 export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: string, options: { tellSender?: boolean } = {}): void {
   const now = Date.now();
-  const notice = deadLetterNotice(reason);
+  const noticeFor = (row: InboxRow) => deadLetterNotice(row.event.envelope.route.channel, reason);
   s.ctx.storage.transactionSync(() => {
     for (const row of rows) {
       const silent = row.event.envelope.kind === "system" || options.tellSender === false;
       const route = row.event.envelope.route;
-      if (!silent && !HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `dead:${row.seq}`, null, route, notice, now);
-      s.store.deadLetterInbox(row.seq, reason, silent ? null : notice, now);
+      if (!silent && !HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `dead:${row.seq}`, null, route, DEAD_LETTER_NOTICE, now);
+      s.store.deadLetterInbox(row.seq, reason, silent ? null : noticeFor(row), now);
     }
   });
-  for (const row of rows) s.emit([row.seq], { type: "error", code: "dead_letter", message: notice });
+  for (const row of rows) s.emit([row.seq], { type: "error", code: "dead_letter", message: noticeFor(row) });
   // Best effort, never awaited by the session: Postgres being down is often why we are here.
   void recordAuditEvent(s.env, "inbox.dead_letter", {
     sessionKey: s.store.getMeta("sessionKey"),

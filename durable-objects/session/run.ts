@@ -153,7 +153,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     const verdict = recordFailure(s, `setting up run ${run.runId}`, [...seqs], error);
     if (verdict.outcome === "dead") {
       await relay.settle({ type: "run-finished" });
-      finishRun(s, run, "failed", deadLetterNotice(verdict.reason), false, "dead_letter", verdict.reason);
+      finishRun(s, run, "failed", deadLetterNotice(run.route.channel, verdict.reason), false, "dead_letter", verdict.reason);
       clearRetry(s);
     } else {
       markParked(s, run.runId);
