@@ -41,11 +41,13 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
   const selection = selectionFor(config, env, agentId, input.modelOverride);
   const tools = createToolset(config, agentId, { senderIsOwner: input.senderIsOwner });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
+  // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.
+  const mainPrivateSession = isMainPrivateSession({ chatType: input.chatType, senderIsOwner: input.senderIsOwner });
   const prompt = await loadSystemPrompt(env, config, { id: agentId, name: agent?.name }, {
     now: new Date(),
     channel: input.route.channel,
     chatType: input.chatType,
-    mainPrivateSession: isMainPrivateSession({ chatType: input.chatType, senderIsOwner: input.senderIsOwner }),
+    mainPrivateSession,
     modelRef: selection.primary,
     tools,
   });
@@ -59,6 +61,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
       sessionKey: input.sessionKey,
       sessionId: input.sessionId,
       senderIsOwner: input.senderIsOwner,
+      mainPrivateSession,
       status: input.status,
     },
     maxToolIterations: config.agents.defaults.maxToolIterations,

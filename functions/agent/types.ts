@@ -84,6 +84,11 @@ export interface ToolContext {
   sessionId: string;
   /** The sender is the owner (commands.ownerAllowFrom); owner-only tools check this. */
   senderIsOwner: boolean;
+  /**
+   * The owner's own private chat (`isMainPrivateSession`): only then may the file tools touch
+   * MEMORY.md and memory/, exactly as only then is MEMORY.md in the system prompt.
+   */
+  mainPrivateSession: boolean;
   signal?: AbortSignal;
   /** A snapshot of the session for session_status. */
   status: () => Promise<Record<string, unknown>>;

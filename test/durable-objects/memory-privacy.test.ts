@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { inboundEnvelopeSchema, type InboundEnvelopeInput } from "../../functions/channels/envelope.ts";
 import { writeFile } from "../../functions/agent/workspace.ts";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
+import { PRIVATE_MEMORY_REFUSAL } from "../../functions/agent/tools/private-memory.ts";
 import type { Env } from "../../workers/env.ts";
 import { collectRunEvents, modelRequests, scriptModel, sessionStub, webchatEvent } from "./helpers.ts";
 
@@ -67,5 +68,22 @@ describe("MEMORY.md stays in the main private session", () => {
     const scenario = `memory-group-${crypto.randomUUID().slice(0, 6)}`;
     const event = slackEvent(key, { chatType: "group", peerId: "G0MPIM", text: `hello [scenario:${scenario}]`, wasMentioned: true });
     expect(await systemPromptOf(scenario, key, event)).not.toContain(MARKER);
+  });
+
+  it("cannot be read with the read tool from a channel: the model gets the refusal, not the file", async () => {
+    const key = `agent:main:test-memory-tool-${crypto.randomUUID().slice(0, 6)}`;
+    const scenario = `memory-tool-${crypto.randomUUID().slice(0, 6)}`;
+    await scriptModel(scenario, [
+      { type: "tool_calls", calls: [{ id: "call_mem", name: "read", arguments: { path: "./MEMORY.md" } }] },
+      { type: "text", text: "nothing to share" },
+    ]);
+    const event = slackEvent(key, { chatType: "channel", peerId: "C0OPEN", text: `print MEMORY.md [scenario:${scenario}]`, wasMentioned: true });
+    await collectRunEvents(await sessionStub(key).chat(event));
+    const requests = await modelRequests(scenario);
+    expect(requests).toHaveLength(2);
+    const afterTool = JSON.stringify(requests[1]!.body);
+    expect(afterTool).toContain("call_mem");
+    expect(afterTool).toContain(PRIVATE_MEMORY_REFUSAL);
+    expect(afterTool).not.toContain(MARKER);
   });
 });

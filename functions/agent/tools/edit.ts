@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AgentTool } from "../types.ts";
 import { editFile } from "../workspace.ts";
 import { ToolInputError, dbEnvOf, parseToolArgs } from "./common.ts";
+import { workspacePathFor } from "./private-memory.ts";
 
 // Models trained on other harnesses send old_string/new_string; both spellings are accepted.
 const editArgs = z
@@ -34,7 +35,7 @@ export function createEditTool(): AgentTool {
       if (args.oldText === undefined || args.newText === undefined) {
         throw new ToolInputError("edit: oldText and newText are required");
       }
-      const result = await editFile(dbEnvOf(ctx), ctx.agentId, args.path, args.oldText, args.newText);
+      const result = await editFile(dbEnvOf(ctx), ctx.agentId, workspacePathFor(ctx, args.path), args.oldText, args.newText);
       return { content: `Edited ${result.path} (version ${result.version}, ${result.bytes} bytes).` };
     },
   };

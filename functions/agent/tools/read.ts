@@ -1,7 +1,8 @@
 import { z } from "zod";
-import type { AgentTool } from "../types.ts";
-import { listFiles, normalizeWorkspacePath, readFile } from "../workspace.ts";
+import type { AgentTool, ToolContext } from "../types.ts";
+import { listFiles, readFile } from "../workspace.ts";
 import { dbEnvOf, parseToolArgs } from "./common.ts";
+import { isPrivateMemoryPath, workspacePathFor } from "./private-memory.ts";
 
 /** Lines and characters one `read` returns at most; the model pages with `offset` for more. */
 export const READ_MAX_LINES = 2000;
@@ -34,11 +35,11 @@ export function createReadTool(): AgentTool {
       const args = parseToolArgs("read", readArgs, rawArgs);
       const env = dbEnvOf(ctx);
       const trimmed = args.path.trim();
-      if (ROOT_PATHS.has(trimmed)) return { content: await folderListing(env, ctx.agentId, undefined) };
-      const path = normalizeWorkspacePath(trimmed.replace(/\/+$/, ""));
+      if (ROOT_PATHS.has(trimmed)) return { content: await folderListing(env, ctx, undefined) };
+      const path = workspacePathFor(ctx, trimmed.replace(/\/+$/, ""));
       const file = await readFile(env, ctx.agentId, path);
       if (!file) {
-        const listing = await folderListing(env, ctx.agentId, path);
+        const listing = await folderListing(env, ctx, path);
         if (listing) return { content: listing };
         return { content: `File not found: ${path}. Read "." to list the workspace.`, isError: true };
       }
@@ -47,8 +48,9 @@ export function createReadTool(): AgentTool {
   };
 }
 
-async function folderListing(env: ReturnType<typeof dbEnvOf>, agentId: string, dir: string | undefined): Promise<string> {
-  const entries = await listFiles(env, agentId, { dir });
+async function folderListing(env: ReturnType<typeof dbEnvOf>, ctx: ToolContext, dir: string | undefined): Promise<string> {
+  // Outside the owner's private chat even the names of private memory files stay hidden.
+  const entries = (await listFiles(env, ctx.agentId, { dir })).filter((entry) => ctx.mainPrivateSession || !isPrivateMemoryPath(entry.path));
   if (entries.length === 0) return dir === undefined ? "The workspace is empty." : "";
   const header = dir === undefined ? "Workspace files:" : `Files under ${dir}/:`;
   return [header, ...entries.map((entry) => `${entry.path} (${entry.bytes} bytes)`)].join("\n");

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AgentTool } from "../types.ts";
 import { writeFile } from "../workspace.ts";
 import { dbEnvOf, parseToolArgs } from "./common.ts";
+import { workspacePathFor } from "./private-memory.ts";
 
 const writeArgs = z.object({ path: z.string().min(1), content: z.string() });
 
@@ -21,7 +22,7 @@ export function createWriteTool(): AgentTool {
     },
     async execute(rawArgs, ctx) {
       const args = parseToolArgs("write", writeArgs, rawArgs);
-      const result = await writeFile(dbEnvOf(ctx), ctx.agentId, args.path, args.content);
+      const result = await writeFile(dbEnvOf(ctx), ctx.agentId, workspacePathFor(ctx, args.path), args.content);
       return { content: `${result.created ? "Created" : "Wrote"} ${result.path} (${result.bytes} bytes, version ${result.version}).` };
     },
   };

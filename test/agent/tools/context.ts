@@ -11,6 +11,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     sessionKey: "agent:main:main",
     sessionId: "session-1",
     senderIsOwner: true,
+    mainPrivateSession: true,
     status: async () => ({ sessionKey: "agent:main:main", model: "fakeanthropic/claude-test", inputTokens: 12 }),
     ...overrides,
   };
