@@ -349,7 +349,15 @@ const companionSchema = z
      * with 403 until the file lists the channels, so a leaked secret never grants a channel by default.
      */
     ingressKeys: z
-      .array(z.object({ id: z.string().min(1), secret: secretInputSchema, channels: z.array(companionChannelId).min(1) }))
+      .array(
+        z.object({
+          id: z.string().min(1),
+          secret: secretInputSchema,
+          channels: z.array(companionChannelId).min(1),
+          /** Account ids (e.g. "default", "work") the key may speak for; absent = every account of its channels. */
+          accounts: z.array(z.string().min(1)).min(1).optional(),
+        }),
+      )
       .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: [] }]),
     maxBodyBytes: z.number().int().positive().default(1024 * 1024),
   })

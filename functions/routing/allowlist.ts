@@ -13,13 +13,23 @@ export interface AllowListMatch {
   viaWildcard: boolean;
 }
 
+export interface AllowListOptions {
+  /**
+   * false: channel-less entries (a bare id, `user:<id>`, an access group's `"*"` members) do not
+   * match; only entries naming the sender's channel (`discord:123`, or the group's `discord` list) do.
+   */
+  channelLessEntries?: boolean;
+}
+
 export function matchAllowList(
   entries: readonly string[] | undefined,
   sender: { channel: string; senderId: string },
   accessGroups: Record<string, AccessGroup> = {},
+  options: AllowListOptions = {},
 ): AllowListMatch {
   if (!entries || entries.length === 0) return { allowed: false, viaWildcard: false };
-  const candidates = senderCandidates(sender.channel, sender.senderId);
+  const channelLess = options.channelLessEntries ?? true;
+  const candidates = senderCandidates(sender.channel, sender.senderId, channelLess);
   let wildcard = false;
   for (const entry of entries) {
     const trimmed = entry.trim();
@@ -30,8 +40,10 @@ export function matchAllowList(
     if (trimmed.toLowerCase().startsWith("accessgroup:")) {
       const group = accessGroups[trimmed.slice("accessGroup:".length)];
       if (group?.type !== "message.senders") continue;
-      const members = [...(group.members[sender.channel] ?? []), ...(group.members["*"] ?? [])];
-      if (members.some((member) => candidates.has(normalizeToken(member)))) return { allowed: true, viaWildcard: false };
+      // Members listed under the sender's channel mean that channel even when bare.
+      const own = senderCandidates(sender.channel, sender.senderId, true);
+      if ((group.members[sender.channel] ?? []).some((member) => own.has(normalizeToken(member)))) return { allowed: true, viaWildcard: false };
+      if ((group.members["*"] ?? []).some((member) => candidates.has(normalizeToken(member)))) return { allowed: true, viaWildcard: false };
       continue;
     }
     if (candidates.has(normalizeToken(trimmed))) return { allowed: true, viaWildcard: false };
@@ -39,8 +51,8 @@ export function matchAllowList(
   return { allowed: wildcard, viaWildcard: wildcard };
 }
 
-function senderCandidates(channel: string, senderId: string): Set<string> {
+function senderCandidates(channel: string, senderId: string, channelLess: boolean): Set<string> {
   const id = normalizeToken(senderId);
   const ch = normalizeToken(channel);
-  return new Set([id, `${ch}:${id}`, `user:${id}`, `${ch}:user:${id}`]);
+  return new Set([`${ch}:${id}`, `${ch}:user:${id}`, ...(channelLess ? [id, `user:${id}`] : [])]);
 }

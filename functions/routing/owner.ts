@@ -17,11 +17,23 @@ export interface Sender {
 }
 
 export async function isOwner(config: EdgeclawConfig, sender: Sender, store: Pick<AccessStore, "ownerEntries">): Promise<boolean> {
+  const options = { channelLessEntries: !isCompanionChannel(config, sender.channel) };
   const configured = config.commands.ownerAllowFrom.filter((entry) => entry.trim() !== "*");
-  if (matchAllowList(configured, sender, config.accessGroups).allowed) return true;
+  if (matchAllowList(configured, sender, config.accessGroups, options).allowed) return true;
   if (configured.length > 0) return false;
   const learned = (await store.ownerEntries()).filter((entry) => entry.trim() !== "*");
-  return matchAllowList(learned, sender).allowed;
+  return matchAllowList(learned, sender, {}, options).allowed;
+}
+
+/**
+ * A bare owner entry (`"123"`, `user:123`) names an id on any channel, as in OpenClaw — fine where the
+ * platform itself vouches for the sender id (Slack, Telegram webhooks are verified per platform). On a
+ * channel a companion ingress key speaks for, the key holder writes the sender id itself, so a leaked
+ * Discord key could claim the owner's Telegram id; there only `<channel>:<id>` entries name the owner.
+ */
+function isCompanionChannel(config: EdgeclawConfig, channel: string): boolean {
+  const ch = channel.trim().toLowerCase();
+  return config.companion.ingressKeys.some((key) => key.channels.includes(ch));
 }
 
 /** The owner entry the first approval writes: `<channel>:<senderId>` (as `commands.ownerAllowFrom` takes it). */

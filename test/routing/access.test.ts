@@ -222,6 +222,25 @@ describe("owner and command authorization", () => {
     expect(await decide({ ...base, commands: { ownerAllowFrom: ["*"] } }, { channel, senderId: "U1" })).toMatchObject({ senderIsOwner: false });
   });
 
+  it("a sender on a companion channel never matches a bare owner id: only `<channel>:<id>` names it owner there", async () => {
+    const direct = uniqueChannel();
+    const companion = uniqueChannel();
+    const keys = { ingressKeys: [{ id: "k1", secret: "s", channels: [companion] }] };
+    const base = { companion: keys, channels: { [direct]: { dmPolicy: "open", allowFrom: ["*"] }, [companion]: { dmPolicy: "open", allowFrom: ["*"] } } };
+    // The owner's id, written bare (meant for the directly verified channel).
+    const bare = { ...base, commands: { ownerAllowFrom: ["OWNER1"] } };
+    expect(await decide(bare, { channel: direct, senderId: "OWNER1" })).toMatchObject({ senderIsOwner: true });
+    // Attacker: a leaked companion key posts that id on its channel; also as user:<id> and via an access group's "*" members.
+    expect(await decide(bare, { channel: companion, senderId: "OWNER1" })).toMatchObject({ senderIsOwner: false });
+    expect(await decide({ ...base, commands: { ownerAllowFrom: ["user:OWNER1"] } }, { channel: companion, senderId: "OWNER1" })).toMatchObject({ senderIsOwner: false });
+    const group = { ...base, accessGroups: { owners: { type: "message.senders", members: { "*": ["OWNER1"] } } }, commands: { ownerAllowFrom: ["accessGroup:owners"] } };
+    expect(await decide(group, { channel: companion, senderId: "OWNER1" })).toMatchObject({ senderIsOwner: false });
+    // Named with its channel, the companion sender is owner.
+    expect(await decide({ ...base, commands: { ownerAllowFrom: [`${companion}:OWNER1`] } }, { channel: companion, senderId: "OWNER1" })).toMatchObject({ senderIsOwner: true });
+    const scoped = { ...base, accessGroups: { owners: { type: "message.senders", members: { [companion]: ["OWNER1"] } } }, commands: { ownerAllowFrom: ["accessGroup:owners"] } };
+    expect(await decide(scoped, { channel: companion, senderId: "OWNER1" })).toMatchObject({ senderIsOwner: true });
+  });
+
   it("commands.allowFrom, when set, is the only source of command authorization", async () => {
     const channel = uniqueChannel();
     const base = { channels: { [channel]: { dmPolicy: "allowlist", allowFrom: ["U1", "U2"] } } };

@@ -160,11 +160,35 @@ describe("internal ingress: a key speaks only for its own channels", () => {
     expect(((await res.json()) as { error: string }).error).toContain("companion.ingressKeys[].channels");
   });
 
+  it("a key listing accounts may not speak for another account of its channel (403, nothing stored)", async () => {
+    const config = JSON.stringify({
+      gateway: { auth: { token: "t" } },
+      companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["discord"], accounts: ["work"] }] },
+    });
+    const send = async (body: InboundEnvelopeInput): Promise<Response> => {
+      const text = JSON.stringify(body);
+      const request = new Request(URL_BASE, { method: "POST", headers: { "content-type": "application/json", ...(await signed(text)) }, body: text });
+      return callWorker(request, { EDGECLAW_CONFIG: config });
+    };
+    const before = await sessionCount();
+    // Another account of discord, named and by default (no accountId = "default").
+    for (const attack of [envelopeFor("discord", { accountId: "personal", route: { channel: "discord", accountId: "personal", to: "x" } }), envelopeFor("discord")]) {
+      const res = await send(attack);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: string }).error).toMatch(/may not speak for account/);
+    }
+    expect(await sessionCount()).toBe(before);
+    // Its own account passes.
+    const own = await send(envelopeFor("discord", { accountId: "work", route: { channel: "discord", accountId: "work", to: "x" } }));
+    expect(await own.json()).toMatchObject({ status: "accepted" });
+  });
+
   it("config validation refuses keys without channels or listing an operator channel", () => {
     const key = (channels?: unknown) => ({ companion: { ingressKeys: [{ id: "k1", secret: "s", ...(channels === undefined ? {} : { channels }) }] } });
     for (const bad of [undefined, [], ["webchat"], ["discord", "openai"], ["WebChat"]]) {
       expect(() => parseConfig(key(bad)), JSON.stringify(bad)).toThrow(ConfigError);
     }
     expect(parseConfig(key(["discord"])).companion.ingressKeys[0]!.channels).toEqual(["discord"]);
+    expect(() => parseConfig({ companion: { ingressKeys: [{ id: "k1", secret: "s", channels: ["discord"], accounts: [] }] } })).toThrow(ConfigError);
   });
 });

@@ -3,7 +3,8 @@ import { isOperatorChannel } from "../operator-channels.ts";
 
 /**
  * What one companion ingress key may claim. A valid signature proves who sent the request, not what
- * it may say: a key speaks only for the channels listed with it (`companion.ingressKeys[].channels`),
+ * it may say: a key speaks only for the channels listed with it (`companion.ingressKeys[].channels`)
+ * and, when `accounts` is listed, only for those accounts of them,
  * and every field that picks a session, a reply path or an identity must stay inside that channel —
  * otherwise a leaked key for one socket channel could post as the operator (webchat/openai), answer
  * through another channel's bot, write into another channel's session, or pre-empt another channel's
@@ -12,6 +13,8 @@ import { isOperatorChannel } from "../operator-channels.ts";
 export interface IngressKeyGrant {
   id: string;
   channels: readonly string[];
+  /** Account ids the key may speak for; absent = every account of its channels. */
+  accounts?: readonly string[];
 }
 
 export type IngressAuthorization = { ok: true } | { ok: false; reason: string };
@@ -25,6 +28,11 @@ export function authorizeIngressEnvelope(key: IngressKeyGrant, envelope: Inbound
   }
   if (!key.channels.includes(channel)) return refuse(`ingress key "${key.id}" may not speak for channel "${channel}" (it may for: ${key.channels.join(", ")})`);
   if (envelope.route.channel !== channel) return refuse(`route.channel "${envelope.route.channel}" differs from channel "${channel}"`);
+  // Per account too: one Discord bot's key must not post as another bot (another account) of the same channel.
+  const { accountId } = envelope; // "default" when the companion left it out
+  if (key.accounts && !key.accounts.includes(accountId)) {
+    return refuse(`ingress key "${key.id}" may not speak for account "${accountId}" (it may for: ${key.accounts.join(", ")})`);
+  }
   if (envelope.route.accountId !== envelope.accountId) return refuse(`route.accountId "${envelope.route.accountId}" differs from accountId "${envelope.accountId}"`);
   const prefix = `${channel}:`;
   for (const dedupKey of [envelope.dedupKey, ...(envelope.aliasKeys ?? [])]) {
