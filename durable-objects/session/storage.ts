@@ -1,110 +1,15 @@
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import { migrateSessionSchema, type SchemaHost } from "./schema.ts";
 import type { FoldedRuns } from "./retention.ts";
 import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
-import type { IncomingText } from "../../functions/agent/turn-text.ts";
+import type { InboxRow, InboxState, OutboxRow, OutboxState, PreparedMessage, RunOptions, RunRow, RunState, TranscriptRow } from "./storage-rows.ts";
+
+export type { InboxRow, InboxState, OutboxRow, OutboxState, PreparedMessage, RunOptions, RunRow, RunState, TranscriptRow } from "./storage-rows.ts";
 
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
 export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
 
-export type InboxState =
-  /** accepted, not yet looked at */
-  | "new"
-  /** allowed and waiting for a run (queue) */
-  | "queued"
-  /** taken by a run (as its trigger or as a steer message) */
-  | "taken"
-  /** finished: answered, dropped, or handled without a run */
-  | "settled";
-
-export interface InboxRow {
-  seq: number;
-  dedupKey: string;
-  event: RoutedEvent;
-  state: InboxState;
-  runId: string | null;
-  /** What triage decided for an allowed message (cleaned text, one-shot directives, owner flag). */
-  prepared: PreparedMessage | null;
-  /** The visible answer this event got (final reply or notice), kept for idempotent HTTP retries. */
-  reply: string | null;
-  receivedAt: number;
-  /** Transient failures while triaging or setting up a run for this event (bounded). */
-  failures: number;
-  /** Why the event was dead-lettered instead of answered; null for every other event. */
-  deadReason: string | null;
-}
-
-/** What triage decided for an allowed message; the run composes (and fences) it with composeTurnText. */
-export interface PreparedMessage extends IncomingText {
-  senderIsOwner: boolean;
-  oneShot?: Record<string, string>;
-  /** Arrived while a run was active: subject to the queue mode and its debounce. */
-  queuedBehindRun: boolean;
-}
-
-export type RunState = "running" | "finished" | "failed" | "aborted";
-
-export interface RunRow {
-  runId: string;
-  sessionId: string;
-  state: RunState;
-  route: ReplyRoute;
-  modelRef: string | null;
-  steps: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  progressState: Record<string, string>;
-  options: RunOptions;
-  startedAt: number;
-  finishedAt: number | null;
-  /** Times the run was picked up again after the alarm pass that ran it ended. */
-  resumes: number;
-}
-
-/** Per-run choices fixed at run start (so a resumed run behaves like the original). */
-export interface RunOptions {
-  model?: string;
-  senderIsOwner?: boolean;
-  /** One-shot directive hints (inline /think etc.) that applied to this run only. */
-  oneShot?: Record<string, string>;
-  triggerSeqs?: number[];
-}
-
-export type OutboxState = "pending" | "sending" | "sent" | "unknown" | "dead";
-
-export interface OutboxRow {
-  id: string;
-  runId: string | null;
-  route: ReplyRoute;
-  text: string;
-  chunkIndex: number;
-  chunkCount: number;
-  state: OutboxState;
-  attempts: number;
-  nextAt: number;
-  platformId: string | null;
-  lastError: string | null;
-  createdAt: number;
-}
-
-export interface TranscriptRow {
-  seq: number;
-  sessionId: string;
-  runId: string | null;
-  message: Message;
-  createdAt: number;
-}
-
-/**
- * Typed access to the SessionDO tables (schema and migrations: schema.ts). The source of truth for
- * a live session: every table is written in the same synchronous transaction as the decision it
- * records, so an eviction between two awaits never leaves a half-made state behind. Synchronous,
- * like the storage API underneath.
- */
 export class SessionStore {
   private readonly sql: SqlStorage;
 

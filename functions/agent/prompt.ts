@@ -1,3 +1,4 @@
+import { formatLocalDate, resolveUserTimezone } from "./user-time.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ChatType } from "../channels/envelope.ts";
 import type { DbEnv } from "../db/client.ts";
@@ -26,16 +27,6 @@ export const SILENT_REPLY_TOKEN = "NO_REPLY";
 export function isSilentReply(text: string | null | undefined): boolean {
   if (typeof text !== "string") return false;
   return text.trim().toUpperCase() === SILENT_REPLY_TOKEN;
-}
-
-/**
- * OpenClaw loads MEMORY.md only in the main private session: the owner talking to the agent in a
- * direct chat (their DM on a channel, the web chat, the CLI / OpenAI API, which the gateway token
- * makes the operator). Never in groups or channels (even when the owner speaks there), never in the
- * DM of any other sender (whatever dmScope shares), and never when the chat type is not known.
- */
-export function isMainPrivateSession(facts: { chatType: ChatType | undefined; senderIsOwner: boolean }): boolean {
-  return facts.chatType === "direct" && facts.senderIsOwner;
 }
 
 /** Who runs the prompt: `full` for normal runs, `minimal` for sub-agents, `none` = identity only. */
@@ -362,22 +353,6 @@ function extraContextSection(runtime: PromptRuntime, mode: PromptMode): string |
   if (!runtime.extraContext?.trim()) return undefined;
   const title = mode === "minimal" ? "## Subagent Context" : "## Group Chat Context";
   return `${title}\n${runtime.extraContext.trim()}`;
-}
-
-/** A valid IANA zone from `agents.defaults.userTimezone`, else UTC (a Worker has no local zone). */
-export function resolveUserTimezone(config: EdgeclawConfig): string {
-  const zone = config.agents.defaults.userTimezone;
-  if (!zone) return "UTC";
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return zone;
-  } catch {
-    return "UTC";
-  }
-}
-
-export function formatLocalDate(now: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-US", { timeZone, weekday: "long", year: "numeric", month: "long", day: "numeric" }).format(now);
 }
 
 function timeSection(config: EdgeclawConfig, runtime: PromptRuntime): string {

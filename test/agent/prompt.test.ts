@@ -4,13 +4,13 @@ import { parseConfig } from "../../functions/config/load.ts";
 import {
   SILENT_REPLY_TOKEN,
   buildSystemPrompt,
-  isMainPrivateSession,
   isSilentReply,
   loadSystemPrompt,
   renderSystemPrompt,
   truncateMiddle,
   type PromptRuntime,
 } from "../../functions/agent/prompt.ts";
+import { isMainPrivateSession } from "../../functions/agent/private-session.ts";
 import { ensureWorkspaceSeeded, writeFile } from "../../functions/agent/workspace.ts";
 
 const now = new Date("2026-03-01T23:30:00Z");

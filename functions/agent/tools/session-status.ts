@@ -1,6 +1,6 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool } from "../types.ts";
-import { resolveUserTimezone } from "../prompt.ts";
+import { resolveUserTimezone } from "../user-time.ts";
 
 export function createSessionStatusTool(config: EdgeclawConfig): AgentTool {
   return {
