@@ -1,0 +1,80 @@
+/**
+ * The shape of a channel (DESIGN "Adding a channel"): a webhook channel supplies these pieces and the
+ * generic handler in workers/ owns their order. The pipeline work wires it in; LINE, SMS and Telegram
+ * are built against it.
+ */
+import type { z } from "zod";
+import type { EdgeclawConfig } from "../config/schema.ts";
+import type { InboundEnvelope } from "./envelope.ts";
+import type { ChannelAdapter } from "./adapter.ts";
+
+/** One webhook path a channel serves, resolved from config: which account it belongs to. */
+export interface WebhookRoute<Account = unknown> {
+  path: string;
+  accountId: string;
+  /** For people: "LINE", "LINE (account biz)". */
+  label: string;
+  /** The channel's merged settings for this account (whatever the channel's config helpers return). */
+  account: Account;
+}
+
+/** What the generic handler hands a channel: the raw bytes, read once and capped. */
+export interface WebhookRequest {
+  method: string;
+  /** The URL as the Worker received it (Twilio: the channel may substitute its configured public URL). */
+  url: string;
+  headers: Headers;
+  raw: Uint8Array;
+  /** Unix ms the request arrived (timestamp windows, envelope.receivedAt). */
+  receivedAt: number;
+}
+
+export type VerifyResult = { ok: true } | { ok: false; status?: 401 | 403 | 404; reason: string };
+
+export type ParseResult =
+  /** Zero or more events to store; an empty list is a valid "nothing for us" (acked 200). */
+  | { kind: "envelopes"; envelopes: InboundEnvelope[]; /** why some were dropped, for logs/headers */ dropped?: string[]; /** opaque to the pipeline, given back to ack */ ackHint?: string }
+  /** A handshake or probe the platform expects an exact answer to (Slack url_verification, Telegram none). */
+  | { kind: "respond"; response: Response }
+  | { kind: "malformed"; reason: string };
+
+/** What happened to the envelopes of one request (same order as parse returned them). */
+export interface AcceptResult {
+  /** true only when every envelope is stored (accepted or duplicate) or unrouted by config. */
+  allStored: boolean;
+  outcomes: Array<{ status: "accepted" | "duplicate"; sessionKey: string } | { status: "unrouted"; reason: string } | { status: "failed"; error: string }>;
+  ackHint?: string;
+}
+
+/** The inbound half of a webhook channel. Pure pieces; the generic handler (workers/webhooks.ts) owns the order. */
+export interface WebhookPieces<Account = unknown> {
+  /** Paths from config (only enabled accounts served over webhooks). Two accounts on one path: the second is refused with a log line. */
+  routes(config: EdgeclawConfig): WebhookRoute<Account>[];
+  /** Bytes read before verification; larger → 413, nothing stored. */
+  maxBodyBytes(route: WebhookRoute<Account>): number;
+  /** HTTP methods served on the path (default ["POST"]). */
+  methods?: string[];
+  /** Signature / token / JWT check. No secret configured → { ok:false, reason:"no-secret" } (and a log line), never open. */
+  verify(request: WebhookRequest, route: WebhookRoute<Account>, env: Record<string, unknown>): Promise<VerifyResult>;
+  /** Turns the verified body into envelopes (or a handshake answer). Never calls the platform. */
+  parse(request: WebhookRequest, route: WebhookRoute<Account>, env: Record<string, unknown>): ParseResult | Promise<ParseResult>;
+  /** The platform's ack. Default: 200 empty when allStored, 500 otherwise (the platform retries; dedup makes it safe). */
+  ack?(result: AcceptResult, route: WebhookRoute<Account>): Response;
+}
+
+/** How a user turns the channel on (README "Connect <channel>", `npx edgeclaw channels <id> setup`). */
+export interface ChannelSetup {
+  title: string;
+  /** Markdown: what to create in the developer portal, secrets (`wrangler secret put …`), the URL to paste, the `simulate` line. */
+  steps: string;
+}
+
+/** Everything one channel brings. `functions/channels/registry.ts` lists them; adding a channel = its folder + one line there. */
+export interface ChannelDefinition<Config = unknown, Account = unknown> {
+  id: string;
+  /** zod schema of `channels.<id>` with OpenClaw's key names and defaults; registered, not written into config/schema.ts. */
+  configSchema: z.ZodType<Config>;
+  webhook?: WebhookPieces<Account>;
+  outbound: ChannelAdapter;
+  setup?: ChannelSetup;
+}
