@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -68,6 +69,60 @@ export const usage = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("usage_session_idx").on(t.sessionKey, t.createdAt)],
+);
+
+/**
+ * One row per model call (every kind: turn, compaction, memory flush, heartbeat, cron, …), written
+ * first in the SessionDO (durable-objects/session/metering.ts) and mirrored here in batches. The
+ * spend an operator sees (/admin/budgets, metrics, the control page) is summed from this table;
+ * `cost_usd` is the price from `models.providers.*.models[].cost` at the time of the call.
+ */
+export const modelCalls = pgTable(
+  "model_calls",
+  {
+    id: text("id").primaryKey(),
+    runId: text("run_id"),
+    sessionKey: text("session_key").notNull(),
+    sessionId: text("session_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    channel: text("channel"),
+    senderId: text("sender_id"),
+    /** turn | compaction | silent | memory_flush | heartbeat | cron | … (the caller names it). */
+    kind: text("kind").notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    cacheReadTokens: integer("cache_read_tokens").notNull().default(0),
+    cacheWriteTokens: integer("cache_write_tokens").notNull().default(0),
+    costUsd: doublePrecision("cost_usd").notNull().default(0),
+    /** ok | error (a failed attempt is metered too: it may have been billed for its input). */
+    outcome: text("outcome").notNull().default("ok"),
+    durationMs: integer("duration_ms").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("model_calls_time_idx").on(t.createdAt), index("model_calls_agent_idx").on(t.agentId, t.createdAt), index("model_calls_session_idx").on(t.sessionKey, t.createdAt)],
+);
+
+/**
+ * Estimated platform cost per run (Cloudflare Worker/Durable Object requests and duration, Postgres
+ * compute), from the price table in functions/agent/platform-cost.ts. An estimate, not a bill.
+ */
+export const runPlatformCost = pgTable(
+  "run_platform_cost",
+  {
+    runId: text("run_id").primaryKey(),
+    sessionKey: text("session_key").notNull(),
+    agentId: text("agent_id").notNull(),
+    channel: text("channel"),
+    workerRequests: integer("worker_requests").notNull().default(0),
+    doRequests: integer("do_requests").notNull().default(0),
+    doGbSeconds: doublePrecision("do_gb_seconds").notNull().default(0),
+    postgresQueries: integer("postgres_queries").notNull().default(0),
+    estimatedUsd: doublePrecision("estimated_usd").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("run_platform_cost_time_idx").on(t.createdAt)],
 );
 
 /** The agent's "disk": bootstrap files and memory notes, versioned for optimistic writes. */
