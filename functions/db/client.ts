@@ -91,7 +91,10 @@ function gateFor(target: ConnectionTarget): ConnectionGate {
 }
 
 function limitsFor(env: DbEnv): DatabaseLimits {
-  return configFromEnv(env).database;
+  const database = configFromEnv(env).database;
+  // A holder touches its slot whenever a query starts or ends; silence longer than one connect, one
+  // query and the idle close together (plus slack) means its object is gone.
+  return { ...database, leaseMs: database.connectTimeoutMs + database.queryTimeoutMs + database.idleCloseMs + 5_000 };
 }
 
 /** A connection shared by the `withDb` calls of one batch. */
@@ -122,7 +125,8 @@ class DbBatch {
     this.users++;
     clearTimeout(this.idleTimer);
     try {
-      const { connection } = await this.acquire();
+      const { connection, permit } = await this.acquire();
+      permit.touch();
       try {
         return await work(connection.db);
       } catch (error) {
@@ -132,6 +136,7 @@ class DbBatch {
       }
     } finally {
       this.users--;
+      void this.held?.then(({ permit }) => permit.touch(), () => undefined);
       if (this.users === 0 && this.idleCloseMs > 0 && !this.ended) this.idleTimer = setTimeout(() => this.drop(), this.idleCloseMs);
     }
   }
