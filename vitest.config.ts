@@ -19,6 +19,7 @@ export default defineConfig({
           TEST_SLACK_SIGNING_SECRET: "test-slack-signing-secret",
           TEST_SLACK_OPS_BOT_TOKEN: "xoxb-test-ops",
           TEST_SLACK_OPS_SIGNING_SECRET: "test-slack-ops-signing-secret",
+          TEST_METRICS_TOKEN: "test-metrics-token",
         },
       },
     })),

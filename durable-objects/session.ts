@@ -11,6 +11,7 @@ import { executeRun, startNextRun } from "./session/run.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
 import { triage } from "./session/triage-loop.ts";
 import { withDbBatch } from "../functions/db/client.ts";
+import { countSession, flushSessionMetrics } from "./session/metrics.ts";
 import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 
 /**
@@ -138,7 +139,14 @@ export class SessionDO extends DurableObject<Env> {
       store.setMeta("agentId", event.agentId);
     }
     const seq = store.insertInbox(event, now);
-    if (seq === null) return null;
+    const channel = event.envelope.channel;
+    if (seq === null) {
+      countSession(this.s, "edgeclaw_events_duplicate_total", { channel });
+      // The count waits for a flush; the alarm plan knows (metricsFlushDueAt).
+      void scheduleAlarm(this.s);
+      return null;
+    }
+    countSession(this.s, "edgeclaw_events_accepted_total", { channel });
     if (this.s.active) void triage(this.s);
     void scheduleAlarm(this.s);
     return seq;
@@ -171,6 +179,7 @@ export class SessionDO extends DurableObject<Env> {
       }
       await deliver(this.s);
       await mirror(this.s);
+      await flushSessionMetrics(this.s);
       prune(this.s);
     } finally {
       // Cleared before planning, synchronously: any plan made from here on is for after this pass.

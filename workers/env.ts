@@ -1,11 +1,14 @@
 import type { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
 import type { SessionDO } from "../durable-objects/session.ts";
+import type { MetricsShardDO } from "../durable-objects/metrics-shard.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionDO>;
   /** Failed gateway-auth counters, one object per client address bucket (workers/gateway-auth.ts). */
   AUTH_LIMITER: DurableObjectNamespace<AuthLimiterDO>;
+  /** Durable counters behind GET /metrics, a fixed set of shards (functions/metrics/shards.ts). */
+  METRICS: DurableObjectNamespace<MetricsShardDO>;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

@@ -2,19 +2,22 @@ import { Hono } from "hono";
 import type { Env } from "./env.ts";
 import { SessionDO } from "../durable-objects/session.ts";
 import { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
+import { MetricsShardDO } from "../durable-objects/metrics-shard.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
 import { channelAdapters } from "../functions/channels/registry.ts";
 import { internalIngress } from "./internal-ingress.ts";
+import { metrics } from "./metrics.ts";
 
-export { SessionDO, AuthLimiterDO };
+export { SessionDO, AuthLimiterDO, MetricsShardDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
 app.get("/health", (c) => c.json({ ok: true, status: "live" }));
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
+app.route("/", metrics);
 app.route("/internal", internalIngress);
 // Each chat platform mounts its own webhook path(s) (channels.<id>.webhookPath).
 for (const adapter of channelAdapters) adapter.mount(app);

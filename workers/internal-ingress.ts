@@ -8,6 +8,7 @@ import { verifySignedRequest } from "../functions/channels/companion/verify.ts";
 import { authorizeIngressEnvelope } from "../functions/channels/companion/authorize.ts";
 import { readBodyCapped } from "../functions/http/read-body.ts";
 import { ingestEnvelope } from "./ingest.ts";
+import { meterIngress } from "./metrics.ts";
 
 /**
  * POST /internal/ingress — where the companion container (socket-only channels) and other trusted
@@ -17,7 +18,7 @@ import { ingestEnvelope } from "./ingest.ts";
  */
 export const internalIngress = new Hono<{ Bindings: Env }>();
 
-internalIngress.post("/ingress", async (c) => {
+internalIngress.post("/ingress", meterIngress("internal"), async (c) => {
   const config = configFromEnv(c.env);
   const keys: SigningKey[] = config.companion.ingressKeys.flatMap((key) => {
     const secret = resolveSecret(key.secret, c.env);
@@ -46,5 +47,5 @@ internalIngress.post("/ingress", async (c) => {
   const authorized = grant ? authorizeIngressEnvelope(grant, envelope.data) : { ok: false as const, reason: "unknown key id" };
   if (!authorized.ok) return c.json({ error: `forbidden: ${authorized.reason}` }, 403);
   const outcome = await ingestEnvelope(c.env, envelope.data);
-  return c.json(outcome, 200);
+  return c.json(outcome, 200, outcome.status === "unrouted" ? { "x-edgeclaw-ingest": "unrouted" } : {});
 });

@@ -8,6 +8,7 @@ import { ProgressRelay } from "./progress.ts";
 import { recordAuditEvent } from "./audit.ts";
 import { isPostgresUnavailable } from "../../functions/db/client.ts";
 import { settings } from "./identity.ts";
+import { countSession } from "./metrics.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import { describeError, zeroUsage, type SessionState } from "./state.ts";
 
@@ -86,8 +87,11 @@ async function deliverOnce(s: SessionState): Promise<void> {
     policy: s.config.messages.outbox,
     progressStateFor: (runId) => (runId ? s.store.getRun(runId)?.progressState : undefined),
     now: Date.now,
+    onSend: (row, outcome) =>
+      countSession(s, outcome === "sent" ? "edgeclaw_outbox_sent_total" : "edgeclaw_outbox_retries_total", { channel: row.route.channel }),
   });
   for (const letter of dead) {
+    countSession(s, "edgeclaw_outbox_dead_letters_total", { channel: letter.row.route.channel });
     await recordAuditEvent(s.env, "outbox.dead_letter", {
       sessionKey: s.store.getMeta("sessionKey"),
       outboxId: letter.row.id,

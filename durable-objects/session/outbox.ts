@@ -31,6 +31,8 @@ export async function deliverDueOutbox(args: {
   progressStateFor: (runId: string | null) => Record<string, string> | undefined;
   now: () => number;
   random?: () => number;
+  /** Told of every send that landed or will be retried (metrics); dead letters are the return value. */
+  onSend?: (row: OutboxRow, outcome: "sent" | "retry") => void;
 }): Promise<DeadLetter[]> {
   const { store, policy, now } = args;
   const random = args.random ?? Math.random;
@@ -101,9 +103,11 @@ export async function deliverDueOutbox(args: {
     }
     if (result.ok) {
       store.updateOutbox(row.id, { state: "sent", platformId: result.platformMessageId ?? null, lastError: null }, now());
+      args.onSend?.(row, "sent");
       continue;
     }
     if ("outcomeUnknown" in result) {
+      args.onSend?.(row, "retry");
       store.updateOutbox(row.id, { state: "unknown", lastError: result.error, nextAt: now() + backoff(attempts, policy, random) }, now());
       break;
     }
@@ -116,6 +120,7 @@ export async function deliverDueOutbox(args: {
     // The platform's Retry-After is a floor, never cut to maxBackoffMs (which bounds our own backoff):
     // sending earlier only earns another 429.
     const wait = Math.max(result.retryAfterMs ?? 0, backoff(attempts, policy, random));
+    args.onSend?.(row, "retry");
     store.updateOutbox(row.id, { state: "pending", lastError: result.error, nextAt: now() + wait }, now());
     break;
   }

@@ -2,7 +2,7 @@ import type { Env } from "../../workers/env.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunLoopDeps } from "../../functions/agent/run-loop.ts";
 import type { ModelRequest, ModelResult, ToolContext } from "../../functions/agent/types.ts";
-import { callModel } from "../../functions/agent/model-call.ts";
+import { callModel, type CallModelArgs } from "../../functions/agent/model-call.ts";
 import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
 import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
@@ -29,6 +29,8 @@ export interface RunDepsInput {
   onNotice: (text: string) => void;
   /** True once a tool ran in this run: then a whole-chain overload retry could repeat work. */
   toolHasRun: () => boolean;
+  /** Every model attempt's outcome and timing (metrics, spans). */
+  onAttempt?: CallModelArgs["onAttempt"];
 }
 
 /** The model selection in force: an explicit pick is strict, else the agent's chain (or the default a key or the demo switch gives). */
@@ -77,6 +79,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
         request,
         onStreamReset: input.onStreamReset,
         onNotice: input.onNotice,
+        ...(input.onAttempt ? { onAttempt: input.onAttempt } : {}),
         ...(input.toolHasRun() ? { overloadChainRetries: 0 } : {}),
       });
       if (result.fallback) input.onNotice(modelFallbackNotice(result.modelRef, result.fallback.selected, result.fallback.reason));

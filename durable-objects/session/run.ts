@@ -15,6 +15,7 @@ import { incomingText, prepareRun, routeTarget, type RunPlan } from "./run-setup
 import { renderIncoming } from "../../functions/agent/turn-text.ts";
 import { newFenceId } from "../../functions/agent/untrusted-text.ts";
 import { takeSystemEvents } from "./system-events.ts";
+import { runTelemetry } from "./telemetry.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
@@ -63,6 +64,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   const config = s.config;
   const agentId = s.store.getMeta("agentId") ?? "main";
   const limits = runLimits(config, agentId);
+  const telemetry = runTelemetry(s, run, agentId);
   const admission = admitRun(s, run, resumed, limits, Date.now());
   if (!admission.go) {
     closeDanglingToolCalls({
@@ -70,6 +72,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       append: (message) => s.store.appendTranscript(run.sessionId, run.runId, message, Date.now()),
     });
     finishRun(s, run, "failed", admission.notice, false, admission.code, admission.code === "dead_letter" ? admission.reason : undefined);
+    telemetry.finished("failed");
     return;
   }
   const abort = new AbortController();
@@ -105,6 +108,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     recordUsage: (modelRef, usage) => {
       callsThisPass++;
       s.store.addRunUsage(run.runId, modelRef, usage);
+      telemetry.usage(modelRef, usage);
     },
     roundsUsed: () => s.store.getRun(run.runId)?.steps ?? 0,
     // At least one model call per pass, so a pass that began late still moves the run forward.
@@ -143,6 +147,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       },
       onNotice: (notice) => s.emit(s.active?.seqs ?? seqs, { type: "notice", text: notice }),
       toolHasRun: () => s.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
+      onAttempt: (report) => telemetry.modelAttempt(report),
     });
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
@@ -154,6 +159,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     if (verdict.outcome === "dead") {
       await relay.settle({ type: "run-finished" });
       finishRun(s, run, "failed", deadLetterNotice(run.route.channel, verdict.reason), false, "dead_letter", verdict.reason);
+      telemetry.finished("failed");
       clearRetry(s);
     } else {
       markParked(s, run.runId);
@@ -171,6 +177,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     const outcome = await runAgentLoop(host, deps);
     await relay.settle({ type: "run-finished" });
     finishRun(s, run, "finished", outcome.finalText, deps.isSilent(outcome.finalText));
+    telemetry.finished("finished");
   } catch (error) {
     if (error instanceof RunYield && !abort.signal.aborted) {
       // Checkpointed between model calls: the next alarm pass continues from the transcript.
@@ -185,9 +192,11 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     });
     if (reason instanceof ModelError && reason.kind === "aborted") {
       finishRun(s, run, "aborted", null, true);
+      telemetry.finished("aborted");
     } else {
       const message = describeRunFailure(reason);
       finishRun(s, run, "failed", message, false, reason instanceof ModelError ? reason.kind : "error");
+      telemetry.finished("failed");
     }
   } finally {
     clearTimeout(timer);

@@ -1,6 +1,7 @@
 import { mirrorDueAt } from "./delivery.ts";
 import { nextPruneAt, retentionPolicy } from "./retention.ts";
 import { settings } from "./identity.ts";
+import { metricsFlushDueAt } from "./metrics.ts";
 import { queueReadyAt } from "./run-setup.ts";
 import type { SessionState } from "./state.ts";
 
@@ -35,6 +36,8 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   if (outboxAt !== undefined) due.push(outboxAt);
   const mirrorAt = mirrorDueAt(s, now);
   if (mirrorAt !== undefined) due.push(Math.max(notBefore, mirrorAt));
+  const metricsAt = metricsFlushDueAt(s, now);
+  if (metricsAt !== undefined) due.push(Math.max(notBefore, metricsAt));
   // An idle session wakes when something it keeps expires (a tombstone, a dead letter, …), to
   // clean up — not hourly.
   const pruneAt = nextPruneAt(s.ctx.storage.sql, retentionPolicy(s), now);

@@ -34,6 +34,7 @@ export interface SchemaMigration {
  *                  once mirrored, or after session.maintenance.resetArchiveRetention (30 d) without Postgres
  *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
  *   group_history  at most historyLimit (50), emptied by each run
+ *   metrics_pending one row per series counted since the last batch (bounded by the catalogue's labels)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -117,6 +118,11 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       // How often the run was picked up again after its alarm pass ended (eviction, crash, split).
       `ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0`,
     ],
+  },
+  {
+    version: 3,
+    why: "durable metrics counters, handed to the metrics shards in batches (session/metrics.ts)",
+    statements: [`CREATE TABLE IF NOT EXISTS metrics_pending (series TEXT PRIMARY KEY, value REAL NOT NULL)`],
   },
 ];
 

@@ -4,6 +4,7 @@ import { rotateSession, settings } from "./identity.ts";
 import { deadLetterEvents } from "./dead-letter.ts";
 import { clearRetry, recordFailure, retryPending } from "./retry.ts";
 import { scheduleAlarm } from "./schedule.ts";
+import { countSession } from "./metrics.ts";
 import type { SessionState } from "./state.ts";
 import { senderMayHearOfFailure, triageInbound, type TriageHost } from "./triage.ts";
 
@@ -54,5 +55,6 @@ function triageHost(s: SessionState): TriageHost {
     reply: (row, texts, settle) => reply(s, row, texts, settle),
     emit: (seq, event) => s.emit([seq], event),
     progressAccepted: (row) => progressRelay(s, null, row.event.envelope.route).accepted(row.seq),
+    refused: (row, reason) => countSession(s, "edgeclaw_events_refused_total", { channel: row.event.envelope.channel, reason }),
   };
 }

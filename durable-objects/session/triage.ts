@@ -29,6 +29,8 @@ export interface TriageHost {
   reply(row: InboxRow, texts: string[], settle: boolean): void;
   emit(seq: number, event: RunEvent): void;
   progressAccepted(row: InboxRow): Promise<void>;
+  /** Counts an event the access policy turned away (metrics). */
+  refused(row: InboxRow, reason: "access_denied" | "pairing"): void;
 }
 
 /**
@@ -43,10 +45,12 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   const now = Date.now();
   switch (decision.kind) {
     case "drop":
+      host.refused(row, "access_denied");
       host.store.settleInbox(row.seq, null, now);
       host.emit(row.seq, { type: "error", code: "dropped", message: decision.reason });
       return;
     case "pairing":
+      host.refused(row, "pairing");
       host.reply(row, [decision.replyText], true);
       return;
     case "history-only": {

@@ -47,6 +47,19 @@ export interface CallModelArgs {
   onStreamReset?: (reset: StreamReset) => void;
   /** Status notices that are not assistant content (the overload wait notice). */
   onNotice?: (text: string) => void;
+  /** Told after every attempt at one provider (metrics, spans): when it ran and how it ended. */
+  onAttempt?: (attempt: AttemptReport) => void;
+}
+
+export interface AttemptReport {
+  modelRef: string;
+  providerId: string;
+  modelId: string;
+  startedAt: number;
+  durationMs: number;
+  /** "ok", or the error kind. */
+  outcome: "ok" | ModelErrorKind;
+  usage?: ModelResult["usage"];
 }
 
 export interface StreamReset {
@@ -178,8 +191,12 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
             }
           : undefined,
       };
+      const startedAt = Date.now();
+      const report = (outcome: AttemptReport["outcome"], usage?: ModelResult["usage"]) =>
+        args.onAttempt?.({ modelRef: model.ref, providerId: model.providerId, modelId: model.modelId, startedAt, durationMs: Date.now() - startedAt, outcome, ...(usage ? { usage } : {}) });
       try {
         const answer = await ADAPTERS[model.api](model, attemptRequest);
+        report("ok", answer.usage);
         return {
           result: {
             ...answer,
@@ -195,6 +212,7 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
         };
       } catch (error) {
         lastError = asModelError(error);
+        report(lastError.kind);
         attempts.push(record(model.ref, attempt, lastError));
         if (lastError.kind === "aborted") return fail(lastError);
         if (progress.emitted) {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { slackChannelSchema } from "../channels/slack/config.ts";
 import { isOperatorChannel } from "../channels/operator-channels.ts";
+import { diagnosticsSchema, loggingSchema } from "./observability.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
 
 /**
@@ -395,6 +396,8 @@ export const configSchema = z
     bindings: bindingsSchema,
     commands: commandsSchema,
     accessGroups: accessGroupsSchema,
+    logging: loggingSchema,
+    diagnostics: diagnosticsSchema,
   })
   .loose();
 

@@ -10,7 +10,9 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
   return {
     gateway: { auth: { token: "test-gateway-token" } },
     // The signed internal ingress (test/workers/internal-ingress.test.ts): one key, two channels.
-    companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord"] }] },
+    companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan"] }] },
+    // GET /metrics (test/metrics/): a scrape-only token, and counters handed over without delay.
+    diagnostics: { metrics: { token: { source: "env", id: "TEST_METRICS_TOKEN" }, coalesceMs: 20, flushIntervalMs: 0 } },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     // Host names are resolved by the fake DoH resolver, never on the internet.

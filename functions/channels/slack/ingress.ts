@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { Env } from "../../../workers/env.ts";
 import { ingestEnvelope } from "../../../workers/ingest.ts";
+import { observeIngress } from "../../../workers/metrics.ts";
 import { configFromEnv } from "../../config/load.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { InboundEnvelope } from "../envelope.ts";
@@ -43,7 +44,10 @@ export function mountSlack(app: Hono<{ Bindings: Env }>): void {
     if (c.req.method !== "POST") return next();
     const route = slackRouteTable(configFromEnv(c.env)).get(c.req.path);
     if (!route) return next();
-    return handleSlackRequest(c, route);
+    const startedAt = Date.now();
+    const response = await handleSlackRequest(c, route);
+    observeIngress(c, "slack", response, startedAt);
+    return response;
   });
 }
 
@@ -97,7 +101,7 @@ async function accept(c: Context<{ Bindings: Env }>, parsed: SlackParseResult): 
   if ("dropped" in parsed) return c.body(null, 200, { "x-edgeclaw-dropped": parsed.dropped.slice(0, 120) });
   try {
     const outcome = await ingest(c.env, parsed.envelope);
-    if (outcome.status === "unrouted") return c.body(null, 200, { "x-edgeclaw-dropped": outcome.reason.slice(0, 120) });
+    if (outcome.status === "unrouted") return c.body(null, 200, { "x-edgeclaw-dropped": outcome.reason.slice(0, 120), "x-edgeclaw-ingest": "unrouted" });
     return c.body(null, 200, { "x-openclaw-delivery-accepted": "durable", "x-edgeclaw-ingest": outcome.status });
   } catch (error) {
     console.error("slack event not accepted", error instanceof Error ? error.message : error);
