@@ -4,6 +4,7 @@ import { startFakeModelServer } from "../fakes/model-server.ts";
 import { startFakeWebServer } from "../fakes/web-server.ts";
 import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { startFakeDohServer } from "../fakes/doh-server.ts";
+import { startFakeLineApi } from "../fakes/line-api.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -30,6 +31,9 @@ export default async function setup(project: TestProject) {
   const fakeDoh = await startFakeDohServer();
   stops.push(() => fakeDoh.stop());
   project.provide("fakeDohUrl", fakeDoh.url);
+  const fakeLine = await startFakeLineApi();
+  stops.push(() => fakeLine.stop());
+  project.provide("fakeLineUrl", fakeLine.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -45,5 +49,6 @@ declare module "vitest" {
     fakeWebUrl: string;
     fakeSlackUrl: string;
     fakeDohUrl: string;
+    fakeLineUrl: string;
   }
 }

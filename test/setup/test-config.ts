@@ -28,7 +28,10 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
           },
         }
       : {}),
-    ...(fakes.slack ? { channels: { slack: slackTestChannel(fakes.slack) } } : {}),
+    channels: {
+      ...(fakes.slack ? { slack: slackTestChannel(fakes.slack) } : {}),
+      ...(fakes.line ? { line: lineTestChannel(fakes.line) } : {}),
+    },
   };
 }
 
@@ -118,6 +121,47 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
       // Its own token, so a test can make only this account's auth.test hang or fail.
       // A 1 MB mediaMaxMb, so file-size bounds are tested without moving 20 MB around.
       probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken, mediaMaxMb: 1 },
+    },
+  };
+}
+
+/**
+ * `channels.line` pointed at the fake LINE API (test/fakes/line-api.ts, API and content host in
+ * one). The default account is what a user gets: no keys but the base URLs, secrets from the env
+ * fallbacks LINE_CHANNEL_ACCESS_TOKEN / LINE_CHANNEL_SECRET, dmPolicy "pairing", groupPolicy
+ * "allowlist" with nothing allowed. "biz" is the convenience account (own path and secrets): open
+ * DMs and an allowlisted group map — GROUP_OPEN needs no mention, GROUP_GATED needs one,
+ * GROUP_MEMBERS admits only MEMBER as a sender.
+ */
+export const TEST_LINE = {
+  channelSecret: "test-line-channel-secret",
+  bizChannelSecret: "test-line-biz-channel-secret",
+  botUserId: `U${"b0".repeat(16)}`,
+  groupOpen: `C${"0a".repeat(16)}`,
+  groupGated: `C${"0b".repeat(16)}`,
+  groupMembers: `C${"0c".repeat(16)}`,
+  member: `U${"0d".repeat(16)}`,
+} as const;
+
+function lineTestChannel(fakeLineUrl: string): Record<string, unknown> {
+  return {
+    apiBaseUrl: fakeLineUrl,
+    dataApiBaseUrl: fakeLineUrl,
+    accounts: {
+      default: {},
+      biz: {
+        webhookPath: "/line/biz",
+        channelAccessToken: { source: "env", id: "TEST_LINE_BIZ_ACCESS_TOKEN" },
+        channelSecret: { source: "env", id: "TEST_LINE_BIZ_CHANNEL_SECRET" },
+        dmPolicy: "open",
+        allowFrom: ["*"],
+        mediaMaxMb: 1,
+        groups: {
+          [TEST_LINE.groupOpen]: { requireMention: false },
+          [TEST_LINE.groupGated]: {},
+          [TEST_LINE.groupMembers]: { requireMention: false, allowFrom: [TEST_LINE.member] },
+        },
+      },
     },
   };
 }

@@ -1,0 +1,151 @@
+import { z } from "zod";
+import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
+import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
+import type { EdgeclawConfig } from "../../config/schema.ts";
+
+/**
+ * `channels.line` with OpenClaw's key names and defaults (channels/line): the shared access keys
+ * (dmPolicy "pairing", groupPolicy "allowlist", groupAllowFrom, groups.<id>.{allowFrom, enabled,
+ * requireMention}, …) plus LINE's own. `accounts.<id>` blocks take the same keys without defaults
+ * and inherit the root; each has its own `webhookPath` and secrets. Env fallbacks
+ * (LINE_CHANNEL_ACCESS_TOKEN, LINE_CHANNEL_SECRET) apply to the default account only.
+ *
+ * Not taken from OpenClaw: `tokenFile` / `secretFile` (a Worker has no file system: the config check
+ * refuses them and says what to use instead), and the edgeclaw keys `apiBaseUrl` / `dataApiBaseUrl`
+ * (proxies, tests), `replyTokenMaxAgeSeconds` and `loadingSeconds`.
+ */
+
+const pathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
+
+/** LINE's own limit on one text message (Messaging API reference, text message). */
+export const LINE_TEXT_LIMIT = 5000;
+/** Messages one reply or push call may carry. */
+export const LINE_MESSAGES_PER_CALL = 5;
+
+const noFiles = z
+  .unknown()
+  .optional()
+  .refine((value) => value === undefined, {
+    message: 'a Worker has no file system: use { source: "env", id: "…" } and `wrangler secret put`',
+  });
+
+const lineAccountFields = {
+  channelAccessToken: secretInputSchema.optional(),
+  channelSecret: secretInputSchema.optional(),
+  tokenFile: noFiles,
+  secretFile: noFiles,
+  webhookPath: pathSchema.optional(),
+  /** Messaging API base (reply, push, loading animation). */
+  apiBaseUrl: z.url().optional(),
+  /** Content API base (downloads of what users send). */
+  dataApiBaseUrl: z.url().optional(),
+  textChunkLimit: z.number().int().min(100).max(LINE_TEXT_LIMIT).optional(),
+  chunkMode: z.enum(["length", "newline"]).optional(),
+  mediaMaxMb: z.number().positive().optional(),
+  /**
+   * A reply token is single use and short-lived (LINE: about a minute). Past this age the reply
+   * goes out by push instead, so a token is never tried at the edge of its life.
+   */
+  replyTokenMaxAgeSeconds: z.number().int().min(0).max(60).optional(),
+  /** Loading animation length in 1:1 chats (LINE: 5–60, a multiple of 5); 0 turns it off. */
+  loadingSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .refine((n) => n % 5 === 0, { message: "a multiple of 5 (LINE's rule)" })
+    .optional(),
+};
+
+export const lineAccountSchema = channelAccountAccessSchema.extend(lineAccountFields);
+
+export const lineChannelSchema = channelAccessSchema.safeExtend({
+  ...lineAccountFields,
+  webhookPath: pathSchema.default("/line/webhook"),
+  apiBaseUrl: z.url().default("https://api.line.me/"),
+  dataApiBaseUrl: z.url().default("https://api-data.line.me/"),
+  textChunkLimit: z.number().int().min(100).max(LINE_TEXT_LIMIT).default(LINE_TEXT_LIMIT),
+  chunkMode: z.enum(["length", "newline"]).default("length"),
+  mediaMaxMb: z.number().positive().default(10),
+  replyTokenMaxAgeSeconds: z.number().int().min(0).max(60).default(50),
+  loadingSeconds: lineAccountFields.loadingSeconds.unwrap().default(20),
+  accounts: z.record(z.string(), lineAccountSchema).optional(),
+});
+export type LineChannelConfig = z.infer<typeof lineChannelSchema>;
+type LineAccountConfig = z.infer<typeof lineAccountSchema>;
+
+/** The settings in force for one account: its block over the root (objects merged one level deep). */
+export type LineAccount = LineChannelConfig & { accountId: string };
+
+export const DEFAULT_ACCOUNT_ID = "default";
+
+const parsedBlocks = new WeakMap<object, LineChannelConfig>();
+
+export function lineConfig(config: EdgeclawConfig): LineChannelConfig | undefined {
+  const block = (config.channels as Record<string, unknown>)["line"];
+  if (block === undefined || typeof block !== "object" || block === null) return undefined;
+  let parsed = parsedBlocks.get(block);
+  if (!parsed) {
+    parsed = lineChannelSchema.parse(block);
+    parsedBlocks.set(block, parsed);
+  }
+  return parsed;
+}
+
+/** Account ids of `channels.line`: each `accounts.<id>`, or the root alone when there are none. */
+export function lineAccountIds(line: LineChannelConfig): string[] {
+  const ids = Object.keys(line.accounts ?? {});
+  return ids.length ? ids : [line.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+}
+
+export function lineAccount(line: LineChannelConfig, accountId: string): LineAccount {
+  const own: LineAccountConfig = line.accounts?.[accountId] ?? {};
+  const merged: Record<string, unknown> = { ...line };
+  for (const [key, value] of Object.entries(own)) {
+    if (value === undefined) continue;
+    const base = merged[key];
+    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" ? { ...base, ...value } : value;
+  }
+  return { ...(merged as LineChannelConfig), accountId };
+}
+
+/** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
+export function lineWebhookAccounts(line: LineChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, LineAccount> {
+  const byPath = new Map<string, LineAccount>();
+  if (!line.enabled) return byPath;
+  for (const accountId of lineAccountIds(line)) {
+    const account = lineAccount(line, accountId);
+    if (!account.enabled) continue;
+    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
+    else byPath.set(account.webhookPath, account);
+  }
+  return byPath;
+}
+
+/**
+ * The account's secrets: the config value (a SecretRef or a literal) wins; the env variables
+ * LINE_CHANNEL_ACCESS_TOKEN / LINE_CHANNEL_SECRET stand in for the default account only.
+ */
+export function lineSecrets(account: LineAccount, env: SecretEnv): { accessToken?: string; channelSecret?: string } {
+  // `defaultAccount` is a root key; the merged account carries it.
+  const isDefault = account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
+  const fallback = (name: string) => (isDefault && typeof env[name] === "string" && env[name] ? (env[name] as string) : undefined);
+  return {
+    accessToken: resolveSecret(account.channelAccessToken, env) ?? fallback("LINE_CHANNEL_ACCESS_TOKEN"),
+    channelSecret: resolveSecret(account.channelSecret, env) ?? fallback("LINE_CHANNEL_SECRET"),
+  };
+}
+
+/** The account a reply route belongs to (undefined when `channels.line` is gone from the config). */
+export function lineAccountForRoute(config: EdgeclawConfig, accountId: string): { line: LineChannelConfig; account: LineAccount } | undefined {
+  const line = lineConfig(config);
+  return line ? { line, account: lineAccount(line, accountId) } : undefined;
+}
+
+export function withTrailingSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,55 @@
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import type { InboundEnvelope } from "../envelope.ts";
+import type { WebhookPieces, WebhookRoute } from "../channel.ts";
+import { lineConfig, lineSecrets, lineWebhookAccounts, type LineAccount } from "./config.ts";
+import { envelopeFromLineEvent, parseLineBody } from "./parse.ts";
+import { verifyLineSignature } from "./verify.ts";
+
+/**
+ * The inbound half of LINE for the generic webhook handler: one POST path per account
+ * (`webhookPath`, default /line/webhook). The handler caps the body, reads it once, calls `verify`,
+ * then `parse`, stores every envelope durably and answers 200 only when all are stored (500
+ * otherwise: LINE redelivers, when redelivery is on, and dedup makes that safe). The console's
+ * "Verify" button posts a signed body with no events: zero envelopes, answered 200.
+ */
+
+/** OpenClaw's pre-auth cap for LINE bodies (channels/line, security notes). */
+export const LINE_MAX_BODY_BYTES = 64 * 1024;
+
+export const lineWebhook: WebhookPieces<LineAccount> = {
+  routes(config: EdgeclawConfig): WebhookRoute<LineAccount>[] {
+    const line = lineConfig(config);
+    if (!line) return [];
+    const clash = (accountId: string, path: string) => console.error(`channels.line: account ${accountId} reuses webhookPath ${path}; not served`);
+    const accounts = [...lineWebhookAccounts(line, clash).entries()];
+    return accounts.map(([path, account]) => ({
+      path,
+      accountId: account.accountId,
+      label: accounts.length > 1 ? `LINE (account ${account.accountId})` : "LINE",
+      account,
+    }));
+  },
+
+  maxBodyBytes: () => LINE_MAX_BODY_BYTES,
+
+  async verify(request, route, env) {
+    const secret = lineSecrets(route.account, env).channelSecret;
+    const result = await verifyLineSignature(request.raw, request.headers.get("x-line-signature"), secret);
+    if (result.ok) return result;
+    if (result.reason === "no-secret") console.error(`channels.line account ${route.accountId}: no channel secret; refusing requests`);
+    return { ok: false, status: 401, reason: result.reason };
+  },
+
+  parse(request, route) {
+    const body = parseLineBody(request.raw);
+    if (body.kind === "malformed") return body;
+    const envelopes: InboundEnvelope[] = [];
+    const dropped: string[] = [];
+    for (const event of body.events) {
+      const result = envelopeFromLineEvent(event, { account: route.account, destination: body.destination, receivedAt: request.receivedAt });
+      if ("envelope" in result) envelopes.push(result.envelope);
+      else dropped.push(result.dropped);
+    }
+    return { kind: "envelopes", envelopes, dropped };
+  },
+};
