@@ -5,6 +5,8 @@ import { startFakeWebServer } from "../fakes/web-server.ts";
 import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { startFakeDohServer } from "../fakes/doh-server.ts";
 import { startFakeLineApi } from "../fakes/line-api.ts";
+import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
+import { TEST_TWILIO } from "./test-config.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -34,6 +36,9 @@ export default async function setup(project: TestProject) {
   const fakeLine = await startFakeLineApi();
   stops.push(() => fakeLine.stop());
   project.provide("fakeLineUrl", fakeLine.url);
+  const fakeTwilio = await startFakeTwilioApi({ accounts: { [TEST_TWILIO.accountSid]: TEST_TWILIO.authToken } });
+  stops.push(() => fakeTwilio.stop());
+  project.provide("fakeTwilioUrl", fakeTwilio.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -50,5 +55,6 @@ declare module "vitest" {
     fakeSlackUrl: string;
     fakeDohUrl: string;
     fakeLineUrl: string;
+    fakeTwilioUrl: string;
   }
 }

@@ -31,6 +31,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     channels: {
       ...(fakes.slack ? { slack: slackTestChannel(fakes.slack) } : {}),
       ...(fakes.line ? { line: lineTestChannel(fakes.line) } : {}),
+      ...(fakes.twilio ? { sms: smsTestChannel(fakes.twilio) } : {}),
     },
   };
 }
@@ -162,6 +163,39 @@ function lineTestChannel(fakeLineUrl: string): Record<string, unknown> {
           [TEST_LINE.groupMembers]: { requireMention: false, allowFrom: [TEST_LINE.member] },
         },
       },
+    },
+  };
+}
+
+/**
+ * `channels.sms` pointed at the fake Twilio API (test/fakes/twilio-api.ts), with the defaults a user
+ * gets (dmPolicy "pairing", textChunkLimit 1500, no publicWebhookUrl: the URL the Worker sees is the
+ * one verified). The numbers in `allowFrom` talk to the agent; any other number is a stranger and
+ * gets a pairing code. "proxied" sits behind a proxy: Twilio signs its `publicWebhookUrl`, not the
+ * URL the Worker receives. "service" sends through a Messaging Service instead of a number.
+ */
+export const TEST_TWILIO = {
+  accountSid: "AC0000000000000000000000000000beef",
+  authToken: "test-twilio-auth-token",
+  fromNumber: "+15550001000",
+  proxiedFromNumber: "+15550002000",
+  messagingServiceSid: "MG0000000000000000000000000000beef",
+  proxiedPublicUrl: "https://sms.example.com/twilio/inbound?acct=proxied",
+  /** Allowlisted senders, one per test that needs its own conversation. */
+  allowed: Array.from({ length: 12 }, (_, i) => `+1555010${String(i + 1).padStart(4, "0")}`),
+} as const;
+
+function smsTestChannel(fakeTwilioUrl: string): Record<string, unknown> {
+  return {
+    accountSid: TEST_TWILIO.accountSid,
+    authToken: { source: "env", id: "TEST_TWILIO_AUTH_TOKEN" },
+    apiBaseUrl: fakeTwilioUrl,
+    // One written with the prefix and punctuation OpenClaw accepts; it is normalised to the E.164 form.
+    allowFrom: [...TEST_TWILIO.allowed.slice(0, -1), `twilio-sms:${TEST_TWILIO.allowed.at(-1)!.replace(/^\+1(\d{3})(\d{3})(\d{4})$/, "+1 ($1) $2-$3")}`],
+    accounts: {
+      default: { fromNumber: TEST_TWILIO.fromNumber },
+      proxied: { webhookPath: "/webhooks/sms/proxied", fromNumber: TEST_TWILIO.proxiedFromNumber, publicWebhookUrl: TEST_TWILIO.proxiedPublicUrl },
+      service: { webhookPath: "/webhooks/sms/service", messagingServiceSid: TEST_TWILIO.messagingServiceSid },
     },
   };
 }
