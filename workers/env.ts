@@ -1,4 +1,5 @@
 import type { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
+import type { BudgetDO } from "../durable-objects/budget.ts";
 import type { SessionDO } from "../durable-objects/session.ts";
 import type { MetricsShardDO } from "../durable-objects/metrics-shard.ts";
 
@@ -9,6 +10,8 @@ export interface Env {
   AUTH_LIMITER: DurableObjectNamespace<AuthLimiterDO>;
   /** Durable counters behind GET /metrics, a fixed set of shards (functions/metrics/shards.ts). */
   METRICS: DurableObjectNamespace<MetricsShardDO>;
+  /** Spend counters and reservations, one object per budget scope (durable-objects/budget.ts). */
+  BUDGETS: DurableObjectNamespace<BudgetDO>;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

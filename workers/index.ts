@@ -3,6 +3,7 @@ import type { Env } from "./env.ts";
 import { SessionDO } from "../durable-objects/session.ts";
 import { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
 import { MetricsShardDO } from "../durable-objects/metrics-shard.ts";
+import { BudgetDO } from "../durable-objects/budget.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
@@ -10,7 +11,7 @@ import { channelAdapters } from "../functions/channels/registry.ts";
 import { internalIngress } from "./internal-ingress.ts";
 import { metrics } from "./metrics.ts";
 
-export { SessionDO, AuthLimiterDO, MetricsShardDO };
+export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO };
 
 const app = new Hono<{ Bindings: Env }>();
 

@@ -7,6 +7,8 @@ import { selectionFor } from "./run-deps.ts";
 import type { RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 import { classifyError } from "./error-class.ts";
+import { BudgetExceededError, budgetNotice } from "../../functions/agent/metering.ts";
+import { sessionMeter } from "./metering.ts";
 
 type CallModel = (request: ModelRequest) => Promise<ModelResult>;
 
@@ -49,6 +51,8 @@ async function compactRows(
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
+    // A budget stop is not the model failing to summarise: nothing is dropped.
+    if (error instanceof BudgetExceededError) return { compacted: false, reason: budgetNotice(error.refusal) };
     const { class: errorClass, reason } = classifyError(error);
     if (errorClass === "transient") return { compacted: false, reason: `the model could not summarise right now (${reason}); try again later` };
     summary = droppedSummary(previous, cut, reason);
@@ -63,13 +67,14 @@ async function compactRows(
 }
 
 /** /compact: compacts now with the session's model selection (not while a run is writing). */
-export async function compactNow(s: SessionState, instructions?: string): Promise<CompactResult> {
+export async function compactNow(s: SessionState, instructions?: string, sender?: { channel?: string; senderId?: string }): Promise<CompactResult> {
   if (s.active) return { compacted: false, reason: "a run is in progress; try again when it finishes" };
   const sessionId = currentSessionId(s, Date.now());
   const agentId = s.store.getMeta("agentId") ?? "main";
   const selection = selectionFor(s.config, s.env, agentId, settings(s).modelOverride);
   const before = estimateTokens(sessionMessages(s, sessionId));
-  const outcome = await compactRows(s, sessionId, (request) => callModel({ config: s.config, env: s.env, selection, request }), {
+  const meter = sessionMeter(s, { kind: "compaction", runId: null, sessionId, ...sender });
+  const outcome = await compactRows(s, sessionId, (request) => callModel({ config: s.config, env: s.env, selection, request, meter }), {
     window: contextWindow(s, undefined),
     instructions,
   });

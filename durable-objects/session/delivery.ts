@@ -4,6 +4,7 @@ import { chunkText } from "../../functions/channels/chunk.ts";
 import { costOfRun } from "./run-deps.ts";
 import { deliverDueOutbox } from "./outbox.ts";
 import { mirrorToPostgres } from "./mirror.ts";
+import { runPlatformCostOf } from "./platform-usage.ts";
 import { ProgressRelay } from "./progress.ts";
 import { recordAuditEvent } from "./audit.ts";
 import { isPostgresUnavailable } from "../../functions/db/client.ts";
@@ -129,6 +130,8 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
       store: s.store,
       batchSize: s.config.messages.mirrorBatchSize,
       costOf: (modelRef, usage) => costOfRun(s.config, s.env, modelRef, usage),
+      sql: s.ctx.storage.sql,
+      platformCostOf: (run) => runPlatformCostOf(s, run),
       facts: {
         sessionKey: s.store.getMeta("sessionKey") ?? "",
         sessionId,

@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import { withDb, type DbEnv } from "../../functions/db/client.ts";
-import { sessions, transcriptEntries, usage } from "../../functions/db/schema.ts";
-import type { SessionStore } from "./storage.ts";
+import { modelCalls, runPlatformCost, sessions, transcriptEntries, usage } from "../../functions/db/schema.ts";
+import type { PlatformCost } from "../../functions/agent/platform-cost.ts";
+import { markModelCallsMirrored, unmirroredModelCalls } from "./model-calls.ts";
+import type { RunRow, SessionStore } from "./storage.ts";
 
 export interface SessionIndexFacts {
   sessionKey: string;
@@ -17,7 +19,7 @@ export interface SessionIndexFacts {
 
 /**
  * Copies what changed in the SessionDO to Postgres: the session index row, new transcript entries
- * and finished runs' usage. Idempotent (upserts, on-conflict-do-nothing), so a batch that failed
+ * finished runs' usage and estimated platform cost, and every model call (metering.ts). Idempotent (upserts, on-conflict-do-nothing), so a batch that failed
  * half-way is simply sent again on the next alarm. Returns true when everything was mirrored.
  */
 export async function mirrorToPostgres(args: {
@@ -26,10 +28,14 @@ export async function mirrorToPostgres(args: {
   facts: SessionIndexFacts;
   batchSize: number;
   costOf: (modelRef: string, usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }) => number;
+  /** The model_calls table's storage (model-calls.ts owns it). */
+  sql: SqlStorage;
+  platformCostOf: (run: RunRow) => PlatformCost;
 }): Promise<boolean> {
   const { store, facts, batchSize } = args;
   const entries = store.unmirroredTranscript(batchSize);
   const runs = store.unmirroredRuns(batchSize);
+  const calls = unmirroredModelCalls(args.sql, batchSize);
   const totals = store.sessionTotals(facts.sessionId);
   await withDb(args.env, async (db) => {
     await db
@@ -97,10 +103,48 @@ export async function mirrorToPostgres(args: {
           })),
         )
         .onConflictDoNothing();
+      await db
+        .insert(runPlatformCost)
+        .values(
+          runs.map((run) => ({
+            runId: run.runId,
+            sessionKey: facts.sessionKey,
+            agentId: facts.agentId,
+            channel: run.route.channel,
+            ...args.platformCostOf(run),
+            createdAt: new Date(run.startedAt),
+          })),
+        )
+        .onConflictDoNothing();
+    }
+    if (calls.length) {
+      await db
+        .insert(modelCalls)
+        .values(
+          calls.map((call) => ({
+            id: call.id,
+            runId: call.runId,
+            sessionKey: facts.sessionKey,
+            sessionId: call.sessionId,
+            agentId: facts.agentId,
+            channel: call.channel,
+            senderId: call.senderId,
+            kind: call.kind,
+            provider: call.provider,
+            model: call.model,
+            ...call.usage,
+            costUsd: call.costUsd,
+            outcome: call.outcome,
+            durationMs: call.durationMs,
+            createdAt: new Date(call.at),
+          })),
+        )
+        .onConflictDoNothing();
     }
   });
   const last = entries.at(-1);
   if (last) store.markTranscriptMirrored(last.seq);
   store.markRunsMirrored(runs.map((run) => run.runId));
-  return entries.length < batchSize && runs.length < batchSize;
+  markModelCallsMirrored(args.sql, calls.map((call) => call.id));
+  return entries.length < batchSize && runs.length < batchSize && calls.length < batchSize;
 }

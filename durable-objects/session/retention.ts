@@ -17,6 +17,7 @@ import type { SessionState } from "./state.ts";
  *  - meta: a fixed set of keys, plus the current session's summary and folded totals, plus the
  *    ack-progress state of events not yet settled. Older sessions' entries are dropped.
  *  - group_history: at most the conversation's historyLimit (50), emptied by each run.
+ *  - model_calls: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>).
  */
 
 /** The sweep runs at most this often; an idle object wakes for it only when something expires. */
@@ -87,10 +88,14 @@ export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, no
   );
   if (policy.activeSessionId) foldOldRuns(sql, policy.activeSessionId, policy, archivedOrNone);
 
+  // Per-call metering rows: the session's totals are kept in meta spend:<id>, Postgres has the rows.
+  sql.exec(`DELETE FROM model_calls WHERE (mirrored = 1 OR ? = 1) AND at < ?`, archivedOrNone, now - TOMBSTONE_MS);
+
   sql.exec(
-    `DELETE FROM meta WHERE (key LIKE 'summary:%' OR key LIKE 'foldedRuns:%') AND key NOT IN (?, ?)`,
+    `DELETE FROM meta WHERE (key LIKE 'summary:%' OR key LIKE 'foldedRuns:%' OR key LIKE 'spend:%') AND key NOT IN (?, ?, ?)`,
     `summary:${active}`,
     `foldedRuns:${active}`,
+    `spend:${active}`,
   );
   sql.exec(`DELETE FROM meta WHERE key LIKE 'progress:%' AND CAST(substr(key, 10) AS INTEGER) NOT IN (SELECT seq FROM inbox WHERE state != 'settled')`);
 }

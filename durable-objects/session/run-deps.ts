@@ -3,6 +3,7 @@ import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunLoopDeps } from "../../functions/agent/run-loop.ts";
 import type { ModelRequest, ModelResult, ToolContext } from "../../functions/agent/types.ts";
 import { callModel, type CallModelArgs } from "../../functions/agent/model-call.ts";
+import type { ModelCallKind, ModelCallMeter } from "../../functions/agent/metering.ts";
 import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
 import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
@@ -31,7 +32,13 @@ export interface RunDepsInput {
   toolHasRun: () => boolean;
   /** Every model attempt's outcome and timing (metrics, spans). */
   onAttempt?: CallModelArgs["onAttempt"];
+  /** What this run's main calls are metered as ("turn" unless the run is a heartbeat, cron, …). */
+  callKind: ModelCallKind;
+  /** The session's meter for a kind of call (durable-objects/session/metering.ts). */
+  meterFor: (kind: ModelCallKind) => ModelCallMeter;
 }
+
+type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
 
 /** The model selection in force: an explicit pick is strict, else the agent's chain (or the default a key or the demo switch gives). */
 export function selectionFor(config: EdgeclawConfig, env: Env, agentId: string, modelOverride: string | undefined): ModelSelection {
@@ -39,7 +46,9 @@ export function selectionFor(config: EdgeclawConfig, env: Env, agentId: string, 
 }
 
 /** Everything the agent loop needs for one run: prompt, tools, and the model with failover. */
-export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: (request: ModelRequest) => Promise<ModelResult> }> {
+export async function buildRunDeps(
+  input: RunDepsInput,
+): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: CallModelFn; callModelAs: (kind: ModelCallKind) => CallModelFn }> {
   const { env, config, agentId } = input;
   const selection = selectionFor(config, env, agentId, input.modelOverride);
   const tools = createToolset(config, agentId, { senderIsOwner: input.senderIsOwner });
@@ -71,12 +80,19 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
     maxToolResultChars: MAX_TOOL_RESULT_CHARS,
     signal: input.signal,
     isSilent: isSilentReply,
-    callModel: async (request) => {
+    callModel: callModelAs(input.callKind),
+    callModelAs,
+  };
+
+  function callModelAs(kind: ModelCallKind): CallModelFn {
+    const meter = input.meterFor(kind);
+    return async (request) => {
       const result = await callModel({
         config,
         env,
         selection,
         request,
+        meter,
         onStreamReset: input.onStreamReset,
         onNotice: input.onNotice,
         ...(input.onAttempt ? { onAttempt: input.onAttempt } : {}),
@@ -84,8 +100,8 @@ export async function buildRunDeps(input: RunDepsInput): Promise<RunLoopDeps & {
       });
       if (result.fallback) input.onNotice(modelFallbackNotice(result.modelRef, result.fallback.selected, result.fallback.reason));
       return result;
-    },
-  };
+    };
+  }
 }
 
 /** USD for a run's usage at the configured price of the model that answered (0 if unknown). */

@@ -3,6 +3,9 @@ import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
 import { closeDanglingToolCalls, runAgentLoop, RunYield, type RunHost } from "../../functions/agent/run-loop.ts";
 import { ModelError, type Message, type ToolCall } from "../../functions/agent/types.ts";
+import { BudgetExceededError, budgetNotice } from "../../functions/agent/metering.ts";
+import { sessionMeter } from "./metering.ts";
+import { addRunPlatformCost } from "./platform-usage.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { enqueueReply, enqueueRetract, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
@@ -148,6 +151,8 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       onNotice: (notice) => s.emit(s.active?.seqs ?? seqs, { type: "notice", text: notice }),
       toolHasRun: () => s.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
       onAttempt: (report) => telemetry.modelAttempt(report),
+      callKind: run.options.callKind ?? "turn",
+      meterFor: (kind) => sessionMeter(s, { kind, runId: run.runId, sessionId: run.sessionId, ...runSender(s, run) }),
     });
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
@@ -170,7 +175,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   clearRetry(s);
 
   try {
-    await compactIfNeeded(s, run, deps.system, deps.callModel, abort.signal).catch((error) => {
+    await compactIfNeeded(s, run, deps.system, deps.callModelAs("compaction"), abort.signal).catch((error) => {
       if (abort.signal.aborted) throw error;
       console.warn("proactive compaction failed; running with the full context", error instanceof Error ? error.message : error);
     });
@@ -218,6 +223,7 @@ function finishRun(
   const seqs = s.store.inboxByRun(run.runId).map((row) => row.seq);
   s.ctx.storage.transactionSync(() => {
     s.store.finishRun(run.runId, state, now);
+    addRunPlatformCost(s, run.runId);
     if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel)) enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
@@ -273,7 +279,15 @@ function takeSteer(s: SessionState, run: RunRow): string[] {
   return rows.map((row) => renderIncoming(incomingText(row), fenceId));
 }
 
+/** The channel and sender a run answers (its first trigger event), for metering and sender budgets. */
+function runSender(s: SessionState, run: RunRow): { channel?: string; senderId?: string } {
+  const envelope = s.store.inboxByRun(run.runId)[0]?.event.envelope;
+  return { channel: envelope?.channel ?? run.route.channel, ...(envelope?.senderId ? { senderId: envelope.senderId } : {}) };
+}
+
 function describeRunFailure(error: unknown): string {
+  // A budget stop: one notice for the run (the run ends here, so no retry or resume repeats it).
+  if (error instanceof BudgetExceededError) return budgetNotice(error.refusal);
   if (error instanceof ModelError) {
     if (error.kind === "not_configured") return error.message;
     if (error.kind === "timeout") return `⚠️ ${error.message}`;

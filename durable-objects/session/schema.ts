@@ -35,6 +35,7 @@ export interface SchemaMigration {
  *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
  *   group_history  at most historyLimit (50), emptied by each run
  *   metrics_pending one row per series counted since the last batch (bounded by the catalogue's labels)
+ *   model_calls    48 h, and only once mirrored (session totals live in meta spend:<sessionId>)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -123,6 +124,32 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
     version: 3,
     why: "durable metrics counters, handed to the metrics shards in batches (session/metrics.ts)",
     statements: [`CREATE TABLE IF NOT EXISTS metrics_pending (series TEXT PRIMARY KEY, value REAL NOT NULL)`],
+  },
+  {
+    version: 4,
+    why: "one row per model call (metering), written before the mirror copies it to Postgres",
+    statements: [
+      // Owned by model-calls.ts. outcome: ok | error. mirrored: copied to Postgres model_calls.
+      `CREATE TABLE IF NOT EXISTS model_calls (
+         id TEXT PRIMARY KEY,
+         run_id TEXT,
+         session_id TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         provider TEXT NOT NULL,
+         model TEXT NOT NULL,
+         channel TEXT,
+         sender_id TEXT,
+         input_tokens INTEGER NOT NULL DEFAULT 0,
+         output_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+         cost_usd REAL NOT NULL DEFAULT 0,
+         outcome TEXT NOT NULL,
+         duration_ms INTEGER NOT NULL DEFAULT 0,
+         at INTEGER NOT NULL,
+         mirrored INTEGER NOT NULL DEFAULT 0)`,
+      `CREATE INDEX IF NOT EXISTS model_calls_unmirrored ON model_calls(mirrored, at)`,
+    ],
   },
 ];
 

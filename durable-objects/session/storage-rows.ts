@@ -66,6 +66,8 @@ export interface RunOptions {
   /** One-shot directive hints (inline /think etc.) that applied to this run only. */
   oneShot?: Record<string, string>;
   triggerSeqs?: number[];
+  /** What this run's model calls are metered as (metering.ts): "turn" unless a heartbeat, cron, … run says otherwise. */
+  callKind?: string;
 }
 
 export type OutboxState = "pending" | "sending" | "sent" | "unknown" | "dead";

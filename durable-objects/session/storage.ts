@@ -202,7 +202,8 @@ export class SessionStore {
   hasUnmirrored(): boolean {
     return (
       this.sql.exec(`SELECT 1 FROM transcript WHERE mirrored = 0 LIMIT 1`).toArray().length > 0 ||
-      this.sql.exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`).toArray().length > 0
+      this.sql.exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`).toArray().length > 0 ||
+      this.sql.exec(`SELECT 1 FROM model_calls WHERE mirrored = 0 LIMIT 1`).toArray().length > 0
     );
   }
   markRunsMirrored(runIds: string[]): void {

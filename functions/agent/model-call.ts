@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { SecretEnv } from "../config/secret-ref.ts";
 import { costUsd } from "./model-cost.ts";
+import type { MeterStart, ModelCallMeter } from "./metering.ts";
 import { isFakeModelEnabled, resolveModel, type ModelSelection } from "./model-resolve.ts";
 import { isFailoverWorthy, isRetryable, MODEL_RETRY_ATTEMPTS, retryDelayMs } from "./model-retry.ts";
 import { callAnthropic } from "./providers/anthropic.ts";
@@ -28,6 +29,13 @@ import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } 
  *  - without it, the call stops there and throws: a second answer is never appended to a partial
  *    first one. (OpenClaw likewise only retries a turn before any assistant output started.)
  * The returned `text` is always exactly the text of the attempt that succeeded.
+ *
+ * METERING AND BUDGETS: this is the one place a request leaves for a provider, and `meter` is
+ * required. Before every attempt `meter.admit` reserves its worst case against the budgets in
+ * force (and may refuse: BudgetExceededError, kind "budget", which ends the call — no retry, no
+ * failover); after it, `meter.settle` records the actual usage and price. Any new kind of model call
+ * (memory flush, heartbeat, cron, …) goes through here, so it is metered and capped like a turn.
+ * Inside a SessionDO the meter is durable-objects/session/metering.ts `sessionMeter`.
  */
 
 export interface CallModelArgs {
@@ -35,6 +43,8 @@ export interface CallModelArgs {
   env: SecretEnv;
   selection: ModelSelection;
   request: ModelRequest;
+  /** Records and budget-checks every attempt (metering.ts). Required: no call goes unmetered. */
+  meter: ModelCallMeter;
   /** Overrides the provider's first-byte/idle timeout (default 120 s cloud, 300 s self-hosted). */
   timeoutMs?: number;
   /** Jitter source, [0, 1). */
@@ -191,17 +201,25 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
             }
           : undefined,
       };
+      const start: MeterStart = { model, request: attemptRequest };
+      // Outside the try: a budget refusal ends the whole call before the provider sees anything.
+      const ticket = await args.meter.admit(start);
       const startedAt = Date.now();
       const report = (outcome: AttemptReport["outcome"], usage?: ModelResult["usage"]) =>
         args.onAttempt?.({ modelRef: model.ref, providerId: model.providerId, modelId: model.modelId, startedAt, durationMs: Date.now() - startedAt, outcome, ...(usage ? { usage } : {}) });
       try {
-        const answer = await ADAPTERS[model.api](model, attemptRequest);
+        const answer = await ADAPTERS[model.api](model, attemptRequest).catch(async (error: unknown) => {
+          await args.meter.settle(ticket, start, { ok: false, error: asModelError(error) });
+          throw error;
+        });
         report("ok", answer.usage);
+        const price = costUsd(answer.usage, model.cost);
+        await args.meter.settle(ticket, start, { ok: true, usage: answer.usage, costUsd: price });
         return {
           result: {
             ...answer,
             modelRef: model.ref,
-            costUsd: costUsd(answer.usage, model.cost),
+            costUsd: price,
             attempts,
             ...(ref !== selected ? { fallback: { selected, reason: attempts.at(-1)?.kind ?? "server" } } : {}),
           },

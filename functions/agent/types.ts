@@ -60,6 +60,8 @@ export type ModelErrorKind =
   | "bad_request"
   | "context_overflow"
   | "not_configured"
+  /** A budget (config `budgets`) has no room for this call's worst case: stop, never retry or fail over. */
+  | "budget"
   | "aborted";
 
 /** A model call that failed; `kind` decides retry (rate_limit, overloaded, server, timeout, network) and failover. */

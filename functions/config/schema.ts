@@ -4,6 +4,7 @@ import { slackChannelSchema } from "../channels/slack/config.ts";
 import { isOperatorChannel } from "../channels/operator-channels.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
+import { budgetsSchema, meteringSchema } from "./budgets.ts";
 
 /**
  * The config file (`edgeclaw.json5`), with OpenClaw's key names and defaults. Unknown keys are
@@ -276,6 +277,11 @@ const messagesSchema = z
       })
       .prefault({}),
     groupChat: groupChatSchema,
+    /** Per-reply usage footer by default (`/usage off|tokens|full` overrides it per session); legacy `on` = tokens. */
+    responseUsage: z
+      .enum(["off", "tokens", "full", "on"])
+      .default("off")
+      .transform((mode) => (mode === "on" ? "tokens" : mode)),
   })
   .loose()
   .prefault({});
@@ -398,6 +404,8 @@ export const configSchema = z
     accessGroups: accessGroupsSchema,
     logging: loggingSchema,
     diagnostics: diagnosticsSchema,
+    budgets: budgetsSchema,
+    metering: meteringSchema,
   })
   .loose();
 

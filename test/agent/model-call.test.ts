@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { callModel, ModelFailoverError, NO_MODEL_CONFIGURED_MESSAGE, OVERLOAD_WAIT_NOTICE, type CallModelArgs } from "../../functions/agent/model-call.ts";
 import { FAKE_REPLY_PREFIX } from "../../functions/agent/providers/fake.ts";
 import { ModelError, type Message } from "../../functions/agent/types.ts";
+import { UNMETERED } from "../../functions/agent/metering.ts";
 import { newScenario, recorded, recordingSleep, script, suiteConfig, userSays, testEnv as env } from "./model-helpers.ts";
 
 const PRIMARY = "fakeanthropic/claude-test";
@@ -14,6 +15,7 @@ function args(messages: Message[], overrides: Partial<CallModelArgs> = {}): Call
     env,
     selection: { primary: PRIMARY, fallbacks: [FALLBACK] },
     request: { system: "sys", messages, tools: [] },
+    meter: UNMETERED,
     random: () => 0.5, // no jitter: delays are exactly the exponential schedule
     sleep,
     waits,

@@ -1,0 +1,173 @@
+import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
+import { scopesFor, type ScopeCheck } from "../../functions/agent/budget-scopes.ts";
+import {
+  BudgetExceededError,
+  describeRefusal,
+  totalTokens,
+  worstCase,
+  type BudgetRefusal,
+  type MeterOutcome,
+  type MeterStart,
+  type MeterTicket,
+  type ModelCallKind,
+  type ModelCallMeter,
+} from "../../functions/agent/metering.ts";
+import { ModelError } from "../../functions/agent/types.ts";
+import type { WarnCrossing } from "../budget.ts";
+import { enqueueReply } from "./delivery.ts";
+import { recordModelCall } from "./model-calls.ts";
+import { scheduleAlarm } from "./schedule.ts";
+import type { SessionState } from "./state.ts";
+
+/**
+ * THE METER OF EVERY MODEL CALL A SESSION MAKES. `callModel` (functions/agent/model-call.ts) cannot
+ * be called without a meter, and inside a SessionDO that meter comes from here: a run's turns,
+ * compaction (proactive and /compact), and any other kind of call (memory flush, heartbeat, cron,
+ * sub-runs) — pass `sessionMeter(s, { kind: "<your kind>", … })` and the call is metered and
+ * budget-checked like every other.
+ *
+ * Per attempt sent to a provider:
+ *  admit   — when `budgets` caps any scope of this call (global, agent, session, sender), its worst
+ *            case (metering.ts `worstCase`) is reserved in each scope's BudgetDO, all at once. One
+ *            refusal releases the others and throws BudgetExceededError: the provider sees nothing.
+ *            The first refusal of a period in a scope alerts the operator (once: the BudgetDO
+ *            decides who is first). With no caps configured nothing leaves this object.
+ *  settle  — the attempt's actual usage and price (`models.providers.*.models[].cost`) is written to
+ *            model_calls and the session's spend in one transaction (the mirror copies it to
+ *            Postgres), then each reservation is settled with the actual cost; a first crossing of
+ *            `warnAt` warns the operator. Settling never throws: a reservation left behind by a
+ *            crash expires after `budgets.reservationTtlSeconds`.
+ */
+
+export interface MeterContext {
+  kind: ModelCallKind;
+  runId: string | null;
+  sessionId: string;
+  /** The conversation's channel and the person the call answers (absent for cron/heartbeat). */
+  channel?: string;
+  senderId?: string;
+}
+
+export function sessionMeter(s: SessionState, context: MeterContext): ModelCallMeter {
+  const held = new Map<string, ScopeCheck[]>();
+  const agentId = s.store.getMeta("agentId") ?? "main";
+  const sessionKey = s.store.getMeta("sessionKey") ?? "";
+  const sender = context.channel && context.senderId ? `${context.channel}:${context.senderId}` : undefined;
+
+  return {
+    async admit(start: MeterStart): Promise<MeterTicket> {
+      const now = Date.now();
+      const ticket = { id: crypto.randomUUID(), startedAt: now };
+      const budgets = s.config.budgets;
+      const scopes = scopesFor(budgets, { agentId, sessionKey, sender }, now);
+      if (!scopes.length) return ticket;
+      const cost = worstCase(start.model, start.request);
+      const ttlMs = budgets.reservationTtlSeconds * 1000;
+      let verdicts;
+      try {
+        verdicts = await Promise.all(
+          scopes.map((scope) => budgetStub(s, scope.scope).reserve({ id: ticket.id, windows: scope.windows, usd: cost.usd, tokens: cost.tokens, now, ttlMs })),
+        );
+      } catch (error) {
+        // Fail closed: with no answer from a budget object, no money is spent. Transient, so retried later.
+        await release(s, scopes, ticket.id, now);
+        throw new ModelError("server", `budget check unavailable: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const refusedAt = verdicts.findIndex((verdict) => !verdict.ok);
+      if (refusedAt < 0) {
+        held.set(ticket.id, scopes);
+        return ticket;
+      }
+      await release(
+        s,
+        scopes.filter((_, index) => verdicts[index]!.ok),
+        ticket.id,
+        now,
+      );
+      let first: BudgetRefusal | undefined;
+      for (const [index, verdict] of verdicts.entries()) {
+        if (verdict.ok) continue;
+        const refusal: BudgetRefusal = { scope: scopes[index]!.scope, period: verdict.period, unit: verdict.unit, limit: verdict.limit, spent: verdict.spent, resetsAt: verdict.resetsAt };
+        first ??= refusal;
+        if (verdict.alert) notifyOperator(s, `budget-alert:${refusal.scope}:${scopes[index]!.windows.find((w) => w.period === verdict.period)?.key}`, alertText(refusal, agentId, sessionKey));
+      }
+      throw new BudgetExceededError(first!);
+    },
+
+    async settle(ticket: MeterTicket, start: MeterStart, outcome: MeterOutcome): Promise<void> {
+      const now = Date.now();
+      const usage = outcome.ok ? outcome.usage : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      const costUsd = outcome.ok ? outcome.costUsd : 0;
+      try {
+        s.ctx.storage.transactionSync(() =>
+          recordModelCall(s.store, s.ctx.storage.sql, {
+            id: ticket.id,
+            runId: context.runId,
+            sessionId: context.sessionId,
+            kind: context.kind,
+            provider: start.model.providerId,
+            model: start.model.modelId,
+            channel: context.channel ?? null,
+            senderId: context.senderId ?? null,
+            usage,
+            costUsd,
+            outcome: outcome.ok ? "ok" : "error",
+            durationMs: now - ticket.startedAt,
+            at: ticket.startedAt,
+          }),
+        );
+      } catch (error) {
+        console.error(`metering: could not record model call ${ticket.id}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const scopes = held.get(ticket.id);
+      held.delete(ticket.id);
+      if (!scopes) return;
+      const tokens = totalTokens(usage);
+      await Promise.all(
+        scopes.map(async (scope) => {
+          try {
+            const crossings = await budgetStub(s, scope.scope).settle({ id: ticket.id, windows: scope.windows, usd: costUsd, tokens, now });
+            for (const crossing of crossings) notifyOperator(s, `budget-warn:${scope.scope}:${crossing.key}`, warnText(scope.scope, crossing));
+          } catch (error) {
+            console.error(`metering: settling ${ticket.id} in ${scope.scope} failed (its reservation expires): ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }),
+      );
+    },
+  };
+}
+
+export function budgetStub(s: { env: SessionState["env"] }, scope: string) {
+  return s.env.BUDGETS.get(s.env.BUDGETS.idFromName(scope));
+}
+
+async function release(s: SessionState, scopes: ScopeCheck[], id: string, now: number): Promise<void> {
+  await Promise.all(scopes.map((scope) => budgetStub(s, scope.scope).settle({ id, windows: scope.windows, usd: 0, tokens: 0, now }).catch(() => undefined)));
+}
+
+/**
+ * One message to the operator (`budgets.alertTarget`) through this session's outbox: durable,
+ * retried, and sent once — the outbox id is per scope and period, and the BudgetDO hands the
+ * "first" flag to one caller only. Without a target (or a target the outbox cannot post to) it is
+ * a structured log line.
+ */
+function notifyOperator(s: SessionState, id: string, text: string): void {
+  const target = s.config.budgets.alertTarget;
+  console.warn(JSON.stringify({ event: "budget_notice", id, text }));
+  if (!target || HTTP_CHANNELS.has(target.channel)) return;
+  const route: ReplyRoute = { channel: target.channel, accountId: target.accountId ?? "default", to: target.to, ...(target.threadId ? { threadId: target.threadId } : {}) };
+  const now = Date.now();
+  // INSERT OR IGNORE by id: a second notice for the same scope and period is never queued.
+  s.ctx.storage.transactionSync(() => enqueueReply(s, id, null, route, text, now));
+  void scheduleAlarm(s);
+}
+
+function alertText(refusal: BudgetRefusal, agentId: string, sessionKey: string): string {
+  return `🛑 Budget cap reached — ${refusal.scope}: the ${describeRefusal(refusal)}. Model calls in this scope are refused until ${new Date(refusal.resetsAt).toISOString()} (agent ${agentId}, first refused in session ${sessionKey}). Raise or reset: npx edgeclaw budgets raise|reset ${refusal.scope} ${refusal.period}`;
+}
+
+function warnText(scope: string, crossing: WarnCrossing): string {
+  const amount = (value: number) => (crossing.unit === "usd" ? `$${value.toFixed(2)}` : `${Math.round(value)} tokens`);
+  return `⚠️ Budget warning — ${scope}: ${amount(crossing.spent)} of the ${crossing.period === "day" ? "daily" : "monthly"} ${amount(crossing.limit)} used (${crossing.key}).`;
+}
