@@ -51,7 +51,8 @@ async function main(argv: string[]): Promise<number> {
   const valueOptions = new Set([...Object.keys(SHARED_OPTIONS), ...COMMANDS.flatMap((command) => Object.keys(command.options))]);
   const lenient = Object.fromEntries([...valueOptions].map((name) => [name, { type: "string" as const }]));
   const words = parseArgs({ args: argv, options: lenient, allowPositionals: true, strict: false }).positionals;
-  const spec = COMMANDS.find((command) => command.name === words.slice(0, 2).join(" "));
+  // Command names are two or three words (`pairing approve`, `channels telegram info`).
+  const spec = COMMANDS.find((command) => command.name === words.slice(0, command.name.split(" ").length).join(" "));
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   if (!spec) {
     if (wantsHelp || argv.length === 0) {
@@ -73,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/, "") : String(error), spec);
   }
-  const args = parsed.positionals.slice(2);
+  const args = parsed.positionals.slice(spec.name.split(" ").length);
   if (args.length < spec.args.length) throw new UsageError(`missing <${spec.args[args.length]}>`, spec);
   if (args.length > spec.args.length) throw new UsageError(`unexpected argument "${args[spec.args.length]}"`, spec);
   const values = parsed.values as Record<string, string | boolean | undefined>;

@@ -5,6 +5,7 @@ import { ConfigFileError, parseConfigText } from "../lib/config-file.ts";
 import { adminRequest, CliError, type Connection } from "./http.ts";
 import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
+import { TELEGRAM_COMMANDS } from "./telegram.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -189,6 +190,7 @@ export const COMMANDS: CommandSpec[] = [
       return data.ok ? 0 : 1;
     },
   },
+  ...TELEGRAM_COMMANDS,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */

@@ -6,6 +6,7 @@ import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { startFakeDohServer } from "../fakes/doh-server.ts";
 import { startFakeLineApi } from "../fakes/line-api.ts";
 import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
+import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
 import { TEST_TWILIO } from "./test-config.ts";
 
 /**
@@ -39,6 +40,9 @@ export default async function setup(project: TestProject) {
   const fakeTwilio = await startFakeTwilioApi({ accounts: { [TEST_TWILIO.accountSid]: TEST_TWILIO.authToken } });
   stops.push(() => fakeTwilio.stop());
   project.provide("fakeTwilioUrl", fakeTwilio.url);
+  const fakeTelegram = await startFakeTelegramApi();
+  stops.push(() => fakeTelegram.stop());
+  project.provide("fakeTelegramUrl", fakeTelegram.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -56,5 +60,6 @@ declare module "vitest" {
     fakeDohUrl: string;
     fakeLineUrl: string;
     fakeTwilioUrl: string;
+    fakeTelegramUrl: string;
   }
 }

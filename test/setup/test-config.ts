@@ -32,6 +32,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       ...(fakes.slack ? { slack: slackTestChannel(fakes.slack) } : {}),
       ...(fakes.line ? { line: lineTestChannel(fakes.line) } : {}),
       ...(fakes.twilio ? { sms: smsTestChannel(fakes.twilio) } : {}),
+      ...(fakes.telegram ? { telegram: telegramTestChannel(fakes.telegram) } : {}),
     },
   };
 }
@@ -196,6 +197,48 @@ function smsTestChannel(fakeTwilioUrl: string): Record<string, unknown> {
       default: { fromNumber: TEST_TWILIO.fromNumber },
       proxied: { webhookPath: "/webhooks/sms/proxied", fromNumber: TEST_TWILIO.proxiedFromNumber, publicWebhookUrl: TEST_TWILIO.proxiedPublicUrl },
       service: { webhookPath: "/webhooks/sms/service", messagingServiceSid: TEST_TWILIO.messagingServiceSid },
+    },
+  };
+}
+
+/**
+ * `channels.telegram` pointed at the fake Bot API (test/fakes/telegram-api.ts), with the defaults a
+ * user gets: pairing DMs (only TEST_TELEGRAM.owner is allowed), streaming "progress", replyToMode
+ * off. Group forumGroup is a forum supergroup that requires a mention; openGroup an ordinary group
+ * that does not. The "partial" account (its own bot, secret and path) streams the answer into an
+ * edited preview, for the tests about that setting.
+ */
+export const TEST_TELEGRAM = {
+  botToken: "7000000001:test-default-token",
+  botId: "7000000001",
+  webhookSecret: "test-telegram-webhook-secret",
+  botUsername: "edgeclaw_test_bot",
+  owner: "70001",
+  forumGroup: "-1001000000001",
+  openGroup: "-1001000000002",
+  partialBotToken: "7000000002:test-partial-token",
+  partialWebhookSecret: "test-telegram-partial-secret",
+} as const;
+
+function telegramTestChannel(fakeTelegramUrl: string): Record<string, unknown> {
+  return {
+    apiRoot: fakeTelegramUrl,
+    botToken: { source: "env", id: "TEST_TELEGRAM_BOT_TOKEN" },
+    webhookSecret: { source: "env", id: "TEST_TELEGRAM_WEBHOOK_SECRET" },
+    botUsername: TEST_TELEGRAM.botUsername,
+    allowFrom: [TEST_TELEGRAM.owner],
+    groups: {
+      [TEST_TELEGRAM.forumGroup]: { requireMention: true },
+      [TEST_TELEGRAM.openGroup]: { requireMention: false },
+    },
+    accounts: {
+      default: {},
+      partial: {
+        webhookPath: "/telegram-webhook/partial",
+        botToken: { source: "env", id: "TEST_TELEGRAM_PARTIAL_BOT_TOKEN" },
+        webhookSecret: { source: "env", id: "TEST_TELEGRAM_PARTIAL_WEBHOOK_SECRET" },
+        streaming: { mode: "partial" },
+      },
     },
   };
 }

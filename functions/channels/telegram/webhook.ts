@@ -1,0 +1,56 @@
+import type { AcceptResult, WebhookPieces, WebhookRoute } from "../channel.ts";
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import { botIdFromToken, telegramConfig, telegramSecrets, telegramWebhookAccounts, type TelegramAccount } from "./config.ts";
+import { parseTelegramUpdate } from "./parse.ts";
+import { verifyTelegramSecret } from "./verify.ts";
+
+/**
+ * The inbound half: one POST path per account (`webhookPath`, default /telegram-webhook). The
+ * generic handler caps and reads the body, then calls these in order; nothing here calls Telegram.
+ * Telegram repeats an update until it gets a 2xx, so the ack is 200 only once the update is stored
+ * (dedup by update_id makes the repeat harmless) and 500 otherwise.
+ */
+
+/** Updates are small (a message holds at most 4096 characters); 1 MiB bounds what is read before the secret check. */
+export const TELEGRAM_MAX_BODY_BYTES = 1024 * 1024;
+
+export const telegramWebhook: WebhookPieces<TelegramAccount> = {
+  routes(config: EdgeclawConfig): WebhookRoute<TelegramAccount>[] {
+    const telegram = telegramConfig(config);
+    if (!telegram) return [];
+    const clash = (accountId: string, path: string) => console.error(`channels.telegram: account ${accountId} reuses webhookPath ${path}; not served`);
+    const accounts = [...telegramWebhookAccounts(telegram, clash).entries()];
+    return accounts.map(([path, account]) => ({
+      path,
+      accountId: account.accountId,
+      label: accounts.length > 1 ? `Telegram (account ${account.accountId})` : "Telegram",
+      account,
+    }));
+  },
+  maxBodyBytes: () => TELEGRAM_MAX_BODY_BYTES,
+  async verify(request, route, env) {
+    const { webhookSecret } = telegramSecrets(route.account, env);
+    const verified = await verifyTelegramSecret(request.headers, webhookSecret);
+    if (verified.ok) return verified;
+    if (verified.reason === "no-secret") console.error(`channels.telegram account ${route.accountId}: no webhookSecret; refusing updates`);
+    return { ok: false, status: 401, reason: verified.reason };
+  },
+  parse(request, route, env) {
+    const botId = botIdFromToken(telegramSecrets(route.account, env).botToken);
+    return parseTelegramUpdate(request.raw, { account: route.account, botId, receivedAt: request.receivedAt });
+  },
+  ack: telegramAck,
+};
+
+/**
+ * 200 once stored. A button click is answered in the response body itself (a Bot API call made
+ * through the webhook reply, https://core.telegram.org/bots/api#making-requests-when-getting-updates),
+ * so the user's button stops spinning with no outbound call on the ack path.
+ */
+export function telegramAck(result: AcceptResult): Response {
+  if (!result.allStored) return Response.json({ error: "not accepted, retry" }, { status: 500 });
+  const stored = result.outcomes.some((outcome) => outcome.status === "accepted" || outcome.status === "duplicate");
+  const headers: Record<string, string> = stored ? { "x-openclaw-delivery-accepted": "durable" } : {};
+  if (result.ackHint) return Response.json({ method: "answerCallbackQuery", callback_query_id: result.ackHint }, { headers });
+  return new Response(null, { status: 200, headers });
+}
