@@ -1,6 +1,6 @@
 import { displayTurns } from "./session/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../workers/env.ts";
+import type { Env } from "./env.ts";
 import type { AcceptResult, DeadLetter, RoutedEvent, RunEvent } from "./session-api.ts";
 import { SessionState, zeroUsage } from "./session/state.ts";
 import { deliver, mirror } from "./session/delivery.ts";

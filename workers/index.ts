@@ -7,7 +7,7 @@ import { BudgetDO } from "../durable-objects/budget.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
-import { channelAdapters } from "../functions/channels/registry.ts";
+import { channelWebhooks } from "./webhooks.ts";
 import { internalIngress } from "./internal-ingress.ts";
 import { metrics } from "./metrics.ts";
 
@@ -20,8 +20,8 @@ app.route("/v1", openaiApi);
 app.route("/admin", admin);
 app.route("/", metrics);
 app.route("/internal", internalIngress);
-// Each chat platform mounts its own webhook path(s) (channels.<id>.webhookPath).
-for (const adapter of channelAdapters) adapter.mount(app);
+// Every registered channel's webhook path(s), from config, through the one generic handler.
+app.use("*", channelWebhooks());
 app.route("/", webchat);
 
 export default {

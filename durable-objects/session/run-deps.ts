@@ -1,4 +1,4 @@
-import type { Env } from "../../workers/env.ts";
+import type { Env } from "../env.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunLoopDeps } from "../../functions/agent/run-loop.ts";
 import type { ModelRequest, ModelResult, ToolContext } from "../../functions/agent/types.ts";

@@ -1,4 +1,4 @@
-import type { Env } from "../../workers/env.ts";
+import type { Env } from "../env.ts";
 import type { RunEvent } from "../session-api.ts";
 import { SessionStore } from "./storage.ts";
 import { configFromEnv } from "../../functions/config/load.ts";

@@ -1,4 +1,4 @@
-import type { Env } from "../../workers/env.ts";
+import type { Env } from "../env.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunEvent } from "../session-api.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";

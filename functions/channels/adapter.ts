@@ -1,5 +1,3 @@
-import type { Hono } from "hono";
-import type { Env } from "../../workers/env.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { InboundAttachment, ReplyRoute } from "./envelope.ts";
 import type { ChunkMode } from "./chunk.ts";
@@ -85,8 +83,6 @@ export interface ChannelAdapter {
   textChunkLimit(config: EdgeclawConfig, accountId: string): number;
   /** How the outbox splits long replies (`newline` prefers paragraph breaks); default `length`. */
   chunkMode?(config: EdgeclawConfig, accountId: string): ChunkMode;
-  /** Mounts the channel's webhook routes (thin: verify, parse, route, accept, respond). */
-  mount(app: Hono<{ Bindings: Env }>): void;
   /** Sends one chunk. Must not retry on its own: the outbox owns retries. */
   send(message: OutboundMessage, ctx: SendContext): Promise<SendResult>;
   /**

@@ -1,7 +1,12 @@
 /**
  * The shape of a channel (DESIGN "Adding a channel"): a webhook channel supplies these pieces and the
- * generic handler in workers/ owns their order. The pipeline work wires it in; LINE, SMS and Telegram
- * are built against it.
+ * generic handler (workers/webhooks.ts) owns their order: cap the body (413) → read the raw bytes
+ * once → verify (401/403, nothing stored) → parse (handshake answer, or 400 when malformed) →
+ * durable accept of every envelope, in parallel → ack. Channels never see the Hono app.
+ *
+ * Channel modules must load in Node too (the `npm run dev` banner and `config:check` read their
+ * routes and schemas): no `cloudflare:` imports, and from functions/config/schema.ts types only
+ * (the config schema imports the registry, which imports the channels).
  */
 import type { z } from "zod";
 import type { EdgeclawConfig } from "../config/schema.ts";
@@ -23,6 +28,8 @@ export interface WebhookRequest {
   method: string;
   /** The URL as the Worker received it (Twilio: the channel may substitute its configured public URL). */
   url: string;
+  /** The path that matched the route. */
+  path: string;
   headers: Headers;
   raw: Uint8Array;
   /** Unix ms the request arrived (timestamp windows, envelope.receivedAt). */
@@ -44,6 +51,8 @@ export interface AcceptResult {
   allStored: boolean;
   outcomes: Array<{ status: "accepted" | "duplicate"; sessionKey: string } | { status: "unrouted"; reason: string } | { status: "failed"; error: string }>;
   ackHint?: string;
+  /** parse's `dropped` reasons, passed through. */
+  dropped?: string[];
 }
 
 /** The inbound half of a webhook channel. Pure pieces; the generic handler (workers/webhooks.ts) owns the order. */
@@ -58,7 +67,7 @@ export interface WebhookPieces<Account = unknown> {
   verify(request: WebhookRequest, route: WebhookRoute<Account>, env: Record<string, unknown>): Promise<VerifyResult>;
   /** Turns the verified body into envelopes (or a handshake answer). Never calls the platform. */
   parse(request: WebhookRequest, route: WebhookRoute<Account>, env: Record<string, unknown>): ParseResult | Promise<ParseResult>;
-  /** The platform's ack. Default: 200 empty when allStored, 500 otherwise (the platform retries; dedup makes it safe). */
+  /** The platform's ack. Default (webhook-ack.ts `defaultWebhookAck`): 200 empty when allStored, 500 otherwise (the platform retries; dedup makes it safe). */
   ack?(result: AcceptResult, route: WebhookRoute<Account>): Response;
 }
 

@@ -1,12 +1,46 @@
 import type { ChannelAdapter } from "./adapter.ts";
+import type { ChannelDefinition } from "./channel.ts";
 import { OPERATOR_CHANNELS } from "./operator-channels.ts";
-import { slackAdapter } from "./slack/index.ts";
+import { slackChannel } from "./slack/index.ts";
 
 /**
- * Every channel the Worker serves over webhooks. Adding a channel = one folder under
- * functions/channels/ and one line here.
+ * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
+ * line in this list (plus its import). Keep one entry per line: several channels land in parallel.
  */
-export const channelAdapters: ChannelAdapter[] = [slackAdapter];
+const builtInChannels: ChannelDefinition[] = [
+  slackChannel,
+];
+
+const registered = new Map<string, ChannelDefinition>();
+for (const definition of builtInChannels) registered.set(definition.id, definition);
+
+/** Set once the config schema has read the list: a later registration would go unvalidated. */
+let sealed = false;
+
+/** The channels in force, in registration order. */
+export function channelDefinitions(): ChannelDefinition[] {
+  return [...registered.values()];
+}
+
+/** Read by the config schema when it is first built; later registrations are refused. */
+export function sealChannelRegistry(): ChannelDefinition[] {
+  sealed = true;
+  return channelDefinitions();
+}
+
+/**
+ * Adds a channel beside the built-in ones (a test-only channel from the test setup). Must run
+ * before the first config is parsed, since its `configSchema` joins the config schema then.
+ */
+export function registerChannel(definition: ChannelDefinition): void {
+  if (registered.has(definition.id)) throw new Error(`channel ${definition.id} is already registered`);
+  if (sealed) throw new Error(`channel ${definition.id} registered after the config schema was built; register it before the first config parse`);
+  registered.set(definition.id, definition);
+}
+
+export function channelDefinition(channel: string): ChannelDefinition | undefined {
+  return registered.get(channel);
+}
 
 /**
  * Channels whose replies go back on the HTTP response itself (no outbound platform API): the
@@ -15,5 +49,5 @@ export const channelAdapters: ChannelAdapter[] = [slackAdapter];
 export const HTTP_CHANNELS: ReadonlySet<string> = OPERATOR_CHANNELS;
 
 export function adapterFor(channel: string): ChannelAdapter | undefined {
-  return channelAdapters.find((adapter) => adapter.id === channel);
+  return registered.get(channel)?.outbound;
 }

@@ -1,5 +1,5 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
-import { slackWebhookEndpoints } from "./slack/config.ts";
+import { webhookRouteTable } from "./webhook-routes.ts";
 
 /** A path a platform must be told to call, with a label for people (`Slack (account ops)`). */
 export interface WebhookEndpoint {
@@ -8,12 +8,9 @@ export interface WebhookEndpoint {
 }
 
 /**
- * Each webhook channel's Request URLs as its config gives them. Pure config reading, apart from the
- * adapters (which load the Worker), so Node tooling — the `npm run dev` banner — can print them.
- * One line per channel that receives webhooks.
+ * Every registered channel's webhook URLs as its config gives them (the `npm run dev` banner, setup
+ * texts). Pure config reading: channel modules load in Node as well as in the Worker.
  */
-const endpointLists: Array<(config: EdgeclawConfig) => WebhookEndpoint[]> = [slackWebhookEndpoints];
-
 export function webhookEndpoints(config: EdgeclawConfig): WebhookEndpoint[] {
-  return endpointLists.flatMap((list) => list(config));
+  return [...webhookRouteTable(config).values()].map(({ route }) => ({ label: route.label, path: route.path }));
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
-import { slackChannelSchema } from "../channels/slack/config.ts";
+import { sealChannelRegistry } from "../channels/registry.ts";
 import { isOperatorChannel } from "../channels/operator-channels.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
@@ -387,6 +387,17 @@ const databaseSchema = z
   })
   .prefault({});
 
+/**
+ * One block per channel. A registered channel (functions/channels/registry.ts) validates its own
+ * block with its `configSchema` (defaults applied); any other block is kept as given. Built on first
+ * use, not at import: the registry imports the channels, which may import this file's types.
+ */
+const channelsSchema = z
+  .lazy((): z.ZodType<Record<string, unknown>> =>
+    z.object(Object.fromEntries(sealChannelRegistry().map((channel) => [channel.id, channel.configSchema.optional()]))).loose(),
+  )
+  .default({});
+
 export const configSchema = z
   .object({
     companion: companionSchema,
@@ -397,8 +408,7 @@ export const configSchema = z
     session: sessionSchema,
     messages: messagesSchema,
     tools: toolsSchema,
-    /** One block per channel; the ones the Worker serves are validated, any other is kept as given. */
-    channels: z.object({ slack: slackChannelSchema.optional() }).loose().default({}),
+    channels: channelsSchema,
     bindings: bindingsSchema,
     commands: commandsSchema,
     accessGroups: accessGroupsSchema,

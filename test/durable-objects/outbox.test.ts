@@ -19,7 +19,6 @@ function scriptedChannel(answers: Answers, options: { reconcile?: Array<Reconcil
   const adapter: ChannelAdapter = {
     id: "scripted",
     textChunkLimit: () => 4000,
-    mount: () => undefined,
     async send(message) {
       sent.push(message);
       const queue = Array.isArray(answers) ? answers : (answers[message.id] ?? []);

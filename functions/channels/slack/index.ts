@@ -1,12 +1,13 @@
 import type { ChannelAdapter } from "../adapter.ts";
-import { slackAccount, slackConfig } from "./config.ts";
-import { mountSlack } from "./ingress.ts";
+import type { ChannelDefinition } from "../channel.ts";
+import { slackAccount, slackChannelSchema, slackConfig } from "./config.ts";
+import { slackWebhook } from "./ingress.ts";
 import { slackProgress } from "./progress.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
 import { fetchSlackFile } from "./files.ts";
 import { slackParticipatedInThread } from "./threads.ts";
 
-/** Slack over HTTP Request URLs (Events API, slash commands, interactivity) + the Web API for replies. */
+/** Replies through the Web API; Slack has no idempotency key, so an unknown outcome is reconciled. */
 export const slackAdapter: ChannelAdapter = {
   id: "slack",
   textChunkLimit(config, accountId) {
@@ -17,10 +18,17 @@ export const slackAdapter: ChannelAdapter = {
     const slack = slackConfig(config);
     return slack ? slackAccount(slack, accountId).streaming.chunkMode : "length";
   },
-  mount: mountSlack,
   send: sendSlackMessage,
   reconcile: reconcileSlackMessage,
   fetchAttachment: fetchSlackFile,
   participatedInThread: slackParticipatedInThread,
   progress: slackProgress,
+};
+
+/** Slack over HTTP Request URLs (Events API, slash commands, interactivity) + the Web API for replies. */
+export const slackChannel: ChannelDefinition = {
+  id: "slack",
+  configSchema: slackChannelSchema,
+  webhook: slackWebhook,
+  outbound: slackAdapter,
 };

@@ -1,0 +1,29 @@
+import type { AuthLimiterDO } from "./auth-limiter.ts";
+import type { BudgetDO } from "./budget.ts";
+import type { SessionDO } from "./session.ts";
+import type { MetricsShardDO } from "./metrics-shard.ts";
+
+/** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
+export interface Env {
+  SESSIONS: DurableObjectNamespace<SessionDO>;
+  /** Failed gateway-auth counters, one object per client address bucket (workers/gateway-auth.ts). */
+  AUTH_LIMITER: DurableObjectNamespace<AuthLimiterDO>;
+  /** Durable counters behind GET /metrics, a fixed set of shards (functions/metrics/shards.ts). */
+  METRICS: DurableObjectNamespace<MetricsShardDO>;
+  /** Spend counters and reservations, one object per budget scope (durable-objects/budget.ts). */
+  BUDGETS: DurableObjectNamespace<BudgetDO>;
+  /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
+  DATABASE_URL?: string;
+  /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */
+  EDGECLAW_PG_WS_PROXY?: string;
+  /** The config file as JSON; the deploy and dev scripts fill it from edgeclaw.json5. */
+  EDGECLAW_CONFIG?: string;
+  EDGECLAW_GATEWAY_TOKEN?: string;
+  OPENCLAW_GATEWAY_TOKEN?: string;
+  /** "1" opts into the scripted fake model (demos and tests); every reply says it is the fake. */
+  EDGECLAW_FAKE_MODEL?: string;
+  ANTHROPIC_API_KEY?: string;
+  OPENAI_API_KEY?: string;
+  /** Any other secret a SecretRef names. */
+  [secret: string]: unknown;
+}
