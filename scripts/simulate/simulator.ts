@@ -1,0 +1,53 @@
+/**
+ * A channel's simulator: what `npm run dev` with EDGECLAW_SIMULATE=1 and `npx edgeclaw simulate
+ * <channel>` need to play the platform for it, with no account. One file per channel
+ * (scripts/simulate/<channel>.ts) and one line in scripts/simulate/registry.ts. Node only: it may
+ * start the fake from test/fakes/ and use node: modules; the Worker never imports it.
+ */
+
+/** What `simulate <channel> [--from <id>] [--group <id>] [--thread <id>] "text"` asks for. */
+export interface SimulatedMessage {
+  /** The sender's platform id (`--from`); the simulator's default when absent. */
+  from?: string;
+  /** A group / channel / chat id (`--group`); absent = a direct message. */
+  group?: string;
+  /** A thread / topic within the conversation (`--thread`). */
+  thread?: string;
+  text: string;
+}
+
+export interface RunningFake {
+  /** Base URL of the fake platform API on loopback. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The channel block the simulated stack runs with, and the secrets the simulated platform signs with. */
+export interface PreparedChannel {
+  /** The user's `channels.<id>` block with every platform API base URL (every account) pointed at the fake. */
+  block: Record<string, unknown>;
+  /** Variables to add to the Worker's env: generated test secrets the block's SecretRefs / env fallbacks now find. */
+  env: Record<string, string>;
+  /** What `webhook` signs with (e.g. { signingSecret }), for the default account. Fake values; kept in the dev data dir while dev runs. */
+  secrets: Record<string, string>;
+}
+
+export interface ChannelSimulator {
+  /** The ChannelDefinition id (`channels.<id>`). */
+  id: string;
+  /** Starts the channel's fake platform API (the same fake the tests use) on 127.0.0.1. */
+  startFake(): Promise<RunningFake>;
+  /**
+   * Points the block at the fake. `env` is what the Worker will see (.dev.vars + shell): a secret
+   * the block already resolves to keeps its value; a missing one is generated and returned in `env`.
+   */
+  prepare(block: Record<string, unknown> | undefined, fakeUrl: string, env: Readonly<Record<string, string>>): PreparedChannel;
+  /** Builds and signs the webhook exactly as the platform would send it to `webhookUrl`. */
+  webhook(message: SimulatedMessage, target: { webhookUrl: string; secrets: Record<string, string>; fakeUrl: string }): Promise<Request>;
+  /**
+   * The replies the fake has received so far in the conversation `message` is in (oldest first),
+   * formatted as the platform shows them. `simulate` reads them before and after posting and prints
+   * what is new.
+   */
+  replies(fakeUrl: string, message: SimulatedMessage): Promise<string[]>;
+}
