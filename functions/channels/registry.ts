@@ -2,6 +2,7 @@ import type { ChannelAdapter } from "./adapter.ts";
 import type { ChannelDefinition } from "./channel.ts";
 import { OPERATOR_CHANNELS } from "./operator-channels.ts";
 import { slackChannel } from "./slack/index.ts";
+import { telegramChannel } from "./telegram/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -9,6 +10,7 @@ import { slackChannel } from "./slack/index.ts";
  */
 const builtInChannels: ChannelDefinition[] = [
   slackChannel,
+  telegramChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

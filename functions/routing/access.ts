@@ -166,5 +166,21 @@ function groupEntries(config: EdgeclawConfig, channel: string, access: Effective
 
 function lookupGroup(map: Record<string, GroupEntry>, envelope: InboundEnvelope): GroupEntry | undefined {
   const byId = new Map(Object.entries(map).map(([key, value]) => [normalizeToken(key), value]));
-  return byId.get(normalizeToken(envelope.peerId)) ?? (envelope.parentPeerId ? byId.get(normalizeToken(envelope.parentPeerId)) : undefined) ?? byId.get("*");
+  const entry = byId.get(normalizeToken(envelope.peerId)) ?? (envelope.parentPeerId ? byId.get(normalizeToken(envelope.parentPeerId)) : undefined) ?? byId.get("*");
+  return entry && envelope.threadId ? withTopic(entry, envelope.threadId) : entry;
+}
+
+/**
+ * Forum topics (Telegram `groups.<chat>.topics.<topicId>`, `"*"` for every topic of the group):
+ * a topic's entry overrides its group's keys it sets and inherits the rest.
+ */
+const topicsView = z.object({ topics: z.record(z.string(), groupEntrySchema).optional() }).loose();
+
+function withTopic(entry: GroupEntry, threadId: string): GroupEntry {
+  const topics = topicsView.safeParse(entry).data?.topics;
+  const topic = topics?.[threadId] ?? topics?.["*"];
+  if (!topic) return entry;
+  const merged: Record<string, unknown> = { ...entry };
+  for (const [key, value] of Object.entries(topic)) if (value !== undefined) merged[key] = value;
+  return merged as GroupEntry;
 }

@@ -203,7 +203,7 @@ function smsTestChannel(fakeTwilioUrl: string): Record<string, unknown> {
 
 /**
  * `channels.telegram` pointed at the fake Bot API (test/fakes/telegram-api.ts), with the defaults a
- * user gets: pairing DMs (only TEST_TELEGRAM.owner is allowed), streaming "progress", replyToMode
+ * user gets: pairing DMs (only the owner and `allowed` are let in), streaming "progress", replyToMode
  * off. Group forumGroup is a forum supergroup that requires a mention; openGroup an ordinary group
  * that does not. The "partial" account (its own bot, secret and path) streams the answer into an
  * edited preview, for the tests about that setting.
@@ -214,6 +214,8 @@ export const TEST_TELEGRAM = {
   webhookSecret: "test-telegram-webhook-secret",
   botUsername: "edgeclaw_test_bot",
   owner: "70001",
+  /** Allowed DM senders, one per test that needs its own chat. */
+  allowed: Array.from({ length: 12 }, (_, i) => String(70002 + i)),
   forumGroup: "-1001000000001",
   openGroup: "-1001000000002",
   partialBotToken: "7000000002:test-partial-token",
@@ -226,9 +228,10 @@ function telegramTestChannel(fakeTelegramUrl: string): Record<string, unknown> {
     botToken: { source: "env", id: "TEST_TELEGRAM_BOT_TOKEN" },
     webhookSecret: { source: "env", id: "TEST_TELEGRAM_WEBHOOK_SECRET" },
     botUsername: TEST_TELEGRAM.botUsername,
-    allowFrom: [TEST_TELEGRAM.owner],
+    allowFrom: [TEST_TELEGRAM.owner, ...TEST_TELEGRAM.allowed],
     groups: {
-      [TEST_TELEGRAM.forumGroup]: { requireMention: true },
+      // Topic 7 of the forum needs no mention; every other topic inherits the group's requireMention.
+      [TEST_TELEGRAM.forumGroup]: { requireMention: true, topics: { "7": { requireMention: false } } },
       [TEST_TELEGRAM.openGroup]: { requireMention: false },
     },
     accounts: {

@@ -1,5 +1,6 @@
 import type { AcceptResult, WebhookPieces, WebhookRoute } from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { defaultWebhookAck } from "../webhook-ack.ts";
 import { botIdFromToken, telegramConfig, telegramSecrets, telegramWebhookAccounts, type TelegramAccount } from "./config.ts";
 import { parseTelegramUpdate } from "./parse.ts";
 import { verifyTelegramSecret } from "./verify.ts";
@@ -31,9 +32,7 @@ export const telegramWebhook: WebhookPieces<TelegramAccount> = {
   async verify(request, route, env) {
     const { webhookSecret } = telegramSecrets(route.account, env);
     const verified = await verifyTelegramSecret(request.headers, webhookSecret);
-    if (verified.ok) return verified;
-    if (verified.reason === "no-secret") console.error(`channels.telegram account ${route.accountId}: no webhookSecret; refusing updates`);
-    return { ok: false, status: 401, reason: verified.reason };
+    return verified.ok ? verified : { ok: false, status: 401, reason: verified.reason };
   },
   parse(request, route, env) {
     const botId = botIdFromToken(telegramSecrets(route.account, env).botToken);
@@ -48,9 +47,7 @@ export const telegramWebhook: WebhookPieces<TelegramAccount> = {
  * so the user's button stops spinning with no outbound call on the ack path.
  */
 export function telegramAck(result: AcceptResult): Response {
-  if (!result.allStored) return Response.json({ error: "not accepted, retry" }, { status: 500 });
-  const stored = result.outcomes.some((outcome) => outcome.status === "accepted" || outcome.status === "duplicate");
-  const headers: Record<string, string> = stored ? { "x-openclaw-delivery-accepted": "durable" } : {};
-  if (result.ackHint) return Response.json({ method: "answerCallbackQuery", callback_query_id: result.ackHint }, { headers });
-  return new Response(null, { status: 200, headers });
+  const ack = defaultWebhookAck(result);
+  if (!result.allStored || !result.ackHint) return ack;
+  return Response.json({ method: "answerCallbackQuery", callback_query_id: result.ackHint }, { headers: ack.headers });
 }

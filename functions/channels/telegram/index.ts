@@ -1,0 +1,45 @@
+import type { ChannelAdapter } from "../adapter.ts";
+import type { ChannelDefinition } from "../channel.ts";
+import { telegramAccount, telegramChannelSchema, telegramConfig } from "./config.ts";
+import { fetchTelegramFile } from "./files.ts";
+import { telegramProgress } from "./progress.ts";
+import { reconcileTelegramMessage, sendTelegramMessage } from "./send.ts";
+import { telegramWebhook } from "./webhook.ts";
+
+/** Replies through the Bot API (sendMessage, HTML); no idempotency key and no history to look in (send.ts). */
+export const telegramAdapter: ChannelAdapter = {
+  id: "telegram",
+  textChunkLimit(config, accountId) {
+    const telegram = telegramConfig(config);
+    return telegram ? telegramAccount(telegram, accountId).textChunkLimit : 4000;
+  },
+  chunkMode(config, accountId) {
+    const telegram = telegramConfig(config);
+    return telegram ? telegramAccount(telegram, accountId).streaming.chunkMode : "length";
+  },
+  send: sendTelegramMessage,
+  reconcile: reconcileTelegramMessage,
+  fetchAttachment: fetchTelegramFile,
+  progress: telegramProgress,
+};
+
+const setupSteps = `1. In Telegram, talk to **@BotFather** (check the name), send \`/newbot\`, and keep the token it gives you.
+   For a bot that should see every group message (\`requireMention: false\`), also send \`/setprivacy\` → Disable,
+   then remove and re-add the bot to its groups.
+2. Store the token as a Worker secret: \`npx wrangler secret put TELEGRAM_BOT_TOKEN\`.
+3. Enable the channel in \`edgeclaw.json5\`: \`channels: { telegram: { enabled: true, botUsername: "my_bot" } }\`
+   (\`botUsername\` lets \`@my_bot\` count as a mention in groups; DMs pair by default).
+4. Deploy, then register the webhook: \`npx edgeclaw channels telegram set-webhook --url https://<your worker>/telegram-webhook\`.
+   It generates the secret token Telegram will send, registers it, and prints the
+   \`npx wrangler secret put TELEGRAM_WEBHOOK_SECRET\` line to run with it.
+5. Check it: \`npx edgeclaw channels telegram info\`. Try it first with no account at all:
+   \`EDGECLAW_SIMULATE=1 npm run dev\`, then \`npx edgeclaw simulate telegram "hello"\`.`;
+
+/** Telegram in webhook mode: `setWebhook` with a secret token → the Worker; replies via the Bot API. */
+export const telegramChannel: ChannelDefinition = {
+  id: "telegram",
+  configSchema: telegramChannelSchema,
+  webhook: telegramWebhook,
+  outbound: telegramAdapter,
+  setup: { title: "Connect Telegram", steps: setupSteps },
+};
