@@ -2,6 +2,7 @@ import type { AuthLimiterDO } from "./auth-limiter.ts";
 import type { BudgetDO } from "./budget.ts";
 import type { SessionDO } from "./session.ts";
 import type { MetricsShardDO } from "./metrics-shard.ts";
+import type { SchedulerDO } from "./scheduler.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
@@ -12,6 +13,8 @@ export interface Env {
   METRICS: DurableObjectNamespace<MetricsShardDO>;
   /** Spend counters and reservations, one object per budget scope (durable-objects/budget.ts). */
   BUDGETS: DurableObjectNamespace<BudgetDO>;
+  /** The one scheduler of cron jobs and heartbeats (durable-objects/scheduler.ts), named "global". */
+  SCHEDULER: DurableObjectNamespace<SchedulerDO>;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

@@ -8,6 +8,30 @@ export interface RoutedEvent {
   sessionKey: string;
   /** Per-request overrides from HTTP callers (x-openclaw-model, …); never from chat platforms. */
   overrides?: { model?: string };
+  /** Set only by the gateway's own scheduler and hook endpoint (never from a channel): see AutomationTrigger. */
+  automation?: AutomationTrigger;
+}
+
+/**
+ * What woke the agent when it was not a chat message: a cron job, the heartbeat, an inbound hook.
+ * `agent-turn` is an unattended run (isolated cron job, hook); `system-event` is context queued for
+ * the next run (main-session cron job, hook wake) and never starts a run itself; `heartbeat` is a
+ * heartbeat turn in the main session, skipped while the session is busy.
+ */
+export interface AutomationTrigger {
+  source: "cron" | "heartbeat" | "hook";
+  action: "agent-turn" | "system-event" | "heartbeat";
+  /** cron: the job and the run (cron_runs.id) this event is; its result is reported under that id. */
+  jobId?: string;
+  cronRunId?: string;
+  deleteAfterRun?: boolean;
+  timeoutSeconds?: number;
+  /** hooks: the text came from a third party; fenced under this label. */
+  untrustedSource?: string;
+  /** heartbeat: the reply contract and the cause (scheduled beats skip a busy session; a wake too). */
+  heartbeat?: { ackMaxChars: number; reason: "interval" | "wake" };
+  /** An isolated turn starts a fresh transcript. */
+  freshSession?: boolean;
 }
 
 export type AcceptResult = { status: "accepted" | "duplicate" };

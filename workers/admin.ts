@@ -12,6 +12,7 @@ import { normalizeAccountId } from "../functions/routing/ids.ts";
 import { approvePairingCode, rejectPairingCode } from "../functions/routing/pairing.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
+import { adminCron } from "./admin-cron.ts";
 
 /**
  * The operator API under /admin (Bearer = gateway token): pairing, allowlist, sessions, agents,
@@ -23,6 +24,9 @@ type AdminContext = Context<{ Bindings: Env }>;
 export const admin = new Hono<{ Bindings: Env }>();
 
 admin.use("*", requireGatewayToken);
+
+// Scheduled jobs: /admin/cron (workers/admin-cron.ts).
+admin.route("/cron", adminCron);
 
 function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {
   return c.json({ error: { message, type: "admin_error", code } }, status, headers);

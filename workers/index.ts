@@ -4,6 +4,9 @@ import { SessionDO } from "../durable-objects/session.ts";
 import { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
 import { MetricsShardDO } from "../durable-objects/metrics-shard.ts";
 import { BudgetDO } from "../durable-objects/budget.ts";
+import { SchedulerDO } from "../durable-objects/scheduler.ts";
+import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
+import { hooks } from "./hooks.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
@@ -11,7 +14,7 @@ import { channelWebhooks } from "./webhooks.ts";
 import { internalIngress } from "./internal-ingress.ts";
 import { metrics } from "./metrics.ts";
 
-export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO };
+export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -20,10 +23,31 @@ app.route("/v1", openaiApi);
 app.route("/admin", admin);
 app.route("/", metrics);
 app.route("/internal", internalIngress);
+app.route("/", hooks);
 // Every registered channel's webhook path(s), from config, through the one generic handler.
 app.use("*", channelWebhooks());
 app.route("/", webchat);
 
+/**
+ * Heartbeats are planned from the deployed config, which changes only with a deploy: the first
+ * request an isolate serves asks the scheduler to re-plan if the config changed (off the response
+ * path). No timer, no poll: with nothing scheduled the scheduler holds no alarm.
+ */
+let schedulerConfigChecked = false;
+
 export default {
-  fetch: app.fetch,
+  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    if (!schedulerConfigChecked) {
+      schedulerConfigChecked = true;
+      ctx.waitUntil(
+        schedulerStub(env)
+          .ensureConfig()
+          .catch((error: unknown) => {
+            schedulerConfigChecked = false;
+            console.warn("scheduler config check failed", error instanceof Error ? error.message : error);
+          }),
+      );
+    }
+    return app.fetch(request, env, ctx);
+  },
 } satisfies ExportedHandler<Env>;

@@ -2,6 +2,7 @@ import { recordDisplayTurns } from "./display-log.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { chunkText } from "../../functions/channels/chunk.ts";
 import { costOfRun } from "./run-deps.ts";
+import { flushCronReports, hasCronReports } from "./automation.ts";
 import { deliverDueOutbox } from "./outbox.ts";
 import { mirrorToPostgres } from "./mirror.ts";
 import { runPlatformCostOf } from "./platform-usage.ts";
@@ -109,7 +110,7 @@ export const MIRROR_RETRY_MS = 5_000;
 
 /** Something is waiting to be copied to Postgres, and when the mirror may next try. */
 export function mirrorDueAt(s: SessionState, now: number): number | undefined {
-  if (!s.env.DATABASE_URL || !s.store.getMeta("sessionId") || !s.store.hasUnmirrored()) return undefined;
+  if (!s.env.DATABASE_URL || !s.store.getMeta("sessionId") || !(s.store.hasUnmirrored() || hasCronReports(s.store))) return undefined;
   return Math.max(now, Number(s.store.getMeta("mirrorRetryAt") ?? 0));
 }
 
@@ -144,6 +145,7 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
         lastInteractionAt: s.store.getMeta("lastInteractionAt") ? Number(s.store.getMeta("lastInteractionAt")) : null,
       },
     });
+    await flushCronReports(s);
     // A full batch leaves more behind: mirrorDueAt sees the unmirrored rows and asks for a pass now.
     return true;
   } catch (error) {

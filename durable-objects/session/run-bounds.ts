@@ -17,9 +17,9 @@ export interface RunLimits {
 /** A run parked on purpose (checkpoint between passes, transient setup failure): resuming it is not a restart. */
 const PARKED_KEY = "parkedRun";
 
-export function runLimits(config: EdgeclawConfig, agentId: string): RunLimits {
+export function runLimits(config: EdgeclawConfig, agentId: string, ownTimeoutSeconds?: number): RunLimits {
   const defaults = config.agents.defaults;
-  const timeoutSeconds = config.agents.list.find((agent) => agent.id === agentId)?.timeoutSeconds ?? defaults.timeoutSeconds;
+  const timeoutSeconds = ownTimeoutSeconds ?? config.agents.list.find((agent) => agent.id === agentId)?.timeoutSeconds ?? defaults.timeoutSeconds;
   return { timeoutMs: timeoutSeconds * 1000, maxResumes: defaults.maxRunResumes, sliceMs: defaults.runSliceSeconds * 1000 };
 }
 

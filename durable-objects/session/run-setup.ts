@@ -15,6 +15,10 @@ export interface RunPlan {
   model?: string;
   senderIsOwner: boolean;
   oneShot?: Record<string, string>;
+  /** An automation's own wall-time budget (cron job, heartbeat, hook). */
+  timeoutSeconds?: number;
+  /** Metered as a heartbeat, cron or hook run instead of a turn. */
+  callKind?: string;
   /** At least one trigger is a real user message (system events do not refresh idle timers). */
   isUserMessage: boolean;
   composeText(context: RunContext): string;
@@ -65,11 +69,14 @@ export function prepareRun(args: {
     seqs: chosen.map((row) => row.seq),
     superseded: superseded.map((row) => row.seq),
     // Several messages answered at once: channels with replyToMode "batched" thread such replies.
-    route: chosen.length > 1 ? { ...last.event.envelope.route, extra: { ...last.event.envelope.route.extra, batched: "true" } } : last.event.envelope.route,
+    route: chosen.length > 1 ? { ...last.event.envelope.route, extra: { ...last.event.envelope.route.extra, batched: "true" } } : (last.prepared?.route ?? last.event.envelope.route),
     model: settings.modelOverride ?? last.event.overrides?.model,
     senderIsOwner: chosen.some((row) => row.prepared?.senderIsOwner),
     oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<string, string>,
-    isUserMessage: chosen.some((row) => row.event.envelope.kind === "message"),
+    timeoutSeconds: last.event.automation?.timeoutSeconds,
+    callKind: last.event.automation?.source,
+    // Heartbeats, cron and hook turns never extend the session's idle/daily freshness.
+    isUserMessage: chosen.some((row) => row.event.envelope.kind === "message" && !row.event.automation),
     composeText({ groupHistory, droppedSummary, systemEvents }) {
       return composeTurnText({ messages, groupHistory, droppedSummary, systemEvents });
     },

@@ -13,7 +13,8 @@ import { deadLetterNotice } from "./dead-letter.ts";
 import { admitRun, markParked, runLimits } from "./run-bounds.ts";
 import { clearRetry, recordFailure } from "./retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
-import { buildRunDeps } from "./run-deps.ts";
+import { buildRunDeps, costOfRun } from "./run-deps.ts";
+import { automationOf, recordCronOutcome, visibleReply } from "./automation.ts";
 import { incomingText, prepareRun, routeTarget, type RunPlan } from "./run-setup.ts";
 import { renderIncoming } from "../../functions/agent/turn-text.ts";
 import { newFenceId } from "../../functions/agent/untrusted-text.ts";
@@ -45,7 +46,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
       route: plan.route,
       modelRef: null,
       progressState: {},
-      options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs },
+      options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs, timeoutSeconds: plan.timeoutSeconds, callKind: plan.callKind },
       startedAt: now,
     });
     const text = plan.composeText({ groupHistory: history, droppedSummary: s.store.getJson<string[]>("droppedSummary"), systemEvents: takeSystemEvents(s.store) });
@@ -66,7 +67,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
 export async function executeRun(s: SessionState, run: RunRow, resumed: boolean): Promise<void> {
   const config = s.config;
   const agentId = s.store.getMeta("agentId") ?? "main";
-  const limits = runLimits(config, agentId);
+  const limits = runLimits(config, agentId, run.options.timeoutSeconds);
   const telemetry = runTelemetry(s, run, agentId);
   const admission = admitRun(s, run, resumed, limits, Date.now());
   if (!admission.go) {
@@ -181,7 +182,9 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     });
     const outcome = await runAgentLoop(host, deps);
     await relay.settle({ type: "run-finished" });
-    finishRun(s, run, "finished", outcome.finalText, deps.isSilent(outcome.finalText));
+    // A heartbeat that only acknowledges (HEARTBEAT_OK) delivers nothing.
+    const visible = visibleReply(automationOf(s, run), outcome.finalText);
+    finishRun(s, run, "finished", visible.text, visible.suppressed || deps.isSilent(visible.text));
     telemetry.finished("finished");
   } catch (error) {
     if (error instanceof RunYield && !abort.signal.aborted) {
@@ -234,6 +237,7 @@ function finishRun(
     // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
     if (state !== "finished" && reply && !silent) recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
   });
+  recordCronOutcome(s, run, state, reply, (row) => costOfRun(s.config, s.env, row.modelRef ?? "", row).toFixed(6));
   const finished = s.store.getRun(run.runId)!;
   if (state === "finished") {
     s.emit(seqs, {

@@ -36,6 +36,8 @@ export interface PreparedMessage extends IncomingText {
   oneShot?: Record<string, string>;
   /** Arrived while a run was active: subject to the queue mode and its debounce. */
   queuedBehindRun: boolean;
+  /** Where the answer goes when it is not the event's own route (a heartbeat with target "last"). */
+  route?: ReplyRoute;
 }
 
 export type RunState = "running" | "finished" | "failed" | "aborted";
@@ -68,6 +70,8 @@ export interface RunOptions {
   triggerSeqs?: number[];
   /** What this run's model calls are metered as (metering.ts): "turn" unless a heartbeat, cron, … run says otherwise. */
   callKind?: string;
+  /** A cron job's or heartbeat's own wall-time budget, in place of the agent's timeoutSeconds. */
+  timeoutSeconds?: number;
 }
 
 export type OutboxState = "pending" | "sending" | "sent" | "unknown" | "dead";

@@ -13,6 +13,7 @@ import type { SessionControl, SessionSettings } from "../../functions/commands/s
 import { withDb } from "../../functions/db/client.ts";
 import { queuePolicy } from "./queue-policy.ts";
 import { queueSystemEvent } from "./system-events.ts";
+import { triageAutomation } from "./automation.ts";
 import type { InboxRow, SessionStore } from "./storage.ts";
 
 /** What triage may do to its session. SessionDO implements it. */
@@ -41,6 +42,8 @@ export interface TriageHost {
  */
 export async function triageInbound(row: InboxRow, host: TriageHost): Promise<void> {
   const { envelope, agentId, sessionKey } = row.event;
+  // The gateway's own events (cron, heartbeat, hooks): authenticated where they were raised.
+  if (row.event.automation) return triageAutomation(row, row.event.automation, host);
   const decision = await accessFor(row, host);
   const now = Date.now();
   switch (decision.kind) {

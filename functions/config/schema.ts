@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { sealChannelRegistry } from "../channels/registry.ts";
+import { cronSchema, heartbeatDefaultsSchema, heartbeatOverrideSchema, hooksSchema } from "./automation-schema.ts";
 import { isOperatorChannel } from "../channels/operator-channels.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
@@ -99,6 +100,8 @@ const agentEntrySchema = z
     timeoutSeconds: z.number().int().positive().optional(),
     /** Per-agent tool policy; narrows the global `tools` policy (its profile replaces the global one). */
     tools: agentToolPolicySchema.optional(),
+    /** Merged over agents.defaults.heartbeat; once any agent has one, only those agents beat. */
+    heartbeat: heartbeatOverrideSchema.optional(),
   })
   .loose();
 
@@ -137,6 +140,7 @@ const agentsSchema = z
         /** When workspace bootstrap files are injected: every turn, not on safe continuations, or never. */
         contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
         userTimezone: z.string().refine(isIanaTimeZone, { message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"' }).optional(),
+        heartbeat: heartbeatDefaultsSchema,
       })
       .loose()
       .prefault({}),
@@ -416,6 +420,8 @@ export const configSchema = z
     diagnostics: diagnosticsSchema,
     budgets: budgetsSchema,
     metering: meteringSchema,
+    cron: cronSchema,
+    hooks: hooksSchema,
   })
   .loose();
 

@@ -190,3 +190,62 @@ export const auditEvents = pgTable(
   },
   (t) => [index("audit_kind_idx").on(t.kind, t.createdAt)],
 );
+
+/**
+ * Scheduled jobs (automation/cron-jobs). `next_run_at` is the one column the scheduler Durable
+ * Object reads to arm its single alarm; null means nothing is due (a fired one-shot, a disabled job).
+ */
+export const cronJobs = pgTable(
+  "cron_jobs",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    name: text("name").notNull(),
+    enabled: integer("enabled").notNull().default(1),
+    /** {kind:"at",atMs} | {kind:"every",everyMs,anchorMs} | {kind:"cron",expr,tz} */
+    schedule: jsonb("schedule").notNull(),
+    /** "main" (a system event into the main session) or "isolated" (a run in cron:<id>). */
+    sessionTarget: text("session_target").notNull(),
+    /** {kind:"systemEvent",text} | {kind:"agentTurn",message,model?,timeoutSeconds?} */
+    payload: jsonb("payload").notNull(),
+    /** {mode:"none"} | {mode:"announce",channel,to,accountId?,threadId?} */
+    delivery: jsonb("delivery").notNull(),
+    wakeMode: text("wake_mode").notNull().default("next-heartbeat"),
+    deleteAfterRun: integer("delete_after_run").notNull().default(0),
+    nextRunAt: timestamp("next_run_at", { withTimezone: true }),
+    lastRunAt: timestamp("last_run_at", { withTimezone: true }),
+    lastStatus: text("last_status"),
+    createdBy: text("created_by").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("cron_jobs_due_idx").on(t.nextRunAt), index("cron_jobs_agent_idx").on(t.agentId)],
+);
+
+/**
+ * One row per firing. The id is derived from the job and the moment it was due, so a claim that
+ * is repeated (a retried alarm, a crash before dispatch) finds its own row instead of adding one.
+ */
+export const cronRuns = pgTable(
+  "cron_runs",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    /** claimed → dispatched → ok | error | skipped */
+    status: text("status").notNull(),
+    scheduledFor: timestamp("scheduled_for", { withTimezone: true }).notNull(),
+    sessionKey: text("session_key").notNull(),
+    manual: integer("manual").notNull().default(0),
+    dispatchedAt: timestamp("dispatched_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    model: text("model"),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    costUsd: text("cost_usd").notNull().default("0"),
+    summary: text("summary"),
+    error: text("error"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("cron_runs_job_idx").on(t.jobId, t.createdAt), index("cron_runs_status_idx").on(t.status)],
+);

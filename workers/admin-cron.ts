@@ -1,0 +1,92 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { configFromEnv } from "../functions/config/load.ts";
+import { withDb } from "../functions/db/client.ts";
+import { jobInputSchema, jobPatchSchema } from "../functions/automation/cron-job.ts";
+import { CronLimitError, createJob, deleteJob, getJob, listJobs, listRuns, updateJob } from "../functions/automation/cron-store.ts";
+import { ScheduleError } from "../functions/automation/schedule.ts";
+import { defaultAgentId, knownAgentIds } from "../functions/routing/agents.ts";
+import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
+import type { Env } from "./env.ts";
+
+/**
+ * /admin/cron (mounted by workers/admin.ts behind the gateway token): list, add, update, remove,
+ * run now, run history. Each change is written to Postgres and then the scheduler re-arms its one
+ * alarm from what is stored.
+ */
+type CronContext = Context<{ Bindings: Env }>;
+
+export const adminCron = new Hono<{ Bindings: Env }>();
+
+function fail(c: CronContext, status: 400 | 404 | 409 | 502, code: string, message: string) {
+  return c.json({ error: { message, type: "admin_error", code } }, status);
+}
+
+async function body<T>(c: CronContext, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return { ok: false, message: "body must be JSON" };
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") };
+  return { ok: true, value: parsed.data };
+}
+
+adminCron.onError((error, c) => {
+  if (error instanceof ScheduleError || error instanceof CronLimitError) return fail(c, 400, "invalid_job", error.message);
+  throw error;
+});
+
+adminCron.get("/", async (c) => {
+  const agent = c.req.query("agent");
+  const jobs = await withDb(c.env, (db) => listJobs(db, agent));
+  return c.json({ jobs, scheduler: await schedulerStub(c.env).status() });
+});
+
+adminCron.post("/", async (c) => {
+  const parsed = await body(c, jobInputSchema);
+  if (!parsed.ok) return fail(c, 400, "invalid_job", parsed.message);
+  const config = configFromEnv(c.env);
+  const agentId = (parsed.value.agentId ?? defaultAgentId(config)).toLowerCase();
+  if (!knownAgentIds(config).has(agentId)) return fail(c, 400, "unknown_agent", `unknown agent "${agentId}"`);
+  const job = await withDb(c.env, (db) =>
+    createJob(db, parsed.value, { agentId, createdBy: "operator", now: Date.now(), maxJobsPerAgent: config.cron.maxJobsPerAgent }),
+  );
+  await schedulerStub(c.env).reschedule();
+  return c.json({ job }, 201);
+});
+
+adminCron.get("/:id", async (c) => {
+  const job = await withDb(c.env, (db) => getJob(db, c.req.param("id")));
+  return job ? c.json({ job }) : fail(c, 404, "not_found", `no job ${c.req.param("id")}`);
+});
+
+adminCron.patch("/:id", async (c) => {
+  const parsed = await body(c, jobPatchSchema);
+  if (!parsed.ok) return fail(c, 400, "invalid_job", parsed.message);
+  const job = await withDb(c.env, (db) => updateJob(db, c.req.param("id"), parsed.value, Date.now()));
+  if (!job) return fail(c, 404, "not_found", `no job ${c.req.param("id")}`);
+  await schedulerStub(c.env).reschedule();
+  return c.json({ job });
+});
+
+adminCron.delete("/:id", async (c) => {
+  const removed = await withDb(c.env, (db) => deleteJob(db, c.req.param("id")));
+  if (!removed) return fail(c, 404, "not_found", `no job ${c.req.param("id")}`);
+  await schedulerStub(c.env).reschedule();
+  return c.json({ removed: true });
+});
+
+adminCron.post("/:id/run", async (c) => {
+  const result = await schedulerStub(c.env).runNow(c.req.param("id"));
+  if (!result.ok) return fail(c, 404, "not_found", result.error);
+  return c.json({ runId: result.runId }, 202);
+});
+
+adminCron.get("/:id/runs", async (c) => {
+  const limit = Math.min(500, Math.max(1, Number(c.req.query("limit") ?? 50) || 50));
+  const runs = await withDb(c.env, (db) => listRuns(db, c.req.param("id"), limit));
+  return c.json({ runs });
+});
