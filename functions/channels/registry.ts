@@ -3,6 +3,7 @@ import type { ChannelDefinition } from "./channel.ts";
 import { OPERATOR_CHANNELS } from "./operator-channels.ts";
 import { slackChannel } from "./slack/index.ts";
 import { telegramChannel } from "./telegram/index.ts";
+import { smsChannel } from "./sms/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -11,6 +12,7 @@ import { telegramChannel } from "./telegram/index.ts";
 const builtInChannels: ChannelDefinition[] = [
   slackChannel,
   telegramChannel,
+  smsChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

@@ -1,5 +1,6 @@
 import type { AcceptResult, ParseResult, VerifyResult, WebhookPieces, WebhookRequest, WebhookRoute } from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { defaultWebhookAck } from "../webhook-ack.ts";
 import { smsAccount, smsAccountIds, smsConfig, smsSecrets, statusCallbackPath, type SmsAccount, type SmsChannelConfig } from "./config.ts";
 import { formParams, parseInboundMessage, parseStatusCallback, readForm } from "./parse.ts";
 import { statusCallbackUrl } from "./send.ts";
@@ -91,8 +92,12 @@ export const smsWebhook: WebhookPieces<SmsRoute> = {
 
   ack(result: AcceptResult): Response {
     // Not stored: 503, so a Twilio told to retry 5xx (`#rp=5xx` on the console URL) tries again; dedup makes that safe.
-    if (!result.allStored) return new Response("not accepted, retry", { status: 503 });
-    if (result.ackHint === "status") return new Response(null, { status: 200 });
-    return new Response(EMPTY_TWIML, { status: 200, headers: { "content-type": "text/xml; charset=utf-8" } });
+    if (!result.allStored) return Response.json({ error: "not accepted, retry" }, { status: 503 });
+    // The generic ack's headers (what was stored, what was dropped), with Twilio's body.
+    const ack = defaultWebhookAck(result);
+    if (result.ackHint === "status") return ack;
+    const headers = new Headers(ack.headers);
+    headers.set("content-type", "text/xml; charset=utf-8");
+    return new Response(EMPTY_TWIML, { status: 200, headers });
   },
 };

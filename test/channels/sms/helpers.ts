@@ -136,3 +136,11 @@ export function forgetPairingWhenDone(senderId: string, accountId = "default"): 
 }
 
 export { script as scriptModel, newScenario, recorded } from "../../agent/model-helpers.ts";
+
+/** Was this event stored? SMS DMs land in the agent's main session under the default dmScope "main". */
+export async function storedEvent(dedupKey: string, sessionKey = "agent:main:main"): Promise<boolean> {
+  const { runInDurableObject } = await import("cloudflare:test");
+  const { SessionStore } = await import("../../../durable-objects/session/storage.ts");
+  const sessions = (env as unknown as Env).SESSIONS;
+  return runInDurableObject(sessions.get(sessions.idFromName(sessionKey)), async (_instance, state) => new SessionStore(state.storage.sql).inboxByKey(dedupKey) !== undefined);
+}
