@@ -13,6 +13,7 @@ import { approvePairingCode, rejectPairingCode } from "../functions/routing/pair
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { adminCron } from "./admin-cron.ts";
+import { adminBudgets } from "./admin-budgets.ts";
 
 /**
  * The operator API under /admin (Bearer = gateway token): pairing, allowlist, sessions, agents,
@@ -24,6 +25,7 @@ type AdminContext = Context<{ Bindings: Env }>;
 export const admin = new Hono<{ Bindings: Env }>();
 
 admin.use("*", requireGatewayToken);
+admin.route("/budgets", adminBudgets);
 
 // Scheduled jobs: /admin/cron (workers/admin-cron.ts).
 admin.route("/cron", adminCron);

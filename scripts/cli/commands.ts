@@ -6,6 +6,7 @@ import { adminRequest, CliError, type Connection } from "./http.ts";
 import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
+import { BUDGET_COMMANDS } from "./budgets.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -191,6 +192,7 @@ export const COMMANDS: CommandSpec[] = [
     },
   },
   ...TELEGRAM_COMMANDS,
+  ...BUDGET_COMMANDS,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import type { CommandSpec } from "./commands.ts";
+import { adminRequest, CliError } from "./http.ts";
+import { renderTable } from "./table.ts";
+
+/**
+ * `edgeclaw budgets list | show | raise | reset` over /admin/budgets. A raise replaces the config's
+ * cap for the current period only; a reset starts the period's count again. Both are audited by the
+ * gateway.
+ */
+
+const windowSchema = z.object({
+  period: z.enum(["day", "month"]),
+  key: z.string(),
+  resetsAt: z.number(),
+  limitUsd: z.number().optional(),
+  limitTokens: z.number().optional(),
+  spentUsd: z.number(),
+  spentTokens: z.number(),
+  reservedUsd: z.number(),
+  reservedTokens: z.number(),
+  raised: z.boolean(),
+});
+const scopeSchema = z.object({ scope: z.string(), windows: z.array(windowSchema) });
+const listSchema = z.object({ timeZone: z.string(), scopes: z.array(scopeSchema) });
+const actionSchema = z.object({ ok: z.literal(true), scope: z.string(), window: windowSchema });
+
+type Window = z.infer<typeof windowSchema>;
+
+const usd = (value: number | undefined) => (value === undefined ? undefined : `$${value.toFixed(4)}`);
+
+function rows(scope: string, windows: Window[]): Array<Array<string | number | undefined>> {
+  return windows.map((w) => [
+    scope,
+    w.key,
+    [usd(w.spentUsd), usd(w.limitUsd)].filter(Boolean).join(" / ") || "-",
+    w.limitTokens !== undefined ? `${w.spentTokens} / ${w.limitTokens}` : String(w.spentTokens),
+    usd(w.reservedUsd),
+    w.raised ? "yes" : "",
+    new Date(w.resetsAt).toISOString(),
+  ]);
+}
+
+const HEADERS = ["SCOPE", "PERIOD", "SPENT / CAP (USD)", "TOKENS", "IN FLIGHT", "RAISED", "RESETS"];
+
+function period(value: string | undefined): "day" | "month" {
+  if (value === "day" || value === "month") return value;
+  throw new CliError(`period must be day or month, got "${value}"`);
+}
+
+function positive(name: string, value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (typeof value !== "string" || !Number.isFinite(number) || number <= 0) throw new CliError(`--${name} must be a positive number, got "${value}"`);
+  return number;
+}
+
+export const BUDGET_COMMANDS: CommandSpec[] = [
+  {
+    name: "budgets list",
+    args: [],
+    options: {},
+    summary: "spend and caps of the global and per-agent budgets (today and this month)",
+    async run({ connection, print }) {
+      const json = await adminRequest(connection(), "GET", "/budgets");
+      const data = listSchema.parse(json);
+      print(json, () => `time zone ${data.timeZone}\n${renderTable(HEADERS, data.scopes.flatMap((scope) => rows(scope.scope, scope.windows)))}`);
+      return 0;
+    },
+  },
+  {
+    name: "budgets show",
+    args: ["scope"],
+    options: {},
+    summary: "one budget scope (global, agent:<id>, session:<key>, sender:<channel>:<id>)",
+    async run({ args: [scope], connection, print }) {
+      const json = await adminRequest(connection(), "GET", `/budgets/${encodeURIComponent(scope!)}`);
+      const data = scopeSchema.parse(json);
+      print(json, () => renderTable(HEADERS, rows(data.scope, data.windows)));
+      return 0;
+    },
+  },
+  {
+    name: "budgets raise",
+    args: ["scope", "period"],
+    options: { usd: "amount", tokens: "n" },
+    summary: "raise a scope's cap for the current day or month (audited)",
+    async run({ args: [scope, which], options, connection, print }) {
+      const body = { period: period(which), usd: positive("usd", options.usd), tokens: positive("tokens", options.tokens) };
+      if (body.usd === undefined && body.tokens === undefined) throw new CliError("give --usd and/or --tokens");
+      const json = await adminRequest(connection(), "POST", `/budgets/${encodeURIComponent(scope!)}/raise`, body);
+      const data = actionSchema.parse(json);
+      print(json, () => `Raised ${data.scope} ${data.window.key}: cap ${[usd(data.window.limitUsd), data.window.limitTokens && `${data.window.limitTokens} tokens`].filter(Boolean).join(", ")} until ${new Date(data.window.resetsAt).toISOString()}.`);
+      return 0;
+    },
+  },
+  {
+    name: "budgets reset",
+    args: ["scope", "period"],
+    options: {},
+    summary: "start a scope's current day or month count again from zero (audited)",
+    async run({ args: [scope, which], connection, print }) {
+      const json = await adminRequest(connection(), "POST", `/budgets/${encodeURIComponent(scope!)}/reset`, { period: period(which) });
+      const data = actionSchema.parse(json);
+      print(json, () => `Reset ${data.scope} ${data.window.key}: spend is now $0.`);
+      return 0;
+    },
+  },
+];
