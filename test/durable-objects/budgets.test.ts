@@ -61,10 +61,11 @@ describe("budgets: checked before every model call", () => {
   it("20 sessions at once against a cap that fits 3 calls: exactly 3 reach the model, spend stays under the cap", async () => {
     const scenario = newScenario("budget-burst");
     const agentId = `burst${crypto.randomUUID().slice(0, 8)}`;
-    // Each call waits at the model long enough for all 20 to have asked the budget first.
+    // Each answer uses its whole output allowance, so whether the others ask while it is in flight
+    // (held as a reservation) or after it settled (charged), the room it took stays taken.
     await scriptModel(
       scenario,
-      Array.from({ length: 20 }, () => ({ type: "text", text: "paid answer", delayMs: 1_500, usage: { input: 1000, output: 100 } })),
+      Array.from({ length: 20 }, () => ({ type: "text", text: "paid answer", delayMs: 500, usage: { input: 1000, output: 1_000_000 } })),
     );
     const config = configWith({ models: bigOutputModels(), budgets: { agent: { day: { usd: 50 } } } });
     const keys = Array.from({ length: 20 }, (_, i) => `agent:${agentId}:burst-${i}`);
@@ -80,7 +81,7 @@ describe("budgets: checked before every model call", () => {
     const windows = windowsFor({ day: { usd: 50 } }, budgetsSchema.parse({}), Date.now());
     const [state] = await budgetStub(`agent:${agentId}`).state({ windows, now: Date.now() });
     expect(state!.reservedUsd).toBe(0);
-    expect(state!.spentUsd).toBeCloseTo(3 * ((1000 * 3 + 100 * 15) / 1_000_000), 9);
+    expect(state!.spentUsd).toBeCloseTo(3 * ((1000 * 3 + 1_000_000 * 15) / 1_000_000), 9);
     expect(state!.spentUsd).toBeLessThanOrEqual(50);
   });
 
