@@ -58,14 +58,18 @@ export function firstSentMessageId(body: unknown): string | undefined {
 }
 
 /**
- * A refused call in the outbox's vocabulary. 429 waits (Retry-After when LINE sends one), except
- * the monthly message quota, which no wait within the outbox's bound would fix. 5xx waits too —
- * unless the caller says the call cannot be repeated safely (`repeatable: false`: a reply-token
- * send, which LINE may have carried out despite the error), then the outcome is unknown.
- * Other 4xx are final (bad token, blocked user, invalid message).
+ * A failed call in the outbox's vocabulary. 429 waits (Retry-After when LINE sends one), except
+ * the monthly message quota, which no wait within the outbox's bound would fix. A 5xx or no answer
+ * at all waits too when a repeat is safe (`repeatable`: a push with its retry key, which LINE drops
+ * if the first one went through); for a reply-token send, which LINE may have carried out despite
+ * the error and which cannot be repeated safely, the outcome is unknown. Other 4xx are final (bad
+ * token, blocked user, invalid message).
  */
 export function sendResultFromAnswer(answer: Extract<LineApiAnswer, { ok: false }>, what: string, repeatable: boolean): Extract<SendResult, { ok: false }> {
-  if ("unknown" in answer) return { ok: false, outcomeUnknown: true, error: `line ${what}: ${answer.message}` };
+  if ("unknown" in answer) {
+    const error = `line ${what}: ${answer.message}`;
+    return repeatable ? { ok: false, retryable: true, error } : { ok: false, outcomeUnknown: true, error };
+  }
   const error = `line ${what}: HTTP ${answer.status} ${answer.message}`.slice(0, 300);
   if (answer.status === 429) {
     if (/monthly limit/i.test(answer.message)) return { ok: false, retryable: false, error };

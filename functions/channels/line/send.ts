@@ -14,8 +14,8 @@ import { lineTextMessages, markdownToLineText } from "./format.ts";
  *   goes out by push instead, in the same call.
  * - Everything else is pushed to the conversation (`to` = user, group or room id) with
  *   `X-Line-Retry-Key` derived from the outbox chunk id: a repeat of the same chunk is dropped by
- *   LINE (409, "already accepted"), which counts as sent. So a push whose outcome is unknown is
- *   simply sent again.
+ *   LINE (409, "already accepted"), which counts as sent. So a push that got no answer (or a 5xx)
+ *   is simply retried: it is never an unknown outcome.
  * - A reply-token call cannot carry a retry key (LINE answers 400 to one) and leaves nothing to look
  *   up, so a reply whose outcome is unknown is never repeated: `reconcileLineMessage` says so and the
  *   outbox tells the user once instead of risking a duplicate.
@@ -53,9 +53,11 @@ export async function sendLineMessage(message: OutboundMessage, ctx: SendContext
 }
 
 /**
- * After an attempt whose outcome is unknown. LINE offers no lookup of sent messages, so nothing
- * "landed" can be proven; what matters is whether a repeat is safe: a push is (its retry key makes
- * LINE drop a repeat), a reply-token send is not.
+ * After an attempt whose outcome is unknown: a reply-token send that got no answer, or any send
+ * interrupted by a crash. LINE offers no lookup of sent messages, so nothing "landed" can be proven;
+ * what matters is whether a repeat is safe: a push is (its retry key makes LINE drop a repeat), a
+ * reply-token send is not. Whether the earlier attempt may have used the token is judged from the
+ * time the chunk was queued (the attempt came no earlier), erring towards "may have".
  */
 export async function reconcileLineMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
   const target = lineTarget(message.route, ctx);

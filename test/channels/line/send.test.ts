@@ -89,6 +89,19 @@ describe("LINE sending", () => {
     expect(await sendLineMessage(chunk(user, "x"), badCtx)).toMatchObject({ ok: false, retryable: false });
   });
 
+  it("a push that got no answer is simply retried (its retry key makes the repeat safe); a reply that got none is an unknown outcome", async () => {
+    const user = lineId("U");
+    await scriptLine({ api: "push", to: user, dropConnection: true });
+    const message = chunk(user, "landed, answer lost");
+    expect(await sendLineMessage(message, ctx)).toMatchObject({ ok: false, retryable: true });
+    expect(await sendLineMessage(message, ctx)).toMatchObject({ ok: true });
+    expect(await lineMessages(user)).toHaveLength(1);
+    const token = uniqueToken();
+    await issueReplyToken(token, user);
+    await scriptLine({ api: "reply", to: user, dropConnection: true });
+    expect(await sendLineMessage(chunk(user, "maybe", { route: route(user, { replyToken: token, replyTokenAt: String(Date.now()) }) }), ctx)).toMatchObject({ ok: false, outcomeUnknown: true });
+  });
+
   it("reconcile: a push may be repeated (retry key), a reply-token send may not", async () => {
     const user = lineId("U");
     const replyRoute = route(user, { replyToken: "t", replyTokenAt: String(Date.now()) });
