@@ -46,6 +46,8 @@ const instance = await startDevInstance(
 
 try {
   const run = Date.now().toString(16);
+  /** Why requests failed (status and body), so a failure count is never a mystery. */
+  const refusals = new Map<string, number>();
   const id = (prefix: string, i: number) => `${prefix}${`${run}${i.toString(16)}`.padStart(32, "0").slice(-32)}`;
   const event = (i: number, source: Record<string, string>, replyToken?: string) => ({
     type: "message",
@@ -59,13 +61,20 @@ try {
   });
   const post = async (events: unknown[]) => {
     const body = JSON.stringify({ destination: BOT, events });
-    const res = await fetch(`${instance.url}/line/webhook`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-line-signature": await signLineBody(channelSecret, body) },
-      body,
-    });
-    await res.arrayBuffer();
-    return res.status === 200;
+    const note = (reason: string) => refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    try {
+      const res = await fetch(`${instance.url}/line/webhook`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-line-signature": await signLineBody(channelSecret, body) },
+        body,
+      });
+      const text = await res.text();
+      if (res.status !== 200) note(`${res.status} ${text.slice(0, 120)}`);
+      return res.status === 200;
+    } catch (error) {
+      note(`no answer: ${error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error)}`.slice(0, 160));
+      return false;
+    }
   };
   const inGroup = (i: number) => event(i, { type: "group", groupId: id("C", i), userId: id("U", i) });
 
@@ -96,6 +105,7 @@ try {
   console.log(`\nedgeclaw LINE benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
   printTable([baseline, accepted, batched, roundTrip], baseline);
   console.log(`\n5-event requests: ${(batched.perSecond * 5).toFixed(0)} events/s accepted`);
+  for (const [reason, count] of refusals) console.log(`refused ×${count}: ${reason}`);
 } finally {
   await instance.stop();
   await fakeLine.stop();

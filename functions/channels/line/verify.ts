@@ -31,7 +31,7 @@ export async function signLineBody(channelSecret: string, rawBody: Uint8Array | 
 
 async function hmacSha256(secret: string, data: Uint8Array): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, data));
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, data as Uint8Array<ArrayBuffer>));
 }
 
 function decodeBase64(text: string): Uint8Array | undefined {
