@@ -4,6 +4,7 @@ import { OPERATOR_CHANNELS } from "./operator-channels.ts";
 import { slackChannel } from "./slack/index.ts";
 import { telegramChannel } from "./telegram/index.ts";
 import { smsChannel } from "./sms/index.ts";
+import { lineChannel } from "./line/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -13,6 +14,7 @@ const builtInChannels: ChannelDefinition[] = [
   slackChannel,
   telegramChannel,
   smsChannel,
+  lineChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

@@ -1,0 +1,38 @@
+import type { ChannelAdapter } from "../adapter.ts";
+import type { ChannelDefinition } from "../channel.ts";
+import { LINE_MESSAGES_PER_CALL, LINE_TEXT_LIMIT, lineAccount, lineChannelSchema, lineConfig } from "./config.ts";
+import { fetchLineContent } from "./content.ts";
+import { lineProgress } from "./progress.ts";
+import { reconcileLineMessage, sendLineMessage } from "./send.ts";
+import { LINE_SETUP } from "./setup.ts";
+import { lineWebhook } from "./webhook.ts";
+
+/**
+ * Replies through the Messaging API. One outbox chunk is one API call of up to five text messages of
+ * `textChunkLimit` characters each, so a reply that fits five messages goes out whole on the free
+ * reply token. Pushes carry X-Line-Retry-Key (the outbox chunk id): a repeat is dropped by LINE.
+ */
+export const lineAdapter: ChannelAdapter = {
+  id: "line",
+  textChunkLimit(config, accountId) {
+    const line = lineConfig(config);
+    return (line ? lineAccount(line, accountId).textChunkLimit : LINE_TEXT_LIMIT) * LINE_MESSAGES_PER_CALL;
+  },
+  chunkMode(config, accountId) {
+    const line = lineConfig(config);
+    return line ? lineAccount(line, accountId).chunkMode : "length";
+  },
+  send: sendLineMessage,
+  reconcile: reconcileLineMessage,
+  fetchAttachment: fetchLineContent,
+  progress: lineProgress,
+};
+
+/** LINE Messaging API: signed webhooks in (several events per request), reply/push out. */
+export const lineChannel: ChannelDefinition = {
+  id: "line",
+  configSchema: lineChannelSchema,
+  webhook: lineWebhook,
+  outbound: lineAdapter,
+  setup: LINE_SETUP,
+};
