@@ -12,6 +12,7 @@ import { scheduleAlarm } from "./session/schedule.ts";
 import { triage } from "./session/triage-loop.ts";
 import { withDbBatch } from "../functions/db/client.ts";
 import { countSession, flushSessionMetrics } from "./session/metrics.ts";
+import { exportPassSpans } from "./session/telemetry.ts";
 import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 
 /**
@@ -180,6 +181,7 @@ export class SessionDO extends DurableObject<Env> {
       await deliver(this.s);
       await mirror(this.s);
       await flushSessionMetrics(this.s);
+      exportPassSpans(this.s);
       prune(this.s);
     } finally {
       // Cleared before planning, synchronously: any plan made from here on is for after this pass.

@@ -14,6 +14,7 @@ import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { adminCron } from "./admin-cron.ts";
 import { adminBudgets } from "./admin-budgets.ts";
+import { createLogger } from "../functions/logging/logger.ts";
 
 /**
  * The operator API under /admin (Bearer = gateway token): pairing, allowlist, sessions, agents,
@@ -53,6 +54,7 @@ async function readJson<T>(c: AdminContext, schema: z.ZodType<T>): Promise<{ ok:
 
 admin.onError((error, c) => {
   if (error instanceof DatabaseNotConfiguredError) return fail(c, 503, "database_not_configured", error.message);
+  createLogger(configFromEnv(c.env), c.env, { path: new URL(c.req.url).pathname }).error("admin request failed", { error });
   return fail(c, 500, "internal_error", `admin request failed: ${error instanceof Error ? error.message : String(error)}`);
 });
 

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { createLogger } from "../functions/logging/logger.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
@@ -68,7 +69,7 @@ export async function checkGatewayAuth(request: Request, env: Env): Promise<Gate
       verdict = matches ? await limiter.admit() : await limiter.fail({ maxAttempts, windowMs, lockoutMs });
     } catch (error) {
       // Fail closed: without the counter, neither a right nor a wrong credential is judged.
-      console.error("gateway auth: the failed-auth limiter is unreachable", error instanceof Error ? error.name : typeof error);
+      createLogger(config, env).error("gateway auth: the failed-auth limiter is unreachable", { error });
       return { ok: false, status: 503, code: "auth_unavailable", message: "Authentication is temporarily unavailable; retry shortly", retryAfterSeconds: 1 };
     }
     if (verdict.retryAfterMs !== undefined) rememberLockout(bucket, Date.now() + verdict.retryAfterMs);

@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { createLogger } from "../functions/logging/logger.ts";
 import type { RoutedEvent } from "../durable-objects/session-api.ts";
 import { inboundEnvelopeSchema, type InboundEnvelope } from "../functions/channels/envelope.ts";
 import { configFromEnv } from "../functions/config/load.ts";
@@ -26,9 +27,9 @@ type AppContext = Context<AppEnv>;
 
 export const openaiApi = new Hono<AppEnv>();
 
-openaiApi.onError((error) => {
+openaiApi.onError((error, c) => {
   if (error instanceof OpenAIHttpError) return error.toResponse();
-  console.error("openai api: unexpected error", error instanceof Error ? error.name : typeof error);
+  createLogger(configFromEnv(c.env), c.env, { channel: "openai" }).error("openai api: unexpected error", { error });
   return new OpenAIHttpError(500, "Internal gateway error", "api_error", "internal_error").toResponse();
 });
 
@@ -189,7 +190,10 @@ async function acceptInSession(env: Env, routed: RoutedEvent): Promise<ReadableS
   try {
     return await sessionStub(env, routed.sessionKey).chat(routed);
   } catch (error) {
-    console.error("openai api: session did not accept the event", error instanceof Error ? error.message : typeof error);
+    createLogger(configFromEnv(env), env, { channel: "openai", sessionKey: routed.sessionKey }, routed.envelope.text ? [routed.envelope.text] : []).error(
+      "openai api: session did not accept the event",
+      { error },
+    );
     throw new OpenAIHttpError(503, "The session could not accept the request; retry with the same Idempotency-Key", "api_error", "session_unavailable", null, {
       "retry-after": "1",
     });

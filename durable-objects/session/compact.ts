@@ -1,4 +1,5 @@
 import type { CompactResult } from "../../functions/commands/session-control.ts";
+import { sessionLog } from "./log.ts";
 import { compactionCut, droppedSummary, estimateTokens, needsCompaction, summarizeInSlices } from "../../functions/agent/compaction.ts";
 import { callModel } from "../../functions/agent/model-call.ts";
 import type { ModelRequest, ModelResult } from "../../functions/agent/types.ts";
@@ -20,7 +21,7 @@ export async function compactIfNeeded(s: SessionState, run: RunRow, system: stri
   const window = contextWindow(s, run.options.model);
   if (!needsCompaction(messages, system, window, compaction)) return;
   const outcome = await compactRows(s, run.sessionId, call, { window, signal });
-  if (outcome.note) console.warn(`proactive compaction of ${run.sessionId}: ${outcome.note}`);
+  if (outcome.note) sessionLog(s, { runId: run.runId }).warn("proactive compaction", { sessionId: run.sessionId, note: outcome.note });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { recordAuditEvent } from "./audit.ts";
+import { sessionLog } from "./log.ts";
 import { enqueueReply } from "./delivery.ts";
 import type { InboxRow } from "./storage.ts";
 import { describeError, type SessionState } from "./state.ts";
@@ -40,5 +41,5 @@ export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: stri
     sessionKey: s.store.getMeta("sessionKey"),
     seqs: rows.map((row) => row.seq),
     reason,
-  }).catch((error) => console.error(`audit write failed: ${describeError(error)}`));
+  }).catch((error: unknown) => sessionLog(s, { seqs: rows.map((row) => row.seq) }).error("audit write failed", { error }));
 }

@@ -11,6 +11,7 @@ import { recordAuditEvent } from "./audit.ts";
 import { isPostgresUnavailable } from "../../functions/db/client.ts";
 import { settings } from "./identity.ts";
 import { countSession } from "./metrics.ts";
+import { sessionLog } from "./log.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import { describeError, zeroUsage, type SessionState } from "./state.ts";
 
@@ -100,7 +101,7 @@ async function deliverOnce(s: SessionState): Promise<void> {
       channel: letter.row.route.channel,
       reason: letter.reason,
     }).catch((error) => {
-      if (!isPostgresUnavailable(error)) console.error(`audit write failed: ${describeError(error)}`);
+      if (!isPostgresUnavailable(error)) sessionLog(s).error("audit write failed", { error: describeError(error) });
     });
   }
 }
@@ -152,7 +153,7 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
     // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
     // First lines only: a failed query's message carries its parameters (transcript text).
     // An outage was already logged, once, by the database client.
-    if (!isPostgresUnavailable(error)) console.error(`session mirror failed: ${describeError(error)}`);
+    if (!isPostgresUnavailable(error)) sessionLog(s).error("session mirror failed", { error: describeError(error) });
     return false;
   }
 }

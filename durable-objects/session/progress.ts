@@ -1,4 +1,5 @@
 import type { ChannelAdapter, ProgressContext, ProgressEvent, ProgressState, SendContext } from "../../functions/channels/adapter.ts";
+import { createLogger } from "../../functions/logging/logger.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { SessionStore } from "./storage.ts";
 import { SILENT_REPLY_TOKEN } from "../../functions/agent/prompt.ts";
@@ -76,7 +77,7 @@ export class ProgressRelay {
     try {
       return await adapter.progress!(this.args.route, event, state, ctx);
     } catch (error) {
-      console.warn(`progress ${event.type} on ${adapter.id} failed`, error instanceof Error ? error.message : error);
+      createLogger(this.args.ctx.config, this.args.ctx.env as Record<string, unknown>, runId ? { runId } : {}).warn(`progress ${event.type} on ${adapter.id} failed`, { error });
       return undefined;
     }
   }

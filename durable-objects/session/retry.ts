@@ -1,6 +1,7 @@
 import { isPostgresUnavailable } from "../../functions/db/client.ts";
 import { classifyError } from "./error-class.ts";
 import type { SessionState } from "./state.ts";
+import { sessionLog } from "./log.ts";
 
 /** A transient failure parks triage and runs until `retryAt`; the alarm brings them back. */
 export function retryPending(s: SessionState): boolean {
@@ -33,18 +34,19 @@ export function recordFailure(s: SessionState, what: string, seqs: number[], err
     s.store.setMeta("retryAt", String(Date.now() + delay));
     return { outcome: "retry", reason };
   }
+  const log = sessionLog(s, { seqs });
   if (errorClass === "permanent") {
-    console.error(`${what} failed permanently: ${reason}`);
+    log.error(`${what} failed permanently`, { reason, errorClass });
     return { outcome: "dead", reason };
   }
   const failures = s.store.addInboxFailure(seqs);
   if (failures >= maxAttempts) {
-    console.error(`${what} failed ${failures} times; giving up: ${reason}`);
+    log.error(`${what} failed ${failures} times; giving up`, { reason, errorClass });
     return { outcome: "dead", reason: `gave up after ${failures} attempts: ${reason}` };
   }
   const delay = Math.min(maxBackoffMs, 1_000 * 2 ** Math.min(failures - 1, 20));
   s.store.setMeta("retryAt", String(Date.now() + delay));
-  console.error(`${what} failed (attempt ${failures} of ${maxAttempts}, retrying in ${delay} ms): ${reason}`);
+  log.warn(`${what} failed; retrying`, { reason, errorClass, attempt: failures, maxAttempts, retryInMs: delay });
   return { outcome: "retry", reason };
 }
 

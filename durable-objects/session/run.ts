@@ -20,6 +20,7 @@ import { renderIncoming } from "../../functions/agent/turn-text.ts";
 import { newFenceId } from "../../functions/agent/untrusted-text.ts";
 import { takeSystemEvents } from "./system-events.ts";
 import { runTelemetry } from "./telemetry.ts";
+import { sessionLog } from "./log.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
@@ -125,6 +126,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       relay.event({ type: "text-delta", text: delta, soFar: text });
     },
     onTool: (call: ToolCall, phase, result) => {
+      telemetry.tool(call, phase, result);
       if (phase === "start") text = "";
       s.emit(s.active?.seqs ?? seqs, { type: "tool", callId: call.id, name: call.name, phase, isError: result?.isError, preview: result?.preview });
       relay.event({ type: "tool", name: call.name, phase });
@@ -178,7 +180,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   try {
     await compactIfNeeded(s, run, deps.system, deps.callModelAs("compaction"), abort.signal).catch((error) => {
       if (abort.signal.aborted) throw error;
-      console.warn("proactive compaction failed; running with the full context", error instanceof Error ? error.message : error);
+      sessionLog(s, { runId: run.runId, seqs }).warn("proactive compaction failed; running with the full context", { error });
     });
     const outcome = await runAgentLoop(host, deps);
     await relay.settle({ type: "run-finished" });

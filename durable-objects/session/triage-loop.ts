@@ -5,6 +5,7 @@ import { deadLetterEvents } from "./dead-letter.ts";
 import { clearRetry, recordFailure, retryPending } from "./retry.ts";
 import { scheduleAlarm } from "./schedule.ts";
 import { countSession } from "./metrics.ts";
+import { sessionLog } from "./log.ts";
 import type { SessionState } from "./state.ts";
 import { senderMayHearOfFailure, triageInbound, type TriageHost } from "./triage.ts";
 
@@ -48,7 +49,7 @@ function triageHost(s: SessionState): TriageHost {
     settings: () => settings(s),
     control: sessionControl(s),
     rotateSession: (reason) => {
-      console.log(`session ${s.store.getMeta("sessionKey")} auto-reset (${reason})`);
+      sessionLog(s).info("session auto-reset", { reason });
       rotateSession(s);
     },
     abortActiveRun: (reason) => s.abortActiveRun(reason),

@@ -1,4 +1,5 @@
 import type { Env } from "../env.ts";
+import { createLogger } from "../../functions/logging/logger.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunEvent } from "../session-api.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
@@ -168,7 +169,10 @@ async function participatedInThread(row: InboxRow, host: TriageHost): Promise<bo
   try {
     return await adapter.participatedInThread(row.event.envelope.route, { env: host.env, config: host.config, signal: AbortSignal.timeout(10_000) });
   } catch (error) {
-    console.warn("thread participation lookup failed; treating the message as unmentioned", error instanceof Error ? error.message : error);
+    createLogger(host.config, host.env as Record<string, unknown>, { sessionKey: row.event.sessionKey }, row.event.envelope.text ? [row.event.envelope.text] : []).warn(
+      "thread participation lookup failed; treating the message as unmentioned",
+      { error },
+    );
     return false;
   }
 }

@@ -36,8 +36,8 @@ const otelSchema = z
     traces: z.boolean().default(true),
     /** Root-span sampling, 0..1 (a run is exported whole or not at all). */
     sampleRate: z.number().min(0).max(1).default(1),
-    /** Never exports prompts or replies: span attributes carry ids, models, counts and outcomes only. */
-    captureContent: z.literal(false).default(false),
+    /** Accepted for OpenClaw compatibility; edgeclaw never exports prompts or replies (attributes are ids, models, counts, outcomes). */
+    captureContent: z.boolean().default(false),
     /** edgeclaw's own: spans buffered per Durable Object pass before export; the rest are dropped and counted in the log. */
     maxQueueSpans: z.number().int().positive().default(512),
     /** edgeclaw's own: one export request gives up after this long. */

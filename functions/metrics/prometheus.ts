@@ -32,7 +32,10 @@ export function renderPrometheus(snapshot: Map<string, number>, maxSeries: numbe
       lines.push(`${seriesKey(name)} ${dropped}`);
       continue;
     }
-    for (const series of byMetric.get(name) ?? []) lines.push(`${series} ${formatValue(snapshot.get(series) ?? 0)}`);
+    const series = byMetric.get(name) ?? [];
+    // A gauge nobody moved yet reads 0 (queue depth with nothing queued), not "no data".
+    if (!series.length && def.type === "gauge") lines.push(`${name} 0`);
+    for (const key of series) lines.push(`${key} ${formatValue(snapshot.get(key) ?? 0)}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -41,33 +41,38 @@ async function flushWorkerDeltas(sink: WorkerMetricsSink): Promise<void> {
   }
 }
 
-/** What the answer to a webhook request says about the event(s) in it. */
-export type IngressVerdict = { refused: string } | { refused?: undefined };
+/** What the answer to a webhook request says about the event(s) in it: one refusal reason per refused event. */
+export interface IngressVerdict {
+  refused: string[];
+}
 
 /**
  * Reads the outcome from the answer every channel gives (the generic handler's status codes):
  * 401 bad signature, 403 forbidden, 413 too large, 400 malformed, 404 unrouted, 5xx not stored;
- * a 200 that the handler marks `x-edgeclaw-ingest: unrouted` or `x-edgeclaw-dropped` was not routed
- * or was ignored by the channel. Accepted and duplicate events are counted by their SessionDO.
+ * on a 200, each `unrouted` in `x-edgeclaw-ingest` (one status per envelope) was not routed, and an
+ * `x-edgeclaw-dropped` with no envelope at all was ignored by the channel (a bot's own echo).
+ * Accepted and duplicate events are counted by their SessionDO.
  */
 export function ingressVerdict(response: Response): IngressVerdict {
   const status = response.status;
-  if (status === 401) return { refused: "bad_signature" };
-  if (status === 403) return { refused: "forbidden" };
-  if (status === 413) return { refused: "too_large" };
-  if (status === 400 || status === 415 || status === 422) return { refused: "malformed" };
-  if (status === 404) return { refused: "unrouted" };
-  if (status === 429) return { refused: "rate_limited" };
-  if (status >= 500) return { refused: "not_stored" };
-  if (response.headers.get("x-edgeclaw-ingest") === "unrouted") return { refused: "unrouted" };
-  if (response.headers.has("x-edgeclaw-dropped")) return { refused: "ignored" };
-  return {};
+  const one = (reason: string): IngressVerdict => ({ refused: [reason] });
+  if (status === 401) return one("bad_signature");
+  if (status === 403) return one("forbidden");
+  if (status === 413) return one("too_large");
+  if (status === 400 || status === 415 || status === 422) return one("malformed");
+  if (status === 404) return one("unrouted");
+  if (status === 429) return one("rate_limited");
+  if (status >= 500) return one("not_stored");
+  const statuses = (response.headers.get("x-edgeclaw-ingest") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (statuses.length) return { refused: statuses.filter((s) => s === "unrouted") };
+  if (response.headers.has("x-edgeclaw-dropped")) return one("ignored");
+  return { refused: [] };
 }
 
 /** The deltas for one webhook request: its latency, and its refusal if it was refused. */
 export function ingressDeltas(channel: string, response: Response, latencySeconds: number): Delta[] {
   const verdict = ingressVerdict(response);
   const deltas = histogramDeltas("edgeclaw_ack_latency_seconds", { channel }, latencySeconds);
-  if (verdict.refused) deltas.push(counterDelta("edgeclaw_events_refused_total", { channel, reason: verdict.refused }));
+  for (const reason of verdict.refused) deltas.push(counterDelta("edgeclaw_events_refused_total", { channel, reason }));
   return deltas;
 }

@@ -8,6 +8,8 @@ export interface DevInstance {
   url: string;
   /** The root of the instance's process tree (npm when `viaNpm`, else the node running dev.ts). */
   pid: number;
+  /** Everything the instance printed so far (stdout and stderr): tests read its log lines. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startDevInstance(
   return {
     url,
     pid: child.pid!,
+    output: () => output,
     async stop() {
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       signal("SIGINT");
