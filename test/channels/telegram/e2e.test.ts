@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { UNDELIVERED_NOTICE } from "../../../durable-objects/session/outbox.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import {
   forgetPairingWhenDone,
@@ -126,6 +127,33 @@ describe("Telegram end to end", () => {
     await settle(2000);
     expect(await visibleMessages(stranger)).toHaveLength(1); // no second code while one is pending
     expect(await recorded(scenario)).toHaveLength(0);
+  });
+});
+
+describe("Telegram sends whose answer was lost", () => {
+  it("never repeats a sendMessage that may have landed: the answer stays single and the user is told once", async () => {
+    const scenario = newScenario("tg-lost");
+    await scriptModel(scenario, [{ type: "text", text: "Only once." }]);
+    const user = TEST_TELEGRAM.allowed[5]!;
+    // Telegram takes the message, the connection drops before the answer: the outcome is unknown.
+    await scriptTelegram({ method: "sendMessage", chatId: user, dropConnection: true });
+    await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `hi [scenario:${scenario}]` }));
+    const messages = await settlesTo(user, ["Only once.", UNDELIVERED_NOTICE]);
+    expect(messages.filter((m) => m.text === "Only once.")).toHaveLength(1);
+  });
+
+  it("repeats a lost edit of the preview into the answer (harmless: Telegram says 'not modified')", async () => {
+    const scenario = newScenario("tg-lost-edit");
+    const answer = "Edited exactly once, even so.";
+    await scriptModel(scenario, [{ type: "text", text: answer }]);
+    const user = TEST_TELEGRAM.allowed[6]!;
+    await scriptTelegram({ method: "editMessageText", chatId: user, dropConnection: true, times: 5 });
+    await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `hi [scenario:${scenario}]` }), {
+      path: "/telegram-webhook/partial",
+      secret: TEST_TELEGRAM.partialWebhookSecret,
+    });
+    await settlesTo(user, [answer]);
+    expect(await telegramCalls("sendMessage", user)).toHaveLength(1); // the preview only; no notice, no second answer
   });
 });
 
