@@ -21,7 +21,8 @@ export interface DeadLetter {
  * back everything queued after it — across alarm passes too — so a later reply never overtakes an
  * earlier one. A chunk is marked "sending" durably before the request, so a crash mid-send leaves a
  * row whose outcome is unknown: it is reconciled with the platform (did the message land?) and never
- * blindly sent again.
+ * blindly sent again — unless the channel's sends are idempotent (`idempotentSends`): then it is sent
+ * again under the same chunk id, which the platform takes as its idempotency key and drops if seen.
  */
 export async function deliverDueOutbox(args: {
   store: SessionStore;
@@ -58,8 +59,9 @@ export async function deliverDueOutbox(args: {
       ...(row.chunkCount === 0 ? { retract: true } : {}),
     };
 
-    if (row.state === "sending" || row.state === "unknown") {
-      // The previous attempt may have reached the platform. Ask, don't repeat.
+    // The previous attempt may have reached the platform. A platform that drops a repeated key is
+    // simply sent the same chunk id again (below); any other is asked, never sent blindly.
+    if ((row.state === "sending" || row.state === "unknown") && !adapter.idempotentSends) {
       const found: ReconcileResult | undefined = adapter.reconcile
         ? await adapter.reconcile(message, args.ctx).catch(() => undefined)
         : { outcome: "untraceable", reason: "channel cannot reconcile", idempotent: false };
@@ -107,6 +109,13 @@ export async function deliverDueOutbox(args: {
       continue;
     }
     if ("outcomeUnknown" in result) {
+      if (adapter.idempotentSends && attempts >= policy.maxAttempts) {
+        // Repeats are safe but not endless: the same bound as any other retry.
+        const reason = `outcome unknown after ${attempts} attempts: ${result.error}`;
+        store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
+        dead.push({ row, reason });
+        continue;
+      }
       args.onSend?.(row, "retry");
       store.updateOutbox(row.id, { state: "unknown", lastError: result.error, nextAt: now() + backoff(attempts, policy, random) }, now());
       break;

@@ -5,6 +5,9 @@ import type { FoldedRuns } from "./retention.ts";
 import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
 import type { InboxRow, InboxState, OutboxRow, OutboxState, PreparedMessage, RunOptions, RunRow, RunState, TranscriptRow } from "./storage-rows.ts";
 
+/** The largest string or BLOB a Durable Object's SQLite stores (Cloudflare's documented limit: 2 MB). */
+export const MAX_STORED_VALUE_BYTES = 2_000_000;
+
 export type { InboxRow, InboxState, OutboxRow, OutboxState, PreparedMessage, RunOptions, RunRow, RunState, TranscriptRow } from "./storage-rows.ts";
 
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
@@ -61,11 +64,16 @@ export class SessionStore {
       if (twin && !this.takeMentionFromTwin(twin.seq, event)) return null;
       if (twin) break;
     }
+    const serialized = JSON.stringify(event);
+    // Durable Object SQLite in production refuses a value over 2 MB; local workerd does not. Checked
+    // here so both refuse alike: the accept throws, the webhook answers 5xx, nothing is stored.
+    const bytes = new TextEncoder().encode(serialized).byteLength;
+    if (bytes > MAX_STORED_VALUE_BYTES) throw new Error(`event too large to store (${bytes} bytes; a stored value holds at most ${MAX_STORED_VALUE_BYTES})`);
     const seq = this.sql
       .exec<{ seq: number }>(
         `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES(?, ?, 'new', ?) RETURNING seq`,
         event.envelope.dedupKey,
-        JSON.stringify(event),
+        serialized,
         now,
       )
       .one().seq;

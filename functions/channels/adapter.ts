@@ -83,6 +83,13 @@ export interface ChannelAdapter {
   textChunkLimit(config: EdgeclawConfig, accountId: string): number;
   /** How the outbox splits long replies (`newline` prefers paragraph breaks); default `length`. */
   chunkMode?(config: EdgeclawConfig, accountId: string): ChunkMode;
+  /**
+   * The platform drops a repeated send that carries the same idempotency key (LINE
+   * `X-Line-Retry-Key`, Feishu `uuid`): `send` passes `message.id` (the outbox chunk id) as that key,
+   * and a send whose outcome is unknown is simply sent again with it instead of reconciled. Leave
+   * unset where the platform has no such key (Slack, Telegram): those reconcile.
+   */
+  idempotentSends?: boolean;
   /** Sends one chunk. Must not retry on its own: the outbox owns retries. */
   send(message: OutboundMessage, ctx: SendContext): Promise<SendResult>;
   /**

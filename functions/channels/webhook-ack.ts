@@ -9,9 +9,9 @@ import type { AcceptResult } from "./channel.ts";
  * with why an event was not taken.
  */
 export function defaultWebhookAck(result: AcceptResult): Response {
-  if (!result.allStored) return Response.json({ error: "not accepted, retry" }, { status: 500 });
-  const headers = new Headers();
   const statuses = result.outcomes.map((outcome) => outcome.status);
+  if (!result.allStored) return Response.json({ error: "not accepted, retry" }, { status: 500, headers: { "x-edgeclaw-ingest": statuses.join(",") } });
+  const headers = new Headers();
   const dropped = [...(result.dropped ?? []), ...result.outcomes.flatMap((outcome) => (outcome.status === "unrouted" ? [outcome.reason] : []))];
   if (statuses.some((status) => status === "accepted" || status === "duplicate")) headers.set("x-openclaw-delivery-accepted", "durable");
   if (statuses.length) headers.set("x-edgeclaw-ingest", statuses.join(","));

@@ -107,6 +107,23 @@ describe("outbox", () => {
     });
   });
 
+  it("on an idempotent platform, sends a chunk whose outcome is unknown again under the same id, never reconciles, and stops at the bound", async () => {
+    await withStore("idempotent", async (store) => {
+      const unknown = { ok: false as const, outcomeUnknown: true as const, error: "timed out" };
+      const { adapter, sent, reconciled } = scriptedChannel({ "r9:0": [unknown], "r10:0": [unknown, unknown, unknown] }, { reconcile: [] });
+      const idempotent: ChannelAdapter = { ...adapter, idempotentSends: true };
+      store.insertOutbox({ id: "r9:0", runId: "r9", route, text: "answer", chunkIndex: 0, chunkCount: 1 }, 0);
+      store.insertOutbox({ id: "r10:0", runId: "r10", route, text: "lost", chunkIndex: 0, chunkCount: 1 }, 0);
+      const dead: string[] = [];
+      for (let t = 0; t < 10; t++) dead.push(...(await deliver(store, idempotent, t * 120_000)).map((d) => `${d.row.id}: ${d.reason}`));
+      expect(sent.filter((m) => m.id === "r9:0")).toHaveLength(2);
+      expect(sent.filter((m) => m.id === "r10:0")).toHaveLength(3);
+      expect(reconciled).toHaveLength(0);
+      expect(store.outboxRows().find((row) => row.id === "r9:0")).toMatchObject({ state: "sent" });
+      expect(dead).toEqual(["r10:0: outcome unknown after 3 attempts: timed out"]);
+    });
+  });
+
   it("never re-sends a chunk whose outcome is unknown when the platform says it arrived", async () => {
     await withStore("reconcile-found", async (store) => {
       const { adapter, sent, reconciled } = scriptedChannel(["throw"], { reconcile: [{ outcome: "landed", platformMessageId: "ts-1" }] });

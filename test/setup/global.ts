@@ -7,6 +7,7 @@ import { startFakeDohServer } from "../fakes/doh-server.ts";
 import { startFakeLineApi } from "../fakes/line-api.ts";
 import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
 import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
+import { startFakeRelayApi } from "../fakes/relay-api.ts";
 import { TEST_TWILIO } from "./test-config.ts";
 
 /**
@@ -43,6 +44,9 @@ export default async function setup(project: TestProject) {
   const fakeTelegram = await startFakeTelegramApi();
   stops.push(() => fakeTelegram.stop());
   project.provide("fakeTelegramUrl", fakeTelegram.url);
+  const fakeRelay = await startFakeRelayApi();
+  stops.push(() => fakeRelay.stop());
+  project.provide("fakeRelayUrl", fakeRelay.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -61,5 +65,6 @@ declare module "vitest" {
     fakeLineUrl: string;
     fakeTwilioUrl: string;
     fakeTelegramUrl: string;
+    fakeRelayUrl: string;
   }
 }

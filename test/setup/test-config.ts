@@ -33,6 +33,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       ...(fakes.line ? { line: lineTestChannel(fakes.line) } : {}),
       ...(fakes.twilio ? { sms: smsTestChannel(fakes.twilio) } : {}),
       ...(fakes.telegram ? { telegram: telegramTestChannel(fakes.telegram) } : {}),
+      ...(fakes.relay ? { relay: relayTestChannel(fakes.relay) } : {}),
     },
   };
 }
@@ -243,5 +244,23 @@ function telegramTestChannel(fakeTelegramUrl: string): Record<string, unknown> {
         streaming: { mode: "partial" },
       },
     },
+  };
+}
+
+/**
+ * `channels.relay`: the test-only channel (test/channels/relay/, registered by
+ * test/setup/register-channels.ts) on the fake relay API. Open DMs and groups, no mention needed.
+ */
+export const TEST_RELAY = { secret: "test-relay-secret", token: "test-relay-token" } as const;
+
+function relayTestChannel(fakeRelayUrl: string): Record<string, unknown> {
+  return {
+    apiBaseUrl: fakeRelayUrl,
+    secret: { source: "env", id: "TEST_RELAY_SECRET" },
+    token: { source: "env", id: "TEST_RELAY_TOKEN" },
+    dmPolicy: "open",
+    allowFrom: ["*"],
+    groupPolicy: "open",
+    requireMention: false,
   };
 }
