@@ -23,6 +23,7 @@ export default defineConfig({
           TEST_SLACK_OPS_BOT_TOKEN: "xoxb-test-ops",
           TEST_SLACK_OPS_SIGNING_SECRET: "test-slack-ops-signing-secret",
           TEST_METRICS_TOKEN: "test-metrics-token",
+          TEST_HOOKS_TOKEN: "test-hooks-token",
           FAKE_LINE_URL: inject("fakeLineUrl"),
           // The default LINE account reads these env fallbacks (no secret in its config block).
           LINE_CHANNEL_ACCESS_TOKEN: "line-token-default",

@@ -13,6 +13,12 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan"] }] },
     // GET /metrics (test/metrics/): a scrape-only token, and counters handed over without delay.
     diagnostics: { metrics: { token: { source: "env", id: "TEST_METRICS_TOKEN" }, coalesceMs: 20, flushIntervalMs: 0 } },
+    // Inbound hooks (test/automation/hooks.test.ts): their own token, one mapping with templates.
+    hooks: {
+      enabled: true,
+      token: { source: "env", id: "TEST_HOOKS_TOKEN" },
+      mappings: [{ match: { path: "gmail" }, action: "agent", name: "Gmail", messageTemplate: "From: {{messages[0].from}}\nSubject: {{messages[0].subject}}" }],
+    },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     // Host names are resolved by the fake DoH resolver, never on the internet.
