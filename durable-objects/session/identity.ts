@@ -5,6 +5,7 @@ import type { Message } from "../../functions/agent/types.ts";
 import { queuePolicy } from "./queue-policy.ts";
 import { selectionFor } from "./run-deps.ts";
 import type { SessionState } from "./state.ts";
+import { sessionSpend } from "./model-calls.ts";
 
 /** The session id in force, starting the first one on demand. */
 export function currentSessionId(s: SessionState, now: number): string {
@@ -113,5 +114,12 @@ export function status(s: SessionState): SessionStatus {
     compactions: facts.compactions,
     runActive: facts.activeRunId !== null,
     queuedMessages: facts.queued,
+    spend: spendView(s, facts.sessionId),
+    responseUsage: current.responseUsage ?? s.config.messages.responseUsage,
   };
+}
+
+function spendView(s: SessionState, sessionId: string): SessionStatus["spend"] {
+  const { platformUsd, ...spend } = sessionSpend(s.store, sessionId);
+  return { ...spend, platformUsd: platformUsd ?? 0 };
 }

@@ -133,3 +133,8 @@ export function markModelCallsMirrored(sql: SqlStorage, ids: string[]): void {
 export function runModelCalls(sql: SqlStorage, runId: string): number {
   return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE run_id = ?`, runId).one().n;
 }
+
+/** What a run's model calls cost so far (for the `/usage full` footer). */
+export function runCostUsd(sql: SqlStorage, runId: string): number {
+  return sql.exec<{ usd: number | null }>(`SELECT SUM(cost_usd) AS usd FROM model_calls WHERE run_id = ?`, runId).one().usd ?? 0;
+}

@@ -6,6 +6,8 @@ import { ModelError, type Message, type ToolCall } from "../../functions/agent/t
 import { BudgetExceededError, budgetNotice } from "../../functions/agent/metering.ts";
 import { sessionMeter } from "./metering.ts";
 import { addRunPlatformCost } from "./platform-usage.ts";
+import { runCostUsd } from "./model-calls.ts";
+import { usageFooter } from "../../functions/commands/usage.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { enqueueReply, enqueueRetract, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
@@ -226,6 +228,7 @@ function finishRun(
 ): void {
   const now = Date.now();
   const seqs = s.store.inboxByRun(run.runId).map((row) => row.seq);
+  if (state === "finished" && reply && !silent) reply = withUsageFooter(s, run, reply);
   s.ctx.storage.transactionSync(() => {
     s.store.finishRun(run.runId, state, now);
     addRunPlatformCost(s, run.runId);
@@ -257,6 +260,21 @@ function finishRun(
   } else {
     s.emit(seqs, { type: "error", code: errorCode ?? state, message: reply ?? "the run was stopped" });
   }
+}
+
+/** `/usage tokens|full` (or `messages.responseUsage`): the run's usage under its answer, on chat channels. */
+function withUsageFooter(s: SessionState, run: RunRow, reply: string): string {
+  const mode = settings(s).responseUsage ?? s.config.messages.responseUsage;
+  // An OpenAI-compatible client parses the content: never add to it.
+  if (mode === "off" || run.route.channel === "openai") return reply;
+  const totals = s.store.getRun(run.runId);
+  const footer = usageFooter(mode, {
+    inputTokens: totals?.inputTokens ?? 0,
+    outputTokens: totals?.outputTokens ?? 0,
+    costUsd: runCostUsd(s.ctx.storage.sql, run.runId),
+    modelRef: totals?.modelRef ?? null,
+  });
+  return `${reply}\n\n${footer}`;
 }
 
 /** Queued messages a steer-mode run may take in at its next boundary. */

@@ -1,6 +1,7 @@
 import type { EdgeclawConfig, QueueDrop, QueueMode } from "../config/schema.ts";
 import { parseDurationMs, formatDuration } from "./duration.ts";
 import { formatStatus } from "./format-status.ts";
+import { formatSpend, parseUsageArgs } from "./usage.ts";
 import { isModelToken, modelChoices, resolveModelPick } from "./models.ts";
 import { parseCommandMessage, type ParsedCommand, type ParsedDirective } from "./parse.ts";
 import { COMMANDS } from "./registry.ts";
@@ -72,6 +73,8 @@ export async function executeCommand(cmd: ParsedCommand, session: SessionControl
       return { reply: commandsText() };
     case "whoami":
       return { reply: whoamiText(ctx) };
+    case "usage":
+      return { reply: await usageCommand(cmd.args, session) };
     default: {
       // Directive names used as commands (e.g. parsed by a native command surface).
       const directive = { name: cmd.name as ParsedDirective["name"], args: cmd.args.split(/\s+/).filter(Boolean) };
@@ -315,5 +318,23 @@ export async function handleCommandMessage(
       if (!parsed.text.trim()) return { action: "reply", replies };
       return { action: "run", text: parsed.text, replies, oneShot: applied.oneShot };
     }
+  }
+}
+
+async function usageCommand(args: string, session: SessionControl): Promise<string> {
+  const action = parseUsageArgs(args);
+  switch (action.kind) {
+    case "cost":
+      return formatSpend((await session.status()).spend);
+    case "show":
+      return `Usage footer: ${(await session.status()).responseUsage}. Options: off, tokens, full, reset, cost.`;
+    case "set":
+      await session.updateSettings({ responseUsage: action.mode });
+      return action.mode === "off" ? "Usage footer off." : `Usage footer: ${action.mode}.`;
+    case "clear":
+      await session.updateSettings({ responseUsage: null });
+      return `Usage footer back to the default (${(await session.status()).responseUsage}).`;
+    case "invalid":
+      return `Unknown /usage option "${action.arg}". Options: off, tokens, full, reset, cost.`;
   }
 }

@@ -1,5 +1,6 @@
 import { formatDuration } from "./duration.ts";
 import type { SessionStatus } from "./session-control.ts";
+import { usd } from "./usage.ts";
 
 function compact(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
@@ -25,6 +26,7 @@ export function formatStatus(status: SessionStatus, now: number): string {
     "🦞 edgeclaw status",
     `🧠 Model: ${status.model}${status.modelOverride ? " (session override)" : MODEL_ORIGIN_NOTE[status.modelOrigin ?? "none"] ?? ""}`,
     `🧮 Tokens: ${compact(status.inputTokens)} in / ${compact(status.outputTokens)} out · Context: ${context}`,
+    `💸 Spend: ${usd(status.spend.usd)} over ${status.spend.calls} model call${status.spend.calls === 1 ? "" : "s"} · platform ~${usd(status.spend.platformUsd)} (estimate) · /usage cost`,
     `🧹 Compactions: ${status.compactions}`,
     `📥 Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop})${status.runActive ? ` · running, ${status.queuedMessages} queued` : ""}`,
     `⏱️ Session: ${status.sessionKey} · age ${formatDuration(Math.max(0, now - status.sessionStartedAt))}${status.lastInteractionAt !== undefined ? ` · last activity ${formatDuration(Math.max(0, now - status.lastInteractionAt))} ago` : ""}`,

@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "model", aliases: [], kind: "directive", usage: "/model [name|#|default|status] [-s]", description: "Show or pick the model for this session" },
   { name: "think", aliases: ["thinking", "t"], kind: "directive", usage: "/think <level|default>", description: "Thinking level (off, minimal, low, medium, high, xhigh)" },
   { name: "verbose", aliases: ["v"], kind: "directive", usage: "/verbose on|off|full", description: "Show tool progress in replies" },
+  { name: "usage", aliases: [], kind: "command", usage: "/usage off|tokens|full|reset|cost", description: "Per-reply usage footer, or this session's spend (cost)" },
   { name: "queue", aliases: [], kind: "directive", usage: "/queue <mode> [debounce:… cap:… drop:…] | default", description: "How messages queue while a run is active" },
 ];
 

@@ -21,6 +21,8 @@ export interface QueueSettings {
 /** Per-session overrides; an absent field inherits the config. */
 export interface SessionSettings {
   modelOverride?: string;
+  /** `/usage off|tokens|full`: the per-reply usage footer (absent: `messages.responseUsage`). */
+  responseUsage?: "off" | "tokens" | "full";
   thinkLevel?: ThinkLevel;
   verbose?: VerboseLevel;
   queue?: QueueSettings;
@@ -30,6 +32,19 @@ export interface SessionSettings {
 export type SessionSettingsPatch = {
   [K in keyof SessionSettings]?: SessionSettings[K] | null;
 };
+
+/** What the session's model calls cost so far (durable-objects/session/model-calls.ts). */
+export interface SessionSpendView {
+  calls: number;
+  usd: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  byKind: Record<string, { calls: number; usd: number; tokens: number }>;
+  /** Estimated platform cost of the finished runs (an estimate from list prices). */
+  platformUsd: number;
+}
 
 export interface SessionStatus {
   sessionKey: string;
@@ -54,6 +69,9 @@ export interface SessionStatus {
   compactions: number;
   runActive: boolean;
   queuedMessages: number;
+  spend: SessionSpendView;
+  /** The footer mode in force: session override, else `messages.responseUsage`. */
+  responseUsage: "off" | "tokens" | "full";
 }
 
 export interface CompactResult {

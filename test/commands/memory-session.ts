@@ -14,6 +14,16 @@ export class MemorySession implements SessionControl {
   transcript: string[] = ["a", "b", "c"];
   startedAt = 1_000;
   log: string[] = [];
+  spend: SessionStatus["spend"] = {
+    calls: 3,
+    usd: 0.0421,
+    inputTokens: 12_345,
+    outputTokens: 678,
+    cacheReadTokens: 4_000,
+    cacheWriteTokens: 120,
+    byKind: { turn: { calls: 2, usd: 0.04, tokens: 12_000 }, compaction: { calls: 1, usd: 0.0021, tokens: 5_143 } },
+    platformUsd: 0.000012,
+  };
 
   async status(): Promise<SessionStatus> {
     return {
@@ -33,6 +43,8 @@ export class MemorySession implements SessionControl {
       compactions: this.compactions,
       runActive: this.runActive,
       queuedMessages: this.queued,
+      spend: this.spend,
+      responseUsage: this.settings.responseUsage ?? "off",
     };
   }
   async newSession(options?: { model?: string }) {
