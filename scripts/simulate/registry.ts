@@ -2,12 +2,14 @@ import type { ChannelSimulator } from "./simulator.ts";
 import { slackSimulator } from "./slack.ts";
 import { telegramSimulator } from "./telegram.ts";
 import { smsSimulator } from "./sms.ts";
+import { lineSimulator } from "./line.ts";
 
 /** One simulator per channel that can be tried locally with no account; one entry per line. */
 export const channelSimulators: ChannelSimulator[] = [
   slackSimulator,
   telegramSimulator,
   smsSimulator,
+  lineSimulator,
 ];
 
 export function simulatorFor(channel: string): ChannelSimulator | undefined {

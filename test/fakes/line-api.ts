@@ -14,8 +14,8 @@ import { listenOnLoopback } from "./listen.ts";
  *        a key that is not a hexadecimal UUID → 400
  *   POST /v2/bot/chat/loading/start {chatId: U…, loadingSeconds 5..60, multiple of 5}   202 {}
  *   GET  /v2/bot/message/{id}/content                                     the bytes, or 404
- * Every answer carries `x-line-request-id`. Auth: `Authorization: Bearer <token>`; an unknown
- * token (see `/_control/token`; "line-token-…" tokens are all valid) → 401. A text longer than
+ * Every answer carries `x-line-request-id`. Auth: `Authorization: Bearer <token>`; no token, or
+ * one starting with "revoked" (a token LINE no longer honours), → 401. A text longer than
  * 5000 characters, or more than five messages, → 400 with `details`, as LINE does.
  *
  * Control endpoints (tests inside workerd call these by plain fetch):
@@ -110,7 +110,7 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
       return json(res, status, payload);
     };
 
-    if (!token || !(token.startsWith("line-token-") || token.startsWith("test-line-"))) {
+    if (!token || token.startsWith("revoked")) {
       return answer(401, { message: "Authentication failed. Confirm that the access token in the authorization header is valid." });
     }
     const script = scripts.find((s) => s.api === api && (!s.to || s.to === to) && s.times > 0);
