@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { startPgBridge, type PgBridge } from "./pg-bridge.ts";
@@ -37,7 +38,8 @@ function startParams(): string[] {
  */
 async function initDataDirInChild(dataDir: string): Promise<void> {
   const script = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve("@electric-sql/pglite"))});
-const db = await PGlite.create(process.argv[1]);
+const { vector } = await import(${JSON.stringify(import.meta.resolve("@electric-sql/pglite-pgvector"))});
+const db = await PGlite.create(process.argv[1], { extensions: { vector } });
 await db.close();`;
   const child = spawn(process.execPath, ["--input-type=module", "-e", script, dataDir], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -83,7 +85,8 @@ export async function startLocalPostgres(
     mkdirSync(options.dataDir, { recursive: true });
     if (!existsSync(join(options.dataDir, "PG_VERSION"))) await initDataDirInChild(options.dataDir);
   }
-  const db = await PGlite.create(options.dataDir, { startParams: startParams() });
+  // pgvector (memory search embeddings); Neon ships it, and the migration creates the extension.
+  const db = await PGlite.create(options.dataDir, { startParams: startParams(), extensions: { vector } });
   if (options.migrate !== false) await migrate(drizzle(db), { migrationsFolder });
 
   const pgServer = new PGLiteSocketServer({ db, host, port: 0, maxConnections: 64 });
