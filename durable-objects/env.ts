@@ -3,6 +3,7 @@ import type { BudgetDO } from "./budget.ts";
 import type { SessionDO } from "./session.ts";
 import type { MetricsShardDO } from "./metrics-shard.ts";
 import type { SchedulerDO } from "./scheduler.ts";
+import type { MemoryIndexDO } from "./memory-index.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
@@ -15,6 +16,8 @@ export interface Env {
   BUDGETS: DurableObjectNamespace<BudgetDO>;
   /** The one scheduler of cron jobs and heartbeats (durable-objects/scheduler.ts), named "global". */
   SCHEDULER: DurableObjectNamespace<SchedulerDO>;
+  /** One memory index keeper per agent (durable-objects/memory-index.ts): debounced reindex after writes. */
+  MEMORY_INDEX: DurableObjectNamespace<MemoryIndexDO>;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

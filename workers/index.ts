@@ -7,6 +7,7 @@ import { BudgetDO } from "../durable-objects/budget.ts";
 import { SchedulerDO } from "../durable-objects/scheduler.ts";
 import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
 import { hooks } from "./hooks.ts";
+import { MemoryIndexDO } from "../durable-objects/memory-index.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
@@ -15,6 +16,7 @@ import { internalIngress } from "./internal-ingress.ts";
 import { metrics } from "./metrics.ts";
 
 export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
+export { MemoryIndexDO };
 
 const app = new Hono<{ Bindings: Env }>();
 

@@ -4,6 +4,7 @@ import { sealChannelRegistry } from "../channels/registry.ts";
 import { cronSchema, heartbeatDefaultsSchema, heartbeatOverrideSchema, hooksSchema } from "./automation-schema.ts";
 import { isOperatorChannel } from "../channels/operator-channels.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
+import { contextLimitsSchema, memoryFlushSchema, memorySchema } from "./memory-keys.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
 
@@ -131,9 +132,11 @@ const agentsSchema = z
             reserveTokensFloor: z.number().int().nonnegative().default(20_000),
             /** Recent context kept verbatim. */
             keepRecentTokens: z.number().int().positive().default(20_000),
+            memoryFlush: memoryFlushSchema,
           })
           .loose()
           .prefault({}),
+        contextLimits: contextLimitsSchema,
         bootstrapMaxChars: z.number().int().positive().default(20_000),
         bootstrapTotalMaxChars: z.number().int().positive().default(60_000),
         skipBootstrap: z.boolean().default(false),
@@ -412,6 +415,7 @@ export const configSchema = z
     session: sessionSchema,
     messages: messagesSchema,
     tools: toolsSchema,
+    memory: memorySchema,
     channels: channelsSchema,
     bindings: bindingsSchema,
     commands: commandsSchema,

@@ -249,3 +249,5 @@ export const cronRuns = pgTable(
   },
   (t) => [index("cron_runs_job_idx").on(t.jobId, t.createdAt), index("cron_runs_status_idx").on(t.status)],
 );
+
+export { memoryChunks, memoryFiles } from "./memory-schema.ts";

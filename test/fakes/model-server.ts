@@ -2,11 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { z } from "zod";
 import { readBody } from "./read-body.ts";
 import { listenOnLoopback } from "./listen.ts";
+import { handleEmbeddings } from "./embeddings.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
  *   POST /v1/messages                       Anthropic Messages (SSE or JSON)
  *   POST /chat/completions, /v1/chat/...    OpenAI Chat Completions (SSE or JSON)
+ *   POST /v1/embeddings                     OpenAI embeddings, deterministic (embeddings.ts)
  * Tests script it per scenario: the request's messages contain `[scenario:<id>]`, so parallel test
  * files never consume each other's scripts.
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
@@ -124,6 +126,12 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
       queues.delete(parsed.data.scenario);
       logs.delete(parsed.data.scenario);
       return sendJson(res, 200, { ok: true });
+    }
+    if (req.method === "POST" && /\/embeddings$/.test(url.pathname)) {
+      const body = safeJson(raw);
+      return handleEmbeddings(res, flatHeaders(req), isRecord(body) ? body : {}, (scenario) => {
+        logs.set(scenario, [...(logs.get(scenario) ?? []), { api: "openai", path: url.pathname, headers: flatHeaders(req), body: isRecord(body) ? body : {} }]);
+      });
     }
     const api: Api | undefined =
       req.method === "POST" && /\/v1\/messages$/.test(url.pathname)

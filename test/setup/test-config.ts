@@ -20,6 +20,8 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       mappings: [{ match: { path: "gmail" }, action: "agent", name: "Gmail", messageTemplate: "From: {{messages[0].from}}\nSubject: {{messages[0].subject}}" }],
     },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
+    // memory_search embeds through the fake model server's deterministic /v1/embeddings.
+    ...(fakes.model ? { memory: { search: { provider: "openai", baseUrl: `${fakes.model}/v1`, apiKey: "test-embed-key", model: "fake-embed" } } } : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     // Host names are resolved by the fake DoH resolver, never on the internet.
     ...(fakes.web || fakes.doh

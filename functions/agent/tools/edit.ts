@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AgentTool } from "../types.ts";
 import { editFile } from "../workspace.ts";
+import { noteMemoryWrite } from "../memory/index-signal.ts";
 import { ToolInputError, dbEnvOf, parseToolArgs } from "./common.ts";
 import { workspacePathFor } from "./private-memory.ts";
 
@@ -36,6 +37,7 @@ export function createEditTool(): AgentTool {
         throw new ToolInputError("edit: oldText and newText are required");
       }
       const result = await editFile(dbEnvOf(ctx), ctx.agentId, workspacePathFor(ctx, args.path), args.oldText, args.newText);
+      await noteMemoryWrite(ctx.env, ctx.config, ctx.agentId, result.path);
       return { content: `Edited ${result.path} (version ${result.version}, ${result.bytes} bytes).` };
     },
   };

@@ -2,6 +2,8 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolCall, ToolContext, ToolResult } from "../types.ts";
 import { boundToolOutput, errorResult } from "./common.ts";
 import { createEditTool } from "./edit.ts";
+import { createMemoryGetTool } from "./memory-get.ts";
+import { createMemorySearchTool } from "./memory-search.ts";
 import { isToolAllowed, resolveToolPolicy } from "./policy.ts";
 import { createReadTool } from "./read.ts";
 import { createSessionStatusTool } from "./session-status.ts";
@@ -20,6 +22,8 @@ const TOOL_FACTORIES: readonly ToolFactory[] = [
   () => createEditTool(),
   (config) => createSessionStatusTool(config),
   (config) => createWebFetchTool(config),
+  (config) => createMemorySearchTool(config),
+  (config) => createMemoryGetTool(config),
 ];
 
 export interface ToolsetOptions {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AgentTool } from "../types.ts";
 import { writeFile } from "../workspace.ts";
+import { noteMemoryWrite } from "../memory/index-signal.ts";
 import { dbEnvOf, parseToolArgs } from "./common.ts";
 import { workspacePathFor } from "./private-memory.ts";
 
@@ -23,6 +24,7 @@ export function createWriteTool(): AgentTool {
     async execute(rawArgs, ctx) {
       const args = parseToolArgs("write", writeArgs, rawArgs);
       const result = await writeFile(dbEnvOf(ctx), ctx.agentId, workspacePathFor(ctx, args.path), args.content);
+      await noteMemoryWrite(ctx.env, ctx.config, ctx.agentId, result.path);
       return { content: `${result.created ? "Created" : "Wrote"} ${result.path} (${result.bytes} bytes, version ${result.version}).` };
     },
   };

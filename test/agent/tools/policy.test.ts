@@ -17,20 +17,20 @@ const cronTool: AgentTool = {
 
 describe("tool policy", () => {
   it("offers every built tool when nothing is configured", () => {
-    expect(names({})).toEqual(["edit", "read", "session_status", "web_fetch", "write"]);
+    expect(names({})).toEqual(["edit", "memory_get", "memory_search", "read", "session_status", "web_fetch", "write"]);
   });
 
   it("applies profiles: minimal is session_status only, coding and messaging per the docs", () => {
     expect(names({ tools: { profile: "minimal" } })).toEqual(["session_status"]);
-    expect(names({ tools: { profile: "coding" } })).toEqual(["edit", "read", "session_status", "web_fetch", "write"]);
+    expect(names({ tools: { profile: "coding" } })).toEqual(["edit", "memory_get", "memory_search", "read", "session_status", "web_fetch", "write"]);
     expect(names({ tools: { profile: "messaging" } })).toEqual(["session_status"]);
-    expect(names({ tools: { profile: "full" } })).toEqual(["edit", "read", "session_status", "web_fetch", "write"]);
+    expect(names({ tools: { profile: "full" } })).toEqual(["edit", "memory_get", "memory_search", "read", "session_status", "web_fetch", "write"]);
     expect(names({ tools: { profile: "minimal", alsoAllow: ["web_fetch"] } })).toEqual(["session_status", "web_fetch"]);
   });
 
   it("deny wins, with groups, wildcards and any case", () => {
-    expect(names({ tools: { deny: ["group:fs"] } })).toEqual(["session_status", "web_fetch"]);
-    expect(names({ tools: { deny: ["WEB_*"] } })).toEqual(["edit", "read", "session_status", "write"]);
+    expect(names({ tools: { deny: ["group:fs"] } })).toEqual(["memory_get", "memory_search", "session_status", "web_fetch"]);
+    expect(names({ tools: { deny: ["WEB_*", "group:memory"] } })).toEqual(["edit", "read", "session_status", "write"]);
     expect(names({ tools: { allow: ["group:fs", "web_fetch"], deny: ["write"] } })).toEqual(["edit", "read", "web_fetch"]);
     expect(names({ tools: { allow: ["group:web"] } })).toEqual(["web_fetch"]);
   });
@@ -40,13 +40,19 @@ describe("tool policy", () => {
       tools: { profile: "coding", deny: ["edit"] },
       agents: { list: [{ id: "guest", tools: { profile: "minimal" } }, { id: "reader", tools: { deny: ["write"] } }] },
     };
-    expect(names(config, "main")).toEqual(["read", "session_status", "web_fetch", "write"]);
+    expect(names(config, "main")).toEqual(["memory_get", "memory_search", "read", "session_status", "web_fetch", "write"]);
     expect(names(config, "guest")).toEqual(["session_status"]);
-    expect(names(config, "reader")).toEqual(["read", "session_status", "web_fetch"]);
+    expect(names(config, "reader")).toEqual(["memory_get", "memory_search", "read", "session_status", "web_fetch"]);
   });
 
   it("rejects allow and alsoAllow in one scope", () => {
     expect(() => parseConfig({ tools: { allow: ["read"], alsoAllow: ["write"] } })).toThrow(/allow and alsoAllow cannot both be set/);
+  });
+
+  it("has memory_search and memory_get in group:memory (coding, full), not in messaging or minimal; memory.search.enabled false drops them", () => {
+    expect(names({ tools: { allow: ["group:memory"] } })).toEqual(["memory_get", "memory_search"]);
+    expect(names({ tools: { profile: "messaging" } })).not.toContain("memory_search");
+    expect(names({ memory: { search: { enabled: false } } })).not.toContain("memory_get");
   });
 
   it("drops web_fetch when tools.web.fetch.enabled is false", () => {

@@ -1,0 +1,47 @@
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import { memoryIndexIsStale, syncMemoryIndex, type MemoryEnv, type SyncReport } from "./indexer.ts";
+import { isMemorySourcePath } from "./sources.ts";
+
+/**
+ * How the rest of the gateway reaches an agent's index keeper (MemoryIndexDO, one per agent, bound
+ * as MEMORY_INDEX): a write only marks the index dirty — the object's alarm reindexes after the
+ * debounce, off the write's path — and a search that finds the index behind asks the object to
+ * sync first, so concurrent searches never index the same files twice.
+ */
+export interface MemoryIndexKeeper {
+  touch(agentId: string): Promise<void>;
+  sync(agentId: string, force: boolean): Promise<SyncReport>;
+}
+
+interface KeeperNamespace {
+  idFromName(name: string): DurableObjectId;
+  get(id: DurableObjectId): unknown;
+}
+
+function keeperFor(env: Record<string, unknown>, agentId: string): MemoryIndexKeeper | undefined {
+  const ns = env.MEMORY_INDEX as KeeperNamespace | undefined;
+  if (!ns || typeof ns.idFromName !== "function") return undefined;
+  return ns.get(ns.idFromName(agentId)) as MemoryIndexKeeper;
+}
+
+/** After a workspace write: if the file is memory, schedule a debounced reindex. Never fails the write. */
+export async function noteMemoryWrite(env: Record<string, unknown>, config: EdgeclawConfig, agentId: string, path: string): Promise<void> {
+  if (!config.memory.search.enabled || !isMemorySourcePath(config.memory.search, path)) return;
+  try {
+    await keeperFor(env, agentId)?.touch(agentId);
+  } catch (error) {
+    // The next search finds the index behind and syncs it then.
+    console.warn(`memory index: could not schedule a reindex for ${agentId}:`, error instanceof Error ? error.message : error);
+  }
+}
+
+/** Syncs now (through the keeper when bound, so syncs never overlap). */
+export async function syncNow(env: MemoryEnv & Record<string, unknown>, config: EdgeclawConfig, agentId: string, force: boolean): Promise<SyncReport> {
+  const keeper = keeperFor(env, agentId);
+  return keeper ? keeper.sync(agentId, force) : syncMemoryIndex(env, config, agentId, { force });
+}
+
+/** Before a search: bring the index up to date if a write, a deletion or a config change left it behind. */
+export async function ensureIndexFresh(env: MemoryEnv & Record<string, unknown>, config: EdgeclawConfig, agentId: string): Promise<void> {
+  if (await memoryIndexIsStale(env, config, agentId)) await syncNow(env, config, agentId, false);
+}
