@@ -13,7 +13,6 @@ export default defineConfig({
           EDGECLAW_COMPANION_INGRESS_SECRET: "test-companion-secret",
           EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl") })),
           FAKE_WEB_URL: inject("fakeWebUrl"),
-          FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_DOH_URL: inject("fakeDohUrl"),
           FAKE_SLACK_URL: inject("fakeSlackUrl"),
           FAKE_RELAY_URL: inject("fakeRelayUrl"),

@@ -9,6 +9,7 @@ import { rotateSession } from "./session/identity.ts";
 import { retryPending } from "./session/retry.ts";
 import { executeRun, startNextRun } from "./session/run.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
+import { savePendingCaptures } from "./session/session-memory.ts";
 import { triage } from "./session/triage-loop.ts";
 import { withDbBatch } from "../functions/db/client.ts";
 import { countSession, flushSessionMetrics } from "./session/metrics.ts";
@@ -179,6 +180,7 @@ export class SessionDO extends DurableObject<Env> {
         if (this.s.store.getRun(run.runId)?.state === "running") break;
       }
       await deliver(this.s);
+      await savePendingCaptures(this.s);
       await mirror(this.s);
       await flushSessionMetrics(this.s);
       exportPassSpans(this.s);

@@ -1,6 +1,7 @@
 import type { SessionControl } from "../../functions/commands/session-control.ts";
 import { compactNow } from "./compact.ts";
 import { currentSessionId, rotateSession, settings, status, updateSettings } from "./identity.ts";
+import { captureEndingSession, markStartupContext } from "./session-memory.ts";
 import type { SessionState } from "./state.ts";
 
 /** What slash commands may do to this session (functions/commands). */
@@ -9,14 +10,19 @@ export function sessionControl(s: SessionState): SessionControl {
     status: async () => status(s),
     newSession: async (options) => {
       s.abortActiveRun("new session");
+      captureEndingSession(s, "/new");
       const sessionId = rotateSession(s);
+      markStartupContext(s, sessionId);
       if (options?.model) updateSettings(s, { modelOverride: options.model });
       return { sessionId };
     },
     reset: async (options) => {
       if (options?.soft) return { sessionId: currentSessionId(s, Date.now()) };
       s.abortActiveRun("session reset");
-      return { sessionId: rotateSession(s) };
+      captureEndingSession(s, "/reset");
+      const sessionId = rotateSession(s);
+      markStartupContext(s, sessionId);
+      return { sessionId };
     },
     stop: async () => {
       const now = Date.now();

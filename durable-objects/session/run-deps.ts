@@ -7,7 +7,8 @@ import type { ModelCallKind, ModelCallMeter } from "../../functions/agent/meteri
 import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
 import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
-import { isSilentReply, loadSystemPrompt } from "../../functions/agent/prompt.ts";
+import { isSilentReply } from "../../functions/agent/prompt.ts";
+import { loadSystemPrompt } from "../../functions/agent/prompt-load.ts";
 import { isMainPrivateSession } from "../../functions/agent/private-session.ts";
 import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../functions/agent/tools/index.ts";
 import { createCronTool } from "../../functions/agent/tools/cron.ts";
@@ -38,6 +39,8 @@ export interface RunDepsInput {
   callKind: ModelCallKind;
   /** The session's meter for a kind of call (durable-objects/session/metering.ts). */
   meterFor: (kind: ModelCallKind) => ModelCallMeter;
+  /** The first run after /new or /reset: the prompt gets today's and yesterday's notes. */
+  startupContext?: boolean;
 }
 
 type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
@@ -64,7 +67,7 @@ export async function buildRunDeps(
     mainPrivateSession,
     modelRef: selection.primary,
     tools,
-  });
+  }, { startupContext: input.startupContext });
   return {
     system: prompt.text,
     tools,

@@ -9,6 +9,7 @@ import { addRunPlatformCost } from "./platform-usage.ts";
 import { runCostUsd } from "./model-calls.ts";
 import { usageFooter } from "../../functions/commands/usage.ts";
 import { compactIfNeeded } from "./compact.ts";
+import { memoryFlushIfDue } from "./memory-flush.ts";
 import { enqueueReply, enqueueRetract, progressRelay } from "./delivery.ts";
 import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
 import { deadLetterNotice } from "./dead-letter.ts";
@@ -23,6 +24,7 @@ import { newFenceId } from "../../functions/agent/untrusted-text.ts";
 import { takeSystemEvents } from "./system-events.ts";
 import { runTelemetry } from "./telemetry.ts";
 import { sessionLog } from "./log.ts";
+import { takeStartupContext } from "./session-memory.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
@@ -49,7 +51,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
       route: plan.route,
       modelRef: null,
       progressState: {},
-      options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs, timeoutSeconds: plan.timeoutSeconds, callKind: plan.callKind },
+      options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs, timeoutSeconds: plan.timeoutSeconds, callKind: plan.callKind, startupContext: takeStartupContext(s, sessionId) || undefined },
       startedAt: now,
     });
     const text = plan.composeText({ groupHistory: history, droppedSummary: s.store.getJson<string[]>("droppedSummary"), systemEvents: takeSystemEvents(s.store) });
@@ -158,6 +160,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       onAttempt: (report) => telemetry.modelAttempt(report),
       callKind: run.options.callKind ?? "turn",
       meterFor: (kind) => sessionMeter(s, { kind, runId: run.runId, sessionId: run.sessionId, ...runSender(s, run) }),
+      startupContext: run.options.startupContext,
     });
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
@@ -180,6 +183,11 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   clearRetry(s);
 
   try {
+    // The silent memory flush comes first, while the full context is still there to save from.
+    await memoryFlushIfDue(s, run, deps, abort.signal).catch((error) => {
+      if (abort.signal.aborted) throw error;
+      console.warn("memory flush failed; compacting without it", error instanceof Error ? error.message : error);
+    });
     await compactIfNeeded(s, run, deps.system, deps.callModelAs("compaction"), abort.signal).catch((error) => {
       if (abort.signal.aborted) throw error;
       sessionLog(s, { runId: run.runId, seqs }).warn("proactive compaction failed; running with the full context", { error });

@@ -3,6 +3,7 @@ import { nextPruneAt, retentionPolicy } from "./retention.ts";
 import { settings } from "./identity.ts";
 import { metricsFlushDueAt } from "./metrics.ts";
 import { queueReadyAt } from "./run-setup.ts";
+import { pendingCaptureDueAt } from "./session-memory.ts";
 import type { SessionState } from "./state.ts";
 
 /**
@@ -34,6 +35,9 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   }
   const outboxAt = store.nextOutboxAt();
   if (outboxAt !== undefined) due.push(outboxAt);
+  // A session the user ended with /new or /reset still has its last messages to save to memory/.
+  const captureAt = pendingCaptureDueAt(s);
+  if (captureAt !== undefined) due.push(Math.max(notBefore, captureAt));
   const mirrorAt = mirrorDueAt(s, now);
   if (mirrorAt !== undefined) due.push(Math.max(notBefore, mirrorAt));
   const metricsAt = metricsFlushDueAt(s, now);

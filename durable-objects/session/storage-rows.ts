@@ -72,6 +72,8 @@ export interface RunOptions {
   callKind?: string;
   /** A cron job's or heartbeat's own wall-time budget, in place of the agent's timeoutSeconds. */
   timeoutSeconds?: number;
+  /** The session's first run after /new or /reset (session-memory.ts): the prompt gets the startup context. */
+  startupContext?: boolean;
 }
 
 export type OutboxState = "pending" | "sending" | "sent" | "unknown" | "dead";

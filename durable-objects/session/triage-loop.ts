@@ -1,6 +1,7 @@
 import { sessionControl } from "./control.ts";
 import { progressRelay, reply } from "./delivery.ts";
 import { rotateSession, settings } from "./identity.ts";
+import { captureEndingSession } from "./session-memory.ts";
 import { deadLetterEvents } from "./dead-letter.ts";
 import { clearRetry, recordFailure, retryPending } from "./retry.ts";
 import { scheduleAlarm } from "./schedule.ts";
@@ -50,6 +51,7 @@ function triageHost(s: SessionState): TriageHost {
     control: sessionControl(s),
     rotateSession: (reason) => {
       sessionLog(s).info("session auto-reset", { reason });
+      captureEndingSession(s, `auto-reset (${reason})`);
       rotateSession(s);
     },
     abortActiveRun: (reason) => s.abortActiveRun(reason),

@@ -1,14 +1,12 @@
 import { formatLocalDate, resolveUserTimezone } from "./user-time.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ChatType } from "../channels/envelope.ts";
-import type { DbEnv } from "../db/client.ts";
 import type { ToolSpec } from "./types.ts";
-import { ensureAgentWorkspace, readFiles } from "./workspace.ts";
 
 /**
  * The system prompt, rebuilt for every run from explicit inputs (config, agent, workspace files,
- * runtime facts). `renderSystemPrompt` is pure; `loadSystemPrompt` (at the end) reads the files from
- * the workspace store first.
+ * runtime facts). `renderSystemPrompt` is pure; `loadSystemPrompt` (prompt-load.ts) reads the files
+ * from the workspace store first.
  *
  * Layout follows OpenClaw's: a stable prefix (identity, tooling, execution bias, safety, workspace,
  * docs, Project Context) and, below the cache boundary, the per-turn sections (messaging / silent
@@ -88,6 +86,8 @@ export interface PromptRuntime {
   thinking?: string;
   /** Extra context the caller adds under "Group Chat Context" (or "Subagent Context" in minimal mode). */
   extraContext?: string;
+  /** The rendered "Startup Context" (daily notes after /new or /reset; main private session only). */
+  startupContext?: string;
 }
 
 export interface SystemPromptInput {
@@ -135,6 +135,7 @@ export function renderSystemPrompt(input: SystemPromptInput): SystemPrompt {
   const dynamic = [
     mode === "full" ? messagingSection(input.runtime) : undefined,
     extraContextSection(input.runtime, mode),
+    mode === "full" ? input.runtime.startupContext : undefined,
     timeSection(input.config, input.runtime),
     runtimeLine(input),
   ]
@@ -375,26 +376,4 @@ function runtimeLine(input: SystemPromptInput): string {
     runtime.thinking ? `thinking=${runtime.thinking}` : undefined,
   ].filter(Boolean);
   return `## Runtime\nRuntime: ${fields.join(" | ")}`;
-}
-
-/** Reads the bootstrap files of `agentId` (seeding a new workspace first) as a path → content map. */
-export async function loadBootstrapFiles(env: DbEnv, config: EdgeclawConfig, agentId: string): Promise<Map<string, string>> {
-  await ensureAgentWorkspace(env, config, agentId);
-  const found = await readFiles(
-    env,
-    agentId,
-    BOOTSTRAP_FILES.map((file) => file.path),
-  );
-  return new Map([...found].map(([path, file]) => [path, file.content]));
-}
-
-/** The loader the agent loop calls: seeds if needed, reads the files, renders the prompt. */
-export async function loadSystemPrompt(
-  env: DbEnv,
-  config: EdgeclawConfig,
-  agent: { id: string; name?: string },
-  runtime: PromptRuntime,
-): Promise<SystemPrompt> {
-  const files = await loadBootstrapFiles(env, config, agent.id);
-  return renderSystemPrompt({ config, agent, files, runtime });
 }

@@ -5,11 +5,11 @@ import {
   SILENT_REPLY_TOKEN,
   buildSystemPrompt,
   isSilentReply,
-  loadSystemPrompt,
   renderSystemPrompt,
   truncateMiddle,
   type PromptRuntime,
 } from "../../functions/agent/prompt.ts";
+import { loadSystemPrompt } from "../../functions/agent/prompt-load.ts";
 import { isMainPrivateSession } from "../../functions/agent/private-session.ts";
 import { ensureWorkspaceSeeded, writeFile } from "../../functions/agent/workspace.ts";
 

@@ -62,7 +62,11 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           baseUrl: fakeModelUrl,
           apiKey: "test-anthropic-key",
           api: "anthropic-messages",
-          models: [{ id: "claude-test", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }],
+          models: [
+            { id: "claude-test", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
+            // A small window, so memory-flush and compaction thresholds are reachable in a test.
+            { id: "claude-small", contextWindow: 30_000 },
+          ],
         },
         fakeopenai: {
           baseUrl: `${fakeModelUrl}/v1`,

@@ -2,12 +2,9 @@ import { env } from "cloudflare:test";
 import { parseConfig } from "../../../functions/config/load.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { writeFile } from "../../../functions/agent/workspace.ts";
+import { fakeModelUrl } from "../model-helpers.ts";
 
-export function fakeModelUrl(): string {
-  const url = (env as unknown as Record<string, unknown>).FAKE_MODEL_URL;
-  if (typeof url !== "string") throw new Error("FAKE_MODEL_URL binding missing (vitest.config.ts)");
-  return url;
-}
+export { fakeModelUrl };
 
 export function memoryAgent(): string {
   return `mem-${crypto.randomUUID().slice(0, 8)}`;

@@ -1,0 +1,36 @@
+import type { EdgeclawConfig } from "../config/schema.ts";
+import type { DbEnv } from "../db/client.ts";
+import { loadStartupNotes, renderStartupContext } from "./memory/startup-context.ts";
+import { BOOTSTRAP_FILES, renderSystemPrompt, type PromptRuntime, type SystemPrompt } from "./prompt.ts";
+import { ensureAgentWorkspace, readFiles } from "./workspace.ts";
+
+/** What the prompt needs from the workspace store: bootstrap files and, after a reset, daily notes. */
+
+/** Reads the bootstrap files of `agentId` (seeding a new workspace first) as a path → content map. */
+export async function loadBootstrapFiles(env: DbEnv, config: EdgeclawConfig, agentId: string): Promise<Map<string, string>> {
+  await ensureAgentWorkspace(env, config, agentId);
+  const found = await readFiles(
+    env,
+    agentId,
+    BOOTSTRAP_FILES.map((file) => file.path),
+  );
+  return new Map([...found].map(([path, file]) => [path, file.content]));
+}
+
+/**
+ * The loader the agent loop calls: seeds if needed, reads the files, renders the prompt. With
+ * `startupContext` (the first run after /new or /reset) today's and yesterday's daily notes are
+ * added — only in the owner's main private session, since memory/ is private memory.
+ */
+export async function loadSystemPrompt(
+  env: DbEnv,
+  config: EdgeclawConfig,
+  agent: { id: string; name?: string },
+  runtime: PromptRuntime,
+  options: { startupContext?: boolean } = {},
+): Promise<SystemPrompt> {
+  const files = await loadBootstrapFiles(env, config, agent.id);
+  const startup =
+    options.startupContext && runtime.mainPrivateSession === true ? renderStartupContext(await loadStartupNotes(env, config, agent.id, runtime.now), config) : undefined;
+  return renderSystemPrompt({ config, agent, files, runtime: { ...runtime, ...(startup ? { startupContext: startup } : {}) } });
+}
