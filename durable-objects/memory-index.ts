@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import { syncMemoryIndex, type SyncReport } from "../functions/agent/memory/indexer.ts";
+import { syncOutcome, type SyncOutcome } from "../functions/agent/memory/index-signal.ts";
 
 /** Longest a stream of writes may hold the reindex back, in debounce periods. */
 const MAX_DEFER_PERIODS = 20;
@@ -28,7 +29,11 @@ export class MemoryIndexDO extends DurableObject<Env> {
     await storage.setAlarm(Math.min(now + debounce, dirtySince + debounce * MAX_DEFER_PERIODS));
   }
 
-  async sync(agentId: string, force: boolean): Promise<SyncReport> {
+  async sync(agentId: string, force: boolean): Promise<SyncOutcome> {
+    return syncOutcome(() => this.syncHere(agentId, force));
+  }
+
+  private async syncHere(agentId: string, force: boolean): Promise<SyncReport> {
     await this.ctx.storage.put("agentId", agentId);
     return this.serialized(async () => {
       // Writes that arrive during the sync set dirtySince again and get an alarm of their own.
@@ -41,7 +46,7 @@ export class MemoryIndexDO extends DurableObject<Env> {
     const agentId = await this.ctx.storage.get<string>("agentId");
     if (!agentId || (await this.ctx.storage.get<number>("dirtySince")) === undefined) return;
     try {
-      const report = await this.sync(agentId, false);
+      const report = await this.syncHere(agentId, false);
       if (report.indexed || report.removed) console.log(`memory index ${agentId}: ${report.indexed} file(s) indexed, ${report.removed} removed in ${report.ms} ms`);
       await this.ctx.storage.put("attempts", 0);
     } catch (error) {

@@ -26,7 +26,7 @@ class UsageError extends Error {
 
 function commandLine(spec: CommandSpec): string {
   const args = spec.args.map((arg) => `<${arg}>`);
-  const options = Object.entries(spec.options).map(([name, value]) => `[--${name} <${value}>]`);
+  const options = Object.entries(spec.options).map(([name, value]) => (value === "flag" ? `[--${name}]` : `[--${name} <${value}>]`));
   return [spec.name, ...args, ...options].join(" ");
 }
 
@@ -48,7 +48,10 @@ function commandHelp(spec: CommandSpec): string {
 
 async function main(argv: string[]): Promise<number> {
   // First pass, lenient: which command (option values are not words of it).
-  const valueOptions = new Set([...Object.keys(SHARED_OPTIONS), ...COMMANDS.flatMap((command) => Object.keys(command.options))]);
+  const valueOptions = new Set([
+    ...Object.keys(SHARED_OPTIONS),
+    ...COMMANDS.flatMap((command) => Object.entries(command.options).filter(([, value]) => value !== "flag").map(([name]) => name)),
+  ]);
   const lenient = Object.fromEntries([...valueOptions].map((name) => [name, { type: "string" as const }]));
   const words = parseArgs({ args: argv, options: lenient, allowPositionals: true, strict: false }).positionals;
   // Command names are two or three words (`pairing approve`, `channels telegram info`).
@@ -67,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const options: NonNullable<ParseArgsConfig["options"]> = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
-  for (const name of [...Object.keys(SHARED_OPTIONS), ...Object.keys(spec.options)]) options[name] = { type: "string" };
+  for (const name of [...Object.keys(SHARED_OPTIONS), ...Object.keys(spec.options)]) options[name] = spec.options[name] === "flag" ? { type: "boolean" } : { type: "string" };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });

@@ -15,6 +15,7 @@ import { requireGatewayToken } from "./gateway-auth.ts";
 import { adminCron } from "./admin-cron.ts";
 import { adminBudgets } from "./admin-budgets.ts";
 import { createLogger } from "../functions/logging/logger.ts";
+import { adminMemory } from "./admin-memory.ts";
 
 /**
  * The operator API under /admin (Bearer = gateway token): pairing, allowlist, sessions, agents,
@@ -260,5 +261,7 @@ admin.post("/config/check", async (c) => {
   }
   return c.json(checkConfig(raw, c.env));
 });
+
+admin.route("/memory", adminMemory);
 
 admin.all("*", (c) => fail(c, 404, "not_found", `no admin route ${c.req.method} ${new URL(c.req.url).pathname}`));

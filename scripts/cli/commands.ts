@@ -7,6 +7,7 @@ import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
 import { BUDGET_COMMANDS } from "./budgets.ts";
+import { MEMORY_COMMANDS } from "./memory.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -24,7 +25,7 @@ export interface CommandInput {
 export interface CommandSpec {
   name: string;
   args: string[];
-  /** Options beyond the shared ones, with their value name. */
+  /** Options beyond the shared ones, with their value name (`"flag"`: a boolean switch that takes no value). */
   options: Record<string, string>;
   summary: string;
   run(input: CommandInput): Promise<number>;
@@ -193,6 +194,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   ...TELEGRAM_COMMANDS,
   ...BUDGET_COMMANDS,
+  ...MEMORY_COMMANDS,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */

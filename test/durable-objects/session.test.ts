@@ -132,6 +132,8 @@ describe("SessionDO commands", () => {
     await scriptModel("new-2", [{ type: "text", text: "fresh" }]);
     await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "what fruit? [scenario:new-2]")));
     const [request] = await modelRequests("new-2");
-    expect(JSON.stringify(request!.body)).not.toContain("banana");
+    expect(JSON.stringify(request!.body.messages)).not.toContain("banana");
+    // What /new saved (session-memory) comes back only as the startup context's daily note.
+    expect(JSON.stringify(request!.body.system)).toMatch(/## Startup Context[\s\S]*memory\/\d{4}-\d{2}-\d{2}-\d{4}(-\d+)?\.md[\s\S]*remember banana/);
   });
 });

@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { memoryIndexIsStale, syncMemoryIndex, type MemoryEnv, type SyncReport } from "./indexer.ts";
 import { isMemorySourcePath } from "./sources.ts";
+import { EmbeddingError } from "./embeddings.ts";
 
 /**
  * How the rest of the gateway reaches an agent's index keeper (MemoryIndexDO, one per agent, bound
@@ -10,7 +11,30 @@ import { isMemorySourcePath } from "./sources.ts";
  */
 export interface MemoryIndexKeeper {
   touch(agentId: string): Promise<void>;
-  sync(agentId: string, force: boolean): Promise<SyncReport>;
+  sync(agentId: string, force: boolean): Promise<SyncOutcome>;
+}
+
+/** A sync's result as it crosses the Durable Object boundary (error classes do not). */
+export type SyncOutcome = { ok: true; report: SyncReport } | { ok: false; reason: string; embeddings: boolean };
+
+/** The index could not be brought up to date; `embeddings` when the embedding provider was the cause. */
+export class MemoryIndexError extends Error {
+  constructor(
+    message: string,
+    readonly embeddings: boolean,
+  ) {
+    super(message);
+    this.name = "MemoryIndexError";
+  }
+}
+
+/** Runs a sync here and reports it as a SyncOutcome (the keeper's side of `sync`). */
+export async function syncOutcome(work: () => Promise<SyncReport>): Promise<SyncOutcome> {
+  try {
+    return { ok: true, report: await work() };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error), embeddings: error instanceof EmbeddingError };
+  }
 }
 
 interface KeeperNamespace {
@@ -35,10 +59,12 @@ export async function noteMemoryWrite(env: Record<string, unknown>, config: Edge
   }
 }
 
-/** Syncs now (through the keeper when bound, so syncs never overlap). */
+/** Syncs now (through the keeper when bound, so syncs never overlap). Throws MemoryIndexError. */
 export async function syncNow(env: MemoryEnv & Record<string, unknown>, config: EdgeclawConfig, agentId: string, force: boolean): Promise<SyncReport> {
   const keeper = keeperFor(env, agentId);
-  return keeper ? keeper.sync(agentId, force) : syncMemoryIndex(env, config, agentId, { force });
+  const outcome = keeper ? await keeper.sync(agentId, force) : await syncOutcome(() => syncMemoryIndex(env, config, agentId, { force }));
+  if (!outcome.ok) throw new MemoryIndexError(outcome.reason, outcome.embeddings);
+  return outcome.report;
 }
 
 /** Before a search: bring the index up to date if a write, a deletion or a config change left it behind. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool } from "../types.ts";
-import { ensureIndexFresh } from "../memory/index-signal.ts";
+import { ensureIndexFresh, MemoryIndexError } from "../memory/index-signal.ts";
 import { searchMemory } from "../memory/search.ts";
 import { dbEnvOf, parseToolArgs } from "./common.ts";
 
@@ -35,7 +35,13 @@ export function createMemorySearchTool(config: EdgeclawConfig): AgentTool | null
     async execute(rawArgs, ctx) {
       const args = parseToolArgs("memory_search", searchArgs, rawArgs);
       const env = { ...ctx.env, ...dbEnvOf(ctx) };
-      await ensureIndexFresh(env, ctx.config, ctx.agentId);
+      try {
+        await ensureIndexFresh(env, ctx.config, ctx.agentId);
+      } catch (error) {
+        // An explicit provider that cannot embed the changed files: say so, never rank stale or partial results silently.
+        if (error instanceof MemoryIndexError && error.embeddings) return { content: `memory unavailable: the index could not be updated (${error.message})`, isError: true };
+        throw error;
+      }
       const outcome = await searchMemory(env, ctx.config, ctx.agentId, args.query, {
         maxResults: args.maxResults,
         minScore: args.minScore,

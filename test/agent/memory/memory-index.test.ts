@@ -170,3 +170,23 @@ describe("privacy in the index", () => {
     expect(owner.results.map((r) => r.path)).toContain("MEMORY.md");
   });
 });
+
+describe("memory_search tool with a failing provider", () => {
+  it("answers \"memory unavailable\" (an error the model sees), whether the index or the query cannot be embedded", async () => {
+    const { createMemorySearchTool } = await import("../../../functions/agent/tools/memory-search.ts");
+    const { toolContext } = await import("../tools/context.ts");
+    const agentId = memoryAgent();
+    await seed(agentId, { "MEMORY.md": "Ada likes tea.\n" });
+    // No keeper binding: the tool syncs in place with this config (the keeper would use the deployed one).
+    const { MEMORY_INDEX: _keeper, ...envWithoutKeeper } = menv;
+    for (const config of [memoryConfig({ model: "fail-embed" }), memoryConfig({ apiKey: "bad-key" })]) {
+      const tool = createMemorySearchTool(config)!;
+      const result = await tool.execute({ query: "tea" }, toolContext({ agentId, config, env: envWithoutKeeper }));
+      expect(result.isError).toBe(true);
+      expect(result.content).toMatch(/^memory unavailable: /);
+    }
+    const ok = await createMemorySearchTool(memoryConfig())!.execute({ query: "tea" }, toolContext({ agentId, config: memoryConfig(), env: envWithoutKeeper }));
+    expect(ok.content).toContain("mode: hybrid");
+    expect(ok.content).toContain("MEMORY.md#L1-L1");
+  });
+});
