@@ -11,6 +11,12 @@ import { lineWebhook } from "./webhook.ts";
  * Replies through the Messaging API. One outbox chunk is one API call of up to five text messages of
  * `textChunkLimit` characters each, so a reply that fits five messages goes out whole on the free
  * reply token. Pushes carry X-Line-Retry-Key (the outbox chunk id): a repeat is dropped by LINE.
+ *
+ * `idempotentSends` stays unset on purpose: only pushes are idempotent. A push that got no answer
+ * comes back retryable (never an unknown outcome) and is repeated under its key; the one unknown
+ * outcome left is a reply-token send, which has no key and nothing to look up — repeating it would
+ * find the token used and push the same text again. `reconcileLineMessage` says so, and the outbox
+ * tells the user once instead (test/channels/line/e2e.test.ts, "a reply whose answer was lost").
  */
 export const lineAdapter: ChannelAdapter = {
   id: "line",

@@ -112,6 +112,22 @@ describe("LINE end to end", () => {
     expect(new Set(pushes.map((c) => c.retryKey)).size).toBe(1);
   });
 
+  it("a reply whose answer was lost is never repeated (LINE cannot be asked, and a used token would turn the repeat into a push): one answer, one notice", async () => {
+    const user = lineId("U");
+    const scenario = newScenario("line-lost-reply");
+    await scriptModel(scenario, [{ type: "text", text: "Only once." }]);
+    const token = uniqueToken();
+    await issueReplyToken(token, user);
+    await scriptLine({ api: "reply", to: user, dropConnection: true });
+    await postLine(webhookBody([lineEvent({ source: { type: "user", userId: user }, replyToken: token, message: textMessage(`hi [scenario:${scenario}]`) })]), BIZ);
+    await waitFor(async () => ((await lineMessages(user)).length >= 2 ? true : undefined));
+    await settle(1500);
+    const texts = (await lineMessages(user)).map((m) => m.text);
+    expect(texts.filter((text) => text === "Only once.")).toHaveLength(1);
+    expect(texts).toHaveLength(2);
+    expect(texts[1]).toContain("may not have arrived");
+  });
+
   it("in groups: answers when mentioned (isSelf) or where no mention is required, in that group", async () => {
     const sender = lineId("U");
     const quiet = newScenario("line-quiet");
