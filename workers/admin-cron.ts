@@ -7,6 +7,7 @@ import { CronLimitError, createJob, deleteJob, getJob, listJobs, listRuns, updat
 import { ScheduleError } from "../functions/automation/schedule.ts";
 import { defaultAgentId, knownAgentIds } from "../functions/routing/agents.ts";
 import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
+import { systemEventFor } from "../durable-objects/scheduler/events.ts";
 import type { Env } from "./env.ts";
 
 /**
@@ -89,4 +90,29 @@ adminCron.get("/:id/runs", async (c) => {
   const limit = Math.min(500, Math.max(1, Number(c.req.query("limit") ?? 50) || 50));
   const runs = await withDb(c.env, (db) => listRuns(db, c.req.param("id"), limit));
   return c.json({ runs });
+});
+
+/**
+ * /admin/system/event (`edgeclaw system event --text … [--mode now]`): a system event for an
+ * agent's main session, optionally waking its heartbeat at once. Never a run by itself.
+ */
+export const adminSystem = new Hono<{ Bindings: Env }>();
+
+const systemEventBody = z.object({
+  text: z.string().min(1).max(4000),
+  mode: z.enum(["now", "next-heartbeat"]).default("next-heartbeat"),
+  agentId: z.string().max(64).optional(),
+});
+
+adminSystem.post("/event", async (c) => {
+  const parsed = await body(c, systemEventBody);
+  if (!parsed.ok) return fail(c, 400, "invalid_event", parsed.message);
+  const config = configFromEnv(c.env);
+  const agentId = (parsed.value.agentId ?? defaultAgentId(config)).toLowerCase();
+  if (!knownAgentIds(config).has(agentId)) return fail(c, 400, "unknown_agent", `unknown agent "${agentId}"`);
+  const id = crypto.randomUUID();
+  const event = systemEventFor(agentId, parsed.value.text, `system:${id}`, "cron", Date.now());
+  await c.env.SESSIONS.get(c.env.SESSIONS.idFromName(event.sessionKey)).accept(event);
+  const woke = parsed.value.mode === "now" ? await schedulerStub(c.env).wake(agentId, `system:${id}`) : undefined;
+  return c.json({ ok: true, sessionKey: event.sessionKey, mode: parsed.value.mode, heartbeat: woke ?? null });
 });

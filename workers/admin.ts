@@ -12,7 +12,7 @@ import { normalizeAccountId } from "../functions/routing/ids.ts";
 import { approvePairingCode, rejectPairingCode } from "../functions/routing/pairing.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
-import { adminCron } from "./admin-cron.ts";
+import { adminCron, adminSystem } from "./admin-cron.ts";
 import { adminBudgets } from "./admin-budgets.ts";
 import { createLogger } from "../functions/logging/logger.ts";
 import { adminMemory } from "./admin-memory.ts";
@@ -31,6 +31,7 @@ admin.route("/budgets", adminBudgets);
 
 // Scheduled jobs: /admin/cron (workers/admin-cron.ts).
 admin.route("/cron", adminCron);
+admin.route("/system", adminSystem);
 
 function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {
   return c.json({ error: { message, type: "admin_error", code } }, status, headers);

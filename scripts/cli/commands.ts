@@ -8,6 +8,7 @@ import { formatTranscript } from "./transcript.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
 import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
+import { CRON_COMMANDS } from "./cron.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -195,6 +196,7 @@ export const COMMANDS: CommandSpec[] = [
   ...TELEGRAM_COMMANDS,
   ...BUDGET_COMMANDS,
   ...MEMORY_COMMANDS,
+  ...CRON_COMMANDS,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */
