@@ -55,6 +55,16 @@ describe("Twilio inbound message → envelope", () => {
     expect(parse(inboundSms({ from: "+15557654321", body: "hi", to: "+15550009999" })).kind).toBe("dropped");
   });
 
+  it("on a Messaging Service account, takes messages carrying its MessagingServiceSid and drops others", () => {
+    const service = smsChannelSchema.parse({ accountSid: TEST_TWILIO.accountSid, authToken: "t", messagingServiceSid: TEST_TWILIO.messagingServiceSid });
+    const serviceAccount = smsAccount(service, "default");
+    const serviceSecrets = smsSecrets(service, serviceAccount, {});
+    const viaService = (extra: Array<[string, string]>) => parseInboundMessage(inboundSms({ from: "+15557654321", body: "hi", to: "+15550004444", extra }), { account: serviceAccount, secrets: serviceSecrets, receivedAt: 1 });
+    expect(viaService([["MessagingServiceSid", TEST_TWILIO.messagingServiceSid]]).kind).toBe("message");
+    expect(viaService([["MessagingServiceSid", sid("MG")]]).kind).toBe("dropped");
+    expect(viaService([]).kind).toBe("dropped");
+  });
+
   it("calls a form without MessageSid, AccountSid or From malformed", () => {
     const without = (name: string) => inboundSms({ from: "+15557654321", body: "x" }).filter(([key]) => key !== name && !(name === "MessageSid" && key === "SmsSid"));
     expect(parse(without("MessageSid")).kind).toBe("malformed");
