@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../workers/env.ts";
+import type { Env } from "./env.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import { syncMemoryIndex, type SyncReport } from "../functions/agent/memory/indexer.ts";
 import { syncOutcome, type SyncOutcome } from "../functions/agent/memory/index-signal.ts";
