@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
+import { allowListSchema, channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 
@@ -63,11 +63,16 @@ const streamingSchema = z
   })
   .loose();
 
+/** Numeric user ids; `tg:` is accepted and normalised to `telegram:` (numbers become strings). */
+const telegramAllowListSchema = allowListSchema.transform((entries) => entries.map((entry) => entry.replace(/^tg:/i, "telegram:")));
+
 const webhookPathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
 
 /** Keys an account may set; every one optional (unset = the root's value). */
 const telegramAccountFields = {
   name: z.string().optional(),
+  allowFrom: telegramAllowListSchema.optional(),
+  groupAllowFrom: telegramAllowListSchema.optional(),
   botToken: secretInputSchema.optional(),
   /** The bot's username without or with "@", for `@botname` mention detection in groups. */
   botUsername: z
@@ -91,6 +96,7 @@ export const telegramAccountSchema = channelAccountAccessSchema.extend(telegramA
 
 export const telegramChannelSchema = channelAccessSchema.safeExtend({
   ...telegramAccountFields,
+  allowFrom: telegramAllowListSchema.default([]),
   webhookPath: webhookPathSchema.default("/telegram-webhook"),
   apiRoot: z.url().default("https://api.telegram.org"),
   replyToMode: telegramReplyToModeSchema.default("off"),

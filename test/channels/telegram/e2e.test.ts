@@ -32,7 +32,8 @@ const MENTION = `@${TEST_TELEGRAM.botUsername}`;
 /** Waits until the chat shows exactly `texts` (visible, in order), then checks it stays so. */
 async function settlesTo(chatId: string | number, texts: string[], thread?: (m: { message_thread_id?: number }) => boolean) {
   const visible = async () => (await visibleMessages(chatId)).filter((m) => !thread || thread(m));
-  await waitFor(async () => (JSON.stringify((await visible()).map((m) => m.text)) === JSON.stringify(texts) ? true : undefined), 20_000).catch(async () => {
+  // Generous: every DM of the suite (all channels) shares the main session (dmScope "main"), one run at a time.
+  await waitFor(async () => (JSON.stringify((await visible()).map((m) => m.text)) === JSON.stringify(texts) ? true : undefined), 45_000).catch(async () => {
     throw new Error(`chat shows ${JSON.stringify((await visible()).map((m) => m.text))}, expected ${JSON.stringify(texts)}`);
   });
   await settle(1500);
@@ -48,7 +49,7 @@ function toolThenAnswer(answer: string) {
   ];
 }
 
-describe("Telegram end to end", () => {
+describe("Telegram end to end", { timeout: 60_000 }, () => {
   it("answers an allowed DM once, in HTML, even when Telegram delivers the update three times", async () => {
     const scenario = newScenario("tg-dm");
     await scriptModel(scenario, toolThenAnswer("All **good** & <fine>."));
@@ -130,7 +131,7 @@ describe("Telegram end to end", () => {
   });
 });
 
-describe("Telegram sends whose answer was lost", () => {
+describe("Telegram sends whose answer was lost", { timeout: 60_000 }, () => {
   it("never repeats a sendMessage that may have landed: the answer stays single and the user is told once", async () => {
     const scenario = newScenario("tg-lost");
     await scriptModel(scenario, [{ type: "text", text: "Only once." }]);
@@ -157,14 +158,14 @@ describe("Telegram sends whose answer was lost", () => {
   });
 });
 
-describe("Telegram files", () => {
+describe("Telegram files", { timeout: 60_000 }, () => {
   it("downloads a text document through getFile for the model, and only describes one over the 20 MB getFile limit", async () => {
     const scenario = newScenario("tg-file");
     await scriptModel(scenario, [{ type: "text", text: "Read it." }]);
     const user = TEST_TELEGRAM.allowed[4]!;
     const fileId = `doc-${uniqueUserId()}`;
     await serveTelegramFile({ fileId, content: "line one: saffron\nline two" });
-    await postUpdate(
+    const res = await postUpdate(
       messageUpdate({
         from: { id: user },
         chat: privateChat(user),
@@ -175,6 +176,7 @@ describe("Telegram files", () => {
         },
       }),
     );
+    expect(res.headers.get("x-edgeclaw-ingest")).toBe("accepted");
     await settlesTo(user, ["Read it."]);
     const body = JSON.stringify((await recorded(scenario))[0]!.body);
     expect(body).toContain("saffron");
@@ -185,7 +187,7 @@ describe("Telegram files", () => {
   });
 });
 
-describe("Telegram groups and forum topics", () => {
+describe("Telegram groups and forum topics", { timeout: 60_000 }, () => {
   const forum = groupChat(TEST_TELEGRAM.forumGroup, true);
   const inTopic = (thread: number) => (m: { message_thread_id?: number }) => m.message_thread_id === thread;
 

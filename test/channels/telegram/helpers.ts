@@ -31,16 +31,22 @@ export function postUpdate(body: string | object, options: PostOptions = {}): Pr
   });
 }
 
-let counter = 0;
-/** A fresh positive id (users, private chats) per call, so parallel files never share one. */
+/**
+ * Fresh ids per call. Random, not clock-based: test files run in parallel, each with its own
+ * counters, and workerd's clock stands still between I/O, so two files could otherwise make the
+ * same update_id (deduplicated: one of them would never be answered).
+ */
+function randomId(span: number): number {
+  const bytes = crypto.getRandomValues(new Uint32Array(2));
+  return Math.floor(((bytes[0]! * 2 ** 21 + (bytes[1]! >>> 11)) / 2 ** 53) * span);
+}
+/** A fresh positive id (users, private chats). */
 export function uniqueUserId(): number {
-  counter += 1;
-  return 800_000_000 + ((Date.now() * 7 + counter * 7919 + Math.floor(Math.random() * 1e5)) % 100_000_000);
+  return 800_000_000 + randomId(1_000_000_000);
 }
 /** A fresh update_id. */
 export function uniqueUpdateId(): number {
-  counter += 1;
-  return (Date.now() % 1_000_000_000) * 100 + (counter % 100);
+  return 1_000_000_000 + randomId(2 ** 40);
 }
 let messageCounter = 1000;
 export function nextMessageId(): number {

@@ -24,6 +24,17 @@ const forum = { id: -1001234567890, type: "supergroup", title: "Forum", is_forum
 const group = { id: -1009, type: "supergroup", title: "Plain" };
 const msg = (fields: Record<string, unknown>) => ({ message_id: 7, date: 1700000000, from: ada, chat: dm, text: "hi", ...fields });
 
+describe("channels.telegram config", () => {
+  it("accepts numeric ids and tg: prefixes in allowlists, as telegram: entries", () => {
+    const parsed = telegramChannelSchema.parse({ allowFrom: [123, "tg:456", "telegram:789"], groupAllowFrom: ["TG:1"], accounts: { biz: { allowFrom: ["tg:2"] } } });
+    expect(parsed.allowFrom).toEqual(["123", "telegram:456", "telegram:789"]);
+    expect(parsed.groupAllowFrom).toEqual(["telegram:1"]);
+    expect(parsed.accounts?.biz?.allowFrom).toEqual(["telegram:2"]);
+    expect(parsed).toMatchObject({ webhookPath: "/telegram-webhook", textChunkLimit: 4000, dmPolicy: "pairing", groupPolicy: "allowlist", streaming: { mode: "progress" }, replyToMode: "off", mediaMaxMb: 100 });
+    expect(() => telegramChannelSchema.parse({ textChunkLimit: 5000 })).toThrow();
+  });
+});
+
 describe("Telegram update parsing", () => {
   it("turns a private message into a DM keyed by update_id per bot, with the chat/message alias", () => {
     const e = one({ update_id: 100, message: msg({}) });
