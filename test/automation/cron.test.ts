@@ -9,7 +9,7 @@ import { cronRunEvent } from "../../durable-objects/scheduler/events.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import type { SchedulerDO } from "../../durable-objects/scheduler.ts";
 import { newScenario, script, recorded } from "../agent/model-helpers.ts";
-import { waitFor } from "../durable-objects/helpers.ts";
+import { collectRunEvents, waitFor, webchatEvent } from "../durable-objects/helpers.ts";
 import type { Env } from "../../workers/env.ts";
 
 /**
@@ -62,7 +62,8 @@ describe("scheduler", () => {
     await withDb(testEnv, (db) => db.execute(sql`update cron_jobs set enabled = 0 where created_by = 'test'`));
     const idle = await scheduler().reschedule();
     expect(idle.nextAlarmAt).toBeNull();
-    expect((await scheduler().status()).alarmAt).toBeNull();
+    // No owner DM in the suite's config: the default heartbeat has no route, so nothing is armed for it.
+    expect(await scheduler().status()).toEqual({ alarmAt: null, beats: {} });
 
     const later = await addJob({ name: "later", schedule: { kind: "every", every: "2h" }, payload: { kind: "agentTurn", message: "later" } });
     const sooner = await addJob({ name: "sooner", schedule: { kind: "every", every: "1h" }, payload: { kind: "agentTurn", message: "sooner" } });
@@ -182,5 +183,29 @@ describe("/admin/cron", () => {
     expect((await SELF.fetch(`http://gw/admin/cron/${job.id}`, { headers: AUTH })).status).toBe(404);
     // Nothing left runs for it; the record of the run it had stays.
     expect(await withDb(testEnv, (db) => db.select().from(cronRuns).where(eq(cronRuns.jobId, job.id)))).toHaveLength(1);
+  });
+});
+
+describe("the cron tool", () => {
+  it("the owner's agent adds a job for itself through the tool, and the scheduler arms for it", async () => {
+    const scenario = newScenario("cron-tool");
+    const name = `tool-job-${scenario}`;
+    await script(scenario, [
+      {
+        type: "tool_calls",
+        calls: [{ name: "cron", arguments: { action: "add", job: { name, schedule: { kind: "every", every: "3h" }, payload: { kind: "agentTurn", message: "check the queue" } } } }],
+      },
+      { type: "text", text: "Scheduled." },
+    ]);
+    const sessionKey = `agent:main:crontool-${crypto.randomUUID().slice(0, 8)}`;
+    const events = await collectRunEvents(await testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(sessionKey)).chat(webchatEvent(sessionKey, `Check the queue every 3 hours [scenario:${scenario}]`)));
+    expect(events.at(-1)).toMatchObject({ type: "done", text: "Scheduled." });
+    const [job] = await withDb(testEnv, (db) => db.select().from(cronJobs).where(eq(cronJobs.name, name)));
+    expect(job).toMatchObject({ agentId: "main", createdBy: "agent:main", sessionTarget: "isolated" });
+    created.push(job!.id);
+    const requests = await recorded(scenario);
+    const toolResult = JSON.stringify(requests[1]!.body.messages);
+    expect(toolResult).toContain(job!.id);
+    expect((await scheduler().status()).alarmAt).toBeLessThanOrEqual(job!.nextRunAt!.getTime());
   });
 });
