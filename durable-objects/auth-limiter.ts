@@ -1,4 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
+import { withDb, type DbEnv } from "../functions/db/client.ts";
+import { recordAudit } from "../functions/db/audit.ts";
 
 /**
  * Failed gateway-auth attempts of one client address bucket (workers/gateway-auth.ts names one
@@ -35,7 +37,7 @@ interface AttemptState {
 
 const STATE_KEY = "attempts";
 
-export class AuthLimiterDO extends DurableObject {
+export class AuthLimiterDO extends DurableObject<DbEnv> {
   /**
    * The caller presented the right credential. Refused while locked out (so a guesser cannot use
    * the lockout period to test guesses); otherwise the bucket's count is cleared, as in OpenClaw.
@@ -50,7 +52,7 @@ export class AuthLimiterDO extends DurableObject {
   }
 
   /** The caller presented a wrong credential: count it; reaching `maxAttempts` in a window locks the bucket. */
-  async fail(limits: AuthLimits): Promise<AuthVerdict> {
+  async fail(limits: AuthLimits, context?: { bucket: string; path?: string }): Promise<AuthVerdict> {
     const now = Date.now();
     const previous = await this.read();
     if (previous && previous.lockedUntil > now) return lockedFor(previous.lockedUntil - now);
@@ -62,7 +64,23 @@ export class AuthLimiterDO extends DurableObject {
     await this.ctx.storage.put(STATE_KEY, state);
     // Nothing stays stored past the window or the lockout: the alarm drops the bucket.
     await this.ctx.storage.setAlarm(state.expiresAt);
+    if (state.lockedUntil > now) this.auditLockout(state, limits, context);
     return state.lockedUntil > now ? { locked: false, retryAfterMs: state.lockedUntil - now } : { locked: false };
+  }
+
+  /**
+   * The failure that started a lockout goes to the audit trail, after the answer (waitUntil): the
+   * check never waits on Postgres, and a Postgres outage only loses the row, never the lockout.
+   */
+  private auditLockout(state: AttemptState, limits: AuthLimits, context?: { bucket: string; path?: string }): void {
+    if (!this.env.DATABASE_URL) return;
+    const record = {
+      actor: context?.bucket ?? null,
+      action: "auth.lockout",
+      target: "gateway",
+      detail: { failures: state.failures, windowMs: limits.windowMs, lockoutMs: limits.lockoutMs, until: new Date(state.lockedUntil).toISOString(), ...(context?.path ? { path: context.path } : {}) },
+    };
+    this.ctx.waitUntil(withDb(this.env, (db) => recordAudit(db, record)).catch(() => undefined));
   }
 
   override async alarm(): Promise<void> {

@@ -13,6 +13,7 @@ import { approvePairingCode, rejectPairingCode } from "../functions/routing/pair
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { adminCron, adminSystem } from "./admin-cron.ts";
+import { adminAudit } from "./admin-audit.ts";
 import { adminBudgets } from "./admin-budgets.ts";
 import { createLogger } from "../functions/logging/logger.ts";
 import { adminMemory } from "./admin-memory.ts";
@@ -32,6 +33,9 @@ admin.route("/budgets", adminBudgets);
 // Scheduled jobs: /admin/cron (workers/admin-cron.ts).
 admin.route("/cron", adminCron);
 admin.route("/system", adminSystem);
+
+// The audit trail: /admin/audit (workers/admin-audit.ts).
+admin.route("/audit", adminAudit);
 
 function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {
   return c.json({ error: { message, type: "admin_error", code } }, status, headers);

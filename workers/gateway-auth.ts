@@ -66,7 +66,7 @@ export async function checkGatewayAuth(request: Request, env: Env): Promise<Gate
     let verdict: AuthVerdict;
     try {
       const limiter = env.AUTH_LIMITER.get(env.AUTH_LIMITER.idFromName(bucket));
-      verdict = matches ? await limiter.admit() : await limiter.fail({ maxAttempts, windowMs, lockoutMs });
+      verdict = matches ? await limiter.admit() : await limiter.fail({ maxAttempts, windowMs, lockoutMs }, { bucket, path: new URL(request.url).pathname });
     } catch (error) {
       // Fail closed: without the counter, neither a right nor a wrong credential is judged.
       createLogger(config, env).error("gateway auth: the failed-auth limiter is unreachable", { error });

@@ -178,17 +178,23 @@ export const gatewayState = pgTable("gateway_state", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** Security-relevant events: pairing approvals, rejected codes, auth lockouts, dead letters. */
+/**
+ * The audit trail: security-relevant actions (pairing approvals and rejections, allowlist changes,
+ * failed-auth lockouts, admin resets, budget overrides) and reliability events (dead letters).
+ * `kind` is the action ("pairing.approved", "auth.lockout", …), `target` what it acted on (a sender,
+ * a session key, a budget scope). Written by functions/db/audit.ts; listed by GET /admin/audit.
+ */
 export const auditEvents = pgTable(
   "audit_events",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
     kind: text("kind").notNull(),
     actor: text("actor"),
+    target: text("target"),
     detail: jsonb("detail").notNull().default(sql`'{}'::jsonb`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("audit_kind_idx").on(t.kind, t.createdAt)],
+  (t) => [index("audit_kind_idx").on(t.kind, t.createdAt), index("audit_created_idx").on(t.createdAt)],
 );
 
 /**

@@ -9,6 +9,7 @@ import { TELEGRAM_COMMANDS } from "./telegram.ts";
 import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
+import { AUDIT_COMMANDS } from "./audit.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -197,6 +198,7 @@ export const COMMANDS: CommandSpec[] = [
   ...BUDGET_COMMANDS,
   ...MEMORY_COMMANDS,
   ...CRON_COMMANDS,
+  ...AUDIT_COMMANDS,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { projectRoot } from "./helpers.ts";
 import { after, before, describe, it } from "node:test";
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
 import { startDevInstance, type DevInstance } from "../../scripts/bench/lib/dev-instance.ts";
@@ -169,5 +172,23 @@ describe("observability end to end", () => {
 
     const log = instance.output();
     for (const [name, secret] of Object.entries(SECRETS)) assert.ok(!log.includes(secret), `${name} appears in the log`);
+  });
+
+  it("lists admin actions in the audit trail through `npx edgeclaw audit`", async () => {
+    const auth = { authorization: `Bearer ${SECRETS.OBS_GATEWAY_TOKEN}`, "content-type": "application/json" };
+    const added = await fetch(`${instance.url}/admin/allowlist/slack`, { method: "POST", headers: auth, body: JSON.stringify({ senderId: "UAUDITCLI" }) });
+    assert.equal(added.status, 201);
+    const cli = spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), "audit", "--url", instance.url, "--token", SECRETS.OBS_GATEWAY_TOKEN, "--json", "--limit", "5"], {
+      cwd: projectRoot,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(cli.status, 0, cli.stderr);
+    const listed = JSON.parse(cli.stdout) as { entries: Array<{ action: string; detail: { senderId?: string } }> };
+    assert.equal(listed.entries[0]?.action, "allowlist.added");
+    assert.equal(listed.entries[0]?.detail.senderId, "UAUDITCLI");
+    const human = spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), "audit", "--url", instance.url, "--token", SECRETS.OBS_GATEWAY_TOKEN], { cwd: projectRoot, encoding: "utf8", timeout: 60_000 });
+    assert.equal(human.status, 0, human.stderr);
+    assert.match(human.stdout, /ACTION[\s\S]*allowlist\.added/);
   });
 });
