@@ -13,6 +13,8 @@
 import { parseArgs } from "node:util";
 import { startDevInstance } from "./lib/dev-instance.ts";
 import { measure, printTable } from "./lib/measure.ts";
+import { estimateRunPlatformCost } from "../../functions/agent/platform-cost.ts";
+import { platformPricesSchema } from "../../functions/config/budgets.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "150" }, concurrency: { type: "string", default: "1" } } });
 const requests = Math.min(2000, Number(values.requests));
@@ -62,6 +64,13 @@ try {
   differences.sort((a, b) => a - b);
   const median = differences[Math.floor(differences.length / 2)]!;
   const quartiles: [number, number] = [differences[Math.floor(differences.length / 4)]!, differences[Math.floor((3 * differences.length) / 4)]!];
+  // The platform estimate the gateway meters per run (run_platform_cost), for 1,000 such messages,
+  // with each run's wall time taken as the measured p50 (an upper bound: it includes the HTTP hops).
+  const prices = platformPricesSchema.parse({});
+  for (const [label, row, scopes] of [["no budget", rows[0]!, 0], ["agent budget", rows[1]!, 1]] as const) {
+    const perRun = estimateRunPlatformCost({ events: 1, alarmPasses: 1, modelCalls: 1, budgetScopes: scopes, wallMs: row.p50Ms }, prices);
+    console.log(`platform cost per 1,000 messages (${label}, estimate at list prices): $${(perRun.estimatedUsd * 1000).toFixed(4)}`);
+  }
   console.log(`\nbudget check per model call (paired, ${requests} pairs): median ${median.toFixed(2)} ms (interquartile ${quartiles[0].toFixed(2)} … ${quartiles[1].toFixed(2)} ms)`);
 } finally {
   await instance.stop();
