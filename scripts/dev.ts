@@ -18,6 +18,7 @@ import { freePort, isPortFree } from "./lib/local-ports.ts";
 import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
 import { referencedSecretIds } from "./lib/secret-scan.ts";
 import { localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
+import { simulateForDev, type SimulatedDev } from "./simulate/dev.ts";
 
 const HOST = "127.0.0.1";
 /** After this long without /health answering, say what to look at (and keep waiting). */
@@ -31,6 +32,8 @@ const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
 let postgres: LocalPostgres | undefined;
 let wrangler: ChildProcess | undefined;
 let lock: DataDirLock | undefined;
+/** EDGECLAW_SIMULATE=1: fake platforms for the configured channels (scripts/simulate/). */
+let simulated: SimulatedDev | undefined;
 const unlock = () => lock?.release();
 let stopping: Promise<void> | undefined;
 /** The merged secrets file handed to wrangler; removed on stop so keys do not linger on disk. */
@@ -76,6 +79,7 @@ async function main() {
   // The local database always wins over a DATABASE_URL in .dev.vars: dev never touches production.
   vars.DATABASE_URL = postgres.databaseUrl;
   vars.EDGECLAW_PG_WS_PROXY = postgres.wsProxy;
+  if (process.env.EDGECLAW_SIMULATE === "1") simulated = await simulateForDev(inputs, vars);
   writeEnvFile(envFile, vars);
 
   const args = [
@@ -96,7 +100,7 @@ async function main() {
     join(dataDir, "wrangler"),
     "--env-file",
     envFile,
-    ...inputs.defineArgs,
+    ...(simulated?.defineArgs ?? inputs.defineArgs),
   ];
   // Its own process group, so stopping it also reaches workerd and anything else it started.
   wrangler = spawn(process.execPath, args, {
@@ -120,7 +124,8 @@ async function main() {
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
-  for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config: inputs.loaded.config, vars, auth })) console.log(line);
+  for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config: simulated?.config ?? inputs.loaded.config, vars, auth })) console.log(line);
+  for (const line of simulated?.ready(url, dataDir) ?? []) console.log(line);
 }
 
 /**
@@ -161,6 +166,7 @@ function stop(): Promise<void> {
     // Whatever wrangler left behind in its group (workerd) goes too.
     if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
     rmSync(envFile, { force: true });
+    await simulated?.stop(dataDir);
     await postgres?.stop().catch((error: unknown) => console.error(`edgeclaw dev: stopping Postgres: ${String(error)}`));
     unlock();
   })();

@@ -10,6 +10,7 @@ import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
 import { AUDIT_COMMANDS } from "./audit.ts";
+import { SIMULATE_COMMAND } from "./simulate.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -199,6 +200,7 @@ export const COMMANDS: CommandSpec[] = [
   ...MEMORY_COMMANDS,
   ...CRON_COMMANDS,
   ...AUDIT_COMMANDS,
+  SIMULATE_COMMAND,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */

@@ -64,6 +64,11 @@ export const slackSimulator: ChannelSimulator = {
     const stored = (await res.json()) as Array<{ ts: string; text: string; thread_ts?: string; deleted?: boolean }>;
     return stored
       .filter((m) => !m.deleted && (!message.thread || m.thread_ts === message.thread))
-      .map((m) => `${m.thread_ts ? `[thread ${m.thread_ts}] ` : ""}${m.text}`);
+      .map((m) => `${m.thread_ts ? `[thread ${m.thread_ts}] ` : ""}${unescapeSlack(m.text)}`);
   },
 };
+
+/** What Slack's client shows for mrkdwn's three escapes. */
+function unescapeSlack(text: string): string {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}

@@ -59,8 +59,11 @@ export async function signSlackRequest(
   return `v0=${hex}`;
 }
 
-/** workerd's `crypto.subtle.timingSafeEqual` (typed here too, as this module is also imported by Node-side scripts). */
+/** workerd's `crypto.subtle.timingSafeEqual`; Node (the simulator, scripts) has none, so a constant-time loop there. */
 function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual(a: ArrayBufferView, b: ArrayBufferView): boolean };
-  return subtle.timingSafeEqual(a, b);
+  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean };
+  if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
+  let diff = 0;
+  for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
 }

@@ -1,0 +1,39 @@
+import { parseConfig } from "../../functions/config/load.ts";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import type { BundleInputs } from "../lib/bundle-inputs.ts";
+import { bundleDefineArgs } from "../lib/wrangler.ts";
+import { simulateState, startSimulatedPlatforms } from "./platforms.ts";
+import { removeSimulateState, writeSimulateState } from "./state.ts";
+
+export interface SimulatedDev {
+  /** The bundle arguments and config with every simulated channel pointed at its fake. */
+  defineArgs: string[];
+  config: EdgeclawConfig;
+  /** Once the gateway answers: writes the state `edgeclaw simulate` reads; returns banner lines. */
+  ready(gatewayUrl: string, dataDir: string): string[];
+  stop(dataDir: string): Promise<void>;
+}
+
+/**
+ * `npm run dev` with EDGECLAW_SIMULATE=1: starts the simulated platforms, adds the generated test
+ * secrets to `vars` (a name already set keeps its value), and rebundles the config pointed at them.
+ */
+export async function simulateForDev(inputs: BundleInputs, vars: Record<string, string>): Promise<SimulatedDev> {
+  const platforms = await startSimulatedPlatforms(inputs.loaded.raw, vars);
+  for (const [name, value] of Object.entries(platforms.vars)) vars[name] ??= value;
+  return {
+    defineArgs: bundleDefineArgs(platforms.raw, inputs.workspace.seeds),
+    config: parseConfig(platforms.raw),
+    ready(gatewayUrl, dataDir) {
+      const state = simulateState(platforms, gatewayUrl);
+      writeSimulateState(dataDir, state);
+      const ids = Object.keys(state.channels);
+      if (!ids.length) return ["  Simulate: no channel to simulate (add a channels.<id> block, e.g. channels: { slack: {} })"];
+      return ids.map((id) => `  Simulated ${id} at ${state.channels[id]!.fakeUrl}; try: npx edgeclaw simulate ${id} "hello"`);
+    },
+    async stop(dataDir) {
+      removeSimulateState(dataDir);
+      await platforms.stop();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+/**
+ * What a simulating `npm run dev` tells `edgeclaw simulate`: per channel, where its fake platform
+ * listens, the webhook URL of its default account, and the (fake) secrets the platform signs with.
+ * Lives in the data dir while dev runs (mode 0600) and is removed when it stops.
+ */
+export const SIMULATE_FILE = "simulate.json";
+
+const simulateStateSchema = z.object({
+  channels: z.record(
+    z.string(),
+    z.object({ fakeUrl: z.string(), webhookUrl: z.string(), secrets: z.record(z.string(), z.string()) }),
+  ),
+});
+export type SimulateState = z.infer<typeof simulateStateSchema>;
+
+export function writeSimulateState(dataDir: string, state: SimulateState): string {
+  const file = join(dataDir, SIMULATE_FILE);
+  writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+export function readSimulateState(dataDir: string): SimulateState | undefined {
+  try {
+    return simulateStateSchema.parse(JSON.parse(readFileSync(join(dataDir, SIMULATE_FILE), "utf8")));
+  } catch {
+    return undefined;
+  }
+}
+
+export function removeSimulateState(dataDir: string): void {
+  rmSync(join(dataDir, SIMULATE_FILE), { force: true });
+}
