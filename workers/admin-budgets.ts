@@ -3,7 +3,7 @@ import { z } from "zod";
 import { configFromEnv } from "../functions/config/load.ts";
 import { withDb } from "../functions/db/client.ts";
 import { limitsForScope, windowsFor, type BudgetWindow } from "../functions/agent/budget-scopes.ts";
-import { postgresAccessStore } from "../functions/routing/access-store-postgres.ts";
+import { recordAudit } from "../functions/db/audit.ts";
 import { listAgents } from "../functions/routing/agents.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
@@ -85,7 +85,7 @@ for (const action of ["raise", "reset"] as const) {
       action === "raise" ? await stub(c.env, scope.data).raise({ window, usd, tokens, now }) : await stub(c.env, scope.data).reset({ window, now });
     const actor = c.req.header("cf-connecting-ip")?.trim() || "unknown";
     await withDb(c.env, (db) =>
-      postgresAccessStore(db).audit({ kind: `budget.${action}`, actor, detail: { scope: scope.data, period: window.key, before, after }, at: now }),
+      recordAudit(db, { action: `budget.${action}`, actor, target: scope.data, detail: { scope: scope.data, period: window.key, before, after }, at: now }),
     );
     return c.json({ ok: true, scope: scope.data, window: after });
   });
