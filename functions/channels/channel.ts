@@ -36,7 +36,8 @@ export interface WebhookRequest {
   receivedAt: number;
 }
 
-export type VerifyResult = { ok: true } | { ok: false; status?: 401 | 403 | 404; reason: string };
+/** `status` 503 = a transient failure on our side (keys unreachable): the platform should retry. */
+export type VerifyResult = { ok: true } | { ok: false; status?: 401 | 403 | 404 | 503; reason: string };
 
 export type ParseResult =
   /** Zero or more events to store; an empty list is a valid "nothing for us" (acked 200). */

@@ -5,6 +5,7 @@ import { slackChannel } from "./slack/index.ts";
 import { telegramChannel } from "./telegram/index.ts";
 import { smsChannel } from "./sms/index.ts";
 import { lineChannel } from "./line/index.ts";
+import { googleChatChannel } from "./googlechat/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -15,6 +16,7 @@ const builtInChannels: ChannelDefinition[] = [
   telegramChannel,
   smsChannel,
   lineChannel,
+  googleChatChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();
