@@ -11,7 +11,7 @@ export default defineConfig({
           DATABASE_URL: inject("databaseUrl"),
           EDGECLAW_PG_WS_PROXY: inject("pgWsProxy"),
           EDGECLAW_COMPANION_INGRESS_SECRET: "test-companion-secret",
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl") })),
+          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl") })),
           FAKE_WEB_URL: inject("fakeWebUrl"),
           FAKE_DOH_URL: inject("fakeDohUrl"),
           FAKE_SLACK_URL: inject("fakeSlackUrl"),
@@ -33,6 +33,9 @@ export default defineConfig({
           FAKE_TWILIO_URL: inject("fakeTwilioUrl"),
           TEST_TWILIO_AUTH_TOKEN: "test-twilio-auth-token",
           FAKE_TELEGRAM_URL: inject("fakeTelegramUrl"),
+          FAKE_GOOGLECHAT_URL: inject("fakeGoogleChatUrl"),
+          // The default Google Chat account reads the service account key from this env fallback.
+          GOOGLE_CHAT_SERVICE_ACCOUNT: inject("googleChatServiceAccount"),
           TEST_TELEGRAM_BOT_TOKEN: "7000000001:test-default-token",
           TEST_TELEGRAM_WEBHOOK_SECRET: "test-telegram-webhook-secret",
           TEST_TELEGRAM_PARTIAL_BOT_TOKEN: "7000000002:test-partial-token",

@@ -5,6 +5,7 @@ import { startFakeWebServer } from "../fakes/web-server.ts";
 import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { startFakeDohServer } from "../fakes/doh-server.ts";
 import { startFakeLineApi } from "../fakes/line-api.ts";
+import { startFakeGoogleChatApi } from "../fakes/googlechat-api.ts";
 import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
 import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
 import { startFakeRelayApi } from "../fakes/relay-api.ts";
@@ -48,6 +49,11 @@ export default async function setup(project: TestProject) {
   stops.push(() => fakeRelay.stop());
   project.provide("fakeRelayUrl", fakeRelay.url);
 
+  const fakeGoogleChat = await startFakeGoogleChatApi();
+  stops.push(() => fakeGoogleChat.stop());
+  project.provide("fakeGoogleChatUrl", fakeGoogleChat.url);
+  project.provide("googleChatServiceAccount", fakeGoogleChat.serviceAccountJson);
+
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
@@ -66,5 +72,7 @@ declare module "vitest" {
     fakeTwilioUrl: string;
     fakeTelegramUrl: string;
     fakeRelayUrl: string;
+    fakeGoogleChatUrl: string;
+    googleChatServiceAccount: string;
   }
 }

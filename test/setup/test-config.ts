@@ -42,6 +42,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       ...(fakes.twilio ? { sms: smsTestChannel(fakes.twilio) } : {}),
       ...(fakes.telegram ? { telegram: telegramTestChannel(fakes.telegram) } : {}),
       ...(fakes.relay ? { relay: relayTestChannel(fakes.relay) } : {}),
+      ...(fakes.googlechat ? { googlechat: googleChatTestChannel(fakes.googlechat) } : {}),
     },
   };
 }
@@ -274,5 +275,40 @@ function relayTestChannel(fakeRelayUrl: string): Record<string, unknown> {
     allowFrom: ["*"],
     groupPolicy: "open",
     requireMention: false,
+  };
+}
+
+/**
+ * `channels.googlechat` pointed at the fake Google (test/fakes/googlechat-api.ts: key sets, token
+ * exchange, Chat API). The default account has the defaults a user gets (pairing DMs, allowlisted
+ * spaces with mentions required) with one known user and one open space; "project" verifies
+ * project-number tokens on its own path.
+ */
+export const TEST_GOOGLECHAT = {
+  appUrlAudience: "https://edgeclaw.test/googlechat",
+  projectNumber: "123456789012",
+  botUser: "users/app-bot",
+  owner: "users/owner-1",
+  openSpace: "spaces/GOPEN",
+};
+
+function googleChatTestChannel(fakeUrl: string): Record<string, unknown> {
+  const urls = {
+    apiBaseUrl: `${fakeUrl}/`,
+    tokenUrl: `${fakeUrl}/token`,
+    oidcJwksUrl: `${fakeUrl}/oauth2/v3/certs`,
+    chatJwksUrl: `${fakeUrl}/service_accounts/v1/metadata/jwk/chat@system.gserviceaccount.com`,
+  };
+  return {
+    ...urls,
+    audienceType: "app-url",
+    audience: TEST_GOOGLECHAT.appUrlAudience,
+    botUser: TEST_GOOGLECHAT.botUser,
+    allowFrom: [TEST_GOOGLECHAT.owner],
+    groups: { [TEST_GOOGLECHAT.openSpace]: { requireMention: true } },
+    accounts: {
+      default: {},
+      project: { webhookPath: "/googlechat/project", audienceType: "project-number", audience: TEST_GOOGLECHAT.projectNumber, serviceAccount: { source: "env", id: "GOOGLE_CHAT_SERVICE_ACCOUNT" } },
+    },
   };
 }

@@ -4,14 +4,14 @@ import { z } from "zod";
 /**
  * Google's signing keys, fetched from a JWK set URL and kept per isolate: for `maxAge` (the answer's
  * Cache-Control, at most an hour, 10 minutes when it says nothing), and fetched again at once when a
- * token names a key id the set lacks (Google rotates keys), at most once a minute per URL so forged
+ * token names a key id the set lacks (Google rotates keys), at most once every 5 s per URL so forged
  * key ids cannot make the Worker hammer Google. Only resolved key sets are shared between requests,
  * never a pending fetch (workerd refuses I/O begun by another request).
  */
 
 const DEFAULT_MAX_AGE_MS = 10 * 60_000;
 const MAX_AGE_CAP_MS = 60 * 60_000;
-const UNKNOWN_KID_REFETCH_MS = 60_000;
+const UNKNOWN_KID_REFETCH_MS = 5_000;
 
 const jwksSchema = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string().optional() }).loose()).min(1) });
 
