@@ -3,6 +3,7 @@ import { slackSimulator } from "./slack.ts";
 import { telegramSimulator } from "./telegram.ts";
 import { smsSimulator } from "./sms.ts";
 import { lineSimulator } from "./line.ts";
+import { googleChatSimulator } from "./googlechat.ts";
 
 /** One simulator per channel that can be tried locally with no account; one entry per line. */
 export const channelSimulators: ChannelSimulator[] = [
@@ -10,6 +11,7 @@ export const channelSimulators: ChannelSimulator[] = [
   telegramSimulator,
   smsSimulator,
   lineSimulator,
+  googleChatSimulator,
 ];
 
 export function simulatorFor(channel: string): ChannelSimulator | undefined {

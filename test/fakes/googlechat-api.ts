@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { exportJWK, exportPKCS8, generateKeyPair, importSPKI, jwtVerify, SignJWT, type JWK, type CryptoKey } from "jose";
+import { exportJWK, exportPKCS8, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from "jose";
 import { readBody } from "./read-body.ts";
 import { listenOnLoopback } from "./listen.ts";
 
@@ -118,7 +118,7 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
     try {
       // ---- control ---------------------------------------------------------------------------
       if (path.startsWith("/_control/")) {
-        const body = raw.length ? (JSON.parse(raw.toString("utf8")) as Record<string, unknown>) : {};
+        const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : {};
         switch (path) {
           case "/_control/sign":
             return json(res, 200, { token: await sign(body) });
@@ -165,7 +165,7 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
         calls.push({ api: "token", path, body: null, at: Date.now() });
         const script = scripted("token");
         if (script?.status) return json(res, script.status, { error: "scripted", error_description: `HTTP ${script.status}` });
-        const form = new URLSearchParams(raw.toString("utf8"));
+        const form = new URLSearchParams(raw);
         if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer") return json(res, 400, { error: "unsupported_grant_type" });
         try {
           const { payload } = await jwtVerify(form.get("assertion") ?? "", servicePublicKey, { issuer: serviceAccountEmail, audience: `${baseUrl}/token` });
@@ -184,7 +184,7 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
       const mediaPath = /^\/v1\/media\/(.+)$/.exec(path);
       if (create || one || mediaPath) {
         const api = create ? "create" : mediaPath ? "media" : req.method === "PATCH" ? "patch" : req.method === "DELETE" ? "delete" : "get";
-        const body = raw.length ? (JSON.parse(raw.toString("utf8")) as Record<string, unknown>) : undefined;
+        const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
         calls.push({ api, path: `${path}${url.search}`, body, at: Date.now() });
         if (!authorized(req)) return googleError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
         const script = scripted(api);
@@ -238,6 +238,5 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
 
   const listening = await listenOnLoopback(server);
   baseUrl = listening.url;
-  void importSPKI;
   return { url: listening.url, serviceAccountJson: serviceAccountJson(), stop: listening.stop };
 }
