@@ -6,6 +6,7 @@ import { telegramChannel } from "./telegram/index.ts";
 import { smsChannel } from "./sms/index.ts";
 import { lineChannel } from "./line/index.ts";
 import { googleChatChannel } from "./googlechat/index.ts";
+import { feishuChannel } from "./feishu/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -17,6 +18,7 @@ const builtInChannels: ChannelDefinition[] = [
   smsChannel,
   lineChannel,
   googleChatChannel,
+  feishuChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

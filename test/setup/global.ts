@@ -9,7 +9,8 @@ import { startFakeGoogleChatApi } from "../fakes/googlechat-api.ts";
 import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
 import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
 import { startFakeRelayApi } from "../fakes/relay-api.ts";
-import { TEST_TWILIO } from "./test-config.ts";
+import { startFakeFeishuApi } from "../fakes/feishu-api.ts";
+import { TEST_FEISHU, TEST_TWILIO } from "./test-config.ts";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -48,6 +49,9 @@ export default async function setup(project: TestProject) {
   const fakeRelay = await startFakeRelayApi();
   stops.push(() => fakeRelay.stop());
   project.provide("fakeRelayUrl", fakeRelay.url);
+  const fakeFeishu = await startFakeFeishuApi({ apps: { [TEST_FEISHU.appId]: TEST_FEISHU.appSecret, [TEST_FEISHU.plainAppId]: TEST_FEISHU.plainAppSecret } });
+  stops.push(() => fakeFeishu.stop());
+  project.provide("fakeFeishuUrl", fakeFeishu.url);
 
   const fakeGoogleChat = await startFakeGoogleChatApi();
   stops.push(() => fakeGoogleChat.stop());
@@ -74,5 +78,6 @@ declare module "vitest" {
     fakeRelayUrl: string;
     fakeGoogleChatUrl: string;
     googleChatServiceAccount: string;
+    fakeFeishuUrl: string;
   }
 }

@@ -39,6 +39,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     channels: {
       ...(fakes.slack ? { slack: slackTestChannel(fakes.slack) } : {}),
       ...(fakes.line ? { line: lineTestChannel(fakes.line) } : {}),
+      ...(fakes.feishu ? { feishu: feishuTestChannel(fakes.feishu) } : {}),
       ...(fakes.twilio ? { sms: smsTestChannel(fakes.twilio) } : {}),
       ...(fakes.telegram ? { telegram: telegramTestChannel(fakes.telegram) } : {}),
       ...(fakes.relay ? { relay: relayTestChannel(fakes.relay) } : {}),
@@ -309,6 +310,58 @@ function googleChatTestChannel(fakeUrl: string): Record<string, unknown> {
     accounts: {
       default: {},
       project: { webhookPath: "/googlechat/project", audienceType: "project-number", audience: TEST_GOOGLECHAT.projectNumber, serviceAccount: { source: "env", id: "GOOGLE_CHAT_SERVICE_ACCOUNT" } },
+    },
+  };
+}
+
+/**
+ * `channels.feishu` pointed at the fake Open Platform (test/fakes/feishu-api.ts). The default account
+ * is what a user gets in webhook mode: only `connectionMode` and the base URL in config; app id,
+ * secret, Encrypt Key, Verification Token and the bot's open_id from the FEISHU_* env fallbacks;
+ * dmPolicy "pairing", groupPolicy "allowlist" with nothing allowed. "plain" is an app without an
+ * Encrypt Key (token-only, on /feishu/plain) with open DMs and a group map — GROUP_OPEN needs no
+ * mention, GROUP_GATED needs one, GROUP_MEMBERS admits only MEMBER. "ws" stays in websocket mode
+ * (the companion's): the Worker must not serve its path.
+ */
+export const TEST_FEISHU = {
+  appId: "cli_test_default",
+  appSecret: "test-feishu-app-secret",
+  encryptKey: "test-feishu-encrypt-key",
+  verificationToken: "test-feishu-verification-token",
+  botOpenId: "ou_bot0000000000000000000000000000",
+  plainAppId: "cli_test_plain",
+  plainAppSecret: "test-feishu-plain-secret",
+  plainVerificationToken: "test-feishu-plain-token",
+  plainBotOpenId: "ou_botplain00000000000000000000000",
+  groupOpen: "oc_open000000000000000000000000000",
+  groupGated: "oc_gated00000000000000000000000000",
+  groupMembers: "oc_members000000000000000000000000",
+  member: "ou_member0000000000000000000000000",
+} as const;
+
+function feishuTestChannel(fakeFeishuUrl: string): Record<string, unknown> {
+  return {
+    connectionMode: "webhook",
+    apiBaseUrl: fakeFeishuUrl,
+    accounts: {
+      default: {},
+      plain: {
+        appId: TEST_FEISHU.plainAppId,
+        appSecret: { source: "env", id: "TEST_FEISHU_PLAIN_APP_SECRET" },
+        verificationToken: { source: "env", id: "TEST_FEISHU_PLAIN_VERIFICATION_TOKEN" },
+        botOpenId: TEST_FEISHU.plainBotOpenId,
+        webhookPath: "/feishu/plain",
+        domain: "lark",
+        dmPolicy: "open",
+        allowFrom: ["*"],
+        typingIndicator: false,
+        groups: {
+          [TEST_FEISHU.groupOpen]: { requireMention: false },
+          [TEST_FEISHU.groupGated]: {},
+          [TEST_FEISHU.groupMembers]: { requireMention: false, allowFrom: [TEST_FEISHU.member] },
+        },
+      },
+      ws: { connectionMode: "websocket", webhookPath: "/feishu/ws", appId: "cli_ws", appSecret: "ws-secret", verificationToken: "ws-token" },
     },
   };
 }

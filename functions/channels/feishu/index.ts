@@ -1,0 +1,38 @@
+import type { ChannelAdapter } from "../adapter.ts";
+import type { ChannelDefinition } from "../channel.ts";
+import { FEISHU_TEXT_LIMIT, feishuAccount, feishuChannelSchema, feishuConfig } from "./config.ts";
+import { feishuProgress } from "./progress.ts";
+import { fetchFeishuResource } from "./resources.ts";
+import { sendFeishuMessage } from "./send.ts";
+import { FEISHU_SETUP } from "./setup.ts";
+import { feishuWebhook } from "./webhook.ts";
+
+/**
+ * Replies through the IM v1 message and reply APIs as rich-text posts of up to `textChunkLimit`
+ * characters. Every send carries `uuid` (from the outbox chunk id) and Feishu sends a uuid only once
+ * within an hour: a send whose answer was lost is simply sent again (`idempotentSends`).
+ */
+export const feishuAdapter: ChannelAdapter = {
+  id: "feishu",
+  textChunkLimit(config, accountId) {
+    const feishu = feishuConfig(config);
+    return feishu ? feishuAccount(feishu, accountId).textChunkLimit : FEISHU_TEXT_LIMIT;
+  },
+  chunkMode(config, accountId) {
+    const feishu = feishuConfig(config);
+    return (feishu ? feishuAccount(feishu, accountId).streaming?.chunkMode : undefined) ?? "length";
+  },
+  idempotentSends: true,
+  send: sendFeishuMessage,
+  fetchAttachment: fetchFeishuResource,
+  progress: feishuProgress,
+};
+
+/** Feishu / Lark in webhook mode: verified (and decrypted) event callbacks in, IM v1 replies out. */
+export const feishuChannel: ChannelDefinition = {
+  id: "feishu",
+  configSchema: feishuChannelSchema,
+  webhook: feishuWebhook,
+  outbound: feishuAdapter,
+  setup: FEISHU_SETUP,
+};

@@ -1,0 +1,34 @@
+import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
+import type { ReplyRoute } from "../envelope.ts";
+import { callFeishuApi } from "./api.ts";
+import { feishuTarget } from "./send.ts";
+
+/**
+ * OpenClaw's typing indicator on Feishu: a "Typing" reaction on the user's message while the agent
+ * works (POST open-apis/im/v1/messages/{id}/reactions), removed when the run ends (DELETE
+ * …/reactions/{reaction_id}). `typingIndicator: false` turns it off (one API call less per side).
+ * Best effort: failures are logged and never throw.
+ */
+export async function feishuProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+  if (event.type !== "run-started" && event.type !== "run-finished") return state;
+  const messageId = route.replyToMessageId;
+  if (!messageId) return state;
+  const target = feishuTarget(route.accountId, ctx);
+  if (!target?.credentials || !target.account.typingIndicator) return state;
+  const path = `open-apis/im/v1/messages/${encodeURIComponent(messageId)}/reactions`;
+  if (event.type === "run-started") {
+    if (state.typingReactionId) return state;
+    const answer = await callFeishuApi(target.account, target.credentials, "POST", path, { reaction_type: { emoji_type: "Typing" } }, ctx.signal);
+    if (!answer.ok) {
+      console.warn(`feishu typing reaction failed: ${answer.status} ${answer.code ?? ""} ${answer.message}`);
+      return state;
+    }
+    const id = (answer.data as { reaction_id?: unknown } | undefined)?.reaction_id;
+    return typeof id === "string" ? { ...state, typingReactionId: id } : state;
+  }
+  if (!state.typingReactionId) return state;
+  const answer = await callFeishuApi(target.account, target.credentials, "DELETE", `${path}/${encodeURIComponent(state.typingReactionId)}`, undefined, ctx.signal);
+  if (!answer.ok) console.warn(`feishu typing reaction removal failed: ${answer.status} ${answer.code ?? ""} ${answer.message}`);
+  const { typingReactionId: _removed, ...rest } = state;
+  return rest;
+}

@@ -1,0 +1,279 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
+import { readBody } from "./read-body.ts";
+import { listenOnLoopback } from "./listen.ts";
+
+/**
+ * A fake Feishu / Lark Open Platform on loopback, speaking its wire format (open-apis, JSON answers
+ * `{code, msg, data}`):
+ *   POST /open-apis/auth/v3/tenant_access_token/internal {app_id, app_secret}
+ *        → {code: 0, msg: "ok", tenant_access_token: "t-…", expire}; unknown app or wrong secret → code 10014
+ *   POST /open-apis/im/v1/messages?receive_id_type=chat_id {receive_id, msg_type, content, uuid?}
+ *   POST /open-apis/im/v1/messages/{message_id}/reply     {msg_type, content, uuid?, reply_in_thread?}
+ *        → {code: 0, data: {message_id, chat_id, thread_id?, …}}; a uuid seen within the hour returns the
+ *        first message and sends nothing; a reply to a message the fake does not know → code 230011
+ *   POST /open-apis/im/v1/messages/{message_id}/reactions {reaction_type: {emoji_type}} → {data: {reaction_id}}
+ *   DELETE /open-apis/im/v1/messages/{message_id}/reactions/{reaction_id}
+ *   GET  /open-apis/im/v1/messages/{message_id}/resources/{key}?type=image|file → the bytes
+ * Auth: `Authorization: Bearer <tenant token>`; a token the fake did not issue, or one past its
+ * `expire`, or revoked → HTTP 400 code 99991663. Frequency limit (scripted) → HTTP 429 code 99991400
+ * with `x-ogw-ratelimit-reset`.
+ *
+ * Control endpoints:
+ *   POST /_control/app {app_id, app_secret}           an app the token endpoint knows
+ *   POST /_control/token-lifetime {seconds}           `expire` of tokens issued from now on (default 7200)
+ *   POST /_control/revoke-tokens                      every issued token is refused from now on
+ *   POST /_control/message {message_id, chat_id}      a user message the platform holds (reply target)
+ *   POST /_control/resource {message_id, key, content} what the resource API serves
+ *   POST /_control/script {api: "send"|"reply"|"reaction"|"token", chat?, times?, status?, code?, dropConnection?}
+ *   GET  /_control/calls?api=&chat=                   recorded calls
+ *   GET  /_control/messages?chat=                     delivered bot messages in order {chat_id, text, via, thread, reply_to, message_id, uuid}
+ */
+
+export interface FakeFeishuApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Script {
+  api: string;
+  chat?: string;
+  times: number;
+  status?: number;
+  code?: number;
+  dropConnection?: boolean;
+}
+
+interface Delivered {
+  chat_id: string;
+  text: string;
+  msg_type: string;
+  via: "create" | "reply";
+  thread: boolean;
+  reply_to?: string;
+  message_id: string;
+  uuid?: string;
+  at: number;
+}
+
+interface Call {
+  api: string;
+  chat?: string;
+  body: unknown;
+  token: string;
+  status: number;
+  code: number;
+  at: number;
+}
+
+export async function startFakeFeishuApi(options: { apps?: Record<string, string> } = {}): Promise<FakeFeishuApi> {
+  const apps = new Map<string, string>(Object.entries(options.apps ?? {}));
+  const issued = new Map<string, number>(); // token → expiresAt
+  let lifetimeSeconds = 7200;
+  let calls: Call[] = [];
+  let delivered: Delivered[] = [];
+  let scripts: Script[] = [];
+  const userMessages = new Map<string, string>(); // message_id → chat_id
+  const byUuid = new Map<string, { message: Delivered; at: number }>();
+  const resources = new Map<string, Buffer>();
+  let nextId = 1;
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      res.statusCode = 500;
+      res.end(String(error));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const raw = await readBody(req);
+    if (url.pathname.startsWith("/_control/")) return control(url, raw, res);
+    const method = req.method ?? "GET";
+    let body: Record<string, unknown> = {};
+    if (raw) {
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        return json(res, 400, { code: 9499, msg: "Bad Request" });
+      }
+    }
+
+    if (url.pathname === "/open-apis/auth/v3/tenant_access_token/internal" && method === "POST") {
+      const call = record("token", undefined, body, "");
+      const script = takeScript("token", undefined);
+      if (script) return answer(res, call, script.status ?? 500, script.code ?? 99991400, {});
+      if (!apps.has(String(body.app_id)) || apps.get(String(body.app_id)) !== body.app_secret) return answer(res, call, 400, 10014, {}, "app secret invalid");
+      const token = `t-${randomBytes(12).toString("hex")}`;
+      issued.set(token, Date.now() + lifetimeSeconds * 1000);
+      call.status = 200;
+      return json(res, 200, { code: 0, msg: "ok", tenant_access_token: token, expire: lifetimeSeconds });
+    }
+
+    const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(url.pathname);
+    const reactions = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reactions(?:\/([^/]+))?$/.exec(url.pathname);
+    const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/.exec(url.pathname);
+    const api = url.pathname === "/open-apis/im/v1/messages" && method === "POST" ? "send" : reply && method === "POST" ? "reply" : reactions ? "reaction" : resource && method === "GET" ? "resource" : undefined;
+    if (!api) return json(res, 404, { code: 404, msg: "404 page not found" });
+    const chat = api === "send" ? str(body.receive_id) : userMessages.get(decodeURIComponent((reply ?? reactions ?? resource)![1]!));
+    const auth = String(req.headers.authorization ?? "");
+    const token = auth.startsWith("Bearer ") ? auth.slice(7) : "";
+    const call = record(api, chat, body, token ? `…${token.slice(-4)}` : "");
+    const expiresAt = issued.get(token);
+    if (expiresAt === undefined || expiresAt < Date.now()) return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization. Please make a request with token attached.");
+    const script = takeScript(api, chat);
+    if (script && !script.dropConnection) {
+      const status = script.status ?? 429;
+      const headers: Record<string, string> = status === 429 ? { "x-ogw-ratelimit-limit": "5", "x-ogw-ratelimit-reset": "1" } : {};
+      return answer(res, call, status, script.code ?? (status === 429 ? 99991400 : 1), {}, status === 429 ? "request trigger frequency limit" : "scripted failure", headers);
+    }
+    const drop = () => {
+      if (script?.dropConnection) {
+        req.socket.destroy();
+        return true;
+      }
+      return false;
+    };
+
+    if (api === "resource") {
+      const bytes = resources.get(`${decodeURIComponent(resource![1]!)}/${decodeURIComponent(resource![2]!)}`);
+      if (!bytes || !["image", "file"].includes(url.searchParams.get("type") ?? "")) return answer(res, call, 400, 234003, {}, "File not in msg.");
+      call.status = 200;
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) });
+      return res.end(bytes);
+    }
+    if (api === "reaction") {
+      if (!chat) return answer(res, call, 400, 231003, {}, "The message is not found");
+      if (drop()) return;
+      if (method === "POST") return answer(res, call, 200, 0, { reaction_id: `r-${nextId++}`, reaction_type: body.reaction_type });
+      return answer(res, call, 200, 0, { reaction_id: reactions![2] });
+    }
+
+    // send / reply
+    if (api === "send" && url.searchParams.get("receive_id_type") !== "chat_id") return answer(res, call, 400, 230001, {}, "invalid receive_id_type");
+    if (!chat) return answer(res, call, 400, api === "reply" ? 230011 : 230001, {}, api === "reply" ? "The message was withdrawn." : "invalid receive_id");
+    const invalid = validateContent(str(body.msg_type), str(body.content));
+    if (invalid) return answer(res, call, 400, 230001, {}, invalid);
+    const uuid = str(body.uuid);
+    if (uuid !== undefined && uuid.length > 50) return answer(res, call, 400, 99992402, {}, "field validation failed: uuid");
+    const seen = uuid ? byUuid.get(uuid) : undefined;
+    if (seen && Date.now() - seen.at < 3_600_000) {
+      if (drop()) return;
+      return answer(res, call, 200, 0, messageData(seen.message));
+    }
+    const message: Delivered = {
+      chat_id: chat,
+      text: postText(str(body.msg_type)!, str(body.content)!),
+      msg_type: str(body.msg_type)!,
+      via: api === "reply" ? "reply" : "create",
+      thread: body.reply_in_thread === true,
+      ...(api === "reply" ? { reply_to: decodeURIComponent(reply![1]!) } : {}),
+      message_id: `om_bot${String(nextId++).padStart(8, "0")}`,
+      ...(uuid ? { uuid } : {}),
+      at: Date.now(),
+    };
+    delivered.push(message);
+    if (uuid) byUuid.set(uuid, { message, at: Date.now() });
+    if (drop()) return;
+    return answer(res, call, 200, 0, messageData(message));
+  }
+
+  function record(api: string, chat: string | undefined, body: unknown, token: string): Call {
+    const call: Call = { api, chat, body, token, status: 0, code: -1, at: Date.now() };
+    calls.push(call);
+    return call;
+  }
+
+  function takeScript(api: string, chat: string | undefined): Script | undefined {
+    const script = scripts.find((s) => s.api === api && (!s.chat || s.chat === chat) && s.times > 0);
+    if (script) script.times -= 1;
+    return script;
+  }
+
+  function answer(res: ServerResponse, call: Call, status: number, code: number, data: unknown, msg = code === 0 ? "success" : "error", headers: Record<string, string> = {}) {
+    call.status = status;
+    call.code = code;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    return json(res, status, { code, msg, data });
+  }
+
+  async function control(url: URL, raw: string, res: ServerResponse) {
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    switch (url.pathname) {
+      case "/_control/app":
+        apps.set(String(body.app_id), String(body.app_secret));
+        return json(res, 200, { ok: true });
+      case "/_control/token-lifetime":
+        lifetimeSeconds = Number(body.seconds ?? 7200);
+        return json(res, 200, { ok: true });
+      case "/_control/revoke-tokens":
+        issued.clear();
+        return json(res, 200, { ok: true });
+      case "/_control/message":
+        userMessages.set(String(body.message_id), String(body.chat_id));
+        return json(res, 200, { ok: true });
+      case "/_control/resource":
+        resources.set(`${String(body.message_id)}/${String(body.key)}`, Buffer.from(String(body.content ?? ""), "utf8"));
+        return json(res, 200, { ok: true });
+      case "/_control/script":
+        scripts.push({ ...(body as unknown as Script), times: Number(body.times ?? 1) });
+        return json(res, 200, { ok: true });
+      case "/_control/calls": {
+        const api = url.searchParams.get("api");
+        const chat = url.searchParams.get("chat");
+        return json(res, 200, calls.filter((c) => (!api || c.api === api) && (!chat || c.chat === chat)));
+      }
+      case "/_control/messages": {
+        const chat = url.searchParams.get("chat");
+        return json(res, 200, delivered.filter((m) => !chat || m.chat_id === chat));
+      }
+      case "/_control/reset":
+        calls = [];
+        delivered = [];
+        scripts = [];
+        return json(res, 200, { ok: true });
+    }
+    return json(res, 404, { message: "unknown control endpoint" });
+  }
+
+  return listenOnLoopback(server);
+}
+
+function messageData(message: Delivered) {
+  return { message_id: message.message_id, chat_id: message.chat_id, msg_type: message.msg_type, create_time: String(message.at), ...(message.thread ? { thread_id: `omt_${message.message_id}` } : {}) };
+}
+
+/** Feishu checks `content` is a JSON string matching `msg_type`; a post's `md`/`text` elements carry its text. */
+function validateContent(msgType: string | undefined, content: string | undefined): string | undefined {
+  if (!msgType || !content) return "msg_type and content are required";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return "content is not a JSON string";
+  }
+  if (Buffer.byteLength(content) > 30 * 1024) return "content too large";
+  if (msgType === "text") return typeof (parsed as { text?: unknown }).text === "string" ? undefined : "text content needs text";
+  if (msgType === "post") {
+    const locales = Object.values(parsed as Record<string, unknown>);
+    const ok = locales.length > 0 && locales.every((l) => Array.isArray((l as { content?: unknown }).content));
+    return ok ? undefined : "post content needs <locale>.content";
+  }
+  return undefined;
+}
+
+function postText(msgType: string, content: string): string {
+  const parsed = JSON.parse(content) as Record<string, unknown>;
+  if (msgType === "text") return String(parsed.text);
+  const body = Object.values(parsed)[0] as { content: Array<Array<{ text?: string }>> };
+  return body.content.map((p) => p.map((e) => e.text ?? "").join("")).join("\n");
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
