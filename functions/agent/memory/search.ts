@@ -101,10 +101,9 @@ export async function searchMemory(env: MemoryEnv, config: EdgeclawConfig, agent
             order by c.embedding <=> ${vectorLiteral(queryVector)}::vector limit ${candidates}`
       : sql`select null::bigint as id, 0::float8 as vector_score where false`;
     const result = await db.execute(sql`
-      with kw as (${keyword}), vec as (${vector})
+      with kw as (${keyword}), vec as (${vector}), ids as (select id from kw union select id from vec)
       select c.path, c.start_line, c.end_line, c.content, kw.text_score, vec.vector_score
-      from memory_chunks c left join kw on kw.id = c.id left join vec on vec.id = c.id
-      where c.id in (select id from kw union select id from vec)`);
+      from ids join memory_chunks c on c.id = ids.id left join kw on kw.id = ids.id left join vec on vec.id = ids.id`);
     return result.rows as unknown as CandidateRow[];
   });
 
