@@ -7,6 +7,7 @@ import { smsChannel } from "./sms/index.ts";
 import { lineChannel } from "./line/index.ts";
 import { googleChatChannel } from "./googlechat/index.ts";
 import { feishuChannel } from "./feishu/index.ts";
+import { msTeamsChannel } from "./msteams/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -19,6 +20,7 @@ const builtInChannels: ChannelDefinition[] = [
   lineChannel,
   googleChatChannel,
   feishuChannel,
+  msTeamsChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

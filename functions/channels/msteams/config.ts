@@ -1,0 +1,187 @@
+import { z } from "zod";
+import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
+import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
+import type { EdgeclawConfig } from "../../config/schema.ts";
+
+/**
+ * `channels.msteams` with OpenClaw's key names and defaults (channels/msteams): the shared access
+ * keys (dmPolicy "pairing", groupPolicy "allowlist", requireMention true, groups keyed by the
+ * conversation id `19:…@thread.tacv2` without `;messageid=`), the bot credentials `appId`,
+ * `appPassword`, `tenantId` (env fallbacks MSTEAMS_APP_ID / MSTEAMS_APP_PASSWORD / MSTEAMS_TENANT_ID,
+ * default account only), `webhook.path` (default /api/messages), `textChunkLimit` (4000, also the
+ * hard cap), `replyStyle`, `mediaMaxMb`.
+ *
+ * Not taken from OpenClaw: `webhook.port` (a Worker has no port; accepted and ignored),
+ * `authType: "federated"` with certificates / managed identity (no file system, no Azure IMDS in a
+ * Worker: refused by the config check). edgeclaw keys: `appType` (SingleTenant when a tenant is
+ * set), `openIdMetadataUrl`, `loginBaseUrl`, `serviceUrlAllowlist` (sovereign clouds, tests).
+ */
+
+const pathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
+
+/** Teams refuses longer message text; OpenClaw caps textChunkLimit here too. */
+export const MSTEAMS_TEXT_LIMIT = 4000;
+
+/**
+ * Hosts a reply may be sent to: the token only ever goes to these. `*.` matches any subdomain; an
+ * entry with a scheme (`http://127.0.0.1:8787`) matches that exact origin (local fakes).
+ * Public cloud (smba.trafficmanager.net, *.botframework.com), GCC / GCC High / DoD
+ * (smba.infra.gcc.teams.microsoft.com, *.botframework.us, *.botframework.azure.us,
+ * *.infra.dod.teams.microsoft.us, *.infra.gov.teams.microsoft.us).
+ */
+export const DEFAULT_SERVICE_URL_HOSTS = [
+  "smba.trafficmanager.net",
+  "*.botframework.com",
+  "smba.infra.gcc.teams.microsoft.com",
+  "*.botframework.us",
+  "*.botframework.azure.us",
+  "*.infra.dod.teams.microsoft.us",
+  "*.infra.gov.teams.microsoft.us",
+];
+
+const federatedRefused = z
+  .unknown()
+  .optional()
+  .refine((value) => value === undefined || value === false, {
+    message: "a Worker has no file system or managed identity: use appPassword (a client secret) in a secret",
+  });
+
+const accountFields = {
+  appId: secretInputSchema.optional(),
+  appPassword: secretInputSchema.optional(),
+  tenantId: secretInputSchema.optional(),
+  /** SingleTenant: tokens from the tenant; MultiTenant: from botframework.com. Default: SingleTenant when tenantId is set. */
+  appType: z.enum(["SingleTenant", "MultiTenant"]).optional(),
+  authType: z.enum(["secret"]).optional(),
+  certificatePath: federatedRefused,
+  useManagedIdentity: federatedRefused,
+  webhook: z.object({ path: pathSchema.optional(), port: z.number().int().optional() }).optional(),
+  replyStyle: z.enum(["thread", "top-level"]).optional(),
+  allowBots: z.boolean().optional(),
+  /** Post a typing activity when a run starts. */
+  typingIndicator: z.boolean().optional(),
+  mediaMaxMb: z.number().positive().optional(),
+  textChunkLimit: z.number().int().min(100).max(MSTEAMS_TEXT_LIMIT).optional(),
+  chunkMode: z.enum(["length", "newline"]).optional(),
+  openIdMetadataUrl: z.url().optional(),
+  loginBaseUrl: z.url().optional(),
+  serviceUrlAllowlist: z.array(z.string().min(1)).optional(),
+};
+
+export const msTeamsAccountSchema = channelAccountAccessSchema.extend(accountFields);
+
+export const msTeamsChannelSchema = channelAccessSchema.safeExtend({
+  ...accountFields,
+  webhook: z.object({ path: pathSchema.default("/api/messages"), port: z.number().int().optional() }).default({ path: "/api/messages" }),
+  replyStyle: z.enum(["thread", "top-level"]).default("thread"),
+  allowBots: z.boolean().default(false),
+  typingIndicator: z.boolean().default(true),
+  mediaMaxMb: z.number().positive().default(20),
+  textChunkLimit: z.number().int().min(100).max(MSTEAMS_TEXT_LIMIT).default(MSTEAMS_TEXT_LIMIT),
+  chunkMode: z.enum(["length", "newline"]).default("length"),
+  openIdMetadataUrl: z.url().default("https://login.botframework.com/v1/.well-known/openidconfiguration"),
+  loginBaseUrl: z.url().default("https://login.microsoftonline.com"),
+  serviceUrlAllowlist: z.array(z.string().min(1)).default(DEFAULT_SERVICE_URL_HOSTS),
+  accounts: z.record(z.string(), msTeamsAccountSchema).optional(),
+});
+export type MsTeamsChannelConfig = z.infer<typeof msTeamsChannelSchema>;
+type MsTeamsAccountConfig = z.infer<typeof msTeamsAccountSchema>;
+export type MsTeamsAccount = MsTeamsChannelConfig & { accountId: string };
+
+export const DEFAULT_ACCOUNT_ID = "default";
+
+const parsedBlocks = new WeakMap<object, MsTeamsChannelConfig>();
+
+export function msTeamsConfig(config: EdgeclawConfig): MsTeamsChannelConfig | undefined {
+  const block = (config.channels as Record<string, unknown>)["msteams"];
+  if (block === undefined || typeof block !== "object" || block === null) return undefined;
+  let parsed = parsedBlocks.get(block);
+  if (!parsed) {
+    parsed = msTeamsChannelSchema.parse(block);
+    parsedBlocks.set(block, parsed);
+  }
+  return parsed;
+}
+
+export function msTeamsAccountIds(teams: MsTeamsChannelConfig): string[] {
+  const ids = Object.keys(teams.accounts ?? {});
+  return ids.length ? ids : [teams.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+}
+
+export function msTeamsAccount(teams: MsTeamsChannelConfig, accountId: string): MsTeamsAccount {
+  const own: MsTeamsAccountConfig = teams.accounts?.[accountId] ?? {};
+  const merged: Record<string, unknown> = { ...teams };
+  for (const [key, value] of Object.entries(own)) {
+    if (value === undefined) continue;
+    const base = merged[key];
+    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" && !("source" in value) ? { ...base, ...value } : value;
+  }
+  return { ...(merged as MsTeamsChannelConfig), accountId };
+}
+
+export function msTeamsWebhookAccounts(teams: MsTeamsChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, MsTeamsAccount> {
+  const byPath = new Map<string, MsTeamsAccount>();
+  if (!teams.enabled) return byPath;
+  for (const accountId of msTeamsAccountIds(teams)) {
+    const account = msTeamsAccount(teams, accountId);
+    if (!account.enabled) continue;
+    const path = account.webhook.path ?? "/api/messages";
+    if (byPath.has(path)) onClash?.(accountId, path);
+    else byPath.set(path, account);
+  }
+  return byPath;
+}
+
+export function msTeamsAccountFor(config: EdgeclawConfig, accountId: string): MsTeamsAccount | undefined {
+  const teams = msTeamsConfig(config);
+  return teams ? msTeamsAccount(teams, accountId) : undefined;
+}
+
+export interface MsTeamsCredentials {
+  appId: string;
+  appPassword?: string;
+  tenantId?: string;
+  appType: "SingleTenant" | "MultiTenant";
+}
+
+/** The bot's credentials (config first; MSTEAMS_* env for the default account), or why not. */
+export function msTeamsCredentials(account: MsTeamsAccount, env: SecretEnv): MsTeamsCredentials | { error: string } {
+  const isDefault = account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
+  const read = (input: SecretInput | undefined, envName: string) => resolveSecret(input, env) ?? (isDefault && typeof env[envName] === "string" && env[envName] ? (env[envName] as string) : undefined);
+  const appId = read(account.appId, "MSTEAMS_APP_ID");
+  if (!appId) return { error: `no appId for Microsoft Teams account ${account.accountId} (set channels.msteams.appId or MSTEAMS_APP_ID)` };
+  const tenantId = read(account.tenantId, "MSTEAMS_TENANT_ID");
+  const appType = account.appType ?? (tenantId ? "SingleTenant" : "MultiTenant");
+  if (appType === "SingleTenant" && !tenantId) return { error: `Microsoft Teams account ${account.accountId} is SingleTenant but has no tenantId` };
+  return { appId, appPassword: read(account.appPassword, "MSTEAMS_APP_PASSWORD"), tenantId, appType };
+}
+
+/** Whether a reply may go to `serviceUrl` (the bot's token is sent with it). */
+export function serviceUrlAllowed(serviceUrl: string, allowlist: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(serviceUrl);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password) return false;
+  for (const entry of allowlist) {
+    if (entry.includes("://")) {
+      try {
+        if (new URL(entry).origin === url.origin) return true;
+      } catch {
+        /* not a URL: never matches */
+      }
+      continue;
+    }
+    if (url.protocol !== "https:" || url.port) continue;
+    const host = url.hostname.toLowerCase();
+    const pattern = entry.toLowerCase();
+    if (pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern) return true;
+  }
+  return false;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

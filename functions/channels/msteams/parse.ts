@@ -1,0 +1,176 @@
+import { z } from "zod";
+import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import type { MsTeamsAccount } from "./config.ts";
+import { activitySchema, type Activity } from "./payloads.ts";
+
+/**
+ * A verified Bot Framework activity → at most one envelope.
+ *
+ * - `message`: personal chats (`conversationType` personal) are direct with the user as peer; group
+ *   chats and channels are groups whose peer is the conversation id without `;messageid=`. In a
+ *   channel the reply goes to the thread: the root message id from `;messageid=` or `replyToId`,
+ *   else the message itself (it starts a thread); `replyStyle: "top-level"` posts beside it.
+ * - A mention is a `mention` entity naming the bot (`recipient.id`); its `<at>…</at>` text is cut.
+ * - conversationUpdate (members added/removed, installs), messageUpdate, messageDelete,
+ *   messageReaction and invoke (adaptive card actions, file consent) are system events: the same
+ *   access checks as a message from that user there, and never start a run.
+ * - The sender is the AAD object id when present (stable; what allowFrom should list), else the
+ *   Bot Framework id `29:…`. Dedup key: account, conversation id and activity id.
+ * - The bot's own activities and other bots (unless allowBots) are dropped.
+ */
+
+export type MsTeamsParseResult = { envelope: InboundEnvelope; invoke?: string } | { dropped: string; invoke?: string } | { malformed: string };
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+export function parseTeamsActivity(raw: Uint8Array, account: MsTeamsAccount, receivedAt: number): MsTeamsParseResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(raw));
+  } catch {
+    return { malformed: "body is not UTF-8 JSON" };
+  }
+  const parsed = activitySchema.safeParse(json);
+  if (!parsed.success) return { malformed: issue(parsed.error) };
+  const activity = parsed.data;
+  if (activity.from.id === activity.recipient.id) return { dropped: "the bot's own activity" };
+  const who = person(activity);
+  switch (activity.type) {
+    case "message":
+      return fromMessage(activity, account, receivedAt);
+    case "conversationUpdate": {
+      const added = (activity.membersAdded ?? []).map((m) => (m.id === activity.recipient.id ? "the bot" : m.name ?? m.id));
+      const removed = (activity.membersRemoved ?? []).map((m) => (m.id === activity.recipient.id ? "the bot" : m.name ?? m.id));
+      const what = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${truncate(what || `updated the conversation (${activity.channelData?.eventType ?? "update"})`, 400)}`);
+    }
+    case "messageUpdate":
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} edited a message: ${truncate(cleanText(activity.text ?? ""), 400)}`);
+    case "messageDelete":
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} deleted a message`);
+    case "messageReaction": {
+      const added = (activity.reactionsAdded ?? []).map((r) => r.type);
+      const removed = (activity.reactionsRemoved ?? []).map((r) => r.type);
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${added.length ? `reacted ${truncate(added.join(","), 100)}` : `removed reaction ${truncate(removed.join(","), 100)}`}`);
+    }
+    case "invoke": {
+      const name = activity.name ?? "invoke";
+      const value = activity.value === undefined ? "" : ` value=${truncate(JSON.stringify(activity.value), 300)}`;
+      const result = system(activity, account, receivedAt, `Microsoft Teams: ${who} sent ${truncate(name, 100)}${value}`);
+      return { ...result, invoke: name } as MsTeamsParseResult;
+    }
+    default:
+      return { dropped: `unsupported activity type ${truncate(activity.type, 40)}` };
+  }
+}
+
+function person(activity: Activity): string {
+  return activity.from.name ? `${activity.from.name} (${senderId(activity)})` : senderId(activity);
+}
+
+function senderId(activity: Activity): string {
+  return activity.from.aadObjectId ?? activity.from.id;
+}
+
+function isDirect(activity: Activity): boolean {
+  return activity.conversation.conversationType === "personal" || (activity.conversation.conversationType === undefined && activity.conversation.isGroup !== true);
+}
+
+/** The conversation id without `;messageid=…` and the thread root it names. */
+export function splitConversationId(id: string): { base: string; messageId?: string } {
+  const match = /^(.*?);messageid=(.+)$/i.exec(id);
+  return match ? { base: match[1]!, messageId: match[2]! } : { base: id };
+}
+
+function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: number): MsTeamsParseResult {
+  if (!activity.id) return { malformed: "message without an id" };
+  const direct = isDirect(activity);
+  const mentions = (activity.entities ?? []).filter((e) => e.type === "mention" && e.mentioned?.id === activity.recipient.id);
+  let text = activity.text ?? "";
+  for (const mention of mentions) if (mention.text) text = text.split(mention.text).join(" ");
+  text = cleanText(text);
+  const attachments = (activity.attachments ?? [])
+    .filter((a) => a.contentType !== "text/html")
+    .slice(0, 20)
+    .map((a) => ({ name: a.name ?? "attachment", mimeType: a.contentType, url: a.contentUrl }));
+  if (!text && !attachments.length) return { dropped: "message without text or attachments" };
+  const { base, messageId } = splitConversationId(activity.conversation.id);
+  const channel = activity.conversation.conversationType === "channel";
+  const threadRoot = channel && account.replyStyle === "thread" ? (messageId ?? activity.replyToId ?? activity.id) : undefined;
+  const chatType: ChatType = direct ? "direct" : channel ? "channel" : "group";
+  return build({
+    dedupKey: `msteams:${account.accountId}:${base}:${activity.id}`,
+    kind: "message",
+    channel: "msteams",
+    accountId: account.accountId,
+    chatType,
+    peerId: direct ? senderId(activity) : base,
+    ...(activity.channelData?.team?.id ? { teamId: activity.channelData.team.id } : {}),
+    senderId: senderId(activity),
+    senderName: activity.from.name,
+    senderIsBot: activity.from.role === "bot" || activity.from.id.startsWith("28:"),
+    messageId: activity.id,
+    text: text || `[${attachments.length} attachment${attachments.length === 1 ? "" : "s"}]`,
+    ...(attachments.length ? { attachments } : {}),
+    wasMentioned: mentions.length > 0,
+    receivedAt,
+    route: {
+      channel: "msteams",
+      accountId: account.accountId,
+      to: base,
+      ...(threadRoot ? { threadId: threadRoot } : {}),
+      replyToMessageId: activity.id,
+      extra: { serviceUrl: activity.serviceUrl },
+    },
+  });
+}
+
+function system(activity: Activity, account: MsTeamsAccount, receivedAt: number, text: string): MsTeamsParseResult {
+  const direct = isDirect(activity);
+  const { base } = splitConversationId(activity.conversation.id);
+  const eventId = activity.id ?? `${activity.type}:${activity.timestamp ?? receivedAt}`;
+  return build({
+    dedupKey: `msteams:${account.accountId}:${base}:${activity.type}:${eventId}`,
+    kind: "system",
+    channel: "msteams",
+    accountId: account.accountId,
+    chatType: direct ? "direct" : activity.conversation.conversationType === "channel" ? "channel" : "group",
+    peerId: direct ? senderId(activity) : base,
+    senderId: senderId(activity),
+    senderName: activity.from.name,
+    senderIsBot: activity.from.role === "bot",
+    text,
+    receivedAt,
+    route: { channel: "msteams", accountId: account.accountId, to: base, extra: { serviceUrl: activity.serviceUrl } },
+  });
+}
+
+/** Teams text may carry HTML (channels) and `<at>` tags: plain text for the model. */
+function cleanText(text: string): string {
+  return text
+    .replace(/<at>[^<]*<\/at>/gi, " ")
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<\/p>\s*<p>/gi, "\n")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&nbsp;/g, " ")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    .replace(/[ \t]+/g, " ")
+    .trim();
+}
+
+function build(input: InboundEnvelopeInput): MsTeamsParseResult {
+  const parsed = inboundEnvelopeSchema.safeParse(input);
+  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${issue(parsed.error)}` };
+}
+
+function issue(error: z.ZodError): string {
+  const first = error.issues[0];
+  return first ? `${first.path.join(".") || "body"}: ${first.message}` : "invalid";
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
