@@ -11,7 +11,7 @@ export default defineConfig({
           DATABASE_URL: inject("databaseUrl"),
           EDGECLAW_PG_WS_PROXY: inject("pgWsProxy"),
           EDGECLAW_COMPANION_INGRESS_SECRET: "test-companion-secret",
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl") })),
+          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl"), msteams: inject("fakeMsTeamsUrl") })),
           FAKE_WEB_URL: inject("fakeWebUrl"),
           FAKE_DOH_URL: inject("fakeDohUrl"),
           FAKE_SLACK_URL: inject("fakeSlackUrl"),
@@ -43,6 +43,8 @@ export default defineConfig({
           FAKE_FEISHU_URL: inject("fakeFeishuUrl"),
           // The default Feishu account reads these env fallbacks (test/setup/test-config.ts TEST_FEISHU).
           FEISHU_APP_ID: "cli_test_default",
+          FAKE_MSTEAMS_URL: inject("fakeMsTeamsUrl"),
+          MSTEAMS_APP_PASSWORD: "test-teams-secret",
           FEISHU_APP_SECRET: "test-feishu-app-secret",
           FEISHU_ENCRYPT_KEY: "test-feishu-encrypt-key",
           FEISHU_VERIFICATION_TOKEN: "test-feishu-verification-token",

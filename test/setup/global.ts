@@ -6,6 +6,7 @@ import { startFakeSlackApi } from "../fakes/slack-api.ts";
 import { startFakeDohServer } from "../fakes/doh-server.ts";
 import { startFakeLineApi } from "../fakes/line-api.ts";
 import { startFakeGoogleChatApi } from "../fakes/googlechat-api.ts";
+import { startFakeMsTeamsApi } from "../fakes/msteams-api.ts";
 import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
 import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
 import { startFakeRelayApi } from "../fakes/relay-api.ts";
@@ -58,6 +59,10 @@ export default async function setup(project: TestProject) {
   project.provide("fakeGoogleChatUrl", fakeGoogleChat.url);
   project.provide("googleChatServiceAccount", fakeGoogleChat.serviceAccountJson);
 
+  const fakeMsTeams = await startFakeMsTeamsApi();
+  stops.push(() => fakeMsTeams.stop());
+  project.provide("fakeMsTeamsUrl", fakeMsTeams.url);
+
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
@@ -77,6 +82,7 @@ declare module "vitest" {
     fakeTelegramUrl: string;
     fakeRelayUrl: string;
     fakeGoogleChatUrl: string;
+    fakeMsTeamsUrl: string;
     googleChatServiceAccount: string;
     fakeFeishuUrl: string;
   }

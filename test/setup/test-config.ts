@@ -44,6 +44,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       ...(fakes.telegram ? { telegram: telegramTestChannel(fakes.telegram) } : {}),
       ...(fakes.relay ? { relay: relayTestChannel(fakes.relay) } : {}),
       ...(fakes.googlechat ? { googlechat: googleChatTestChannel(fakes.googlechat) } : {}),
+      ...(fakes.msteams ? { msteams: msTeamsTestChannel(fakes.msteams) } : {}),
     },
   };
 }
@@ -363,5 +364,32 @@ function feishuTestChannel(fakeFeishuUrl: string): Record<string, unknown> {
       },
       ws: { connectionMode: "websocket", webhookPath: "/feishu/ws", appId: "cli_ws", appSecret: "ws-secret", verificationToken: "ws-token" },
     },
+  };
+}
+
+/**
+ * `channels.msteams` pointed at the fake Microsoft (test/fakes/msteams-api.ts: OpenID metadata and
+ * keys, client-credentials tokens, Bot Connector). The defaults a user gets (pairing DMs,
+ * allowlisted groups with mentions required, replies in channel threads) with one known user and
+ * one open channel; the fake's own origin is added to the serviceUrl allowlist. The app password
+ * comes from the MSTEAMS_APP_PASSWORD env fallback.
+ */
+export const TEST_MSTEAMS = {
+  appId: "00000000-aaaa-4bbb-8ccc-000000000001",
+  tenantId: "11111111-2222-4333-8444-555555555555",
+  owner: "aad-owner-1",
+  openChannel: "19:open-channel@thread.tacv2",
+};
+
+function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
+  return {
+    enabled: true,
+    appId: TEST_MSTEAMS.appId,
+    tenantId: TEST_MSTEAMS.tenantId,
+    openIdMetadataUrl: `${fakeUrl}/botframework/v1/.well-known/openidconfiguration`,
+    loginBaseUrl: `${fakeUrl}/login`,
+    serviceUrlAllowlist: ["smba.trafficmanager.net", "*.botframework.com", fakeUrl],
+    allowFrom: [TEST_MSTEAMS.owner],
+    groups: { [TEST_MSTEAMS.openChannel]: { requireMention: true } },
   };
 }
