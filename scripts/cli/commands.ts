@@ -6,6 +6,7 @@ import { adminRequest, CliError, type Connection } from "./http.ts";
 import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
+import { MSTEAMS_COMMANDS } from "./msteams.ts";
 import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
@@ -196,6 +197,7 @@ export const COMMANDS: CommandSpec[] = [
     },
   },
   ...TELEGRAM_COMMANDS,
+  ...MSTEAMS_COMMANDS,
   ...BUDGET_COMMANDS,
   ...MEMORY_COMMANDS,
   ...CRON_COMMANDS,
