@@ -4,6 +4,7 @@ import { telegramSimulator } from "./telegram.ts";
 import { smsSimulator } from "./sms.ts";
 import { lineSimulator } from "./line.ts";
 import { googleChatSimulator } from "./googlechat.ts";
+import { feishuSimulator } from "./feishu.ts";
 import { msTeamsSimulator } from "./msteams.ts";
 
 /** One simulator per channel that can be tried locally with no account; one entry per line. */
@@ -13,6 +14,7 @@ export const channelSimulators: ChannelSimulator[] = [
   smsSimulator,
   lineSimulator,
   googleChatSimulator,
+  feishuSimulator,
   msTeamsSimulator,
 ];
 
