@@ -100,11 +100,11 @@ describe("npm run config:check", () => {
 
   it("accepts OpenClaw keys edgeclaw does not implement yet, with a warning naming each", () => {
     const cwd = tempProject({
-      "edgeclaw.json5": `{ agents: { defaults: { heartbeat: { every: "30m" } } }, channels: { discord: { dmPolicy: "pairing", token: "\${DISCORD_BOT_TOKEN}" } } }`,
+      "edgeclaw.json5": `{ agents: { defaults: { sandbox: { mode: "all" } } }, channels: { discord: { dmPolicy: "pairing", token: "\${DISCORD_BOT_TOKEN}" } } }`,
     });
     const run = check(cwd);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stderr, /^warning: agents\.defaults\.heartbeat: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
+    assert.match(run.stderr, /^warning: agents\.defaults\.sandbox: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
     assert.match(run.stderr, /^warning: channels\.discord\.token: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
   });
 
