@@ -73,7 +73,7 @@ describe("workerd config for the local Worker", () => {
 });
 
 describe("npm run dev footprint", () => {
-  it("keeps under 400 MiB resident across its whole process tree when idle, with no bundler or wrangler left running", async () => {
+  it("keeps under 460 MiB resident across its whole process tree when idle, with no bundler or wrangler left running", async () => {
     const dir = tempProject();
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();
@@ -110,7 +110,10 @@ describe("npm run dev footprint", () => {
     const total = tree.reduce((sum, process) => sum + process.rssBytes, 0);
     const listing = tree.map((p) => `${p.role} ${Math.round(p.rssBytes / MiB)} MiB`).join(", ");
     assert.deepEqual(tree.filter((p) => /wrangler|^esbuild$/.test(p.role)).map((p) => p.role), [], listing);
-    assert.ok(total < 400 * MiB, `${Math.round(total / MiB)} MiB: ${listing}`);
+    // 375 MiB before memory search (PGlite now loads pgvector: its host went from ~170 to ~204 MiB)
+    // and five more channels in the Worker; measured 424 MiB on CI. The bound still catches a
+    // leftover wrangler/bundler or a leaking host.
+    assert.ok(total < 460 * MiB, `${Math.round(total / MiB)} MiB: ${listing}`);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(health.status, 200);
 
