@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { projectRoot } from "./helpers.ts";
 
-/** `edgeclaw channels msteams package`: the zip it writes unpacks (with the system unzip) into a manifest for the configured app and two icons of the sizes Teams requires. */
+/** `edgeclaw channels msteams package`: the zip it writes unpacks (with Python's zipfile) into a manifest for the configured app and two icons of the sizes Teams requires. */
 const APP_ID = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9";
 
 function edgeclaw(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
@@ -29,7 +29,8 @@ describe("edgeclaw channels msteams package", () => {
     const result = await edgeclaw(["channels", "msteams", "package", "--out", "app.zip"], dir);
     assert.equal(result.status, 0, result.stderr);
     const out = join(dir, "unpacked");
-    execFileSync("unzip", ["-q", join(dir, "app.zip"), "-d", out]);
+    // Python's zipfile, not `unzip`: a fresh CI machine has python3 but not necessarily unzip.
+    execFileSync("python3", ["-m", "zipfile", "-e", join(dir, "app.zip"), out]);
     const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as { id: string; bots: Array<{ botId: string; scopes: string[] }>; icons: { color: string; outline: string } };
     assert.equal(manifest.id, APP_ID);
     assert.equal(manifest.bots[0]!.botId, APP_ID);
