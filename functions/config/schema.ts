@@ -2,11 +2,11 @@ import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { sealChannelRegistry } from "../channels/registry.ts";
 import { cronSchema, heartbeatDefaultsSchema, heartbeatOverrideSchema, hooksSchema } from "./automation-schema.ts";
-import { isOperatorChannel } from "../channels/operator-channels.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
 import { contextLimitsSchema, memoryFlushSchema, memorySchema } from "./memory-keys.ts";
 import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
+import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
 
 /**
  * The config file (`edgeclaw.json5`), with OpenClaw's key names and defaults. Unknown keys are
@@ -344,54 +344,6 @@ const toolsSchema = z
   })
   .loose()
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)
-  .prefault({});
-
-/** A channel an ingress key may speak for; the operator's own channels never qualify. */
-const companionChannelId = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, { message: 'expected a channel id in lower case, e.g. "discord"' })
-  .refine((channel) => !isOperatorChannel(channel), {
-    message: "webchat and openai are the operator's own channels (gateway token); no ingress key may speak for them",
-  });
-
-/** edgeclaw's own: the signed internal ingress the companion container posts events to. */
-const companionSchema = z
-  .object({
-    /**
-     * Live verification keys (two during a rotation), each with the channels it may speak for. The
-     * fallback key (no `ingressKeys` in the file) speaks for none: every event it signs is refused
-     * with 403 until the file lists the channels, so a leaked secret never grants a channel by default.
-     */
-    ingressKeys: z
-      .array(
-        z.object({
-          id: z.string().min(1),
-          secret: secretInputSchema,
-          channels: z.array(companionChannelId).min(1),
-          /** Account ids (e.g. "default", "work") the key may speak for; absent = every account of its channels. */
-          accounts: z.array(z.string().min(1)).min(1).optional(),
-        }),
-      )
-      .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: [] }]),
-    maxBodyBytes: z.number().int().positive().default(1024 * 1024),
-  })
-  .prefault({});
-
-/**
- * edgeclaw's own: how the Worker and its Durable Objects use Postgres. The bound is per isolate (all
- * Durable Objects in it share it); keep it × isolates under the server's connection limit.
- */
-const databaseSchema = z
-  .object({
-    /** Connections one isolate holds open at once; more database work waits for a free one. */
-    maxConnections: z.number().int().positive().default(10),
-    connectTimeoutMs: z.number().int().positive().default(10_000),
-    queryTimeoutMs: z.number().int().positive().default(30_000),
-    /** A Durable Object's pass closes its shared connection after this long unused (a model call holds none). */
-    idleCloseMs: z.number().int().nonnegative().default(1_000),
-    /** Longest wait between connection attempts while Postgres is unreachable. */
-    outageBackoffMaxMs: z.number().int().positive().default(30_000),
-  })
   .prefault({});
 
 /**
