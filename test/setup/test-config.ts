@@ -338,6 +338,7 @@ export const TEST_FEISHU = {
   groupGated: "oc_gated00000000000000000000000000",
   groupMembers: "oc_members000000000000000000000000",
   member: "ou_member0000000000000000000000000",
+  strangersAppId: "cli_test_strangers",
 } as const;
 
 function feishuTestChannel(fakeFeishuUrl: string): Record<string, unknown> {
@@ -361,6 +362,15 @@ function feishuTestChannel(fakeFeishuUrl: string): Record<string, unknown> {
           [TEST_FEISHU.groupGated]: {},
           [TEST_FEISHU.groupMembers]: { requireMention: false, allowFrom: [TEST_FEISHU.member] },
         },
+      },
+      // Its own app for the stranger-gets-a-pairing-code test: the default account's pending
+      // requests (three at most) fill up with the ingress tests' unknown senders.
+      strangers: {
+        appId: TEST_FEISHU.strangersAppId,
+        appSecret: "test-feishu-strangers-secret",
+        verificationToken: "test-feishu-strangers-token",
+        botOpenId: TEST_FEISHU.plainBotOpenId,
+        webhookPath: "/feishu/strangers",
       },
       ws: { connectionMode: "websocket", webhookPath: "/feishu/ws", appId: "cli_ws", appSecret: "ws-secret", verificationToken: "ws-token" },
     },

@@ -1,9 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env.ts";
-import { and, eq } from "drizzle-orm";
 import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import {
@@ -46,18 +44,19 @@ async function settlesTo(chat: string, texts: string[]) {
 
 describe("Feishu end to end", () => {
   it("with the defaults: a stranger's DM gets one pairing code as a reply and never reaches the model", async () => {
-    // The ingress tests' unknown senders leave pending requests on this account, and only three may
-    // be pending at once (OpenClaw's cap): start from none, so this stranger is not silently capped.
-    await withDb(testEnv, (db) => db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "feishu"), eq(pairingRequests.accountId, "default"))));
+    // An app of its own (token-only, dmPolicy "pairing" by default), so no other file's strangers
+    // share its three pending pairing requests.
+    await control("app", { app_id: TEST_FEISHU.strangersAppId, app_secret: "test-feishu-strangers-secret" });
     const stranger = feishuId("ou");
-    forgetPairingWhenDone(stranger);
+    forgetPairingWhenDone(stranger, "strangers");
     const chat = feishuId("oc");
     const messageId = feishuId("om");
     await holdMessage(messageId, chat);
     const scenario = newScenario("feishu-stranger");
-    const res = await postFeishu(messageEvent({ sender: stranger, chatId: chat, messageId, content: { text: `hello [scenario:${scenario}]` } }));
+    const event = messageEvent({ sender: stranger, chatId: chat, messageId, appId: TEST_FEISHU.strangersAppId, token: "test-feishu-strangers-token", content: { text: `hello [scenario:${scenario}]` } });
+    const res = await postFeishu(event, { path: "/feishu/strangers", encryptKey: null });
     expect(res.status).toBe(200);
-    const [code] = await waitFor(async () => ((await feishuMessages(chat)).length ? await feishuMessages(chat) : undefined));
+    const [code] = await waitFor(async () => ((await feishuMessages(chat)).length ? await feishuMessages(chat) : undefined), 25_000);
     expect(code!.text).toContain("Pairing code:");
     await settle(1000);
     expect(await feishuMessages(chat)).toHaveLength(1);
