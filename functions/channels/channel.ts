@@ -72,6 +72,44 @@ export interface WebhookPieces<Account = unknown> {
   ack?(result: AcceptResult, route: WebhookRoute<Account>): Response;
 }
 
+/**
+ * One account a companion connector runs (socket-only transports: Discord Gateway, Slack Socket
+ * Mode, Telegram long polling, Mattermost WebSocket). The companion learns these from the Worker
+ * (`GET /internal/companion/accounts`), so config stays in one place; secrets never travel: the
+ * companion reads each named env var from its own environment (Cloudflare Container envVars, or the
+ * Docker host's `-e`).
+ */
+export interface SocketAccount<Account = unknown> {
+  accountId: string;
+  /** For people: "Discord", "Discord (account work)". */
+  label: string;
+  /** The channel's merged settings for this account (the Worker-side view; never sent to the companion). */
+  account: Account;
+  /** What the companion's connector needs: non-secret JSON settings, and secret name → env var id. */
+  connector: { settings: Record<string, unknown>; secretEnv: Record<string, string> };
+}
+
+/** One raw platform event as the companion forwarded it (the platform's own JSON, unchanged). */
+export interface SocketEvent {
+  /** The platform's id for this event (Discord message id + kind, Slack envelope/event id, Telegram update_id, Mattermost post id + event). */
+  eventId: string;
+  payload: unknown;
+  /** Unix ms the companion received it. */
+  receivedAt: number;
+}
+
+/**
+ * The half of a channel a companion connector feeds. The Worker parses the platform's raw event —
+ * the same parser (and so the same dedup keys) as the channel's webhook mode where it has one — so
+ * the companion holds no config logic, and a leaked companion key cannot forge routing fields.
+ */
+export interface SocketPieces<Account = unknown> {
+  /** Accounts served over the companion (enabled, socket mode). An account is either webhook or socket, never both. */
+  accounts(config: EdgeclawConfig, env: Record<string, unknown>): SocketAccount<Account>[];
+  /** Raw event → envelopes, like WebhookPieces.parse (mention gating, access metadata, dedup keys). Never calls the platform. */
+  parse(event: SocketEvent, account: SocketAccount<Account>, env: Record<string, unknown>): ParseResult | Promise<ParseResult>;
+}
+
 /** How a user turns the channel on (README "Connect <channel>", `npx edgeclaw channels <id> setup`). */
 export interface ChannelSetup {
   title: string;
@@ -85,6 +123,8 @@ export interface ChannelDefinition<Config = unknown, Account = unknown> {
   /** zod schema of `channels.<id>` with OpenClaw's key names and defaults; registered, not written into config/schema.ts. */
   configSchema: z.ZodType<Config>;
   webhook?: WebhookPieces<Account>;
+  /** Served by a companion connector (socket-only transports); see SocketPieces. */
+  socket?: SocketPieces<Account>;
   outbound: ChannelAdapter;
   setup?: ChannelSetup;
 }
