@@ -29,3 +29,14 @@ export function resolveSecret(input: SecretInput | undefined, env: SecretEnv): s
 function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
+
+/**
+ * The env var a process outside the Worker (the companion) reads this secret from: a SecretRef's
+ * id, or VAR of a whole `${VAR}` string. A literal secret in the config has no name to hand over
+ * (secrets never travel to the companion): undefined.
+ */
+export function secretEnvName(input: SecretInput | undefined): string | undefined {
+  if (input === undefined) return undefined;
+  if (typeof input !== "string") return input.id;
+  return /^\$\{([A-Z0-9_]+)\}$/.exec(input)?.[1];
+}

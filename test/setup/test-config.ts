@@ -139,6 +139,8 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
       // Its own token, so a test can make only this account's auth.test hang or fail.
       // A 1 MB mediaMaxMb, so file-size bounds are tested without moving 20 MB around.
       probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken, mediaMaxMb: 1 },
+      // Socket Mode through the companion: no Request URL; the default account's bot token for replies.
+      sock: { mode: "socket", appToken: { source: "env", id: "TEST_SLACK_APP_TOKEN" } },
     },
   };
 }

@@ -63,6 +63,8 @@ const slackAccountFields = {
   mode: z.enum(["http", "socket", "relay"]).optional(),
   botToken: secretInputSchema.optional(),
   signingSecret: secretInputSchema.optional(),
+  /** Socket Mode's app-level token (`xapp-…`, scope connections:write); read by the companion, never by the Worker. */
+  appToken: secretInputSchema.optional(),
   userToken: secretInputSchema.optional(),
   webhookPath: z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" }).optional(),
   /** Base URL of the Web API (sovereign clouds, proxies, tests). */
@@ -179,6 +181,14 @@ export function slackHttpAccounts(slack: SlackChannelConfig, onClash?: (accountI
     else byPath.set(account.webhookPath, account);
   }
   return byPath;
+}
+
+/** Accounts served over Socket Mode by the companion (enabled, `mode: "socket"`). */
+export function slackSocketAccounts(slack: SlackChannelConfig): SlackAccount[] {
+  if (!slack.enabled) return [];
+  return slackAccountIds(slack)
+    .map((accountId) => slackAccount(slack, accountId))
+    .filter((account) => account.enabled && account.mode === "socket");
 }
 
 /** The Request URL path(s) to give Slack (events, slash commands, interactivity), one per HTTP account. */

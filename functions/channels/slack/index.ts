@@ -2,6 +2,7 @@ import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
 import { slackAccount, slackChannelSchema, slackConfig } from "./config.ts";
 import { slackWebhook } from "./ingress.ts";
+import { slackSocket } from "./socket.ts";
 import { slackProgress } from "./progress.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
 import { fetchSlackFile } from "./files.ts";
@@ -25,10 +26,14 @@ export const slackAdapter: ChannelAdapter = {
   progress: slackProgress,
 };
 
-/** Slack over HTTP Request URLs (Events API, slash commands, interactivity) + the Web API for replies. */
+/**
+ * Slack over HTTP Request URLs (Events API, slash commands, interactivity), or Socket Mode through
+ * the companion (`mode: "socket"`), + the Web API for replies.
+ */
 export const slackChannel: ChannelDefinition = {
   id: "slack",
   configSchema: slackChannelSchema,
   webhook: slackWebhook,
+  socket: slackSocket,
   outbound: slackAdapter,
 };

@@ -2,7 +2,7 @@ import type { AcceptResult, ParseResult, WebhookPieces, WebhookRoute, WebhookReq
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { slackConfig, slackHttpAccounts, slackSecrets, type SlackAccount, type SlackChannelConfig } from "./config.ts";
 import { slackBotIdentityFromCallback } from "./identity.ts";
-import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult } from "./parse.ts";
+import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult, type SlackRequest } from "./parse.ts";
 import { verifySlackSignature } from "./verify.ts";
 
 /**
@@ -46,31 +46,7 @@ export const slackWebhook: WebhookPieces<SlackRouteAccount> = {
     return verified.ok ? { ok: true } : { ok: false, reason: verified.reason };
   },
   parse(request, route): ParseResult {
-    const account = route.account.account;
-    const receivedAt = request.receivedAt;
-    const classified = classifySlackRequest(request.raw, request.headers.get("content-type"));
-    switch (classified.kind) {
-      case "malformed":
-        return { kind: "malformed", reason: classified.reason };
-      case "url_verification":
-        return { kind: "respond", response: Response.json({ challenge: classified.challenge }) };
-      case "ssl_check":
-      case "app_rate_limited":
-        return { kind: "respond", response: new Response(null, { status: 200 }) };
-      case "event": {
-        // The bot's ids come from the event's envelope: nothing but verification and the durable
-        // accept may sit between Slack and its ack (no auth.test here; a cold isolate would wait on it).
-        const bot = slackBotIdentityFromCallback(classified.callback);
-        return envelopes(envelopeFromEvent(classified.callback, { account, bot, receivedAt }));
-      }
-      case "interaction":
-        return envelopes(envelopeFromInteraction(classified.interaction, { account, bot: {}, receivedAt }));
-      case "slash": {
-        const parsed = envelopeFromSlashCommand(classified.command, { account, bot: {}, receivedAt });
-        if ("dropped" in parsed) return { kind: "respond", response: Response.json({ response_type: "ephemeral", text: "This command is not enabled here." }) };
-        return { kind: "envelopes", envelopes: [parsed.envelope], ackHint: SLASH_HINT };
-      }
-    }
+    return parsedSlackRequest(classifySlackRequest(request.raw, request.headers.get("content-type")), route.account.account, request.receivedAt, "http");
   },
   ack(result: AcceptResult) {
     if (result.ackHint !== SLASH_HINT) return defaultWebhookAck(result);
@@ -80,6 +56,41 @@ export const slackWebhook: WebhookPieces<SlackRouteAccount> = {
     return Response.json({ response_type: "ephemeral", text: "Sorry, that could not be queued. Please try again." });
   },
 };
+
+/**
+ * A classified Slack request → what the pipeline stores. Shared by the Request URL and Socket Mode
+ * (socket.ts), so one event yields the same envelope and dedup key whichever way it arrived.
+ * Over a socket there is no HTTP answer to give: handshakes and a disabled slash command are dropped.
+ */
+export function parsedSlackRequest(classified: SlackRequest, account: SlackAccount, receivedAt: number, transport: "http" | "socket"): ParseResult {
+  switch (classified.kind) {
+    case "malformed":
+      return { kind: "malformed", reason: classified.reason };
+    case "url_verification":
+      if (transport === "socket") return { kind: "envelopes", envelopes: [], dropped: ["url_verification over Socket Mode"] };
+      return { kind: "respond", response: Response.json({ challenge: classified.challenge }) };
+    case "ssl_check":
+    case "app_rate_limited":
+      if (transport === "socket") return { kind: "envelopes", envelopes: [], dropped: [classified.kind] };
+      return { kind: "respond", response: new Response(null, { status: 200 }) };
+    case "event": {
+      // The bot's ids come from the event's envelope: nothing but verification and the durable
+      // accept may sit between Slack and its ack (no auth.test here; a cold isolate would wait on it).
+      const bot = slackBotIdentityFromCallback(classified.callback);
+      return envelopes(envelopeFromEvent(classified.callback, { account, bot, receivedAt }));
+    }
+    case "interaction":
+      return envelopes(envelopeFromInteraction(classified.interaction, { account, bot: {}, receivedAt }));
+    case "slash": {
+      const parsed = envelopeFromSlashCommand(classified.command, { account, bot: {}, receivedAt });
+      if ("dropped" in parsed) {
+        if (transport === "socket") return { kind: "envelopes", envelopes: [], dropped: [parsed.dropped] };
+        return { kind: "respond", response: Response.json({ response_type: "ephemeral", text: "This command is not enabled here." }) };
+      }
+      return { kind: "envelopes", envelopes: [parsed.envelope], ackHint: SLASH_HINT };
+    }
+  }
+}
 
 function envelopes(parsed: SlackParseResult): ParseResult {
   if ("dropped" in parsed) return { kind: "envelopes", envelopes: [], dropped: [parsed.dropped] };

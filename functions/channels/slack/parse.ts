@@ -48,6 +48,11 @@ export function classifySlackRequest(rawBody: Uint8Array, contentType: string | 
   } catch {
     return { kind: "malformed", reason: "body is neither JSON nor a form" };
   }
+  return classifySlackEventsBody(json);
+}
+
+/** An Events API body, already JSON (a Request URL body, or a Socket Mode `events_api` envelope's payload). */
+export function classifySlackEventsBody(json: unknown): SlackRequest {
   const type = z.object({ type: z.string() }).loose().safeParse(json);
   if (!type.success) return { kind: "malformed", reason: "JSON body without a type" };
   switch (type.data.type) {
@@ -76,14 +81,22 @@ function classifyForm(form: URLSearchParams): SlackRequest {
     } catch {
       return { kind: "malformed", reason: "payload= is not JSON" };
     }
-    const parsed = slackInteractionSchema.safeParse(json);
-    return parsed.success ? { kind: "interaction", interaction: parsed.data } : malformed(parsed.error);
+    return classifySlackInteraction(json);
   }
-  if (form.has("command")) {
-    const parsed = slackSlashCommandSchema.safeParse(Object.fromEntries(form));
-    return parsed.success ? { kind: "slash", command: parsed.data } : malformed(parsed.error);
-  }
+  if (form.has("command")) return classifySlackSlashCommand(Object.fromEntries(form));
   return { kind: "malformed", reason: "form body is neither a command nor an interaction" };
+}
+
+/** An interactivity payload (the form's `payload=` JSON, or a Socket Mode `interactive` envelope's payload). */
+export function classifySlackInteraction(json: unknown): SlackRequest {
+  const parsed = slackInteractionSchema.safeParse(json);
+  return parsed.success ? { kind: "interaction", interaction: parsed.data } : malformed(parsed.error);
+}
+
+/** Slash-command fields (the form, or a Socket Mode `slash_commands` envelope's payload: the same fields as JSON). */
+export function classifySlackSlashCommand(fields: unknown): SlackRequest {
+  const parsed = slackSlashCommandSchema.safeParse(fields);
+  return parsed.success ? { kind: "slash", command: parsed.data } : malformed(parsed.error);
 }
 
 function malformed(error: z.ZodError): SlackRequest {

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import type { ParseResult, SocketAccount, SocketPieces } from "../channel.ts";
+import { secretEnvName } from "../../config/secret-ref.ts";
+import { DEFAULT_ACCOUNT_ID, slackConfig, slackSocketAccounts } from "./config.ts";
+import { parsedSlackRequest, type SlackRouteAccount } from "./ingress.ts";
+import { classifySlackEventsBody, classifySlackInteraction, classifySlackSlashCommand } from "./parse.ts";
+
+/**
+ * Slack Socket Mode, Worker side. The companion (companion/src/connectors/slack.ts) holds the
+ * WebSocket and forwards each Socket Mode envelope unchanged; its `payload` is exactly what the
+ * Request URL would have received (an Events API body, an interactivity payload, the slash command's
+ * fields as JSON), so it goes through the same classification and parsing as HTTP mode and yields
+ * the same dedup keys: an event Slack delivers both ways is stored once.
+ */
+
+/** A Socket Mode envelope as Slack sends it over the socket (docs.slack.dev "Using Socket Mode"). */
+const socketEnvelopeSchema = z
+  .object({
+    type: z.string(),
+    envelope_id: z.string().optional(),
+    payload: z.unknown().optional(),
+  })
+  .loose();
+
+export const slackSocket: SocketPieces<SlackRouteAccount> = {
+  accounts(config) {
+    const slack = slackConfig(config);
+    if (!slack) return [];
+    const socketAccounts = slackSocketAccounts(slack);
+    return socketAccounts.map((account): SocketAccount<SlackRouteAccount> => {
+      const isDefault = account.accountId === (slack.defaultAccount ?? DEFAULT_ACCOUNT_ID);
+      // SLACK_APP_TOKEN is the default account's fallback only (channels/slack, "Token model").
+      const appTokenEnv = secretEnvName(account.appToken) ?? (account.appToken === undefined && isDefault ? "SLACK_APP_TOKEN" : undefined);
+      if (!appTokenEnv) console.error(`channels.slack (account ${account.accountId}): Socket Mode needs appToken as a SecretRef or "\${VAR}" (the companion reads it from its own environment)`);
+      return {
+        accountId: account.accountId,
+        label: socketAccounts.length > 1 ? `Slack (account ${account.accountId})` : "Slack",
+        account: { slack, account },
+        connector: {
+          // apps.connections.open lives beside the other Web API methods.
+          settings: { apiBaseUrl: account.apiBaseUrl },
+          secretEnv: appTokenEnv ? { appToken: appTokenEnv } : {},
+        },
+      };
+    });
+  },
+  parse(event, socketAccount): ParseResult {
+    const envelope = socketEnvelopeSchema.safeParse(event.payload);
+    if (!envelope.success) return { kind: "malformed", reason: "not a Socket Mode envelope" };
+    const { type, payload } = envelope.data;
+    const account = socketAccount.account.account;
+    switch (type) {
+      case "events_api":
+        return parsedSlackRequest(classifySlackEventsBody(payload), account, event.receivedAt, "socket");
+      case "interactive":
+        return parsedSlackRequest(classifySlackInteraction(payload), account, event.receivedAt, "socket");
+      case "slash_commands":
+        return parsedSlackRequest(classifySlackSlashCommand(payload), account, event.receivedAt, "socket");
+      default:
+        // hello / disconnect are the connection's own business and never forwarded; anything newer is not ours yet.
+        return { kind: "envelopes", envelopes: [], dropped: [`Socket Mode envelope type ${JSON.stringify(type).slice(0, 40)}`] };
+    }
+  },
+};
