@@ -178,7 +178,11 @@ function postToText(content: unknown, mentions: FeishuMention[], botOpenId: stri
     parsed = postBodySchema.safeParse(first);
   }
   if (!parsed.success) return undefined;
-  const lines = parsed.data.content.map((paragraph) => paragraph.map((element) => postElementText(element, mentions, botOpenId)).join(""));
+  const lines = parsed.data.content.map((paragraph) => {
+    const line = paragraph.map((element) => postElementText(element, mentions, botOpenId)).join("");
+    // "@bot do this": the space after the removed mention goes with it.
+    return paragraph[0] && isBotAt(paragraph[0], mentions, botOpenId) ? line.trimStart() : line;
+  });
   const body = lines.join("\n").trim();
   const title = parsed.data.title?.trim();
   return [title, body].filter(Boolean).join("\n") || "[empty post]";
@@ -192,7 +196,7 @@ function postElementText(element: FeishuPostElement, mentions: FeishuMention[], 
     case "a":
       return element.href && element.text && element.text !== element.href ? `${element.text} (${element.href})` : (element.href ?? element.text ?? "");
     case "at": {
-      if (botOpenId && element.user_id === botOpenId) return "";
+      if (isBotAt(element, mentions, botOpenId)) return "";
       const mention = mentions.find((m) => m.key === element.user_id || m.id?.open_id === element.user_id);
       return `@${element.user_name ?? mention?.name ?? element.user_id ?? "someone"}`;
     }
@@ -209,6 +213,16 @@ function postElementText(element: FeishuPostElement, mentions: FeishuMention[], 
     default:
       return element.text ?? "";
   }
+}
+
+/**
+ * A post's `at` names the mention by its placeholder key (`@_user_1`, resolved through `mentions`)
+ * in received events, by open_id in posts the bot itself wrote.
+ */
+function isBotAt(element: FeishuPostElement, mentions: FeishuMention[], botOpenId: string | undefined): boolean {
+  if (!botOpenId || element.tag !== "at" || !element.user_id) return false;
+  if (element.user_id === botOpenId) return true;
+  return mentions.some((m) => m.key === element.user_id && m.id?.open_id === botOpenId);
 }
 
 function jsonContent(content: string): unknown {
