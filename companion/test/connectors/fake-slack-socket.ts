@@ -1,0 +1,104 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+
+/**
+ * A fake Slack for Socket Mode: `POST /api/apps.connections.open` (Bearer app token, answers
+ * `{ ok, url }` with a one-use ticket) and the WebSocket behind that URL, which greets with `hello`
+ * like Slack. The test drives each connection: send envelopes / disconnect, read the acks.
+ */
+export interface FakeSlackConnection {
+  ticket: string;
+  socket: WebSocket;
+  /** Frames the client sent (acks), parsed. */
+  received: Array<Record<string, unknown>>;
+  closed: boolean;
+  openedAt: number;
+  closedAt?: number;
+}
+
+export class FakeSlackSocketMode {
+  readonly connections: FakeSlackConnection[] = [];
+  readonly opens: Array<{ authorization: string | undefined }> = [];
+  /** Next apps.connections.open answers: `{ ok:false, error }` entries are used up first. */
+  readonly openErrors: string[] = [];
+  sendHello = true;
+  private server: Server;
+  private wss: WebSocketServer;
+  private tickets = 0;
+  private readonly validTickets = new Set<string>();
+
+  constructor(private readonly appToken: string) {
+    this.server = createServer((req, res) => {
+      if (req.method !== "POST" || req.url !== "/api/apps.connections.open") {
+        res.writeHead(404).end();
+        return;
+      }
+      this.opens.push({ authorization: req.headers.authorization });
+      res.setHeader("content-type", "application/json");
+      if (req.headers.authorization !== `Bearer ${this.appToken}`) return void res.end(JSON.stringify({ ok: false, error: "invalid_auth" }));
+      const error = this.openErrors.shift();
+      if (error) return void res.end(JSON.stringify({ ok: false, error }));
+      const ticket = `t${++this.tickets}`;
+      this.validTickets.add(ticket);
+      res.end(JSON.stringify({ ok: true, url: `ws://127.0.0.1:${this.port}/link/?ticket=${ticket}&app_id=A1` }));
+    });
+    this.wss = new WebSocketServer({ noServer: true });
+    this.server.on("upgrade", (req, socket, head) => {
+      const ticket = new URL(req.url ?? "/", "http://x").searchParams.get("ticket") ?? "";
+      if (!this.validTickets.delete(ticket)) return void socket.destroy(); // one use per URL, as Slack's
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        const connection: FakeSlackConnection = { ticket, socket: ws, received: [], closed: false, openedAt: performance.now() };
+        this.connections.push(connection);
+        ws.on("message", (data) => connection.received.push(JSON.parse(data.toString()) as Record<string, unknown>));
+        ws.on("close", () => {
+          connection.closed = true;
+          connection.closedAt = performance.now();
+        });
+        if (this.sendHello) ws.send(JSON.stringify({ type: "hello", num_connections: 1, debug_info: { host: "fake", approximate_connection_time: 18060 }, connection_info: { app_id: "A1" } }));
+      });
+    });
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get apiBaseUrl(): string {
+    return `http://127.0.0.1:${this.port}/api/`;
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  send(connection: FakeSlackConnection, frame: unknown): void {
+    connection.socket.send(JSON.stringify(frame));
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.wss.clients) client.terminate();
+    await new Promise((resolve) => this.wss.close(resolve));
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+export function eventsApiEnvelope(envelopeId: string, eventId: string, text = "hello"): Record<string, unknown> {
+  return {
+    envelope_id: envelopeId,
+    type: "events_api",
+    accepts_response_payload: false,
+    retry_attempt: 0,
+    retry_reason: "",
+    payload: {
+      type: "event_callback",
+      team_id: "T1",
+      api_app_id: "A1",
+      event_id: eventId,
+      event_time: 1700000000,
+      event: { type: "message", channel: "D1", channel_type: "im", user: "U1", text, ts: "1700000000.000100" },
+    },
+  };
+}
