@@ -7,6 +7,17 @@ export default defineConfig({
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        // env.AI: a loopback stand-in for the Workers AI binding (test/fakes/workers-ai-binding.js).
+        serviceBindings: { AI: { name: "fake-workers-ai", entrypoint: "FakeWorkersAi" } },
+        workers: [
+          {
+            name: "fake-workers-ai",
+            modules: true,
+            scriptPath: "./test/fakes/workers-ai-binding.js",
+            compatibilityDate: "2026-04-20",
+            bindings: { FAKE_MODEL_URL: inject("fakeModelUrl") },
+          },
+        ],
         bindings: {
           DATABASE_URL: inject("databaseUrl"),
           EDGECLAW_PG_WS_PROXY: inject("pgWsProxy"),

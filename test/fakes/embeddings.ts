@@ -70,3 +70,24 @@ export function handleEmbeddings(res: ServerResponse, headers: Record<string, st
     usage: { prompt_tokens: 0, total_tokens: 0 },
   });
 }
+
+/**
+ * Workers AI's `POST …/ai/run/<model>` for text embeddings (the REST form of `env.AI.run`), served
+ * to the test Worker's fake `AI` binding (test/fakes/workers-ai-binding.js). Input `{ text }`, output
+ * `{ result: { shape, data, pooling }, success, errors }`; same deterministic vectors as above.
+ *   model containing "fail"  → 500 with Workers AI's error envelope
+ * Each request is logged under `workers-ai:<model>`.
+ */
+export function handleWorkersAiRun(res: ServerResponse, model: string, body: Record<string, unknown>, log: (scenario: string) => void): void {
+  log(`workers-ai:${model}`);
+  const send = (status: number, payload: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(payload));
+  };
+  if (model.includes("fail")) return send(500, { result: null, success: false, errors: [{ code: 3040, message: "Capacity temporarily exceeded" }] });
+  const text = typeof body.text === "string" ? [body.text] : Array.isArray(body.text) ? body.text : undefined;
+  if (!text || text.some((item) => typeof item !== "string")) return send(400, { result: null, success: false, errors: [{ code: 5006, message: "text is required" }] });
+  if (text.length > 100) return send(400, { result: null, success: false, errors: [{ code: 5006, message: "at most 100 texts per request" }] });
+  const data = (text as string[]).map((item) => fakeEmbedding(`workers-ai:${model}`, item));
+  send(200, { result: { shape: [data.length, FAKE_EMBEDDING_DIMENSIONS], data, pooling: "mean" }, success: true, errors: [], messages: [] });
+}

@@ -2,13 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { z } from "zod";
 import { readBody } from "./read-body.ts";
 import { listenOnLoopback } from "./listen.ts";
-import { handleEmbeddings } from "./embeddings.ts";
+import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
  *   POST /v1/messages                       Anthropic Messages (SSE or JSON)
  *   POST /chat/completions, /v1/chat/...    OpenAI Chat Completions (SSE or JSON)
  *   POST /v1/embeddings                     OpenAI embeddings, deterministic (embeddings.ts)
+ *   POST /ai/run/<model>                    Workers AI text embeddings (embeddings.ts)
  * Tests script it per scenario: the request's messages contain `[scenario:<id>]`, so parallel test
  * files never consume each other's scripts.
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
@@ -130,6 +131,13 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     if (req.method === "POST" && /\/embeddings$/.test(url.pathname)) {
       const body = safeJson(raw);
       return handleEmbeddings(res, flatHeaders(req), isRecord(body) ? body : {}, (scenario) => {
+        logs.set(scenario, [...(logs.get(scenario) ?? []), { api: "openai", path: url.pathname, headers: flatHeaders(req), body: isRecord(body) ? body : {} }]);
+      });
+    }
+    if (req.method === "POST" && url.pathname.startsWith("/ai/run/")) {
+      const body = safeJson(raw);
+      const model = decodeURIComponent(url.pathname.slice("/ai/run/".length));
+      return handleWorkersAiRun(res, model, isRecord(body) ? body : {}, (scenario) => {
         logs.set(scenario, [...(logs.get(scenario) ?? []), { api: "openai", path: url.pathname, headers: flatHeaders(req), body: isRecord(body) ? body : {} }]);
       });
     }

@@ -101,7 +101,7 @@ export async function syncMemoryIndex(env: MemoryEnv, config: EdgeclawConfig, ag
       if (!file) continue; // deleted meanwhile: the next sync removes it
       const chunks = chunkMarkdown(file.content, search.chunking);
       let vectors: number[][] | undefined;
-      if (effective.kind === "openai-compatible" && chunks.length) {
+      if (effective.kind !== "none" && chunks.length) {
         try {
           vectors = await embedTexts(effective, chunks.map((chunk) => chunk.text), { batchSize: search.batchSize, timeoutMs: search.timeoutSeconds * 1000 });
         } catch (error) {

@@ -76,7 +76,7 @@ export async function searchMemory(env: MemoryEnv, config: EdgeclawConfig, agent
 
   let queryVector: number[] | undefined;
   let note: string | undefined = provider.kind === "none" ? `keyword-only search: ${provider.reason}` : undefined;
-  if (provider.kind === "openai-compatible") {
+  if (provider.kind !== "none") {
     try {
       [queryVector] = await embedTexts(provider, [query], { batchSize: 1, timeoutMs: search.timeoutSeconds * 1000 });
     } catch (error) {

@@ -1,0 +1,28 @@
+// The test Worker's `AI` binding: a separate Worker whose entrypoint answers `run(model, inputs)` as
+// Workers AI's binding does (the result object on success, a thrown Error otherwise). It forwards
+// each call over loopback to the fake model server's Workers AI route, which computes the vectors
+// and logs the call, so a test sees real RPC and real HTTP, never a stubbed function.
+// Plain JavaScript: miniflare loads auxiliary Workers without bundling.
+import { WorkerEntrypoint } from "cloudflare:workers";
+
+export class FakeWorkersAi extends WorkerEntrypoint {
+  async run(model, inputs) {
+    const response = await fetch(`${this.env.FAKE_MODEL_URL}/ai/run/${encodeURIComponent(model)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(inputs),
+    });
+    const body = await response.json();
+    if (!response.ok || !body.success) {
+      const first = Array.isArray(body.errors) && body.errors[0] ? body.errors[0] : { code: response.status, message: "error" };
+      throw new Error(`${first.code}: ${first.message}`);
+    }
+    return body.result;
+  }
+}
+
+export default {
+  fetch() {
+    return new Response("the fake Workers AI binding answers RPC only", { status: 404 });
+  },
+};
