@@ -12,17 +12,37 @@ import { listenOnLoopback } from "./listen.ts";
  *   POST /login/{tenant|botframework.com}/oauth2/v2.0/token  grant_type=client_credentials, client_id,
  *        client_secret, scope=https://api.botframework.com/.default → {token_type, expires_in, access_token}
  *        (wrong secret → 401 {error: "invalid_client"})
- *   POST /v3/conversations/{id}/activities[/{replyToId}]    {type, text, textFormat} → {id}
+ *   POST /v3/conversations/{id}/activities[/{replyToId}]    {type, text, textFormat} → {id}; with a
+ *        `streaminfo` entity: Teams' native streaming in personal chats (see streamActivity)
+ *   PUT  /v3/conversations/{id}/activities/{activityId}     edit a posted message (counted in `updates`)
+ *   DELETE /v3/conversations/{id}/activities/{activityId}
  * Connector calls need `Authorization: Bearer <a token the token endpoint issued>`; revoked → 401.
  *
  * Control endpoints (tests in workerd call these by plain fetch):
  *   POST /_control/sign {audience?, serviceUrl?, issuer?, expiresInSeconds?, forged?, kid?, entraTenant?} → {token}
  *   POST /_control/rotate      new Bot Framework signing key; the old one is retired
- *   POST /_control/script {api: "send"|"token", times?, status?, retryAfter?}
+ *   POST /_control/script {api: "send"|"token"|"stream"|"final"|"update"|"delete", times?, status?, retryAfter?,
+ *        drop?, conversation?}   drop: do the call, then cut the connection before answering (outcome unknown)
  *   POST /_control/revoke-tokens
- *   GET  /_control/activities?conversation=   posted activities {id, conversation, type, text, at}
+ *   GET  /_control/activities?conversation=   posted activities {id, conversation, type, text, at,
+ *        streamId?, streamType?, streamSequence?, updates?, deleted?}
  *   POST /_control/reset
  */
+
+interface FakeActivityRecord {
+  id: string;
+  conversation: string;
+  replyToId?: string;
+  type: string;
+  text?: string;
+  at: number;
+  streamId?: string;
+  streamType?: string;
+  streamSequence?: number;
+  /** PUT edits applied to a posted message. */
+  updates?: number;
+  deleted?: boolean;
+}
 
 export interface FakeMsTeamsApi {
   url: string;
@@ -46,8 +66,52 @@ async function newSigningKey(prefix: string): Promise<SigningKey> {
 export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
   let botKey = await newSigningKey("bf");
   const entraKey = await newSigningKey("entra");
-  let activities: Array<{ id: string; conversation: string; replyToId?: string; type: string; text?: string; at: number }> = [];
-  let scripts: Array<{ api: string; times: number; status?: number; retryAfter?: number }> = [];
+  let activities: FakeActivityRecord[] = [];
+  let scripts: Array<{ api: string; times: number; status?: number; retryAfter?: number; drop?: boolean; conversation?: string }> = [];
+  /** Native streams (personal chats only): id → sequence seen, text shown, ended. */
+  let streams = new Map<string, { conversation: string; sequence: number; text: string; ended: boolean }>();
+
+  /**
+   * Teams' streaming rules as documented: personal chats only; the first update (no streamId) opens
+   * a stream whose id is the answer; each later update names it with a higher streamSequence, and
+   * `streaming` text must extend what was shown; the `final` message ends it once; anything into an
+   * ended stream is refused 403 ContentStreamNotAllowed.
+   */
+  function streamActivity(res: ServerResponse, conversation: string, body: { type?: string; text?: string }, info: { streamId?: string; streamType?: string; streamSequence?: number }) {
+    const script = scripted(info.streamType === "final" ? "final" : "stream", conversation);
+    if (script?.status) return json(res, script.status, { error: { code: script.status === 403 ? "ContentStreamNotAllowed" : "ServiceError", message: "scripted" } });
+    if (!conversation.startsWith("a:")) return json(res, 403, { error: { code: "ContentStreamNotAllowed", message: "streaming is only supported in personal chats" } });
+    const refuse = (status: number, code: string, message: string) => json(res, status, { error: { code, message } });
+    if (info.streamType === "final") {
+      const stream = info.streamId ? streams.get(info.streamId) : undefined;
+      if (!stream || stream.conversation !== conversation) return refuse(400, "BadRequest", "unknown stream");
+      if (stream.ended) return refuse(403, "ContentStreamNotAllowed", "Content stream is not allowed on an already completed streamed message");
+      if (body.type !== "message") return refuse(400, "BadRequest", "a final stream activity is a message");
+      stream.ended = true;
+      activities.push({ id: info.streamId!, conversation, type: "message", text: body.text, streamId: info.streamId, streamType: "final", at: Date.now() });
+      return script?.drop ? res.destroy() : json(res, 201, { id: info.streamId });
+    }
+    if (body.type !== "typing" || (info.streamType !== "informative" && info.streamType !== "streaming")) return refuse(400, "BadRequest", "stream updates are typing activities");
+    if (!Number.isInteger(info.streamSequence) || info.streamSequence! < 1) return refuse(400, "BadRequest", "streamSequence required");
+    let id = info.streamId;
+    if (!id) {
+      if (info.streamSequence !== 1) return refuse(400, "BadRequest", "a new stream starts at streamSequence 1");
+      if ([...streams.values()].some((s) => s.conversation === conversation && !s.ended)) return refuse(403, "ContentStreamNotAllowed", "one stream per chat at a time");
+      id = `1${Date.now()}${Math.floor(Math.random() * 1000)}`;
+      streams.set(id, { conversation, sequence: 0, text: "", ended: false });
+    }
+    const stream = streams.get(id);
+    if (!stream || stream.conversation !== conversation) return refuse(400, "BadRequest", "unknown stream");
+    if (stream.ended) return refuse(403, "ContentStreamNotAllowed", "Content stream is not allowed on an already completed streamed message");
+    if (info.streamSequence! <= stream.sequence) return refuse(400, "BadRequest", "streamSequence out of order");
+    if (info.streamType === "streaming") {
+      if (!(body.text ?? "").startsWith(stream.text)) return refuse(403, "ContentStreamNotAllowed", "streamed text must include what was streamed before");
+      stream.text = body.text ?? "";
+    }
+    stream.sequence = info.streamSequence!;
+    activities.push({ id: `t-${randomUUID()}`, conversation, type: "typing", text: body.text, streamId: id, streamType: info.streamType, streamSequence: info.streamSequence, at: Date.now() });
+    return script?.drop ? res.destroy() : json(res, 201, { id });
+  }
   let tokens = new Set<string>();
   let baseUrl = "";
 
@@ -55,8 +119,9 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
     res.end(JSON.stringify(body));
   };
-  const scripted = (api: string) => {
-    const script = scripts.find((s) => s.api === api && s.times > 0);
+  /** The next scripted answer for `api`; a script naming a conversation applies only there (tests run in parallel). */
+  const scripted = (api: string, conversation?: string) => {
+    const script = scripts.find((s) => s.api === api && s.times > 0 && (!s.conversation || s.conversation === conversation?.split(";messageid=")[0]));
     if (script) script.times -= 1;
     return script;
   };
@@ -90,7 +155,7 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
             botKey = await newSigningKey("bf");
             return json(res, 200, { kid: botKey.kid });
           case "/_control/script":
-            scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined });
+            scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined, drop: body.drop === true, ...(typeof body.conversation === "string" ? { conversation: body.conversation } : {}) });
             return json(res, 200, { ok: true });
           case "/_control/revoke-tokens":
             tokens = new Set();
@@ -102,6 +167,7 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
           case "/_control/reset":
             activities = [];
             scripts = [];
+            streams = new Map();
             return json(res, 200, { ok: true });
         }
         return json(res, 404, { error: "unknown control endpoint" });
@@ -129,20 +195,40 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
       }
 
       const send = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(path);
-      if (send && req.method === "POST") {
+      if (send && (req.method === "POST" || req.method === "PUT" || req.method === "DELETE")) {
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
         if (!tokens.has(token)) return json(res, 401, { message: "Authorization has been denied for this request." });
-        const body = JSON.parse(raw) as { type?: string; text?: string };
+        const conversation = decodeURIComponent(send[1]!);
+        const base = conversation.split(";messageid=")[0]!;
+        const target = send[2] ? decodeURIComponent(send[2]) : undefined;
+        if (req.method === "PUT" || req.method === "DELETE") {
+          const script = scripted(req.method === "PUT" ? "update" : "delete", conversation);
+          if (script?.status) return json(res, script.status, { error: { code: "ServiceError", message: "scripted" } }, script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
+          const existing = activities.find((a) => a.id === target && a.conversation.split(";messageid=")[0] === base && a.type === "message");
+          if (!existing || existing.deleted) return json(res, 404, { error: { code: "NotFound", message: "activity not found" } });
+          if (req.method === "DELETE") {
+            existing.deleted = true;
+            return json(res, 200, {});
+          }
+          const body = JSON.parse(raw) as { text?: string };
+          existing.text = body.text;
+          existing.updates = (existing.updates ?? 0) + 1;
+          const reply = () => json(res, 200, { id: existing.id });
+          return script?.drop ? res.destroy() : reply();
+        }
+        const body = JSON.parse(raw) as { type?: string; text?: string; id?: string; entities?: Array<{ type?: string; streamId?: string; streamType?: string; streamSequence?: number }> };
+        const info = body.entities?.find((e) => e.type === "streaminfo");
+        if (info) return streamActivity(res, conversation, body, info);
         if (body.type === "typing") {
-          activities.push({ id: `t-${randomUUID()}`, conversation: decodeURIComponent(send[1]!), type: "typing", at: Date.now() });
+          activities.push({ id: `t-${randomUUID()}`, conversation, type: "typing", at: Date.now() });
           return json(res, 200, {});
         }
-        const script = scripted("send");
+        const script = scripted("send", conversation);
         if (script?.status) return json(res, script.status, { error: { code: "ServiceError", message: "scripted" } }, script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
         if ((body.text ?? "").length > 28_000) return json(res, 413, { error: { code: "MessageSizeTooBig", message: "too big" } });
         const id = `1${Date.now()}${Math.floor(Math.random() * 1000)}`;
-        activities.push({ id, conversation: decodeURIComponent(send[1]!), replyToId: send[2], type: body.type ?? "message", text: body.text, at: Date.now() });
-        return json(res, 201, { id });
+        activities.push({ id, conversation, replyToId: target, type: body.type ?? "message", text: body.text, at: Date.now() });
+        return script?.drop ? res.destroy() : json(res, 201, { id });
       }
       return json(res, 404, { error: { code: "NotFound", message: `no route ${req.method} ${path}` } });
     } catch (error) {

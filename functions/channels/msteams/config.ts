@@ -39,6 +39,20 @@ export const DEFAULT_SERVICE_URL_HOSTS = [
   "*.infra.gov.teams.microsoft.us",
 ];
 
+/**
+ * `streaming` (OpenClaw concepts/streaming; Teams defaults to "partial"): partial → personal chats
+ * stream natively (typing activities with streaminfo), groups and channels show a posted message
+ * edited in place; progress → personal chats show Teams' informative progress bar with tool steps;
+ * block and off → replies arrive whole. `chunkMode` as `chunkMode` at the root (which it overrides).
+ */
+export const msTeamsStreamingSchema = z
+  .object({
+    mode: z.enum(["off", "partial", "block", "progress"]).default("partial"),
+    chunkMode: z.enum(["length", "newline"]).optional(),
+    progress: z.object({ toolProgress: z.boolean().default(true) }).loose().prefault({}),
+  })
+  .loose();
+
 const federatedRefused = z
   .unknown()
   .optional()
@@ -63,6 +77,10 @@ const accountFields = {
   mediaMaxMb: z.number().positive().optional(),
   textChunkLimit: z.number().int().min(100).max(MSTEAMS_TEXT_LIMIT).optional(),
   chunkMode: z.enum(["length", "newline"]).optional(),
+  streaming: z
+    .object({ mode: z.enum(["off", "partial", "block", "progress"]).optional(), chunkMode: z.enum(["length", "newline"]).optional(), progress: z.object({ toolProgress: z.boolean().optional() }).loose().optional() })
+    .loose()
+    .optional(),
   openIdMetadataUrl: z.url().optional(),
   loginBaseUrl: z.url().optional(),
   serviceUrlAllowlist: z.array(z.string().min(1)).optional(),
@@ -79,6 +97,7 @@ export const msTeamsChannelSchema = channelAccessSchema.safeExtend({
   mediaMaxMb: z.number().positive().default(20),
   textChunkLimit: z.number().int().min(100).max(MSTEAMS_TEXT_LIMIT).default(MSTEAMS_TEXT_LIMIT),
   chunkMode: z.enum(["length", "newline"]).default("length"),
+  streaming: msTeamsStreamingSchema.prefault({}),
   openIdMetadataUrl: z.url().default("https://login.botframework.com/v1/.well-known/openidconfiguration"),
   loginBaseUrl: z.url().default("https://login.microsoftonline.com"),
   serviceUrlAllowlist: z.array(z.string().min(1)).default(DEFAULT_SERVICE_URL_HOSTS),

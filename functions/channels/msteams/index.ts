@@ -13,7 +13,8 @@ export const msTeamsAdapter: ChannelAdapter = {
     return msTeamsAccountFor(config, accountId)?.textChunkLimit ?? MSTEAMS_TEXT_LIMIT;
   },
   chunkMode(config, accountId) {
-    return msTeamsAccountFor(config, accountId)?.chunkMode ?? "length";
+    const account = msTeamsAccountFor(config, accountId);
+    return account?.streaming.chunkMode ?? account?.chunkMode ?? "length";
   },
   send: sendTeamsMessage,
   reconcile: reconcileTeamsMessage,

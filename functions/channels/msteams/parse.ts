@@ -120,7 +120,7 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
       to: base,
       ...(threadRoot ? { threadId: threadRoot } : {}),
       replyToMessageId: activity.id,
-      extra: { serviceUrl: activity.serviceUrl },
+      extra: { serviceUrl: activity.serviceUrl, conversationType: chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat" },
     },
   });
 }

@@ -32,7 +32,7 @@ describe("Microsoft Teams end to end", () => {
     expect(await recorded(scenario)).toEqual([]);
   });
 
-  it("an approved user gets one answer per activity, delivered three times, after a typing activity", async () => {
+  it("an approved user gets one answer per activity, delivered three times, after a typing activity and a native stream", async () => {
     const user = uniqueId("aad-u");
     await approve(user);
     const conversation = `a:${uniqueId("dm")}`;
@@ -43,7 +43,14 @@ describe("Microsoft Teams end to end", () => {
     expect(deliveries.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual(["accepted", "duplicate", "duplicate"]);
     await settlesTo(conversation, ["**Status**\nAll **good** here."]);
-    expect((await teamsActivities(conversation)).map((a) => a.type)).toEqual(["typing", "message"]);
+    const shown = await teamsActivities(conversation);
+    expect(shown[0]).toMatchObject({ type: "typing" });
+    expect(shown[0]!.streamId).toBeUndefined();
+    expect(shown.filter((a) => a.type === "message")).toHaveLength(1);
+    // streaming.mode "partial" (the default): the answer is a stream, ended by its final message.
+    const final = shown.at(-1)!;
+    expect(final).toMatchObject({ type: "message", streamType: "final" });
+    expect(shown.filter((a) => a.streamType === "streaming").every((a) => a.streamId === final.streamId)).toBe(true);
     expect(await recorded(scenario)).toHaveLength(1);
   });
 

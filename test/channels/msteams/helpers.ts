@@ -84,6 +84,11 @@ export interface FakeActivity {
   conversation: string;
   type: string;
   text?: string;
+  streamId?: string;
+  streamType?: string;
+  streamSequence?: number;
+  updates?: number;
+  deleted?: boolean;
 }
 
 export async function teamsActivities(conversation: string): Promise<FakeActivity[]> {
@@ -92,10 +97,10 @@ export async function teamsActivities(conversation: string): Promise<FakeActivit
 }
 
 export async function messageTexts(conversation: string): Promise<string[]> {
-  return (await teamsActivities(conversation)).filter((a) => a.type === "message").map((a) => a.text ?? "");
+  return (await teamsActivities(conversation)).filter((a) => a.type === "message" && !a.deleted).map((a) => a.text ?? "");
 }
 
-export async function scriptTeams(script: { api: "send" | "token"; times?: number; status?: number; retryAfter?: number }) {
+export async function scriptTeams(script: { api: "send" | "token" | "stream" | "final" | "update" | "delete"; times?: number; status?: number; retryAfter?: number; drop?: boolean; conversation?: string }) {
   await fetch(`${fakeTeams()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
