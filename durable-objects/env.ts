@@ -4,6 +4,7 @@ import type { SessionDO } from "./session.ts";
 import type { MetricsShardDO } from "./metrics-shard.ts";
 import type { SchedulerDO } from "./scheduler.ts";
 import type { MemoryIndexDO } from "./memory-index.ts";
+import type { CompanionDO } from "./companion.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
@@ -18,6 +19,8 @@ export interface Env {
   SCHEDULER: DurableObjectNamespace<SchedulerDO>;
   /** One memory index keeper per agent (durable-objects/memory-index.ts): debounced reindex after writes. */
   MEMORY_INDEX: DurableObjectNamespace<MemoryIndexDO>;
+  /** One per companion deployment (durable-objects/companion.ts): lease + epoch, connector state, last status. */
+  COMPANION: DurableObjectNamespace<CompanionDO>;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

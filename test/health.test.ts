@@ -7,7 +7,8 @@ describe("health", () => {
   it("answers live", async () => {
     const res = await SELF.fetch("https://edgeclaw.test/health");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, status: "live" });
+    // The test config has a polling Telegram account, so the companion's deployments are reported too.
+    expect(await res.json()).toMatchObject({ ok: true, status: "live", companion: { deployments: expect.any(Array) } });
   });
 
   it("reaches Postgres through the Neon driver", async () => {

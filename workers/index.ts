@@ -8,6 +8,9 @@ import { SchedulerDO } from "../durable-objects/scheduler.ts";
 import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
 import { hooks } from "./hooks.ts";
 import { MemoryIndexDO } from "../durable-objects/memory-index.ts";
+import { CompanionDO } from "../durable-objects/companion.ts";
+import { companionApi } from "./companion-api.ts";
+import { companionHealth } from "./companion-health.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { admin } from "./admin.ts";
@@ -17,14 +20,16 @@ import { metrics } from "./metrics.ts";
 
 export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
 export { MemoryIndexDO };
+export { CompanionDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
-app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+app.get("/health", async (c) => c.json({ ok: true, status: "live", ...(await companionHealth(c.env)) }));
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
 app.route("/", metrics);
 app.route("/internal", internalIngress);
+app.route("/internal/companion", companionApi);
 app.route("/", hooks);
 // Every registered channel's webhook path(s), from config, through the one generic handler.
 app.use("*", channelWebhooks());

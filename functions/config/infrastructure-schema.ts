@@ -31,10 +31,31 @@ export const companionSchema = z
           channels: z.array(companionChannelId).min(1),
           /** Account ids (e.g. "default", "work") the key may speak for; absent = every account of its channels. */
           accounts: z.array(z.string().min(1)).min(1).optional(),
+          /**
+           * The companion deployment this key belongs to: its lease, epoch, connector state and status
+           * (durable-objects/companion.ts). Absent = the key id. Give the old and the new key of a
+           * rotation the same name, so a companion on the new key waits for the one on the old key.
+           */
+          deployment: z.string().regex(/^[\w.-]{1,64}$/).optional(),
         }),
       )
       .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: [] }]),
     maxBodyBytes: z.number().int().positive().default(1024 * 1024),
+    /** Events in one `POST /internal/companion/events`; a larger batch is 413 (the companion sends at most this many). */
+    maxEventsPerRequest: z.number().int().positive().max(1000).default(100),
+    /** How long a companion's lease lasts without renewal (it renews every third of this); then another instance may take over. */
+    leaseTtlMs: z.number().int().min(3_000).max(600_000).default(30_000),
+    /** Bytes one connector state value may hold (cursor, resume token, session id). */
+    maxStateValueBytes: z.number().int().positive().max(2 * 1024 * 1024).default(64 * 1024),
+    /** Where the Worker reaches the companion's `POST /v1/outbound` (session-bound sends); unset = no outbound through the companion. */
+    url: z.url().optional(),
+    /** Keys the Worker signs `/v1/outbound` with (the other direction's secret); the first signs, all are accepted by the companion during a rotation. */
+    outboundKeys: z
+      .array(z.object({ id: z.string().min(1), secret: secretInputSchema }))
+      .min(1)
+      .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_OUTBOUND_SECRET" } }]),
+    /** One outbound command's wait for the companion's answer. */
+    outboundTimeoutMs: z.number().int().positive().max(120_000).default(15_000),
   })
   .prefault({});
 

@@ -10,7 +10,14 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
   return {
     gateway: { auth: { token: "test-gateway-token" } },
     // The signed internal ingress (test/workers/internal-ingress.test.ts): one key, two channels.
-    companion: { ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan"] }] },
+    companion: {
+      ingressKeys: [
+        { id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan"] },
+        // test/workers/companion-api.test.ts: one key for the polling Telegram account only, one for every Telegram account.
+        { id: "tgpoll", secret: { source: "env", id: "TEST_COMPANION_TGPOLL_SECRET" }, channels: ["telegram"], accounts: ["poll"], deployment: "tgpoll" },
+        { id: "tgall", secret: { source: "env", id: "TEST_COMPANION_TGALL_SECRET" }, channels: ["telegram"] },
+      ],
+    },
     // GET /metrics (test/metrics/): a scrape-only token, and counters handed over without delay.
     diagnostics: { metrics: { token: { source: "env", id: "TEST_METRICS_TOKEN" }, coalesceMs: 20, flushIntervalMs: 0 } },
     // Inbound hooks (test/automation/hooks.test.ts): their own token, one mapping with templates.
@@ -254,6 +261,8 @@ function telegramTestChannel(fakeTelegramUrl: string): Record<string, unknown> {
     },
     accounts: {
       default: {},
+      // Long-polled by the companion (mode "polling"): no webhook path is served for it.
+      poll: { mode: "polling", botToken: { source: "env", id: "TEST_TELEGRAM_POLL_BOT_TOKEN" }, webhookPath: "/telegram-webhook/poll" },
       partial: {
         webhookPath: "/telegram-webhook/partial",
         botToken: { source: "env", id: "TEST_TELEGRAM_PARTIAL_BOT_TOKEN" },

@@ -47,3 +47,15 @@ export function authorizeIngressEnvelope(key: IngressKeyGrant, envelope: Inbound
 function refuse(reason: string): IngressAuthorization {
   return { ok: false, reason };
 }
+
+/**
+ * Whether a key may speak for one account of one channel at all (the socket endpoints: accounts,
+ * events, state). The same rules as for an envelope: never an operator channel, only the key's
+ * channels, and only its accounts when it lists them.
+ */
+export function authorizeSocketAccount(key: IngressKeyGrant, channel: string, accountId: string): IngressAuthorization {
+  if (isOperatorChannel(channel)) return refuse(`channel "${channel}" is the operator's own and never comes through the companion`);
+  if (!key.channels.includes(channel)) return refuse(`ingress key "${key.id}" may not speak for channel "${channel}"`);
+  if (key.accounts && !key.accounts.includes(accountId)) return refuse(`ingress key "${key.id}" may not speak for account "${accountId}" of "${channel}"`);
+  return { ok: true };
+}

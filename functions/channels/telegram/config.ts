@@ -13,7 +13,8 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
  * Defaults from the docs: webhookPath `/telegram-webhook`, textChunkLimit 4000 (Telegram takes at
  * most 4096 characters per message), streaming.mode `progress`, replyToMode `off`, mediaMaxMb 100,
  * linkPreview on. `apiRoot` is the Bot API root without `/bot` (self-hosted Bot API servers, proxies,
- * and the local simulator and tests). Webhook mode only: the Worker never long-polls.
+ * and the local simulator and tests). The Worker never long-polls: `mode: "polling"` accounts are
+ * polled by the companion (socket.ts), which forwards each raw Update.
  *
  * edgeclaw additions: `botUsername` (the bot's @name for mention gating; the Worker never calls
  * getMe on the ack path — `npx edgeclaw channels telegram info` prints it) and the env fallback
@@ -79,6 +80,14 @@ const telegramAccountFields = {
     .string()
     .regex(/^@?[A-Za-z0-9_]{3,64}$/, { message: "a Telegram username (letters, digits, _)" })
     .optional(),
+  /**
+   * edgeclaw's: how updates arrive. "webhook" (default, today's behaviour): Telegram POSTs to the
+   * Worker. "polling": the companion long-polls getUpdates and forwards each update (for users who
+   * cannot expose a public URL); the Worker then serves no webhook path for the account.
+   */
+  mode: z.enum(["webhook", "polling"]).optional(),
+  /** Polling only: seconds one getUpdates call waits for updates (Bot API `timeout`). */
+  pollTimeoutSeconds: z.number().int().min(0).max(50).optional(),
   webhookUrl: z.url().optional(),
   webhookSecret: secretInputSchema.optional(),
   webhookPath: webhookPathSchema.optional(),
@@ -98,6 +107,8 @@ export const telegramChannelSchema = channelAccessSchema.safeExtend({
   ...telegramAccountFields,
   allowFrom: telegramAllowListSchema.default([]),
   webhookPath: webhookPathSchema.default("/telegram-webhook"),
+  mode: z.enum(["webhook", "polling"]).default("webhook"),
+  pollTimeoutSeconds: z.number().int().min(0).max(50).default(30),
   apiRoot: z.url().default("https://api.telegram.org"),
   replyToMode: telegramReplyToModeSchema.default("off"),
   implicitMentions: z.object({ replyToBot: z.boolean().default(true) }).loose().prefault({}),
@@ -146,13 +157,13 @@ export function telegramAccount(telegram: TelegramChannelConfig, accountId: stri
   return { ...(merged as TelegramChannelConfig), accountId, isDefault };
 }
 
-/** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
+/** Enabled webhook-mode accounts by `webhookPath` (polling accounts belong to the companion); a second account on a path already taken is not served (`onClash`). */
 export function telegramWebhookAccounts(telegram: TelegramChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, TelegramAccount> {
   const byPath = new Map<string, TelegramAccount>();
   if (!telegram.enabled) return byPath;
   for (const accountId of telegramAccountIds(telegram)) {
     const account = telegramAccount(telegram, accountId);
-    if (!account.enabled) continue;
+    if (!account.enabled || account.mode !== "webhook") continue;
     if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
     else byPath.set(account.webhookPath, account);
   }

@@ -5,6 +5,7 @@ import { fetchTelegramFile } from "./files.ts";
 import { telegramProgress } from "./progress.ts";
 import { reconcileTelegramMessage, sendTelegramMessage } from "./send.ts";
 import { telegramWebhook } from "./webhook.ts";
+import { telegramSocket } from "./socket.ts";
 
 /** Replies through the Bot API (sendMessage, HTML); no idempotency key and no history to look in (send.ts). */
 export const telegramAdapter: ChannelAdapter = {
@@ -35,11 +36,15 @@ const setupSteps = `1. In Telegram, talk to **@BotFather** (check the name), sen
 5. Check it: \`npx edgeclaw channels telegram info\`. Try it first with no account at all:
    \`EDGECLAW_SIMULATE=1 npm run dev\`, then \`npx edgeclaw simulate telegram "hello"\`.`;
 
-/** Telegram in webhook mode: `setWebhook` with a secret token → the Worker; replies via the Bot API. */
+/**
+ * Telegram in webhook mode (`setWebhook` with a secret token → the Worker) or, per account with
+ * `mode: "polling"`, long-polled by the companion (socket.ts); replies via the Bot API either way.
+ */
 export const telegramChannel: ChannelDefinition = {
   id: "telegram",
   configSchema: telegramChannelSchema,
   webhook: telegramWebhook,
+  socket: telegramSocket as ChannelDefinition["socket"],
   outbound: telegramAdapter,
   setup: { title: "Connect Telegram", steps: setupSteps },
 };

@@ -1,0 +1,127 @@
+import { DurableObject } from "cloudflare:workers";
+
+/**
+ * One companion deployment's durable side (named by `companion.ingressKeys[].deployment`, default the
+ * key id). Its one job: the lease that lets exactly one companion process run the deployment's
+ * connectors, the epoch that fences a stale holder, the connectors' state (cursors, resume tokens,
+ * session ids) written only under the current epoch, and the last status report for /health.
+ *
+ * Epochs only grow: every acquire takes the next one, so a process that lost its lease (paused,
+ * partitioned, rolled over) can never write again with the epoch it still holds.
+ */
+export type LeaseAnswer = { ok: true; epoch: number; ttlMs: number } | { ok: false; holder: string; retryAfterMs: number };
+
+export interface ConnectorReport {
+  channel: string;
+  accountId: string;
+  state: string;
+  lastEventAt?: number;
+  lastError?: string;
+}
+
+export interface CompanionStatus {
+  instance: string;
+  leaseEpoch: number;
+  /** Unix ms of the report. */
+  reportedAt: number;
+  /** Whether the instance still holds the lease now. */
+  leaseHeld: boolean;
+  connectors: ConnectorReport[];
+}
+
+interface LeaseRow {
+  holder: string;
+  epoch: number;
+  expires_at: number;
+  [column: string]: SqlStorageValue;
+}
+
+export class CompanionDO extends DurableObject<Record<string, unknown>> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS connector_state (channel TEXT NOT NULL, account_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (channel, account_id, key))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL)`);
+  }
+
+  /**
+   * acquire: free, expired or already ours → the next epoch. renew: still ours → same epoch, new
+   * expiry (a lapsed lease nobody took since is still ours: no other epoch can have written). release:
+   * ours → expires now, so the next instance need not wait out the ttl.
+   */
+  lease(instanceId: string, action: "acquire" | "renew" | "release", ttlMs: number): LeaseAnswer {
+    const now = Date.now();
+    const current = this.currentLease();
+    const ours = current?.holder === instanceId;
+    const free = !current || current.expires_at <= now;
+    if (action === "release") {
+      if (current && ours) this.sql.exec(`UPDATE lease SET expires_at = ? WHERE id = 1`, now);
+      return { ok: true, epoch: current?.epoch ?? 0, ttlMs: 0 };
+    }
+    if (action === "renew") {
+      if (!current || !ours) return this.refusal(current, now);
+      this.sql.exec(`UPDATE lease SET expires_at = ? WHERE id = 1`, now + ttlMs);
+      return { ok: true, epoch: current.epoch, ttlMs };
+    }
+    if (!free && !ours) return this.refusal(current, now);
+    const epoch = (current?.epoch ?? 0) + 1;
+    this.sql.exec(`INSERT INTO lease (id, holder, epoch, expires_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, epoch = excluded.epoch, expires_at = excluded.expires_at`, instanceId, epoch, now + ttlMs);
+    return { ok: true, epoch, ttlMs };
+  }
+
+  getState(channel: string, accountId: string, key: string): string | null {
+    const row = this.sql.exec<{ value: string }>(`SELECT value FROM connector_state WHERE channel = ? AND account_id = ? AND key = ?`, channel, accountId, key).toArray()[0];
+    return row?.value ?? null;
+  }
+
+  /** false: `epoch` is not the live lease's (a stale writer), nothing written. */
+  putState(epoch: number, channel: string, accountId: string, key: string, value: string | null): boolean {
+    if (!this.isLive(epoch)) return false;
+    if (value === null) this.sql.exec(`DELETE FROM connector_state WHERE channel = ? AND account_id = ? AND key = ?`, channel, accountId, key);
+    else {
+      this.sql.exec(
+        `INSERT INTO connector_state (channel, account_id, key, value, epoch) VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, account_id, key) DO UPDATE SET value = excluded.value, epoch = excluded.epoch`,
+        channel,
+        accountId,
+        key,
+        value,
+        epoch,
+      );
+    }
+    return true;
+  }
+
+  /** false: stale epoch or another instance (its report would hide the live one's). */
+  report(epoch: number, instanceId: string, connectors: ConnectorReport[]): boolean {
+    const current = this.currentLease();
+    if (!this.isLive(epoch) || current?.holder !== instanceId) return false;
+    const report = { instance: instanceId, leaseEpoch: epoch, reportedAt: Date.now(), connectors };
+    this.sql.exec(`INSERT INTO status (id, report) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET report = excluded.report`, JSON.stringify(report));
+    return true;
+  }
+
+  status(): CompanionStatus | null {
+    const row = this.sql.exec<{ report: string }>(`SELECT report FROM status WHERE id = 1`).toArray()[0];
+    if (!row) return null;
+    const report = JSON.parse(row.report) as Omit<CompanionStatus, "leaseHeld">;
+    const current = this.currentLease();
+    const leaseHeld = current !== undefined && current.holder === report.instance && current.epoch === report.leaseEpoch && current.expires_at > Date.now();
+    return { ...report, leaseHeld };
+  }
+
+  private isLive(epoch: number): boolean {
+    const current = this.currentLease();
+    return current !== undefined && current.epoch === epoch && current.expires_at > Date.now();
+  }
+
+  private currentLease(): LeaseRow | undefined {
+    return this.sql.exec<LeaseRow>(`SELECT holder, epoch, expires_at FROM lease WHERE id = 1`).toArray()[0];
+  }
+
+  private refusal(current: LeaseRow | undefined, now: number): LeaseAnswer {
+    return { ok: false, holder: current?.holder ?? "", retryAfterMs: Math.max(0, (current?.expires_at ?? now) - now) };
+  }
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+/**
+ * The bodies of `/internal/companion/*` (COMPANION.md "Wire"): what the companion sends and what
+ * the Worker answers. zod on the Worker side because these bytes come from outside (a signed but
+ * possibly buggy or leaked-key sender); the companion validates the answers with its own copy.
+ */
+
+const id = z.string().min(1).max(200);
+
+export const socketEventSchema = z.object({
+  /** The platform's stable id for the event (keys the companion's outbox row). */
+  eventId: id,
+  payload: z.unknown(),
+  /** Unix ms the companion received it. */
+  receivedAt: z.number().int().nonnegative(),
+});
+
+export const eventsRequestSchema = z.object({
+  channel: id,
+  accountId: id,
+  events: z.array(socketEventSchema).min(1),
+});
+export type EventsRequest = z.infer<typeof eventsRequestSchema>;
+
+/**
+ * Per event: "stored" = every envelope parse produced is accepted, duplicate or unrouted (or there
+ * was none); only then may the companion delete its outbox row. "failed" with `permanent` = the
+ * event can never be stored (not the platform's shape); the companion dead-letters it instead of
+ * retrying forever.
+ */
+export type EventResult =
+  /** `outcomes`: what each envelope became (for logs and figures; the companion needs only `status`). */
+  | { eventId: string; status: "stored"; outcomes: Array<"accepted" | "duplicate" | "unrouted"> }
+  | { eventId: string; status: "failed"; error: string; permanent?: true };
+
+export const leaseRequestSchema = z.object({
+  instanceId: id,
+  action: z.enum(["acquire", "renew", "release"]),
+});
+
+export const statePutSchema = z.object({
+  epoch: z.number().int().positive(),
+  channel: id,
+  accountId: id,
+  key: id,
+  value: z.string().nullable(),
+});
+
+export const stateQuerySchema = z.object({ channel: id, accountId: id, key: id });
+
+export const statusReportSchema = z.object({
+  epoch: z.number().int().positive(),
+  instanceId: id,
+  connectors: z
+    .array(
+      z.object({
+        channel: id,
+        accountId: id,
+        state: z.string().min(1).max(40),
+        lastEventAt: z.number().int().nonnegative().optional(),
+        lastError: z.string().max(500).optional(),
+      }),
+    )
+    .max(500),
+});

@@ -1,0 +1,35 @@
+import type { Env } from "./env.ts";
+import { configFromEnv } from "../functions/config/load.ts";
+import { allSocketAccounts } from "../functions/channels/companion/socket-accounts.ts";
+import { authorizeSocketAccount } from "../functions/channels/companion/authorize.ts";
+import type { CompanionStatus } from "../durable-objects/companion.ts";
+import { companionStub } from "./companion-signed.ts";
+
+type DeploymentHealth = (CompanionStatus & { deployment: string }) | { deployment: string; instance: null; note: string } | { deployment: string; error: string };
+
+/**
+ * What `GET /health` says about the companion, only when some account is served over it: the last
+ * status report of each deployment that runs such an account (instance, lease epoch, whether the
+ * lease is still held, per-connector state). One deployment → `companion`; several → `companion.deployments`.
+ */
+export async function companionHealth(env: Env): Promise<{ companion?: DeploymentHealth | { deployments: DeploymentHealth[] } }> {
+  const config = configFromEnv(env);
+  const accounts = allSocketAccounts(config, env);
+  if (!accounts.length) return {};
+  const deployments = new Set<string>();
+  for (const key of config.companion.ingressKeys) {
+    if (accounts.some(({ definition, account }) => authorizeSocketAccount(key, definition.id, account.accountId).ok)) deployments.add(key.deployment ?? key.id);
+  }
+  const reports = await Promise.all(
+    [...deployments].map(async (deployment): Promise<DeploymentHealth> => {
+      try {
+        const status = await companionStub(env, deployment).status();
+        return status ? { deployment, ...status } : { deployment, instance: null, note: "no companion has reported yet" };
+      } catch (error) {
+        return { deployment, error: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  if (reports.length === 0) return { companion: { deployment: "", instance: null, note: "socket accounts are configured but no companion.ingressKeys entry speaks for them" } };
+  return { companion: reports.length === 1 ? reports[0]! : { deployments: reports } };
+}
