@@ -46,7 +46,16 @@ export interface DeadLetter {
   text: string;
   error: string | null;
   attempts: number;
+  /** When the event arrived, or the chunk was queued (ms). */
+  at: number;
+  /** Reply chunks can be sent again; events only discarded (their sender was told once already). */
+  retryable: boolean;
 }
+
+/** The answer to an operator's retry or discard of one dead letter. */
+export type DeadLetterActionResult =
+  | { ok: true; kind: "reply" | "event"; id: string; state: "pending" | "unknown" | "discarded" }
+  | { ok: false; status: 404 | 409; reason: string };
 
 /**
  * What a run reports while it works. The OpenAI API and the web chat turn these into SSE; channel

@@ -1,7 +1,8 @@
 import { displayTurns } from "./session/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
-import type { AcceptResult, DeadLetter, RoutedEvent, RunEvent } from "./session-api.ts";
+import type { AcceptResult, DeadLetter, DeadLetterActionResult, RoutedEvent, RunEvent } from "./session-api.ts";
+import { discardDeadLetter, listDeadLetters, retryDeadLetter } from "./session/dead-letter-admin.ts";
 import { SessionState, zeroUsage } from "./session/state.ts";
 import { deliver, mirror } from "./session/delivery.ts";
 import { prune } from "./session/retention.ts";
@@ -99,25 +100,21 @@ export class SessionDO extends DurableObject<Env> {
    * inbound events that failed triage or run setup for good (each told its sender once).
    */
   async deadLetters(): Promise<DeadLetter[]> {
-    const replies = this.s.store.outboxRows("dead").map((row): DeadLetter => ({
-      kind: "reply",
-      id: row.id,
-      channel: row.route.channel,
-      to: row.route.to,
-      text: row.text,
-      error: row.lastError,
-      attempts: row.attempts,
-    }));
-    const events = this.s.store.deadLetteredInbox().map((row): DeadLetter => ({
-      kind: "event",
-      id: row.event.envelope.dedupKey,
-      channel: row.event.envelope.channel,
-      to: row.event.envelope.route.to,
-      text: row.event.envelope.text ?? "",
-      error: row.deadReason ?? null,
-      attempts: row.failures,
-    }));
-    return [...events, ...replies];
+    return listDeadLetters(this.s);
+  }
+
+  /** Sends a dead reply chunk again through the outbox, under its original chunk id (dead-letter-admin.ts). */
+  async retryDeadLetter(id: string): Promise<DeadLetterActionResult> {
+    const result = retryDeadLetter(this.s, id, Date.now());
+    await scheduleAlarm(this.s);
+    return result;
+  }
+
+  /** Drops a dead letter from the list (an event keeps its dedup tombstone). */
+  async discardDeadLetter(id: string): Promise<DeadLetterActionResult> {
+    const result = discardDeadLetter(this.s, id);
+    await scheduleAlarm(this.s);
+    return result;
   }
 
   override async alarm(): Promise<void> {

@@ -10,6 +10,13 @@ export interface OutboxPolicy {
 export const UNDELIVERED_NOTICE = "⚠️ A reply may not have arrived: the connection dropped while it was being sent, and it was not sent again to avoid a duplicate.";
 const UNDELIVERED_SUFFIX = ":undelivered";
 
+/**
+ * Every dead-letter reason for a chunk whose last send may have reached the platform starts with
+ * this. An operator's retry (dead-letter-admin.ts) puts such a chunk back as "unknown", so it is
+ * reconciled (or re-sent under its idempotency key) like any unknown outcome, never sent blindly.
+ */
+export const OUTCOME_UNKNOWN = "outcome unknown";
+
 export interface DeadLetter {
   row: OutboxRow;
   reason: string;
@@ -69,8 +76,8 @@ export async function deliverDueOutbox(args: {
         // Could not ask right now: try reconciling again later.
         const attempts = row.attempts + 1;
         if (attempts >= policy.maxAttempts) {
-          store.updateOutbox(row.id, { state: "dead", attempts, lastError: "outcome unknown and reconcile kept failing" }, now());
-          dead.push({ row, reason: "outcome unknown and reconcile kept failing" });
+          store.updateOutbox(row.id, { state: "dead", attempts, lastError: `${OUTCOME_UNKNOWN} and reconcile kept failing` }, now());
+          dead.push({ row, reason: `${OUTCOME_UNKNOWN} and reconcile kept failing` });
         } else {
           store.updateOutbox(row.id, { state: "unknown", attempts, nextAt: now() + backoff(attempts, policy, random) }, now());
           break;
@@ -84,7 +91,7 @@ export async function deliverDueOutbox(args: {
       if (found.outcome === "untraceable" && !found.idempotent) {
         // No way to know, and a repeat would not be dropped: a duplicate answer is worse than a gap.
         // Record it, tell the user once (never about a notice itself), and move on.
-        const reason = `outcome unknown; ${found.reason}; not re-sent`;
+        const reason = `${OUTCOME_UNKNOWN}; ${found.reason}; not re-sent`;
         store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
         dead.push({ row, reason });
         if (!row.id.endsWith(UNDELIVERED_SUFFIX)) {
@@ -111,7 +118,7 @@ export async function deliverDueOutbox(args: {
     if ("outcomeUnknown" in result) {
       if (adapter.idempotentSends && attempts >= policy.maxAttempts) {
         // Repeats are safe but not endless: the same bound as any other retry.
-        const reason = `outcome unknown after ${attempts} attempts: ${result.error}`;
+        const reason = `${OUTCOME_UNKNOWN} after ${attempts} attempts: ${result.error}`;
         store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
         dead.push({ row, reason });
         continue;

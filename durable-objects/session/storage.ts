@@ -118,6 +118,10 @@ export class SessionStore {
   deadLetteredInbox(): InboxRow[] {
     return this.sql.exec<Row>(`SELECT * FROM inbox WHERE dead_reason IS NOT NULL ORDER BY seq`).toArray().map(toInboxRow);
   }
+  /** An operator discarded this dead letter: the row stays (it is the event's dedup tombstone), the mark goes. */
+  clearInboxDeadReason(dedupKey: string): boolean {
+    return this.sql.exec(`UPDATE inbox SET dead_reason = NULL WHERE dedup_key = ? AND dead_reason IS NOT NULL`, dedupKey).rowsWritten > 0;
+  }
   countInbox(state: InboxState): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state).one().n;
   }
@@ -312,6 +316,10 @@ export class SessionStore {
       settled ? now : null,
       id,
     );
+  }
+  /** An operator discarded this dead reply chunk. Only a dead row can go: a live one is still being delivered. */
+  deleteDeadOutbox(id: string): boolean {
+    return this.sql.exec(`DELETE FROM outbox WHERE id = ? AND state = 'dead'`, id).rowsWritten > 0;
   }
   outboxRows(state?: OutboxState): OutboxRow[] {
     const rows = state
