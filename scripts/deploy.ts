@@ -12,7 +12,7 @@ import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
 import { describeDatabaseError } from "./lib/database-error.ts";
 import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
-import { requiredSecrets } from "./lib/required-secrets.ts";
+import { requiredSecrets } from "../functions/config/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
 
 const args = new Set(process.argv.slice(2));

@@ -16,7 +16,7 @@ import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
 import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
-import { referencedSecretIds } from "./lib/secret-scan.ts";
+import { referencedSecretIds } from "../functions/config/secret-scan.ts";
 import { localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
 import { simulateForDev, type SimulatedDev } from "./simulate/dev.ts";
 

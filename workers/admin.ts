@@ -17,6 +17,9 @@ import { adminAudit } from "./admin-audit.ts";
 import { adminBudgets } from "./admin-budgets.ts";
 import { createLogger } from "../functions/logging/logger.ts";
 import { adminMemory } from "./admin-memory.ts";
+import { adminDeadLetters } from "./admin-dead-letters.ts";
+import { adminOverview } from "./admin-overview.ts";
+import { searchSessions } from "../functions/control/session-search.ts";
 
 /**
  * The operator API under /admin (Bearer = gateway token): pairing, allowlist, sessions, agents,
@@ -36,6 +39,10 @@ admin.route("/system", adminSystem);
 
 // The audit trail: /admin/audit (workers/admin-audit.ts).
 admin.route("/audit", adminAudit);
+
+// For the control page: dead letters across sessions, and read-only overviews (pairing, channel status, spend, config report).
+admin.route("/dead-letters", adminDeadLetters);
+admin.route("/", adminOverview);
 
 function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {
   return c.json({ error: { message, type: "admin_error", code } }, status, headers);
@@ -152,15 +159,10 @@ admin.delete("/allowlist/:channel/:senderId", async (c) => {
 
 admin.get("/sessions", async (c) => {
   const limit = z.coerce.number().int().min(1).max(1000).catch(100).parse(c.req.query("limit") ?? 100);
-  const agent = c.req.query("agent");
-  const rows = await withDb(c.env, (db) =>
-    db
-      .select()
-      .from(sessions)
-      .where(agent ? eq(sessions.agentId, agent) : undefined)
-      .orderBy(desc(sessions.updatedAt))
-      .limit(limit),
-  );
+  // `q`: a fragment of the session key, the channel, or the last message's address / sender id.
+  const query = c.req.query("q");
+  if (query !== undefined && query.length > 200) return fail(c, 400, "invalid_query", "q: at most 200 characters");
+  const rows = await withDb(c.env, (db) => searchSessions(db, { query, agentId: c.req.query("agent"), limit }));
   return c.json({ sessions: rows.map(sessionJson) });
 });
 

@@ -1,5 +1,4 @@
-import { configuredSecrets } from "../../functions/logging/logger.ts";
-import { Redactor } from "../../functions/logging/redact.ts";
+import { secretMasker } from "../../functions/logging/logger.ts";
 import type { DeadLetter, DeadLetterActionResult } from "../session-api.ts";
 import { OUTCOME_UNKNOWN } from "./outbox.ts";
 import type { SessionState } from "./state.ts";
@@ -17,8 +16,8 @@ import type { SessionState } from "./state.ts";
  * (response URLs, which are credentials of their own) is never shown.
  */
 export function listDeadLetters(s: SessionState): DeadLetter[] {
-  const redactor = new Redactor({ secrets: configuredSecrets(s.config, s.env as unknown as Record<string, unknown>), extraPatterns: s.config.logging.redactPatterns, redactSensitive: "off" });
-  const clean = (value: string | null) => (value === null ? null : redactor.string(value));
+  const mask = secretMasker(s.config, s.env as unknown as Record<string, unknown>);
+  const clean = (value: string | null) => (value === null ? null : mask(value));
   const events = s.store.deadLetteredInbox().map((row): DeadLetter => ({
     kind: "event",
     id: row.event.envelope.dedupKey,

@@ -40,6 +40,8 @@ export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: stri
   void recordAuditEvent(s.env, "inbox.dead_letter", {
     sessionKey: s.store.getMeta("sessionKey"),
     seqs: rows.map((row) => row.seq),
+    // The control page's channel status shows each channel's newest failure.
+    channel: rows[0]?.event.envelope.channel,
     reason,
   }).catch((error: unknown) => sessionLog(s, { seqs: rows.map((row) => row.seq) }).error("audit write failed", { error }));
 }

@@ -32,6 +32,11 @@ export function configFromEnv(env: { EDGECLAW_CONFIG?: string }): EdgeclawConfig
   return parsed;
 }
 
+/** The config in force as written (before defaults): what `config check` and the secret scan read. Throws SyntaxError on bad JSON. */
+export function rawConfigFromEnv(env: { EDGECLAW_CONFIG?: string }): unknown {
+  return JSON.parse(env.EDGECLAW_CONFIG ?? bundledConfigJson());
+}
+
 function bundledConfigJson(): string {
   return typeof EDGECLAW_BUNDLED_CONFIG === "undefined" ? "{}" : JSON.stringify(EDGECLAW_BUNDLED_CONFIG);
 }

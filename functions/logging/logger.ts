@@ -88,3 +88,9 @@ export function createLogger(config: EdgeclawConfig, env: Record<string, unknown
     child: (more, texts = []) => createLogger(config, env, { ...context, ...more }, [...sensitiveTexts, ...texts]),
   };
 }
+
+/** Masks every configured secret (never message text): for what operators are shown (control page, admin API). */
+export function secretMasker(config: EdgeclawConfig, env: Record<string, unknown>): (text: string) => string {
+  const redactor = new Redactor({ secrets: configuredSecrets(config, env), extraPatterns: config.logging.redactPatterns, redactSensitive: "off" });
+  return (text) => redactor.string(text);
+}

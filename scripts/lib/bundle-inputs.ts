@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { DEFAULT_WORKSPACE_KEY } from "../../functions/config/bundled-workspace.ts";
 import { ConfigFileError, loadConfigFile, type ConfigLookup, type LoadedConfig } from "./config-file.ts";
-import { plainSecretPaths } from "./secret-scan.ts";
+import { plainSecretPaths } from "../../functions/config/secret-scan.ts";
 import { bundleDefineArgs, DefineTooLargeError } from "./wrangler.ts";
 import { loadWorkspaceSeeds, WorkspaceSeedError, type WorkspaceSeedResult } from "./workspace-seed.ts";
 

@@ -1,4 +1,4 @@
-import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import type { EdgeclawConfig } from "./schema.ts";
 import { referencedSecretIds } from "./secret-scan.ts";
 
 export interface RequiredSecret {
