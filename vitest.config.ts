@@ -25,7 +25,7 @@ export default defineConfig({
           TEST_COMPANION_TGPOLL_SECRET: "test-companion-tgpoll-secret",
           TEST_COMPANION_TGALL_SECRET: "test-companion-tgall-secret",
           TEST_TELEGRAM_POLL_BOT_TOKEN: "7000000003:test-poll-token",
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl"), msteams: inject("fakeMsTeamsUrl") })),
+          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl"), msteams: inject("fakeMsTeamsUrl"), discord: inject("fakeDiscordUrl") })),
           FAKE_WEB_URL: inject("fakeWebUrl"),
           FAKE_DOH_URL: inject("fakeDohUrl"),
           FAKE_SLACK_URL: inject("fakeSlackUrl"),
@@ -65,6 +65,9 @@ export default defineConfig({
           FEISHU_BOT_OPEN_ID: "ou_bot0000000000000000000000000000",
           TEST_FEISHU_PLAIN_APP_SECRET: "test-feishu-plain-secret",
           TEST_FEISHU_PLAIN_VERIFICATION_TOKEN: "test-feishu-plain-token",
+          FAKE_DISCORD_URL: inject("fakeDiscordUrl"),
+          // The default Discord account reads its token from this env fallback (TEST_DISCORD.botToken).
+          DISCORD_BOT_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-default-token",
         },
       },
     })),

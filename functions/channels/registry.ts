@@ -8,6 +8,7 @@ import { lineChannel } from "./line/index.ts";
 import { googleChatChannel } from "./googlechat/index.ts";
 import { feishuChannel } from "./feishu/index.ts";
 import { msTeamsChannel } from "./msteams/index.ts";
+import { discordChannel } from "./discord/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -21,6 +22,7 @@ const builtInChannels: ChannelDefinition[] = [
   googleChatChannel,
   feishuChannel,
   msTeamsChannel,
+  discordChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

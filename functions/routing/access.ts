@@ -1,6 +1,7 @@
 import type { InboundEnvelope } from "../channels/envelope.ts";
 import { z } from "zod";
 import { effectiveChannelAccess, groupEntrySchema, type EffectiveChannelAccess, type GroupEntry } from "../config/channel-access.ts";
+import { guildAccess } from "../config/guild-access.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { isCommandLike } from "../commands/parse.ts";
 import type { AccessStore } from "./access-store.ts";
@@ -114,8 +115,11 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
   if (access.groupPolicy === "disabled") return { kind: "drop", reason: "groupPolicy is disabled" };
 
   const groupMap = groupEntries(input.config, envelope.channel, access);
-  const hasGroupMap = Object.keys(groupMap).length > 0;
-  const entry = lookupGroup(groupMap, envelope);
+  // Discord-style `guilds.<id>.channels.<id>` maps (config/guild-access.ts) take the place of `groups`.
+  const guild = guildAccess(config.channels[envelope.channel], normalizeAccountId(envelope.accountId), envelope);
+  if (guild.configured && guild.refused) return { kind: "drop", reason: guild.reason ?? "not in the guild allowlist" };
+  const hasGroupMap = Object.keys(groupMap).length > 0 || guild.configured;
+  const entry = guild.configured ? guild.entry : lookupGroup(groupMap, envelope);
   if (entry && (entry.enabled === false || entry.allow === false)) return { kind: "drop", reason: "group is disabled in the group allowlist" };
 
   const senderList = entry?.users ?? entry?.allowFrom ?? access.groupAllowFrom ?? (hasGroupMap || access.allowFrom.length === 0 ? undefined : access.allowFrom);
@@ -142,7 +146,8 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
 /** `allowBots` on the group's entry wins over the account/channel setting; DMs use the latter. */
 function botsAllowed(input: AccessInput, access: EffectiveChannelAccess): boolean {
   if (input.envelope.chatType !== "direct") {
-    const entry = lookupGroup(groupEntries(input.config, input.envelope.channel, access), input.envelope);
+    const guild = guildAccess(input.config.channels[input.envelope.channel], normalizeAccountId(input.envelope.accountId), input.envelope);
+    const entry = guild.configured ? guild.entry : lookupGroup(groupEntries(input.config, input.envelope.channel, access), input.envelope);
     if (entry?.allowBots !== undefined) return entry.allowBots;
   }
   return access.allowBots ?? false;

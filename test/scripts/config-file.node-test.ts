@@ -100,12 +100,12 @@ describe("npm run config:check", () => {
 
   it("accepts OpenClaw keys edgeclaw does not implement yet, with a warning naming each", () => {
     const cwd = tempProject({
-      "edgeclaw.json5": `{ agents: { defaults: { sandbox: { mode: "all" } } }, channels: { discord: { dmPolicy: "pairing", token: "\${DISCORD_BOT_TOKEN}" } } }`,
+      "edgeclaw.json5": `{ agents: { defaults: { sandbox: { mode: "all" } } }, channels: { discord: { dmPolicy: "pairing", voice: { enabled: true } } } }`,
     });
     const run = check(cwd);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stderr, /^warning: agents\.defaults\.sandbox: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
-    assert.match(run.stderr, /^warning: channels\.discord\.token: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
+    assert.match(run.stderr, /^warning: channels\.discord\.voice: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
   });
 
   it("wants a real IANA zone in userTimezone, and names the expected type instead of 'Invalid input'", () => {

@@ -11,6 +11,7 @@ import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
 import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
 import { startFakeRelayApi } from "../fakes/relay-api.ts";
 import { startFakeFeishuApi } from "../fakes/feishu-api.ts";
+import { startFakeDiscordApi } from "../fakes/discord-api.ts";
 import { TEST_FEISHU, TEST_TWILIO } from "./test-config.ts";
 
 /**
@@ -63,6 +64,10 @@ export default async function setup(project: TestProject) {
   stops.push(() => fakeMsTeams.stop());
   project.provide("fakeMsTeamsUrl", fakeMsTeams.url);
 
+  const fakeDiscord = await startFakeDiscordApi();
+  stops.push(() => fakeDiscord.stop());
+  project.provide("fakeDiscordUrl", fakeDiscord.url);
+
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
@@ -83,6 +88,7 @@ declare module "vitest" {
     fakeRelayUrl: string;
     fakeGoogleChatUrl: string;
     fakeMsTeamsUrl: string;
+    fakeDiscordUrl: string;
     googleChatServiceAccount: string;
     fakeFeishuUrl: string;
   }

@@ -52,6 +52,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       ...(fakes.relay ? { relay: relayTestChannel(fakes.relay) } : {}),
       ...(fakes.googlechat ? { googlechat: googleChatTestChannel(fakes.googlechat) } : {}),
       ...(fakes.msteams ? { msteams: msTeamsTestChannel(fakes.msteams) } : {}),
+      ...(fakes.discord ? { discord: discordTestChannel(fakes.discord) } : {}),
     },
   };
 }
@@ -412,5 +413,44 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
     serviceUrlAllowlist: ["smba.trafficmanager.net", "*.botframework.com", fakeUrl],
     allowFrom: [TEST_MSTEAMS.owner],
     groups: { [TEST_MSTEAMS.openChannel]: { requireMention: true } },
+  };
+}
+
+/**
+ * `channels.discord` on the fake REST API (test/fakes/discord-api.ts), with the defaults a user gets:
+ * pairing DMs, replyToMode off, streaming off, guild messages mention-gated. The default account has
+ * no token in its block: it reads the DISCORD_BOT_TOKEN env fallback. Guild `guild` allowlists
+ * `allowed` senders; its `open` channel needs no mention, `gated` does, any other channel is refused.
+ * `publicKey` turns on the interactions endpoint (its private half signs test requests).
+ */
+export const TEST_DISCORD = {
+  botId: "1100000000000000001",
+  botToken: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-default-token",
+  applicationId: "1100000000000000001",
+  publicKey: "8718cf825fa0caaa60dee9d6fb505928db7594000f5ed643110b9d42a2d39d12",
+  privateKeyPkcs8: "302e020100300506032b65700422042096da67773508792d9e50c58a0114dc9944269791902e67ac3f3f327d8c99c9ec",
+  owner: "1200000000000000001",
+  /** Allowed senders (DMs and the guild), one per test that needs its own conversation. */
+  allowed: Array.from({ length: 12 }, (_, i) => String(1200000000000000002n + BigInt(i))),
+  guild: "1300000000000000001",
+  openChannel: "1300000000000000011",
+  gatedChannel: "1300000000000000012",
+  otherChannel: "1300000000000000013",
+} as const;
+
+function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
+  return {
+    enabled: true,
+    apiBaseUrl: `${fakeDiscordUrl}/api/v10`,
+    applicationId: TEST_DISCORD.applicationId,
+    publicKey: TEST_DISCORD.publicKey,
+    allowFrom: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
+    guilds: {
+      [TEST_DISCORD.guild]: {
+        requireMention: true,
+        users: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
+        channels: { [TEST_DISCORD.openChannel]: { requireMention: false }, [TEST_DISCORD.gatedChannel]: {} },
+      },
+    },
   };
 }

@@ -1,0 +1,143 @@
+import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
+import type { ReplyRoute } from "../envelope.ts";
+import { discordAccount, discordApiBase, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
+import { discordRequest, sendResultFromFailure, snowflakeAt, type DiscordCall } from "./rest.ts";
+
+/**
+ * One reply chunk out to Discord REST (`POST /channels/{id}/messages`; chunks of at most
+ * `textChunkLimit`, 2000, cut by the outbox). Never retries on its own: the outbox waits out a 429's
+ * `retry_after` and retries 5xx.
+ *
+ * - Every post carries a `nonce` derived from the outbox chunk id with `enforce_nonce: true`: Discord
+ *   then answers a repeat within its window with the message it already created instead of a
+ *   second one. Beyond that window `reconcile` reads the channel's recent messages.
+ * - `replyToMode` (default off) adds `message_reference` to the first / every chunk.
+ * - A live preview (`progressState.previewMessageId`, streaming partial/block) is edited into the
+ *   first chunk (PATCH) instead of posting a second message; `retract` deletes it and posts nothing.
+ * - A slash command's answer (route.extra.interactionToken) finishes the deferred response
+ *   (`PATCH /webhooks/{app}/{token}/messages/@original`), further chunks are follow-ups; once the
+ *   token's 15 minutes are over the answer goes to the channel instead.
+ * - `allowed_mentions` admits user pings only: a model echoing `@everyone` from untrusted text pings nobody.
+ */
+
+export interface DiscordTarget {
+  account: DiscordAccount;
+  token?: string;
+  botUserId?: string;
+  call: DiscordCall;
+}
+
+export function discordTarget(route: ReplyRoute, ctx: SendContext): DiscordTarget | undefined {
+  const discord = discordConfig(ctx.config);
+  if (!discord) return undefined;
+  const account = discordAccount(discord, route.accountId);
+  const token = discordBotToken(account, ctx.env);
+  return { account, token, botUserId: discordBotUserId(token, account), call: { base: discordApiBase(account), token, signal: ctx.signal } };
+}
+
+const SUPPRESS_EMBEDS = 1 << 2;
+const EPHEMERAL = 1 << 6;
+const ALLOWED_MENTIONS = { parse: ["users"], replied_user: false };
+
+export async function sendDiscordMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+  const { route } = message;
+  const target = discordTarget(route, ctx);
+  if (!target) return { ok: false, retryable: false, error: "channels.discord is not configured" };
+  const state = message.progressState ?? {};
+  const interaction = liveInteraction(route);
+
+  if (message.retract) {
+    if (!state.previewMessageId || !target.token) return { ok: true };
+    const removed = await discordRequest(target.call, "DELETE", `/channels/${state.previewChannelId ?? route.to}/messages/${state.previewMessageId}`);
+    return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : sendResultFromFailure(removed);
+  }
+  const flags = target.account.suppressEmbeds ? SUPPRESS_EMBEDS : 0;
+  const content = { content: message.text, allowed_mentions: ALLOWED_MENTIONS, ...(flags ? { flags } : {}) };
+
+  if (interaction) {
+    const call = { ...target.call, token: undefined };
+    const base = `/webhooks/${interaction.applicationId}/${interaction.token}`;
+    const sent =
+      message.chunkIndex === 0
+        ? await discordRequest<{ id: string }>(call, "PATCH", `${base}/messages/@original`, content)
+        : await discordRequest<{ id: string }>(call, "POST", `${base}?wait=true`, { ...content, flags: flags | (interaction.ephemeral ? EPHEMERAL : 0) });
+    return sent.ok ? { ok: true, platformMessageId: sent.result.id } : sendResultFromFailure(sent);
+  }
+
+  if (!target.token) return { ok: false, retryable: false, error: `no Discord bot token for account ${route.accountId}` };
+  const previewId = message.chunkIndex === 0 ? state.previewMessageId : undefined;
+  if (previewId) {
+    const edited = await discordRequest<{ id: string }>(target.call, "PATCH", `/channels/${state.previewChannelId ?? route.to}/messages/${previewId}`, content);
+    if (edited.ok) return { ok: true, platformMessageId: previewId };
+    if (edited.kind === "lost" || edited.status === 429 || edited.status >= 500) return sendResultFromFailure(edited);
+    // The preview is gone (deleted by a moderator, …): post the chunk instead.
+  }
+  const body = {
+    ...content,
+    nonce: await nonceFor(message.id),
+    enforce_nonce: true,
+    ...referenceFor(route, target.account, message.chunkIndex),
+  };
+  const sent = await discordRequest<{ id: string }>(target.call, "POST", `/channels/${route.to}/messages`, body);
+  return sent.ok ? { ok: true, platformMessageId: sent.result.id } : sendResultFromFailure(sent);
+}
+
+/**
+ * Did an attempt whose answer was lost reach Discord? The bot reads the channel's messages since the
+ * chunk was queued and looks for its own message carrying this chunk's nonce (or, where Discord
+ * leaves the nonce out of history, the same text). Missing → the outbox sends again, with the same
+ * nonce. An interaction's answer edits one message (harmless to repeat); its follow-ups cannot be
+ * looked up (ephemeral ones are invisible in history) and are not repeated.
+ */
+export async function reconcileDiscordMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+  const { route } = message;
+  if (message.retract) return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
+  if (message.chunkIndex === 0 && message.progressState?.previewMessageId) return { outcome: "untraceable", reason: "the answer edits the run's preview", idempotent: true };
+  if (liveInteraction(route)) {
+    if (message.chunkIndex === 0) return { outcome: "untraceable", reason: "the answer edits the interaction's response", idempotent: true };
+    return { outcome: "untraceable", reason: "interaction follow-ups cannot be looked up", idempotent: false };
+  }
+  const target = discordTarget(route, ctx);
+  if (!target?.token || !target.botUserId) throw new Error("cannot read Discord history without a bot token");
+  const after = snowflakeAt((message.queuedAt ?? Date.now() - 15 * 60_000) - 60_000);
+  const history = await discordRequest<Array<{ id: string; author?: { id?: string }; nonce?: string | number; content?: string }>>(
+    target.call,
+    "GET",
+    `/channels/${route.to}/messages?after=${after}&limit=100`,
+  );
+  if (!history.ok) throw new Error(`reading Discord history failed: ${history.kind === "lost" ? history.error : `${history.status} ${history.message}`}`);
+  const nonce = await nonceFor(message.id);
+  const mine = (Array.isArray(history.result) ? history.result : []).find(
+    (m) => m.author?.id === target.botUserId && (String(m.nonce ?? "") === nonce || m.content === message.text),
+  );
+  return mine ? { outcome: "landed", platformMessageId: mine.id } : { outcome: "missing" };
+}
+
+/** Discord nonces are at most 25 characters: the chunk id's SHA-256, hex, cut to 25. */
+export async function nonceFor(chunkId: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(chunkId)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 25);
+}
+
+function referenceFor(route: ReplyRoute, account: DiscordAccount, chunkIndex: number): { message_reference?: { message_id: string; fail_if_not_exists: false } } {
+  if (!route.replyToMessageId) return {};
+  const reference = { message_reference: { message_id: route.replyToMessageId, fail_if_not_exists: false as const } };
+  switch (account.replyToMode) {
+    case "off":
+      return {};
+    case "first":
+      return chunkIndex === 0 ? reference : {};
+    case "all":
+      return reference;
+    case "batched":
+      return route.extra?.batched === "true" ? reference : {};
+  }
+}
+
+/** An interaction token, while it is still good (15 minutes from the interaction). */
+function liveInteraction(route: ReplyRoute): { applicationId: string; token: string; ephemeral: boolean } | undefined {
+  const extra = route.extra;
+  if (!extra?.interactionToken || !extra.applicationId) return undefined;
+  if (Number(extra.interactionExpiresAt ?? 0) <= Date.now()) return undefined;
+  return { applicationId: extra.applicationId, token: extra.interactionToken, ephemeral: extra.ephemeral === "1" };
+}

@@ -1,0 +1,249 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { readBody } from "./read-body.ts";
+import { listenOnLoopback } from "./listen.ts";
+
+/**
+ * A fake Discord REST API (v10) on loopback, speaking its wire format
+ * (https://discord.com/developers/docs/reference): `Authorization: Bot <token>`, JSON bodies, errors
+ * `{ message, code }`, 429 `{ message, retry_after, global }` with `Retry-After` and
+ * `X-RateLimit-Bucket` headers. The bot's user id is its token's first segment (base64), as in
+ * Discord; a token ending in "invalid" is 401.
+ *
+ * It behaves as Discord does where edgeclaw depends on it: content over 2000 characters → 400
+ * (50035), empty content → 400 (50006), `nonce` + `enforce_nonce` returns the message already
+ * created with that nonce by the same author instead of a second one; history
+ * (`GET /channels/{id}/messages?after=&limit=`) is newest first and leaves `nonce` out; message ids
+ * are increasing snowflakes; interaction webhooks (`/webhooks/{app}/{token}`) need no auth header.
+ *
+ * Control endpoints:
+ *   POST /_control/script {route: "POST /channels/messages" | "PATCH /channels/messages" | "POST /typing" | …, channelId?, times?, status?, retryAfter?, global?, dropConnection?}
+ *   GET  /_control/calls?route=&channel_id=     recorded calls (token cut to its last 4)
+ *   GET  /_control/messages?channel_id=         messages posted by bots (content, edits, deleted, reference, nonce, flags)
+ *   POST /_control/gateway {url}                what GET /gateway/bot answers
+ *   POST /_control/reset
+ */
+
+export interface FakeDiscordApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Script {
+  route: string;
+  channelId?: string;
+  times: number;
+  status?: number;
+  retryAfter?: number;
+  global?: boolean;
+  dropConnection?: boolean;
+}
+
+interface FakeMessage {
+  id: string;
+  channel_id: string;
+  author: { id: string; username: string; bot: true };
+  content: string;
+  nonce?: string;
+  flags?: number;
+  message_reference?: { message_id: string };
+  interaction?: string;
+  edits: number;
+  deleted?: boolean;
+  at: number;
+}
+
+let snowflakeCounter = 0n;
+function nextSnowflake(): string {
+  snowflakeCounter = (snowflakeCounter + 1n) % 4096n;
+  return String(((BigInt(Date.now()) - 1_420_070_400_000n) << 22n) | snowflakeCounter);
+}
+
+export function botIdOfToken(token: string): string | undefined {
+  try {
+    const id = Buffer.from(token.split(".")[0] ?? "", "base64").toString("utf8");
+    return /^\d+$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
+  let calls: Array<{ route: string; method: string; path: string; channelId?: string; body: unknown; token?: string; at: number }> = [];
+  let messages: FakeMessage[] = [];
+  let scripts: Script[] = [];
+  let gatewayUrl = "ws://127.0.0.1:1/";
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      res.statusCode = 500;
+      res.end(String(error));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const raw = await readBody(req);
+    if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", raw, res);
+    const path = url.pathname.replace(/^\/api\/v\d+/, "");
+    const method = req.method ?? "GET";
+    let body: Record<string, unknown> = {};
+    try {
+      body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    } catch {
+      return json(res, 400, { message: "400: Bad Request", code: 50109 });
+    }
+    const channel = /^\/channels\/(\d+)\/(messages|typing)(?:\/(\d+))?$/.exec(path);
+    const hook = /^\/webhooks\/(\d+)\/([^/]+)(?:\/messages\/(@original|\d+))?$/.exec(path);
+    const route = channel ? `${method} /${channel[2] === "typing" ? "typing" : "channels/messages"}` : hook ? `${method} /webhooks${hook[3] ? "/messages" : ""}` : `${method} ${path}`;
+    const auth = req.headers.authorization;
+    const token = auth?.startsWith("Bot ") ? auth.slice(4) : undefined;
+    calls.push({ route, method, path, ...(channel ? { channelId: channel[1] } : {}), body, ...(token ? { token: `…${token.slice(-4)}` } : {}), at: Date.now() });
+
+    const script = scripts.find((s) => s.route === route && (!s.channelId || s.channelId === channel?.[1]) && s.times > 0);
+    if (script) script.times -= 1;
+    if (script?.status) {
+      if (script.status === 429) {
+        const retryAfter = script.retryAfter ?? 1;
+        res.setHeader("retry-after", String(Math.ceil(retryAfter)));
+        res.setHeader("x-ratelimit-bucket", "fakebucket");
+        res.setHeader("x-ratelimit-scope", script.global ? "global" : "user");
+        return json(res, 429, { message: "You are being rate limited.", retry_after: retryAfter, global: script.global ?? false });
+      }
+      return json(res, script.status, { message: `${script.status}: scripted failure`, code: 0 });
+    }
+
+    if (path === "/gateway/bot" && method === "GET") {
+      if (!token || !botIdOfToken(token) || token.endsWith("invalid")) return json(res, 401, { message: "401: Unauthorized", code: 0 });
+      return json(res, 200, { url: gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+    }
+    if (hook) return webhook(hook[1]!, hook[2]!, hook[3], method, body, res, url, script?.dropConnection === true, req);
+    if (!channel) return json(res, 404, { message: "404: Not Found", code: 0 });
+    const botId = token && !token.endsWith("invalid") ? botIdOfToken(token) : undefined;
+    if (!botId) return json(res, 401, { message: "401: Unauthorized", code: 0 });
+    const channelId = channel[1]!;
+    const answer = (status: number, payload: unknown) => (script?.dropConnection ? void req.socket.destroy() : json(res, status, payload));
+
+    if (channel[2] === "typing") return script?.dropConnection ? void req.socket.destroy() : (res.writeHead(204), res.end());
+    const messageId = channel[3];
+    if (method === "GET" && !messageId) {
+      const after = BigInt(url.searchParams.get("after") ?? "0");
+      const limit = Number(url.searchParams.get("limit") ?? 50);
+      const found = messages
+        .filter((m) => m.channel_id === channelId && !m.deleted && BigInt(m.id) > after)
+        .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+        .slice(0, limit)
+        .map(({ nonce: _nonce, edits: _edits, at: _at, deleted: _deleted, ...visible }) => visible);
+      return json(res, 200, found);
+    }
+    if (method === "POST" && !messageId) {
+      const invalid = checkContent(body);
+      if (invalid) return json(res, 400, invalid);
+      const nonce = body.nonce !== undefined ? String(body.nonce) : undefined;
+      if (nonce && nonce.length > 25) return json(res, 400, { message: "Invalid Form Body", code: 50035, errors: { nonce: "too long" } });
+      if (nonce && body.enforce_nonce === true) {
+        const existing = messages.find((m) => m.channel_id === channelId && m.author.id === botId && m.nonce === nonce);
+        if (existing) return answer(200, publicMessage(existing));
+      }
+      const reference = body.message_reference as { message_id?: string } | undefined;
+      const message: FakeMessage = {
+        id: nextSnowflake(),
+        channel_id: channelId,
+        author: { id: botId, username: "edgeclaw", bot: true },
+        content: String(body.content ?? ""),
+        ...(nonce ? { nonce } : {}),
+        ...(typeof body.flags === "number" ? { flags: body.flags } : {}),
+        ...(reference?.message_id ? { message_reference: { message_id: reference.message_id } } : {}),
+        edits: 0,
+        at: Date.now(),
+      };
+      messages.push(message);
+      return answer(200, publicMessage(message));
+    }
+    const target = messages.find((m) => m.id === messageId && m.channel_id === channelId && !m.deleted);
+    if (!target) return json(res, 404, { message: "Unknown Message", code: 10008 });
+    if (target.author.id !== botId) return json(res, 403, { message: "Cannot edit a message authored by another user", code: 50005 });
+    if (method === "PATCH") {
+      const invalid = checkContent(body);
+      if (invalid) return json(res, 400, invalid);
+      target.content = String(body.content);
+      target.edits += 1;
+      return answer(200, publicMessage(target));
+    }
+    if (method === "DELETE") {
+      target.deleted = true;
+      return script?.dropConnection ? void req.socket.destroy() : (res.writeHead(204), res.end());
+    }
+    return json(res, 405, { message: "405: Method Not Allowed", code: 0 });
+  }
+
+  function webhook(appId: string, token: string, which: string | undefined, method: string, body: Record<string, unknown>, res: ServerResponse, url: URL, drop: boolean, req: IncomingMessage) {
+    if (token.endsWith("expired")) return json(res, 404, { message: "Unknown Webhook", code: 10015 });
+    const invalid = checkContent(body);
+    if (invalid) return json(res, 400, invalid);
+    const key = `interaction:${appId}:${token.slice(-8)}`;
+    let message: FakeMessage | undefined;
+    if (method === "PATCH" && which === "@original") {
+      message = messages.find((m) => m.interaction === key && m.id.startsWith("orig"));
+      if (!message) {
+        message = { id: `orig${nextSnowflake()}`, channel_id: "interaction", author: { id: appId, username: "edgeclaw", bot: true }, content: "", interaction: key, edits: 0, at: Date.now() };
+        messages.push(message);
+      }
+      message.content = String(body.content);
+      message.edits += 1;
+    } else if (method === "POST" && !which) {
+      message = { id: nextSnowflake(), channel_id: "interaction", author: { id: appId, username: "edgeclaw", bot: true }, content: String(body.content), interaction: key, ...(typeof body.flags === "number" ? { flags: body.flags } : {}), edits: 0, at: Date.now() };
+      messages.push(message);
+    } else return json(res, 405, { message: "405: Method Not Allowed", code: 0 });
+    if (drop) return void req.socket.destroy();
+    return url.searchParams.get("wait") === "false" ? (res.writeHead(204), res.end()) : json(res, 200, publicMessage(message));
+  }
+
+  function control(url: URL, method: string, raw: string, res: ServerResponse) {
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    switch (`${method} ${url.pathname}`) {
+      case "POST /_control/script":
+        scripts.push({ times: 1, ...(body as Partial<Script>), route: String(body.route) });
+        return json(res, 200, { ok: true });
+      case "GET /_control/calls": {
+        const route = url.searchParams.get("route");
+        const channelId = url.searchParams.get("channel_id");
+        return json(res, 200, calls.filter((c) => (!route || c.route === route) && (!channelId || c.channelId === channelId)));
+      }
+      case "GET /_control/messages": {
+        const channelId = url.searchParams.get("channel_id");
+        const interaction = url.searchParams.get("interaction");
+        return json(res, 200, messages.filter((m) => (!channelId || m.channel_id === channelId) && (!interaction || m.interaction?.endsWith(interaction.slice(-8)))));
+      }
+      case "POST /_control/gateway":
+        gatewayUrl = String(body.url);
+        return json(res, 200, { ok: true });
+      case "POST /_control/reset":
+        calls = [];
+        messages = [];
+        scripts = [];
+        return json(res, 200, { ok: true });
+      default:
+        return json(res, 404, { error: "unknown control endpoint" });
+    }
+  }
+
+  const { url, stop } = await listenOnLoopback(server);
+  return { url, stop };
+}
+
+function checkContent(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const content = typeof body.content === "string" ? body.content : "";
+  if (!content.trim()) return { message: "Cannot send an empty message", code: 50006 };
+  if ([...content].length > 2000) return { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } };
+  return undefined;
+}
+
+function publicMessage(message: FakeMessage) {
+  const { edits: _edits, at: _at, deleted: _deleted, interaction: _interaction, ...visible } = message;
+  return visible;
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
