@@ -7,6 +7,7 @@ import {
   messageCreate,
   messageUpdate,
   newScenario,
+  parseOnly,
   postInteraction,
   reactionAdd,
   recorded,
@@ -87,8 +88,9 @@ describe("Discord strangers and forgeries", { timeout: 60_000 }, () => {
   it("drops the bot's own messages in the parser and other bots' by access (allowBots off)", async () => {
     const scenario = newScenario("dc-bots");
     await scriptModel(scenario, [{ type: "text", text: "must not be said" }]);
-    const own = await deliver(messageCreate({ author: TEST_DISCORD.botId, channelId: TEST_DISCORD.openChannel, guildId: TEST_DISCORD.guild, content: `echo [scenario:${scenario}]` }));
-    expect(own).toEqual({ statuses: [], dropped: ["the bot's own message"] });
+    const ownMessage = messageCreate({ author: TEST_DISCORD.botId, channelId: TEST_DISCORD.openChannel, guildId: TEST_DISCORD.guild, content: `echo [scenario:${scenario}]` });
+    expect(await parseOnly(ownMessage)).toEqual({ kind: "envelopes", envelopes: [], dropped: ["the bot's own message"] });
+    expect(await deliver(ownMessage)).toEqual({ status: "stored", statuses: [] });
     await deliver(messageCreate({ author: TEST_DISCORD.allowed[6]!, bot: true, channelId: TEST_DISCORD.openChannel, guildId: TEST_DISCORD.guild, content: `beep [scenario:${scenario}]` }));
     await settle(2000);
     expect(await recorded(scenario)).toHaveLength(0);

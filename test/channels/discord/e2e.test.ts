@@ -1,8 +1,11 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import {
   deliver,
   discordCalls,
   discordMessages,
+  fakeDiscord,
   messageCreate,
   newScenario,
   recorded,
@@ -23,6 +26,19 @@ import {
 const MENTION = `<@${TEST_DISCORD.botId}>`;
 
 describe("Discord end to end", { timeout: 60_000 }, () => {
+  it("tells the companion the account to run: REST base, intents, and the token's env name (never the token)", async () => {
+    const path = "/internal/companion/accounts";
+    const headers = await signRequest({ id: "k1", secret: "test-companion-secret" }, { method: "GET", path, body: new Uint8Array(), timestamp: Math.floor(Date.now() / 1000) });
+    const { accounts } = (await (await SELF.fetch(`https://edgeclaw.test${path}`, { headers })).json()) as { accounts: Array<Record<string, unknown>> };
+    const discord = accounts.filter((account) => account.channel === "discord");
+    // GUILDS | GUILD_MESSAGES | GUILD_MESSAGE_REACTIONS | DIRECT_MESSAGES | DIRECT_MESSAGE_REACTIONS | MESSAGE_CONTENT
+    const intents = 1 | (1 << 9) | (1 << 10) | (1 << 12) | (1 << 13) | (1 << 15);
+    expect(discord).toEqual([
+      { channel: "discord", accountId: "default", label: "Discord", settings: { apiBaseUrl: `${fakeDiscord()}/api/v10`, intents }, secretEnv: { token: "DISCORD_BOT_TOKEN" } },
+    ]);
+    expect(JSON.stringify(accounts)).not.toContain(TEST_DISCORD.botToken);
+  });
+
   it("answers an allowed DM once, with a nonce, even when the dispatch is delivered three times", async () => {
     const scenario = newScenario("dc-dm");
     await scriptModel(scenario, [{ type: "text", text: "Hello from **edgeclaw**." }]);

@@ -101,25 +101,31 @@ export function memberAdd(spec: { user: string; guildId: string }) {
 }
 
 /**
- * Hands one Gateway dispatch to the Worker as the companion does: the Discord channel's own socket
- * parser (SocketPieces.parse) turns it into envelopes, each POSTed signed to /internal/ingress.
- * Returns the ingest outcomes (and the parse's drop reasons).
+ * Hands one Gateway dispatch to the Worker as the companion does: a signed
+ * `POST /internal/companion/events`, where the Discord channel's own socket parser turns it into
+ * envelopes that are durably accepted. Returns the event's status and what each envelope became.
  */
-export async function deliver(dispatch: unknown, accountId = "default"): Promise<{ statuses: string[]; dropped: string[] }> {
+export async function deliver(dispatch: unknown, accountId = "default"): Promise<{ status: string; statuses: string[] }> {
+  const body = JSON.stringify({ channel: "discord", accountId, events: [{ eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() }] });
+  const headers = await signRequest(COMPANION_KEY, { method: "POST", path: "/internal/companion/events", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
+  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  if (res.status !== 200) throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
+  const [result] = ((await res.json()) as { results: Array<{ status: string; outcomes?: string[]; error?: string }> }).results;
+  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
+  return { status: result!.status, statuses: result!.outcomes ?? [] };
+}
+
+/** The parse alone (drop reasons), through the channel's SocketPieces as the Worker calls them. */
+export async function parseOnly(dispatch: unknown, accountId = "default") {
   const socket = discordChannel.socket!;
   const account = socket.accounts(configFromEnv(env as never), testEnv).find((a) => a.accountId === accountId);
   if (!account) throw new Error(`no Discord socket account ${accountId}`);
-  const parsed = await socket.parse({ eventId: "test", payload: dispatch, receivedAt: Date.now() }, account, testEnv);
-  if (parsed.kind !== "envelopes") throw new Error(`parse answered ${parsed.kind}`);
-  const statuses: string[] = [];
-  for (const envelope of parsed.envelopes) {
-    const body = JSON.stringify(envelope);
-    const headers = await signRequest(COMPANION_KEY, { method: "POST", path: "/internal/ingress", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
-    const res = await SELF.fetch("https://edgeclaw.test/internal/ingress", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-    if (res.status !== 200) throw new Error(`ingress answered ${res.status}: ${await res.text()}`);
-    statuses.push(((await res.json()) as { status: string }).status);
-  }
-  return { statuses, dropped: parsed.dropped ?? [] };
+  return socket.parse({ eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() }, account, testEnv);
+}
+
+function eventIdOf(dispatch: unknown): string {
+  const d = (dispatch as { t?: string; d?: { id?: string; message_id?: string; user_id?: string } }).d;
+  return `${(dispatch as { t?: string }).t}:${d?.id ?? d?.message_id ?? crypto.randomUUID()}:${d?.user_id ?? ""}`;
 }
 
 export interface FakeDiscordMessage {
