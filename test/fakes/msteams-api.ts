@@ -26,6 +26,8 @@ import { listenOnLoopback } from "./listen.ts";
  *   POST /_control/revoke-tokens
  *   GET  /_control/activities?conversation=   posted activities {id, conversation, type, text, at,
  *        streamId?, streamType?, streamSequence?, updates?, deleted?}
+ *   POST /_control/file {path, content | sizeBytes, auth?, redirect?}   a file served at GET path (auth: needs a bot token)
+ *   GET  /_control/downloads?path=   {path, host, authorization} of every file request
  *   POST /_control/reset
  */
 
@@ -68,6 +70,9 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
   const entraKey = await newSigningKey("entra");
   let activities: FakeActivityRecord[] = [];
   let scripts: Array<{ api: string; times: number; status?: number; retryAfter?: number; drop?: boolean; conversation?: string }> = [];
+  /** Files users "sent": GET path → content; `auth` needs a bot token (Bot Connector attachments), `redirect` answers 302. */
+  let files = new Map<string, { content: string; auth: boolean; redirect?: string }>();
+  let downloads: Array<{ path: string; host: string; authorization: boolean }> = [];
   /** Native streams (personal chats only): id → sequence seen, text shown, ended. */
   let streams = new Map<string, { conversation: string; sequence: number; text: string; ended: boolean }>();
 
@@ -164,7 +169,16 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
             const conversation = url.searchParams.get("conversation");
             return json(res, 200, { activities: activities.filter((a) => !conversation || a.conversation.split(";messageid=")[0] === conversation) });
           }
+          case "/_control/file":
+            files.set(String(body.path), { content: body.sizeBytes ? "x".repeat(Number(body.sizeBytes)) : String(body.content ?? ""), auth: body.auth === true, ...(typeof body.redirect === "string" ? { redirect: body.redirect } : {}) });
+            return json(res, 200, { ok: true });
+          case "/_control/downloads": {
+            const only = url.searchParams.get("path");
+            return json(res, 200, { downloads: downloads.filter((d) => !only || d.path === only) });
+          }
           case "/_control/reset":
+            files = new Map();
+            downloads = [];
             activities = [];
             scripts = [];
             streams = new Map();
@@ -179,6 +193,19 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
       const entraMeta = /^\/login\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/.exec(path);
       if (req.method === "GET" && entraMeta) return json(res, 200, { issuer: `https://login.microsoftonline.com/${entraMeta[1]}/v2.0`, jwks_uri: `${baseUrl}/login/${entraMeta[1]}/discovery/v2.0/keys` });
       if (req.method === "GET" && /^\/login\/[^/]+\/discovery\/v2\.0\/keys$/.test(path)) return json(res, 200, { keys: [entraKey.jwk] });
+
+      const file = req.method === "GET" ? files.get(path) : undefined;
+      if (file) {
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+        downloads.push({ path, host: String(req.headers.host ?? ""), authorization: bearer !== undefined });
+        if (file.auth && (!bearer || !tokens.has(bearer))) return json(res, 401, { message: "Authorization has been denied for this request." });
+        if (file.redirect) {
+          res.writeHead(302, { location: file.redirect });
+          return res.end();
+        }
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(file.content)) });
+        return res.end(file.content);
+      }
 
       const tokenPath = /^\/login\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(path);
       if (req.method === "POST" && tokenPath) {

@@ -411,6 +411,9 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
     openIdMetadataUrl: `${fakeUrl}/botframework/v1/.well-known/openidconfiguration`,
     loginBaseUrl: `${fakeUrl}/login`,
     serviceUrlAllowlist: ["smba.trafficmanager.net", "*.botframework.com", fakeUrl],
+    // Downloads: the fake under both names; the bot's token only ever to 127.0.0.1 (attachment tests).
+    mediaAllowHosts: ["*.sharepoint.com", fakeUrl, fakeUrl.replace("127.0.0.1", "localhost")],
+    mediaAuthAllowHosts: ["smba.trafficmanager.net", fakeUrl],
     allowFrom: [TEST_MSTEAMS.owner],
     groups: { [TEST_MSTEAMS.openChannel]: { requireMention: true } },
   };

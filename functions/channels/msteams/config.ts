@@ -9,7 +9,8 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
  * conversation id `19:…@thread.tacv2` without `;messageid=`), the bot credentials `appId`,
  * `appPassword`, `tenantId` (env fallbacks MSTEAMS_APP_ID / MSTEAMS_APP_PASSWORD / MSTEAMS_TENANT_ID,
  * default account only), `webhook.path` (default /api/messages), `textChunkLimit` (4000, also the
- * hard cap), `replyStyle`, `mediaMaxMb`.
+ * hard cap), `replyStyle`, `mediaMaxMb` (20), `mediaAllowHosts` / `mediaAuthAllowHosts` (inbound
+ * downloads; files.ts), `streaming`.
  *
  * Not taken from OpenClaw: `webhook.port` (a Worker has no port; accepted and ignored),
  * `authType: "federated"` with certificates / managed identity (no file system, no Azure IMDS in a
@@ -53,6 +54,26 @@ export const msTeamsStreamingSchema = z
   })
   .loose();
 
+/** Inbound attachments are downloaded only from these (OpenClaw `mediaAllowHosts`; `["*"]`-style wildcards as `*.host`). */
+export const DEFAULT_MEDIA_HOSTS = [
+  ...DEFAULT_SERVICE_URL_HOSTS,
+  "graph.microsoft.com",
+  "graph.microsoft.us",
+  "dod-graph.microsoft.us",
+  "*.sharepoint.com",
+  "*.sharepoint.us",
+  "*.sharepoint-df.com",
+  "*.1drv.ms",
+  "*.onedrive.com",
+  "*.teams.microsoft.com",
+  "*.teams.microsoft.us",
+  "*.asm.skype.com",
+  "*.media.azure.net",
+];
+
+/** Hosts a download may be retried at with the bot's token after a 401/403 (OpenClaw `mediaAuthAllowHosts`: Graph + Bot Framework). */
+export const DEFAULT_MEDIA_AUTH_HOSTS = [...DEFAULT_SERVICE_URL_HOSTS, "graph.microsoft.com", "graph.microsoft.us", "dod-graph.microsoft.us"];
+
 const federatedRefused = z
   .unknown()
   .optional()
@@ -84,6 +105,8 @@ const accountFields = {
   openIdMetadataUrl: z.url().optional(),
   loginBaseUrl: z.url().optional(),
   serviceUrlAllowlist: z.array(z.string().min(1)).optional(),
+  mediaAllowHosts: z.array(z.string().min(1)).optional(),
+  mediaAuthAllowHosts: z.array(z.string().min(1)).optional(),
 };
 
 export const msTeamsAccountSchema = channelAccountAccessSchema.extend(accountFields);
@@ -101,6 +124,8 @@ export const msTeamsChannelSchema = channelAccessSchema.safeExtend({
   openIdMetadataUrl: z.url().default("https://login.botframework.com/v1/.well-known/openidconfiguration"),
   loginBaseUrl: z.url().default("https://login.microsoftonline.com"),
   serviceUrlAllowlist: z.array(z.string().min(1)).default(DEFAULT_SERVICE_URL_HOSTS),
+  mediaAllowHosts: z.array(z.string().min(1)).default(DEFAULT_MEDIA_HOSTS),
+  mediaAuthAllowHosts: z.array(z.string().min(1)).default(DEFAULT_MEDIA_AUTH_HOSTS),
   accounts: z.record(z.string(), msTeamsAccountSchema).optional(),
 });
 export type MsTeamsChannelConfig = z.infer<typeof msTeamsChannelSchema>;

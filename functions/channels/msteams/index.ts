@@ -1,6 +1,7 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
 import { MSTEAMS_TEXT_LIMIT, msTeamsAccountFor, msTeamsChannelSchema } from "./config.ts";
+import { fetchTeamsAttachment } from "./files.ts";
 import { msTeamsProgress } from "./progress.ts";
 import { reconcileTeamsMessage, sendTeamsMessage } from "./send.ts";
 import { MSTEAMS_SETUP } from "./setup.ts";
@@ -19,6 +20,7 @@ export const msTeamsAdapter: ChannelAdapter = {
   send: sendTeamsMessage,
   reconcile: reconcileTeamsMessage,
   progress: msTeamsProgress,
+  fetchAttachment: fetchTeamsAttachment,
 };
 
 /** Microsoft Teams bots over the Bot Framework: JWT-verified activities in, Bot Connector out. */

@@ -92,7 +92,7 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
   const attachments = (activity.attachments ?? [])
     .filter((a) => a.contentType !== "text/html")
     .slice(0, 20)
-    .map((a) => ({ name: a.name ?? "attachment", mimeType: a.contentType, url: a.contentUrl }));
+    .map(attachmentOf);
   if (!text && !attachments.length) return { dropped: "message without text or attachments" };
   const { base, messageId } = splitConversationId(activity.conversation.id);
   const channel = activity.conversation.conversationType === "channel";
@@ -124,6 +124,23 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
     },
   });
 }
+
+/**
+ * A personal-chat file (`…teams.file.download.info`) is fetched from its pre-authenticated
+ * `content.downloadUrl` and typed by its name; anything else (pasted images, cards with a link) from
+ * `contentUrl`. files.ts decides which hosts are fetched and where the bot's token may go.
+ */
+function attachmentOf(attachment: NonNullable<Activity["attachments"]>[number]) {
+  const name = attachment.name ?? "attachment";
+  if (attachment.contentType === FILE_DOWNLOAD_INFO) {
+    const content = attachment.content as { downloadUrl?: unknown } | undefined;
+    const url = typeof content?.downloadUrl === "string" ? content.downloadUrl : attachment.contentUrl;
+    return { name, ...(url ? { url } : {}) };
+  }
+  return { name, mimeType: attachment.contentType, ...(attachment.contentUrl ? { url: attachment.contentUrl } : {}) };
+}
+
+const FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info";
 
 function system(activity: Activity, account: MsTeamsAccount, receivedAt: number, text: string): MsTeamsParseResult {
   const direct = isDirect(activity);

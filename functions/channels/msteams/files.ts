@@ -1,0 +1,70 @@
+import type { SendContext } from "../adapter.ts";
+import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
+import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
+import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { connectorTarget } from "./api.ts";
+import { serviceUrlAllowed } from "./config.ts";
+import { botAccessToken } from "./token.ts";
+
+const MAX_CONTENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
+const MAX_REDIRECTS = 3;
+
+/**
+ * Downloads a file a user sent the bot. Personal-chat files arrive as
+ * `application/vnd.microsoft.teams.file.download.info` with a pre-authenticated SharePoint/OneDrive
+ * `downloadUrl`; pasted images as a Bot Connector `contentUrl` (…/v3/attachments/{id}/views/original)
+ * that needs the bot's token.
+ *
+ * - Only hosts on `mediaAllowHosts` are fetched (default: Microsoft / Teams hosts), redirects
+ *   included: each hop is followed by hand (at most three) and checked again.
+ * - The first request carries no token; only a 401/403 from a host on `mediaAuthAllowHosts` is
+ *   retried with the bot's token, and the token is never sent after a redirect to another origin.
+ * - A body over `mediaMaxMb` is refused (declared or while reading); at most the first
+ *   MAX_CONTENT_PREFIX_BYTES are kept for the model.
+ */
+export async function fetchTeamsAttachment(
+  attachment: InboundAttachment,
+  route: ReplyRoute,
+  ctx: SendContext,
+): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+  const target = connectorTarget(route, ctx);
+  if ("error" in target) return { skipped: target.error };
+  const { account } = target;
+  if (!attachment.url) return { skipped: "no download link" };
+  let url: URL;
+  try {
+    url = new URL(attachment.url);
+  } catch {
+    return { skipped: "malformed download link" };
+  }
+  const maxBytes = account.mediaMaxMb * 1024 * 1024;
+  let token: string | undefined;
+  let authOrigin: string | undefined;
+  for (let hop = 0; ; hop++) {
+    if (!serviceUrlAllowed(url.href, account.mediaAllowHosts)) return { skipped: `${url.host} is not on channels.msteams.mediaAllowHosts` };
+    const withToken = token !== undefined && url.origin === authOrigin;
+    let response = await fetch(url, { headers: withToken ? { authorization: `Bearer ${token}` } : {}, redirect: "manual", signal: ctx.signal });
+    if ((response.status === 401 || response.status === 403) && !withToken && serviceUrlAllowed(url.href, account.mediaAuthAllowHosts)) {
+      await response.body?.cancel().catch(() => undefined);
+      const issued = await botAccessToken(target.credentials, account.loginBaseUrl, ctx.signal);
+      if (!issued.ok) return { skipped: issued.error };
+      token = issued.token;
+      authOrigin = url.origin;
+      response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, redirect: "manual", signal: ctx.signal });
+    }
+    if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
+      await response.body?.cancel().catch(() => undefined);
+      if (hop >= MAX_REDIRECTS) return { skipped: "too many redirects" };
+      url = new URL(response.headers.get("location")!, url);
+      continue;
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => undefined);
+      return { skipped: `download answered HTTP ${response.status}` };
+    }
+    const body = await readBodyPrefix(response, { maxBytes, keepBytes: MAX_CONTENT_PREFIX_BYTES });
+    if (!body.ok) return { skipped: `larger than mediaMaxMb (${account.mediaMaxMb} MB)` };
+    const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
+    return body.truncated ? { text, truncated: true } : { text };
+  }
+}
