@@ -15,6 +15,14 @@ import { listenOnLoopback } from "./listen.ts";
  *   POST /open-apis/im/v1/messages/{message_id}/reactions {reaction_type: {emoji_type}} → {data: {reaction_id}}
  *   DELETE /open-apis/im/v1/messages/{message_id}/reactions/{reaction_id}
  *   GET  /open-apis/im/v1/messages/{message_id}/resources/{key}?type=image|file → the bytes
+ *   DELETE /open-apis/im/v1/messages/{message_id}          recall a bot message (gone from the chat)
+ *   CardKit (streaming cards): POST /open-apis/cardkit/v1/cards {type: "card_json", data} → {card_id};
+ *   PUT …/cards/{card_id}/elements/{element_id}/content {content, sequence, uuid};
+ *   PATCH …/cards/{card_id}/settings {settings: '{"config":{"streaming_mode":false}}', sequence, uuid}.
+ *   `sequence` must exceed the card's last one (else 300317), content needs streaming on (else
+ *   300309), a repeated uuid changes nothing; an interactive message {"type":"card","data":{card_id}}
+ *   shows the card, and the messages listing reads its current text. Unknown card → 300301 (the
+ *   fake's choice; Feishu's exact code for it is not documented where we looked).
  * Auth: `Authorization: Bearer <tenant token>`; a token the fake did not issue, or one past its
  * `expire`, or revoked → HTTP 400 code 99991663. Frequency limit (scripted) → HTTP 429 code 99991400
  * with `x-ogw-ratelimit-reset`.
@@ -27,7 +35,7 @@ import { listenOnLoopback } from "./listen.ts";
  *   POST /_control/resource {message_id, key, content} what the resource API serves
  *   POST /_control/script {api: "send"|"reply"|"reaction"|"token", chat?, times?, status?, code?, dropConnection?}
  *   GET  /_control/calls?api=&chat=                   recorded calls
- *   GET  /_control/messages?chat=                     delivered bot messages in order {chat_id, text, via, thread, reply_to, message_id, uuid}
+ *   GET  /_control/messages?chat=                     delivered bot messages in order {chat_id, text, via, thread, reply_to, message_id, uuid, card_id?, streaming?}
  */
 
 export interface FakeFeishuApi {
@@ -44,7 +52,18 @@ interface Script {
   dropConnection?: boolean;
 }
 
+interface Card {
+  id: string;
+  elementId: string;
+  text: string;
+  streaming: boolean;
+  sequence: number;
+  uuids: Set<string>;
+  chat?: string;
+}
+
 interface Delivered {
+  card_id?: string;
   chat_id: string;
   text: string;
   msg_type: string;
@@ -76,6 +95,7 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
   const userMessages = new Map<string, string>(); // message_id → chat_id
   const byUuid = new Map<string, { message: Delivered; at: number }>();
   const resources = new Map<string, Buffer>();
+  const cards = new Map<string, Card>();
   let nextId = 1;
 
   const server = createServer((req, res) => {
@@ -108,6 +128,18 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
       issued.set(token, Date.now() + lifetimeSeconds * 1000);
       call.status = 200;
       return json(res, 200, { code: 0, msg: "ok", tenant_access_token: token, expire: lifetimeSeconds });
+    }
+
+    const cardPath = /^\/open-apis\/cardkit\/v1\/cards(?:\/([^/]+)(?:\/(settings|elements\/([^/]+)\/content))?)?$/.exec(url.pathname);
+    if (cardPath) return cardApi(req, res, method, body, cardPath);
+    const recall = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(url.pathname);
+    if (recall && method === "DELETE") {
+      const id = decodeURIComponent(recall[1]!);
+      const call = record("recall", delivered.find((m) => m.message_id === id)?.chat_id, {}, "");
+      if (!authorized(req)) return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
+      const before = delivered.length;
+      delivered = delivered.filter((m) => m.message_id !== id);
+      return before === delivered.length ? answer(res, call, 400, 230011, {}, "The message was withdrawn.") : answer(res, call, 200, 0, {});
     }
 
     const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(url.pathname);
@@ -154,6 +186,8 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
     if (!chat) return answer(res, call, 400, api === "reply" ? 230011 : 230001, {}, api === "reply" ? "The message was withdrawn." : "invalid receive_id");
     const invalid = validateContent(str(body.msg_type), str(body.content));
     if (invalid) return answer(res, call, 400, 230001, {}, invalid);
+    const cardId = str(body.msg_type) === "interactive" ? cardReference(str(body.content)!) : undefined;
+    if (cardId !== undefined && !cards.has(cardId)) return answer(res, call, 400, 230099, {}, "card_id not found");
     const uuid = str(body.uuid);
     if (uuid !== undefined && uuid.length > 50) return answer(res, call, 400, 99992402, {}, "field validation failed: uuid");
     const seen = uuid ? byUuid.get(uuid) : undefined;
@@ -161,7 +195,9 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
       if (drop()) return;
       return answer(res, call, 200, 0, messageData(seen.message));
     }
+    if (cardId) cards.get(cardId)!.chat = chat;
     const message: Delivered = {
+      ...(cardId ? { card_id: cardId } : {}),
       chat_id: chat,
       text: postText(str(body.msg_type)!, str(body.content)!),
       msg_type: str(body.msg_type)!,
@@ -176,6 +212,53 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
     if (uuid) byUuid.set(uuid, { message, at: Date.now() });
     if (drop()) return;
     return answer(res, call, 200, 0, messageData(message));
+  }
+
+  function authorized(req: IncomingMessage): boolean {
+    const auth = String(req.headers.authorization ?? "");
+    const expiresAt = issued.get(auth.startsWith("Bearer ") ? auth.slice(7) : "");
+    return expiresAt !== undefined && expiresAt >= Date.now();
+  }
+
+  /** CardKit: create a card entity, stream its markdown element, change its settings. */
+  function cardApi(req: IncomingMessage, res: ServerResponse, method: string, body: Record<string, unknown>, path: RegExpExecArray) {
+    const [, rawId, sub, elementId] = path;
+    const card = rawId ? cards.get(decodeURIComponent(rawId)) : undefined;
+    const api = !rawId ? "card.create" : sub === "settings" ? "card.settings" : "card.content";
+    const call = record(api, card?.chat, body, "");
+    if (!authorized(req)) return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
+    const script = takeScript(api, card?.chat);
+    if (script) return answer(res, call, script.status ?? 429, script.code ?? 99991400, {}, "scripted failure");
+    if (!rawId) {
+      if (method !== "POST" || body.type !== "card_json" || typeof body.data !== "string") return answer(res, call, 400, 99992402, {}, "field validation failed");
+      const json = parseJson(body.data) as { schema?: string; config?: Record<string, unknown>; body?: { elements?: Array<Record<string, unknown>> } } | undefined;
+      const element = json?.body?.elements?.find((e) => e.tag === "markdown" && typeof e.element_id === "string");
+      if (json?.schema !== "2.0" || !element) return answer(res, call, 400, 99992402, {}, "card json 2.0 with a markdown element expected");
+      if (json.config?.streaming_mode === true && json.config.update_multi === false) return answer(res, call, 400, 99992402, {}, "streaming cards must be shared (update_multi)");
+      const id = `7${String(nextId++).padStart(18, "0")}`;
+      cards.set(id, { id, elementId: String(element.element_id), text: String(element.content ?? ""), streaming: json.config?.streaming_mode === true, sequence: 0, uuids: new Set() });
+      return answer(res, call, 200, 0, { card_id: id });
+    }
+    if (!card) return answer(res, call, 400, 300301, {}, "card not found");
+    const sequence = body.sequence;
+    const uuid = str(body.uuid);
+    if (typeof sequence !== "number" || !Number.isInteger(sequence) || sequence < 1) return answer(res, call, 400, 99992402, {}, "field validation failed: sequence");
+    if (uuid && card.uuids.has(uuid)) return answer(res, call, 200, 0, {});
+    if (sequence <= card.sequence) return answer(res, call, 400, 300317, {}, "sequence number compare failed");
+    if (sub === "settings") {
+      if (method !== "PATCH") return answer(res, call, 404, 404, {}, "404 page not found");
+      const settings = parseJson(str(body.settings) ?? "") as { config?: { streaming_mode?: unknown } } | undefined;
+      if (!settings) return answer(res, call, 400, 99992402, {}, "field validation failed: settings");
+      if (typeof settings.config?.streaming_mode === "boolean") card.streaming = settings.config.streaming_mode;
+    } else {
+      if (method !== "PUT" || typeof body.content !== "string") return answer(res, call, 400, 99992402, {}, "field validation failed: content");
+      if (decodeURIComponent(elementId!) !== card.elementId) return answer(res, call, 400, 300302, {}, "element not found");
+      if (!card.streaming) return answer(res, call, 400, 300309, {}, "streaming mode is closed");
+      card.text = body.content;
+    }
+    card.sequence = sequence;
+    if (uuid) card.uuids.add(uuid);
+    return answer(res, call, 200, 0, {});
   }
 
   function record(api: string, chat: string | undefined, body: unknown, token: string): Call {
@@ -225,7 +308,8 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
       }
       case "/_control/messages": {
         const chat = url.searchParams.get("chat");
-        return json(res, 200, delivered.filter((m) => !chat || m.chat_id === chat));
+        const shown = delivered.filter((m) => !chat || m.chat_id === chat).map((m) => (m.card_id ? { ...m, text: cards.get(m.card_id)!.text, streaming: cards.get(m.card_id)!.streaming } : m));
+        return json(res, 200, shown);
       }
       case "/_control/reset":
         calls = [];
@@ -262,9 +346,27 @@ function validateContent(msgType: string | undefined, content: string | undefine
   return undefined;
 }
 
+/** `{"type":"card","data":{"card_id"}}` names a card entity; a whole card JSON does not. */
+function cardReference(content: string): string | undefined {
+  const parsed = parseJson(content) as { type?: unknown; data?: { card_id?: unknown } } | undefined;
+  return parsed?.type === "card" ? String(parsed.data?.card_id ?? "") : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function postText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
   if (msgType === "text") return String(parsed.text);
+  if (msgType === "interactive") {
+    const elements = (parsed.body as { elements?: Array<{ tag?: string; content?: string }> } | undefined)?.elements ?? [];
+    return elements.filter((e) => e.tag === "markdown").map((e) => e.content ?? "").join("\n");
+  }
   const body = Object.values(parsed)[0] as { content: Array<Array<{ text?: string }>> };
   return body.content.map((p) => p.map((e) => e.text ?? "").join("")).join("\n");
 }

@@ -124,7 +124,7 @@ export async function callFeishuApi(
  * A failed call in the outbox's vocabulary. Sends carry a `uuid` Feishu deduplicates for an hour, so
  * a send with no answer, a 5xx or a frequency limit is simply repeated (`retryable`).
  */
-export function sendResultFromAnswer(answer: Extract<FeishuAnswer, { ok: false }>, what: string): Extract<SendResult, { ok: false }> {
+export function sendResultFromAnswer(answer: Extract<FeishuAnswer, { ok: false }>, what: string): Extract<SendResult, { ok: false; retryable: boolean }> {
   const error = `feishu ${what}: HTTP ${answer.status}${answer.code !== undefined ? ` code ${answer.code}` : ""} ${answer.message}`.trim().slice(0, 300);
   if (answer.unknown) return { ok: false, retryable: true, error };
   const limited = answer.status === 429 || (answer.code !== undefined && RATE_LIMIT_CODES.has(answer.code));

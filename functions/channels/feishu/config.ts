@@ -9,7 +9,9 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
  * `lark` → open.larksuite.com, or an https base), `connectionMode` (OpenClaw's default "websocket";
  * only "webhook" accounts are served by the Worker — the long connection belongs to the companion),
  * `webhookPath` (/feishu/events), `textChunkLimit` 4000, `streaming.chunkMode`, `mediaMaxMb` 30,
- * `replyInThread`, `typingIndicator` (true). `accounts.<id>` inherit the root. Env fallbacks (FEISHU_APP_ID, FEISHU_APP_SECRET,
+ * `replyInThread`, `typingIndicator` (true), `streaming.mode` ("partial": replies stream through a
+ * card; "off"), `streaming.block.enabled` (false), `renderMode` (auto | raw | card; raw disables cards).
+ * `accounts.<id>` inherit the root. Env fallbacks (FEISHU_APP_ID, FEISHU_APP_SECRET,
  * FEISHU_ENCRYPT_KEY, FEISHU_VERIFICATION_TOKEN, FEISHU_BOT_OPEN_ID) apply to the default account only.
  *
  * edgeclaw keys: `botOpenId` — the bot's own open_id, which mention gating compares with
@@ -49,6 +51,7 @@ const feishuAccountFields = {
     .optional(),
   mediaMaxMb: z.number().positive().optional(),
   replyInThread: z.enum(["disabled", "enabled"]).optional(),
+  renderMode: z.enum(["auto", "raw", "card"]).optional(),
   signatureMaxAgeSeconds: z.number().int().min(30).max(3600).optional(),
   typingIndicator: z.boolean().optional(),
 };
@@ -63,6 +66,7 @@ export const feishuChannelSchema = channelAccessSchema.safeExtend({
   textChunkLimit: z.number().int().min(100).max(30_000).default(FEISHU_TEXT_LIMIT),
   mediaMaxMb: z.number().positive().default(30),
   replyInThread: z.enum(["disabled", "enabled"]).default("disabled"),
+  renderMode: z.enum(["auto", "raw", "card"]).default("auto"),
   signatureMaxAgeSeconds: z.number().int().min(30).max(3600).default(300),
   typingIndicator: z.boolean().default(true),
   accounts: z.record(z.string(), feishuAccountSchema).optional(),

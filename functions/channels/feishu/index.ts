@@ -9,7 +9,7 @@ import { feishuWebhook } from "./webhook.ts";
 
 /**
  * Replies through the IM v1 message and reply APIs as rich-text posts of up to `textChunkLimit`
- * characters. Every send carries `uuid` (from the outbox chunk id) and Feishu sends a uuid only once
+ * characters, streamed through a CardKit card while the model writes (`streaming.mode` "partial"). Every send carries `uuid` (from the outbox chunk id) and Feishu sends a uuid only once
  * within an hour: a send whose answer was lost is simply sent again (`idempotentSends`).
  */
 export const feishuAdapter: ChannelAdapter = {

@@ -1,20 +1,26 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
 import { callFeishuApi } from "./api.ts";
-import { feishuTarget } from "./send.ts";
+import { streamIntoCard } from "./card-stream.ts";
+import { feishuTarget } from "./messages.ts";
 
 /**
- * OpenClaw's typing indicator on Feishu: a "Typing" reaction on the user's message while the agent
- * works (POST open-apis/im/v1/messages/{id}/reactions), removed when the run ends (DELETE
- * …/reactions/{reaction_id}). `typingIndicator: false` turns it off (one API call less per side).
- * Best effort: failures are logged and never throw.
+ * Live feedback while the agent works on Feishu, all best effort (failures are logged, never thrown):
+ *
+ * - OpenClaw's typing indicator: a "Typing" reaction on the user's message while the agent works
+ *   (POST open-apis/im/v1/messages/{id}/reactions), removed when the run ends (DELETE
+ *   …/reactions/{reaction_id}). `typingIndicator: false` turns it off (one API call less per side).
+ * - The streaming card (`streaming.mode` "partial", the default): the answer grows in one card
+ *   message while the model writes (card-stream.ts); the final send commits it.
  */
 export async function feishuProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+  const target = feishuTarget(route.accountId, ctx);
+  if (!target?.credentials) return state;
+  const sender = { account: target.account, credentials: target.credentials };
+  if (event.type === "text-delta") return streamIntoCard(route, event.soFar, state, ctx, sender);
   if (event.type !== "run-started" && event.type !== "run-finished") return state;
   const messageId = route.replyToMessageId;
-  if (!messageId) return state;
-  const target = feishuTarget(route.accountId, ctx);
-  if (!target?.credentials || !target.account.typingIndicator) return state;
+  if (!messageId || !target.account.typingIndicator) return state;
   const path = `open-apis/im/v1/messages/${encodeURIComponent(messageId)}/reactions`;
   if (event.type === "run-started") {
     if (state.typingReactionId) return state;

@@ -4,7 +4,7 @@ import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
 import { readBodyPrefix } from "../../http/read-prefix.ts";
 import { fetchWithTenantToken } from "./api.ts";
 import { feishuApiBase } from "./config.ts";
-import { feishuTarget } from "./send.ts";
+import { feishuTarget } from "./messages.ts";
 
 const MAX_CONTENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 

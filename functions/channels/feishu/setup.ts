@@ -9,7 +9,7 @@ export const FEISHU_SETUP: ChannelSetup = {
 1. On the Feishu Open Platform (https://open.feishu.cn/app) or Lark Developer
    (https://open.larksuite.com/app) create a **custom app** and add the **Bot** feature. Under
    **Permissions** grant \`im:message\`, \`im:message:send_as_bot\`, \`im:message.p2p_msg:readonly\`,
-   \`im:message.group_at_msg:readonly\` and \`im:resource\` (files users send).
+   \`im:message.group_at_msg:readonly\`, \`im:resource\` (files users send) and \`cardkit:card:write\` (streaming cards).
 2. **Credentials & Basic Info**: App ID and App Secret. **Events & Callbacks → Encryption strategy**:
    set an Encrypt Key and copy the Verification Token. Store them as Worker secrets:
 

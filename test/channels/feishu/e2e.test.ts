@@ -86,6 +86,31 @@ describe("Feishu end to end", () => {
     expect(await recorded(scenario)).toHaveLength(1);
   });
 
+  it("with the defaults, an answer streams into one card: sent once as the reply, updated while it grows, committed once", async () => {
+    const user = feishuId("ou");
+    await withDb(testEnv, (db) => postgresAccessStore(db).addApprovedSender({ channel: "feishu", accountId: "default", senderId: user, source: "admin" }, Date.now()));
+    const chat = feishuId("oc");
+    const messageId = feishuId("om");
+    await holdMessage(messageId, chat);
+    const scenario = newScenario("feishu-stream");
+    const answer = "First, the context. Then the details. Finally, the **conclusion**.";
+    await scriptModel(scenario, [{ type: "text", text: answer, chunks: ["First, the context. ", "Then the details. ", "Finally, the **conclusion**."], chunkDelayMs: 1300 }]);
+    const res = await postFeishu(messageEvent({ sender: user, chatId: chat, messageId, content: { text: `explain [scenario:${scenario}]` } }));
+    expect(res.status).toBe(200);
+    // The card shows the whole text before the run ends; the commit ends its streaming.
+    await waitFor(async () => ((await feishuMessages(chat)).some((m) => m.streaming === false) ? true : undefined), 25_000);
+    const [card] = await settlesTo(chat, [answer]);
+    expect(card).toMatchObject({ via: "reply", reply_to: messageId, msg_type: "interactive", streaming: false });
+    const updates = await feishuCalls("card.content", chat);
+    // At least one preview update while the model wrote, then the final text; never one per token.
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(updates.length).toBeLessThanOrEqual(4);
+    expect(updates.at(-1)!.body.content).toBe(answer);
+    expect(await feishuCalls("card.settings", chat)).toHaveLength(1);
+    expect((await feishuCalls("reply", chat)).filter((c) => c.status === 200)).toHaveLength(1);
+    expect(await recorded(scenario)).toHaveLength(1);
+  });
+
   it("in a gated group only a mention of the bot is answered; an expired tenant token is replaced", async () => {
     const chat = TEST_FEISHU.groupGated;
     const quiet = newScenario("feishu-quiet");

@@ -124,6 +124,9 @@ export async function control(path: string, body: Record<string, unknown> = {}):
 }
 
 export interface FakeFeishuMessage {
+  /** Interactive messages showing a card entity: its current text is `text`, `streaming` its mode. */
+  card_id?: string;
+  streaming?: boolean;
   chat_id: string;
   text: string;
   msg_type: string;
