@@ -25,7 +25,7 @@ export default defineConfig({
           TEST_COMPANION_TGPOLL_SECRET: "test-companion-tgpoll-secret",
           TEST_COMPANION_TGALL_SECRET: "test-companion-tgall-secret",
           TEST_TELEGRAM_POLL_BOT_TOKEN: "7000000003:test-poll-token",
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl"), msteams: inject("fakeMsTeamsUrl"), discord: inject("fakeDiscordUrl") })),
+          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl"), msteams: inject("fakeMsTeamsUrl"), discord: inject("fakeDiscordUrl"), mattermost: inject("fakeMattermostUrl") })),
           FAKE_WEB_URL: inject("fakeWebUrl"),
           FAKE_DOH_URL: inject("fakeDohUrl"),
           FAKE_SLACK_URL: inject("fakeSlackUrl"),
@@ -58,6 +58,8 @@ export default defineConfig({
           // The default Feishu account reads these env fallbacks (test/setup/test-config.ts TEST_FEISHU).
           FEISHU_APP_ID: "cli_test_default",
           FAKE_MSTEAMS_URL: inject("fakeMsTeamsUrl"),
+          FAKE_MATTERMOST_URL: inject("fakeMattermostUrl"),
+          TEST_MATTERMOST_BOT_TOKEN: "mm-test-token",
           MSTEAMS_APP_PASSWORD: "test-teams-secret",
           FEISHU_APP_SECRET: "test-feishu-app-secret",
           FEISHU_ENCRYPT_KEY: "test-feishu-encrypt-key",

@@ -9,6 +9,7 @@ import { googleChatChannel } from "./googlechat/index.ts";
 import { feishuChannel } from "./feishu/index.ts";
 import { msTeamsChannel } from "./msteams/index.ts";
 import { discordChannel } from "./discord/index.ts";
+import { mattermostChannel } from "./mattermost/index.ts";
 
 /**
  * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
@@ -23,6 +24,7 @@ const builtInChannels: ChannelDefinition[] = [
   feishuChannel,
   msTeamsChannel,
   discordChannel,
+  mattermostChannel,
 ];
 
 const registered = new Map<string, ChannelDefinition>();

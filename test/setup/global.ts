@@ -12,6 +12,7 @@ import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
 import { startFakeRelayApi } from "../fakes/relay-api.ts";
 import { startFakeFeishuApi } from "../fakes/feishu-api.ts";
 import { startFakeDiscordApi } from "../fakes/discord-api.ts";
+import { startFakeMattermost } from "../fakes/mattermost-api.ts";
 import { TEST_FEISHU, TEST_TWILIO } from "./test-config.ts";
 
 /**
@@ -67,6 +68,9 @@ export default async function setup(project: TestProject) {
   const fakeDiscord = await startFakeDiscordApi();
   stops.push(() => fakeDiscord.stop());
   project.provide("fakeDiscordUrl", fakeDiscord.url);
+  const fakeMattermost = await startFakeMattermost();
+  stops.push(() => fakeMattermost.stop());
+  project.provide("fakeMattermostUrl", fakeMattermost.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -91,5 +95,6 @@ declare module "vitest" {
     fakeDiscordUrl: string;
     googleChatServiceAccount: string;
     fakeFeishuUrl: string;
+    fakeMattermostUrl: string;
   }
 }

@@ -53,6 +53,7 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
       ...(fakes.googlechat ? { googlechat: googleChatTestChannel(fakes.googlechat) } : {}),
       ...(fakes.msteams ? { msteams: msTeamsTestChannel(fakes.msteams) } : {}),
       ...(fakes.discord ? { discord: discordTestChannel(fakes.discord) } : {}),
+      ...(fakes.mattermost ? { mattermost: mattermostTestChannel(fakes.mattermost) } : {}),
     },
   };
 }
@@ -454,6 +455,45 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
         users: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
         channels: { [TEST_DISCORD.openChannel]: { requireMention: false }, [TEST_DISCORD.gatedChannel]: {} },
       },
+    },
+  };
+}
+
+/**
+ * `channels.mattermost` pointed at the fake Mattermost (test/fakes/mattermost-api.ts). The default
+ * account is what a user gets (dmPolicy "pairing", groupPolicy "allowlist" with nothing allowed,
+ * chatmode "oncall"); "team" is the convenience account: open DMs, every channel allowed with a
+ * mention required, MMOPENCHANNEL0000000000000 without one, MMMEMBERSCHAN0000000000000 only for
+ * MMMEMBER; "chatty" answers every channel message (chatmode onmessage), "prefix" `!`-prefixed ones;
+ * "plain" is "team"'s DMs with streaming off.
+ */
+export const TEST_MATTERMOST = {
+  botToken: "mm-test-token",
+  /** Who the fake's token belongs to (GET /users/me). */
+  bot: { id: "mmbot0000000000000000000000", username: "edgebot" },
+  openChannel: "mmopenchannel0000000000000",
+  membersChannel: "mmmemberschan0000000000000",
+  member: "mmmember000000000000000000",
+} as const;
+
+function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknown> {
+  const allowAll = { dmPolicy: "open", allowFrom: ["*"], groupPolicy: "allowlist" };
+  return {
+    baseUrl: `${fakeMattermostUrl}/api/v4`,
+    botToken: { source: "env", id: "TEST_MATTERMOST_BOT_TOKEN" },
+    accounts: {
+      default: {},
+      team: {
+        ...allowAll,
+        groups: {
+          "*": { requireMention: true },
+          [TEST_MATTERMOST.openChannel]: { requireMention: false },
+          [TEST_MATTERMOST.membersChannel]: { requireMention: false, users: [TEST_MATTERMOST.member] },
+        },
+      },
+      chatty: { ...allowAll, chatmode: "onmessage", groups: { "*": {} } },
+      prefix: { ...allowAll, chatmode: "onchar", groups: { "*": {} } },
+      plain: { ...allowAll, streaming: { mode: "off" } },
     },
   };
 }

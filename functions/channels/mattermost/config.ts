@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
+import { resolveSecret, secretEnvName, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
+import type { EdgeclawConfig } from "../../config/schema.ts";
+
+/**
+ * `channels.mattermost` with OpenClaw's key names and defaults (channels/mattermost,
+ * gateway/config-channels). The access keys come from the shared channelAccessSchema; `accounts.<id>`
+ * blocks take the same keys without defaults and inherit the root (`mattermostAccount`).
+ *
+ * `chatmode` decides channel behaviour: `oncall` (default) answers @-mentions, `onmessage` every
+ * message, `onchar` messages that start with one of `oncharPrefixes` (an @-mention still counts).
+ * `requireMention` still applies and wins over chatmode where it is set; `groups.<id>.requireMention`
+ * wins over both (access.ts reads it first). So the schema resolves the effective
+ * `requireMention` once: the block's own value, else `chatmode !== "onmessage"`.
+ */
+
+export const mattermostReplyToModeSchema = z.enum(["off", "first", "all", "batched"]);
+export type MattermostReplyToMode = z.infer<typeof mattermostReplyToModeSchema>;
+const chatmodeSchema = z.enum(["oncall", "onmessage", "onchar"]);
+
+const streamingSchema = z
+  .object({
+    mode: z.enum(["off", "partial", "block", "progress"]).default("partial"),
+    chunkMode: z.enum(["length", "newline"]).default("length"),
+  })
+  .loose();
+
+/** Keys an account may set; every one optional (unset = the root's value). */
+const mattermostAccountFields = {
+  name: z.string().optional(),
+  botToken: secretInputSchema.optional(),
+  /** The server, e.g. https://chat.example.com; a trailing /api/v4 is removed. */
+  baseUrl: z.url().optional(),
+  chatmode: chatmodeSchema.optional(),
+  oncharPrefixes: z.array(z.string().min(1).max(8)).optional(),
+  replyToMode: mattermostReplyToModeSchema.optional(),
+  replyToModeByChatType: z
+    .object({ direct: mattermostReplyToModeSchema.optional(), group: mattermostReplyToModeSchema.optional(), channel: mattermostReplyToModeSchema.optional() })
+    .strict()
+    .optional(),
+  implicitMentions: z.object({ threadParticipation: z.boolean().optional() }).loose().optional(),
+  /** `@username` in allowlists matches only with this on (usernames can be changed). */
+  dangerouslyAllowNameMatching: z.boolean().optional(),
+  textChunkLimit: z.number().int().min(100).max(16_383).optional(),
+  streaming: streamingSchema.optional(),
+};
+
+export const mattermostAccountSchema = channelAccountAccessSchema.extend(mattermostAccountFields);
+
+const mattermostRootSchema = channelAccessSchema.safeExtend({
+  ...mattermostAccountFields,
+  chatmode: chatmodeSchema.default("oncall"),
+  oncharPrefixes: z.array(z.string().min(1).max(8)).default([">", "!"]),
+  replyToMode: mattermostReplyToModeSchema.default("off"),
+  implicitMentions: z.object({ threadParticipation: z.boolean().default(true) }).loose().prefault({}),
+  dangerouslyAllowNameMatching: z.boolean().default(false),
+  // Mattermost's own post limit is 16,383 characters; OpenClaw chunks at 4000.
+  textChunkLimit: z.number().int().min(100).max(16_383).default(4000),
+  streaming: streamingSchema.prefault({}),
+  accounts: z.record(z.string(), mattermostAccountSchema).optional(),
+});
+
+/** Fills an unset `requireMention` from `chatmode` (root, and each account that sets a chatmode), before validation. */
+function requireMentionFromChatmode(raw: unknown): unknown {
+  if (!isPlainObject(raw)) return raw;
+  const fill = (block: Record<string, unknown>, chatmode: unknown) =>
+    block.requireMention === undefined && chatmode !== undefined ? { ...block, requireMention: chatmode !== "onmessage" } : block;
+  const accounts = isPlainObject(raw.accounts)
+    ? Object.fromEntries(Object.entries(raw.accounts).map(([id, account]) => [id, isPlainObject(account) ? fill(account, account.chatmode) : account]))
+    : raw.accounts;
+  return { ...fill(raw, raw.chatmode ?? "oncall"), ...(accounts === undefined ? {} : { accounts }) };
+}
+
+export const mattermostChannelSchema = z.preprocess(requireMentionFromChatmode, mattermostRootSchema);
+export type MattermostChannelConfig = z.output<typeof mattermostChannelSchema>;
+
+export type MattermostAccount = MattermostChannelConfig & { accountId: string; isDefault: boolean };
+
+export const DEFAULT_ACCOUNT_ID = "default";
+
+const parsedBlocks = new WeakMap<object, MattermostChannelConfig>();
+
+export function mattermostConfig(config: EdgeclawConfig): MattermostChannelConfig | undefined {
+  const block = (config.channels as Record<string, unknown>)["mattermost"];
+  if (typeof block !== "object" || block === null) return undefined;
+  let parsed = parsedBlocks.get(block);
+  if (!parsed) {
+    parsed = mattermostChannelSchema.parse(block);
+    parsedBlocks.set(block, parsed);
+  }
+  return parsed;
+}
+
+export function mattermostAccountIds(root: MattermostChannelConfig): string[] {
+  const ids = Object.keys(root.accounts ?? {});
+  return ids.length ? ids : [root.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+}
+
+/** One account's settings: its block over the root (objects merged one level deep; `groups` replaced whole). */
+export function mattermostAccount(root: MattermostChannelConfig, accountId: string): MattermostAccount {
+  const own = (root.accounts?.[accountId] ?? {}) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...root };
+  for (const [key, value] of Object.entries(own)) {
+    if (value === undefined) continue;
+    const base = merged[key];
+    const deep = isPlainObject(base) && isPlainObject(value) && key !== "groups" && !("source" in value);
+    merged[key] = deep ? { ...base, ...value } : value;
+  }
+  return { ...(merged as MattermostChannelConfig), accountId, isDefault: accountId === (root.defaultAccount ?? DEFAULT_ACCOUNT_ID) };
+}
+
+/** Enabled accounts of an enabled channel (all are served over the companion's WebSocket). */
+export function mattermostAccounts(root: MattermostChannelConfig): MattermostAccount[] {
+  if (!root.enabled) return [];
+  return mattermostAccountIds(root)
+    .map((id) => mattermostAccount(root, id))
+    .filter((account) => account.enabled);
+}
+
+/** MATTERMOST_URL / MATTERMOST_BOT_TOKEN stand in for the default account only; the config always wins. */
+function fallback(account: MattermostAccount, env: SecretEnv, name: string): string | undefined {
+  const value = env[name];
+  return account.isDefault && typeof value === "string" && value ? value : undefined;
+}
+
+/** The server root (no trailing slash, no /api/v4), or undefined when none is configured. */
+export function mattermostBaseUrl(account: MattermostAccount, env: SecretEnv): string | undefined {
+  const raw = account.baseUrl ?? fallback(account, env, "MATTERMOST_URL");
+  return raw?.replace(/\/+$/, "").replace(/\/api\/v4$/, "");
+}
+
+export function mattermostBotToken(account: MattermostAccount, env: SecretEnv): string | undefined {
+  return resolveSecret(account.botToken, env) ?? fallback(account, env, "MATTERMOST_BOT_TOKEN");
+}
+
+/** The env var the companion reads the bot token from (never the token itself). */
+export function mattermostBotTokenEnv(account: MattermostAccount): string | undefined {
+  if (account.botToken !== undefined) return secretEnvName(account.botToken);
+  return account.isDefault ? "MATTERMOST_BOT_TOKEN" : undefined;
+}
+
+export function replyToModeFor(account: MattermostAccount, chatType: "direct" | "group" | "channel"): MattermostReplyToMode {
+  // Direct messages stay flat unless replyToModeByChatType.direct says otherwise (channels/mattermost).
+  return account.replyToModeByChatType?.[chatType] ?? (chatType === "direct" ? "off" : account.replyToMode);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

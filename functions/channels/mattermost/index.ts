@@ -1,0 +1,43 @@
+import type { ChannelAdapter } from "../adapter.ts";
+import type { ChannelDefinition } from "../channel.ts";
+import { mattermostAccount, mattermostChannelSchema, mattermostConfig } from "./config.ts";
+import { mattermostProgress } from "./progress.ts";
+import { reconcileMattermostMessage, sendMattermostMessage } from "./send.ts";
+import { mattermostSocket } from "./socket.ts";
+import { mattermostParticipatedInThread } from "./threads.ts";
+
+/** Replies through REST v4 (Markdown as written); a lost send is reconciled by its props marker (send.ts). */
+export const mattermostAdapter: ChannelAdapter = {
+  id: "mattermost",
+  textChunkLimit(config, accountId) {
+    const root = mattermostConfig(config);
+    return root ? mattermostAccount(root, accountId).textChunkLimit : 4000;
+  },
+  chunkMode(config, accountId) {
+    const root = mattermostConfig(config);
+    return root ? mattermostAccount(root, accountId).streaming.chunkMode : "length";
+  },
+  send: sendMattermostMessage,
+  reconcile: reconcileMattermostMessage,
+  participatedInThread: mattermostParticipatedInThread,
+  progress: mattermostProgress,
+};
+
+const setupSteps = `1. In Mattermost: **System Console → Integrations → Bot Accounts** (enable bot accounts), then
+   **Integrations → Bot Accounts → Add Bot Account**; keep its **access token**. Add the bot to the teams
+   and channels it should read.
+2. Give the companion the token (it holds the WebSocket): \`MATTERMOST_BOT_TOKEN\` in its environment
+   (\`npx wrangler secret put MATTERMOST_BOT_TOKEN\` as well: the Worker replies over REST with it).
+3. Enable the channel in \`edgeclaw.json5\`:
+   \`channels: { mattermost: { enabled: true, baseUrl: "https://chat.example.com", botToken: { source: "env", id: "MATTERMOST_BOT_TOKEN" } } }\`
+   (DMs pair by default; in channels the bot answers @-mentions — \`chatmode\` onmessage/onchar to change that).
+4. List \`"mattermost"\` in the companion's \`companion.ingressKeys[].channels\` and start the companion.`;
+
+/** Mattermost: WebSocket events through the companion; replies, typing and previews over REST v4 from the Worker. */
+export const mattermostChannel: ChannelDefinition = {
+  id: "mattermost",
+  configSchema: mattermostChannelSchema,
+  socket: mattermostSocket,
+  outbound: mattermostAdapter,
+  setup: { title: "Connect Mattermost", steps: setupSteps },
+};

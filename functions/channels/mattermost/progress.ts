@@ -1,0 +1,89 @@
+import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
+import type { ReplyRoute } from "../envelope.ts";
+import { mattermostApi, mattermostBot, type MattermostPostRecord } from "./api.ts";
+
+/**
+ * Live feedback while the agent works (channels/mattermost "preview streaming"), best effort:
+ * - typing (`POST /users/{bot}/typing`, shown a few seconds) when the run starts, renewed while it works;
+ * - `streaming.mode` partial (the default) / block: the answer so far goes into one preview post,
+ *   edited in place (`PUT /posts/{id}/patch`, at most once a second; block mode at paragraph ends);
+ *   the final send patches it into the answer, so the channel shows one post, not a trail.
+ * - progress / off: typing only; the answer is posted when it is ready.
+ *
+ * A pending mark is checkpointed before the preview is posted. If the post's answer is lost, the
+ * run stops previewing (`previewBroken`) rather than risk a second preview; the answer then goes
+ * out as a normal post, and the lost preview, if it landed, stays (a one-request window).
+ */
+
+const PREVIEW_EDIT_INTERVAL_MS = 1000;
+const TYPING_RENEW_MS = 4000;
+
+export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+  const bot = mattermostBot(route, ctx);
+  if ("missing" in bot) return state;
+  const mode = bot.account.streaming.mode;
+  const next: ProgressState = { ...state };
+  const now = Date.now();
+  const warn = (what: string, detail: string) => console.warn(`mattermost progress ${what} failed`, detail.slice(0, 200));
+
+  const typing = async () => {
+    const user = encodeURIComponent(route.extra?.botUserId ?? "me");
+    const sent = await mattermostApi(bot, "POST", `/users/${user}/typing`, { channel_id: route.to, ...(route.threadId ? { parent_id: route.threadId } : {}) });
+    if (sent.ok) next.typingAt = String(now);
+    else warn("typing", sent.kind === "lost" ? sent.error : sent.message);
+  };
+  const renewTyping = async () => {
+    if (now - Number(next.typingAt ?? 0) >= TYPING_RENEW_MS) await typing();
+  };
+
+  switch (event.type) {
+    case "accepted":
+    case "run-finished":
+      return next;
+    case "run-started":
+      await typing();
+      return next;
+    case "tool":
+      await renewTyping();
+      return next;
+    case "text-delta": {
+      await renewTyping();
+      if (next.previewBroken || (mode !== "partial" && mode !== "block")) return next;
+      if (mode === "block" && next.previewPostId && !event.soFar.endsWith("\n\n")) return next;
+      if (next.previewPostId && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
+      // The preview shows what the first chunk will hold; the final send replaces it exactly.
+      const shown = event.soFar.slice(0, bot.account.textChunkLimit) || "…";
+      if (!next.previewPostId) {
+        if (next.previewPendingAt) {
+          next.previewBroken = "1"; // an earlier preview post's answer was lost: never post a second one
+          return next;
+        }
+        next.previewPendingAt = String(now);
+        ctx.checkpoint?.(next);
+        const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
+          channel_id: route.to,
+          message: shown,
+          ...(route.threadId ? { root_id: route.threadId } : {}),
+          props: { edgeclaw_preview_run: ctx.runId ?? "" },
+        });
+        if (posted.ok) {
+          next.previewPostId = posted.value.id;
+          next.previewEditedAt = String(now);
+          delete next.previewPendingAt;
+        } else {
+          warn("preview post", posted.kind === "lost" ? posted.error : posted.message);
+          if (posted.kind === "refused") delete next.previewPendingAt; // refused: nothing landed
+          next.previewBroken = "1";
+        }
+        return next;
+      }
+      const patched = await mattermostApi(bot, "PUT", `/posts/${encodeURIComponent(next.previewPostId)}/patch`, { message: shown });
+      if (patched.ok) next.previewEditedAt = String(now);
+      else {
+        warn("preview edit", patched.kind === "lost" ? patched.error : patched.message);
+        next.previewBroken = "1";
+      }
+      return next;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
+import { mattermostApi, mattermostBot, type MattermostCall, type MattermostPostRecord } from "./api.ts";
+
+/**
+ * One reply chunk out to Mattermost: `POST /api/v4/posts` in the route's channel, in its thread
+ * (`root_id`) when the conversation is one — once a thread root exists every chunk stays in it.
+ *
+ * Idempotency: the post carries `pending_post_id` = the outbox chunk id. Mattermost drops a repeat
+ * with the same pending_post_id, but only while the id sits in a 30-second, per-node cache
+ * (server app/post.go `deduplicateCreatePost`), so it narrows the window without closing it. The
+ * chunk id is also written into the post's `props` (`edgeclaw_outbox_id`), which are stored with the
+ * post: `reconcile` looks for it in the channel's posts since the chunk was queued, so an outcome lost
+ * to a timeout is settled by looking, not by sending again.
+ *
+ * The first chunk of a run that left a live preview (`progressState.previewPostId`) patches that
+ * post into the answer; `retract` removes the preview and posts nothing.
+ */
+export const OUTBOX_PROP = "edgeclaw_outbox_id";
+
+export async function sendMattermostMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+  const bot = mattermostBot(message.route, ctx);
+  if ("missing" in bot) return { ok: false, retryable: false, error: bot.missing };
+  const state = message.progressState ?? {};
+
+  if (message.retract) {
+    if (!state.previewPostId) return { ok: true };
+    const removed = await mattermostApi(bot, "DELETE", `/posts/${encodeURIComponent(state.previewPostId)}`);
+    return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : failure(removed);
+  }
+
+  const previewId = message.chunkIndex === 0 ? state.previewPostId : undefined;
+  if (previewId) {
+    const patched = await mattermostApi<MattermostPostRecord>(bot, "PUT", `/posts/${encodeURIComponent(previewId)}/patch`, { message: message.text });
+    if (patched.ok) return { ok: true, platformMessageId: previewId };
+    if (patched.kind === "lost" || patched.status === 429 || patched.status >= 500) return failure(patched);
+    // The preview is gone (deleted mid-run) or refused for good: post the answer as a new post.
+  }
+
+  const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
+    channel_id: message.route.to,
+    message: message.text,
+    ...(message.route.threadId ? { root_id: message.route.threadId } : {}),
+    pending_post_id: message.id,
+    props: { [OUTBOX_PROP]: message.id },
+  });
+  if (!posted.ok) return failure(posted);
+  return { ok: true, platformMessageId: posted.value.id };
+}
+
+/** Did a lost attempt land? The channel's posts since the chunk was queued, looked up by the chunk id in their props. */
+export async function reconcileMattermostMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+  if (message.retract) return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
+  if (message.chunkIndex === 0 && message.progressState?.previewPostId) {
+    return { outcome: "untraceable", reason: "the answer patches the run's preview; patching again is harmless", idempotent: true };
+  }
+  const bot = mattermostBot(message.route, ctx);
+  if ("missing" in bot) throw new Error(bot.missing);
+  // A minute of slack for clock skew between the Worker and the Mattermost server.
+  const since = Math.max(0, (message.queuedAt ?? Date.now() - 24 * 3600_000) - 60_000);
+  const found = await mattermostApi<{ order?: string[]; posts?: Record<string, MattermostPostRecord> }>(bot, "GET", `/channels/${encodeURIComponent(message.route.to)}/posts?since=${since}`);
+  if (!found.ok) throw new Error(found.kind === "lost" ? found.error : found.message);
+  const match = Object.values(found.value.posts ?? {}).find((post) => post.props?.[OUTBOX_PROP] === message.id);
+  return match ? { outcome: "landed", platformMessageId: match.id } : { outcome: "missing" };
+}
+
+/**
+ * A failed call in the outbox's vocabulary: 429 waits Retry-After; 5xx is retried (including
+ * Mattermost's "pending" answer to a repeat whose first attempt is still saving); other 4xx are
+ * final; a lost answer is reconciled, never repeated blindly.
+ */
+export function failure(call: Extract<MattermostCall<unknown>, { ok: false }>): Extract<SendResult, { ok: false }> {
+  if (call.kind === "lost") return { ok: false, outcomeUnknown: true, error: call.error };
+  if (call.status === 429) return { ok: false, retryable: true, retryAfterMs: call.retryAfterMs ?? 1000, error: call.message };
+  return { ok: false, retryable: call.status >= 500, error: call.message };
+}

@@ -1,0 +1,39 @@
+import type { SocketAccount, SocketPieces } from "../channel.ts";
+import { mattermostAccounts, mattermostBaseUrl, mattermostBotTokenEnv, mattermostConfig, type MattermostAccount } from "./config.ts";
+import { parseMattermostEvent } from "./parse.ts";
+import { mattermostSocketPayloadSchema } from "./payloads.ts";
+
+/**
+ * Mattermost is served by the companion's WebSocket connector (companion/src/connectors/mattermost.ts):
+ * every enabled account. The connector gets the server URL and the env var name of the bot token;
+ * the token itself never travels. Events come back raw and are parsed here (parse.ts).
+ */
+export const mattermostSocket: SocketPieces<MattermostAccount> = {
+  accounts(config, env) {
+    const root = mattermostConfig(config);
+    if (!root) return [];
+    const accounts = mattermostAccounts(root);
+    return accounts.flatMap((account): SocketAccount<MattermostAccount>[] => {
+      const baseUrl = mattermostBaseUrl(account, env);
+      const tokenEnv = mattermostBotTokenEnv(account);
+      if (!baseUrl) {
+        console.error(`channels.mattermost (account ${account.accountId}): no baseUrl (or MATTERMOST_URL for the default account); not connected`);
+        return [];
+      }
+      if (!tokenEnv) console.error(`channels.mattermost (account ${account.accountId}): botToken must be a SecretRef or "\${VAR}" for the companion to read it`);
+      return [
+        {
+          accountId: account.accountId,
+          label: accounts.length > 1 ? `Mattermost (account ${account.accountId})` : "Mattermost",
+          account,
+          connector: { settings: { baseUrl }, secretEnv: tokenEnv ? { botToken: tokenEnv } : {} },
+        },
+      ];
+    });
+  },
+  parse(event, socketAccount) {
+    const payload = mattermostSocketPayloadSchema.safeParse(event.payload);
+    if (!payload.success) return { kind: "malformed", reason: `not a Mattermost socket event: ${payload.error.issues[0]?.path.join(".") ?? "?"}` };
+    return parseMattermostEvent({ ...payload.data, account: socketAccount.account, receivedAt: event.receivedAt });
+  },
+};
