@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.feishu` with OpenClaw's key names and defaults (channels/feishu): the shared access keys
@@ -72,39 +73,16 @@ export const feishuChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), feishuAccountSchema).optional(),
 });
 export type FeishuChannelConfig = z.infer<typeof feishuChannelSchema>;
-type FeishuAccountConfig = z.infer<typeof feishuAccountSchema>;
 
-export type FeishuAccount = FeishuChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, FeishuChannelConfig>();
+/** The settings in force for one account: its block over the root (objects merged one level deep, `groups` replaced). */
+export type FeishuAccount = MergedAccount<FeishuChannelConfig>;
 
 export function feishuConfig(config: EdgeclawConfig): FeishuChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["feishu"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = feishuChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-export function feishuAccountIds(feishu: FeishuChannelConfig): string[] {
-  const ids = Object.keys(feishu.accounts ?? {});
-  return ids.length ? ids : [feishu.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "feishu", feishuChannelSchema);
 }
 
 export function feishuAccount(feishu: FeishuChannelConfig, accountId: string): FeishuAccount {
-  const own: FeishuAccountConfig = feishu.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...feishu };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" ? { ...base, ...value } : value;
-  }
-  return { ...(merged as FeishuChannelConfig), accountId };
+  return mergedAccount(feishu, accountId, { replace: ["groups"] });
 }
 
 /** The Open Platform base for an account: `apiBaseUrl`, else its `domain`. */
@@ -117,16 +95,9 @@ export function feishuApiBase(account: FeishuAccount): string {
  * Enabled webhook-mode accounts by `webhookPath`. An account in "websocket" mode is the companion's
  * and is not mounted; a second account on a path already taken is not served (`onClash`).
  */
-export function feishuWebhookAccounts(feishu: FeishuChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, FeishuAccount> {
-  const byPath = new Map<string, FeishuAccount>();
-  if (!feishu.enabled) return byPath;
-  for (const accountId of feishuAccountIds(feishu)) {
-    const account = feishuAccount(feishu, accountId);
-    if (!account.enabled || account.connectionMode !== "webhook") continue;
-    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
-    else byPath.set(account.webhookPath, account);
-  }
-  return byPath;
+export function feishuWebhookAccounts(feishu: FeishuChannelConfig, onClash?: ClashHandler): Map<string, FeishuAccount> {
+  const pathOf = (account: FeishuAccount) => (account.connectionMode === "webhook" ? account.webhookPath : undefined);
+  return webhookAccounts(feishu, (accountId) => feishuAccount(feishu, accountId), pathOf, onClash);
 }
 
 export interface FeishuSecrets {
@@ -139,8 +110,7 @@ export interface FeishuSecrets {
 
 /** Config values (SecretRef or literal) win; FEISHU_* env variables stand in for the default account only. */
 export function feishuSecrets(account: FeishuAccount, env: SecretEnv): FeishuSecrets {
-  const isDefault = account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
-  const fallback = (name: string) => (isDefault && typeof env[name] === "string" && env[name] ? (env[name] as string) : undefined);
+  const fallback = defaultAccountEnv(account, env);
   return {
     appId: account.appId ?? fallback("FEISHU_APP_ID"),
     appSecret: resolveSecret(account.appSecret, env) ?? fallback("FEISHU_APP_SECRET"),
@@ -153,8 +123,4 @@ export function feishuSecrets(account: FeishuAccount, env: SecretEnv): FeishuSec
 export function feishuAccountForRoute(config: EdgeclawConfig, accountId: string): FeishuAccount | undefined {
   const feishu = feishuConfig(config);
   return feishu ? feishuAccount(feishu, accountId) : undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

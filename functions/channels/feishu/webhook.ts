@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
 import { feishuConfig, feishuSecrets, feishuWebhookAccounts, type FeishuAccount } from "./config.ts";
 import { parseFeishuBody } from "./parse.ts";
 import { verifiedFeishuBody, verifyFeishuRequest } from "./verify.ts";
@@ -17,15 +18,7 @@ export const FEISHU_MAX_BODY_BYTES = 256 * 1024;
 export const feishuWebhook: WebhookPieces<FeishuAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<FeishuAccount>[] {
     const feishu = feishuConfig(config);
-    if (!feishu) return [];
-    const clash = (accountId: string, path: string) => console.error(`channels.feishu: account ${accountId} reuses webhookPath ${path}; not served`);
-    const accounts = [...feishuWebhookAccounts(feishu, clash).entries()];
-    return accounts.map(([path, account]) => ({
-      path,
-      accountId: account.accountId,
-      label: accounts.length > 1 ? `Feishu (account ${account.accountId})` : "Feishu",
-      account,
-    }));
+    return feishu ? webhookRoutes("Feishu", feishuWebhookAccounts(feishu, logClash("feishu", "webhookPath"))) : [];
   },
 
   maxBodyBytes: () => FEISHU_MAX_BODY_BYTES,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.googlechat` with OpenClaw's key names and defaults (channels/googlechat): the shared
@@ -68,51 +69,20 @@ export const googleChatChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), googleChatAccountSchema).optional(),
 });
 export type GoogleChatChannelConfig = z.infer<typeof googleChatChannelSchema>;
-type GoogleChatAccountConfig = z.infer<typeof googleChatAccountSchema>;
-export type GoogleChatAccount = GoogleChatChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, GoogleChatChannelConfig>();
+/** The settings in force for one account: its block over the root (`groups` and the service account key replaced whole). */
+export type GoogleChatAccount = MergedAccount<GoogleChatChannelConfig>;
 
 export function googleChatConfig(config: EdgeclawConfig): GoogleChatChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["googlechat"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = googleChatChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-export function googleChatAccountIds(chat: GoogleChatChannelConfig): string[] {
-  const ids = Object.keys(chat.accounts ?? {});
-  return ids.length ? ids : [chat.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "googlechat", googleChatChannelSchema);
 }
 
 export function googleChatAccount(chat: GoogleChatChannelConfig, accountId: string): GoogleChatAccount {
-  const own: GoogleChatAccountConfig = chat.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...chat };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" && key !== "serviceAccount" ? { ...base, ...value } : value;
-  }
-  return { ...(merged as GoogleChatChannelConfig), accountId };
+  return mergedAccount(chat, accountId, { replace: ["groups", "serviceAccount"] });
 }
 
 /** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
-export function googleChatWebhookAccounts(chat: GoogleChatChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, GoogleChatAccount> {
-  const byPath = new Map<string, GoogleChatAccount>();
-  if (!chat.enabled) return byPath;
-  for (const accountId of googleChatAccountIds(chat)) {
-    const account = googleChatAccount(chat, accountId);
-    if (!account.enabled) continue;
-    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
-    else byPath.set(account.webhookPath, account);
-  }
-  return byPath;
+export function googleChatWebhookAccounts(chat: GoogleChatChannelConfig, onClash?: ClashHandler): Map<string, GoogleChatAccount> {
+  return webhookAccounts(chat, (accountId) => googleChatAccount(chat, accountId), (account) => account.webhookPath, onClash);
 }
 
 export function googleChatAccountFor(config: EdgeclawConfig, accountId: string): GoogleChatAccount | undefined {
@@ -132,9 +102,8 @@ export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>;
 
 /** The account's service account key (config first; GOOGLE_CHAT_SERVICE_ACCOUNT for the default account), or why not. */
 export function googleChatServiceAccount(account: GoogleChatAccount, env: SecretEnv): { key: ServiceAccountKey } | { error: string } {
-  const isDefault = account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
   let raw: unknown = isPlainObject(account.serviceAccount) && !("source" in account.serviceAccount) ? account.serviceAccount : resolveSecret(account.serviceAccount as SecretInput | undefined, env);
-  if (raw === undefined && isDefault && typeof env.GOOGLE_CHAT_SERVICE_ACCOUNT === "string") raw = env.GOOGLE_CHAT_SERVICE_ACCOUNT;
+  raw ??= defaultAccountEnv(account, env)("GOOGLE_CHAT_SERVICE_ACCOUNT");
   if (raw === undefined) return { error: `no service account for Google Chat account ${account.accountId} (set channels.googlechat.serviceAccount or GOOGLE_CHAT_SERVICE_ACCOUNT)` };
   if (typeof raw === "string") {
     try {

@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { googleChatConfig, googleChatWebhookAccounts, type GoogleChatAccount } from "./config.ts";
 import { parseGoogleChatEvent } from "./parse.ts";
@@ -19,15 +20,7 @@ export const GOOGLECHAT_MAX_BODY_BYTES = 256 * 1024;
 export const googleChatWebhook: WebhookPieces<GoogleChatAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<GoogleChatAccount>[] {
     const chat = googleChatConfig(config);
-    if (!chat) return [];
-    const clash = (accountId: string, path: string) => console.error(`channels.googlechat: account ${accountId} reuses webhookPath ${path}; not served`);
-    const accounts = [...googleChatWebhookAccounts(chat, clash).entries()];
-    return accounts.map(([path, account]) => ({
-      path,
-      accountId: account.accountId,
-      label: accounts.length > 1 ? `Google Chat (account ${account.accountId})` : "Google Chat",
-      account,
-    }));
+    return chat ? webhookRoutes("Google Chat", googleChatWebhookAccounts(chat, logClash("googlechat", "webhookPath"))) : [];
   },
 
   maxBodyBytes: () => GOOGLECHAT_MAX_BODY_BYTES,

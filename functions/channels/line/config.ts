@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.line` with OpenClaw's key names and defaults (channels/line): the shared access keys
@@ -72,54 +73,21 @@ export const lineChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), lineAccountSchema).optional(),
 });
 export type LineChannelConfig = z.infer<typeof lineChannelSchema>;
-type LineAccountConfig = z.infer<typeof lineAccountSchema>;
 
-/** The settings in force for one account: its block over the root (objects merged one level deep). */
-export type LineAccount = LineChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, LineChannelConfig>();
+/** The settings in force for one account: its block over the root (objects merged one level deep, `groups` replaced). */
+export type LineAccount = MergedAccount<LineChannelConfig>;
 
 export function lineConfig(config: EdgeclawConfig): LineChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["line"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = lineChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-/** Account ids of `channels.line`: each `accounts.<id>`, or the root alone when there are none. */
-export function lineAccountIds(line: LineChannelConfig): string[] {
-  const ids = Object.keys(line.accounts ?? {});
-  return ids.length ? ids : [line.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "line", lineChannelSchema);
 }
 
 export function lineAccount(line: LineChannelConfig, accountId: string): LineAccount {
-  const own: LineAccountConfig = line.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...line };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" ? { ...base, ...value } : value;
-  }
-  return { ...(merged as LineChannelConfig), accountId };
+  return mergedAccount(line, accountId, { replace: ["groups"] });
 }
 
 /** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
-export function lineWebhookAccounts(line: LineChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, LineAccount> {
-  const byPath = new Map<string, LineAccount>();
-  if (!line.enabled) return byPath;
-  for (const accountId of lineAccountIds(line)) {
-    const account = lineAccount(line, accountId);
-    if (!account.enabled) continue;
-    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
-    else byPath.set(account.webhookPath, account);
-  }
-  return byPath;
+export function lineWebhookAccounts(line: LineChannelConfig, onClash?: ClashHandler): Map<string, LineAccount> {
+  return webhookAccounts(line, (accountId) => lineAccount(line, accountId), (account) => account.webhookPath, onClash);
 }
 
 /**
@@ -127,9 +95,7 @@ export function lineWebhookAccounts(line: LineChannelConfig, onClash?: (accountI
  * LINE_CHANNEL_ACCESS_TOKEN / LINE_CHANNEL_SECRET stand in for the default account only.
  */
 export function lineSecrets(account: LineAccount, env: SecretEnv): { accessToken?: string; channelSecret?: string } {
-  // `defaultAccount` is a root key; the merged account carries it.
-  const isDefault = account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
-  const fallback = (name: string) => (isDefault && typeof env[name] === "string" && env[name] ? (env[name] as string) : undefined);
+  const fallback = defaultAccountEnv(account, env);
   return {
     accessToken: resolveSecret(account.channelAccessToken, env) ?? fallback("LINE_CHANNEL_ACCESS_TOKEN"),
     channelSecret: resolveSecret(account.channelSecret, env) ?? fallback("LINE_CHANNEL_SECRET"),
@@ -144,8 +110,4 @@ export function lineAccountForRoute(config: EdgeclawConfig, accountId: string): 
 
 export function withTrailingSlash(url: string): string {
   return url.endsWith("/") ? url : `${url}/`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

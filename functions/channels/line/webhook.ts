@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { InboundEnvelope } from "../envelope.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
 import { lineConfig, lineSecrets, lineWebhookAccounts, type LineAccount } from "./config.ts";
 import { envelopeFromLineEvent, parseLineBody } from "./parse.ts";
 import { verifyLineSignature } from "./verify.ts";
@@ -19,15 +20,7 @@ export const LINE_MAX_BODY_BYTES = 64 * 1024;
 export const lineWebhook: WebhookPieces<LineAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<LineAccount>[] {
     const line = lineConfig(config);
-    if (!line) return [];
-    const clash = (accountId: string, path: string) => console.error(`channels.line: account ${accountId} reuses webhookPath ${path}; not served`);
-    const accounts = [...lineWebhookAccounts(line, clash).entries()];
-    return accounts.map(([path, account]) => ({
-      path,
-      accountId: account.accountId,
-      label: accounts.length > 1 ? `LINE (account ${account.accountId})` : "LINE",
-      account,
-    }));
+    return line ? webhookRoutes("LINE", lineWebhookAccounts(line, logClash("line", "webhookPath"))) : [];
   },
 
   maxBodyBytes: () => LINE_MAX_BODY_BYTES,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.msteams` with OpenClaw's key names and defaults (channels/msteams): the shared access
@@ -129,51 +130,20 @@ export const msTeamsChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), msTeamsAccountSchema).optional(),
 });
 export type MsTeamsChannelConfig = z.infer<typeof msTeamsChannelSchema>;
-type MsTeamsAccountConfig = z.infer<typeof msTeamsAccountSchema>;
-export type MsTeamsAccount = MsTeamsChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, MsTeamsChannelConfig>();
+/** The settings in force for one account: its block over the root (objects merged one level deep; `groups` and SecretRefs replaced). */
+export type MsTeamsAccount = MergedAccount<MsTeamsChannelConfig>;
 
 export function msTeamsConfig(config: EdgeclawConfig): MsTeamsChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["msteams"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = msTeamsChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-export function msTeamsAccountIds(teams: MsTeamsChannelConfig): string[] {
-  const ids = Object.keys(teams.accounts ?? {});
-  return ids.length ? ids : [teams.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "msteams", msTeamsChannelSchema);
 }
 
 export function msTeamsAccount(teams: MsTeamsChannelConfig, accountId: string): MsTeamsAccount {
-  const own: MsTeamsAccountConfig = teams.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...teams };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" && !("source" in value) ? { ...base, ...value } : value;
-  }
-  return { ...(merged as MsTeamsChannelConfig), accountId };
+  return mergedAccount(teams, accountId, { replace: ["groups"], replaceWhen: (value) => "source" in value });
 }
 
-export function msTeamsWebhookAccounts(teams: MsTeamsChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, MsTeamsAccount> {
-  const byPath = new Map<string, MsTeamsAccount>();
-  if (!teams.enabled) return byPath;
-  for (const accountId of msTeamsAccountIds(teams)) {
-    const account = msTeamsAccount(teams, accountId);
-    if (!account.enabled) continue;
-    const path = account.webhook.path ?? "/api/messages";
-    if (byPath.has(path)) onClash?.(accountId, path);
-    else byPath.set(path, account);
-  }
-  return byPath;
+/** Enabled accounts by `webhook.path`; a second account on a path already taken is not served (`onClash`). */
+export function msTeamsWebhookAccounts(teams: MsTeamsChannelConfig, onClash?: ClashHandler): Map<string, MsTeamsAccount> {
+  return webhookAccounts(teams, (accountId) => msTeamsAccount(teams, accountId), (account) => account.webhook.path ?? "/api/messages", onClash);
 }
 
 export function msTeamsAccountFor(config: EdgeclawConfig, accountId: string): MsTeamsAccount | undefined {
@@ -190,8 +160,8 @@ export interface MsTeamsCredentials {
 
 /** The bot's credentials (config first; MSTEAMS_* env for the default account), or why not. */
 export function msTeamsCredentials(account: MsTeamsAccount, env: SecretEnv): MsTeamsCredentials | { error: string } {
-  const isDefault = account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
-  const read = (input: SecretInput | undefined, envName: string) => resolveSecret(input, env) ?? (isDefault && typeof env[envName] === "string" && env[envName] ? (env[envName] as string) : undefined);
+  const fallback = defaultAccountEnv(account, env);
+  const read = (input: SecretInput | undefined, envName: string) => resolveSecret(input, env) ?? fallback(envName);
   const appId = read(account.appId, "MSTEAMS_APP_ID");
   if (!appId) return { error: `no appId for Microsoft Teams account ${account.accountId} (set channels.msteams.appId or MSTEAMS_APP_ID)` };
   const tenantId = read(account.tenantId, "MSTEAMS_TENANT_ID");
@@ -224,8 +194,4 @@ export function serviceUrlAllowed(serviceUrl: string, allowlist: readonly string
     if (pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern) return true;
   }
   return false;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { msTeamsConfig, msTeamsCredentials, msTeamsWebhookAccounts, type MsTeamsAccount } from "./config.ts";
 import { parseTeamsActivity } from "./parse.ts";
@@ -22,15 +23,7 @@ const decoder = new TextDecoder();
 export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<MsTeamsAccount>[] {
     const teams = msTeamsConfig(config);
-    if (!teams) return [];
-    const clash = (accountId: string, path: string) => console.error(`channels.msteams: account ${accountId} reuses webhook.path ${path}; not served`);
-    const accounts = [...msTeamsWebhookAccounts(teams, clash).entries()];
-    return accounts.map(([path, account]) => ({
-      path,
-      accountId: account.accountId,
-      label: accounts.length > 1 ? `Microsoft Teams (account ${account.accountId})` : "Microsoft Teams",
-      account,
-    }));
+    return teams ? webhookRoutes("Microsoft Teams", msTeamsWebhookAccounts(teams, logClash("msteams", "webhook.path"))) : [];
   },
 
   maxBodyBytes: () => MSTEAMS_MAX_BODY_BYTES,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import type { WebhookEndpoint } from "../webhook-endpoints.ts";
+import { channelBlock, defaultAccountEnv, enabledAccounts, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.slack` with the OpenClaw key names and defaults (channels/slack, gateway/config-channels).
@@ -140,90 +140,38 @@ export const slackChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), slackAccountSchema).optional(),
 });
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
-type SlackAccountConfig = z.infer<typeof slackAccountSchema>;
 
-/** The settings in force for one account: its block over the root (objects merged one level deep). */
-export type SlackAccount = SlackChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, SlackChannelConfig>();
+/** The settings in force for one account: its block over the root (objects merged one level deep, `channels` replaced). */
+export type SlackAccount = MergedAccount<SlackChannelConfig>;
 
 export function slackConfig(config: EdgeclawConfig): SlackChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["slack"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    // parseConfig has validated it already; this narrows the type (and applies defaults for hand-built configs).
-    parsed = slackChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-/** Account ids of `channels.slack`: each `accounts.<id>`, or the root alone when there are none. */
-export function slackAccountIds(slack: SlackChannelConfig): string[] {
-  const ids = Object.keys(slack.accounts ?? {});
-  return ids.length ? ids : [slack.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "slack", slackChannelSchema);
 }
 
 /**
- * Accounts served over HTTP, by their `webhookPath` (enabled, not Socket Mode). A second account on a
- * path already taken is not served; `onClash` hears about it.
+ * Accounts served over HTTP, by their `webhookPath` (enabled, not Socket Mode / relay: those are the
+ * companion's). A second account on a path already taken is not served; `onClash` hears about it.
  */
-export function slackHttpAccounts(slack: SlackChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, SlackAccount> {
-  const byPath = new Map<string, SlackAccount>();
-  if (!slack.enabled) return byPath;
-  for (const accountId of slackAccountIds(slack)) {
-    const account = slackAccount(slack, accountId);
-    if (!account.enabled || (account.mode && account.mode !== "http")) continue;
-    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
-    else byPath.set(account.webhookPath, account);
-  }
-  return byPath;
+export function slackHttpAccounts(slack: SlackChannelConfig, onClash?: ClashHandler): Map<string, SlackAccount> {
+  const pathOf = (account: SlackAccount) => (!account.mode || account.mode === "http" ? account.webhookPath : undefined);
+  return webhookAccounts(slack, (accountId) => slackAccount(slack, accountId), pathOf, onClash);
 }
 
 /** Accounts served over Socket Mode by the companion (enabled, `mode: "socket"`). */
 export function slackSocketAccounts(slack: SlackChannelConfig): SlackAccount[] {
-  if (!slack.enabled) return [];
-  return slackAccountIds(slack)
-    .map((accountId) => slackAccount(slack, accountId))
-    .filter((account) => account.enabled && account.mode === "socket");
-}
-
-/** The Request URL path(s) to give Slack (events, slash commands, interactivity), one per HTTP account. */
-export function slackWebhookEndpoints(config: EdgeclawConfig): WebhookEndpoint[] {
-  const slack = slackConfig(config);
-  const accounts = slack ? [...slackHttpAccounts(slack).entries()] : [];
-  return accounts.map(([path, account]) => ({ label: accounts.length > 1 ? `Slack (account ${account.accountId})` : "Slack", path }));
+  return enabledAccounts(slack, (accountId) => slackAccount(slack, accountId), (account) => account.mode === "socket");
 }
 
 export function slackAccount(slack: SlackChannelConfig, accountId: string): SlackAccount {
-  const own: SlackAccountConfig = slack.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...slack };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "channels" ? { ...base, ...value } : value;
-  }
-  return { ...(merged as SlackChannelConfig), accountId };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return mergedAccount(slack, accountId, { replace: ["channels"] });
 }
 
 /**
  * Env fallbacks apply to the default account only (OpenClaw: SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET);
  * a value in the config always wins.
  */
-export function slackSecrets(
-  slack: SlackChannelConfig,
-  account: SlackAccount,
-  env: SecretEnv,
-): { botToken?: string; signingSecret?: string } {
-  const isDefault = account.accountId === (slack.defaultAccount ?? DEFAULT_ACCOUNT_ID);
-  const fallback = (name: string) => (isDefault && typeof env[name] === "string" && env[name] ? (env[name] as string) : undefined);
+export function slackSecrets(account: SlackAccount, env: SecretEnv): { botToken?: string; signingSecret?: string } {
+  const fallback = defaultAccountEnv(account, env);
   return {
     botToken: resolveSecret(account.botToken, env) ?? fallback("SLACK_BOT_TOKEN"),
     signingSecret: resolveSecret(account.signingSecret, env) ?? fallback("SLACK_SIGNING_SECRET"),

@@ -1,6 +1,7 @@
 import type { AcceptResult, ParseResult, WebhookPieces, WebhookRoute, WebhookRequest } from "../channel.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
-import { slackConfig, slackHttpAccounts, slackSecrets, type SlackAccount, type SlackChannelConfig } from "./config.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
+import { slackConfig, slackHttpAccounts, slackSecrets, type SlackAccount } from "./config.ts";
 import { slackBotIdentityFromCallback } from "./identity.ts";
 import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult, type SlackRequest } from "./parse.ts";
 import { verifySlackSignature } from "./verify.ts";
@@ -20,33 +21,19 @@ export const SLACK_MAX_BODY_BYTES = 1024 * 1024;
 /** ackHint of a slash command: its failure is told to the user, not answered with 5xx. */
 const SLASH_HINT = "slash";
 
-/** What a Slack route carries: the account, and the root block (env fallbacks belong to its default account). */
-export interface SlackRouteAccount {
-  slack: SlackChannelConfig;
-  account: SlackAccount;
-}
-
-export const slackWebhook: WebhookPieces<SlackRouteAccount> = {
+export const slackWebhook: WebhookPieces<SlackAccount> = {
   routes(config) {
     const slack = slackConfig(config);
-    if (!slack) return [];
-    const clash = (accountId: string, path: string) => console.error(`channels.slack: account ${accountId} reuses webhookPath ${path}; not mounted`);
-    const accounts = [...slackHttpAccounts(slack, clash).entries()];
-    return accounts.map(([path, account]): WebhookRoute<SlackRouteAccount> => ({
-      path,
-      accountId: account.accountId,
-      label: accounts.length > 1 ? `Slack (account ${account.accountId})` : "Slack",
-      account: { slack, account },
-    }));
+    return slack ? webhookRoutes("Slack", slackHttpAccounts(slack, logClash("slack", "webhookPath"))) : [];
   },
   maxBodyBytes: () => SLACK_MAX_BODY_BYTES,
-  async verify(request: WebhookRequest, route: WebhookRoute<SlackRouteAccount>, env) {
-    const { signingSecret } = slackSecrets(route.account.slack, route.account.account, env);
+  async verify(request: WebhookRequest, route: WebhookRoute<SlackAccount>, env) {
+    const { signingSecret } = slackSecrets(route.account, env);
     const verified = await verifySlackSignature(request.raw, request.headers, signingSecret, request.receivedAt);
     return verified.ok ? { ok: true } : { ok: false, reason: verified.reason };
   },
   parse(request, route): ParseResult {
-    return parsedSlackRequest(classifySlackRequest(request.raw, request.headers.get("content-type")), route.account.account, request.receivedAt, "http");
+    return parsedSlackRequest(classifySlackRequest(request.raw, request.headers.get("content-type")), route.account, request.receivedAt, "http");
   },
   ack(result: AcceptResult) {
     if (result.ackHint !== SLASH_HINT) return defaultWebhookAck(result);

@@ -13,7 +13,7 @@ export function slackTarget(route: ReplyRoute, ctx: SendContext): SlackSendTarge
   const slack = slackConfig(ctx.config);
   if (!slack) return undefined;
   const account = slackAccount(slack, route.accountId);
-  return { account, botToken: slackSecrets(slack, account, ctx.env).botToken };
+  return { account, botToken: slackSecrets(account, ctx.env).botToken };
 }
 
 export function routeChatType(route: ReplyRoute): ChatType {

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { ParseResult, SocketAccount, SocketPieces } from "../channel.ts";
 import { secretEnvName } from "../../config/secret-ref.ts";
-import { DEFAULT_ACCOUNT_ID, slackConfig, slackSocketAccounts } from "./config.ts";
-import { parsedSlackRequest, type SlackRouteAccount } from "./ingress.ts";
+import { accountLabel } from "../accounts.ts";
+import { slackConfig, slackSocketAccounts, type SlackAccount } from "./config.ts";
+import { parsedSlackRequest } from "./ingress.ts";
 import { classifySlackEventsBody, classifySlackInteraction, classifySlackSlashCommand } from "./parse.ts";
 
 /**
@@ -22,20 +23,19 @@ const socketEnvelopeSchema = z
   })
   .loose();
 
-export const slackSocket: SocketPieces<SlackRouteAccount> = {
+export const slackSocket: SocketPieces<SlackAccount> = {
   accounts(config) {
     const slack = slackConfig(config);
     if (!slack) return [];
     const socketAccounts = slackSocketAccounts(slack);
-    return socketAccounts.map((account): SocketAccount<SlackRouteAccount> => {
-      const isDefault = account.accountId === (slack.defaultAccount ?? DEFAULT_ACCOUNT_ID);
+    return socketAccounts.map((account): SocketAccount<SlackAccount> => {
       // SLACK_APP_TOKEN is the default account's fallback only (channels/slack, "Token model").
-      const appTokenEnv = secretEnvName(account.appToken) ?? (account.appToken === undefined && isDefault ? "SLACK_APP_TOKEN" : undefined);
+      const appTokenEnv = secretEnvName(account.appToken) ?? (account.appToken === undefined && account.isDefault ? "SLACK_APP_TOKEN" : undefined);
       if (!appTokenEnv) console.error(`channels.slack (account ${account.accountId}): Socket Mode needs appToken as a SecretRef or "\${VAR}" (the companion reads it from its own environment)`);
       return {
         accountId: account.accountId,
-        label: socketAccounts.length > 1 ? `Slack (account ${account.accountId})` : "Slack",
-        account: { slack, account },
+        label: accountLabel("Slack", account.accountId, socketAccounts.length),
+        account,
         connector: {
           // apps.connections.open lives beside the other Web API methods.
           settings: { apiBaseUrl: account.apiBaseUrl },
@@ -48,7 +48,7 @@ export const slackSocket: SocketPieces<SlackRouteAccount> = {
     const envelope = socketEnvelopeSchema.safeParse(event.payload);
     if (!envelope.success) return { kind: "malformed", reason: "not a Socket Mode envelope" };
     const { type, payload } = envelope.data;
-    const account = socketAccount.account.account;
+    const account = socketAccount.account;
     switch (type) {
       case "events_api":
         return parsedSlackRequest(classifySlackEventsBody(payload), account, event.receivedAt, "socket");

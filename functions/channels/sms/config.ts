@@ -2,6 +2,7 @@ import { z } from "zod";
 import { allowListSchema, channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, defaultAccountId, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.sms` with OpenClaw's key names and defaults (channels/sms): Twilio credentials, the
@@ -76,46 +77,29 @@ export const smsChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), smsAccountSchema).optional(),
 });
 export type SmsChannelConfig = z.infer<typeof smsChannelSchema>;
-type SmsAccountConfig = z.infer<typeof smsAccountSchema>;
 
-/** The settings in force for one account: its block over the root. */
-export type SmsAccount = SmsChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, SmsChannelConfig>();
+/** The settings in force for one account: its block over the root (every key it sets replaces the root's). */
+export type SmsAccount = MergedAccount<SmsChannelConfig>;
 
 export function smsConfig(config: EdgeclawConfig): SmsChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["sms"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    // The config loader has validated it already; this narrows the type (and applies defaults for hand-built configs).
-    parsed = smsChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-/** Account ids of `channels.sms`: each `accounts.<id>`, or the root alone when there are none. */
-export function smsAccountIds(sms: SmsChannelConfig): string[] {
-  const ids = Object.keys(sms.accounts ?? {});
-  return ids.length ? ids : [sms.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "sms", smsChannelSchema);
 }
 
 export function smsAccount(sms: SmsChannelConfig, accountId: string): SmsAccount {
-  const own: SmsAccountConfig = sms.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...sms };
-  for (const [key, value] of Object.entries(own)) if (value !== undefined) merged[key] = value;
-  return { ...(merged as SmsChannelConfig), accountId };
+  return mergedAccount(sms, accountId, { mergeObjects: false });
+}
+
+/** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
+export function smsWebhookAccounts(sms: SmsChannelConfig, onClash?: ClashHandler): Map<string, SmsAccount> {
+  return webhookAccounts(sms, (accountId) => smsAccount(sms, accountId), (account) => account.webhookPath, onClash);
 }
 
 /** The account a reply route names, if `channels.sms` has it. */
-export function smsAccountFor(config: EdgeclawConfig, accountId: string): { sms: SmsChannelConfig; account: SmsAccount } | undefined {
+export function smsAccountFor(config: EdgeclawConfig, accountId: string): SmsAccount | undefined {
   const sms = smsConfig(config);
   if (!sms) return undefined;
-  if (sms.accounts && !(accountId in sms.accounts) && accountId !== (sms.defaultAccount ?? DEFAULT_ACCOUNT_ID)) return undefined;
-  return { sms, account: smsAccount(sms, accountId) };
+  if (sms.accounts && !(accountId in sms.accounts) && accountId !== defaultAccountId(sms)) return undefined;
+  return smsAccount(sms, accountId);
 }
 
 /** Credentials and sender of one account, resolved against the Worker env. */
@@ -128,13 +112,8 @@ export interface SmsSecrets {
   signatureValidationDisabled: boolean;
 }
 
-export function smsSecrets(sms: SmsChannelConfig, account: SmsAccount, env: SecretEnv): SmsSecrets {
-  const isDefault = account.accountId === (sms.defaultAccount ?? DEFAULT_ACCOUNT_ID);
-  const fallback = (...names: string[]) => {
-    if (!isDefault) return undefined;
-    for (const name of names) if (typeof env[name] === "string" && env[name]) return env[name] as string;
-    return undefined;
-  };
+export function smsSecrets(account: SmsAccount, env: SecretEnv): SmsSecrets {
+  const fallback = defaultAccountEnv(account, env);
   return {
     accountSid: resolveSecret(account.accountSid, env) ?? fallback("TWILIO_ACCOUNT_SID"),
     authToken: resolveSecret(account.authToken, env) ?? fallback("TWILIO_AUTH_TOKEN"),

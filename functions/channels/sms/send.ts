@@ -18,11 +18,11 @@ export interface SmsTarget {
 }
 
 export function smsTarget(accountId: string, ctx: SendContext): SmsTarget | { error: string } {
-  const found = smsAccountFor(ctx.config, accountId);
-  if (!found) return { error: `channels.sms has no account ${accountId}` };
-  const secrets = smsSecrets(found.sms, found.account, ctx.env);
+  const account = smsAccountFor(ctx.config, accountId);
+  if (!account) return { error: `channels.sms has no account ${accountId}` };
+  const secrets = smsSecrets(account, ctx.env);
   if (!secrets.accountSid || !secrets.authToken) return { error: `no Twilio accountSid/authToken for sms account ${accountId}` };
-  return { account: found.account, secrets, credentials: { accountSid: secrets.accountSid, authToken: secrets.authToken, apiBaseUrl: found.account.apiBaseUrl } };
+  return { account, secrets, credentials: { accountSid: secrets.accountSid, authToken: secrets.authToken, apiBaseUrl: account.apiBaseUrl } };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { AcceptResult, ParseResult, VerifyResult, WebhookPieces, WebhookRequest, WebhookRoute } from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
-import { smsAccount, smsAccountIds, smsConfig, smsSecrets, statusCallbackPath, type SmsAccount, type SmsChannelConfig } from "./config.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
+import { smsConfig, smsSecrets, smsWebhookAccounts, statusCallbackPath, type SmsAccount } from "./config.ts";
 import { formParams, parseInboundMessage, parseStatusCallback, readForm } from "./parse.ts";
 import { statusCallbackUrl } from "./send.ts";
 import { verifyTwilioSignature } from "./verify.ts";
@@ -18,7 +19,6 @@ export const SMS_MAX_BODY_BYTES = 32 * 1024;
 
 export interface SmsRoute {
   kind: "inbound" | "status";
-  sms: SmsChannelConfig;
   account: SmsAccount;
 }
 
@@ -30,24 +30,18 @@ const warnedUnsigned = new Set<string>();
 export const smsWebhook: WebhookPieces<SmsRoute> = {
   routes(config: EdgeclawConfig): WebhookRoute<SmsRoute>[] {
     const sms = smsConfig(config);
-    if (!sms?.enabled) return [];
-    const routes: WebhookRoute<SmsRoute>[] = [];
-    const ids = smsAccountIds(sms);
-    for (const accountId of ids) {
-      const account = smsAccount(sms, accountId);
-      if (!account.enabled) continue;
-      const label = ids.length > 1 ? `Twilio SMS (account ${accountId})` : "Twilio SMS";
-      routes.push({ path: account.webhookPath, accountId, label, account: { kind: "inbound", sms, account } });
-      routes.push({ path: statusCallbackPath(account.webhookPath), accountId, label: `${label} status callbacks`, account: { kind: "status", sms, account } });
-    }
-    return routes;
+    const accounts = sms ? webhookRoutes("Twilio SMS", smsWebhookAccounts(sms, logClash("sms", "webhookPath"))) : [];
+    return accounts.flatMap(({ path, accountId, label, account }) => [
+      { path, accountId, label, account: { kind: "inbound", account } },
+      { path: statusCallbackPath(path), accountId, label: `${label} status callbacks`, account: { kind: "status", account } },
+    ]);
   },
 
   maxBodyBytes: () => SMS_MAX_BODY_BYTES,
 
   async verify(request: WebhookRequest, route: WebhookRoute<SmsRoute>, env: Record<string, unknown>): Promise<VerifyResult> {
-    const { sms, account, kind } = route.account;
-    const secrets = smsSecrets(sms, account, env);
+    const { account, kind } = route.account;
+    const secrets = smsSecrets(account, env);
     if (secrets.signatureValidationDisabled) {
       if (!warnedUnsigned.has(account.accountId)) {
         warnedUnsigned.add(account.accountId);
@@ -64,10 +58,10 @@ export const smsWebhook: WebhookPieces<SmsRoute> = {
   },
 
   parse(request: WebhookRequest, route: WebhookRoute<SmsRoute>, env: Record<string, unknown>): ParseResult {
-    const { sms, account, kind } = route.account;
+    const { account, kind } = route.account;
     const form = readForm(request.raw, request.headers.get("content-type"));
     if (!form.ok) return { kind: "malformed", reason: form.reason };
-    const secrets = smsSecrets(sms, account, env);
+    const secrets = smsSecrets(account, env);
     if (kind === "status") {
       const parsed = parseStatusCallback(form.params, secrets);
       if (!parsed.ok) {

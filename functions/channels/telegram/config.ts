@@ -2,6 +2,7 @@ import { z } from "zod";
 import { allowListSchema, channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.telegram` with OpenClaw's key names and defaults (channels/telegram). The access keys
@@ -119,55 +120,22 @@ export const telegramChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), telegramAccountSchema).optional(),
 });
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
-type TelegramAccountConfig = z.infer<typeof telegramAccountSchema>;
 
 /** The settings in force for one account: its block over the root (objects merged one level deep, `groups` replaced). */
-export type TelegramAccount = TelegramChannelConfig & { accountId: string; isDefault: boolean };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, TelegramChannelConfig>();
+export type TelegramAccount = MergedAccount<TelegramChannelConfig>;
 
 export function telegramConfig(config: EdgeclawConfig): TelegramChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["telegram"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = telegramChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
-}
-
-/** Account ids: each `accounts.<id>`, or the root alone when there are none. */
-export function telegramAccountIds(telegram: TelegramChannelConfig): string[] {
-  const ids = Object.keys(telegram.accounts ?? {});
-  return ids.length ? ids : [telegram.defaultAccount ?? DEFAULT_ACCOUNT_ID];
+  return channelBlock(config, "telegram", telegramChannelSchema);
 }
 
 export function telegramAccount(telegram: TelegramChannelConfig, accountId: string): TelegramAccount {
-  const own: TelegramAccountConfig = telegram.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...telegram };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "groups" ? { ...base, ...value } : value;
-  }
-  const isDefault = accountId === (telegram.defaultAccount ?? DEFAULT_ACCOUNT_ID);
-  return { ...(merged as TelegramChannelConfig), accountId, isDefault };
+  return mergedAccount(telegram, accountId, { replace: ["groups"] });
 }
 
 /** Enabled webhook-mode accounts by `webhookPath` (polling accounts belong to the companion); a second account on a path already taken is not served (`onClash`). */
-export function telegramWebhookAccounts(telegram: TelegramChannelConfig, onClash?: (accountId: string, path: string) => void): Map<string, TelegramAccount> {
-  const byPath = new Map<string, TelegramAccount>();
-  if (!telegram.enabled) return byPath;
-  for (const accountId of telegramAccountIds(telegram)) {
-    const account = telegramAccount(telegram, accountId);
-    if (!account.enabled || account.mode !== "webhook") continue;
-    if (byPath.has(account.webhookPath)) onClash?.(accountId, account.webhookPath);
-    else byPath.set(account.webhookPath, account);
-  }
-  return byPath;
+export function telegramWebhookAccounts(telegram: TelegramChannelConfig, onClash?: ClashHandler): Map<string, TelegramAccount> {
+  const pathOf = (account: TelegramAccount) => (account.mode === "webhook" ? account.webhookPath : undefined);
+  return webhookAccounts(telegram, (accountId) => telegramAccount(telegram, accountId), pathOf, onClash);
 }
 
 /**
@@ -175,7 +143,7 @@ export function telegramWebhookAccounts(telegram: TelegramChannelConfig, onClash
  * TELEGRAM_WEBHOOK_SECRET) apply to the default account only; a value in the config always wins.
  */
 export function telegramSecrets(account: TelegramAccount, env: SecretEnv): { botToken?: string; webhookSecret?: string } {
-  const fallback = (name: string) => (account.isDefault && typeof env[name] === "string" && env[name] ? (env[name] as string) : undefined);
+  const fallback = defaultAccountEnv(account, env);
   return {
     botToken: resolveSecret(account.botToken, env) ?? fallback("TELEGRAM_BOT_TOKEN"),
     webhookSecret: resolveSecret(account.webhookSecret, env) ?? fallback("TELEGRAM_WEBHOOK_SECRET"),
@@ -200,8 +168,4 @@ export function botApiUrl(apiRoot: string, botToken: string, method: string): st
 /** A file's download URL after getFile: `<apiRoot>/file/bot<token>/<file_path>`. */
 export function botFileUrl(apiRoot: string, botToken: string, filePath: string): string {
   return `${apiRoot.replace(/\/+$/, "")}/file/bot${botToken}/${filePath.replace(/^\/+/, "")}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { SocketAccount, SocketPieces } from "../channel.ts";
-import { botIdFromToken, telegramAccount, telegramAccountIds, telegramConfig, telegramSecrets, type TelegramAccount } from "./config.ts";
+import { accountLabel, enabledAccounts } from "../accounts.ts";
+import { botIdFromToken, telegramAccount, telegramConfig, telegramSecrets, type TelegramAccount } from "./config.ts";
 import { parseTelegramUpdate } from "./parse.ts";
 
 /**
@@ -13,13 +14,11 @@ import { parseTelegramUpdate } from "./parse.ts";
 export const telegramSocket: SocketPieces<TelegramAccount> = {
   accounts(config: EdgeclawConfig): SocketAccount<TelegramAccount>[] {
     const telegram = telegramConfig(config);
-    if (!telegram?.enabled) return [];
-    const accounts = telegramAccountIds(telegram)
-      .map((accountId) => telegramAccount(telegram, accountId))
-      .filter((account) => account.enabled && account.mode === "polling");
+    if (!telegram) return [];
+    const accounts = enabledAccounts(telegram, (accountId) => telegramAccount(telegram, accountId), (account) => account.mode === "polling");
     return accounts.map((account) => ({
       accountId: account.accountId,
-      label: accounts.length > 1 ? `Telegram (account ${account.accountId})` : "Telegram",
+      label: accountLabel("Telegram", account.accountId, accounts.length),
       account,
       connector: {
         settings: { apiRoot: account.apiRoot, pollTimeoutSeconds: account.pollTimeoutSeconds },

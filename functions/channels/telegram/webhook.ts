@@ -1,4 +1,5 @@
 import type { AcceptResult, WebhookPieces, WebhookRoute } from "../channel.ts";
+import { logClash, webhookRoutes } from "../accounts.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { botIdFromToken, telegramConfig, telegramSecrets, telegramWebhookAccounts, type TelegramAccount } from "./config.ts";
@@ -18,15 +19,7 @@ export const TELEGRAM_MAX_BODY_BYTES = 1024 * 1024;
 export const telegramWebhook: WebhookPieces<TelegramAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<TelegramAccount>[] {
     const telegram = telegramConfig(config);
-    if (!telegram) return [];
-    const clash = (accountId: string, path: string) => console.error(`channels.telegram: account ${accountId} reuses webhookPath ${path}; not served`);
-    const accounts = [...telegramWebhookAccounts(telegram, clash).entries()];
-    return accounts.map(([path, account]) => ({
-      path,
-      accountId: account.accountId,
-      label: accounts.length > 1 ? `Telegram (account ${account.accountId})` : "Telegram",
-      account,
-    }));
+    return telegram ? webhookRoutes("Telegram", telegramWebhookAccounts(telegram, logClash("telegram", "webhookPath"))) : [];
   },
   maxBodyBytes: () => TELEGRAM_MAX_BODY_BYTES,
   async verify(request, route, env) {

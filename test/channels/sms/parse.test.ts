@@ -5,7 +5,7 @@ import { inboundSms, sid, TEST_TWILIO } from "./helpers.ts";
 
 const sms = smsChannelSchema.parse({ accountSid: TEST_TWILIO.accountSid, authToken: "t", fromNumber: TEST_TWILIO.fromNumber });
 const account = smsAccount(sms, "default");
-const secrets = smsSecrets(sms, account, {});
+const secrets = smsSecrets(account, {});
 const parse = (params: Array<[string, string]>) => parseInboundMessage(params, { account, secrets, receivedAt: 1_000 });
 
 describe("Twilio inbound message → envelope", () => {
@@ -58,7 +58,7 @@ describe("Twilio inbound message → envelope", () => {
   it("on a Messaging Service account, takes messages carrying its MessagingServiceSid and drops others", () => {
     const service = smsChannelSchema.parse({ accountSid: TEST_TWILIO.accountSid, authToken: "t", messagingServiceSid: TEST_TWILIO.messagingServiceSid });
     const serviceAccount = smsAccount(service, "default");
-    const serviceSecrets = smsSecrets(service, serviceAccount, {});
+    const serviceSecrets = smsSecrets(serviceAccount, {});
     const viaService = (extra: Array<[string, string]>) => parseInboundMessage(inboundSms({ from: "+15557654321", body: "hi", to: "+15550004444", extra }), { account: serviceAccount, secrets: serviceSecrets, receivedAt: 1 });
     expect(viaService([["MessagingServiceSid", TEST_TWILIO.messagingServiceSid]]).kind).toBe("message");
     expect(viaService([["MessagingServiceSid", sid("MG")]]).kind).toBe("dropped");
@@ -106,8 +106,8 @@ describe("channels.sms config", () => {
   it("takes the Twilio env fallbacks for the default account only; the config wins", () => {
     const multi = smsChannelSchema.parse({ fromNumber: "+15550000001", accounts: { default: {}, other: { webhookPath: "/webhooks/sms/other" } } });
     const env = { TWILIO_ACCOUNT_SID: "ACenv", TWILIO_AUTH_TOKEN: "env-token", TWILIO_PHONE_NUMBER: "+15550000002", SMS_PUBLIC_WEBHOOK_URL: "https://gw.example.com/webhooks/sms" };
-    expect(smsSecrets(multi, smsAccount(multi, "default"), env)).toMatchObject({ accountSid: "ACenv", authToken: "env-token", fromNumber: "+15550000001", publicWebhookUrl: "https://gw.example.com/webhooks/sms" });
-    expect(smsSecrets(multi, smsAccount(multi, "other"), env)).toMatchObject({ accountSid: undefined, authToken: undefined });
-    expect(smsSecrets(multi, smsAccount(multi, "default"), { TWILIO_SMS_FROM: "+15550000003" }).fromNumber).toBe("+15550000001");
+    expect(smsSecrets(smsAccount(multi, "default"), env)).toMatchObject({ accountSid: "ACenv", authToken: "env-token", fromNumber: "+15550000001", publicWebhookUrl: "https://gw.example.com/webhooks/sms" });
+    expect(smsSecrets(smsAccount(multi, "other"), env)).toMatchObject({ accountSid: undefined, authToken: undefined });
+    expect(smsSecrets(smsAccount(multi, "default"), { TWILIO_SMS_FROM: "+15550000003" }).fromNumber).toBe("+15550000001");
   });
 });
