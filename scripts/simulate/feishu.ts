@@ -10,7 +10,8 @@ import { simulatedId, simulatedSecret } from "./secrets.ts";
  * answer goes out by the reply API). The app (id, secret) is registered with the fake's token
  * endpoint before the first event. `--from` is an open_id (ou_…), `--group` a chat id (oc_…; without
  * it the message is a p2p chat), `--thread` a thread id; `@edgeclaw` in a group's text is a mention
- * of the bot. Replies are read back as the plain text of the posts the fake received.
+ * of the bot. Replies are read back as the plain text of the posts the fake received, and of
+ * streaming cards once their streaming has ended.
  */
 const DEFAULT_SENDER = "ou_sim0000000000000000000000000001";
 const SIM_BOT = "ou_simbot000000000000000000000000";
@@ -76,6 +77,7 @@ export const feishuSimulator: ChannelSimulator = {
   },
   async replies(fakeUrl, message) {
     const res = await fetch(`${fakeUrl}/_control/messages?chat=${encodeURIComponent(chatOf(message))}`);
-    return ((await res.json()) as Array<{ text: string }>).map((m) => m.text);
+    // A streaming card still growing is not a reply yet: it counts once committed (streaming ended).
+    return ((await res.json()) as Array<{ text: string; streaming?: boolean }>).filter((m) => m.streaming !== true).map((m) => m.text);
   },
 };
