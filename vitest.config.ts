@@ -70,6 +70,7 @@ export default defineConfig({
           FAKE_DISCORD_URL: inject("fakeDiscordUrl"),
           // The default Discord account reads its token from this env fallback (TEST_DISCORD.botToken).
           DISCORD_BOT_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-default-token",
+          TEST_DISCORD_PARTIAL_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMg.GfakeT.test-discord-partial-token",
         },
       },
     })),

@@ -425,7 +425,8 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
  * pairing DMs, replyToMode off, streaming off, guild messages mention-gated. The default account has
  * no token in its block: it reads the DISCORD_BOT_TOKEN env fallback. Guild `guild` allowlists
  * `allowed` senders; its `open` channel needs no mention, `gated` does, any other channel is refused.
- * `publicKey` turns on the interactions endpoint (its private half signs test requests).
+ * `publicKey` turns on the interactions endpoint (its private half signs test requests). Account
+ * `partial` (its own bot) streams into an edited preview with replyToMode "first".
  */
 export const TEST_DISCORD = {
   botId: "1100000000000000001",
@@ -440,6 +441,7 @@ export const TEST_DISCORD = {
   openChannel: "1300000000000000011",
   gatedChannel: "1300000000000000012",
   otherChannel: "1300000000000000013",
+  partialBotId: "1100000000000000002",
 } as const;
 
 function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
@@ -455,6 +457,11 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
         users: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
         channels: { [TEST_DISCORD.openChannel]: { requireMention: false }, [TEST_DISCORD.gatedChannel]: {} },
       },
+    },
+    accounts: {
+      default: {},
+      // Its own bot, streaming the answer into an edited preview and quoting the first chunk.
+      partial: { token: { source: "env", id: "TEST_DISCORD_PARTIAL_TOKEN" }, streaming: { mode: "partial" }, replyToMode: "first" },
     },
   };
 }

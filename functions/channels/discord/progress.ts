@@ -1,7 +1,7 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
 import { discordRequest } from "./rest.ts";
-import { discordTarget } from "./send.ts";
+import { discordTarget, referenceFor } from "./send.ts";
 
 /**
  * Live feedback while the agent works, best effort (a failure is logged, never blocks the reply):
@@ -46,7 +46,9 @@ export async function discordProgress(route: ReplyRoute, event: ProgressEvent, s
     }
     next[pendingKey] = String(now);
     ctx.checkpoint?.(next);
-    const sent = await discordRequest<{ id: string }>(call, "POST", `/channels/${route.to}/messages`, { content, allowed_mentions: { parse: [] }, ...flags });
+    // The preview becomes the answer's first chunk, so it quotes the user's message as that chunk would.
+    const reference = kind === "preview" ? referenceFor(route, account, 0) : {};
+    const sent = await discordRequest<{ id: string }>(call, "POST", `/channels/${route.to}/messages`, { content, allowed_mentions: { parse: [] }, ...flags, ...reference });
     if (sent.ok) {
       next[`${kind}MessageId`] = sent.result.id;
       next.previewChannelId = route.to;

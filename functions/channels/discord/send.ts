@@ -119,7 +119,7 @@ export async function nonceFor(chunkId: string): Promise<string> {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 25);
 }
 
-function referenceFor(route: ReplyRoute, account: DiscordAccount, chunkIndex: number): { message_reference?: { message_id: string; fail_if_not_exists: false } } {
+export function referenceFor(route: ReplyRoute, account: DiscordAccount, chunkIndex: number): { message_reference?: { message_id: string; fail_if_not_exists: false } } {
   if (!route.replyToMessageId) return {};
   const reference = { message_reference: { message_id: route.replyToMessageId, fail_if_not_exists: false as const } };
   switch (account.replyToMode) {

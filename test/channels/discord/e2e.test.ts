@@ -33,8 +33,10 @@ describe("Discord end to end", { timeout: 60_000 }, () => {
     const discord = accounts.filter((account) => account.channel === "discord");
     // GUILDS | GUILD_MESSAGES | GUILD_MESSAGE_REACTIONS | DIRECT_MESSAGES | DIRECT_MESSAGE_REACTIONS | MESSAGE_CONTENT
     const intents = 1 | (1 << 9) | (1 << 10) | (1 << 12) | (1 << 13) | (1 << 15);
+    const settings = { apiBaseUrl: `${fakeDiscord()}/api/v10`, intents };
     expect(discord).toEqual([
-      { channel: "discord", accountId: "default", label: "Discord", settings: { apiBaseUrl: `${fakeDiscord()}/api/v10`, intents }, secretEnv: { token: "DISCORD_BOT_TOKEN" } },
+      { channel: "discord", accountId: "default", label: "Discord (account default)", settings, secretEnv: { token: "DISCORD_BOT_TOKEN" } },
+      { channel: "discord", accountId: "partial", label: "Discord (account partial)", settings, secretEnv: { token: "TEST_DISCORD_PARTIAL_TOKEN" } },
     ]);
     expect(JSON.stringify(accounts)).not.toContain(TEST_DISCORD.botToken);
   });
@@ -108,6 +110,27 @@ describe("Discord end to end", { timeout: 60_000 }, () => {
     expect(messages.map((m) => m.content).join(" ").replace(/\s+/g, " ")).toBe(answer.replace(/\s+/g, " "));
     await settle(1000);
     expect(await discordMessages(dmChannel)).toHaveLength(3);
+  });
+
+  it("streams into one preview that the answer edits (partial), quoting the user's message on the first chunk (replyToMode first)", async () => {
+    const scenario = newScenario("dc-partial");
+    const answer = "A streamed answer. ".repeat(12).trim();
+    await scriptModel(scenario, [
+      { type: "tool_calls", calls: [{ name: "session_status", arguments: {} }] },
+      { type: "text", text: answer },
+    ]);
+    const dmChannel = snowflake();
+    const dispatch = messageCreate({ author: TEST_DISCORD.allowed[8]!, channelId: dmChannel, content: `stream please [scenario:${scenario}]` });
+    await deliver(dispatch, "partial");
+    const [reply] = await settlesTo(dmChannel, [answer]);
+    expect(reply!.author.id).toBe(TEST_DISCORD.partialBotId); // the partial account's own bot
+    const posts = await discordCalls("POST /channels/messages", dmChannel);
+    const edits = await discordCalls("PATCH /channels/messages", dmChannel);
+    expect(posts).toHaveLength(1); // the preview, later edited into the answer
+    expect(reply!.message_reference).toEqual({ message_id: dispatch.d.id }); // replyToMode "first"
+    expect(edits.length).toBeGreaterThanOrEqual(1);
+    expect(reply!.edits).toBeGreaterThanOrEqual(1);
+    expect(edits.at(-1)!.body.content).toBe(answer);
   });
 
   it("waits out a 429 for retry_after, then posts once", async () => {
