@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { onTestFinished } from "vitest";
 import type { Env } from "../../../workers/env.ts";
@@ -7,7 +7,7 @@ import { channelDefinition } from "../../../functions/channels/registry.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import { pairingRequests } from "../../../functions/db/schema.ts";
-import { ingestEnvelope, type IngestOutcome } from "../../../workers/ingest.ts";
+import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
 
 /** The bot the fake Mattermost's token belongs to. (The fake itself is Node code; workerd tests only speak to it over HTTP.) */
@@ -72,19 +72,28 @@ export function postedEvent(fields: { channelId: string; channelType: "D" | "G" 
   };
 }
 
+const COMPANION_KEY = { id: "k1", secret: "test-companion-secret" };
+
 /**
- * What the companion hands the Worker for one WebSocket event (the event + the bot's identity the
- * connector learnt at connect), parsed by the channel and accepted durably — the path of
- * POST /internal/companion/events.
+ * Hands one WebSocket event to the Worker as the companion's Mattermost connector does (the event
+ * plus the bot's identity the connector learnt at connect): a signed POST /internal/companion/events,
+ * where the channel's socket parser turns it into envelopes that are durably accepted. `parsed` is
+ * the same parse run locally, so tests can read drop reasons.
  */
-export async function deliver(accountId: string, event: unknown, channelType?: string): Promise<{ parsed: ParseResult; outcomes: IngestOutcome[] }> {
+export async function deliver(accountId: string, event: unknown, channelType?: string): Promise<{ parsed: ParseResult; outcomes: Array<{ status: string }> }> {
   const socket = channelDefinition("mattermost")!.socket!;
   const account = socket.accounts(configFromEnv(workerEnv), workerEnv).find((a) => a.accountId === accountId);
   if (!account) throw new Error(`no Mattermost socket account ${accountId}`);
   const payload = { event, self: { userId: FAKE_MATTERMOST_BOT.id, username: FAKE_MATTERMOST_BOT.username }, ...(channelType ? { channelType } : {}) };
   const parsed = await socket.parse({ eventId: "e", payload, receivedAt: Date.now() }, account, workerEnv);
-  const outcomes = parsed.kind === "envelopes" ? await Promise.all(parsed.envelopes.map((e) => ingestEnvelope(workerEnv, e))) : [];
-  return { parsed, outcomes };
+  const body = JSON.stringify({ channel: "mattermost", accountId, events: [{ eventId: `e-${mmId("e")}`, payload, receivedAt: Date.now() }] });
+  const headers = await signRequest(COMPANION_KEY, { method: "POST", path: "/internal/companion/events", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
+  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  if (res.status !== 200) throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
+  const [result] = ((await res.json()) as { results: Array<{ status: string; outcomes?: string[]; error?: string }> }).results;
+  if (parsed.kind === "malformed") return { parsed, outcomes: [] };
+  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
+  return { parsed, outcomes: (result!.outcomes ?? []).map((status) => ({ status })) };
 }
 
 export async function mattermostPosts(channelId: string): Promise<FakeMattermostPost[]> {

@@ -1,10 +1,10 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import type { SocketAccount } from "../../../functions/channels/channel.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
-import { ingestEnvelope } from "../../../workers/ingest.ts";
+import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { BOT_USER, messageEvent, newScenario, postSigned, scriptModel, slackCalls, slackMessages, TEAM, uniqueId, waitFor } from "./helpers.ts";
 
 /**
@@ -24,11 +24,23 @@ function socketAccount(accountId = "sock"): SocketAccount {
   return account;
 }
 
-/** What the companion's events endpoint does with one forwarded envelope: parse, then the durable accept. */
+const COMPANION_KEY = { id: "k1", secret: "test-companion-secret" };
+
+/**
+ * One Socket Mode envelope the way the companion's Slack connector hands it on: a signed
+ * POST /internal/companion/events (the Worker parses it and accepts it durably). `parsed` is the
+ * same parse run locally, for the dedup keys.
+ */
 async function deliverOverSocket(envelope: Record<string, unknown>) {
   const parsed = await socket.parse({ eventId: String(envelope.envelope_id), payload: envelope, receivedAt: Date.now() }, socketAccount(), workerEnv);
   if (parsed.kind !== "envelopes") throw new Error(`socket parse gave ${parsed.kind}`);
-  return { parsed, outcomes: await Promise.all(parsed.envelopes.map((e) => ingestEnvelope(workerEnv, e))) };
+  const body = JSON.stringify({ channel: "slack", accountId: "sock", events: [{ eventId: String(envelope.envelope_id), payload: envelope, receivedAt: Date.now() }] });
+  const headers = await signRequest(COMPANION_KEY, { method: "POST", path: "/internal/companion/events", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
+  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  if (res.status !== 200) throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
+  const [result] = ((await res.json()) as { results: Array<{ status: string; outcomes?: string[]; error?: string }> }).results;
+  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
+  return { parsed, outcomes: (result!.outcomes ?? []).map((status) => ({ status })) };
 }
 
 const eventsApi = (body: string) => ({ envelope_id: uniqueId("env-"), type: "events_api", accepts_response_payload: false, retry_attempt: 0, payload: JSON.parse(body) });
