@@ -19,7 +19,7 @@ import { listenOnLoopback } from "./listen.ts";
  * Connector calls need `Authorization: Bearer <a token the token endpoint issued>`; revoked → 401.
  *
  * Control endpoints (tests in workerd call these by plain fetch):
- *   POST /_control/sign {audience?, serviceUrl?, issuer?, expiresInSeconds?, forged?, kid?, entraTenant?} → {token}
+ *   POST /_control/sign {audience?, serviceUrl?, noServiceUrl?, issuer?, expiresInSeconds?, forged?, kid?, entraTenant?, tid?} → {token}
  *   POST /_control/rotate      new Bot Framework signing key; the old one is retired
  *   POST /_control/script {api: "send"|"token"|"stream"|"final"|"update"|"delete", times?, status?, retryAfter?,
  *        drop?, conversation?}   drop: do the call, then cut the connection before answering (outcome unknown)
@@ -134,7 +134,8 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
   async function sign(body: Record<string, unknown>): Promise<string> {
     const key = body.forged ? await newSigningKey("bf") : body.entraTenant ? entraKey : botKey;
     const now = Math.floor(Date.now() / 1000);
-    const claims: Record<string, unknown> = body.entraTenant ? { tid: body.entraTenant } : { serviceUrl: body.serviceUrl ?? baseUrl };
+    // As Microsoft's tokens carry it: `serviceurl`, lower case (Entra tokens too, unless noServiceUrl).
+    const claims: Record<string, unknown> = { ...(body.entraTenant ? { tid: body.tid ?? body.entraTenant } : {}), ...(body.noServiceUrl ? {} : { serviceurl: body.serviceUrl ?? baseUrl }) };
     const issuer = body.issuer ?? (body.entraTenant ? `https://login.microsoftonline.com/${String(body.entraTenant)}/v2.0` : "https://api.botframework.com");
     return new SignJWT(claims)
       .setProtectedHeader({ alg: "RS256", kid: String(body.kid ?? key.kid), typ: "JWT" })

@@ -7,11 +7,16 @@ import { openIdKeySet } from "./keys.ts";
  * (learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication):
  *
  * - Bot Framework tokens: issuer https://api.botframework.com, keys from the OpenID metadata
- *   document (`openIdMetadataUrl`), audience the bot's app id, and a `serviceUrl` claim equal to the
- *   activity's serviceUrl (so a token for one conversation host cannot carry a forged serviceUrl).
+ *   document (`openIdMetadataUrl`), audience the bot's app id.
  * - Entra tokens for the configured tenant (SingleTenant apps): issuer
  *   https://login.microsoftonline.com/<tenant>/v2.0 or https://sts.windows.net/<tenant>/, keys from
- *   the tenant's v2.0 OpenID metadata under `loginBaseUrl`, audience the app id.
+ *   the tenant's v2.0 OpenID metadata under `loginBaseUrl`, audience the app id, and a `tid` claim
+ *   (when present) naming that tenant.
+ * - Both: a `serviceurl` claim equal to the activity's serviceUrl (so a token for one conversation
+ *   host cannot carry a forged serviceUrl). Microsoft's prose writes `serviceUrl`, the tokens carry
+ *   `serviceurl` (botbuilder's AuthenticationConstants.ServiceUrlClaim), so the claim name is matched
+ *   without regard to case. botbuilder checks it for every channel token whatever its issuer
+ *   (ChannelValidation.authenticateChannelTokenWithServiceUrl), so an Entra token without it is refused.
  *
  * RS256 only; expiry with Microsoft's documented 5 minute clock skew. Anything else is refused.
  */
@@ -54,10 +59,9 @@ export async function verifyBotFrameworkToken(
       currentDate: new Date(now),
       requiredClaims: ["exp"],
     });
-    if (!fromEntra) {
-      const claimed = typeof payload.serviceUrl === "string" ? payload.serviceUrl : undefined;
-      if (!claimed || !activityServiceUrl || normalise(claimed) !== normalise(activityServiceUrl)) return { ok: false, reason: "serviceUrl claim does not match the activity" };
-    }
+    if (fromEntra && payload.tid !== undefined && payload.tid !== credentials.tenantId) return { ok: false, reason: "claim tid rejected" };
+    const claimed = serviceUrlClaim(payload);
+    if (!claimed || !activityServiceUrl || normalise(claimed) !== normalise(activityServiceUrl)) return { ok: false, reason: "serviceUrl claim does not match the activity" };
     return { ok: true };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, reason: "token expired" };
@@ -67,6 +71,12 @@ export async function verifyBotFrameworkToken(
     if (error instanceof errors.JOSEError) return { ok: false, reason: error.code };
     return { ok: false, reason: `keys unavailable: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200) };
   }
+}
+
+function serviceUrlClaim(payload: Record<string, unknown>): string | undefined {
+  const key = Object.keys(payload).find((name) => name.toLowerCase() === "serviceurl");
+  const value = key === undefined ? undefined : payload[key];
+  return typeof value === "string" ? value : undefined;
 }
 
 function normalise(url: string): string {

@@ -27,6 +27,8 @@ export interface SignOptions {
   forged?: boolean;
   kid?: string;
   entraTenant?: string;
+  tid?: string;
+  noServiceUrl?: boolean;
 }
 
 /** A bearer token as the Bot Framework sends it (signed by the fake's published key, unless forged). */

@@ -25,6 +25,11 @@ describe("Microsoft Teams messaging endpoint verification", () => {
     ["a token whose serviceUrl is not the activity's", () => teamsToken({ serviceUrl: "https://attacker.example/" })],
     ["a token from another issuer", () => teamsToken({ issuer: "https://attacker.example" })],
     ["an Entra token of another tenant", () => teamsToken({ entraTenant: "22222222-0000-0000-0000-000000000000", issuer: "https://login.microsoftonline.com/22222222-0000-0000-0000-000000000000/v2.0" })],
+    ["an Entra token of the configured tenant for another app", () => teamsToken({ entraTenant: TEST_MSTEAMS.tenantId, audience: "99999999-0000-0000-0000-000000000000" })],
+    ["an Entra token of the configured tenant whose serviceurl is not the activity's", () => teamsToken({ entraTenant: TEST_MSTEAMS.tenantId, serviceUrl: "https://attacker.example/" })],
+    ["an Entra token of the configured tenant with no serviceurl claim", () => teamsToken({ entraTenant: TEST_MSTEAMS.tenantId, noServiceUrl: true })],
+    ["an Entra token under the configured tenant's issuer naming another tenant (tid)", () => teamsToken({ entraTenant: TEST_MSTEAMS.tenantId, tid: "22222222-0000-0000-0000-000000000000" })],
+    ["a Bot Framework token with no serviceurl claim", () => teamsToken({ noServiceUrl: true })],
     ["a token naming an unknown key id, still unknown after a refresh", () => teamsToken({ forged: true, kid: "bf-nope" })],
     ["a garbage token", async () => "not.a.jwt"],
   ];
