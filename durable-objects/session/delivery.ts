@@ -24,7 +24,7 @@ import { describeError, zeroUsage, type SessionState } from "./state.ts";
 export function enqueueReply(s: SessionState, idPrefix: string, runId: string | null, route: RunRow["route"], text: string, now: number): void {
   const adapter = adapterFor(route.channel);
   const limit = adapter ? adapter.textChunkLimit(s.config, route.accountId) : 4000;
-  const chunks = chunkText(text, limit, adapter?.chunkMode?.(s.config, route.accountId) ?? "length");
+  const chunks = chunkText(text, limit, adapter?.chunkMode?.(s.config, route.accountId) ?? "length", adapter?.maxLinesPerChunk?.(s.config, route.accountId));
   chunks.forEach((chunk, index) => {
     s.store.insertOutbox({ id: `${idPrefix}:${index}`, runId, route, text: chunk, chunkIndex: index, chunkCount: chunks.length }, now);
   });

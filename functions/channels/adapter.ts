@@ -83,6 +83,8 @@ export interface ChannelAdapter {
   textChunkLimit(config: EdgeclawConfig, accountId: string): number;
   /** How the outbox splits long replies (`newline` prefers paragraph breaks); default `length`. */
   chunkMode?(config: EdgeclawConfig, accountId: string): ChunkMode;
+  /** Most lines per chunk (Discord `maxLinesPerMessage`, 17), beside the character limit; unset = no line limit. */
+  maxLinesPerChunk?(config: EdgeclawConfig, accountId: string): number | undefined;
   /**
    * The platform drops a repeated send that carries the same idempotency key (LINE
    * `X-Line-Retry-Key`, Feishu `uuid`): `send` passes `message.id` (the outbox chunk id) as that key,

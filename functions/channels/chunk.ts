@@ -6,16 +6,21 @@
  */
 export type ChunkMode = "length" | "newline";
 
-export function chunkText(text: string, limit: number, mode: ChunkMode = "length"): string[] {
+export function chunkText(text: string, limit: number, mode: ChunkMode = "length", maxLines?: number): string[] {
   if (limit < 16) throw new RangeError("chunk limit must be at least 16 characters");
   const chunks: string[] = [];
   let rest = text.trim();
   let reopenFence = "";
   while (rest.length > 0) {
-    const budget = limit - reopenFence.length;
+    // `maxLines` (Discord's maxLinesPerMessage): a chunk also ends after that many lines, counting
+    // a reopened fence line; the cut then falls on the line break itself.
+    const lineBudget = maxLines ? nthNewline(rest, Math.max(1, maxLines - (reopenFence ? 1 : 0))) : -1;
+    const budget = Math.min(limit - reopenFence.length, lineBudget >= 0 ? lineBudget + 5 : Infinity);
     let piece: string;
-    if (reopenFence.length + rest.length <= limit) {
+    if (reopenFence.length + rest.length <= limit && lineBudget < 0) {
       piece = rest;
+    } else if (lineBudget >= 0 && lineBudget + 1 <= limit - reopenFence.length - 4) {
+      piece = rest.slice(0, lineBudget + 1);
     } else {
       piece = rest.slice(0, cutPoint(rest, budget - 4, mode));
     }
@@ -31,6 +36,16 @@ export function chunkText(text: string, limit: number, mode: ChunkMode = "length
     chunks.push(chunk.trimEnd());
   }
   return chunks.length ? chunks : [""];
+}
+
+/** Index of the `n`-th line break of `text` (the end of its n-th line), or -1 when it has no more than n lines. */
+function nthNewline(text: string, n: number): number {
+  let at = -1;
+  for (let seen = 0; seen < n; seen++) {
+    at = text.indexOf("\n", at + 1);
+    if (at < 0) return -1;
+  }
+  return at;
 }
 
 function cutPoint(text: string, budget: number, mode: ChunkMode): number {

@@ -26,4 +26,22 @@ describe("chunkText", () => {
     const chunks = chunkText(paragraphs.join("\n\n"), 60, "newline");
     expect(chunks).toEqual(["First paragraph is here.\n\nSecond paragraph follows it.", "Third one closes."]);
   });
+
+  it("ends a chunk after maxLines lines (Discord maxLinesPerMessage), code fences still closed and reopened", () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+    const chunks = chunkText(lines.join("\n"), 2000, "length", 17);
+    expect(chunks.map((chunk) => chunk.split("\n").length)).toEqual([17, 17, 6]);
+    expect(chunks.join("\n")).toBe(lines.join("\n"));
+    expect(chunkText(lines.slice(0, 17).join("\n"), 2000, "length", 17)).toHaveLength(1);
+
+    const code = Array.from({ length: 30 }, (_, i) => `x${i}();`).join("\n");
+    const fenced = chunkText(`\`\`\`js\n${code}\n\`\`\``, 2000, "length", 17);
+    expect(fenced.length).toBeGreaterThan(1);
+    for (const chunk of fenced) {
+      expect((chunk.match(/```/g) ?? []).length % 2).toBe(0);
+      expect(chunk.split("\n").length).toBeLessThanOrEqual(18); // a closing fence line may be added
+    }
+    expect(fenced[1]!.startsWith("```js\n")).toBe(true);
+    expect(fenced.flatMap((chunk) => chunk.split("\n")).filter((line) => !line.startsWith("```"))).toEqual(code.split("\n"));
+  });
 });

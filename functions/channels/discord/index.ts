@@ -18,6 +18,10 @@ export const discordAdapter: ChannelAdapter = {
     const discord = discordConfig(config);
     return discord ? discordAccount(discord, accountId).streaming.chunkMode : "length";
   },
+  maxLinesPerChunk(config, accountId) {
+    const discord = discordConfig(config);
+    return discord ? discordAccount(discord, accountId).maxLinesPerMessage : 17;
+  },
   send: sendDiscordMessage,
   reconcile: reconcileDiscordMessage,
   progress: discordProgress,

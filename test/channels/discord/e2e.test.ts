@@ -112,6 +112,18 @@ describe("Discord end to end", { timeout: 60_000 }, () => {
     expect(await discordMessages(dmChannel)).toHaveLength(3);
   });
 
+  it("keeps to maxLinesPerMessage (17) lines per message", async () => {
+    const scenario = newScenario("dc-lines");
+    const answer = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}.`).join("\n");
+    await scriptModel(scenario, [{ type: "text", text: answer }]);
+    const dmChannel = snowflake();
+    await deliver(messageCreate({ author: TEST_DISCORD.allowed[9]!, channelId: dmChannel, content: `list please [scenario:${scenario}]` }));
+    const messages = await waitForCount(dmChannel, 3);
+    await settle(1000);
+    expect((await discordMessages(dmChannel)).map((m) => m.content.split("\n").length)).toEqual([17, 17, 6]);
+    expect(messages.map((m) => m.content).join("\n")).toBe(answer);
+  });
+
   it("streams into one preview that the answer edits (partial), quoting the user's message on the first chunk (replyToMode first)", async () => {
     const scenario = newScenario("dc-partial");
     const answer = "A streamed answer. ".repeat(12).trim();
