@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretEnvName, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, enabledAccounts, mergedAccount, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.mattermost` with OpenClaw's key names and defaults (channels/mattermost,
@@ -75,63 +76,31 @@ function requireMentionFromChatmode(raw: unknown): unknown {
 export const mattermostChannelSchema = z.preprocess(requireMentionFromChatmode, mattermostRootSchema);
 export type MattermostChannelConfig = z.output<typeof mattermostChannelSchema>;
 
-export type MattermostAccount = MattermostChannelConfig & { accountId: string; isDefault: boolean };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, MattermostChannelConfig>();
+/** The settings in force for one account: its block over the root (objects merged one level deep; `groups` and SecretRefs replaced whole). */
+export type MattermostAccount = MergedAccount<MattermostChannelConfig>;
 
 export function mattermostConfig(config: EdgeclawConfig): MattermostChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["mattermost"];
-  if (typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = mattermostChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
+  return channelBlock(config, "mattermost", mattermostChannelSchema);
 }
 
-export function mattermostAccountIds(root: MattermostChannelConfig): string[] {
-  const ids = Object.keys(root.accounts ?? {});
-  return ids.length ? ids : [root.defaultAccount ?? DEFAULT_ACCOUNT_ID];
-}
-
-/** One account's settings: its block over the root (objects merged one level deep; `groups` replaced whole). */
 export function mattermostAccount(root: MattermostChannelConfig, accountId: string): MattermostAccount {
-  const own = (root.accounts?.[accountId] ?? {}) as Record<string, unknown>;
-  const merged: Record<string, unknown> = { ...root };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    const deep = isPlainObject(base) && isPlainObject(value) && key !== "groups" && !("source" in value);
-    merged[key] = deep ? { ...base, ...value } : value;
-  }
-  return { ...(merged as MattermostChannelConfig), accountId, isDefault: accountId === (root.defaultAccount ?? DEFAULT_ACCOUNT_ID) };
+  return mergedAccount(root, accountId, { replace: ["groups"], replaceWhen: (value) => "source" in value });
 }
 
 /** Enabled accounts of an enabled channel (all are served over the companion's WebSocket). */
 export function mattermostAccounts(root: MattermostChannelConfig): MattermostAccount[] {
-  if (!root.enabled) return [];
-  return mattermostAccountIds(root)
-    .map((id) => mattermostAccount(root, id))
-    .filter((account) => account.enabled);
-}
-
-/** MATTERMOST_URL / MATTERMOST_BOT_TOKEN stand in for the default account only; the config always wins. */
-function fallback(account: MattermostAccount, env: SecretEnv, name: string): string | undefined {
-  const value = env[name];
-  return account.isDefault && typeof value === "string" && value ? value : undefined;
+  return enabledAccounts(root, (accountId) => mattermostAccount(root, accountId));
 }
 
 /** The server root (no trailing slash, no /api/v4), or undefined when none is configured. */
 export function mattermostBaseUrl(account: MattermostAccount, env: SecretEnv): string | undefined {
-  const raw = account.baseUrl ?? fallback(account, env, "MATTERMOST_URL");
+  // MATTERMOST_URL / MATTERMOST_BOT_TOKEN stand in for the default account only; the config always wins.
+  const raw = account.baseUrl ?? defaultAccountEnv(account, env)("MATTERMOST_URL");
   return raw?.replace(/\/+$/, "").replace(/\/api\/v4$/, "");
 }
 
 export function mattermostBotToken(account: MattermostAccount, env: SecretEnv): string | undefined {
-  return resolveSecret(account.botToken, env) ?? fallback(account, env, "MATTERMOST_BOT_TOKEN");
+  return resolveSecret(account.botToken, env) ?? defaultAccountEnv(account, env)("MATTERMOST_BOT_TOKEN");
 }
 
 /** The env var the companion reads the bot token from (never the token itself). */
