@@ -56,6 +56,28 @@ describe("Discord interactions", { timeout: 60_000 }, () => {
     expect(await interactionMessages(interaction.token)).toEqual([]);
   });
 
+  it("acknowledges a button click with a deferred update (6); a stranger's click starts nothing", async () => {
+    const scenario = newScenario("dc-click");
+    await scriptModel(scenario, [{ type: "text", text: "must not be said" }]);
+    const click = (user: string) => ({
+      id: snowflake(),
+      application_id: TEST_DISCORD.applicationId,
+      type: 3,
+      token: `tok-${snowflake()}`,
+      channel_id: snowflake(),
+      user: { id: user, username: "x" },
+      data: { custom_id: `approve [scenario:${scenario}]`, component_type: 2 },
+    });
+    const stranger = await postInteraction(click(snowflake()));
+    expect(stranger.status).toBe(200);
+    expect(await stranger.json()).toEqual({ type: 6 });
+    const allowed = await postInteraction(click(TEST_DISCORD.allowed[10]!));
+    expect(await allowed.json()).toEqual({ type: 6 });
+    await settle(2000);
+    // A click is context for the next run, never a run of its own (and a stranger's not even that).
+    expect(await recorded(scenario)).toHaveLength(0);
+  });
+
   it("answers a body that is not an interaction with 400", async () => {
     const res = await postInteraction({ hello: "world" });
     expect(res.status).toBe(400);
