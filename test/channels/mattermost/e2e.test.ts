@@ -58,6 +58,12 @@ describe("Mattermost end to end", () => {
     expect(await recorded(quiet)).toEqual([]);
     // The model saw the request without the bot's own @name.
     expect(JSON.stringify((await recorded(scenario))[0])).not.toContain("@edgebot");
+
+    // A follow-up in the thread the bot answered in needs no new mention (threadParticipation).
+    const followUp = newScenario("mm-follow-up");
+    await scriptModel(followUp, answer("Still here."));
+    await deliver("team", postedEvent({ channelId: channel, channelType: "O", userId: mmId("u"), message: `and then? [scenario:${followUp}]`, rootId: root }).event);
+    expect((await botPostsSettled(channel, 2)).map((p) => p.message)).toEqual(["Thread answer.", "Still here."]);
   });
 
   it("chatmode onmessage answers every channel message; onchar answers a trigger prefix only", async () => {
