@@ -20,7 +20,7 @@ import { TEST_MATTERMOST } from "../setup/test-config.ts";
  * Control (plain fetch):
  *   POST /_control/user-post {channel_id, channel_type, user_id, message, root_id?, sender_name?, broadcast?}
  *        a user's post: stored and (unless broadcast:false) sent as `posted` (with `mentions` when it @s the bot)
- *   POST /_control/event {event, data, broadcast}   any raw event to every socket
+ *   POST /_control/event {event, data, broadcast, skipSeq?}   any raw event to every socket (skipSeq: one seq number skipped first)
  *   POST /_control/channel {id, type}               a channel's type (D/G/O/P) for GET /channels/{id}
  *   POST /_control/script {method, path, times?, status?, dropConnection?}  next calls fail (path = prefix)
  *   POST /_control/drop-sockets                      terminate every WebSocket (a network drop)
@@ -110,6 +110,8 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
           return json(200, post);
         }
         case "/_control/event":
+          // skipSeq: the server "loses" one event on every socket (a gap in seq the client must notice).
+          if (body.skipSeq === true) for (const socket of sockets) socket.seq += 1;
           broadcast(String(body.event), (body.data ?? {}) as Record<string, unknown>, (body.broadcast ?? {}) as Record<string, unknown>);
           return json(200, {});
         case "/_control/channel":

@@ -96,6 +96,20 @@ describe("Mattermost connector", () => {
     await connector.stop("shutdown");
   });
 
+  it("a gap in the server's sequence numbers repairs the missed posts from REST without reconnecting", async () => {
+    const { ctx, connector } = await started();
+    await until(() => ctx.state_ === "ready", 5_000, "ready");
+    const channel = id("ch");
+    await userPost(channel, "seen");
+    await until(() => (ctx.values.get("cursors") ?? "").includes(channel) || undefined, 5_000, "cursor");
+    await userPost(channel, "never broadcast", { broadcast: false });
+    await control("event", { event: "status_change", data: { status: "online" }, broadcast: {}, skipSeq: true });
+    await until(() => posts(ctx).length >= 2 || undefined, 5_000, "gap repaired");
+    assert.deepEqual(posts(ctx).map((p) => p.message), ["seen", "never broadcast"]);
+    assert.equal(ctx.statuses.some((status) => status.state === "backoff"), false, "no reconnect was needed");
+    await connector.stop("shutdown");
+  });
+
   it("a post the Worker did not store is not lost: the connection is dropped and the post repaired after reconnecting", async () => {
     const { ctx, connector } = await started();
     await until(() => ctx.state_ === "ready", 5_000, "ready");
