@@ -4,6 +4,9 @@ import { groupEntrySchema, type GroupEntry } from "./channel-access.ts";
 /**
  * Discord-style nested group allowlists: `channels.<ch>.guilds.<guildId>` (guild-wide keys) with an
  * optional `channels.<channelId>` map inside (channels/discord "Guild channel maps are allowlists").
+ * Microsoft Teams spells the same shape `channels.msteams.teams.<teamId>.channels.<channelId>`
+ * (channels/msteams "Team + channel allowlists"): read the same way, except that an event in no team
+ * (a group chat) falls back to the flat `groups` allowlist instead of being refused.
  *
  * - A guild not in the map (and no `"*"` guild) is not allowlisted.
  * - A guild entry without a `channels` map admits every channel of the guild, under its own keys.
@@ -16,10 +19,12 @@ import { groupEntrySchema, type GroupEntry } from "./channel-access.ts";
  */
 
 const guildEntrySchema = groupEntrySchema.extend({ channels: z.record(z.string(), groupEntrySchema).optional() });
+const guildMapSchema = z.record(z.string(), guildEntrySchema);
 const guildsBlockSchema = z
   .object({
-    guilds: z.record(z.string(), guildEntrySchema).optional(),
-    accounts: z.record(z.string(), z.object({ guilds: z.record(z.string(), guildEntrySchema).optional() }).loose()).optional(),
+    guilds: guildMapSchema.optional(),
+    teams: guildMapSchema.optional(),
+    accounts: z.record(z.string(), z.object({ guilds: guildMapSchema.optional(), teams: guildMapSchema.optional() }).loose()).optional(),
   })
   .loose();
 
@@ -43,9 +48,11 @@ export function guildAccess(channelBlock: unknown, accountId: string, event: Gui
   const parsed = guildsBlockSchema.safeParse(channelBlock ?? {});
   // A block the channel's own schema accepted but this view cannot read is refused, never opened.
   if (!parsed.success) return { configured: true, reason: "guild allowlist unreadable", refused: true };
-  const guilds = parsed.data.accounts?.[accountId]?.guilds ?? parsed.data.guilds;
+  const own = parsed.data.accounts?.[accountId];
+  const teamsStyle = !(own?.guilds ?? parsed.data.guilds) && Boolean(own?.teams ?? parsed.data.teams);
+  const guilds = own?.guilds ?? parsed.data.guilds ?? own?.teams ?? parsed.data.teams;
   if (!guilds || Object.keys(guilds).length === 0) return { configured: false };
-  if (!event.teamId) return { configured: true, reason: "event names no guild" };
+  if (!event.teamId) return teamsStyle ? { configured: false } : { configured: true, reason: "event names no guild" };
   const guild = guilds[event.teamId] ?? guilds["*"];
   if (!guild) return { configured: true, reason: `guild ${event.teamId} is not in the guild allowlist` };
   const { channels, ...guildKeys } = guild;

@@ -402,6 +402,8 @@ export const TEST_MSTEAMS = {
   tenantId: "11111111-2222-4333-8444-555555555555",
   owner: "aad-owner-1",
   openChannel: "19:open-channel@thread.tacv2",
+  team: "19:team-eng@thread.tacv2",
+  teamChannels: { inherits: "19:eng-general@thread.tacv2", gated: "19:eng-gated@thread.tacv2", threaded: "19:eng-threads@thread.tacv2", unlisted: "19:eng-secret@thread.tacv2" },
 };
 
 function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
@@ -417,6 +419,17 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
     mediaAuthAllowHosts: ["smba.trafficmanager.net", fakeUrl],
     allowFrom: [TEST_MSTEAMS.owner],
     groups: { [TEST_MSTEAMS.openChannel]: { requireMention: true } },
+    // One listed team (teams-config.test.ts): per-team and per-channel requireMention / replyStyle.
+    teams: {
+      [TEST_MSTEAMS.team]: {
+        requireMention: false,
+        channels: {
+          [TEST_MSTEAMS.teamChannels.inherits]: {},
+          [TEST_MSTEAMS.teamChannels.gated]: { requireMention: true, replyStyle: "top-level" },
+          [TEST_MSTEAMS.teamChannels.threaded]: { replyStyle: "thread" },
+        },
+      },
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
+import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
@@ -10,7 +10,7 @@ import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type C
  * conversation id `19:…@thread.tacv2` without `;messageid=`), the bot credentials `appId`,
  * `appPassword`, `tenantId` (env fallbacks MSTEAMS_APP_ID / MSTEAMS_APP_PASSWORD / MSTEAMS_TENANT_ID,
  * default account only), `webhook.path` (default /api/messages), `textChunkLimit` (4000, also the
- * hard cap), `replyStyle`, `mediaMaxMb` (20), `mediaAllowHosts` / `mediaAuthAllowHosts` (inbound
+ * hard cap), `replyStyle` (no default: see parse.ts), `teams` (per team / channel), `mediaMaxMb` (20), `mediaAllowHosts` / `mediaAuthAllowHosts` (inbound
  * downloads; files.ts), `streaming`.
  *
  * Not taken from OpenClaw: `webhook.port` (a Worker has no port; accepted and ignored),
@@ -82,6 +82,20 @@ const federatedRefused = z
     message: "a Worker has no file system or managed identity: use appPassword (a client secret) in a secret",
   });
 
+/**
+ * `teams.<teamId>` and `teams.<teamId>.channels.<channelId>` (keys: the team's and channel's
+ * conversation ids, `19:…@thread.tacv2`): requireMention and replyStyle per team and channel, read
+ * channel → team → account; the map is an allowlist like Discord's guilds (config/guild-access.ts).
+ * `tools` / `toolsBySender` are accepted for OpenClaw configs but not applied (edgeclaw has no
+ * per-conversation tool policy yet).
+ */
+const teamsChannelEntrySchema = groupEntrySchema.extend({
+  replyStyle: z.enum(["thread", "top-level"]).optional(),
+  tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional(), alsoAllow: z.array(z.string()).optional() }).loose().optional(),
+  toolsBySender: z.record(z.string(), z.unknown()).optional(),
+});
+export const msTeamsTeamsSchema = z.record(z.string(), teamsChannelEntrySchema.extend({ channels: z.record(z.string(), teamsChannelEntrySchema).optional() }));
+
 const accountFields = {
   appId: secretInputSchema.optional(),
   appPassword: secretInputSchema.optional(),
@@ -108,6 +122,7 @@ const accountFields = {
   serviceUrlAllowlist: z.array(z.string().min(1)).optional(),
   mediaAllowHosts: z.array(z.string().min(1)).optional(),
   mediaAuthAllowHosts: z.array(z.string().min(1)).optional(),
+  teams: msTeamsTeamsSchema.optional(),
 };
 
 export const msTeamsAccountSchema = channelAccountAccessSchema.extend(accountFields);
@@ -115,7 +130,6 @@ export const msTeamsAccountSchema = channelAccountAccessSchema.extend(accountFie
 export const msTeamsChannelSchema = channelAccessSchema.safeExtend({
   ...accountFields,
   webhook: z.object({ path: pathSchema.default("/api/messages"), port: z.number().int().optional() }).default({ path: "/api/messages" }),
-  replyStyle: z.enum(["thread", "top-level"]).default("thread"),
   allowBots: z.boolean().default(false),
   typingIndicator: z.boolean().default(true),
   mediaMaxMb: z.number().positive().default(20),
@@ -138,7 +152,7 @@ export function msTeamsConfig(config: EdgeclawConfig): MsTeamsChannelConfig | un
 }
 
 export function msTeamsAccount(teams: MsTeamsChannelConfig, accountId: string): MsTeamsAccount {
-  return mergedAccount(teams, accountId, { replace: ["groups"], replaceWhen: (value) => "source" in value });
+  return mergedAccount(teams, accountId, { replace: ["groups", "teams"], replaceWhen: (value) => "source" in value });
 }
 
 /** Enabled accounts by `webhook.path`; a second account on a path already taken is not served (`onClash`). */

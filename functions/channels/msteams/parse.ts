@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { guildAccess } from "../../config/guild-access.ts";
 import type { MsTeamsAccount } from "./config.ts";
 import { activitySchema, type Activity } from "./payloads.ts";
 
@@ -96,7 +97,8 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
   if (!text && !attachments.length) return { dropped: "message without text or attachments" };
   const { base, messageId } = splitConversationId(activity.conversation.id);
   const channel = activity.conversation.conversationType === "channel";
-  const threadRoot = channel && account.replyStyle === "thread" ? (messageId ?? activity.replyToId ?? activity.id) : undefined;
+  const teamId = activity.channelData?.team?.id;
+  const threadRoot = channel && replyStyleFor(account, teamId, base) === "thread" ? (messageId ?? activity.replyToId ?? activity.id) : undefined;
   const chatType: ChatType = direct ? "direct" : channel ? "channel" : "group";
   return build({
     dedupKey: `msteams:${account.accountId}:${base}:${activity.id}`,
@@ -105,7 +107,7 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
     accountId: account.accountId,
     chatType,
     peerId: direct ? senderId(activity) : base,
-    ...(activity.channelData?.team?.id ? { teamId: activity.channelData.team.id } : {}),
+    ...(teamId ? { teamId } : {}),
     senderId: senderId(activity),
     senderName: activity.from.name,
     senderIsBot: activity.from.role === "bot" || activity.from.id.startsWith("28:"),
@@ -123,6 +125,22 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
       extra: { serviceUrl: activity.serviceUrl, conversationType: chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat" },
     },
   });
+}
+
+/**
+ * Where a channel reply goes, first set wins (channels/msteams "Reply style"):
+ * `teams.<team>.channels.<channel>.replyStyle` → `teams.<team>.replyStyle` → the account's
+ * `replyStyle` → implied by the mention rule in force there (requireMention → "thread", else
+ * "top-level"), whose own order is channel → team → `groups` entry → account.
+ */
+export function replyStyleFor(account: MsTeamsAccount, teamId: string | undefined, channelId: string): "thread" | "top-level" {
+  const place = guildAccess({ teams: account.teams }, account.accountId, { teamId, peerId: channelId });
+  const entry = (place.configured ? place.entry : undefined) as { replyStyle?: "thread" | "top-level"; requireMention?: boolean } | undefined;
+  if (entry?.replyStyle) return entry.replyStyle;
+  if (account.replyStyle) return account.replyStyle;
+  const group = account.groups?.[channelId] ?? account.groups?.["*"];
+  const requireMention = entry?.requireMention ?? group?.requireMention ?? account.requireMention;
+  return requireMention ? "thread" : "top-level";
 }
 
 /**
