@@ -2,6 +2,7 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { channelBlock, defaultAccountEnv, enabledAccounts, mergedAccount, type MergedAccount } from "../accounts.ts";
 
 /**
  * `channels.discord` with OpenClaw's key names and defaults (channels/discord, gateway/config-channels).
@@ -107,68 +108,35 @@ export const discordChannelSchema = channelAccessSchema.safeExtend({
   accounts: z.record(z.string(), discordAccountSchema).optional(),
 });
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
-type DiscordAccountConfig = z.infer<typeof discordAccountSchema>;
 
-export type DiscordAccount = DiscordChannelConfig & { accountId: string };
-
-export const DEFAULT_ACCOUNT_ID = "default";
-
-const parsedBlocks = new WeakMap<object, DiscordChannelConfig>();
+export type DiscordAccount = MergedAccount<DiscordChannelConfig>;
 
 export function discordConfig(config: EdgeclawConfig): DiscordChannelConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["discord"];
-  if (block === undefined || typeof block !== "object" || block === null) return undefined;
-  let parsed = parsedBlocks.get(block);
-  if (!parsed) {
-    parsed = discordChannelSchema.parse(block);
-    parsedBlocks.set(block, parsed);
-  }
-  return parsed;
+  return channelBlock(config, "discord", discordChannelSchema);
 }
 
-/** Account ids: each `accounts.<id>`, or the root alone when there are none. */
-export function discordAccountIds(discord: DiscordChannelConfig): string[] {
-  const ids = Object.keys(discord.accounts ?? {});
-  return ids.length ? ids : [discord.defaultAccount ?? DEFAULT_ACCOUNT_ID];
-}
-
-/** The account's block over the root; objects merge one level deep, except the guild allowlist (an account's replaces the root's). */
+/** The account's block over the root (shared rules, accounts.ts); an account's `guilds` is its whole allowlist. */
 export function discordAccount(discord: DiscordChannelConfig, accountId: string): DiscordAccount {
-  const own: DiscordAccountConfig = discord.accounts?.[accountId] ?? {};
-  const merged: Record<string, unknown> = { ...discord };
-  for (const [key, value] of Object.entries(own)) {
-    if (value === undefined) continue;
-    const base = merged[key];
-    merged[key] = isPlainObject(base) && isPlainObject(value) && key !== "guilds" ? { ...base, ...value } : value;
-  }
-  return { ...(merged as DiscordChannelConfig), accountId };
+  return mergedAccount(discord, accountId, { replace: ["guilds"], replaceWhen: (value) => "source" in value });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** Enabled accounts (none while the channel is off). */
+export function discordAccounts(discord: DiscordChannelConfig): DiscordAccount[] {
+  return enabledAccounts(discord, (accountId) => discordAccount(discord, accountId));
 }
 
 /** The env var the token comes from, when it is a SecretRef (the companion reads the same one). */
 export function discordTokenEnvName(account: DiscordAccount): string | undefined {
   if (account.token !== undefined) {
     if (typeof account.token === "object") return account.token.id;
-    const whole = /^\$\{([A-Z0-9_]+)\}$/.exec(account.token);
-    return whole?.[1];
+    return /^\$\{([A-Z0-9_]+)\}$/.exec(account.token)?.[1];
   }
-  return isDefaultAccount(account) ? "DISCORD_BOT_TOKEN" : undefined;
+  return account.isDefault ? "DISCORD_BOT_TOKEN" : undefined;
 }
 
 /** The bot token: the config value wins; DISCORD_BOT_TOKEN is the default account's fallback only. */
 export function discordBotToken(account: DiscordAccount, env: SecretEnv): string | undefined {
-  const own = resolveSecret(account.token, env);
-  if (own) return own;
-  const fallback = env.DISCORD_BOT_TOKEN;
-  return isDefaultAccount(account) && typeof fallback === "string" && fallback ? fallback : undefined;
-}
-
-/** `defaultAccount` is a root key, so every merged account carries it. */
-function isDefaultAccount(account: DiscordAccount): boolean {
-  return account.accountId === (account.defaultAccount ?? DEFAULT_ACCOUNT_ID);
+  return resolveSecret(account.token, env) ?? defaultAccountEnv(account, env)("DISCORD_BOT_TOKEN");
 }
 
 /**

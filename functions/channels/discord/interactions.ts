@@ -2,7 +2,8 @@ import type { AcceptResult, ParseResult, WebhookPieces, WebhookRoute } from "../
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { inboundEnvelopeSchema } from "../envelope.ts";
-import { discordAccount, discordAccountIds, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
+import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
+import { discordAccount, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
 import { discordInteractionSchema, type DiscordInteraction } from "./payloads.ts";
 import { verifyDiscordSignature } from "./verify.ts";
 
@@ -30,20 +31,10 @@ const AUTOCOMPLETE = 4;
 export const discordInteractions: WebhookPieces<DiscordAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<DiscordAccount>[] {
     const discord = discordConfig(config);
-    if (!discord?.enabled) return [];
-    const byPath = new Map<string, DiscordAccount>();
-    for (const accountId of discordAccountIds(discord)) {
-      const account = discordAccount(discord, accountId);
-      if (!account.enabled || !account.publicKey) continue;
-      if (byPath.has(account.interactionsPath)) console.error(`channels.discord: account ${accountId} reuses interactionsPath ${account.interactionsPath}; not served`);
-      else byPath.set(account.interactionsPath, account);
-    }
-    return [...byPath.entries()].map(([path, account]) => ({
-      path,
-      accountId: account.accountId,
-      label: byPath.size > 1 ? `Discord interactions (account ${account.accountId})` : "Discord interactions",
-      account,
-    }));
+    if (!discord) return [];
+    // Only accounts with the application's public key answer interactions.
+    const byPath = webhookAccounts(discord, (accountId) => discordAccount(discord, accountId), (account) => (account.publicKey ? account.interactionsPath : undefined), logClash("discord", "interactionsPath"));
+    return webhookRoutes("Discord interactions", byPath);
   },
   maxBodyBytes: () => DISCORD_INTERACTION_MAX_BODY_BYTES,
   verify(request, route) {

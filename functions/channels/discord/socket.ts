@@ -1,6 +1,7 @@
 import type { SocketAccount, SocketPieces } from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { discordAccount, discordAccountIds, discordApiBase, discordBotToken, discordBotUserId, discordConfig, discordTokenEnvName, type DiscordAccount } from "./config.ts";
+import { accountLabel } from "../accounts.ts";
+import { discordAccounts, discordApiBase, discordBotToken, discordBotUserId, discordConfig, discordTokenEnvName, type DiscordAccount } from "./config.ts";
 import { parseDiscordDispatch } from "./parse.ts";
 
 /**
@@ -41,12 +42,11 @@ export interface DiscordConnectorSettings {
 export const discordSocket: SocketPieces<DiscordAccount> = {
   accounts(config: EdgeclawConfig): SocketAccount<DiscordAccount>[] {
     const discord = discordConfig(config);
-    if (!discord?.enabled) return [];
+    if (!discord) return [];
     const accounts: SocketAccount<DiscordAccount>[] = [];
-    const ids = discordAccountIds(discord);
-    for (const accountId of ids) {
-      const account = discordAccount(discord, accountId);
-      if (!account.enabled) continue;
+    const all = discordAccounts(discord);
+    for (const account of all) {
+      const { accountId } = account;
       const tokenEnv = discordTokenEnvName(account);
       if (!tokenEnv) {
         if (account.token !== undefined) console.error(`channels.discord: account ${accountId} has a plain-text token; the companion needs it as an env SecretRef`);
@@ -55,7 +55,7 @@ export const discordSocket: SocketPieces<DiscordAccount> = {
       const settings: DiscordConnectorSettings = { apiBaseUrl: discordApiBase(account), intents: discordIntents(account) };
       accounts.push({
         accountId,
-        label: ids.length > 1 ? `Discord (account ${accountId})` : "Discord",
+        label: accountLabel("Discord", accountId, all.length),
         account,
         connector: { settings: { ...settings }, secretEnv: { token: tokenEnv } },
       });
