@@ -1,6 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { mattermostApi, mattermostBot, type MattermostPostRecord } from "./api.ts";
+import { mattermostApi, mattermostBot, type MattermostBot, type MattermostPostRecord } from "./api.ts";
 
 /**
  * Live feedback while the agent works (channels/mattermost "preview streaming"), best effort:
@@ -10,10 +10,12 @@ import { mattermostApi, mattermostBot, type MattermostPostRecord } from "./api.t
  *   the final send patches it into the answer, so the channel shows one post, not a trail.
  * - progress / off: typing only; the answer is posted when it is ready.
  *
- * A pending mark is checkpointed before the preview is posted. If the post's answer is lost, the
- * run stops previewing (`previewBroken`) rather than risk a second preview; the answer then goes
- * out as a normal post, and the lost preview, if it landed, stays (a one-request window).
+ * A pending mark is checkpointed before the preview is posted, and the post carries the run id in
+ * its props. If the post's answer is lost, the channel is searched for it (`findRunPreview`) before
+ * anything else is posted: found, it is the preview; not found, nothing landed and previewing
+ * goes on; the search failing stops previewing (`previewBroken`) rather than risk a second preview.
  */
+export const PREVIEW_PROP = "edgeclaw_preview_run";
 
 const PREVIEW_EDIT_INTERVAL_MS = 1000;
 const TYPING_RENEW_MS = 4000;
@@ -53,18 +55,24 @@ export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent
       if (next.previewPostId && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
       // The preview shows what the first chunk will hold; the final send replaces it exactly.
       const shown = event.soFar.slice(0, bot.account.textChunkLimit) || "…";
-      if (!next.previewPostId) {
-        if (next.previewPendingAt) {
-          next.previewBroken = "1"; // an earlier preview post's answer was lost: never post a second one
+      if (!next.previewPostId && next.previewPendingAt) {
+        // An earlier preview post's answer was lost: it may be in the channel. Never post a second one blind.
+        const found = await findRunPreview(bot, route, ctx.runId, Number(next.previewPendingAt));
+        if (found === "unknown") {
+          next.previewBroken = "1";
           return next;
         }
+        if (found) next.previewPostId = found;
+        delete next.previewPendingAt;
+      }
+      if (!next.previewPostId) {
         next.previewPendingAt = String(now);
         ctx.checkpoint?.(next);
         const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
           channel_id: route.to,
           message: shown,
           ...(route.threadId ? { root_id: route.threadId } : {}),
-          props: { edgeclaw_preview_run: ctx.runId ?? "" },
+          props: { [PREVIEW_PROP]: ctx.runId ?? "" },
         });
         if (posted.ok) {
           next.previewPostId = posted.value.id;
@@ -86,4 +94,16 @@ export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent
       return next;
     }
   }
+}
+
+/**
+ * The preview post of run `runId` in the route's channel, posted since `pendingSince` (less a minute
+ * of clock skew): its id, undefined when there is none, "unknown" when the lookup failed.
+ */
+export async function findRunPreview(bot: MattermostBot, route: ReplyRoute, runId: string | undefined, pendingSince: number): Promise<string | undefined | "unknown"> {
+  if (!runId) return "unknown";
+  const since = Math.max(0, pendingSince - 60_000);
+  const found = await mattermostApi<{ posts?: Record<string, MattermostPostRecord> }>(bot, "GET", `/channels/${encodeURIComponent(route.to)}/posts?since=${since}`);
+  if (!found.ok) return "unknown";
+  return Object.values(found.value.posts ?? {}).find((post) => post.props?.[PREVIEW_PROP] === runId && !(post as { delete_at?: number }).delete_at)?.id;
 }

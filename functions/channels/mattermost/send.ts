@@ -1,5 +1,6 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { mattermostApi, mattermostBot, type MattermostCall, type MattermostPostRecord } from "./api.ts";
+import { findRunPreview } from "./progress.ts";
 
 /**
  * One reply chunk out to Mattermost: `POST /api/v4/posts` in the route's channel, in its thread
@@ -12,15 +13,22 @@ import { mattermostApi, mattermostBot, type MattermostCall, type MattermostPostR
  * post: `reconcile` looks for it in the channel's posts since the chunk was queued, so an outcome lost
  * to a timeout is settled by looking, not by sending again.
  *
- * The first chunk of a run that left a live preview (`progressState.previewPostId`) patches that
- * post into the answer; `retract` removes the preview and posts nothing.
+ * The first chunk of a run that left a live preview (`progressState.previewPostId`, or one found by
+ * its run id when its post's answer was lost) patches that post into the answer; `retract` removes
+ * the preview and posts nothing.
  */
 export const OUTBOX_PROP = "edgeclaw_outbox_id";
 
 export async function sendMattermostMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
   const bot = mattermostBot(message.route, ctx);
   if ("missing" in bot) return { ok: false, retryable: false, error: bot.missing };
-  const state = message.progressState ?? {};
+  const state = { ...(message.progressState ?? {}) };
+  if (!state.previewPostId && state.previewPendingAt && (message.retract || message.chunkIndex === 0)) {
+    // The run's preview post lost its answer: find it, so the answer takes it over (or the retract removes it).
+    const found = await findRunPreview(bot, message.route, message.runId, Number(state.previewPendingAt));
+    if (found === "unknown") return { ok: false, retryable: true, error: "could not look for the run's preview post" };
+    if (found) state.previewPostId = found;
+  }
 
   if (message.retract) {
     if (!state.previewPostId) return { ok: true };

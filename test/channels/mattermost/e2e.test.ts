@@ -97,6 +97,20 @@ describe("Mattermost end to end", () => {
     expect(posts.map((p) => p.message).join("\n")).toBe(long);
   });
 
+  it("a preview post whose answer is lost is found by its run id and becomes the answer: one post (streaming partial)", async () => {
+    const scenario = newScenario("mm-lost-preview");
+    const text = Array.from({ length: 40 }, (_, i) => `Sentence ${i} of a streamed answer.`).join(" ");
+    await scriptModel(scenario, answer(text));
+    const channel = mmId("dm");
+    await setChannelType(channel, "D");
+    await scriptMattermost({ method: "POST", path: "/posts", dropConnection: true }); // the preview lands, its answer is lost
+    await deliver("team", postedEvent({ channelId: channel, channelType: "D", userId: mmId("u"), message: `stream it [scenario:${scenario}]` }).event);
+    const posts = await botPostsSettled(channel, 1);
+    await settle(1500);
+    expect((await mattermostPosts(channel)).filter((p) => p.user_id === FAKE_MATTERMOST_BOT.id && !p.delete_at).map((p) => p.message)).toEqual([text]);
+    expect(posts[0]!.props.edgeclaw_preview_run).toEqual(expect.any(String)); // the preview, patched into the answer
+  });
+
   it("a send whose answer is lost is found by its marker, not sent twice (streaming off)", async () => {
     const scenario = newScenario("mm-lost");
     await scriptModel(scenario, answer("Exactly once."));
