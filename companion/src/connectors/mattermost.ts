@@ -177,9 +177,10 @@ class MattermostConnector implements Connector {
     const statedType = typeof data.channel_type === "string" ? data.channel_type : undefined;
     const channelType = statedType ?? (channelId ? await this.channelType(rest, cursors, channelId, signal) : undefined);
 
-    const isOwnPost = frame.event === "posted" && post?.user_id === self.userId;
-    if (!isOwnPost) {
-      // The bot's own posts (its replies) are not forwarded: the Worker would drop them anyway.
+    const reactor = typeof data.reaction === "string" ? (safeJson(data.reaction) as { user_id?: unknown } | undefined)?.user_id : undefined;
+    const isOwn = post?.user_id === self.userId || reactor === self.userId;
+    if (!isOwn) {
+      // The bot's own posts, preview edits and reactions are not forwarded: the Worker would drop them anyway.
       await ctx.submit([{ eventId: eventIdOf(frame, post, data), payload: { event: frame, self, ...(channelType && !statedType ? { channelType } : {}) } }]);
       this.report(ctx, { lastEventAt: Date.now() });
     }

@@ -43,8 +43,9 @@ describe("Mattermost connector", () => {
     assert.equal(payload.event.data.mentions, JSON.stringify([FAKE_MATTERMOST_BOT.id])); // Mattermost's own mention list, untouched
     assert.equal(payload.channelType, undefined);
 
-    // The bot's reply, echoed by the server over the socket, is not forwarded.
-    await fetch(`${fake.url}/api/v4/posts`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ channel_id: channel, message: "reply" }) });
+    // The bot's reply (and an edit of it, as a streaming preview makes), echoed over the socket, is not forwarded.
+    const reply = (await (await fetch(`${fake.url}/api/v4/posts`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ channel_id: channel, message: "reply" }) })).json()) as Record<string, unknown>;
+    await control("event", { event: "post_edited", data: { post: JSON.stringify({ ...reply, message: "reply, edited" }) }, broadcast: { channel_id: channel } });
     await userPost(channel, "second");
     await until(() => ctx.stored.length >= 2 || undefined, 5_000, "second post");
     assert.deepEqual(posts(ctx).map((p) => p.message), ["@edgebot hello", "second"]);
