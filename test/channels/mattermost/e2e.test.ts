@@ -1,4 +1,6 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import {
   FAKE_MATTERMOST_BOT,
   botPostsSettled,
@@ -24,6 +26,20 @@ import {
 const answer = (text: string) => [{ type: "text", text }];
 
 describe("Mattermost end to end", () => {
+  it("tells the companion to run every enabled account, with the server URL and the token's env name — never the token", async () => {
+    const path = "/internal/companion/accounts";
+    const headers = await signRequest({ id: "k1", secret: "test-companion-secret" }, { method: "GET", path, body: new Uint8Array(), timestamp: Math.floor(Date.now() / 1000) });
+    const res = await SELF.fetch(`https://edgeclaw.test${path}`, { headers });
+    const text = await res.text();
+    expect(text).not.toContain("mm-test-token");
+    const accounts = (JSON.parse(text) as { accounts: Array<{ channel: string; accountId: string; settings: Record<string, unknown>; secretEnv: Record<string, string> }> }).accounts.filter((a) => a.channel === "mattermost");
+    expect(accounts.map((a) => a.accountId).sort()).toEqual(["chatty", "default", "plain", "prefix", "team"]);
+    for (const account of accounts) {
+      expect(account.settings).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }); // /api/v4 removed
+      expect(account.secretEnv).toEqual({ botToken: "TEST_MATTERMOST_BOT_TOKEN" });
+    }
+  });
+
   it("answers a DM once, even when the same post is delivered three times", async () => {
     const scenario = newScenario("mm-dm");
     await scriptModel(scenario, answer("Hello from **edgeclaw**."));
