@@ -12,6 +12,7 @@ import { loadSystemPrompt } from "../../functions/agent/prompt-load.ts";
 import { isMainPrivateSession } from "../../functions/agent/private-session.ts";
 import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../functions/agent/tools/index.ts";
 import { createCronTool } from "../../functions/agent/tools/cron.ts";
+import { conversationToolLayer } from "../../functions/agent/tools/conversation-policy.ts";
 import { schedulerStub } from "../scheduler-stub.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
@@ -56,7 +57,11 @@ export async function buildRunDeps(
 ): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: CallModelFn; callModelAs: (kind: ModelCallKind) => CallModelFn }> {
   const { env, config, agentId } = input;
   const selection = selectionFor(config, env, agentId, input.modelOverride);
-  const tools = createToolset(config, agentId, { senderIsOwner: input.senderIsOwner, extraTools: [createCronTool(config, schedulerStub(input.env))] });
+  const tools = createToolset(config, agentId, {
+    senderIsOwner: input.senderIsOwner,
+    extraTools: [createCronTool(config, schedulerStub(input.env))],
+    conversationLayer: conversationToolLayer(config, input.route),
+  });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.
   const mainPrivateSession = isMainPrivateSession({ chatType: input.chatType, senderIsOwner: input.senderIsOwner });

@@ -426,7 +426,7 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
         channels: {
           [TEST_MSTEAMS.teamChannels.inherits]: {},
           [TEST_MSTEAMS.teamChannels.gated]: { requireMention: true, replyStyle: "top-level" },
-          [TEST_MSTEAMS.teamChannels.threaded]: { replyStyle: "thread" },
+          [TEST_MSTEAMS.teamChannels.threaded]: { replyStyle: "thread", tools: { deny: ["write"] } },
         },
       },
     },

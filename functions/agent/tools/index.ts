@@ -4,7 +4,7 @@ import { boundToolOutput, errorResult } from "./common.ts";
 import { createEditTool } from "./edit.ts";
 import { createMemoryGetTool } from "./memory-get.ts";
 import { createMemorySearchTool } from "./memory-search.ts";
-import { isToolAllowed, resolveToolPolicy } from "./policy.ts";
+import { isToolAllowed, resolveToolPolicy, type ToolPolicyLayer } from "./policy.ts";
 import { createReadTool } from "./read.ts";
 import { createSessionStatusTool } from "./session-status.ts";
 import { createWebFetchTool } from "./web-fetch.ts";
@@ -31,6 +31,8 @@ export interface ToolsetOptions {
   senderIsOwner?: boolean;
   /** Tools built elsewhere (memory, messaging, cron, …) that go through the same policy. */
   extraTools?: readonly AgentTool[];
+  /** A further narrowing layer for the conversation this run answers (conversation-policy.ts). */
+  conversationLayer?: ToolPolicyLayer;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface ToolsetOptions {
  * enables and the tool policy allows, minus owner-only tools when the sender is not the owner.
  */
 export function createToolset(config: EdgeclawConfig, agentId: string, options: ToolsetOptions = {}): AgentTool[] {
-  const layers = resolveToolPolicy(config, agentId);
+  const layers = [...resolveToolPolicy(config, agentId), ...(options.conversationLayer ? [options.conversationLayer] : [])];
   const candidates = [
     ...TOOL_FACTORIES.map((factory) => factory(config, agentId)).filter((tool): tool is AgentTool => tool !== null),
     ...(options.extraTools ?? []),

@@ -86,8 +86,8 @@ const federatedRefused = z
  * `teams.<teamId>` and `teams.<teamId>.channels.<channelId>` (keys: the team's and channel's
  * conversation ids, `19:…@thread.tacv2`): requireMention and replyStyle per team and channel, read
  * channel → team → account; the map is an allowlist like Discord's guilds (config/guild-access.ts).
- * `tools` / `toolsBySender` are accepted for OpenClaw configs but not applied (edgeclaw has no
- * per-conversation tool policy yet).
+ * `tools.allow` / `tools.deny` narrow the tools of runs there (agent/tools/conversation-policy.ts);
+ * `tools.alsoAllow` and `toolsBySender` are accepted for OpenClaw configs but not applied.
  */
 const teamsChannelEntrySchema = groupEntrySchema.extend({
   replyStyle: z.enum(["thread", "top-level"]).optional(),

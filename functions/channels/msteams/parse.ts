@@ -122,7 +122,11 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
       to: base,
       ...(threadRoot ? { threadId: threadRoot } : {}),
       replyToMessageId: activity.id,
-      extra: { serviceUrl: activity.serviceUrl, conversationType: chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat" },
+      extra: {
+        serviceUrl: activity.serviceUrl,
+        conversationType: chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat",
+        ...(teamId ? { teamId } : {}),
+      },
     },
   });
 }

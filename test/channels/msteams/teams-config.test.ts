@@ -58,6 +58,23 @@ describe("Microsoft Teams per-team and per-channel settings", () => {
     expect(await answeredIn(teamChannels.threaded, answer)).toBe(`${teamChannels.threaded};messageid=${root}`);
   });
 
+  it("a channel's tools.deny takes the tool away from runs there only", async () => {
+    const toolNames = async (scenario: string) => {
+      const [request] = await waitFor(async () => {
+        const requests = await recorded(scenario);
+        return requests.length ? requests : undefined;
+      }, 25_000);
+      const tools = (request!.body.tools ?? []) as Array<{ name?: string; function?: { name?: string } }>;
+      return tools.map((tool) => tool.name ?? tool.function?.name);
+    };
+    const open = await post(teamChannels.inherits);
+    expect(await toolNames(open.scenario)).toContain("write");
+    const narrowed = await post(teamChannels.threaded);
+    const names = await toolNames(narrowed.scenario);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names).not.toContain("write");
+  });
+
   it("a channel of a listed team missing from its channels map, and an unlisted team, are refused even with a mention", async () => {
     const unlisted = await post(teamChannels.unlisted, { mention: true });
     await silent(unlisted.scenario, teamChannels.unlisted);
