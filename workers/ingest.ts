@@ -12,7 +12,7 @@ export type IngestOutcome = { status: "accepted" | "duplicate"; sessionKey: stri
  * this returns. A thrown error means "not stored": the channel answers 5xx so the platform retries.
  */
 export async function ingestEnvelope(env: Env, envelope: InboundEnvelope): Promise<IngestOutcome> {
-  const route = resolveAgentRoute(configFromEnv(env), envelope);
+  const route = resolveAgentRoute(configFromEnv(env), envelope, { senderRoles: envelope.senderRoles });
   if (isRejected(route)) return { status: "unrouted", reason: route.rejected };
   const event: RoutedEvent = { envelope, agentId: route.agentId, sessionKey: route.sessionKey };
   const result = await sessionStub(env, route.sessionKey).accept(event);

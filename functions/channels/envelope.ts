@@ -55,6 +55,8 @@ export const inboundEnvelopeSchema = z.object({
   senderId: z.string().min(1),
   senderName: z.string().optional(),
   senderIsBot: z.boolean().optional(),
+  /** The sender's roles in this conversation (Discord guild role ids): group `roles` allowlists and role bindings. */
+  senderRoles: z.array(z.string().min(1).max(64)).max(250).optional(),
   messageId: z.string().optional(),
   text: z.string().max(200_000),
   attachments: z.array(attachmentSchema).max(32).optional(),

@@ -131,7 +131,13 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
   }
   // Explicit per-group users bind even under "open"; groupAllowFrom is bypassed by "open".
   const enforcedList = access.groupPolicy === "open" ? (entry?.users ?? entry?.allowFrom) : senderList;
-  if (enforcedList && !matchAllowList(enforcedList, sender, config.accessGroups).allowed) {
+  // A group's `roles` (Discord role ids) admit a sender holding one of them, beside `users`; with
+  // `roles` alone, only those roles get in.
+  const roles = entryRoles(entry);
+  const roleMatched = roles !== undefined && (envelope.senderRoles ?? []).some((role) => roles.includes(role));
+  if (roles && !(entry?.users ?? entry?.allowFrom)) {
+    if (!roleMatched) return { kind: "drop", reason: "sender holds none of the group's roles" };
+  } else if (enforcedList && !roleMatched && !matchAllowList(enforcedList, sender, config.accessGroups).allowed) {
     return { kind: "drop", reason: "sender not in the group sender allowlist" };
   }
 
@@ -141,6 +147,12 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
     wasMentioned(config, envelope, input.agentId, access.mentionPatterns) || isCommandLike(envelope.text);
   if (requireMention && !mentioned) return { kind: "history-only" };
   return allow(input, senderMatch?.allowed === true);
+}
+
+const rolesView = z.object({ roles: z.array(z.string()).min(1).optional() }).loose();
+
+function entryRoles(entry: GroupEntry | undefined): string[] | undefined {
+  return entry ? rolesView.safeParse(entry).data?.roles : undefined;
 }
 
 /** `allowBots` on the group's entry wins over the account/channel setting; DMs use the latter. */

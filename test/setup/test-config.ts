@@ -455,6 +455,9 @@ export const TEST_DISCORD = {
   gatedChannel: "1300000000000000012",
   otherChannel: "1300000000000000013",
   partialBotId: "1100000000000000002",
+  /** A channel of the guild open to holders of `role` (beside the guild's users), no mention needed. */
+  rolesChannel: "1300000000000000014",
+  role: "1600000000000000001",
 } as const;
 
 function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
@@ -468,7 +471,11 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
       [TEST_DISCORD.guild]: {
         requireMention: true,
         users: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
-        channels: { [TEST_DISCORD.openChannel]: { requireMention: false }, [TEST_DISCORD.gatedChannel]: {} },
+        channels: {
+          [TEST_DISCORD.openChannel]: { requireMention: false },
+          [TEST_DISCORD.gatedChannel]: {},
+          [TEST_DISCORD.rolesChannel]: { requireMention: false, roles: [TEST_DISCORD.role] },
+        },
       },
     },
     accounts: {

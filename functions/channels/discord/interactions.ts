@@ -89,6 +89,7 @@ export function parseInteraction(interaction: DiscordInteraction, account: Disco
     senderId: user.id,
     senderName: interaction.member?.nick ?? user.global_name ?? user.username,
     ...(user.bot ? { senderIsBot: true } : {}),
+    ...(interaction.member?.roles?.length ? { senderRoles: interaction.member.roles.slice(0, 250) } : {}),
     text: text.slice(0, 4000),
     // A slash command is addressed to the bot: it needs no @mention in a gated channel.
     wasMentioned: true,

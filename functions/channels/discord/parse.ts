@@ -27,6 +27,7 @@ import {
  *   and they never start a run by themselves (routing/access.ts, triage).
  * - The bot's own messages (and edits/reactions) are dropped here; other bots carry `senderIsBot`
  *   and are dropped by access unless `allowBots`.
+ * - The sender's guild roles (`member.roles`) ride along as `senderRoles` (role allowlists, role bindings).
  * - Mentions: `<@bot>` in `mentions`, a role Discord manages for the bot (`context.botRoleIds`) in
  *   `mention_roles`, or a reply to one of the bot's messages. `@everyone` is not a mention of the bot.
  * - Dedup keys per bot: `discord:<bot>:msg:<id>`; an edit `…:edit:<edited_timestamp>` (each edit once);
@@ -112,6 +113,7 @@ function fromMessage(message: DiscordMessage, dispatch: DiscordDispatch, ctx: Di
       senderId: message.author.id,
       senderName: displayName(message.author, message.member?.nick),
       senderIsBot: message.author.bot === true || message.webhook_id !== undefined ? true : undefined,
+      ...(message.member?.roles?.length ? { senderRoles: message.member.roles.slice(0, 250) } : {}),
       messageId: message.id,
       text: message.content,
       ...(attachments.length ? { attachments } : {}),
@@ -135,6 +137,7 @@ function fromEdit(update: ReturnType<typeof discordMessageUpdateSchema.parse>, d
       senderId: update.author.id,
       senderName: displayName(update.author, update.member?.nick),
       senderIsBot: update.author.bot === true ? true : undefined,
+      ...(update.member?.roles?.length ? { senderRoles: update.member.roles.slice(0, 250) } : {}),
       messageId: update.id,
       text: `Message ${update.id} was edited: ${update.content ?? ""}`,
     },
@@ -160,6 +163,7 @@ function fromReaction(reaction: ReturnType<typeof discordReactionSchema.parse>, 
       senderId: reaction.user_id,
       ...(user ? { senderName: displayName(user, reaction.member?.nick) } : {}),
       senderIsBot: user?.bot === true ? true : undefined,
+      ...(reaction.member?.roles?.length ? { senderRoles: reaction.member.roles.slice(0, 250) } : {}),
       messageId: reaction.message_id,
       text: `Reaction ${emoji} added to message ${reaction.message_id}`,
     },

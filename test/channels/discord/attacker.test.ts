@@ -66,6 +66,21 @@ describe("Discord strangers and forgeries", { timeout: 60_000 }, () => {
     for (const channel of [TEST_DISCORD.otherChannel, otherGuildChannel, thread]) expect(await discordMessages(channel)).toEqual([]);
   });
 
+  it("lets a sender holding the channel's role in, and nobody else who is not listed", async () => {
+    const withRole = newScenario("dc-role");
+    await scriptModel(withRole, [{ type: "text", text: "Role holder answered." }]);
+    const without = newScenario("dc-no-role");
+    await scriptModel(without, [{ type: "text", text: "must not be said" }]);
+    const base = { channelId: TEST_DISCORD.rolesChannel, guildId: TEST_DISCORD.guild };
+    await deliver(messageCreate({ ...base, author: snowflake(), roles: ["1600000000000000999"], content: `let me in [scenario:${without}]` }));
+    await deliver(messageCreate({ ...base, author: snowflake(), roles: [TEST_DISCORD.role], content: `hello [scenario:${withRole}]` }));
+    const until = Date.now() + 30_000;
+    while (Date.now() < until && !(await discordMessages(TEST_DISCORD.rolesChannel)).some((m) => m.content === "Role holder answered.")) await settle(150);
+    await settle(1500);
+    expect((await discordMessages(TEST_DISCORD.rolesChannel)).map((m) => m.content)).toEqual(["Role holder answered."]);
+    expect(await recorded(without)).toHaveLength(0);
+  });
+
   it("never lets a stranger's edit, reaction or join start a run or earn a pairing code", async () => {
     const stranger = snowflake();
     forgetPairingWhenDone(stranger);

@@ -34,6 +34,8 @@ export interface MessageSpec {
   replyToAuthor?: string;
   channelContext?: { type: number; parent_id?: string };
   botRoleIds?: string[];
+  /** The author's guild roles (member.roles). */
+  roles?: string[];
 }
 
 /** A Gateway MESSAGE_CREATE dispatch as the companion forwards it. */
@@ -46,7 +48,7 @@ export function messageCreate(spec: MessageSpec) {
     d: {
       id,
       channel_id: spec.channelId,
-      ...(spec.guildId ? { guild_id: spec.guildId, member: { nick: null, roles: [] } } : {}),
+      ...(spec.guildId ? { guild_id: spec.guildId, member: { nick: null, roles: spec.roles ?? [] } } : {}),
       author: { id: spec.author, username: `user${spec.author.slice(-4)}`, global_name: "Ada", ...(spec.bot ? { bot: true } : {}) },
       content: spec.content,
       type: spec.replyToAuthor ? 19 : 0,
