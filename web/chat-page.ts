@@ -1,3 +1,5 @@
+import { THEME_CSS } from "./theme-css.ts";
+
 /**
  * The web chat: one dependency-free page that talks to the gateway's own OpenAI-compatible API
  * (/v1/chat/completions with `stream: true`) using the gateway token. It keeps the token and a
@@ -14,11 +16,8 @@ export const CHAT_PAGE_HTML = String.raw`<!doctype html>
 <title>edgeclaw chat</title>
 <link rel="icon" href="data:,">
 <style nonce="__NONCE__">
-  :root { color-scheme: light dark; --bg: #f6f7f9; --fg: #1d2330; --muted: #6b7385; --card: #ffffff; --me: #2f6fed; --line: #dde1e8; --warn: #9a5b00; --err: #b3261e; }
-  @media (prefers-color-scheme: dark) { :root { --bg: #14171c; --fg: #e6e9ef; --muted: #98a0b0; --card: #1d2129; --me: #3d7bf5; --line: #2c313b; --warn: #e0a54b; --err: #f2867d; } }
-  * { box-sizing: border-box; }
-  html, body { height: 100%; margin: 0; }
-  body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--bg); color: var(--fg); display: flex; flex-direction: column; }
+${THEME_CSS}
+  body { display: flex; flex-direction: column; }
   header { display: flex; gap: .5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); }
   header h1 { font-size: 1rem; margin: 0 auto 0 0; flex-shrink: 0; }
   header select, header button, form button { font: inherit; padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); cursor: pointer; }
