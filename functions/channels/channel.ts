@@ -127,4 +127,11 @@ export interface ChannelDefinition<Config = unknown, Account = unknown> {
   socket?: SocketPieces<Account>;
   outbound: ChannelAdapter;
   setup?: ChannelSetup;
+  /**
+   * OpenClaw's group sender fallback (channels/groups): with no `groupAllowFrom`, `allowFrom` — the
+   * DM allowlist — also admits senders in groups. Only where the channel's docs say so (Telegram,
+   * Teams, WhatsApp, Signal, iMessage, Zalo). Elsewhere (Slack, LINE, …) a group is admitted by the
+   * group allowlist alone, so opening DMs (`dmPolicy: "open"`, `allowFrom: ["*"]`) never opens groups.
+   */
+  groupSendersFallBackToAllowFrom?: boolean;
 }

@@ -1,4 +1,5 @@
 import type { InboundEnvelope } from "../channels/envelope.ts";
+import { channelDefinition } from "../channels/registry.ts";
 import { z } from "zod";
 import { effectiveChannelAccess, groupEntrySchema, type EffectiveChannelAccess, type GroupEntry } from "../config/channel-access.ts";
 import { guildAccess } from "../config/guild-access.ts";
@@ -33,9 +34,10 @@ import { pairingReplyText } from "./pairing.ts";
  * again: the request remembers that event's dedup key, so the reply is derivable, not lost.
  *
  * Groups, in OpenClaw's order: groupPolicy (disabled → drop) → group allowlist (`groups` /
- * Slack-style `channels` map, `"*"` = all) and sender allowlist (per-group `users`, else
- * `groupAllowFrom`, else `allowFrom` when no group map exists; pairing approvals never count in
- * groups) → mention gating (`requireMention`, default true; a native mention, a mention pattern or
+ * Slack-style `channels` map — the account's own when it sets one — `"*"` = all) and sender
+ * allowlist (per-group `users`, else `groupAllowFrom`, else `allowFrom` when no group map exists and
+ * the channel documents that fallback (ChannelDefinition.groupSendersFallBackToAllowFrom); pairing
+ * approvals never count in groups) → mention gating (`requireMention`, default true; a native mention, a mention pattern or
  * a command counts) → otherwise history-only.
  *
  * System events (edits, deletes, reactions, joins/leaves, renames, pins, button clicks) pass the
@@ -114,7 +116,7 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
   const sender = { channel: envelope.channel, senderId: envelope.senderId };
   if (access.groupPolicy === "disabled") return { kind: "drop", reason: "groupPolicy is disabled" };
 
-  const groupMap = groupEntries(input.config, envelope.channel, access);
+  const groupMap = groupEntries(input.config, envelope.channel, access, envelope.accountId);
   // Discord-style `guilds.<id>.channels.<id>` maps (config/guild-access.ts) take the place of `groups`.
   const guild = guildAccess(config.channels[envelope.channel], normalizeAccountId(envelope.accountId), envelope);
   if (guild.configured && guild.refused) return { kind: "drop", reason: guild.reason ?? "not in the guild allowlist" };
@@ -122,7 +124,8 @@ async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): 
   const entry = guild.configured ? guild.entry : lookupGroup(groupMap, envelope);
   if (entry && (entry.enabled === false || entry.allow === false)) return { kind: "drop", reason: "group is disabled in the group allowlist" };
 
-  const senderList = entry?.users ?? entry?.allowFrom ?? access.groupAllowFrom ?? (hasGroupMap || access.allowFrom.length === 0 ? undefined : access.allowFrom);
+  const dmListFallback = !hasGroupMap && access.allowFrom.length > 0 && channelDefinition(envelope.channel)?.groupSendersFallBackToAllowFrom === true;
+  const senderList = entry?.users ?? entry?.allowFrom ?? access.groupAllowFrom ?? (dmListFallback ? access.allowFrom : undefined);
   const senderMatch = senderList ? matchAllowList(senderList, sender, config.accessGroups) : undefined;
 
   if (access.groupPolicy === "allowlist") {
@@ -159,7 +162,7 @@ function entryRoles(entry: GroupEntry | undefined): string[] | undefined {
 function botsAllowed(input: AccessInput, access: EffectiveChannelAccess): boolean {
   if (input.envelope.chatType !== "direct") {
     const guild = guildAccess(input.config.channels[input.envelope.channel], normalizeAccountId(input.envelope.accountId), input.envelope);
-    const entry = guild.configured ? guild.entry : lookupGroup(groupEntries(input.config, input.envelope.channel, access), input.envelope);
+    const entry = guild.configured ? guild.entry : lookupGroup(groupEntries(input.config, input.envelope.channel, access, input.envelope.accountId), input.envelope);
     if (entry?.allowBots !== undefined) return entry.allowBots;
   }
   return access.allowBots ?? false;
@@ -173,12 +176,23 @@ async function allow(input: AccessInput, senderListed: boolean): Promise<AccessD
   return { kind: "allow", senderIsOwner, commandAuthorized };
 }
 
-/** The channel's group allowlist: `groups`, plus Slack's `channels` map when that is an object of entries. */
-const slackChannelsView = z.object({ channels: z.record(z.string(), groupEntrySchema).optional() }).loose();
+/**
+ * The channel's group allowlist: `groups`, plus Slack's `channels` map when that is an object of
+ * entries. An account's own `channels` map replaces the root's (as the Slack adapter reads it), so
+ * an account can be kept out of channels the root allows.
+ */
+const slackChannelsView = z
+  .object({
+    channels: z.record(z.string(), groupEntrySchema).optional(),
+    accounts: z.record(z.string(), z.object({ channels: z.record(z.string(), groupEntrySchema).optional() }).loose()).optional(),
+  })
+  .loose();
 
-function groupEntries(config: EdgeclawConfig, channel: string, access: EffectiveChannelAccess): Record<string, GroupEntry> {
+function groupEntries(config: EdgeclawConfig, channel: string, access: EffectiveChannelAccess, accountId: string): Record<string, GroupEntry> {
   const slackStyle = slackChannelsView.safeParse(config.channels[channel]);
-  return { ...(slackStyle.success ? (slackStyle.data.channels ?? {}) : {}), ...(access.groups ?? {}) };
+  const own = slackStyle.success ? slackStyle.data.accounts?.[normalizeAccountId(accountId)]?.channels : undefined;
+  const shared = slackStyle.success ? slackStyle.data.channels : undefined;
+  return { ...(own ?? shared ?? {}), ...(access.groups ?? {}) };
 }
 
 function lookupGroup(map: Record<string, GroupEntry>, envelope: InboundEnvelope): GroupEntry | undefined {

@@ -180,6 +180,28 @@ describe("groups", () => {
     expect((await decide(config, group(channel, { senderId: "U2", wasMentioned: true }))).kind).toBe("drop");
   });
 
+  it("opening DMs never opens groups where the group allowlist is the conversation map (Slack); Telegram and Teams fall back to allowFrom", async () => {
+    const openDms = { dmPolicy: "open", allowFrom: ["*"] };
+    const slackGroup = { channel: "slack", chatType: "channel" as const, peerId: "C0ANY", senderId: "U1", wasMentioned: true };
+    expect(await decide({ channels: { slack: openDms } }, slackGroup)).toEqual({ kind: "drop", reason: expect.stringMatching(/empty allowlist/) });
+    expect((await decide({ channels: { slack: { dmPolicy: "allowlist", allowFrom: ["U1"] } } }, slackGroup)).kind).toBe("drop");
+    // Listing the channel is what admits it.
+    expect((await decide({ channels: { slack: { ...openDms, channels: { C0ANY: {} } } } }, slackGroup)).kind).toBe("allow");
+    // Documented fallback: the owner's DM allowlist admits them (only them) in groups.
+    const telegramGroup = { channel: "telegram", chatType: "group" as const, peerId: "-100123", senderId: "111", wasMentioned: true };
+    expect((await decide({ channels: { telegram: { allowFrom: ["111"] } } }, telegramGroup)).kind).toBe("allow");
+    expect((await decide({ channels: { telegram: { allowFrom: ["111"] } } }, { ...telegramGroup, senderId: "222" })).kind).toBe("drop");
+  });
+
+  it("an account's own Slack channels map replaces the root's (an empty one admits no channel)", async () => {
+    const config = { channels: { slack: { channels: { "*": { requireMention: true } }, accounts: { default: {}, locked: { channels: {} }, one: { channels: { C0ONE: {} } } } } } };
+    const at = (accountId: string, peerId: string) => ({ channel: "slack", accountId, chatType: "channel" as const, peerId, senderId: "U1", wasMentioned: true });
+    expect((await decide(config, at("default", "C0ANY"))).kind).toBe("allow");
+    expect((await decide(config, at("locked", "C0ANY"))).kind).toBe("drop");
+    expect((await decide(config, at("one", "C0ANY"))).kind).toBe("drop");
+    expect((await decide(config, at("one", "C0ONE"))).kind).toBe("allow");
+  });
+
   it("requireMention (default true): unmentioned messages are history-only; mention, pattern or command triggers", async () => {
     const channel = uniqueChannel();
     const config = { channels: { [channel]: { groupPolicy: "open" } }, messages: { groupChat: { mentionPatterns: ["\\bclawd\\b", "(a+)+$"] } } };

@@ -150,6 +150,17 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
       probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken, mediaMaxMb: 1 },
       // Socket Mode through the companion: no Request URL; the default account's bot token for replies.
       sock: { mode: "socket", appToken: { source: "env", id: "TEST_SLACK_APP_TOKEN" } },
+      // A user who opened DMs (dmPolicy "open", allowFrom ["*"], as the Slack docs show) and listed no
+      // channel: its own empty `channels` map keeps it out of the root's, so groups are at the default
+      // (allowlist, nothing listed). test/channels/slack/group-defaults.test.ts.
+      lockdown: {
+        webhookPath: "/slack/lockdown/events",
+        dmPolicy: "open",
+        allowFrom: ["*"],
+        channels: {},
+        botToken: { source: "env", id: "TEST_SLACK_OPS_BOT_TOKEN" },
+        signingSecret: { source: "env", id: "TEST_SLACK_OPS_SIGNING_SECRET" },
+      },
     },
   };
 }

@@ -30,4 +30,5 @@ export const msTeamsChannel: ChannelDefinition = {
   webhook: msTeamsWebhook,
   outbound: msTeamsAdapter,
   setup: MSTEAMS_SETUP,
+  groupSendersFallBackToAllowFrom: true,
 };

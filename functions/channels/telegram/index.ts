@@ -47,4 +47,5 @@ export const telegramChannel: ChannelDefinition = {
   socket: telegramSocket as ChannelDefinition["socket"],
   outbound: telegramAdapter,
   setup: { title: "Connect Telegram", steps: setupSteps },
+  groupSendersFallBackToAllowFrom: true,
 };
