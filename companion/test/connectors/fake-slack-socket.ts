@@ -12,6 +12,8 @@ export interface FakeSlackConnection {
   socket: WebSocket;
   /** Frames the client sent (acks), parsed. */
   received: Array<Record<string, unknown>>;
+  /** Date.now() at each received frame, same order. */
+  receivedAt: number[];
   closed: boolean;
   openedAt: number;
   closedAt?: number;
@@ -48,9 +50,12 @@ export class FakeSlackSocketMode {
       const ticket = new URL(req.url ?? "/", "http://x").searchParams.get("ticket") ?? "";
       if (!this.validTickets.delete(ticket)) return void socket.destroy(); // one use per URL, as Slack's
       this.wss.handleUpgrade(req, socket, head, (ws) => {
-        const connection: FakeSlackConnection = { ticket, socket: ws, received: [], closed: false, openedAt: performance.now() };
+        const connection: FakeSlackConnection = { ticket, socket: ws, received: [], receivedAt: [], closed: false, openedAt: performance.now() };
         this.connections.push(connection);
-        ws.on("message", (data) => connection.received.push(JSON.parse(data.toString()) as Record<string, unknown>));
+        ws.on("message", (data) => {
+          connection.received.push(JSON.parse(data.toString()) as Record<string, unknown>);
+          connection.receivedAt.push(Date.now());
+        });
         ws.on("close", () => {
           connection.closed = true;
           connection.closedAt = performance.now();
