@@ -483,7 +483,8 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
         requireMention: true,
         users: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
         channels: {
-          [TEST_DISCORD.openChannel]: { requireMention: false },
+          // Its tools.deny narrows runs there and in its threads (functions/agent/tools/conversation-policy.ts).
+          [TEST_DISCORD.openChannel]: { requireMention: false, tools: { deny: ["write"] } },
           [TEST_DISCORD.gatedChannel]: {},
           [TEST_DISCORD.rolesChannel]: { requireMention: false, roles: [TEST_DISCORD.role] },
         },

@@ -18,7 +18,8 @@ export function conversationToolLayer(config: EdgeclawConfig, route: ReplyRoute)
   const block = (config.channels as Record<string, unknown>)[route.channel];
   const teamId = route.extra?.teamId;
   if (!block || !teamId) return undefined;
-  const place = guildAccess(block, route.accountId, { teamId, peerId: route.to });
+  // A thread (Discord) falls back to its channel's entry, as access does.
+  const place = guildAccess(block, route.accountId, { teamId, peerId: route.to, parentPeerId: route.extra?.parentPeerId });
   if (!place.configured || !place.entry) return undefined;
   const tools = toolsSchema.safeParse((place.entry as Record<string, unknown>).tools);
   if (!tools.success || (!tools.data.allow && !tools.data.deny)) return undefined;

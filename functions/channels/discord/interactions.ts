@@ -99,9 +99,12 @@ export function parseInteraction(interaction: DiscordInteraction, account: Disco
       channel: "discord",
       accountId: account.accountId,
       to: channelId,
-      extra: isCommand
-        ? { interactionToken: interaction.token, applicationId: interaction.application_id, interactionExpiresAt: String(receivedAt + INTERACTION_TOKEN_TTL_MS), ephemeral: ephemeral ? "1" : "0" }
-        : undefined,
+      extra: {
+        ...(guild ? { teamId: guild, ...(thread ? { parentPeerId: thread } : {}) } : {}),
+        ...(isCommand
+          ? { interactionToken: interaction.token, applicationId: interaction.application_id, interactionExpiresAt: String(receivedAt + INTERACTION_TOKEN_TTL_MS), ephemeral: ephemeral ? "1" : "0" }
+          : {}),
+      },
     },
   });
   if (!envelope.success) return { kind: "malformed", reason: `interaction: ${envelope.error.issues[0]?.message ?? "invalid"}` };

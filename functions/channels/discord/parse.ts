@@ -216,6 +216,10 @@ function build(
       accountId: ctx.account.accountId,
       to: replyChannelId,
       ...(replyToMessageId ? { replyToMessageId } : {}),
+      // The guild (and a thread's channel) let run-time policy find this conversation's entry (tools).
+      ...("teamId" in where && where.teamId
+        ? { extra: { teamId: where.teamId, ...(where.parentPeerId ? { parentPeerId: where.parentPeerId } : {}) } }
+        : {}),
     },
   });
   return parsed.success ? { envelope: parsed.data } : { dropped: `envelope invalid: ${parsed.error.issues[0]?.message ?? "?"}` };

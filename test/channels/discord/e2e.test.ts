@@ -87,7 +87,7 @@ describe("Discord end to end", { timeout: 60_000 }, () => {
     await waitForText(TEST_DISCORD.openChannel, "Open room answer.");
   });
 
-  it("answers in a thread of the open channel, which inherits the channel's entry and is its own conversation", async () => {
+  it("answers in a thread of the open channel, which inherits the channel's entry (access and tools) and is its own conversation", async () => {
     const scenario = newScenario("dc-thread");
     await scriptModel(scenario, [{ type: "text", text: "Thread answer." }]);
     const thread = snowflake();
@@ -96,6 +96,16 @@ describe("Discord end to end", { timeout: 60_000 }, () => {
     );
     expect(res.statuses).toEqual(["accepted"]);
     await settlesTo(thread, ["Thread answer."]);
+    // The parent channel's tools.deny holds in its thread; a DM run keeps the tool.
+    const toolNames = async (id: string) => (((await recorded(id))[0]!.body.tools ?? []) as Array<{ name?: string }>).map((tool) => tool.name);
+    expect((await toolNames(scenario)).length).toBeGreaterThan(0);
+    expect(await toolNames(scenario)).not.toContain("write");
+    const dm = newScenario("dc-dm-tools");
+    await scriptModel(dm, [{ type: "text", text: "DM tools." }]);
+    const dmChannel = snowflake();
+    await deliver(messageCreate({ author: TEST_DISCORD.allowed[2]!, channelId: dmChannel, content: `tools? [scenario:${dm}]` }));
+    await settlesTo(dmChannel, ["DM tools."]);
+    expect(await toolNames(dm)).toContain("write");
   });
 
   it("splits a long answer into chunks of at most 2000 characters, in order", async () => {
