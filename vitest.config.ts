@@ -60,6 +60,7 @@ export default defineConfig({
           FAKE_MSTEAMS_URL: inject("fakeMsTeamsUrl"),
           FAKE_MATTERMOST_URL: inject("fakeMattermostUrl"),
           TEST_MATTERMOST_BOT_TOKEN: "mm-test-token",
+          TEST_COMPANION_SOCKMM_SECRET: "test-companion-sockmm-secret",
           MSTEAMS_APP_PASSWORD: "test-teams-secret",
           FEISHU_APP_SECRET: "test-feishu-app-secret",
           FEISHU_ENCRYPT_KEY: "test-feishu-encrypt-key",

@@ -12,7 +12,9 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     // The signed internal ingress (test/workers/internal-ingress.test.ts): one key, two channels.
     companion: {
       ingressKeys: [
-        { id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan", "slack", "mattermost"] },
+        { id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan"] },
+        // test/channels/slack/socket.test.ts and test/channels/mattermost/: the Slack Socket Mode and Mattermost connectors' key.
+        { id: "sockmm", secret: { source: "env", id: "TEST_COMPANION_SOCKMM_SECRET" }, channels: ["slack", "mattermost"] },
         // test/workers/companion-api.test.ts: one key for the polling Telegram account only, one for every Telegram account.
         { id: "tgpoll", secret: { source: "env", id: "TEST_COMPANION_TGPOLL_SECRET" }, channels: ["telegram"], accounts: ["poll"], deployment: "tgpoll" },
         { id: "tgall", secret: { source: "env", id: "TEST_COMPANION_TGALL_SECRET" }, channels: ["telegram"] },

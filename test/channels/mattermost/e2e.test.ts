@@ -28,7 +28,7 @@ const answer = (text: string) => [{ type: "text", text }];
 describe("Mattermost end to end", () => {
   it("tells the companion to run every enabled account, with the server URL and the token's env name — never the token", async () => {
     const path = "/internal/companion/accounts";
-    const headers = await signRequest({ id: "k1", secret: "test-companion-secret" }, { method: "GET", path, body: new Uint8Array(), timestamp: Math.floor(Date.now() / 1000) });
+    const headers = await signRequest({ id: "sockmm", secret: "test-companion-sockmm-secret" }, { method: "GET", path, body: new Uint8Array(), timestamp: Math.floor(Date.now() / 1000) });
     const res = await SELF.fetch(`https://edgeclaw.test${path}`, { headers });
     const text = await res.text();
     expect(text).not.toContain("mm-test-token");

@@ -72,7 +72,7 @@ export function postedEvent(fields: { channelId: string; channelType: "D" | "G" 
   };
 }
 
-const COMPANION_KEY = { id: "k1", secret: "test-companion-secret" };
+const COMPANION_KEY = { id: "sockmm", secret: "test-companion-sockmm-secret" };
 
 /**
  * Hands one WebSocket event to the Worker as the companion's Mattermost connector does (the event

@@ -24,7 +24,7 @@ function socketAccount(accountId = "sock"): SocketAccount {
   return account;
 }
 
-const COMPANION_KEY = { id: "k1", secret: "test-companion-secret" };
+const COMPANION_KEY = { id: "sockmm", secret: "test-companion-sockmm-secret" };
 
 /**
  * One Socket Mode envelope the way the companion's Slack connector hands it on: a signed
