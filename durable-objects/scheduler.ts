@@ -127,6 +127,7 @@ export class SchedulerDO extends DurableObject<Env> {
         db,
         { runId: run.id, jobId: job.id, status: "ok", finishedAt: now, model: null, inputTokens: 0, outputTokens: 0, costUsd: "0", summary: "system event queued", error: null, deleteAfterRun: job.deleteAfterRun },
         configFromEnv(this.env).cron.runHistoryLimit,
+        configFromEnv(this.env).cron.autoDisableAfterErrors,
       );
     } else {
       await markRun(db, run.id, { status: "dispatched", now });

@@ -1,6 +1,7 @@
 import { readFile } from "../../functions/agent/workspace.ts";
 import { HEARTBEAT_FILE, heartbeatReply, isEffectivelyEmpty } from "../../functions/automation/heartbeat.ts";
 import { recordRunResult, type CronRunReport } from "../../functions/automation/cron-store.ts";
+import { systemEventFor } from "../scheduler/events.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import { withDb } from "../../functions/db/client.ts";
 import type { AutomationTrigger } from "../session-api.ts";
@@ -111,9 +112,18 @@ export function hasCronReports(store: SessionStore): boolean {
 export async function flushCronReports(s: SessionState): Promise<void> {
   const reports = s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? [];
   if (!reports.length) return;
-  await withDb(s.env, async (db) => {
-    for (const report of reports) await recordRunResult(db, report, s.config.cron.runHistoryLimit);
+  const disabled = await withDb(s.env, async (db) => {
+    const effects = [];
+    for (const report of reports) effects.push({ runId: report.runId, ...(await recordRunResult(db, report, s.config.cron.runHistoryLimit, s.config.cron.autoDisableAfterErrors)) });
+    return effects.filter((effect) => effect.autoDisabled);
   });
+  // The owning agent learns why its job stopped (context for its next run in the main session).
+  for (const { runId, autoDisabled } of disabled) {
+    const { jobId, agentId, name, errors } = autoDisabled!;
+    const text = `Cron job "${name}" (${jobId}) was disabled after ${errors} consecutive failed runs. Fix the cause, then enable it again (npx edgeclaw cron enable ${jobId}, or the cron tool's update with enabled: true).`;
+    const event = systemEventFor(agentId, text, `cron-disabled:${runId}`, "cron", Date.now());
+    await s.env.SESSIONS.get(s.env.SESSIONS.idFromName(event.sessionKey)).accept(event);
+  }
   const sent = new Set(reports.map((report) => report.runId));
   s.store.setJson(REPORTS_KEY, (s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? []).filter((report) => !sent.has(report.runId)));
 }

@@ -90,6 +90,10 @@ export interface CronJob {
   nextRunAt: number | null;
   lastRunAt: number | null;
   lastStatus: string | null;
+  /** Scheduled runs that ended in error in a row (a success or re-enabling resets it). */
+  consecutiveErrors: number;
+  /** Set when the scheduler disabled the job ("consecutive-failures"); enabling clears it. */
+  disabledReason: string | null;
   createdBy: string;
   createdAt: number;
 }

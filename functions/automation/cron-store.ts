@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNotNull, lte, min, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { cronJobs, cronRuns } from "../db/schema.ts";
 import { defaultTarget, isolatedSessionKey, type CronJob, type CronRun, type JobInput, type JobPatch } from "./cron-job.ts";
@@ -29,6 +29,8 @@ function toJob(row: JobRow): CronJob {
     nextRunAt: row.nextRunAt?.getTime() ?? null,
     lastRunAt: row.lastRunAt?.getTime() ?? null,
     lastStatus: row.lastStatus,
+    consecutiveErrors: row.consecutiveErrors,
+    disabledReason: row.disabledReason,
     createdBy: row.createdBy,
     createdAt: row.createdAt.getTime(),
   };
@@ -121,6 +123,8 @@ export async function updateJob(db: Db, id: string, patch: JobPatch, now: number
       wakeMode: patch.wakeMode ?? current.wakeMode,
       deleteAfterRun: (patch.deleteAfterRun ?? current.deleteAfterRun) ? 1 : 0,
       nextRunAt: next === null ? null : new Date(next),
+      // Enabling again (the recovery step after an auto-disable) clears the reason and the count.
+      ...(enabled && !current.enabled ? { consecutiveErrors: 0, disabledReason: null } : {}),
       updatedAt: new Date(now),
     })
     .where(eq(cronJobs.id, id))
@@ -232,26 +236,58 @@ export interface CronRunReport {
   deleteAfterRun: boolean;
 }
 
-/** Idempotent: a report sent twice writes the same values; deleteAfterRun removes the job after success. */
-export async function recordRunResult(db: Db, report: CronRunReport, historyLimit: number): Promise<void> {
-  await db
+export const AUTO_DISABLED_CONSECUTIVE_FAILURES = "consecutive-failures";
+
+/** What recording a run's end changed about its job. */
+export interface RunResultEffect {
+  /** The job was turned off just now after `cron.autoDisableAfterErrors` failures in a row. */
+  autoDisabled?: { jobId: string; agentId: string; name: string; errors: number };
+}
+
+/**
+ * Idempotent: a report sent twice writes the same values; deleteAfterRun removes the job after
+ * success. The job's error streak moves only when the run row first becomes terminal (so a resent
+ * report never counts twice): an error of a scheduled run adds one, a success resets it, a skipped
+ * or manual run leaves it. A recurring job whose streak reaches `autoDisableAfterErrors` is
+ * disabled (reason "consecutive-failures") until someone enables it again.
+ */
+export async function recordRunResult(db: Db, report: CronRunReport, historyLimit: number, autoDisableAfterErrors = 10): Promise<RunResultEffect> {
+  const values = {
+    status: report.status,
+    finishedAt: new Date(report.finishedAt),
+    model: report.model,
+    inputTokens: report.inputTokens,
+    outputTokens: report.outputTokens,
+    costUsd: report.costUsd,
+    summary: report.summary,
+    error: report.error,
+  };
+  // One write that ends the run and tells whether this report is the first to end it.
+  const [firstEnd] = await db
     .update(cronRuns)
-    .set({
-      status: report.status,
-      finishedAt: new Date(report.finishedAt),
-      model: report.model,
-      inputTokens: report.inputTokens,
-      outputTokens: report.outputTokens,
-      costUsd: report.costUsd,
-      summary: report.summary,
-      error: report.error,
-    })
-    .where(eq(cronRuns.id, report.runId));
+    .set(values)
+    .where(and(eq(cronRuns.id, report.runId), inArray(cronRuns.status, ["claimed", "dispatched"])))
+    .returning({ manual: cronRuns.manual });
+  if (!firstEnd) await db.update(cronRuns).set(values).where(eq(cronRuns.id, report.runId));
   await db.update(cronJobs).set({ lastStatus: report.status }).where(eq(cronJobs.id, report.jobId));
+  const effect: RunResultEffect = {};
+  if (firstEnd && firstEnd.manual !== 1 && report.status !== "skipped") {
+    const streak = report.status === "ok" ? sql`0` : sql`${cronJobs.consecutiveErrors} + 1`;
+    const [job] = await db.update(cronJobs).set({ consecutiveErrors: streak }).where(eq(cronJobs.id, report.jobId)).returning();
+    const recurring = job && (job.schedule as StoredSchedule).kind !== "at";
+    if (job && recurring && job.enabled === 1 && report.status === "error" && job.consecutiveErrors >= autoDisableAfterErrors) {
+      await db
+        .update(cronJobs)
+        .set({ enabled: 0, nextRunAt: null, disabledReason: AUTO_DISABLED_CONSECUTIVE_FAILURES })
+        .where(eq(cronJobs.id, job.id));
+      effect.autoDisabled = { jobId: job.id, agentId: job.agentId, name: job.name, errors: job.consecutiveErrors };
+    }
+  }
   if (report.status === "ok" && report.deleteAfterRun) await db.delete(cronJobs).where(eq(cronJobs.id, report.jobId));
   // Run history keeps the newest `historyLimit` terminal rows per job.
   await db.execute(sql`
     delete from cron_runs where job_id = ${report.jobId} and status in ('ok', 'error', 'skipped') and id not in (
       select id from cron_runs where job_id = ${report.jobId} and status in ('ok', 'error', 'skipped') order by created_at desc limit ${historyLimit}
     )`);
+  return effect;
 }

@@ -65,6 +65,8 @@ export const cronSchema = z
     isolatedTimeoutSeconds: z.number().int().positive().default(3600),
     /** edgeclaw's own: jobs one agent may hold (a runaway agent cannot fill the table). */
     maxJobsPerAgent: z.number().int().positive().default(200),
+    /** A recurring job is disabled after this many scheduled runs fail in a row (OpenClaw's fixed 10). */
+    autoDisableAfterErrors: z.number().int().positive().default(10),
   })
   .loose()
   .prefault({});

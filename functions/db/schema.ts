@@ -221,6 +221,10 @@ export const cronJobs = pgTable(
     nextRunAt: timestamp("next_run_at", { withTimezone: true }),
     lastRunAt: timestamp("last_run_at", { withTimezone: true }),
     lastStatus: text("last_status"),
+    /** Scheduled (not manual) runs that ended in error since the last success or re-enable. */
+    consecutiveErrors: integer("consecutive_errors").notNull().default(0),
+    /** Why the scheduler turned the job off ("consecutive-failures"); cleared when it is enabled again. */
+    disabledReason: text("disabled_reason"),
     createdBy: text("created_by").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -4,7 +4,7 @@ import { renderTable } from "./table.ts";
 import type { CommandSpec } from "./commands.ts";
 
 /**
- * `edgeclaw cron list|add|rm|run|runs` and `edgeclaw system event` over /admin/cron and
+ * `edgeclaw cron list|add|rm|enable|disable|run|runs` and `edgeclaw system event` over /admin/cron and
  * /admin/system (OpenClaw's `openclaw cron …` / `openclaw system event`).
  */
 const job = z.object({
@@ -100,6 +100,20 @@ export const CRON_COMMANDS: CommandSpec[] = [
       return 0;
     },
   },
+  ...(["enable", "disable"] as const).map(
+    (verb): CommandSpec => ({
+      name: `cron ${verb}`,
+      args: ["jobId"],
+      options: {},
+      summary: verb === "enable" ? "turn a job back on (clears an auto-disable and its failure count)" : "turn a job off without removing it",
+      async run({ args: [jobId], connection, print }) {
+        const json = await adminRequest(connection(), "PATCH", `/cron/${enc(jobId!)}`, { enabled: verb === "enable" });
+        const data = z.object({ job }).parse(json);
+        print(json, () => `${verb === "enable" ? "Enabled" : "Disabled"} ${data.job.id}, next run ${iso(data.job.nextRunAt) ?? "never"}.`);
+        return 0;
+      },
+    }),
+  ),
   {
     name: "cron run",
     args: ["jobId"],
