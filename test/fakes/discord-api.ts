@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readBody } from "./read-body.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -73,16 +73,9 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   let scripts: Script[] = [];
   let gatewayUrl = "ws://127.0.0.1:1/";
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const raw = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", raw, res);
     const path = url.pathname.replace(/^\/api\/v\d+/, "");
     const method = req.method ?? "GET";
@@ -241,9 +234,4 @@ function checkContent(body: Record<string, unknown>): Record<string, unknown> | 
 function publicMessage(message: FakeMessage) {
   const { edits: _edits, at: _at, deleted: _deleted, interaction: _interaction, ...visible } = message;
   return visible;
-}
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
 }

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { readBody } from "./read-body.ts";
+import { fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -98,16 +98,9 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
   const cards = new Map<string, Card>();
   let nextId = 1;
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const raw = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, raw, res);
     const method = req.method ?? "GET";
     let body: Record<string, unknown> = {};
@@ -373,9 +366,4 @@ function postText(msgType: string, content: string): string {
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
 }

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { readBody } from "./read-body.ts";
+import { fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -74,16 +74,9 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
   const contents = new Map<string, { body: Buffer; contentType: string }>();
   let nextId = 100_000_000_000_000;
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const raw = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", raw, res);
     const requestId = randomUUID();
     res.setHeader("x-line-request-id", requestId);
@@ -232,9 +225,4 @@ function validateMessages(messages: Array<Record<string, unknown>>): { message: 
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
 }

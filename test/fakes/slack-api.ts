@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readBody } from "./read-body.ts";
+import { fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -85,16 +85,9 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     return `${Math.floor(clock / 1_000_000)}.${String(clock % 1_000_000).padStart(6, "0")}`;
   };
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const body = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     if (url.pathname.startsWith("/response/")) {
       calls.push({ method: "response_url", args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) }, token: "", at: Date.now() });
@@ -356,9 +349,3 @@ function safeJson(value: string): unknown {
   }
 }
 
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.statusCode = status;
-  res.setHeader("content-type", "application/json");
-  res.end(JSON.stringify(body));
-}

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readBody } from "./read-body.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 import { parseTelegramHtml } from "./telegram-html.ts";
 
@@ -79,16 +79,9 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
   const webhooks = new Map<string, Record<string, unknown>>();
   const usernames = new Map<string, string>();
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const body = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
     if (file) {
@@ -272,10 +265,4 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
     }
   }
   return args;
-}
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.statusCode = status;
-  res.setHeader("content-type", "application/json");
-  res.end(JSON.stringify(body));
 }

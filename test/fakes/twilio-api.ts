@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readBody } from "./read-body.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { fakeServer } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -86,16 +86,9 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
   let media = new Map<string, Media>();
   let seq = 0;
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const body = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     if (url.pathname.startsWith("/storage/")) {
       const id = url.pathname.slice("/storage/".length);

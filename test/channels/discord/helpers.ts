@@ -1,12 +1,10 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
+import { and } from "drizzle-orm";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
 import { TEST_DISCORD } from "../../setup/test-config.ts";
+import { pairingForgetter, settle, waitFor } from "../wait.ts";
 
 export { TEST_DISCORD };
 export { script as scriptModel, newScenario, recorded } from "../../agent/model-helpers.ts";
@@ -161,18 +159,6 @@ export async function scriptDiscord(script: { route: string; channelId?: string;
   await fetch(`${fakeDiscord()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Visible messages of a channel once they equal `texts`, checked again after a pause (no late extra). */
 export async function settlesTo(channelId: string, texts: string[]): Promise<FakeDiscordMessage[]> {
   const visible = async () => (await discordMessages(channelId)).filter((m) => !m.deleted);
@@ -200,11 +186,5 @@ export async function postInteraction(interaction: unknown, headers?: Record<str
   });
 }
 
-/** Removes this stranger's pending pairing request when the test ends (3 pending per account is the cap). */
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as never, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "discord"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+export { settle, waitFor };
+export const forgetPairingWhenDone = pairingForgetter("discord");

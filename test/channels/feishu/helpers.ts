@@ -1,11 +1,8 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
-import type { Env } from "../../../workers/env.ts";
+import { and } from "drizzle-orm";
 import { encryptFeishu, signFeishuRequest } from "../../../functions/channels/feishu/crypto.ts";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import { TEST_FEISHU } from "../../setup/test-config.ts";
+import { pairingForgetter } from "../wait.ts";
 
 export { TEST_FEISHU };
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
@@ -157,22 +154,5 @@ export async function feishuCalls(api?: string, chat?: string): Promise<FakeFeis
   return (await (await fetch(`${fakeFeishu()}/_control/calls?${query}`)).json()) as FakeFeishuCall[];
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as unknown as Env, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "feishu"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("feishu");

@@ -1,14 +1,9 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
-import type { Env } from "../../../workers/env.ts";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import { TEST_GOOGLECHAT } from "../../setup/test-config.ts";
+import { pairingForgetter } from "../wait.ts";
 
 export { TEST_GOOGLECHAT };
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
-export { waitFor, settle } from "../line/helpers.ts";
 
 export const fakeGoogle = () => String((env as unknown as Record<string, unknown>).FAKE_GOOGLECHAT_URL);
 
@@ -111,10 +106,5 @@ export async function chatCalls(api?: string): Promise<Array<{ api: string; path
   return ((await response.json()) as { calls: Array<{ api: string; path: string; body: unknown }> }).calls;
 }
 
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as unknown as Env, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "googlechat"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("googlechat");

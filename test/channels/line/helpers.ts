@@ -1,11 +1,7 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
-import type { Env } from "../../../workers/env.ts";
 import { signLineBody } from "../../../functions/channels/line/verify.ts";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import { TEST_LINE } from "../../setup/test-config.ts";
+import { pairingForgetter } from "../wait.ts";
 
 export { TEST_LINE };
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
@@ -123,23 +119,5 @@ export async function serveContent(messageId: string, content: { content?: strin
   await fetch(`${fakeLine()}/_control/content`, { method: "POST", body: JSON.stringify({ messageId, ...content }) });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Frees this stranger's pending pairing slot when the test ends (3 pending per account, shared by files). */
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as unknown as Env, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "line"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("line");

@@ -1,14 +1,11 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import type { ParseResult } from "../../../functions/channels/channel.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
+import { pairingForgetter, settle, waitFor } from "../wait.ts";
 
 /** The bot the fake Mattermost's token belongs to. (The fake itself is Node code; workerd tests only speak to it over HTTP.) */
 export const FAKE_MATTERMOST_BOT = TEST_MATTERMOST.bot;
@@ -112,18 +109,6 @@ export async function setChannelType(id: string, type: "D" | "G" | "O" | "P"): P
   await fetch(`${fake()}/_control/channel`, { method: "POST", body: JSON.stringify({ id, type }) });
 }
 
-export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await settle(100);
-  }
-}
-
 /** Visible bot posts in a channel, once they have settled to `count`. */
 export async function botPostsSettled(channelId: string, count: number): Promise<FakeMattermostPost[]> {
   const visible = async () => (await mattermostPosts(channelId)).filter((p) => p.user_id === FAKE_MATTERMOST_BOT.id && !p.delete_at);
@@ -132,11 +117,5 @@ export async function botPostsSettled(channelId: string, count: number): Promise
   return visible();
 }
 
-/** Drops this stranger's pending pairing request when the test ends (the 3-pending cap is per account). */
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(workerEnv, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "mattermost"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+export { settle, waitFor };
+export const forgetPairingWhenDone = pairingForgetter("mattermost");

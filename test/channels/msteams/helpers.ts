@@ -1,15 +1,12 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";
 import { TEST_MSTEAMS } from "../../setup/test-config.ts";
+import { pairingForgetter } from "../wait.ts";
 
 export { TEST_MSTEAMS };
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
-export { waitFor, settle } from "../line/helpers.ts";
 
 export const fakeTeams = () => String((env as unknown as Record<string, unknown>).FAKE_MSTEAMS_URL);
 
@@ -110,10 +107,5 @@ export async function approve(senderId: string) {
   await withDb(env as unknown as Env, (db) => postgresAccessStore(db).addApprovedSender({ channel: "msteams", accountId: "default", senderId, source: "admin" }, Date.now()));
 }
 
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as unknown as Env, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "msteams"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("msteams");

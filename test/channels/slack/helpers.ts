@@ -1,10 +1,8 @@
 import { env, SELF } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
 import { signSlackRequest } from "../../../functions/channels/slack/verify.ts";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
+import { and } from "drizzle-orm";
+import { pairingForgetter } from "../wait.ts";
 
 export const SIGNING_SECRET = "test-slack-signing-secret";
 export const OPS_SIGNING_SECRET = "test-slack-ops-signing-secret";
@@ -115,25 +113,11 @@ export async function scriptSlack(script: {
 
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /**
  * Removes this stranger's pending pairing request when the test ends (passed or failed). An account
  * holds at most 3 pending requests for an hour, and every test file that DMs "ops" as a stranger
  * shares that cap: left behind, three strangers would silence the fourth test's stranger.
  */
-export function forgetPairingWhenDone(senderId: string, accountId = "ops"): void {
-  onTestFinished(async () => {
-    await withDb(env as unknown as Env, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "slack"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
+
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("slack", "ops");

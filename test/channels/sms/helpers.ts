@@ -1,11 +1,9 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
+import { and } from "drizzle-orm";
 import { signTwilioRequest } from "../../../functions/channels/sms/verify.ts";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
 import type { Env } from "../../../workers/env.ts";
 import { TEST_TWILIO } from "../../setup/test-config.ts";
+import { pairingForgetter } from "../wait.ts";
 
 export { TEST_TWILIO };
 export const fakeTwilio = () => String((env as unknown as Record<string, unknown>).FAKE_TWILIO_URL);
@@ -114,27 +112,6 @@ export async function twilioMedia(item: { content?: string; contentType?: string
   return ((await res.json()) as { url: string }).url;
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Removes this stranger's pending pairing request when the test ends (an account holds at most 3 pending). */
-export function forgetPairingWhenDone(senderId: string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as unknown as Env, (db) =>
-      db.delete(pairingRequests).where(and(eq(pairingRequests.channel, "sms"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, senderId))),
-    );
-  });
-}
-
 export { script as scriptModel, newScenario, recorded } from "../../agent/model-helpers.ts";
 
 /** Was this event stored? SMS DMs land in the agent's main session under the default dmScope "main". */
@@ -144,3 +121,6 @@ export async function storedEvent(dedupKey: string, sessionKey = "agent:main:mai
   const sessions = (env as unknown as Env).SESSIONS;
   return runInDurableObject(sessions.get(sessions.idFromName(sessionKey)), async (_instance, state) => new SessionStore(state.storage.sql).inboxByKey(dedupKey) !== undefined);
 }
+
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("sms");

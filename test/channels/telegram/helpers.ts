@@ -1,9 +1,7 @@
 import { env, SELF } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
-import { onTestFinished } from "vitest";
-import { withDb } from "../../../functions/db/client.ts";
-import { pairingRequests } from "../../../functions/db/schema.ts";
+import { and } from "drizzle-orm";
 import { TEST_TELEGRAM } from "../../setup/test-config.ts";
+import { pairingForgetter } from "../wait.ts";
 
 export { TEST_TELEGRAM };
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
@@ -162,25 +160,5 @@ export async function serveTelegramFile(file: { fileId: string; content: string;
   await fetch(`${fakeTelegram()}/_control/file`, { method: "POST", body: JSON.stringify(file) });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-export const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Removes this stranger's pending pairing request when the test ends (3 pending per account is the cap). */
-export function forgetPairingWhenDone(senderId: number | string, accountId = "default"): void {
-  onTestFinished(async () => {
-    await withDb(env as never, (db) =>
-      db
-        .delete(pairingRequests)
-        .where(and(eq(pairingRequests.channel, "telegram"), eq(pairingRequests.accountId, accountId), eq(pairingRequests.senderId, String(senderId)))),
-    );
-  });
-}
+export { settle, waitFor } from "../wait.ts";
+export const forgetPairingWhenDone = pairingForgetter("telegram");
