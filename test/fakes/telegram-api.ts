@@ -26,6 +26,13 @@ import { parseTelegramHtml } from "./telegram-html.ts";
  *   GET  /_control/calls?method=&chat_id=                              recorded calls (token cut to its last 4)
  *   GET  /_control/messages?chat_id=                                   the bot's messages (visible text, html, deleted)
  *   GET  /_control/webhook?bot_id=                                     the webhook a bot registered
+ *   POST /_control/updates {botId, updates: [Update]}                  queue updates for getUpdates (long polling)
+ *   GET  /_control/updates?bot_id=                                     {pending, confirmedOffset}: what getUpdates still holds
+ *
+ * getUpdates behaves as Telegram's: updates below `offset` are confirmed and forgotten; with none
+ * waiting the call holds up to `timeout` seconds; a webhook set → 409 "can't use getUpdates method
+ * while webhook is active"; a second concurrent call for the same bot ends the first with 409
+ * "terminated by other getUpdates request".
  *   POST /_control/reset                                               forget everything
  */
 
@@ -78,6 +85,12 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
   const files = new Map<string, { content: string; filePath: string; size: number }>();
   const webhooks = new Map<string, Record<string, unknown>>();
   const usernames = new Map<string, string>();
+  const polling = new Map<string, { pending: Array<{ update_id: number }>; confirmedOffset: number; waiting?: (conflict: boolean) => void }>();
+  const pollState = (botId: string) => {
+    let state = polling.get(botId);
+    if (!state) polling.set(botId, (state = { pending: [], confirmedOffset: 0 }));
+    return state;
+  };
 
   const server = fakeServer(handle);
 
@@ -110,6 +123,10 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
         return json(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } });
       }
       return json(res, script.status, { ok: false, error_code: script.status, description: script.description ?? "Internal Server Error" });
+    }
+    if (method === "getUpdates") {
+      const [status, answer] = await getUpdates(token.split(":")[0]!, args);
+      return json(res, status, answer);
     }
     const [status, answer] = apply(method, args, token);
     if (script?.dropConnection) return void req.socket.destroy();
@@ -208,6 +225,36 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     }
   }
 
+  async function getUpdates(botId: string, args: Record<string, unknown>): Promise<[number, Record<string, unknown>]> {
+    const conflict = (description: string): [number, Record<string, unknown>] => [409, { ok: false, error_code: 409, description: `Conflict: ${description}` }];
+    if (webhooks.has(botId)) return conflict("can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    const state = pollState(botId);
+    // Telegram answers the older of two concurrent calls with a conflict.
+    state.waiting?.(true);
+    state.waiting = undefined;
+    const offset = args.offset !== undefined ? Number(args.offset) : undefined;
+    if (offset !== undefined && offset > state.confirmedOffset) {
+      state.confirmedOffset = offset;
+      state.pending = state.pending.filter((update) => update.update_id >= offset);
+    }
+    const limit = Math.min(100, Math.max(1, Number(args.limit ?? 100)));
+    const ready = () => state.pending.slice(0, limit);
+    if (!ready().length) {
+      const timeoutMs = Math.min(50, Math.max(0, Number(args.timeout ?? 0))) * 1000;
+      const conflicted = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        function finish(value: boolean) {
+          clearTimeout(timer);
+          if (state.waiting === finish) state.waiting = undefined;
+          resolve(value);
+        }
+        state.waiting = finish;
+      });
+      if (conflicted) return conflict("terminated by other getUpdates request; make sure that only one bot instance is running");
+    }
+    return [200, { ok: true, result: ready() }];
+  }
+
   function control(url: URL, method: string, body: string, res: ServerResponse) {
     const path = url.pathname.slice("/_control/".length);
     if (path === "reset" && method === "POST") {
@@ -218,6 +265,8 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
       files.clear();
       webhooks.clear();
       usernames.clear();
+      for (const state of polling.values()) state.waiting?.(false);
+      polling.clear();
       return json(res, 200, { ok: true });
     }
     if (path === "script" && method === "POST") {
@@ -234,6 +283,20 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
       const identity = JSON.parse(body) as { botId: string; username: string };
       usernames.set(String(identity.botId), identity.username);
       return json(res, 200, { ok: true });
+    }
+    if (path === "updates" && method === "POST") {
+      const queued = JSON.parse(body) as { botId: string; updates: Array<{ update_id: number }> };
+      const state = pollState(String(queued.botId));
+      state.pending.push(...queued.updates.filter((update) => update.update_id >= state.confirmedOffset));
+      // A waiting long poll answers now, as Telegram's does when an update arrives.
+      const waiting = state.waiting;
+      state.waiting = undefined;
+      waiting?.(false);
+      return json(res, 200, { ok: true });
+    }
+    if (path === "updates") {
+      const state = pollState(url.searchParams.get("bot_id") ?? "");
+      return json(res, 200, { pending: state.pending, confirmedOffset: state.confirmedOffset });
     }
     const chat = url.searchParams.get("chat_id");
     if (path === "calls") {
