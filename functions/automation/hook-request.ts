@@ -4,6 +4,7 @@ import type { HookMapping } from "../config/automation-schema.ts";
 import type { ReplyRoute } from "../channels/envelope.ts";
 import { adapterFor } from "../channels/registry.ts";
 import { defaultAgentId, knownAgentIds } from "../routing/agents.ts";
+import { effectiveHookMappings } from "./hook-presets.ts";
 
 /**
  * What an inbound hook asks for (automation/cron-jobs "Webhook", gateway/configuration "hooks"):
@@ -55,7 +56,7 @@ export type HookDecision = { ok: true; action: HookAction } | { ok: false; statu
 export function decideHook(config: EdgeclawConfig, name: string, body: unknown): HookDecision {
   if (name === "wake") return decideWake(config, body);
   if (name === "agent") return decideAgent(config, body, undefined);
-  const mapping = config.hooks.mappings.find((candidate) => candidate.match.path === name);
+  const mapping = effectiveHookMappings(config.hooks.mappings, config.hooks.presets).find((candidate) => candidate.match.path === name);
   if (!mapping) return { ok: false, status: 404, error: `no hook named "${name}" (hooks.mappings)` };
   return decideMapping(config, mapping, body);
 }

@@ -108,6 +108,12 @@ export const hooksSchema = z
     /** "*" or omitted = every agent; [] = none. */
     allowedAgentIds: z.array(z.string().min(1)).optional(),
     mappings: z.array(hookMappingSchema).default([]),
+    /**
+     * Built-in mappings by name (functions/automation/hook-presets.ts); a `mappings` entry on the same
+     * path wins. OpenClaw's `transformsDir` (JS modules loaded at request time) is not supported: a
+     * Worker loads no code that was not bundled at deploy.
+     */
+    presets: z.array(z.enum(["gmail"])).default([]),
     /** Largest accepted hook body (OpenClaw's webhook routes: 256 KB). */
     maxBodyBytes: z.number().int().positive().default(256 * 1024),
     /** Failed authentications per client address before a lockout of `lockoutSeconds` (429 + Retry-After). */
