@@ -11,18 +11,13 @@
  * Feishu (tenant token, IM and CardKit APIs) is test/fakes/feishu-api.ts on loopback.
  *   npx tsx scripts/bench/feishu.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { encryptFeishu, signFeishuRequest } from "../../functions/channels/feishu/crypto.ts";
 import { startFakeFeishuApi } from "../../test/fakes/feishu-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 
 const APP = { appId: "cli_bench", appSecret: "bench-app-secret", encryptKey: "bench-encrypt-key", verificationToken: "bench-verification-token" };
 const BOT = "ou_benchbot000000000000000000000000";
@@ -51,8 +46,7 @@ const instance = await startDevInstance(
 
 try {
   const run = Date.now().toString(36);
-  const refusals = new Map<string, number>();
-  const note = (reason: string) => refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+  const refusals = new Refusals();
   const event = (i: number, chat: string, p2p: boolean) => ({
     schema: "2.0",
     header: { event_id: `ev_${run}_${i}`, event_type: "im.message.receive_v1", create_time: String(Date.now()), token: APP.verificationToken, app_id: APP.appId, tenant_key: "bench" },
@@ -66,54 +60,42 @@ try {
     const raw = JSON.stringify({ encrypt: await encryptFeishu(APP.encryptKey, JSON.stringify(body)) });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const nonce = Math.random().toString(36).slice(2);
-    try {
-      const res = await fetch(`${instance.url}/feishu/events`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json; charset=utf-8",
-          "x-lark-request-timestamp": timestamp,
-          "x-lark-request-nonce": nonce,
-          "x-lark-signature": await signFeishuRequest(timestamp, nonce, forged ? "guessed-key" : APP.encryptKey, raw),
-        },
-        body: raw,
-      });
-      const text = await res.text();
-      if (res.status !== 200) note(`${res.status} ${text.slice(0, 120)}`);
-      return res.status;
-    } catch (error) {
-      note(`no answer: ${error instanceof Error ? error.message : String(error)}`.slice(0, 160));
-      return 0;
-    }
+    return refusals.send(`${instance.url}/feishu/events`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "x-lark-request-timestamp": timestamp,
+        "x-lark-request-nonce": nonce,
+        "x-lark-signature": await signFeishuRequest(timestamp, nonce, forged ? "guessed-key" : APP.encryptKey, raw),
+      },
+      body: raw,
+    });
   };
   const inGroup = async (i: number) => (await post(event(i, `oc_bench${run}${i}`, false))) === 200;
 
-  await measure("warm-up", 40, 4, (i) => inGroup(1_000_000 + i));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => inGroup(1_000_000 + i));
 
   const roundTrip = await measure("event → reply in Feishu (demo model)", replies, 1, async (i) => {
     const chat = `oc_dm${run}${i}`;
     const messageId = `om_${run}_${2_000_000 + i}`;
     await fetch(`${fake.url}/_control/message`, { method: "POST", body: JSON.stringify({ message_id: messageId, chat_id: chat }) });
     if ((await post(event(2_000_000 + i, chat, true))) !== 200) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const messages = (await (await fetch(`${fake.url}/_control/messages?chat=${chat}`)).json()) as Array<{ msg_type: string; streaming?: boolean }>;
-      if (messages.some((m) => m.msg_type === "post" || m.streaming === false)) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return messages.some((m) => m.msg_type === "post" || m.streaming === false);
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /feishu/events (decrypt + signature, accept only)", requests, concurrency, (i) => inGroup(i));
-  const beforeForged = [...refusals.values()].reduce((a, b) => a + b, 0);
+  const beforeForged = refusals.total;
   const forged = await measure("POST /feishu/events forged signature (401 expected)", requests, concurrency, async (i) => (await post(event(3_000_000 + i, `oc_forged${run}${i}`, false), true)) === 401);
-  const refusedForged = [...refusals.values()].reduce((a, b) => a + b, 0) - beforeForged;
+  const refusedForged = refusals.total - beforeForged;
 
   console.log(`\nedgeclaw Feishu benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
   printTable([baseline, accepted, forged, roundTrip], baseline);
   console.log(`\nforged requests refused: ${refusedForged} of ${requests}`);
-  for (const [reason, count] of refusals) console.log(`refused ×${count}: ${reason}`);
+  refusals.print();
 } finally {
   await instance.stop();
   await fake.stop();

@@ -10,17 +10,12 @@
  * Google (keys, token exchange, Chat API) is test/fakes/googlechat-api.ts on loopback.
  *   npx tsx scripts/bench/googlechat.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { startFakeGoogleChatApi } from "../../test/fakes/googlechat-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 const AUDIENCE = "https://edgeclaw.bench/googlechat";
 
 const fake = await startFakeGoogleChatApi();
@@ -47,7 +42,7 @@ const instance = await startDevInstance(
 
 try {
   const run = Date.now().toString(36);
-  const refusals = new Map<string, number>();
+  const refusals = new Refusals();
   // Google signs a token per request; a few are plenty, reused as Google's are (valid for an hour).
   const tokens = await Promise.all(
     Array.from({ length: 8 }, async () => ((await (await fetch(`${fake.url}/_control/sign`, { method: "POST", body: JSON.stringify({ audienceType: "app-url", audience: AUDIENCE }) })).json()) as { token: string }).token),
@@ -63,44 +58,31 @@ try {
     };
   };
   const post = async (i: number, body: unknown) => {
-    const note = (reason: string) => refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
-    try {
-      const res = await fetch(`${instance.url}/googlechat`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
-        body: JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (res.status !== 200) note(`${res.status} ${text.slice(0, 120)}`);
-      return res.status === 200;
-    } catch (error) {
-      note(`no answer: ${error instanceof Error ? error.message : String(error)}`.slice(0, 160));
-      return false;
-    }
+    return (await refusals.send(`${instance.url}/googlechat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
+      body: JSON.stringify(body),
+    })) === 200;
   };
   const inSpace = (i: number) => post(i, event(i, `spaces/bench${run}${i}`, false));
 
-  await measure("warm-up", 40, 4, (i) => inSpace(1_000_000 + i));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => inSpace(1_000_000 + i));
 
   const roundTrip = await measure("event → reply in Google Chat (demo model)", replies, 1, async (i) => {
     const space = `spaces/dm${run}${i}`;
     if (!(await post(i, event(2_000_000 + i, space, true)))) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const { messages } = (await (await fetch(`${fake.url}/_control/messages?space=${space}`)).json()) as { messages: Array<{ text: string; deleted: boolean }> };
-      if (messages.some((m) => !m.deleted && !m.text.startsWith("_Typing"))) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return messages.some((m) => !m.deleted && !m.text.startsWith("_Typing"));
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /googlechat (bearer JWT, accept only)", requests, concurrency, (i) => inSpace(i));
 
   console.log(`\nedgeclaw Google Chat benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
   printTable([baseline, accepted, roundTrip], baseline);
-  for (const [reason, count] of refusals) console.log(`refused ×${count}: ${reason}`);
+  refusals.print();
 } finally {
   await instance.stop();
   await fake.stop();

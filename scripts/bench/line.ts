@@ -10,18 +10,13 @@
  * The Messaging API is test/fakes/line-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/line.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { signLineBody } from "../../functions/channels/line/verify.ts";
 import { startFakeLineApi } from "../../test/fakes/line-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 const channelSecret = "bench-channel-secret-not-for-production";
 const BOT = `U${"be".repeat(16)}`;
 
@@ -47,7 +42,7 @@ const instance = await startDevInstance(
 try {
   const run = Date.now().toString(16);
   /** Why requests failed (status and body), so a failure count is never a mystery. */
-  const refusals = new Map<string, number>();
+  const refusals = new Refusals();
   const id = (prefix: string, i: number) => `${prefix}${`${run}${i.toString(16)}`.padStart(32, "0").slice(-32)}`;
   const event = (i: number, source: Record<string, string>, replyToken?: string) => ({
     type: "message",
@@ -61,41 +56,28 @@ try {
   });
   const post = async (events: unknown[]) => {
     const body = JSON.stringify({ destination: BOT, events });
-    const note = (reason: string) => refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
-    try {
-      const res = await fetch(`${instance.url}/line/webhook`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-line-signature": await signLineBody(channelSecret, body) },
-        body,
-      });
-      const text = await res.text();
-      if (res.status !== 200) note(`${res.status} ${text.slice(0, 120)}`);
-      return res.status === 200;
-    } catch (error) {
-      note(`no answer: ${error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error)}`.slice(0, 160));
-      return false;
-    }
+    return (await refusals.send(`${instance.url}/line/webhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-line-signature": await signLineBody(channelSecret, body) },
+      body,
+    })) === 200;
   };
   const inGroup = (i: number) => event(i, { type: "group", groupId: id("C", i), userId: id("U", i) });
 
-  await measure("warm-up", 40, 4, (i) => post([inGroup(1_000_000 + i)]));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => post([inGroup(1_000_000 + i)]));
 
   const roundTrip = await measure("event → reply in LINE (demo model)", replies, 1, async (i) => {
     const user = id("U", 2_000_000 + i);
     const token = `rt${run}${i}`;
     await fetch(`${fakeLine.url}/_control/reply-token`, { method: "POST", body: JSON.stringify({ replyToken: token, to: user }) });
     if (!(await post([event(2_000_000 + i, { type: "user", userId: user }, token)]))) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const messages = (await (await fetch(`${fakeLine.url}/_control/messages?to=${user}`)).json()) as unknown[];
-      if (messages.length > 0) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return messages.length > 0;
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /line/webhook (signed, 1 event, accept only)", requests, concurrency, (i) => post([inGroup(i)]));
   const batches = Math.max(1, Math.floor(requests / 5));
   const batched = await measure("POST /line/webhook (signed, 5 events, accept only)", batches, concurrency, (i) =>
@@ -105,7 +87,7 @@ try {
   console.log(`\nedgeclaw LINE benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
   printTable([baseline, accepted, batched, roundTrip], baseline);
   console.log(`\n5-event requests: ${(batched.perSecond * 5).toFixed(0)} events/s accepted`);
-  for (const [reason, count] of refusals) console.log(`refused ×${count}: ${reason}`);
+  refusals.print();
 } finally {
   await instance.stop();
   await fakeLine.stop();

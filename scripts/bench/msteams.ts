@@ -11,17 +11,12 @@
  * Microsoft (OpenID metadata, keys, token endpoint, Bot Connector) is test/fakes/msteams-api.ts on loopback.
  *   npx tsx scripts/bench/msteams.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "../../test/fakes/msteams-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 
 const fake = await startFakeMsTeamsApi();
 const instance = await startDevInstance(
@@ -47,7 +42,7 @@ const instance = await startDevInstance(
 
 try {
   const run = Date.now().toString(36);
-  const refusals = new Map<string, number>();
+  const refusals = new Refusals();
   // The Bot Framework reuses a token for many activities; a few are plenty.
   const tokens = await Promise.all(
     Array.from({ length: 8 }, async () => ((await (await fetch(`${fake.url}/_control/sign`, { method: "POST", body: JSON.stringify({ serviceUrl: fake.url }) })).json()) as { token: string }).token),
@@ -64,44 +59,31 @@ try {
     text: `bench ${i}`,
   });
   const post = async (i: number, body: unknown) => {
-    const note = (reason: string) => refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
-    try {
-      const res = await fetch(`${instance.url}/api/messages`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
-        body: JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (res.status !== 200) note(`${res.status} ${text.slice(0, 120)}`);
-      return res.status === 200;
-    } catch (error) {
-      note(`no answer: ${error instanceof Error ? error.message : String(error)}`.slice(0, 160));
-      return false;
-    }
+    return (await refusals.send(`${instance.url}/api/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
+      body: JSON.stringify(body),
+    })) === 200;
   };
   const inGroup = (i: number) => post(i, activity(i, `19:bench${run}${i}@thread.v2`, false));
 
-  await measure("warm-up", 40, 4, (i) => inGroup(1_000_000 + i));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => inGroup(1_000_000 + i));
 
   const roundTrip = await measure("event → reply in Teams (demo model)", replies, 1, async (i) => {
     const conversation = `a:bench${run}${i}`;
     if (!(await post(i, activity(2_000_000 + i, conversation, true)))) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const { activities } = (await (await fetch(`${fake.url}/_control/activities?conversation=${encodeURIComponent(conversation)}`)).json()) as { activities: Array<{ type: string }> };
-      if (activities.some((a) => a.type === "message")) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return activities.some((a) => a.type === "message");
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /api/messages (Bot Framework JWT, accept only)", requests, concurrency, (i) => inGroup(i));
 
   console.log(`\nedgeclaw Microsoft Teams benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
   printTable([baseline, accepted, roundTrip], baseline);
-  for (const [reason, count] of refusals) console.log(`refused ×${count}: ${reason}`);
+  refusals.print();
 } finally {
   await instance.stop();
   await fake.stop();

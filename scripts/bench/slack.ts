@@ -9,18 +9,13 @@
  * The Web API is test/fakes/slack-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/slack.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
 import { startFakeSlackApi } from "../../test/fakes/slack-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 const signingSecret = "bench-signing-secret-not-for-production";
 
 const fakeSlack = await startFakeSlackApi();
@@ -66,22 +61,18 @@ try {
     return res.status === 200 && res.headers.get("x-openclaw-delivery-accepted") === "durable";
   };
 
-  await measure("warm-up", 40, 4, (i) => post(event(1_000_000 + i, `DWARM${run}${i}`)));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => post(event(1_000_000 + i, `DWARM${run}${i}`)));
 
   const roundTrip = await measure("event → reply in Slack (demo model)", replies, 1, async (i) => {
     const channel = `D${run}R${i}`;
     if (!(await post(event(2_000_000 + i, channel)))) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const messages = (await (await fetch(`${fakeSlack.url}/_control/messages?channel=${channel}`)).json()) as unknown[];
-      if (messages.length > 0) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return messages.length > 0;
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /slack/events (signed channel event, accept only)", requests, concurrency, (i) => post(event(i, `C${run}A${i}`, "channel")));
 
   console.log(`\nedgeclaw Slack benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);

@@ -11,18 +11,13 @@
  * The REST API is test/fakes/twilio-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/sms.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { signTwilioRequest } from "../../functions/channels/sms/verify.ts";
 import { startFakeTwilioApi } from "../../test/fakes/twilio-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 const accountSid = `AC${"b".repeat(32)}`;
 const authToken = "bench-twilio-auth-token-not-for-production";
 const fromNumber = "+15550009000";
@@ -65,22 +60,18 @@ try {
     return res.status === 200 && res.headers.get("x-openclaw-delivery-accepted") === "durable" && body.includes("<Response>");
   };
 
-  await measure("warm-up", 40, 4, (i) => post(1_000_000 + i, `+1888${String(i).padStart(7, "0")}`));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => post(1_000_000 + i, `+1888${String(i).padStart(7, "0")}`));
 
   const roundTrip = await measure("SMS → reply in Twilio (demo model)", replies, 1, async (i) => {
     const from = talkers[i]!;
     if (!(await post(2_000_000 + i, from))) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const messages = (await (await fetch(`${fakeTwilio.url}/_control/messages?to=${encodeURIComponent(from)}`)).json()) as unknown[];
-      if (messages.length > 0) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return messages.length > 0;
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /webhooks/sms (signed SMS, accept only)", requests, concurrency, (i) => post(i, `+1777${String(i).padStart(7, "0")}`));
 
   console.log(`\nedgeclaw Twilio SMS benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);

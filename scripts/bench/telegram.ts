@@ -10,17 +10,12 @@
  * The Bot API is test/fakes/telegram-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/telegram.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { parseArgs } from "node:util";
 import { startFakeTelegramApi } from "../../test/fakes/telegram-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
+import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";
 
-const { values } = parseArgs({
-  options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
-});
-const requests = Math.min(5000, Number(values.requests));
-const concurrency = Math.min(64, Number(values.concurrency));
-const replies = Math.min(200, Number(values.replies));
+const { requests, concurrency, replies } = benchArgs();
 const webhookSecret = "bench-telegram-secret-not-for-production";
 
 const fakeTelegram = await startFakeTelegramApi();
@@ -59,22 +54,18 @@ try {
     return res.status === 200 && res.headers.get("x-openclaw-delivery-accepted") === "durable";
   };
 
-  await measure("warm-up", 40, 4, (i) => post(update(1_000 + i, { id: -(base * 1000 + i), type: "supergroup" })));
-  await measure("warm-up", 40, 4, async () => (await fetch(`${instance.url}/health`)).ok);
+  await warmUp(instance.url, (i) => post(update(1_000 + i, { id: -(base * 1000 + i), type: "supergroup" })));
 
   const roundTrip = await measure("update → reply in Telegram (demo model)", replies, 1, async (i) => {
     const chatId = 500_000_000 + base * 100 + i;
     if (!(await post(update(2_000 + i, { id: chatId, type: "private" })))) return false;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
+    return replyLands(async () => {
       const messages = (await (await fetch(`${fakeTelegram.url}/_control/messages?chat_id=${chatId}`)).json()) as unknown[];
-      if (messages.length > 0) return true;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return false;
+      return messages.length > 0;
+    });
   });
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
   const accepted = await measure("POST /telegram-webhook (update with secret, accept only)", requests, concurrency, (i) =>
     post(update(10_000 + i, { id: -(base * 100_000 + i), type: "supergroup" })),
   );
