@@ -25,6 +25,8 @@ const reactionNotificationsSchema = z.enum(["off", "own", "all", "allowlist"]);
 export const discordChannelEntrySchema = groupEntrySchema.extend({
   roles: z.array(z.string()).optional(),
   ignoreOtherMentions: z.boolean().optional(),
+  /** Narrows the tools of runs in this channel (agent/tools/conversation-policy.ts); `alsoAllow` accepted, not applied. */
+  tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional(), alsoAllow: z.array(z.string()).optional() }).loose().optional(),
 });
 
 /** `guilds.<guild>`: guild-wide defaults and the per-channel allowlist (any entry turns it into one). */
