@@ -1,5 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
+import { postTracked, streamPreview, type PostOutcome, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
 import { callBotApi } from "./client.ts";
 import { markdownToTelegramHtml, escapeHtml } from "./format.ts";
 import { deleteMessage, editText, sendText } from "./messages.ts";
@@ -27,13 +28,16 @@ const TYPING_RENEW_MS = 4000;
 /** A run busy this long without a tool step still gets its status draft (progress mode). */
 const STATUS_DRAFT_DELAY_MS = 1500;
 const STATUS_LABEL = "<i>Working…</i>";
+const PREVIEW_KEYS: TrackedKeys = { id: "previewMessageId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+/** The status draft's own id and pending mark; a lost one stops the preview the same way. */
+const STATUS_KEYS: TrackedKeys = { id: "statusMessageId", pending: "statusPendingAt", editedAt: "statusEditedAt", broken: "previewBroken" };
 
 export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   const target = telegramTarget(route, ctx);
   if (!target?.botToken) return state;
   const bot = { account: target.account, botToken: target.botToken, signal: ctx.signal };
   const mode = target.account.streaming.mode;
-  const next: ProgressState = { ...state };
+  let next: ProgressState = { ...state };
   const now = Date.now();
   const warn = (what: string, detail: unknown) => console.warn(`telegram progress ${what} failed`, typeof detail === "string" ? detail : JSON.stringify(detail).slice(0, 200));
 
@@ -46,31 +50,28 @@ export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, 
     if (now - Number(next.typingAt ?? 0) >= TYPING_RENEW_MS) await typing();
   };
 
-  /** Posts a preview/status message, marking it pending first so a lost answer is known. */
-  const post = async (kind: "preview" | "status", html: string, plain: string): Promise<void> => {
-    const pendingKey = `${kind}PendingAt`;
-    if (next[pendingKey]) {
-      // An earlier post's answer was lost: it may be in the chat; never post a second one.
-      next.previewBroken = "1";
-      return;
-    }
-    next[pendingKey] = String(now);
-    ctx.checkpoint?.(next);
+  /** Posts the preview or the status draft; preview-stream.ts marks it pending first and never posts it twice. */
+  const post = async (kind: "preview" | "status", html: string, plain: string): Promise<PostOutcome> => {
     const sent = await sendText(bot, route.to, { html, plain }, { ...threadParams(route, "message"), disable_notification: true });
-    if (sent.ok) {
-      next[`${kind}MessageId`] = String(sent.result.message_id);
-      next.previewChatId = String(sent.result.chat?.id ?? route.to);
-      next[`${kind}EditedAt`] = String(now);
-      delete next[pendingKey];
-    } else {
-      warn(`${kind} post`, sent);
-      // Refused: nothing landed. Lost: it may have landed; the mark stays and previews stop.
-      if (sent.kind === "refused") delete next[pendingKey];
-      next.previewBroken = "1";
-    }
+    if (sent.ok) return { ok: true, id: String(sent.result.message_id), extra: { previewChatId: String(sent.result.chat?.id ?? route.to) } };
+    warn(`${kind} post`, sent);
+    // Refused: nothing landed. Lost: it may have landed; the mark stays and previews stop.
+    return { ok: false, landed: sent.kind === "refused" ? "no" : "maybe" };
   };
-
+  const preview: PreviewPlatform<{ html: string; plain: string }> = {
+    // The preview shows what the first chunk will hold; the final send replaces it exactly.
+    render: (shown) => ({ html: markdownToTelegramHtml(shown) || "…", plain: shown || "…" }),
+    post: (content) => post("preview", content.html, content.plain),
+    edit: async (id, content) => {
+      const edited = await editText(bot, next.previewChatId ?? route.to, id, content);
+      if (!edited.ok) warn("preview edit", edited);
+      return edited.ok;
+    },
+  };
   const statusText = () => `${STATUS_LABEL}${next.statusSteps ? `\n${escapeHtml(next.statusSteps)}` : ""}`;
+  const postStatus = async (plain: string) => {
+    next = await postTracked(next, STATUS_KEYS, () => post("status", statusText(), plain), ctx, now);
+  };
 
   switch (event.type) {
     case "accepted":
@@ -83,33 +84,19 @@ export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, 
       await renewTyping();
       if (next.previewBroken) return next;
       if (mode === "progress") {
-        if (!next.statusMessageId && now - Number(next.runStartedAt ?? now) >= STATUS_DRAFT_DELAY_MS) await post("status", statusText(), "Working…");
+        if (!next.statusMessageId && now - Number(next.runStartedAt ?? now) >= STATUS_DRAFT_DELAY_MS) await postStatus("Working…");
         return next;
       }
       if (mode !== "partial" && mode !== "block") return next;
-      if (mode === "block" && next.previewMessageId && !event.soFar.endsWith("\n\n")) return next;
-      if (next.previewMessageId && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
-      // The preview shows what the first chunk will hold; the final send replaces it exactly.
-      const shown = event.soFar.slice(0, target.account.textChunkLimit);
-      const content = { html: markdownToTelegramHtml(shown) || "…", plain: shown || "…" };
-      if (!next.previewMessageId) {
-        await post("preview", content.html, content.plain);
-        return next;
-      }
-      const edited = await editText(bot, next.previewChatId ?? route.to, next.previewMessageId, content);
-      if (edited.ok) next.previewEditedAt = String(now);
-      else {
-        warn("preview edit", edited);
-        next.previewBroken = "1";
-      }
-      return next;
+      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: target.account.textChunkLimit, overflow: "cut" as const, block: mode === "block" };
+      return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx, now);
     }
     case "tool": {
       await renewTyping();
       const showSteps = mode === "progress" && target.account.streaming.progress.toolProgress;
       if (!showSteps || event.phase !== "start" || next.previewBroken) return next;
       next.statusSteps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`.split("\n").slice(-10).join("\n");
-      if (!next.statusMessageId) await post("status", statusText(), `Working…\n${next.statusSteps}`);
+      if (!next.statusMessageId) await postStatus(`Working…\n${next.statusSteps}`);
       else {
         const edited = await editText(bot, next.previewChatId ?? route.to, next.statusMessageId, { html: statusText(), plain: `Working…\n${next.statusSteps}` });
         if (!edited.ok) warn("status edit", edited);

@@ -1,4 +1,5 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
+import { commitPreview, retractPreview } from "../preview-stream.ts";
 import type { BotApiResult } from "./client.ts";
 import { markdownToTelegramHtml } from "./format.ts";
 import { deleteMessage, editText, sendText } from "./messages.ts";
@@ -24,12 +25,10 @@ export async function sendTelegramMessage(message: OutboundMessage, ctx: SendCon
   const chat = state.previewChatId ?? route.to;
 
   if (message.retract) {
-    for (const id of [state.previewMessageId, state.statusMessageId]) {
-      if (!id) continue;
+    return retractPreview([state.previewMessageId, state.statusMessageId], async (id) => {
       const removed = await deleteMessage(bot, chat, id);
-      if (!removed.ok) return sendResultFromFailure(removed);
-    }
-    return { ok: true };
+      return removed.ok ? { ok: true } : sendResultFromFailure(removed);
+    });
   }
   if (message.chunkIndex === 0 && state.statusMessageId) {
     // Progress mode clears its status draft at completion; normally run-finished did it already.
@@ -37,18 +36,20 @@ export async function sendTelegramMessage(message: OutboundMessage, ctx: SendCon
   }
 
   const content = { html: markdownToTelegramHtml(message.text), plain: message.text };
-  const previewId = message.chunkIndex === 0 ? state.previewMessageId : undefined;
-  if (previewId) {
-    const edited = await editText(bot, chat, previewId, content);
-    if (edited.ok) return { ok: true, platformMessageId: previewId };
-    if (edited.kind === "lost" || edited.errorCode === 429 || edited.errorCode >= 500) return sendResultFromFailure(edited);
-    // Telegram refused the edit for good (preview deleted, too old): post the chunk instead.
-  }
-
-  const sent = await sendText(bot, route.to, content, { ...threadParams(route, "message"), ...replyParams(route, target.account, message.chunkIndex) });
-  if (!sent.ok) return sendResultFromFailure(sent);
-  if (previewId) await deleteMessage(bot, chat, previewId).catch(() => undefined);
-  return { ok: true, platformMessageId: String(sent.result.message_id) };
+  return commitPreview({
+    previewId: message.chunkIndex === 0 ? state.previewMessageId : undefined,
+    edit: async (previewId) => {
+      const edited = await editText(bot, chat, previewId, content);
+      if (edited.ok) return { ok: true };
+      if (edited.kind === "lost" || edited.errorCode === 429 || edited.errorCode >= 500) return sendResultFromFailure(edited);
+      return "gone"; // Telegram refused the edit for good (preview deleted, too old): post the chunk instead.
+    },
+    post: async () => {
+      const sent = await sendText(bot, route.to, content, { ...threadParams(route, "message"), ...replyParams(route, target.account, message.chunkIndex) });
+      return sent.ok ? { ok: true, platformMessageId: String(sent.result.message_id) } : sendResultFromFailure(sent);
+    },
+    discard: (previewId) => deleteMessage(bot, chat, previewId),
+  });
 }
 
 /**
