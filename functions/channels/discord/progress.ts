@@ -1,5 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
+import { postTracked, streamPreview, type PostOutcome, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
 import { discordRequest } from "./rest.ts";
 import { discordTarget, referenceFor } from "./send.ts";
 
@@ -19,13 +20,16 @@ import { discordTarget, referenceFor } from "./send.ts";
 
 const PREVIEW_EDIT_INTERVAL_MS = 1500;
 const TYPING_RENEW_MS = 8000;
+const PREVIEW_KEYS: TrackedKeys = { id: "previewMessageId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+/** The status draft's own id and pending mark; a lost one stops the preview the same way. */
+const STATUS_KEYS: TrackedKeys = { id: "statusMessageId", pending: "statusPendingAt", editedAt: "statusEditedAt", broken: "previewBroken" };
 
 export async function discordProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   const target = discordTarget(route, ctx);
   if (!target?.token || route.extra?.interactionToken) return state;
   const { call, account } = target;
   const mode = account.streaming.mode;
-  const next: ProgressState = { ...state };
+  let next: ProgressState = { ...state };
   const now = Date.now();
   const warn = (what: string, detail: unknown) => console.warn(`discord progress ${what} failed`, JSON.stringify(detail).slice(0, 200));
   const flags = account.suppressEmbeds ? { flags: 1 << 2 } : {};
@@ -38,36 +42,21 @@ export async function discordProgress(route: ReplyRoute, event: ProgressEvent, s
   const renewTyping = async () => {
     if (now - Number(next.typingAt ?? 0) >= TYPING_RENEW_MS) await typing();
   };
-  const post = async (kind: "preview" | "status", content: string) => {
-    const pendingKey = `${kind}PendingAt`;
-    if (next[pendingKey]) {
-      next.previewBroken = "1";
-      return;
-    }
-    next[pendingKey] = String(now);
-    ctx.checkpoint?.(next);
+  /** Posts the preview or the status draft; preview-stream.ts marks it pending first and never posts it twice. */
+  const post = async (kind: "preview" | "status", content: string): Promise<PostOutcome> => {
     // The preview becomes the answer's first chunk, so it quotes the user's message as that chunk would.
     const reference = kind === "preview" ? referenceFor(route, account, 0) : {};
     const sent = await discordRequest<{ id: string }>(call, "POST", `/channels/${route.to}/messages`, { content, allowed_mentions: { parse: [] }, ...flags, ...reference });
-    if (sent.ok) {
-      next[`${kind}MessageId`] = sent.result.id;
-      next.previewChannelId = route.to;
-      next[`${kind}EditedAt`] = String(now);
-      delete next[pendingKey];
-    } else {
-      warn(`${kind} post`, sent);
-      if (sent.kind === "refused") delete next[pendingKey];
-      next.previewBroken = "1";
-    }
+    if (sent.ok) return { ok: true, id: sent.result.id, extra: { previewChannelId: route.to } };
+    warn(`${kind} post`, sent);
+    return { ok: false, landed: sent.kind === "refused" ? "no" : "maybe" };
   };
   const edit = async (id: string, content: string) => {
     const edited = await discordRequest(call, "PATCH", `/channels/${route.to}/messages/${id}`, { content, allowed_mentions: { parse: [] } });
-    if (!edited.ok) {
-      warn("edit", edited);
-      next.previewBroken = "1";
-    }
+    if (!edited.ok) warn("edit", edited);
     return edited.ok;
   };
+  const preview: PreviewPlatform<string> = { render: (shown) => shown || "…", post: (content) => post("preview", content), edit };
   const statusText = () => `*Working…*${next.statusSteps ? `\n${next.statusSteps}` : ""}`;
 
   switch (event.type) {
@@ -79,20 +68,16 @@ export async function discordProgress(route: ReplyRoute, event: ProgressEvent, s
       return next;
     case "text-delta": {
       await renewTyping();
-      if (next.previewBroken || (mode !== "partial" && mode !== "block")) return next;
-      if (mode === "block" && next.previewMessageId && !event.soFar.endsWith("\n\n")) return next;
-      if (next.previewMessageId && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
-      const shown = event.soFar.slice(0, account.textChunkLimit) || "…";
-      if (!next.previewMessageId) await post("preview", shown);
-      else if (await edit(next.previewMessageId, shown)) next.previewEditedAt = String(now);
-      return next;
+      if (mode !== "partial" && mode !== "block") return next;
+      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: account.textChunkLimit, overflow: "cut" as const, block: mode === "block" };
+      return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx, now);
     }
     case "tool": {
       await renewTyping();
       if (mode !== "progress" || !account.streaming.progress.toolProgress || event.phase !== "start" || next.previewBroken) return next;
       next.statusSteps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`.split("\n").slice(-account.streaming.progress.maxLines).join("\n");
-      if (!next.statusMessageId) await post("status", statusText());
-      else await edit(next.statusMessageId, statusText());
+      if (!next.statusMessageId) next = await postTracked(next, STATUS_KEYS, () => post("status", statusText()), ctx, now);
+      else if (!(await edit(next.statusMessageId, statusText()))) next.previewBroken = "1";
       return next;
     }
     case "run-finished": {

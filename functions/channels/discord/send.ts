@@ -1,5 +1,6 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
+import { commitPreview, retractPreview } from "../preview-stream.ts";
 import { discordAccount, discordApiBase, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
 import { discordRequest, sendResultFromFailure, snowflakeAt, type DiscordCall } from "./rest.ts";
 
@@ -47,9 +48,11 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
   const interaction = liveInteraction(route);
 
   if (message.retract) {
-    if (!state.previewMessageId || !target.token) return { ok: true };
-    const removed = await discordRequest(target.call, "DELETE", `/channels/${state.previewChannelId ?? route.to}/messages/${state.previewMessageId}`);
-    return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : sendResultFromFailure(removed);
+    if (!target.token) return { ok: true };
+    return retractPreview([state.previewMessageId], async (id) => {
+      const removed = await discordRequest(target.call, "DELETE", `/channels/${state.previewChannelId ?? route.to}/messages/${id}`);
+      return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : sendResultFromFailure(removed);
+    });
   }
   const flags = target.account.suppressEmbeds ? SUPPRESS_EMBEDS : 0;
   const content = { content: message.text, allowed_mentions: ALLOWED_MENTIONS, ...(flags ? { flags } : {}) };
@@ -65,21 +68,25 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
   }
 
   if (!target.token) return { ok: false, retryable: false, error: `no Discord bot token for account ${route.accountId}` };
-  const previewId = message.chunkIndex === 0 ? state.previewMessageId : undefined;
-  if (previewId) {
-    const edited = await discordRequest<{ id: string }>(target.call, "PATCH", `/channels/${state.previewChannelId ?? route.to}/messages/${previewId}`, content);
-    if (edited.ok) return { ok: true, platformMessageId: previewId };
-    if (edited.kind === "lost" || edited.status === 429 || edited.status >= 500) return sendResultFromFailure(edited);
-    // The preview is gone (deleted by a moderator, …): post the chunk instead.
-  }
-  const body = {
-    ...content,
-    nonce: await nonceFor(message.id),
-    enforce_nonce: true,
-    ...referenceFor(route, target.account, message.chunkIndex),
-  };
-  const sent = await discordRequest<{ id: string }>(target.call, "POST", `/channels/${route.to}/messages`, body);
-  return sent.ok ? { ok: true, platformMessageId: sent.result.id } : sendResultFromFailure(sent);
+  return commitPreview({
+    previewId: message.chunkIndex === 0 ? state.previewMessageId : undefined,
+    edit: async (previewId) => {
+      const edited = await discordRequest<{ id: string }>(target.call, "PATCH", `/channels/${state.previewChannelId ?? route.to}/messages/${previewId}`, content);
+      if (edited.ok) return { ok: true };
+      if (edited.kind === "lost" || edited.status === 429 || edited.status >= 500) return sendResultFromFailure(edited);
+      return "gone"; // deleted by a moderator, …: post the chunk instead.
+    },
+    post: async () => {
+      const body = {
+        ...content,
+        nonce: await nonceFor(message.id),
+        enforce_nonce: true,
+        ...referenceFor(route, target.account, message.chunkIndex),
+      };
+      const sent = await discordRequest<{ id: string }>(target.call, "POST", `/channels/${route.to}/messages`, body);
+      return sent.ok ? { ok: true, platformMessageId: sent.result.id } : sendResultFromFailure(sent);
+    },
+  });
 }
 
 /**
