@@ -6,6 +6,7 @@ import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
 import { discordAccount, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
 import { discordInteractionSchema, type DiscordInteraction } from "./payloads.ts";
 import { verifyDiscordSignature } from "./verify.ts";
+import { parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * Discord HTTP interactions (slash commands, buttons) — the Interactions Endpoint URL, which needs no
@@ -41,16 +42,10 @@ export const discordInteractions: WebhookPieces<DiscordAccount> = {
     return verifyDiscordSignature(request.headers, request.raw, route.account.publicKey, Math.floor(request.receivedAt / 1000));
   },
   parse(request, route, env) {
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(request.raw));
-    } catch {
-      return { kind: "malformed", reason: "body is not UTF-8 JSON" };
-    }
-    const interaction = discordInteractionSchema.safeParse(json);
-    if (!interaction.success) return { kind: "malformed", reason: "not a Discord interaction" };
+    const interaction = parseJsonBody(request.raw, discordInteractionSchema, "a Discord interaction");
+    if (!interaction.ok) return { kind: "malformed", reason: interaction.reason };
     const token = discordBotToken(route.account, env);
-    return parseInteraction(interaction.data, route.account, discordBotUserId(token, route.account), request.receivedAt);
+    return parseInteraction(interaction.value, route.account, discordBotUserId(token, route.account), request.receivedAt);
   },
   ack: interactionAck,
 };

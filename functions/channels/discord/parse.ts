@@ -14,6 +14,7 @@ import {
   type DiscordMessage,
   type DiscordUser,
 } from "./payloads.ts";
+import { parsePayload } from "../parse-json-body.ts";
 
 /**
  * One Gateway dispatch `{ op: 0, t, s, d }` (as the companion forwarded it) → at most one envelope.
@@ -44,9 +45,9 @@ export interface DiscordParseContext {
 type One = { envelope: InboundEnvelope } | { dropped: string };
 
 export function parseDiscordDispatch(payload: unknown, ctx: DiscordParseContext): ParseResult {
-  const dispatch = discordDispatchSchema.safeParse(payload);
-  if (!dispatch.success) return { kind: "malformed", reason: "not a Gateway dispatch ({op:0,t,s,d})" };
-  const one = parseOne(dispatch.data, ctx);
+  const dispatch = parsePayload(payload, discordDispatchSchema, "a Gateway dispatch ({op:0,t,s,d})");
+  if (!dispatch.ok) return { kind: "malformed", reason: dispatch.reason };
+  const one = parseOne(dispatch.value, ctx);
   if ("malformed" in one) return { kind: "malformed", reason: one.malformed };
   return "dropped" in one ? { kind: "envelopes", envelopes: [], dropped: [one.dropped] } : { kind: "envelopes", envelopes: [one.envelope] };
 }

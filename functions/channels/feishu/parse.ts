@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { inboundEnvelopeSchema, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import type { ParseResult } from "../channel.ts";
 import { feishuApiBase, type FeishuAccount } from "./config.ts";
@@ -14,6 +13,7 @@ import {
   type FeishuMessageEvent,
   type FeishuPostElement,
 } from "./payloads.ts";
+import { firstIssue } from "../parse-json-body.ts";
 
 /**
  * A verified, decrypted Feishu body → a handshake answer or envelopes.
@@ -46,7 +46,7 @@ export function parseFeishuBody(body: Record<string, unknown>, ctx: FeishuParseC
     return { kind: "envelopes", envelopes: [], dropped: ["event schema 1.0 is not handled; subscribe with schema 2.0"] };
   }
   const parsed = eventEnvelopeSchema.safeParse(body);
-  if (!parsed.success) return { kind: "malformed", reason: issue(parsed.error) };
+  if (!parsed.success) return { kind: "malformed", reason: firstIssue(parsed.error) };
   const { header, event } = parsed.data;
   const eventKey = `feishu:${header.app_id ?? ctx.account.accountId}:${header.event_id}`;
   const result = envelopeFor(header.event_type, event, eventKey, header.app_id ?? ctx.account.accountId, ctx);
@@ -59,7 +59,7 @@ function envelopeFor(type: string, event: Record<string, unknown>, dedupKey: str
   switch (type) {
     case "im.message.receive_v1": {
       const parsed = messageReceiveSchema.safeParse(event);
-      return parsed.success ? fromMessage(parsed.data, dedupKey, appId, ctx) : { dropped: `malformed ${type}: ${issue(parsed.error)}` };
+      return parsed.success ? fromMessage(parsed.data, dedupKey, appId, ctx) : { dropped: `malformed ${type}: ${firstIssue(parsed.error)}` };
     }
     case "im.chat.member.bot.added_v1":
     case "im.chat.member.bot.deleted_v1": {
@@ -231,11 +231,6 @@ function jsonContent(content: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function issue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first ? `${first.path.join(".") || "(body)"}: ${first.message}` : "invalid body";
 }
 
 function build(input: InboundEnvelopeInput): EventResult {

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import { withTrailingSlash, type GoogleChatAccount } from "./config.ts";
 import { chatEventSchema, type ChatEvent, type ChatMessage } from "./payloads.ts";
+import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * A verified Google Chat interaction event → at most one envelope.
@@ -20,18 +20,10 @@ import { chatEventSchema, type ChatEvent, type ChatMessage } from "./payloads.ts
 
 export type GoogleChatParseResult = { envelope: InboundEnvelope } | { dropped: string } | { malformed: string };
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 export function parseGoogleChatEvent(raw: Uint8Array, account: GoogleChatAccount, receivedAt: number): GoogleChatParseResult {
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(raw));
-  } catch {
-    return { malformed: "body is not UTF-8 JSON" };
-  }
-  const parsed = chatEventSchema.safeParse(json);
-  if (!parsed.success) return { malformed: issue(parsed.error) };
-  const event = parsed.data;
+  const parsed = parseJsonBody(raw, chatEventSchema, "a Google Chat event");
+  if (!parsed.ok) return { malformed: parsed.reason };
+  const event = parsed.value;
   switch (event.type) {
     case "MESSAGE":
       return event.message ? fromMessage(event, event.message, account, receivedAt) : { malformed: "MESSAGE event without a message" };
@@ -129,12 +121,7 @@ function system(event: ChatEvent, account: GoogleChatAccount, receivedAt: number
 
 function build(input: InboundEnvelopeInput): GoogleChatParseResult {
   const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${issue(parsed.error)}` };
-}
-
-function issue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first ? `${first.path.join(".") || "body"}: ${first.message}` : "invalid";
+  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${firstIssue(parsed.error)}` };
 }
 
 function truncate(text: string, max: number): string {

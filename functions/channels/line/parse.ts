@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import { withTrailingSlash, type LineAccount } from "./config.ts";
 import {
@@ -13,6 +12,7 @@ import {
   type LineMessage,
   type LineSource,
 } from "./payloads.ts";
+import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * A verified LINE webhook body → envelopes, one per event (a request may carry several).
@@ -31,18 +31,10 @@ import {
 
 export type LineBody = { kind: "events"; destination: string; events: Array<Record<string, unknown>> } | { kind: "malformed"; reason: string };
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 export function parseLineBody(raw: Uint8Array): LineBody {
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(raw));
-  } catch {
-    return { kind: "malformed", reason: "body is not UTF-8 JSON" };
-  }
-  const body = lineWebhookBodySchema.safeParse(json);
-  if (!body.success) return { kind: "malformed", reason: issue(body.error) };
-  return { kind: "events", destination: body.data.destination, events: body.data.events };
+  const body = parseJsonBody(raw, lineWebhookBodySchema, "a LINE webhook body");
+  if (!body.ok) return { kind: "malformed", reason: body.reason };
+  return { kind: "events", destination: body.value.destination, events: body.value.events };
 }
 
 export interface LineParseContext {
@@ -56,14 +48,14 @@ export type LineEventResult = { envelope: InboundEnvelope } | { dropped: string 
 
 export function envelopeFromLineEvent(raw: Record<string, unknown>, ctx: LineParseContext): LineEventResult {
   const base = lineEventBaseSchema.safeParse(raw);
-  if (!base.success) return { dropped: `malformed event: ${issue(base.error)}` };
+  if (!base.success) return { dropped: `malformed event: ${firstIssue(base.error)}` };
   const event = base.data;
   if (event.mode === "standby") return { dropped: `${event.type} in standby mode (another module has chat control)` };
   if (!event.source) return { dropped: `${event.type} without a source` };
   switch (event.type) {
     case "message": {
       const parsed = lineMessageEventSchema.safeParse(raw);
-      return parsed.success ? fromMessage(event, parsed.data.message, ctx) : { dropped: `malformed message event: ${issue(parsed.error)}` };
+      return parsed.success ? fromMessage(event, parsed.data.message, ctx) : { dropped: `malformed message event: ${firstIssue(parsed.error)}` };
     }
     case "follow": {
       const parsed = lineFollowEventSchema.safeParse(raw);
@@ -246,11 +238,6 @@ function eventKey(ctx: LineParseContext, event: LineEventBase): string {
 
 function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function issue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first ? `${first.path.join(".") || "(body)"}: ${first.message}` : "invalid body";
 }
 
 function build(input: InboundEnvelopeInput): LineEventResult {

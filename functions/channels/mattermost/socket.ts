@@ -2,6 +2,7 @@ import type { SocketAccount, SocketPieces } from "../channel.ts";
 import { mattermostAccounts, mattermostBaseUrl, mattermostBotTokenEnv, mattermostConfig, type MattermostAccount } from "./config.ts";
 import { parseMattermostEvent } from "./parse.ts";
 import { mattermostSocketPayloadSchema } from "./payloads.ts";
+import { parsePayload } from "../parse-json-body.ts";
 
 /**
  * Mattermost is served by the companion's WebSocket connector (companion/src/connectors/mattermost.ts):
@@ -32,8 +33,8 @@ export const mattermostSocket: SocketPieces<MattermostAccount> = {
     });
   },
   parse(event, socketAccount) {
-    const payload = mattermostSocketPayloadSchema.safeParse(event.payload);
-    if (!payload.success) return { kind: "malformed", reason: `not a Mattermost socket event: ${payload.error.issues[0]?.path.join(".") ?? "?"}` };
-    return parseMattermostEvent({ ...payload.data, account: socketAccount.account, receivedAt: event.receivedAt });
+    const payload = parsePayload(event.payload, mattermostSocketPayloadSchema, "a Mattermost socket event");
+    if (!payload.ok) return { kind: "malformed", reason: payload.reason };
+    return parseMattermostEvent({ ...payload.value, account: socketAccount.account, receivedAt: event.receivedAt });
   },
 };

@@ -1,8 +1,8 @@
-import { z } from "zod";
 import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import { guildAccess } from "../../config/guild-access.ts";
 import type { MsTeamsAccount } from "./config.ts";
 import { activitySchema, type Activity } from "./payloads.ts";
+import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * A verified Bot Framework activity → at most one envelope.
@@ -22,18 +22,10 @@ import { activitySchema, type Activity } from "./payloads.ts";
 
 export type MsTeamsParseResult = { envelope: InboundEnvelope; invoke?: string } | { dropped: string; invoke?: string } | { malformed: string };
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 export function parseTeamsActivity(raw: Uint8Array, account: MsTeamsAccount, receivedAt: number): MsTeamsParseResult {
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(raw));
-  } catch {
-    return { malformed: "body is not UTF-8 JSON" };
-  }
-  const parsed = activitySchema.safeParse(json);
-  if (!parsed.success) return { malformed: issue(parsed.error) };
-  const activity = parsed.data;
+  const parsed = parseJsonBody(raw, activitySchema, "a Bot Framework activity");
+  if (!parsed.ok) return { malformed: parsed.reason };
+  const activity = parsed.value;
   if (activity.from.id === activity.recipient.id) return { dropped: "the bot's own activity" };
   const who = person(activity);
   switch (activity.type) {
@@ -202,12 +194,7 @@ function cleanText(text: string): string {
 
 function build(input: InboundEnvelopeInput): MsTeamsParseResult {
   const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${issue(parsed.error)}` };
-}
-
-function issue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first ? `${first.path.join(".") || "body"}: ${first.message}` : "invalid";
+  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${firstIssue(parsed.error)}` };
 }
 
 function truncate(text: string, max: number): string {

@@ -17,6 +17,7 @@ import {
   type SlackRoomEvent,
   type SlackSlashCommand,
 } from "./payloads.ts";
+import { firstIssue, readUtf8Body } from "../parse-json-body.ts";
 
 /**
  * What a verified Slack request is, by body shape (one Request URL serves everything): Events API
@@ -32,15 +33,10 @@ export type SlackRequest =
   | { kind: "interaction"; interaction: SlackInteraction }
   | { kind: "malformed"; reason: string };
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 export function classifySlackRequest(rawBody: Uint8Array, contentType: string | null): SlackRequest {
-  let text: string;
-  try {
-    text = decoder.decode(rawBody);
-  } catch {
-    return { kind: "malformed", reason: "body is not UTF-8" };
-  }
+  const body = readUtf8Body(rawBody);
+  if (!body.ok) return { kind: "malformed", reason: body.reason };
+  const text = body.value;
   if ((contentType ?? "").toLowerCase().includes("application/x-www-form-urlencoded")) return classifyForm(new URLSearchParams(text));
   let json: unknown;
   try {
@@ -100,8 +96,7 @@ export function classifySlackSlashCommand(fields: unknown): SlackRequest {
 }
 
 function malformed(error: z.ZodError): SlackRequest {
-  const first = error.issues[0];
-  return { kind: "malformed", reason: first ? `${first.path.join(".") || "(body)"}: ${first.message}` : "invalid body" };
+  return { kind: "malformed", reason: firstIssue(error) };
 }
 
 /**

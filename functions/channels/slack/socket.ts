@@ -5,6 +5,7 @@ import { accountLabel } from "../accounts.ts";
 import { slackConfig, slackSocketAccounts, type SlackAccount } from "./config.ts";
 import { parsedSlackRequest } from "./ingress.ts";
 import { classifySlackEventsBody, classifySlackInteraction, classifySlackSlashCommand } from "./parse.ts";
+import { parsePayload } from "../parse-json-body.ts";
 
 /**
  * Slack Socket Mode, Worker side. The companion (companion/src/connectors/slack.ts) holds the
@@ -45,9 +46,9 @@ export const slackSocket: SocketPieces<SlackAccount> = {
     });
   },
   parse(event, socketAccount): ParseResult {
-    const envelope = socketEnvelopeSchema.safeParse(event.payload);
-    if (!envelope.success) return { kind: "malformed", reason: "not a Socket Mode envelope" };
-    const { type, payload } = envelope.data;
+    const envelope = parsePayload(event.payload, socketEnvelopeSchema, "a Socket Mode envelope");
+    if (!envelope.ok) return { kind: "malformed", reason: envelope.reason };
+    const { type, payload } = envelope.value;
     const account = socketAccount.account;
     switch (type) {
       case "events_api":

@@ -1,5 +1,6 @@
 import type { InboundAttachment, InboundEnvelope } from "../envelope.ts";
 import type { SmsAccount, SmsSecrets } from "./config.ts";
+import { readUtf8Body } from "../parse-json-body.ts";
 
 /**
  * Twilio's incoming-message webhook (https://www.twilio.com/docs/messaging/guides/webhook-request):
@@ -19,13 +20,8 @@ export function formParams(raw: Uint8Array): TwilioParams {
 /** Strict reading for parse: a form body in UTF-8, or why not. */
 export function readForm(raw: Uint8Array, contentType: string | null): { ok: true; params: TwilioParams } | { ok: false; reason: string } {
   if (!/^application\/x-www-form-urlencoded\b/i.test(contentType ?? "")) return { ok: false, reason: `expected a form body, got ${contentType ?? "no content type"}` };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(raw);
-  } catch {
-    return { ok: false, reason: "body is not UTF-8" };
-  }
-  return { ok: true, params: [...new URLSearchParams(text)] };
+  const text = readUtf8Body(raw);
+  return text.ok ? { ok: true, params: [...new URLSearchParams(text.value)] } : text;
 }
 
 const SID = /^[A-Z]{2}[0-9a-f]{32}$/i;

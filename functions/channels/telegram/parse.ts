@@ -11,6 +11,7 @@ import {
   type TelegramMessage,
   type TelegramUser,
 } from "./payloads.ts";
+import { parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * One verified webhook body (a Bot API `Update`) → at most one envelope. Pure: no Bot API call.
@@ -41,33 +42,26 @@ export interface TelegramParseContext {
   receivedAt: number;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
 export function parseTelegramUpdate(raw: Uint8Array, ctx: TelegramParseContext): ParseResult {
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(raw));
-  } catch {
-    return { kind: "malformed", reason: "body is not UTF-8 JSON" };
-  }
-  const update = telegramUpdateSchema.safeParse(json);
-  if (!update.success) return { kind: "malformed", reason: "not a Telegram Update (update_id missing)" };
-  const { update_id: updateId } = update.data;
+  const read = parseJsonBody(raw, telegramUpdateSchema, "a Telegram Update");
+  if (!read.ok) return { kind: "malformed", reason: read.reason };
+  const update = read.value;
+  const { update_id: updateId } = update;
   const botKey = ctx.botId ? `bot${ctx.botId}` : `acct:${ctx.account.accountId}`;
   const base = { botKey, updateId, ctx };
 
-  if (update.data.message !== undefined) {
-    const message = telegramMessageSchema.safeParse(update.data.message);
+  if (update.message !== undefined) {
+    const message = telegramMessageSchema.safeParse(update.message);
     if (!message.success) return { kind: "malformed", reason: "message: not a Telegram Message" };
     return result(fromMessage(message.data, base));
   }
-  if (update.data.edited_message !== undefined) {
-    const message = telegramMessageSchema.safeParse(update.data.edited_message);
+  if (update.edited_message !== undefined) {
+    const message = telegramMessageSchema.safeParse(update.edited_message);
     if (!message.success) return { kind: "malformed", reason: "edited_message: not a Telegram Message" };
     return result(fromEdit(message.data, base));
   }
-  if (update.data.callback_query !== undefined) {
-    const query = telegramCallbackQuerySchema.safeParse(update.data.callback_query);
+  if (update.callback_query !== undefined) {
+    const query = telegramCallbackQuerySchema.safeParse(update.callback_query);
     if (!query.success) return { kind: "malformed", reason: "callback_query: not a Telegram CallbackQuery" };
     const parsed = fromCallbackQuery(query.data, base);
     // The click is answered in the webhook response itself (answerCallbackQuery), so the user's
@@ -76,7 +70,7 @@ export function parseTelegramUpdate(raw: Uint8Array, ctx: TelegramParseContext):
       ? { kind: "envelopes", envelopes: [], dropped: [parsed.dropped], ackHint: query.data.id }
       : { kind: "envelopes", envelopes: [parsed.envelope], ackHint: query.data.id };
   }
-  const kinds = Object.keys(update.data).filter((key) => key !== "update_id");
+  const kinds = Object.keys(update).filter((key) => key !== "update_id");
   return { kind: "envelopes", envelopes: [], dropped: [`update kind ${kinds[0] ?? "(none)"} is not handled`] };
 }
 
