@@ -1,5 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
+import { streamPreview, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
 import { mattermostApi, mattermostBot, type MattermostBot, type MattermostPostRecord } from "./api.ts";
 
 /**
@@ -19,6 +20,7 @@ export const PREVIEW_PROP = "edgeclaw_preview_run";
 
 const PREVIEW_EDIT_INTERVAL_MS = 1000;
 const TYPING_RENEW_MS = 4000;
+const PREVIEW_KEYS: TrackedKeys = { id: "previewPostId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
 
 export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   const bot = mattermostBot(route, ctx);
@@ -50,48 +52,31 @@ export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent
       return next;
     case "text-delta": {
       await renewTyping();
-      if (next.previewBroken || (mode !== "partial" && mode !== "block")) return next;
-      if (mode === "block" && next.previewPostId && !event.soFar.endsWith("\n\n")) return next;
-      if (next.previewPostId && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
-      // The preview shows what the first chunk will hold; the final send replaces it exactly.
-      const shown = event.soFar.slice(0, bot.account.textChunkLimit) || "…";
-      if (!next.previewPostId && next.previewPendingAt) {
-        // An earlier preview post's answer was lost: it may be in the channel. Never post a second one blind.
-        const found = await findRunPreview(bot, route, ctx.runId, Number(next.previewPendingAt));
-        if (found === "unknown") {
-          next.previewBroken = "1";
-          return next;
-        }
-        if (found) next.previewPostId = found;
-        delete next.previewPendingAt;
-      }
-      if (!next.previewPostId) {
-        next.previewPendingAt = String(now);
-        ctx.checkpoint?.(next);
-        const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
-          channel_id: route.to,
-          message: shown,
-          ...(route.threadId ? { root_id: route.threadId } : {}),
-          props: { [PREVIEW_PROP]: ctx.runId ?? "" },
-        });
-        if (posted.ok) {
-          next.previewPostId = posted.value.id;
-          next.previewEditedAt = String(now);
-          delete next.previewPendingAt;
-        } else {
+      if (mode !== "partial" && mode !== "block") return next;
+      const preview: PreviewPlatform<string> = {
+        // The preview shows what the first chunk will hold; the final send replaces it exactly.
+        render: (shown) => shown || "…",
+        post: async (message) => {
+          const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
+            channel_id: route.to,
+            message,
+            ...(route.threadId ? { root_id: route.threadId } : {}),
+            props: { [PREVIEW_PROP]: ctx.runId ?? "" },
+          });
+          if (posted.ok) return { ok: true, id: posted.value.id };
           warn("preview post", posted.kind === "lost" ? posted.error : posted.message);
-          if (posted.kind === "refused") delete next.previewPendingAt; // refused: nothing landed
-          next.previewBroken = "1";
-        }
-        return next;
-      }
-      const patched = await mattermostApi(bot, "PUT", `/posts/${encodeURIComponent(next.previewPostId)}/patch`, { message: shown });
-      if (patched.ok) next.previewEditedAt = String(now);
-      else {
-        warn("preview edit", patched.kind === "lost" ? patched.error : patched.message);
-        next.previewBroken = "1";
-      }
-      return next;
+          return { ok: false, landed: posted.kind === "refused" ? "no" : "maybe" };
+        },
+        edit: async (id, message) => {
+          const patched = await mattermostApi(bot, "PUT", `/posts/${encodeURIComponent(id)}/patch`, { message });
+          if (!patched.ok) warn("preview edit", patched.kind === "lost" ? patched.error : patched.message);
+          return patched.ok;
+        },
+        // A post whose answer was lost may be in the channel: found, it is the preview; never posted twice blind.
+        recover: (pendingSince) => findRunPreview(bot, route, ctx.runId, pendingSince),
+      };
+      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: bot.account.textChunkLimit, overflow: "cut" as const, block: mode === "block" };
+      return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx, now);
     }
   }
 }

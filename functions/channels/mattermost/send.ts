@@ -1,4 +1,5 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
+import { commitPreview, retractPreview } from "../preview-stream.ts";
 import { mattermostApi, mattermostBot, type MattermostCall, type MattermostPostRecord } from "./api.ts";
 import { findRunPreview } from "./progress.ts";
 
@@ -31,28 +32,31 @@ export async function sendMattermostMessage(message: OutboundMessage, ctx: SendC
   }
 
   if (message.retract) {
-    if (!state.previewPostId) return { ok: true };
-    const removed = await mattermostApi(bot, "DELETE", `/posts/${encodeURIComponent(state.previewPostId)}`);
-    return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : failure(removed);
+    return retractPreview([state.previewPostId], async (id) => {
+      const removed = await mattermostApi(bot, "DELETE", `/posts/${encodeURIComponent(id)}`);
+      return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : failure(removed);
+    });
   }
 
-  const previewId = message.chunkIndex === 0 ? state.previewPostId : undefined;
-  if (previewId) {
-    const patched = await mattermostApi<MattermostPostRecord>(bot, "PUT", `/posts/${encodeURIComponent(previewId)}/patch`, { message: message.text });
-    if (patched.ok) return { ok: true, platformMessageId: previewId };
-    if (patched.kind === "lost" || patched.status === 429 || patched.status >= 500) return failure(patched);
-    // The preview is gone (deleted mid-run) or refused for good: post the answer as a new post.
-  }
-
-  const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
-    channel_id: message.route.to,
-    message: message.text,
-    ...(message.route.threadId ? { root_id: message.route.threadId } : {}),
-    pending_post_id: message.id,
-    props: { [OUTBOX_PROP]: message.id },
+  return commitPreview({
+    previewId: message.chunkIndex === 0 ? state.previewPostId : undefined,
+    edit: async (previewId) => {
+      const patched = await mattermostApi<MattermostPostRecord>(bot, "PUT", `/posts/${encodeURIComponent(previewId)}/patch`, { message: message.text });
+      if (patched.ok) return { ok: true };
+      if (patched.kind === "lost" || patched.status === 429 || patched.status >= 500) return failure(patched);
+      return "gone"; // deleted mid-run or refused for good: post the answer as a new post.
+    },
+    post: async () => {
+      const posted = await mattermostApi<MattermostPostRecord>(bot, "POST", "/posts", {
+        channel_id: message.route.to,
+        message: message.text,
+        ...(message.route.threadId ? { root_id: message.route.threadId } : {}),
+        pending_post_id: message.id,
+        props: { [OUTBOX_PROP]: message.id },
+      });
+      return posted.ok ? { ok: true, platformMessageId: posted.value.id } : failure(posted);
+    },
   });
-  if (!posted.ok) return failure(posted);
-  return { ok: true, platformMessageId: posted.value.id };
 }
 
 /** Did a lost attempt land? The channel's posts since the chunk was queued, looked up by the chunk id in their props. */
