@@ -522,6 +522,8 @@ function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknow
   return {
     baseUrl: `${fakeMattermostUrl}/api/v4`,
     botToken: { source: "env", id: "TEST_MATTERMOST_BOT_TOKEN" },
+    // The fake is on loopback, which the private-network guard refuses by default (test/channels/mattermost/private-network.test.ts).
+    network: { dangerouslyAllowPrivateNetwork: true },
     accounts: {
       default: {},
       team: {

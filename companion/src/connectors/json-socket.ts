@@ -1,3 +1,4 @@
+import type { Agent } from "node:http";
 import WebSocket from "ws";
 
 /**
@@ -10,6 +11,8 @@ export interface JsonSocketOptions {
   pingIntervalMs: number;
   pongTimeoutMs: number;
   headers?: Record<string, string>;
+  /** Connects through this agent (the private-network guard's, companion/src/private-network.ts). */
+  agent?: Agent;
 }
 
 export interface SocketEnd {
@@ -29,7 +32,7 @@ export class JsonSocket {
   private endReason: string | undefined;
 
   constructor(url: string, options: JsonSocketOptions, onMessage: (message: unknown) => void) {
-    this.ws = new WebSocket(url, { headers: options.headers, handshakeTimeout: options.pongTimeoutMs });
+    this.ws = new WebSocket(url, { headers: options.headers, handshakeTimeout: options.pongTimeoutMs, ...(options.agent ? { agent: options.agent } : {}) });
     let resolveEnd!: (end: SocketEnd) => void;
     this.ended = new Promise((resolve) => (resolveEnd = resolve));
     this.opened = new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@ import type { Connector, ConnectorAccount, ConnectorContext, ConnectorStatus, Ra
 import { JsonSocket } from "./json-socket.ts";
 import { ChannelCursors } from "./mattermost/cursors.ts";
 import { MattermostAuthError, mattermostRest, serverRoot, websocketUrl, type MattermostRest } from "./mattermost/rest.ts";
+import { PrivateNetworkError, serverAgent } from "../private-network.ts";
 import { DEFAULT_BACKOFF, ReconnectBackoff, sleep, type BackoffOptions } from "./reconnect-backoff.ts";
 
 /**
@@ -12,6 +13,8 @@ import { DEFAULT_BACKOFF, ReconnectBackoff, sleep, type BackoffOptions } from ".
  * connection_id): both are repaired from REST (mattermost/cursors.ts). Events are forwarded one at a
  * time, in order, as `{ event, self, channelType? }` — the raw event plus what the connection knows
  * (functions/channels/mattermost/payloads.ts); a channel's cursor moves only after submit() resolved.
+ * Every request and the socket go through the private-network guard (../private-network.ts) unless
+ * the account sets `network.dangerouslyAllowPrivateNetwork`; a refused server is fatal, no request made.
  */
 
 export interface MattermostConnectorOptions {
@@ -70,16 +73,24 @@ class MattermostConnector implements Connector {
       this.report(ctx, { state: "fatal", lastError: !baseUrl ? "no baseUrl in the account settings" : `no bot token: set ${this.account.secretEnv.botToken ?? "channels.mattermost botToken (a SecretRef)"} in the companion's environment` });
       return;
     }
-    const rest = mattermostRest(baseUrl, token);
+    let agent: ReturnType<typeof serverAgent>;
+    try {
+      agent = serverAgent(baseUrl, this.account.settings.dangerouslyAllowPrivateNetwork === true);
+    } catch (error) {
+      ctx.log("error", "mattermost connector stopped", { account: this.accountId, reason: messageOf(error) });
+      this.report(ctx, { state: "fatal", lastError: `Mattermost server refused: ${messageOf(error)}` });
+      return;
+    }
+    const rest = mattermostRest(baseUrl, token, agent);
     const cursors = new ChannelCursors(ctx);
     await cursors.load();
     const backoff = new ReconnectBackoff(this.options.backoff);
     while (!signal.aborted) {
       this.report(ctx, { state: "connecting" });
       try {
-        await this.connection(ctx, signal, { rest, token, baseUrl, cursors, backoff });
+        await this.connection(ctx, signal, { rest, token, baseUrl, cursors, backoff, agent });
       } catch (error) {
-        if (error instanceof FatalError || error instanceof MattermostAuthError) {
+        if (error instanceof FatalError || error instanceof MattermostAuthError || error instanceof PrivateNetworkError) {
           ctx.log("error", "mattermost connector stopped", { account: this.accountId, reason: error.message });
           this.report(ctx, { state: "fatal", lastError: error.message });
           return;
@@ -100,7 +111,7 @@ class MattermostConnector implements Connector {
   private async connection(
     ctx: ConnectorContext,
     signal: AbortSignal,
-    { rest, token, baseUrl, cursors, backoff }: { rest: MattermostRest; token: string; baseUrl: string; cursors: ChannelCursors; backoff: ReconnectBackoff },
+    { rest, token, baseUrl, cursors, backoff, agent }: { rest: MattermostRest; token: string; baseUrl: string; cursors: ChannelCursors; backoff: ReconnectBackoff; agent: ReturnType<typeof serverAgent> },
   ): Promise<void> {
     const me = await rest.get<{ id?: unknown; username?: unknown }>("/users/me", signal);
     if (typeof me.id !== "string" || typeof me.username !== "string") throw new Error("GET /users/me answered without id/username");
@@ -115,7 +126,7 @@ class MattermostConnector implements Connector {
     let queue: Promise<void> = Promise.resolve();
     let expectedSeq: number | undefined;
     let failure: Error | undefined;
-    const socket = new JsonSocket(websocketUrl(baseUrl) + query, { pingIntervalMs: this.options.pingIntervalMs, pongTimeoutMs: this.options.pongTimeoutMs }, (message) => {
+    const socket = new JsonSocket(websocketUrl(baseUrl) + query, { pingIntervalMs: this.options.pingIntervalMs, pongTimeoutMs: this.options.pongTimeoutMs, agent }, (message) => {
       if (typeof message !== "object" || message === null) return;
       const frame = message as Record<string, unknown>;
       if (frame.seq_reply === 1 && frame.status === "FAIL") return refused("the server refused the authentication challenge: check the bot token");

@@ -19,7 +19,8 @@ describe("Mattermost connector", () => {
 
   const control = (path: string, body: unknown) => fetch(`${fake.url}/_control/${path}`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
   const userPost = (channel_id: string, message: string, extra: Record<string, unknown> = {}) => control("user-post", { channel_id, channel_type: "O", user_id: "u1".padEnd(26, "0"), sender_name: "alice", message, ...extra });
-  const account = (): ConnectorAccount => ({ channel: "mattermost", accountId: "default", label: "Mattermost", settings: { baseUrl: `${fake.url}/api/v4` }, secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" } });
+  // The fake listens on loopback, which the private-network guard refuses unless the account allows it.
+  const account = (): ConnectorAccount => ({ channel: "mattermost", accountId: "default", label: "Mattermost", settings: { baseUrl: `${fake.url}/api/v4`, dangerouslyAllowPrivateNetwork: true }, secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" } });
   const posts = (ctx: MemoryContext) => ctx.stored.map((e) => e.payload as Forwarded).filter((p) => p.event.event === "posted").map((p) => JSON.parse(String(p.event.data.post)) as { id: string; message: string });
 
   async function started(token = TOKEN) {

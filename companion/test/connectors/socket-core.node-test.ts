@@ -30,7 +30,7 @@ describe("socket connectors through the companion core", () => {
       keys: [KEY],
       accounts: [
         { channel: "slack", accountId: "sock", label: "Slack", settings: { apiBaseUrl: slack.apiBaseUrl }, secretEnv: { appToken: "SLACK_APP_TOKEN" } },
-        { channel: "mattermost", accountId: "default", label: "Mattermost", settings: { baseUrl: mattermost.url }, secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" } },
+        { channel: "mattermost", accountId: "default", label: "Mattermost", settings: { baseUrl: mattermost.url, dangerouslyAllowPrivateNetwork: true }, secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" } },
       ],
       leaseTtlMs: 3_000,
     }).start();

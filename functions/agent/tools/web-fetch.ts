@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolContext, ToolResult } from "../types.ts";
-import { checkFetchTarget, type SsrfPolicy } from "../ssrf.ts";
+import { checkFetchTarget, type SsrfPolicy } from "../../http/ssrf.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
 import { extractReadableHtml, type ExtractMode } from "./html-extract.ts";
 import { fenceBlock, newFenceId, sanitizeUntrusted } from "../untrusted-text.ts";

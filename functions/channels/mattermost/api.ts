@@ -1,6 +1,7 @@
 import type { ReplyRoute } from "../envelope.ts";
 import type { SendContext } from "../adapter.ts";
-import { mattermostAccount, mattermostBaseUrl, mattermostBotToken, mattermostConfig, type MattermostAccount } from "./config.ts";
+import { checkFetchUrl, STRICT_SSRF_POLICY } from "../../http/ssrf.ts";
+import { mattermostAccount, mattermostAllowsPrivateNetwork, mattermostBaseUrl, mattermostBotToken, mattermostConfig, type MattermostAccount } from "./config.ts";
 
 /**
  * Mattermost REST v4 with the bot's token (`Authorization: Bearer`). Calls never retry: the outbox
@@ -30,16 +31,36 @@ export interface MattermostPostRecord {
   props?: Record<string, unknown> | null;
 }
 
-/** The account, server and token a reply route belongs to; a reason when one is missing. */
+/**
+ * The account, server and token a reply route belongs to; a reason when one is missing or the
+ * server may not be reached. This is the only way to a MattermostBot, so no call leaves for a
+ * server the private-network guard refused.
+ */
 export function mattermostBot(route: ReplyRoute, ctx: SendContext): MattermostBot | { missing: string } {
   const root = mattermostConfig(ctx.config);
   if (!root) return { missing: "channels.mattermost is not configured" };
   const account = mattermostAccount(root, route.accountId);
   const baseUrl = mattermostBaseUrl(account, ctx.env);
   if (!baseUrl) return { missing: `no Mattermost baseUrl for account ${route.accountId}` };
+  const refused = mattermostServerRefusal(account, baseUrl);
+  if (refused) return { missing: refused };
   const token = mattermostBotToken(account, ctx.env);
   if (!token) return { missing: `no Mattermost bot token for account ${route.accountId}` };
   return { account, baseUrl, token, signal: ctx.signal };
+}
+
+/**
+ * Why the account's server may not be reached, or undefined. A Worker cannot resolve a name before
+ * `fetch`, so the server is judged as written: IP literals in every spelling (loopback, RFC 1918,
+ * CGNAT, link-local, unique-local, IPv4-mapped IPv6, …) and names that are internal by definition
+ * (`localhost`, `*.local`, `*.internal`, single-label names). The companion, which can resolve,
+ * also checks every address the name resolves to.
+ */
+export function mattermostServerRefusal(account: MattermostAccount, baseUrl: string): string | undefined {
+  if (mattermostAllowsPrivateNetwork(account)) return undefined;
+  const checked = checkFetchUrl(baseUrl, STRICT_SSRF_POLICY);
+  if (checked.ok) return undefined;
+  return `Mattermost server refused for account ${account.accountId}: ${checked.reason} (set channels.mattermost.network.dangerouslyAllowPrivateNetwork for a LAN/tailnet server)`;
 }
 
 export async function mattermostApi<T>(bot: MattermostBot, method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<MattermostCall<T>> {

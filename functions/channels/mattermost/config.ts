@@ -45,6 +45,8 @@ const mattermostAccountFields = {
   dangerouslyAllowNameMatching: z.boolean().optional(),
   textChunkLimit: z.number().int().min(100).max(16_383).optional(),
   streaming: streamingSchema.optional(),
+  /** Requests to a private, loopback, link-local or internal server are refused unless this is on (a LAN/tailnet Mattermost). */
+  network: z.object({ dangerouslyAllowPrivateNetwork: z.boolean().optional() }).strict().optional(),
 };
 
 export const mattermostAccountSchema = channelAccountAccessSchema.extend(mattermostAccountFields);
@@ -59,6 +61,7 @@ const mattermostRootSchema = channelAccessSchema.safeExtend({
   // Mattermost's own post limit is 16,383 characters; OpenClaw chunks at 4000.
   textChunkLimit: z.number().int().min(100).max(16_383).default(4000),
   streaming: streamingSchema.prefault({}),
+  network: z.object({ dangerouslyAllowPrivateNetwork: z.boolean().default(false) }).strict().prefault({}),
   accounts: z.record(z.string(), mattermostAccountSchema).optional(),
 });
 
@@ -107,6 +110,11 @@ export function mattermostBotToken(account: MattermostAccount, env: SecretEnv): 
 export function mattermostBotTokenEnv(account: MattermostAccount): string | undefined {
   if (account.botToken !== undefined) return secretEnvName(account.botToken);
   return account.isDefault ? "MATTERMOST_BOT_TOKEN" : undefined;
+}
+
+/** Whether this account may reach a server on a private or internal address (network.dangerouslyAllowPrivateNetwork, account over root). */
+export function mattermostAllowsPrivateNetwork(account: MattermostAccount): boolean {
+  return account.network?.dangerouslyAllowPrivateNetwork === true;
 }
 
 export function replyToModeFor(account: MattermostAccount, chatType: "direct" | "group" | "channel"): MattermostReplyToMode {

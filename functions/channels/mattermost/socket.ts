@@ -1,12 +1,12 @@
 import type { SocketAccount, SocketPieces } from "../channel.ts";
-import { mattermostAccounts, mattermostBaseUrl, mattermostBotTokenEnv, mattermostConfig, type MattermostAccount } from "./config.ts";
+import { mattermostAccounts, mattermostAllowsPrivateNetwork, mattermostBaseUrl, mattermostBotTokenEnv, mattermostConfig, type MattermostAccount } from "./config.ts";
 import { parseMattermostEvent } from "./parse.ts";
 import { mattermostSocketPayloadSchema } from "./payloads.ts";
 import { parsePayload } from "../parse-json-body.ts";
 
 /**
  * Mattermost is served by the companion's WebSocket connector (companion/src/connectors/mattermost.ts):
- * every enabled account. The connector gets the server URL and the env var name of the bot token;
+ * every enabled account. The connector gets the server URL, whether it may be a private address, and the env var name of the bot token;
  * the token itself never travels. Events come back raw and are parsed here (parse.ts).
  */
 export const mattermostSocket: SocketPieces<MattermostAccount> = {
@@ -27,7 +27,8 @@ export const mattermostSocket: SocketPieces<MattermostAccount> = {
           accountId: account.accountId,
           label: accounts.length > 1 ? `Mattermost (account ${account.accountId})` : "Mattermost",
           account,
-          connector: { settings: { baseUrl }, secretEnv: tokenEnv ? { botToken: tokenEnv } : {} },
+          // The connector applies the private-network guard itself, to every address the server resolves to.
+          connector: { settings: { baseUrl, dangerouslyAllowPrivateNetwork: mattermostAllowsPrivateNetwork(account) }, secretEnv: tokenEnv ? { botToken: tokenEnv } : {} },
         },
       ];
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { STRICT_SSRF_POLICY, checkFetchUrl, parseIpv4, parseIpv6 } from "../../../functions/agent/ssrf.ts";
+import { STRICT_SSRF_POLICY, checkFetchUrl, parseIpv4, parseIpv6 } from "../../../functions/http/ssrf.ts";
 
 const refused = (url: string, policy = STRICT_SSRF_POLICY) => {
   const result = checkFetchUrl(url, policy);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../functions/config/load.ts";
 import { createToolset, runTool } from "../../../functions/agent/tools/index.ts";
-import { checkFetchTarget, STRICT_SSRF_POLICY } from "../../../functions/agent/ssrf.ts";
+import { checkFetchTarget, STRICT_SSRF_POLICY } from "../../../functions/http/ssrf.ts";
 import { fakeWebUrl, toolContext } from "./context.ts";
 
 /**

@@ -26,7 +26,7 @@ import {
 const answer = (text: string) => [{ type: "text", text }];
 
 describe("Mattermost end to end", () => {
-  it("tells the companion to run every enabled account, with the server URL and the token's env name — never the token", async () => {
+  it("tells the companion to run every enabled account, with the server URL, its private-network flag and the token's env name — never the token", async () => {
     const path = "/internal/companion/accounts";
     const headers = await signRequest({ id: "sockmm", secret: "test-companion-sockmm-secret" }, { method: "GET", path, body: new Uint8Array(), timestamp: Math.floor(Date.now() / 1000) });
     const res = await SELF.fetch(`https://edgeclaw.test${path}`, { headers });
@@ -35,7 +35,8 @@ describe("Mattermost end to end", () => {
     const accounts = (JSON.parse(text) as { accounts: Array<{ channel: string; accountId: string; settings: Record<string, unknown>; secretEnv: Record<string, string> }> }).accounts.filter((a) => a.channel === "mattermost");
     expect(accounts.map((a) => a.accountId).sort()).toEqual(["chatty", "default", "plain", "prefix", "team"]);
     for (const account of accounts) {
-      expect(account.settings).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) }); // /api/v4 removed
+      // /api/v4 removed; the private-network flag travels so the companion applies the same guard.
+      expect(account.settings).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), dangerouslyAllowPrivateNetwork: true });
       expect(account.secretEnv).toEqual({ botToken: "TEST_MATTERMOST_BOT_TOKEN" });
     }
   });

@@ -1,9 +1,11 @@
 import { resolveHostAddresses } from "./doh.ts";
 
 /**
- * Which URLs a model-driven fetch may reach. `web_fetch` takes URLs from the model, and the model
+ * Which URLs an outbound request may reach. `web_fetch` takes URLs from the model, and the model
  * takes them from untrusted pages and messages, so every hop (the first URL and each redirect) is
- * checked here before it is requested.
+ * checked here before it is requested. Channels whose server is configurable (Mattermost's
+ * `baseUrl`) use the same rules, so a reply or a repair call cannot be aimed at an internal service;
+ * the companion (Node, which can resolve) checks each resolved address with `blockedAddressReason`.
  *
  * Two layers. `checkFetchUrl` judges the host as written: IP literals in every spelling the URL
  * parser accepts (decimal, hex, octal, short IPv4 forms; IPv6 with embedded IPv4), names that are
@@ -88,8 +90,8 @@ export async function checkFetchTarget(rawUrl: string | URL, policy: SsrfPolicy,
   return checked;
 }
 
-/** One address from a DNS answer (dotted IPv4 or IPv6 text). Anything else is refused. */
-function blockedAddressReason(address: string, policy: SsrfPolicy): string | undefined {
+/** Why one address from a DNS answer (dotted IPv4 or IPv6 text) is refused, or undefined when it is public. Anything else is refused. */
+export function blockedAddressReason(address: string, policy: SsrfPolicy): string | undefined {
   if (address.includes(":")) {
     const v6 = parseIpv6(address);
     return v6 ? blockedIpv6Reason(v6, policy) : "not a valid address";
