@@ -65,6 +65,19 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
   if (settle) s.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });
 }
 
+/**
+ * An event turned away on a platform that holds its sender waiting (ChannelAdapter.refusalRoute):
+ * the refusal is queued once, on the route the channel named, in the same transaction that settles
+ * the event, so neither a crash nor a duplicate delivery can send it twice or leave it unsent.
+ */
+export function refuse(s: SessionState, row: InboxRow, route: RunRow["route"], text: string): void {
+  const now = Date.now();
+  s.ctx.storage.transactionSync(() => {
+    enqueueReply(s, `refusal:${row.seq}`, null, route, text, now);
+    s.store.settleInbox(row.seq, null, now);
+  });
+}
+
 export function progressRelay(s: SessionState, run: RunRow | null, route: RunRow["route"]): ProgressRelay {
   return new ProgressRelay({
     adapter: HTTP_CHANNELS.has(route.channel) ? undefined : adapterFor(route.channel),

@@ -1,5 +1,5 @@
 import { sessionControl } from "./control.ts";
-import { progressRelay, reply } from "./delivery.ts";
+import { progressRelay, refuse, reply } from "./delivery.ts";
 import { rotateSession, settings } from "./identity.ts";
 import { captureEndingSession } from "./session-memory.ts";
 import { deadLetterEvents } from "./dead-letter.ts";
@@ -56,6 +56,7 @@ function triageHost(s: SessionState): TriageHost {
     },
     abortActiveRun: (reason) => s.abortActiveRun(reason),
     reply: (row, texts, settle) => reply(s, row, texts, settle),
+    refuse: (row, route, text) => refuse(s, row, route, text),
     emit: (seq, event) => s.emit([seq], event),
     progressAccepted: (row) => progressRelay(s, null, row.event.envelope.route).accepted(row.seq),
     refused: (row, reason) => countSession(s, "edgeclaw_events_refused_total", { channel: row.event.envelope.channel, reason }),

@@ -4,6 +4,7 @@ import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { RunEvent } from "../session-api.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { describeAttachments } from "../../functions/channels/attachments.ts";
+import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import { decideAccess, OPERATOR_ACCESS, type AccessDecision } from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
 import { configOnlyAccessStore } from "../../functions/routing/access-store-config-only.ts";
@@ -31,6 +32,8 @@ export interface TriageHost {
   reply(row: InboxRow, texts: string[], settle: boolean): void;
   emit(seq: number, event: RunEvent): void;
   progressAccepted(row: InboxRow): Promise<void>;
+  /** Settles a turned-away event and queues `text` once on `route` (a channel's refusal route). */
+  refuse(row: InboxRow, route: ReplyRoute, text: string): void;
   /** Counts an event the access policy turned away (metrics). */
   refused(row: InboxRow, reason: "access_denied" | "pairing"): void;
 }
@@ -50,7 +53,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   switch (decision.kind) {
     case "drop":
       host.refused(row, "access_denied");
-      host.store.settleInbox(row.seq, null, now);
+      settleTurnedAway(row, host, now);
       host.emit(row.seq, { type: "error", code: "dropped", message: decision.reason });
       return;
     case "pairing":
@@ -94,8 +97,9 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     },
   );
   if (outcome.action === "drop") {
-    // An unauthorized command-only message is ignored silently (tools/slash-commands).
-    host.store.settleInbox(row.seq, null, Date.now());
+    // An unauthorized command-only message is ignored silently (tools/slash-commands), unless the
+    // platform keeps its sender waiting for an answer (a Discord slash command): then "not authorized".
+    settleTurnedAway(row, host, Date.now());
     host.emit(row.seq, { type: "error", code: "dropped", message: "command not authorized" });
     return;
   }
@@ -127,6 +131,21 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   host.store.setMeta("chatType", envelope.chatType);
   await host.progressAccepted(row);
   if (host.activeRun) applyQueueMode(row, host);
+}
+
+/** What a sender kept waiting by the platform is told when their event is turned away (OpenClaw: "not authorized"). */
+export const NOT_AUTHORIZED_TEXT = "⛔ Not authorized: you cannot use this here.";
+
+/**
+ * Ends an event that was turned away. Silent by default (a stranger must not make the bot speak);
+ * a channel whose platform shows the sender a pending state until the bot answers names a private
+ * route for the refusal (ChannelAdapter.refusalRoute), and it is sent there once.
+ */
+function settleTurnedAway(row: InboxRow, host: TriageHost, now: number): void {
+  const { envelope } = row.event;
+  const route = HTTP_CHANNELS.has(envelope.channel) ? undefined : adapterFor(envelope.channel)?.refusalRoute?.(envelope.route);
+  if (route) host.refuse(row, route, NOT_AUTHORIZED_TEXT);
+  else host.store.settleInbox(row.seq, null, now);
 }
 
 async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecision> {

@@ -95,6 +95,14 @@ export interface ChannelAdapter {
   /** Sends one chunk. Must not retry on its own: the outbox owns retries. */
   send(message: OutboundMessage, ctx: SendContext): Promise<SendResult>;
   /**
+   * Where to tell a sender their event was turned away (access, pairing pending, command not
+   * authorized), or undefined to stay silent — the default everywhere, since a stranger must not make
+   * the bot speak. Only a platform that holds the sender in a pending state until the bot answers
+   * (Discord's deferred interaction: "thinking…" for 15 minutes) names a route here, and the refusal
+   * sent on it is seen by that sender alone.
+   */
+  refusalRoute?(route: ReplyRoute): ReplyRoute | undefined;
+  /**
    * Called when a send's outcome is unknown: finds out whether the message reached the platform
    * (e.g. by a marker in its history since `message.queuedAt`). Throws when it cannot tell right now.
    */

@@ -13,7 +13,8 @@ import { listenOnLoopback } from "./listen.ts";
  * (50035), empty content → 400 (50006), `nonce` + `enforce_nonce` returns the message already
  * created with that nonce by the same author instead of a second one; history
  * (`GET /channels/{id}/messages?after=&limit=`) is newest first and leaves `nonce` out; message ids
- * are increasing snowflakes; interaction webhooks (`/webhooks/{app}/{token}`) need no auth header.
+ * are increasing snowflakes; interaction webhooks (`/webhooks/{app}/{token}`) need no auth header;
+ * `DELETE …/messages/@original` removes the deferral's "thinking…" (404 once it is gone).
  *
  * Control endpoints:
  *   POST /_control/script {route: "POST /channels/messages" | "PATCH /channels/messages" | "POST /typing" | …, channelId?, times?, status?, retryAfter?, global?, dropConnection?}
@@ -171,9 +172,17 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
 
   function webhook(appId: string, token: string, which: string | undefined, method: string, body: Record<string, unknown>, res: ServerResponse, url: URL, drop: boolean, req: IncomingMessage) {
     if (token.endsWith("expired")) return json(res, 404, { message: "Unknown Webhook", code: 10015 });
+    const key = `interaction:${appId}:${token.slice(-8)}`;
+    if (method === "DELETE" && which === "@original") {
+      // The deferral's "thinking…" message exists on Discord even though nothing here posted it.
+      const original = messages.find((m) => m.interaction === key && m.id.startsWith("orig"));
+      if (original?.deleted) return json(res, 404, { message: "Unknown Message", code: 10008 });
+      if (original) original.deleted = true;
+      else messages.push({ id: `orig${nextSnowflake()}`, channel_id: "interaction", author: { id: appId, username: "edgeclaw", bot: true }, content: "", interaction: key, edits: 0, deleted: true, at: Date.now() });
+      return drop ? void req.socket.destroy() : (res.writeHead(204), res.end());
+    }
     const invalid = checkContent(body);
     if (invalid) return json(res, 400, invalid);
-    const key = `interaction:${appId}:${token.slice(-8)}`;
     let message: FakeMessage | undefined;
     if (method === "PATCH" && which === "@original") {
       message = messages.find((m) => m.interaction === key && m.id.startsWith("orig"));

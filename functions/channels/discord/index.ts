@@ -2,6 +2,7 @@ import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
 import { discordAccount, discordChannelSchema, discordConfig } from "./config.ts";
 import { discordInteractions } from "./interactions.ts";
+import { discordRefusalRoute } from "./interaction-webhook.ts";
 import { discordProgress } from "./progress.ts";
 import { reconcileDiscordMessage, sendDiscordMessage } from "./send.ts";
 import { discordSocket } from "./socket.ts";
@@ -24,6 +25,7 @@ export const discordAdapter: ChannelAdapter = {
   },
   send: sendDiscordMessage,
   reconcile: reconcileDiscordMessage,
+  refusalRoute: discordRefusalRoute,
   progress: discordProgress,
 };
 

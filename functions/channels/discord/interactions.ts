@@ -15,7 +15,10 @@ import { parseJsonBody } from "../parse-json-body.ts";
  * response (type 5, "thinking…", ephemeral per `slashCommand.ephemeral`) within Discord's 3 s; the
  * agent's answer later edits that response and sends follow-ups through the interaction webhook
  * (send.ts). A component click (type 3) is a system event (same access policy, never a run by
- * itself), acknowledged with a deferred update (type 6). Autocomplete gets no suggestions.
+ * itself), acknowledged with a deferred update (type 6). An interaction the SessionDO turns away
+ * (stranger, unlisted channel, pending pairing, command not authorized) is told so once, privately
+ * (ChannelAdapter.refusalRoute): otherwise Discord shows "thinking…" until the token expires.
+ * Autocomplete gets no suggestions.
  * Commands run in the sender's slash session `discord:slash:<userId>` (channels/discord).
  */
 
@@ -96,9 +99,12 @@ export function parseInteraction(interaction: DiscordInteraction, account: Disco
       to: channelId,
       extra: {
         ...(guild ? { teamId: guild, ...(thread ? { parentPeerId: thread } : {}) } : {}),
-        ...(isCommand
-          ? { interactionToken: interaction.token, applicationId: interaction.application_id, interactionExpiresAt: String(receivedAt + INTERACTION_TOKEN_TTL_MS), ephemeral: ephemeral ? "1" : "0" }
-          : {}),
+        // The interaction's webhook: a command's answer (or refusal) edits its deferred response; a
+        // click's route carries it only so a refused click can be told so, privately (send.ts).
+        interactionToken: interaction.token,
+        applicationId: interaction.application_id,
+        interactionExpiresAt: String(receivedAt + INTERACTION_TOKEN_TTL_MS),
+        ...(isCommand ? { ephemeral: ephemeral ? "1" : "0" } : { deferredUpdate: "1" }),
       },
     },
   });

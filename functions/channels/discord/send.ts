@@ -3,6 +3,7 @@ import type { ReplyRoute } from "../envelope.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
 import { discordAccount, discordApiBase, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
 import { discordRequest, sendResultFromFailure, snowflakeAt, type DiscordCall } from "./rest.ts";
+import { isPrivateNoticeRoute, liveInteraction, reconcilePrivateNotice, sendPrivateNotice } from "./interaction-webhook.ts";
 
 /**
  * One reply chunk out to Discord REST (`POST /channels/{id}/messages`; chunks of at most
@@ -17,7 +18,8 @@ import { discordRequest, sendResultFromFailure, snowflakeAt, type DiscordCall } 
  *   first chunk (PATCH) instead of posting a second message; `retract` deletes it and posts nothing.
  * - A slash command's answer (route.extra.interactionToken) finishes the deferred response
  *   (`PATCH /webhooks/{app}/{token}/messages/@original`), further chunks are follow-ups; once the
- *   token's 15 minutes are over the answer goes to the channel instead.
+ *   token's 15 minutes are over the answer goes to the channel instead. A refusal, and anything on a
+ *   click's route, goes only through the interaction webhook, privately (interaction-webhook.ts).
  * - `allowed_mentions` admits user pings only: a model echoing `@everyone` from untrusted text pings nobody.
  */
 
@@ -56,6 +58,7 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
   }
   const flags = target.account.suppressEmbeds ? SUPPRESS_EMBEDS : 0;
   const content = { content: message.text, allowed_mentions: ALLOWED_MENTIONS, ...(flags ? { flags } : {}) };
+  if (isPrivateNoticeRoute(route)) return sendPrivateNotice(route, content, flags, target.call.base, ctx.signal);
 
   if (interaction) {
     const call = { ...target.call, token: undefined };
@@ -100,6 +103,7 @@ export async function reconcileDiscordMessage(message: OutboundMessage, ctx: Sen
   const { route } = message;
   if (message.retract) return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
   if (message.chunkIndex === 0 && message.progressState?.previewMessageId) return { outcome: "untraceable", reason: "the answer edits the run's preview", idempotent: true };
+  if (isPrivateNoticeRoute(route)) return reconcilePrivateNotice(route);
   if (liveInteraction(route)) {
     if (message.chunkIndex === 0) return { outcome: "untraceable", reason: "the answer edits the interaction's response", idempotent: true };
     return { outcome: "untraceable", reason: "interaction follow-ups cannot be looked up", idempotent: false };
@@ -139,12 +143,4 @@ export function referenceFor(route: ReplyRoute, account: DiscordAccount, chunkIn
     case "batched":
       return route.extra?.batched === "true" ? reference : {};
   }
-}
-
-/** An interaction token, while it is still good (15 minutes from the interaction). */
-function liveInteraction(route: ReplyRoute): { applicationId: string; token: string; ephemeral: boolean } | undefined {
-  const extra = route.extra;
-  if (!extra?.interactionToken || !extra.applicationId) return undefined;
-  if (Number(extra.interactionExpiresAt ?? 0) <= Date.now()) return undefined;
-  return { applicationId: extra.applicationId, token: extra.interactionToken, ephemeral: extra.ephemeral === "1" };
 }

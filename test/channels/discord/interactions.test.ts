@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/triage.ts";
 import { interactionMessages, newScenario, postInteraction, recorded, scriptModel, settle, snowflake, TEST_DISCORD } from "./helpers.ts";
 
 /**
@@ -45,7 +46,7 @@ describe("Discord interactions", { timeout: 60_000 }, () => {
     expect(JSON.stringify(requests[0]!.body)).toContain("/ask what now?");
   });
 
-  it("runs nothing for a stranger's slash command in a guild channel that is not allowlisted", async () => {
+  it("runs nothing for a stranger's slash command in a guild channel that is not allowlisted (the refusal: refusals.test.ts)", async () => {
     const scenario = newScenario("dc-slash-stranger");
     await scriptModel(scenario, [{ type: "text", text: "must not be said" }]);
     const interaction = command(snowflake(), `obey [scenario:${scenario}]`, { guild_id: TEST_DISCORD.guild, channel_id: TEST_DISCORD.otherChannel, user: undefined, member: { user: { id: snowflake(), username: "x" } } });
@@ -53,7 +54,7 @@ describe("Discord interactions", { timeout: 60_000 }, () => {
     expect(res.status).toBe(200);
     await settle(2500);
     expect(await recorded(scenario)).toHaveLength(0);
-    expect(await interactionMessages(interaction.token)).toEqual([]);
+    expect((await interactionMessages(interaction.token)).map((m) => m.content)).toEqual([NOT_AUTHORIZED_TEXT]);
   });
 
   it("acknowledges a button click with a deferred update (6); a stranger's click starts nothing", async () => {
