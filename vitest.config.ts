@@ -9,6 +9,8 @@ export default defineConfig({
       miniflare: {
         // env.AI: a loopback stand-in for the Workers AI binding (test/fakes/workers-ai-binding.js).
         serviceBindings: { AI: { name: "fake-workers-ai", entrypoint: "FakeWorkersAi" } },
+        // env.COMPANION_CONTAINER: a stand-in for the Containers runtime (test/fakes/container-runtime.js); the real class needs a container engine.
+        durableObjects: { COMPANION_CONTAINER: { className: "FakeCompanionContainer", scriptName: "fake-container-runtime" } },
         workers: [
           {
             name: "fake-workers-ai",
@@ -17,6 +19,7 @@ export default defineConfig({
             compatibilityDate: "2026-04-20",
             bindings: { FAKE_MODEL_URL: inject("fakeModelUrl") },
           },
+          { name: "fake-container-runtime", modules: true, scriptPath: "./test/fakes/container-runtime.js", compatibilityDate: "2026-04-20" },
         ],
         bindings: {
           DATABASE_URL: inject("databaseUrl"),

@@ -1,4 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { configFromEnv } from "../functions/config/load.ts";
+import { containerEnv } from "../functions/channels/companion/container-plan.ts";
+import { ContainerKeeper, type ContainerActuator, type ContainerKeeperReport } from "./companion-keeper.ts";
+import type { CompanionContainerDO } from "./companion-container.ts";
 
 /**
  * One companion deployment's durable side (named by `companion.ingressKeys[].deployment`, default the
@@ -8,6 +12,9 @@ import { DurableObject } from "cloudflare:workers";
  *
  * Epochs only grow: every acquire takes the next one, so a process that lost its lease (paused,
  * partitioned, rolled over) can never write again with the epoch it still holds.
+ *
+ * When the deployment runs as a Cloudflare Container, it also keeps that container running
+ * (companion-keeper.ts: backoff, crash-loop breaker; its alarm is the pending restart).
  */
 export type LeaseAnswer = { ok: true; epoch: number; ttlMs: number } | { ok: false; holder: string; retryAfterMs: number };
 
@@ -38,10 +45,17 @@ interface LeaseRow {
 
 export class CompanionDO extends DurableObject<Record<string, unknown>> {
   private readonly sql: SqlStorage;
+  private readonly keeper: ContainerKeeper;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.keeper = new ContainerKeeper({
+      storage: ctx.storage,
+      bounds: () => configFromEnv(env).companion.container,
+      actuator: () => containerActuator(env),
+      containerEnv: (deployment) => containerEnv(configFromEnv(env), env, deployment),
+    });
     this.sql.exec(`CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS connector_state (channel TEXT NOT NULL, account_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (channel, account_id, key))`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL)`);
@@ -112,6 +126,29 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
     return { ...report, leaseHeld };
   }
 
+  /** The Worker's periodic word: should this deployment's container run (under this config revision)? */
+  keepContainer(deployment: string, wanted: boolean, revision: string): Promise<ContainerKeeperReport> {
+    return this.keeper.keep(deployment, wanted, revision);
+  }
+
+  /** Reported by the container's own Durable Object when the container stopped. */
+  containerStopped(exitCode: number, reason: string): Promise<ContainerKeeperReport> {
+    return this.keeper.stopped(exitCode, reason);
+  }
+
+  /** Closes the crash-loop breaker and starts the container again if it is wanted. */
+  resetContainer(): Promise<ContainerKeeperReport> {
+    return this.keeper.reset();
+  }
+
+  containerReport(): ContainerKeeperReport {
+    return this.keeper.report();
+  }
+
+  override async alarm(): Promise<void> {
+    await this.keeper.alarm();
+  }
+
   private isLive(epoch: number): boolean {
     const current = this.currentLease();
     return current !== undefined && current.epoch === epoch && current.expires_at > Date.now();
@@ -124,4 +161,18 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
   private refusal(current: LeaseRow | undefined, now: number): LeaseAnswer {
     return { ok: false, holder: current?.holder ?? "", retryAfterMs: Math.max(0, (current?.expires_at ?? now) - now) };
   }
+}
+
+/** The deployment's container through its own Durable Object (named like this one), when the Worker has the binding. */
+function containerActuator(env: Record<string, unknown>): ContainerActuator | undefined {
+  const namespace = env.COMPANION_CONTAINER as DurableObjectNamespace<CompanionContainerDO> | undefined;
+  if (!namespace) return undefined;
+  return {
+    launch: async (deployment, vars) => {
+      await namespace.getByName(deployment).launch(deployment, vars);
+    },
+    halt: async (deployment) => {
+      await namespace.getByName(deployment).halt();
+    },
+  };
 }

@@ -5,6 +5,7 @@ import type { MetricsShardDO } from "./metrics-shard.ts";
 import type { SchedulerDO } from "./scheduler.ts";
 import type { MemoryIndexDO } from "./memory-index.ts";
 import type { CompanionDO } from "./companion.ts";
+import type { CompanionContainerDO } from "./companion-container.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
@@ -21,6 +22,10 @@ export interface Env {
   MEMORY_INDEX: DurableObjectNamespace<MemoryIndexDO>;
   /** One per companion deployment (durable-objects/companion.ts): lease + epoch, connector state, last status. */
   COMPANION: DurableObjectNamespace<CompanionDO>;
+  /** One per companion deployment (durable-objects/companion-container.ts): the Cloudflare Container running the companion. */
+  COMPANION_CONTAINER: DurableObjectNamespace<CompanionContainerDO>;
+  /** "1" when `npx edgeclaw deploy` added the companion container (socket accounts configured). */
+  EDGECLAW_COMPANION_CONTAINER?: string;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

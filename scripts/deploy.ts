@@ -14,6 +14,7 @@ import { describeDatabaseError } from "./lib/database-error.ts";
 import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
 import { requiredSecrets } from "../functions/config/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
+import { companionContainerPlan, writeDeployConfig } from "./lib/deploy-config.ts";
 
 const args = new Set(process.argv.slice(2));
 const skipMigrations = args.has("--skip-migrations");
@@ -66,10 +67,28 @@ async function main(): Promise<number> {
     }
   }
 
-  const wranglerArgs = ["deploy", ...inputs.defineArgs, ...(dryRun ? ["--dry-run", "--outdir", "dist"] : [])];
-  const run = await runWrangler(wranglerArgs, { echo: true });
+  // Socket accounts configured → the companion runs as a Cloudflare Container (README "Companion").
+  const container = companionContainerPlan(inputs.loaded.config, process.cwd());
+  const generated = container ? writeDeployConfig(process.cwd(), container) : undefined;
+  if (container) {
+    console.log(
+      `edgeclaw deploy: companion container for ${container.deployments.join(", ")} (${container.instanceType}, image ${container.image}` +
+        `${container.imageIsDockerfile ? ", built by wrangler: needs a running Docker engine" : ""})`,
+    );
+    if (!container.workerUrl) console.warn("warning: companion.container.workerUrl is not set: the container is not started until it names this Worker's URL (printed below)");
+  }
+  const wranglerArgs = ["deploy", ...(generated ? ["--config", generated.path] : []), ...inputs.defineArgs, ...(dryRun ? ["--dry-run", "--outdir", "dist"] : [])];
+  let run;
+  try {
+    run = await runWrangler(wranglerArgs, { echo: true });
+  } finally {
+    generated?.remove();
+  }
   if (run.code !== 0) {
     console.error(`edgeclaw deploy: wrangler deploy failed (exit ${run.code}); if it asked you to log in, run \`npx wrangler login\` first`);
+    if (container?.imageIsDockerfile && /Docker/i.test(run.output)) {
+      console.error("edgeclaw deploy: the companion image is a Dockerfile, which wrangler builds with Docker; start Docker, or push the image once and set companion.container.image to it");
+    }
     return run.code;
   }
   const size = uploadSizeLine(run.output);

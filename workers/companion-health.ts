@@ -3,9 +3,12 @@ import { configFromEnv } from "../functions/config/load.ts";
 import { allSocketAccounts } from "../functions/channels/companion/socket-accounts.ts";
 import { authorizeSocketAccount } from "../functions/channels/companion/authorize.ts";
 import type { CompanionStatus } from "../durable-objects/companion.ts";
+import type { ContainerKeeperReport } from "../durable-objects/companion-keeper.ts";
 import { companionStub } from "./companion-signed.ts";
+import { companionContainerDeployed } from "./companion-container-keeper.ts";
 
-type DeploymentHealth = (CompanionStatus & { deployment: string }) | { deployment: string; instance: null; note: string } | { deployment: string; error: string };
+type ContainerPart = { container?: ContainerKeeperReport };
+type DeploymentHealth = (CompanionStatus & { deployment: string } & ContainerPart) | ({ deployment: string; instance: null; note: string } & ContainerPart) | { deployment: string; error: string };
 
 /**
  * What `GET /health` says about the companion, only when some account is served over it: the last
@@ -23,8 +26,11 @@ export async function companionHealth(env: Env): Promise<{ companion?: Deploymen
   const reports = await Promise.all(
     [...deployments].map(async (deployment): Promise<DeploymentHealth> => {
       try {
-        const status = await companionStub(env, deployment).status();
-        return status ? { deployment, ...status } : { deployment, instance: null, note: "no companion has reported yet" };
+        const stub = companionStub(env, deployment);
+        const status = await stub.status();
+        // Run as a Cloudflare Container: whether it runs, its pending restart, the crash-loop breaker.
+        const container = companionContainerDeployed(env) ? { container: await stub.containerReport() } : {};
+        return status ? { deployment, ...status, ...container } : { deployment, instance: null, note: "no companion has reported yet", ...container };
       } catch (error) {
         return { deployment, error: error instanceof Error ? error.message : String(error) };
       }

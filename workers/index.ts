@@ -9,6 +9,8 @@ import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
 import { hooks } from "./hooks.ts";
 import { MemoryIndexDO } from "../durable-objects/memory-index.ts";
 import { CompanionDO } from "../durable-objects/companion.ts";
+import { CompanionContainerDO } from "../durable-objects/companion-container.ts";
+import { keepCompanionContainers } from "./companion-container-keeper.ts";
 import { companionApi } from "./companion-api.ts";
 import { companionHealth } from "./companion-health.ts";
 import { openaiApi } from "./openai.ts";
@@ -22,6 +24,7 @@ import { metrics } from "./metrics.ts";
 export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
 export { MemoryIndexDO };
 export { CompanionDO };
+export { CompanionContainerDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -43,6 +46,8 @@ app.route("/", webchat);
  * path). No timer, no poll: with nothing scheduled the scheduler holds no alarm.
  */
 let schedulerConfigChecked = false;
+/** Likewise the companion container (a no-op unless the deploy added it): started soon after a deploy, not only at the next cron. */
+let companionContainersChecked = false;
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
@@ -57,6 +62,14 @@ export default {
           }),
       );
     }
+    if (!companionContainersChecked) {
+      companionContainersChecked = true;
+      ctx.waitUntil(keepCompanionContainers(env));
+    }
     return app.fetch(request, env, ctx);
+  },
+  /** The cron the deploy adds with the companion container: re-arms every deployment's keeper (keepCompanionContainers). */
+  scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    ctx.waitUntil(keepCompanionContainers(env));
   },
 } satisfies ExportedHandler<Env>;

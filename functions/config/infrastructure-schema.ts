@@ -15,6 +15,27 @@ const companionChannelId = z
     message: "webchat and openai are the operator's own channels (gateway token); no ingress key may speak for them",
   });
 
+/**
+ * edgeclaw's own: the companion run as a Cloudflare Container, one instance per companion deployment
+ * that serves a socket account. Read by `npx edgeclaw deploy` (image, instance type) and by the
+ * deployment's Durable Object that keeps the container running (restart backoff, crash-loop breaker).
+ */
+const companionContainerSchema = z
+  .object({
+    /** A Dockerfile path (deploy builds and pushes it: needs a Docker engine) or an image already in a registry (no Docker needed). */
+    image: z.string().min(1).default("./companion/Dockerfile"),
+    instanceType: z.enum(["lite", "basic", "standard-1", "standard-2", "standard-3", "standard-4"]).default("lite"),
+    /** The Worker's public URL the container posts to (EDGECLAW_WORKER_URL); unset = the container is not started. */
+    workerUrl: z.url().optional(),
+    /** Restart delay after the container stops while wanted; doubles with every earlier unclean stop still in the window, up to the max. */
+    restartMinMs: z.number().int().min(1_000).default(5_000),
+    restartMaxMs: z.number().int().min(1_000).default(300_000),
+    /** Crash-loop breaker: this many unclean stops (exit code ≠ 0) within the window stop the restarts until a deploy or reset. */
+    crashLoopStops: z.number().int().min(1).default(3),
+    crashLoopWindowMs: z.number().int().min(10_000).default(300_000),
+  })
+  .prefault({});
+
 /** edgeclaw's own: the signed internal ingress the companion container posts events to. */
 export const companionSchema = z
   .object({
@@ -56,6 +77,8 @@ export const companionSchema = z
       .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_OUTBOUND_SECRET" } }]),
     /** One outbound command's wait for the companion's answer. */
     outboundTimeoutMs: z.number().int().positive().max(120_000).default(15_000),
+    /** The companion as a Cloudflare Container (`npx edgeclaw deploy` adds it while socket accounts are configured). */
+    container: companionContainerSchema,
   })
   .prefault({});
 

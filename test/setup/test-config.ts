@@ -19,6 +19,8 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
         { id: "tgpoll", secret: { source: "env", id: "TEST_COMPANION_TGPOLL_SECRET" }, channels: ["telegram"], accounts: ["poll"], deployment: "tgpoll" },
         { id: "tgall", secret: { source: "env", id: "TEST_COMPANION_TGALL_SECRET" }, channels: ["telegram"] },
       ],
+      // test/durable-objects/companion-container-keeper.test.ts: short restart delays so the real alarms fire within the test.
+      container: { workerUrl: "https://edgeclaw.test", restartMinMs: 1000, restartMaxMs: 4000, crashLoopStops: 3, crashLoopWindowMs: 60_000 },
     },
     // GET /metrics (test/metrics/): a scrape-only token, and counters handed over without delay.
     diagnostics: { metrics: { token: { source: "env", id: "TEST_METRICS_TOKEN" }, coalesceMs: 20, flushIntervalMs: 0 } },

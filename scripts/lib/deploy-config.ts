@@ -1,0 +1,69 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import { containerDeployments } from "../../functions/channels/companion/container-plan.ts";
+
+/** The Durable Object class the `[[containers]]` entry attaches the image to (wrangler.toml binds it). */
+export const COMPANION_CONTAINER_CLASS = "CompanionContainerDO";
+/** How often the Worker re-arms each deployment's keeper (a lost restart is picked up within this). */
+export const COMPANION_KEEPER_CRON = "*/5 * * * *";
+
+export interface CompanionContainerPlan {
+  deployments: string[];
+  /** A Dockerfile path relative to the project (wrangler builds it: Docker engine needed) or a registry image. */
+  image: string;
+  imageIsDockerfile: boolean;
+  instanceType: string;
+  workerUrl: string | undefined;
+}
+
+/**
+ * Whether this deploy needs the companion container, and how: only while some companion deployment
+ * serves an enabled socket account (read from the config alone; the account secrets are Worker
+ * secrets the deploy never sees).
+ */
+export function companionContainerPlan(config: EdgeclawConfig, projectDir: string): CompanionContainerPlan | undefined {
+  const deployments = containerDeployments(config, {}).map((planned) => planned.deployment);
+  if (!deployments.length) return undefined;
+  const { image, instanceType, workerUrl } = config.companion.container;
+  const imageIsDockerfile = existsSync(resolve(projectDir, image));
+  return { deployments, image, imageIsDockerfile, instanceType, workerUrl };
+}
+
+/**
+ * wrangler.toml plus what the companion container adds: the `[[containers]]` entry on the bound
+ * CompanionContainerDO class, the cron that re-arms the keepers, and the var that tells the Worker
+ * the container exists. TOML tables may follow the array tables, so appending keeps the file valid.
+ */
+export function withCompanionContainer(baseToml: string, plan: CompanionContainerPlan): string {
+  if (/^\s*\[vars\]|^\s*\[triggers\]|^\s*\[\[containers\]\]/m.test(baseToml)) {
+    throw new Error("wrangler.toml already has [vars], [triggers] or [[containers]]; merge the companion container's entries by hand");
+  }
+  const lines = [
+    baseToml.trimEnd(),
+    "",
+    "# Added by `npx edgeclaw deploy`: socket accounts are configured, so the companion runs as a Cloudflare Container.",
+    "[vars]",
+    'EDGECLAW_COMPANION_CONTAINER = "1"',
+    "",
+    "[triggers]",
+    `crons = ["${COMPANION_KEEPER_CRON}"]`,
+    "",
+    "[[containers]]",
+    `class_name = "${COMPANION_CONTAINER_CLASS}"`,
+    `image = ${JSON.stringify(plan.image)}`,
+    // The Dockerfile copies functions/ as well as companion/: build from the project root.
+    ...(plan.imageIsDockerfile ? ['image_build_context = "."'] : []),
+    `max_instances = ${plan.deployments.length}`,
+    `instance_type = "${plan.instanceType}"`,
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/** Writes the generated config beside wrangler.toml (relative paths resolve the same); the caller removes it. */
+export function writeDeployConfig(projectDir: string, plan: CompanionContainerPlan): { path: string; remove: () => void } {
+  const path = join(projectDir, "wrangler.companion-container.toml");
+  writeFileSync(path, withCompanionContainer(readFileSync(join(projectDir, "wrangler.toml"), "utf8"), plan));
+  return { path: relative(projectDir, path) || path, remove: () => rmSync(path, { force: true }) };
+}

@@ -1,0 +1,31 @@
+import type { Env } from "./env.ts";
+import { configFromEnv } from "../functions/config/load.ts";
+import { containerDeployments } from "../functions/channels/companion/container-plan.ts";
+import { companionStub } from "./companion-signed.ts";
+
+/** Set by `npx edgeclaw deploy` when it added the companion's `[[containers]]` entry (scripts/lib/deploy-config.ts). */
+export function companionContainerDeployed(env: Env): boolean {
+  return env.EDGECLAW_COMPANION_CONTAINER === "1";
+}
+
+/**
+ * Tells every companion deployment's Durable Object whether its container should run: wanted while
+ * one of its keys speaks for an enabled socket account, not wanted otherwise (it is then stopped).
+ * Run by the cron trigger the deploy adds and by the first request an isolate serves; each call is
+ * idempotent, and the restarts between calls are the Durable Object's own alarm.
+ */
+export async function keepCompanionContainers(env: Env): Promise<void> {
+  if (!companionContainerDeployed(env)) return;
+  const config = configFromEnv(env);
+  const revision = await configRevision(config);
+  const wanted = new Set(containerDeployments(config, env).map((planned) => planned.deployment));
+  const all = new Set(config.companion.ingressKeys.map((key) => key.deployment ?? key.id));
+  const results = await Promise.allSettled([...all].map((deployment) => companionStub(env, deployment).keepContainer(deployment, wanted.has(deployment), revision)));
+  for (const result of results) if (result.status === "rejected") console.warn("companion container keep failed", result.reason instanceof Error ? result.reason.message : result.reason);
+}
+
+/** A fingerprint of the deployed config: a deploy that changes it closes an open crash-loop breaker. */
+async function configRevision(config: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(config)));
+  return [...new Uint8Array(digest).slice(0, 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
