@@ -18,7 +18,7 @@ export async function keepCompanionContainers(env: Env): Promise<void> {
   if (!companionContainerDeployed(env)) return;
   const config = configFromEnv(env);
   const revision = await configRevision(config);
-  const wanted = new Set(containerDeployments(config, env).map((planned) => planned.deployment));
+  const wanted = new Set(config.companion.container.enabled ? containerDeployments(config, env).map((planned) => planned.deployment) : []);
   const all = new Set(config.companion.ingressKeys.map((key) => key.deployment ?? key.id));
   const results = await Promise.allSettled([...all].map((deployment) => companionStub(env, deployment).keepContainer(deployment, wanted.has(deployment), revision)));
   for (const result of results) if (result.status === "rejected") console.warn("companion container keep failed", result.reason instanceof Error ? result.reason.message : result.reason);

@@ -22,6 +22,8 @@ const companionChannelId = z
  */
 const companionContainerSchema = z
   .object({
+    /** false: the companion runs elsewhere (any Docker host); the deploy adds no container and nothing starts one. */
+    enabled: z.boolean().default(true),
     /** A Dockerfile path (deploy builds and pushes it: needs a Docker engine) or an image already in a registry (no Docker needed). */
     image: z.string().min(1).default("./companion/Dockerfile"),
     instanceType: z.enum(["lite", "basic", "standard-1", "standard-2", "standard-3", "standard-4"]).default("lite"),

@@ -19,10 +19,11 @@ export interface CompanionContainerPlan {
 
 /**
  * Whether this deploy needs the companion container, and how: only while some companion deployment
- * serves an enabled socket account (read from the config alone; the account secrets are Worker
- * secrets the deploy never sees).
+ * serves an enabled socket account and `companion.container.enabled` is not false (read from the
+ * config alone; the account secrets are Worker secrets the deploy never sees).
  */
 export function companionContainerPlan(config: EdgeclawConfig, projectDir: string): CompanionContainerPlan | undefined {
+  if (!config.companion.container.enabled) return undefined;
   const deployments = containerDeployments(config, {}).map((planned) => planned.deployment);
   if (!deployments.length) return undefined;
   const { image, instanceType, workerUrl } = config.companion.container;

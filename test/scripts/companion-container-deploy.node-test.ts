@@ -34,6 +34,11 @@ describe("companion container in the deploy config", () => {
     assert.equal(companionContainerPlan(parseConfig({}), projectRoot), undefined);
   });
 
+  it("adds nothing when the companion runs on a Docker host of its own (companion.container.enabled: false)", () => {
+    assert.ok(companionContainerPlan(parseConfig(socketConfig({})), projectRoot));
+    assert.equal(companionContainerPlan(parseConfig(socketConfig({ enabled: false })), projectRoot), undefined);
+  });
+
   it("npx edgeclaw deploy --dry-run: wrangler 4.86 accepts the generated [[containers]] entry, its cron and var, with no unknown key", async () => {
     const dir = tempProject({ "edgeclaw.json5": JSON.stringify(socketConfig({ image: "registry.cloudflare.com/example/edgeclaw-companion:0.1.0", instanceType: "basic", workerUrl: "https://edgeclaw.example.workers.dev" })) });
     const { code, output } = await run([tsxCli, join(projectRoot, "scripts", "deploy.ts"), "--dry-run", "--skip-migrations"], { EDGECLAW_CONFIG: join(dir, "edgeclaw.json5") });
