@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeServer, json } from "./kit.ts";
+import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -201,7 +201,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   }
 
   function control(url: URL, method: string, raw: string, res: ServerResponse) {
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const body = controlBody(raw);
     switch (`${method} ${url.pathname}`) {
       case "POST /_control/script":
         scripts.push({ times: 1, ...(body as Partial<Script>), route: String(body.route) });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { fakeServer, json } from "./kit.ts";
+import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -274,7 +274,7 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
   }
 
   async function control(url: URL, raw: string, res: ServerResponse) {
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const body = controlBody(raw);
     switch (url.pathname) {
       case "/_control/app":
         apps.set(String(body.app_id), String(body.app_secret));

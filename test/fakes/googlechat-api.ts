@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { exportJWK, exportPKCS8, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from "jose";
-import { readBody } from "./read-body.ts";
+import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT } from "jose";
+import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
+import { newSigningKey, type SigningKey } from "./signing-keys.ts";
 
 /**
  * A fake Google on loopback for Google Chat apps, speaking Google's wire formats:
@@ -38,12 +39,6 @@ export interface FakeGoogleChatApi {
   stop(): Promise<void>;
 }
 
-interface SigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
 interface ChatMessage {
   name: string;
   space: string;
@@ -64,12 +59,6 @@ interface Script {
 
 const CHAT_EMAIL = "chat@system.gserviceaccount.com";
 
-async function newSigningKey(prefix: string): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
-  const kid = `${prefix}-${randomUUID().slice(0, 8)}`;
-  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
-}
-
 export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
   const keys: Record<"app-url" | "project-number", SigningKey> = { "app-url": await newSigningKey("oidc"), "project-number": await newSigningKey("chat") };
   const account = await generateKeyPair("RS256", { extractable: true });
@@ -83,10 +72,6 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
   let media = new Map<string, string>();
   let baseUrl = "";
 
-  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-    res.end(JSON.stringify(body));
-  };
   const googleError = (res: ServerResponse, code: number, status: string, message: string, headers: Record<string, string> = {}) => json(res, code, { error: { code, message, status } }, headers);
 
   /** The first script for `api` with times left: consumed and returned. */
@@ -111,126 +96,122 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
       .sign(key.privateKey);
   }
 
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const raw = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string): Promise<unknown> {
     const path = url.pathname;
-    try {
-      // ---- control ---------------------------------------------------------------------------
-      if (path.startsWith("/_control/")) {
-        const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : {};
-        switch (path) {
-          case "/_control/sign":
-            return json(res, 200, { token: await sign(body) });
-          case "/_control/rotate": {
-            const kind = body.audienceType === "project-number" ? "project-number" : "app-url";
-            keys[kind] = await newSigningKey(kind === "app-url" ? "oidc" : "chat");
-            return json(res, 200, { kid: keys[kind].kid });
-          }
-          case "/_control/script":
-            scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined, dropConnection: body.dropConnection === true });
-            return json(res, 200, { ok: true });
-          case "/_control/media":
-            media.set(String(body.resourceName), String(body.content ?? ""));
-            return json(res, 200, { ok: true });
-          case "/_control/revoke-tokens":
-            tokens = new Set();
-            return json(res, 200, { ok: true });
-          case "/_control/messages": {
-            const space = url.searchParams.get("space");
-            return json(res, 200, { messages: messages.filter((m) => !space || m.space === space) });
-          }
-          case "/_control/calls": {
-            const api = url.searchParams.get("api");
-            return json(res, 200, { calls: calls.filter((c) => !api || c.api === api) });
-          }
-          case "/_control/service-account":
-            return json(res, 200, JSON.parse(serviceAccountJson()));
-          case "/_control/reset":
-            messages = [];
-            calls = [];
-            scripts = [];
-            media = new Map();
-            return json(res, 200, { ok: true });
+    // ---- control ---------------------------------------------------------------------------
+    if (path.startsWith("/_control/")) {
+      const body = controlBody(raw);
+      switch (path) {
+        case "/_control/sign":
+          return json(res, 200, { token: await sign(body) });
+        case "/_control/rotate": {
+          const kind = body.audienceType === "project-number" ? "project-number" : "app-url";
+          keys[kind] = await newSigningKey(kind === "app-url" ? "oidc" : "chat");
+          return json(res, 200, { kid: keys[kind].kid });
         }
-        return json(res, 404, { error: "unknown control endpoint" });
-      }
-
-      // ---- key sets --------------------------------------------------------------------------
-      if (req.method === "GET" && path === "/oauth2/v3/certs") return json(res, 200, { keys: [keys["app-url"].jwk] }, { "cache-control": "public, max-age=300" });
-      if (req.method === "GET" && path === `/service_accounts/v1/metadata/jwk/${CHAT_EMAIL}`) return json(res, 200, { keys: [keys["project-number"].jwk] }, { "cache-control": "public, max-age=300" });
-
-      // ---- token exchange --------------------------------------------------------------------
-      if (req.method === "POST" && path === "/token") {
-        calls.push({ api: "token", path, body: null, at: Date.now() });
-        const script = scripted("token");
-        if (script?.status) return json(res, script.status, { error: "scripted", error_description: `HTTP ${script.status}` });
-        const form = new URLSearchParams(raw);
-        if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer") return json(res, 400, { error: "unsupported_grant_type" });
-        try {
-          const { payload } = await jwtVerify(form.get("assertion") ?? "", servicePublicKey, { issuer: serviceAccountEmail, audience: `${baseUrl}/token` });
-          if (payload.scope !== "https://www.googleapis.com/auth/chat.bot") return json(res, 400, { error: "invalid_scope" });
-        } catch (error) {
-          return json(res, 400, { error: "invalid_grant", error_description: error instanceof Error ? error.message : String(error) });
+        case "/_control/script":
+          scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined, dropConnection: body.dropConnection === true });
+          return json(res, 200, { ok: true });
+        case "/_control/media":
+          media.set(String(body.resourceName), String(body.content ?? ""));
+          return json(res, 200, { ok: true });
+        case "/_control/revoke-tokens":
+          tokens = new Set();
+          return json(res, 200, { ok: true });
+        case "/_control/messages": {
+          const space = url.searchParams.get("space");
+          return json(res, 200, { messages: messages.filter((m) => !space || m.space === space) });
         }
-        const token = `ya29.fake-${randomUUID()}`;
-        tokens.add(token);
-        return json(res, 200, { access_token: token, expires_in: 3599, token_type: "Bearer" });
-      }
-
-      // ---- Chat API --------------------------------------------------------------------------
-      const create = /^\/v1\/(spaces\/[^/]+)\/messages$/.exec(path);
-      const one = /^\/v1\/(spaces\/[^/]+)\/messages\/([^/]+)$/.exec(path);
-      const mediaPath = /^\/v1\/media\/(.+)$/.exec(path);
-      if (create || one || mediaPath) {
-        const api = create ? "create" : mediaPath ? "media" : req.method === "PATCH" ? "patch" : req.method === "DELETE" ? "delete" : "get";
-        const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
-        calls.push({ api, path: `${path}${url.search}`, body, at: Date.now() });
-        if (!authorized(req)) return googleError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
-        const script = scripted(api);
-        if (script?.status && !script.dropConnection) return googleError(res, script.status, script.status === 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE", "scripted failure", script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
-        let answer: { status: number; body: unknown };
-        if (mediaPath) {
-          const content = media.get(decodeURIComponent(mediaPath[1]!));
-          if (content === undefined) return googleError(res, 404, "NOT_FOUND", "no such attachment");
-          res.writeHead(200, { "content-type": "application/octet-stream" });
-          return res.end(content);
-        } else if (create && req.method === "POST") {
-          const space = create[1]!;
-          const messageId = url.searchParams.get("messageId") ?? `m-${randomUUID()}`;
-          if (!/^client-[a-z0-9-]{1,56}$/.test(messageId) && url.searchParams.has("messageId")) return googleError(res, 400, "INVALID_ARGUMENT", "invalid messageId");
-          const name = `${space}/messages/${messageId}`;
-          const text = String(body?.text ?? "");
-          if (text.length > 4096) return googleError(res, 400, "INVALID_ARGUMENT", "Maximum length of the field is 4096");
-          if (messages.some((m) => m.name === name)) return googleError(res, 409, "ALREADY_EXISTS", `Message ${name} already exists`);
-          const requested = (body?.thread as { name?: string } | undefined)?.name;
-          const thread = requested && url.searchParams.get("messageReplyOption") ? requested : `${space}/threads/t-${randomUUID().slice(0, 8)}`;
-          const message: ChatMessage = { name, space, text, thread, deleted: false, edits: 0, at: Date.now() };
-          messages.push(message);
-          answer = { status: 200, body: { name, text, thread: { name: thread }, space: { name: space } } };
-        } else if (one) {
-          const name = `${one[1]}/messages/${one[2]}`;
-          const message = messages.find((m) => m.name === name && !m.deleted);
-          if (!message) return googleError(res, 404, "NOT_FOUND", `Message ${name} not found`);
-          if (req.method === "PATCH") {
-            if (url.searchParams.get("updateMask") !== "text") return googleError(res, 400, "INVALID_ARGUMENT", "updateMask must name text");
-            message.text = String(body?.text ?? "");
-            message.edits += 1;
-          } else if (req.method === "DELETE") {
-            message.deleted = true;
-          }
-          answer = { status: 200, body: req.method === "DELETE" ? {} : { name, text: message.text, thread: { name: message.thread } } };
-        } else {
-          return googleError(res, 405, "INVALID_ARGUMENT", "method not allowed");
+        case "/_control/calls": {
+          const api = url.searchParams.get("api");
+          return json(res, 200, { calls: calls.filter((c) => !api || c.api === api) });
         }
-        if (script?.dropConnection) return req.socket.destroy();
-        return json(res, answer.status, answer.body);
+        case "/_control/service-account":
+          return json(res, 200, JSON.parse(serviceAccountJson()));
+        case "/_control/reset":
+          messages = [];
+          calls = [];
+          scripts = [];
+          media = new Map();
+          return json(res, 200, { ok: true });
       }
-      return googleError(res, 404, "NOT_FOUND", `no route ${req.method} ${path}`);
-    } catch (error) {
-      return json(res, 500, { error: { code: 500, message: error instanceof Error ? error.message : String(error), status: "INTERNAL" } });
+      return json(res, 404, { error: "unknown control endpoint" });
     }
-  });
+
+    // ---- key sets --------------------------------------------------------------------------
+    if (req.method === "GET" && path === "/oauth2/v3/certs") return json(res, 200, { keys: [keys["app-url"].jwk] }, { "cache-control": "public, max-age=300" });
+    if (req.method === "GET" && path === `/service_accounts/v1/metadata/jwk/${CHAT_EMAIL}`) return json(res, 200, { keys: [keys["project-number"].jwk] }, { "cache-control": "public, max-age=300" });
+
+    // ---- token exchange --------------------------------------------------------------------
+    if (req.method === "POST" && path === "/token") {
+      calls.push({ api: "token", path, body: null, at: Date.now() });
+      const script = scripted("token");
+      if (script?.status) return json(res, script.status, { error: "scripted", error_description: `HTTP ${script.status}` });
+      const form = new URLSearchParams(raw);
+      if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer") return json(res, 400, { error: "unsupported_grant_type" });
+      try {
+        const { payload } = await jwtVerify(form.get("assertion") ?? "", servicePublicKey, { issuer: serviceAccountEmail, audience: `${baseUrl}/token` });
+        if (payload.scope !== "https://www.googleapis.com/auth/chat.bot") return json(res, 400, { error: "invalid_scope" });
+      } catch (error) {
+        return json(res, 400, { error: "invalid_grant", error_description: error instanceof Error ? error.message : String(error) });
+      }
+      const token = `ya29.fake-${randomUUID()}`;
+      tokens.add(token);
+      return json(res, 200, { access_token: token, expires_in: 3599, token_type: "Bearer" });
+    }
+
+    // ---- Chat API --------------------------------------------------------------------------
+    const create = /^\/v1\/(spaces\/[^/]+)\/messages$/.exec(path);
+    const one = /^\/v1\/(spaces\/[^/]+)\/messages\/([^/]+)$/.exec(path);
+    const mediaPath = /^\/v1\/media\/(.+)$/.exec(path);
+    if (create || one || mediaPath) {
+      const api = create ? "create" : mediaPath ? "media" : req.method === "PATCH" ? "patch" : req.method === "DELETE" ? "delete" : "get";
+      const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+      calls.push({ api, path: `${path}${url.search}`, body, at: Date.now() });
+      if (!authorized(req)) return googleError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
+      const script = scripted(api);
+      if (script?.status && !script.dropConnection) return googleError(res, script.status, script.status === 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE", "scripted failure", script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
+      let answer: { status: number; body: unknown };
+      if (mediaPath) {
+        const content = media.get(decodeURIComponent(mediaPath[1]!));
+        if (content === undefined) return googleError(res, 404, "NOT_FOUND", "no such attachment");
+        res.writeHead(200, { "content-type": "application/octet-stream" });
+        return res.end(content);
+      } else if (create && req.method === "POST") {
+        const space = create[1]!;
+        const messageId = url.searchParams.get("messageId") ?? `m-${randomUUID()}`;
+        if (!/^client-[a-z0-9-]{1,56}$/.test(messageId) && url.searchParams.has("messageId")) return googleError(res, 400, "INVALID_ARGUMENT", "invalid messageId");
+        const name = `${space}/messages/${messageId}`;
+        const text = String(body?.text ?? "");
+        if (text.length > 4096) return googleError(res, 400, "INVALID_ARGUMENT", "Maximum length of the field is 4096");
+        if (messages.some((m) => m.name === name)) return googleError(res, 409, "ALREADY_EXISTS", `Message ${name} already exists`);
+        const requested = (body?.thread as { name?: string } | undefined)?.name;
+        const thread = requested && url.searchParams.get("messageReplyOption") ? requested : `${space}/threads/t-${randomUUID().slice(0, 8)}`;
+        const message: ChatMessage = { name, space, text, thread, deleted: false, edits: 0, at: Date.now() };
+        messages.push(message);
+        answer = { status: 200, body: { name, text, thread: { name: thread }, space: { name: space } } };
+      } else if (one) {
+        const name = `${one[1]}/messages/${one[2]}`;
+        const message = messages.find((m) => m.name === name && !m.deleted);
+        if (!message) return googleError(res, 404, "NOT_FOUND", `Message ${name} not found`);
+        if (req.method === "PATCH") {
+          if (url.searchParams.get("updateMask") !== "text") return googleError(res, 400, "INVALID_ARGUMENT", "updateMask must name text");
+          message.text = String(body?.text ?? "");
+          message.edits += 1;
+        } else if (req.method === "DELETE") {
+          message.deleted = true;
+        }
+        answer = { status: 200, body: req.method === "DELETE" ? {} : { name, text: message.text, thread: { name: message.thread } } };
+      } else {
+        return googleError(res, 405, "INVALID_ARGUMENT", "method not allowed");
+      }
+      if (script?.dropConnection) return req.socket.destroy();
+      return json(res, answer.status, answer.body);
+    }
+    return googleError(res, 404, "NOT_FOUND", `no route ${req.method} ${path}`);
+  }
+
+  const server = fakeServer(handle);
 
   function serviceAccountJson(): string {
     return JSON.stringify({ type: "service_account", client_email: serviceAccountEmail, private_key: serviceAccountPem, token_uri: `${baseUrl}/token` });

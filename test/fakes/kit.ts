@@ -16,8 +16,13 @@ export function fakeServer(handle: (req: IncomingMessage, res: ServerResponse, u
   });
 }
 
-/** A JSON answer; headers set earlier with `res.setHeader` stay. */
-export function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+/** A JSON answer, with any extra headers (retry-after, cache-control); headers set earlier with `res.setHeader` stay. */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** The JSON object a test posts to a `/_control/…` endpoint (none: `{}`). */
+export function controlBody(raw: string): Record<string, unknown> {
+  return raw.length ? (JSON.parse(raw) as Record<string, unknown>) : {};
 }

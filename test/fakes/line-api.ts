@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { fakeServer, json } from "./kit.ts";
+import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -173,7 +173,7 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
   }
 
   async function control(url: URL, method: string, raw: string, res: ServerResponse) {
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const body = controlBody(raw);
     switch (url.pathname) {
       case "/_control/reply-token":
         replyTokens.set(String(body.replyToken), { to: String(body.to), expiresAt: Date.now() + Number(body.ttlMs ?? 60_000), used: false });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
-import { readBody } from "./read-body.ts";
+import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
 import { TEST_MATTERMOST } from "../setup/test-config.ts";
 
@@ -91,15 +91,9 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
   };
   const listOf = (list: FakeMattermostPost[]) => ({ order: list.map((p) => p.id), posts: Object.fromEntries(list.map((p) => [p.id, p])), next_post_id: "", prev_post_id: "" });
 
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const raw = await readBody(req);
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    const json = (status: number, value: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(value));
-    };
-    const error = (status: number, id: string, message: string) => json(status, { id, message, status_code: status });
+  const server = fakeServer(async (req: IncomingMessage, res: ServerResponse, url: URL, raw: string) => {
+    const body = controlBody(raw);
+    const error = (status: number, id: string, message: string) => json(res, status, { id, message, status_code: status });
 
     if (url.pathname.startsWith("/_control/")) {
       switch (url.pathname) {
@@ -107,32 +101,32 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
           const post = createPost({ user_id: String(body.user_id), channel_id: String(body.channel_id), message: String(body.message ?? ""), root_id: String(body.root_id ?? "") });
           channels.set(post.channel_id, String(body.channel_type ?? "O"));
           if (body.broadcast !== false) postedEvent(post, String(body.channel_type ?? "O"), `@${String(body.sender_name ?? "someone")}`);
-          return json(200, post);
+          return json(res, 200, post);
         }
         case "/_control/event":
           // skipSeq: the server "loses" one event on every socket (a gap in seq the client must notice).
           if (body.skipSeq === true) for (const socket of sockets) socket.seq += 1;
           broadcast(String(body.event), (body.data ?? {}) as Record<string, unknown>, (body.broadcast ?? {}) as Record<string, unknown>);
-          return json(200, {});
+          return json(res, 200, {});
         case "/_control/channel":
           channels.set(String(body.id), String(body.type));
-          return json(200, {});
+          return json(res, 200, {});
         case "/_control/script":
           scripts.push({ method: String(body.method), path: String(body.path), times: Number(body.times ?? 1), status: body.status as number | undefined, dropConnection: body.dropConnection === true });
-          return json(200, {});
+          return json(res, 200, {});
         case "/_control/drop-sockets":
           for (const socket of sockets) socket.ws.terminate();
-          return json(200, {});
+          return json(res, 200, {});
         case "/_control/posts": {
           const channel = url.searchParams.get("channel");
-          return json(200, [...posts.values()].filter((p) => !channel || p.channel_id === channel));
+          return json(res, 200, [...posts.values()].filter((p) => !channel || p.channel_id === channel));
         }
         case "/_control/calls": {
           const prefix = url.searchParams.get("path") ?? "";
-          return json(200, calls.filter((c) => c.path.startsWith(prefix)));
+          return json(res, 200, calls.filter((c) => c.path.startsWith(prefix)));
         }
         case "/_control/sockets":
-          return json(200, { open: [...sockets].filter((s) => s.authed).length });
+          return json(res, 200, { open: [...sockets].filter((s) => s.authed).length });
       }
       return error(404, "control", "unknown control endpoint");
     }
@@ -150,7 +144,7 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
       if (script.dropConnection) drop = true;
       else return error(script.status ?? 500, "fake.scripted", "scripted failure");
     }
-    const answer = (status: number, value: unknown) => (drop ? void req.socket.destroy() : json(status, value));
+    const answer = (status: number, value: unknown) => (drop ? void req.socket.destroy() : json(res, status, value));
 
     let match: RegExpExecArray | null;
     if (req.method === "GET" && path === "/users/me") return answer(200, { ...FAKE_MATTERMOST_BOT, is_bot: true });

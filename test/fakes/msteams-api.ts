@@ -1,8 +1,9 @@
-import { createServer, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
-import { readBody } from "./read-body.ts";
+import { SignJWT } from "jose";
+import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
+import { newSigningKey } from "./signing-keys.ts";
 
 /**
  * A fake Microsoft on loopback for Teams bots, speaking the Bot Framework's wire formats:
@@ -52,18 +53,6 @@ export interface FakeMsTeamsApi {
 }
 
 export const FAKE_MSTEAMS_APP = { appId: "00000000-aaaa-4bbb-8ccc-000000000001", appPassword: "test-teams-secret", tenantId: "11111111-2222-4333-8444-555555555555" };
-
-interface SigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
-async function newSigningKey(prefix: string): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
-  const kid = `${prefix}-${randomUUID().slice(0, 8)}`;
-  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
-}
 
 export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
   let botKey = await newSigningKey("bf");
@@ -120,10 +109,6 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
   let tokens = new Set<string>();
   let baseUrl = "";
 
-  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-    res.end(JSON.stringify(body));
-  };
   /** The next scripted answer for `api`; a script naming a conversation applies only there (tests run in parallel). */
   const scripted = (api: string, conversation?: string) => {
     const script = scripts.find((s) => s.api === api && s.times > 0 && (!s.conversation || s.conversation === conversation?.split(";messageid=")[0]));
@@ -147,122 +132,118 @@ export async function startFakeMsTeamsApi(): Promise<FakeMsTeamsApi> {
       .sign(key.privateKey);
   }
 
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://fake");
-    const raw = await readBody(req);
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string): Promise<unknown> {
     const path = url.pathname;
-    try {
-      if (path.startsWith("/_control/")) {
-        const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : {};
-        switch (path) {
-          case "/_control/sign":
-            return json(res, 200, { token: await sign(body) });
-          case "/_control/rotate":
-            botKey = await newSigningKey("bf");
-            return json(res, 200, { kid: botKey.kid });
-          case "/_control/script":
-            scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined, drop: body.drop === true, ...(typeof body.conversation === "string" ? { conversation: body.conversation } : {}) });
-            return json(res, 200, { ok: true });
-          case "/_control/revoke-tokens":
-            tokens = new Set();
-            return json(res, 200, { ok: true });
-          case "/_control/activities": {
-            const conversation = url.searchParams.get("conversation");
-            return json(res, 200, { activities: activities.filter((a) => !conversation || a.conversation.split(";messageid=")[0] === conversation) });
-          }
-          case "/_control/file":
-            files.set(String(body.path), { content: body.sizeBytes ? "x".repeat(Number(body.sizeBytes)) : String(body.content ?? ""), auth: body.auth === true, ...(typeof body.redirect === "string" ? { redirect: body.redirect } : {}) });
-            return json(res, 200, { ok: true });
-          case "/_control/downloads": {
-            const only = url.searchParams.get("path");
-            return json(res, 200, { downloads: downloads.filter((d) => !only || d.path === only) });
-          }
-          case "/_control/reset":
-            files = new Map();
-            downloads = [];
-            activities = [];
-            scripts = [];
-            streams = new Map();
-            return json(res, 200, { ok: true });
+    if (path.startsWith("/_control/")) {
+      const body = controlBody(raw);
+      switch (path) {
+        case "/_control/sign":
+          return json(res, 200, { token: await sign(body) });
+        case "/_control/rotate":
+          botKey = await newSigningKey("bf");
+          return json(res, 200, { kid: botKey.kid });
+        case "/_control/script":
+          scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined, drop: body.drop === true, ...(typeof body.conversation === "string" ? { conversation: body.conversation } : {}) });
+          return json(res, 200, { ok: true });
+        case "/_control/revoke-tokens":
+          tokens = new Set();
+          return json(res, 200, { ok: true });
+        case "/_control/activities": {
+          const conversation = url.searchParams.get("conversation");
+          return json(res, 200, { activities: activities.filter((a) => !conversation || a.conversation.split(";messageid=")[0] === conversation) });
         }
-        return json(res, 404, { error: "unknown control endpoint" });
-      }
-
-      if (req.method === "GET" && path === "/botframework/v1/.well-known/openidconfiguration")
-        return json(res, 200, { issuer: "https://api.botframework.com", authorization_endpoint: "https://invalid.botframework.com", jwks_uri: `${baseUrl}/botframework/v1/keys`, id_token_signing_alg_values_supported: ["RS256"], token_endpoint_auth_methods_supported: ["private_key_jwt"] });
-      if (req.method === "GET" && path === "/botframework/v1/keys") return json(res, 200, { keys: [{ ...botKey.jwk, endorsements: ["msteams"] }] });
-      const entraMeta = /^\/login\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/.exec(path);
-      if (req.method === "GET" && entraMeta) return json(res, 200, { issuer: `https://login.microsoftonline.com/${entraMeta[1]}/v2.0`, jwks_uri: `${baseUrl}/login/${entraMeta[1]}/discovery/v2.0/keys` });
-      if (req.method === "GET" && /^\/login\/[^/]+\/discovery\/v2\.0\/keys$/.test(path)) return json(res, 200, { keys: [entraKey.jwk] });
-
-      const file = req.method === "GET" ? files.get(path) : undefined;
-      if (file) {
-        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-        downloads.push({ path, host: String(req.headers.host ?? ""), authorization: bearer !== undefined });
-        if (file.auth && (!bearer || !tokens.has(bearer))) return json(res, 401, { message: "Authorization has been denied for this request." });
-        if (file.redirect) {
-          res.writeHead(302, { location: file.redirect });
-          return res.end();
+        case "/_control/file":
+          files.set(String(body.path), { content: body.sizeBytes ? "x".repeat(Number(body.sizeBytes)) : String(body.content ?? ""), auth: body.auth === true, ...(typeof body.redirect === "string" ? { redirect: body.redirect } : {}) });
+          return json(res, 200, { ok: true });
+        case "/_control/downloads": {
+          const only = url.searchParams.get("path");
+          return json(res, 200, { downloads: downloads.filter((d) => !only || d.path === only) });
         }
-        res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(file.content)) });
-        return res.end(file.content);
+        case "/_control/reset":
+          files = new Map();
+          downloads = [];
+          activities = [];
+          scripts = [];
+          streams = new Map();
+          return json(res, 200, { ok: true });
       }
+      return json(res, 404, { error: "unknown control endpoint" });
+    }
 
-      const tokenPath = /^\/login\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(path);
-      if (req.method === "POST" && tokenPath) {
-        const script = scripted("token");
-        if (script?.status) return json(res, script.status, { error: "temporarily_unavailable" });
-        const form = new URLSearchParams(raw);
-        if (form.get("grant_type") !== "client_credentials") return json(res, 400, { error: "unsupported_grant_type" });
-        if (form.get("scope") !== "https://api.botframework.com/.default") return json(res, 400, { error: "invalid_scope" });
-        if (form.get("client_id") !== FAKE_MSTEAMS_APP.appId || form.get("client_secret") !== FAKE_MSTEAMS_APP.appPassword) return json(res, 401, { error: "invalid_client" });
-        if (tokenPath[1] !== FAKE_MSTEAMS_APP.tenantId && tokenPath[1] !== "botframework.com") return json(res, 400, { error: "invalid_request", error_description: "AADSTS90002: Tenant not found" });
-        const token = `eyJ.fake-${randomUUID()}`;
-        tokens.add(token);
-        return json(res, 200, { token_type: "Bearer", expires_in: 3599, ext_expires_in: 3599, access_token: token });
+    if (req.method === "GET" && path === "/botframework/v1/.well-known/openidconfiguration")
+      return json(res, 200, { issuer: "https://api.botframework.com", authorization_endpoint: "https://invalid.botframework.com", jwks_uri: `${baseUrl}/botframework/v1/keys`, id_token_signing_alg_values_supported: ["RS256"], token_endpoint_auth_methods_supported: ["private_key_jwt"] });
+    if (req.method === "GET" && path === "/botframework/v1/keys") return json(res, 200, { keys: [{ ...botKey.jwk, endorsements: ["msteams"] }] });
+    const entraMeta = /^\/login\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/.exec(path);
+    if (req.method === "GET" && entraMeta) return json(res, 200, { issuer: `https://login.microsoftonline.com/${entraMeta[1]}/v2.0`, jwks_uri: `${baseUrl}/login/${entraMeta[1]}/discovery/v2.0/keys` });
+    if (req.method === "GET" && /^\/login\/[^/]+\/discovery\/v2\.0\/keys$/.test(path)) return json(res, 200, { keys: [entraKey.jwk] });
+
+    const file = req.method === "GET" ? files.get(path) : undefined;
+    if (file) {
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      downloads.push({ path, host: String(req.headers.host ?? ""), authorization: bearer !== undefined });
+      if (file.auth && (!bearer || !tokens.has(bearer))) return json(res, 401, { message: "Authorization has been denied for this request." });
+      if (file.redirect) {
+        res.writeHead(302, { location: file.redirect });
+        return res.end();
       }
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(file.content)) });
+      return res.end(file.content);
+    }
 
-      const send = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(path);
-      if (send && (req.method === "POST" || req.method === "PUT" || req.method === "DELETE")) {
-        const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
-        if (!tokens.has(token)) return json(res, 401, { message: "Authorization has been denied for this request." });
-        const conversation = decodeURIComponent(send[1]!);
-        const base = conversation.split(";messageid=")[0]!;
-        const target = send[2] ? decodeURIComponent(send[2]) : undefined;
-        if (req.method === "PUT" || req.method === "DELETE") {
-          const script = scripted(req.method === "PUT" ? "update" : "delete", conversation);
-          if (script?.status) return json(res, script.status, { error: { code: "ServiceError", message: "scripted" } }, script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
-          const existing = activities.find((a) => a.id === target && a.conversation.split(";messageid=")[0] === base && a.type === "message");
-          if (!existing || existing.deleted) return json(res, 404, { error: { code: "NotFound", message: "activity not found" } });
-          if (req.method === "DELETE") {
-            existing.deleted = true;
-            return json(res, 200, {});
-          }
-          const body = JSON.parse(raw) as { text?: string };
-          existing.text = body.text;
-          existing.updates = (existing.updates ?? 0) + 1;
-          const reply = () => json(res, 200, { id: existing.id });
-          return script?.drop ? res.destroy() : reply();
-        }
-        const body = JSON.parse(raw) as { type?: string; text?: string; id?: string; entities?: Array<{ type?: string; streamId?: string; streamType?: string; streamSequence?: number }> };
-        const info = body.entities?.find((e) => e.type === "streaminfo");
-        if (info) return streamActivity(res, conversation, body, info);
-        if (body.type === "typing") {
-          activities.push({ id: `t-${randomUUID()}`, conversation, type: "typing", at: Date.now() });
+    const tokenPath = /^\/login\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(path);
+    if (req.method === "POST" && tokenPath) {
+      const script = scripted("token");
+      if (script?.status) return json(res, script.status, { error: "temporarily_unavailable" });
+      const form = new URLSearchParams(raw);
+      if (form.get("grant_type") !== "client_credentials") return json(res, 400, { error: "unsupported_grant_type" });
+      if (form.get("scope") !== "https://api.botframework.com/.default") return json(res, 400, { error: "invalid_scope" });
+      if (form.get("client_id") !== FAKE_MSTEAMS_APP.appId || form.get("client_secret") !== FAKE_MSTEAMS_APP.appPassword) return json(res, 401, { error: "invalid_client" });
+      if (tokenPath[1] !== FAKE_MSTEAMS_APP.tenantId && tokenPath[1] !== "botframework.com") return json(res, 400, { error: "invalid_request", error_description: "AADSTS90002: Tenant not found" });
+      const token = `eyJ.fake-${randomUUID()}`;
+      tokens.add(token);
+      return json(res, 200, { token_type: "Bearer", expires_in: 3599, ext_expires_in: 3599, access_token: token });
+    }
+
+    const send = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(path);
+    if (send && (req.method === "POST" || req.method === "PUT" || req.method === "DELETE")) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+      if (!tokens.has(token)) return json(res, 401, { message: "Authorization has been denied for this request." });
+      const conversation = decodeURIComponent(send[1]!);
+      const base = conversation.split(";messageid=")[0]!;
+      const target = send[2] ? decodeURIComponent(send[2]) : undefined;
+      if (req.method === "PUT" || req.method === "DELETE") {
+        const script = scripted(req.method === "PUT" ? "update" : "delete", conversation);
+        if (script?.status) return json(res, script.status, { error: { code: "ServiceError", message: "scripted" } }, script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
+        const existing = activities.find((a) => a.id === target && a.conversation.split(";messageid=")[0] === base && a.type === "message");
+        if (!existing || existing.deleted) return json(res, 404, { error: { code: "NotFound", message: "activity not found" } });
+        if (req.method === "DELETE") {
+          existing.deleted = true;
           return json(res, 200, {});
         }
-        const script = scripted("send", conversation);
-        if (script?.status) return json(res, script.status, { error: { code: "ServiceError", message: "scripted" } }, script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
-        if ((body.text ?? "").length > 28_000) return json(res, 413, { error: { code: "MessageSizeTooBig", message: "too big" } });
-        const id = `1${Date.now()}${Math.floor(Math.random() * 1000)}`;
-        activities.push({ id, conversation, replyToId: target, type: body.type ?? "message", text: body.text, at: Date.now() });
-        return script?.drop ? res.destroy() : json(res, 201, { id });
+        const body = JSON.parse(raw) as { text?: string };
+        existing.text = body.text;
+        existing.updates = (existing.updates ?? 0) + 1;
+        const reply = () => json(res, 200, { id: existing.id });
+        return script?.drop ? res.destroy() : reply();
       }
-      return json(res, 404, { error: { code: "NotFound", message: `no route ${req.method} ${path}` } });
-    } catch (error) {
-      return json(res, 500, { error: { code: "InternalError", message: error instanceof Error ? error.message : String(error) } });
+      const body = JSON.parse(raw) as { type?: string; text?: string; id?: string; entities?: Array<{ type?: string; streamId?: string; streamType?: string; streamSequence?: number }> };
+      const info = body.entities?.find((e) => e.type === "streaminfo");
+      if (info) return streamActivity(res, conversation, body, info);
+      if (body.type === "typing") {
+        activities.push({ id: `t-${randomUUID()}`, conversation, type: "typing", at: Date.now() });
+        return json(res, 200, {});
+      }
+      const script = scripted("send", conversation);
+      if (script?.status) return json(res, script.status, { error: { code: "ServiceError", message: "scripted" } }, script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
+      if ((body.text ?? "").length > 28_000) return json(res, 413, { error: { code: "MessageSizeTooBig", message: "too big" } });
+      const id = `1${Date.now()}${Math.floor(Math.random() * 1000)}`;
+      activities.push({ id, conversation, replyToId: target, type: body.type ?? "message", text: body.text, at: Date.now() });
+      return script?.drop ? res.destroy() : json(res, 201, { id });
     }
-  });
+    return json(res, 404, { error: { code: "NotFound", message: `no route ${req.method} ${path}` } });
+  }
+
+  const server = fakeServer(handle);
 
   const listening = await listenOnLoopback(server);
   baseUrl = listening.url;
