@@ -19,6 +19,7 @@ import { createLogger } from "../functions/logging/logger.ts";
 import { adminMemory } from "./admin-memory.ts";
 import { adminDeadLetters } from "./admin-dead-letters.ts";
 import { adminOverview } from "./admin-overview.ts";
+import { adminCompanion } from "./admin-companion.ts";
 import { searchSessions } from "../functions/control/session-search.ts";
 
 /**
@@ -42,6 +43,8 @@ admin.route("/audit", adminAudit);
 
 // For the control page: dead letters across sessions, and read-only overviews (pairing, channel status, spend, config report).
 admin.route("/dead-letters", adminDeadLetters);
+// The companion containers' keepers: state and the crash-loop breaker's reset (workers/admin-companion.ts).
+admin.route("/companion", adminCompanion);
 admin.route("/", adminOverview);
 
 function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {

@@ -1,4 +1,4 @@
-import { createExecutionContext, createScheduledController, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { SELF, createExecutionContext, createScheduledController, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Env } from "../../workers/env.ts";
 import worker from "../../workers/index.ts";
@@ -117,6 +117,34 @@ describe("companion container keeper", () => {
     const reset = await companion().resetContainer();
     expect(reset).toMatchObject({ state: "running", uncleanStopsInWindow: 0 });
     expect((await runtime().record()).launches).toHaveLength(2);
+  });
+
+  it("POST /admin/companion/container/reset (gateway token, audited) closes the breaker; strangers and unknown deployments are refused", async () => {
+    await companion().keepContainer(DEPLOYMENT, true, "r1");
+    for (let stop = 0; stop < 3; stop++) await companion().containerStopped(1, "exit");
+    const post = (body: unknown, token?: string) =>
+      SELF.fetch("https://edgeclaw.test/admin/companion/container/reset", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ deployment: DEPLOYMENT })).status).toBe(401);
+    expect((await post({ deployment: DEPLOYMENT }, "not-the-token")).status).toBe(401);
+    expect((await companion().containerReport()).state).toBe("breaker-open");
+    expect((await post({ deployment: "nobody" }, "test-gateway-token")).status).toBe(404);
+    expect((await post({ deployment: "../x" }, "test-gateway-token")).status).toBe(400);
+
+    const listed = await SELF.fetch("https://edgeclaw.test/admin/companion/container", { headers: { authorization: "Bearer test-gateway-token" } });
+    const list = (await listed.json()) as { deployed: boolean; deployments: Array<{ deployment: string; container: { state: string } }> };
+    expect(list.deployed).toBe(false);
+    expect(list.deployments.find((entry) => entry.deployment === DEPLOYMENT)?.container.state).toBe("breaker-open");
+
+    const reset = await post({ deployment: DEPLOYMENT }, "test-gateway-token");
+    expect(reset.status).toBe(200);
+    expect(((await reset.json()) as { container: { state: string } }).container.state).toBe("running");
+    const audit = await SELF.fetch("https://edgeclaw.test/admin/audit?limit=50&action=companion.container_reset", { headers: { authorization: "Bearer test-gateway-token" } });
+    const entries = ((await audit.json()) as { entries: Array<{ action: string; target: string | null }> }).entries;
+    expect(entries.some((entry) => entry.action === "companion.container_reset" && entry.target === DEPLOYMENT)).toBe(true);
   });
 
   it("clean stops (exit 0: a rollout's SIGTERM) restart after the minimum delay and never open the breaker", async () => {
