@@ -63,6 +63,7 @@ export async function deliverDueOutbox(args: {
       progressState: args.progressStateFor(row.runId),
       ...(row.runId ? { runId: row.runId } : {}),
       queuedAt: row.createdAt,
+      ...(row.firstAttemptAt !== null ? { firstAttemptAt: row.firstAttemptAt } : {}),
       ...(row.chunkCount === 0 ? { retract: true } : {}),
     };
 
@@ -103,7 +104,9 @@ export async function deliverDueOutbox(args: {
     }
 
     const attempts = row.attempts + 1;
-    store.updateOutbox(row.id, { state: "sending", attempts }, now());
+    const firstAttemptAt = row.firstAttemptAt ?? now();
+    store.updateOutbox(row.id, { state: "sending", attempts, firstAttemptAt }, now());
+    message.firstAttemptAt = firstAttemptAt;
     let result;
     try {
       result = await adapter.send(message, args.ctx);

@@ -151,6 +151,12 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `CREATE INDEX IF NOT EXISTS model_calls_unmirrored ON model_calls(mirrored, at)`,
     ],
   },
+  {
+    version: 5,
+    why: "when a reply chunk was first sent: a lost send is reconciled against what the platform holds from then on, so an identical earlier message is not taken for it",
+    // Null until the first attempt (and for rows written before this step: queued time stands in).
+    statements: [`ALTER TABLE outbox ADD COLUMN first_attempt_at INTEGER`],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

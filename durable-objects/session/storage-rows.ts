@@ -91,6 +91,8 @@ export interface OutboxRow {
   platformId: string | null;
   lastError: string | null;
   createdAt: number;
+  /** When the chunk was first handed to the platform (null before that): nothing it created is older. */
+  firstAttemptAt: number | null;
 }
 
 export interface TranscriptRow {
@@ -169,5 +171,6 @@ export function toOutboxRow(row: Row): OutboxRow {
     platformId: row.platform_id === null ? null : String(row.platform_id),
     lastError: row.last_error === null ? null : String(row.last_error),
     createdAt: Number(row.created_at),
+    firstAttemptAt: row.first_attempt_at === null || row.first_attempt_at === undefined ? null : Number(row.first_attempt_at),
   };
 }

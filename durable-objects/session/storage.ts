@@ -301,18 +301,19 @@ export class SessionStore {
       .toArray()[0];
     return row?.at;
   }
-  updateOutbox(id: string, patch: Partial<Pick<OutboxRow, "state" | "attempts" | "nextAt" | "platformId" | "lastError">>, now: number): void {
+  updateOutbox(id: string, patch: Partial<Pick<OutboxRow, "state" | "attempts" | "nextAt" | "platformId" | "lastError" | "firstAttemptAt">>, now: number): void {
     const current = this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
     if (!current) return;
     const row = { ...toOutboxRow(current), ...patch };
     const settled = row.state === "sent" || row.state === "dead";
     this.sql.exec(
-      `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, settled_at = ? WHERE id = ?`,
+      `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, first_attempt_at = ?, settled_at = ? WHERE id = ?`,
       row.state,
       row.attempts,
       row.nextAt,
       row.platformId,
       row.lastError,
+      row.firstAttemptAt,
       settled ? now : null,
       id,
     );

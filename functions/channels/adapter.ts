@@ -23,6 +23,12 @@ export interface OutboundMessage {
   /** When the chunk was queued (ms). No attempt to send it is older, so a lookup reads back no further. */
   queuedAt?: number;
   /**
+   * When the chunk was first handed to the platform (absent before its first attempt). Whatever an
+   * attempt created is no older, so a reconcile that reads history from here on cannot take an
+   * identical earlier message for this chunk.
+   */
+  firstAttemptAt?: number;
+  /**
    * The run ended without a reply that could take over its live preview (silent `NO_REPLY`, aborted):
    * post nothing; remove the run's preview or native stream (`progressState`), including one posted
    * but never recorded. `text` is empty.

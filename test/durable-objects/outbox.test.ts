@@ -248,4 +248,16 @@ describe("outbox", () => {
       expect(store.outboxRows()[0]!.state).toBe("sent");
     });
   });
+  it("records a chunk's first attempt and hands it to every later send and reconcile (not the queued time, not a later attempt)", async () => {
+    await withStore("first-attempt", async (store) => {
+      const { adapter, sent, reconciled } = scriptedChannel([{ ok: false, retryable: true, retryAfterMs: 1_000, error: "429" }, { ok: false, outcomeUnknown: true, error: "reset" }], { reconcile: [{ outcome: "missing" }] });
+      store.insertOutbox({ id: "fa:0", runId: "fa", route, text: "hi", chunkIndex: 0, chunkCount: 1 }, 1_000);
+      await deliver(store, adapter, 5_000, 8);
+      await deliver(store, adapter, 9_000, 8);
+      await deliver(store, adapter, 60_000, 8);
+      expect(sent.map((m) => m.firstAttemptAt)).toEqual([5_000, 5_000, 5_000]);
+      expect(reconciled.map((m) => [m.queuedAt, m.firstAttemptAt])).toEqual([[1_000, 5_000]]);
+      expect(store.outboxRows()[0]).toMatchObject({ state: "sent", firstAttemptAt: 5_000 });
+    });
+  });
 });

@@ -17,7 +17,8 @@ import { listenOnLoopback } from "./listen.ts";
  * `DELETE …/messages/@original` removes the deferral's "thinking…" (404 once it is gone).
  *
  * Control endpoints:
- *   POST /_control/script {route: "POST /channels/messages" | "PATCH /channels/messages" | "POST /typing" | …, channelId?, times?, status?, retryAfter?, global?, dropConnection?}
+ *   POST /_control/script {route: "POST /channels/messages" | "PATCH /channels/messages" | "POST /typing" | …, channelId?, times?, status?, retryAfter?, global?, dropConnection?, dropBeforeCreate?}
+ *   POST /_control/seed {channelId, authorId, content, at}   a message created at `at` (ms; its snowflake says so)
  *   GET  /_control/calls?route=&channel_id=     recorded calls (token cut to its last 4)
  *   GET  /_control/messages?channel_id=         messages posted by bots (content, edits, deleted, reference, nonce, flags)
  *   POST /_control/gateway {url}                what GET /gateway/bot answers
@@ -37,6 +38,8 @@ interface Script {
   retryAfter?: number;
   global?: boolean;
   dropConnection?: boolean;
+  /** Drop the connection before the message is created (the send never reached Discord). */
+  dropBeforeCreate?: boolean;
 }
 
 interface FakeMessage {
@@ -130,6 +133,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       return json(res, 200, found);
     }
     if (method === "POST" && !messageId) {
+      if (script?.dropBeforeCreate) return void req.socket.destroy();
       const invalid = checkContent(body);
       if (invalid) return json(res, 400, invalid);
       const nonce = body.nonce !== undefined ? String(body.nonce) : undefined;
@@ -215,6 +219,14 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         const channelId = url.searchParams.get("channel_id");
         const interaction = url.searchParams.get("interaction");
         return json(res, 200, messages.filter((m) => (!channelId || m.channel_id === channelId) && (!interaction || m.interaction?.endsWith(interaction.slice(-8)))));
+      }
+      case "POST /_control/seed": {
+        const at = Number(body.at ?? Date.now());
+        snowflakeCounter = (snowflakeCounter + 1n) % 4096n;
+        const id = String(((BigInt(Math.floor(at)) - 1_420_070_400_000n) << 22n) | snowflakeCounter);
+        const author = { id: String(body.authorId), username: "edgeclaw", bot: true as const };
+        messages.push({ id, channel_id: String(body.channelId), author, content: String(body.content ?? ""), edits: 0, at });
+        return json(res, 200, { id });
       }
       case "POST /_control/gateway":
         gatewayUrl = String(body.url);

@@ -464,7 +464,7 @@ export const TEST_DISCORD = {
   privateKeyPkcs8: "302e020100300506032b65700422042096da67773508792d9e50c58a0114dc9944269791902e67ac3f3f327d8c99c9ec",
   owner: "1200000000000000001",
   /** Allowed senders (DMs and the guild), one per test that needs its own conversation. */
-  allowed: Array.from({ length: 12 }, (_, i) => String(1200000000000000002n + BigInt(i))),
+  allowed: Array.from({ length: 16 }, (_, i) => String(1200000000000000002n + BigInt(i))),
   guild: "1300000000000000001",
   openChannel: "1300000000000000011",
   gatedChannel: "1300000000000000012",

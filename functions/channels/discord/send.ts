@@ -82,7 +82,7 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
     post: async () => {
       const body = {
         ...content,
-        nonce: await nonceFor(message.id),
+        nonce: await nonceOf(message),
         enforce_nonce: true,
         ...referenceFor(route, target.account, message.chunkIndex),
       };
@@ -93,11 +93,23 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
 }
 
 /**
- * Did an attempt whose answer was lost reach Discord? The bot reads the channel's messages since the
- * chunk was queued and looks for its own message carrying this chunk's nonce (or, where Discord
- * leaves the nonce out of history, the same text). Missing → the outbox sends again, with the same
- * nonce. An interaction's answer edits one message (harmless to repeat); its follow-ups cannot be
- * looked up (ephemeral ones are invisible in history) and are not repeated.
+ * Discord drops a repeat of a nonce sent with `enforce_nonce` for "a few minutes" (it answers with the
+ * message already created); a minute is well inside that.
+ */
+export const DISCORD_NONCE_WINDOW_MS = 60_000;
+/** Discord's clock against ours when reading history back to a chunk's first attempt. */
+const CLOCK_SKEW_MS = 2_000;
+
+/**
+ * Did an attempt whose answer was lost reach Discord?
+ * - Within the nonce window of the chunk's first attempt: the outbox simply sends it again with the
+ *   same nonce — Discord answers a repeat with the message it already created, so this is exact.
+ * - Past it: the channel's history is read from the first attempt on (Discord stores no nonce, so
+ *   history shows only the text) for the bot's own message with this text. An identical message the
+ *   bot sent before this chunk was first sent is older than that and is never taken for it (only one
+ *   sent within the clock-skew margin before it could be).
+ * An interaction's answer edits one message (harmless to repeat); its follow-ups cannot be looked
+ * up (ephemeral ones are invisible in history) and are not repeated.
  */
 export async function reconcileDiscordMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
   const { route } = message;
@@ -108,25 +120,35 @@ export async function reconcileDiscordMessage(message: OutboundMessage, ctx: Sen
     if (message.chunkIndex === 0) return { outcome: "untraceable", reason: "the answer edits the interaction's response", idempotent: true };
     return { outcome: "untraceable", reason: "interaction follow-ups cannot be looked up", idempotent: false };
   }
+  // A row from before first attempts were recorded: its queued time is earlier still, so just as safe.
+  const firstAttempt = message.firstAttemptAt ?? message.queuedAt;
+  if (firstAttempt !== undefined && Date.now() - firstAttempt < DISCORD_NONCE_WINDOW_MS) {
+    return { outcome: "untraceable", reason: "a repeat within the nonce window returns the message already created", idempotent: true };
+  }
   const target = discordTarget(route, ctx);
   if (!target?.token || !target.botUserId) throw new Error("cannot read Discord history without a bot token");
-  const after = snowflakeAt((message.queuedAt ?? Date.now() - 15 * 60_000) - 60_000);
+  const after = snowflakeAt((firstAttempt ?? Date.now() - 15 * 60_000) - CLOCK_SKEW_MS);
   const history = await discordRequest<Array<{ id: string; author?: { id?: string }; nonce?: string | number; content?: string }>>(
     target.call,
     "GET",
     `/channels/${route.to}/messages?after=${after}&limit=100`,
   );
   if (!history.ok) throw new Error(`reading Discord history failed: ${history.kind === "lost" ? history.error : `${history.status} ${history.message}`}`);
-  const nonce = await nonceFor(message.id);
+  const nonce = await nonceOf(message);
   const mine = (Array.isArray(history.result) ? history.result : []).find(
     (m) => m.author?.id === target.botUserId && (String(m.nonce ?? "") === nonce || m.content === message.text),
   );
   return mine ? { outcome: "landed", platformMessageId: mine.id } : { outcome: "missing" };
 }
 
-/** Discord nonces are at most 25 characters: the chunk id's SHA-256, hex, cut to 25. */
-export async function nonceFor(chunkId: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(chunkId)));
+/**
+ * A chunk's nonce (Discord takes at most 25 characters: SHA-256, hex, cut to 25). Discord compares
+ * nonces per author, and a chunk id alone is unique only within its session (`notice:<seq>:0`), so
+ * the channel and the message being answered go in too: another session's notice never matches.
+ */
+export async function nonceOf(message: Pick<OutboundMessage, "id" | "route">): Promise<string> {
+  const seed = `${message.id}@${message.route.to}/${message.route.replyToMessageId ?? ""}`;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed)));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 25);
 }
 

@@ -155,8 +155,13 @@ export async function discordCalls(route?: string, channelId?: string): Promise<
   return (await (await fetch(`${fakeDiscord()}/_control/calls?${query}`)).json()) as Array<{ route: string; body: Record<string, unknown>; at: number }>;
 }
 
-export async function scriptDiscord(script: { route: string; channelId?: string; times?: number; status?: number; retryAfter?: number; global?: boolean; dropConnection?: boolean }) {
+export async function scriptDiscord(script: { route: string; channelId?: string; times?: number; status?: number; retryAfter?: number; global?: boolean; dropConnection?: boolean; dropBeforeCreate?: boolean }) {
   await fetch(`${fakeDiscord()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
+}
+
+/** Puts a message in the fake's channel as if it had been created at `at` (ms). */
+export async function seedDiscordMessage(message: { channelId: string; authorId: string; content: string; at: number }): Promise<string> {
+  return ((await (await fetch(`${fakeDiscord()}/_control/seed`, { method: "POST", body: JSON.stringify(message) })).json()) as { id: string }).id;
 }
 
 /** Visible messages of a channel once they equal `texts`, checked again after a pause (no late extra). */
