@@ -1,5 +1,6 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { chunkText } from "../chunk.ts";
+import { commitPreview, retractPreview } from "../preview-stream.ts";
 import { activitiesPath, activityPath, callConnector, connectorTarget, requestConnector, sendResultOf, type ConnectorTarget } from "./api.ts";
 import { markdownToTeams } from "./format.ts";
 import { finalStreamActivity } from "./stream.ts";
@@ -27,28 +28,31 @@ export async function sendTeamsMessage(message: OutboundMessage, ctx: SendContex
   const text = markdownToTeams(message.text);
   if (!text) return { ok: true };
   const [body] = chunkText(text, target.account.textChunkLimit, "length");
+  const post = () => callConnector(target, "POST", activitiesPath(message.route), { type: "message", text: body, textFormat: "markdown" }, "send", ctx.signal);
   if (message.chunkIndex === 0 && progress.streamId) {
     const answer = await requestConnector(target, "POST", activitiesPath(message.route), finalStreamActivity(progress.streamId, body!), ctx.signal);
     if (answer.kind !== "answered" || answer.status < 400 || answer.status >= 500 || answer.status === 429 || answer.status === 401) return sendResultOf(answer, "stream final");
     console.warn(`msteams stream final refused (HTTP ${answer.status}); posting the answer as a message`);
-  } else if (message.chunkIndex === 0 && progress.previewId) {
-    const edit = { type: "message", id: progress.previewId, text: body, textFormat: "markdown" };
-    const answer = await requestConnector(target, "PUT", activityPath(message.route, progress.previewId), edit, ctx.signal);
-    if (answer.kind !== "answered" || answer.status !== 404) {
-      const result = sendResultOf(answer, "preview edit");
-      return result.ok ? { ok: true, platformMessageId: progress.previewId } : result;
-    }
+    return post();
   }
-  return callConnector(target, "POST", activitiesPath(message.route), { type: "message", text: body, textFormat: "markdown" }, "send", ctx.signal);
+  return commitPreview({
+    previewId: message.chunkIndex === 0 ? progress.previewId : undefined,
+    edit: async (previewId) => {
+      const edit = { type: "message", id: previewId, text: body, textFormat: "markdown" };
+      const answer = await requestConnector(target, "PUT", activityPath(message.route, previewId), edit, ctx.signal);
+      return answer.kind === "answered" && answer.status === 404 ? "gone" : sendResultOf(answer, "preview edit");
+    },
+    post,
+  });
 }
 
 /** A run that ends without a reply: its preview (or stream) is deleted; already gone is fine. */
 async function removeLiveReply(target: ConnectorTarget, message: OutboundMessage): Promise<SendResult> {
-  const id = message.progressState?.streamId ?? message.progressState?.previewId;
-  if (!id) return { ok: true };
-  const answer = await requestConnector(target, "DELETE", activityPath(message.route, id), undefined);
-  if (answer.kind === "answered" && answer.status === 404) return { ok: true };
-  return sendResultOf(answer, "remove preview");
+  return retractPreview([message.progressState?.streamId ?? message.progressState?.previewId], async (id) => {
+    const answer = await requestConnector(target, "DELETE", activityPath(message.route, id), undefined);
+    if (answer.kind === "answered" && answer.status === 404) return { ok: true };
+    return sendResultOf(answer, "remove preview");
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ProgressContext, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
+import { streamPreview, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
 import { activitiesPath, activityPath, requestConnector, type ConnectorAnswer, type ConnectorTarget } from "./api.ts";
 import { markdownToTeams } from "./format.ts";
 
@@ -85,37 +86,35 @@ export async function pushStreamUpdate(
   return next;
 }
 
-/** Group chats and channels: the answer so far as a posted message, edited in place. Never throws. */
+const PREVIEW_KEYS: TrackedKeys = { id: "previewId", pending: "previewPendingAt", editedAt: "previewAt", broken: "previewBroken" };
+
+/** Group chats and channels: the answer so far as a posted message, edited in place (preview-stream.ts). */
 export async function pushPreview(target: ConnectorTarget, route: ReplyRoute, state: ProgressState, soFar: string, ctx: ProgressContext, now = Date.now()): Promise<ProgressState> {
-  const next = { ...state };
-  if (next.previewBroken || (next.previewPendingAt && !next.previewId)) return next;
-  if (next.previewId && !due(next, "previewAt", now)) return next;
-  const text = markdownToTeams(soFar);
-  if (!text) return next;
-  if (!next.previewId) {
-    next.previewPendingAt = String(now);
-    ctx.checkpoint?.(next);
-  }
-  const answer = next.previewId
-    ? await requestConnector(target, "PUT", activityPath(route, next.previewId), { type: "message", id: next.previewId, text, textFormat: "markdown" }, ctx.signal)
-    : await requestConnector(target, "POST", activitiesPath(route), { type: "message", text, textFormat: "markdown" }, ctx.signal);
-  const posted = idOf(answer);
-  if (posted) {
-    if (!next.previewId) {
-      if (!posted.id) {
-        next.previewBroken = "no activity id in the answer";
-        return next;
-      }
-      next.previewId = posted.id;
-      delete next.previewPendingAt;
-    }
-    next.previewAt = String(now);
-    return next;
-  }
-  next.previewBroken = answer.kind === "answered" ? `HTTP ${answer.status}` : answer.kind === "no-token" ? answer.error : answer.error.slice(0, 100);
-  if (answer.kind !== "no-answer" && !next.previewId) delete next.previewPendingAt;
-  console.warn(`msteams preview not updated: ${next.previewBroken}`);
-  return next;
+  const failed = (answer: ConnectorAnswer) => {
+    const reason = answer.kind === "answered" ? `HTTP ${answer.status}` : answer.kind === "no-token" ? answer.error : answer.error.slice(0, 100);
+    console.warn(`msteams preview not updated: ${reason}`);
+  };
+  const preview: PreviewPlatform<string> = {
+    render: (shown) => markdownToTeams(shown) || undefined,
+    post: async (text) => {
+      const answer = await requestConnector(target, "POST", activitiesPath(route), { type: "message", text, textFormat: "markdown" }, ctx.signal);
+      const posted = idOf(answer);
+      if (posted?.id) return { ok: true, id: posted.id };
+      if (posted) console.warn("msteams preview not updated: no activity id in the answer");
+      else failed(answer);
+      // No answer, or no id in it: the post may stand in the conversation; the mark stays.
+      return { ok: false, landed: posted || answer.kind === "no-answer" ? "maybe" : "no" };
+    },
+    edit: async (id, text) => {
+      const answer = await requestConnector(target, "PUT", activityPath(route, id), { type: "message", id, text, textFormat: "markdown" }, ctx.signal);
+      if (idOf(answer)) return true;
+      failed(answer);
+      return false;
+    },
+  };
+  // Text past the first chunk is not streamed: the final text replaces the preview with that chunk.
+  const limits = { editIntervalMs: STREAM_INTERVAL_MS, maxChars: target.account.textChunkLimit, overflow: "stop" as const, block: false };
+  return streamPreview(state, soFar, preview, limits, PREVIEW_KEYS, ctx, now);
 }
 
 /** The final `message` that ends a native stream: the reply's first chunk, formatted. */
