@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
+import { postTracked, streamPreview, type PostOutcome, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
 import { sendResultFromError, slackClient } from "./client.ts";
 import { adoptPendingPreview, hasPendingPreview, previewMetadata } from "./preview.ts";
 import { markdownToMrkdwn } from "./format.ts";
@@ -29,6 +30,9 @@ const messagesView = z
   .loose();
 
 const PREVIEW_EDIT_INTERVAL_MS = 1000;
+const PREVIEW_KEYS: TrackedKeys = { id: "previewTs", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+/** A native stream is posted once like a preview (then appended to, not edited): its own id and mark. */
+const STREAM_KEYS: TrackedKeys = { id: "streamTs", pending: "streamPendingAt", editedAt: "streamStartedAt", broken: "previewBroken" };
 
 export async function slackProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   if (route.extra?.responseUrl) return state; // slash commands: nothing to react to or stream into
@@ -98,56 +102,46 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
           if (!(await attempt("appendStream", () => client.chat.appendStream({ channel: next.streamChannel!, ts: next.streamTs!, markdown_text: event.text })))) next.previewBroken = "1";
           return next;
         }
-        next.streamPendingAt = String(Date.now());
-        ctx.checkpoint?.(next);
-        try {
-          const started = await client.chat.startStream({
-            channel: route.to,
-            thread_ts: replyThread,
-            markdown_text: event.soFar,
-            ...(routeChatType(route) !== "direct" && route.extra?.senderId && route.extra.teamId
-              ? { recipient_user_id: route.extra.senderId, recipient_team_id: route.extra.teamId }
-              : {}),
-          });
-          if (started.ts) {
-            next.streamTs = started.ts;
-            next.streamChannel = started.channel ?? route.to;
+        // Recorded before the start, so a crash before its ts is stored leaves a trace (see preview.ts).
+        const start = async (): Promise<PostOutcome> => {
+          try {
+            const started = await client.chat.startStream({
+              channel: route.to,
+              thread_ts: replyThread,
+              markdown_text: event.soFar,
+              ...(routeChatType(route) !== "direct" && route.extra?.senderId && route.extra.teamId
+                ? { recipient_user_id: route.extra.senderId, recipient_team_id: route.extra.teamId }
+                : {}),
+            });
+            return started.ts ? { ok: true, id: started.ts, extra: { streamChannel: started.channel ?? route.to } } : { ok: false, landed: "maybe" };
+          } catch (error) {
+            return failedPost(error, "startStream");
           }
-          delete next.streamPendingAt;
-        } catch (error) {
-          settleFailedPost(next, "streamPendingAt", error, "startStream");
-        }
-        return next;
+        };
+        return postTracked(next, STREAM_KEYS, start, ctx);
       }
-      const now = Date.now();
-      if (next.previewTs && now - Number(next.previewEditedAt ?? 0) < PREVIEW_EDIT_INTERVAL_MS) return next;
-      const text = markdownToMrkdwn(event.soFar) || "…";
-      if (next.previewTs) {
-        if (await attempt("preview edit", () => client.chat.update({ channel: next.previewChannel!, ts: next.previewTs!, text }))) next.previewEditedAt = String(now);
-        else next.previewBroken = "1";
-        return next;
-      }
-      // Recorded before the post, so a crash before its ts is stored leaves a trace (see preview.ts).
-      next.previewPendingAt = String(now);
-      ctx.checkpoint?.(next);
-      try {
-        const posted = await client.chat.postMessage({
-          channel: route.to,
-          text,
-          unfurl_links: false,
-          ...(replyThread ? { thread_ts: replyThread } : {}),
-          ...(ctx.runId ? { metadata: previewMetadata(ctx.runId) } : {}),
-        });
-        if (posted.ts) {
-          next.previewTs = posted.ts;
-          next.previewChannel = posted.channel ?? route.to;
-        }
-        delete next.previewPendingAt;
-        next.previewEditedAt = String(now);
-      } catch (error) {
-        settleFailedPost(next, "previewPendingAt", error, "preview post");
-      }
-      return next;
+      const preview: PreviewPlatform<string> = {
+        render: (shown) => markdownToMrkdwn(shown) || "…",
+        post: async (text) => {
+          try {
+            const posted = await client.chat.postMessage({
+              channel: route.to,
+              text,
+              unfurl_links: false,
+              ...(replyThread ? { thread_ts: replyThread } : {}),
+              ...(ctx.runId ? { metadata: previewMetadata(ctx.runId) } : {}),
+            });
+            // Posted but no ts to edit: it may stand there; the mark stays so the final send finds it.
+            return posted.ts ? { ok: true, id: posted.ts, extra: { previewChannel: posted.channel ?? route.to } } : { ok: false, landed: "maybe" };
+          } catch (error) {
+            return failedPost(error, "preview post");
+          }
+        },
+        edit: (ts, text) => attempt("preview edit", () => client.chat.update({ channel: next.previewChannel!, ts, text })),
+      };
+      // Slack's preview is not cut: an over-long answer is split by the final send, whose first chunk replaces it.
+      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: Number.POSITIVE_INFINITY, overflow: "cut" as const, block: mode === "block" };
+      return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx);
     }
     case "tool": {
       if (mode === "progress" && next.statusTs && event.phase === "start" && account.streaming.progress.toolProgress) {
@@ -182,10 +176,9 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
  * land and the pending mark goes; if the answer was lost (network), the mark stays, so the final
  * send or the retract looks the post up instead of leaving it beside the answer.
  */
-function settleFailedPost(state: ProgressState, pendingKey: "previewPendingAt" | "streamPendingAt", error: unknown, what: string): void {
+function failedPost(error: unknown, what: string): PostOutcome {
   console.warn(`slack progress ${what} failed`, error instanceof Error ? error.message : error);
-  if (!("outcomeUnknown" in sendResultFromError(error))) delete state[pendingKey];
-  state.previewBroken = "1";
+  return { ok: false, landed: "outcomeUnknown" in sendResultFromError(error) ? "maybe" : "no" };
 }
 
 /** `messages.ackReactionScope`: group-mentions (default) reacts in groups only when the bot was mentioned. */

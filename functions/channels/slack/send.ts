@@ -1,4 +1,5 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
+import { commitPreview } from "../preview-stream.ts";
 import { platformErrorCode, sendResultFromError, slackClient } from "./client.ts";
 import { markdownToMrkdwn } from "./format.ts";
 import { findTaggedMessages } from "./lookup.ts";
@@ -49,34 +50,37 @@ export async function sendSlackMessage(message: OutboundMessage, ctx: SendContex
     // Close the native stream first; its streamed text is then replaced by the final chunk.
     await client.chat.stopStream({ channel: state.streamChannel, ts: state.streamTs }).catch(() => undefined);
   }
-  const previewTs = message.chunkIndex === 0 ? (state.streamTs ?? state.previewTs) : undefined;
   const previewChannel = state.streamChannel ?? state.previewChannel ?? route.to;
-  if (previewTs) {
-    try {
-      await client.chat.update({ channel: previewChannel, ts: previewTs, text });
-      return { ok: true, platformMessageId: previewTs };
-    } catch (error) {
-      if (!platformErrorCode(error)) return sendResultFromError(error);
-      // Slack refused the edit (deleted, too old, …): fall through to a normal post.
-    }
-  }
-
-  try {
-    const threadTs = threadTsFor(route, target.account, message.chunkIndex);
-    const result = await client.chat.postMessage({
-      channel: route.to,
-      text,
-      mrkdwn: true,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-      unfurl_links: target.account.unfurlLinks,
-      ...(target.account.unfurlMedia !== undefined ? { unfurl_media: target.account.unfurlMedia } : {}),
-      metadata: replyMetadata(message),
-    });
-    if (previewTs) await client.chat.delete({ channel: previewChannel, ts: previewTs }).catch(() => undefined);
-    return { ok: true, platformMessageId: result.ts };
-  } catch (error) {
-    return sendResultFromError(error);
-  }
+  return commitPreview({
+    previewId: message.chunkIndex === 0 ? (state.streamTs ?? state.previewTs) : undefined,
+    edit: async (ts) => {
+      try {
+        await client.chat.update({ channel: previewChannel, ts, text });
+        return { ok: true };
+      } catch (error) {
+        // Slack refused the edit (deleted, too old, …): a normal post instead.
+        return platformErrorCode(error) ? "gone" : sendResultFromError(error);
+      }
+    },
+    post: async () => {
+      try {
+        const threadTs = threadTsFor(route, target.account, message.chunkIndex);
+        const result = await client.chat.postMessage({
+          channel: route.to,
+          text,
+          mrkdwn: true,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+          unfurl_links: target.account.unfurlLinks,
+          ...(target.account.unfurlMedia !== undefined ? { unfurl_media: target.account.unfurlMedia } : {}),
+          metadata: replyMetadata(message),
+        });
+        return { ok: true, platformMessageId: result.ts };
+      } catch (error) {
+        return sendResultFromError(error);
+      }
+    },
+    discard: (ts) => client.chat.delete({ channel: previewChannel, ts }),
+  });
 }
 
 /**
