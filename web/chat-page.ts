@@ -1,23 +1,15 @@
-import { THEME_CSS } from "./theme-css.ts";
+import { operatorPageHtml } from "./page-shell.ts";
 
 /**
  * The web chat: one dependency-free page that talks to the gateway's own OpenAI-compatible API
  * (/v1/chat/completions with `stream: true`) using the gateway token. It keeps the token and a
  * stable `user` id in localStorage, so a reload reopens the same session, whose transcript it
- * fetches from /v1/edgeclaw/history. `__NONCE__` is replaced per response (Content-Security-Policy).
- * Written without template literals so it can live in this String.raw block unchanged.
+ * fetches from /v1/edgeclaw/history. The head, theme and nonces come from the shared shell (page-shell.ts).
+ * Written without template literals so it can live in these String.raw blocks unchanged.
  */
-export const CHAT_PAGE_HTML = String.raw`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>edgeclaw chat</title>
-<link rel="icon" href="data:,">
-<style nonce="__NONCE__">
-${THEME_CSS}
-  body { display: flex; flex-direction: column; }
+export const CHAT_PAGE_HTML = operatorPageHtml({
+  title: "edgeclaw chat",
+  css: String.raw`  body { display: flex; flex-direction: column; }
   header { display: flex; gap: .5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); }
   header h1 { font-size: 1rem; margin: 0 auto 0 0; flex-shrink: 0; }
   header select, header button, form button { font: inherit; padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); cursor: pointer; }
@@ -44,12 +36,8 @@ ${THEME_CSS}
   form button { background: var(--me); color: #fff; border: none; }
   form button:disabled { opacity: .5; cursor: default; }
   #token-form { flex-direction: column; align-items: center; justify-content: center; gap: .6rem; flex: 1; border: 0; background: transparent; }
-  #token-form input { font: inherit; width: min(26rem, 90vw); padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--fg); }
-  [hidden] { display: none !important; }
-</style>
-</head>
-<body>
-<header>
+  #token-form input { font: inherit; width: min(26rem, 90vw); padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--fg); }`,
+  body: String.raw`<header>
   <h1>edgeclaw</h1>
   <select id="agent" title="Agent" aria-label="Agent"></select>
   <button id="new-chat" type="button" title="Start a new conversation">New chat</button>
@@ -65,9 +53,8 @@ ${THEME_CSS}
 <form id="composer" hidden>
   <textarea id="input" rows="1" placeholder="Message the agent (Enter to send, Shift+Enter for a new line)" aria-label="Message"></textarea>
   <button id="send" type="submit">Send</button>
-</form>
-<script nonce="__NONCE__">
-(function () {
+</form>`,
+  script: String.raw`(function () {
   "use strict";
   var TOKEN_KEY = "edgeclaw.webchat.token";
   var USER_KEY = "edgeclaw.webchat.user";
@@ -305,8 +292,5 @@ ${THEME_CSS}
     loadHistory();
   });
   start();
-})();
-</script>
-</body>
-</html>
-`;
+})();`,
+});

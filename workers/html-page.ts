@@ -1,11 +1,13 @@
+import { NONCE_PLACEHOLDER } from "../web/page-shell.ts";
+
 /**
  * An operator page (web chat, control page) as a response: its one script and one style block run
- * by a per-response nonce (`__NONCE__` in the page), it may talk to this origin only, may not be
+ * by a per-response nonce (the placeholder web/page-shell.ts puts in both), it may talk to this origin only, may not be
  * framed, and is never cached (it is small, and a stale script against a newer API is worse).
  */
 export function htmlPageResponse(html: string): Response {
   const nonce = randomNonce();
-  return new Response(html.replaceAll("__NONCE__", nonce), {
+  return new Response(html.replaceAll(NONCE_PLACEHOLDER, nonce), {
     headers: {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",

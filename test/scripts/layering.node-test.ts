@@ -7,6 +7,8 @@ import { projectRoot } from "./helpers.ts";
 /**
  * DESIGN "Arrows point down only": nothing under functions/ or durable-objects/ imports from
  * workers/, types included. What both need (the Env type, the ingest call) lives below them.
+ * web/ (the operator pages' markup and browser scripts) sits beside them: the Worker imports it to
+ * serve the pages, and it imports nothing from the server side.
  */
 
 function sourceFiles(dir: string): string[] {
@@ -25,14 +27,14 @@ export function specifiers(source: string): string[] {
   return found;
 }
 
-function upwardImports(layer: string): string[] {
-  const workers = join(projectRoot, "workers");
+function upwardImports(layer: string, forbidden: string[] = ["workers"]): string[] {
+  const roots = forbidden.map((dir) => join(projectRoot, dir));
   const offenders: string[] = [];
   for (const file of sourceFiles(join(projectRoot, layer))) {
     for (const specifier of specifiers(readFileSync(file, "utf8"))) {
       if (!specifier.startsWith(".")) continue;
       const target = resolve(dirname(file), specifier);
-      if (target === workers || target.startsWith(`${workers}/`)) offenders.push(`${relative(projectRoot, file)} → ${specifier}`);
+      if (roots.some((root) => target === root || target.startsWith(`${root}/`))) offenders.push(`${relative(projectRoot, file)} → ${specifier}`);
     }
   }
   return offenders;
@@ -55,4 +57,8 @@ describe("layering", () => {
       assert.deepEqual(upwardImports(layer), []);
     });
   }
+
+  it("nothing under web/ imports from workers/, durable-objects/ or functions/", () => {
+    assert.deepEqual(upwardImports("web", ["workers", "durable-objects", "functions"]), []);
+  });
 });

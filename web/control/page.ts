@@ -1,4 +1,4 @@
-import { THEME_CSS } from "../theme-css.ts";
+import { operatorPageHtml } from "../page-shell.ts";
 import { CONTROL_CORE_SCRIPT } from "./script-core.ts";
 import { CONTROL_OPERATIONS_SCRIPT } from "./script-operations.ts";
 import { CONTROL_INSIGHT_SCRIPT } from "./script-insight.ts";
@@ -6,20 +6,12 @@ import { CONTROL_INSIGHT_SCRIPT } from "./script-insight.ts";
 /**
  * The control page (`/control`): one dependency-free page over the token-protected admin API. The
  * gateway token is typed once and kept in sessionStorage (gone when the tab closes, never in a URL);
- * every view is a fetch to /admin/… with it. `__NONCE__` is replaced per response (CSP). The
+ * every view is a fetch to /admin/… with it. The head, theme and nonces come from page-shell.ts. The
  * scripts are plain ES2017 written without template literals, so they live in String.raw blocks.
  */
-export const CONTROL_PAGE_HTML = String.raw`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>edgeclaw control</title>
-<link rel="icon" href="data:,">
-<style nonce="__NONCE__">
-${THEME_CSS}
-  header { display: flex; gap: .5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); position: sticky; top: 0; z-index: 1; }
+export const CONTROL_PAGE_HTML = operatorPageHtml({
+  title: "edgeclaw control",
+  css: String.raw`  header { display: flex; gap: .5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); position: sticky; top: 0; z-index: 1; }
   header h1 { font-size: 1rem; margin: 0; flex-shrink: 0; }
   nav { display: flex; gap: .25rem; overflow-x: auto; flex: 1; scrollbar-width: none; }
   nav a { color: var(--muted); text-decoration: none; padding: .25rem .55rem; border-radius: 6px; white-space: nowrap; font-size: .92rem; }
@@ -71,12 +63,8 @@ ${THEME_CSS}
   .legend i { display: inline-block; width: .7rem; height: .7rem; border-radius: 2px; margin-right: .3rem; vertical-align: -1px; }
   #toast { position: fixed; left: 50%; bottom: 1rem; transform: translateX(-50%); background: var(--fg); color: var(--bg); padding: .45rem .9rem; border-radius: 8px; max-width: 90vw; }
   #login { display: flex; flex-direction: column; align-items: center; gap: .6rem; margin-top: 18vh; padding: 0 1rem; }
-  #login input { width: min(26rem, 90vw); }
-  [hidden] { display: none !important; }
-</style>
-</head>
-<body>
-<header>
+  #login input { width: min(26rem, 90vw); }`,
+  body: String.raw`<header>
   <h1>edgeclaw control</h1>
   <nav id="nav" hidden></nav>
   <button id="logout" type="button" hidden>Sign out</button>
@@ -88,16 +76,12 @@ ${THEME_CSS}
   <div id="login-error" class="err"></div>
 </form>
 <main id="view" hidden></main>
-<div id="toast" role="status" hidden></div>
-<script nonce="__NONCE__">
-(function () {
+<div id="toast" role="status" hidden></div>`,
+  script: String.raw`(function () {
 "use strict";
 ${CONTROL_CORE_SCRIPT}
 ${CONTROL_OPERATIONS_SCRIPT}
 ${CONTROL_INSIGHT_SCRIPT}
 start();
-})();
-</script>
-</body>
-</html>
-`;
+})();`,
+});
