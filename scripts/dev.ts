@@ -3,6 +3,9 @@
  * driver's WebSocket bridge) and `wrangler dev` with the config and workspace bundled in, exactly as
  * a deploy would. State lives under EDGECLAW_DATA_DIR (default .edgeclaw/data) and survives restarts;
  * EDGECLAW_PORT (default 8787) picks the port, so several instances can run side by side.
+ * When an account is served over a socket (Discord, Slack Socket Mode, Telegram polling,
+ * Mattermost), the companion runs beside it as a plain Node process (lib/dev-companion.ts) on
+ * EDGECLAW_COMPANION_PORT (default: a free port).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
@@ -12,12 +15,14 @@ import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
 import { DataDirHeldError, DataDirLockedError, lockDataDir, type DataDirLock } from "./lib/data-dir-lock.ts";
 import { devReadyBanner } from "./lib/dev-banner.ts";
+import { buildCompanionBundle, companionBundleStale, startCompanion, type RunningCompanion } from "./lib/dev-companion.ts";
+import { planDevCompanion, type DevCompanionPlan } from "./lib/dev-companion-plan.ts";
 import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
 import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
 import { referencedSecretIds } from "../functions/config/secret-scan.ts";
-import { localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
+import { bundleDefineArgs, localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
 import { simulateForDev, type SimulatedDev } from "./simulate/dev.ts";
 
 const HOST = "127.0.0.1";
@@ -31,6 +36,7 @@ const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
 
 let postgres: LocalPostgres | undefined;
 let wrangler: ChildProcess | undefined;
+let companion: RunningCompanion | undefined;
 let lock: DataDirLock | undefined;
 /** EDGECLAW_SIMULATE=1: fake platforms for the configured channels (scripts/simulate/). */
 let simulated: SimulatedDev | undefined;
@@ -80,6 +86,20 @@ async function main() {
   vars.DATABASE_URL = postgres.databaseUrl;
   vars.EDGECLAW_PG_WS_PROXY = postgres.wsProxy;
   if (process.env.EDGECLAW_SIMULATE === "1") simulated = await simulateForDev(inputs, vars);
+  const config = simulated?.config ?? inputs.loaded.config;
+  let defineArgs = simulated?.defineArgs ?? inputs.defineArgs;
+  // Socket accounts: the companion's key (a generated one is added to the bundled config) and the
+  // platform secrets both processes need go into `vars` before the Worker's env file is written.
+  const companionPlan = planDevCompanion({ raw: simulated?.raw ?? inputs.loaded.raw, config, vars, shellEnv: process.env, dataDir });
+  let companionPort = 0;
+  let companionBuild: Promise<void> | undefined;
+  if (companionPlan) {
+    for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
+    if (companionPlan.key.source === "generated") defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
+    companionPort = await companionPortFor(process.env.EDGECLAW_COMPANION_PORT);
+    // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
+    if (companionBundleStale()) companionBuild = buildCompanionBundle();
+  }
   writeEnvFile(envFile, vars);
 
   const args = [
@@ -100,7 +120,7 @@ async function main() {
     join(dataDir, "wrangler"),
     "--env-file",
     envFile,
-    ...(simulated?.defineArgs ?? inputs.defineArgs),
+    ...defineArgs,
   ];
   // Its own process group, so stopping it also reaches workerd and anything else it started.
   wrangler = spawn(process.execPath, args, {
@@ -124,8 +144,43 @@ async function main() {
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
-  for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config: simulated?.config ?? inputs.loaded.config, vars, auth })) console.log(line);
+  if (companionPlan) companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
+  const companionLine = companion && companionPlan ? { url: companion.url, pid: companion.pid, accounts: companionPlan.accounts, key: companionPlan.key } : undefined;
+  for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config, vars, auth, companion: companionLine })) console.log(line);
   for (const line of simulated?.ready(url, dataDir) ?? []) console.log(line);
+}
+
+/** EDGECLAW_COMPANION_PORT when set (it must be free), else any free port. */
+async function companionPortFor(wanted: string | undefined): Promise<number> {
+  if (!wanted) return freePort(HOST);
+  const chosen = Number.parseInt(wanted, 10);
+  if (!Number.isInteger(chosen) || chosen < 1 || chosen > 65535) fail(`EDGECLAW_COMPANION_PORT must be a port number, got ${wanted}`);
+  if (!(await isPortFree(chosen, HOST))) fail(`EDGECLAW_COMPANION_PORT ${chosen} on ${HOST} is already in use; set it to another port or unset it`);
+  return chosen;
+}
+
+/** Starts the companion once the Worker answers; a failed build leaves the Worker serving, said loudly. */
+async function startDevCompanion(plan: DevCompanionPlan, workerUrl: string, companionPort: number, build: Promise<void> | undefined): Promise<RunningCompanion | undefined> {
+  try {
+    await build;
+  } catch (error) {
+    console.error(`edgeclaw dev: ${error instanceof Error ? error.message : String(error)}\nedgeclaw dev: the companion is not running: ${plan.accounts.join(", ")} stay disconnected`);
+    return undefined;
+  }
+  if (stopping) return undefined;
+  return startCompanion({
+    plan,
+    workerUrl,
+    host: HOST,
+    port: companionPort,
+    dataDir: join(dataDir, "companion"),
+    onUnexpectedExit(how) {
+      if (stopping) return;
+      console.error(
+        `edgeclaw dev: the companion exited (${how}): ${plan.accounts.join(", ")} stay disconnected until you restart npm run dev (its log is above); the Worker keeps serving`,
+      );
+    },
+  });
 }
 
 /**
@@ -156,6 +211,8 @@ async function waitForHealth(healthUrl: string, exited: Promise<number>): Promis
 /** Stops wrangler (and its whole process group), then Postgres, then frees the data dir. */
 function stop(): Promise<void> {
   stopping ??= (async () => {
+    // First, while the Worker still answers: the companion drains its outbox and releases its lease.
+    await companion?.stop();
     const child = wrangler;
     if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       const gone = new Promise<void>((resolveGone) => child.once("exit", () => resolveGone()));
@@ -193,6 +250,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     if (stopping) {
       if (Date.now() - firstSignalAt < REPEATED_SIGNAL_MS) return;
       // A real second Ctrl-C: do not wait for anything.
+      companion?.kill();
       if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
       rmSync(envFile, { force: true });
       unlock();
@@ -207,7 +265,8 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   });
 }
 process.on("exit", () => {
-  // Last resort if this process dies on an error: never leave a workerd behind.
+  // Last resort if this process dies on an error: never leave a workerd (or a companion) behind.
+  companion?.kill();
   if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
 });
 

@@ -37,10 +37,16 @@ export interface CompanionProcess {
   stop(): Promise<void>;
 }
 
-export async function startDiscordStack(options: { allowFrom: string[]; guildChannels?: Record<string, unknown> }): Promise<DiscordStack> {
+/** The fake Discord REST API with `GET /gateway/bot` pointing at the fake Gateway. */
+export async function startDiscordFakes(): Promise<{ rest: FakeDiscordApi; gateway: FakeDiscordGateway }> {
   const rest = await startFakeDiscordApi();
   const gateway = await new FakeDiscordGateway(STACK_TOKEN).listen();
   await fetch(`${rest.url}/_control/gateway`, { method: "POST", body: JSON.stringify({ url: `ws://127.0.0.1:${gateway.port}/gw` }) });
+  return { rest, gateway };
+}
+
+export async function startDiscordStack(options: { allowFrom: string[]; guildChannels?: Record<string, unknown> }): Promise<DiscordStack> {
+  const { rest, gateway } = await startDiscordFakes();
   const worker = await startDevInstance(
     {
       session: { dmScope: "per-channel-peer" },
@@ -61,7 +67,7 @@ export async function startDiscordStack(options: { allowFrom: string[]; guildCha
   );
   const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-discord-companion-"));
   const companionPort = await freePort();
-  const start = () => startCompanion(worker.url, dataDir, companionPort);
+  const start = () => startCompanion(worker.url, dataDir, companionPort, { key: KEY, instanceId: "discord-e2e" });
   const stack: DiscordStack = {
     rest,
     gateway,
@@ -82,17 +88,18 @@ export async function startDiscordStack(options: { allowFrom: string[]; guildCha
   return stack;
 }
 
-async function startCompanion(workerUrl: string, dataDir: string, port: number): Promise<CompanionProcess> {
+/** The companion as its own process (`companion/src/main.ts`) on one ingress key. */
+export async function startCompanion(workerUrl: string, dataDir: string, port: number, options: { key: { id: string; secret: string }; instanceId: string }): Promise<CompanionProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "companion/src/main.ts"], {
     env: {
       ...process.env,
       EDGECLAW_WORKER_URL: workerUrl,
-      EDGECLAW_COMPANION_KEY_ID: KEY.id,
-      EDGECLAW_COMPANION_INGRESS_SECRET: KEY.secret,
+      EDGECLAW_COMPANION_KEY_ID: options.key.id,
+      EDGECLAW_COMPANION_INGRESS_SECRET: options.key.secret,
       EDGECLAW_COMPANION_DATA_DIR: dataDir,
       EDGECLAW_COMPANION_PORT: String(port),
       // The same instance after a restart, as a container restarted in place (its lease is its own).
-      EDGECLAW_COMPANION_INSTANCE_ID: "discord-e2e",
+      EDGECLAW_COMPANION_INSTANCE_ID: options.instanceId,
       DISCORD_BOT_TOKEN: STACK_TOKEN,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -119,7 +126,7 @@ async function startCompanion(workerUrl: string, dataDir: string, port: number):
 }
 
 /** The bot's messages in a channel of the fake REST API. */
-export async function channelMessages(stack: DiscordStack, channelId: string): Promise<Array<{ content: string; deleted?: boolean }>> {
+export async function channelMessages(stack: { rest: FakeDiscordApi }, channelId: string): Promise<Array<{ content: string; deleted?: boolean }>> {
   return (await (await fetch(`${stack.rest.url}/_control/messages?channel_id=${channelId}`)).json()) as Array<{ content: string; deleted?: boolean }>;
 }
 

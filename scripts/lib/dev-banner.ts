@@ -12,6 +12,8 @@ export interface DevBannerInput {
   /** The secrets the Worker gets (to tell which model answers). */
   vars: Record<string, string>;
   auth: GatewayAuthForDev;
+  /** The companion dev started (socket accounts), if any. */
+  companion?: { url: string; pid: number; accounts: string[]; key: { id: string; source: "configured" | "generated"; file?: string } };
 }
 
 /**
@@ -37,6 +39,11 @@ export function devReadyBanner(input: DevBannerInput): string[] {
     lines.push(`  OpenAI API: ${url}/v1/chat/completions${auth.kind === "none" ? "" : " (Authorization: Bearer <gateway token>)"}`);
   }
   for (const endpoint of webhookEndpoints(config)) lines.push(`  ${endpoint.label}: ${url}${endpoint.path}`);
+  const { companion } = input;
+  if (companion) {
+    const key = companion.key.source === "generated" ? `generated ingress key "${companion.key.id}", secret in ${companion.key.file}` : `ingress key "${companion.key.id}" from the config`;
+    lines.push(`  Companion: ${companion.accounts.join(", ")} on ${companion.url} (pid ${companion.pid}; ${key}); connector state in ${url}/health`);
+  }
   // Said last and unindented: it is the one line a new user must act on.
   if (!model.startsWith("  ")) lines.push(model);
   return lines;

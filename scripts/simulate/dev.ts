@@ -8,6 +8,8 @@ import { removeSimulateState, writeSimulateState } from "./state.ts";
 export interface SimulatedDev {
   /** The bundle arguments and config with every simulated channel pointed at its fake. */
   defineArgs: string[];
+  /** The config as bundled (the companion's dev key is added on top of it). */
+  raw: Record<string, unknown>;
   config: EdgeclawConfig;
   /** Once the gateway answers: writes the state `edgeclaw simulate` reads; returns banner lines. */
   ready(gatewayUrl: string, dataDir: string): string[];
@@ -23,6 +25,7 @@ export async function simulateForDev(inputs: BundleInputs, vars: Record<string, 
   for (const [name, value] of Object.entries(platforms.vars)) vars[name] ??= value;
   return {
     defineArgs: bundleDefineArgs(platforms.raw, inputs.workspace.seeds),
+    raw: platforms.raw,
     config: parseConfig(platforms.raw),
     ready(gatewayUrl, dataDir) {
       const state = simulateState(platforms, gatewayUrl);

@@ -176,6 +176,9 @@ describe("npm run dev", { concurrency: false }, () => {
     const token = /Gateway token: (\S+) \(generated/.exec(first.output())?.[1];
     assert.ok(token, first.output());
     assert.match(first.output(), /^No model configured: /m);
+    // No socket account (Discord, Slack socket mode, Telegram polling, Mattermost): no companion.
+    assert.doesNotMatch(first.output(), /Companion:/);
+    assert.equal(existsSync(join(dataDir, "companion")), false);
 
     const vars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
     assert.equal(vars.EDGECLAW_GATEWAY_TOKEN, token);

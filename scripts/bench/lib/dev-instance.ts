@@ -75,6 +75,8 @@ export async function startDevInstance(
     pid: child.pid!,
     output: () => output,
     async stop() {
+      // Idempotent: a test may stop it and still have it in its cleanup list.
+      if (child.exitCode !== null || child.signalCode !== null) return void rmSync(dataDir, { recursive: true, force: true });
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       signal("SIGINT");
       const timeout = setTimeout(() => signal("SIGKILL"), 15_000);
