@@ -29,6 +29,11 @@ export interface TrackedKeys {
   broken: string;
 }
 
+/** The usual names: `<prefix>PendingAt`, `<prefix>EditedAt` (unless named), and one `previewBroken` mark a run. */
+export function trackedKeys(prefix: string, id: string, editedAt = `${prefix}EditedAt`): TrackedKeys {
+  return { id, pending: `${prefix}PendingAt`, editedAt, broken: "previewBroken" };
+}
+
 /** A post's outcome: the new message's id (and any more state to keep, e.g. its channel), or whether it may have landed. */
 export type PostOutcome = { ok: true; id: string; extra?: ProgressState } | { ok: false; landed: "no" | "maybe" };
 

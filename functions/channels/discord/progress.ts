@@ -1,6 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { postTracked, streamPreview, type PostOutcome, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
+import { postTracked, streamPreview, trackedKeys, type PostOutcome, type PreviewPlatform } from "../preview-stream.ts";
 import { discordRequest } from "./rest.ts";
 import { discordTarget, referenceFor } from "./send.ts";
 
@@ -20,9 +20,9 @@ import { discordTarget, referenceFor } from "./send.ts";
 
 const PREVIEW_EDIT_INTERVAL_MS = 1500;
 const TYPING_RENEW_MS = 8000;
-const PREVIEW_KEYS: TrackedKeys = { id: "previewMessageId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+const PREVIEW_KEYS = trackedKeys("preview", "previewMessageId");
 /** The status draft's own id and pending mark; a lost one stops the preview the same way. */
-const STATUS_KEYS: TrackedKeys = { id: "statusMessageId", pending: "statusPendingAt", editedAt: "statusEditedAt", broken: "previewBroken" };
+const STATUS_KEYS = trackedKeys("status", "statusMessageId");
 
 export async function discordProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   const target = discordTarget(route, ctx);

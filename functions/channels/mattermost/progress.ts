@@ -1,6 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { streamPreview, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
+import { streamPreview, trackedKeys, type PreviewPlatform } from "../preview-stream.ts";
 import { mattermostApi, mattermostBot, type MattermostBot, type MattermostPostRecord } from "./api.ts";
 
 /**
@@ -20,7 +20,7 @@ export const PREVIEW_PROP = "edgeclaw_preview_run";
 
 const PREVIEW_EDIT_INTERVAL_MS = 1000;
 const TYPING_RENEW_MS = 4000;
-const PREVIEW_KEYS: TrackedKeys = { id: "previewPostId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+const PREVIEW_KEYS = trackedKeys("preview", "previewPostId");
 
 export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   const bot = mattermostBot(route, ctx);

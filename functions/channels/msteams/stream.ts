@@ -1,6 +1,6 @@
 import type { ProgressContext, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { streamPreview, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
+import { streamPreview, trackedKeys, type PreviewPlatform } from "../preview-stream.ts";
 import { activitiesPath, activityPath, requestConnector, type ConnectorAnswer, type ConnectorTarget } from "./api.ts";
 import { markdownToTeams } from "./format.ts";
 
@@ -86,7 +86,7 @@ export async function pushStreamUpdate(
   return next;
 }
 
-const PREVIEW_KEYS: TrackedKeys = { id: "previewId", pending: "previewPendingAt", editedAt: "previewAt", broken: "previewBroken" };
+const PREVIEW_KEYS = trackedKeys("preview", "previewId", "previewAt");
 
 /** Group chats and channels: the answer so far as a posted message, edited in place (preview-stream.ts). */
 export async function pushPreview(target: ConnectorTarget, route: ReplyRoute, state: ProgressState, soFar: string, ctx: ProgressContext, now = Date.now()): Promise<ProgressState> {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { postTracked, streamPreview, type PostOutcome, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
+import { postTracked, streamPreview, trackedKeys, type PostOutcome, type PreviewPlatform } from "../preview-stream.ts";
 import { sendResultFromError, slackClient } from "./client.ts";
 import { adoptPendingPreview, hasPendingPreview, previewMetadata } from "./preview.ts";
 import { markdownToMrkdwn } from "./format.ts";
@@ -30,9 +30,9 @@ const messagesView = z
   .loose();
 
 const PREVIEW_EDIT_INTERVAL_MS = 1000;
-const PREVIEW_KEYS: TrackedKeys = { id: "previewTs", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+const PREVIEW_KEYS = trackedKeys("preview", "previewTs");
 /** A native stream is posted once like a preview (then appended to, not edited): its own id and mark. */
-const STREAM_KEYS: TrackedKeys = { id: "streamTs", pending: "streamPendingAt", editedAt: "streamStartedAt", broken: "previewBroken" };
+const STREAM_KEYS = trackedKeys("stream", "streamTs", "streamStartedAt");
 
 export async function slackProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   if (route.extra?.responseUrl) return state; // slash commands: nothing to react to or stream into

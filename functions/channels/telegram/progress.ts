@@ -1,6 +1,6 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { postTracked, streamPreview, type PostOutcome, type PreviewPlatform, type TrackedKeys } from "../preview-stream.ts";
+import { postTracked, streamPreview, trackedKeys, type PostOutcome, type PreviewPlatform } from "../preview-stream.ts";
 import { callBotApi } from "./client.ts";
 import { markdownToTelegramHtml, escapeHtml } from "./format.ts";
 import { deleteMessage, editText, sendText } from "./messages.ts";
@@ -28,9 +28,9 @@ const TYPING_RENEW_MS = 4000;
 /** A run busy this long without a tool step still gets its status draft (progress mode). */
 const STATUS_DRAFT_DELAY_MS = 1500;
 const STATUS_LABEL = "<i>Working…</i>";
-const PREVIEW_KEYS: TrackedKeys = { id: "previewMessageId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+const PREVIEW_KEYS = trackedKeys("preview", "previewMessageId");
 /** The status draft's own id and pending mark; a lost one stops the preview the same way. */
-const STATUS_KEYS: TrackedKeys = { id: "statusMessageId", pending: "statusPendingAt", editedAt: "statusEditedAt", broken: "previewBroken" };
+const STATUS_KEYS = trackedKeys("status", "statusMessageId");
 
 export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
   const target = telegramTarget(route, ctx);
