@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +9,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { withNeonPool } from "../../scripts/lib/neon-node.ts";
 import { startFakeSlackApi, type FakeSlackApi } from "../fakes/slack-api.ts";
+import { killStartedDevs, startDev, stopDev } from "./dev-process.ts";
 import { projectRoot } from "./helpers.ts";
 
 /**
@@ -25,51 +25,13 @@ const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(projectRoot, "test-output", "control-page");
 const TOKEN = "control-page-test-token-0123456789";
 const SIGNING_SECRET = "control-page-signing-secret";
-const READY = /edgeclaw ready on (http:\/\/127\.0\.0\.1:\d+)/;
 const VIEWS = ["sessions", "pairing", "dead-letters", "cron", "spend", "budgets", "channels", "config"];
 
 const cleanups: Array<() => Promise<void> | void> = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+  killStartedDevs(); // a stack that never got ready (no cleanup registered for it)
 });
-
-async function startDev(dataDir: string, configFile: string): Promise<{ url: string; child: ChildProcess; output: () => string }> {
-  const scripts = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-  const [, ...args] = scripts.dev!.split(/\s+/);
-  const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    cwd: projectRoot,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: configFile, EDGECLAW_FAKE_MODEL: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", EDGECLAW_GATEWAY_TOKEN: "" },
-  });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        process.kill(-child.pid!, "SIGINT");
-        setTimeout(() => {
-          if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
-        }, 10_000);
-      }),
-  );
-  let text = "";
-  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line after 180 s:\n${text}`)), 180_000);
-    child.stdout!.on("data", () => {
-      const match = READY.exec(text);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`dev exited (${code}) before ready:\n${text}`)));
-  });
-  return { url, child, output: () => text };
-}
 
 /** A Slack DM as Slack's Events API posts it, signed with the app's signing secret. */
 async function slackDm(base: string, user: string, channel: string, text: string): Promise<void> {
@@ -159,7 +121,8 @@ describe("control page (headless Chromium)", () => {
       }),
     );
     const dataDir = join(work, "data");
-    const dev = await startDev(dataDir, configFile);
+    const dev = await startDev(dataDir, await freePort(), { EDGECLAW_CONFIG: configFile, EDGECLAW_FAKE_MODEL: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", EDGECLAW_GATEWAY_TOKEN: "" }, 180_000);
+    cleanups.push(() => stopDev(dev));
     const base = dev.url;
     const vars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
 

@@ -1,88 +1,26 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { after, describe, it } from "node:test";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { withNeonPool } from "../../scripts/lib/neon-node.ts";
+import { ctrlC, devCommand, killAtEnd, killStartedDevs, startDev, tryKill } from "./dev-process.ts";
 import { projectRoot, tempProject } from "./helpers.ts";
 
 /**
  * `npm run dev` end to end: the real wrangler + workerd + PGlite, started the way a user does and
- * stopped the way Ctrl-C does (SIGINT to the whole process group).
+ * stopped the way Ctrl-C does (SIGINT to the whole process group). The stack is started by
+ * dev-process.ts, as the control-page test starts it.
  */
-const READY = /edgeclaw ready on (http:\/\/127\.0\.0\.1:\d+)/;
 
-interface RunningDev {
-  child: ChildProcess;
-  output: () => string;
-  url: string;
-}
-
-/**
- * The command line `npm run dev` runs, taken from package.json so the test runs what a user runs.
- * (npm itself adds nothing but a shell; a Ctrl-C makes npm exit by SIGINT whatever dev returns.)
- */
-function devCommand(): string[] {
-  const scripts = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-  const [program, ...args] = scripts.dev!.split(/\s+/);
-  assert.equal(program, "node", "npm run dev starts node directly");
-  return [process.execPath, ...args];
-}
-
-const started: ChildProcess[] = [];
 /** wrangler groups seen, killed at the end should a failing test have left them. */
 const wranglerGroupsSeen = new Set<number>();
 after(() => {
-  for (const child of started) if (child.exitCode === null && child.pid) tryKill(-child.pid, "SIGKILL");
+  killStartedDevs();
   for (const pgid of wranglerGroupsSeen) if (groupAlive(pgid)) tryKill(-pgid, "SIGKILL");
 });
-
-function startDev(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<RunningDev> {
-  const [program, ...args] = devCommand();
-  const child = spawn(program!, args, {
-    cwd: projectRoot,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: "", ...extraEnv },
-  });
-  started.push(child);
-  let text = "";
-  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line after 120 s:\n${text}`)), 120_000);
-    const check = () => {
-      const match = READY.exec(text);
-      if (match) {
-        clearTimeout(timer);
-        // Let the lines printed right after the ready line arrive.
-        setTimeout(() => resolve({ child, output: () => text, url: match[1]! }), 300);
-      }
-    };
-    child.stdout!.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`dev exited (${code}) before ready:\n${text}`));
-    });
-  });
-}
-
-/** Ctrl-C: SIGINT to every process in the terminal's group. */
-async function ctrlC(dev: RunningDev): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => dev.child.once("exit", (code) => resolve(code)));
-  tryKill(-dev.child.pid!, "SIGINT");
-  return exited;
-}
-
-function tryKill(pid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // gone
-  }
-}
 
 /** Process groups of wrangler processes serving this data dir (workerd shares the group). */
 function wranglerGroups(dataDir: string): Set<number> {
@@ -145,7 +83,7 @@ describe("npm run dev", { concurrency: false }, () => {
       detached: true,
       stdio: ["ignore", "pipe", "inherit"],
     });
-    started.push(holder);
+    killAtEnd(holder);
     await new Promise((resolve) => holder.stdout!.once("data", resolve));
     const [program, ...args] = devCommand();
     const refused = spawnSync(program!, args, {
