@@ -37,7 +37,7 @@ export function trackedKeys(prefix: string, id: string, editedAt = `${prefix}Edi
 /** A post's outcome: the new message's id (and any more state to keep, e.g. its channel), or whether it may have landed. */
 export type PostOutcome = { ok: true; id: string; extra?: ProgressState } | { ok: false; landed: "no" | "maybe" };
 
-/** The platform side of a preview; each call logs its own failure and never throws. */
+/** The platform side of a preview. Each call logs its own failure and answers it as a value; a throw is not caught here. */
 export interface PreviewPlatform<Content> {
   /** The message content for the text shown (already cut to `maxChars`); undefined: nothing to show yet. */
   render(shown: string): Content | undefined;
@@ -97,7 +97,7 @@ export async function postTracked(
   return next;
 }
 
-/** One step of the preview for the answer so far (`soFar`): post, edit, or wait. Returns the new state; never throws. */
+/** One step of the preview for the answer so far (`soFar`): post, edit, or wait. Returns the new state. */
 export async function streamPreview<Content>(
   state: ProgressState,
   soFar: string,
