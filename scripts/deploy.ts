@@ -14,7 +14,7 @@ import { describeDatabaseError } from "./lib/database-error.ts";
 import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
 import { requiredSecrets } from "../functions/config/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
-import { companionContainerPlan, writeDeployConfig } from "./lib/deploy-config.ts";
+import { companionContainerPlan, companionContainerSecrets, writeDeployConfig } from "./lib/deploy-config.ts";
 
 const args = new Set(process.argv.slice(2));
 const skipMigrations = args.has("--skip-migrations");
@@ -95,6 +95,11 @@ async function main(): Promise<number> {
   if (size) console.log(`edgeclaw deploy: ${size}`);
 
   const secrets = requiredSecrets(inputs.loaded.config, inputs.loaded.raw);
+  if (container) {
+    for (const name of companionContainerSecrets(inputs.loaded.config)) {
+      if (!secrets.some((secret) => secret.name === name)) secrets.push({ name, why: "handed to the companion container" });
+    }
+  }
   console.log("\nWorker secrets this deployment reads (set each once; `wrangler secret put` prompts for the value):");
   for (const secret of secrets) console.log(`  npx wrangler secret put ${secret.name.padEnd(24)} # ${secret.why}`);
   const url = /https:\/\/\S+\.workers\.dev\S*/.exec(run.output)?.[0];

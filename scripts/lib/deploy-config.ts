@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { containerDeployments } from "../../functions/channels/companion/container-plan.ts";
+import { secretEnvName } from "../../functions/config/secret-ref.ts";
 
 /** The Durable Object class the `[[containers]]` entry attaches the image to (wrangler.toml binds it). */
 export const COMPANION_CONTAINER_CLASS = "CompanionContainerDO";
@@ -29,6 +30,23 @@ export function companionContainerPlan(config: EdgeclawConfig, projectDir: strin
   const { image, instanceType, workerUrl } = config.companion.container;
   const imageIsDockerfile = existsSync(resolve(projectDir, image));
   return { deployments, image, imageIsDockerfile, instanceType, workerUrl };
+}
+
+/**
+ * The Worker secrets the container's environment is built from (companion/container-plan.ts): each
+ * deployment's signing key, the first outbound key, and every platform secret its accounts name —
+ * some of which (a Slack app token) the Worker itself never reads, so no other list names them.
+ */
+export function companionContainerSecrets(config: EdgeclawConfig): string[] {
+  const names = new Set<string>();
+  for (const planned of containerDeployments(config, {})) {
+    const keySecret = secretEnvName(planned.key.secret);
+    if (keySecret) names.add(keySecret);
+    for (const account of planned.accounts) for (const name of Object.values(account.secretEnv)) names.add(name);
+  }
+  const outbound = secretEnvName(config.companion.outboundKeys[0]?.secret);
+  if (names.size && outbound) names.add(outbound);
+  return [...names];
 }
 
 /**

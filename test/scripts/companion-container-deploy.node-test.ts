@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parseConfig } from "../../functions/config/load.ts";
-import { companionContainerPlan, withCompanionContainer } from "../../scripts/lib/deploy-config.ts";
+import { companionContainerPlan, companionContainerSecrets, withCompanionContainer } from "../../scripts/lib/deploy-config.ts";
 import { stripAnsi } from "../../scripts/lib/wrangler.ts";
 import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 
@@ -50,6 +50,15 @@ describe("companion container in the deploy config", () => {
     // wrangler only warns about a misspelt key; here any config warning is a failure.
     assert.doesNotMatch(output, /Unexpected fields|WARNING[^\n]*configuration/, output);
     assert.equal(existsSync(join(projectRoot, "wrangler.companion-container.toml")), false, "the generated config is removed");
+    assert.match(output, /npx wrangler secret put EDGECLAW_COMPANION_OUTBOUND_SECRET\s+# handed to the companion container/);
+  });
+
+  it("lists the Worker secrets the container's environment is built from, the companion-only ones included", () => {
+    const config = socketConfig({});
+    (config.channels as Record<string, unknown>).slack = { mode: "socket", botToken: { source: "env", id: "SLACK_BOT_TOKEN" }, appToken: { source: "env", id: "SLACK_APP_TOKEN" } };
+    ((config.companion as { ingressKeys: Array<{ channels: string[] }> }).ingressKeys[0]!).channels.push("slack");
+    assert.deepEqual(companionContainerSecrets(parseConfig(config)).sort(), ["EDGECLAW_COMPANION_INGRESS_SECRET", "EDGECLAW_COMPANION_OUTBOUND_SECRET", "SLACK_APP_TOKEN", "TELEGRAM_BOT_TOKEN"]);
+    assert.deepEqual(companionContainerSecrets(parseConfig({})), []);
   });
 
   it("a Dockerfile image builds from the project root, where everything the Dockerfile copies exists", () => {
