@@ -130,6 +130,13 @@ export async function deliverDueOutbox(args: {
       store.updateOutbox(row.id, { state: "unknown", lastError: result.error, nextAt: now() + backoff(attempts, policy, random) }, now());
       break;
     }
+    if (result.notSent && result.retryable) {
+      // Held back before any request (an empty rate-limit bucket): no attempt was made, so none is
+      // counted and the first attempt is still ahead; it waits like a Retry-After, holding the rest.
+      // A chunk whose earlier outcome is unknown stays so: it is reconciled again before it goes.
+      store.updateOutbox(row.id, { state: row.state === "pending" ? "pending" : "unknown", attempts: row.attempts, firstAttemptAt: row.firstAttemptAt, lastError: result.error, nextAt: now() + Math.max(1, result.retryAfterMs ?? 1000) }, now());
+      break;
+    }
     if (!result.retryable || attempts >= policy.maxAttempts) {
       const reason = result.retryable ? `gave up after ${attempts} attempts: ${result.error}` : result.error;
       store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());

@@ -51,8 +51,12 @@ export type ProgressState = Record<string, string>;
 
 export type SendResult =
   | { ok: true; platformMessageId?: string }
-  /** retryable: the platform said so (429, 5xx); retryAfterMs from Retry-After. */
-  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string }
+  /**
+   * retryable: the platform said so (429, 5xx); retryAfterMs from Retry-After. `notSent`: the adapter
+   * held the send back without making any request (a rate-limit bucket it knows is empty until
+   * then): the outbox waits retryAfterMs and counts no attempt.
+   */
+  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string; notSent?: true }
   /** The request may or may not have reached the platform (timeout, reset): reconcile, do not re-send blindly. */
   | { ok: false; outcomeUnknown: true; error: string };
 

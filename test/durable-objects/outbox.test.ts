@@ -260,4 +260,20 @@ describe("outbox", () => {
       expect(store.outboxRows()[0]).toMatchObject({ state: "sent", firstAttemptAt: 5_000 });
     });
   });
+  it("counts no attempt for a send the channel held back before any request (an empty rate-limit bucket), and waits it out", async () => {
+    await withStore("held-back", async (store) => {
+      const { adapter, sent } = scriptedChannel([{ ok: false, retryable: true, retryAfterMs: 500, error: "held back", notSent: true }]);
+      store.insertOutbox({ id: "hb:0", runId: "hb", route, text: "hi", chunkIndex: 0, chunkCount: 1 }, 1_000);
+      store.insertOutbox({ id: "hb2:0", runId: "hb2", route, text: "later", chunkIndex: 0, chunkCount: 1 }, 1_000);
+      await deliver(store, adapter, 2_000, 1);
+      expect(sent.map((m) => m.id)).toEqual(["hb:0"]);
+      expect(store.outboxRows()[0]).toMatchObject({ state: "pending", attempts: 0, firstAttemptAt: null, nextAt: 2_500 });
+      await deliver(store, adapter, 2_499, 1);
+      expect(sent).toHaveLength(1);
+      // maxAttempts 1: had the hold counted, the chunk would be dead now.
+      await deliver(store, adapter, 2_500, 1);
+      expect(sent.map((m) => m.id)).toEqual(["hb:0", "hb:0", "hb2:0"]);
+      expect(store.outboxRows().map((r) => [r.state, r.attempts, r.firstAttemptAt])).toEqual([["sent", 1, 2_500], ["sent", 1, 2_500]]);
+    });
+  });
 });

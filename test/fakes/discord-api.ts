@@ -19,6 +19,8 @@ import { listenOnLoopback } from "./listen.ts";
  * Control endpoints:
  *   POST /_control/script {route: "POST /channels/messages" | "PATCH /channels/messages" | "POST /typing" | …, channelId?, times?, status?, retryAfter?, global?, dropConnection?, dropBeforeCreate?}
  *   POST /_control/seed {channelId, authorId, content, at}   a message created at `at` (ms; its snowflake says so)
+ *   POST /_control/ratelimit {channelId, limit, resetAfter}  that channel's message bucket: `limit` posts per
+ *        `resetAfter` s, X-RateLimit-* headers on each answer, 429 once empty; GET ?channel_id= → {refused, …}
  *   GET  /_control/calls?route=&channel_id=     recorded calls (token cut to its last 4)
  *   GET  /_control/messages?channel_id=         messages posted by bots (content, edits, deleted, reference, nonce, flags)
  *   POST /_control/gateway {url}                what GET /gateway/bot answers
@@ -76,6 +78,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   let messages: FakeMessage[] = [];
   let scripts: Script[] = [];
   let gatewayUrl = "ws://127.0.0.1:1/";
+  let limits = new Map<string, { limit: number; resetAfter: number; remaining: number; resetAt: number; refused: number }>();
 
   const server = fakeServer(handle);
 
@@ -134,6 +137,25 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     }
     if (method === "POST" && !messageId) {
       if (script?.dropBeforeCreate) return void req.socket.destroy();
+      const limit = limits.get(channelId);
+      if (limit) {
+        // Discord's per-channel message bucket: headers on every answer, a 429 once it is empty.
+        const now = Date.now();
+        if (now >= limit.resetAt) Object.assign(limit, { remaining: limit.limit, resetAt: now + limit.resetAfter * 1000 });
+        const resetAfter = ((limit.resetAt - now) / 1000).toFixed(3);
+        res.setHeader("x-ratelimit-bucket", "fakemessagebucket");
+        res.setHeader("x-ratelimit-limit", String(limit.limit));
+        res.setHeader("x-ratelimit-reset-after", resetAfter);
+        if (limit.remaining <= 0) {
+          limit.refused += 1;
+          res.setHeader("x-ratelimit-remaining", "0");
+          res.setHeader("x-ratelimit-scope", "user");
+          res.setHeader("retry-after", String(Math.ceil(Number(resetAfter))));
+          return json(res, 429, { message: "You are being rate limited.", retry_after: Number(resetAfter), global: false });
+        }
+        limit.remaining -= 1;
+        res.setHeader("x-ratelimit-remaining", String(limit.remaining));
+      }
       const invalid = checkContent(body);
       if (invalid) return json(res, 400, invalid);
       const nonce = body.nonce !== undefined ? String(body.nonce) : undefined;
@@ -228,6 +250,11 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         messages.push({ id, channel_id: String(body.channelId), author, content: String(body.content ?? ""), edits: 0, at });
         return json(res, 200, { id });
       }
+      case "POST /_control/ratelimit":
+        limits.set(String(body.channelId), { limit: Number(body.limit), resetAfter: Number(body.resetAfter), remaining: 0, resetAt: 0, refused: 0 });
+        return json(res, 200, { ok: true });
+      case "GET /_control/ratelimit":
+        return json(res, 200, limits.get(url.searchParams.get("channel_id") ?? "") ?? null);
       case "POST /_control/gateway":
         gatewayUrl = String(body.url);
         return json(res, 200, { ok: true });
@@ -235,6 +262,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         calls = [];
         messages = [];
         scripts = [];
+        limits = new Map();
         return json(res, 200, { ok: true });
       default:
         return json(res, 404, { error: "unknown control endpoint" });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SendResult } from "../adapter.ts";
+import { heldFor, rateLimitKey, recordRateLimit } from "./rate-limits.ts";
 
 /**
  * One Discord REST call (https://discord.com/developers/docs/reference): `Authorization: Bot <token>`
@@ -7,10 +8,12 @@ import type { SendResult } from "../adapter.ts";
  * the outbox owns them. A 429 carries `retry_after` (seconds, fractional) in its body and
  * `Retry-After` / `X-RateLimit-Reset-After` headers, per bucket (`X-RateLimit-Bucket`) or global.
  * A call that may have reached Discord but whose answer was lost is `lost`, never "did not happen".
+ * A call on a bucket known to be empty is not made at all (rate-limits.ts): it comes back as a 429
+ * marked `heldBack`, to be waited out like a real one.
  */
 export type DiscordResult<T> =
   | { ok: true; status: number; result: T }
-  | { ok: false; kind: "refused"; status: number; code?: number; message: string; retryAfterMs?: number; bucket?: string }
+  | { ok: false; kind: "refused"; status: number; code?: number; message: string; retryAfterMs?: number; bucket?: string; heldBack?: true }
   | { ok: false; kind: "lost"; error: string };
 
 const errorSchema = z.object({ code: z.number().int().optional(), message: z.string().optional(), retry_after: z.number().optional(), global: z.boolean().optional() }).loose();
@@ -23,6 +26,11 @@ export interface DiscordCall {
 }
 
 export async function discordRequest<T = unknown>(call: DiscordCall, method: string, path: string, body?: unknown): Promise<DiscordResult<T>> {
+  const limitKey = rateLimitKey(call.token, method, path);
+  const held = heldFor(limitKey);
+  if (held.waitMs > 0) {
+    return { ok: false, kind: "refused", status: 429, message: `held back: bucket ${held.bucket} is empty until it resets`, retryAfterMs: held.waitMs, bucket: held.bucket ?? "?", heldBack: true };
+  }
   let response: Response;
   try {
     response = await fetch(`${call.base}${path}`, {
@@ -39,7 +47,10 @@ export async function discordRequest<T = unknown>(call: DiscordCall, method: str
   } catch (error) {
     return { ok: false, kind: "lost", error: `${method} ${routeOf(path)}: ${error instanceof Error ? error.message : String(error)}` };
   }
-  if (response.status === 204) return { ok: true, status: 204, result: undefined as T };
+  if (response.status === 204) {
+    recordRateLimit(limitKey, response.headers, 204, undefined);
+    return { ok: true, status: 204, result: undefined as T };
+  }
   const text = await response.text().catch(() => undefined);
   let json: unknown;
   try {
@@ -47,6 +58,7 @@ export async function discordRequest<T = unknown>(call: DiscordCall, method: str
   } catch {
     json = undefined;
   }
+  recordRateLimit(limitKey, response.headers, response.status, response.status === 429 ? errorSchema.safeParse(json).data : undefined);
   if (response.ok) {
     if (json === undefined && method !== "GET") return { ok: false, kind: "lost", error: `${method} ${routeOf(path)}: unreadable answer (HTTP ${response.status})` };
     return { ok: true, status: response.status, result: json as T };
@@ -83,6 +95,7 @@ function routeOf(path: string): string {
 export function sendResultFromFailure(failure: Extract<DiscordResult<unknown>, { ok: false }>): Extract<SendResult, { ok: false }> {
   if (failure.kind === "lost") return { ok: false, outcomeUnknown: true, error: failure.error };
   const error = `discord ${failure.status}${failure.code !== undefined ? `/${failure.code}` : ""}: ${failure.message}${failure.bucket ? ` (bucket ${failure.bucket})` : ""}`.slice(0, 300);
+  if (failure.heldBack) return { ok: false, retryable: true, retryAfterMs: failure.retryAfterMs ?? 1000, error, notSent: true };
   if (failure.status === 429) return { ok: false, retryable: true, retryAfterMs: failure.retryAfterMs ?? 1000, error };
   return { ok: false, retryable: failure.status >= 500, error };
 }
