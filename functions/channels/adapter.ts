@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { InboundAttachment, ReplyRoute } from "./envelope.ts";
+import type { FetchedAttachment } from "./attachment-download.ts";
 import type { ChunkMode } from "./chunk.ts";
 
 /** One reply chunk as the outbox hands it to a channel. */
@@ -122,7 +123,7 @@ export interface ChannelAdapter {
    * credentials and size bound. Called after access control, never on the ack path. Returns the
    * text (`truncated` when only its beginning was downloaded), or a short reason it was not read.
    */
-  fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string; truncated?: boolean } | { skipped: string }>;
+  fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<FetchedAttachment>;
   /**
    * Whether the agent has posted in the thread `route.threadId` (thread participation counts as a
    * mention in gated groups). Asked only for unmentioned thread messages in groups.

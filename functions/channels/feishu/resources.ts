@@ -1,12 +1,9 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
-import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
 import { fetchWithTenantToken } from "./api.ts";
 import { feishuApiBase } from "./config.ts";
 import { feishuTarget } from "./messages.ts";
-
-const MAX_CONTENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 
 /**
  * Downloads a file or image a user sent (GET open-apis/im/v1/messages/{message_id}/resources/{key}
@@ -18,16 +15,12 @@ export async function fetchFeishuResource(
   attachment: InboundAttachment,
   route: ReplyRoute,
   ctx: SendContext,
-): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+): Promise<FetchedAttachment> {
   const target = feishuTarget(route.accountId, ctx);
   if (!target?.credentials) return { skipped: "no Feishu app credentials to download it with" };
-  if (!attachment.url) return { skipped: "no download link" };
-  let url: URL;
-  try {
-    url = new URL(attachment.url);
-  } catch {
-    return { skipped: "malformed download link" };
-  }
+  const link = attachmentUrl(attachment);
+  if ("skipped" in link) return link;
+  const url = link;
   const base = new URL(feishuApiBase(target.account));
   if (url.origin !== base.origin || !/^\/(?:[^/]+\/)*open-apis\/im\/v1\/messages\/[^/]+\/resources\/[^/]+$/.test(url.pathname)) {
     return { skipped: `refusing to send the tenant token to ${url.host}` };
@@ -38,8 +31,5 @@ export async function fetchFeishuResource(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `Feishu answered HTTP ${response.status}` };
   }
-  const body = await readBodyPrefix(response, { maxBytes: target.account.mediaMaxMb * 1024 * 1024, keepBytes: MAX_CONTENT_PREFIX_BYTES });
-  if (!body.ok) return { skipped: `larger than mediaMaxMb (${target.account.mediaMaxMb} MB)` };
-  const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
-  return body.truncated ? { text, truncated: true } : { text };
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
 }

@@ -1,12 +1,10 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
-import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
 import { connectorTarget } from "./api.ts";
 import { serviceUrlAllowed } from "./config.ts";
 import { botAccessToken } from "./token.ts";
 
-const MAX_CONTENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 const MAX_REDIRECTS = 3;
 
 /**
@@ -20,24 +18,19 @@ const MAX_REDIRECTS = 3;
  * - The first request carries no token; only a 401/403 from a host on `mediaAuthAllowHosts` is
  *   retried with the bot's token, and the token is never sent after a redirect to another origin.
  * - A body over `mediaMaxMb` is refused (declared or while reading); at most the first
- *   MAX_CONTENT_PREFIX_BYTES are kept for the model.
+ *   MAX_ATTACHMENT_PREFIX_BYTES are kept for the model.
  */
 export async function fetchTeamsAttachment(
   attachment: InboundAttachment,
   route: ReplyRoute,
   ctx: SendContext,
-): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+): Promise<FetchedAttachment> {
   const target = connectorTarget(route, ctx);
   if ("error" in target) return { skipped: target.error };
   const { account } = target;
-  if (!attachment.url) return { skipped: "no download link" };
-  let url: URL;
-  try {
-    url = new URL(attachment.url);
-  } catch {
-    return { skipped: "malformed download link" };
-  }
-  const maxBytes = account.mediaMaxMb * 1024 * 1024;
+  const link = attachmentUrl(attachment);
+  if ("skipped" in link) return link;
+  let url = link;
   let token: string | undefined;
   let authOrigin: string | undefined;
   for (let hop = 0; ; hop++) {
@@ -62,9 +55,6 @@ export async function fetchTeamsAttachment(
       await response.body?.cancel().catch(() => undefined);
       return { skipped: `download answered HTTP ${response.status}` };
     }
-    const body = await readBodyPrefix(response, { maxBytes, keepBytes: MAX_CONTENT_PREFIX_BYTES });
-    if (!body.ok) return { skipped: `larger than mediaMaxMb (${account.mediaMaxMb} MB)` };
-    const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
-    return body.truncated ? { text, truncated: true } : { text };
+    return attachmentText(response, mediaMaxMbLimit(account.mediaMaxMb));
   }
 }

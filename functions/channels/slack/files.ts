@@ -1,13 +1,10 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
-import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
 import { slackTarget } from "./route.ts";
 
 /** Redirects followed per download (Slack's file links redirect once or twice between its hosts). */
 export const MAX_FILE_REDIRECTS = 5;
-/** Bytes kept of a download: the model reads at most MAX_ATTACHMENT_CHARS characters (≤ 4 bytes each in UTF-8). */
-export const MAX_FILE_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -16,22 +13,18 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * Slack's own hosts (or the configured `apiBaseUrl` host, for proxies and tests), and redirects are
  * followed by hand, each hop checked the same way, so a link (or a redirect) naming another host
  * never receives it. The body is streamed: a declared size over `channels.slack.mediaMaxMb` is
- * refused before it is read, and at most MAX_FILE_PREFIX_BYTES are kept (the rest is not downloaded).
+ * refused before it is read, and at most MAX_ATTACHMENT_PREFIX_BYTES are kept (the rest is not downloaded).
  */
 export async function fetchSlackFile(
   attachment: InboundAttachment,
   route: ReplyRoute,
   ctx: SendContext,
-): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+): Promise<FetchedAttachment> {
   const target = slackTarget(route, ctx);
   if (!target?.botToken) return { skipped: "no Slack bot token to download it with" };
-  if (!attachment.url) return { skipped: "no download link" };
-  let url: URL;
-  try {
-    url = new URL(attachment.url);
-  } catch {
-    return { skipped: "malformed download link" };
-  }
+  const link = attachmentUrl(attachment);
+  if ("skipped" in link) return link;
+  let url = link;
   const apiOrigin = new URL(target.account.apiBaseUrl).origin;
   let response: Response | undefined;
   for (let hop = 0; ; hop++) {
@@ -60,12 +53,7 @@ export async function fetchSlackFile(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: "Slack returned a sign-in page: the app needs the files:read scope" };
   }
-  const maxBytes = target.account.mediaMaxMb * 1024 * 1024;
-  const body = await readBodyPrefix(response, { maxBytes, keepBytes: MAX_FILE_PREFIX_BYTES });
-  if (!body.ok) return { skipped: `larger than mediaMaxMb (${target.account.mediaMaxMb} MB)` };
-  // `stream: true` leaves a multi-byte character cut at the end out instead of mangling it.
-  const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
-  return body.truncated ? { text, truncated: true } : { text };
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
 }
 
 /** Slack's own hosts over HTTPS (commercial and GovSlack), or exactly the configured Web API origin. */

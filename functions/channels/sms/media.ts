@@ -1,14 +1,11 @@
 import type { SendContext } from "../adapter.ts";
-import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
 import { basicAuth } from "./client.ts";
 import { smsTarget } from "./send.ts";
 
 /** Redirects followed per download (a media URL redirects to Twilio's storage, once). */
 export const MAX_MEDIA_REDIRECTS = 5;
-/** Bytes kept of a download: the model reads at most MAX_ATTACHMENT_CHARS characters (≤ 4 bytes each). */
-const MAX_MEDIA_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 const TWILIO_API_ORIGIN = "https://api.twilio.com";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -21,16 +18,12 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * streamed: a declared size over `mediaMaxMb` is refused before it is read, and at most what the
  * model will see is kept.
  */
-export async function fetchSmsMedia(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+export async function fetchSmsMedia(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<FetchedAttachment> {
   const target = smsTarget(route.accountId, ctx);
   if ("error" in target) return { skipped: target.error };
-  if (!attachment.url) return { skipped: "no media URL" };
-  let url: URL;
-  try {
-    url = new URL(attachment.url);
-  } catch {
-    return { skipped: "malformed media URL" };
-  }
+  const link = attachmentUrl(attachment, "media URL");
+  if ("skipped" in link) return link;
+  let url = link;
   const apiOrigin = new URL(target.credentials.apiBaseUrl).origin;
   if (url.origin !== apiOrigin && url.origin !== TWILIO_API_ORIGIN) return { skipped: `refusing to send Twilio credentials to ${url.host}` };
 
@@ -57,9 +50,5 @@ export async function fetchSmsMedia(attachment: InboundAttachment, route: ReplyR
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `Twilio answered HTTP ${response.status}` };
   }
-  const maxMb = target.account.mediaMaxMb;
-  const body = await readBodyPrefix(response, { maxBytes: maxMb * 1024 * 1024, keepBytes: MAX_MEDIA_PREFIX_BYTES });
-  if (!body.ok) return { skipped: `larger than mediaMaxMb (${maxMb} MB)` };
-  const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
-  return body.truncated ? { text, truncated: true } : { text };
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
 }

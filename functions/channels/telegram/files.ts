@@ -1,48 +1,42 @@
 import type { SendContext } from "../adapter.ts";
-import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { attachmentText, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
 import { callBotApi } from "./client.ts";
 import { botFileUrl } from "./config.ts";
 import { TELEGRAM_FILE_URL_PREFIX, TELEGRAM_GETFILE_MAX_BYTES } from "./parse.ts";
 import { telegramTarget } from "./route.ts";
-
-/** Bytes kept of a download: the model reads at most MAX_ATTACHMENT_CHARS characters (≤ 4 bytes each). */
-const MAX_FILE_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 
 /**
  * Downloads a file a user sent (by its `file_id`): `getFile` gives a `file_path`, valid for at least
  * an hour, served at `<apiRoot>/file/bot<token>/<file_path>`. The token is part of that URL, so it
  * only ever goes to the configured `apiRoot`, and redirects are not followed. Bounded by
  * `mediaMaxMb` and the Bot API's own 20 MB getFile limit: a larger declared size is refused before
- * any byte is read, and at most MAX_FILE_PREFIX_BYTES are kept.
+ * any byte is read, and at most MAX_ATTACHMENT_PREFIX_BYTES are kept.
  */
 export async function fetchTelegramFile(
   attachment: InboundAttachment,
   route: ReplyRoute,
   ctx: SendContext,
-): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+): Promise<FetchedAttachment> {
   const target = telegramTarget(route, ctx);
   if (!target?.botToken) return { skipped: "no Telegram bot token to download it with" };
   if (!attachment.url?.startsWith(TELEGRAM_FILE_URL_PREFIX)) return { skipped: "not a Telegram file" };
   const fileId = attachment.url.slice(TELEGRAM_FILE_URL_PREFIX.length);
   const { account, botToken } = target;
-  const maxBytes = Math.min(account.mediaMaxMb * 1024 * 1024, TELEGRAM_GETFILE_MAX_BYTES);
-  const tooLarge = { skipped: `larger than ${account.mediaMaxMb * 1024 * 1024 < TELEGRAM_GETFILE_MAX_BYTES ? `mediaMaxMb (${account.mediaMaxMb} MB)` : "the Bot API's 20 MB download limit"}` };
-  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > maxBytes) return tooLarge;
+  const media = mediaMaxMbLimit(account.mediaMaxMb);
+  const limit = media.maxBytes < TELEGRAM_GETFILE_MAX_BYTES ? media : { maxBytes: TELEGRAM_GETFILE_MAX_BYTES, tooLarge: "larger than the Bot API's 20 MB download limit" };
+  const tooLarge = { skipped: limit.tooLarge };
+  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limit.maxBytes) return tooLarge;
 
   const file = await callBotApi<{ file_path?: string; file_size?: number }>(account.apiRoot, botToken, "getFile", { file_id: fileId }, ctx.signal);
   if (!file.ok) return { skipped: file.kind === "lost" ? `getFile failed: ${file.error}` : `getFile refused: ${file.description}` };
   if (!file.result.file_path) return { skipped: "Telegram gave no download path" };
-  if (file.result.file_size !== undefined && file.result.file_size > maxBytes) return tooLarge;
+  if (file.result.file_size !== undefined && file.result.file_size > limit.maxBytes) return tooLarge;
 
   const response = await fetch(botFileUrl(account.apiRoot, botToken, file.result.file_path), { redirect: "manual", signal: ctx.signal });
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `download answered HTTP ${response.status}` };
   }
-  const body = await readBodyPrefix(response, { maxBytes, keepBytes: MAX_FILE_PREFIX_BYTES });
-  if (!body.ok) return tooLarge;
-  const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
-  return body.truncated ? { text, truncated: true } : { text };
+  return attachmentText(response, limit);
 }

@@ -1,0 +1,47 @@
+import { readBodyPrefix } from "../http/read-prefix.ts";
+import { MAX_ATTACHMENT_CHARS } from "./attachments.ts";
+import type { InboundAttachment } from "./envelope.ts";
+
+/**
+ * The two ends every channel's `fetchAttachment` shares; what lies between (whose token goes to
+ * which host, which redirects are followed) stays with the channel, since that is where they differ.
+ */
+
+/** What `fetchAttachment` answers: the file's text (cut at the source when `truncated`), or why there is none. */
+export type FetchedAttachment = { text: string; truncated?: boolean } | { skipped: string };
+
+/** Bytes kept of a download: the model reads at most MAX_ATTACHMENT_CHARS characters (≤ 4 bytes each in UTF-8). */
+export const MAX_ATTACHMENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
+
+/** The attachment's link as a URL (`noun` names it in the reason), or why there is nothing to download. */
+export function attachmentUrl(attachment: InboundAttachment, noun = "download link"): URL | { skipped: string } {
+  if (!attachment.url) return { skipped: `no ${noun}` };
+  try {
+    return new URL(attachment.url);
+  } catch {
+    return { skipped: `malformed ${noun}` };
+  }
+}
+
+/** The refusal bound of a download: its size in bytes, and what to say when a file is larger. */
+export interface DownloadLimit {
+  maxBytes: number;
+  tooLarge: string;
+}
+
+/** The usual bound: the channel's `mediaMaxMb`. */
+export function mediaMaxMbLimit(mediaMaxMb: number): DownloadLimit {
+  return { maxBytes: mediaMaxMb * 1024 * 1024, tooLarge: `larger than mediaMaxMb (${mediaMaxMb} MB)` };
+}
+
+/**
+ * A successful download's body as text for the model. Streamed: larger than `limit` (declared, or
+ * found while reading) is refused, and only the first MAX_ATTACHMENT_PREFIX_BYTES are read at all.
+ */
+export async function attachmentText(response: Response, limit: DownloadLimit): Promise<FetchedAttachment> {
+  const body = await readBodyPrefix(response, { maxBytes: limit.maxBytes, keepBytes: MAX_ATTACHMENT_PREFIX_BYTES });
+  if (!body.ok) return { skipped: limit.tooLarge };
+  // `stream: true` leaves a multi-byte character cut at the end out instead of mangling it.
+  const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
+  return body.truncated ? { text, truncated: true } : { text };
+}
