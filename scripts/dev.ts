@@ -5,7 +5,8 @@
  * EDGECLAW_PORT (default 8787) picks the port, so several instances can run side by side.
  * When an account is served over a socket (Discord, Slack Socket Mode, Telegram polling,
  * Mattermost), the companion runs beside it as a plain Node process (lib/dev-companion.ts) on
- * EDGECLAW_COMPANION_PORT (default: a free port).
+ * EDGECLAW_COMPANION_PORT (default: a free port); EDGECLAW_DEV_COMPANION=0 leaves it to you (your own
+ * companion process or image, on the key the banner names).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
@@ -33,6 +34,8 @@ const dieWithParentUrl = new URL("./lib/die-with-parent.mjs", import.meta.url).h
 
 const port = Number.parseInt(process.env.EDGECLAW_PORT ?? "8787", 10);
 const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
+/** EDGECLAW_DEV_COMPANION=0: socket accounts are served by a companion you run yourself. */
+const runCompanion = process.env.EDGECLAW_DEV_COMPANION !== "0";
 
 let postgres: LocalPostgres | undefined;
 let wrangler: ChildProcess | undefined;
@@ -96,9 +99,11 @@ async function main() {
   if (companionPlan) {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
     if (companionPlan.key.source === "generated") defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
-    companionPort = await companionPortFor(process.env.EDGECLAW_COMPANION_PORT);
-    // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
-    if (companionBundleStale()) companionBuild = buildCompanionBundle();
+    if (runCompanion) {
+      companionPort = await companionPortFor(process.env.EDGECLAW_COMPANION_PORT);
+      // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
+      if (companionBundleStale()) companionBuild = buildCompanionBundle();
+    }
   }
   writeEnvFile(envFile, vars);
 
@@ -144,8 +149,8 @@ async function main() {
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
-  if (companionPlan) companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
-  const companionLine = companion && companionPlan ? { url: companion.url, pid: companion.pid, accounts: companionPlan.accounts, key: companionPlan.key } : undefined;
+  if (companionPlan && runCompanion) companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
+  const companionLine = companionPlan ? { accounts: companionPlan.accounts, key: companionPlan.key, running: companion && { url: companion.url, pid: companion.pid } } : undefined;
   for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config, vars, auth, companion: companionLine })) console.log(line);
   for (const line of simulated?.ready(url, dataDir) ?? []) console.log(line);
 }

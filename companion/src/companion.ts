@@ -78,7 +78,8 @@ export class Companion {
         outboundKeys: outboundKeys(this.settings),
         ready: () => {
           const reports = this.supervisor.reports();
-          return { ready: this.lease.epoch !== undefined && reports.every((r) => r.state === "ready"), detail: { leaseEpoch: this.lease.epoch ?? null, connectors: reports, outbox: this.outbox.size() } };
+          const lease = this.lease.epoch !== undefined ? { lease: "held" } : this.lease.waitingFor ? { lease: "waiting", leaseHolder: this.lease.waitingFor } : { lease: "acquiring" };
+          return { ready: this.lease.epoch !== undefined && reports.every((r) => r.state === "ready"), detail: { ...lease, leaseEpoch: this.lease.epoch ?? null, connectors: reports, outbox: this.outbox.size() } };
         },
         sender: (channel, accountId) => {
           const connector = this.supervisor.connector(channel, accountId);

@@ -27,6 +27,9 @@ export class LeaseKeeper {
     return this.held?.epoch;
   }
 
+  /** The instance that held the lease at the last refused acquire (this one is waiting for it). */
+  waitingFor: string | undefined;
+
   /** Resolves with the epoch once held; waits (bounded retries with jitter) while another instance has it. */
   async acquire(signal: AbortSignal, onLost: (reason: string) => void): Promise<number | undefined> {
     this.onLost = onLost;
@@ -38,6 +41,7 @@ export class LeaseKeeper {
         const granted = answer.status === 200 ? grantedSchema.safeParse(answer.json) : undefined;
         if (granted?.success) {
           this.held = { ...granted.data, renewedAt: Date.now() };
+          this.waitingFor = undefined;
           this.scheduleRenew();
           this.log("info", "lease acquired", { epoch: granted.data.epoch });
           return granted.data.epoch;
@@ -46,6 +50,7 @@ export class LeaseKeeper {
         if (refused?.success) {
           if (refused.data.holder !== announcedHolder) this.log("info", "another companion holds the lease; waiting", { holder: refused.data.holder, retryAfterMs: refused.data.retryAfterMs });
           announcedHolder = refused.data.holder;
+          this.waitingFor = refused.data.holder;
           await delay(Math.max(250, refused.data.retryAfterMs) + Math.random() * 500, signal);
           continue;
         }

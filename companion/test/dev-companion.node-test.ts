@@ -126,7 +126,8 @@ describe("two companions on one dev stack and one account", { timeout: 600_000 }
     await waitUntil(async () => second.output().includes("another companion holds the lease; waiting"), 60_000, "the second companion to wait");
     const waiting = await fetch(`http://127.0.0.1:${port}/readyz`);
     assert.equal(waiting.status, 503);
-    assert.equal(((await waiting.json()) as { detail: { leaseEpoch: number | null } }).detail.leaseEpoch, null);
+    const { detail } = (await waiting.json()) as { detail: { lease: string; leaseHolder?: string; leaseEpoch: number | null } };
+    assert.deepEqual([detail.lease, detail.leaseHolder, detail.leaseEpoch], ["waiting", "npm-run-dev", null]);
     // Two lease lifetimes later it still waits: one Gateway session, one IDENTIFY.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     assert.equal(gateway.connections.length, 1);
@@ -154,5 +155,20 @@ describe("two companions on one dev stack and one account", { timeout: 600_000 }
     const final = (await health(dev)).companion;
     assert.equal(final?.instance, "second");
     assert.ok((final?.leaseEpoch ?? 0) > firstEpoch);
+  });
+});
+
+describe("npm run dev killed outright", { timeout: 300_000 }, () => {
+  it("takes its companion down with it (die-with-parent), though the companion runs in a process group of its own", async () => {
+    const { rest, gateway } = await fakes();
+    const dev = await startDevInstance({ channels: { discord: discordBlock(rest) } }, { EDGECLAW_FAKE_MODEL: "1", DISCORD_BOT_TOKEN: STACK_TOKEN });
+    cleanups.push(() => dev.stop());
+    const pid = await companionPid(dev);
+    // Should it survive (the failure this test catches), it must not outlive the test.
+    cleanups.push(() => void (alive(pid) && process.kill(pid, "SIGKILL")));
+    await waitUntil(async () => gateway.live, 120_000, "the dev companion's Gateway session");
+    // SIGKILL to dev alone: no handler runs, nothing signals the companion's group.
+    process.kill(dev.pid, "SIGKILL");
+    await waitUntil(async () => !alive(pid), 15_000, `companion pid ${pid} to die with dev`);
   });
 });

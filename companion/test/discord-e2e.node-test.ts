@@ -28,6 +28,8 @@ describe("Discord through the companion, end to end", { timeout: 600_000 }, () =
 
   it("a MESSAGE_CREATE from the Gateway becomes one reply through Discord REST", async () => {
     await waitUntil(async () => stack.gateway.live, 120_000, "the companion's Gateway session");
+    // EDGECLAW_DEV_COMPANION=0: dev leaves the companion to this test and says which key to run it with.
+    assert.match(stack.worker.output(), /Companion: not started for Discord; run one with EDGECLAW_WORKER_URL=http:\/\/127\.0\.0\.1:\d+ and ingress key "dc" from the config/);
     stack.gateway.dispatch("MESSAGE_CREATE", dm(0, "hello edgeclaw"));
     const replies = await waitUntil(async () => {
       const messages = await channelMessages(stack, dmChannel(0));

@@ -63,7 +63,8 @@ export async function startDiscordStack(options: { allowFrom: string[]; guildCha
         },
       },
     },
-    { EDGECLAW_FAKE_MODEL: "1", DISCORD_BOT_TOKEN: STACK_TOKEN, EDGECLAW_COMPANION_INGRESS_SECRET: KEY.secret },
+    // This stack runs the companion itself (to kill and restart it), so dev must not start one.
+    { EDGECLAW_FAKE_MODEL: "1", DISCORD_BOT_TOKEN: STACK_TOKEN, EDGECLAW_COMPANION_INGRESS_SECRET: KEY.secret, EDGECLAW_DEV_COMPANION: "0" },
   );
   const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-discord-companion-"));
   const companionPort = await freePort();

@@ -12,8 +12,8 @@ export interface DevBannerInput {
   /** The secrets the Worker gets (to tell which model answers). */
   vars: Record<string, string>;
   auth: GatewayAuthForDev;
-  /** The companion dev started (socket accounts), if any. */
-  companion?: { url: string; pid: number; accounts: string[]; key: { id: string; source: "configured" | "generated"; file?: string } };
+  /** Socket accounts: the companion's key, and the process dev started (none with EDGECLAW_DEV_COMPANION=0 or a failed build). */
+  companion?: { accounts: string[]; key: { id: string; source: "configured" | "generated"; file?: string }; running?: { url: string; pid: number } };
 }
 
 /**
@@ -42,7 +42,8 @@ export function devReadyBanner(input: DevBannerInput): string[] {
   const { companion } = input;
   if (companion) {
     const key = companion.key.source === "generated" ? `generated ingress key "${companion.key.id}", secret in ${companion.key.file}` : `ingress key "${companion.key.id}" from the config`;
-    lines.push(`  Companion: ${companion.accounts.join(", ")} on ${companion.url} (pid ${companion.pid}; ${key}); connector state in ${url}/health`);
+    if (companion.running) lines.push(`  Companion: ${companion.accounts.join(", ")} on ${companion.running.url} (pid ${companion.running.pid}; ${key}); connector state in ${url}/health`);
+    else lines.push(`  Companion: not started for ${companion.accounts.join(", ")}; run one with EDGECLAW_WORKER_URL=${url} and ${key}; its state in ${url}/health`);
   }
   // Said last and unindented: it is the one line a new user must act on.
   if (!model.startsWith("  ")) lines.push(model);
