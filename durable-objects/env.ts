@@ -6,6 +6,7 @@ import type { SchedulerDO } from "./scheduler.ts";
 import type { MemoryIndexDO } from "./memory-index.ts";
 import type { CompanionDO } from "./companion.ts";
 import type { CompanionContainerDO } from "./companion-container.ts";
+import type { CommandRegistryDO } from "./command-registry.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
@@ -26,6 +27,8 @@ export interface Env {
   COMPANION_CONTAINER: DurableObjectNamespace<CompanionContainerDO>;
   /** "1" when `npx edgeclaw deploy` added the companion container (socket accounts configured). */
   EDGECLAW_COMPANION_CONTAINER?: string;
+  /** Native slash commands a channel account registered, with their callback tokens (durable-objects/command-registry.ts), one per `<channel>:<accountId>`. */
+  COMMAND_REGISTRY: DurableObjectNamespace<CommandRegistryDO>;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

@@ -20,6 +20,7 @@ import { adminMemory } from "./admin-memory.ts";
 import { adminDeadLetters } from "./admin-dead-letters.ts";
 import { adminOverview } from "./admin-overview.ts";
 import { adminCompanion } from "./admin-companion.ts";
+import { adminMattermost } from "./admin-mattermost.ts";
 import { searchSessions } from "../functions/control/session-search.ts";
 
 /**
@@ -45,6 +46,8 @@ admin.route("/audit", adminAudit);
 admin.route("/dead-letters", adminDeadLetters);
 // The companion containers' keepers: state and the crash-loop breaker's reset (workers/admin-companion.ts).
 admin.route("/companion", adminCompanion);
+// Mattermost native slash commands: /admin/channels/mattermost/commands (workers/admin-mattermost.ts).
+admin.route("/channels/mattermost", adminMattermost);
 admin.route("/", adminOverview);
 
 function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {

@@ -11,6 +11,7 @@ import { MemoryIndexDO } from "../durable-objects/memory-index.ts";
 import { CompanionDO } from "../durable-objects/companion.ts";
 import { CompanionContainerDO } from "../durable-objects/companion-container.ts";
 import { keepCompanionContainers } from "./companion-container-keeper.ts";
+import { CommandRegistryDO } from "../durable-objects/command-registry.ts";
 import { companionApi } from "./companion-api.ts";
 import { companionHealth } from "./companion-health.ts";
 import { openaiApi } from "./openai.ts";
@@ -25,6 +26,7 @@ export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
 export { MemoryIndexDO };
 export { CompanionDO };
 export { CompanionContainerDO };
+export { CommandRegistryDO };
 
 const app = new Hono<{ Bindings: Env }>();
 

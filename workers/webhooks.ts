@@ -18,7 +18,10 @@ import { observeIngress } from "./metrics.ts";
 export function channelWebhooks(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     const entry = webhookRouteTable(configFromEnv(c.env)).get(c.req.path);
-    if (!entry || !(entry.webhook.methods ?? ["POST"]).includes(c.req.method)) return next();
+    if (!entry) return next();
+    const methods = entry.webhook.methods ?? ["POST"];
+    // A channel's path answers other methods with 405, so `curl <callback URL>` shows the path is served (Mattermost's check).
+    if (!methods.includes(c.req.method)) return c.json({ error: `method ${c.req.method} not allowed` }, 405, { allow: methods.join(", ") });
     const startedAt = Date.now();
     const response = await handleWebhook(c.req.raw, c.req.path, entry, c.env, (envelope) => ingestEnvelope(c.env, envelope));
     observeIngress(c, entry.definition.id, response, startedAt);

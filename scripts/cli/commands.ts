@@ -7,6 +7,7 @@ import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
 import { MSTEAMS_COMMANDS } from "./msteams.ts";
+import { MATTERMOST_COMMANDS } from "./mattermost.ts";
 import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
@@ -198,6 +199,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   ...TELEGRAM_COMMANDS,
   ...MSTEAMS_COMMANDS,
+  ...MATTERMOST_COMMANDS,
   ...BUDGET_COMMANDS,
   ...MEMORY_COMMANDS,
   ...CRON_COMMANDS,

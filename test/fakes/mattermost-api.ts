@@ -12,6 +12,9 @@ import { TEST_MATTERMOST } from "../setup/test-config.ts";
  *   `pending_post_id` within 30 s answers the first post, as the server's deduplicateCreatePost),
  *   PUT /api/v4/posts/{id}/patch, DELETE /api/v4/posts/{id}, POST /api/v4/users/{id}/typing,
  *   GET /api/v4/channels/{id}/posts?since=<ms> and GET /api/v4/posts/{id}/thread ({ order, posts }).
+ *   Slash commands: GET /api/v4/users/me/teams (team1, team2), GET /api/v4/commands?team_id=&custom_only=true,
+ *   POST /api/v4/commands (201, a fresh token, creator = the caller), PUT /api/v4/commands/{id},
+ *   PUT /api/v4/commands/{id}/regen_token.
  * - WebSocket /api/v4/websocket: the client sends `{ seq, action: "authentication_challenge", data: { token } }`;
  *   the server answers `{ status: "OK", seq_reply }` then the `hello` event; every event carries the
  *   connection's `seq`, from 0. A wrong token → `{ status: "FAIL", seq_reply, error }` and close.
@@ -24,7 +27,8 @@ import { TEST_MATTERMOST } from "../setup/test-config.ts";
  *   POST /_control/channel {id, type}               a channel's type (D/G/O/P) for GET /channels/{id}
  *   POST /_control/script {method, path, times?, status?, dropConnection?}  next calls fail (path = prefix)
  *   POST /_control/drop-sockets                      terminate every WebSocket (a network drop)
- *   GET  /_control/posts?channel=  GET /_control/calls?path=  GET /_control/sockets
+ *   POST /_control/command {team_id, trigger, url, creator_id}   a command another integration made
+ *   GET  /_control/posts?channel=  GET /_control/calls?path=  GET /_control/sockets  GET /_control/commands (tokens included)
  */
 
 export const FAKE_MATTERMOST_BOT = TEST_MATTERMOST.bot;
@@ -43,6 +47,30 @@ export interface FakeMattermostPost {
   props: Record<string, unknown>;
   pending_post_id?: string;
 }
+
+export interface FakeMattermostCommand {
+  id: string;
+  token: string;
+  create_at: number;
+  update_at: number;
+  delete_at: number;
+  creator_id: string;
+  team_id: string;
+  trigger: string;
+  method: string;
+  url: string;
+  display_name: string;
+  description: string;
+  auto_complete: boolean;
+  auto_complete_desc: string;
+  auto_complete_hint: string;
+}
+
+/** The teams the bot belongs to. */
+export const FAKE_MATTERMOST_TEAMS = [
+  { id: "team1", name: "team-one", display_name: "Team One" },
+  { id: "team2", name: "team-two", display_name: "Team Two" },
+];
 
 interface Script {
   method: string;
@@ -65,6 +93,7 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
   const calls: Array<{ method: string; path: string; body: unknown }> = [];
   let scripts: Script[] = [];
   const sockets = new Set<{ ws: WebSocket; seq: number; authed: boolean }>();
+  const commands = new Map<string, FakeMattermostCommand>();
   let clock = Date.now();
   const now = () => (clock = Math.max(clock + 1, Date.now()));
   const newId = () => randomBytes(13).toString("hex");
@@ -125,6 +154,14 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
           const prefix = url.searchParams.get("path") ?? "";
           return json(res, 200, calls.filter((c) => c.path.startsWith(prefix)));
         }
+        case "/_control/command": {
+          const at = now();
+          const command: FakeMattermostCommand = { id: newId(), token: newId(), create_at: at, update_at: at, delete_at: 0, creator_id: String(body.creator_id), team_id: String(body.team_id), trigger: String(body.trigger), method: "P", url: String(body.url ?? "https://other.example/hook"), display_name: "", description: "", auto_complete: false, auto_complete_desc: "", auto_complete_hint: "" };
+          commands.set(command.id, command);
+          return json(res, 200, command);
+        }
+        case "/_control/commands":
+          return json(res, 200, [...commands.values()]);
         case "/_control/sockets":
           return json(res, 200, { open: [...sockets].filter((s) => s.authed).length });
       }
@@ -178,6 +215,38 @@ export async function startFakeMattermost(options: { tokens?: string[] } = {}): 
       return answer(200, { status: "OK" });
     }
     if (req.method === "POST" && /^\/users\/[^/]+\/typing$/.test(path)) return answer(200, { status: "OK" });
+    if (req.method === "GET" && path === "/users/me/teams") return answer(200, FAKE_MATTERMOST_TEAMS);
+    if (req.method === "GET" && path === "/commands") {
+      const team = url.searchParams.get("team_id");
+      return answer(200, [...commands.values()].filter((c) => c.team_id === team && !c.delete_at));
+    }
+    if (req.method === "POST" && path === "/commands") {
+      const team = String(body.team_id ?? "");
+      const trigger = String(body.trigger ?? "");
+      if (!FAKE_MATTERMOST_TEAMS.some((t) => t.id === team)) return error(403, "api.context.permissions.app_error", "not a member of the team");
+      if ([...commands.values()].some((c) => c.team_id === team && c.trigger === trigger && !c.delete_at)) return error(400, "api.command.duplicate_trigger.app_error", "This trigger word is already in use");
+      const at = now();
+      const command: FakeMattermostCommand = {
+        id: newId(), token: newId(), create_at: at, update_at: at, delete_at: 0, creator_id: FAKE_MATTERMOST_BOT.id, team_id: team, trigger,
+        method: String(body.method ?? "P"), url: String(body.url ?? ""), display_name: String(body.display_name ?? ""), description: String(body.description ?? ""),
+        auto_complete: body.auto_complete === true, auto_complete_desc: String(body.auto_complete_desc ?? ""), auto_complete_hint: String(body.auto_complete_hint ?? ""),
+      };
+      commands.set(command.id, command);
+      return answer(201, command);
+    }
+    if (req.method === "PUT" && (match = /^\/commands\/([^/]+)\/regen_token$/.exec(path))) {
+      const command = commands.get(match[1]!);
+      if (!command) return error(404, "app.command.get.app_error", "command not found");
+      command.token = newId();
+      return answer(200, { token: command.token });
+    }
+    if (req.method === "PUT" && (match = /^\/commands\/([^/]+)$/.exec(path))) {
+      const command = commands.get(match[1]!);
+      if (!command) return error(404, "app.command.get.app_error", "command not found");
+      if (command.creator_id !== FAKE_MATTERMOST_BOT.id) return error(403, "api.command.update.app_error", "not the creator");
+      Object.assign(command, { url: String(body.url ?? command.url), method: String(body.method ?? command.method), description: String(body.description ?? command.description), update_at: now() });
+      return answer(200, command);
+    }
     if (req.method === "GET" && (match = /^\/channels\/([^/]+)\/posts$/.exec(path))) {
       const since = Number(url.searchParams.get("since") ?? 0);
       const list = [...posts.values()].filter((p) => p.channel_id === match![1] && p.update_at >= since && !p.delete_at).sort((a, b) => b.create_at - a.create_at);

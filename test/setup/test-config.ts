@@ -517,6 +517,10 @@ export const TEST_MATTERMOST = {
   openChannel: "mmopenchannel0000000000000",
   membersChannel: "mmmemberschan0000000000000",
   member: "mmmember000000000000000000",
+  /** Like membersChannel, for the slash-command tests alone. */
+  commandsChannel: "mmcommandschan00000000000",
+  teamCommandPath: "/api/channels/mattermost/command/team",
+  prefixCommandPath: "/api/channels/mattermost/command/prefix",
 } as const;
 
 function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknown> {
@@ -527,17 +531,23 @@ function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknow
     // The fake is on loopback, which the private-network guard refuses by default (test/channels/mattermost/private-network.test.ts).
     network: { dangerouslyAllowPrivateNetwork: true },
     accounts: {
+      // Native slash commands (test/channels/mattermost/native-commands.test.ts): "cmds" (the defaults a user
+      // gets, pairing its own so other files' strangers never share its pending-code limit) on the default
+      // callback path, "team" and "prefix" on their own ("prefix" is never registered).
       default: {},
+      cmds: { commands: { native: true } },
       team: {
         ...allowAll,
+        commands: { native: true, callbackPath: TEST_MATTERMOST.teamCommandPath },
         groups: {
           "*": { requireMention: true },
           [TEST_MATTERMOST.openChannel]: { requireMention: false },
           [TEST_MATTERMOST.membersChannel]: { requireMention: false, users: [TEST_MATTERMOST.member] },
+          [TEST_MATTERMOST.commandsChannel]: { requireMention: false, users: [TEST_MATTERMOST.member] },
         },
       },
       chatty: { ...allowAll, chatmode: "onmessage", groups: { "*": {} } },
-      prefix: { ...allowAll, chatmode: "onchar", groups: { "*": {} } },
+      prefix: { ...allowAll, chatmode: "onchar", groups: { "*": {} }, commands: { native: true, callbackPath: TEST_MATTERMOST.prefixCommandPath } },
       plain: { ...allowAll, streaming: { mode: "off" } },
     },
   };

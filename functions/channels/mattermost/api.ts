@@ -37,15 +37,19 @@ export interface MattermostPostRecord {
  * server the private-network guard refused.
  */
 export function mattermostBot(route: ReplyRoute, ctx: SendContext): MattermostBot | { missing: string } {
+  return mattermostBotFor(route.accountId, ctx);
+}
+
+export function mattermostBotFor(accountId: string, ctx: SendContext): MattermostBot | { missing: string } {
   const root = mattermostConfig(ctx.config);
   if (!root) return { missing: "channels.mattermost is not configured" };
-  const account = mattermostAccount(root, route.accountId);
+  const account = mattermostAccount(root, accountId);
   const baseUrl = mattermostBaseUrl(account, ctx.env);
-  if (!baseUrl) return { missing: `no Mattermost baseUrl for account ${route.accountId}` };
+  if (!baseUrl) return { missing: `no Mattermost baseUrl for account ${accountId}` };
   const refused = mattermostServerRefusal(account, baseUrl);
   if (refused) return { missing: refused };
   const token = mattermostBotToken(account, ctx.env);
-  if (!token) return { missing: `no Mattermost bot token for account ${route.accountId}` };
+  if (!token) return { missing: `no Mattermost bot token for account ${accountId}` };
   return { account, baseUrl, token, signal: ctx.signal };
 }
 

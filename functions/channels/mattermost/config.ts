@@ -27,6 +27,11 @@ const streamingSchema = z
   })
   .loose();
 
+/** OpenClaw's `true | false | "auto"`; "auto" resolves to off for Mattermost. */
+const nativeSwitchSchema = z.union([z.boolean(), z.literal("auto")]);
+const callbackPathSchema = z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, "a path starting with /").max(200);
+export const DEFAULT_COMMAND_CALLBACK_PATH = "/api/channels/mattermost/command";
+
 /** Keys an account may set; every one optional (unset = the root's value). */
 const mattermostAccountFields = {
   name: z.string().optional(),
@@ -47,6 +52,15 @@ const mattermostAccountFields = {
   streaming: streamingSchema.optional(),
   /** Requests to a private, loopback, link-local or internal server are refused unless this is on (a LAN/tailnet Mattermost). */
   network: z.object({ dangerouslyAllowPrivateNetwork: z.boolean().optional() }).strict().optional(),
+  commands: z
+    .object({
+      native: nativeSwitchSchema.optional(),
+      nativeSkills: nativeSwitchSchema.optional(),
+      callbackPath: callbackPathSchema.optional(),
+      callbackUrl: z.url().optional(),
+    })
+    .strict()
+    .optional(),
 };
 
 export const mattermostAccountSchema = channelAccountAccessSchema.extend(mattermostAccountFields);
@@ -62,6 +76,15 @@ const mattermostRootSchema = channelAccessSchema.safeExtend({
   textChunkLimit: z.number().int().min(100).max(16_383).default(4000),
   streaming: streamingSchema.prefault({}),
   network: z.object({ dangerouslyAllowPrivateNetwork: z.boolean().default(false) }).strict().prefault({}),
+  commands: z
+    .object({
+      native: nativeSwitchSchema.default("auto"),
+      nativeSkills: nativeSwitchSchema.default("auto"),
+      callbackPath: callbackPathSchema.default(DEFAULT_COMMAND_CALLBACK_PATH),
+      callbackUrl: z.url().optional(),
+    })
+    .strict()
+    .prefault({}),
   accounts: z.record(z.string(), mattermostAccountSchema).optional(),
 });
 
@@ -115,6 +138,11 @@ export function mattermostBotTokenEnv(account: MattermostAccount): string | unde
 /** Whether this account may reach a server on a private or internal address (network.dangerouslyAllowPrivateNetwork, account over root). */
 export function mattermostAllowsPrivateNetwork(account: MattermostAccount): boolean {
   return account.network?.dangerouslyAllowPrivateNetwork === true;
+}
+
+/** Native slash commands (`commands.native`) are on only when set to true: "auto" means off on Mattermost. */
+export function mattermostNativeCommands(account: MattermostAccount): boolean {
+  return account.commands?.native === true;
 }
 
 export function replyToModeFor(account: MattermostAccount, chatType: "direct" | "group" | "channel"): MattermostReplyToMode {

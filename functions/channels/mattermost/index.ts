@@ -1,5 +1,6 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
+import { mattermostCommandCallback } from "./command-callback.ts";
 import { mattermostAccount, mattermostChannelSchema, mattermostConfig } from "./config.ts";
 import { mattermostProgress } from "./progress.ts";
 import { reconcileMattermostMessage, sendMattermostMessage } from "./send.ts";
@@ -33,10 +34,11 @@ const setupSteps = `1. In Mattermost: **System Console → Integrations → Bot 
    (DMs pair by default; in channels the bot answers @-mentions — \`chatmode\` onmessage/onchar to change that).
 4. List \`"mattermost"\` in the companion's \`companion.ingressKeys[].channels\` and start the companion.`;
 
-/** Mattermost: WebSocket events through the companion; replies, typing and previews over REST v4 from the Worker. */
+/** Mattermost: WebSocket events through the companion; native slash command callbacks in the Worker; replies, typing and previews over REST v4 from the Worker. */
 export const mattermostChannel: ChannelDefinition = {
   id: "mattermost",
   configSchema: mattermostChannelSchema,
+  webhook: mattermostCommandCallback,
   socket: mattermostSocket,
   outbound: mattermostAdapter,
   setup: { title: "Connect Mattermost", steps: setupSteps },

@@ -33,7 +33,7 @@ describe("Mattermost end to end", () => {
     const text = await res.text();
     expect(text).not.toContain("mm-test-token");
     const accounts = (JSON.parse(text) as { accounts: Array<{ channel: string; accountId: string; settings: Record<string, unknown>; secretEnv: Record<string, string> }> }).accounts.filter((a) => a.channel === "mattermost");
-    expect(accounts.map((a) => a.accountId).sort()).toEqual(["chatty", "default", "plain", "prefix", "team"]);
+    expect(accounts.map((a) => a.accountId).sort()).toEqual(["chatty", "cmds", "default", "plain", "prefix", "team"]);
     for (const account of accounts) {
       // /api/v4 removed; the private-network flag travels so the companion applies the same guard.
       expect(account.settings).toEqual({ baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), dangerouslyAllowPrivateNetwork: true });
