@@ -7,12 +7,17 @@ import { findRunPreview } from "./progress.ts";
  * One reply chunk out to Mattermost: `POST /api/v4/posts` in the route's channel, in its thread
  * (`root_id`) when the conversation is one — once a thread root exists every chunk stays in it.
  *
- * Idempotency: the post carries `pending_post_id` = the outbox chunk id. Mattermost drops a repeat
- * with the same pending_post_id, but only while the id sits in a 30-second, per-node cache
+ * Idempotency: the post carries `pending_post_id` = the chunk's post key (postKey). Mattermost drops a
+ * repeat with the same pending_post_id, but only while the id sits in a 30-second, per-node cache
  * (server app/post.go `deduplicateCreatePost`), so it narrows the window without closing it. The
- * chunk id is also written into the post's `props` (`edgeclaw_outbox_id`), which are stored with the
+ * key is also written into the post's `props` (`edgeclaw_outbox_id`), which are stored with the
  * post: `reconcile` looks for it in the channel's posts since the chunk was queued, so an outcome lost
  * to a timeout is settled by looking, not by sending again.
+ *
+ * The outbox chunk id alone is unique only within its session (a notice is `notice:<seq>:0`, and
+ * every session counts from 1), while Mattermost's cache is one per server for all the bot's posts:
+ * two sessions' first notices within 30 s would have the second answered with the first's post and
+ * never shown. So the key also names the account, the channel and the thread the chunk goes to.
  *
  * The first chunk of a run that left a live preview (`progressState.previewPostId`, or one found by
  * its run id when its post's answer was lost) patches that post into the answer; `retract` removes
@@ -51,12 +56,23 @@ export async function sendMattermostMessage(message: OutboundMessage, ctx: SendC
         channel_id: message.route.to,
         message: message.text,
         ...(message.route.threadId ? { root_id: message.route.threadId } : {}),
-        pending_post_id: message.id,
-        props: { [OUTBOX_PROP]: message.id },
+        pending_post_id: await postKey(message),
+        props: { [OUTBOX_PROP]: await postKey(message) },
       });
       return posted.ok ? { ok: true, platformMessageId: posted.value.id } : failure(posted);
     },
   });
+}
+
+/** Mattermost refuses a pending_post_id over 190 characters. */
+const MAX_PENDING_POST_ID = 190;
+
+/** One chunk's key on the server, stable across retries: account, channel, thread and outbox id (hashed when too long). */
+export async function postKey(message: OutboundMessage): Promise<string> {
+  const key = `${message.route.accountId}:${message.route.to}:${message.route.threadId ?? "-"}:${message.id}`;
+  if (key.length <= MAX_PENDING_POST_ID) return key;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  return `sha256:${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 /** Did a lost attempt land? The channel's posts since the chunk was queued, looked up by the chunk id in their props. */
@@ -71,7 +87,8 @@ export async function reconcileMattermostMessage(message: OutboundMessage, ctx: 
   const since = Math.max(0, (message.queuedAt ?? Date.now() - 24 * 3600_000) - 60_000);
   const found = await mattermostApi<{ order?: string[]; posts?: Record<string, MattermostPostRecord> }>(bot, "GET", `/channels/${encodeURIComponent(message.route.to)}/posts?since=${since}`);
   if (!found.ok) throw new Error(found.kind === "lost" ? found.error : found.message);
-  const match = Object.values(found.value.posts ?? {}).find((post) => post.props?.[OUTBOX_PROP] === message.id);
+  const key = await postKey(message);
+  const match = Object.values(found.value.posts ?? {}).find((post) => post.props?.[OUTBOX_PROP] === key);
   return match ? { outcome: "landed", platformMessageId: match.id } : { outcome: "missing" };
 }
 
