@@ -69,7 +69,7 @@ async function main(): Promise<number> {
 
   // Socket accounts configured → the companion runs as a Cloudflare Container (README "Companion").
   const container = companionContainerPlan(inputs.loaded.config, process.cwd());
-  const generated = container ? writeDeployConfig(process.cwd(), container) : undefined;
+  const generated = writeDeployConfig(process.cwd(), container);
   if (container) {
     console.log(
       `edgeclaw deploy: companion container for ${container.deployments.join(", ")} (${container.instanceType}, image ${container.image}` +
@@ -77,12 +77,12 @@ async function main(): Promise<number> {
     );
     if (!container.workerUrl) console.warn("warning: companion.container.workerUrl is not set: the container is not started until it names this Worker's URL (printed below)");
   }
-  const wranglerArgs = ["deploy", ...(generated ? ["--config", generated.path] : []), ...inputs.defineArgs, ...(dryRun ? ["--dry-run", "--outdir", "dist"] : [])];
+  const wranglerArgs = ["deploy", "--config", generated.path, ...inputs.defineArgs, ...(dryRun ? ["--dry-run", "--outdir", "dist"] : [])];
   let run;
   try {
     run = await runWrangler(wranglerArgs, { echo: true });
   } finally {
-    generated?.remove();
+    generated.remove();
   }
   if (run.code !== 0) {
     console.error(`edgeclaw deploy: wrangler deploy failed (exit ${run.code}); if it asked you to log in, run \`npx wrangler login\` first`);

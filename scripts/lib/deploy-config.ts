@@ -50,21 +50,21 @@ export function companionContainerSecrets(config: EdgeclawConfig): string[] {
 }
 
 /**
- * wrangler.toml plus what the companion container adds: the `[[containers]]` entry on the bound
- * CompanionContainerDO class, the cron that re-arms the keepers, and the var that tells the Worker
- * the container exists. TOML tables may follow the array tables, so appending keeps the file valid.
+ * What `npx edgeclaw deploy` deploys: wrangler.toml plus the var that tells the Worker whether the
+ * companion container exists ("1") or not ("0": any container a previous deploy started is told to
+ * stop at the Worker's first request), and, with a container, the `[[containers]]` entry on the
+ * bound CompanionContainerDO class and the cron that re-arms the keepers. TOML tables may follow the
+ * array tables, so appending keeps the file valid.
  */
-export function withCompanionContainer(baseToml: string, plan: CompanionContainerPlan): string {
-  if (/^\s*\[vars\]|^\s*\[triggers\]|^\s*\[\[containers\]\]/m.test(baseToml)) {
-    throw new Error("wrangler.toml already has [vars], [triggers] or [[containers]]; merge the companion container's entries by hand");
+export function deployWranglerToml(baseToml: string, plan: CompanionContainerPlan | undefined): string {
+  if (/^\s*\[vars\]/m.test(baseToml)) throw new Error("wrangler.toml has a [vars] table; edgeclaw keeps its config in edgeclaw.json5 and adds [vars] itself at deploy");
+  if (plan && /^\s*\[triggers\]|^\s*\[\[containers\]\]/m.test(baseToml)) {
+    throw new Error("wrangler.toml already has [triggers] or [[containers]]; merge the companion container's entries by hand");
   }
-  const lines = [
-    baseToml.trimEnd(),
-    "",
-    "# Added by `npx edgeclaw deploy`: socket accounts are configured, so the companion runs as a Cloudflare Container.",
-    "[vars]",
-    'EDGECLAW_COMPANION_CONTAINER = "1"',
-    "",
+  const lines = [baseToml.trimEnd(), "", "# Added by `npx edgeclaw deploy` (scripts/lib/deploy-config.ts).", "[vars]", `EDGECLAW_COMPANION_CONTAINER = "${plan ? "1" : "0"}"`, ""];
+  if (!plan) return lines.join("\n");
+  lines.push(
+    "# Socket accounts are configured: the companion runs as a Cloudflare Container.",
     "[triggers]",
     `crons = ["${COMPANION_KEEPER_CRON}"]`,
     "",
@@ -76,13 +76,14 @@ export function withCompanionContainer(baseToml: string, plan: CompanionContaine
     `max_instances = ${plan.deployments.length}`,
     `instance_type = "${plan.instanceType}"`,
     "",
-  ];
+  );
   return lines.join("\n");
 }
 
 /** Writes the generated config beside wrangler.toml (relative paths resolve the same); the caller removes it. */
-export function writeDeployConfig(projectDir: string, plan: CompanionContainerPlan): { path: string; remove: () => void } {
-  const path = join(projectDir, "wrangler.companion-container.toml");
-  writeFileSync(path, withCompanionContainer(readFileSync(join(projectDir, "wrangler.toml"), "utf8"), plan));
+export function writeDeployConfig(projectDir: string, plan: CompanionContainerPlan | undefined): { path: string; remove: () => void } {
+  // One name per process: two deploys (or dry runs in parallel tests) never share or delete each other's file.
+  const path = join(projectDir, `wrangler.deploy-${process.pid}.generated.toml`);
+  writeFileSync(path, deployWranglerToml(readFileSync(join(projectDir, "wrangler.toml"), "utf8"), plan));
   return { path: relative(projectDir, path) || path, remove: () => rmSync(path, { force: true }) };
 }

@@ -186,7 +186,7 @@ describe("companion container keeper", () => {
     expect((await runtime("nobody").record()).launches).toHaveLength(0);
   });
 
-  it("the cron keeps every deployment that serves socket accounts, only when the deploy added the container", async () => {
+  it("the cron keeps every deployment that serves socket accounts while the deploy added the container, and stops them once it did not", async () => {
     const controller = createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" });
     let ctx = createExecutionContext();
     worker.scheduled!(controller, testEnv, ctx);
@@ -198,6 +198,16 @@ describe("companion container keeper", () => {
     await waitOnExecutionContext(ctx);
     for (const deployment of [DEPLOYMENT, "tgall", "sockmm"]) {
       expect((await companion(deployment).containerReport()).state, deployment).toBe("running");
+      expect((await runtime(deployment).record()).launches, deployment).toHaveLength(1);
+    }
+
+    // The next deploy has no container ("0"): every running one is stopped, none started.
+    ctx = createExecutionContext();
+    worker.scheduled!(controller, { ...testEnv, EDGECLAW_COMPANION_CONTAINER: "0" }, ctx);
+    await waitOnExecutionContext(ctx);
+    for (const deployment of [DEPLOYMENT, "tgall", "sockmm"]) {
+      expect((await companion(deployment).containerReport()).state, deployment).toBe("not-wanted");
+      expect(await runtime(deployment).record(), deployment).toMatchObject({ halts: 1, running: false });
       expect((await runtime(deployment).record()).launches, deployment).toHaveLength(1);
     }
   });

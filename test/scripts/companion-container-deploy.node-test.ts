@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parseConfig } from "../../functions/config/load.ts";
-import { companionContainerPlan, companionContainerSecrets, withCompanionContainer } from "../../scripts/lib/deploy-config.ts";
+import { companionContainerPlan, companionContainerSecrets, deployWranglerToml } from "../../scripts/lib/deploy-config.ts";
 import { stripAnsi } from "../../scripts/lib/wrangler.ts";
 import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 
@@ -34,6 +34,12 @@ describe("companion container in the deploy config", () => {
     assert.equal(companionContainerPlan(parseConfig({}), projectRoot), undefined);
   });
 
+  it("without a container the deploy still says so (EDGECLAW_COMPANION_CONTAINER = \"0\"), so one a previous deploy started is stopped", () => {
+    const toml = deployWranglerToml(readFileSync(join(projectRoot, "wrangler.toml"), "utf8"), undefined);
+    assert.match(toml, /\n\[vars\]\nEDGECLAW_COMPANION_CONTAINER = "0"\n/);
+    assert.doesNotMatch(toml, /^\[\[containers\]\]|^\[triggers\]/m);
+  });
+
   it("adds nothing when the companion runs on a Docker host of its own (companion.container.enabled: false)", () => {
     assert.ok(companionContainerPlan(parseConfig(socketConfig({})), projectRoot));
     assert.equal(companionContainerPlan(parseConfig(socketConfig({ enabled: false })), projectRoot), undefined);
@@ -49,7 +55,7 @@ describe("companion container in the deploy config", () => {
     assert.match(output, /The following containers are available:\s*\n- edgeclaw-companioncontainerdo \(registry\.cloudflare\.com\/example\/edgeclaw-companion:0\.1\.0\)/);
     // wrangler only warns about a misspelt key; here any config warning is a failure.
     assert.doesNotMatch(output, /Unexpected fields|WARNING[^\n]*configuration/, output);
-    assert.equal(existsSync(join(projectRoot, "wrangler.companion-container.toml")), false, "the generated config is removed");
+    assert.deepEqual(readdirSync(projectRoot).filter((name) => /^wrangler\.deploy-\d+\.generated\.toml$/.test(name)), [], "the generated config is removed");
     assert.match(output, /npx wrangler secret put EDGECLAW_COMPANION_OUTBOUND_SECRET\s+# handed to the companion container/);
   });
 
@@ -65,7 +71,7 @@ describe("companion container in the deploy config", () => {
     const plan = companionContainerPlan(parseConfig(socketConfig({})), projectRoot);
     assert.ok(plan);
     assert.deepEqual({ image: plan.image, imageIsDockerfile: plan.imageIsDockerfile, instanceType: plan.instanceType, deployments: plan.deployments }, { image: "./companion/Dockerfile", imageIsDockerfile: true, instanceType: "lite", deployments: ["k1"] });
-    const toml = withCompanionContainer(readFileSync(join(projectRoot, "wrangler.toml"), "utf8"), plan);
+    const toml = deployWranglerToml(readFileSync(join(projectRoot, "wrangler.toml"), "utf8"), plan);
     assert.match(toml, /\[\[containers\]\]\nclass_name = "CompanionContainerDO"\nimage = "\.\/companion\/Dockerfile"\nimage_build_context = "\."\nmax_instances = 1\ninstance_type = "lite"/);
     const dockerfile = readFileSync(join(projectRoot, "companion", "Dockerfile"), "utf8");
     const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((match) => match[1]!.trim().split(/\s+/).slice(0, -1));
