@@ -19,6 +19,8 @@ import { listenOnLoopback } from "./listen.ts";
  * Control endpoints:
  *   POST /_control/script {route: "POST /channels/messages" | "PATCH /channels/messages" | "POST /typing" | …, channelId?, times?, status?, retryAfter?, global?, dropConnection?, dropBeforeCreate?}
  *   POST /_control/seed {channelId, authorId, content, at}   a message created at `at` (ms; its snowflake says so)
+ *   POST /_control/file {path: "/attachments/…", body, contentType?, redirect?, understateLength?}   a CDN file;
+ *        GET /_control/downloads?path= → who fetched it (and whether an Authorization header came along)
  *   POST /_control/ratelimit {channelId, limit, resetAfter}  that channel's message bucket: `limit` posts per
  *        `resetAfter` s, X-RateLimit-* headers on each answer, 429 once empty; GET ?channel_id= → {refused, …}
  *   GET  /_control/calls?route=&channel_id=     recorded calls (token cut to its last 4)
@@ -78,12 +80,24 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   let messages: FakeMessage[] = [];
   let scripts: Script[] = [];
   let gatewayUrl = "ws://127.0.0.1:1/";
+  let files = new Map<string, { body: string; contentType?: string; redirect?: string; understateLength?: boolean }>();
+  let downloads: Array<{ path: string; authorization: string | null }> = [];
   let limits = new Map<string, { limit: number; resetAfter: number; remaining: number; resetAt: number; refused: number }>();
 
   const server = fakeServer(handle);
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", raw, res);
+    if (url.pathname.startsWith("/attachments/")) {
+      // The CDN: attachment URLs are signed in their query and need no Authorization header.
+      downloads.push({ path: url.pathname, authorization: req.headers.authorization ?? null });
+      const file = files.get(url.pathname);
+      if (!file) return json(res, 404, { message: "404: Not Found", code: 0 });
+      if (file.redirect) return (res.writeHead(302, { location: file.redirect }), res.end());
+      const bytes = Buffer.from(file.body, "utf8");
+      res.writeHead(200, { "content-type": file.contentType ?? "application/octet-stream", ...(file.understateLength ? {} : { "content-length": String(bytes.length) }) });
+      return res.end(bytes);
+    }
     const path = url.pathname.replace(/^\/api\/v\d+/, "");
     const method = req.method ?? "GET";
     let body: Record<string, unknown> = {};
@@ -250,6 +264,11 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         messages.push({ id, channel_id: String(body.channelId), author, content: String(body.content ?? ""), edits: 0, at });
         return json(res, 200, { id });
       }
+      case "POST /_control/file":
+        files.set(String(body.path), { body: String(body.body ?? ""), ...(body.contentType ? { contentType: String(body.contentType) } : {}), ...(body.redirect ? { redirect: String(body.redirect) } : {}), ...(body.understateLength ? { understateLength: true } : {}) });
+        return json(res, 200, { ok: true });
+      case "GET /_control/downloads":
+        return json(res, 200, downloads.filter((d) => d.path === url.searchParams.get("path")));
       case "POST /_control/ratelimit":
         limits.set(String(body.channelId), { limit: Number(body.limit), resetAfter: Number(body.resetAfter), remaining: 0, resetAt: 0, refused: 0 });
         return json(res, 200, { ok: true });
@@ -263,6 +282,8 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         messages = [];
         scripts = [];
         limits = new Map();
+        files = new Map();
+        downloads = [];
         return json(res, 200, { ok: true });
       default:
         return json(res, 404, { error: "unknown control endpoint" });

@@ -481,6 +481,8 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
     apiBaseUrl: `${fakeDiscordUrl}/api/v10`,
     applicationId: TEST_DISCORD.applicationId,
     publicKey: TEST_DISCORD.publicKey,
+    // Discord's CDN, and the fake serving attachments (/attachments/…) on loopback.
+    mediaAllowHosts: ["cdn.discordapp.com", "media.discordapp.net", fakeDiscordUrl],
     allowFrom: [TEST_DISCORD.owner, ...TEST_DISCORD.allowed],
     guilds: {
       [TEST_DISCORD.guild]: {

@@ -80,6 +80,8 @@ const accountFields = {
   maxLinesPerMessage: z.number().int().positive().optional(),
   streaming: streamingSchema.optional(),
   mediaMaxMb: z.number().positive().optional(),
+  /** Inbound attachments are downloaded only from these hosts (files.ts); origins allowed for proxies and tests. */
+  mediaAllowHosts: z.array(z.string().min(1)).optional(),
   suppressEmbeds: z.boolean().optional(),
   intents: intentsSchema.optional(),
   slashCommand: z.object({ ephemeral: z.boolean().optional() }).loose().optional(),
@@ -104,6 +106,7 @@ export const discordChannelSchema = channelAccessSchema.safeExtend({
   historyLimit: z.number().int().nonnegative().default(20),
   streaming: streamingSchema.prefault({}),
   mediaMaxMb: z.number().positive().default(100),
+  mediaAllowHosts: z.array(z.string().min(1)).default(["cdn.discordapp.com", "media.discordapp.net"]),
   suppressEmbeds: z.boolean().default(true),
   intents: intentsSchema.prefault({}),
   slashCommand: z.object({ ephemeral: z.boolean().default(true) }).loose().prefault({}),

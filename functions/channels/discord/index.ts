@@ -3,6 +3,7 @@ import type { ChannelDefinition } from "../channel.ts";
 import { discordAccount, discordChannelSchema, discordConfig } from "./config.ts";
 import { discordInteractions } from "./interactions.ts";
 import { discordRefusalRoute } from "./interaction-webhook.ts";
+import { fetchDiscordAttachment } from "./files.ts";
 import { discordProgress } from "./progress.ts";
 import { reconcileDiscordMessage, sendDiscordMessage } from "./send.ts";
 import { discordSocket } from "./socket.ts";
@@ -26,6 +27,7 @@ export const discordAdapter: ChannelAdapter = {
   send: sendDiscordMessage,
   reconcile: reconcileDiscordMessage,
   refusalRoute: discordRefusalRoute,
+  fetchAttachment: fetchDiscordAttachment,
   progress: discordProgress,
 };
 

@@ -34,6 +34,7 @@ export interface MessageSpec {
   botRoleIds?: string[];
   /** The author's guild roles (member.roles). */
   roles?: string[];
+  attachments?: Array<{ filename: string; url: string; size: number; content_type?: string }>;
 }
 
 /** A Gateway MESSAGE_CREATE dispatch as the companion forwards it. */
@@ -55,7 +56,7 @@ export function messageCreate(spec: MessageSpec) {
       mentions: (spec.mentions ?? []).map((user) => ({ id: user, username: "x" })),
       mention_roles: spec.mentionRoles ?? [],
       mention_everyone: false,
-      attachments: [],
+      attachments: (spec.attachments ?? []).map((file) => ({ id: snowflake(), ...file })),
       ...(spec.replyToAuthor ? { referenced_message: { id: snowflake(), author: { id: spec.replyToAuthor, username: "y" } } } : {}),
     },
     ...(spec.channelContext || spec.botRoleIds
