@@ -73,3 +73,20 @@ export const inboundEnvelopeSchema = z.object({
 });
 export type InboundEnvelope = z.infer<typeof inboundEnvelopeSchema>;
 export type InboundEnvelopeInput = z.input<typeof inboundEnvelopeSchema>;
+
+/**
+ * An envelope a channel's parser assembled, checked against the schema before anything keeps it.
+ * One that fails (a platform field past a bound, a parser bug) is dropped with the first offending
+ * field named, and acknowledged: the platform resending it would not make it valid.
+ */
+export function checkedEnvelope(input: InboundEnvelopeInput): { envelope: InboundEnvelope } | { dropped: string } {
+  const parsed = inboundEnvelopeSchema.safeParse(input);
+  if (parsed.success) return { envelope: parsed.data };
+  const first = parsed.error.issues[0];
+  return { dropped: `envelope invalid: ${first ? `${first.path.join(".") || "(envelope)"}: ${first.message}` : "?"}` };
+}
+
+/** Platform text quoted inside an envelope (a system event's description): at most `max` characters, a cut marked with "…". */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

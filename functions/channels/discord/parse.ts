@@ -1,5 +1,5 @@
 import type { ParseResult } from "../channel.ts";
-import { inboundEnvelopeSchema, type InboundAttachment, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, type InboundAttachment, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import { guildAccess } from "../../config/guild-access.ts";
 import type { DiscordAccount } from "./config.ts";
 import {
@@ -203,7 +203,7 @@ function build(
   replyToMessageId: string | undefined,
   ctx: DiscordParseContext,
 ): One {
-  const parsed = inboundEnvelopeSchema.safeParse({
+  return checkedEnvelope({
     ...fields,
     channel: "discord",
     accountId: ctx.account.accountId,
@@ -223,7 +223,6 @@ function build(
         : {}),
     },
   });
-  return parsed.success ? { envelope: parsed.data } : { dropped: `envelope invalid: ${parsed.error.issues[0]?.message ?? "?"}` };
 }
 
 function ignoresOtherMentions(ctx: DiscordParseContext, where: Where): boolean {

@@ -1,4 +1,4 @@
-import { inboundEnvelopeSchema, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import type { ParseResult } from "../channel.ts";
 import { feishuApiBase, type FeishuAccount } from "./config.ts";
 import {
@@ -67,7 +67,7 @@ function envelopeFor(type: string, event: Record<string, unknown>, dedupKey: str
       if (!parsed.success) return { dropped: `malformed ${type}` };
       const operator = parsed.data.operator_id?.open_id;
       const verb = type.endsWith("added_v1") ? "added the bot to" : "removed the bot from";
-      return build({
+      return checkedEnvelope({
         dedupKey,
         kind: "system",
         channel: "feishu",
@@ -96,7 +96,7 @@ function fromMessage(data: FeishuMessageEvent, dedupKey: string, appId: string, 
   const content = describeMessage(message, mentions, ctx);
   if (!content) return { dropped: `unsupported message type ${message.message_type}` };
   const inThread = !!message.thread_id;
-  return build({
+  return checkedEnvelope({
     dedupKey,
     aliasKeys: [`feishu:${appId}:message:${message.message_id}`],
     kind: "message",
@@ -231,9 +231,4 @@ function jsonContent(content: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function build(input: InboundEnvelopeInput): EventResult {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `envelope invalid: ${parsed.error.issues[0]?.message ?? "?"}` };
 }

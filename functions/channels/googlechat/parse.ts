@@ -1,4 +1,4 @@
-import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import { withTrailingSlash, type GoogleChatAccount } from "./config.ts";
 import { chatEventSchema, type ChatEvent, type ChatMessage } from "./payloads.ts";
 import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
@@ -33,11 +33,11 @@ export function parseGoogleChatEvent(raw: Uint8Array, account: GoogleChatAccount
       return system(event, account, receivedAt, (who) => `Google Chat: ${who} removed the app from this ${noun(event)}`);
     case "CARD_CLICKED": {
       const method = event.action?.actionMethodName ?? event.common?.invokedFunction ?? "a button";
-      const params = event.action?.parameters?.length ? ` parameters=${truncate(JSON.stringify(event.action.parameters), 300)}` : "";
-      return system(event, account, receivedAt, (who) => `Google Chat: ${who} clicked ${truncate(method, 100)}${params}`);
+      const params = event.action?.parameters?.length ? ` parameters=${clip(JSON.stringify(event.action.parameters), 300)}` : "";
+      return system(event, account, receivedAt, (who) => `Google Chat: ${who} clicked ${clip(method, 100)}${params}`);
     }
     default:
-      return { dropped: `unsupported event type ${truncate(event.type, 40)}` };
+      return { dropped: `unsupported event type ${clip(event.type, 40)}` };
   }
 }
 
@@ -61,7 +61,7 @@ function fromMessage(event: ChatEvent, message: ChatMessage, account: GoogleChat
   const attachments = describeAttachments(message, account);
   if (!text && !attachments.length) return { dropped: "message without text or attachments" };
   const chatType: ChatType = direct ? "direct" : "group";
-  return build({
+  return checkedEnvelope({
     dedupKey: `googlechat:${account.accountId}:${message.name}`,
     kind: "message",
     channel: "googlechat",
@@ -103,7 +103,7 @@ function system(event: ChatEvent, account: GoogleChatAccount, receivedAt: number
   const user = event.user;
   if (!user) return { dropped: `${event.type} without a user` };
   const direct = isDirect(event);
-  return build({
+  return checkedEnvelope({
     dedupKey: `googlechat:${account.accountId}:${event.type}:${event.space.name}:${user.name}:${event.eventTime ?? receivedAt}`,
     kind: "system",
     channel: "googlechat",
@@ -117,13 +117,4 @@ function system(event: ChatEvent, account: GoogleChatAccount, receivedAt: number
     receivedAt,
     route: { channel: "googlechat", accountId: account.accountId, to: event.space.name },
   });
-}
-
-function build(input: InboundEnvelopeInput): GoogleChatParseResult {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${firstIssue(parsed.error)}` };
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -1,4 +1,4 @@
-import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import { withTrailingSlash, type LineAccount } from "./config.ts";
 import {
   lineEventBaseSchema,
@@ -84,8 +84,8 @@ export function envelopeFromLineEvent(raw: Record<string, unknown>, ctx: LinePar
     case "postback": {
       const parsed = linePostbackEventSchema.safeParse(raw);
       if (!parsed.success) return { dropped: "malformed postback event" };
-      const params = parsed.data.postback.params ? ` params=${truncate(JSON.stringify(parsed.data.postback.params), 300)}` : "";
-      return system(event, ctx, (who) => `LINE postback from ${who}: data=${truncate(parsed.data.postback.data, 500)}${params}`);
+      const params = parsed.data.postback.params ? ` params=${clip(JSON.stringify(parsed.data.postback.params), 300)}` : "";
+      return system(event, ctx, (who) => `LINE postback from ${who}: data=${clip(parsed.data.postback.data, 500)}${params}`);
     }
     default:
       return { dropped: `unsupported event type ${event.type}` };
@@ -98,7 +98,7 @@ function fromMessage(event: LineEventBase, message: LineMessage, ctx: LineParseC
   const mentioned = message.mention?.mentionees.some((m) => m.type === "user" && m.isSelf === true) ?? false;
   const content = describeMessage(message, ctx.account);
   if (!content) return { dropped: `unsupported message type ${message.type}` };
-  return build({
+  return checkedEnvelope({
     dedupKey: eventKey(ctx, event),
     aliasKeys: [`line:${ctx.destination}:message:${message.id}`],
     kind: "message",
@@ -177,7 +177,7 @@ function system(event: LineEventBase, ctx: LineParseContext, describe: (who: str
   const sender = at.senderId ?? actor;
   // A DM event names its user; without one there is nobody to check access for.
   if (at.chatType === "direct" && !sender) return { dropped: `${event.type} without a user` };
-  return build({
+  return checkedEnvelope({
     dedupKey: eventKey(ctx, event),
     kind: "system",
     channel: "line",
@@ -234,13 +234,4 @@ function route(event: LineEventBase, ctx: LineParseContext, at: Conversation, ex
 
 function eventKey(ctx: LineParseContext, event: LineEventBase): string {
   return `line:${ctx.destination}:${event.webhookEventId}`;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function build(input: InboundEnvelopeInput): LineEventResult {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `envelope invalid: ${parsed.error.issues[0]?.message ?? "?"}` };
 }

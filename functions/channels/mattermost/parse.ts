@@ -1,5 +1,5 @@
 import type { ParseResult } from "../channel.ts";
-import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../envelope.ts";
 import { replyToModeFor, type MattermostAccount } from "./config.ts";
 import {
   jsonStringField,
@@ -38,7 +38,7 @@ export function parseMattermostEvent(input: MattermostParseInput): ParseResult {
       if (post.user_id === input.self.userId) return dropped(`${event.event} of the bot's own post`);
       if (post.type !== "") return dropped(`${event.event} of a system post`);
       const edited = event.event === "post_edited";
-      const what = edited ? `Mattermost message edited by ${post.user_id}: ${truncate(post.message, 2000)}` : `Mattermost message deleted (post ${post.id}) from ${post.user_id}`;
+      const what = edited ? `Mattermost message edited by ${post.user_id}: ${clip(post.message, 2000)}` : `Mattermost message deleted (post ${post.id}) from ${post.user_id}`;
       const stamp = edited ? `edit:${post.edit_at ?? post.create_at}` : "delete";
       return result(systemEvent(input, { post: post.id, channelId: post.channel_id, user: post.user_id, threadId: post.root_id || undefined, text: what, key: `${post.id}:${stamp}` }));
     }
@@ -97,7 +97,7 @@ function fromPost(post: MattermostPost, input: MattermostParseInput): { envelope
   const sender = post.user_id;
   const senderName = typeof event.data.sender_name === "string" ? event.data.sender_name.replace(/^@/, "") : undefined;
 
-  return build({
+  return checkedEnvelope({
     dedupKey: `mattermost:${account.accountId}:${post.id}`,
     kind: "message",
     channel: "mattermost",
@@ -135,7 +135,7 @@ function systemEvent(
   if (!channelType) return { dropped: "event in a channel of unknown type" };
   const chatType = chatTypeOf(channelType);
   const { account } = input;
-  return build({
+  return checkedEnvelope({
     dedupKey: `mattermost:${account.accountId}:${at.key}`,
     kind: "system",
     channel: "mattermost",
@@ -176,19 +176,10 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 function dropped(reason: string): ParseResult {
   return { kind: "envelopes", envelopes: [], dropped: [reason] };
 }
 
 function result(parsed: { envelope: InboundEnvelope } | { dropped: string }): ParseResult {
   return "dropped" in parsed ? dropped(parsed.dropped) : { kind: "envelopes", envelopes: [parsed.envelope] };
-}
-
-function build(input: InboundEnvelopeInput): { envelope: InboundEnvelope } | { dropped: string } {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `envelope invalid: ${parsed.error.issues[0]?.message ?? "?"}` };
 }

@@ -1,4 +1,4 @@
-import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../envelope.ts";
 import { guildAccess } from "../../config/guild-access.ts";
 import type { MsTeamsAccount } from "./config.ts";
 import { activitySchema, type Activity } from "./payloads.ts";
@@ -35,25 +35,25 @@ export function parseTeamsActivity(raw: Uint8Array, account: MsTeamsAccount, rec
       const added = (activity.membersAdded ?? []).map((m) => (m.id === activity.recipient.id ? "the bot" : m.name ?? m.id));
       const removed = (activity.membersRemoved ?? []).map((m) => (m.id === activity.recipient.id ? "the bot" : m.name ?? m.id));
       const what = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
-      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${truncate(what || `updated the conversation (${activity.channelData?.eventType ?? "update"})`, 400)}`);
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${clip(what || `updated the conversation (${activity.channelData?.eventType ?? "update"})`, 400)}`);
     }
     case "messageUpdate":
-      return system(activity, account, receivedAt, `Microsoft Teams: ${who} edited a message: ${truncate(cleanText(activity.text ?? ""), 400)}`);
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} edited a message: ${clip(cleanText(activity.text ?? ""), 400)}`);
     case "messageDelete":
       return system(activity, account, receivedAt, `Microsoft Teams: ${who} deleted a message`);
     case "messageReaction": {
       const added = (activity.reactionsAdded ?? []).map((r) => r.type);
       const removed = (activity.reactionsRemoved ?? []).map((r) => r.type);
-      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${added.length ? `reacted ${truncate(added.join(","), 100)}` : `removed reaction ${truncate(removed.join(","), 100)}`}`);
+      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${added.length ? `reacted ${clip(added.join(","), 100)}` : `removed reaction ${clip(removed.join(","), 100)}`}`);
     }
     case "invoke": {
       const name = activity.name ?? "invoke";
-      const value = activity.value === undefined ? "" : ` value=${truncate(JSON.stringify(activity.value), 300)}`;
-      const result = system(activity, account, receivedAt, `Microsoft Teams: ${who} sent ${truncate(name, 100)}${value}`);
+      const value = activity.value === undefined ? "" : ` value=${clip(JSON.stringify(activity.value), 300)}`;
+      const result = system(activity, account, receivedAt, `Microsoft Teams: ${who} sent ${clip(name, 100)}${value}`);
       return { ...result, invoke: name } as MsTeamsParseResult;
     }
     default:
-      return { dropped: `unsupported activity type ${truncate(activity.type, 40)}` };
+      return { dropped: `unsupported activity type ${clip(activity.type, 40)}` };
   }
 }
 
@@ -92,7 +92,7 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
   const teamId = activity.channelData?.team?.id;
   const threadRoot = channel && replyStyleFor(account, teamId, base) === "thread" ? (messageId ?? activity.replyToId ?? activity.id) : undefined;
   const chatType: ChatType = direct ? "direct" : channel ? "channel" : "group";
-  return build({
+  return checkedEnvelope({
     dedupKey: `msteams:${account.accountId}:${base}:${activity.id}`,
     kind: "message",
     channel: "msteams",
@@ -160,7 +160,7 @@ function system(activity: Activity, account: MsTeamsAccount, receivedAt: number,
   const direct = isDirect(activity);
   const { base } = splitConversationId(activity.conversation.id);
   const eventId = activity.id ?? `${activity.type}:${activity.timestamp ?? receivedAt}`;
-  return build({
+  return checkedEnvelope({
     dedupKey: `msteams:${account.accountId}:${base}:${activity.type}:${eventId}`,
     kind: "system",
     channel: "msteams",
@@ -190,13 +190,4 @@ function cleanText(text: string): string {
     .replace(/&amp;/g, "&")
     .replace(/[ \t]+/g, " ")
     .trim();
-}
-
-function build(input: InboundEnvelopeInput): MsTeamsParseResult {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid event: ${firstIssue(parsed.error)}` };
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

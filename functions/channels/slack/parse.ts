@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { inboundEnvelopeSchema, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
 import type { SlackAccount } from "./config.ts";
 import {
   slackAppRateLimitedSchema,
@@ -175,7 +175,7 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
   const replyMode = entry?.replyToMode ?? account.replyToModeByChatType?.[chatType] ?? account.replyToMode;
   const sessionThread = threadTs ?? (chatType !== "direct" && mayMentionBot && replyMode !== "off" ? event.ts : undefined);
 
-  return build({
+  return checkedEnvelope({
     dedupKey: `slack:${team}:${callback.event_id}`,
     aliasKeys: [`slack:${team}:${event.channel}:${event.ts}`],
     kind: "message",
@@ -219,7 +219,7 @@ function fromEditOrDelete(callback: SlackEventCallback, event: SlackMessageEvent
   if ((bot.userId && author === bot.userId) || (edited && event.message && isOwnPost(event.message, bot))) return { dropped: "edit/delete of our own message" };
   const chatType = chatTypeOf(event.channel, event.channel_type);
   const what = edited
-    ? `Slack message edited by ${author ?? "someone"}: ${truncate(event.message?.text ?? "", 2000)}`
+    ? `Slack message edited by ${author ?? "someone"}: ${clip(event.message?.text ?? "", 2000)}`
     : `Slack message deleted (ts ${event.deleted_ts ?? "?"})${author ? ` from ${author}` : ""}`;
   return systemEnvelope(callback, ctx, { chatType, conversation: event.channel, user: author, text: what, threadTs: event.message?.thread_ts });
 }
@@ -262,7 +262,7 @@ function systemEnvelope(
   const sender = at.user ?? "slack";
   const direct = at.chatType === "direct";
   if (direct && !at.user) return { dropped: "DM system event without a user" };
-  return build({
+  return checkedEnvelope({
     dedupKey: `slack:${team}:${callback.event_id}`,
     kind: "system",
     channel: "slack",
@@ -289,7 +289,7 @@ export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackP
   if (command.command.toLowerCase() !== `/${slash.name.toLowerCase()}`) return { dropped: `unknown command ${command.command}` };
   const chatType = chatTypeOf(command.channel_id, undefined);
   const text = command.text.trim();
-  return build({
+  return checkedEnvelope({
     dedupKey: `slack:${command.team_id}:slash:${command.trigger_id}`,
     kind: "message",
     channel: "slack",
@@ -334,11 +334,11 @@ export function envelopeFromInteraction(interaction: SlackInteraction, ctx: Slac
   if (interaction.callback_id ?? interaction.view?.callback_id) details.push(`callback_id=${interaction.callback_id ?? interaction.view?.callback_id}`);
   for (const action of interaction.actions ?? []) {
     const value = action.selected_option?.value ?? action.value;
-    details.push(`action ${action.action_id ?? action.type ?? "?"}${value !== undefined ? `=${truncate(value, 200)}` : ""}`);
+    details.push(`action ${action.action_id ?? action.type ?? "?"}${value !== undefined ? `=${clip(value, 200)}` : ""}`);
   }
-  if (interaction.view?.state) details.push(`inputs=${truncate(JSON.stringify(interaction.view.state.values), 2000)}`);
+  if (interaction.view?.state) details.push(`inputs=${clip(JSON.stringify(interaction.view.state.values), 2000)}`);
   const threadTs = interaction.container?.thread_ts ?? interaction.message?.thread_ts;
-  return build({
+  return checkedEnvelope({
     dedupKey: `slack:${team}:interaction:${stamp}`,
     kind: "system",
     channel: "slack",
@@ -382,13 +382,4 @@ function attachmentsOf(event: SlackMessageEvent, account: SlackAccount): Inbound
     sizeBytes: file.size,
     url: file.size !== undefined && file.size > maxBytes ? undefined : (file.url_private_download ?? file.url_private),
   }));
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function build(input: InboundEnvelopeInput): SlackParseResult {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `envelope invalid: ${parsed.error.issues[0]?.message ?? "?"}` };
 }

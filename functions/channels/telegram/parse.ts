@@ -1,5 +1,5 @@
 import type { ParseResult } from "../channel.ts";
-import { inboundEnvelopeSchema, type ChatType, type InboundAttachment, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundAttachment, type InboundEnvelope } from "../envelope.ts";
 import { normalizedBotUsername, type TelegramAccount } from "./config.ts";
 import {
   telegramCallbackQuerySchema,
@@ -130,7 +130,7 @@ function fromMessage(message: TelegramMessage, base: Base): Parsed {
   const wasMentioned = nativeMention || replyToBot;
   const attachments = attachmentsOf(message, ctx.account);
 
-  return build({
+  return checkedEnvelope({
     dedupKey: `telegram:${base.botKey}:u${base.updateId}`,
     aliasKeys: [`telegram:${base.botKey}:${message.chat.id}:${message.message_id}`],
     kind: "message",
@@ -159,7 +159,7 @@ function fromEdit(message: TelegramMessage, base: Base): Parsed {
   const sender = senderOf(message.from, message.sender_chat);
   if (!sender) return { dropped: "edit without a sender" };
   if (ctx.botId && sender.id === ctx.botId) return { dropped: "edit of our own message" };
-  const text = truncate(message.text ?? message.caption ?? "", 2000);
+  const text = clip(message.text ?? message.caption ?? "", 2000);
   return system(base, place, message.chat.id, sender, `Telegram message ${message.message_id} edited by ${sender.name ?? sender.id}: ${text}`, message.message_id);
 }
 
@@ -169,13 +169,13 @@ function fromCallbackQuery(query: TelegramCallbackQuery, base: Base): Parsed {
   const place = placeOf(chat, query.message?.message_thread_id, query.message?.is_topic_message);
   if (!place) return { dropped: "button click in a channel" };
   const sender = senderOf(query.from, undefined)!;
-  const what = query.data !== undefined ? `callback_data: ${truncate(query.data, 256)}` : `game: ${truncate(query.game_short_name ?? "?", 64)}`;
+  const what = query.data !== undefined ? `callback_data: ${clip(query.data, 256)}` : `game: ${clip(query.game_short_name ?? "?", 64)}`;
   return system(base, place, chat.id, sender, `Telegram button clicked by ${sender.name ?? sender.id} on message ${query.message?.message_id ?? "?"} (${what})`, undefined, `cb:${query.id}`);
 }
 
 function system(base: Base, place: Place, chatId: number, sender: Sender, text: string, messageId?: number, alias?: string): Parsed {
   const { ctx } = base;
-  return build({
+  return checkedEnvelope({
     dedupKey: `telegram:${base.botKey}:u${base.updateId}`,
     ...(alias ? { aliasKeys: [`telegram:${base.botKey}:${alias}`] } : {}),
     kind: "system",
@@ -266,15 +266,6 @@ function attachmentsOf(message: TelegramMessage, account: TelegramAccount): Inbo
   add(message.video_note, "video-note.mp4", "video/mp4");
   if (message.sticker) add(message.sticker, `sticker${message.sticker.emoji ? ` ${message.sticker.emoji}` : ""}.webp`, "image/webp");
   return out;
-}
-
-function build(input: InboundEnvelopeInput): Parsed {
-  const parsed = inboundEnvelopeSchema.safeParse(input);
-  return parsed.success ? { envelope: parsed.data } : { dropped: `invalid envelope: ${parsed.error.issues[0]?.message ?? "?"}` };
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function escapeRegex(text: string): string {
