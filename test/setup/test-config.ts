@@ -541,6 +541,8 @@ function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknow
       team: {
         ...allowAll,
         commands: { native: true, callbackPath: TEST_MATTERMOST.teamCommandPath },
+        // Button clicks (test/channels/mattermost/interactions.test.ts) from loopback and one documentation range.
+        interactions: { allowedSourceIps: ["127.0.0.1", "::1", "198.51.100.0/24"] },
         groups: {
           "*": { requireMention: true },
           [TEST_MATTERMOST.openChannel]: { requireMention: false },

@@ -61,6 +61,14 @@ const mattermostAccountFields = {
     })
     .strict()
     .optional(),
+  interactions: z
+    .object({
+      callbackBaseUrl: z.url().optional(),
+      /** Addresses (or CIDR ranges) button callbacks may come from; unset = loopback only. */
+      allowedSourceIps: z.array(z.string().min(2).max(64)).max(64).optional(),
+    })
+    .strict()
+    .optional(),
 };
 
 export const mattermostAccountSchema = channelAccountAccessSchema.extend(mattermostAccountFields);

@@ -1,10 +1,10 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { mattermostCommandCallback } from "./command-callback.ts";
 import { mattermostAccount, mattermostChannelSchema, mattermostConfig } from "./config.ts";
 import { mattermostProgress } from "./progress.ts";
 import { reconcileMattermostMessage, sendMattermostMessage } from "./send.ts";
 import { mattermostSocket } from "./socket.ts";
+import { mattermostWebhook } from "./webhook.ts";
 import { mattermostParticipatedInThread } from "./threads.ts";
 
 /** Replies through REST v4 (Markdown as written); a lost send is reconciled by its props marker (send.ts). */
@@ -34,11 +34,11 @@ const setupSteps = `1. In Mattermost: **System Console → Integrations → Bot 
    (DMs pair by default; in channels the bot answers @-mentions — \`chatmode\` onmessage/onchar to change that).
 4. List \`"mattermost"\` in the companion's \`companion.ingressKeys[].channels\` and start the companion.`;
 
-/** Mattermost: WebSocket events through the companion; native slash command callbacks in the Worker; replies, typing and previews over REST v4 from the Worker. */
+/** Mattermost: WebSocket events through the companion; native slash command callbacks and button clicks in the Worker; replies, typing and previews over REST v4 from the Worker. */
 export const mattermostChannel: ChannelDefinition = {
   id: "mattermost",
   configSchema: mattermostChannelSchema,
-  webhook: mattermostCommandCallback,
+  webhook: mattermostWebhook,
   socket: mattermostSocket,
   outbound: mattermostAdapter,
   setup: { title: "Connect Mattermost", steps: setupSteps },
