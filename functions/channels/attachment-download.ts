@@ -29,9 +29,9 @@ export interface DownloadLimit {
   tooLarge: string;
 }
 
-/** The usual bound: the channel's `mediaMaxMb`. */
+/** The usual bound: the channel's `mediaMaxMb` (a fraction allowed), in whole bytes. */
 export function mediaMaxMbLimit(mediaMaxMb: number): DownloadLimit {
-  return { maxBytes: mediaMaxMb * 1024 * 1024, tooLarge: `larger than mediaMaxMb (${mediaMaxMb} MB)` };
+  return { maxBytes: Math.floor(mediaMaxMb * 1024 * 1024), tooLarge: `larger than mediaMaxMb (${mediaMaxMb} MB)` };
 }
 
 /**

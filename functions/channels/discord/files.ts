@@ -1,11 +1,9 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { MAX_ATTACHMENT_CHARS } from "../attachments.ts";
-import { readBodyPrefix } from "../../http/read-prefix.ts";
+import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
 import { urlOnAllowlist } from "../../http/host-allowlist.ts";
 import { discordAccount, discordConfig } from "./config.ts";
 
-const MAX_CONTENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 const MAX_REDIRECTS = 3;
 
 /**
@@ -18,22 +16,17 @@ const MAX_REDIRECTS = 3;
  * - No credentials: Discord's attachment URLs are signed in their query, so the bot token is never
  *   sent, to the CDN or anywhere else.
  * - A declared size (the attachment's `size`, then Content-Length) over `mediaMaxMb` is refused
- *   unread, and so is a body that grows past it; at most MAX_CONTENT_PREFIX_BYTES are kept.
+ *   unread, and so is a body that grows past it; at most MAX_ATTACHMENT_PREFIX_BYTES are kept.
  */
-export async function fetchDiscordAttachment(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<{ text: string; truncated?: boolean } | { skipped: string }> {
+export async function fetchDiscordAttachment(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<FetchedAttachment> {
   const discord = discordConfig(ctx.config);
   if (!discord) return { skipped: "channels.discord is not configured" };
   const account = discordAccount(discord, route.accountId);
-  if (!attachment.url) return { skipped: "no download link" };
-  const maxBytes = Math.floor(account.mediaMaxMb * 1024 * 1024);
-  const tooLarge = { skipped: `larger than mediaMaxMb (${account.mediaMaxMb} MB)` };
-  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > maxBytes) return tooLarge;
-  let url: URL;
-  try {
-    url = new URL(attachment.url);
-  } catch {
-    return { skipped: "malformed download link" };
-  }
+  const link = attachmentUrl(attachment);
+  if ("skipped" in link) return link;
+  const limit = mediaMaxMbLimit(account.mediaMaxMb);
+  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limit.maxBytes) return { skipped: limit.tooLarge };
+  let url = link;
   for (let hop = 0; ; hop++) {
     if (!urlOnAllowlist(url.href, account.mediaAllowHosts)) return { skipped: `${url.host} is not on channels.discord.mediaAllowHosts` };
     const response = await fetch(url, { redirect: "manual", signal: ctx.signal });
@@ -47,9 +40,6 @@ export async function fetchDiscordAttachment(attachment: InboundAttachment, rout
       await response.body?.cancel().catch(() => undefined);
       return { skipped: `download answered HTTP ${response.status}` };
     }
-    const body = await readBodyPrefix(response, { maxBytes, keepBytes: MAX_CONTENT_PREFIX_BYTES });
-    if (!body.ok) return tooLarge;
-    const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });
-    return body.truncated ? { text, truncated: true } : { text };
+    return attachmentText(response, limit);
   }
 }
