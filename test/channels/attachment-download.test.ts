@@ -23,7 +23,7 @@ describe("attachment download ends (every channel's fetchAttachment)", () => {
   it("refuses a body larger than mediaMaxMb, declared or found while streaming", async () => {
     const limit = mediaMaxMbLimit(1);
     expect(limit).toEqual({ maxBytes: 1024 * 1024, tooLarge: "larger than mediaMaxMb (1 MB)" });
-    // A fractional mediaMaxMb is a whole number of bytes (a typed array of 0.1 MB cannot be allocated).
+    // A fractional mediaMaxMb is a whole number of bytes (as Discord's own bound already was).
     expect(mediaMaxMbLimit(0.1).maxBytes).toBe(104_857);
     expect(await attachmentText(new Response("tiny"), mediaMaxMbLimit(0.1))).toEqual({ text: "tiny" });
     const declared = new Response("x", { headers: { "content-length": String(2 * 1024 * 1024) } });
