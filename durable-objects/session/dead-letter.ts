@@ -1,7 +1,7 @@
 import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { recordAuditEvent } from "./audit.ts";
 import { sessionLog } from "./log.ts";
-import { enqueueReply } from "./delivery.ts";
+import { enqueueReply, eventReplyId } from "./delivery.ts";
 import type { InboxRow } from "./storage.ts";
 import { describeError, type SessionState } from "./state.ts";
 
@@ -31,7 +31,7 @@ export function deadLetterEvents(s: SessionState, rows: InboxRow[], reason: stri
     for (const row of rows) {
       const silent = row.event.envelope.kind === "system" || options.tellSender === false;
       const route = row.event.envelope.route;
-      if (!silent && !HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `dead:${row.seq}`, null, route, DEAD_LETTER_NOTICE, now);
+      if (!silent && !HTTP_CHANNELS.has(route.channel)) enqueueReply(s, eventReplyId(s, "dead", row.seq), null, route, DEAD_LETTER_NOTICE, now);
       s.store.deadLetterInbox(row.seq, reason, silent ? null : noticeFor(row), now);
     }
   });

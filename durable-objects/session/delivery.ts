@@ -20,6 +20,18 @@ import { describeError, zeroUsage, type SessionState } from "./state.ts";
  * platform, progress to the channel, and the mirror to Postgres.
  */
 
+/**
+ * The outbox id prefix of an answer that belongs to one inbox event (a notice, a refusal, a dead
+ * letter's notice). Inbox sequence numbers restart in every session, and adapters hand the chunk id
+ * to the platform as its idempotency key (LINE's X-Line-Retry-Key, Feishu's uuid, Google Chat's
+ * client message id, Discord's nonce): `notice:1` alone would make the second session's first notice
+ * a "repeat" of the first's, which the platform drops. The session's own Durable Object id makes it
+ * unique everywhere. (Run replies need nothing: run ids are UUIDs.)
+ */
+export function eventReplyId(s: Pick<SessionState, "ctx">, kind: "notice" | "refusal" | "dead", seq: number): string {
+  return `${kind}:${s.ctx.id.toString()}:${seq}`;
+}
+
 /** Splits a reply into the channel's chunks and records them in the outbox (inside the caller's transaction). */
 export function enqueueReply(s: SessionState, idPrefix: string, runId: string | null, route: RunRow["route"], text: string, now: number): void {
   const adapter = adapterFor(route.channel);
@@ -52,7 +64,7 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
   const route = row.event.envelope.route;
   const text = texts.join("\n\n");
   s.ctx.storage.transactionSync(() => {
-    if (!HTTP_CHANNELS.has(route.channel)) enqueueReply(s, `notice:${row.seq}`, null, route, text, now);
+    if (!HTTP_CHANNELS.has(route.channel)) enqueueReply(s, eventReplyId(s, "notice", row.seq), null, route, text, now);
     if (settle) s.store.settleInbox(row.seq, text, now);
     // A settled event never reaches the transcript: keep its turn for the web chat's history.
     const asked = settle ? (row.event.envelope.text ?? "") : "";
@@ -73,7 +85,7 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
 export function refuse(s: SessionState, row: InboxRow, route: RunRow["route"], text: string): void {
   const now = Date.now();
   s.ctx.storage.transactionSync(() => {
-    enqueueReply(s, `refusal:${row.seq}`, null, route, text, now);
+    enqueueReply(s, eventReplyId(s, "refusal", row.seq), null, route, text, now);
     s.store.settleInbox(row.seq, null, now);
   });
 }
