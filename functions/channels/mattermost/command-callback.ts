@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sameSecret } from "../../http/same-secret.ts";
 import type { AcceptResult, ParseResult, VerifyResult, WebhookPieces, WebhookRequest, WebhookRoute } from "../channel.ts";
 import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
 import { inboundEnvelopeSchema, type ChatType } from "../envelope.ts";
@@ -145,17 +146,4 @@ function commandAck(result: AcceptResult): Response {
   const ack = defaultWebhookAck(result);
   if (!result.allStored) return ack;
   return Response.json({ response_type: "ephemeral", text: "Processing…" }, { headers: ack.headers });
-}
-
-/** Constant-time comparison of two secrets of any length (their SHA-256 digests are compared). */
-async function sameSecret(given: string, expected: string): Promise<boolean> {
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given)), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBufferView | ArrayBuffer, b: ArrayBufferView | ArrayBuffer): boolean };
-  if (subtle.timingSafeEqual) return subtle.timingSafeEqual(a, b);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sameSecret } from "../../http/same-secret.ts";
 import type { ParseResult, VerifyResult, WebhookRequest, WebhookRoute } from "../channel.ts";
 import { hmacHex } from "../companion/signature.ts";
 import { inboundEnvelopeSchema, type ChatType } from "../envelope.ts";
@@ -78,7 +79,7 @@ export async function verifyInteraction(request: WebhookRequest, route: WebhookR
   const given = click.value.context._token;
   if (typeof given !== "string" || !given) return { ok: false, reason: "missing _token in context" };
   const expected = await interactionToken(click.value.context, token);
-  return (await sameHex(given, expected)) ? { ok: true } : { ok: false, reason: "invalid _token" };
+  return (await sameSecret(given.toLowerCase(), expected)) ? { ok: true } : { ok: false, reason: "invalid _token" };
 }
 
 export function parseInteraction(request: WebhookRequest, account: MattermostAccount): ParseResult {
@@ -149,16 +150,4 @@ function addressBits(text: string): string | undefined {
     return (((groups[6]! << 16) | groups[7]!) >>> 0).toString(2).padStart(32, "0");
   }
   return groups.map((g) => g.toString(2).padStart(16, "0")).join("");
-}
-
-async function sameHex(given: string, expected: string): Promise<boolean> {
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given.toLowerCase())), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBuffer, b: ArrayBuffer): boolean };
-  if (subtle.timingSafeEqual) return subtle.timingSafeEqual(a, b);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
 }

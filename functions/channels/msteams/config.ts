@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { urlOnAllowlist } from "../../http/host-allowlist.ts";
 import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
@@ -186,26 +187,5 @@ export function msTeamsCredentials(account: MsTeamsAccount, env: SecretEnv): MsT
 
 /** Whether a reply may go to `serviceUrl` (the bot's token is sent with it). */
 export function serviceUrlAllowed(serviceUrl: string, allowlist: readonly string[]): boolean {
-  let url: URL;
-  try {
-    url = new URL(serviceUrl);
-  } catch {
-    return false;
-  }
-  if (url.username || url.password) return false;
-  for (const entry of allowlist) {
-    if (entry.includes("://")) {
-      try {
-        if (new URL(entry).origin === url.origin) return true;
-      } catch {
-        /* not a URL: never matches */
-      }
-      continue;
-    }
-    if (url.protocol !== "https:" || url.port) continue;
-    const host = url.hostname.toLowerCase();
-    const pattern = entry.toLowerCase();
-    if (pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern) return true;
-  }
-  return false;
+  return urlOnAllowlist(serviceUrl, allowlist);
 }
