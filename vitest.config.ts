@@ -10,7 +10,12 @@ export default defineConfig({
         // env.AI: a loopback stand-in for the Workers AI binding (test/fakes/workers-ai-binding.js).
         serviceBindings: { AI: { name: "fake-workers-ai", entrypoint: "FakeWorkersAi" } },
         // env.COMPANION_CONTAINER: a stand-in for the Containers runtime (test/fakes/container-runtime.js); the real class needs a container engine.
-        durableObjects: { COMPANION_CONTAINER: { className: "FakeCompanionContainer", scriptName: "fake-container-runtime" } },
+        durableObjects: {
+          COMPANION_CONTAINER: {
+            className: "FakeCompanionContainer",
+            scriptName: "fake-container-runtime",
+          },
+        },
         workers: [
           {
             name: "fake-workers-ai",
@@ -19,7 +24,12 @@ export default defineConfig({
             compatibilityDate: "2026-04-20",
             bindings: { FAKE_MODEL_URL: inject("fakeModelUrl") },
           },
-          { name: "fake-container-runtime", modules: true, scriptPath: "./test/fakes/container-runtime.js", compatibilityDate: "2026-04-20" },
+          {
+            name: "fake-container-runtime",
+            modules: true,
+            scriptPath: "./test/fakes/container-runtime.js",
+            compatibilityDate: "2026-04-20",
+          },
         ],
         bindings: {
           DATABASE_URL: inject("databaseUrl"),
@@ -28,7 +38,23 @@ export default defineConfig({
           TEST_COMPANION_TGPOLL_SECRET: "test-companion-tgpoll-secret",
           TEST_COMPANION_TGALL_SECRET: "test-companion-tgall-secret",
           TEST_TELEGRAM_POLL_BOT_TOKEN: "7000000003:test-poll-token",
-          EDGECLAW_CONFIG: JSON.stringify(buildTestConfig({ model: inject("fakeModelUrl"), web: inject("fakeWebUrl"), slack: inject("fakeSlackUrl"), doh: inject("fakeDohUrl"), line: inject("fakeLineUrl"), twilio: inject("fakeTwilioUrl"), telegram: inject("fakeTelegramUrl"), relay: inject("fakeRelayUrl"), googlechat: inject("fakeGoogleChatUrl"), feishu: inject("fakeFeishuUrl"), msteams: inject("fakeMsTeamsUrl"), discord: inject("fakeDiscordUrl"), mattermost: inject("fakeMattermostUrl") })),
+          EDGECLAW_CONFIG: JSON.stringify(
+            buildTestConfig({
+              model: inject("fakeModelUrl"),
+              web: inject("fakeWebUrl"),
+              slack: inject("fakeSlackUrl"),
+              doh: inject("fakeDohUrl"),
+              line: inject("fakeLineUrl"),
+              twilio: inject("fakeTwilioUrl"),
+              telegram: inject("fakeTelegramUrl"),
+              relay: inject("fakeRelayUrl"),
+              googlechat: inject("fakeGoogleChatUrl"),
+              feishu: inject("fakeFeishuUrl"),
+              msteams: inject("fakeMsTeamsUrl"),
+              discord: inject("fakeDiscordUrl"),
+              mattermost: inject("fakeMattermostUrl"),
+            }),
+          ),
           FAKE_WEB_URL: inject("fakeWebUrl"),
           FAKE_DOH_URL: inject("fakeDohUrl"),
           FAKE_SLACK_URL: inject("fakeSlackUrl"),
@@ -74,7 +100,8 @@ export default defineConfig({
           FAKE_DISCORD_URL: inject("fakeDiscordUrl"),
           // The default Discord account reads its token from this env fallback (TEST_DISCORD.botToken).
           DISCORD_BOT_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-default-token",
-          TEST_DISCORD_PARTIAL_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMg.GfakeT.test-discord-partial-token",
+          TEST_DISCORD_PARTIAL_TOKEN:
+            "MTEwMDAwMDAwMDAwMDAwMDAwMg.GfakeT.test-discord-partial-token",
         },
       },
     })),

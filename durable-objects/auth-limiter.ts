@@ -52,12 +52,17 @@ export class AuthLimiterDO extends DurableObject<DbEnv> {
   }
 
   /** The caller presented a wrong credential: count it; reaching `maxAttempts` in a window locks the bucket. */
-  async fail(limits: AuthLimits, context?: { bucket: string; path?: string }): Promise<AuthVerdict> {
+  async fail(
+    limits: AuthLimits,
+    context?: { bucket: string; path?: string },
+  ): Promise<AuthVerdict> {
     const now = Date.now();
     const previous = await this.read();
     if (previous && previous.lockedUntil > now) return lockedFor(previous.lockedUntil - now);
     const fresh = !previous || now - previous.windowStart >= limits.windowMs;
-    const state: AttemptState = fresh ? { failures: 0, windowStart: now, lockedUntil: 0, expiresAt: 0 } : { ...previous };
+    const state: AttemptState = fresh
+      ? { failures: 0, windowStart: now, lockedUntil: 0, expiresAt: 0 }
+      : { ...previous };
     state.failures += 1;
     if (state.failures >= limits.maxAttempts) state.lockedUntil = now + limits.lockoutMs;
     state.expiresAt = Math.max(state.windowStart + limits.windowMs, state.lockedUntil);
@@ -65,20 +70,32 @@ export class AuthLimiterDO extends DurableObject<DbEnv> {
     // Nothing stays stored past the window or the lockout: the alarm drops the bucket.
     await this.ctx.storage.setAlarm(state.expiresAt);
     if (state.lockedUntil > now) this.auditLockout(state, limits, context);
-    return state.lockedUntil > now ? { locked: false, retryAfterMs: state.lockedUntil - now } : { locked: false };
+    return state.lockedUntil > now
+      ? { locked: false, retryAfterMs: state.lockedUntil - now }
+      : { locked: false };
   }
 
   /**
    * The failure that started a lockout goes to the audit trail, after the answer (waitUntil): the
    * check never waits on Postgres, and a Postgres outage only loses the row, never the lockout.
    */
-  private auditLockout(state: AttemptState, limits: AuthLimits, context?: { bucket: string; path?: string }): void {
+  private auditLockout(
+    state: AttemptState,
+    limits: AuthLimits,
+    context?: { bucket: string; path?: string },
+  ): void {
     if (!this.env.DATABASE_URL) return;
     const record = {
       actor: context?.bucket ?? null,
       action: "auth.lockout",
       target: "gateway",
-      detail: { failures: state.failures, windowMs: limits.windowMs, lockoutMs: limits.lockoutMs, until: new Date(state.lockedUntil).toISOString(), ...(context?.path ? { path: context.path } : {}) },
+      detail: {
+        failures: state.failures,
+        windowMs: limits.windowMs,
+        lockoutMs: limits.lockoutMs,
+        until: new Date(state.lockedUntil).toISOString(),
+        ...(context?.path ? { path: context.path } : {}),
+      },
     };
     this.ctx.waitUntil(withDb(this.env, (db) => recordAudit(db, record)).catch(() => undefined));
   }

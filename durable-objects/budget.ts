@@ -87,18 +87,37 @@ export class BudgetDO extends DurableObject {
    * other calls + this one ≤ cap); otherwise holds nothing and says which cap refused it. The same
    * id reserved twice is one reservation (a retried RPC does not hold twice).
    */
-  reserve(args: { id: string; windows: BudgetWindow[]; usd: number; tokens: number; now: number; ttlMs: number }): ReserveVerdict {
+  reserve(args: {
+    id: string;
+    windows: BudgetWindow[];
+    usd: number;
+    tokens: number;
+    now: number;
+    ttlMs: number;
+  }): ReserveVerdict {
     return this.ctx.storage.transactionSync(() => {
       this.sweep(args.now);
-      if (this.sql.exec(`SELECT 1 FROM reservations WHERE id = ?`, args.id).toArray().length) return { ok: true } as const;
+      if (this.sql.exec(`SELECT 1 FROM reservations WHERE id = ?`, args.id).toArray().length)
+        return { ok: true } as const;
       for (const window of args.windows) {
         const state = this.windowState(window);
         const refusal = overCap(state, args.usd, args.tokens);
         if (refusal) {
           const row = this.row(window.key, args.now);
           const alert = row.alerted === 0;
-          if (alert) this.sql.exec(`UPDATE windows SET alerted = 1, updated_at = ? WHERE key = ?`, args.now, window.key);
-          return { ok: false, period: window.period, resetsAt: window.resetsAt, alert, ...refusal } as const;
+          if (alert)
+            this.sql.exec(
+              `UPDATE windows SET alerted = 1, updated_at = ? WHERE key = ?`,
+              args.now,
+              window.key,
+            );
+          return {
+            ok: false,
+            period: window.period,
+            resetsAt: window.resetsAt,
+            alert,
+            ...refusal,
+          } as const;
         }
       }
       this.sql.exec(
@@ -119,7 +138,13 @@ export class BudgetDO extends DurableObject {
    * (charged even if the reservation already expired), and the rest is released. Returns each
    * window whose warning threshold this crossed for the first time in its period.
    */
-  settle(args: { id: string; windows: BudgetWindow[]; usd: number; tokens: number; now: number }): WarnCrossing[] {
+  settle(args: {
+    id: string;
+    windows: BudgetWindow[];
+    usd: number;
+    tokens: number;
+    now: number;
+  }): WarnCrossing[] {
     return this.ctx.storage.transactionSync(() => {
       this.sql.exec(`DELETE FROM reservations WHERE id = ?`, args.id);
       const crossings: WarnCrossing[] = [];
@@ -158,9 +183,19 @@ export class BudgetDO extends DurableObject {
   raise(args: { window: BudgetWindow; usd?: number; tokens?: number; now: number }): WindowState {
     return this.ctx.storage.transactionSync(() => {
       this.row(args.window.key, args.now);
-      if (args.usd !== undefined) this.sql.exec(`UPDATE windows SET limit_usd = ? WHERE key = ?`, args.usd, args.window.key);
-      if (args.tokens !== undefined) this.sql.exec(`UPDATE windows SET limit_tokens = ? WHERE key = ?`, args.tokens, args.window.key);
-      this.sql.exec(`UPDATE windows SET warned = 0, alerted = 0, updated_at = ? WHERE key = ?`, args.now, args.window.key);
+      if (args.usd !== undefined)
+        this.sql.exec(`UPDATE windows SET limit_usd = ? WHERE key = ?`, args.usd, args.window.key);
+      if (args.tokens !== undefined)
+        this.sql.exec(
+          `UPDATE windows SET limit_tokens = ? WHERE key = ?`,
+          args.tokens,
+          args.window.key,
+        );
+      this.sql.exec(
+        `UPDATE windows SET warned = 0, alerted = 0, updated_at = ? WHERE key = ?`,
+        args.now,
+        args.window.key,
+      );
       return this.windowState(args.window);
     });
   }
@@ -169,18 +204,28 @@ export class BudgetDO extends DurableObject {
   reset(args: { window: BudgetWindow; now: number }): WindowState {
     return this.ctx.storage.transactionSync(() => {
       this.row(args.window.key, args.now);
-      this.sql.exec(`UPDATE windows SET spent_usd = 0, spent_tokens = 0, warned = 0, alerted = 0, updated_at = ? WHERE key = ?`, args.now, args.window.key);
+      this.sql.exec(
+        `UPDATE windows SET spent_usd = 0, spent_tokens = 0, warned = 0, alerted = 0, updated_at = ? WHERE key = ?`,
+        args.now,
+        args.window.key,
+      );
       return this.windowState(args.window);
     });
   }
 
   private row(key: string, now: number): WindowRow {
-    this.sql.exec(`INSERT INTO windows(key, updated_at) VALUES(?, ?) ON CONFLICT(key) DO NOTHING`, key, now);
+    this.sql.exec(
+      `INSERT INTO windows(key, updated_at) VALUES(?, ?) ON CONFLICT(key) DO NOTHING`,
+      key,
+      now,
+    );
     return this.sql.exec<WindowRow>(`SELECT * FROM windows WHERE key = ?`, key).toArray()[0]!;
   }
 
   private windowState(window: BudgetWindow): WindowState {
-    const row = this.sql.exec<WindowRow>(`SELECT * FROM windows WHERE key = ?`, window.key).toArray()[0];
+    const row = this.sql
+      .exec<WindowRow>(`SELECT * FROM windows WHERE key = ?`, window.key)
+      .toArray()[0];
     const held = this.sql
       .exec<{ usd: number | null; tokens: number | null }>(
         `SELECT SUM(usd) AS usd, SUM(tokens) AS tokens FROM reservations WHERE EXISTS (SELECT 1 FROM json_each(reservations.keys) WHERE value = ?)`,
@@ -210,11 +255,18 @@ export class BudgetDO extends DurableObject {
   }
 }
 
-function overCap(state: WindowState, usd: number, tokens: number): { unit: "usd" | "tokens"; limit: number; spent: number } | undefined {
+function overCap(
+  state: WindowState,
+  usd: number,
+  tokens: number,
+): { unit: "usd" | "tokens"; limit: number; spent: number } | undefined {
   if (state.limitUsd !== undefined && state.spentUsd + state.reservedUsd + usd > state.limitUsd) {
     return { unit: "usd", limit: state.limitUsd, spent: state.spentUsd };
   }
-  if (state.limitTokens !== undefined && state.spentTokens + state.reservedTokens + tokens > state.limitTokens) {
+  if (
+    state.limitTokens !== undefined &&
+    state.spentTokens + state.reservedTokens + tokens > state.limitTokens
+  ) {
     return { unit: "tokens", limit: state.limitTokens, spent: state.spentTokens };
   }
   return undefined;
@@ -222,7 +274,8 @@ function overCap(state: WindowState, usd: number, tokens: number): { unit: "usd"
 
 function warnCrossing(state: WindowState, warnAt: number): WarnCrossing | undefined {
   const base = { period: state.period, key: state.key };
-  if (state.limitUsd !== undefined && state.spentUsd >= warnAt * state.limitUsd) return { ...base, unit: "usd", limit: state.limitUsd, spent: state.spentUsd };
+  if (state.limitUsd !== undefined && state.spentUsd >= warnAt * state.limitUsd)
+    return { ...base, unit: "usd", limit: state.limitUsd, spent: state.spentUsd };
   if (state.limitTokens !== undefined && state.spentTokens >= warnAt * state.limitTokens) {
     return { ...base, unit: "tokens", limit: state.limitTokens, spent: state.spentTokens };
   }

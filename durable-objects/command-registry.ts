@@ -1,5 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
-import type { CommandRegistry, MattermostCommandRecord } from "../functions/channels/mattermost/command-registry.ts";
+import type {
+  CommandRegistry,
+  MattermostCommandRecord,
+} from "../functions/channels/mattermost/command-registry.ts";
 
 /**
  * The native slash commands one channel account registered on its platform, with the per-command
@@ -8,7 +11,10 @@ import type { CommandRegistry, MattermostCommandRecord } from "../functions/chan
  * answer "which command is this team's trigger" for the callback check. The tokens never leave
  * through `list`.
  */
-export class CommandRegistryDO extends DurableObject<Record<string, unknown>> implements CommandRegistry {
+export class CommandRegistryDO
+  extends DurableObject<Record<string, unknown>>
+  implements CommandRegistry
+{
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
@@ -23,13 +29,24 @@ export class CommandRegistryDO extends DurableObject<Record<string, unknown>> im
     this.ctx.storage.transactionSync(() => {
       this.sql.exec("DELETE FROM commands");
       for (const r of records) {
-        this.sql.exec("INSERT OR REPLACE INTO commands VALUES (?, ?, ?, ?, ?, ?, ?)", r.teamId, r.trigger, r.commandId, r.token, r.callbackUrl, r.botUserId, r.registeredAt);
+        this.sql.exec(
+          "INSERT OR REPLACE INTO commands VALUES (?, ?, ?, ?, ?, ?, ?)",
+          r.teamId,
+          r.trigger,
+          r.commandId,
+          r.token,
+          r.callbackUrl,
+          r.botUserId,
+          r.registeredAt,
+        );
       }
     });
   }
 
   async find(teamId: string, trigger: string): Promise<MattermostCommandRecord | null> {
-    const row = this.sql.exec<Row>("SELECT * FROM commands WHERE team_id = ? AND trigger = ?", teamId, trigger).toArray()[0];
+    const row = this.sql
+      .exec<Row>("SELECT * FROM commands WHERE team_id = ? AND trigger = ?", teamId, trigger)
+      .toArray()[0];
     return row ? recordOf(row) : null;
   }
 
@@ -44,8 +61,24 @@ export class CommandRegistryDO extends DurableObject<Record<string, unknown>> im
   }
 }
 
-type Row = { team_id: string; trigger: string; command_id: string; token: string; callback_url: string; bot_user_id: string; registered_at: number };
+type Row = {
+  team_id: string;
+  trigger: string;
+  command_id: string;
+  token: string;
+  callback_url: string;
+  bot_user_id: string;
+  registered_at: number;
+};
 
 function recordOf(row: Row): MattermostCommandRecord {
-  return { teamId: row.team_id, trigger: row.trigger, commandId: row.command_id, token: row.token, callbackUrl: row.callback_url, botUserId: row.bot_user_id, registeredAt: row.registered_at };
+  return {
+    teamId: row.team_id,
+    trigger: row.trigger,
+    commandId: row.command_id,
+    token: row.token,
+    callbackUrl: row.callback_url,
+    botUserId: row.bot_user_id,
+    registeredAt: row.registered_at,
+  };
 }

@@ -39,6 +39,9 @@ export class CompanionContainerDO extends Container<Env> {
 
   override onError(error: unknown): void {
     // The default rethrows; a stop is reported through onStop, which drives the restart.
-    console.error("companion container error", error instanceof Error ? error.message : String(error));
+    console.error(
+      "companion container error",
+      error instanceof Error ? error.message : String(error),
+    );
   }
 }

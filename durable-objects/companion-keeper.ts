@@ -1,4 +1,9 @@
-import { decideRestart, stopsWorthKeeping, type RecordedStop, type RestartBounds } from "../functions/channels/companion/restart-policy.ts";
+import {
+  decideRestart,
+  stopsWorthKeeping,
+  type RecordedStop,
+  type RestartBounds,
+} from "../functions/channels/companion/restart-policy.ts";
 
 /**
  * The part of a companion deployment's Durable Object (companion.ts) that keeps its Cloudflare
@@ -18,7 +23,9 @@ export interface ContainerActuator {
   halt(deployment: string): Promise<void>;
 }
 
-export type ContainerEnvResult = { ok: true; vars: Record<string, string>; missingSecrets: string[] } | { ok: false; reason: string };
+export type ContainerEnvResult =
+  | { ok: true; vars: Record<string, string>; missingSecrets: string[] }
+  | { ok: false; reason: string };
 
 export interface ContainerKeeperReport {
   state: "not-wanted" | "running" | "restart-pending" | "breaker-open" | "waiting-for-config";
@@ -61,7 +68,9 @@ export class ContainerKeeper {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS container_keeper (id INTEGER PRIMARY KEY CHECK (id = 1), deployment TEXT NOT NULL, wanted INTEGER NOT NULL, revision TEXT NOT NULL, restart_at INTEGER, breaker_opened_at INTEGER, launched_at INTEGER, last_stop TEXT, last_error TEXT, missing_secrets TEXT)`,
     );
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS container_stops (at INTEGER NOT NULL, clean INTEGER NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS container_stops (at INTEGER NOT NULL, clean INTEGER NOT NULL)`,
+    );
   }
 
   /**
@@ -69,17 +78,29 @@ export class ContainerKeeper {
    * wanted or not, under which config revision. A new revision (a deploy that changed the config)
    * closes the breaker. Wanted, not broken and no restart pending → start it (idempotent while it runs).
    */
-  async keep(deployment: string, wanted: boolean, revision: string): Promise<ContainerKeeperReport> {
+  async keep(
+    deployment: string,
+    wanted: boolean,
+    revision: string,
+  ): Promise<ContainerKeeperReport> {
     const row = this.row();
     if (!wanted) {
-      this.sql.exec(`INSERT INTO container_keeper (id, deployment, wanted, revision) VALUES (1, ?, 0, ?) ON CONFLICT (id) DO UPDATE SET wanted = 0, revision = excluded.revision, restart_at = NULL`, deployment, revision);
+      this.sql.exec(
+        `INSERT INTO container_keeper (id, deployment, wanted, revision) VALUES (1, ?, 0, ?) ON CONFLICT (id) DO UPDATE SET wanted = 0, revision = excluded.revision, restart_at = NULL`,
+        deployment,
+        revision,
+      );
       await this.deps.storage.deleteAlarm();
       if (row?.wanted) await this.deps.actuator()?.halt(deployment);
       return this.report();
     }
     const revised = row !== undefined && row.revision !== revision;
     if (revised) this.clearBreaker();
-    this.sql.exec(`INSERT INTO container_keeper (id, deployment, wanted, revision) VALUES (1, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET deployment = excluded.deployment, wanted = 1, revision = excluded.revision`, deployment, revision);
+    this.sql.exec(
+      `INSERT INTO container_keeper (id, deployment, wanted, revision) VALUES (1, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET deployment = excluded.deployment, wanted = 1, revision = excluded.revision`,
+      deployment,
+      revision,
+    );
     const current = this.row()!;
     if (current.breaker_opened_at !== null) return this.report();
     if (current.restart_at !== null && current.restart_at > Date.now()) {
@@ -95,7 +116,10 @@ export class ContainerKeeper {
     const now = Date.now();
     const row = this.row();
     if (!row) return this.report();
-    this.sql.exec(`UPDATE container_keeper SET launched_at = NULL, last_stop = ? WHERE id = 1`, JSON.stringify({ at: now, exitCode, reason }));
+    this.sql.exec(
+      `UPDATE container_keeper SET launched_at = NULL, last_stop = ? WHERE id = 1`,
+      JSON.stringify({ at: now, exitCode, reason }),
+    );
     if (!row.wanted) return this.report();
     await this.afterStop({ at: now, clean: exitCode === 0 });
     return this.report();
@@ -124,17 +148,25 @@ export class ContainerKeeper {
   report(): ContainerKeeperReport {
     const row = this.row();
     const bounds = this.deps.bounds();
-    const uncleanStopsInWindow = this.stops().filter((stop) => !stop.clean && stop.at > Date.now() - bounds.crashLoopWindowMs).length;
+    const uncleanStopsInWindow = this.stops().filter(
+      (stop) => !stop.clean && stop.at > Date.now() - bounds.crashLoopWindowMs,
+    ).length;
     const base = {
       uncleanStopsInWindow,
       ...(row?.launched_at != null ? { launchedAt: row.launched_at } : {}),
-      ...(row?.last_stop ? { lastStop: JSON.parse(row.last_stop) as ContainerKeeperReport["lastStop"] } : {}),
+      ...(row?.last_stop
+        ? { lastStop: JSON.parse(row.last_stop) as ContainerKeeperReport["lastStop"] }
+        : {}),
       ...(row?.last_error ? { lastError: row.last_error } : {}),
-      ...(row?.missing_secrets ? { missingSecrets: JSON.parse(row.missing_secrets) as string[] } : {}),
+      ...(row?.missing_secrets
+        ? { missingSecrets: JSON.parse(row.missing_secrets) as string[] }
+        : {}),
     };
     if (!row?.wanted) return { state: "not-wanted", ...base };
-    if (row.breaker_opened_at !== null) return { state: "breaker-open", breakerOpenedAt: row.breaker_opened_at, ...base };
-    if (row.restart_at !== null) return { state: "restart-pending", restartAt: row.restart_at, ...base };
+    if (row.breaker_opened_at !== null)
+      return { state: "breaker-open", breakerOpenedAt: row.breaker_opened_at, ...base };
+    if (row.restart_at !== null)
+      return { state: "restart-pending", restartAt: row.restart_at, ...base };
     if (row.launched_at !== null) return { state: "running", ...base };
     return { state: "waiting-for-config", ...base };
   }
@@ -143,22 +175,37 @@ export class ContainerKeeper {
     const row = this.row()!;
     const actuator = this.deps.actuator();
     if (!actuator) {
-      this.sql.exec(`UPDATE container_keeper SET last_error = ? WHERE id = 1`, "no container binding (COMPANION_CONTAINER) in this Worker");
+      this.sql.exec(
+        `UPDATE container_keeper SET last_error = ? WHERE id = 1`,
+        "no container binding (COMPANION_CONTAINER) in this Worker",
+      );
       return;
     }
     const plan = this.deps.containerEnv(row.deployment);
     // A config problem is not a crash: nothing to back off from; the next keep() (cron) tries again.
     if (!plan.ok) {
-      this.sql.exec(`UPDATE container_keeper SET last_error = ?, launched_at = NULL WHERE id = 1`, plan.reason);
+      this.sql.exec(
+        `UPDATE container_keeper SET last_error = ?, launched_at = NULL WHERE id = 1`,
+        plan.reason,
+      );
       return;
     }
-    this.sql.exec(`UPDATE container_keeper SET missing_secrets = ? WHERE id = 1`, plan.missingSecrets.length ? JSON.stringify(plan.missingSecrets) : null);
+    this.sql.exec(
+      `UPDATE container_keeper SET missing_secrets = ? WHERE id = 1`,
+      plan.missingSecrets.length ? JSON.stringify(plan.missingSecrets) : null,
+    );
     try {
       await actuator.launch(row.deployment, plan.vars);
-      this.sql.exec(`UPDATE container_keeper SET launched_at = COALESCE(launched_at, ?), last_error = NULL WHERE id = 1`, Date.now());
+      this.sql.exec(
+        `UPDATE container_keeper SET launched_at = COALESCE(launched_at, ?), last_error = NULL WHERE id = 1`,
+        Date.now(),
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.sql.exec(`UPDATE container_keeper SET launched_at = NULL, last_error = ? WHERE id = 1`, `start failed: ${message}`);
+      this.sql.exec(
+        `UPDATE container_keeper SET launched_at = NULL, last_error = ? WHERE id = 1`,
+        `start failed: ${message}`,
+      );
       await this.afterStop({ at: Date.now(), clean: false });
     }
   }
@@ -167,12 +214,22 @@ export class ContainerKeeper {
     const bounds = this.deps.bounds();
     const stops = stopsWorthKeeping([...this.stops(), stop], stop.at, bounds);
     this.sql.exec(`DELETE FROM container_stops`);
-    for (const kept of stops) this.sql.exec(`INSERT INTO container_stops (at, clean) VALUES (?, ?)`, kept.at, kept.clean ? 1 : 0);
+    for (const kept of stops)
+      this.sql.exec(
+        `INSERT INTO container_stops (at, clean) VALUES (?, ?)`,
+        kept.at,
+        kept.clean ? 1 : 0,
+      );
     const decision = decideRestart(stops, stop.at, bounds);
     if (decision.action === "breaker") {
-      this.sql.exec(`UPDATE container_keeper SET breaker_opened_at = ?, restart_at = NULL WHERE id = 1`, stop.at);
+      this.sql.exec(
+        `UPDATE container_keeper SET breaker_opened_at = ?, restart_at = NULL WHERE id = 1`,
+        stop.at,
+      );
       await this.deps.storage.deleteAlarm();
-      console.error(`companion container: ${decision.uncleanInWindow} unclean stops within ${bounds.crashLoopWindowMs} ms; not restarting until a reset or a config change`);
+      console.error(
+        `companion container: ${decision.uncleanInWindow} unclean stops within ${bounds.crashLoopWindowMs} ms; not restarting until a reset or a config change`,
+      );
       return;
     }
     this.sql.exec(`UPDATE container_keeper SET restart_at = ? WHERE id = 1`, decision.at);
@@ -181,11 +238,16 @@ export class ContainerKeeper {
 
   private clearBreaker(): void {
     this.sql.exec(`DELETE FROM container_stops`);
-    this.sql.exec(`UPDATE container_keeper SET breaker_opened_at = NULL, restart_at = NULL WHERE id = 1`);
+    this.sql.exec(
+      `UPDATE container_keeper SET breaker_opened_at = NULL, restart_at = NULL WHERE id = 1`,
+    );
   }
 
   private stops(): RecordedStop[] {
-    return this.sql.exec<{ at: number; clean: number }>(`SELECT at, clean FROM container_stops ORDER BY at`).toArray().map((row) => ({ at: row.at, clean: row.clean === 1 }));
+    return this.sql
+      .exec<{ at: number; clean: number }>(`SELECT at, clean FROM container_stops ORDER BY at`)
+      .toArray()
+      .map((row) => ({ at: row.at, clean: row.clean === 1 }));
   }
 
   private row(): KeeperRow | undefined {

@@ -1,7 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { configFromEnv } from "../functions/config/load.ts";
 import { containerEnv } from "../functions/channels/companion/container-plan.ts";
-import { ContainerKeeper, type ContainerActuator, type ContainerKeeperReport } from "./companion-keeper.ts";
+import {
+  ContainerKeeper,
+  type ContainerActuator,
+  type ContainerKeeperReport,
+} from "./companion-keeper.ts";
 import type { CompanionContainerDO } from "./companion-container.ts";
 
 /**
@@ -16,7 +20,9 @@ import type { CompanionContainerDO } from "./companion-container.ts";
  * When the deployment runs as a Cloudflare Container, it also keeps that container running
  * (companion-keeper.ts: backoff, crash-loop breaker; its alarm is the pending restart).
  */
-export type LeaseAnswer = { ok: true; epoch: number; ttlMs: number } | { ok: false; holder: string; retryAfterMs: number };
+export type LeaseAnswer =
+  | { ok: true; epoch: number; ttlMs: number }
+  | { ok: false; holder: string; retryAfterMs: number };
 
 export interface ConnectorReport {
   channel: string;
@@ -56,9 +62,15 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
       actuator: () => containerActuator(env),
       containerEnv: (deployment) => containerEnv(configFromEnv(env), env, deployment),
     });
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS connector_state (channel TEXT NOT NULL, account_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (channel, account_id, key))`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
+    );
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS connector_state (channel TEXT NOT NULL, account_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (channel, account_id, key))`,
+    );
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL)`,
+    );
   }
 
   /**
@@ -82,19 +94,43 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
     }
     if (!free && !ours) return this.refusal(current, now);
     const epoch = (current?.epoch ?? 0) + 1;
-    this.sql.exec(`INSERT INTO lease (id, holder, epoch, expires_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, epoch = excluded.epoch, expires_at = excluded.expires_at`, instanceId, epoch, now + ttlMs);
+    this.sql.exec(
+      `INSERT INTO lease (id, holder, epoch, expires_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, epoch = excluded.epoch, expires_at = excluded.expires_at`,
+      instanceId,
+      epoch,
+      now + ttlMs,
+    );
     return { ok: true, epoch, ttlMs };
   }
 
   getState(channel: string, accountId: string, key: string): string | null {
-    const row = this.sql.exec<{ value: string }>(`SELECT value FROM connector_state WHERE channel = ? AND account_id = ? AND key = ?`, channel, accountId, key).toArray()[0];
+    const row = this.sql
+      .exec<{ value: string }>(
+        `SELECT value FROM connector_state WHERE channel = ? AND account_id = ? AND key = ?`,
+        channel,
+        accountId,
+        key,
+      )
+      .toArray()[0];
     return row?.value ?? null;
   }
 
   /** false: `epoch` is not the live lease's (a stale writer), nothing written. */
-  putState(epoch: number, channel: string, accountId: string, key: string, value: string | null): boolean {
+  putState(
+    epoch: number,
+    channel: string,
+    accountId: string,
+    key: string,
+    value: string | null,
+  ): boolean {
     if (!this.isLive(epoch)) return false;
-    if (value === null) this.sql.exec(`DELETE FROM connector_state WHERE channel = ? AND account_id = ? AND key = ?`, channel, accountId, key);
+    if (value === null)
+      this.sql.exec(
+        `DELETE FROM connector_state WHERE channel = ? AND account_id = ? AND key = ?`,
+        channel,
+        accountId,
+        key,
+      );
     else {
       this.sql.exec(
         `INSERT INTO connector_state (channel, account_id, key, value, epoch) VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, account_id, key) DO UPDATE SET value = excluded.value, epoch = excluded.epoch`,
@@ -113,21 +149,34 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
     const current = this.currentLease();
     if (!this.isLive(epoch) || current?.holder !== instanceId) return false;
     const report = { instance: instanceId, leaseEpoch: epoch, reportedAt: Date.now(), connectors };
-    this.sql.exec(`INSERT INTO status (id, report) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET report = excluded.report`, JSON.stringify(report));
+    this.sql.exec(
+      `INSERT INTO status (id, report) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET report = excluded.report`,
+      JSON.stringify(report),
+    );
     return true;
   }
 
   status(): CompanionStatus | null {
-    const row = this.sql.exec<{ report: string }>(`SELECT report FROM status WHERE id = 1`).toArray()[0];
+    const row = this.sql
+      .exec<{ report: string }>(`SELECT report FROM status WHERE id = 1`)
+      .toArray()[0];
     if (!row) return null;
     const report = JSON.parse(row.report) as Omit<CompanionStatus, "leaseHeld">;
     const current = this.currentLease();
-    const leaseHeld = current !== undefined && current.holder === report.instance && current.epoch === report.leaseEpoch && current.expires_at > Date.now();
+    const leaseHeld =
+      current !== undefined &&
+      current.holder === report.instance &&
+      current.epoch === report.leaseEpoch &&
+      current.expires_at > Date.now();
     return { ...report, leaseHeld };
   }
 
   /** The Worker's periodic word: should this deployment's container run (under this config revision)? */
-  keepContainer(deployment: string, wanted: boolean, revision: string): Promise<ContainerKeeperReport> {
+  keepContainer(
+    deployment: string,
+    wanted: boolean,
+    revision: string,
+  ): Promise<ContainerKeeperReport> {
     return this.keeper.keep(deployment, wanted, revision);
   }
 
@@ -155,17 +204,25 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
   }
 
   private currentLease(): LeaseRow | undefined {
-    return this.sql.exec<LeaseRow>(`SELECT holder, epoch, expires_at FROM lease WHERE id = 1`).toArray()[0];
+    return this.sql
+      .exec<LeaseRow>(`SELECT holder, epoch, expires_at FROM lease WHERE id = 1`)
+      .toArray()[0];
   }
 
   private refusal(current: LeaseRow | undefined, now: number): LeaseAnswer {
-    return { ok: false, holder: current?.holder ?? "", retryAfterMs: Math.max(0, (current?.expires_at ?? now) - now) };
+    return {
+      ok: false,
+      holder: current?.holder ?? "",
+      retryAfterMs: Math.max(0, (current?.expires_at ?? now) - now),
+    };
   }
 }
 
 /** The deployment's container through its own Durable Object (named like this one), when the Worker has the binding. */
 function containerActuator(env: Record<string, unknown>): ContainerActuator | undefined {
-  const namespace = env.COMPANION_CONTAINER as DurableObjectNamespace<CompanionContainerDO> | undefined;
+  const namespace = env.COMPANION_CONTAINER as
+    | DurableObjectNamespace<CompanionContainerDO>
+    | undefined;
   if (!namespace) return undefined;
   return {
     launch: async (deployment, vars) => {

@@ -47,13 +47,22 @@ export class MemoryIndexDO extends DurableObject<Env> {
     if (!agentId || (await this.ctx.storage.get<number>("dirtySince")) === undefined) return;
     try {
       const report = await this.syncHere(agentId, false);
-      if (report.indexed || report.removed) console.log(`memory index ${agentId}: ${report.indexed} file(s) indexed, ${report.removed} removed in ${report.ms} ms`);
+      if (report.indexed || report.removed)
+        console.log(
+          `memory index ${agentId}: ${report.indexed} file(s) indexed, ${report.removed} removed in ${report.ms} ms`,
+        );
       await this.ctx.storage.put("attempts", 0);
     } catch (error) {
       const attempts = ((await this.ctx.storage.get<number>("attempts")) ?? 0) + 1;
       await this.ctx.storage.put({ attempts, dirtySince: Date.now() });
-      console.warn(`memory index ${agentId}: sync failed (attempt ${attempts}/${MAX_ATTEMPTS}):`, error instanceof Error ? error.message : error);
-      if (attempts < MAX_ATTEMPTS) await this.ctx.storage.setAlarm(Date.now() + Math.min(MAX_BACKOFF_MS, 2_000 * 2 ** attempts));
+      console.warn(
+        `memory index ${agentId}: sync failed (attempt ${attempts}/${MAX_ATTEMPTS}):`,
+        error instanceof Error ? error.message : error,
+      );
+      if (attempts < MAX_ATTEMPTS)
+        await this.ctx.storage.setAlarm(
+          Date.now() + Math.min(MAX_BACKOFF_MS, 2_000 * 2 ** attempts),
+        );
     }
   }
 

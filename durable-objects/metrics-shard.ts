@@ -28,7 +28,9 @@ export class MetricsShardDO extends DurableObject implements MetricsShardApi {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS series (key TEXT PRIMARY KEY, value REAL NOT NULL)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS sources (source TEXT PRIMARY KEY, batch INTEGER NOT NULL, at INTEGER NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS sources (source TEXT PRIMARY KEY, batch INTEGER NOT NULL, at INTEGER NOT NULL)`,
+    );
   }
 
   /** Worker-side deltas (no dedup). */
@@ -37,9 +39,16 @@ export class MetricsShardDO extends DurableObject implements MetricsShardApi {
   }
 
   /** A SessionDO's batch; false when this batch number was applied before (a resend). */
-  async applyBatch(source: string, batch: number, deltas: Delta[], maxSeries: number): Promise<boolean> {
+  async applyBatch(
+    source: string,
+    batch: number,
+    deltas: Delta[],
+    maxSeries: number,
+  ): Promise<boolean> {
     const applied = this.ctx.storage.transactionSync(() => {
-      const last = this.sql.exec<{ batch: number }>(`SELECT batch FROM sources WHERE source = ?`, source).toArray()[0];
+      const last = this.sql
+        .exec<{ batch: number }>(`SELECT batch FROM sources WHERE source = ?`, source)
+        .toArray()[0];
       if (last && last.batch >= batch) return false;
       this.apply(deltas, maxSeries);
       this.sql.exec(
@@ -50,30 +59,44 @@ export class MetricsShardDO extends DurableObject implements MetricsShardApi {
       );
       return true;
     });
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SOURCE_TTL_MS);
+    if ((await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(Date.now() + SOURCE_TTL_MS);
     return applied;
   }
 
   async snapshot(): Promise<Array<{ key: string; value: number }>> {
-    return this.sql.exec<{ key: string; value: number }>(`SELECT key, value FROM series`).toArray().map((row) => ({ key: row.key, value: row.value }));
+    return this.sql
+      .exec<{ key: string; value: number }>(`SELECT key, value FROM series`)
+      .toArray()
+      .map((row) => ({ key: row.key, value: row.value }));
   }
 
   override async alarm(): Promise<void> {
     this.sql.exec(`DELETE FROM sources WHERE at < ?`, Date.now() - SOURCE_TTL_MS);
-    const oldest = this.sql.exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM sources`).toArray()[0]?.at;
-    if (oldest !== null && oldest !== undefined) await this.ctx.storage.setAlarm(oldest + SOURCE_TTL_MS);
+    const oldest = this.sql
+      .exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM sources`)
+      .toArray()[0]?.at;
+    if (oldest !== null && oldest !== undefined)
+      await this.ctx.storage.setAlarm(oldest + SOURCE_TTL_MS);
   }
 
   private apply(deltas: Delta[], maxSeries: number): void {
     let count: number | undefined;
     for (const [key, by] of deltas) {
       if (!Number.isFinite(by) || by === 0) continue;
-      const updated = this.sql.exec(`UPDATE series SET value = value + ? WHERE key = ?`, by, key).rowsWritten;
+      const updated = this.sql.exec(
+        `UPDATE series SET value = value + ? WHERE key = ?`,
+        by,
+        key,
+      ).rowsWritten;
       if (updated > 0) continue;
       count ??= this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM series`).toArray()[0]!.n;
       if (count >= maxSeries) {
         const dropped = seriesKey("edgeclaw_metrics_series_dropped_total");
-        this.sql.exec(`INSERT INTO series(key, value) VALUES(?, 1) ON CONFLICT(key) DO UPDATE SET value = value + 1`, dropped);
+        this.sql.exec(
+          `INSERT INTO series(key, value) VALUES(?, 1) ON CONFLICT(key) DO UPDATE SET value = value + 1`,
+          dropped,
+        );
         continue;
       }
       this.sql.exec(`INSERT INTO series(key, value) VALUES(?, ?)`, key, by);

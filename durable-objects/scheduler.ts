@@ -2,9 +2,22 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import { withDb, isPostgresUnavailable } from "../functions/db/client.ts";
-import { claimDueRun, claimManualRun, claimedRuns, dueJobs, earliestDue, getJob, markRun, recordRunResult } from "../functions/automation/cron-store.ts";
+import {
+  claimDueRun,
+  claimManualRun,
+  claimedRuns,
+  dueJobs,
+  earliestDue,
+  getJob,
+  markRun,
+  recordRunResult,
+} from "../functions/automation/cron-store.ts";
 import type { CronJob, CronRun } from "../functions/automation/cron-job.ts";
-import { resolveHeartbeats, withinActiveHours, type HeartbeatPlan } from "../functions/automation/heartbeat.ts";
+import {
+  resolveHeartbeats,
+  withinActiveHours,
+  type HeartbeatPlan,
+} from "../functions/automation/heartbeat.ts";
 import { cronRunEvent, heartbeatEvent } from "./scheduler/events.ts";
 import type { RoutedEvent } from "./session-api.ts";
 
@@ -77,7 +90,10 @@ export class SchedulerDO extends DurableObject<Env> {
 
   /** What is planned, for `cron status` and the idle-cost figures. */
   async status(): Promise<{ alarmAt: number | null; beats: Record<string, BeatState> }> {
-    return { alarmAt: await this.ctx.storage.getAlarm(), beats: (await this.ctx.storage.get<Record<string, BeatState>>(BEATS_KEY)) ?? {} };
+    return {
+      alarmAt: await this.ctx.storage.getAlarm(),
+      beats: (await this.ctx.storage.get<Record<string, BeatState>>(BEATS_KEY)) ?? {},
+    };
   }
 
   override async alarm(): Promise<void> {
@@ -96,7 +112,10 @@ export class SchedulerDO extends DurableObject<Env> {
       // due); try again with bounded backoff instead of the platform's blind alarm retries.
       const failures = ((await this.ctx.storage.get<number>(FAILURES_KEY)) ?? 0) + 1;
       await this.ctx.storage.put(FAILURES_KEY, failures);
-      if (!isPostgresUnavailable(error)) console.error(`scheduler alarm failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!isPostgresUnavailable(error))
+        console.error(
+          `scheduler alarm failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       await this.ctx.storage.setAlarm(now + BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1]!);
       return;
     }
@@ -111,21 +130,41 @@ export class SchedulerDO extends DurableObject<Env> {
     const pending = await withDb(this.env, (db) => claimedRuns(db, BATCH));
     for (const { run, job } of pending) {
       if (!job) {
-        await withDb(this.env, (db) => markRun(db, run.id, { status: "skipped", now, error: "job removed before it ran" }));
+        await withDb(this.env, (db) =>
+          markRun(db, run.id, { status: "skipped", now, error: "job removed before it ran" }),
+        );
         continue;
       }
       await this.handOver(cronRunEvent(job, run, cron.isolatedTimeoutSeconds, now));
       await withDb(this.env, (db) => this.afterHandOver(db, job, run, now));
-      if (job.sessionTarget === "main" && job.wakeMode === "now") await this.wake(job.agentId, run.id);
+      if (job.sessionTarget === "main" && job.wakeMode === "now")
+        await this.wake(job.agentId, run.id);
     }
   }
 
-  private async afterHandOver(db: Parameters<Parameters<typeof withDb>[1]>[0], job: CronJob, run: CronRun, now: number): Promise<void> {
+  private async afterHandOver(
+    db: Parameters<Parameters<typeof withDb>[1]>[0],
+    job: CronJob,
+    run: CronRun,
+    now: number,
+  ): Promise<void> {
     if (job.payload.kind === "systemEvent") {
       // Delivered = queued in the main session; nothing more will report on it.
       await recordRunResult(
         db,
-        { runId: run.id, jobId: job.id, status: "ok", finishedAt: now, model: null, inputTokens: 0, outputTokens: 0, costUsd: "0", summary: "system event queued", error: null, deleteAfterRun: job.deleteAfterRun },
+        {
+          runId: run.id,
+          jobId: job.id,
+          status: "ok",
+          finishedAt: now,
+          model: null,
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: "0",
+          summary: "system event queued",
+          error: null,
+          deleteAfterRun: job.deleteAfterRun,
+        },
         configFromEnv(this.env).cron.runHistoryLimit,
         configFromEnv(this.env).cron.autoDisableAfterErrors,
       );
@@ -141,7 +180,9 @@ export class SchedulerDO extends DurableObject<Env> {
   // ---- heartbeat -----------------------------------------------------------------------------
 
   private plans(): HeartbeatPlan[] {
-    return resolveHeartbeats(configFromEnv(this.env)).flatMap((resolution) => (resolution.ok ? [resolution.plan] : []));
+    return resolveHeartbeats(configFromEnv(this.env)).flatMap((resolution) =>
+      resolution.ok ? [resolution.plan] : [],
+    );
   }
 
   /** Brings the stored beats in line with the config: new agents start one interval from now. */
@@ -150,7 +191,10 @@ export class SchedulerDO extends DurableObject<Env> {
     const beats: Record<string, BeatState> = {};
     for (const plan of this.plans()) {
       const previous = stored[plan.agentId];
-      beats[plan.agentId] = previous && previous.everyMs === plan.everyMs ? previous : { everyMs: plan.everyMs, nextAt: now + plan.everyMs };
+      beats[plan.agentId] =
+        previous && previous.everyMs === plan.everyMs
+          ? previous
+          : { everyMs: plan.everyMs, nextAt: now + plan.everyMs };
     }
     if (Object.keys(beats).length) await this.ctx.storage.put(BEATS_KEY, beats);
     else await this.ctx.storage.delete(BEATS_KEY);

@@ -67,7 +67,14 @@ export type RunEvent =
   | { type: "text-delta"; text: string }
   /** Text streamed so far came from a model attempt that then failed; a retry/fallback streams anew. */
   | { type: "text-reset" }
-  | { type: "tool"; callId: string; name: string; phase: "start" | "end"; isError?: boolean; preview?: string }
+  | {
+      type: "tool";
+      callId: string;
+      name: string;
+      phase: "start" | "end";
+      isError?: boolean;
+      preview?: string;
+    }
   /** A reply that needs no model (command answer, pairing notice). */
   | { type: "notice"; text: string }
   | { type: "done"; runId: string; text: string; usage: Usage; modelRef: string }

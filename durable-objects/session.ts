@@ -1,8 +1,18 @@
 import { displayTurns } from "./session/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
-import type { AcceptResult, DeadLetter, DeadLetterActionResult, RoutedEvent, RunEvent } from "./session-api.ts";
-import { discardDeadLetter, listDeadLetters, retryDeadLetter } from "./session/dead-letter-admin.ts";
+import type {
+  AcceptResult,
+  DeadLetter,
+  DeadLetterActionResult,
+  RoutedEvent,
+  RunEvent,
+} from "./session-api.ts";
+import {
+  discardDeadLetter,
+  listDeadLetters,
+  retryDeadLetter,
+} from "./session/dead-letter-admin.ts";
 import { SessionState, zeroUsage } from "./session/state.ts";
 import { deliver, mirror } from "./session/delivery.ts";
 import { prune } from "./session/retention.ts";
@@ -61,9 +71,19 @@ export class SessionDO extends DurableObject<Env> {
     const seq = this.acceptNow(event);
     const row = seq === null ? store.inboxByKey(event.envelope.dedupKey) : store.inboxBySeq(seq);
     if (!row) {
-      write({ type: "error", code: "duplicate", message: "this event was already accepted under another key" });
+      write({
+        type: "error",
+        code: "duplicate",
+        message: "this event was already accepted under another key",
+      });
     } else if (row.state === "settled") {
-      write({ type: "done", runId: row.runId ?? "", text: row.reply ?? "", usage: zeroUsage(), modelRef: "" });
+      write({
+        type: "done",
+        runId: row.runId ?? "",
+        text: row.reply ?? "",
+        usage: zeroUsage(),
+        modelRef: "",
+      });
     } else {
       this.s.subscribe(row.seq, write);
       if (this.s.active) write({ type: "queued" });
@@ -72,14 +92,19 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** The visible conversation of the current session, for the web chat. */
-  async history(limit = 200): Promise<Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }>> {
+  async history(
+    limit = 200,
+  ): Promise<Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }>> {
     const sessionId = this.s.store.getMeta("sessionId");
     if (!sessionId) return [];
-    const entries: Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }> = [];
+    const entries: Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }> =
+      [];
     for (const row of this.s.store.transcript(sessionId, limit * 4)) {
       const m = row.message;
-      if (m.role === "user") entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
-      else if (m.role === "assistant" && !m.toolCalls?.length && m.content) entries.push({ role: "assistant", text: m.content, at: row.createdAt });
+      if (m.role === "user")
+        entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
+      else if (m.role === "assistant" && !m.toolCalls?.length && m.content)
+        entries.push({ role: "assistant", text: m.content, at: row.createdAt });
     }
     // Command turns and notices (display-log.ts), in time order with the transcript.
     entries.push(...displayTurns(this.s, sessionId));

@@ -25,7 +25,9 @@ async function main(): Promise<number> {
     console.error(`edgeclaw build: wrangler failed (exit ${run.code})`);
     return run.code;
   }
-  console.log(`edgeclaw build: ${OUT_DIR}/ — ${uploadSizeLine(run.output) ?? "size not reported by wrangler"}`);
+  console.log(
+    `edgeclaw build: ${OUT_DIR}/ — ${uploadSizeLine(run.output) ?? "size not reported by wrangler"}`,
+  );
   return 0;
 }
 

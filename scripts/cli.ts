@@ -26,7 +26,9 @@ class UsageError extends Error {
 
 function commandLine(spec: CommandSpec): string {
   const args = spec.args.map((arg) => `<${arg}>`);
-  const options = Object.entries(spec.options).map(([name, value]) => (value === "flag" ? `[--${name}]` : `[--${name} <${value}>]`));
+  const options = Object.entries(spec.options).map(([name, value]) =>
+    value === "flag" ? `[--${name}]` : `[--${name} <${value}>]`,
+  );
   return [spec.name, ...args, ...options].join(" ");
 }
 
@@ -50,47 +52,78 @@ async function main(argv: string[]): Promise<number> {
   // First pass, lenient: which command (option values are not words of it).
   const valueOptions = new Set([
     ...Object.keys(SHARED_OPTIONS),
-    ...COMMANDS.flatMap((command) => Object.entries(command.options).filter(([, value]) => value !== "flag").map(([name]) => name)),
+    ...COMMANDS.flatMap((command) =>
+      Object.entries(command.options)
+        .filter(([, value]) => value !== "flag")
+        .map(([name]) => name),
+    ),
   ]);
-  const lenient = Object.fromEntries([...valueOptions].map((name) => [name, { type: "string" as const }]));
-  const words = parseArgs({ args: argv, options: lenient, allowPositionals: true, strict: false }).positionals;
+  const lenient = Object.fromEntries(
+    [...valueOptions].map((name) => [name, { type: "string" as const }]),
+  );
+  const words = parseArgs({
+    args: argv,
+    options: lenient,
+    allowPositionals: true,
+    strict: false,
+  }).positionals;
   // Command names are two or three words (`pairing approve`, `channels telegram info`).
-  const spec = COMMANDS.find((command) => command.name === words.slice(0, command.name.split(" ").length).join(" "));
+  const spec = COMMANDS.find(
+    (command) => command.name === words.slice(0, command.name.split(" ").length).join(" "),
+  );
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   if (!spec) {
     if (wantsHelp || argv.length === 0) {
       console.log(USAGE);
       return argv.length === 0 ? 2 : 0;
     }
-    throw new UsageError(words.length ? `unknown command "${words.slice(0, 2).join(" ")}"` : "no command given");
+    throw new UsageError(
+      words.length ? `unknown command "${words.slice(0, 2).join(" ")}"` : "no command given",
+    );
   }
   if (wantsHelp) {
     console.log(commandHelp(spec));
     return 0;
   }
 
-  const options: NonNullable<ParseArgsConfig["options"]> = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
-  for (const name of [...Object.keys(SHARED_OPTIONS), ...Object.keys(spec.options)]) options[name] = spec.options[name] === "flag" ? { type: "boolean" } : { type: "string" };
+  const options: NonNullable<ParseArgsConfig["options"]> = {
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  };
+  for (const name of [...Object.keys(SHARED_OPTIONS), ...Object.keys(spec.options)])
+    options[name] = spec.options[name] === "flag" ? { type: "boolean" } : { type: "string" };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/, "") : String(error), spec);
+    throw new UsageError(
+      error instanceof Error
+        ? error.message.replace(/\. To specify a positional.*$/, "")
+        : String(error),
+      spec,
+    );
   }
   const args = parsed.positionals.slice(spec.name.split(" ").length);
-  if (args.length < spec.args.length) throw new UsageError(`missing <${spec.args[args.length]}>`, spec);
-  if (args.length > spec.args.length) throw new UsageError(`unexpected argument "${args[spec.args.length]}"`, spec);
+  if (args.length < spec.args.length)
+    throw new UsageError(`missing <${spec.args[args.length]}>`, spec);
+  if (args.length > spec.args.length)
+    throw new UsageError(`unexpected argument "${args[spec.args.length]}"`, spec);
   const values = parsed.values as Record<string, string | boolean | undefined>;
   for (const [name, value] of Object.entries(values)) {
     if (value === "") throw new UsageError(`--${name} needs a value`, spec);
   }
-  if (values.limit !== undefined && !/^[1-9]\d{0,5}$/.test(String(values.limit))) throw new UsageError(`--limit must be a positive whole number, got "${values.limit}"`, spec);
+  if (values.limit !== undefined && !/^[1-9]\d{0,5}$/.test(String(values.limit)))
+    throw new UsageError(`--limit must be a positive whole number, got "${values.limit}"`, spec);
 
   let connection: Connection | undefined;
   return spec.run({
     args,
     options: values,
-    connection: () => (connection ??= findConnection({ url: values.url as string | undefined, token: values.token as string | undefined })),
+    connection: () =>
+      (connection ??= findConnection({
+        url: values.url as string | undefined,
+        token: values.token as string | undefined,
+      })),
     print: (json, human) => console.log(values.json ? JSON.stringify(json, null, 2) : human()),
   });
 }
@@ -99,7 +132,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
-      console.error(`edgeclaw: ${error.message}\n\n${error.command ? commandHelp(error.command) : USAGE}`);
+      console.error(
+        `edgeclaw: ${error.message}\n\n${error.command ? commandHelp(error.command) : USAGE}`,
+      );
       process.exit(2);
     }
     if (error instanceof CliError) {
@@ -107,7 +142,9 @@ main(process.argv.slice(2)).then(
       process.exit(1);
     }
     if (error instanceof z.ZodError) {
-      console.error(`edgeclaw: unexpected answer from the server: ${error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      console.error(
+        `edgeclaw: unexpected answer from the server: ${error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
       process.exit(1);
     }
     console.error(`edgeclaw: ${error instanceof Error ? error.message : String(error)}`);

@@ -14,7 +14,11 @@ import { describeDatabaseError } from "./lib/database-error.ts";
 import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
 import { requiredSecrets } from "../functions/config/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
-import { companionContainerPlan, companionContainerSecrets, writeDeployConfig } from "./lib/deploy-config.ts";
+import {
+  companionContainerPlan,
+  companionContainerSecrets,
+  writeDeployConfig,
+} from "./lib/deploy-config.ts";
 
 const args = new Set(process.argv.slice(2));
 const skipMigrations = args.has("--skip-migrations");
@@ -35,7 +39,10 @@ async function main(): Promise<number> {
     const wsProxy = process.env.EDGECLAW_PG_WS_PROXY || undefined;
     if (dryRun) {
       // A dry run changes nothing anywhere: it only says what a deploy would apply.
-      if (!databaseUrl) console.log("edgeclaw deploy: dry run: DATABASE_URL is not set, so pending migrations were not checked");
+      if (!databaseUrl)
+        console.log(
+          "edgeclaw deploy: dry run: DATABASE_URL is not set, so pending migrations were not checked",
+        );
       else {
         try {
           const { applied, pending } = await pendingMigrations(databaseUrl, { wsProxy });
@@ -44,7 +51,9 @@ async function main(): Promise<number> {
               (pending.length ? `a deploy would apply ${pending.join(", ")}` : "nothing to apply"),
           );
         } catch (error) {
-          console.warn(`edgeclaw deploy: dry run: cannot read ${redactDatabaseUrl(databaseUrl)}: ${describeDatabaseError(error)}`);
+          console.warn(
+            `edgeclaw deploy: dry run: cannot read ${redactDatabaseUrl(databaseUrl)}: ${describeDatabaseError(error)}`,
+          );
         }
       }
     } else if (!databaseUrl) {
@@ -59,7 +68,9 @@ async function main(): Promise<number> {
       try {
         const outcome = await migrateDatabase(databaseUrl, { wsProxy });
         const applied = outcome.after - outcome.before;
-        console.log(`edgeclaw deploy: database up to date (${applied} migration${applied === 1 ? "" : "s"} applied, ${outcome.after} total)`);
+        console.log(
+          `edgeclaw deploy: database up to date (${applied} migration${applied === 1 ? "" : "s"} applied, ${outcome.after} total)`,
+        );
       } catch (error) {
         console.error(`edgeclaw deploy: migration failed: ${describeDatabaseError(error)}`);
         return 1;
@@ -75,9 +86,18 @@ async function main(): Promise<number> {
       `edgeclaw deploy: companion container for ${container.deployments.join(", ")} (${container.instanceType}, image ${container.image}` +
         `${container.imageIsDockerfile ? ", built by wrangler: needs a running Docker engine" : ""})`,
     );
-    if (!container.workerUrl) console.warn("warning: companion.container.workerUrl is not set: the container is not started until it names this Worker's URL (printed below)");
+    if (!container.workerUrl)
+      console.warn(
+        "warning: companion.container.workerUrl is not set: the container is not started until it names this Worker's URL (printed below)",
+      );
   }
-  const wranglerArgs = ["deploy", "--config", generated.path, ...inputs.defineArgs, ...(dryRun ? ["--dry-run", "--outdir", "dist"] : [])];
+  const wranglerArgs = [
+    "deploy",
+    "--config",
+    generated.path,
+    ...inputs.defineArgs,
+    ...(dryRun ? ["--dry-run", "--outdir", "dist"] : []),
+  ];
   let run;
   try {
     run = await runWrangler(wranglerArgs, { echo: true });
@@ -85,9 +105,13 @@ async function main(): Promise<number> {
     generated.remove();
   }
   if (run.code !== 0) {
-    console.error(`edgeclaw deploy: wrangler deploy failed (exit ${run.code}); if it asked you to log in, run \`npx wrangler login\` first`);
+    console.error(
+      `edgeclaw deploy: wrangler deploy failed (exit ${run.code}); if it asked you to log in, run \`npx wrangler login\` first`,
+    );
     if (container?.imageIsDockerfile && /Docker/i.test(run.output)) {
-      console.error("edgeclaw deploy: the companion image is a Dockerfile, which wrangler builds with Docker; start Docker, or push the image once and set companion.container.image to it");
+      console.error(
+        "edgeclaw deploy: the companion image is a Dockerfile, which wrangler builds with Docker; start Docker, or push the image once and set companion.container.image to it",
+      );
     }
     return run.code;
   }
@@ -97,11 +121,15 @@ async function main(): Promise<number> {
   const secrets = requiredSecrets(inputs.loaded.config, inputs.loaded.raw);
   if (container) {
     for (const name of companionContainerSecrets(inputs.loaded.config)) {
-      if (!secrets.some((secret) => secret.name === name)) secrets.push({ name, why: "handed to the companion container" });
+      if (!secrets.some((secret) => secret.name === name))
+        secrets.push({ name, why: "handed to the companion container" });
     }
   }
-  console.log("\nWorker secrets this deployment reads (set each once; `wrangler secret put` prompts for the value):");
-  for (const secret of secrets) console.log(`  npx wrangler secret put ${secret.name.padEnd(24)} # ${secret.why}`);
+  console.log(
+    "\nWorker secrets this deployment reads (set each once; `wrangler secret put` prompts for the value):",
+  );
+  for (const secret of secrets)
+    console.log(`  npx wrangler secret put ${secret.name.padEnd(24)} # ${secret.why}`);
   const url = /https:\/\/\S+\.workers\.dev\S*/.exec(run.output)?.[0];
   if (url) {
     console.log(`\nLive at ${url}`);

@@ -14,9 +14,19 @@ import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
-import { DataDirHeldError, DataDirLockedError, lockDataDir, type DataDirLock } from "./lib/data-dir-lock.ts";
+import {
+  DataDirHeldError,
+  DataDirLockedError,
+  lockDataDir,
+  type DataDirLock,
+} from "./lib/data-dir-lock.ts";
 import { devReadyBanner } from "./lib/dev-banner.ts";
-import { buildCompanionBundle, companionBundleStale, startCompanion, type RunningCompanion } from "./lib/dev-companion.ts";
+import {
+  buildCompanionBundle,
+  companionBundleStale,
+  startCompanion,
+  type RunningCompanion,
+} from "./lib/dev-companion.ts";
 import { planDevCompanion, type DevCompanionPlan } from "./lib/dev-companion-plan.ts";
 import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
@@ -54,7 +64,8 @@ function fail(message: string): never {
 }
 
 async function main() {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`EDGECLAW_PORT must be a port number, got ${process.env.EDGECLAW_PORT}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    fail(`EDGECLAW_PORT must be a port number, got ${process.env.EDGECLAW_PORT}`);
 
   // A bad config fails before anything starts.
   let inputs: BundleInputs;
@@ -69,7 +80,8 @@ async function main() {
   try {
     lock = lockDataDir(dataDir);
   } catch (error) {
-    if (error instanceof DataDirLockedError || error instanceof DataDirHeldError) fail(error.message);
+    if (error instanceof DataDirLockedError || error instanceof DataDirHeldError)
+      fail(error.message);
     throw error;
   }
   if (!(await isPortFree(port, HOST))) {
@@ -93,12 +105,19 @@ async function main() {
   let defineArgs = simulated?.defineArgs ?? inputs.defineArgs;
   // Socket accounts: the companion's key (a generated one is added to the bundled config) and the
   // platform secrets both processes need go into `vars` before the Worker's env file is written.
-  const companionPlan = planDevCompanion({ raw: simulated?.raw ?? inputs.loaded.raw, config, vars, shellEnv: process.env, dataDir });
+  const companionPlan = planDevCompanion({
+    raw: simulated?.raw ?? inputs.loaded.raw,
+    config,
+    vars,
+    shellEnv: process.env,
+    dataDir,
+  });
   let companionPort = 0;
   let companionBuild: Promise<void> | undefined;
   if (companionPlan) {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
-    if (companionPlan.key.source === "generated") defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
+    if (companionPlan.key.source === "generated")
+      defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
     if (runCompanion) {
       companionPort = await companionPortFor(process.env.EDGECLAW_COMPANION_PORT);
       // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
@@ -131,7 +150,11 @@ async function main() {
   wrangler = spawn(process.execPath, args, {
     detached: true,
     stdio: ["ignore", "inherit", "inherit", "pipe"],
-    env: wranglerEnv({ CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true", CLOUDFLARE_INCLUDE_PROCESS_ENV: "false", EDGECLAW_PARENT_PIPE_FD: "3" }),
+    env: wranglerEnv({
+      CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true",
+      CLOUDFLARE_INCLUDE_PROCESS_ENV: "false",
+      EDGECLAW_PARENT_PIPE_FD: "3",
+    }),
   });
   (wrangler.stdio[3] as Socket | null)?.unref();
   if (wrangler.pid !== undefined) lock?.publish({ wranglerPgid: wrangler.pid });
@@ -149,9 +172,25 @@ async function main() {
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
-  if (companionPlan && runCompanion) companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
-  const companionLine = companionPlan ? { accounts: companionPlan.accounts, key: companionPlan.key, running: companion && { url: companion.url, pid: companion.pid } } : undefined;
-  for (const line of devReadyBanner({ url, summary: inputs.summary, dataDir, config, vars, auth, companion: companionLine })) console.log(line);
+  if (companionPlan && runCompanion)
+    companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
+  const companionLine = companionPlan
+    ? {
+        accounts: companionPlan.accounts,
+        key: companionPlan.key,
+        running: companion && { url: companion.url, pid: companion.pid },
+      }
+    : undefined;
+  for (const line of devReadyBanner({
+    url,
+    summary: inputs.summary,
+    dataDir,
+    config,
+    vars,
+    auth,
+    companion: companionLine,
+  }))
+    console.log(line);
   for (const line of simulated?.ready(url, dataDir) ?? []) console.log(line);
 }
 
@@ -159,17 +198,28 @@ async function main() {
 async function companionPortFor(wanted: string | undefined): Promise<number> {
   if (!wanted) return freePort(HOST);
   const chosen = Number.parseInt(wanted, 10);
-  if (!Number.isInteger(chosen) || chosen < 1 || chosen > 65535) fail(`EDGECLAW_COMPANION_PORT must be a port number, got ${wanted}`);
-  if (!(await isPortFree(chosen, HOST))) fail(`EDGECLAW_COMPANION_PORT ${chosen} on ${HOST} is already in use; set it to another port or unset it`);
+  if (!Number.isInteger(chosen) || chosen < 1 || chosen > 65535)
+    fail(`EDGECLAW_COMPANION_PORT must be a port number, got ${wanted}`);
+  if (!(await isPortFree(chosen, HOST)))
+    fail(
+      `EDGECLAW_COMPANION_PORT ${chosen} on ${HOST} is already in use; set it to another port or unset it`,
+    );
   return chosen;
 }
 
 /** Starts the companion once the Worker answers; a failed build leaves the Worker serving, said loudly. */
-async function startDevCompanion(plan: DevCompanionPlan, workerUrl: string, companionPort: number, build: Promise<void> | undefined): Promise<RunningCompanion | undefined> {
+async function startDevCompanion(
+  plan: DevCompanionPlan,
+  workerUrl: string,
+  companionPort: number,
+  build: Promise<void> | undefined,
+): Promise<RunningCompanion | undefined> {
   try {
     await build;
   } catch (error) {
-    console.error(`edgeclaw dev: ${error instanceof Error ? error.message : String(error)}\nedgeclaw dev: the companion is not running: ${plan.accounts.join(", ")} stay disconnected`);
+    console.error(
+      `edgeclaw dev: ${error instanceof Error ? error.message : String(error)}\nedgeclaw dev: the companion is not running: ${plan.accounts.join(", ")} stay disconnected`,
+    );
     return undefined;
   }
   if (stopping) return undefined;
@@ -198,7 +248,9 @@ async function waitForHealth(healthUrl: string, exited: Promise<number>): Promis
   void exited.then(() => (gone = true));
   while (!gone && !stopping) {
     if (Date.now() > nextHint) {
-      console.warn(`edgeclaw dev: still waiting for ${healthUrl} — if wrangler reported a build error above, fix it and save`);
+      console.warn(
+        `edgeclaw dev: still waiting for ${healthUrl} — if wrangler reported a build error above, fix it and save`,
+      );
       nextHint = Date.now() + SLOW_START_HINT_MS;
     }
     try {
@@ -229,7 +281,11 @@ function stop(): Promise<void> {
     if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
     rmSync(envFile, { force: true });
     await simulated?.stop(dataDir);
-    await postgres?.stop().catch((error: unknown) => console.error(`edgeclaw dev: stopping Postgres: ${String(error)}`));
+    await postgres
+      ?.stop()
+      .catch((error: unknown) =>
+        console.error(`edgeclaw dev: stopping Postgres: ${String(error)}`),
+      );
     unlock();
   })();
   return stopping;
@@ -276,7 +332,9 @@ process.on("exit", () => {
 });
 
 main().catch(async (error: unknown) => {
-  console.error(`edgeclaw dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `edgeclaw dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   await stop();
   process.exit(1);
 });

@@ -28,7 +28,8 @@ function scanJson5(text: string): string[][] {
   const paths: string[][] = [];
   // Each open container: its kind and, for objects, the key whose value is being read.
   const stack: Array<{ kind: "{" | "["; key?: string }> = [];
-  const token = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[A-Za-z_$][\w$-]*|[{}[\]:,]|\S/g;
+  const token =
+    /\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[A-Za-z_$][\w$-]*|[{}[\]:,]|\S/g;
   let pending: string | undefined;
   for (const match of text.matchAll(token)) {
     const t = match[0];
@@ -75,18 +76,22 @@ function splitDotted(text: string): string[] | undefined {
     segments.push(/^[<{*]/.test(bare) ? ANY : bare);
     if (part.includes("[")) segments.push(ITEM);
   }
-  return segments.every((s) => s === ANY || s === ITEM || /^[\w$-]+$/.test(s)) ? segments : undefined;
+  return segments.every((s) => s === ANY || s === ITEM || /^[\w$-]+$/.test(s))
+    ? segments
+    : undefined;
 }
 
 export function buildKeyTree(pages: string[]): KeyTree {
   const tree: KeyTree = {};
   const examplePaths: string[][] = [];
   for (const page of pages) {
-    for (const block of page.matchAll(/```json5?\s([\s\S]*?)```/g)) examplePaths.push(...scanJson5(block[1]!));
+    for (const block of page.matchAll(/```json5?\s([\s\S]*?)```/g))
+      examplePaths.push(...scanJson5(block[1]!));
   }
   for (const path of examplePaths) add(tree, path);
   // A lone key at the root is a fragment (a SecretRef's `source`/`id` shown on its own), not a block.
-  for (const [root, children] of Object.entries(tree)) if (Object.keys(children).length === 0) delete tree[root];
+  for (const [root, children] of Object.entries(tree))
+    if (Object.keys(children).length === 0) delete tree[root];
   // Dotted paths count when they start at a root key the examples use (so prose like `foo.md` does not).
   const roots = new Set(Object.keys(tree));
   for (const page of pages) {
@@ -99,7 +104,11 @@ export function buildKeyTree(pages: string[]): KeyTree {
 }
 
 function sorted(tree: KeyTree): KeyTree {
-  return Object.fromEntries(Object.keys(tree).sort().map((key) => [key, sorted(tree[key]!)]));
+  return Object.fromEntries(
+    Object.keys(tree)
+      .sort()
+      .map((key) => [key, sorted(tree[key]!)]),
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -108,7 +117,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     console.error("usage: npx tsx scripts/gen-openclaw-keys.ts <openclaw-docs-folder>");
     process.exit(2);
   }
-  const files = readdirSync(folder).filter((name) => PAGE.test(name)).sort();
+  const files = readdirSync(folder)
+    .filter((name) => PAGE.test(name))
+    .sort();
   const tree = sorted(buildKeyTree(files.map((name) => readFileSync(join(folder, name), "utf8"))));
   const out = fileURLToPath(new URL("../functions/config/openclaw-keys.ts", import.meta.url));
   writeFileSync(

@@ -16,15 +16,23 @@ adminAudit.use("*", requireGatewayToken);
 const querySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   before: z.coerce.number().int().positive().optional(),
-  action: z.string().regex(/^[a-z0-9_.:-]{1,64}$/i).optional(),
+  action: z
+    .string()
+    .regex(/^[a-z0-9_.:-]{1,64}$/i)
+    .optional(),
 });
 
 adminAudit.get("/", async (c) => {
   const parsed = querySchema.safeParse(c.req.query());
   if (!parsed.success) {
-    const message = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    const message = parsed.error.issues
+      .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
+      .join("; ");
     return c.json({ error: { message, type: "admin_error", code: "invalid_query" } }, 400);
   }
   const entries = await withDb(c.env, (db) => listAudit(db, parsed.data));
-  return c.json({ entries, nextBefore: entries.length === parsed.data.limit ? entries.at(-1)!.id : null });
+  return c.json({
+    entries,
+    nextBefore: entries.length === parsed.data.limit ? entries.at(-1)!.id : null,
+  });
 });

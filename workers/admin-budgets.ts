@@ -24,12 +24,23 @@ type BudgetContext = Context<{ Bindings: Env }>;
 export const adminBudgets = new Hono<{ Bindings: Env }>();
 adminBudgets.use("*", requireGatewayToken);
 
-const scopeSchema = z.string().regex(/^(global|(agent|session|sender):\S{1,300})$/, "scope is global, agent:<id>, session:<key> or sender:<channel>:<id>");
+const scopeSchema = z
+  .string()
+  .regex(
+    /^(global|(agent|session|sender):\S{1,300})$/,
+    "scope is global, agent:<id>, session:<key> or sender:<channel>:<id>",
+  );
 const periodSchema = z.enum(["day", "month"]);
 const raiseSchema = z
-  .object({ period: periodSchema, usd: z.number().positive().optional(), tokens: z.number().int().positive().optional() })
+  .object({
+    period: periodSchema,
+    usd: z.number().positive().optional(),
+    tokens: z.number().int().positive().optional(),
+  })
   .strict()
-  .refine((body) => body.usd !== undefined || body.tokens !== undefined, { message: "give usd and/or tokens" });
+  .refine((body) => body.usd !== undefined || body.tokens !== undefined, {
+    message: "give usd and/or tokens",
+  });
 const resetSchema = z.object({ period: periodSchema }).strict();
 
 function fail(c: BudgetContext, status: 400 | 404 | 409, code: string, message: string) {
@@ -55,7 +66,10 @@ adminBudgets.get("/", async (c) => {
   const now = Date.now();
   const scopes = ["global", ...listAgents(config).map((agent) => `agent:${agent.id}`)];
   const states = await Promise.all(scopes.map((scope) => scopeState(c.env, scope, now)));
-  return c.json({ timeZone: config.budgets.timeZone, scopes: states.filter((state) => state.windows.length) });
+  return c.json({
+    timeZone: config.budgets.timeZone,
+    scopes: states.filter((state) => state.windows.length),
+  });
 });
 
 adminBudgets.get("/:scope", async (c) => {
@@ -75,17 +89,39 @@ for (const action of ["raise", "reset"] as const) {
       return fail(c, 400, "invalid_body", "body must be JSON");
     }
     const body = (action === "raise" ? raiseSchema : resetSchema).safeParse(raw);
-    if (!body.success) return fail(c, 400, "invalid_body", body.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "));
+    if (!body.success)
+      return fail(
+        c,
+        400,
+        "invalid_body",
+        body.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
+      );
     const now = Date.now();
-    const window = windowsOf(c.env, scope.data, now).find((candidate) => candidate.period === body.data.period);
-    if (!window) return fail(c, 409, "no_cap", `budgets has no ${body.data.period} cap for ${scope.data}; set one in the config first`);
+    const window = windowsOf(c.env, scope.data, now).find(
+      (candidate) => candidate.period === body.data.period,
+    );
+    if (!window)
+      return fail(
+        c,
+        409,
+        "no_cap",
+        `budgets has no ${body.data.period} cap for ${scope.data}; set one in the config first`,
+      );
     const { usd, tokens } = body.data as { usd?: number; tokens?: number };
     const before = (await stub(c.env, scope.data).state({ windows: [window], now }))[0];
     const after =
-      action === "raise" ? await stub(c.env, scope.data).raise({ window, usd, tokens, now }) : await stub(c.env, scope.data).reset({ window, now });
+      action === "raise"
+        ? await stub(c.env, scope.data).raise({ window, usd, tokens, now })
+        : await stub(c.env, scope.data).reset({ window, now });
     const actor = c.req.header("cf-connecting-ip")?.trim() || "unknown";
     await withDb(c.env, (db) =>
-      recordAudit(db, { action: `budget.${action}`, actor, target: scope.data, detail: { scope: scope.data, period: window.key, before, after }, at: now }),
+      recordAudit(db, {
+        action: `budget.${action}`,
+        actor,
+        target: scope.data,
+        detail: { scope: scope.data, period: window.key, before, after },
+        at: now,
+      }),
     );
     return c.json({ ok: true, scope: scope.data, window: after });
   });

@@ -29,11 +29,18 @@ function fail(c: CompanionAdminContext, status: 400 | 404, code: string, message
 
 /** Every deployment named by an ingress key: the only companion Durable Objects there are. */
 function deployments(env: Env): string[] {
-  return [...new Set(configFromEnv(env).companion.ingressKeys.map((key) => key.deployment ?? key.id))];
+  return [
+    ...new Set(configFromEnv(env).companion.ingressKeys.map((key) => key.deployment ?? key.id)),
+  ];
 }
 
 adminCompanion.get("/container", async (c) => {
-  const reports = await Promise.all(deployments(c.env).map(async (deployment) => ({ deployment, container: await companionStub(c.env, deployment).containerReport() })));
+  const reports = await Promise.all(
+    deployments(c.env).map(async (deployment) => ({
+      deployment,
+      container: await companionStub(c.env, deployment).containerReport(),
+    })),
+  );
   return c.json({ deployed: c.env.EDGECLAW_COMPANION_CONTAINER === "1", deployments: reports });
 });
 
@@ -45,11 +52,30 @@ adminCompanion.post("/container/reset", async (c) => {
     return fail(c, 400, "invalid_body", "body must be JSON");
   }
   const body = resetSchema.safeParse(raw);
-  if (!body.success) return fail(c, 400, "invalid_body", body.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "));
+  if (!body.success)
+    return fail(
+      c,
+      400,
+      "invalid_body",
+      body.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
+    );
   const { deployment } = body.data;
-  if (!deployments(c.env).includes(deployment)) return fail(c, 404, "unknown_deployment", `no companion.ingressKeys entry belongs to deployment "${deployment}"`);
+  if (!deployments(c.env).includes(deployment))
+    return fail(
+      c,
+      404,
+      "unknown_deployment",
+      `no companion.ingressKeys entry belongs to deployment "${deployment}"`,
+    );
   const container = await companionStub(c.env, deployment).resetContainer();
   const actor = c.req.header("cf-connecting-ip")?.trim() || "unknown";
-  await withDb(c.env, (db) => recordAudit(db, { action: "companion.container_reset", actor, target: deployment, detail: { deployment, state: container.state } }));
+  await withDb(c.env, (db) =>
+    recordAudit(db, {
+      action: "companion.container_reset",
+      actor,
+      target: deployment,
+      detail: { deployment, state: container.state },
+    }),
+  );
   return c.json({ ok: true, deployment, container });
 });

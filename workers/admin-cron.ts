@@ -3,7 +3,15 @@ import { z } from "zod";
 import { configFromEnv } from "../functions/config/load.ts";
 import { withDb } from "../functions/db/client.ts";
 import { jobInputSchema, jobPatchSchema } from "../functions/automation/cron-job.ts";
-import { CronLimitError, createJob, deleteJob, getJob, listJobs, listRuns, updateJob } from "../functions/automation/cron-store.ts";
+import {
+  CronLimitError,
+  createJob,
+  deleteJob,
+  getJob,
+  listJobs,
+  listRuns,
+  updateJob,
+} from "../functions/automation/cron-store.ts";
 import { ScheduleError } from "../functions/automation/schedule.ts";
 import { defaultAgentId, knownAgentIds } from "../functions/routing/agents.ts";
 import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
@@ -23,7 +31,10 @@ function fail(c: CronContext, status: 400 | 404 | 409 | 502, code: string, messa
   return c.json({ error: { message, type: "admin_error", code } }, status);
 }
 
-async function body<T>(c: CronContext, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+async function body<T>(
+  c: CronContext,
+  schema: z.ZodType<T>,
+): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
   let raw: unknown;
   try {
     raw = await c.req.json();
@@ -31,12 +42,19 @@ async function body<T>(c: CronContext, schema: z.ZodType<T>): Promise<{ ok: true
     return { ok: false, message: "body must be JSON" };
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") };
+  if (!parsed.success)
+    return {
+      ok: false,
+      message: parsed.error.issues
+        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+        .join("; "),
+    };
   return { ok: true, value: parsed.data };
 }
 
 adminCron.onError((error, c) => {
-  if (error instanceof ScheduleError || error instanceof CronLimitError) return fail(c, 400, "invalid_job", error.message);
+  if (error instanceof ScheduleError || error instanceof CronLimitError)
+    return fail(c, 400, "invalid_job", error.message);
   throw error;
 });
 
@@ -51,9 +69,15 @@ adminCron.post("/", async (c) => {
   if (!parsed.ok) return fail(c, 400, "invalid_job", parsed.message);
   const config = configFromEnv(c.env);
   const agentId = (parsed.value.agentId ?? defaultAgentId(config)).toLowerCase();
-  if (!knownAgentIds(config).has(agentId)) return fail(c, 400, "unknown_agent", `unknown agent "${agentId}"`);
+  if (!knownAgentIds(config).has(agentId))
+    return fail(c, 400, "unknown_agent", `unknown agent "${agentId}"`);
   const job = await withDb(c.env, (db) =>
-    createJob(db, parsed.value, { agentId, createdBy: "operator", now: Date.now(), maxJobsPerAgent: config.cron.maxJobsPerAgent }),
+    createJob(db, parsed.value, {
+      agentId,
+      createdBy: "operator",
+      now: Date.now(),
+      maxJobsPerAgent: config.cron.maxJobsPerAgent,
+    }),
   );
   await schedulerStub(c.env).reschedule();
   return c.json({ job }, 201);
@@ -67,7 +91,9 @@ adminCron.get("/:id", async (c) => {
 adminCron.patch("/:id", async (c) => {
   const parsed = await body(c, jobPatchSchema);
   if (!parsed.ok) return fail(c, 400, "invalid_job", parsed.message);
-  const job = await withDb(c.env, (db) => updateJob(db, c.req.param("id"), parsed.value, Date.now()));
+  const job = await withDb(c.env, (db) =>
+    updateJob(db, c.req.param("id"), parsed.value, Date.now()),
+  );
   if (!job) return fail(c, 404, "not_found", `no job ${c.req.param("id")}`);
   await schedulerStub(c.env).reschedule();
   return c.json({ job });
@@ -109,10 +135,19 @@ adminSystem.post("/event", async (c) => {
   if (!parsed.ok) return fail(c, 400, "invalid_event", parsed.message);
   const config = configFromEnv(c.env);
   const agentId = (parsed.value.agentId ?? defaultAgentId(config)).toLowerCase();
-  if (!knownAgentIds(config).has(agentId)) return fail(c, 400, "unknown_agent", `unknown agent "${agentId}"`);
+  if (!knownAgentIds(config).has(agentId))
+    return fail(c, 400, "unknown_agent", `unknown agent "${agentId}"`);
   const id = crypto.randomUUID();
   const event = systemEventFor(agentId, parsed.value.text, `system:${id}`, "cron", Date.now());
   await c.env.SESSIONS.get(c.env.SESSIONS.idFromName(event.sessionKey)).accept(event);
-  const woke = parsed.value.mode === "now" ? await schedulerStub(c.env).wake(agentId, `system:${id}`) : undefined;
-  return c.json({ ok: true, sessionKey: event.sessionKey, mode: parsed.value.mode, heartbeat: woke ?? null });
+  const woke =
+    parsed.value.mode === "now"
+      ? await schedulerStub(c.env).wake(agentId, `system:${id}`)
+      : undefined;
+  return c.json({
+    ok: true,
+    sessionKey: event.sessionKey,
+    mode: parsed.value.mode,
+    heartbeat: woke ?? null,
+  });
 });

@@ -20,7 +20,9 @@ type DeadLetterContext = Context<{ Bindings: Env }>;
 export const adminDeadLetters = new Hono<{ Bindings: Env }>();
 adminDeadLetters.use("*", requireGatewayToken);
 
-const actionSchema = z.object({ sessionKey: z.string().min(1).max(512), id: z.string().min(1).max(512) }).strict();
+const actionSchema = z
+  .object({ sessionKey: z.string().min(1).max(512), id: z.string().min(1).max(512) })
+  .strict();
 
 function fail(c: DeadLetterContext, status: 400 | 404 | 409, code: string, message: string) {
   return c.json({ error: { message, type: "admin_error", code } }, status);
@@ -31,9 +33,20 @@ function sessionStub(env: Env, sessionKey: string) {
 }
 
 adminDeadLetters.get("/", async (c) => {
-  const limit = z.coerce.number().int().min(1).max(100).catch(20).parse(c.req.query("limit") ?? 20);
+  const limit = z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .catch(20)
+    .parse(c.req.query("limit") ?? 20);
   const keys = await withDb(c.env, (db) => sessionsWithDeadLetters(db, { limit }));
-  const sessions = await Promise.all(keys.map(async (sessionKey) => ({ sessionKey, deadLetters: await sessionStub(c.env, sessionKey).deadLetters() })));
+  const sessions = await Promise.all(
+    keys.map(async (sessionKey) => ({
+      sessionKey,
+      deadLetters: await sessionStub(c.env, sessionKey).deadLetters(),
+    })),
+  );
   return c.json({ sessions: sessions.filter((session) => session.deadLetters.length) });
 });
 
@@ -46,13 +59,33 @@ for (const action of ["retry", "discard"] as const) {
       return fail(c, 400, "invalid_body", "body must be JSON");
     }
     const body = actionSchema.safeParse(raw);
-    if (!body.success) return fail(c, 400, "invalid_body", body.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "));
+    if (!body.success)
+      return fail(
+        c,
+        400,
+        "invalid_body",
+        body.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "),
+      );
     const { sessionKey, id } = body.data;
     const stub = sessionStub(c.env, sessionKey);
-    const result = action === "retry" ? await stub.retryDeadLetter(id) : await stub.discardDeadLetter(id);
-    if (!result.ok) return fail(c, result.status, result.status === 404 ? "dead_letter_not_found" : "not_retryable", result.reason);
+    const result =
+      action === "retry" ? await stub.retryDeadLetter(id) : await stub.discardDeadLetter(id);
+    if (!result.ok)
+      return fail(
+        c,
+        result.status,
+        result.status === 404 ? "dead_letter_not_found" : "not_retryable",
+        result.reason,
+      );
     const actor = c.req.header("cf-connecting-ip")?.trim() || "unknown";
-    await withDb(c.env, (db) => recordAudit(db, { action: `dead_letter.${action}`, actor, target: sessionKey, detail: { sessionKey, id, kind: result.kind } }));
+    await withDb(c.env, (db) =>
+      recordAudit(db, {
+        action: `dead_letter.${action}`,
+        actor,
+        target: sessionKey,
+        detail: { sessionKey, id, kind: result.kind },
+      }),
+    );
     return c.json({ ok: true, action, sessionKey, id, kind: result.kind, state: result.state });
   });
 }

@@ -3,8 +3,17 @@ import { z } from "zod";
 import { COMMANDS } from "../functions/commands/registry.ts";
 import { mattermostBotFor } from "../functions/channels/mattermost/api.ts";
 import { mattermostCommandRegistry } from "../functions/channels/mattermost/command-registry.ts";
-import { mattermostAccount, mattermostConfig, mattermostNativeCommands } from "../functions/channels/mattermost/config.ts";
-import { NATIVE_TRIGGER_PREFIX, registerNativeCommands, RegistrationError, type NativeCommandSpec } from "../functions/channels/mattermost/native-commands.ts";
+import {
+  mattermostAccount,
+  mattermostConfig,
+  mattermostNativeCommands,
+} from "../functions/channels/mattermost/config.ts";
+import {
+  NATIVE_TRIGGER_PREFIX,
+  registerNativeCommands,
+  RegistrationError,
+  type NativeCommandSpec,
+} from "../functions/channels/mattermost/native-commands.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
@@ -26,7 +35,17 @@ export const adminMattermost = new Hono<{ Bindings: Env }>();
 adminMattermost.use("*", requireGatewayToken);
 
 /** OpenClaw's Mattermost set (/oc_status, /oc_model, /oc_new, /oc_help, /oc_think, /oc_verbose, /oc_queue), as far as edgeclaw has the command. */
-const OPENCLAW_NATIVE_COMMANDS = ["status", "model", "models", "new", "help", "think", "reasoning", "verbose", "queue"];
+const OPENCLAW_NATIVE_COMMANDS = [
+  "status",
+  "model",
+  "models",
+  "new",
+  "help",
+  "think",
+  "reasoning",
+  "verbose",
+  "queue",
+];
 
 export function mattermostNativeCommandSpecs(): NativeCommandSpec[] {
   return OPENCLAW_NATIVE_COMMANDS.flatMap((name) => {
@@ -37,32 +56,59 @@ export function mattermostNativeCommandSpecs(): NativeCommandSpec[] {
   });
 }
 
-const registerSchema = z.object({ accountId: z.string().min(1).max(64).optional(), callbackUrl: z.url().max(2000).optional() }).strict();
+const registerSchema = z
+  .object({
+    accountId: z.string().min(1).max(64).optional(),
+    callbackUrl: z.url().max(2000).optional(),
+  })
+  .strict();
 
-function fail(c: MattermostAdminContext, status: 400 | 404 | 409 | 502 | 503, code: string, message: string) {
+function fail(
+  c: MattermostAdminContext,
+  status: 400 | 404 | 409 | 502 | 503,
+  code: string,
+  message: string,
+) {
   return c.json({ error: { message, type: "admin_error", code } }, status);
 }
 
 adminMattermost.post("/commands", async (c) => {
   const body = registerSchema.safeParse(await c.req.json().catch(() => ({})));
-  if (!body.success) return fail(c, 400, "invalid_request", body.error.issues[0]?.message ?? "invalid body");
+  if (!body.success)
+    return fail(c, 400, "invalid_request", body.error.issues[0]?.message ?? "invalid body");
   const config = configFromEnv(c.env);
   const root = mattermostConfig(config);
   if (!root) return fail(c, 404, "not_configured", "channels.mattermost is not configured");
   const accountId = body.data.accountId ?? root.defaultAccount ?? "default";
   const account = mattermostAccount(root, accountId);
-  if (!mattermostNativeCommands(account)) return fail(c, 409, "native_commands_off", `set channels.mattermost.commands.native: true (account ${accountId}) first: the Worker only serves the callback then`);
+  if (!mattermostNativeCommands(account))
+    return fail(
+      c,
+      409,
+      "native_commands_off",
+      `set channels.mattermost.commands.native: true (account ${accountId}) first: the Worker only serves the callback then`,
+    );
   const registry = mattermostCommandRegistry(c.env, accountId);
-  if (!registry) return fail(c, 503, "no_registry", "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)");
+  if (!registry)
+    return fail(
+      c,
+      503,
+      "no_registry",
+      "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)",
+    );
   const bot = mattermostBotFor(accountId, { env: c.env, config });
   if ("missing" in bot) return fail(c, 409, "not_configured", bot.missing);
-  const callbackUrl = body.data.callbackUrl ?? account.commands.callbackUrl ?? `${new URL(c.req.url).origin}${account.commands.callbackPath}`;
+  const callbackUrl =
+    body.data.callbackUrl ??
+    account.commands.callbackUrl ??
+    `${new URL(c.req.url).origin}${account.commands.callbackPath}`;
   try {
     const report = await registerNativeCommands(bot, mattermostNativeCommandSpecs(), callbackUrl);
     await registry.replace(report.records);
     return c.json({ accountId, callbackUrl, botUserId: report.botUserId, results: report.results });
   } catch (error) {
-    if (error instanceof RegistrationError || error instanceof z.ZodError) return fail(c, 502, "mattermost_refused", `registration failed: ${error.message}`);
+    if (error instanceof RegistrationError || error instanceof z.ZodError)
+      return fail(c, 502, "mattermost_refused", `registration failed: ${error.message}`);
     throw error;
   }
 });
@@ -72,6 +118,12 @@ adminMattermost.get("/commands", async (c) => {
   if (!root) return fail(c, 404, "not_configured", "channels.mattermost is not configured");
   const accountId = c.req.query("account") ?? root.defaultAccount ?? "default";
   const registry = mattermostCommandRegistry(c.env, accountId);
-  if (!registry) return fail(c, 503, "no_registry", "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)");
+  if (!registry)
+    return fail(
+      c,
+      503,
+      "no_registry",
+      "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)",
+    );
   return c.json({ accountId, commands: await registry.list() });
 });

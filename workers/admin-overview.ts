@@ -26,7 +26,11 @@ adminOverview.get("/pairing", async (c) => {
   const now = Date.now();
   const requests = await withDb(c.env, async (db) => {
     const store = postgresAccessStore(db);
-    const lists = await Promise.all(Object.keys(config.channels).map((channel) => store.listPairingRequests(channel, undefined, now)));
+    const lists = await Promise.all(
+      Object.keys(config.channels).map((channel) =>
+        store.listPairingRequests(channel, undefined, now),
+      ),
+    );
     return lists.flat();
   });
   return c.json({
@@ -47,15 +51,34 @@ adminOverview.get("/channels/status", async (c) => {
   const metrics = await scrapeShards(c.env.METRICS);
   const origin = new URL(c.req.url).origin;
   const redact = secretMasker(config, c.env as unknown as Record<string, unknown>);
-  const channels = await withDb(c.env, (db) => channelStatus({ config, db, metrics, origin, redact }));
+  const channels = await withDb(c.env, (db) =>
+    channelStatus({ config, db, metrics, origin, redact }),
+  );
   return c.json({ channels });
 });
 
 adminOverview.get("/spend", async (c) => {
-  const days = z.coerce.number().int().min(1).max(MAX_SPEND_DAYS).safeParse(c.req.query("days") ?? 14);
-  if (!days.success) return c.json({ error: { message: `days: 1 to ${MAX_SPEND_DAYS}`, type: "admin_error", code: "invalid_query" } }, 400);
+  const days = z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SPEND_DAYS)
+    .safeParse(c.req.query("days") ?? 14);
+  if (!days.success)
+    return c.json(
+      {
+        error: {
+          message: `days: 1 to ${MAX_SPEND_DAYS}`,
+          type: "admin_error",
+          code: "invalid_query",
+        },
+      },
+      400,
+    );
   const timeZone = configFromEnv(c.env).budgets.timeZone;
-  const rows = await withDb(c.env, (db) => spendByDay(db, { days: days.data, timeZone, now: Date.now() }));
+  const rows = await withDb(c.env, (db) =>
+    spendByDay(db, { days: days.data, timeZone, now: Date.now() }),
+  );
   return c.json({ days: days.data, timeZone, rows });
 });
 
@@ -64,7 +87,13 @@ adminOverview.get("/config/report", (c) => {
   try {
     raw = rawConfigFromEnv(c.env);
   } catch (error) {
-    return c.json({ ok: false, errors: [`the config is not JSON: ${error instanceof Error ? error.message : String(error)}`], warnings: [], secrets: [], channels: [] });
+    return c.json({
+      ok: false,
+      errors: [`the config is not JSON: ${error instanceof Error ? error.message : String(error)}`],
+      warnings: [],
+      secrets: [],
+      channels: [],
+    });
   }
   return c.json(configReport(raw, c.env as unknown as Record<string, unknown>));
 });

@@ -50,7 +50,13 @@ admin.route("/companion", adminCompanion);
 admin.route("/channels/mattermost", adminMattermost);
 admin.route("/", adminOverview);
 
-function fail(c: AdminContext, status: 400 | 404 | 409 | 429 | 500 | 502 | 503, code: string, message: string, headers?: Record<string, string>) {
+function fail(
+  c: AdminContext,
+  status: 400 | 404 | 409 | 429 | 500 | 502 | 503,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+) {
   return c.json({ error: { message, type: "admin_error", code } }, status, headers);
 }
 
@@ -59,7 +65,10 @@ function actorOf(c: AdminContext): string {
   return c.req.header("cf-connecting-ip")?.trim() || "unknown";
 }
 
-async function readJson<T>(c: AdminContext, schema: z.ZodType<T>): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+async function readJson<T>(
+  c: AdminContext,
+  schema: z.ZodType<T>,
+): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
   let body: unknown;
   try {
     body = await c.req.json();
@@ -67,14 +76,29 @@ async function readJson<T>(c: AdminContext, schema: z.ZodType<T>): Promise<{ ok:
     return { ok: false, message: "body must be JSON" };
   }
   const parsed = schema.safeParse(body);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") };
+  if (!parsed.success)
+    return {
+      ok: false,
+      message: parsed.error.issues
+        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+        .join("; "),
+    };
   return { ok: true, value: parsed.data };
 }
 
 admin.onError((error, c) => {
-  if (error instanceof DatabaseNotConfiguredError) return fail(c, 503, "database_not_configured", error.message);
-  createLogger(configFromEnv(c.env), c.env, { path: new URL(c.req.url).pathname }).error("admin request failed", { error });
-  return fail(c, 500, "internal_error", `admin request failed: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof DatabaseNotConfiguredError)
+    return fail(c, 503, "database_not_configured", error.message);
+  createLogger(configFromEnv(c.env), c.env, { path: new URL(c.req.url).pathname }).error(
+    "admin request failed",
+    { error },
+  );
+  return fail(
+    c,
+    500,
+    "internal_error",
+    `admin request failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
 });
 
 const channelParam = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i);
@@ -83,14 +107,23 @@ const channelParam = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i);
 
 admin.get("/pairing/:channel", async (c) => {
   const channel = c.req.param("channel");
-  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  if (!channelParam.safeParse(channel).success)
+    return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
   const account = c.req.query("account");
   const requests = await withDb(c.env, (db) =>
-    postgresAccessStore(db).listPairingRequests(channel, account ? normalizeAccountId(account) : undefined, Date.now()),
+    postgresAccessStore(db).listPairingRequests(
+      channel,
+      account ? normalizeAccountId(account) : undefined,
+      Date.now(),
+    ),
   );
   return c.json({
     channel,
-    requests: requests.map((r) => ({ ...r, createdAt: new Date(r.createdAt).toISOString(), expiresAt: new Date(r.expiresAt).toISOString() })),
+    requests: requests.map((r) => ({
+      ...r,
+      createdAt: new Date(r.createdAt).toISOString(),
+      expiresAt: new Date(r.expiresAt).toISOString(),
+    })),
   });
 });
 
@@ -99,22 +132,41 @@ const codeBody = z.object({ code: z.string().min(1).max(64) });
 for (const action of ["approve", "reject"] as const) {
   admin.post(`/pairing/:channel/${action}`, async (c) => {
     const channel = c.req.param("channel");
-    if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+    if (!channelParam.safeParse(channel).success)
+      return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
     const body = await readJson(c, codeBody);
     if (!body.ok) return fail(c, 400, "invalid_body", body.message);
     const config = configFromEnv(c.env);
     const input = { config, channel, code: body.value.code, actor: actorOf(c), now: Date.now() };
     const result = await withDb(c.env, (db) => {
       const store = postgresAccessStore(db);
-      return action === "approve" ? approvePairingCode({ ...input, store }) : rejectPairingCode({ ...input, store });
+      return action === "approve"
+        ? approvePairingCode({ ...input, store })
+        : rejectPairingCode({ ...input, store });
     });
     if (!result.ok) {
-      const headers = result.retryAfterMs !== undefined ? { "retry-after": String(Math.ceil(result.retryAfterMs / 1000)) } : undefined;
-      const code = result.status === 429 ? "rate_limited" : result.status === 404 ? "pairing_code_not_found" : "invalid_code";
+      const headers =
+        result.retryAfterMs !== undefined
+          ? { "retry-after": String(Math.ceil(result.retryAfterMs / 1000)) }
+          : undefined;
+      const code =
+        result.status === 429
+          ? "rate_limited"
+          : result.status === 404
+            ? "pairing_code_not_found"
+            : "invalid_code";
       return fail(c, result.status, code, result.reason, headers);
     }
     const r = result.request;
-    return c.json({ ok: true, action, channel: r.channel, accountId: r.accountId, senderId: r.senderId, senderName: r.senderName, ownerSet: result.ownerSet });
+    return c.json({
+      ok: true,
+      action,
+      channel: r.channel,
+      accountId: r.accountId,
+      senderId: r.senderId,
+      senderName: r.senderName,
+      ownerSet: result.ownerSet,
+    });
   });
 }
 
@@ -122,25 +174,46 @@ for (const action of ["approve", "reject"] as const) {
 
 admin.get("/allowlist/:channel", async (c) => {
   const channel = c.req.param("channel");
-  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  if (!channelParam.safeParse(channel).success)
+    return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
   const account = c.req.query("account");
-  const entries = await withDb(c.env, (db) => postgresAccessStore(db).listApprovedSenders(channel, account ? normalizeAccountId(account) : undefined));
-  return c.json({ channel, entries: entries.map((e) => ({ ...e, createdAt: new Date(e.createdAt).toISOString() })) });
+  const entries = await withDb(c.env, (db) =>
+    postgresAccessStore(db).listApprovedSenders(
+      channel,
+      account ? normalizeAccountId(account) : undefined,
+    ),
+  );
+  return c.json({
+    channel,
+    entries: entries.map((e) => ({ ...e, createdAt: new Date(e.createdAt).toISOString() })),
+  });
 });
 
-const allowBody = z.object({ senderId: z.string().min(1).max(256), accountId: z.string().min(1).optional() });
+const allowBody = z.object({
+  senderId: z.string().min(1).max(256),
+  accountId: z.string().min(1).optional(),
+});
 
 admin.post("/allowlist/:channel", async (c) => {
   const channel = c.req.param("channel");
-  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  if (!channelParam.safeParse(channel).success)
+    return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
   const body = await readJson(c, allowBody);
   if (!body.ok) return fail(c, 400, "invalid_body", body.message);
   const accountId = normalizeAccountId(body.value.accountId);
   const now = Date.now();
   await withDb(c.env, async (db) => {
     const store = postgresAccessStore(db);
-    await store.addApprovedSender({ channel, accountId, senderId: body.value.senderId, source: "admin" }, now);
-    await store.audit({ kind: "allowlist.added", actor: actorOf(c), detail: { channel, accountId, senderId: body.value.senderId }, at: now });
+    await store.addApprovedSender(
+      { channel, accountId, senderId: body.value.senderId, source: "admin" },
+      now,
+    );
+    await store.audit({
+      kind: "allowlist.added",
+      actor: actorOf(c),
+      detail: { channel, accountId, senderId: body.value.senderId },
+      at: now,
+    });
   });
   return c.json({ ok: true, channel, accountId, senderId: body.value.senderId }, 201);
 });
@@ -148,33 +221,61 @@ admin.post("/allowlist/:channel", async (c) => {
 admin.delete("/allowlist/:channel/:senderId", async (c) => {
   const channel = c.req.param("channel");
   const senderId = c.req.param("senderId");
-  if (!channelParam.safeParse(channel).success) return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
+  if (!channelParam.safeParse(channel).success)
+    return fail(c, 400, "invalid_channel", `invalid channel id "${channel}"`);
   const accountId = normalizeAccountId(c.req.query("account"));
   const now = Date.now();
   const removed = await withDb(c.env, async (db) => {
     const store = postgresAccessStore(db);
     const done = await store.removeApprovedSender(channel, accountId, senderId);
-    if (done) await store.audit({ kind: "allowlist.removed", actor: actorOf(c), detail: { channel, accountId, senderId }, at: now });
+    if (done)
+      await store.audit({
+        kind: "allowlist.removed",
+        actor: actorOf(c),
+        detail: { channel, accountId, senderId },
+        at: now,
+      });
     return done;
   });
-  if (!removed) return fail(c, 404, "not_found", `${senderId} is not on the ${channel} (${accountId}) allowlist`);
+  if (!removed)
+    return fail(
+      c,
+      404,
+      "not_found",
+      `${senderId} is not on the ${channel} (${accountId}) allowlist`,
+    );
   return c.json({ ok: true, channel, accountId, senderId });
 });
 
 // ---- sessions -------------------------------------------------------------------------------
 
 admin.get("/sessions", async (c) => {
-  const limit = z.coerce.number().int().min(1).max(1000).catch(100).parse(c.req.query("limit") ?? 100);
+  const limit = z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .catch(100)
+    .parse(c.req.query("limit") ?? 100);
   // `q`: a fragment of the session key, the channel, or the last message's address / sender id.
   const query = c.req.query("q");
-  if (query !== undefined && query.length > 200) return fail(c, 400, "invalid_query", "q: at most 200 characters");
-  const rows = await withDb(c.env, (db) => searchSessions(db, { query, agentId: c.req.query("agent"), limit }));
+  if (query !== undefined && query.length > 200)
+    return fail(c, 400, "invalid_query", "q: at most 200 characters");
+  const rows = await withDb(c.env, (db) =>
+    searchSessions(db, { query, agentId: c.req.query("agent"), limit }),
+  );
   return c.json({ sessions: rows.map(sessionJson) });
 });
 
 admin.get("/sessions/:key", async (c) => {
   const key = c.req.param("key");
-  const limit = z.coerce.number().int().min(1).max(5000).catch(200).parse(c.req.query("limit") ?? 200);
+  const limit = z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .catch(200)
+    .parse(c.req.query("limit") ?? 200);
   const found = await withDb(c.env, async (db) => {
     const [row] = await db.select().from(sessions).where(eq(sessions.sessionKey, key)).limit(1);
     if (!row) return undefined;
@@ -189,30 +290,66 @@ admin.get("/sessions/:key", async (c) => {
   if (!found) return fail(c, 404, "session_not_found", `no session "${key}"`);
   return c.json({
     session: sessionJson(found.row),
-    transcript: found.entries.map((e) => ({ seq: e.seq, sessionId: e.sessionId, role: e.role, content: e.content, createdAt: e.createdAt.toISOString() })),
+    transcript: found.entries.map((e) => ({
+      seq: e.seq,
+      sessionId: e.sessionId,
+      role: e.role,
+      content: e.content,
+      createdAt: e.createdAt.toISOString(),
+    })),
   });
 });
 
 admin.post("/sessions/:key/reset", async (c) => {
   const key = c.req.param("key");
-  const exists = await withDb(c.env, async (db) => (await db.select({ k: sessions.sessionKey }).from(sessions).where(eq(sessions.sessionKey, key)).limit(1)).length > 0);
+  const exists = await withDb(
+    c.env,
+    async (db) =>
+      (
+        await db
+          .select({ k: sessions.sessionKey })
+          .from(sessions)
+          .where(eq(sessions.sessionKey, key))
+          .limit(1)
+      ).length > 0,
+  );
   if (!exists) return fail(c, 404, "session_not_found", `no session "${key}"`);
   const stub = c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key));
   try {
     const result = await stub.adminReset();
     await withDb(c.env, (db) =>
-      postgresAccessStore(db).audit({ kind: "session.reset", actor: actorOf(c), detail: { sessionKey: key }, at: Date.now() }),
+      postgresAccessStore(db).audit({
+        kind: "session.reset",
+        actor: actorOf(c),
+        detail: { sessionKey: key },
+        at: Date.now(),
+      }),
     );
     return c.json({ ok: true, sessionKey: key, result: result ?? null });
   } catch (error) {
-    return fail(c, 502, "session_reset_failed", `session reset failed: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(
+      c,
+      502,
+      "session_reset_failed",
+      `session reset failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 });
 
 /** Reply chunks the outbox gave up on, and inbound events that failed triage or run setup for good. */
 admin.get("/sessions/:key/dead-letters", async (c) => {
   const key = c.req.param("key");
-  const exists = await withDb(c.env, async (db) => (await db.select({ k: sessions.sessionKey }).from(sessions).where(eq(sessions.sessionKey, key)).limit(1)).length > 0);
+  const exists = await withDb(
+    c.env,
+    async (db) =>
+      (
+        await db
+          .select({ k: sessions.sessionKey })
+          .from(sessions)
+          .where(eq(sessions.sessionKey, key))
+          .limit(1)
+      ).length > 0,
+  );
   if (!exists) return fail(c, 404, "session_not_found", `no session "${key}"`);
   const deadLetters = await c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key)).deadLetters();
   return c.json({ sessionKey: key, deadLetters });
@@ -240,7 +377,9 @@ admin.get("/agents", (c) => {
   const config = configFromEnv(c.env);
   const agents = listAgents(config);
   const fallbackDefault = defaultAgentId(config);
-  const list = agents.length ? agents : [{ id: fallbackDefault, default: true, model: undefined, name: undefined }];
+  const list = agents.length
+    ? agents
+    : [{ id: fallbackDefault, default: true, model: undefined, name: undefined }];
   return c.json({
     agents: list.map((agent) => ({
       id: agent.id,
@@ -248,7 +387,9 @@ admin.get("/agents", (c) => {
       default: agent.id === fallbackDefault,
       // The model that answers: the agent's, the default, or what a provider key / the demo switch gives.
       model: modelSelectionFor(config, c.env, agent.id).primary ?? null,
-      bindings: config.bindings.filter((b) => b.agentId.toLowerCase() === agent.id).map((b) => b.match),
+      bindings: config.bindings
+        .filter((b) => b.agentId.toLowerCase() === agent.id)
+        .map((b) => b.match),
     })),
   });
 });
@@ -259,8 +400,15 @@ admin.get("/config/check", (c) => {
     // The config in force: EDGECLAW_CONFIG, else the bundled one (already validated when it parses).
     raw = c.env.EDGECLAW_CONFIG ? JSON.parse(c.env.EDGECLAW_CONFIG) : configFromEnv(c.env);
   } catch (error) {
-    if (error instanceof ConfigError) return c.json({ ok: false, errors: error.issues, warnings: [] });
-    return c.json({ ok: false, errors: [`EDGECLAW_CONFIG is not JSON: ${error instanceof Error ? error.message : String(error)}`], warnings: [] });
+    if (error instanceof ConfigError)
+      return c.json({ ok: false, errors: error.issues, warnings: [] });
+    return c.json({
+      ok: false,
+      errors: [
+        `EDGECLAW_CONFIG is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      ],
+      warnings: [],
+    });
   }
   return c.json(checkConfig(raw, c.env));
 });
@@ -277,4 +425,6 @@ admin.post("/config/check", async (c) => {
 
 admin.route("/memory", adminMemory);
 
-admin.all("*", (c) => fail(c, 404, "not_found", `no admin route ${c.req.method} ${new URL(c.req.url).pathname}`));
+admin.all("*", (c) =>
+  fail(c, 404, "not_found", `no admin route ${c.req.method} ${new URL(c.req.url).pathname}`),
+);

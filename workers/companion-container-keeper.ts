@@ -21,14 +21,32 @@ export async function keepCompanionContainers(env: Env): Promise<void> {
   if (env.EDGECLAW_COMPANION_CONTAINER !== "1" && env.EDGECLAW_COMPANION_CONTAINER !== "0") return;
   const config = configFromEnv(env);
   const revision = await configRevision(config);
-  const wanted = new Set(companionContainerDeployed(env) && config.companion.container.enabled ? containerDeployments(config, env).map((planned) => planned.deployment) : []);
+  const wanted = new Set(
+    companionContainerDeployed(env) && config.companion.container.enabled
+      ? containerDeployments(config, env).map((planned) => planned.deployment)
+      : [],
+  );
   const all = new Set(config.companion.ingressKeys.map((key) => key.deployment ?? key.id));
-  const results = await Promise.allSettled([...all].map((deployment) => companionStub(env, deployment).keepContainer(deployment, wanted.has(deployment), revision)));
-  for (const result of results) if (result.status === "rejected") console.warn("companion container keep failed", result.reason instanceof Error ? result.reason.message : result.reason);
+  const results = await Promise.allSettled(
+    [...all].map((deployment) =>
+      companionStub(env, deployment).keepContainer(deployment, wanted.has(deployment), revision),
+    ),
+  );
+  for (const result of results)
+    if (result.status === "rejected")
+      console.warn(
+        "companion container keep failed",
+        result.reason instanceof Error ? result.reason.message : result.reason,
+      );
 }
 
 /** A fingerprint of the deployed config: a deploy that changes it closes an open crash-loop breaker. */
 async function configRevision(config: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(config)));
-  return [...new Uint8Array(digest).slice(0, 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(JSON.stringify(config)),
+  );
+  return [...new Uint8Array(digest).slice(0, 8)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
 }

@@ -1,7 +1,10 @@
 import type { Env } from "./env.ts";
 import type { SocketAccount, SocketPieces } from "../functions/channels/channel.ts";
 import type { EventResult, EventsRequest } from "../functions/channels/companion/wire.ts";
-import { authorizeIngressEnvelope, type IngressKeyGrant } from "../functions/channels/companion/authorize.ts";
+import {
+  authorizeIngressEnvelope,
+  type IngressKeyGrant,
+} from "../functions/channels/companion/authorize.ts";
 import { ingestEnvelope } from "./ingest.ts";
 
 /**
@@ -17,7 +20,8 @@ export async function storeSocketEvents(
   request: EventsRequest,
 ): Promise<EventResult[]> {
   const results: EventResult[] = [];
-  for (const event of request.events) results.push(await storeOne(env, grant, target, request.channel, event));
+  for (const event of request.events)
+    results.push(await storeOne(env, grant, target, request.channel, event));
   return results;
 }
 
@@ -31,26 +35,57 @@ async function storeOne(
   const { eventId } = event;
   let parsed;
   try {
-    parsed = await socket.parse({ eventId, payload: event.payload, receivedAt: event.receivedAt }, account, env);
+    parsed = await socket.parse(
+      { eventId, payload: event.payload, receivedAt: event.receivedAt },
+      account,
+      env,
+    );
   } catch (error) {
     // A parser that throws is a bug on our side, not the event's fault: keep it for a retry after a fix.
     const message = error instanceof Error ? error.message : String(error);
-    console.error(`channels.${channel} (${account.label}): socket event ${eventId} could not be parsed`, message);
+    console.error(
+      `channels.${channel} (${account.label}): socket event ${eventId} could not be parsed`,
+      message,
+    );
     return { eventId, status: "failed", error: `parse failed: ${message}` };
   }
-  if (parsed.kind === "malformed") return { eventId, status: "failed", error: `malformed ${channel} event: ${parsed.reason}`, permanent: true };
+  if (parsed.kind === "malformed")
+    return {
+      eventId,
+      status: "failed",
+      error: `malformed ${channel} event: ${parsed.reason}`,
+      permanent: true,
+    };
   if (parsed.kind === "respond") return { eventId, status: "stored", outcomes: [] };
   for (const envelope of parsed.envelopes) {
     // The parser is ours, but the key's limits hold for whatever it produced (defence in depth).
     const authorized = authorizeIngressEnvelope(grant, envelope);
-    if (!authorized.ok) return { eventId, status: "failed", error: `forbidden: ${authorized.reason}`, permanent: true };
+    if (!authorized.ok)
+      return {
+        eventId,
+        status: "failed",
+        error: `forbidden: ${authorized.reason}`,
+        permanent: true,
+      };
   }
-  const settled = await Promise.allSettled(parsed.envelopes.map((envelope) => ingestEnvelope(env, envelope)));
+  const settled = await Promise.allSettled(
+    parsed.envelopes.map((envelope) => ingestEnvelope(env, envelope)),
+  );
   const failure = settled.find((outcome) => outcome.status === "rejected");
   if (failure) {
-    const message = failure.reason instanceof Error ? failure.reason.message : String(failure.reason);
-    console.error(`channels.${channel} (${account.label}): socket event ${eventId} not accepted`, message);
+    const message =
+      failure.reason instanceof Error ? failure.reason.message : String(failure.reason);
+    console.error(
+      `channels.${channel} (${account.label}): socket event ${eventId} not accepted`,
+      message,
+    );
     return { eventId, status: "failed", error: message };
   }
-  return { eventId, status: "stored", outcomes: settled.map((outcome) => (outcome.status === "fulfilled" ? outcome.value.status : "unrouted")) };
+  return {
+    eventId,
+    status: "stored",
+    outcomes: settled.map((outcome) =>
+      outcome.status === "fulfilled" ? outcome.value.status : "unrouted",
+    ),
+  };
 }

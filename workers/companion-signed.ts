@@ -30,14 +30,27 @@ export function liveIngressKeys(config: EdgeclawConfig, env: Env): SigningKey[] 
  * key id and body (signature.ts), and the grant of the key that signed. A Response is the refusal
  * to send back (404 unconfigured, 413, 401).
  */
-export async function readSignedCompanionRequest(c: Context<{ Bindings: Env }>): Promise<SignedCompanionRequest | Response> {
+export async function readSignedCompanionRequest(
+  c: Context<{ Bindings: Env }>,
+): Promise<SignedCompanionRequest | Response> {
   const config = configFromEnv(c.env);
   const keys = liveIngressKeys(config, c.env);
-  if (!keys.length) return c.json({ error: "companion ingress is not configured (set EDGECLAW_COMPANION_INGRESS_SECRET)" }, 404);
+  if (!keys.length)
+    return c.json(
+      { error: "companion ingress is not configured (set EDGECLAW_COMPANION_INGRESS_SECRET)" },
+      404,
+    );
   const body = await readBodyCapped(c.req.raw, config.companion.maxBodyBytes);
   if (!body.ok) return c.json({ error: body.error }, body.status);
   const url = new URL(c.req.url);
-  const verified = await verifySignedRequest({ keys, headers: c.req.raw.headers, method: c.req.method, path: url.pathname + url.search, body: body.bytes, nowSeconds: Math.floor(Date.now() / 1000) });
+  const verified = await verifySignedRequest({
+    keys,
+    headers: c.req.raw.headers,
+    method: c.req.method,
+    path: url.pathname + url.search,
+    body: body.bytes,
+    nowSeconds: Math.floor(Date.now() / 1000),
+  });
   if (!verified.ok) return c.json({ error: `unauthorized: ${verified.reason}` }, 401);
   const grant = config.companion.ingressKeys.find((key) => key.id === verified.keyId);
   if (!grant) return c.json({ error: "unauthorized: unknown key id" }, 401);

@@ -30,7 +30,12 @@ export type GatewayAuthResult =
   | {
       ok: false;
       status: 401 | 429 | 503;
-      code: "missing_token" | "invalid_token" | "auth_not_configured" | "rate_limited" | "auth_unavailable";
+      code:
+        | "missing_token"
+        | "invalid_token"
+        | "auth_not_configured"
+        | "rate_limited"
+        | "auth_unavailable";
       message: string;
       retryAfterSeconds?: number;
     };
@@ -46,10 +51,21 @@ export async function checkGatewayAuth(request: Request, env: Env): Promise<Gate
 
   const expected = expectedSecret(config, env);
   if (!expected) {
-    return { ok: false, status: 401, code: "auth_not_configured", message: "Gateway auth is not configured: set gateway.auth.token or EDGECLAW_GATEWAY_TOKEN" };
+    return {
+      ok: false,
+      status: 401,
+      code: "auth_not_configured",
+      message: "Gateway auth is not configured: set gateway.auth.token or EDGECLAW_GATEWAY_TOKEN",
+    };
   }
   const presented = bearerToken(request);
-  if (presented === undefined) return { ok: false, status: 401, code: "missing_token", message: "Missing gateway token: send Authorization: Bearer <token>" };
+  if (presented === undefined)
+    return {
+      ok: false,
+      status: 401,
+      code: "missing_token",
+      message: "Missing gateway token: send Authorization: Bearer <token>",
+    };
 
   const address = clientAddress(request);
   const limited = !(auth.rateLimit.exemptLoopback && isLoopback(address));
@@ -66,16 +82,32 @@ export async function checkGatewayAuth(request: Request, env: Env): Promise<Gate
     let verdict: AuthVerdict;
     try {
       const limiter = env.AUTH_LIMITER.get(env.AUTH_LIMITER.idFromName(bucket));
-      verdict = matches ? await limiter.admit() : await limiter.fail({ maxAttempts, windowMs, lockoutMs }, { bucket, path: new URL(request.url).pathname });
+      verdict = matches
+        ? await limiter.admit()
+        : await limiter.fail(
+            { maxAttempts, windowMs, lockoutMs },
+            { bucket, path: new URL(request.url).pathname },
+          );
     } catch (error) {
       // Fail closed: without the counter, neither a right nor a wrong credential is judged.
-      createLogger(config, env).error("gateway auth: the failed-auth limiter is unreachable", { error });
-      return { ok: false, status: 503, code: "auth_unavailable", message: "Authentication is temporarily unavailable; retry shortly", retryAfterSeconds: 1 };
+      createLogger(config, env).error("gateway auth: the failed-auth limiter is unreachable", {
+        error,
+      });
+      return {
+        ok: false,
+        status: 503,
+        code: "auth_unavailable",
+        message: "Authentication is temporarily unavailable; retry shortly",
+        retryAfterSeconds: 1,
+      };
     }
-    if (verdict.retryAfterMs !== undefined) rememberLockout(bucket, Date.now() + verdict.retryAfterMs);
+    if (verdict.retryAfterMs !== undefined)
+      rememberLockout(bucket, Date.now() + verdict.retryAfterMs);
     if (verdict.locked) return lockedOut(verdict.retryAfterMs ?? lockoutMs);
   }
-  return matches ? { ok: true } : { ok: false, status: 401, code: "invalid_token", message: "Invalid gateway token" };
+  return matches
+    ? { ok: true }
+    : { ok: false, status: 401, code: "invalid_token", message: "Invalid gateway token" };
 }
 
 /**
@@ -88,18 +120,34 @@ export const requireGatewayToken: MiddlewareHandler<{ Bindings: Env }> = async (
   await next();
 };
 
-export function gatewayAuthErrorResponse(result: Extract<GatewayAuthResult, { ok: false }>): Response {
+export function gatewayAuthErrorResponse(
+  result: Extract<GatewayAuthResult, { ok: false }>,
+): Response {
   const headers: Record<string, string> = {};
   if (result.status === 401) headers["www-authenticate"] = 'Bearer realm="edgeclaw"';
-  if (result.retryAfterSeconds !== undefined) headers["retry-after"] = String(result.retryAfterSeconds);
-  const type = result.status === 429 ? "rate_limit_error" : result.status === 503 ? "api_error" : "authentication_error";
-  return Response.json({ error: { message: result.message, type, param: null, code: result.code } }, { status: result.status, headers });
+  if (result.retryAfterSeconds !== undefined)
+    headers["retry-after"] = String(result.retryAfterSeconds);
+  const type =
+    result.status === 429
+      ? "rate_limit_error"
+      : result.status === 503
+        ? "api_error"
+        : "authentication_error";
+  return Response.json(
+    { error: { message: result.message, type, param: null, code: result.code } },
+    { status: result.status, headers },
+  );
 }
 
 function expectedSecret(config: EdgeclawConfig, env: Env): string | undefined {
   const auth = config.gateway.auth;
-  if (auth.mode === "password") return resolveSecret(auth.password, env) ?? stringEnv(env.OPENCLAW_GATEWAY_PASSWORD);
-  return resolveSecret(auth.token, env) ?? stringEnv(env.EDGECLAW_GATEWAY_TOKEN) ?? stringEnv(env.OPENCLAW_GATEWAY_TOKEN);
+  if (auth.mode === "password")
+    return resolveSecret(auth.password, env) ?? stringEnv(env.OPENCLAW_GATEWAY_PASSWORD);
+  return (
+    resolveSecret(auth.token, env) ??
+    stringEnv(env.EDGECLAW_GATEWAY_TOKEN) ??
+    stringEnv(env.OPENCLAW_GATEWAY_TOKEN)
+  );
 }
 
 function stringEnv(value: unknown): string | undefined {
@@ -123,7 +171,8 @@ async function constantTimeEqual(a: string, b: string): Promise<boolean> {
 }
 
 function rememberLockout(bucket: string, until: number): void {
-  if (knownLockouts.size >= MAX_KNOWN_LOCKOUTS) knownLockouts.delete(knownLockouts.keys().next().value!);
+  if (knownLockouts.size >= MAX_KNOWN_LOCKOUTS)
+    knownLockouts.delete(knownLockouts.keys().next().value!);
   knownLockouts.set(bucket, until);
 }
 

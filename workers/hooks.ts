@@ -25,15 +25,33 @@ hooks.use("*", async (c, next) => {
   const path = new URL(c.req.url).pathname;
   if (!path.startsWith(prefix)) return next();
   if (!config.hooks.enabled) return next();
-  if (c.req.method !== "POST") return c.json({ ok: false, error: "method not allowed" }, 405, { allow: "POST" });
+  if (c.req.method !== "POST")
+    return c.json({ ok: false, error: "method not allowed" }, 405, { allow: "POST" });
   return handleHook(c, config, path.slice(prefix.length));
 });
 
-async function handleHook(c: Context<{ Bindings: Env }>, config: EdgeclawConfig, name: string): Promise<Response> {
+async function handleHook(
+  c: Context<{ Bindings: Env }>,
+  config: EdgeclawConfig,
+  name: string,
+): Promise<Response> {
   const url = new URL(c.req.url);
-  if (url.searchParams.has("token")) return c.json({ ok: false, error: "hook tokens are not accepted in the query string; send Authorization: Bearer <token>" }, 400);
+  if (url.searchParams.has("token"))
+    return c.json(
+      {
+        ok: false,
+        error:
+          "hook tokens are not accepted in the query string; send Authorization: Bearer <token>",
+      },
+      400,
+    );
   const auth = await authenticate(c.req.raw, c.env, config);
-  if (!auth.ok) return c.json({ ok: false, error: auth.error }, auth.status, auth.retryAfterSeconds ? { "retry-after": String(auth.retryAfterSeconds) } : {});
+  if (!auth.ok)
+    return c.json(
+      { ok: false, error: auth.error },
+      auth.status,
+      auth.retryAfterSeconds ? { "retry-after": String(auth.retryAfterSeconds) } : {},
+    );
 
   const body = await readBodyCapped(c.req.raw, config.hooks.maxBodyBytes);
   if (!body.ok) return c.json({ ok: false, error: body.error }, 413);
@@ -49,57 +67,113 @@ async function handleHook(c: Context<{ Bindings: Env }>, config: EdgeclawConfig,
   return act(c, decision.action, headerKey?.trim().slice(0, 256) || undefined);
 }
 
-async function act(c: Context<{ Bindings: Env }>, action: HookAction, headerKey: string | undefined): Promise<Response> {
+async function act(
+  c: Context<{ Bindings: Env }>,
+  action: HookAction,
+  headerKey: string | undefined,
+): Promise<Response> {
   const now = Date.now();
   if (action.kind === "wake") {
     const key = headerKey ? await digest(headerKey) : crypto.randomUUID();
-    const event = systemEventFor(action.agentId, action.text, `hook:wake:${action.agentId}:${key}`, "hook", now);
+    const event = systemEventFor(
+      action.agentId,
+      action.text,
+      `hook:wake:${action.agentId}:${key}`,
+      "hook",
+      now,
+    );
     const stored = await sessionStub(c.env, event.sessionKey).accept(event);
     // The event is stored; the beat that reads it now is best effort (the next one reads it anyway).
     if (action.now && stored.status === "accepted") {
       await schedulerStub(c.env)
         .wake(action.agentId, `hook:${key}`)
-        .catch((error: unknown) => console.warn("hook wake: heartbeat not started", error instanceof Error ? error.message : error));
+        .catch((error: unknown) =>
+          console.warn(
+            "hook wake: heartbeat not started",
+            error instanceof Error ? error.message : error,
+          ),
+        );
     }
-    return c.json({ ok: true, mode: action.now ? "now" : "next-heartbeat", duplicate: stored.status === "duplicate" });
+    return c.json({
+      ok: true,
+      mode: action.now ? "now" : "next-heartbeat",
+      duplicate: stored.status === "duplicate",
+    });
   }
   const idempotencyKey = headerKey ?? action.idempotencyKey;
   const id = idempotencyKey ? await digest(idempotencyKey) : crypto.randomUUID();
   const event = hookAgentEvent(action, id, now);
   const stored = await sessionStub(c.env, event.sessionKey).accept(event);
-  return c.json({ ok: true, runId: event.envelope.dedupKey, sessionKey: event.sessionKey, duplicate: stored.status === "duplicate" });
+  return c.json({
+    ok: true,
+    runId: event.envelope.dedupKey,
+    sessionKey: event.sessionKey,
+    duplicate: stored.status === "duplicate",
+  });
 }
 
-type AuthResult = { ok: true } | { ok: false; status: 401 | 429 | 503; error: string; retryAfterSeconds?: number };
+type AuthResult =
+  | { ok: true }
+  | { ok: false; status: 401 | 429 | 503; error: string; retryAfterSeconds?: number };
 
-async function authenticate(request: Request, env: Env, config: EdgeclawConfig): Promise<AuthResult> {
+async function authenticate(
+  request: Request,
+  env: Env,
+  config: EdgeclawConfig,
+): Promise<AuthResult> {
   const expected = resolveSecret(config.hooks.token, env);
   if (!expected) return { ok: false, status: 401, error: "hooks.token is not configured" };
   const header = request.headers.get("authorization");
   const bearer = header ? /^Bearer\s+(.+)$/i.exec(header.trim())?.[1]?.trim() : undefined;
   const presented = bearer ?? request.headers.get("x-openclaw-token")?.trim();
   const bucket = `hooks:${addressBucket(clientAddress(request))}`;
-  const limits = { maxAttempts: config.hooks.maxFailedAuth, windowMs: config.hooks.failedAuthWindowSeconds * 1000, lockoutMs: config.hooks.lockoutSeconds * 1000 };
+  const limits = {
+    maxAttempts: config.hooks.maxFailedAuth,
+    windowMs: config.hooks.failedAuthWindowSeconds * 1000,
+    lockoutMs: config.hooks.lockoutSeconds * 1000,
+  };
   const matches = presented !== undefined && (await constantTimeEqual(presented, expected));
   let verdict;
   try {
     const limiter = env.AUTH_LIMITER.get(env.AUTH_LIMITER.idFromName(bucket));
     verdict = matches ? await limiter.admit() : await limiter.fail(limits);
   } catch {
-    return { ok: false, status: 503, error: "authentication is temporarily unavailable", retryAfterSeconds: 1 };
+    return {
+      ok: false,
+      status: 503,
+      error: "authentication is temporarily unavailable",
+      retryAfterSeconds: 1,
+    };
   }
-  if (verdict.locked) return { ok: false, status: 429, error: "too many failed hook authentications; try again later", retryAfterSeconds: Math.max(1, Math.ceil((verdict.retryAfterMs ?? limits.lockoutMs) / 1000)) };
-  return matches ? { ok: true } : { ok: false, status: 401, error: presented === undefined ? "missing hook token" : "invalid hook token" };
+  if (verdict.locked)
+    return {
+      ok: false,
+      status: 429,
+      error: "too many failed hook authentications; try again later",
+      retryAfterSeconds: Math.max(1, Math.ceil((verdict.retryAfterMs ?? limits.lockoutMs) / 1000)),
+    };
+  return matches
+    ? { ok: true }
+    : {
+        ok: false,
+        status: 401,
+        error: presented === undefined ? "missing hook token" : "invalid hook token",
+      };
 }
 
 async function constantTimeEqual(a: string, b: string): Promise<boolean> {
   const encoder = new TextEncoder();
-  const [left, right] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(a)), crypto.subtle.digest("SHA-256", encoder.encode(b))]);
+  const [left, right] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(a)),
+    crypto.subtle.digest("SHA-256", encoder.encode(b)),
+  ]);
   return crypto.subtle.timingSafeEqual(left, right);
 }
 
 /** A caller's idempotency key, hashed: it names a session and an event, so it is bounded and opaque. */
 async function digest(key: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  const bytes = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
+  );
   return [...bytes.slice(0, 16)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }

@@ -30,7 +30,9 @@ export { CommandRegistryDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
-app.get("/health", async (c) => c.json({ ok: true, status: "live", ...(await companionHealth(c.env)) }));
+app.get("/health", async (c) =>
+  c.json({ ok: true, status: "live", ...(await companionHealth(c.env)) }),
+);
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
 app.route("/", control);
@@ -60,7 +62,10 @@ export default {
           .ensureConfig()
           .catch((error: unknown) => {
             schedulerConfigChecked = false;
-            console.warn("scheduler config check failed", error instanceof Error ? error.message : error);
+            console.warn(
+              "scheduler config check failed",
+              error instanceof Error ? error.message : error,
+            );
           }),
       );
     }

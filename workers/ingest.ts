@@ -4,7 +4,9 @@ import { configFromEnv } from "../functions/config/load.ts";
 import { isRejected, resolveAgentRoute } from "../functions/routing/resolve-route.ts";
 import type { RoutedEvent } from "../durable-objects/session-api.ts";
 
-export type IngestOutcome = { status: "accepted" | "duplicate"; sessionKey: string } | { status: "unrouted"; reason: string };
+export type IngestOutcome =
+  | { status: "accepted" | "duplicate"; sessionKey: string }
+  | { status: "unrouted"; reason: string };
 
 /**
  * The hot path every channel shares after it has verified and parsed a platform event: route it
@@ -12,7 +14,9 @@ export type IngestOutcome = { status: "accepted" | "duplicate"; sessionKey: stri
  * this returns. A thrown error means "not stored": the channel answers 5xx so the platform retries.
  */
 export async function ingestEnvelope(env: Env, envelope: InboundEnvelope): Promise<IngestOutcome> {
-  const route = resolveAgentRoute(configFromEnv(env), envelope, { senderRoles: envelope.senderRoles });
+  const route = resolveAgentRoute(configFromEnv(env), envelope, {
+    senderRoles: envelope.senderRoles,
+  });
   if (isRejected(route)) return { status: "unrouted", reason: route.rejected };
   const event: RoutedEvent = { envelope, agentId: route.agentId, sessionKey: route.sessionKey };
   const result = await sessionStub(env, route.sessionKey).accept(event);

@@ -24,13 +24,24 @@ internalIngress.post("/ingress", meterIngress("internal"), async (c) => {
     const secret = resolveSecret(key.secret, c.env);
     return secret ? [{ id: key.id, secret }] : [];
   });
-  if (!keys.length) return c.json({ error: "internal ingress is not configured (set EDGECLAW_COMPANION_INGRESS_SECRET)" }, 404);
+  if (!keys.length)
+    return c.json(
+      { error: "internal ingress is not configured (set EDGECLAW_COMPANION_INGRESS_SECRET)" },
+      404,
+    );
 
   const body = await readBodyCapped(c.req.raw, config.companion.maxBodyBytes);
   if (!body.ok) return c.json({ error: body.error }, body.status);
 
   const path = new URL(c.req.url).pathname;
-  const verified = await verifySignedRequest({ keys, headers: c.req.raw.headers, method: "POST", path, body: body.bytes, nowSeconds: Math.floor(Date.now() / 1000) });
+  const verified = await verifySignedRequest({
+    keys,
+    headers: c.req.raw.headers,
+    method: "POST",
+    path,
+    body: body.bytes,
+    nowSeconds: Math.floor(Date.now() / 1000),
+  });
   if (!verified.ok) return c.json({ error: `unauthorized: ${verified.reason}` }, 401);
 
   let json: unknown;
@@ -41,11 +52,23 @@ internalIngress.post("/ingress", meterIngress("internal"), async (c) => {
   }
   const envelope = inboundEnvelopeSchema.safeParse(json);
   if (!envelope.success) {
-    return c.json({ error: "invalid envelope", issues: envelope.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) }, 400);
+    return c.json(
+      {
+        error: "invalid envelope",
+        issues: envelope.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+      },
+      400,
+    );
   }
   const grant = config.companion.ingressKeys.find((key) => key.id === verified.keyId);
-  const authorized = grant ? authorizeIngressEnvelope(grant, envelope.data) : { ok: false as const, reason: "unknown key id" };
+  const authorized = grant
+    ? authorizeIngressEnvelope(grant, envelope.data)
+    : { ok: false as const, reason: "unknown key id" };
   if (!authorized.ok) return c.json({ error: `forbidden: ${authorized.reason}` }, 403);
   const outcome = await ingestEnvelope(c.env, envelope.data);
-  return c.json(outcome, 200, outcome.status === "unrouted" ? { "x-edgeclaw-ingest": "unrouted" } : {});
+  return c.json(
+    outcome,
+    200,
+    outcome.status === "unrouted" ? { "x-edgeclaw-ingest": "unrouted" } : {},
+  );
 });

@@ -13,7 +13,13 @@ import { readJsonBody } from "./openai/read-json-body.ts";
 import { chatCompletionRequestSchema, describeIssue } from "./openai/request-schema.ts";
 import { readRunEvents } from "./openai/run-events.ts";
 import { readHistory, sessionStub } from "./openai/session-client.ts";
-import { agentIdFromModel, agentTargetIds, resolveAgentId, resolveSessionTarget, type SessionTarget } from "./openai/target.ts";
+import {
+  agentIdFromModel,
+  agentTargetIds,
+  resolveAgentId,
+  resolveSessionTarget,
+  type SessionTarget,
+} from "./openai/target.ts";
 
 /**
  * The OpenAI-compatible HTTP API (OpenClaw's gateway/openai-http-api), mounted at /v1. Every
@@ -29,13 +35,24 @@ export const openaiApi = new Hono<AppEnv>();
 
 openaiApi.onError((error, c) => {
   if (error instanceof OpenAIHttpError) return error.toResponse();
-  createLogger(configFromEnv(c.env), c.env, { channel: "openai" }).error("openai api: unexpected error", { error });
-  return new OpenAIHttpError(500, "Internal gateway error", "api_error", "internal_error").toResponse();
+  createLogger(configFromEnv(c.env), c.env, { channel: "openai" }).error(
+    "openai api: unexpected error",
+    { error },
+  );
+  return new OpenAIHttpError(
+    500,
+    "Internal gateway error",
+    "api_error",
+    "internal_error",
+  ).toResponse();
 });
 
 openaiApi.use("*", async (c, next) => {
   if (!configFromEnv(c.env).gateway.http.endpoints.chatCompletions.enabled) {
-    throw notFound("The OpenAI-compatible API is disabled (gateway.http.endpoints.chatCompletions.enabled)", "endpoint_disabled");
+    throw notFound(
+      "The OpenAI-compatible API is disabled (gateway.http.endpoints.chatCompletions.enabled)",
+      "endpoint_disabled",
+    );
   }
   await next();
 });
@@ -58,7 +75,10 @@ openaiApi.get("/models/:id{.+}", (c) => {
 
 openaiApi.post("/chat/completions", async (c) => {
   const config = configFromEnv(c.env);
-  const raw = await readJsonBody(c.req.raw, config.gateway.http.endpoints.chatCompletions.maxBodyBytes);
+  const raw = await readJsonBody(
+    c.req.raw,
+    config.gateway.http.endpoints.chatCompletions.maxBodyBytes,
+  );
   const parsed = chatCompletionRequestSchema.safeParse(raw);
   if (!parsed.success) {
     const { message, param } = describeIssue(parsed.error);
@@ -71,7 +91,12 @@ openaiApi.post("/chat/completions", async (c) => {
   const freshId = requestId.fromClient ? await sha256Hex(requestId.id) : undefined;
   const target = targetOf(c, config, request.model, request.user, freshId);
   const routed: RoutedEvent = {
-    envelope: envelopeFor(c, requestId.id, request.user, buildInboundText(request, target.persistent)),
+    envelope: envelopeFor(
+      c,
+      requestId.id,
+      request.user,
+      buildInboundText(request, target.persistent),
+    ),
     agentId: target.agentId,
     sessionKey: target.sessionKey,
   };
@@ -84,9 +109,14 @@ openaiApi.post("/chat/completions", async (c) => {
     created: Math.floor(Date.now() / 1000),
     model: request.model,
     includeUsage: request.stream_options?.include_usage === true,
-    surfaceEvents: (c.req.header("x-edgeclaw-events") ?? "").split(",").map((s) => s.trim()).includes("tools"),
+    surfaceEvents: (c.req.header("x-edgeclaw-events") ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .includes("tools"),
   };
-  const response = request.stream ? streamingResponse(events, meta) : await completionResponse(events, meta);
+  const response = request.stream
+    ? streamingResponse(events, meta)
+    : await completionResponse(events, meta);
   response.headers.set("x-openclaw-session-key", target.sessionKey);
   return response;
 });
@@ -101,13 +131,23 @@ openaiApi.get("/edgeclaw/history", async (c) => {
   if (!user && !c.req.header("x-openclaw-session-key")?.trim()) {
     throw invalidRequest("`user` is required (or send x-openclaw-session-key)", "user");
   }
-  if (user && user.length > 256) throw invalidRequest("`user` must be at most 256 characters", "user");
+  if (user && user.length > 256)
+    throw invalidRequest("`user` must be at most 256 characters", "user");
   const target = targetOf(c, config, c.req.query("model") ?? "openclaw", user);
-  return c.json({ object: "list", session_key: target.sessionKey, data: await readHistory(c.env, target.sessionKey) });
+  return c.json({
+    object: "list",
+    session_key: target.sessionKey,
+    data: await readHistory(c.env, target.sessionKey),
+  });
 });
 
 // Registered last: anything else under /v1 gets an OpenAI-shaped 404 (after the auth check).
-openaiApi.all("*", (c) => notFound(`No route for ${c.req.method} ${new URL(c.req.url).pathname}`, "unknown_route").toResponse());
+openaiApi.all("*", (c) =>
+  notFound(
+    `No route for ${c.req.method} ${new URL(c.req.url).pathname}`,
+    "unknown_route",
+  ).toResponse(),
+);
 
 function modelObject(id: string) {
   return { id, object: "model", created: 0, owned_by: "openclaw" };
@@ -135,7 +175,10 @@ function channelOf(c: AppContext): "openai" | "webchat" {
   const value = c.req.header("x-openclaw-message-channel")?.trim().toLowerCase();
   if (!value || value === "openai") return "openai";
   if (value === "webchat") return "webchat";
-  throw invalidRequest("x-openclaw-message-channel must be `openai` or `webchat`", "x-openclaw-message-channel");
+  throw invalidRequest(
+    "x-openclaw-message-channel must be `openai` or `webchat`",
+    "x-openclaw-message-channel",
+  );
 }
 
 /** `x-openclaw-model`: a per-request `provider/model` override for the selected agent. */
@@ -143,7 +186,11 @@ function modelOverrideOf(c: AppContext): string | undefined {
   const value = c.req.header("x-openclaw-model")?.trim();
   if (!value) return undefined;
   if (!/^[^/\s]+\/\S+$/.test(value) || value.length > 200) {
-    throw invalidRequest("x-openclaw-model must be `provider/model`", "x-openclaw-model", "invalid_model_override");
+    throw invalidRequest(
+      "x-openclaw-model must be `provider/model`",
+      "x-openclaw-model",
+      "invalid_model_override",
+    );
   }
   return value;
 }
@@ -153,17 +200,28 @@ function requestIdOf(c: AppContext): { id: string; fromClient: boolean } {
   const key = c.req.header("idempotency-key")?.trim();
   if (!key) return { id: crypto.randomUUID(), fromClient: false };
   if (key.length > 200 || /[\s\u0000-\u001f\u007f]/.test(key)) {
-    throw invalidRequest("Idempotency-Key must be at most 200 characters without whitespace", "idempotency-key");
+    throw invalidRequest(
+      "Idempotency-Key must be at most 200 characters without whitespace",
+      "idempotency-key",
+    );
   }
   return { id: `idem:${key}`, fromClient: true };
 }
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("").slice(0, 32);
+  return [...new Uint8Array(digest)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("")
+    .slice(0, 32);
 }
 
-function envelopeFor(c: AppContext, requestId: string, user: string | undefined, text: string): InboundEnvelope {
+function envelopeFor(
+  c: AppContext,
+  requestId: string,
+  user: string | undefined,
+  text: string,
+): InboundEnvelope {
   const channel = channelOf(c);
   // The caller holds the gateway token: it is the operator, so it speaks as the owner.
   const sender = user ?? "operator";
@@ -181,7 +239,10 @@ function envelopeFor(c: AppContext, requestId: string, user: string | undefined,
   });
   if (!parsed.success) {
     const tooLong = parsed.error.issues.some((issue) => issue.path[0] === "text");
-    throw invalidRequest(tooLong ? "The message text is too long (max 200000 characters)" : "Invalid request", "messages");
+    throw invalidRequest(
+      tooLong ? "The message text is too long (max 200000 characters)" : "Invalid request",
+      "messages",
+    );
   }
   return parsed.data;
 }
@@ -190,12 +251,21 @@ async function acceptInSession(env: Env, routed: RoutedEvent): Promise<ReadableS
   try {
     return await sessionStub(env, routed.sessionKey).chat(routed);
   } catch (error) {
-    createLogger(configFromEnv(env), env, { channel: "openai", sessionKey: routed.sessionKey }, routed.envelope.text ? [routed.envelope.text] : []).error(
-      "openai api: session did not accept the event",
-      { error },
+    createLogger(
+      configFromEnv(env),
+      env,
+      { channel: "openai", sessionKey: routed.sessionKey },
+      routed.envelope.text ? [routed.envelope.text] : [],
+    ).error("openai api: session did not accept the event", { error });
+    throw new OpenAIHttpError(
+      503,
+      "The session could not accept the request; retry with the same Idempotency-Key",
+      "api_error",
+      "session_unavailable",
+      null,
+      {
+        "retry-after": "1",
+      },
     );
-    throw new OpenAIHttpError(503, "The session could not accept the request; retry with the same Idempotency-Key", "api_error", "session_unavailable", null, {
-      "retry-after": "1",
-    });
   }
 }

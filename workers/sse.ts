@@ -41,7 +41,10 @@ export function sseStream(
   const writer: SseWriter = {
     send(data, event) {
       const payload = typeof data === "string" ? data : JSON.stringify(data);
-      const lines = payload.split("\n").map((line) => `data: ${line}`).join("\n");
+      const lines = payload
+        .split("\n")
+        .map((line) => `data: ${line}`)
+        .join("\n");
       enqueue(`${event ? `event: ${event}\n` : ""}${lines}\n\n`);
     },
     comment(text) {

@@ -13,7 +13,10 @@ export const webchat = new Hono<{ Bindings: Env }>();
 
 webchat.get("/", (c) => {
   if (!configFromEnv(c.env).gateway.http.endpoints.chatCompletions.enabled) {
-    return c.text("The web chat is off: gateway.http.endpoints.chatCompletions.enabled is false.\n", 404);
+    return c.text(
+      "The web chat is off: gateway.http.endpoints.chatCompletions.enabled is false.\n",
+      404,
+    );
   }
   return htmlPageResponse(CHAT_PAGE_HTML);
 });

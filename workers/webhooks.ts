@@ -21,9 +21,14 @@ export function channelWebhooks(): MiddlewareHandler<{ Bindings: Env }> {
     if (!entry) return next();
     const methods = entry.webhook.methods ?? ["POST"];
     // A channel's path answers other methods with 405, so `curl <callback URL>` shows the path is served (Mattermost's check).
-    if (!methods.includes(c.req.method)) return c.json({ error: `method ${c.req.method} not allowed` }, 405, { allow: methods.join(", ") });
+    if (!methods.includes(c.req.method))
+      return c.json({ error: `method ${c.req.method} not allowed` }, 405, {
+        allow: methods.join(", "),
+      });
     const startedAt = Date.now();
-    const response = await handleWebhook(c.req.raw, c.req.path, entry, c.env, (envelope) => ingestEnvelope(c.env, envelope));
+    const response = await handleWebhook(c.req.raw, c.req.path, entry, c.env, (envelope) =>
+      ingestEnvelope(c.env, envelope),
+    );
     observeIngress(c, entry.definition.id, response, startedAt);
     return response;
   };
@@ -31,25 +36,48 @@ export function channelWebhooks(): MiddlewareHandler<{ Bindings: Env }> {
 
 export type AcceptEnvelope = (envelope: InboundEnvelope) => Promise<IngestOutcome>;
 
-export async function handleWebhook(request: Request, path: string, entry: WebhookTableEntry, env: Env, accept: AcceptEnvelope): Promise<Response> {
+export async function handleWebhook(
+  request: Request,
+  path: string,
+  entry: WebhookTableEntry,
+  env: Env,
+  accept: AcceptEnvelope,
+): Promise<Response> {
   const { definition, webhook, route } = entry;
   const receivedAt = Date.now();
   // 1. Cap the body and read it once: signatures are computed over exactly these bytes.
   const body = await readBodyCapped(request, webhook.maxBodyBytes(route));
   if (!body.ok) return Response.json({ error: "body too large" }, { status: 413 });
-  const webhookRequest: WebhookRequest = { method: request.method, url: request.url, path, headers: request.headers, raw: body.bytes, receivedAt };
+  const webhookRequest: WebhookRequest = {
+    method: request.method,
+    url: request.url,
+    path,
+    headers: request.headers,
+    raw: body.bytes,
+    receivedAt,
+  };
 
   // 2. Verify. Nothing is stored on a refusal; a missing secret refuses (never open) and says so.
   const verified = await webhook.verify(webhookRequest, route, env);
   if (!verified.ok) {
-    if (verified.reason === "no-secret") console.error(`channels.${definition.id} (${route.label}): no secret configured; refusing requests`);
-    return Response.json({ error: `signature check failed: ${verified.reason}` }, { status: verified.status ?? 401 });
+    if (verified.reason === "no-secret")
+      console.error(
+        `channels.${definition.id} (${route.label}): no secret configured; refusing requests`,
+      );
+    return Response.json(
+      { error: `signature check failed: ${verified.reason}` },
+      { status: verified.status ?? 401 },
+    );
   }
 
   // 3. Handshakes and probes get their exact answer; a body that is not the platform's shape is 400.
   const parsed = await webhook.parse(webhookRequest, route, env);
   if (parsed.kind === "respond") return parsed.response;
-  if (parsed.kind === "malformed") return Response.json({ error: `malformed ${definition.id} request: ${parsed.reason}` }, { status: 400 });
+  if (parsed.kind === "malformed")
+    return Response.json(
+      { error: `malformed ${definition.id} request: ${parsed.reason}` },
+      { status: 400 },
+    );
 
   // 4. Durable accept of every envelope, in parallel; the ack follows only what was stored.
   const settled = await Promise.allSettled(parsed.envelopes.map((envelope) => accept(envelope)));

@@ -21,10 +21,22 @@ import { delay, jitteredDelay } from "./backoff.ts";
  * 4. on lease loss: stop every connector at once, go back to 2;
  * 5. on stop: stop connectors, let the outbox drain (bounded), release the lease.
  */
-export type Log = (level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+export type Log = (
+  level: "debug" | "info" | "warn" | "error",
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
 
 const accountsSchema = z.object({
-  accounts: z.array(z.object({ channel: z.string(), accountId: z.string(), label: z.string(), settings: z.record(z.string(), z.unknown()), secretEnv: z.record(z.string(), z.string()) })),
+  accounts: z.array(
+    z.object({
+      channel: z.string(),
+      accountId: z.string(),
+      label: z.string(),
+      settings: z.record(z.string(), z.unknown()),
+      secretEnv: z.record(z.string(), z.string()),
+    }),
+  ),
 });
 
 export class Companion {
@@ -48,8 +60,18 @@ export class Companion {
     private readonly log: Log,
   ) {
     this.instanceId = settings.EDGECLAW_COMPANION_INSTANCE_ID ?? `companion-${randomUUID()}`;
-    this.client = new WorkerClient(settings.EDGECLAW_WORKER_URL, { id: settings.EDGECLAW_COMPANION_KEY_ID, secret: settings.EDGECLAW_COMPANION_INGRESS_SECRET }, settings.EDGECLAW_COMPANION_REQUEST_TIMEOUT_MS);
-    this.outbox = new Outbox(settings.EDGECLAW_COMPANION_DATA_DIR, settings.EDGECLAW_COMPANION_OUTBOX_MAX_ROWS);
+    this.client = new WorkerClient(
+      settings.EDGECLAW_WORKER_URL,
+      {
+        id: settings.EDGECLAW_COMPANION_KEY_ID,
+        secret: settings.EDGECLAW_COMPANION_INGRESS_SECRET,
+      },
+      settings.EDGECLAW_COMPANION_REQUEST_TIMEOUT_MS,
+    );
+    this.outbox = new Outbox(
+      settings.EDGECLAW_COMPANION_DATA_DIR,
+      settings.EDGECLAW_COMPANION_OUTBOX_MAX_ROWS,
+    );
     this.ingress = new IngressDispatcher(this.outbox, this.client, {
       maxBatchEvents: settings.EDGECLAW_COMPANION_BATCH_MAX_EVENTS,
       maxBatchBytes: settings.EDGECLAW_COMPANION_BATCH_MAX_BYTES,
@@ -58,7 +80,11 @@ export class Companion {
       log,
     });
     this.lease = new LeaseKeeper(this.client, this.instanceId, log);
-    const state = new StateClient(this.client, () => this.lease.epoch, (reason) => this.lease.lost(reason));
+    const state = new StateClient(
+      this.client,
+      () => this.lease.epoch,
+      (reason) => this.lease.lost(reason),
+    );
     this.supervisor = new Supervisor({
       factories,
       submit: (channel, accountId, events) => this.ingress.submit(channel, accountId, events),
@@ -78,16 +104,35 @@ export class Companion {
         outboundKeys: outboundKeys(this.settings),
         ready: () => {
           const reports = this.supervisor.reports();
-          const lease = this.lease.epoch !== undefined ? { lease: "held" } : this.lease.waitingFor ? { lease: "waiting", leaseHolder: this.lease.waitingFor } : { lease: "acquiring" };
-          return { ready: this.lease.epoch !== undefined && reports.every((r) => r.state === "ready"), detail: { ...lease, leaseEpoch: this.lease.epoch ?? null, connectors: reports, outbox: this.outbox.size() } };
+          const lease =
+            this.lease.epoch !== undefined
+              ? { lease: "held" }
+              : this.lease.waitingFor
+                ? { lease: "waiting", leaseHolder: this.lease.waitingFor }
+                : { lease: "acquiring" };
+          return {
+            ready: this.lease.epoch !== undefined && reports.every((r) => r.state === "ready"),
+            detail: {
+              ...lease,
+              leaseEpoch: this.lease.epoch ?? null,
+              connectors: reports,
+              outbox: this.outbox.size(),
+            },
+          };
         },
         sender: (channel, accountId) => {
           const connector = this.supervisor.connector(channel, accountId);
           return canSend(connector) ? connector : undefined;
         },
         receipts: {
-          get: (commandId) => this.outbox.receipt(commandId, this.settings.EDGECLAW_COMPANION_RECEIPT_TTL_MS),
-          save: (commandId, answer) => this.outbox.saveReceipt(commandId, answer, this.settings.EDGECLAW_COMPANION_RECEIPT_TTL_MS),
+          get: (commandId) =>
+            this.outbox.receipt(commandId, this.settings.EDGECLAW_COMPANION_RECEIPT_TTL_MS),
+          save: (commandId, answer) =>
+            this.outbox.saveReceipt(
+              commandId,
+              answer,
+              this.settings.EDGECLAW_COMPANION_RECEIPT_TTL_MS,
+            ),
         },
         log: this.log,
       },
@@ -96,7 +141,11 @@ export class Companion {
     );
     this.server = server;
     this.port = port;
-    this.log("info", "companion listening", { port, instanceId: this.instanceId, leftovers: this.outbox.size() });
+    this.log("info", "companion listening", {
+      port,
+      instanceId: this.instanceId,
+      leftovers: this.outbox.size(),
+    });
     this.cycle = this.run();
   }
 
@@ -111,10 +160,18 @@ export class Companion {
       const accounts = await this.fetchAccounts(signal);
       if (!accounts) return;
       this.supervisor.startAll(accounts);
-      this.statusTimer = setInterval(() => void this.report(), this.settings.EDGECLAW_COMPANION_STATUS_INTERVAL_MS);
+      this.statusTimer = setInterval(
+        () => void this.report(),
+        this.settings.EDGECLAW_COMPANION_STATUS_INTERVAL_MS,
+      );
       this.statusTimer.unref();
       void this.report();
-      await Promise.race([lostPromise, new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }))]);
+      await Promise.race([
+        lostPromise,
+        new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        ),
+      ]);
       clearInterval(this.statusTimer);
       if (signal.aborted) return;
       await this.supervisor.stopAll("lease-lost");
@@ -124,16 +181,25 @@ export class Companion {
   private async fetchAccounts(signal: AbortSignal): Promise<ConnectorAccount[] | undefined> {
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
-        const answer = await this.client.request("GET", "/internal/companion/accounts", undefined, signal);
+        const answer = await this.client.request(
+          "GET",
+          "/internal/companion/accounts",
+          undefined,
+          signal,
+        );
         const parsed = answer.status === 200 ? accountsSchema.safeParse(answer.json) : undefined;
         if (parsed?.success) {
-          this.log("info", "accounts assigned", { accounts: parsed.data.accounts.map((a) => `${a.channel}/${a.accountId}`) });
+          this.log("info", "accounts assigned", {
+            accounts: parsed.data.accounts.map((a) => `${a.channel}/${a.accountId}`),
+          });
           return parsed.data.accounts;
         }
         this.log("warn", "could not read accounts", { reason: describeAnswer(answer) });
       } catch (error) {
         if (signal.aborted) break;
-        this.log("warn", "could not read accounts", { error: error instanceof Error ? error.message : String(error) });
+        this.log("warn", "could not read accounts", {
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
       await delay(jitteredDelay(attempt, 500, 30_000), signal);
     }
@@ -152,16 +218,30 @@ export class Companion {
   private async report(): Promise<void> {
     const epoch = this.lease.epoch;
     if (epoch === undefined) return;
-    const connectors = this.supervisor.reports().map(({ channel, accountId, state, lastEventAt, lastError }) => {
-      const ingressError = this.ingress.lastErrors.get(`${channel}/${accountId}`);
-      const error = lastError ?? (ingressError ? `ingress: ${ingressError}` : undefined);
-      return { channel, accountId, state, ...(lastEventAt ? { lastEventAt } : {}), ...(error ? { lastError: error.slice(0, 500) } : {}) };
-    });
+    const connectors = this.supervisor
+      .reports()
+      .map(({ channel, accountId, state, lastEventAt, lastError }) => {
+        const ingressError = this.ingress.lastErrors.get(`${channel}/${accountId}`);
+        const error = lastError ?? (ingressError ? `ingress: ${ingressError}` : undefined);
+        return {
+          channel,
+          accountId,
+          state,
+          ...(lastEventAt ? { lastEventAt } : {}),
+          ...(error ? { lastError: error.slice(0, 500) } : {}),
+        };
+      });
     try {
-      const answer = await this.client.request("POST", "/internal/companion/status", { epoch, instanceId: this.instanceId, connectors });
+      const answer = await this.client.request("POST", "/internal/companion/status", {
+        epoch,
+        instanceId: this.instanceId,
+        connectors,
+      });
       if (answer.status === 409) this.lease.lost(`status refused: ${describeAnswer(answer)}`);
     } catch (error) {
-      this.log("warn", "status report failed", { error: error instanceof Error ? error.message : String(error) });
+      this.log("warn", "status report failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -172,19 +252,28 @@ export class Companion {
     clearTimeout(this.statusSoon);
     await this.supervisor.stopAll("shutdown");
     const drained = await this.ingress.flush(this.settings.EDGECLAW_COMPANION_DRAIN_MS);
-    if (!drained) this.log("warn", "outbox not empty at stop; the rows are resent at the next start", { rows: this.outbox.size() });
+    if (!drained)
+      this.log("warn", "outbox not empty at stop; the rows are resent at the next start", {
+        rows: this.outbox.size(),
+      });
     this.ingress.stop();
     await this.report();
     await this.lease.release();
     await this.cycle?.catch(() => undefined);
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
     this.outbox.close();
   }
 }
 
 function outboundKeys(settings: CompanionSettings): Array<{ id: string; secret: string }> {
   const keys: Array<{ id: string; secret: string }> = [];
-  if (settings.EDGECLAW_COMPANION_OUTBOUND_SECRET) keys.push({ id: settings.EDGECLAW_COMPANION_OUTBOUND_KEY_ID ?? settings.EDGECLAW_COMPANION_KEY_ID, secret: settings.EDGECLAW_COMPANION_OUTBOUND_SECRET });
+  if (settings.EDGECLAW_COMPANION_OUTBOUND_SECRET)
+    keys.push({
+      id: settings.EDGECLAW_COMPANION_OUTBOUND_KEY_ID ?? settings.EDGECLAW_COMPANION_KEY_ID,
+      secret: settings.EDGECLAW_COMPANION_OUTBOUND_SECRET,
+    });
   const previous = settings.EDGECLAW_COMPANION_OUTBOUND_PREVIOUS;
   if (previous) {
     const at = previous.indexOf(":");

@@ -49,7 +49,11 @@ export interface ConnectorContext {
     put(key: string, value: string | null): Promise<void>;
   };
   setStatus(status: ConnectorStatus): void;
-  log(level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>): void;
+  log(
+    level: "debug" | "info" | "warn" | "error",
+    message: string,
+    fields?: Record<string, unknown>,
+  ): void;
   /** Aborted on stop (shutdown, lease lost, reload). */
   readonly signal: AbortSignal;
 }

@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { SigningKey } from "../../functions/channels/companion/signature.ts";
 import { verifySigned } from "./verify.ts";
-import { outboundCommandSchema, OutboundRejectedError, type OutboundCommand, type OutboundSender } from "./outbound.ts";
+import {
+  outboundCommandSchema,
+  OutboundRejectedError,
+  type OutboundCommand,
+  type OutboundSender,
+} from "./outbound.ts";
 
 /**
  * The companion's HTTP surface: `GET /healthz` (process up: the container's ping), `GET /readyz`
@@ -20,11 +25,17 @@ export interface HttpDeps {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export async function startHttp(deps: HttpDeps, host: string, port: number): Promise<{ server: Server; port: number }> {
+export async function startHttp(
+  deps: HttpDeps,
+  host: string,
+  port: number,
+): Promise<{ server: Server; port: number }> {
   const inFlight = new Map<string, Promise<{ status: number; body: unknown }>>();
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      deps.log("error", "http handler failed", { error: error instanceof Error ? error.message : String(error) });
+      deps.log("error", "http handler failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
       if (!res.headersSent) send(res, 500, { error: "internal error" });
     });
   });
@@ -43,8 +54,17 @@ export async function startHttp(deps: HttpDeps, host: string, port: number): Pro
   async function outbound(req: IncomingMessage, res: ServerResponse, url: URL) {
     const body = await readCapped(req);
     if (!body) return send(res, 413, { status: "rejected", code: "too_large" });
-    if (!deps.outboundKeys.length) return send(res, 401, { error: "outbound is not configured (EDGECLAW_COMPANION_OUTBOUND_SECRET)" });
-    const verified = await verifySigned(deps.outboundKeys, req.headers, "POST", url.pathname + url.search, body);
+    if (!deps.outboundKeys.length)
+      return send(res, 401, {
+        error: "outbound is not configured (EDGECLAW_COMPANION_OUTBOUND_SECRET)",
+      });
+    const verified = await verifySigned(
+      deps.outboundKeys,
+      req.headers,
+      "POST",
+      url.pathname + url.search,
+      body,
+    );
     if (!verified.ok) return send(res, 401, { error: `unauthorized: ${verified.reason}` });
     let command: OutboundCommand;
     try {
@@ -54,9 +74,15 @@ export async function startHttp(deps: HttpDeps, host: string, port: number): Pro
     } catch {
       return send(res, 400, { status: "rejected", code: "malformed_json" });
     }
-    if (req.headers["idempotency-key"] !== command.commandId) return send(res, 400, { status: "rejected", code: "idempotency_key_mismatch" });
-    const known = deps.receipts.get(command.commandId) as { status: string; receipt: unknown } | undefined;
-    if (known) return known.status === "rejected" ? send(res, 422, { ...known, duplicate: true }) : send(res, 200, { ...known, status: "duplicate" });
+    if (req.headers["idempotency-key"] !== command.commandId)
+      return send(res, 400, { status: "rejected", code: "idempotency_key_mismatch" });
+    const known = deps.receipts.get(command.commandId) as
+      | { status: string; receipt: unknown }
+      | undefined;
+    if (known)
+      return known.status === "rejected"
+        ? send(res, 422, { ...known, duplicate: true })
+        : send(res, 200, { ...known, status: "duplicate" });
     // The same command arriving again while the first is still sending joins it (no second send).
     let running = inFlight.get(command.commandId);
     if (!running) {
@@ -82,7 +108,10 @@ export async function startHttp(deps: HttpDeps, host: string, port: number): Pro
         return { status: 422, body: answer };
       }
       // Unknown outcome: not recorded, so the Worker's retry (same commandId) may try again.
-      return { status: 503, body: { status: "failed", error: error instanceof Error ? error.message : String(error) } };
+      return {
+        status: 503,
+        body: { status: "failed", error: error instanceof Error ? error.message : String(error) },
+      };
     }
   }
 

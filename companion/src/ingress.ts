@@ -21,7 +21,14 @@ export interface IngressOptions {
 }
 
 const resultsSchema = z.object({
-  results: z.array(z.object({ eventId: z.string(), status: z.enum(["stored", "failed"]), error: z.string().optional(), permanent: z.boolean().optional() })),
+  results: z.array(
+    z.object({
+      eventId: z.string(),
+      status: z.enum(["stored", "failed"]),
+      error: z.string().optional(),
+      permanent: z.boolean().optional(),
+    }),
+  ),
 });
 
 type Waiter = { resolve: () => void; reject: (error: Error) => void };
@@ -43,7 +50,8 @@ export class IngressDispatcher {
 
   /** Resends what a previous run left, before any connector starts. */
   resumeLeftovers(): void {
-    for (const { channel, accountId } of this.outbox.accountsWithRows()) this.kick(channel, accountId);
+    for (const { channel, accountId } of this.outbox.accountsWithRows())
+      this.kick(channel, accountId);
   }
 
   async submit(channel: string, accountId: string, events: RawEvent[]): Promise<void> {
@@ -73,7 +81,8 @@ export class IngressDispatcher {
   stop(): void {
     this.controller.abort();
     for (const wake of this.wake.values()) wake();
-    for (const [, waiters] of this.waiters) for (const waiter of waiters) waiter.reject(new Error("companion is stopping"));
+    for (const [, waiters] of this.waiters)
+      for (const waiter of waiters) waiter.reject(new Error("companion is stopping"));
     this.waiters.clear();
   }
 
@@ -85,7 +94,8 @@ export class IngressDispatcher {
     const loop = this.drain(channel, accountId).finally(() => {
       this.draining.delete(key);
       // Rows added between the loop's last empty read and here would otherwise wait for the next submit.
-      if (!this.controller.signal.aborted && this.outbox.pending(channel, accountId, 1).length) this.kick(channel, accountId);
+      if (!this.controller.signal.aborted && this.outbox.pending(channel, accountId, 1).length)
+        this.kick(channel, accountId);
     });
     this.draining.set(key, loop);
   }
@@ -99,16 +109,29 @@ export class IngressDispatcher {
       if (!batch.length) return;
       let retry = false;
       try {
-        const answer = await this.client.request("POST", "/internal/companion/events", {
-          channel,
-          accountId,
-          events: batch.map((row) => ({ eventId: row.eventId, payload: JSON.parse(row.payload) as unknown, receivedAt: row.receivedAt })),
-        }, signal);
+        const answer = await this.client.request(
+          "POST",
+          "/internal/companion/events",
+          {
+            channel,
+            accountId,
+            events: batch.map((row) => ({
+              eventId: row.eventId,
+              payload: JSON.parse(row.payload) as unknown,
+              receivedAt: row.receivedAt,
+            })),
+          },
+          signal,
+        );
         const parsed = answer.status === 200 ? resultsSchema.safeParse(answer.json) : undefined;
         if (!parsed?.success) {
           retry = true;
           this.lastErrors.set(label, describeAnswer(answer));
-          this.options.log(answer.status === 403 || answer.status === 404 ? "error" : "warn", `ingress refused a batch for ${label}`, { status: answer.status, reason: describeAnswer(answer) });
+          this.options.log(
+            answer.status === 403 || answer.status === 404 ? "error" : "warn",
+            `ingress refused a batch for ${label}`,
+            { status: answer.status, reason: describeAnswer(answer) },
+          );
         } else {
           retry = this.settle(channel, accountId, batch, parsed.data.results);
         }
@@ -122,14 +145,26 @@ export class IngressDispatcher {
         this.lastErrors.delete(label);
         continue;
       }
-      this.outbox.markAttempt(channel, accountId, batch.map((row) => row.eventId));
-      await this.sleepOrWake(`${channel}\u0000${accountId}`, jitteredDelay(attempt, this.options.retryBaseMs, this.options.retryMaxMs));
+      this.outbox.markAttempt(
+        channel,
+        accountId,
+        batch.map((row) => row.eventId),
+      );
+      await this.sleepOrWake(
+        `${channel}\u0000${accountId}`,
+        jitteredDelay(attempt, this.options.retryBaseMs, this.options.retryMaxMs),
+      );
       attempt += 1;
     }
   }
 
   /** Applies per-event answers; true when something is left to retry. */
-  private settle(channel: string, accountId: string, batch: OutboxRow[], results: z.infer<typeof resultsSchema>["results"]): boolean {
+  private settle(
+    channel: string,
+    accountId: string,
+    batch: OutboxRow[],
+    results: z.infer<typeof resultsSchema>["results"],
+  ): boolean {
     const byId = new Map(results.map((result) => [result.eventId, result]));
     const stored: string[] = [];
     let retry = false;
@@ -138,7 +173,12 @@ export class IngressDispatcher {
       if (result?.status === "stored") stored.push(row.eventId);
       else if (result?.status === "failed" && result.permanent) {
         this.outbox.deadLetter(channel, accountId, row.eventId, result.error ?? "refused");
-        this.options.log("error", `event dead-lettered: the Worker can never store it`, { channel, accountId, eventId: row.eventId, error: result.error });
+        this.options.log("error", `event dead-lettered: the Worker can never store it`, {
+          channel,
+          accountId,
+          eventId: row.eventId,
+          error: result.error,
+        });
         this.release(channel, accountId, row.eventId);
       } else {
         retry = true;
@@ -166,8 +206,18 @@ export class IngressDispatcher {
       if (batch.length && bytes + size > this.options.maxBatchBytes) break;
       if (!batch.length && size > this.options.maxBatchBytes) {
         // Alone it is still too large for one request: it can never go, so it must not block the rest.
-        this.outbox.deadLetter(channel, accountId, row.eventId, `event of ${size} bytes exceeds EDGECLAW_COMPANION_BATCH_MAX_BYTES`);
-        this.options.log("error", "event dead-lettered: too large for one request", { channel, accountId, eventId: row.eventId, bytes: size });
+        this.outbox.deadLetter(
+          channel,
+          accountId,
+          row.eventId,
+          `event of ${size} bytes exceeds EDGECLAW_COMPANION_BATCH_MAX_BYTES`,
+        );
+        this.options.log("error", "event dead-lettered: too large for one request", {
+          channel,
+          accountId,
+          eventId: row.eventId,
+          bytes: size,
+        });
         this.release(channel, accountId, row.eventId);
         continue;
       }

@@ -9,7 +9,10 @@ import { delay, jitteredDelay } from "./backoff.ts";
  * `onLost` runs — the caller stops every connector — before the Worker could hand the lease to
  * anyone else, so two instances never run one account.
  */
-const grantedSchema = z.object({ epoch: z.number().int().positive(), ttlMs: z.number().int().positive() });
+const grantedSchema = z.object({
+  epoch: z.number().int().positive(),
+  ttlMs: z.number().int().positive(),
+});
 const refusedSchema = z.object({ holder: z.string(), retryAfterMs: z.number().nonnegative() });
 
 export class LeaseKeeper {
@@ -20,7 +23,11 @@ export class LeaseKeeper {
   constructor(
     private readonly client: WorkerClient,
     readonly instanceId: string,
-    private readonly log: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void,
+    private readonly log: (
+      level: "info" | "warn" | "error",
+      message: string,
+      fields?: Record<string, unknown>,
+    ) => void,
   ) {}
 
   get epoch(): number | undefined {
@@ -31,13 +38,21 @@ export class LeaseKeeper {
   waitingFor: string | undefined;
 
   /** Resolves with the epoch once held; waits (bounded retries with jitter) while another instance has it. */
-  async acquire(signal: AbortSignal, onLost: (reason: string) => void): Promise<number | undefined> {
+  async acquire(
+    signal: AbortSignal,
+    onLost: (reason: string) => void,
+  ): Promise<number | undefined> {
     this.onLost = onLost;
     let attempt = 0;
     let announcedHolder = "";
     while (!signal.aborted) {
       try {
-        const answer = await this.client.request("POST", "/internal/companion/lease", { instanceId: this.instanceId, action: "acquire" }, signal);
+        const answer = await this.client.request(
+          "POST",
+          "/internal/companion/lease",
+          { instanceId: this.instanceId, action: "acquire" },
+          signal,
+        );
         const granted = answer.status === 200 ? grantedSchema.safeParse(answer.json) : undefined;
         if (granted?.success) {
           this.held = { ...granted.data, renewedAt: Date.now() };
@@ -48,7 +63,11 @@ export class LeaseKeeper {
         }
         const refused = answer.status === 409 ? refusedSchema.safeParse(answer.json) : undefined;
         if (refused?.success) {
-          if (refused.data.holder !== announcedHolder) this.log("info", "another companion holds the lease; waiting", { holder: refused.data.holder, retryAfterMs: refused.data.retryAfterMs });
+          if (refused.data.holder !== announcedHolder)
+            this.log("info", "another companion holds the lease; waiting", {
+              holder: refused.data.holder,
+              retryAfterMs: refused.data.retryAfterMs,
+            });
           announcedHolder = refused.data.holder;
           this.waitingFor = refused.data.holder;
           await delay(Math.max(250, refused.data.retryAfterMs) + Math.random() * 500, signal);
@@ -57,7 +76,9 @@ export class LeaseKeeper {
         this.log("warn", "lease request refused", { reason: describeAnswer(answer) });
       } catch (error) {
         if (signal.aborted) break;
-        this.log("warn", "lease request failed", { error: error instanceof Error ? error.message : String(error) });
+        this.log("warn", "lease request failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
       await delay(jitteredDelay(attempt++, 500, 30_000), signal);
     }
@@ -68,7 +89,12 @@ export class LeaseKeeper {
     clearTimeout(this.renewTimer);
     if (!this.held) return;
     this.held = undefined;
-    await this.client.request("POST", "/internal/companion/lease", { instanceId: this.instanceId, action: "release" }).catch(() => undefined);
+    await this.client
+      .request("POST", "/internal/companion/lease", {
+        instanceId: this.instanceId,
+        action: "release",
+      })
+      .catch(() => undefined);
   }
 
   /** The Worker refused a write under our epoch: someone else has the lease. */
@@ -83,7 +109,10 @@ export class LeaseKeeper {
   private scheduleRenew(): void {
     clearTimeout(this.renewTimer);
     if (!this.held) return;
-    this.renewTimer = setTimeout(() => void this.renew(), Math.max(100, Math.floor(this.held.ttlMs / 3)));
+    this.renewTimer = setTimeout(
+      () => void this.renew(),
+      Math.max(100, Math.floor(this.held.ttlMs / 3)),
+    );
     this.renewTimer.unref();
   }
 
@@ -91,7 +120,10 @@ export class LeaseKeeper {
     const held = this.held;
     if (!held) return;
     try {
-      const answer = await this.client.request("POST", "/internal/companion/lease", { instanceId: this.instanceId, action: "renew" });
+      const answer = await this.client.request("POST", "/internal/companion/lease", {
+        instanceId: this.instanceId,
+        action: "renew",
+      });
       const granted = answer.status === 200 ? grantedSchema.safeParse(answer.json) : undefined;
       if (this.held !== held) return;
       if (granted?.success && granted.data.epoch === held.epoch) {
@@ -100,11 +132,14 @@ export class LeaseKeeper {
       }
       if (answer.status === 409) return this.lost(`renewal refused: ${describeAnswer(answer)}`);
     } catch (error) {
-      this.log("warn", "lease renewal failed", { error: error instanceof Error ? error.message : String(error) });
+      this.log("warn", "lease renewal failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
     if (this.held !== held) return;
     // Stop before the ttl ends: after that the Worker may give the lease to another instance.
-    if (Date.now() - held.renewedAt >= (held.ttlMs * 2) / 3 - 50) return this.lost("could not renew the lease in time");
+    if (Date.now() - held.renewedAt >= (held.ttlMs * 2) / 3 - 50)
+      return this.lost("could not renew the lease in time");
     this.scheduleRenew();
   }
 }

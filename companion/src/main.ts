@@ -25,7 +25,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     void companion.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        log("error", "stop failed", { error: error instanceof Error ? error.message : String(error) });
+        log("error", "stop failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
         process.exit(1);
       },
     );

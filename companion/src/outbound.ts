@@ -12,7 +12,12 @@ export const outboundCommandSchema = z.object({
   channel: z.string().min(1),
   accountId: z.string().min(1),
   op: z.enum(["send", "edit", "delete", "react", "typing", "markRead"]),
-  target: z.object({ conversationId: z.string().min(1), threadId: z.string().optional(), replyToId: z.string().optional(), messageId: z.string().optional() }),
+  target: z.object({
+    conversationId: z.string().min(1),
+    threadId: z.string().optional(),
+    replyToId: z.string().optional(),
+    messageId: z.string().optional(),
+  }),
   payload: z.record(z.string(), z.unknown()).default({}),
 });
 export type OutboundCommand = z.infer<typeof outboundCommandSchema>;
@@ -37,5 +42,9 @@ export interface OutboundSender {
 }
 
 export function canSend(connector: unknown): connector is OutboundSender {
-  return typeof connector === "object" && connector !== null && typeof (connector as { send?: unknown }).send === "function";
+  return (
+    typeof connector === "object" &&
+    connector !== null &&
+    typeof (connector as { send?: unknown }).send === "function"
+  );
 }

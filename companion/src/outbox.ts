@@ -23,14 +23,19 @@ export interface OutboxRow {
 
 export class OutboxFullError extends Error {
   constructor(maxRows: number) {
-    super(`companion outbox is full (${maxRows} rows, EDGECLAW_COMPANION_OUTBOX_MAX_ROWS): the Worker is not taking events`);
+    super(
+      `companion outbox is full (${maxRows} rows, EDGECLAW_COMPANION_OUTBOX_MAX_ROWS): the Worker is not taking events`,
+    );
   }
 }
 
 export class Outbox {
   private readonly db: Database.Database;
 
-  constructor(dataDir: string, private readonly maxRows: number) {
+  constructor(
+    dataDir: string,
+    private readonly maxRows: number,
+  ) {
     mkdirSync(dataDir, { recursive: true });
     this.db = new Database(join(dataDir, "outbox.sqlite"));
     this.db.pragma("journal_mode = WAL");
@@ -44,28 +49,51 @@ export class Outbox {
   }
 
   /** Inserts the events not already waiting (same channel, account and event id = the same row). Throws OutboxFullError past the bound. */
-  add(channel: string, accountId: string, events: Array<{ eventId: string; payload: unknown }>, receivedAt: number): void {
-    const insert = this.db.prepare(`INSERT OR IGNORE INTO events (channel, account_id, event_id, payload, received_at) VALUES (?, ?, ?, ?, ?)`);
+  add(
+    channel: string,
+    accountId: string,
+    events: Array<{ eventId: string; payload: unknown }>,
+    receivedAt: number,
+  ): void {
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO events (channel, account_id, event_id, payload, received_at) VALUES (?, ?, ?, ?, ?)`,
+    );
     const count = this.db.prepare(`SELECT COUNT(*) AS n FROM events`);
     this.db.transaction(() => {
-      if ((count.get() as { n: number }).n + events.length > this.maxRows) throw new OutboxFullError(this.maxRows);
-      for (const event of events) insert.run(channel, accountId, event.eventId, JSON.stringify(event.payload ?? null), receivedAt);
+      if ((count.get() as { n: number }).n + events.length > this.maxRows)
+        throw new OutboxFullError(this.maxRows);
+      for (const event of events)
+        insert.run(
+          channel,
+          accountId,
+          event.eventId,
+          JSON.stringify(event.payload ?? null),
+          receivedAt,
+        );
     })();
   }
 
   /** The oldest rows of one account, in arrival order (per-account FIFO). */
   pending(channel: string, accountId: string, limit: number): OutboxRow[] {
     return this.db
-      .prepare(`SELECT seq, channel, account_id AS accountId, event_id AS eventId, payload, received_at AS receivedAt FROM events WHERE channel = ? AND account_id = ? ORDER BY seq LIMIT ?`)
+      .prepare(
+        `SELECT seq, channel, account_id AS accountId, event_id AS eventId, payload, received_at AS receivedAt FROM events WHERE channel = ? AND account_id = ? ORDER BY seq LIMIT ?`,
+      )
       .all(channel, accountId, limit) as OutboxRow[];
   }
 
   has(channel: string, accountId: string, eventId: string): boolean {
-    return this.db.prepare(`SELECT 1 FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`).get(channel, accountId, eventId) !== undefined;
+    return (
+      this.db
+        .prepare(`SELECT 1 FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`)
+        .get(channel, accountId, eventId) !== undefined
+    );
   }
 
   remove(channel: string, accountId: string, eventIds: string[]): void {
-    const remove = this.db.prepare(`DELETE FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`);
+    const remove = this.db.prepare(
+      `DELETE FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`,
+    );
     this.db.transaction(() => {
       for (const eventId of eventIds) remove.run(channel, accountId, eventId);
     })();
@@ -74,13 +102,21 @@ export class Outbox {
   /** The Worker said this event can never be stored: keep why (not the payload) and let the account go on. */
   deadLetter(channel: string, accountId: string, eventId: string, error: string): void {
     this.db.transaction(() => {
-      this.db.prepare(`INSERT INTO dead_events (channel, account_id, event_id, error, dead_at) VALUES (?, ?, ?, ?, ?)`).run(channel, accountId, eventId, error.slice(0, 500), Date.now());
-      this.db.prepare(`DELETE FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`).run(channel, accountId, eventId);
+      this.db
+        .prepare(
+          `INSERT INTO dead_events (channel, account_id, event_id, error, dead_at) VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(channel, accountId, eventId, error.slice(0, 500), Date.now());
+      this.db
+        .prepare(`DELETE FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`)
+        .run(channel, accountId, eventId);
     })();
   }
 
   markAttempt(channel: string, accountId: string, eventIds: string[]): void {
-    const mark = this.db.prepare(`UPDATE events SET attempts = attempts + 1 WHERE channel = ? AND account_id = ? AND event_id = ?`);
+    const mark = this.db.prepare(
+      `UPDATE events SET attempts = attempts + 1 WHERE channel = ? AND account_id = ? AND event_id = ?`,
+    );
     this.db.transaction(() => {
       for (const eventId of eventIds) mark.run(channel, accountId, eventId);
     })();
@@ -88,7 +124,9 @@ export class Outbox {
 
   /** Accounts with rows waiting (resent at start, before connectors start). */
   accountsWithRows(): Array<{ channel: string; accountId: string }> {
-    return this.db.prepare(`SELECT DISTINCT channel, account_id AS accountId FROM events`).all() as Array<{ channel: string; accountId: string }>;
+    return this.db
+      .prepare(`SELECT DISTINCT channel, account_id AS accountId FROM events`)
+      .all() as Array<{ channel: string; accountId: string }>;
   }
 
   size(): number {
@@ -100,12 +138,16 @@ export class Outbox {
   }
 
   receipt(commandId: string, ttlMs: number): unknown {
-    const row = this.db.prepare(`SELECT answer, at FROM receipts WHERE command_id = ?`).get(commandId) as { answer: string; at: number } | undefined;
+    const row = this.db
+      .prepare(`SELECT answer, at FROM receipts WHERE command_id = ?`)
+      .get(commandId) as { answer: string; at: number } | undefined;
     return row && row.at > Date.now() - ttlMs ? (JSON.parse(row.answer) as unknown) : undefined;
   }
 
   saveReceipt(commandId: string, answer: unknown, ttlMs: number): void {
-    this.db.prepare(`INSERT OR REPLACE INTO receipts (command_id, answer, at) VALUES (?, ?, ?)`).run(commandId, JSON.stringify(answer), Date.now());
+    this.db
+      .prepare(`INSERT OR REPLACE INTO receipts (command_id, answer, at) VALUES (?, ?, ?)`)
+      .run(commandId, JSON.stringify(answer), Date.now());
     this.db.prepare(`DELETE FROM receipts WHERE at <= ?`).run(Date.now() - ttlMs);
   }
 

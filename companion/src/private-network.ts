@@ -2,7 +2,11 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { LookupFunction } from "node:net";
-import { blockedAddressReason, checkFetchUrl, STRICT_SSRF_POLICY } from "../../functions/http/ssrf.ts";
+import {
+  blockedAddressReason,
+  checkFetchUrl,
+  STRICT_SSRF_POLICY,
+} from "../../functions/http/ssrf.ts";
 
 /**
  * The private-network guard for a connector whose server is configurable (Mattermost's `baseUrl`,
@@ -30,11 +34,27 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
     if (error) return callback(error, "", 0);
     for (const { address } of addresses) {
       const reason = blockedAddressReason(address, STRICT_SSRF_POLICY);
-      if (reason) return callback(new PrivateNetworkError(`${hostname} resolves to ${address}, ${reason}; private and internal addresses are refused`), "", 0);
+      if (reason)
+        return callback(
+          new PrivateNetworkError(
+            `${hostname} resolves to ${address}, ${reason}; private and internal addresses are refused`,
+          ),
+          "",
+          0,
+        );
     }
-    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+    if (options.all)
+      return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(
+        null,
+        addresses,
+      );
     const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
+    if (!first)
+      return callback(
+        Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }),
+        "",
+        0,
+      );
     callback(null, first.address, first.family);
   });
 };
@@ -47,7 +67,12 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
 export function serverAgent(url: string, allowPrivateNetwork: boolean): HttpAgent | undefined {
   if (allowPrivateNetwork) return undefined;
   const refused = refusedAsWritten(url);
-  if (refused) throw new PrivateNetworkError(`${refused}; set network.dangerouslyAllowPrivateNetwork to reach a LAN/tailnet server`);
+  if (refused)
+    throw new PrivateNetworkError(
+      `${refused}; set network.dangerouslyAllowPrivateNetwork to reach a LAN/tailnet server`,
+    );
   const secure = /^(https|wss):/i.test(url);
-  return secure ? new HttpsAgent({ lookup: publicOnlyLookup }) : new HttpAgent({ lookup: publicOnlyLookup });
+  return secure
+    ? new HttpsAgent({ lookup: publicOnlyLookup })
+    : new HttpAgent({ lookup: publicOnlyLookup });
 }

@@ -15,7 +15,10 @@ export const companionSettingsSchema = z.object({
   EDGECLAW_COMPANION_OUTBOUND_SECRET: z.string().min(1).optional(),
   EDGECLAW_COMPANION_OUTBOUND_KEY_ID: z.string().min(1).optional(),
   /** A second outbound key during a rotation, as `id:secret`. */
-  EDGECLAW_COMPANION_OUTBOUND_PREVIOUS: z.string().regex(/^[^:]+:.+$/).optional(),
+  EDGECLAW_COMPANION_OUTBOUND_PREVIOUS: z
+    .string()
+    .regex(/^[^:]+:.+$/)
+    .optional(),
   EDGECLAW_COMPANION_PORT: z.coerce.number().int().min(0).max(65535).default(8790),
   EDGECLAW_COMPANION_HOST: z.string().default("127.0.0.1"),
   EDGECLAW_COMPANION_DATA_DIR: z.string().min(1).default("./.edgeclaw/companion"),
@@ -44,6 +47,8 @@ export type CompanionSettings = z.infer<typeof companionSettingsSchema>;
 export function settingsFromEnv(env: Record<string, string | undefined>): CompanionSettings {
   const parsed = companionSettingsSchema.safeParse(env);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+  const problems = parsed.error.issues
+    .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
+    .join("; ");
   throw new Error(`companion settings: ${problems}`);
 }

@@ -28,7 +28,13 @@ export class StateClient {
   async put(channel: string, accountId: string, key: string, value: string | null): Promise<void> {
     const epoch = this.epoch();
     if (epoch === undefined) throw new StaleEpochError("no lease held: state write refused");
-    const answer = await this.client.request("POST", "/internal/companion/state", { epoch, channel, accountId, key, value });
+    const answer = await this.client.request("POST", "/internal/companion/state", {
+      epoch,
+      channel,
+      accountId,
+      key,
+      value,
+    });
     if (answer.status === 409) {
       this.onStale(describeAnswer(answer));
       throw new StaleEpochError(`state write refused: ${describeAnswer(answer)}`);

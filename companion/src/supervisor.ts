@@ -1,4 +1,11 @@
-import type { Connector, ConnectorAccount, ConnectorContext, ConnectorFactory, ConnectorStatus, RawEvent } from "./connector.ts";
+import type {
+  Connector,
+  ConnectorAccount,
+  ConnectorContext,
+  ConnectorFactory,
+  ConnectorStatus,
+  RawEvent,
+} from "./connector.ts";
 import { delay, jitteredDelay } from "./backoff.ts";
 
 /**
@@ -11,9 +18,16 @@ import { delay, jitteredDelay } from "./backoff.ts";
 export interface SupervisorDeps {
   factories: Record<string, ConnectorFactory>;
   submit(channel: string, accountId: string, events: RawEvent[]): Promise<void>;
-  state: { get(channel: string, accountId: string, key: string): Promise<string | undefined>; put(channel: string, accountId: string, key: string, value: string | null): Promise<void> };
+  state: {
+    get(channel: string, accountId: string, key: string): Promise<string | undefined>;
+    put(channel: string, accountId: string, key: string, value: string | null): Promise<void>;
+  };
   env: Record<string, string | undefined>;
-  log(level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>): void;
+  log(
+    level: "debug" | "info" | "warn" | "error",
+    message: string,
+    fields?: Record<string, unknown>,
+  ): void;
   onStatus(): void;
   crashLoopStarts: number;
   crashLoopWindowMs: number;
@@ -41,7 +55,12 @@ export class Supervisor {
     for (const account of accounts) {
       const key = `${account.channel}/${account.accountId}`;
       if (this.running.has(key)) continue;
-      const entry: Running = { account, controller: new AbortController(), status: { state: "starting" }, uncleanStarts: [] };
+      const entry: Running = {
+        account,
+        controller: new AbortController(),
+        status: { state: "starting" },
+        uncleanStarts: [],
+      };
       this.running.set(key, entry);
       void this.run(entry);
     }
@@ -53,7 +72,15 @@ export class Supervisor {
     await Promise.all(
       entries.map(async (entry) => {
         entry.controller.abort();
-        await entry.connector?.stop(reason).catch((error: unknown) => this.deps.log("warn", "connector stop failed", { channel: entry.account.channel, accountId: entry.account.accountId, error: messageOf(error) }));
+        await entry.connector
+          ?.stop(reason)
+          .catch((error: unknown) =>
+            this.deps.log("warn", "connector stop failed", {
+              channel: entry.account.channel,
+              accountId: entry.account.accountId,
+              error: messageOf(error),
+            }),
+          );
         entry.status = { ...entry.status, state: "stopped" };
       }),
     );
@@ -66,13 +93,21 @@ export class Supervisor {
   }
 
   reports(): ConnectorReport[] {
-    return [...this.running.values()].map((entry) => ({ channel: entry.account.channel, accountId: entry.account.accountId, ...entry.status }));
+    return [...this.running.values()].map((entry) => ({
+      channel: entry.account.channel,
+      accountId: entry.account.accountId,
+      ...entry.status,
+    }));
   }
 
   private async run(entry: Running): Promise<void> {
     const { account, controller } = entry;
     const factory = this.deps.factories[account.channel];
-    if (!factory) return this.setStatus(entry, { state: "fatal", lastError: `this companion has no connector for channel "${account.channel}"` });
+    if (!factory)
+      return this.setStatus(entry, {
+        state: "fatal",
+        lastError: `this companion has no connector for channel "${account.channel}"`,
+      });
     let attempt = 0;
     while (!controller.signal.aborted) {
       try {
@@ -82,14 +117,29 @@ export class Supervisor {
       } catch (error) {
         if (controller.signal.aborted) return;
         const now = Date.now();
-        entry.uncleanStarts = [...entry.uncleanStarts.filter((at) => now - at < this.deps.crashLoopWindowMs), now];
+        entry.uncleanStarts = [
+          ...entry.uncleanStarts.filter((at) => now - at < this.deps.crashLoopWindowMs),
+          now,
+        ];
         if (entry.uncleanStarts.length >= this.deps.crashLoopStarts) {
-          this.deps.log("error", "connector crash loop: not restarting it", { channel: account.channel, accountId: account.accountId, error: messageOf(error) });
-          return this.setStatus(entry, { state: "fatal", lastError: `crash loop (${entry.uncleanStarts.length} failed starts): ${messageOf(error)}` });
+          this.deps.log("error", "connector crash loop: not restarting it", {
+            channel: account.channel,
+            accountId: account.accountId,
+            error: messageOf(error),
+          });
+          return this.setStatus(entry, {
+            state: "fatal",
+            lastError: `crash loop (${entry.uncleanStarts.length} failed starts): ${messageOf(error)}`,
+          });
         }
         const wait = jitteredDelay(attempt++, 1_000, 60_000);
         this.setStatus(entry, { state: "backoff", lastError: messageOf(error) });
-        this.deps.log("warn", "connector failed to start; retrying", { channel: account.channel, accountId: account.accountId, error: messageOf(error), waitMs: wait });
+        this.deps.log("warn", "connector failed to start; retrying", {
+          channel: account.channel,
+          accountId: account.accountId,
+          error: messageOf(error),
+          waitMs: wait,
+        });
         await entry.connector?.stop("reload").catch(() => undefined);
         await delay(wait, controller.signal);
       }
@@ -115,14 +165,20 @@ export class Supervisor {
         put: (key, value) => this.deps.state.put(channel, accountId, key, value),
       },
       setStatus: (status) => this.setStatus(entry, status),
-      log: (level, message, fields) => this.deps.log(level, message, { channel, accountId, ...fields }),
+      log: (level, message, fields) =>
+        this.deps.log(level, message, { channel, accountId, ...fields }),
       signal: controller.signal,
     };
   }
 
   private setStatus(entry: Running, status: ConnectorStatus): void {
-    const changed = status.state !== entry.status.state || status.lastError !== entry.status.lastError;
-    entry.status = { ...entry.status, ...status, lastEventAt: status.lastEventAt ?? entry.status.lastEventAt };
+    const changed =
+      status.state !== entry.status.state || status.lastError !== entry.status.lastError;
+    entry.status = {
+      ...entry.status,
+      ...status,
+      lastEventAt: status.lastEventAt ?? entry.status.lastEventAt,
+    };
     if (changed) this.deps.onStatus();
   }
 }

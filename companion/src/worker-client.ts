@@ -17,11 +17,24 @@ export class WorkerClient {
     private readonly timeoutMs: number,
   ) {}
 
-  async request(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<WorkerAnswer> {
-    const url = new URL(path.replace(/^\//, ""), this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`);
+  async request(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<WorkerAnswer> {
+    const url = new URL(
+      path.replace(/^\//, ""),
+      this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`,
+    );
     const text = method === "POST" ? JSON.stringify(body ?? {}) : "";
     const bytes = new TextEncoder().encode(text);
-    const headers = await signRequest(this.key, { method, path: url.pathname + url.search, body: bytes, timestamp: Math.floor(Date.now() / 1000) });
+    const headers = await signRequest(this.key, {
+      method,
+      path: url.pathname + url.search,
+      body: bytes,
+      timestamp: Math.floor(Date.now() / 1000),
+    });
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const response = await fetch(url, {
       method,
@@ -42,6 +55,9 @@ export class WorkerClient {
 
 /** A short reason for logs and status, never a secret (bodies of our own Worker carry none). */
 export function describeAnswer(answer: WorkerAnswer): string {
-  const error = typeof answer.json === "object" && answer.json !== null && "error" in answer.json ? String((answer.json as { error: unknown }).error) : "";
+  const error =
+    typeof answer.json === "object" && answer.json !== null && "error" in answer.json
+      ? String((answer.json as { error: unknown }).error)
+      : "";
   return `HTTP ${answer.status}${error ? `: ${error.slice(0, 200)}` : ""}`;
 }

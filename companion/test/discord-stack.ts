@@ -38,19 +38,36 @@ export interface CompanionProcess {
 }
 
 /** The fake Discord REST API with `GET /gateway/bot` pointing at the fake Gateway. */
-export async function startDiscordFakes(): Promise<{ rest: FakeDiscordApi; gateway: FakeDiscordGateway }> {
+export async function startDiscordFakes(): Promise<{
+  rest: FakeDiscordApi;
+  gateway: FakeDiscordGateway;
+}> {
   const rest = await startFakeDiscordApi();
   const gateway = await new FakeDiscordGateway(STACK_TOKEN).listen();
-  await fetch(`${rest.url}/_control/gateway`, { method: "POST", body: JSON.stringify({ url: `ws://127.0.0.1:${gateway.port}/gw` }) });
+  await fetch(`${rest.url}/_control/gateway`, {
+    method: "POST",
+    body: JSON.stringify({ url: `ws://127.0.0.1:${gateway.port}/gw` }),
+  });
   return { rest, gateway };
 }
 
-export async function startDiscordStack(options: { allowFrom: string[]; guildChannels?: Record<string, unknown> }): Promise<DiscordStack> {
+export async function startDiscordStack(options: {
+  allowFrom: string[];
+  guildChannels?: Record<string, unknown>;
+}): Promise<DiscordStack> {
   const { rest, gateway } = await startDiscordFakes();
   const worker = await startDevInstance(
     {
       session: { dmScope: "per-channel-peer" },
-      companion: { ingressKeys: [{ id: KEY.id, secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["discord"] }] },
+      companion: {
+        ingressKeys: [
+          {
+            id: KEY.id,
+            secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" },
+            channels: ["discord"],
+          },
+        ],
+      },
       channels: {
         discord: {
           enabled: true,
@@ -59,16 +76,24 @@ export async function startDiscordStack(options: { allowFrom: string[]; guildCha
           apiBaseUrl: `${rest.url}/api/v10`,
           dmPolicy: "allowlist",
           allowFrom: options.allowFrom,
-          ...(options.guildChannels ? { guilds: { "1300000000000000001": { channels: options.guildChannels } } } : {}),
+          ...(options.guildChannels
+            ? { guilds: { "1300000000000000001": { channels: options.guildChannels } } }
+            : {}),
         },
       },
     },
     // This stack runs the companion itself (to kill and restart it), so dev must not start one.
-    { EDGECLAW_FAKE_MODEL: "1", DISCORD_BOT_TOKEN: STACK_TOKEN, EDGECLAW_COMPANION_INGRESS_SECRET: KEY.secret, EDGECLAW_DEV_COMPANION: "0" },
+    {
+      EDGECLAW_FAKE_MODEL: "1",
+      DISCORD_BOT_TOKEN: STACK_TOKEN,
+      EDGECLAW_COMPANION_INGRESS_SECRET: KEY.secret,
+      EDGECLAW_DEV_COMPANION: "0",
+    },
   );
   const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-discord-companion-"));
   const companionPort = await freePort();
-  const start = () => startCompanion(worker.url, dataDir, companionPort, { key: KEY, instanceId: "discord-e2e" });
+  const start = () =>
+    startCompanion(worker.url, dataDir, companionPort, { key: KEY, instanceId: "discord-e2e" });
   const stack: DiscordStack = {
     rest,
     gateway,
@@ -90,7 +115,12 @@ export async function startDiscordStack(options: { allowFrom: string[]; guildCha
 }
 
 /** The companion as its own process (`companion/src/main.ts`) on one ingress key. */
-export async function startCompanion(workerUrl: string, dataDir: string, port: number, options: { key: { id: string; secret: string }; instanceId: string }): Promise<CompanionProcess> {
+export async function startCompanion(
+  workerUrl: string,
+  dataDir: string,
+  port: number,
+  options: { key: { id: string; secret: string }; instanceId: string },
+): Promise<CompanionProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "companion/src/main.ts"], {
     env: {
       ...process.env,
@@ -127,11 +157,20 @@ export async function startCompanion(workerUrl: string, dataDir: string, port: n
 }
 
 /** The bot's messages in a channel of the fake REST API. */
-export async function channelMessages(stack: { rest: FakeDiscordApi }, channelId: string): Promise<Array<{ content: string; deleted?: boolean }>> {
-  return (await (await fetch(`${stack.rest.url}/_control/messages?channel_id=${channelId}`)).json()) as Array<{ content: string; deleted?: boolean }>;
+export async function channelMessages(
+  stack: { rest: FakeDiscordApi },
+  channelId: string,
+): Promise<Array<{ content: string; deleted?: boolean }>> {
+  return (await (
+    await fetch(`${stack.rest.url}/_control/messages?channel_id=${channelId}`)
+  ).json()) as Array<{ content: string; deleted?: boolean }>;
 }
 
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

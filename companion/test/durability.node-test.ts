@@ -4,7 +4,16 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startFakeTelegramApi, type FakeTelegramApi } from "../../test/fakes/telegram-api.ts";
 import { FakeWorker } from "./fake-worker.ts";
-import { companionEnv, KEY, pollState, pushUpdates, telegramAccount, tempDir, until, update } from "./helpers.ts";
+import {
+  companionEnv,
+  KEY,
+  pollState,
+  pushUpdates,
+  telegramAccount,
+  tempDir,
+  until,
+  update,
+} from "./helpers.ts";
 
 /**
  * The real companion process (node --import tsx src/main.ts), killed with SIGKILL after it read an
@@ -15,7 +24,10 @@ import { companionEnv, KEY, pollState, pushUpdates, telegramAccount, tempDir, un
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 
 function spawnCompanion(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", main], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, ["--import", "tsx", main], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 describe("companion durability across SIGKILL", () => {
@@ -24,7 +36,11 @@ describe("companion durability across SIGKILL", () => {
   const children: ChildProcess[] = [];
   before(async () => {
     telegram = await startFakeTelegramApi();
-    worker = await new FakeWorker({ keys: [KEY], accounts: [telegramAccount(telegram.url)], leaseTtlMs: 1_500 }).start();
+    worker = await new FakeWorker({
+      keys: [KEY],
+      accounts: [telegramAccount(telegram.url)],
+      leaseTtlMs: 1_500,
+    }).start();
   });
   after(async () => {
     for (const child of children) child.kill("SIGKILL");
@@ -32,7 +48,9 @@ describe("companion durability across SIGKILL", () => {
     await telegram.stop();
   });
 
-  it("delivers an update once after a kill between receipt and accept; the offset waits for the accept", { timeout: 60_000 }, async () => {
+  it("delivers an update once after a kill between receipt and accept; the offset waits for the accept", {
+    timeout: 60_000,
+  }, async () => {
     const dataDir = tempDir();
     const env = companionEnv(worker.url, dataDir);
     const updates = [update("before the crash"), update("also before")];
@@ -47,7 +65,11 @@ describe("companion durability across SIGKILL", () => {
     await new Promise((resolve) => first.once("exit", resolve));
     assert.equal(worker.stored.length, 0, "nothing accepted yet");
     assert.equal(worker.stateWrites.length, 0, "offset never moved");
-    assert.equal((await pollState(telegram.url)).confirmedOffset, 0, "Telegram still holds the updates");
+    assert.equal(
+      (await pollState(telegram.url)).confirmedOffset,
+      0,
+      "Telegram still holds the updates",
+    );
     worker.hold = undefined;
     release(); // the held request now completes into a dead socket: stored, but the answer is lost
 
@@ -55,14 +77,21 @@ describe("companion durability across SIGKILL", () => {
     const second = spawnCompanion(env);
     children.push(second);
     const last = updates[1]!.update_id;
-    await until(() => worker.state.get("telegram/poll/offset") === String(last + 1), 20_000, "offset advanced");
+    await until(
+      () => worker.state.get("telegram/poll/offset") === String(last + 1),
+      20_000,
+      "offset advanced",
+    );
     assert.deepEqual(
       worker.stored.map((s) => s.eventId),
       updates.map((u) => String(u.update_id)),
       "each update stored exactly once, in order",
     );
     const write = worker.stateWrites.find((w) => w.value === String(last + 1))!;
-    assert.ok(worker.stored.every((s) => s.storedAt <= write.at), "offset written only after the accept");
+    assert.ok(
+      worker.stored.every((s) => s.storedAt <= write.at),
+      "offset written only after the accept",
+    );
     // Sent again after the restart (outbox leftovers and Telegram's redelivery), deduplicated by the Worker.
     assert.ok(worker.received.filter((id) => id === String(updates[0]!.update_id)).length >= 2);
 

@@ -11,7 +11,13 @@ import { verifySigned } from "../src/verify.ts";
  */
 export interface FakeWorkerOptions {
   keys: Array<{ id: string; secret: string }>;
-  accounts: Array<{ channel: string; accountId: string; label: string; settings: Record<string, unknown>; secretEnv: Record<string, string> }>;
+  accounts: Array<{
+    channel: string;
+    accountId: string;
+    label: string;
+    settings: Record<string, unknown>;
+    secretEnv: Record<string, string>;
+  }>;
   leaseTtlMs?: number;
 }
 
@@ -27,7 +33,8 @@ export class FakeWorker {
   readonly stored: StoredEvent[] = [];
   /** Every eventId the Worker was sent, in order, with repeats. */
   readonly received: string[] = [];
-  readonly stateWrites: Array<{ key: string; value: string | null; epoch: number; at: number }> = [];
+  readonly stateWrites: Array<{ key: string; value: string | null; epoch: number; at: number }> =
+    [];
   readonly statuses: unknown[] = [];
   readonly state = new Map<string, string>();
   lease: { holder: string; epoch: number; expiresAt: number } | undefined;
@@ -71,17 +78,30 @@ export class FakeWorker {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = new Uint8Array(Buffer.concat(chunks));
     const url = new URL(req.url ?? "/", "http://fake");
-    const verified = await verifySigned(this.options.keys, req.headers, req.method ?? "GET", url.pathname + url.search, body);
+    const verified = await verifySigned(
+      this.options.keys,
+      req.headers,
+      req.method ?? "GET",
+      url.pathname + url.search,
+      body,
+    );
     if (!verified.ok) return [401, { error: verified.reason }];
-    const json = body.length ? (JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>) : {};
+    const json = body.length
+      ? (JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>)
+      : {};
     const now = Date.now();
     const ttl = this.options.leaseTtlMs ?? 30_000;
-    const live = (epoch: unknown) => this.lease !== undefined && this.lease.epoch === epoch && this.lease.expiresAt > now;
+    const live = (epoch: unknown) =>
+      this.lease !== undefined && this.lease.epoch === epoch && this.lease.expiresAt > now;
     switch (`${req.method} ${url.pathname}`) {
       case "GET /internal/companion/accounts":
         return [200, { accounts: this.options.accounts }];
       case "POST /internal/companion/events": {
-        const { channel, accountId, events } = json as { channel: string; accountId: string; events: Array<{ eventId: string; payload: unknown }> };
+        const { channel, accountId, events } = json as {
+          channel: string;
+          accountId: string;
+          events: Array<{ eventId: string; payload: unknown }>;
+        };
         for (const event of events) this.received.push(event.eventId);
         if (this.hold) {
           this.onHeld?.();
@@ -92,9 +112,23 @@ export class FakeWorker {
           return [503, { error: "scripted outage" }];
         }
         const results = events.map((event) => {
-          const known = this.stored.some((s) => s.channel === channel && s.accountId === accountId && s.eventId === event.eventId);
-          if (!known) this.stored.push({ channel, accountId, eventId: event.eventId, payload: event.payload, storedAt: Date.now() });
-          return { eventId: event.eventId, status: "stored", outcomes: [known ? "duplicate" : "accepted"] };
+          const known = this.stored.some(
+            (s) =>
+              s.channel === channel && s.accountId === accountId && s.eventId === event.eventId,
+          );
+          if (!known)
+            this.stored.push({
+              channel,
+              accountId,
+              eventId: event.eventId,
+              payload: event.payload,
+              storedAt: Date.now(),
+            });
+          return {
+            eventId: event.eventId,
+            status: "stored",
+            outcomes: [known ? "duplicate" : "accepted"],
+          };
         });
         return [200, { results }];
       }
@@ -107,18 +141,34 @@ export class FakeWorker {
           return [200, { epoch: this.lease?.epoch ?? 0, ttlMs: 0 }];
         }
         if (action === "renew") {
-          if (!ours || !this.lease) return [409, { holder: this.lease?.holder ?? "", retryAfterMs: 0 }];
+          if (!ours || !this.lease)
+            return [409, { holder: this.lease?.holder ?? "", retryAfterMs: 0 }];
           this.lease.expiresAt = now + ttl;
           return [200, { epoch: this.lease.epoch, ttlMs: ttl }];
         }
-        if (!free && !ours) return [409, { holder: this.lease!.holder, retryAfterMs: this.lease!.expiresAt - now }];
+        if (!free && !ours)
+          return [409, { holder: this.lease!.holder, retryAfterMs: this.lease!.expiresAt - now }];
         this.lease = { holder: instanceId, epoch: ++this.epochCounter, expiresAt: now + ttl };
         return [200, { epoch: this.lease.epoch, ttlMs: ttl }];
       }
       case "GET /internal/companion/state":
-        return [200, { value: this.state.get(`${url.searchParams.get("channel")}/${url.searchParams.get("accountId")}/${url.searchParams.get("key")}`) ?? null }];
+        return [
+          200,
+          {
+            value:
+              this.state.get(
+                `${url.searchParams.get("channel")}/${url.searchParams.get("accountId")}/${url.searchParams.get("key")}`,
+              ) ?? null,
+          },
+        ];
       case "POST /internal/companion/state": {
-        const { epoch, channel, accountId, key, value } = json as { epoch: number; channel: string; accountId: string; key: string; value: string | null };
+        const { epoch, channel, accountId, key, value } = json as {
+          epoch: number;
+          channel: string;
+          accountId: string;
+          key: string;
+          value: string | null;
+        };
         if (!live(epoch)) return [409, { error: `stale epoch ${epoch}` }];
         if (value === null) this.state.delete(`${channel}/${accountId}/${key}`);
         else this.state.set(`${channel}/${accountId}/${key}`, value);

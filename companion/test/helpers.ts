@@ -13,7 +13,11 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "edgeclaw-companion-"));
 }
 
-export function companionEnv(workerUrl: string, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+export function companionEnv(
+  workerUrl: string,
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     EDGECLAW_WORKER_URL: workerUrl,
     EDGECLAW_COMPANION_KEY_ID: KEY.id,
@@ -37,7 +41,11 @@ export const quietLog: Log = (level, message, fields) => {
   if (process.env.COMPANION_TEST_LOG) console.log(level, message, fields ?? "");
 };
 
-export async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -48,19 +56,47 @@ export async function until<T>(probe: () => T | undefined | Promise<T | undefine
 }
 
 export function telegramAccount(apiRoot: string) {
-  return { channel: "telegram", accountId: "poll", label: "Telegram", settings: { apiRoot, pollTimeoutSeconds: 1 }, secretEnv: { botToken: "TG_TOKEN" } };
+  return {
+    channel: "telegram",
+    accountId: "poll",
+    label: "Telegram",
+    settings: { apiRoot, pollTimeoutSeconds: 1 },
+    secretEnv: { botToken: "TG_TOKEN" },
+  };
 }
 
 let nextUpdateId = 500_000;
 export function update(text: string) {
   nextUpdateId += 1;
-  return { update_id: nextUpdateId, message: { message_id: nextUpdateId, date: 0, chat: { id: 4242, type: "private" }, from: { id: 4242, is_bot: false, first_name: "Ada" }, text } };
+  return {
+    update_id: nextUpdateId,
+    message: {
+      message_id: nextUpdateId,
+      date: 0,
+      chat: { id: 4242, type: "private" },
+      from: { id: 4242, is_bot: false, first_name: "Ada" },
+      text,
+    },
+  };
 }
 
-export async function pushUpdates(telegramUrl: string, updates: unknown[], botId = BOT_ID): Promise<void> {
-  await fetch(`${telegramUrl}/_control/updates`, { method: "POST", body: JSON.stringify({ botId, updates }) });
+export async function pushUpdates(
+  telegramUrl: string,
+  updates: unknown[],
+  botId = BOT_ID,
+): Promise<void> {
+  await fetch(`${telegramUrl}/_control/updates`, {
+    method: "POST",
+    body: JSON.stringify({ botId, updates }),
+  });
 }
 
-export async function pollState(telegramUrl: string, botId = BOT_ID): Promise<{ pending: Array<{ update_id: number }>; confirmedOffset: number }> {
-  return (await (await fetch(`${telegramUrl}/_control/updates?bot_id=${botId}`)).json()) as { pending: Array<{ update_id: number }>; confirmedOffset: number };
+export async function pollState(
+  telegramUrl: string,
+  botId = BOT_ID,
+): Promise<{ pending: Array<{ update_id: number }>; confirmedOffset: number }> {
+  return (await (await fetch(`${telegramUrl}/_control/updates?bot_id=${botId}`)).json()) as {
+    pending: Array<{ update_id: number }>;
+    confirmedOffset: number;
+  };
 }

@@ -13,7 +13,14 @@ import type { RoutedEvent } from "../session-api.ts";
  * recorded the hand-over — stores it once, so it runs once.
  */
 
-function envelope(args: { dedupKey: string; kind: "message" | "system"; senderId: string; text: string; route: ReplyRoute; now: number }) {
+function envelope(args: {
+  dedupKey: string;
+  kind: "message" | "system";
+  senderId: string;
+  text: string;
+  route: ReplyRoute;
+  now: number;
+}) {
   return inboundEnvelopeSchema.parse({
     dedupKey: args.dedupKey,
     kind: args.kind,
@@ -32,23 +39,53 @@ function quietRoute(to: string): ReplyRoute {
 }
 
 /** A cron run as its session's event: a system event (main) or an unattended turn (isolated). */
-export function cronRunEvent(job: CronJob, run: CronRun, isolatedTimeoutSeconds: number, now: number): RoutedEvent {
+export function cronRunEvent(
+  job: CronJob,
+  run: CronRun,
+  isolatedTimeoutSeconds: number,
+  now: number,
+): RoutedEvent {
   const base = { agentId: job.agentId, sessionKey: run.sessionKey };
   if (job.payload.kind === "systemEvent") {
     return {
       ...base,
-      envelope: envelope({ dedupKey: `cron:${run.id}`, kind: "system", senderId: `cron:${job.id}`, text: job.payload.text, route: quietRoute(`cron:${job.id}`), now }),
-      automation: { source: "cron", action: "system-event", jobId: job.id, cronRunId: run.id, deleteAfterRun: job.deleteAfterRun },
+      envelope: envelope({
+        dedupKey: `cron:${run.id}`,
+        kind: "system",
+        senderId: `cron:${job.id}`,
+        text: job.payload.text,
+        route: quietRoute(`cron:${job.id}`),
+        now,
+      }),
+      automation: {
+        source: "cron",
+        action: "system-event",
+        jobId: job.id,
+        cronRunId: run.id,
+        deleteAfterRun: job.deleteAfterRun,
+      },
     };
   }
   const { delivery } = job;
   const route: ReplyRoute =
     delivery.mode === "announce"
-      ? { channel: delivery.channel, accountId: delivery.accountId ?? "default", to: delivery.to, ...(delivery.threadId ? { threadId: delivery.threadId } : {}) }
+      ? {
+          channel: delivery.channel,
+          accountId: delivery.accountId ?? "default",
+          to: delivery.to,
+          ...(delivery.threadId ? { threadId: delivery.threadId } : {}),
+        }
       : quietRoute(`cron:${job.id}`);
   return {
     ...base,
-    envelope: envelope({ dedupKey: `cron:${run.id}`, kind: "message", senderId: `cron:${job.id}`, text: job.payload.message, route, now }),
+    envelope: envelope({
+      dedupKey: `cron:${run.id}`,
+      kind: "message",
+      senderId: `cron:${job.id}`,
+      text: job.payload.message,
+      route,
+      now,
+    }),
     overrides: job.payload.model ? { model: job.payload.model } : undefined,
     automation: {
       source: "cron",
@@ -63,11 +100,23 @@ export function cronRunEvent(job: CronJob, run: CronRun, isolatedTimeoutSeconds:
 }
 
 /** A heartbeat turn in the agent's main session; `key` names the beat (its due moment, or a wake id). */
-export function heartbeatEvent(plan: HeartbeatPlan, key: string, reason: "interval" | "wake", now: number): RoutedEvent {
+export function heartbeatEvent(
+  plan: HeartbeatPlan,
+  key: string,
+  reason: "interval" | "wake",
+  now: number,
+): RoutedEvent {
   return {
     agentId: plan.agentId,
     sessionKey: mainSessionKey(plan.agentId),
-    envelope: envelope({ dedupKey: `heartbeat:${plan.agentId}:${key}`, kind: "message", senderId: "heartbeat", text: plan.prompt, route: plan.route ?? quietRoute("heartbeat"), now }),
+    envelope: envelope({
+      dedupKey: `heartbeat:${plan.agentId}:${key}`,
+      kind: "message",
+      senderId: "heartbeat",
+      text: plan.prompt,
+      route: plan.route ?? quietRoute("heartbeat"),
+      now,
+    }),
     overrides: plan.model ? { model: plan.model } : undefined,
     automation: {
       source: "heartbeat",
@@ -79,11 +128,24 @@ export function heartbeatEvent(plan: HeartbeatPlan, key: string, reason: "interv
 }
 
 /** A system event for an agent's main session (hooks' /wake, `edgeclaw system event`). */
-export function systemEventFor(agentId: string, text: string, dedupKey: string, source: "hook" | "cron", now: number): RoutedEvent {
+export function systemEventFor(
+  agentId: string,
+  text: string,
+  dedupKey: string,
+  source: "hook" | "cron",
+  now: number,
+): RoutedEvent {
   return {
     agentId,
     sessionKey: mainSessionKey(agentId),
-    envelope: envelope({ dedupKey, kind: "system", senderId: source, text, route: quietRoute(source), now }),
+    envelope: envelope({
+      dedupKey,
+      kind: "system",
+      senderId: source,
+      text,
+      route: quietRoute(source),
+      now,
+    }),
     automation: { source, action: "system-event" },
   };
 }
@@ -93,7 +155,11 @@ export function systemEventFor(agentId: string, text: string, dedupKey: string, 
  * after its idempotency key (or a random id), so a retried call reaches the same session and is
  * stored once. The body is a third party's text: the session fences it under the hook's name.
  */
-export function hookAgentEvent(action: Extract<HookAction, { kind: "agent" }>, id: string, now: number): RoutedEvent {
+export function hookAgentEvent(
+  action: Extract<HookAction, { kind: "agent" }>,
+  id: string,
+  now: number,
+): RoutedEvent {
   const sessionKey = action.sessionKey
     ? action.sessionKey.startsWith("agent:")
       ? action.sessionKey
@@ -102,8 +168,20 @@ export function hookAgentEvent(action: Extract<HookAction, { kind: "agent" }>, i
   return {
     agentId: action.agentId,
     sessionKey,
-    envelope: envelope({ dedupKey: `hook:${action.agentId}:${id}`, kind: "message", senderId: "hook", text: action.message, route: action.route ?? quietRoute("hook"), now }),
+    envelope: envelope({
+      dedupKey: `hook:${action.agentId}:${id}`,
+      kind: "message",
+      senderId: "hook",
+      text: action.message,
+      route: action.route ?? quietRoute("hook"),
+      now,
+    }),
     overrides: action.model ? { model: action.model } : undefined,
-    automation: { source: "hook", action: "agent-turn", untrustedSource: action.name, timeoutSeconds: action.timeoutSeconds },
+    automation: {
+      source: "hook",
+      action: "agent-turn",
+      untrustedSource: action.name,
+      timeoutSeconds: action.timeoutSeconds,
+    },
   };
 }

@@ -1,5 +1,9 @@
 import { readFile } from "../../functions/agent/workspace.ts";
-import { HEARTBEAT_FILE, heartbeatReply, isEffectivelyEmpty } from "../../functions/automation/heartbeat.ts";
+import {
+  HEARTBEAT_FILE,
+  heartbeatReply,
+  isEffectivelyEmpty,
+} from "../../functions/automation/heartbeat.ts";
 import { recordRunResult, type CronRunReport } from "../../functions/automation/cron-store.ts";
 import { systemEventFor } from "../scheduler/events.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
@@ -25,7 +29,11 @@ const UNATTENDED = [
 
 const REPORTS_KEY = "cronReports";
 
-export async function triageAutomation(row: InboxRow, trigger: AutomationTrigger, host: TriageHost): Promise<void> {
+export async function triageAutomation(
+  row: InboxRow,
+  trigger: AutomationTrigger,
+  host: TriageHost,
+): Promise<void> {
   const { envelope, agentId } = row.event;
   const now = Date.now();
   const settle = (code: string, message: string) => {
@@ -34,24 +42,39 @@ export async function triageAutomation(row: InboxRow, trigger: AutomationTrigger
   };
   if (trigger.action === "system-event") {
     // Context for the next run, nothing more (a `wakeMode: "now"` job also sends a heartbeat).
-    queueSystemEvent(host.store, { text: envelope.text, at: envelope.receivedAt }, host.config.messages.systemEvents.maxQueued);
+    queueSystemEvent(
+      host.store,
+      { text: envelope.text, at: envelope.receivedAt },
+      host.config.messages.systemEvents.maxQueued,
+    );
     settle("system-event", "kept as context for the next run");
     return;
   }
   if (trigger.action === "heartbeat") {
     // One run per session: a beat never queues behind (or interrupts) real work; the next one comes.
-    if (host.activeRun || host.store.activeRun() || host.store.inboxByState("queued").length > 0) return settle("heartbeat-skipped", "busy");
+    if (host.activeRun || host.store.activeRun() || host.store.inboxByState("queued").length > 0)
+      return settle("heartbeat-skipped", "busy");
     const file = await readFile(host.env, agentId, HEARTBEAT_FILE);
     const waitingEvents = (host.store.getJson<unknown[]>("systemEvents") ?? []).length > 0;
-    if (file && isEffectivelyEmpty(file.content) && !waitingEvents) return settle("heartbeat-skipped", "empty-heartbeat-file");
+    if (file && isEffectivelyEmpty(file.content) && !waitingEvents)
+      return settle("heartbeat-skipped", "empty-heartbeat-file");
     const route = resolveRoute(envelope.route, host.store);
     if (!route) return settle("heartbeat-skipped", "no-route");
-    const scratch = file && !isEffectivelyEmpty(file.content) ? `\n\n[${HEARTBEAT_FILE} — heartbeat monitor scratch]\n${file.content.trim()}` : "";
-    host.store.prepareInbox(row.seq, { text: `${envelope.text}${scratch}`, senderIsOwner: true, queuedBehindRun: false, route });
+    const scratch =
+      file && !isEffectivelyEmpty(file.content)
+        ? `\n\n[${HEARTBEAT_FILE} — heartbeat monitor scratch]\n${file.content.trim()}`
+        : "";
+    host.store.prepareInbox(row.seq, {
+      text: `${envelope.text}${scratch}`,
+      senderIsOwner: true,
+      queuedBehindRun: false,
+      route,
+    });
     return;
   }
   // An unattended agent turn: a fresh transcript each time, the contract first.
-  if (trigger.freshSession && !host.activeRun && host.store.getMeta("sessionId")) host.rotateSession("isolated automation run");
+  if (trigger.freshSession && !host.activeRun && host.store.getMeta("sessionId"))
+    host.rotateSession("isolated automation run");
   if (trigger.untrustedSource) {
     // A hook body is a third party's text: it is fenced under the hook's name, never obeyed as ours.
     host.store.prepareInbox(row.seq, {
@@ -61,7 +84,11 @@ export async function triageAutomation(row: InboxRow, trigger: AutomationTrigger
       queuedBehindRun: host.activeRun !== null,
     });
   } else {
-    host.store.prepareInbox(row.seq, { text: `${UNATTENDED}\n\n${envelope.text}`, senderIsOwner: true, queuedBehindRun: host.activeRun !== null });
+    host.store.prepareInbox(row.seq, {
+      text: `${UNATTENDED}\n\n${envelope.text}`,
+      senderIsOwner: true,
+      queuedBehindRun: host.activeRun !== null,
+    });
   }
 }
 
@@ -77,14 +104,23 @@ export function automationOf(s: SessionState, run: RunRow): AutomationTrigger | 
 }
 
 /** A heartbeat's final text after the HEARTBEAT_OK contract; other runs' text unchanged. */
-export function visibleReply(trigger: AutomationTrigger | undefined, text: string): { text: string; suppressed: boolean } {
+export function visibleReply(
+  trigger: AutomationTrigger | undefined,
+  text: string,
+): { text: string; suppressed: boolean } {
   if (trigger?.action !== "heartbeat" || !trigger.heartbeat) return { text, suppressed: false };
   const visible = heartbeatReply(text, trigger.heartbeat.ackMaxChars);
   return visible === null ? { text: "", suppressed: true } : { text: visible, suppressed: false };
 }
 
 /** Keeps the outcome of a cron run until the mirror has written it to Postgres. */
-export function recordCronOutcome(s: SessionState, run: RunRow, state: "finished" | "failed" | "aborted", reply: string | null, costOf: (run: RunRow) => string): void {
+export function recordCronOutcome(
+  s: SessionState,
+  run: RunRow,
+  state: "finished" | "failed" | "aborted",
+  reply: string | null,
+  costOf: (run: RunRow) => string,
+): void {
   const trigger = automationOf(s, run);
   if (!trigger?.cronRunId || !trigger.jobId) return;
   const finished = s.store.getRun(run.runId) ?? run;
@@ -114,7 +150,16 @@ export async function flushCronReports(s: SessionState): Promise<void> {
   if (!reports.length) return;
   const disabled = await withDb(s.env, async (db) => {
     const effects = [];
-    for (const report of reports) effects.push({ runId: report.runId, ...(await recordRunResult(db, report, s.config.cron.runHistoryLimit, s.config.cron.autoDisableAfterErrors)) });
+    for (const report of reports)
+      effects.push({
+        runId: report.runId,
+        ...(await recordRunResult(
+          db,
+          report,
+          s.config.cron.runHistoryLimit,
+          s.config.cron.autoDisableAfterErrors,
+        )),
+      });
     return effects.filter((effect) => effect.autoDisabled);
   });
   // The owning agent learns why its job stopped (context for its next run in the main session).
@@ -125,5 +170,10 @@ export async function flushCronReports(s: SessionState): Promise<void> {
     await s.env.SESSIONS.get(s.env.SESSIONS.idFromName(event.sessionKey)).accept(event);
   }
   const sent = new Set(reports.map((report) => report.runId));
-  s.store.setJson(REPORTS_KEY, (s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? []).filter((report) => !sent.has(report.runId)));
+  s.store.setJson(
+    REPORTS_KEY,
+    (s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? []).filter(
+      (report) => !sent.has(report.runId),
+    ),
+  );
 }

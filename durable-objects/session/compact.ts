@@ -1,6 +1,12 @@
 import type { CompactResult } from "../../functions/commands/session-control.ts";
 import { sessionLog } from "./log.ts";
-import { compactionCut, droppedSummary, estimateTokens, needsCompaction, summarizeInSlices } from "../../functions/agent/compaction.ts";
+import {
+  compactionCut,
+  droppedSummary,
+  estimateTokens,
+  needsCompaction,
+  summarizeInSlices,
+} from "../../functions/agent/compaction.ts";
 import { callModel } from "../../functions/agent/model-call.ts";
 import type { ModelRequest, ModelResult } from "../../functions/agent/types.ts";
 import { contextWindow, currentSessionId, sessionMessages, settings } from "./identity.ts";
@@ -14,14 +20,24 @@ import { sessionMeter } from "./metering.ts";
 type CallModel = (request: ModelRequest) => Promise<ModelResult>;
 
 /** Proactive compaction before a run whose prompt would crowd the model's context window. */
-export async function compactIfNeeded(s: SessionState, run: RunRow, system: string, call: CallModel, signal: AbortSignal): Promise<void> {
+export async function compactIfNeeded(
+  s: SessionState,
+  run: RunRow,
+  system: string,
+  call: CallModel,
+  signal: AbortSignal,
+): Promise<void> {
   const compaction = s.config.agents.defaults.compaction;
   if (!compaction.enabled) return;
   const messages = sessionMessages(s, run.sessionId);
   const window = contextWindow(s, run.options.model);
   if (!needsCompaction(messages, system, window, compaction)) return;
   const outcome = await compactRows(s, run.sessionId, call, { window, signal });
-  if (outcome.note) sessionLog(s, { runId: run.runId }).warn("proactive compaction", { sessionId: run.sessionId, note: outcome.note });
+  if (outcome.note)
+    sessionLog(s, { runId: run.runId }).warn("proactive compaction", {
+      sessionId: run.sessionId,
+      note: outcome.note,
+    });
 }
 
 /**
@@ -37,7 +53,10 @@ async function compactRows(
   options: { window: number; instructions?: string; signal?: AbortSignal },
 ): Promise<{ compacted: boolean; note?: string; reason?: string }> {
   const rows = s.store.transcript(sessionId);
-  const cut = compactionCut(rows.map((row) => row.message), s.config.agents.defaults.compaction.keepRecentTokens);
+  const cut = compactionCut(
+    rows.map((row) => row.message),
+    s.config.agents.defaults.compaction.keepRecentTokens,
+  );
   if (cut === 0) return { compacted: false };
   const previous = s.store.getMeta(`summary:${sessionId}`);
   const older = rows.slice(0, cut).map((row) => row.message);
@@ -53,9 +72,14 @@ async function compactRows(
   } catch (error) {
     if (options.signal?.aborted) throw error;
     // A budget stop is not the model failing to summarise: nothing is dropped.
-    if (error instanceof BudgetExceededError) return { compacted: false, reason: budgetNotice(error.refusal) };
+    if (error instanceof BudgetExceededError)
+      return { compacted: false, reason: budgetNotice(error.refusal) };
     const { class: errorClass, reason } = classifyError(error);
-    if (errorClass === "transient") return { compacted: false, reason: `the model could not summarise right now (${reason}); try again later` };
+    if (errorClass === "transient")
+      return {
+        compacted: false,
+        reason: `the model could not summarise right now (${reason}); try again later`,
+      };
     summary = droppedSummary(previous, cut, reason);
     note = `summarising failed (${reason}), so ${cut} older message(s) were dropped without a summary`;
   }
@@ -68,18 +92,32 @@ async function compactRows(
 }
 
 /** /compact: compacts now with the session's model selection (not while a run is writing). */
-export async function compactNow(s: SessionState, instructions?: string, sender?: { channel?: string; senderId?: string }): Promise<CompactResult> {
-  if (s.active) return { compacted: false, reason: "a run is in progress; try again when it finishes" };
+export async function compactNow(
+  s: SessionState,
+  instructions?: string,
+  sender?: { channel?: string; senderId?: string },
+): Promise<CompactResult> {
+  if (s.active)
+    return { compacted: false, reason: "a run is in progress; try again when it finishes" };
   const sessionId = currentSessionId(s, Date.now());
   const agentId = s.store.getMeta("agentId") ?? "main";
   const selection = selectionFor(s.config, s.env, agentId, settings(s).modelOverride);
   const before = estimateTokens(sessionMessages(s, sessionId));
   const meter = sessionMeter(s, { kind: "compaction", runId: null, sessionId, ...sender });
-  const outcome = await compactRows(s, sessionId, (request) => callModel({ config: s.config, env: s.env, selection, request, meter }), {
-    window: contextWindow(s, undefined),
-    instructions,
-  });
-  if (!outcome.compacted) return { compacted: false, reason: outcome.reason ?? "nothing older than the recent context to summarise" };
+  const outcome = await compactRows(
+    s,
+    sessionId,
+    (request) => callModel({ config: s.config, env: s.env, selection, request, meter }),
+    {
+      window: contextWindow(s, undefined),
+      instructions,
+    },
+  );
+  if (!outcome.compacted)
+    return {
+      compacted: false,
+      reason: outcome.reason ?? "nothing older than the recent context to summarise",
+    };
   const after = estimateTokens(sessionMessages(s, sessionId));
   return { compacted: true, tokensBefore: before, tokensAfter: after, note: outcome.note };
 }

@@ -18,28 +18,32 @@ import type { SessionState } from "./state.ts";
 export function listDeadLetters(s: SessionState): DeadLetter[] {
   const mask = secretMasker(s.config, s.env as unknown as Record<string, unknown>);
   const clean = (value: string | null) => (value === null ? null : mask(value));
-  const events = s.store.deadLetteredInbox().map((row): DeadLetter => ({
-    kind: "event",
-    id: row.event.envelope.dedupKey,
-    channel: row.event.envelope.channel,
-    to: row.event.envelope.route.to,
-    text: clean(row.event.envelope.text ?? "") ?? "",
-    error: clean(row.deadReason),
-    attempts: row.failures,
-    at: row.receivedAt,
-    retryable: false,
-  }));
-  const replies = s.store.outboxRows("dead").map((row): DeadLetter => ({
-    kind: "reply",
-    id: row.id,
-    channel: row.route.channel,
-    to: row.route.to,
-    text: clean(row.text) ?? "",
-    error: clean(row.lastError),
-    attempts: row.attempts,
-    at: row.createdAt,
-    retryable: true,
-  }));
+  const events = s.store.deadLetteredInbox().map(
+    (row): DeadLetter => ({
+      kind: "event",
+      id: row.event.envelope.dedupKey,
+      channel: row.event.envelope.channel,
+      to: row.event.envelope.route.to,
+      text: clean(row.event.envelope.text ?? "") ?? "",
+      error: clean(row.deadReason),
+      attempts: row.failures,
+      at: row.receivedAt,
+      retryable: false,
+    }),
+  );
+  const replies = s.store.outboxRows("dead").map(
+    (row): DeadLetter => ({
+      kind: "reply",
+      id: row.id,
+      channel: row.route.channel,
+      to: row.route.to,
+      text: clean(row.text) ?? "",
+      error: clean(row.lastError),
+      attempts: row.attempts,
+      at: row.createdAt,
+      retryable: true,
+    }),
+  );
   return [...events, ...replies];
 }
 
@@ -56,7 +60,12 @@ export function retryDeadLetter(s: SessionState, id: string, now: number): DeadL
   const row = s.store.outboxRows("dead").find((candidate) => candidate.id === id);
   if (!row) {
     if (s.store.inboxByKey(id)?.deadReason) {
-      return { ok: false, status: 409, reason: "an inbound event's sender was already told it was set aside; it can be discarded, not retried" };
+      return {
+        ok: false,
+        status: 409,
+        reason:
+          "an inbound event's sender was already told it was set aside; it can be discarded, not retried",
+      };
     }
     return { ok: false, status: 404, reason: `no dead letter "${id}" in this session` };
   }

@@ -28,17 +28,43 @@ import { describeError, zeroUsage, type SessionState } from "./state.ts";
  * a "repeat" of the first's, which the platform drops. The session's own Durable Object id makes it
  * unique everywhere. (Run replies need nothing: run ids are UUIDs.)
  */
-export function eventReplyId(s: Pick<SessionState, "ctx">, kind: "notice" | "refusal" | "dead", seq: number): string {
+export function eventReplyId(
+  s: Pick<SessionState, "ctx">,
+  kind: "notice" | "refusal" | "dead",
+  seq: number,
+): string {
   return `${kind}:${s.ctx.id.toString()}:${seq}`;
 }
 
 /** Splits a reply into the channel's chunks and records them in the outbox (inside the caller's transaction). */
-export function enqueueReply(s: SessionState, idPrefix: string, runId: string | null, route: RunRow["route"], text: string, now: number): void {
+export function enqueueReply(
+  s: SessionState,
+  idPrefix: string,
+  runId: string | null,
+  route: RunRow["route"],
+  text: string,
+  now: number,
+): void {
   const adapter = adapterFor(route.channel);
   const limit = adapter ? adapter.textChunkLimit(s.config, route.accountId) : 4000;
-  const chunks = chunkText(text, limit, adapter?.chunkMode?.(s.config, route.accountId) ?? "length", adapter?.maxLinesPerChunk?.(s.config, route.accountId));
+  const chunks = chunkText(
+    text,
+    limit,
+    adapter?.chunkMode?.(s.config, route.accountId) ?? "length",
+    adapter?.maxLinesPerChunk?.(s.config, route.accountId),
+  );
   chunks.forEach((chunk, index) => {
-    s.store.insertOutbox({ id: `${idPrefix}:${index}`, runId, route, text: chunk, chunkIndex: index, chunkCount: chunks.length }, now);
+    s.store.insertOutbox(
+      {
+        id: `${idPrefix}:${index}`,
+        runId,
+        route,
+        text: chunk,
+        chunkIndex: index,
+        chunkCount: chunks.length,
+      },
+      now,
+    );
   });
 }
 
@@ -52,7 +78,17 @@ export function enqueueRetract(s: SessionState, run: RunRow, now: number): void 
   if (HTTP_CHANNELS.has(run.route.channel) || !adapterFor(run.route.channel)?.progress) return;
   const state = s.store.getRun(run.runId)?.progressState ?? {};
   if (!Object.keys(state).length) return;
-  s.store.insertOutbox({ id: `run:${run.runId}:retract`, runId: run.runId, route: run.route, text: "", chunkIndex: 0, chunkCount: 0 }, now);
+  s.store.insertOutbox(
+    {
+      id: `run:${run.runId}:retract`,
+      runId: run.runId,
+      route: run.route,
+      text: "",
+      chunkIndex: 0,
+      chunkCount: 0,
+    },
+    now,
+  );
 }
 
 /**
@@ -64,7 +100,8 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
   const route = row.event.envelope.route;
   const text = texts.join("\n\n");
   s.ctx.storage.transactionSync(() => {
-    if (!HTTP_CHANNELS.has(route.channel)) enqueueReply(s, eventReplyId(s, "notice", row.seq), null, route, text, now);
+    if (!HTTP_CHANNELS.has(route.channel))
+      enqueueReply(s, eventReplyId(s, "notice", row.seq), null, route, text, now);
     if (settle) s.store.settleInbox(row.seq, text, now);
     // A settled event never reaches the transcript: keep its turn for the web chat's history.
     const asked = settle ? (row.event.envelope.text ?? "") : "";
@@ -74,7 +111,8 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
     ]);
   });
   s.emit([row.seq], { type: "notice", text });
-  if (settle) s.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });
+  if (settle)
+    s.emit([row.seq], { type: "done", runId: "", text, usage: zeroUsage(), modelRef: "" });
 }
 
 /**
@@ -90,7 +128,11 @@ export function refuse(s: SessionState, row: InboxRow, route: RunRow["route"], t
   });
 }
 
-export function progressRelay(s: SessionState, run: RunRow | null, route: RunRow["route"]): ProgressRelay {
+export function progressRelay(
+  s: SessionState,
+  run: RunRow | null,
+  route: RunRow["route"],
+): ProgressRelay {
   return new ProgressRelay({
     adapter: HTTP_CHANNELS.has(route.channel) ? undefined : adapterFor(route.channel),
     route,
@@ -116,7 +158,11 @@ async function deliverOnce(s: SessionState): Promise<void> {
     progressStateFor: (runId) => (runId ? s.store.getRun(runId)?.progressState : undefined),
     now: Date.now,
     onSend: (row, outcome) =>
-      countSession(s, outcome === "sent" ? "edgeclaw_outbox_sent_total" : "edgeclaw_outbox_retries_total", { channel: row.route.channel }),
+      countSession(
+        s,
+        outcome === "sent" ? "edgeclaw_outbox_sent_total" : "edgeclaw_outbox_retries_total",
+        { channel: row.route.channel },
+      ),
   });
   for (const letter of dead) {
     countSession(s, "edgeclaw_outbox_dead_letters_total", { channel: letter.row.route.channel });
@@ -126,7 +172,8 @@ async function deliverOnce(s: SessionState): Promise<void> {
       channel: letter.row.route.channel,
       reason: letter.reason,
     }).catch((error) => {
-      if (!isPostgresUnavailable(error)) sessionLog(s).error("audit write failed", { error: describeError(error) });
+      if (!isPostgresUnavailable(error))
+        sessionLog(s).error("audit write failed", { error: describeError(error) });
     });
   }
 }
@@ -136,7 +183,12 @@ export const MIRROR_RETRY_MS = 5_000;
 
 /** Something is waiting to be copied to Postgres, and when the mirror may next try. */
 export function mirrorDueAt(s: SessionState, now: number): number | undefined {
-  if (!s.env.DATABASE_URL || !s.store.getMeta("sessionId") || !(s.store.hasUnmirrored() || hasCronReports(s.store))) return undefined;
+  if (
+    !s.env.DATABASE_URL ||
+    !s.store.getMeta("sessionId") ||
+    !(s.store.hasUnmirrored() || hasCronReports(s.store))
+  )
+    return undefined;
   return Math.max(now, Number(s.store.getMeta("mirrorRetryAt") ?? 0));
 }
 
@@ -163,12 +215,17 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
         sessionKey: s.store.getMeta("sessionKey") ?? "",
         sessionId,
         agentId: s.store.getMeta("agentId") ?? "main",
-        channel: lastRun?.route.channel ?? s.store.getJson<{ channel: string }>("lastRoute")?.channel ?? null,
+        channel:
+          lastRun?.route.channel ??
+          s.store.getJson<{ channel: string }>("lastRoute")?.channel ??
+          null,
         chatType: s.store.getMeta("chatType") ?? null,
         lastRoute: s.store.getJson("lastRoute") ?? null,
         modelOverride: settings(s).modelOverride ?? null,
         sessionStartedAt: Number(s.store.getMeta("sessionStartedAt") ?? Date.now()),
-        lastInteractionAt: s.store.getMeta("lastInteractionAt") ? Number(s.store.getMeta("lastInteractionAt")) : null,
+        lastInteractionAt: s.store.getMeta("lastInteractionAt")
+          ? Number(s.store.getMeta("lastInteractionAt"))
+          : null,
       },
     });
     await flushCronReports(s);
@@ -178,7 +235,8 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
     // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
     // First lines only: a failed query's message carries its parameters (transcript text).
     // An outage was already logged, once, by the database client.
-    if (!isPostgresUnavailable(error)) sessionLog(s).error("session mirror failed", { error: describeError(error) });
+    if (!isPostgresUnavailable(error))
+      sessionLog(s).error("session mirror failed", { error: describeError(error) });
     return false;
   }
 }

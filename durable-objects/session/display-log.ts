@@ -28,7 +28,10 @@ export function recordDisplayTurns(s: SessionState, turns: DisplayTurn[]): void 
   if (!sessionId || turns.length === 0) return;
   const log = s.store.getJson<DisplayLog>(KEY);
   const kept = log?.sessionId === sessionId ? log.turns : [];
-  s.store.setJson(KEY, { sessionId, turns: [...kept, ...turns].slice(-DISPLAY_LOG_MAX) } satisfies DisplayLog);
+  s.store.setJson(KEY, {
+    sessionId,
+    turns: [...kept, ...turns].slice(-DISPLAY_LOG_MAX),
+  } satisfies DisplayLog);
 }
 
 export function displayTurns(s: SessionState, sessionId: string): DisplayTurn[] {

@@ -22,10 +22,18 @@ export interface ClassifiedError {
 const TRANSIENT_SQLSTATE = /^(08|53|57P|40001|40P01)/;
 
 /** Wording of connection-level failures from the Postgres driver, sockets and fetch. */
-const TRANSIENT_MESSAGE = /connect|connection|socket|network|terminated|timed? ?out|timeout|ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|fetch failed|unavailable|overloaded/i;
+const TRANSIENT_MESSAGE =
+  /connect|connection|socket|network|terminated|timed? ?out|timeout|ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|fetch failed|unavailable|overloaded/i;
 
 /** Errors that are defects in our code or data: retrying runs the same code on the same data. */
-const BUG_NAMES = new Set(["TypeError", "ReferenceError", "SyntaxError", "RangeError", "ZodError", "URIError"]);
+const BUG_NAMES = new Set([
+  "TypeError",
+  "ReferenceError",
+  "SyntaxError",
+  "RangeError",
+  "ZodError",
+  "URIError",
+]);
 
 export function classifyError(error: unknown): ClassifiedError {
   const reason = describeOneLine(error);
@@ -37,10 +45,15 @@ export function classifyError(error: unknown): ClassifiedError {
     const code = sqlState(current);
     if (code) return { class: TRANSIENT_SQLSTATE.test(code) ? "transient" : "permanent", reason };
     const status = httpStatus(current);
-    if (status !== undefined) return { class: status === 408 || status === 429 || status >= 500 ? "transient" : "permanent", reason };
+    if (status !== undefined)
+      return {
+        class: status === 408 || status === 429 || status >= 500 ? "transient" : "permanent",
+        reason,
+      };
   }
   const messages = causeChain(error).map(messageOf);
-  if (messages.some((message) => TRANSIENT_MESSAGE.test(message))) return { class: "transient", reason };
+  if (messages.some((message) => TRANSIENT_MESSAGE.test(message)))
+    return { class: "transient", reason };
   if (error instanceof Error && BUG_NAMES.has(error.name)) return { class: "permanent", reason };
   // Unknown: worth a few tries (the bound on attempts still ends it), not an instant dead letter.
   return { class: "transient", reason };
@@ -57,13 +70,20 @@ export function describeOneLine(error: unknown): string {
 /** Error, or an error-like event (a WebSocket's ErrorEvent from the Postgres driver): its message. */
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
-  const message = typeof error === "object" && error !== null ? (error as { message?: unknown }).message : undefined;
+  const message =
+    typeof error === "object" && error !== null
+      ? (error as { message?: unknown }).message
+      : undefined;
   return typeof message === "string" && message ? message : String(error);
 }
 
 function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current !== undefined && current !== null && depth < 5;
+    depth++
+  ) {
     chain.push(current);
     current = current instanceof Error ? current.cause : undefined;
   }

@@ -1,4 +1,8 @@
-import type { SessionSettings, SessionSettingsPatch, SessionStatus } from "../../functions/commands/session-control.ts";
+import type {
+  SessionSettings,
+  SessionSettingsPatch,
+  SessionStatus,
+} from "../../functions/commands/session-control.ts";
 import { estimateTokens } from "../../functions/agent/compaction.ts";
 import { resolveModel } from "../../functions/agent/model-resolve.ts";
 import type { Message } from "../../functions/agent/types.ts";
@@ -57,12 +61,21 @@ export function withSummary(s: SessionState, sessionId: string, messages: Messag
 
 /** What the model sees of the session right now (summary + uncompacted transcript). */
 export function sessionMessages(s: SessionState, sessionId: string): Message[] {
-  return withSummary(s, sessionId, s.store.transcript(sessionId).map((row) => row.message));
+  return withSummary(
+    s,
+    sessionId,
+    s.store.transcript(sessionId).map((row) => row.message),
+  );
 }
 
 export function contextWindow(s: SessionState, modelOverride: string | undefined): number {
   const agentId = s.store.getMeta("agentId") ?? "main";
-  const ref = selectionFor(s.config, s.env, agentId, modelOverride ?? settings(s).modelOverride).primary;
+  const ref = selectionFor(
+    s.config,
+    s.env,
+    agentId,
+    modelOverride ?? settings(s).modelOverride,
+  ).primary;
   try {
     return ref ? resolveModel(s.config, s.env, ref).contextWindow : 200_000;
   } catch {
@@ -78,7 +91,9 @@ function sessionFacts(s: SessionState) {
     agentId: s.store.getMeta("agentId") ?? "main",
     sessionId,
     sessionStartedAt: Number(s.store.getMeta("sessionStartedAt") ?? Date.now()),
-    lastInteractionAt: s.store.getMeta("lastInteractionAt") ? Number(s.store.getMeta("lastInteractionAt")) : null,
+    lastInteractionAt: s.store.getMeta("lastInteractionAt")
+      ? Number(s.store.getMeta("lastInteractionAt"))
+      : null,
     inputTokens: totals.inputTokens,
     outputTokens: totals.outputTokens,
     runs: totals.runs,
@@ -100,7 +115,9 @@ export function status(s: SessionState): SessionStatus {
     sessionId: facts.sessionId,
     agentId: facts.agentId,
     model: selection.primary ?? "(none configured)",
-    ...(selection.origin === "demo" || selection.origin === "key-default" ? { modelOrigin: selection.origin } : {}),
+    ...(selection.origin === "demo" || selection.origin === "key-default"
+      ? { modelOrigin: selection.origin }
+      : {}),
     modelOverride: current.modelOverride,
     inputTokens: facts.inputTokens,
     outputTokens: facts.outputTokens,

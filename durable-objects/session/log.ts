@@ -6,15 +6,23 @@ import type { SessionState } from "./state.ts";
  * is one), and the text of the events it is about is masked wherever it turns up — an error that
  * quotes the user's message does not leak it into the logs (logging.redactSensitive).
  */
-export function sessionLog(s: SessionState, context: { runId?: string; seqs?: Iterable<number> } = {}): Logger {
+export function sessionLog(
+  s: SessionState,
+  context: { runId?: string; seqs?: Iterable<number> } = {},
+): Logger {
   const texts: string[] = [];
   for (const seq of context.seqs ?? []) {
     const text = s.store.inboxBySeq(seq)?.event.envelope?.text;
     if (text) texts.push(text);
   }
   const sessionKey = s.store.getMeta("sessionKey");
-  return createLogger(s.config, s.env as Record<string, unknown>, {
-    ...(sessionKey ? { sessionKey } : {}),
-    ...(context.runId ? { runId: context.runId } : {}),
-  }, texts);
+  return createLogger(
+    s.config,
+    s.env as Record<string, unknown>,
+    {
+      ...(sessionKey ? { sessionKey } : {}),
+      ...(context.runId ? { runId: context.runId } : {}),
+    },
+    texts,
+  );
 }

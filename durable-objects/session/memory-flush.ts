@@ -27,13 +27,22 @@ export function memoryFlushPrompt(date: string): string {
 const FLUSH_SYSTEM_NOTE =
   "## Memory flush\nThis is a silent housekeeping turn before the conversation is compacted: the user does not see it. Write lasting facts, decisions and open tasks to your memory files, then stop.";
 
-export function memoryFlushDue(s: SessionState, run: RunRow, deps: Pick<RunLoopDeps, "system" | "tools" | "toolContext">): boolean {
+export function memoryFlushDue(
+  s: SessionState,
+  run: RunRow,
+  deps: Pick<RunLoopDeps, "system" | "tools" | "toolContext">,
+): boolean {
   const compaction = s.config.agents.defaults.compaction;
   const flush = compaction.memoryFlush;
   if (!compaction.enabled || !flush.enabled || !deps.toolContext.mainPrivateSession) return false;
   if (!deps.tools.some((tool) => tool.name === "write" || tool.name === "edit")) return false;
-  if (s.store.getMeta(`memoryFlushCycle:${run.sessionId}`) === String(Number(s.store.getMeta("compactions") ?? 0))) return false;
-  const threshold = contextWindow(s, run.options.model) - compaction.reserveTokensFloor - flush.softThresholdTokens;
+  if (
+    s.store.getMeta(`memoryFlushCycle:${run.sessionId}`) ===
+    String(Number(s.store.getMeta("compactions") ?? 0))
+  )
+    return false;
+  const threshold =
+    contextWindow(s, run.options.model) - compaction.reserveTokensFloor - flush.softThresholdTokens;
   return estimateTokens(sessionMessages(s, run.sessionId), deps.system) > threshold;
 }
 
@@ -45,7 +54,10 @@ export async function memoryFlushIfDue(
   signal: AbortSignal,
 ): Promise<boolean> {
   if (!memoryFlushDue(s, run, deps)) return false;
-  s.store.setMeta(`memoryFlushCycle:${run.sessionId}`, String(Number(s.store.getMeta("compactions") ?? 0)));
+  s.store.setMeta(
+    `memoryFlushCycle:${run.sessionId}`,
+    String(Number(s.store.getMeta("compactions") ?? 0)),
+  );
 
   const flushModel = s.config.agents.defaults.compaction.memoryFlush.model;
   const call = flushModel
@@ -55,11 +67,18 @@ export async function memoryFlushIfDue(
           env: s.env,
           selection: { primary: flushModel, fallbacks: [], origin: "config" },
           request,
-          meter: sessionMeter(s, { kind: "memory_flush", runId: run.runId, sessionId: run.sessionId }),
+          meter: sessionMeter(s, {
+            kind: "memory_flush",
+            runId: run.runId,
+            sessionId: run.sessionId,
+          }),
         })
     : deps.callModelAs("memory_flush");
   const date = localDate(new Date(), resolveUserTimezone(s.config));
-  const base: Message[] = [...sessionMessages(s, run.sessionId), { role: "user", content: memoryFlushPrompt(date) }];
+  const base: Message[] = [
+    ...sessionMessages(s, run.sessionId),
+    { role: "user", content: memoryFlushPrompt(date) },
+  ];
   const turn: Message[] = [];
   let rounds = 0;
   const host: RunHost = {
@@ -77,6 +96,11 @@ export async function memoryFlushIfDue(
     onTextDelta: () => undefined,
     onTool: () => undefined,
   };
-  await runAgentLoop(host, { ...deps, system: `${deps.system}\n\n${FLUSH_SYSTEM_NOTE}`, callModel: call, signal });
+  await runAgentLoop(host, {
+    ...deps,
+    system: `${deps.system}\n\n${FLUSH_SYSTEM_NOTE}`,
+    callModel: call,
+    signal,
+  });
   return true;
 }

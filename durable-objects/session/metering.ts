@@ -53,7 +53,8 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
   const held = new Map<string, ScopeCheck[]>();
   const agentId = s.store.getMeta("agentId") ?? "main";
   const sessionKey = s.store.getMeta("sessionKey") ?? "";
-  const sender = context.channel && context.senderId ? `${context.channel}:${context.senderId}` : undefined;
+  const sender =
+    context.channel && context.senderId ? `${context.channel}:${context.senderId}` : undefined;
 
   return {
     async admit(start: MeterStart): Promise<MeterTicket> {
@@ -67,12 +68,24 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       let verdicts;
       try {
         verdicts = await Promise.all(
-          scopes.map((scope) => budgetStub(s, scope.scope).reserve({ id: ticket.id, windows: scope.windows, usd: cost.usd, tokens: cost.tokens, now, ttlMs })),
+          scopes.map((scope) =>
+            budgetStub(s, scope.scope).reserve({
+              id: ticket.id,
+              windows: scope.windows,
+              usd: cost.usd,
+              tokens: cost.tokens,
+              now,
+              ttlMs,
+            }),
+          ),
         );
       } catch (error) {
         // Fail closed: with no answer from a budget object, no money is spent. Transient, so retried later.
         await release(s, scopes, ticket.id, now);
-        throw new ModelError("server", `budget check unavailable: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ModelError(
+          "server",
+          `budget check unavailable: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       const refusedAt = verdicts.findIndex((verdict) => !verdict.ok);
       if (refusedAt < 0) {
@@ -88,16 +101,30 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       let first: BudgetRefusal | undefined;
       for (const [index, verdict] of verdicts.entries()) {
         if (verdict.ok) continue;
-        const refusal: BudgetRefusal = { scope: scopes[index]!.scope, period: verdict.period, unit: verdict.unit, limit: verdict.limit, spent: verdict.spent, resetsAt: verdict.resetsAt };
+        const refusal: BudgetRefusal = {
+          scope: scopes[index]!.scope,
+          period: verdict.period,
+          unit: verdict.unit,
+          limit: verdict.limit,
+          spent: verdict.spent,
+          resetsAt: verdict.resetsAt,
+        };
         first ??= refusal;
-        if (verdict.alert) notifyOperator(s, `budget-alert:${refusal.scope}:${scopes[index]!.windows.find((w) => w.period === verdict.period)?.key}`, alertText(refusal, agentId, sessionKey));
+        if (verdict.alert)
+          notifyOperator(
+            s,
+            `budget-alert:${refusal.scope}:${scopes[index]!.windows.find((w) => w.period === verdict.period)?.key}`,
+            alertText(refusal, agentId, sessionKey),
+          );
       }
       throw new BudgetExceededError(first!);
     },
 
     async settle(ticket: MeterTicket, start: MeterStart, outcome: MeterOutcome): Promise<void> {
       const now = Date.now();
-      const usage = outcome.ok ? outcome.usage : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      const usage = outcome.ok
+        ? outcome.usage
+        : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
       const costUsd = outcome.ok ? outcome.costUsd : 0;
       try {
         s.ctx.storage.transactionSync(() =>
@@ -118,7 +145,9 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
           }),
         );
       } catch (error) {
-        console.error(`metering: could not record model call ${ticket.id}: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(
+          `metering: could not record model call ${ticket.id}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       const scopes = held.get(ticket.id);
       held.delete(ticket.id);
@@ -127,10 +156,23 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       await Promise.all(
         scopes.map(async (scope) => {
           try {
-            const crossings = await budgetStub(s, scope.scope).settle({ id: ticket.id, windows: scope.windows, usd: costUsd, tokens, now });
-            for (const crossing of crossings) notifyOperator(s, `budget-warn:${scope.scope}:${crossing.key}`, warnText(scope.scope, crossing));
+            const crossings = await budgetStub(s, scope.scope).settle({
+              id: ticket.id,
+              windows: scope.windows,
+              usd: costUsd,
+              tokens,
+              now,
+            });
+            for (const crossing of crossings)
+              notifyOperator(
+                s,
+                `budget-warn:${scope.scope}:${crossing.key}`,
+                warnText(scope.scope, crossing),
+              );
           } catch (error) {
-            console.error(`metering: settling ${ticket.id} in ${scope.scope} failed (its reservation expires): ${error instanceof Error ? error.message : String(error)}`);
+            console.error(
+              `metering: settling ${ticket.id} in ${scope.scope} failed (its reservation expires): ${error instanceof Error ? error.message : String(error)}`,
+            );
           }
         }),
       );
@@ -142,8 +184,19 @@ export function budgetStub(s: { env: SessionState["env"] }, scope: string) {
   return s.env.BUDGETS.get(s.env.BUDGETS.idFromName(scope));
 }
 
-async function release(s: SessionState, scopes: ScopeCheck[], id: string, now: number): Promise<void> {
-  await Promise.all(scopes.map((scope) => budgetStub(s, scope.scope).settle({ id, windows: scope.windows, usd: 0, tokens: 0, now }).catch(() => undefined)));
+async function release(
+  s: SessionState,
+  scopes: ScopeCheck[],
+  id: string,
+  now: number,
+): Promise<void> {
+  await Promise.all(
+    scopes.map((scope) =>
+      budgetStub(s, scope.scope)
+        .settle({ id, windows: scope.windows, usd: 0, tokens: 0, now })
+        .catch(() => undefined),
+    ),
+  );
 }
 
 /**
@@ -156,7 +209,12 @@ function notifyOperator(s: SessionState, id: string, text: string): void {
   const target = s.config.budgets.alertTarget;
   console.warn(JSON.stringify({ event: "budget_notice", id, text }));
   if (!target || HTTP_CHANNELS.has(target.channel)) return;
-  const route: ReplyRoute = { channel: target.channel, accountId: target.accountId ?? "default", to: target.to, ...(target.threadId ? { threadId: target.threadId } : {}) };
+  const route: ReplyRoute = {
+    channel: target.channel,
+    accountId: target.accountId ?? "default",
+    to: target.to,
+    ...(target.threadId ? { threadId: target.threadId } : {}),
+  };
   const now = Date.now();
   // INSERT OR IGNORE by id: a second notice for the same scope and period is never queued.
   s.ctx.storage.transactionSync(() => enqueueReply(s, id, null, route, text, now));
@@ -168,6 +226,7 @@ function alertText(refusal: BudgetRefusal, agentId: string, sessionKey: string):
 }
 
 function warnText(scope: string, crossing: WarnCrossing): string {
-  const amount = (value: number) => (crossing.unit === "usd" ? `$${value.toFixed(2)}` : `${Math.round(value)} tokens`);
+  const amount = (value: number) =>
+    crossing.unit === "usd" ? `$${value.toFixed(2)}` : `${Math.round(value)} tokens`;
   return `⚠️ Budget warning — ${scope}: ${amount(crossing.spent)} of the ${crossing.period === "day" ? "daily" : "monthly"} ${amount(crossing.limit)} used (${crossing.key}).`;
 }

@@ -1,4 +1,11 @@
-import { counterDelta, histogramDeltas, type Delta, type CounterName, type HistogramName, type Labels } from "../../functions/metrics/catalog.ts";
+import {
+  counterDelta,
+  histogramDeltas,
+  type Delta,
+  type CounterName,
+  type HistogramName,
+  type Labels,
+} from "../../functions/metrics/catalog.ts";
 import { metricsShard } from "../../functions/metrics/shards.ts";
 import type { SessionState } from "./state.ts";
 
@@ -26,11 +33,21 @@ function enabled(s: SessionState): boolean {
   return s.config.diagnostics.enabled;
 }
 
-export function countSession(s: SessionState, name: CounterName, labels: Labels = {}, by = 1): void {
+export function countSession(
+  s: SessionState,
+  name: CounterName,
+  labels: Labels = {},
+  by = 1,
+): void {
   if (enabled(s)) addPending(s, [counterDelta(name, labels, by)]);
 }
 
-export function observeSession(s: SessionState, name: HistogramName, labels: Labels, value: number): void {
+export function observeSession(
+  s: SessionState,
+  name: HistogramName,
+  labels: Labels,
+  value: number,
+): void {
   if (enabled(s)) addPending(s, histogramDeltas(name, labels, value));
 }
 
@@ -38,14 +55,21 @@ function addPending(s: SessionState, deltas: Delta[]): void {
   const sql = s.ctx.storage.sql;
   for (const [series, by] of deltas) {
     if (!Number.isFinite(by) || by === 0) continue;
-    sql.exec(`INSERT INTO metrics_pending(series, value) VALUES(?, ?) ON CONFLICT(series) DO UPDATE SET value = value + excluded.value`, series, by);
+    sql.exec(
+      `INSERT INTO metrics_pending(series, value) VALUES(?, ?) ON CONFLICT(series) DO UPDATE SET value = value + excluded.value`,
+      series,
+      by,
+    );
   }
 }
 
 /** When the alarm must wake to hand counters over (undefined: nothing waiting). */
 export function metricsFlushDueAt(s: SessionState, now: number): number | undefined {
   if (!hasPending(s) && s.store.getMeta(BATCH_KEY) === undefined) return undefined;
-  return Math.max(now, Number(s.store.getMeta(FLUSHED_AT_KEY) ?? 0) + s.config.diagnostics.metrics.flushIntervalMs);
+  return Math.max(
+    now,
+    Number(s.store.getMeta(FLUSHED_AT_KEY) ?? 0) + s.config.diagnostics.metrics.flushIntervalMs,
+  );
 }
 
 function hasPending(s: SessionState): boolean {
@@ -61,7 +85,12 @@ export async function flushSessionMetrics(s: SessionState, now = Date.now()): Pr
   s.store.setMeta(FLUSHED_AT_KEY, String(now));
   try {
     const source = s.ctx.id.toString();
-    await metricsShard(s.env.METRICS, source).applyBatch(source, batch.no, batch.deltas, s.config.diagnostics.metrics.maxSeries);
+    await metricsShard(s.env.METRICS, source).applyBatch(
+      source,
+      batch.no,
+      batch.deltas,
+      s.config.diagnostics.metrics.maxSeries,
+    );
     s.store.deleteMeta(BATCH_KEY);
   } catch {
     // The shard is unreachable: the same batch goes again on a later pass (metricsFlushDueAt keeps it due).
@@ -72,13 +101,18 @@ export async function flushSessionMetrics(s: SessionState, now = Date.now()): Pr
 function takeBatch(s: SessionState): PendingBatch | undefined {
   return s.ctx.storage.transactionSync(() => {
     const sql = s.ctx.storage.sql;
-    const depth = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state != 'settled'`).one().n;
+    const depth = sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state != 'settled'`)
+      .one().n;
     const lastDepth = Number(s.store.getMeta(QUEUE_DEPTH_KEY) ?? 0);
     if (depth !== lastDepth) {
       addPending(s, [["edgeclaw_queue_depth", depth - lastDepth]]);
       s.store.setMeta(QUEUE_DEPTH_KEY, String(depth));
     }
-    const deltas = sql.exec<{ series: string; value: number }>(`SELECT series, value FROM metrics_pending`).toArray().map((row): Delta => [row.series, row.value]);
+    const deltas = sql
+      .exec<{ series: string; value: number }>(`SELECT series, value FROM metrics_pending`)
+      .toArray()
+      .map((row): Delta => [row.series, row.value]);
     if (!deltas.length) return undefined;
     sql.exec(`DELETE FROM metrics_pending`);
     const batch: PendingBatch = { no: Number(s.store.getMeta(BATCH_NO_KEY) ?? 0) + 1, deltas };

@@ -1,6 +1,12 @@
 import { sql } from "drizzle-orm";
 import { withDb, type DbEnv } from "../../functions/db/client.ts";
-import { modelCalls, runPlatformCost, sessions, transcriptEntries, usage } from "../../functions/db/schema.ts";
+import {
+  modelCalls,
+  runPlatformCost,
+  sessions,
+  transcriptEntries,
+  usage,
+} from "../../functions/db/schema.ts";
 import type { PlatformCost } from "../../functions/agent/platform-cost.ts";
 import { markModelCallsMirrored, unmirroredModelCalls } from "./model-calls.ts";
 import type { RunRow, SessionStore } from "./storage.ts";
@@ -27,7 +33,15 @@ export async function mirrorToPostgres(args: {
   store: SessionStore;
   facts: SessionIndexFacts;
   batchSize: number;
-  costOf: (modelRef: string, usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }) => number;
+  costOf: (
+    modelRef: string,
+    usage: {
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+    },
+  ) => number;
   /** The model_calls table's storage (model-calls.ts owns it). */
   sql: SqlStorage;
   platformCostOf: (run: RunRow) => PlatformCost;
@@ -51,7 +65,8 @@ export async function mirrorToPostgres(args: {
         inputTokens: totals.inputTokens,
         outputTokens: totals.outputTokens,
         sessionStartedAt: new Date(facts.sessionStartedAt),
-        lastInteractionAt: facts.lastInteractionAt === null ? null : new Date(facts.lastInteractionAt),
+        lastInteractionAt:
+          facts.lastInteractionAt === null ? null : new Date(facts.lastInteractionAt),
         updatedAt: new Date(),
       })
       .onConflictDoUpdate({
@@ -145,6 +160,9 @@ export async function mirrorToPostgres(args: {
   const last = entries.at(-1);
   if (last) store.markTranscriptMirrored(last.seq);
   store.markRunsMirrored(runs.map((run) => run.runId));
-  markModelCallsMirrored(args.sql, calls.map((call) => call.id));
+  markModelCallsMirrored(
+    args.sql,
+    calls.map((call) => call.id),
+  );
   return entries.length < batchSize && runs.length < batchSize && calls.length < batchSize;
 }

@@ -37,7 +37,15 @@ export interface SessionSpend {
 }
 
 export function emptySpend(): SessionSpend {
-  return { calls: 0, usd: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, byKind: {} };
+  return {
+    calls: 0,
+    usd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    byKind: {},
+  };
 }
 
 /** Records one call and adds it to its session's spend (the caller's transaction makes both one step). */
@@ -63,7 +71,11 @@ export function recordModelCall(store: SessionStore, sql: SqlStorage, row: Model
     row.at,
   );
   const spend = sessionSpend(store, row.sessionId);
-  const tokens = row.usage.inputTokens + row.usage.outputTokens + row.usage.cacheReadTokens + row.usage.cacheWriteTokens;
+  const tokens =
+    row.usage.inputTokens +
+    row.usage.outputTokens +
+    row.usage.cacheReadTokens +
+    row.usage.cacheWriteTokens;
   spend.calls += 1;
   spend.usd += row.costUsd;
   spend.inputTokens += row.usage.inputTokens;
@@ -113,7 +125,12 @@ export function unmirroredModelCalls(sql: SqlStorage, limit: number): ModelCallR
       model: row.model,
       channel: row.channel,
       senderId: row.sender_id,
-      usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, cacheReadTokens: row.cache_read_tokens, cacheWriteTokens: row.cache_write_tokens },
+      usage: {
+        inputTokens: row.input_tokens,
+        outputTokens: row.output_tokens,
+        cacheReadTokens: row.cache_read_tokens,
+        cacheWriteTokens: row.cache_write_tokens,
+      },
       costUsd: row.cost_usd,
       outcome: row.outcome === "error" ? "error" : "ok",
       durationMs: row.duration_ms,
@@ -131,10 +148,19 @@ export function markModelCallsMirrored(sql: SqlStorage, ids: string[]): void {
 
 /** Model calls of one run (count and wall time feed the platform cost estimate). */
 export function runModelCalls(sql: SqlStorage, runId: string): number {
-  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE run_id = ?`, runId).one().n;
+  return sql
+    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE run_id = ?`, runId)
+    .one().n;
 }
 
 /** What a run's model calls cost so far (for the `/usage full` footer). */
 export function runCostUsd(sql: SqlStorage, runId: string): number {
-  return sql.exec<{ usd: number | null }>(`SELECT SUM(cost_usd) AS usd FROM model_calls WHERE run_id = ?`, runId).one().usd ?? 0;
+  return (
+    sql
+      .exec<{ usd: number | null }>(
+        `SELECT SUM(cost_usd) AS usd FROM model_calls WHERE run_id = ?`,
+        runId,
+      )
+      .one().usd ?? 0
+  );
 }

@@ -1,4 +1,9 @@
-import type { ChannelAdapter, OutboundMessage, ReconcileResult, SendContext } from "../../functions/channels/adapter.ts";
+import type {
+  ChannelAdapter,
+  OutboundMessage,
+  ReconcileResult,
+  SendContext,
+} from "../../functions/channels/adapter.ts";
 import type { OutboxRow, SessionStore } from "./storage.ts";
 
 export interface OutboxPolicy {
@@ -7,7 +12,8 @@ export interface OutboxPolicy {
 }
 
 /** Told once when a reply may or may not have arrived and cannot be checked (e.g. a slash-command response URL). */
-export const UNDELIVERED_NOTICE = "⚠️ A reply may not have arrived: the connection dropped while it was being sent, and it was not sent again to avoid a duplicate.";
+export const UNDELIVERED_NOTICE =
+  "⚠️ A reply may not have arrived: the connection dropped while it was being sent, and it was not sent again to avoid a duplicate.";
 const UNDELIVERED_SUFFIX = ":undelivered";
 
 /**
@@ -50,7 +56,11 @@ export async function deliverDueOutbox(args: {
     if (row.nextAt > now()) break;
     const adapter = args.adapterFor(row.route.channel);
     if (!adapter) {
-      store.updateOutbox(row.id, { state: "dead", lastError: `no channel adapter for "${row.route.channel}"` }, now());
+      store.updateOutbox(
+        row.id,
+        { state: "dead", lastError: `no channel adapter for "${row.route.channel}"` },
+        now(),
+      );
       dead.push({ row, reason: `no channel adapter for "${row.route.channel}"` });
       continue;
     }
@@ -77,16 +87,28 @@ export async function deliverDueOutbox(args: {
         // Could not ask right now: try reconciling again later.
         const attempts = row.attempts + 1;
         if (attempts >= policy.maxAttempts) {
-          store.updateOutbox(row.id, { state: "dead", attempts, lastError: `${OUTCOME_UNKNOWN} and reconcile kept failing` }, now());
+          store.updateOutbox(
+            row.id,
+            { state: "dead", attempts, lastError: `${OUTCOME_UNKNOWN} and reconcile kept failing` },
+            now(),
+          );
           dead.push({ row, reason: `${OUTCOME_UNKNOWN} and reconcile kept failing` });
         } else {
-          store.updateOutbox(row.id, { state: "unknown", attempts, nextAt: now() + backoff(attempts, policy, random) }, now());
+          store.updateOutbox(
+            row.id,
+            { state: "unknown", attempts, nextAt: now() + backoff(attempts, policy, random) },
+            now(),
+          );
           break;
         }
         continue;
       }
       if (found.outcome === "landed") {
-        store.updateOutbox(row.id, { state: "sent", platformId: found.platformMessageId ?? null }, now());
+        store.updateOutbox(
+          row.id,
+          { state: "sent", platformId: found.platformMessageId ?? null },
+          now(),
+        );
         continue;
       }
       if (found.outcome === "untraceable" && !found.idempotent) {
@@ -96,7 +118,17 @@ export async function deliverDueOutbox(args: {
         store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
         dead.push({ row, reason });
         if (!row.id.endsWith(UNDELIVERED_SUFFIX)) {
-          store.insertOutbox({ id: `${row.id}${UNDELIVERED_SUFFIX}`, runId: null, route: row.route, text: UNDELIVERED_NOTICE, chunkIndex: 0, chunkCount: 1 }, now());
+          store.insertOutbox(
+            {
+              id: `${row.id}${UNDELIVERED_SUFFIX}`,
+              runId: null,
+              route: row.route,
+              text: UNDELIVERED_NOTICE,
+              chunkIndex: 0,
+              chunkCount: 1,
+            },
+            now(),
+          );
         }
         continue;
       }
@@ -111,10 +143,18 @@ export async function deliverDueOutbox(args: {
     try {
       result = await adapter.send(message, args.ctx);
     } catch (error) {
-      result = { ok: false as const, outcomeUnknown: true as const, error: error instanceof Error ? error.message : String(error) };
+      result = {
+        ok: false as const,
+        outcomeUnknown: true as const,
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
     if (result.ok) {
-      store.updateOutbox(row.id, { state: "sent", platformId: result.platformMessageId ?? null, lastError: null }, now());
+      store.updateOutbox(
+        row.id,
+        { state: "sent", platformId: result.platformMessageId ?? null, lastError: null },
+        now(),
+      );
       args.onSend?.(row, "sent");
       continue;
     }
@@ -127,18 +167,38 @@ export async function deliverDueOutbox(args: {
         continue;
       }
       args.onSend?.(row, "retry");
-      store.updateOutbox(row.id, { state: "unknown", lastError: result.error, nextAt: now() + backoff(attempts, policy, random) }, now());
+      store.updateOutbox(
+        row.id,
+        {
+          state: "unknown",
+          lastError: result.error,
+          nextAt: now() + backoff(attempts, policy, random),
+        },
+        now(),
+      );
       break;
     }
     if (result.notSent && result.retryable) {
       // Held back before any request (an empty rate-limit bucket): no attempt was made, so none is
       // counted and the first attempt is still ahead; it waits like a Retry-After, holding the rest.
       // A chunk whose earlier outcome is unknown stays so: it is reconciled again before it goes.
-      store.updateOutbox(row.id, { state: row.state === "pending" ? "pending" : "unknown", attempts: row.attempts, firstAttemptAt: row.firstAttemptAt, lastError: result.error, nextAt: now() + Math.max(1, result.retryAfterMs ?? 1000) }, now());
+      store.updateOutbox(
+        row.id,
+        {
+          state: row.state === "pending" ? "pending" : "unknown",
+          attempts: row.attempts,
+          firstAttemptAt: row.firstAttemptAt,
+          lastError: result.error,
+          nextAt: now() + Math.max(1, result.retryAfterMs ?? 1000),
+        },
+        now(),
+      );
       break;
     }
     if (!result.retryable || attempts >= policy.maxAttempts) {
-      const reason = result.retryable ? `gave up after ${attempts} attempts: ${result.error}` : result.error;
+      const reason = result.retryable
+        ? `gave up after ${attempts} attempts: ${result.error}`
+        : result.error;
       store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
       dead.push({ row, reason });
       continue;
@@ -147,7 +207,11 @@ export async function deliverDueOutbox(args: {
     // sending earlier only earns another 429.
     const wait = Math.max(result.retryAfterMs ?? 0, backoff(attempts, policy, random));
     args.onSend?.(row, "retry");
-    store.updateOutbox(row.id, { state: "pending", lastError: result.error, nextAt: now() + wait }, now());
+    store.updateOutbox(
+      row.id,
+      { state: "pending", lastError: result.error, nextAt: now() + wait },
+      now(),
+    );
     break;
   }
   return dead;

@@ -6,7 +6,15 @@ import type { SessionState } from "./state.ts";
 
 /** The estimated platform cost of one finished run, from what this object recorded about it. */
 export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {
-  const budgetScopes = scopesFor(s.config.budgets, { agentId: s.store.getMeta("agentId") ?? "main", sessionKey: s.store.getMeta("sessionKey") ?? "", sender: "x" }, run.startedAt).length;
+  const budgetScopes = scopesFor(
+    s.config.budgets,
+    {
+      agentId: s.store.getMeta("agentId") ?? "main",
+      sessionKey: s.store.getMeta("sessionKey") ?? "",
+      sender: "x",
+    },
+    run.startedAt,
+  ).length;
   return estimateRunPlatformCost(
     {
       events: run.options.triggerSeqs?.length ?? 1,

@@ -1,4 +1,10 @@
-import type { ChannelAdapter, ProgressContext, ProgressEvent, ProgressState, SendContext } from "../../functions/channels/adapter.ts";
+import type {
+  ChannelAdapter,
+  ProgressContext,
+  ProgressEvent,
+  ProgressState,
+  SendContext,
+} from "../../functions/channels/adapter.ts";
 import { createLogger } from "../../functions/logging/logger.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
 import type { SessionStore } from "./storage.ts";
@@ -71,13 +77,23 @@ export class ProgressRelay {
     });
   }
 
-  private async call(adapter: ChannelAdapter, event: ProgressEvent, state: ProgressState): Promise<ProgressState | undefined> {
+  private async call(
+    adapter: ChannelAdapter,
+    event: ProgressEvent,
+    state: ProgressState,
+  ): Promise<ProgressState | undefined> {
     const { store, runId } = this.args;
-    const ctx: ProgressContext = runId ? { ...this.args.ctx, runId, checkpoint: (next) => store.setRunProgress(runId, next) } : this.args.ctx;
+    const ctx: ProgressContext = runId
+      ? { ...this.args.ctx, runId, checkpoint: (next) => store.setRunProgress(runId, next) }
+      : this.args.ctx;
     try {
       return await adapter.progress!(this.args.route, event, state, ctx);
     } catch (error) {
-      createLogger(this.args.ctx.config, this.args.ctx.env as Record<string, unknown>, runId ? { runId } : {}).warn(`progress ${event.type} on ${adapter.id} failed`, { error });
+      createLogger(
+        this.args.ctx.config,
+        this.args.ctx.env as Record<string, unknown>,
+        runId ? { runId } : {},
+      ).warn(`progress ${event.type} on ${adapter.id} failed`, { error });
       return undefined;
     }
   }

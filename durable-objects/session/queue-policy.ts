@@ -12,7 +12,11 @@ export interface QueuePolicy {
  * The queue behaviour in force for a channel, in OpenClaw's precedence: the session's /queue
  * settings → `messages.queue.byChannel` / `debounceMsByChannel` → `messages.queue` defaults.
  */
-export function queuePolicy(config: EdgeclawConfig, settings: SessionSettings, channel: string): QueuePolicy {
+export function queuePolicy(
+  config: EdgeclawConfig,
+  settings: SessionSettings,
+  channel: string,
+): QueuePolicy {
   const queue = config.messages.queue;
   const session = settings.queue ?? {};
   return {

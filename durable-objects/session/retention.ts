@@ -62,7 +62,10 @@ export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, no
   const active = policy.activeSessionId ?? "";
   const archivedOrNone = policy.archived ? 0 : 1;
 
-  sql.exec(`UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`, now - PAYLOAD_MS);
+  sql.exec(
+    `UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`,
+    now - PAYLOAD_MS,
+  );
   sql.exec(`DELETE FROM inbox WHERE state = 'settled' AND settled_at < ?`, now - TOMBSTONE_MS);
   sql.exec(`DELETE FROM inbox_alias WHERE at < ?`, now - TOMBSTONE_MS);
 
@@ -75,9 +78,16 @@ export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, no
   );
 
   if (policy.archived) {
-    sql.exec(`DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`, active);
+    sql.exec(
+      `DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`,
+      active,
+    );
   } else if (policy.archiveMs !== false) {
-    sql.exec(`DELETE FROM transcript WHERE (compacted = 1 OR session_id != ?) AND created_at < ?`, active, now - policy.archiveMs);
+    sql.exec(
+      `DELETE FROM transcript WHERE (compacted = 1 OR session_id != ?) AND created_at < ?`,
+      active,
+      now - policy.archiveMs,
+    );
   }
 
   sql.exec(
@@ -89,7 +99,11 @@ export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, no
   if (policy.activeSessionId) foldOldRuns(sql, policy.activeSessionId, policy, archivedOrNone);
 
   // Per-call metering rows: the session's totals are kept in meta spend:<id>, Postgres has the rows.
-  sql.exec(`DELETE FROM model_calls WHERE (mirrored = 1 OR ? = 1) AND at < ?`, archivedOrNone, now - TOMBSTONE_MS);
+  sql.exec(
+    `DELETE FROM model_calls WHERE (mirrored = 1 OR ? = 1) AND at < ?`,
+    archivedOrNone,
+    now - TOMBSTONE_MS,
+  );
 
   sql.exec(
     `DELETE FROM meta WHERE (key LIKE 'summary:%' OR key LIKE 'foldedRuns:%' OR key LIKE 'spend:%') AND key NOT IN (?, ?, ?)`,
@@ -97,14 +111,21 @@ export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, no
     `foldedRuns:${active}`,
     `spend:${active}`,
   );
-  sql.exec(`DELETE FROM meta WHERE key LIKE 'progress:%' AND CAST(substr(key, 10) AS INTEGER) NOT IN (SELECT seq FROM inbox WHERE state != 'settled')`);
+  sql.exec(
+    `DELETE FROM meta WHERE key LIKE 'progress:%' AND CAST(substr(key, 10) AS INTEGER) NOT IN (SELECT seq FROM inbox WHERE state != 'settled')`,
+  );
 }
 
 /**
  * Keeps the current session's newest `maxEntries` runs; older finished ones (archived, and with
  * no reply chunk still in delivery) are summed into `foldedRuns:<sessionId>` and deleted.
  */
-function foldOldRuns(sql: SqlStorage, sessionId: string, policy: RetentionPolicy, archivedOrNone: number): void {
+function foldOldRuns(
+  sql: SqlStorage,
+  sessionId: string,
+  policy: RetentionPolicy,
+  archivedOrNone: number,
+): void {
   const old = sql
     .exec<{ run_id: string; input_tokens: number; output_tokens: number }>(
       `SELECT run_id, input_tokens, output_tokens FROM runs
@@ -119,15 +140,23 @@ function foldOldRuns(sql: SqlStorage, sessionId: string, policy: RetentionPolicy
     .toArray();
   if (!old.length) return;
   const key = `foldedRuns:${sessionId}`;
-  const raw = sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value;
-  const totals = raw ? (JSON.parse(raw) as FoldedRuns) : { inputTokens: 0, outputTokens: 0, runs: 0 };
+  const raw = sql
+    .exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key)
+    .toArray()[0]?.value;
+  const totals = raw
+    ? (JSON.parse(raw) as FoldedRuns)
+    : { inputTokens: 0, outputTokens: 0, runs: 0 };
   for (const run of old) {
     totals.inputTokens += run.input_tokens;
     totals.outputTokens += run.output_tokens;
     totals.runs += 1;
     sql.exec(`DELETE FROM runs WHERE run_id = ?`, run.run_id);
   }
-  sql.exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, JSON.stringify(totals));
+  sql.exec(
+    `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+    key,
+    JSON.stringify(totals),
+  );
 }
 
 /** Usage of the current session's runs that were folded away (storage.ts adds it to the live ones). */
@@ -142,17 +171,27 @@ export interface FoldedRuns {
  * or dead letter's expiry, or an archive-retention expiry without Postgres — never sooner than
  * PRUNE_EVERY_MS from now.
  */
-export function nextPruneAt(sql: SqlStorage, policy: RetentionPolicy, now: number): number | undefined {
+export function nextPruneAt(
+  sql: SqlStorage,
+  policy: RetentionPolicy,
+  now: number,
+): number | undefined {
   const due: number[] = [];
-  const first = (query: string, ...args: unknown[]) => sql.exec<{ at: number | null }>(query, ...args).one().at ?? undefined;
+  const first = (query: string, ...args: unknown[]) =>
+    sql.exec<{ at: number | null }>(query, ...args).one().at ?? undefined;
   const settled = first(`SELECT MIN(settled_at) AS at FROM inbox WHERE state = 'settled'`);
   if (settled !== undefined) due.push(settled + TOMBSTONE_MS);
   const sent = first(`SELECT MIN(settled_at) AS at FROM outbox WHERE state = 'sent'`);
   if (sent !== undefined) due.push(sent + TOMBSTONE_MS);
-  const dead = first(`SELECT MIN(COALESCE(settled_at, created_at)) AS at FROM outbox WHERE state = 'dead'`);
+  const dead = first(
+    `SELECT MIN(COALESCE(settled_at, created_at)) AS at FROM outbox WHERE state = 'dead'`,
+  );
   if (dead !== undefined) due.push(dead + policy.deadLetterMs);
   if (!policy.archived && policy.archiveMs !== false) {
-    const archive = first(`SELECT MIN(created_at) AS at FROM transcript WHERE compacted = 1 OR session_id != ?`, policy.activeSessionId ?? "");
+    const archive = first(
+      `SELECT MIN(created_at) AS at FROM transcript WHERE compacted = 1 OR session_id != ?`,
+      policy.activeSessionId ?? "",
+    );
     if (archive !== undefined) due.push(archive + policy.archiveMs);
   }
   return due.length ? Math.max(now + PRUNE_EVERY_MS, Math.min(...due)) : undefined;

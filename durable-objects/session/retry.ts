@@ -23,7 +23,12 @@ export type FailureVerdict =
  * outage (the isolate's breaker refusing, or its probe failing) is the exception: it waits for the
  * breaker and counts no attempt.
  */
-export function recordFailure(s: SessionState, what: string, seqs: number[], error: unknown): FailureVerdict {
+export function recordFailure(
+  s: SessionState,
+  what: string,
+  seqs: number[],
+  error: unknown,
+): FailureVerdict {
   const { maxAttempts, maxBackoffMs } = s.config.messages.processing;
   const { class: errorClass, reason } = classifyError(error);
   if (isPostgresUnavailable(error)) {
@@ -46,7 +51,13 @@ export function recordFailure(s: SessionState, what: string, seqs: number[], err
   }
   const delay = Math.min(maxBackoffMs, 1_000 * 2 ** Math.min(failures - 1, 20));
   s.store.setMeta("retryAt", String(Date.now() + delay));
-  log.warn(`${what} failed; retrying`, { reason, errorClass, attempt: failures, maxAttempts, retryInMs: delay });
+  log.warn(`${what} failed; retrying`, {
+    reason,
+    errorClass,
+    attempt: failures,
+    maxAttempts,
+    retryInMs: delay,
+  });
   return { outcome: "retry", reason };
 }
 

@@ -17,10 +17,21 @@ export interface RunLimits {
 /** A run parked on purpose (checkpoint between passes, transient setup failure): resuming it is not a restart. */
 const PARKED_KEY = "parkedRun";
 
-export function runLimits(config: EdgeclawConfig, agentId: string, ownTimeoutSeconds?: number): RunLimits {
+export function runLimits(
+  config: EdgeclawConfig,
+  agentId: string,
+  ownTimeoutSeconds?: number,
+): RunLimits {
   const defaults = config.agents.defaults;
-  const timeoutSeconds = ownTimeoutSeconds ?? config.agents.list.find((agent) => agent.id === agentId)?.timeoutSeconds ?? defaults.timeoutSeconds;
-  return { timeoutMs: timeoutSeconds * 1000, maxResumes: defaults.maxRunResumes, sliceMs: defaults.runSliceSeconds * 1000 };
+  const timeoutSeconds =
+    ownTimeoutSeconds ??
+    config.agents.list.find((agent) => agent.id === agentId)?.timeoutSeconds ??
+    defaults.timeoutSeconds;
+  return {
+    timeoutMs: timeoutSeconds * 1000,
+    maxResumes: defaults.maxRunResumes,
+    sliceMs: defaults.runSliceSeconds * 1000,
+  };
 }
 
 export function markParked(s: SessionState, runId: string): void {
@@ -35,7 +46,13 @@ export type Admission = { go: true } | { go: false; notice: string; code: string
  * that always crashes or always overruns ends after maxRunResumes instead of billing the model
  * forever; a run past its timeout (from its first start) ends without another model call.
  */
-export function admitRun(s: SessionState, run: RunRow, resumed: boolean, limits: RunLimits, now: number): Admission {
+export function admitRun(
+  s: SessionState,
+  run: RunRow,
+  resumed: boolean,
+  limits: RunLimits,
+  now: number,
+): Admission {
   if (resumed) {
     if (s.store.getMeta(PARKED_KEY) === run.runId) {
       s.store.deleteMeta(PARKED_KEY);
@@ -43,7 +60,12 @@ export function admitRun(s: SessionState, run: RunRow, resumed: boolean, limits:
       const resumes = s.store.addRunResume(run.runId);
       if (resumes > limits.maxResumes) {
         const reason = `the run was interrupted ${resumes} times (agents.defaults.maxRunResumes is ${limits.maxResumes})`;
-        return { go: false, code: "dead_letter", reason, notice: `⚠️ I had to stop working on this: ${reason}.` };
+        return {
+          go: false,
+          code: "dead_letter",
+          reason,
+          notice: `⚠️ I had to stop working on this: ${reason}.`,
+        };
       }
     }
   }

@@ -4,7 +4,11 @@ import type { RunLoopDeps } from "../../functions/agent/run-loop.ts";
 import type { ModelRequest, ModelResult, ToolContext } from "../../functions/agent/types.ts";
 import { callModel, type CallModelArgs } from "../../functions/agent/model-call.ts";
 import type { ModelCallKind, ModelCallMeter } from "../../functions/agent/metering.ts";
-import { modelSelectionFor, resolveModel, type ModelSelection } from "../../functions/agent/model-resolve.ts";
+import {
+  modelSelectionFor,
+  resolveModel,
+  type ModelSelection,
+} from "../../functions/agent/model-resolve.ts";
 import { costUsd } from "../../functions/agent/model-cost.ts";
 import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
 import { isSilentReply } from "../../functions/agent/prompt.ts";
@@ -47,14 +51,27 @@ export interface RunDepsInput {
 type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
 
 /** The model selection in force: an explicit pick is strict, else the agent's chain (or the default a key or the demo switch gives). */
-export function selectionFor(config: EdgeclawConfig, env: Env, agentId: string, modelOverride: string | undefined): ModelSelection {
-  return modelOverride ? { primary: modelOverride, fallbacks: [], origin: "config" } : modelSelectionFor(config, env, agentId);
+export function selectionFor(
+  config: EdgeclawConfig,
+  env: Env,
+  agentId: string,
+  modelOverride: string | undefined,
+): ModelSelection {
+  return modelOverride
+    ? { primary: modelOverride, fallbacks: [], origin: "config" }
+    : modelSelectionFor(config, env, agentId);
 }
 
 /** Everything the agent loop needs for one run: prompt, tools, and the model with failover. */
 export async function buildRunDeps(
   input: RunDepsInput,
-): Promise<RunLoopDeps & { isSilent: (text: string) => boolean; callModel: CallModelFn; callModelAs: (kind: ModelCallKind) => CallModelFn }> {
+): Promise<
+  RunLoopDeps & {
+    isSilent: (text: string) => boolean;
+    callModel: CallModelFn;
+    callModelAs: (kind: ModelCallKind) => CallModelFn;
+  }
+> {
   const { env, config, agentId } = input;
   const selection = selectionFor(config, env, agentId, input.modelOverride);
   const tools = createToolset(config, agentId, {
@@ -64,15 +81,24 @@ export async function buildRunDeps(
   });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.
-  const mainPrivateSession = isMainPrivateSession({ chatType: input.chatType, senderIsOwner: input.senderIsOwner });
-  const prompt = await loadSystemPrompt(env, config, { id: agentId, name: agent?.name }, {
-    now: new Date(),
-    channel: input.route.channel,
+  const mainPrivateSession = isMainPrivateSession({
     chatType: input.chatType,
-    mainPrivateSession,
-    modelRef: selection.primary,
-    tools,
-  }, { startupContext: input.startupContext });
+    senderIsOwner: input.senderIsOwner,
+  });
+  const prompt = await loadSystemPrompt(
+    env,
+    config,
+    { id: agentId, name: agent?.name },
+    {
+      now: new Date(),
+      channel: input.route.channel,
+      chatType: input.chatType,
+      mainPrivateSession,
+      modelRef: selection.primary,
+      tools,
+    },
+    { startupContext: input.startupContext },
+  );
   return {
     system: prompt.text,
     tools,
@@ -108,14 +134,22 @@ export async function buildRunDeps(
         ...(input.onAttempt ? { onAttempt: input.onAttempt } : {}),
         ...(input.toolHasRun() ? { overloadChainRetries: 0 } : {}),
       });
-      if (result.fallback) input.onNotice(modelFallbackNotice(result.modelRef, result.fallback.selected, result.fallback.reason));
+      if (result.fallback)
+        input.onNotice(
+          modelFallbackNotice(result.modelRef, result.fallback.selected, result.fallback.reason),
+        );
       return result;
     };
   }
 }
 
 /** USD for a run's usage at the configured price of the model that answered (0 if unknown). */
-export function costOfRun(config: EdgeclawConfig, env: Env, modelRef: string, usage: Parameters<typeof costUsd>[0]): number {
+export function costOfRun(
+  config: EdgeclawConfig,
+  env: Env,
+  modelRef: string,
+  usage: Parameters<typeof costUsd>[0],
+): number {
   if (!modelRef) return 0;
   try {
     return costUsd(usage, resolveModel(config, env, modelRef).cost);

@@ -69,14 +69,25 @@ export function prepareRun(args: {
     seqs: chosen.map((row) => row.seq),
     superseded: superseded.map((row) => row.seq),
     // Several messages answered at once: channels with replyToMode "batched" thread such replies.
-    route: chosen.length > 1 ? { ...last.event.envelope.route, extra: { ...last.event.envelope.route.extra, batched: "true" } } : (last.prepared?.route ?? last.event.envelope.route),
+    route:
+      chosen.length > 1
+        ? {
+            ...last.event.envelope.route,
+            extra: { ...last.event.envelope.route.extra, batched: "true" },
+          }
+        : (last.prepared?.route ?? last.event.envelope.route),
     model: settings.modelOverride ?? last.event.overrides?.model,
     senderIsOwner: chosen.some((row) => row.prepared?.senderIsOwner),
-    oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<string, string>,
+    oneShot: Object.assign({}, ...chosen.map((row) => row.prepared?.oneShot ?? {})) as Record<
+      string,
+      string
+    >,
     timeoutSeconds: last.event.automation?.timeoutSeconds,
     callKind: last.event.automation?.source,
     // Heartbeats, cron and hook turns never extend the session's idle/daily freshness.
-    isUserMessage: chosen.some((row) => row.event.envelope.kind === "message" && !row.event.automation),
+    isUserMessage: chosen.some(
+      (row) => row.event.envelope.kind === "message" && !row.event.automation,
+    ),
     composeText({ groupHistory, droppedSummary, systemEvents }) {
       return composeTurnText({ messages, groupHistory, droppedSummary, systemEvents });
     },
@@ -93,7 +104,11 @@ export function incomingText(row: InboxRow): IncomingText {
  * queue debounce waits for the newest of them to settle (interrupt never waits). The alarm schedule
  * and prepareRun both read this, so what is due and what runs cannot disagree.
  */
-export function queueReadyAt(queued: InboxRow[], config: EdgeclawConfig, settings: SessionSettings): number {
+export function queueReadyAt(
+  queued: InboxRow[],
+  config: EdgeclawConfig,
+  settings: SessionSettings,
+): number {
   const first = queued[0];
   if (!first) return Number.POSITIVE_INFINITY;
   const { mode, debounceMs } = queuePolicy(config, settings, first.event.envelope.channel);

@@ -1,7 +1,12 @@
 import { recordDisplayTurns } from "./display-log.ts";
 import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import type { ChatType } from "../../functions/channels/envelope.ts";
-import { closeDanglingToolCalls, runAgentLoop, RunYield, type RunHost } from "../../functions/agent/run-loop.ts";
+import {
+  closeDanglingToolCalls,
+  runAgentLoop,
+  RunYield,
+  type RunHost,
+} from "../../functions/agent/run-loop.ts";
 import { ModelError, type Message, type ToolCall } from "../../functions/agent/types.ts";
 import { BudgetExceededError, budgetNotice } from "../../functions/agent/metering.ts";
 import { sessionMeter } from "./metering.ts";
@@ -28,7 +33,6 @@ import { takeStartupContext } from "./session-memory.ts";
 import type { InboxRow, RunRow } from "./storage.ts";
 import type { SessionState } from "./state.ts";
 
-
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
 export function startNextRun(s: SessionState): RunRow | undefined {
   const queued = s.store.inboxByState("queued");
@@ -51,17 +55,34 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
       route: plan.route,
       modelRef: null,
       progressState: {},
-      options: { model: plan.model, senderIsOwner: plan.senderIsOwner, oneShot: plan.oneShot, triggerSeqs: plan.seqs, timeoutSeconds: plan.timeoutSeconds, callKind: plan.callKind, startupContext: takeStartupContext(s, sessionId) || undefined },
+      options: {
+        model: plan.model,
+        senderIsOwner: plan.senderIsOwner,
+        oneShot: plan.oneShot,
+        triggerSeqs: plan.seqs,
+        timeoutSeconds: plan.timeoutSeconds,
+        callKind: plan.callKind,
+        startupContext: takeStartupContext(s, sessionId) || undefined,
+      },
       startedAt: now,
     });
-    const text = plan.composeText({ groupHistory: history, droppedSummary: s.store.getJson<string[]>("droppedSummary"), systemEvents: takeSystemEvents(s.store) });
+    const text = plan.composeText({
+      groupHistory: history,
+      droppedSummary: s.store.getJson<string[]>("droppedSummary"),
+      systemEvents: takeSystemEvents(s.store),
+    });
     s.store.deleteMeta("droppedSummary");
     s.store.appendTranscript(sessionId, runId, { role: "user", content: text }, now);
     for (const seq of plan.seqs) s.store.setInboxState(seq, "taken", runId, now);
     for (const seq of plan.superseded) s.store.settleInbox(seq, null, now);
     if (plan.isUserMessage) s.store.setMeta("lastInteractionAt", String(now));
   });
-  for (const seq of plan.superseded) s.emit([seq], { type: "error", code: "superseded", message: "a newer message replaced this one (queue mode interrupt/drop)" });
+  for (const seq of plan.superseded)
+    s.emit([seq], {
+      type: "error",
+      code: "superseded",
+      message: "a newer message replaced this one (queue mode interrupt/drop)",
+    });
   return s.store.getRun(runId)!;
 }
 
@@ -80,7 +101,15 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       runMessages: () => s.store.runTranscript(run.runId).map((row) => row.message),
       append: (message) => s.store.appendTranscript(run.sessionId, run.runId, message, Date.now()),
     });
-    finishRun(s, run, "failed", admission.notice, false, admission.code, admission.code === "dead_letter" ? admission.reason : undefined);
+    finishRun(
+      s,
+      run,
+      "failed",
+      admission.notice,
+      false,
+      admission.code,
+      admission.code === "dead_letter" ? admission.reason : undefined,
+    );
     telemetry.finished("failed");
     return;
   }
@@ -90,7 +119,13 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   // The timeout counts from the run's first start, whatever passes and restarts came between.
   const remainingMs = Math.max(0, run.startedAt + limits.timeoutMs - Date.now());
   const timer = setTimeout(
-    () => abort.abort(new ModelError("timeout", `run timed out after ${limits.timeoutMs / 1000}s (agents.defaults.timeoutSeconds)`)),
+    () =>
+      abort.abort(
+        new ModelError(
+          "timeout",
+          `run timed out after ${limits.timeoutMs / 1000}s (agents.defaults.timeoutSeconds)`,
+        ),
+      ),
     remainingMs,
   );
   let callsThisPass = 0;
@@ -132,7 +167,14 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     onTool: (call: ToolCall, phase, result) => {
       telemetry.tool(call, phase, result);
       if (phase === "start") text = "";
-      s.emit(s.active?.seqs ?? seqs, { type: "tool", callId: call.id, name: call.name, phase, isError: result?.isError, preview: result?.preview });
+      s.emit(s.active?.seqs ?? seqs, {
+        type: "tool",
+        callId: call.id,
+        name: call.name,
+        phase,
+        isError: result?.isError,
+        preview: result?.preview,
+      });
       relay.event({ type: "tool", name: call.name, phase });
     },
   };
@@ -159,7 +201,8 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       toolHasRun: () => s.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
       onAttempt: (report) => telemetry.modelAttempt(report),
       callKind: run.options.callKind ?? "turn",
-      meterFor: (kind) => sessionMeter(s, { kind, runId: run.runId, sessionId: run.sessionId, ...runSender(s, run) }),
+      meterFor: (kind) =>
+        sessionMeter(s, { kind, runId: run.runId, sessionId: run.sessionId, ...runSender(s, run) }),
       startupContext: run.options.startupContext,
     });
   } catch (error) {
@@ -171,7 +214,15 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     const verdict = recordFailure(s, `setting up run ${run.runId}`, [...seqs], error);
     if (verdict.outcome === "dead") {
       await relay.settle({ type: "run-finished" });
-      finishRun(s, run, "failed", deadLetterNotice(run.route.channel, verdict.reason), false, "dead_letter", verdict.reason);
+      finishRun(
+        s,
+        run,
+        "failed",
+        deadLetterNotice(run.route.channel, verdict.reason),
+        false,
+        "dead_letter",
+        verdict.reason,
+      );
       telemetry.finished("failed");
       clearRetry(s);
     } else {
@@ -186,12 +237,20 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     // The silent memory flush comes first, while the full context is still there to save from.
     await memoryFlushIfDue(s, run, deps, abort.signal).catch((error) => {
       if (abort.signal.aborted) throw error;
-      console.warn("memory flush failed; compacting without it", error instanceof Error ? error.message : error);
+      console.warn(
+        "memory flush failed; compacting without it",
+        error instanceof Error ? error.message : error,
+      );
     });
-    await compactIfNeeded(s, run, deps.system, deps.callModelAs("compaction"), abort.signal).catch((error) => {
-      if (abort.signal.aborted) throw error;
-      sessionLog(s, { runId: run.runId, seqs }).warn("proactive compaction failed; running with the full context", { error });
-    });
+    await compactIfNeeded(s, run, deps.system, deps.callModelAs("compaction"), abort.signal).catch(
+      (error) => {
+        if (abort.signal.aborted) throw error;
+        sessionLog(s, { runId: run.runId, seqs }).warn(
+          "proactive compaction failed; running with the full context",
+          { error },
+        );
+      },
+    );
     const outcome = await runAgentLoop(host, deps);
     await relay.settle({ type: "run-finished" });
     // A heartbeat that only acknowledges (HEARTBEAT_OK) delivers nothing.
@@ -215,7 +274,14 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       telemetry.finished("aborted");
     } else {
       const message = describeRunFailure(reason);
-      finishRun(s, run, "failed", message, false, reason instanceof ModelError ? reason.kind : "error");
+      finishRun(
+        s,
+        run,
+        "failed",
+        message,
+        false,
+        reason instanceof ModelError ? reason.kind : "error",
+      );
       telemetry.finished("failed");
     }
   } finally {
@@ -240,7 +306,8 @@ function finishRun(
   s.ctx.storage.transactionSync(() => {
     s.store.finishRun(run.runId, state, now);
     addRunPlatformCost(s, run.runId);
-    if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel)) enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
+    if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel))
+      enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
     for (const seq of seqs) {
@@ -248,9 +315,12 @@ function finishRun(
       else s.store.settleInbox(seq, silent ? "" : reply, now);
     }
     // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
-    if (state !== "finished" && reply && !silent) recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
+    if (state !== "finished" && reply && !silent)
+      recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
   });
-  recordCronOutcome(s, run, state, reply, (row) => costOfRun(s.config, s.env, row.modelRef ?? "", row).toFixed(6));
+  recordCronOutcome(s, run, state, reply, (row) =>
+    costOfRun(s.config, s.env, row.modelRef ?? "", row).toFixed(6),
+  );
   const finished = s.store.getRun(run.runId)!;
   if (state === "finished") {
     s.emit(seqs, {
@@ -266,7 +336,11 @@ function finishRun(
       },
     });
   } else {
-    s.emit(seqs, { type: "error", code: errorCode ?? state, message: reply ?? "the run was stopped" });
+    s.emit(seqs, {
+      type: "error",
+      code: errorCode ?? state,
+      message: reply ?? "the run was stopped",
+    });
   }
 }
 
@@ -295,7 +369,12 @@ function steerCandidates(s: SessionState, run: RunRow): InboxRow[] {
   const target = routeTarget(run.route);
   return s.store
     .inboxByState("queued")
-    .filter((row) => queueModeFor(s, row.event.envelope.channel) === "steer" && row.prepared?.queuedBehindRun && routeTarget(row.event.envelope.route) === target);
+    .filter(
+      (row) =>
+        queueModeFor(s, row.event.envelope.channel) === "steer" &&
+        row.prepared?.queuedBehindRun &&
+        routeTarget(row.event.envelope.route) === target,
+    );
 }
 
 function takeSteer(s: SessionState, run: RunRow): string[] {
@@ -314,7 +393,10 @@ function takeSteer(s: SessionState, run: RunRow): string[] {
 /** The channel and sender a run answers (its first trigger event), for metering and sender budgets. */
 function runSender(s: SessionState, run: RunRow): { channel?: string; senderId?: string } {
   const envelope = s.store.inboxByRun(run.runId)[0]?.event.envelope;
-  return { channel: envelope?.channel ?? run.route.channel, ...(envelope?.senderId ? { senderId: envelope.senderId } : {}) };
+  return {
+    channel: envelope?.channel ?? run.route.channel,
+    ...(envelope?.senderId ? { senderId: envelope.senderId } : {}),
+  };
 }
 
 function describeRunFailure(error: unknown): string {

@@ -123,7 +123,9 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {
     version: 3,
     why: "durable metrics counters, handed to the metrics shards in batches (session/metrics.ts)",
-    statements: [`CREATE TABLE IF NOT EXISTS metrics_pending (series TEXT PRIMARY KEY, value REAL NOT NULL)`],
+    statements: [
+      `CREATE TABLE IF NOT EXISTS metrics_pending (series TEXT PRIMARY KEY, value REAL NOT NULL)`,
+    ],
   },
   {
     version: 4,
@@ -169,9 +171,13 @@ export interface SchemaHost {
 
 /** The version an object's tables are at: 0 for a new object (or one from before versioning). */
 export function storedSchemaVersion(sql: SqlStorage): number {
-  const hasMeta = sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+  const hasMeta =
+    sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray()
+      .length > 0;
   if (!hasMeta) return 0;
-  const row = sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'schemaVersion'`).toArray()[0];
+  const row = sql
+    .exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'schemaVersion'`)
+    .toArray()[0];
   return row ? Number(row.value) : 0;
 }
 
@@ -179,7 +185,10 @@ export function storedSchemaVersion(sql: SqlStorage): number {
  * Applies every step above the stored version, in one transaction. Cheap when there is nothing to
  * do (one look-up), so it runs on every construction of the object.
  */
-export function migrateSessionSchema(host: SchemaHost, migrations: readonly SchemaMigration[] = SESSION_MIGRATIONS): number {
+export function migrateSessionSchema(
+  host: SchemaHost,
+  migrations: readonly SchemaMigration[] = SESSION_MIGRATIONS,
+): number {
   const from = storedSchemaVersion(host.sql);
   const target = migrations.at(-1)?.version ?? 0;
   if (from === target) return from;

@@ -1,5 +1,9 @@
 import { unfenceForDisplay } from "../../functions/agent/untrusted-text.ts";
-import { writeSessionCapture, type CapturedMessage, type SessionCapture } from "../../functions/agent/memory/session-capture.ts";
+import {
+  writeSessionCapture,
+  type CapturedMessage,
+  type SessionCapture,
+} from "../../functions/agent/memory/session-capture.ts";
 import { sessionMemoryHookConfig } from "../../functions/config/memory-keys.ts";
 import type { SessionState } from "./state.ts";
 
@@ -28,11 +32,19 @@ export function captureEndingSession(s: SessionState, reason: string, now = Date
   const messages: CapturedMessage[] = [];
   for (const row of s.store.transcript(sessionId)) {
     const m = row.message;
-    if (m.role === "user" && m.content.trim()) messages.push({ role: "user", text: unfenceForDisplay(m.content) });
-    else if (m.role === "assistant" && !m.toolCalls?.length && m.content.trim()) messages.push({ role: "assistant", text: m.content });
+    if (m.role === "user" && m.content.trim())
+      messages.push({ role: "user", text: unfenceForDisplay(m.content) });
+    else if (m.role === "assistant" && !m.toolCalls?.length && m.content.trim())
+      messages.push({ role: "assistant", text: m.content });
   }
   if (!messages.length) return;
-  const capture: SessionCapture = { sessionKey: s.store.getMeta("sessionKey") ?? "", sessionId, reason, at: now, messages: messages.slice(-hook.messages) };
+  const capture: SessionCapture = {
+    sessionKey: s.store.getMeta("sessionKey") ?? "",
+    sessionId,
+    reason,
+    at: now,
+    messages: messages.slice(-hook.messages),
+  };
   s.store.setJson(PENDING_KEY, [...pending(s), capture].slice(-MAX_PENDING));
 }
 
@@ -52,7 +64,12 @@ export function takeStartupContext(s: SessionState, sessionId: string): boolean 
 export function pendingCaptureDueAt(s: SessionState): number | undefined {
   const list = pending(s);
   if (!list.length) return undefined;
-  return Math.min(...list.map((capture) => capture.at + (capture.attempts ? Math.min(300_000, 2_000 * 2 ** capture.attempts) : 0)));
+  return Math.min(
+    ...list.map(
+      (capture) =>
+        capture.at + (capture.attempts ? Math.min(300_000, 2_000 * 2 ** capture.attempts) : 0),
+    ),
+  );
 }
 
 /** Writes the pending captures that are due; a failure is retried with backoff, then given up. */
@@ -62,7 +79,8 @@ export async function savePendingCaptures(s: SessionState, now = Date.now()): Pr
   const agentId = s.store.getMeta("agentId") ?? "main";
   const left: SessionCapture[] = [];
   for (const capture of list) {
-    const due = capture.at + (capture.attempts ? Math.min(300_000, 2_000 * 2 ** capture.attempts) : 0);
+    const due =
+      capture.at + (capture.attempts ? Math.min(300_000, 2_000 * 2 ** capture.attempts) : 0);
     if (due > now) {
       left.push(capture);
       continue;
@@ -71,12 +89,17 @@ export async function savePendingCaptures(s: SessionState, now = Date.now()): Pr
       await writeSessionCapture(s.env, s.config, agentId, capture);
     } catch (error) {
       const attempts = (capture.attempts ?? 0) + 1;
-      console.warn(`session-memory: saving session ${capture.sessionId} failed (attempt ${attempts}/${MAX_ATTEMPTS}):`, error instanceof Error ? error.message : error);
+      console.warn(
+        `session-memory: saving session ${capture.sessionId} failed (attempt ${attempts}/${MAX_ATTEMPTS}):`,
+        error instanceof Error ? error.message : error,
+      );
       if (attempts < MAX_ATTEMPTS) left.push({ ...capture, attempts });
     }
   }
   // Captures taken while this pass wrote are kept too.
-  const added = pending(s).filter((capture) => !list.some((old) => old.sessionId === capture.sessionId && old.at === capture.at));
+  const added = pending(s).filter(
+    (capture) => !list.some((old) => old.sessionId === capture.sessionId && old.at === capture.at),
+  );
   if (left.length || added.length) s.store.setJson(PENDING_KEY, [...left, ...added]);
   else s.store.deleteMeta(PENDING_KEY);
 }

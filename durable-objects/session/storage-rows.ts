@@ -123,7 +123,8 @@ export function toInboxRow(row: Row): InboxRow {
     reply: row.reply === null ? null : String(row.reply),
     receivedAt: Number(row.received_at),
     failures: Number(row.failures ?? 0),
-    deadReason: row.dead_reason === null || row.dead_reason === undefined ? null : String(row.dead_reason),
+    deadReason:
+      row.dead_reason === null || row.dead_reason === undefined ? null : String(row.dead_reason),
   };
 }
 
@@ -171,6 +172,9 @@ export function toOutboxRow(row: Row): OutboxRow {
     platformId: row.platform_id === null ? null : String(row.platform_id),
     lastError: row.last_error === null ? null : String(row.last_error),
     createdAt: Number(row.created_at),
-    firstAttemptAt: row.first_attempt_at === null || row.first_attempt_at === undefined ? null : Number(row.first_attempt_at),
+    firstAttemptAt:
+      row.first_attempt_at === null || row.first_attempt_at === undefined
+        ? null
+        : Number(row.first_attempt_at),
   };
 }

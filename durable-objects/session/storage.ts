@@ -3,12 +3,32 @@ import type { RoutedEvent } from "../session-api.ts";
 import { migrateSessionSchema, type SchemaHost } from "./schema.ts";
 import type { FoldedRuns } from "./retention.ts";
 import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
-import type { InboxRow, InboxState, OutboxRow, OutboxState, PreparedMessage, RunOptions, RunRow, RunState, TranscriptRow } from "./storage-rows.ts";
+import type {
+  InboxRow,
+  InboxState,
+  OutboxRow,
+  OutboxState,
+  PreparedMessage,
+  RunOptions,
+  RunRow,
+  RunState,
+  TranscriptRow,
+} from "./storage-rows.ts";
 
 /** The largest string or BLOB a Durable Object's SQLite stores (Cloudflare's documented limit: 2 MB). */
 export const MAX_STORED_VALUE_BYTES = 2_000_000;
 
-export type { InboxRow, InboxState, OutboxRow, OutboxState, PreparedMessage, RunOptions, RunRow, RunState, TranscriptRow } from "./storage-rows.ts";
+export type {
+  InboxRow,
+  InboxState,
+  OutboxRow,
+  OutboxState,
+  PreparedMessage,
+  RunOptions,
+  RunRow,
+  RunState,
+  TranscriptRow,
+} from "./storage-rows.ts";
 
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
 export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
@@ -22,18 +42,25 @@ export class SessionStore {
    * SessionDO constructor has already migrated (tests reading a live object).
    */
   constructor(storage: SqlStorage | SchemaHost) {
-    const host: SchemaHost = "sql" in storage ? storage : { sql: storage, transactionSync: (work) => work() };
+    const host: SchemaHost =
+      "sql" in storage ? storage : { sql: storage, transactionSync: (work) => work() };
     this.sql = host.sql;
     migrateSessionSchema(host);
   }
 
   // ---- meta --------------------------------------------------------------------------------
   getMeta(key: string): string | undefined {
-    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    const row = this.sql
+      .exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key)
+      .toArray()[0];
     return row?.value;
   }
   setMeta(key: string, value: string): void {
-    this.sql.exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value);
+    this.sql.exec(
+      `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      key,
+      value,
+    );
   }
   deleteMeta(key: string): void {
     this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
@@ -55,12 +82,20 @@ export class SessionStore {
    * context, or dropped), this copy is stored as an event of its own and triaged again.
    */
   insertInbox(event: RoutedEvent, now: number): number | null {
-    if (this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, event.envelope.dedupKey).toArray().length > 0) return null;
+    if (
+      this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, event.envelope.dedupKey).toArray()
+        .length > 0
+    )
+      return null;
     const keys = [event.envelope.dedupKey, ...(event.envelope.aliasKeys ?? [])];
     for (const key of keys) {
       const twin =
-        this.sql.exec<{ seq: number }>(`SELECT seq FROM inbox WHERE dedup_key = ?`, key).toArray()[0] ??
-        this.sql.exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key).toArray()[0];
+        this.sql
+          .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE dedup_key = ?`, key)
+          .toArray()[0] ??
+        this.sql
+          .exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key)
+          .toArray()[0];
       if (twin && !this.takeMentionFromTwin(twin.seq, event)) return null;
       if (twin) break;
     }
@@ -68,7 +103,10 @@ export class SessionStore {
     // Durable Object SQLite in production refuses a value over 2 MB; local workerd does not. Checked
     // here so both refuse alike: the accept throws, the webhook answers 5xx, nothing is stored.
     const bytes = new TextEncoder().encode(serialized).byteLength;
-    if (bytes > MAX_STORED_VALUE_BYTES) throw new Error(`event too large to store (${bytes} bytes; a stored value holds at most ${MAX_STORED_VALUE_BYTES})`);
+    if (bytes > MAX_STORED_VALUE_BYTES)
+      throw new Error(
+        `event too large to store (${bytes} bytes; a stored value holds at most ${MAX_STORED_VALUE_BYTES})`,
+      );
     const seq = this.sql
       .exec<{ seq: number }>(
         `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES(?, ?, 'new', ?) RETURNING seq`,
@@ -78,7 +116,12 @@ export class SessionStore {
       )
       .one().seq;
     for (const alias of event.envelope.aliasKeys ?? []) {
-      this.sql.exec(`INSERT OR IGNORE INTO inbox_alias(alias, seq, at) VALUES(?, ?, ?)`, alias, seq, now);
+      this.sql.exec(
+        `INSERT OR IGNORE INTO inbox_alias(alias, seq, at) VALUES(?, ?, ?)`,
+        alias,
+        seq,
+        now,
+      );
     }
     return seq;
   }
@@ -91,56 +134,107 @@ export class SessionStore {
     const stored = row?.event;
     if (!row || !stored?.envelope || stored.envelope.wasMentioned) return false;
     if (row.state === "new") {
-      const envelope = { ...stored.envelope, wasMentioned: true, route: { ...stored.envelope.route, extra: { ...stored.envelope.route.extra, ...copy.envelope.route.extra } } };
-      this.sql.exec(`UPDATE inbox SET event = ? WHERE seq = ?`, JSON.stringify({ ...stored, envelope }), seq);
+      const envelope = {
+        ...stored.envelope,
+        wasMentioned: true,
+        route: {
+          ...stored.envelope.route,
+          extra: { ...stored.envelope.route.extra, ...copy.envelope.route.extra },
+        },
+      };
+      this.sql.exec(
+        `UPDATE inbox SET event = ? WHERE seq = ?`,
+        JSON.stringify({ ...stored, envelope }),
+        seq,
+      );
       return false;
     }
     // Settled without a reply, a run or a place in the queue: nobody was answered yet.
-    return row.state === "settled" && row.reply === null && row.runId === null && row.prepared === null;
+    return (
+      row.state === "settled" && row.reply === null && row.runId === null && row.prepared === null
+    );
   }
 
   inboxByState(state: InboxState): InboxRow[] {
-    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state).toArray().map(toInboxRow);
+    return this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state)
+      .toArray()
+      .map(toInboxRow);
   }
   /** Counts one more transient failure for each event; returns the highest count among them. */
   addInboxFailure(seqs: number[]): number {
     let highest = 0;
     for (const seq of seqs) {
-      const row = this.sql.exec<{ failures: number }>(`UPDATE inbox SET failures = failures + 1 WHERE seq = ? RETURNING failures`, seq).toArray()[0];
+      const row = this.sql
+        .exec<{ failures: number }>(
+          `UPDATE inbox SET failures = failures + 1 WHERE seq = ? RETURNING failures`,
+          seq,
+        )
+        .toArray()[0];
       highest = Math.max(highest, row?.failures ?? 0);
     }
     return highest;
   }
   /** Ends an event without an answer of its own, keeping why (dead letter). */
   deadLetterInbox(seq: number, reason: string, notice: string | null, now: number): void {
-    this.sql.exec(`UPDATE inbox SET state = 'settled', dead_reason = ?, reply = ?, settled_at = ? WHERE seq = ?`, reason, notice, now, seq);
+    this.sql.exec(
+      `UPDATE inbox SET state = 'settled', dead_reason = ?, reply = ?, settled_at = ? WHERE seq = ?`,
+      reason,
+      notice,
+      now,
+      seq,
+    );
   }
   deadLetteredInbox(): InboxRow[] {
-    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE dead_reason IS NOT NULL ORDER BY seq`).toArray().map(toInboxRow);
+    return this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE dead_reason IS NOT NULL ORDER BY seq`)
+      .toArray()
+      .map(toInboxRow);
   }
   /** An operator discarded this dead letter: the row stays (it is the event's dedup tombstone), the mark goes. */
   clearInboxDeadReason(dedupKey: string): boolean {
-    return this.sql.exec(`UPDATE inbox SET dead_reason = NULL WHERE dedup_key = ? AND dead_reason IS NOT NULL`, dedupKey).rowsWritten > 0;
+    return (
+      this.sql.exec(
+        `UPDATE inbox SET dead_reason = NULL WHERE dedup_key = ? AND dead_reason IS NOT NULL`,
+        dedupKey,
+      ).rowsWritten > 0
+    );
   }
   countInbox(state: InboxState): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state).one().n;
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state)
+      .one().n;
   }
   inboxBySeq(seq: number): InboxRow | undefined {
     const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
     return row ? toInboxRow(row) : undefined;
   }
   inboxByKey(dedupKey: string): InboxRow | undefined {
-    const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE dedup_key = ?`, dedupKey).toArray()[0];
+    const row = this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE dedup_key = ?`, dedupKey)
+      .toArray()[0];
     return row ? toInboxRow(row) : undefined;
   }
   prepareInbox(seq: number, prepared: PreparedMessage): void {
-    this.sql.exec(`UPDATE inbox SET state = 'queued', prepared = ? WHERE seq = ?`, JSON.stringify(prepared), seq);
+    this.sql.exec(
+      `UPDATE inbox SET state = 'queued', prepared = ? WHERE seq = ?`,
+      JSON.stringify(prepared),
+      seq,
+    );
   }
   settleInbox(seq: number, reply: string | null, now: number): void {
-    this.sql.exec(`UPDATE inbox SET state = 'settled', reply = ?, settled_at = ? WHERE seq = ?`, reply, now, seq);
+    this.sql.exec(
+      `UPDATE inbox SET state = 'settled', reply = ?, settled_at = ? WHERE seq = ?`,
+      reply,
+      now,
+      seq,
+    );
   }
   inboxByRun(runId: string): InboxRow[] {
-    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE run_id = ? ORDER BY seq`, runId).toArray().map(toInboxRow);
+    return this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE run_id = ? ORDER BY seq`, runId)
+      .toArray()
+      .map(toInboxRow);
   }
   setInboxState(seq: number, state: InboxState, runId: string | null, now: number): void {
     this.sql.exec(
@@ -153,10 +247,19 @@ export class SessionStore {
     );
   }
 
-
-
   // ---- runs --------------------------------------------------------------------------------
-  insertRun(run: Omit<RunRow, "steps" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "finishedAt" | "resumes">): void {
+  insertRun(
+    run: Omit<
+      RunRow,
+      | "steps"
+      | "inputTokens"
+      | "outputTokens"
+      | "cacheReadTokens"
+      | "cacheWriteTokens"
+      | "finishedAt"
+      | "resumes"
+    >,
+  ): void {
     this.sql.exec(
       `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
       run.runId,
@@ -170,14 +273,25 @@ export class SessionStore {
     );
   }
   activeRun(): RunRow | undefined {
-    const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE state = 'running' ORDER BY started_at LIMIT 1`).toArray()[0];
+    const row = this.sql
+      .exec<Row>(`SELECT * FROM runs WHERE state = 'running' ORDER BY started_at LIMIT 1`)
+      .toArray()[0];
     return row ? toRunRow(row) : undefined;
   }
   getRun(runId: string): RunRow | undefined {
     const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE run_id = ?`, runId).toArray()[0];
     return row ? toRunRow(row) : undefined;
   }
-  addRunUsage(runId: string, modelRef: string, usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): void {
+  addRunUsage(
+    runId: string,
+    modelRef: string,
+    usage: {
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+    },
+  ): void {
     this.sql.exec(
       `UPDATE runs SET steps = steps + 1, model_ref = ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
          cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE run_id = ?`,
@@ -191,22 +305,36 @@ export class SessionStore {
   }
   /** Counts one more restart of the run; returns the new count. */
   addRunResume(runId: string): number {
-    const row = this.sql.exec<{ resumes: number }>(`UPDATE runs SET resumes = resumes + 1 WHERE run_id = ? RETURNING resumes`, runId).toArray()[0];
+    const row = this.sql
+      .exec<{ resumes: number }>(
+        `UPDATE runs SET resumes = resumes + 1 WHERE run_id = ? RETURNING resumes`,
+        runId,
+      )
+      .toArray()[0];
     return row?.resumes ?? 0;
   }
   setRunProgress(runId: string, state: Record<string, string>): void {
-    this.sql.exec(`UPDATE runs SET progress_state = ? WHERE run_id = ?`, JSON.stringify(state), runId);
+    this.sql.exec(
+      `UPDATE runs SET progress_state = ? WHERE run_id = ?`,
+      JSON.stringify(state),
+      runId,
+    );
   }
   finishRun(runId: string, state: RunState, now: number): void {
     this.sql.exec(`UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?`, state, now, runId);
   }
   /** The agent has replied in this session at least once (thread participation). */
   hasAnsweredRun(): boolean {
-    return this.sql.exec(`SELECT 1 FROM runs WHERE state = 'finished' LIMIT 1`).toArray().length > 0;
+    return (
+      this.sql.exec(`SELECT 1 FROM runs WHERE state = 'finished' LIMIT 1`).toArray().length > 0
+    );
   }
   unmirroredRuns(limit: number): RunRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`, limit)
+      .exec<Row>(
+        `SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`,
+        limit,
+      )
       .toArray()
       .map(toRunRow);
   }
@@ -214,7 +342,9 @@ export class SessionStore {
   hasUnmirrored(): boolean {
     return (
       this.sql.exec(`SELECT 1 FROM transcript WHERE mirrored = 0 LIMIT 1`).toArray().length > 0 ||
-      this.sql.exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`).toArray().length > 0 ||
+      this.sql
+        .exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`)
+        .toArray().length > 0 ||
       this.sql.exec(`SELECT 1 FROM model_calls WHERE mirrored = 0 LIMIT 1`).toArray().length > 0
     );
   }
@@ -230,7 +360,11 @@ export class SessionStore {
       .one();
     // Runs folded away by the retention sweep (retention.ts) still count.
     const folded = this.getJson<FoldedRuns>(`foldedRuns:${sessionId}`);
-    return { inputTokens: (row.i ?? 0) + (folded?.inputTokens ?? 0), outputTokens: (row.o ?? 0) + (folded?.outputTokens ?? 0), runs: row.n + (folded?.runs ?? 0) };
+    return {
+      inputTokens: (row.i ?? 0) + (folded?.inputTokens ?? 0),
+      outputTokens: (row.o ?? 0) + (folded?.outputTokens ?? 0),
+      runs: row.n + (folded?.runs ?? 0),
+    };
   }
 
   // ---- transcript --------------------------------------------------------------------------
@@ -248,16 +382,27 @@ export class SessionStore {
   }
   transcript(sessionId: string, limit = 10_000): TranscriptRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM (SELECT * FROM transcript WHERE session_id = ? AND compacted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq`, sessionId, limit)
+      .exec<Row>(
+        `SELECT * FROM (SELECT * FROM transcript WHERE session_id = ? AND compacted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        sessionId,
+        limit,
+      )
       .toArray()
       .map(toTranscriptRow);
   }
   runTranscript(runId: string): TranscriptRow[] {
-    return this.sql.exec<Row>(`SELECT * FROM transcript WHERE run_id = ? ORDER BY seq`, runId).toArray().map(toTranscriptRow);
+    return this.sql
+      .exec<Row>(`SELECT * FROM transcript WHERE run_id = ? ORDER BY seq`, runId)
+      .toArray()
+      .map(toTranscriptRow);
   }
   /** Hides everything before `keepFromSeq` from the model; the rows stay for the Postgres archive. */
   markCompacted(sessionId: string, keepFromSeq: number): number {
-    return this.sql.exec(`UPDATE transcript SET compacted = 1 WHERE session_id = ? AND seq < ? AND compacted = 0`, sessionId, keepFromSeq).rowsWritten;
+    return this.sql.exec(
+      `UPDATE transcript SET compacted = 1 WHERE session_id = ? AND seq < ? AND compacted = 0`,
+      sessionId,
+      keepFromSeq,
+    ).rowsWritten;
   }
   unmirroredTranscript(limit: number): TranscriptRow[] {
     return this.sql
@@ -270,7 +415,10 @@ export class SessionStore {
   }
 
   // ---- outbox ------------------------------------------------------------------------------
-  insertOutbox(row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount">, now: number): void {
+  insertOutbox(
+    row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount">,
+    now: number,
+  ): void {
     this.sql.exec(
       `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at) VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
       row.id,
@@ -290,18 +438,31 @@ export class SessionStore {
    */
   unsettledOutbox(): OutboxRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid`)
+      .exec<Row>(
+        `SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid`,
+      )
       .toArray()
       .map(toOutboxRow);
   }
   /** When the outbox can next make progress: the due time of the first unsettled chunk (all others wait behind it). */
   nextOutboxAt(): number | undefined {
     const row = this.sql
-      .exec<{ at: number }>(`SELECT next_at AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid LIMIT 1`)
+      .exec<{ at: number }>(
+        `SELECT next_at AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid LIMIT 1`,
+      )
       .toArray()[0];
     return row?.at;
   }
-  updateOutbox(id: string, patch: Partial<Pick<OutboxRow, "state" | "attempts" | "nextAt" | "platformId" | "lastError" | "firstAttemptAt">>, now: number): void {
+  updateOutbox(
+    id: string,
+    patch: Partial<
+      Pick<
+        OutboxRow,
+        "state" | "attempts" | "nextAt" | "platformId" | "lastError" | "firstAttemptAt"
+      >
+    >,
+    now: number,
+  ): void {
     const current = this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
     if (!current) return;
     const row = { ...toOutboxRow(current), ...patch };
@@ -329,17 +490,21 @@ export class SessionStore {
     return rows.toArray().map(toOutboxRow);
   }
 
-
-
-
   // ---- group history -----------------------------------------------------------------------
   pushGroupHistory(sender: string, text: string, at: number, limit: number): void {
     if (limit <= 0) return;
     this.sql.exec(`INSERT INTO group_history(sender, text, at) VALUES(?, ?, ?)`, sender, text, at);
-    this.sql.exec(`DELETE FROM group_history WHERE seq NOT IN (SELECT seq FROM group_history ORDER BY seq DESC LIMIT ?)`, limit);
+    this.sql.exec(
+      `DELETE FROM group_history WHERE seq NOT IN (SELECT seq FROM group_history ORDER BY seq DESC LIMIT ?)`,
+      limit,
+    );
   }
   takeGroupHistory(): Array<{ sender: string; text: string; at: number }> {
-    const rows = this.sql.exec<{ sender: string; text: string; at: number }>(`SELECT sender, text, at FROM group_history ORDER BY seq`).toArray();
+    const rows = this.sql
+      .exec<{ sender: string; text: string; at: number }>(
+        `SELECT sender, text, at FROM group_history ORDER BY seq`,
+      )
+      .toArray();
     this.sql.exec(`DELETE FROM group_history`);
     return rows;
   }

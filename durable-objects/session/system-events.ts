@@ -15,7 +15,11 @@ export interface QueuedSystemEvent {
   at: number;
 }
 
-export function queueSystemEvent(store: SessionStore, event: QueuedSystemEvent, maxQueued: number): void {
+export function queueSystemEvent(
+  store: SessionStore,
+  event: QueuedSystemEvent,
+  maxQueued: number,
+): void {
   if (maxQueued <= 0) return;
   const queued = store.getJson<QueuedSystemEvent[]>(KEY) ?? [];
   if (queued.at(-1)?.text === event.text) return;

@@ -29,7 +29,10 @@ export function triage(s: SessionState): Promise<void> {
         const verdict = recordFailure(s, `triage of event ${row.seq}`, [row.seq], error);
         if (verdict.outcome === "retry") return;
         const current = s.store.inboxBySeq(row.seq);
-        if (current?.state === "new") deadLetterEvents(s, [current], verdict.reason, { tellSender: await senderMayHearOfFailure(current, s.config) });
+        if (current?.state === "new")
+          deadLetterEvents(s, [current], verdict.reason, {
+            tellSender: await senderMayHearOfFailure(current, s.config),
+          });
         clearRetry(s);
       }
     }
@@ -59,6 +62,10 @@ function triageHost(s: SessionState): TriageHost {
     refuse: (row, route, text) => refuse(s, row, route, text),
     emit: (seq, event) => s.emit([seq], event),
     progressAccepted: (row) => progressRelay(s, null, row.event.envelope.route).accepted(row.seq),
-    refused: (row, reason) => countSession(s, "edgeclaw_events_refused_total", { channel: row.event.envelope.channel, reason }),
+    refused: (row, reason) =>
+      countSession(s, "edgeclaw_events_refused_total", {
+        channel: row.event.envelope.channel,
+        reason,
+      }),
   };
 }

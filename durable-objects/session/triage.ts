@@ -5,7 +5,11 @@ import type { RunEvent } from "../session-api.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
 import { describeAttachments } from "../../functions/channels/attachments.ts";
 import type { ReplyRoute } from "../../functions/channels/envelope.ts";
-import { decideAccess, OPERATOR_ACCESS, type AccessDecision } from "../../functions/routing/access.ts";
+import {
+  decideAccess,
+  OPERATOR_ACCESS,
+  type AccessDecision,
+} from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
 import { configOnlyAccessStore } from "../../functions/routing/access-store-config-only.ts";
 import { resolveHistoryLimit, senderLabel } from "../../functions/routing/group-history.ts";
@@ -63,10 +67,20 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     case "history-only": {
       // The post's mentioned twin (Slack's app_mention) may have arrived while access was decided.
       const fresh = host.store.inboxBySeq(row.seq);
-      if (!envelope.wasMentioned && fresh?.state === "new" && fresh.event.envelope?.wasMentioned) return triageInbound(fresh, host);
-      host.store.pushGroupHistory(senderLabel(envelope), envelope.text, envelope.receivedAt, historyLimit(host.config, row));
+      if (!envelope.wasMentioned && fresh?.state === "new" && fresh.event.envelope?.wasMentioned)
+        return triageInbound(fresh, host);
+      host.store.pushGroupHistory(
+        senderLabel(envelope),
+        envelope.text,
+        envelope.receivedAt,
+        historyLimit(host.config, row),
+      );
       host.store.settleInbox(row.seq, null, now);
-      host.emit(row.seq, { type: "error", code: "history-only", message: "kept as group context (no mention)" });
+      host.emit(row.seq, {
+        type: "error",
+        code: "history-only",
+        message: "kept as group context (no mention)",
+      });
       return;
     }
     case "allow":
@@ -75,9 +89,17 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
 
   if (envelope.kind === "system") {
     // Context for the next run, nothing more: no run, no model call, no reply, no ack reaction.
-    queueSystemEvent(host.store, { text: envelope.text, at: envelope.receivedAt }, host.config.messages.systemEvents.maxQueued);
+    queueSystemEvent(
+      host.store,
+      { text: envelope.text, at: envelope.receivedAt },
+      host.config.messages.systemEvents.maxQueued,
+    );
     host.store.settleInbox(row.seq, null, now);
-    host.emit(row.seq, { type: "error", code: "system-event", message: "kept as context for the next run" });
+    host.emit(row.seq, {
+      type: "error",
+      code: "system-event",
+      message: "kept as context for the next run",
+    });
     return;
   }
 
@@ -91,7 +113,13 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       config: host.config,
       agentId,
       sessionKey,
-      sender: { channel: envelope.channel, accountId: envelope.accountId, senderId: envelope.senderId, senderName: envelope.senderName, chatType: envelope.chatType },
+      sender: {
+        channel: envelope.channel,
+        accountId: envelope.accountId,
+        senderId: envelope.senderId,
+        senderName: envelope.senderName,
+        chatType: envelope.chatType,
+      },
       senderIsOwner: decision.senderIsOwner,
       now,
     },
@@ -110,18 +138,27 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   if (outcome.replies.length) host.reply(row, outcome.replies, false);
   const text = outcome.text;
   const oneShot: Record<string, string> = Object.fromEntries(
-    Object.entries(outcome.oneShot).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
+    Object.entries(outcome.oneShot).flatMap(([key, value]) =>
+      typeof value === "string" ? [[key, value]] : [],
+    ),
   );
 
-  const files = await describeAttachments(envelope.attachments, adapterFor(envelope.channel), envelope.route, {
-    env: host.env,
-    config: host.config,
-    signal: AbortSignal.timeout(30_000),
-  });
+  const files = await describeAttachments(
+    envelope.attachments,
+    adapterFor(envelope.channel),
+    envelope.route,
+    {
+      env: host.env,
+      config: host.config,
+      signal: AbortSignal.timeout(30_000),
+    },
+  );
   host.store.prepareInbox(row.seq, {
     text,
     // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
-    from: HTTP_CHANNELS.has(envelope.channel) ? undefined : { channel: envelope.channel, chatType: envelope.chatType, label: senderLabel(envelope) },
+    from: HTTP_CHANNELS.has(envelope.channel)
+      ? undefined
+      : { channel: envelope.channel, chatType: envelope.chatType, label: senderLabel(envelope) },
     attachments: files.length ? files : undefined,
     senderIsOwner: decision.senderIsOwner,
     oneShot,
@@ -143,7 +180,9 @@ export const NOT_AUTHORIZED_TEXT = "⛔ Not authorized: you cannot use this here
  */
 function settleTurnedAway(row: InboxRow, host: TriageHost, now: number): void {
   const { envelope } = row.event;
-  const route = HTTP_CHANNELS.has(envelope.channel) ? undefined : adapterFor(envelope.channel)?.refusalRoute?.(envelope.route);
+  const route = HTTP_CHANNELS.has(envelope.channel)
+    ? undefined
+    : adapterFor(envelope.channel)?.refusalRoute?.(envelope.route);
   if (route) host.refuse(row, route, NOT_AUTHORIZED_TEXT);
   else host.store.settleInbox(row.seq, null, now);
 }
@@ -155,11 +194,22 @@ async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecisio
   if (HTTP_CHANNELS.has(envelope.channel)) return OPERATOR_ACCESS;
   // Thread participation: in a thread the agent has already answered in, a follow-up counts as a
   // mention (mention gating only; sender and group allowlists still apply).
-  if (envelope.threadId && envelope.chatType !== "direct" && !envelope.wasMentioned && (await participatedInThread(row, host))) {
+  if (
+    envelope.threadId &&
+    envelope.chatType !== "direct" &&
+    !envelope.wasMentioned &&
+    (await participatedInThread(row, host))
+  ) {
     envelope = { ...envelope, wasMentioned: true };
   }
   return withDb(host.env, (db) =>
-    decideAccess({ config: host.config, envelope, store: postgresAccessStore(db), now: Date.now(), agentId }),
+    decideAccess({
+      config: host.config,
+      envelope,
+      store: postgresAccessStore(db),
+      now: Date.now(),
+      agentId,
+    }),
   );
 }
 
@@ -169,11 +219,20 @@ async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecisio
  * why triage failed). A stranger, or an unmentioned group message, must not make the bot speak —
  * not even to say that something went wrong.
  */
-export async function senderMayHearOfFailure(row: InboxRow, config: EdgeclawConfig): Promise<boolean> {
+export async function senderMayHearOfFailure(
+  row: InboxRow,
+  config: EdgeclawConfig,
+): Promise<boolean> {
   const { envelope, agentId } = row.event;
   if (HTTP_CHANNELS.has(envelope.channel)) return true;
   try {
-    const decision = await decideAccess({ config, envelope, store: configOnlyAccessStore(), now: Date.now(), agentId });
+    const decision = await decideAccess({
+      config,
+      envelope,
+      store: configOnlyAccessStore(),
+      now: Date.now(),
+      agentId,
+    });
     return decision.kind === "allow";
   } catch {
     return false;
@@ -186,12 +245,18 @@ async function participatedInThread(row: InboxRow, host: TriageHost): Promise<bo
   const adapter = adapterFor(row.event.envelope.channel);
   if (!adapter?.participatedInThread) return false;
   try {
-    return await adapter.participatedInThread(row.event.envelope.route, { env: host.env, config: host.config, signal: AbortSignal.timeout(10_000) });
+    return await adapter.participatedInThread(row.event.envelope.route, {
+      env: host.env,
+      config: host.config,
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch (error) {
-    createLogger(host.config, host.env as Record<string, unknown>, { sessionKey: row.event.sessionKey }, row.event.envelope.text ? [row.event.envelope.text] : []).warn(
-      "thread participation lookup failed; treating the message as unmentioned",
-      { error },
-    );
+    createLogger(
+      host.config,
+      host.env as Record<string, unknown>,
+      { sessionKey: row.event.sessionKey },
+      row.event.envelope.text ? [row.event.envelope.text] : [],
+    ).warn("thread participation lookup failed; treating the message as unmentioned", { error });
     return false;
   }
 }
@@ -201,7 +266,11 @@ function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
   const startedAt = host.store.getMeta("sessionStartedAt");
   if (!startedAt) return;
   const { envelope } = row.event;
-  const policy = resolveResetPolicy(host.config, { channel: envelope.channel, chatType: envelope.chatType, threadId: envelope.threadId });
+  const policy = resolveResetPolicy(host.config, {
+    channel: envelope.channel,
+    chatType: envelope.chatType,
+    threadId: envelope.threadId,
+  });
   const last = host.store.getMeta("lastInteractionAt");
   const verdict = sessionResetDue({
     policy,
@@ -215,7 +284,12 @@ function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
 
 function historyLimit(config: EdgeclawConfig, row: InboxRow): number {
   const { envelope } = row.event;
-  return resolveHistoryLimit(config, { channel: envelope.channel, accountId: envelope.accountId, chatType: envelope.chatType, peerId: envelope.peerId });
+  return resolveHistoryLimit(config, {
+    channel: envelope.channel,
+    accountId: envelope.accountId,
+    chatType: envelope.chatType,
+    peerId: envelope.peerId,
+  });
 }
 
 /** A message that arrived while a run is active: interrupt, or bound the queue per cap/drop. */
@@ -234,7 +308,11 @@ function applyQueueMode(row: InboxRow, host: TriageHost): void {
   const summary = host.store.getJson<string[]>("droppedSummary") ?? [];
   for (const victim of victims) {
     host.store.settleInbox(victim.seq, null, now);
-    host.emit(victim.seq, { type: "error", code: "queue_full", message: `dropped: more than ${cap} messages queued (messages.queue.cap)` });
+    host.emit(victim.seq, {
+      type: "error",
+      code: "queue_full",
+      message: `dropped: more than ${cap} messages queued (messages.queue.cap)`,
+    });
     if (drop === "summarize") summary.push(summarizeLine(victim));
   }
   if (drop === "summarize") host.store.setJson("droppedSummary", summary.slice(-cap));
@@ -242,6 +320,8 @@ function applyQueueMode(row: InboxRow, host: TriageHost): void {
 
 function summarizeLine(row: InboxRow): string {
   const said = row.prepared?.text ?? row.event.envelope.text;
-  const text = (row.prepared?.from ? `${row.prepared.from.label}: ${said}` : said).replace(/\s+/g, " ").trim();
+  const text = (row.prepared?.from ? `${row.prepared.from.label}: ${said}` : said)
+    .replace(/\s+/g, " ")
+    .trim();
   return text.length > 160 ? `${text.slice(0, 157)}…` : text;
 }

@@ -41,12 +41,22 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** Wall-clock fields of `at` in `timeZone`. */
-function localParts(at: number, timeZone: string): LocalDate & { hour: number; minute: number; second: number } {
+function localParts(
+  at: number,
+  timeZone: string,
+): LocalDate & { hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(at))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value);
   }
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour! % 24,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
 }
 
 /** The zone's offset from UTC at `at`, in ms (positive east of Greenwich). */
@@ -73,13 +83,19 @@ export function periodWindow(period: BudgetPeriod, now: number, timeZone: string
     return {
       period,
       key: `day:${today.year}-${pad(today.month)}-${pad(today.day)}`,
-      resetsAt: localMidnight({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, timeZone),
+      resetsAt: localMidnight(
+        { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() },
+        timeZone,
+      ),
     };
   }
   const next = new Date(Date.UTC(today.year, today.month, 1));
   return {
     period,
     key: `month:${today.year}-${pad(today.month)}`,
-    resetsAt: localMidnight({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: 1 }, timeZone),
+    resetsAt: localMidnight(
+      { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: 1 },
+      timeZone,
+    ),
   };
 }

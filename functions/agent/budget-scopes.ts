@@ -29,7 +29,9 @@ export function scopesFor(budgets: BudgetsConfig, parties: CallParties, now: num
     ["global", budgets.global],
     [`agent:${parties.agentId}`, budgets.agents[parties.agentId] ?? budgets.agent],
     [`session:${parties.sessionKey}`, budgets.session],
-    ...(parties.sender ? ([[`sender:${parties.sender}`, budgets.sender]] as Array<[string, ScopeLimits | undefined]>) : []),
+    ...(parties.sender
+      ? ([[`sender:${parties.sender}`, budgets.sender]] as Array<[string, ScopeLimits | undefined]>)
+      : []),
   ];
   const checks: ScopeCheck[] = [];
   for (const [scope, limits] of candidates) {
@@ -39,13 +41,22 @@ export function scopesFor(budgets: BudgetsConfig, parties: CallParties, now: num
   return checks;
 }
 
-export function windowsFor(limits: ScopeLimits | undefined, budgets: BudgetsConfig, now: number): BudgetWindow[] {
+export function windowsFor(
+  limits: ScopeLimits | undefined,
+  budgets: BudgetsConfig,
+  now: number,
+): BudgetWindow[] {
   if (!limits) return [];
   const windows: BudgetWindow[] = [];
   for (const period of ["day", "month"] as const) {
     const cap = limits[period];
     if (!cap || (cap.usd === undefined && cap.tokens === undefined)) continue;
-    windows.push({ ...periodWindow(period, now, budgets.timeZone), usd: cap.usd, tokens: cap.tokens, warnAt: limits.warnAt ?? budgets.warnAt });
+    windows.push({
+      ...periodWindow(period, now, budgets.timeZone),
+      usd: cap.usd,
+      tokens: cap.tokens,
+      warnAt: limits.warnAt ?? budgets.warnAt,
+    });
   }
   return windows;
 }
@@ -53,7 +64,8 @@ export function windowsFor(limits: ScopeLimits | undefined, budgets: BudgetsConf
 /** The configured limits of a named scope (for the admin API, which addresses scopes by name). */
 export function limitsForScope(budgets: BudgetsConfig, scope: string): ScopeLimits | undefined {
   if (scope === "global") return budgets.global;
-  if (scope.startsWith("agent:")) return budgets.agents[scope.slice("agent:".length)] ?? budgets.agent;
+  if (scope.startsWith("agent:"))
+    return budgets.agents[scope.slice("agent:".length)] ?? budgets.agent;
   if (scope.startsWith("session:")) return budgets.session;
   if (scope.startsWith("sender:")) return budgets.sender;
   return undefined;

@@ -11,7 +11,9 @@ export function estimateTokens(messages: readonly Message[], system = ""): numbe
   let chars = system.length;
   for (const message of messages) {
     chars += message.content.length + 16;
-    if (message.role === "assistant") for (const call of message.toolCalls ?? []) chars += call.name.length + JSON.stringify(call.arguments).length;
+    if (message.role === "assistant")
+      for (const call of message.toolCalls ?? [])
+        chars += call.name.length + JSON.stringify(call.arguments).length;
   }
   return Math.ceil(chars / 4);
 }
@@ -23,7 +25,12 @@ export interface CompactionSettings {
   keepRecentTokens: number;
 }
 
-export function needsCompaction(messages: readonly Message[], system: string, contextWindow: number, settings: CompactionSettings): boolean {
+export function needsCompaction(
+  messages: readonly Message[],
+  system: string,
+  contextWindow: number,
+  settings: CompactionSettings,
+): boolean {
   return estimateTokens(messages, system) > contextWindow - settings.reserveTokensFloor;
 }
 
@@ -45,7 +52,8 @@ export function compactionCut(messages: readonly Message[], keepRecentTokens: nu
   return cut;
 }
 
-export const COMPACTION_PREFIX = "[Summary of the earlier conversation, written by the agent when the context was compacted]";
+export const COMPACTION_PREFIX =
+  "[Summary of the earlier conversation, written by the agent when the context was compacted]";
 
 const SUMMARY_SYSTEM = [
   "You compact a conversation between a user and an AI agent so the agent can continue it without the full history.",
@@ -59,18 +67,24 @@ export async function summarizeForCompaction(
   options: { instructions?: string; signal?: AbortSignal; maxCharsPerMessage?: number } = {},
 ): Promise<{ summary: string; result: ModelResult }> {
   const cap = options.maxCharsPerMessage ?? 20_000;
-  const clip = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit)}…[${text.length - limit} more characters]` : text);
+  const clip = (text: string, limit: number) =>
+    text.length > limit ? `${text.slice(0, limit)}…[${text.length - limit} more characters]` : text;
   const transcript = older
     .map((message) => {
-      if (message.role === "tool") return `[tool ${message.name} result${message.isError ? " (error)" : ""}]\n${clip(message.content, Math.min(4000, cap))}`;
+      if (message.role === "tool")
+        return `[tool ${message.name} result${message.isError ? " (error)" : ""}]\n${clip(message.content, Math.min(4000, cap))}`;
       if (message.role === "assistant") {
-        const calls = (message.toolCalls ?? []).map((call) => `[called ${call.name} ${JSON.stringify(call.arguments).slice(0, 500)}]`).join("\n");
+        const calls = (message.toolCalls ?? [])
+          .map((call) => `[called ${call.name} ${JSON.stringify(call.arguments).slice(0, 500)}]`)
+          .join("\n");
         return `ASSISTANT: ${clip(message.content, cap)}${calls ? `\n${calls}` : ""}`;
       }
       return `USER: ${clip(message.content, cap)}`;
     })
     .join("\n\n");
-  const ask = options.instructions ? `\n\nExtra instructions for this summary: ${options.instructions}` : "";
+  const ask = options.instructions
+    ? `\n\nExtra instructions for this summary: ${options.instructions}`
+    : "";
   const result = await callModel({
     system: SUMMARY_SYSTEM,
     messages: [{ role: "user", content: `Conversation to summarise:\n\n${transcript}${ask}` }],
@@ -111,7 +125,12 @@ export async function summarizeInSlices(
   previousSummary: string | undefined,
   older: readonly Message[],
   callModel: (request: ModelRequest) => Promise<ModelResult>,
-  options: { contextWindow: number; reserveTokens: number; instructions?: string; signal?: AbortSignal },
+  options: {
+    contextWindow: number;
+    reserveTokens: number;
+    instructions?: string;
+    signal?: AbortSignal;
+  },
 ): Promise<string> {
   // Room for one slice: the window minus the reply reserve, the instructions and a summary so far.
   const room = Math.max(2_000, options.contextWindow - options.reserveTokens - 2_000);
@@ -129,7 +148,11 @@ export async function summarizeInSlices(
 }
 
 /** The summary kept when the model cannot summarise: what was there before, and what was dropped. */
-export function droppedSummary(previousSummary: string | undefined, dropped: number, reason: string): string {
+export function droppedSummary(
+  previousSummary: string | undefined,
+  dropped: number,
+  reason: string,
+): string {
   const note = `[${dropped} earlier message(s) were dropped without a summary because summarising failed: ${reason}]`;
   return previousSummary ? `${previousSummary}\n${note}` : `${COMPACTION_PREFIX}\n${note}`;
 }

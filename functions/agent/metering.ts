@@ -12,7 +12,15 @@ import type { BudgetPeriod } from "./budget-periods.ts";
  */
 
 /** What a call is for; the caller names it (reported per kind in /usage cost, metrics, charts). */
-export type ModelCallKind = "turn" | "compaction" | "silent" | "memory_flush" | "heartbeat" | "cron" | "subrun" | (string & {});
+export type ModelCallKind =
+  | "turn"
+  | "compaction"
+  | "silent"
+  | "memory_flush"
+  | "heartbeat"
+  | "cron"
+  | "subrun"
+  | (string & {});
 
 export interface WorstCase {
   tokens: number;
@@ -24,7 +32,9 @@ export interface MeterStart {
   request: ModelRequest;
 }
 
-export type MeterOutcome = { ok: true; usage: Usage; costUsd: number } | { ok: false; error: ModelError };
+export type MeterOutcome =
+  | { ok: true; usage: Usage; costUsd: number }
+  | { ok: false; error: ModelError };
 
 /** An attempt the meter admitted; handed back to `settle`. */
 export interface MeterTicket {
@@ -56,10 +66,15 @@ export const UNMETERED: ModelCallMeter = {
  * rate. Settling charges the actual usage and releases the rest.
  */
 export function worstCase(model: ResolvedModel, request: ModelRequest): WorstCase {
-  const bytes = new TextEncoder().encode(request.system + JSON.stringify(request.messages) + JSON.stringify(request.tools)).length;
+  const bytes = new TextEncoder().encode(
+    request.system + JSON.stringify(request.messages) + JSON.stringify(request.tools),
+  ).length;
   const output = request.maxTokens ?? model.maxTokens;
   const inputRate = Math.max(model.cost.input, model.cost.cacheRead, model.cost.cacheWrite);
-  return { tokens: bytes + output, usd: (bytes * inputRate + output * model.cost.output) / 1_000_000 };
+  return {
+    tokens: bytes + output,
+    usd: (bytes * inputRate + output * model.cost.output) / 1_000_000,
+  };
 }
 
 export function totalTokens(usage: Usage): number {
@@ -85,7 +100,10 @@ export class BudgetExceededError extends ModelError {
 }
 
 export function describeRefusal(refusal: BudgetRefusal): string {
-  const amount = (value: number) => (refusal.unit === "usd" ? `$${value.toFixed(2)}` : `${Math.round(value).toLocaleString("en-US")} tokens`);
+  const amount = (value: number) =>
+    refusal.unit === "usd"
+      ? `$${value.toFixed(2)}`
+      : `${Math.round(value).toLocaleString("en-US")} tokens`;
   const scope = refusal.scope === "global" ? "gateway" : refusal.scope.split(":")[0];
   return `${scope} ${refusal.period === "day" ? "daily" : "monthly"} limit of ${amount(refusal.limit)} (spent ${amount(refusal.spent)})`;
 }

@@ -3,7 +3,12 @@ import type { SecretEnv } from "../config/secret-ref.ts";
 import { costUsd } from "./model-cost.ts";
 import type { MeterStart, ModelCallMeter } from "./metering.ts";
 import { isFakeModelEnabled, resolveModel, type ModelSelection } from "./model-resolve.ts";
-import { isFailoverWorthy, isRetryable, MODEL_RETRY_ATTEMPTS, retryDelayMs } from "./model-retry.ts";
+import {
+  isFailoverWorthy,
+  isRetryable,
+  MODEL_RETRY_ATTEMPTS,
+  retryDelayMs,
+} from "./model-retry.ts";
 import { callAnthropic } from "./providers/anthropic.ts";
 import { callFakeModel, FAKE_MODEL_REF } from "./providers/fake.ts";
 import { callOpenAiCompletions } from "./providers/openai.ts";
@@ -111,7 +116,8 @@ export class ModelFailoverError extends ModelError {
 export const NO_MODEL_CONFIGURED_MESSAGE =
   "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (either picks a current default model), or agents.defaults.model.primary, or EDGECLAW_FAKE_MODEL=1 for a demo";
 
-export const OVERLOAD_WAIT_NOTICE = "The AI service is temporarily overloaded. I'm still retrying; this may take a few minutes.";
+export const OVERLOAD_WAIT_NOTICE =
+  "The AI service is temporarily overloaded. I'm still retrying; this may take a few minutes.";
 const OVERLOAD_CHAIN_RETRIES = 10;
 const OVERLOAD_CHAIN_BASE_DELAY_MS = 2_500;
 const OVERLOAD_CHAIN_MAX_DELAY_MS = 30_000;
@@ -134,8 +140,10 @@ export async function callModel(args: CallModelArgs): Promise<CallModelResult> {
     const outcome = await walkChain(args, candidates, attempts);
     if (outcome.result) return outcome.result;
     const roundAttempts = attempts.slice(outcome.firstAttemptIndex);
-    const onlyOverloaded = roundAttempts.length > 0 && roundAttempts.every((attempt) => attempt.kind === "overloaded");
-    if (!outcome.exhausted || !onlyOverloaded || outcome.streamed || round >= chainRetries) throw outcome.error;
+    const onlyOverloaded =
+      roundAttempts.length > 0 && roundAttempts.every((attempt) => attempt.kind === "overloaded");
+    if (!outcome.exhausted || !onlyOverloaded || outcome.streamed || round >= chainRetries)
+      throw outcome.error;
     const delay = Math.min(OVERLOAD_CHAIN_MAX_DELAY_MS, OVERLOAD_CHAIN_BASE_DELAY_MS * 2 ** round);
     await sleep(delay);
     waitedMs += delay;
@@ -152,7 +160,9 @@ function candidateRefs(args: CallModelArgs): string[] {
     if (isFakeModelEnabled(args.env)) return [FAKE_MODEL_REF];
     throw new ModelError("not_configured", NO_MODEL_CONFIGURED_MESSAGE);
   }
-  return [...new Set([primary, ...args.selection.fallbacks.map((ref) => ref.trim()).filter(Boolean)])];
+  return [
+    ...new Set([primary, ...args.selection.fallbacks.map((ref) => ref.trim()).filter(Boolean)]),
+  ];
 }
 
 interface ChainOutcome {
@@ -165,7 +175,11 @@ interface ChainOutcome {
   firstAttemptIndex: number;
 }
 
-async function walkChain(args: CallModelArgs, candidates: string[], attempts: ModelAttempt[]): Promise<ChainOutcome> {
+async function walkChain(
+  args: CallModelArgs,
+  candidates: string[],
+  attempts: ModelAttempt[],
+): Promise<ChainOutcome> {
   const firstAttemptIndex = attempts.length;
   const { request } = args;
   const sleep = abortableSleep(args.sleep ?? defaultSleep, request.signal);
@@ -189,7 +203,8 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
     }
 
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (request.signal?.aborted) return fail(new ModelError("aborted", "the model call was aborted"));
+      if (request.signal?.aborted)
+        return fail(new ModelError("aborted", "the model call was aborted"));
       const progress = { emitted: false };
       const onTextDelta = request.onTextDelta;
       const attemptRequest: ModelRequest = {
@@ -206,12 +221,22 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
       const ticket = await args.meter.admit(start);
       const startedAt = Date.now();
       const report = (outcome: AttemptReport["outcome"], usage?: ModelResult["usage"]) =>
-        args.onAttempt?.({ modelRef: model.ref, providerId: model.providerId, modelId: model.modelId, startedAt, durationMs: Date.now() - startedAt, outcome, ...(usage ? { usage } : {}) });
-      try {
-        const answer = await ADAPTERS[model.api](model, attemptRequest).catch(async (error: unknown) => {
-          await args.meter.settle(ticket, start, { ok: false, error: asModelError(error) });
-          throw error;
+        args.onAttempt?.({
+          modelRef: model.ref,
+          providerId: model.providerId,
+          modelId: model.modelId,
+          startedAt,
+          durationMs: Date.now() - startedAt,
+          outcome,
+          ...(usage ? { usage } : {}),
         });
+      try {
+        const answer = await ADAPTERS[model.api](model, attemptRequest).catch(
+          async (error: unknown) => {
+            await args.meter.settle(ticket, start, { ok: false, error: asModelError(error) });
+            throw error;
+          },
+        );
         report("ok", answer.usage);
         const price = costUsd(answer.usage, model.cost);
         await args.meter.settle(ticket, start, { ok: true, usage: answer.usage, costUsd: price });
@@ -221,7 +246,9 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
             modelRef: model.ref,
             costUsd: price,
             attempts,
-            ...(ref !== selected ? { fallback: { selected, reason: attempts.at(-1)?.kind ?? "server" } } : {}),
+            ...(ref !== selected
+              ? { fallback: { selected, reason: attempts.at(-1)?.kind ?? "server" } }
+              : {}),
           },
           error: lastError,
           exhausted: false,
@@ -254,7 +281,12 @@ async function walkChain(args: CallModelArgs, candidates: string[], attempts: Mo
   return { ...fail(lastError), exhausted: true };
 
   function fail(error: ModelError): ChainOutcome {
-    return { error: summarise(error, attempts, candidates.length), exhausted: false, streamed, firstAttemptIndex };
+    return {
+      error: summarise(error, attempts, candidates.length),
+      exhausted: false,
+      streamed,
+      firstAttemptIndex,
+    };
   }
 }
 
@@ -269,7 +301,13 @@ function summarise(last: ModelError, attempts: ModelAttempt[], candidateCount: n
 }
 
 function record(modelRef: string, attempt: number, error: ModelError): ModelAttempt {
-  return { modelRef, attempt, kind: error.kind, ...(error.status !== undefined ? { status: error.status } : {}), message: error.message };
+  return {
+    modelRef,
+    attempt,
+    kind: error.kind,
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    message: error.message,
+  };
 }
 
 function asModelError(error: unknown): ModelError {
@@ -296,10 +334,14 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function abortableSleep(sleep: (ms: number) => Promise<void>, signal: AbortSignal | undefined): (ms: number) => Promise<void> {
+function abortableSleep(
+  sleep: (ms: number) => Promise<void>,
+  signal: AbortSignal | undefined,
+): (ms: number) => Promise<void> {
   return (ms) => {
     if (!signal) return sleep(ms);
-    if (signal.aborted) return Promise.reject(new ModelError("aborted", "the model call was aborted"));
+    if (signal.aborted)
+      return Promise.reject(new ModelError("aborted", "the model call was aborted"));
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(new ModelError("aborted", "the model call was aborted"));
       signal.addEventListener("abort", onAbort, { once: true });

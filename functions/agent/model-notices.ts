@@ -5,7 +5,11 @@ import type { ModelErrorKind } from "./types.ts";
  * assistant content: sent once per state change, never stored in the transcript or spoken by TTS.
  */
 
-export function modelFallbackNotice(active: string, selected: string, reason: ModelErrorKind | string): string {
+export function modelFallbackNotice(
+  active: string,
+  selected: string,
+  reason: ModelErrorKind | string,
+): string {
   return `↪️ Model Fallback: ${active} (selected ${selected}; ${reason})`;
 }
 

@@ -34,8 +34,16 @@ interface BuiltInProvider {
  * key-alone defaults are written (a current Sonnet, a current GPT); the first whose key is set wins.
  */
 const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
-  anthropic: { api: "anthropic-messages", baseUrl: "https://api.anthropic.com", defaultModel: "claude-sonnet-5" },
-  openai: { api: "openai-completions", baseUrl: "https://api.openai.com/v1", defaultModel: "gpt-5.6-sol" },
+  anthropic: {
+    api: "anthropic-messages",
+    baseUrl: "https://api.anthropic.com",
+    defaultModel: "claude-sonnet-5",
+  },
+  openai: {
+    api: "openai-completions",
+    baseUrl: "https://api.openai.com/v1",
+    defaultModel: "gpt-5.6-sol",
+  },
 };
 
 const NATIVE_HOSTS: Record<Exclude<ProviderApi, "fake">, string> = {
@@ -79,16 +87,25 @@ export function isFakeModelEnabled(env: SecretEnv): boolean {
  * model when it is switched on (an explicit opt-in beats a key that happens to be in the shell),
  * else the default model of each built-in provider whose key is set (the first is primary).
  */
-export function modelSelectionFor(config: EdgeclawConfig, env: SecretEnv, agentId?: string): ModelSelection {
+export function modelSelectionFor(
+  config: EdgeclawConfig,
+  env: SecretEnv,
+  agentId?: string,
+): ModelSelection {
   const defaults = config.agents.defaults.model;
   const agent = agentId ? config.agents.list.find((entry) => entry.id === agentId) : undefined;
-  if (agent?.model?.primary) return { primary: agent.model.primary, fallbacks: agent.model.fallbacks, origin: "config" };
+  if (agent?.model?.primary)
+    return { primary: agent.model.primary, fallbacks: agent.model.fallbacks, origin: "config" };
   const fallbacks = agent?.model?.fallbacks.length ? agent.model.fallbacks : defaults.fallbacks;
   if (defaults.primary) return { primary: defaults.primary, fallbacks, origin: "config" };
   if (isFakeModelEnabled(env)) return { primary: FAKE_MODEL_REF, fallbacks: [], origin: "demo" };
   const keyed = keyDefaultModels(config, env);
   if (keyed.length === 0) return { fallbacks };
-  return { primary: keyed[0], fallbacks: [...new Set([...keyed.slice(1), ...fallbacks])], origin: "key-default" };
+  return {
+    primary: keyed[0],
+    fallbacks: [...new Set([...keyed.slice(1), ...fallbacks])],
+    origin: "key-default",
+  };
 }
 
 /** `provider/model` of each built-in provider's default whose key resolves now, in preference order. */
@@ -112,7 +129,8 @@ export function providerKeyEnvName(providerId: string): string {
 
 export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string): ResolvedModel {
   const parts = parseModelRef(ref);
-  if (!parts) throw new ModelError("not_configured", `Invalid model ref "${ref}": expected "provider/model"`);
+  if (!parts)
+    throw new ModelError("not_configured", `Invalid model ref "${ref}": expected "provider/model"`);
   const { modelId } = parts;
   const configured = findProviderConfig(config, parts.providerId);
   const providerId = configured?.id ?? parts.providerId.toLowerCase();
@@ -129,13 +147,20 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
 
   const api: Exclude<ProviderApi, "fake"> = provider?.api ?? builtIn?.api ?? "openai-completions";
   const baseUrl = provider?.baseUrl ?? builtIn?.baseUrl;
-  if (!baseUrl) throw new ModelError("not_configured", `models.providers.${providerId}.baseUrl is not set (needed for "${ref}")`);
+  if (!baseUrl)
+    throw new ModelError(
+      "not_configured",
+      `models.providers.${providerId}.baseUrl is not set (needed for "${ref}")`,
+    );
 
   const keyEnvName = providerKeyEnvName(providerId);
   const apiKey = resolveSecret(provider?.apiKey, env) ?? stringFrom(env[keyEnvName]);
   if (!apiKey && (builtIn || provider?.apiKey !== undefined)) {
     const source = describeSecretSource(provider?.apiKey, keyEnvName);
-    throw new ModelError("auth", `No API key for provider "${providerId}": set ${source} (or models.providers.${providerId}.apiKey)`);
+    throw new ModelError(
+      "auth",
+      `No API key for provider "${providerId}": set ${source} (or models.providers.${providerId}.apiKey)`,
+    );
   }
 
   const extras = providerExtrasSchema.parse(provider ?? {});
@@ -188,7 +213,13 @@ export function listConfiguredModels(config: EdgeclawConfig, env: SecretEnv): Co
     if (!parts) return;
     let entry = byRef.get(ref);
     if (!entry) {
-      entry = { ref, providerId: parts.providerId, modelId: parts.modelId, available: false, roles: [] };
+      entry = {
+        ref,
+        providerId: parts.providerId,
+        modelId: parts.modelId,
+        available: false,
+        roles: [],
+      };
       try {
         const model = resolveModel(config, env, ref);
         Object.assign(entry, {
@@ -236,7 +267,10 @@ function fakeModel(ref: string, modelId: string): ResolvedModel {
   };
 }
 
-function findProviderConfig(config: EdgeclawConfig, providerId: string): { id: string; provider: ProviderConfig } | undefined {
+function findProviderConfig(
+  config: EdgeclawConfig,
+  providerId: string,
+): { id: string; provider: ProviderConfig } | undefined {
   const providers = config.models.providers;
   if (providers[providerId]) return { id: providerId, provider: providers[providerId] };
   const lower = providerId.toLowerCase();

@@ -12,7 +12,13 @@ export const MODEL_RETRY_MAX_DELAY_MS = 30_000;
 export const MODEL_RETRY_JITTER = 0.1;
 export const MODEL_RETRY_AFTER_CAP_MS = 60_000;
 
-const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(["rate_limit", "overloaded", "server", "timeout", "network"]);
+const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set([
+  "rate_limit",
+  "overloaded",
+  "server",
+  "timeout",
+  "network",
+]);
 /** Failures that move to the next model in the fallback chain (after retries, where retryable). */
 const FAILOVER: ReadonlySet<ModelErrorKind> = new Set([
   "rate_limit",
@@ -38,12 +44,19 @@ export function isFailoverWorthy(kind: ModelErrorKind): boolean {
  * Delay before attempt `attempt + 1` (attempt counts from 1), or `undefined` when the provider asked
  * for a wait longer than the cap and the call should fail over instead of sleeping.
  */
-export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random: () => number): number | undefined {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number,
+): number | undefined {
   if (retryAfterMs !== undefined) {
     if (retryAfterMs > MODEL_RETRY_AFTER_CAP_MS) return undefined;
     return Math.ceil(retryAfterMs);
   }
-  const exponential = Math.min(MODEL_RETRY_MAX_DELAY_MS, MODEL_RETRY_BASE_DELAY_MS * 2 ** (attempt - 1));
+  const exponential = Math.min(
+    MODEL_RETRY_MAX_DELAY_MS,
+    MODEL_RETRY_BASE_DELAY_MS * 2 ** (attempt - 1),
+  );
   const jitter = 1 + MODEL_RETRY_JITTER * (random() * 2 - 1);
   return Math.round(Math.min(MODEL_RETRY_MAX_DELAY_MS, exponential * jitter));
 }

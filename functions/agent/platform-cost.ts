@@ -31,12 +31,20 @@ export interface PlatformCost {
   estimatedUsd: number;
 }
 
-export function estimateRunPlatformCost(activity: RunActivity, prices: PlatformPrices): PlatformCost {
+export function estimateRunPlatformCost(
+  activity: RunActivity,
+  prices: PlatformPrices,
+): PlatformCost {
   const workerRequests = Math.max(1, activity.events);
-  const doRequests = workerRequests + Math.max(1, activity.alarmPasses) + 2 * activity.modelCalls * activity.budgetScopes;
+  const doRequests =
+    workerRequests +
+    Math.max(1, activity.alarmPasses) +
+    2 * activity.modelCalls * activity.budgetScopes;
   const doGbSeconds = (Math.max(0, activity.wallMs) / 1000) * prices.durableObjectMemoryGb;
   const postgresQueries = POSTGRES_QUERIES_PER_RUN;
-  const postgresUsd = ((postgresQueries * prices.postgresSecondsPerQuery * prices.postgresComputeUnits) / 3600) * prices.postgresComputeUnitHour;
+  const postgresUsd =
+    ((postgresQueries * prices.postgresSecondsPerQuery * prices.postgresComputeUnits) / 3600) *
+    prices.postgresComputeUnitHour;
   const estimatedUsd =
     (workerRequests * prices.workerRequestPerMillion) / 1_000_000 +
     (doRequests * prices.durableObjectRequestPerMillion) / 1_000_000 +

@@ -6,6 +6,9 @@ import type { ChatType } from "../channels/envelope.ts";
  * makes the operator). Never in groups or channels (even when the owner speaks there), never in the
  * DM of any other sender (whatever dmScope shares), and never when the chat type is not known.
  */
-export function isMainPrivateSession(facts: { chatType: ChatType | undefined; senderIsOwner: boolean }): boolean {
+export function isMainPrivateSession(facts: {
+  chatType: ChatType | undefined;
+  senderIsOwner: boolean;
+}): boolean {
   return facts.chatType === "direct" && facts.senderIsOwner;
 }

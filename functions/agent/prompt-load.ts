@@ -1,13 +1,22 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { DbEnv } from "../db/client.ts";
 import { loadStartupNotes, renderStartupContext } from "./memory/startup-context.ts";
-import { BOOTSTRAP_FILES, renderSystemPrompt, type PromptRuntime, type SystemPrompt } from "./prompt.ts";
+import {
+  BOOTSTRAP_FILES,
+  renderSystemPrompt,
+  type PromptRuntime,
+  type SystemPrompt,
+} from "./prompt.ts";
 import { ensureAgentWorkspace, readFiles } from "./workspace.ts";
 
 /** What the prompt needs from the workspace store: bootstrap files and, after a reset, daily notes. */
 
 /** Reads the bootstrap files of `agentId` (seeding a new workspace first) as a path → content map. */
-export async function loadBootstrapFiles(env: DbEnv, config: EdgeclawConfig, agentId: string): Promise<Map<string, string>> {
+export async function loadBootstrapFiles(
+  env: DbEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+): Promise<Map<string, string>> {
   await ensureAgentWorkspace(env, config, agentId);
   const found = await readFiles(
     env,
@@ -31,6 +40,13 @@ export async function loadSystemPrompt(
 ): Promise<SystemPrompt> {
   const files = await loadBootstrapFiles(env, config, agent.id);
   const startup =
-    options.startupContext && runtime.mainPrivateSession === true ? renderStartupContext(await loadStartupNotes(env, config, agent.id, runtime.now), config) : undefined;
-  return renderSystemPrompt({ config, agent, files, runtime: { ...runtime, ...(startup ? { startupContext: startup } : {}) } });
+    options.startupContext && runtime.mainPrivateSession === true
+      ? renderStartupContext(await loadStartupNotes(env, config, agent.id, runtime.now), config)
+      : undefined;
+  return renderSystemPrompt({
+    config,
+    agent,
+    files,
+    runtime: { ...runtime, ...(startup ? { startupContext: startup } : {}) },
+  });
 }

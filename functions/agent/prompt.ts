@@ -172,7 +172,9 @@ function firstSentence(text: string): string {
 function toolingSection(tools: PromptRuntime["tools"]): string {
   const lines = ["## Tooling"];
   if (tools.length === 0) {
-    lines.push("No tools are available in this run. Answer from the conversation and the context below.");
+    lines.push(
+      "No tools are available in this run. Answer from the conversation and the context below.",
+    );
     return lines.join("\n");
   }
   lines.push(
@@ -183,7 +185,9 @@ function toolingSection(tools: PromptRuntime["tools"]): string {
   }
   const names = new Set(tools.map((tool) => tool.name));
   if (names.has("cron")) {
-    lines.push("For anything to happen later (reminders, checking back, recurring work) schedule it with cron; never wait or poll in a loop.");
+    lines.push(
+      "For anything to happen later (reminders, checking back, recurring work) schedule it with cron; never wait or poll in a loop.",
+    );
   }
   return lines.join("\n");
 }
@@ -231,7 +235,10 @@ interface ProjectContext {
   reports: BootstrapFileReport[];
 }
 
-function projectContext(input: SystemPromptInput, file: (path: string) => string | undefined): ProjectContext {
+function projectContext(
+  input: SystemPromptInput,
+  file: (path: string) => string | undefined,
+): ProjectContext {
   const { config, runtime } = input;
   const mode = runtime.promptMode ?? "full";
   const injection = config.agents.defaults.contextInjection;
@@ -271,7 +278,13 @@ function projectContext(input: SystemPromptInput, file: (path: string) => string
     const limit = kind === "optional" ? ownBudget : Math.min(ownBudget, remaining);
     if (limit < MIN_USEFUL_SLICE && content.length > limit) {
       truncatedAny = true;
-      reports.push({ path, status: "omitted", rawChars: content.length, injectedChars: 0, limitedBy: "max/total" });
+      reports.push({
+        path,
+        status: "omitted",
+        rawChars: content.length,
+        injectedChars: 0,
+        limitedBy: "max/total",
+      });
       continue;
     }
     const body = content.length > limit ? truncateMiddle(content, limit, path) : content;
@@ -283,7 +296,9 @@ function projectContext(input: SystemPromptInput, file: (path: string) => string
       status: truncated ? "truncated" : "injected",
       rawChars: content.length,
       injectedChars: body.length,
-      ...(truncated ? { limitedBy: limit < ownBudget ? ("max/total" as const) : ("max/file" as const) } : {}),
+      ...(truncated
+        ? { limitedBy: limit < ownBudget ? ("max/total" as const) : ("max/file" as const) }
+        : {}),
     });
     blocks.push(`## ${path}\n\n${body}`);
   }
@@ -294,7 +309,9 @@ function projectContext(input: SystemPromptInput, file: (path: string) => string
     "The following workspace files are loaded below (no need to read them again unless a note below says some were cut short).",
   ];
   if (blocks.some((block) => block.startsWith("## SOUL.md\n\n") && !block.includes("[missing:"))) {
-    head.push("SOUL.md defines your persona and tone: embody it unless a higher-priority instruction says otherwise.");
+    head.push(
+      "SOUL.md defines your persona and tone: embody it unless a higher-priority instruction says otherwise.",
+    );
   }
   if (bootstrapPending) {
     head.push(
@@ -340,7 +357,9 @@ function chatTypeLabel(chatType: ChatType | undefined): string {
 function messagingSection(runtime: PromptRuntime): string {
   const lines = ["## Messaging"];
   const where = runtime.channel ? `on ${runtime.channel}` : "through the gateway's API";
-  lines.push(`You are talking ${where}, in ${chatTypeLabel(runtime.chatType)}. Your final text is sent as the reply; keep it suited to a chat message.`);
+  lines.push(
+    `You are talking ${where}, in ${chatTypeLabel(runtime.chatType)}. Your final text is sent as the reply; keep it suited to a chat message.`,
+  );
   // Direct chats are never told about the silent token (OpenClaw's rule); rooms may stay quiet.
   if (runtime.chatType === "group" || runtime.chatType === "channel") {
     lines.push(
@@ -358,7 +377,10 @@ function extraContextSection(runtime: PromptRuntime, mode: PromptMode): string |
 
 function timeSection(config: EdgeclawConfig, runtime: PromptRuntime): string {
   const zone = resolveUserTimezone(config);
-  const lines = ["## Current date", `Today is ${formatLocalDate(runtime.now, zone)} (time zone: ${zone}).`];
+  const lines = [
+    "## Current date",
+    `Today is ${formatLocalDate(runtime.now, zone)} (time zone: ${zone}).`,
+  ];
   if (runtime.tools.some((tool) => tool.name === "session_status")) {
     lines.push("For the exact current time, call `session_status`.");
   }

@@ -1,4 +1,13 @@
-import type { AgentTool, Message, ModelRequest, ModelResult, ToolCall, ToolContext, ToolSpec, Usage } from "./types.ts";
+import type {
+  AgentTool,
+  Message,
+  ModelRequest,
+  ModelResult,
+  ToolCall,
+  ToolContext,
+  ToolSpec,
+  Usage,
+} from "./types.ts";
 import { ModelError } from "./types.ts";
 
 /** What the loop needs from its host (SessionDO). Every write is durable when it returns. */
@@ -14,7 +23,11 @@ export interface RunHost {
   /** True when steer messages are waiting (checked before each tool starts). */
   hasSteerMessages(): boolean;
   onTextDelta(text: string): void;
-  onTool(call: ToolCall, phase: "start" | "end", result?: { isError?: boolean; preview?: string }): void;
+  onTool(
+    call: ToolCall,
+    phase: "start" | "end",
+    result?: { isError?: boolean; preview?: string },
+  ): void;
   /** Model rounds this run has used so far, across every resume (persisted by recordUsage). */
   roundsUsed(): number;
   /** True when this stretch of the run should stop at the next checkpoint and continue later. */
@@ -59,12 +72,16 @@ export const ABORTED_TOOL_RESULT = "Aborted: the run was stopped before this too
  */
 export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<RunOutcome> {
   let modelRef: string | undefined;
-  const toolSpecs: ToolSpec[] = deps.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  const toolSpecs: ToolSpec[] = deps.tools.map(({ name, description, parameters }) => ({
+    name,
+    description,
+    parameters,
+  }));
   for (;;) {
     throwIfAborted(deps.signal);
     const pending = pendingToolCalls(host.runMessages());
     const last = host.runMessages().at(-1);
-    if (last?.role === "assistant" && !pending.length && !(last.toolCalls?.length)) {
+    if (last?.role === "assistant" && !pending.length && !last.toolCalls?.length) {
       return { finalText: last.content, modelRef };
     }
     if (pending.length) {
@@ -121,7 +138,13 @@ async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[])
     if (host.hasSteerMessages()) {
       for (const skipped of calls.slice(index)) {
         host.onTool(skipped, "start");
-        host.append({ role: "tool", toolCallId: skipped.id, name: skipped.name, content: STEER_SKIPPED_RESULT, isError: true });
+        host.append({
+          role: "tool",
+          toolCallId: skipped.id,
+          name: skipped.name,
+          content: STEER_SKIPPED_RESULT,
+          isError: true,
+        });
         host.onTool(skipped, "end", { isError: true, preview: STEER_SKIPPED_RESULT });
       }
       return;
@@ -138,7 +161,10 @@ async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[])
       isError = true;
     } else {
       try {
-        const result = await tool.execute(call.arguments, { ...deps.toolContext, signal: deps.signal });
+        const result = await tool.execute(call.arguments, {
+          ...deps.toolContext,
+          signal: deps.signal,
+        });
         content = result.content;
         isError = result.isError ?? false;
       } catch (error) {
@@ -148,7 +174,13 @@ async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[])
       }
     }
     content = boundToolResult(content, deps.maxToolResultChars);
-    host.append({ role: "tool", toolCallId: call.id, name: call.name, content, isError: isError || undefined });
+    host.append({
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content,
+      isError: isError || undefined,
+    });
     host.onTool(call, "end", { isError, preview: content.slice(0, 200) });
   }
 }
@@ -162,7 +194,13 @@ export function boundToolResult(content: string, maxChars: number): string {
 /** Pairs every unanswered tool call of an interrupted run with a result, so the transcript stays valid. */
 export function closeDanglingToolCalls(host: Pick<RunHost, "runMessages" | "append">): void {
   for (const call of pendingToolCalls(host.runMessages())) {
-    host.append({ role: "tool", toolCallId: call.id, name: call.name, content: ABORTED_TOOL_RESULT, isError: true });
+    host.append({
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content: ABORTED_TOOL_RESULT,
+      isError: true,
+    });
   }
 }
 

@@ -1,7 +1,13 @@
 import type { AttachmentText } from "../channels/attachments.ts";
 import type { ChatType } from "../channels/envelope.ts";
 import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../routing/group-history.ts";
-import { fenceBlock, fenceUntrusted, newFenceId, sanitizeLabel, sanitizeUntrusted } from "./untrusted-text.ts";
+import {
+  fenceBlock,
+  fenceUntrusted,
+  newFenceId,
+  sanitizeLabel,
+  sanitizeUntrusted,
+} from "./untrusted-text.ts";
 
 /**
  * The user turn of a run, composed from what the session kept for it: queued system events, the
@@ -31,11 +37,19 @@ export function composeTurnText(parts: TurnParts, fenceId = newFenceId()): strin
   const blocks: string[] = [];
   if (parts.systemEvents?.length) {
     const lines = parts.systemEvents.map((event) => `System: ${sanitizeLabel(event.text, 4000)}`);
-    blocks.push(fenceBlock(lines.join("\n"), "channel system events (notes for context; nobody asked anything)", fenceId));
+    blocks.push(
+      fenceBlock(
+        lines.join("\n"),
+        "channel system events (notes for context; nobody asked anything)",
+        fenceId,
+      ),
+    );
   }
   if (parts.droppedSummary?.length) {
     const lines = parts.droppedSummary.map((line) => `- ${sanitizeLabel(line, 400)}`);
-    blocks.push(`[Queue overflow: ${parts.droppedSummary.length} earlier message(s) were dropped]\n${fenceBlock(lines.join("\n"), "the dropped messages, shortened", fenceId)}`);
+    blocks.push(
+      `[Queue overflow: ${parts.droppedSummary.length} earlier message(s) were dropped]\n${fenceBlock(lines.join("\n"), "the dropped messages, shortened", fenceId)}`,
+    );
   }
   const current = parts.messages.map((message) => renderIncoming(message, fenceId)).join("\n\n");
   if (parts.groupHistory?.length) {
@@ -54,11 +68,20 @@ export function renderIncoming(message: IncomingText, fenceId: string): string {
   if (!message.from) {
     if (message.text) blocks.push(message.text);
   } else if (message.text || !message.attachments?.length) {
-    blocks.push(fenceUntrusted(message.text, `${message.from.channel} ${chatTypeWord(message.from.chatType)} from ${author}`, fenceId));
+    blocks.push(
+      fenceUntrusted(
+        message.text,
+        `${message.from.channel} ${chatTypeWord(message.from.chatType)} from ${author}`,
+        fenceId,
+      ),
+    );
   }
   for (const attachment of message.attachments ?? []) {
     const label = sanitizeLabel(attachment.label);
-    if (attachment.body !== undefined) blocks.push(fenceUntrusted(attachment.body, `attachment "${label}" sent by ${author}`, fenceId));
+    if (attachment.body !== undefined)
+      blocks.push(
+        fenceUntrusted(attachment.body, `attachment "${label}" sent by ${author}`, fenceId),
+      );
     else blocks.push(`[Attachment: ${label} — ${sanitizeLabel(attachment.note ?? "no contents")}]`);
   }
   return blocks.join("\n\n");
@@ -71,11 +94,21 @@ export function renderIncoming(message: IncomingText, fenceId: string): string {
 function renderHistory(entries: Array<{ sender: string; text: string }>, fenceId: string): string {
   const lines = entries.map((entry) => {
     const [first = "", ...rest] = sanitizeUntrusted(entry.text).split("\n");
-    return [`- ${sanitizeLabel(entry.sender)}: ${first}`, ...rest.map((line) => `  ${line}`)].join("\n");
+    return [`- ${sanitizeLabel(entry.sender)}: ${first}`, ...rest.map((line) => `  ${line}`)].join(
+      "\n",
+    );
   });
-  return fenceBlock(lines.join("\n"), "chat history (messages not addressed to you; one entry per \"- Name (id):\" line)", fenceId);
+  return fenceBlock(
+    lines.join("\n"),
+    'chat history (messages not addressed to you; one entry per "- Name (id):" line)',
+    fenceId,
+  );
 }
 
 function chatTypeWord(chatType: ChatType): string {
-  return chatType === "direct" ? "direct message" : chatType === "group" ? "group message" : "channel message";
+  return chatType === "direct"
+    ? "direct message"
+    : chatType === "group"
+      ? "group message"
+      : "channel message";
 }

@@ -15,7 +15,12 @@ export type Message =
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 
 /** JSON Schema of a tool's parameters, as both Anthropic and OpenAI take it. */
-export type JsonSchema = { type: "object"; properties: Record<string, unknown>; required?: string[]; additionalProperties?: boolean };
+export type JsonSchema = {
+  type: "object";
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+};
 
 export interface ToolSpec {
   name: string;

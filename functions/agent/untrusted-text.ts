@@ -9,7 +9,8 @@
  */
 
 /** Tokens some model families treat as role switches; they never belong in quoted text. */
-const SPECIAL_TOKENS = /<\|(?:im_start|im_end|im_sep|endoftext|start_header_id|end_header_id|eot_id|begin_of_text|system|user|assistant)\|>/gi;
+const SPECIAL_TOKENS =
+  /<\|(?:im_start|im_end|im_sep|endoftext|start_header_id|end_header_id|eot_id|begin_of_text|system|user|assistant)\|>/gi;
 /** Any start or end marker of a fence, whatever its id (and spacing or case variants of it). */
 const FENCE_MARKER = /<<<\s*(?:END_)?EXTERNAL_UNTRUSTED_CONTENT\b[^>]*>>>/gi;
 /** Lines that mimic the prompt's structure: event lines, bracketed headers and sender lines. */
@@ -53,7 +54,10 @@ export function sanitizeUntrusted(text: string): string {
 
 /** A label (display name, file name, source) reduced to one bounded line without markup. */
 export function sanitizeLabel(text: string, maxChars = 120): string {
-  const line = stripMarkers(text).replace(/[\s\u0085\u2028\u2029]+/g, " ").replace(/[<>[\]]/g, "").trim();
+  const line = stripMarkers(text)
+    .replace(/[\s\u0085\u2028\u2029]+/g, " ")
+    .replace(/[<>[\]]/g, "")
+    .trim();
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
@@ -76,7 +80,8 @@ export function fenceBlock(safeText: string, source: string, id: string): string
   ].join("\n");
 }
 
-const FENCED = /<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]+)">>>\nSource: [^\n]*\n---\n([\s\S]*?)\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="\1">>>/g;
+const FENCED =
+  /<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]+)">>>\nSource: [^\n]*\n---\n([\s\S]*?)\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="\1">>>/g;
 
 /** For people reading a transcript (web chat history): the fenced text without the fence lines. */
 export function unfenceForDisplay(text: string): string {

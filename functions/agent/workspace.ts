@@ -55,7 +55,10 @@ export interface WorkspaceEntry {
  */
 export function normalizeWorkspacePath(input: string): string {
   if (typeof input !== "string" || input.trim() === "") {
-    throw new WorkspaceError("invalid_path", "path is empty: give a file path relative to the workspace root, e.g. MEMORY.md");
+    throw new WorkspaceError(
+      "invalid_path",
+      "path is empty: give a file path relative to the workspace root, e.g. MEMORY.md",
+    );
   }
   const raw = input.trim().replace(/\\/g, "/");
   // eslint-disable-next-line no-control-regex
@@ -75,7 +78,10 @@ export function normalizeWorkspacePath(input: string): string {
   for (const segment of raw.split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
-      throw new WorkspaceError("invalid_path", `path "${input}" contains "..": paths must stay inside the workspace`);
+      throw new WorkspaceError(
+        "invalid_path",
+        `path "${input}" contains "..": paths must stay inside the workspace`,
+      );
     }
     segments.push(segment);
   }
@@ -101,13 +107,21 @@ function assertContentSize(path: string, content: string): void {
   }
 }
 
-export async function readFile(env: DbEnv, agentId: string, path: string): Promise<WorkspaceFile | null> {
+export async function readFile(
+  env: DbEnv,
+  agentId: string,
+  path: string,
+): Promise<WorkspaceFile | null> {
   const normalized = normalizeWorkspacePath(path);
   return (await readFiles(env, agentId, [normalized])).get(normalized) ?? null;
 }
 
 /** Reads several files in one round trip; paths that do not exist are simply absent from the map. */
-export async function readFiles(env: DbEnv, agentId: string, paths: readonly string[]): Promise<Map<string, WorkspaceFile>> {
+export async function readFiles(
+  env: DbEnv,
+  agentId: string,
+  paths: readonly string[],
+): Promise<Map<string, WorkspaceFile>> {
   const normalized = paths.map(normalizeWorkspacePath);
   const found = new Map<string, WorkspaceFile>();
   if (normalized.length === 0) return found;
@@ -153,7 +167,10 @@ export async function writeFile(
   const bytes = utf8Bytes(content);
   const expected = options.expectedVersion;
   if (expected !== undefined && (!Number.isInteger(expected) || expected < 0)) {
-    throw new WorkspaceError("version_conflict", `expected version must be a non-negative integer, got ${expected}`);
+    throw new WorkspaceError(
+      "version_conflict",
+      `expected version must be a non-negative integer, got ${expected}`,
+    );
   }
 
   return withDb(env, async (db) => {
@@ -177,7 +194,10 @@ export async function writeFile(
         .onConflictDoNothing()
         .returning({ version: workspaceFiles.version });
       if (rows.length === 0) {
-        throw new WorkspaceError("version_conflict", `${normalized} already exists; read it first and write with its current version`);
+        throw new WorkspaceError(
+          "version_conflict",
+          `${normalized} already exists; read it first and write with its current version`,
+        );
       }
       return { path: normalized, version: 1, bytes, created: true };
     }
@@ -186,7 +206,11 @@ export async function writeFile(
       .update(workspaceFiles)
       .set({ content, version: sql`${workspaceFiles.version} + 1`, updatedAt: sql`now()` })
       .where(
-        and(eq(workspaceFiles.agentId, agentId), eq(workspaceFiles.path, normalized), eq(workspaceFiles.version, expected)),
+        and(
+          eq(workspaceFiles.agentId, agentId),
+          eq(workspaceFiles.path, normalized),
+          eq(workspaceFiles.version, expected),
+        ),
       )
       .returning({ version: workspaceFiles.version });
     const row = rows[0];
@@ -226,7 +250,10 @@ export async function editFile(
 ): Promise<EditResult> {
   const normalized = normalizeWorkspacePath(path);
   if (oldText === "") {
-    throw new WorkspaceError("no_match", "oldText is empty: give the exact text to replace (use write to create a file)");
+    throw new WorkspaceError(
+      "no_match",
+      "oldText is empty: give the exact text to replace (use write to create a file)",
+    );
   }
   const file = await readFile(env, agentId, normalized);
   if (!file) throw new WorkspaceError("not_found", `${normalized} does not exist in the workspace`);
@@ -250,8 +277,11 @@ export async function editFile(
       `oldText occurs ${occurrences} times in ${normalized}; include more surrounding text so it matches exactly once`,
     );
   }
-  const content = file.content.slice(0, first) + newText + file.content.slice(first + oldText.length);
-  const written = await writeFile(env, agentId, normalized, content, { expectedVersion: file.version });
+  const content =
+    file.content.slice(0, first) + newText + file.content.slice(first + oldText.length);
+  const written = await writeFile(env, agentId, normalized, content, {
+    expectedVersion: file.version,
+  });
   return { ...written, offset: first };
 }
 
@@ -279,10 +309,18 @@ export interface ListOptions {
 }
 
 /** Files in path order, without their content; at most `limit` (≤ 1000) entries. */
-export async function listFiles(env: DbEnv, agentId: string, options: ListOptions = {}): Promise<WorkspaceEntry[]> {
+export async function listFiles(
+  env: DbEnv,
+  agentId: string,
+  options: ListOptions = {},
+): Promise<WorkspaceEntry[]> {
   const limit = Math.min(Math.max(1, options.limit ?? MAX_LIST_ENTRIES), MAX_LIST_ENTRIES);
-  const dir = options.dir === undefined || options.dir.trim() === "" || options.dir.trim() === "." ? undefined : normalizeWorkspacePath(options.dir.replace(/\/+$/, ""));
-  const prefixFilter = dir === undefined ? undefined : like(workspaceFiles.path, `${escapeLike(dir)}/%`);
+  const dir =
+    options.dir === undefined || options.dir.trim() === "" || options.dir.trim() === "."
+      ? undefined
+      : normalizeWorkspacePath(options.dir.replace(/\/+$/, ""));
+  const prefixFilter =
+    dir === undefined ? undefined : like(workspaceFiles.path, `${escapeLike(dir)}/%`);
   return withDb(env, (db) =>
     db
       .select({
@@ -292,7 +330,11 @@ export async function listFiles(env: DbEnv, agentId: string, options: ListOption
         updatedAt: workspaceFiles.updatedAt,
       })
       .from(workspaceFiles)
-      .where(prefixFilter ? and(eq(workspaceFiles.agentId, agentId), prefixFilter) : eq(workspaceFiles.agentId, agentId))
+      .where(
+        prefixFilter
+          ? and(eq(workspaceFiles.agentId, agentId), prefixFilter)
+          : eq(workspaceFiles.agentId, agentId),
+      )
       .orderBy(asc(workspaceFiles.path))
       .limit(limit),
   );
@@ -354,14 +396,23 @@ export async function ensureWorkspaceSeeded(
       .from(gatewayState)
       .where(eq(gatewayState.key, seededMarkerKey(agentId)));
     const previouslySeeded = marker.length > 0;
-    const toInsert = previouslySeeded ? files.filter((file) => file.path !== FIRST_RUN_FILE) : files;
+    const toInsert = previouslySeeded
+      ? files.filter((file) => file.path !== FIRST_RUN_FILE)
+      : files;
 
     const inserted =
       toInsert.length === 0
         ? []
         : await db
             .insert(workspaceFiles)
-            .values(toInsert.map((file) => ({ agentId, path: file.path, content: file.content, version: 1 })))
+            .values(
+              toInsert.map((file) => ({
+                agentId,
+                path: file.path,
+                content: file.content,
+                version: 1,
+              })),
+            )
             .onConflictDoNothing()
             .returning({ path: workspaceFiles.path });
     await db
@@ -379,7 +430,11 @@ const seededInIsolate = new Set<string>();
  * Seeds `agentId` from the bundled workspace (its own folder, else the shared one) the first time
  * this isolate sees it, honouring `agents.defaults.skipBootstrap`.
  */
-export async function ensureAgentWorkspace(env: DbEnv, config: EdgeclawConfig, agentId: string): Promise<SeedResult> {
+export async function ensureAgentWorkspace(
+  env: DbEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+): Promise<SeedResult> {
   if (seededInIsolate.has(agentId)) return { seeded: [], fresh: false };
   const result = await ensureWorkspaceSeeded(env, agentId, workspaceSeedFor(agentId), {
     skipBootstrap: config.agents.defaults.skipBootstrap,

@@ -9,9 +9,17 @@ import type { StoredSchedule } from "./schedule.ts";
  */
 
 export const scheduleInputSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("at"), at: z.string().min(1).max(64), tz: z.string().max(64).optional() }),
+  z.object({
+    kind: z.literal("at"),
+    at: z.string().min(1).max(64),
+    tz: z.string().max(64).optional(),
+  }),
   z.object({ kind: z.literal("every"), every: z.string().min(1).max(32) }),
-  z.object({ kind: z.literal("cron"), expr: z.string().min(1).max(128), tz: z.string().max(64).optional() }),
+  z.object({
+    kind: z.literal("cron"),
+    expr: z.string().min(1).max(128),
+    tz: z.string().max(64).optional(),
+  }),
 ]);
 
 export const payloadSchema = z.discriminatedUnion("kind", [
@@ -19,7 +27,10 @@ export const payloadSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("agentTurn"),
     message: z.string().min(1).max(20_000),
-    model: z.string().regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' }).optional(),
+    model: z
+      .string()
+      .regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' })
+      .optional(),
     timeoutSeconds: z.number().int().positive().max(86_400).optional(),
   }),
 ]);
@@ -39,7 +50,10 @@ export type CronDelivery = z.infer<typeof deliverySchema>;
 
 const jobFields = {
   name: z.string().min(1).max(200),
-  agentId: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i).optional(),
+  agentId: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i)
+    .optional(),
   enabled: z.boolean().optional(),
   schedule: scheduleInputSchema,
   sessionTarget: z.enum(["main", "isolated"]).optional(),
@@ -50,12 +64,30 @@ const jobFields = {
   deleteAfterRun: z.boolean().optional(),
 };
 
-export const jobInputSchema = z.object(jobFields).strict().superRefine((job, ctx) => {
-  const target = job.sessionTarget ?? defaultTarget(job.payload);
-  if (target === "main" && job.payload.kind !== "systemEvent") ctx.addIssue({ code: "custom", path: ["payload"], message: 'a main-session job carries a systemEvent payload' });
-  if (target === "isolated" && job.payload.kind !== "agentTurn") ctx.addIssue({ code: "custom", path: ["payload"], message: "an isolated job carries an agentTurn payload" });
-  if (target === "main" && job.delivery?.mode === "announce") ctx.addIssue({ code: "custom", path: ["delivery"], message: "announce delivery is for isolated jobs" });
-});
+export const jobInputSchema = z
+  .object(jobFields)
+  .strict()
+  .superRefine((job, ctx) => {
+    const target = job.sessionTarget ?? defaultTarget(job.payload);
+    if (target === "main" && job.payload.kind !== "systemEvent")
+      ctx.addIssue({
+        code: "custom",
+        path: ["payload"],
+        message: "a main-session job carries a systemEvent payload",
+      });
+    if (target === "isolated" && job.payload.kind !== "agentTurn")
+      ctx.addIssue({
+        code: "custom",
+        path: ["payload"],
+        message: "an isolated job carries an agentTurn payload",
+      });
+    if (target === "main" && job.delivery?.mode === "announce")
+      ctx.addIssue({
+        code: "custom",
+        path: ["delivery"],
+        message: "announce delivery is for isolated jobs",
+      });
+  });
 export type JobInput = z.infer<typeof jobInputSchema>;
 
 export const jobPatchSchema = z

@@ -1,7 +1,14 @@
 import { and, asc, desc, eq, inArray, isNotNull, lte, min, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { cronJobs, cronRuns } from "../db/schema.ts";
-import { defaultTarget, isolatedSessionKey, type CronJob, type CronRun, type JobInput, type JobPatch } from "./cron-job.ts";
+import {
+  defaultTarget,
+  isolatedSessionKey,
+  type CronJob,
+  type CronRun,
+  type JobInput,
+  type JobPatch,
+} from "./cron-job.ts";
 import { firstDue, nextDueAfter, normalizeSchedule, type StoredSchedule } from "./schedule.ts";
 import { mainSessionKey } from "../routing/session-key.ts";
 
@@ -60,9 +67,19 @@ export class CronLimitError extends Error {
   override name = "CronLimitError";
 }
 
-export async function createJob(db: Db, input: JobInput, opts: { agentId: string; createdBy: string; now: number; maxJobsPerAgent: number }): Promise<CronJob> {
-  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(cronJobs).where(eq(cronJobs.agentId, opts.agentId));
-  if ((count?.n ?? 0) >= opts.maxJobsPerAgent) throw new CronLimitError(`agent ${opts.agentId} already has ${count?.n} jobs (cron.maxJobsPerAgent)`);
+export async function createJob(
+  db: Db,
+  input: JobInput,
+  opts: { agentId: string; createdBy: string; now: number; maxJobsPerAgent: number },
+): Promise<CronJob> {
+  const [count] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(cronJobs)
+    .where(eq(cronJobs.agentId, opts.agentId));
+  if ((count?.n ?? 0) >= opts.maxJobsPerAgent)
+    throw new CronLimitError(
+      `agent ${opts.agentId} already has ${count?.n} jobs (cron.maxJobsPerAgent)`,
+    );
   const schedule = normalizeSchedule(input.schedule, opts.now);
   const enabled = input.enabled ?? true;
   const next = enabled ? firstDue(schedule, opts.now) : null;
@@ -102,11 +119,19 @@ export async function getJob(db: Db, id: string): Promise<CronJob | undefined> {
   return row ? toJob(row) : undefined;
 }
 
-export async function updateJob(db: Db, id: string, patch: JobPatch, now: number): Promise<CronJob | undefined> {
+export async function updateJob(
+  db: Db,
+  id: string,
+  patch: JobPatch,
+  now: number,
+): Promise<CronJob | undefined> {
   const current = await getJob(db, id);
   if (!current) return undefined;
   const payload = patch.payload ?? current.payload;
-  if (defaultTarget(payload) !== current.sessionTarget) throw new CronLimitError(`a ${current.sessionTarget} job cannot carry a ${payload.kind} payload`);
+  if (defaultTarget(payload) !== current.sessionTarget)
+    throw new CronLimitError(
+      `a ${current.sessionTarget} job cannot carry a ${payload.kind} payload`,
+    );
   const schedule = patch.schedule ? normalizeSchedule(patch.schedule, now) : current.schedule;
   const enabled = patch.enabled ?? current.enabled;
   // A new schedule, or re-enabling, plans from now; otherwise the planned moment stands.
@@ -138,7 +163,12 @@ export async function deleteJob(db: Db, id: string): Promise<boolean> {
 }
 
 export async function listRuns(db: Db, jobId: string, limit: number): Promise<CronRun[]> {
-  const rows = await db.select().from(cronRuns).where(eq(cronRuns.jobId, jobId)).orderBy(desc(cronRuns.createdAt)).limit(limit);
+  const rows = await db
+    .select()
+    .from(cronRuns)
+    .where(eq(cronRuns.jobId, jobId))
+    .orderBy(desc(cronRuns.createdAt))
+    .limit(limit);
   return rows.map(toRun);
 }
 
@@ -168,7 +198,9 @@ export async function dueJobs(db: Db, now: number, limit: number): Promise<CronJ
 }
 
 export function sessionKeyForJob(job: CronJob): string {
-  return job.sessionTarget === "main" ? mainSessionKey(job.agentId) : isolatedSessionKey(job.agentId, job.id);
+  return job.sessionTarget === "main"
+    ? mainSessionKey(job.agentId)
+    : isolatedSessionKey(job.agentId, job.id);
 }
 
 /**
@@ -181,12 +213,24 @@ export async function claimDueRun(db: Db, job: CronJob, now: number): Promise<st
   const runId = `${job.id}@${scheduledFor}`;
   await db
     .insert(cronRuns)
-    .values({ id: runId, jobId: job.id, agentId: job.agentId, status: "claimed", scheduledFor: new Date(scheduledFor), sessionKey: sessionKeyForJob(job), createdAt: new Date(now) })
+    .values({
+      id: runId,
+      jobId: job.id,
+      agentId: job.agentId,
+      status: "claimed",
+      scheduledFor: new Date(scheduledFor),
+      sessionKey: sessionKeyForJob(job),
+      createdAt: new Date(now),
+    })
     .onConflictDoNothing();
   const next = nextDueAfter(job.schedule, Math.max(now, scheduledFor));
   await db
     .update(cronJobs)
-    .set({ nextRunAt: next === null ? null : new Date(next), lastRunAt: new Date(now), updatedAt: new Date(now) })
+    .set({
+      nextRunAt: next === null ? null : new Date(next),
+      lastRunAt: new Date(now),
+      updatedAt: new Date(now),
+    })
     .where(and(eq(cronJobs.id, job.id), eq(cronJobs.nextRunAt, new Date(scheduledFor))));
   return runId;
 }
@@ -194,12 +238,26 @@ export async function claimDueRun(db: Db, job: CronJob, now: number): Promise<st
 /** A forced run (`cron run`, the tool's run action): its own id, outside the schedule. */
 export async function claimManualRun(db: Db, job: CronJob, now: number): Promise<string> {
   const runId = `${job.id}@manual:${crypto.randomUUID()}`;
-  await db.insert(cronRuns).values({ id: runId, jobId: job.id, agentId: job.agentId, status: "claimed", scheduledFor: new Date(now), sessionKey: sessionKeyForJob(job), manual: 1, createdAt: new Date(now) });
+  await db
+    .insert(cronRuns)
+    .values({
+      id: runId,
+      jobId: job.id,
+      agentId: job.agentId,
+      status: "claimed",
+      scheduledFor: new Date(now),
+      sessionKey: sessionKeyForJob(job),
+      manual: 1,
+      createdAt: new Date(now),
+    });
   return runId;
 }
 
 /** Runs claimed but not yet handed to their session (a crash came between): dispatched next. */
-export async function claimedRuns(db: Db, limit: number): Promise<Array<{ run: CronRun; job: CronJob | undefined }>> {
+export async function claimedRuns(
+  db: Db,
+  limit: number,
+): Promise<Array<{ run: CronRun; job: CronJob | undefined }>> {
   const rows = await db
     .select({ run: cronRuns, job: cronJobs })
     .from(cronRuns)
@@ -210,12 +268,18 @@ export async function claimedRuns(db: Db, limit: number): Promise<Array<{ run: C
   return rows.map((row) => ({ run: toRun(row.run), job: row.job ? toJob(row.job) : undefined }));
 }
 
-export async function markRun(db: Db, runId: string, patch: { status: CronRun["status"]; now: number; error?: string }): Promise<void> {
+export async function markRun(
+  db: Db,
+  runId: string,
+  patch: { status: CronRun["status"]; now: number; error?: string },
+): Promise<void> {
   await db
     .update(cronRuns)
     .set({
       status: patch.status,
-      ...(patch.status === "dispatched" ? { dispatchedAt: new Date(patch.now) } : { finishedAt: new Date(patch.now) }),
+      ...(patch.status === "dispatched"
+        ? { dispatchedAt: new Date(patch.now) }
+        : { finishedAt: new Date(patch.now) }),
       ...(patch.error ? { error: patch.error } : {}),
     })
     .where(and(eq(cronRuns.id, runId), sql`${cronRuns.status} in ('claimed', 'dispatched')`));
@@ -251,7 +315,12 @@ export interface RunResultEffect {
  * or manual run leaves it. A recurring job whose streak reaches `autoDisableAfterErrors` is
  * disabled (reason "consecutive-failures") until someone enables it again.
  */
-export async function recordRunResult(db: Db, report: CronRunReport, historyLimit: number, autoDisableAfterErrors = 10): Promise<RunResultEffect> {
+export async function recordRunResult(
+  db: Db,
+  report: CronRunReport,
+  historyLimit: number,
+  autoDisableAfterErrors = 10,
+): Promise<RunResultEffect> {
   const values = {
     status: report.status,
     finishedAt: new Date(report.finishedAt),
@@ -273,17 +342,33 @@ export async function recordRunResult(db: Db, report: CronRunReport, historyLimi
   const effect: RunResultEffect = {};
   if (firstEnd && firstEnd.manual !== 1 && report.status !== "skipped") {
     const streak = report.status === "ok" ? sql`0` : sql`${cronJobs.consecutiveErrors} + 1`;
-    const [job] = await db.update(cronJobs).set({ consecutiveErrors: streak }).where(eq(cronJobs.id, report.jobId)).returning();
+    const [job] = await db
+      .update(cronJobs)
+      .set({ consecutiveErrors: streak })
+      .where(eq(cronJobs.id, report.jobId))
+      .returning();
     const recurring = job && (job.schedule as StoredSchedule).kind !== "at";
-    if (job && recurring && job.enabled === 1 && report.status === "error" && job.consecutiveErrors >= autoDisableAfterErrors) {
+    if (
+      job &&
+      recurring &&
+      job.enabled === 1 &&
+      report.status === "error" &&
+      job.consecutiveErrors >= autoDisableAfterErrors
+    ) {
       await db
         .update(cronJobs)
         .set({ enabled: 0, nextRunAt: null, disabledReason: AUTO_DISABLED_CONSECUTIVE_FAILURES })
         .where(eq(cronJobs.id, job.id));
-      effect.autoDisabled = { jobId: job.id, agentId: job.agentId, name: job.name, errors: job.consecutiveErrors };
+      effect.autoDisabled = {
+        jobId: job.id,
+        agentId: job.agentId,
+        name: job.name,
+        errors: job.consecutiveErrors,
+      };
     }
   }
-  if (report.status === "ok" && report.deleteAfterRun) await db.delete(cronJobs).where(eq(cronJobs.id, report.jobId));
+  if (report.status === "ok" && report.deleteAfterRun)
+    await db.delete(cronJobs).where(eq(cronJobs.id, report.jobId));
   // Run history keeps the newest `historyLimit` terminal rows per job.
   await db.execute(sql`
     delete from cron_runs where job_id = ${report.jobId} and status in ('ok', 'error', 'skipped') and id not in (

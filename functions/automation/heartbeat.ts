@@ -27,7 +27,9 @@ export interface HeartbeatPlan {
   route: ReplyRoute | null;
 }
 
-export type HeartbeatResolution = { ok: true; plan: HeartbeatPlan } | { ok: false; agentId: string; reason: "disabled" | "no-route" | "dm-blocked" };
+export type HeartbeatResolution =
+  | { ok: true; plan: HeartbeatPlan }
+  | { ok: false; agentId: string; reason: "disabled" | "no-route" | "dm-blocked" };
 
 /**
  * The heartbeat of every agent that beats: `agents.defaults.heartbeat` merged with each agent's
@@ -36,7 +38,9 @@ export type HeartbeatResolution = { ok: true; plan: HeartbeatPlan } | { ok: fals
 export function resolveHeartbeats(config: EdgeclawConfig): HeartbeatResolution[] {
   const defaults = config.agents.defaults.heartbeat;
   const withBlock = config.agents.list.filter((agent) => agent.heartbeat !== undefined);
-  const agents = withBlock.length ? withBlock.map((agent) => ({ id: normalizeAgentId(agent.id), own: agent.heartbeat })) : [{ id: defaultAgentId(config), own: undefined }];
+  const agents = withBlock.length
+    ? withBlock.map((agent) => ({ id: normalizeAgentId(agent.id), own: agent.heartbeat }))
+    : [{ id: defaultAgentId(config), own: undefined }];
   const known = new Set(listAgents(config).map((agent) => agent.id));
   return agents
     .filter((agent) => known.size === 0 || known.has(agent.id))
@@ -47,7 +51,8 @@ export function resolveHeartbeats(config: EdgeclawConfig): HeartbeatResolution[]
       const route = resolveTarget(config, merged.target, merged.to, merged.accountId);
       if (route === undefined) return { ok: false, agentId: id, reason: "no-route" };
       // `directPolicy: "block"` keeps the turn but refuses direct-message delivery; owner routes are DMs.
-      if (route && merged.directPolicy === "block" && merged.target === "owner") return { ok: false, agentId: id, reason: "dm-blocked" };
+      if (route && merged.directPolicy === "block" && merged.target === "owner")
+        return { ok: false, agentId: id, reason: "dm-blocked" };
       return {
         ok: true,
         plan: {
@@ -69,7 +74,12 @@ export function resolveHeartbeats(config: EdgeclawConfig): HeartbeatResolution[]
  * gateway can send on (never a group); `none`: no delivery; a channel id: that channel and `to`.
  * undefined = no route (the beat is skipped with reason no-route, and nothing is armed for it).
  */
-function resolveTarget(config: EdgeclawConfig, target: string, to: string | undefined, accountId: string | undefined): ReplyRoute | null | undefined {
+function resolveTarget(
+  config: EdgeclawConfig,
+  target: string,
+  to: string | undefined,
+  accountId: string | undefined,
+): ReplyRoute | null | undefined {
   if (target === "none") return null;
   if (target === "owner") {
     for (const entry of config.commands.ownerAllowFrom) {
@@ -92,15 +102,31 @@ function resolveTarget(config: EdgeclawConfig, target: string, to: string | unde
  * a zero-width window (never inside); start > end spans midnight. The zone: an IANA id, "local"
  * (the host: UTC on Workers) or "user"/absent (agents.defaults.userTimezone, else the host).
  */
-export function withinActiveHours(activeHours: HeartbeatPlan["activeHours"], now: number, userTimezone: string | undefined): boolean {
+export function withinActiveHours(
+  activeHours: HeartbeatPlan["activeHours"],
+  now: number,
+  userTimezone: string | undefined,
+): boolean {
   if (!activeHours) return true;
   const start = minutes(activeHours.start);
   const end = minutes(activeHours.end);
   if (start === end) return false;
   const zone = activeHours.timezone;
-  const tz = zone && zone !== "user" && zone !== "local" && isValidTimeZone(zone) ? zone : zone === "local" ? "UTC" : (userTimezone ?? "UTC");
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", hour: "2-digit", minute: "2-digit" }).formatToParts(new Date(now));
-  const at = Number(parts.find((p) => p.type === "hour")?.value ?? 0) * 60 + Number(parts.find((p) => p.type === "minute")?.value ?? 0);
+  const tz =
+    zone && zone !== "user" && zone !== "local" && isValidTimeZone(zone)
+      ? zone
+      : zone === "local"
+        ? "UTC"
+        : (userTimezone ?? "UTC");
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: tz,
+    hourCycle: "h23",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).formatToParts(new Date(now));
+  const at =
+    Number(parts.find((p) => p.type === "hour")?.value ?? 0) * 60 +
+    Number(parts.find((p) => p.type === "minute")?.value ?? 0);
   return start < end ? at >= start && at < end : at >= start || at < end;
 }
 
@@ -138,7 +164,13 @@ export function isEffectivelyEmpty(content: string | undefined): boolean {
   return content
     .split("\n")
     .map((line) => line.trim())
-    .every((line) => line === "" || /^#+(\s|$)/.test(line) || /^[-*+]\s*(\[[ x]?\])?\s*$/i.test(line) || /^<!--.*-->$/.test(line));
+    .every(
+      (line) =>
+        line === "" ||
+        /^#+(\s|$)/.test(line) ||
+        /^[-*+]\s*(\[[ x]?\])?\s*$/i.test(line) ||
+        /^<!--.*-->$/.test(line),
+    );
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -13,11 +13,15 @@ const PRESETS: Record<"gmail", HookMapping> = {
     action: "agent",
     name: "Gmail",
     wakeMode: "now",
-    messageTemplate: "New email from {{messages[0].from}}\nSubject: {{messages[0].subject}}\n{{messages[0].snippet}}",
+    messageTemplate:
+      "New email from {{messages[0].from}}\nSubject: {{messages[0].subject}}\n{{messages[0].snippet}}",
   },
 };
 
 /** The user's mappings first (they win on a shared path), then the enabled presets. */
-export function effectiveHookMappings(mappings: readonly HookMapping[], presets: readonly (keyof typeof PRESETS)[]): HookMapping[] {
+export function effectiveHookMappings(
+  mappings: readonly HookMapping[],
+  presets: readonly (keyof typeof PRESETS)[],
+): HookMapping[] {
   return [...mappings, ...presets.map((name) => PRESETS[name])];
 }

@@ -31,7 +31,10 @@ const agentBody = z.object({
   channel: z.string().max(64).optional(),
   to: z.string().max(256).optional(),
   accountId: z.string().max(64).optional(),
-  model: z.string().regex(/^[^/\s]+\/\S+$/).optional(),
+  model: z
+    .string()
+    .regex(/^[^/\s]+\/\S+$/)
+    .optional(),
   thinking: z.string().optional(),
   timeoutSeconds: z.number().int().positive().max(86_400).optional(),
 });
@@ -51,13 +54,18 @@ export type HookAction =
       idempotencyKey?: string;
     };
 
-export type HookDecision = { ok: true; action: HookAction } | { ok: false; status: 400 | 404; error: string };
+export type HookDecision =
+  | { ok: true; action: HookAction }
+  | { ok: false; status: 400 | 404; error: string };
 
 export function decideHook(config: EdgeclawConfig, name: string, body: unknown): HookDecision {
   if (name === "wake") return decideWake(config, body);
   if (name === "agent") return decideAgent(config, body, undefined);
-  const mapping = effectiveHookMappings(config.hooks.mappings, config.hooks.presets).find((candidate) => candidate.match.path === name);
-  if (!mapping) return { ok: false, status: 404, error: `no hook named "${name}" (hooks.mappings)` };
+  const mapping = effectiveHookMappings(config.hooks.mappings, config.hooks.presets).find(
+    (candidate) => candidate.match.path === name,
+  );
+  if (!mapping)
+    return { ok: false, status: 404, error: `no hook named "${name}" (hooks.mappings)` };
   return decideMapping(config, mapping, body);
 }
 
@@ -66,10 +74,22 @@ function decideWake(config: EdgeclawConfig, body: unknown): HookDecision {
   if (!parsed.success) return invalid(parsed.error);
   const agentId = pickAgent(config, parsed.data.agentId);
   if (!agentId.ok) return agentId;
-  return { ok: true, action: { kind: "wake", agentId: agentId.id, text: parsed.data.text, now: parsed.data.mode === "now" } };
+  return {
+    ok: true,
+    action: {
+      kind: "wake",
+      agentId: agentId.id,
+      text: parsed.data.text,
+      now: parsed.data.mode === "now",
+    },
+  };
 }
 
-function decideAgent(config: EdgeclawConfig, body: unknown, fixedSessionKey: string | undefined): HookDecision {
+function decideAgent(
+  config: EdgeclawConfig,
+  body: unknown,
+  fixedSessionKey: string | undefined,
+): HookDecision {
   const parsed = agentBody.safeParse(body);
   if (!parsed.success) return invalid(parsed.error);
   const request = parsed.data;
@@ -77,14 +97,31 @@ function decideAgent(config: EdgeclawConfig, body: unknown, fixedSessionKey: str
   if (!agentId.ok) return agentId;
   const { hooks } = config;
   if (request.sessionKey !== undefined) {
-    if (!hooks.allowRequestSessionKey) return { ok: false, status: 400, error: "sessionKey is not accepted (hooks.allowRequestSessionKey is false)" };
+    if (!hooks.allowRequestSessionKey)
+      return {
+        ok: false,
+        status: 400,
+        error: "sessionKey is not accepted (hooks.allowRequestSessionKey is false)",
+      };
     const prefixes = hooks.allowedSessionKeyPrefixes ?? [];
     if (prefixes.length && !prefixes.some((prefix) => request.sessionKey!.startsWith(prefix))) {
-      return { ok: false, status: 400, error: "sessionKey does not match hooks.allowedSessionKeyPrefixes" };
+      return {
+        ok: false,
+        status: 400,
+        error: "sessionKey does not match hooks.allowedSessionKeyPrefixes",
+      };
     }
   }
-  if (request.sessionMode === "persistent" && (!request.sessionKey || !(hooks.allowedSessionKeyPrefixes ?? []).length)) {
-    return { ok: false, status: 400, error: "sessionMode persistent needs an explicit sessionKey, hooks.allowRequestSessionKey and hooks.allowedSessionKeyPrefixes" };
+  if (
+    request.sessionMode === "persistent" &&
+    (!request.sessionKey || !(hooks.allowedSessionKeyPrefixes ?? []).length)
+  ) {
+    return {
+      ok: false,
+      status: 400,
+      error:
+        "sessionMode persistent needs an explicit sessionKey, hooks.allowRequestSessionKey and hooks.allowedSessionKeyPrefixes",
+    };
   }
   // No key at all: a fresh isolated session per call (or per idempotency key).
   const sessionKey = request.sessionKey ?? fixedSessionKey ?? hooks.defaultSessionKey;
@@ -107,11 +144,17 @@ function decideAgent(config: EdgeclawConfig, body: unknown, fixedSessionKey: str
 }
 
 function decideMapping(config: EdgeclawConfig, mapping: HookMapping, body: unknown): HookDecision {
-  const template = mapping.action === "wake" ? (mapping.textTemplate ?? mapping.messageTemplate) : (mapping.messageTemplate ?? mapping.textTemplate);
+  const template =
+    mapping.action === "wake"
+      ? (mapping.textTemplate ?? mapping.messageTemplate)
+      : (mapping.messageTemplate ?? mapping.textTemplate);
   const text = template ? renderTemplate(template, body) : JSON.stringify(body);
-  if (mapping.action === "wake") return decideWake(config, { text, mode: mapping.wakeMode, agentId: mapping.agentId });
+  if (mapping.action === "wake")
+    return decideWake(config, { text, mode: mapping.wakeMode, agentId: mapping.agentId });
   // A templated session key is the caller's value: the same opt-in and prefixes as a requested key apply.
-  const templatedKey = mapping.sessionKey?.includes("{{") ? renderTemplate(mapping.sessionKey, body) : undefined;
+  const templatedKey = mapping.sessionKey?.includes("{{")
+    ? renderTemplate(mapping.sessionKey, body)
+    : undefined;
   return decideAgent(
     config,
     {
@@ -131,26 +174,41 @@ function decideMapping(config: EdgeclawConfig, mapping: HookMapping, body: unkno
 }
 
 /** Delivery needs both channel and to (one alone is a 400); deliver:false ignores them; none = run only. */
-function deliveryRoute(config: EdgeclawConfig, request: z.infer<typeof agentBody>): { ok: true; route: ReplyRoute | null } | { ok: false; status: 400; error: string } {
+function deliveryRoute(
+  config: EdgeclawConfig,
+  request: z.infer<typeof agentBody>,
+): { ok: true; route: ReplyRoute | null } | { ok: false; status: 400; error: string } {
   if (request.deliver === false) return { ok: true, route: null };
   const { channel, to } = request;
   if (!channel && !to) return { ok: true, route: null };
-  if (!channel || !to) return { ok: false, status: 400, error: "delivery needs both channel and to" };
-  if (!adapterFor(channel)) return { ok: false, status: 400, error: `unknown delivery channel "${channel}"` };
+  if (!channel || !to)
+    return { ok: false, status: 400, error: "delivery needs both channel and to" };
+  if (!adapterFor(channel))
+    return { ok: false, status: 400, error: `unknown delivery channel "${channel}"` };
   const accountId = request.accountId ?? "default";
-  const channelConfig = (config.channels as Record<string, { accounts?: Record<string, unknown> } | undefined>)[channel];
-  if (request.accountId && !channelConfig?.accounts?.[accountId]) return { ok: false, status: 400, error: `unknown account "${accountId}" on ${channel}` };
+  const channelConfig = (
+    config.channels as Record<string, { accounts?: Record<string, unknown> } | undefined>
+  )[channel];
+  if (request.accountId && !channelConfig?.accounts?.[accountId])
+    return { ok: false, status: 400, error: `unknown account "${accountId}" on ${channel}` };
   return { ok: true, route: { channel, accountId, to } };
 }
 
 /** hooks.allowedAgentIds ("*"/absent = all, [] = none); an unknown id falls back to the default agent. */
-function pickAgent(config: EdgeclawConfig, requested: string | undefined): { ok: true; id: string } | { ok: false; status: 400; error: string } {
+function pickAgent(
+  config: EdgeclawConfig,
+  requested: string | undefined,
+): { ok: true; id: string } | { ok: false; status: 400; error: string } {
   const known = knownAgentIds(config);
   const wanted = requested?.toLowerCase();
   const id = wanted && known.has(wanted) ? wanted : defaultAgentId(config);
   const allowed = config.hooks.allowedAgentIds;
   if (allowed && !allowed.includes("*") && !allowed.map((a) => a.toLowerCase()).includes(id)) {
-    return { ok: false, status: 400, error: `agent "${id}" is not allowed for hooks (hooks.allowedAgentIds)` };
+    return {
+      ok: false,
+      status: 400,
+      error: `agent "${id}" is not allowed for hooks (hooks.allowedAgentIds)`,
+    };
   }
   return { ok: true, id };
 }
@@ -159,7 +217,10 @@ function pickAgent(config: EdgeclawConfig, requested: string | undefined): { ok:
 export function renderTemplate(template: string, body: unknown): string {
   return template.replace(/\{\{\s*([^}]+?)\s*\}\}/g, (_whole, path: string) => {
     let value: unknown = body;
-    for (const part of path.replace(/\[(\d+)\]/g, ".$1").split(".").filter(Boolean)) {
+    for (const part of path
+      .replace(/\[(\d+)\]/g, ".$1")
+      .split(".")
+      .filter(Boolean)) {
       if (value === null || typeof value !== "object") return "";
       value = (value as Record<string, unknown>)[part];
     }
@@ -169,5 +230,11 @@ export function renderTemplate(template: string, body: unknown): string {
 }
 
 function invalid(error: z.ZodError): { ok: false; status: 400; error: string } {
-  return { ok: false, status: 400, error: error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ") };
+  return {
+    ok: false,
+    status: 400,
+    error: error.issues
+      .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
+      .join("; "),
+  };
 }

@@ -13,7 +13,10 @@ export type StoredSchedule =
   | { kind: "cron"; expr: string; tz: string };
 
 /** What callers (admin API, CLI, the cron tool) write; normalised by `normalizeSchedule`. */
-export type ScheduleInput = { kind: "at"; at: string; tz?: string } | { kind: "every"; every: string } | { kind: "cron"; expr: string; tz?: string };
+export type ScheduleInput =
+  | { kind: "at"; at: string; tz?: string }
+  | { kind: "every"; every: string }
+  | { kind: "cron"; expr: string; tz?: string };
 
 export class ScheduleError extends Error {
   override name = "ScheduleError";
@@ -24,7 +27,8 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 /** "10m" → 600000. `defaultUnit` applies to a bare number (heartbeat `every` counts minutes). */
 export function parseDuration(text: string, defaultUnit: keyof typeof UNIT_MS = "m"): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(text);
-  if (!match) throw new ScheduleError(`invalid duration "${text}" (expected e.g. "30s", "10m", "1h", "1d")`);
+  if (!match)
+    throw new ScheduleError(`invalid duration "${text}" (expected e.g. "30s", "10m", "1h", "1d")`);
   return Math.round(Number(match[1]) * UNIT_MS[(match[2] ?? defaultUnit).toLowerCase()]!);
 }
 
@@ -50,11 +54,14 @@ export function normalizeSchedule(input: ScheduleInput, now: number): StoredSche
       const tz = input.tz ?? "UTC";
       if (!isValidTimeZone(tz)) throw new ScheduleError(`unknown time zone "${tz}"`);
       const fields = input.expr.trim().split(/\s+/).length;
-      if (fields !== 5 && fields !== 6) throw new ScheduleError(`cron expression "${input.expr}" must have 5 or 6 fields`);
+      if (fields !== 5 && fields !== 6)
+        throw new ScheduleError(`cron expression "${input.expr}" must have 5 or 6 fields`);
       try {
         new Cron(input.expr, { timezone: tz, paused: true });
       } catch (error) {
-        throw new ScheduleError(`invalid cron expression "${input.expr}": ${error instanceof Error ? error.message : String(error)}`);
+        throw new ScheduleError(
+          `invalid cron expression "${input.expr}": ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       return { kind: "cron", expr: input.expr.trim(), tz };
     }
@@ -75,7 +82,9 @@ export function nextDueAfter(schedule: StoredSchedule, afterMs: number): number 
       return schedule.anchorMs + Math.max(1, steps) * schedule.everyMs;
     }
     case "cron": {
-      const next = new Cron(schedule.expr, { timezone: schedule.tz, paused: true }).nextRun(new Date(afterMs));
+      const next = new Cron(schedule.expr, { timezone: schedule.tz, paused: true }).nextRun(
+        new Date(afterMs),
+      );
       return next ? next.getTime() : null;
     }
   }
@@ -99,7 +108,12 @@ export function describeSchedule(schedule: StoredSchedule): string {
 }
 
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const) {
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;
@@ -108,10 +122,24 @@ export function formatDuration(ms: number): string {
 function parseAt(text: string, tz: string | undefined, now: number): number {
   const trimmed = text.trim();
   if (/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/i.test(trimmed)) return now + parseDuration(trimmed);
-  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
-  if (!iso) throw new ScheduleError(`invalid time "${text}" (expected ISO 8601 such as 2026-01-02T09:00:00Z, or a delay such as "20m")`);
+  const iso =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+      trimmed,
+    );
+  if (!iso)
+    throw new ScheduleError(
+      `invalid time "${text}" (expected ISO 8601 such as 2026-01-02T09:00:00Z, or a delay such as "20m")`,
+    );
   const [, y, mo, d, h = "0", mi = "0", s = "0", ms = "0", offset] = iso;
-  const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(ms.padEnd(3, "0")));
+  const wall = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s),
+    Number(ms.padEnd(3, "0")),
+  );
   if (offset) {
     if (offset.toUpperCase() === "Z") return wall;
     const sign = offset.startsWith("-") ? -1 : 1;
@@ -144,6 +172,13 @@ export function zoneOffsetMs(instant: number, tz: string): number {
     second: "2-digit",
   }).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  const asUtc = Date.UTC(
+    get("year"),
+    get("month") - 1,
+    get("day"),
+    get("hour"),
+    get("minute"),
+    get("second"),
+  );
   return asUtc - Math.floor(instant / 1000) * 1000;
 }

@@ -45,7 +45,11 @@ const parsedBlocks = new WeakMap<z.ZodType, WeakMap<object, unknown>>();
  * loader has validated it already; parsing again narrows the type and applies the defaults to
  * configs built by hand (tests, scripts).
  */
-export function channelBlock<S extends z.ZodType>(config: EdgeclawConfig, channelId: string, schema: S): z.output<S> | undefined {
+export function channelBlock<S extends z.ZodType>(
+  config: EdgeclawConfig,
+  channelId: string,
+  schema: S,
+): z.output<S> | undefined {
   const block = (config.channels as Record<string, unknown>)[channelId];
   if (typeof block !== "object" || block === null) return undefined;
   let cache = parsedBlocks.get(schema);
@@ -68,14 +72,22 @@ export function accountIds(root: AccountsRoot): string[] {
 }
 
 /** One account's settings: its own block over the root's, by `rules`; unset keys inherit. */
-export function mergedAccount<Root extends AccountsRoot>(root: Root, accountId: string, rules: MergeRules = {}): MergedAccount<Root> {
+export function mergedAccount<Root extends AccountsRoot>(
+  root: Root,
+  accountId: string,
+  rules: MergeRules = {},
+): MergedAccount<Root> {
   const own = (root.accounts?.[accountId] ?? {}) as Record<string, unknown>;
   const merged: Record<string, unknown> = { ...(root as object) };
   for (const [key, value] of Object.entries(own)) {
     if (value === undefined) continue;
     const base = merged[key];
     const deep =
-      rules.mergeObjects !== false && isPlainObject(base) && isPlainObject(value) && !rules.replace?.includes(key) && !rules.replaceWhen?.(value);
+      rules.mergeObjects !== false &&
+      isPlainObject(base) &&
+      isPlainObject(value) &&
+      !rules.replace?.includes(key) &&
+      !rules.replaceWhen?.(value);
     merged[key] = deep ? { ...base, ...value } : value;
   }
   return { ...(merged as Root), accountId, isDefault: accountId === defaultAccountId(root) };
@@ -117,12 +129,23 @@ export function webhookAccounts<Account extends { enabled: boolean; accountId: s
 
 /** The clash log line: `channels.<id>: account <a> reuses <key> <path>; not served`. */
 export function logClash(channelId: string, pathKey: string): ClashHandler {
-  return (accountId, path) => console.error(`channels.${channelId}: account ${accountId} reuses ${pathKey} ${path}; not served`);
+  return (accountId, path) =>
+    console.error(
+      `channels.${channelId}: account ${accountId} reuses ${pathKey} ${path}; not served`,
+    );
 }
 
 /** One webhook route per served account, labelled for people: `LINE`, or `LINE (account biz)` once there are several. */
-export function webhookRoutes<Account extends { accountId: string }>(name: string, byPath: Map<string, Account>): WebhookRoute<Account>[] {
-  return [...byPath].map(([path, account]) => ({ path, accountId: account.accountId, label: accountLabel(name, account.accountId, byPath.size), account }));
+export function webhookRoutes<Account extends { accountId: string }>(
+  name: string,
+  byPath: Map<string, Account>,
+): WebhookRoute<Account>[] {
+  return [...byPath].map(([path, account]) => ({
+    path,
+    accountId: account.accountId,
+    label: accountLabel(name, account.accountId, byPath.size),
+    account,
+  }));
 }
 
 /** `Slack`, or `Slack (account ops)` when the channel serves `count` > 1 accounts this way. */
@@ -134,7 +157,10 @@ export function accountLabel(name: string, accountId: string, count: number): st
  * Env variables that stand in for settings the config leaves unset — for the default account only:
  * the first of `names` that holds a non-empty string, else undefined.
  */
-export function defaultAccountEnv(account: { isDefault: boolean }, env: SecretEnv): (...names: string[]) => string | undefined {
+export function defaultAccountEnv(
+  account: { isDefault: boolean },
+  env: SecretEnv,
+): (...names: string[]) => string | undefined {
   return (...names) => {
     if (!account.isDefault) return undefined;
     for (const name of names) {

@@ -123,7 +123,11 @@ export interface ChannelAdapter {
    * credentials and size bound. Called after access control, never on the ack path. Returns the
    * text (`truncated` when only its beginning was downloaded), or a short reason it was not read.
    */
-  fetchAttachment?(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<FetchedAttachment>;
+  fetchAttachment?(
+    attachment: InboundAttachment,
+    route: ReplyRoute,
+    ctx: SendContext,
+  ): Promise<FetchedAttachment>;
   /**
    * Whether the agent has posted in the thread `route.threadId` (thread participation counts as a
    * mention in gated groups). Asked only for unmentioned thread messages in groups.
@@ -133,5 +137,10 @@ export interface ChannelAdapter {
    * Optional live progress (typing, reactions, streaming previews). Receives the run's state and
    * returns it updated; failures must not throw (progress is best effort, the reply is not).
    */
-  progress?(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState>;
+  progress?(
+    route: ReplyRoute,
+    event: ProgressEvent,
+    state: ProgressState,
+    ctx: ProgressContext,
+  ): Promise<ProgressState>;
 }

@@ -14,7 +14,10 @@ export type FetchedAttachment = { text: string; truncated?: boolean } | { skippe
 export const MAX_ATTACHMENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;
 
 /** The attachment's link as a URL (`noun` names it in the reason), or why there is nothing to download. */
-export function attachmentUrl(attachment: InboundAttachment, noun = "download link"): URL | { skipped: string } {
+export function attachmentUrl(
+  attachment: InboundAttachment,
+  noun = "download link",
+): URL | { skipped: string } {
   if (!attachment.url) return { skipped: `no ${noun}` };
   try {
     return new URL(attachment.url);
@@ -31,15 +34,24 @@ export interface DownloadLimit {
 
 /** The usual bound: the channel's `mediaMaxMb` (a fraction allowed), in whole bytes. */
 export function mediaMaxMbLimit(mediaMaxMb: number): DownloadLimit {
-  return { maxBytes: Math.floor(mediaMaxMb * 1024 * 1024), tooLarge: `larger than mediaMaxMb (${mediaMaxMb} MB)` };
+  return {
+    maxBytes: Math.floor(mediaMaxMb * 1024 * 1024),
+    tooLarge: `larger than mediaMaxMb (${mediaMaxMb} MB)`,
+  };
 }
 
 /**
  * A successful download's body as text for the model. Streamed: larger than `limit` (declared, or
  * found while reading) is refused, and only the first MAX_ATTACHMENT_PREFIX_BYTES are read at all.
  */
-export async function attachmentText(response: Response, limit: DownloadLimit): Promise<FetchedAttachment> {
-  const body = await readBodyPrefix(response, { maxBytes: limit.maxBytes, keepBytes: MAX_ATTACHMENT_PREFIX_BYTES });
+export async function attachmentText(
+  response: Response,
+  limit: DownloadLimit,
+): Promise<FetchedAttachment> {
+  const body = await readBodyPrefix(response, {
+    maxBytes: limit.maxBytes,
+    keepBytes: MAX_ATTACHMENT_PREFIX_BYTES,
+  });
   if (!body.ok) return { skipped: limit.tooLarge };
   // `stream: true` leaves a multi-byte character cut at the end out instead of mangling it.
   const text = new TextDecoder().decode(body.bytes, { stream: body.truncated });

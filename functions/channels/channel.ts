@@ -37,11 +37,18 @@ export interface WebhookRequest {
 }
 
 /** `status` 503 = a transient failure on our side (keys unreachable): the platform should retry. */
-export type VerifyResult = { ok: true } | { ok: false; status?: 401 | 403 | 404 | 503; reason: string };
+export type VerifyResult =
+  | { ok: true }
+  | { ok: false; status?: 401 | 403 | 404 | 503; reason: string };
 
 export type ParseResult =
   /** Zero or more events to store; an empty list is a valid "nothing for us" (acked 200). */
-  | { kind: "envelopes"; envelopes: InboundEnvelope[]; /** why some were dropped, for logs/headers */ dropped?: string[]; /** opaque to the pipeline, given back to ack */ ackHint?: string }
+  | {
+      kind: "envelopes";
+      envelopes: InboundEnvelope[] /** why some were dropped, for logs/headers */;
+      dropped?: string[] /** opaque to the pipeline, given back to ack */;
+      ackHint?: string;
+    }
   /** A handshake or probe the platform expects an exact answer to (Slack url_verification, Telegram none). */
   | { kind: "respond"; response: Response }
   | { kind: "malformed"; reason: string };
@@ -50,7 +57,11 @@ export type ParseResult =
 export interface AcceptResult {
   /** true only when every envelope is stored (accepted or duplicate) or unrouted by config. */
   allStored: boolean;
-  outcomes: Array<{ status: "accepted" | "duplicate"; sessionKey: string } | { status: "unrouted"; reason: string } | { status: "failed"; error: string }>;
+  outcomes: Array<
+    | { status: "accepted" | "duplicate"; sessionKey: string }
+    | { status: "unrouted"; reason: string }
+    | { status: "failed"; error: string }
+  >;
   ackHint?: string;
   /** parse's `dropped` reasons, passed through. */
   dropped?: string[];
@@ -65,9 +76,17 @@ export interface WebhookPieces<Account = unknown> {
   /** HTTP methods served on the path (default ["POST"]). */
   methods?: string[];
   /** Signature / token / JWT check. No secret configured → { ok:false, reason:"no-secret" } (and a log line), never open. */
-  verify(request: WebhookRequest, route: WebhookRoute<Account>, env: Record<string, unknown>): Promise<VerifyResult>;
+  verify(
+    request: WebhookRequest,
+    route: WebhookRoute<Account>,
+    env: Record<string, unknown>,
+  ): Promise<VerifyResult>;
   /** Turns the verified body into envelopes (or a handshake answer). Never calls the platform. */
-  parse(request: WebhookRequest, route: WebhookRoute<Account>, env: Record<string, unknown>): ParseResult | Promise<ParseResult>;
+  parse(
+    request: WebhookRequest,
+    route: WebhookRoute<Account>,
+    env: Record<string, unknown>,
+  ): ParseResult | Promise<ParseResult>;
   /** The platform's ack. Default (webhook-ack.ts `defaultWebhookAck`): 200 empty when allStored, 500 otherwise (the platform retries; dedup makes it safe). */
   ack?(result: AcceptResult, route: WebhookRoute<Account>): Response;
 }
@@ -107,7 +126,11 @@ export interface SocketPieces<Account = unknown> {
   /** Accounts served over the companion (enabled, socket mode). An account is either webhook or socket, never both. */
   accounts(config: EdgeclawConfig, env: Record<string, unknown>): SocketAccount<Account>[];
   /** Raw event → envelopes, like WebhookPieces.parse (mention gating, access metadata, dedup keys). Never calls the platform. */
-  parse(event: SocketEvent, account: SocketAccount<Account>, env: Record<string, unknown>): ParseResult | Promise<ParseResult>;
+  parse(
+    event: SocketEvent,
+    account: SocketAccount<Account>,
+    env: Record<string, unknown>,
+  ): ParseResult | Promise<ParseResult>;
 }
 
 /** How a user turns the channel on (README "Connect <channel>", `npx edgeclaw channels <id> setup`). */

@@ -6,7 +6,12 @@
  */
 export type ChunkMode = "length" | "newline";
 
-export function chunkText(text: string, limit: number, mode: ChunkMode = "length", maxLines?: number): string[] {
+export function chunkText(
+  text: string,
+  limit: number,
+  mode: ChunkMode = "length",
+  maxLines?: number,
+): string[] {
   if (limit < 16) throw new RangeError("chunk limit must be at least 16 characters");
   const chunks: string[] = [];
   let rest = text.trim();
@@ -14,8 +19,13 @@ export function chunkText(text: string, limit: number, mode: ChunkMode = "length
   while (rest.length > 0) {
     // `maxLines` (Discord's maxLinesPerMessage): a chunk also ends after that many lines, counting
     // a reopened fence line; the cut then falls on the line break itself.
-    const lineBudget = maxLines ? nthNewline(rest, Math.max(1, maxLines - (reopenFence ? 1 : 0))) : -1;
-    const budget = Math.min(limit - reopenFence.length, lineBudget >= 0 ? lineBudget + 5 : Infinity);
+    const lineBudget = maxLines
+      ? nthNewline(rest, Math.max(1, maxLines - (reopenFence ? 1 : 0)))
+      : -1;
+    const budget = Math.min(
+      limit - reopenFence.length,
+      lineBudget >= 0 ? lineBudget + 5 : Infinity,
+    );
     let piece: string;
     if (reopenFence.length + rest.length <= limit && lineBudget < 0) {
       piece = rest;

@@ -66,7 +66,11 @@ export const inboundEnvelopeSchema = z.object({
    * A session the channel chose instead of the conversation's own: Slack slash commands run in
    * `slack:slash:<userId>` (OpenClaw's native command sessions). Becomes `agent:<agentId>:<value>`.
    */
-  sessionScope: z.string().regex(/^[a-z0-9][a-z0-9:_.-]*$/i).max(200).optional(),
+  sessionScope: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9:_.-]*$/i)
+    .max(200)
+    .optional(),
   /** Unix ms at which the gateway received the event. */
   receivedAt: z.number().int().nonnegative(),
   route: replyRouteSchema,
@@ -79,11 +83,15 @@ export type InboundEnvelopeInput = z.input<typeof inboundEnvelopeSchema>;
  * One that fails (a platform field past a bound, a parser bug) is dropped with the first offending
  * field named, and acknowledged: the platform resending it would not make it valid.
  */
-export function checkedEnvelope(input: InboundEnvelopeInput): { envelope: InboundEnvelope } | { dropped: string } {
+export function checkedEnvelope(
+  input: InboundEnvelopeInput,
+): { envelope: InboundEnvelope } | { dropped: string } {
   const parsed = inboundEnvelopeSchema.safeParse(input);
   if (parsed.success) return { envelope: parsed.data };
   const first = parsed.error.issues[0];
-  return { dropped: `envelope invalid: ${first ? `${first.path.join(".") || "(envelope)"}: ${first.message}` : "?"}` };
+  return {
+    dropped: `envelope invalid: ${first ? `${first.path.join(".") || "(envelope)"}: ${first.message}` : "?"}`,
+  };
 }
 
 /** Platform text quoted inside an envelope (a system event's description): at most `max` characters, a cut marked with "…". */

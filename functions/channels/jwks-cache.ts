@@ -43,7 +43,11 @@ export class JwksCache {
   async keySet(source: string, kid: string | undefined, now = Date.now()): Promise<KeySet> {
     let entry = this.#sets.get(source);
     const stale = !entry || now - entry.fetchedAt >= entry.maxAgeMs;
-    const unknownKid = entry && kid !== undefined && !entry.jwks.keys.some((key) => key.kid === kid) && now - entry.fetchedAt >= UNKNOWN_KID_REFETCH_MS;
+    const unknownKid =
+      entry &&
+      kid !== undefined &&
+      !entry.jwks.keys.some((key) => key.kid === kid) &&
+      now - entry.fetchedAt >= UNKNOWN_KID_REFETCH_MS;
     if (stale || unknownKid) {
       try {
         entry = { ...(await this.#load(source)), fetchedAt: now };
@@ -61,7 +65,9 @@ export class JwksCache {
   }
 }
 
-const jwksSchema = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string().optional() }).loose()).min(1) });
+const jwksSchema = z.object({
+  keys: z.array(z.object({ kty: z.string(), kid: z.string().optional() }).loose()).min(1),
+});
 
 /** A JWK set from outside (at least one key, each with `kty`), or an error naming where it came from. */
 export function parseJwks(body: unknown, url: string): JSONWebKeySet {
@@ -72,7 +78,10 @@ export function parseJwks(body: unknown, url: string): JSONWebKeySet {
 
 /** A GET for JSON that follows no redirect (a key source that moves is an error, not a hop to elsewhere). */
 export async function getJson(url: string): Promise<Response> {
-  const response = await fetch(url, { redirect: "manual", headers: { accept: "application/json" } });
+  const response = await fetch(url, {
+    redirect: "manual",
+    headers: { accept: "application/json" },
+  });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
 }

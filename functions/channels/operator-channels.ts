@@ -11,7 +11,11 @@ export const AUTOMATION_CHANNEL = "automation";
  * one list both that grant and the companion ingress's refusal read, a channel added here is
  * automatically one that no ingress key can ever speak for.
  */
-export const OPERATOR_CHANNELS: ReadonlySet<string> = new Set(["openai", "webchat", AUTOMATION_CHANNEL]);
+export const OPERATOR_CHANNELS: ReadonlySet<string> = new Set([
+  "openai",
+  "webchat",
+  AUTOMATION_CHANNEL,
+]);
 
 export function isOperatorChannel(channel: string): boolean {
   return OPERATOR_CHANNELS.has(channel.trim().toLowerCase());

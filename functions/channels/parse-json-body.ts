@@ -43,7 +43,9 @@ export function parseJsonBody<T>(raw: Uint8Array, schema: z.ZodType<T>, what: st
 /** A value that is already JSON (a socket payload forwarded by the companion) checked as `what`. */
 export function parsePayload<T>(value: unknown, schema: z.ZodType<T>, what: string): BodyRead<T> {
   const parsed = schema.safeParse(value);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: `not ${what} (${firstIssue(parsed.error)})` };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, reason: `not ${what} (${firstIssue(parsed.error)})` };
 }
 
 /** The first problem zod found, as `path: message` (`(body)` when it is the value itself). */

@@ -30,12 +30,18 @@ export interface TrackedKeys {
 }
 
 /** The usual names: `<prefix>PendingAt`, `<prefix>EditedAt` (unless named), and one `previewBroken` mark a run. */
-export function trackedKeys(prefix: string, id: string, editedAt = `${prefix}EditedAt`): TrackedKeys {
+export function trackedKeys(
+  prefix: string,
+  id: string,
+  editedAt = `${prefix}EditedAt`,
+): TrackedKeys {
   return { id, pending: `${prefix}PendingAt`, editedAt, broken: "previewBroken" };
 }
 
 /** A post's outcome: the new message's id (and any more state to keep, e.g. its channel), or whether it may have landed. */
-export type PostOutcome = { ok: true; id: string; extra?: ProgressState } | { ok: false; landed: "no" | "maybe" };
+export type PostOutcome =
+  | { ok: true; id: string; extra?: ProgressState }
+  | { ok: false; landed: "no" | "maybe" };
 
 /** The platform side of a preview. Each call logs its own failure and answers it as a value; a throw is not caught here. */
 export interface PreviewPlatform<Content> {
@@ -158,7 +164,10 @@ export async function commitPreview(args: {
  * A run that ends without a reply: removes its preview messages (`remove` answers ok for one already
  * gone). The first failure is returned for the outbox to retry; deleting twice is harmless.
  */
-export async function retractPreview(ids: Array<string | undefined>, remove: (id: string) => Promise<SendResult>): Promise<SendResult> {
+export async function retractPreview(
+  ids: Array<string | undefined>,
+  remove: (id: string) => Promise<SendResult>,
+): Promise<SendResult> {
   for (const id of ids) {
     if (!id) continue;
     const removed = await remove(id);

@@ -49,8 +49,12 @@ export function sealChannelRegistry(): ChannelDefinition[] {
  * before the first config is parsed, since its `configSchema` joins the config schema then.
  */
 export function registerChannel(definition: ChannelDefinition): void {
-  if (registered.has(definition.id)) throw new Error(`channel ${definition.id} is already registered`);
-  if (sealed) throw new Error(`channel ${definition.id} registered after the config schema was built; register it before the first config parse`);
+  if (registered.has(definition.id))
+    throw new Error(`channel ${definition.id} is already registered`);
+  if (sealed)
+    throw new Error(
+      `channel ${definition.id} registered after the config schema was built; register it before the first config parse`,
+    );
   registered.set(definition.id, definition);
 }
 

@@ -10,10 +10,20 @@ import type { AcceptResult } from "./channel.ts";
  */
 export function defaultWebhookAck(result: AcceptResult): Response {
   const statuses = result.outcomes.map((outcome) => outcome.status);
-  if (!result.allStored) return Response.json({ error: "not accepted, retry" }, { status: 500, headers: { "x-edgeclaw-ingest": statuses.join(",") } });
+  if (!result.allStored)
+    return Response.json(
+      { error: "not accepted, retry" },
+      { status: 500, headers: { "x-edgeclaw-ingest": statuses.join(",") } },
+    );
   const headers = new Headers();
-  const dropped = [...(result.dropped ?? []), ...result.outcomes.flatMap((outcome) => (outcome.status === "unrouted" ? [outcome.reason] : []))];
-  if (statuses.some((status) => status === "accepted" || status === "duplicate")) headers.set("x-openclaw-delivery-accepted", "durable");
+  const dropped = [
+    ...(result.dropped ?? []),
+    ...result.outcomes.flatMap((outcome) =>
+      outcome.status === "unrouted" ? [outcome.reason] : [],
+    ),
+  ];
+  if (statuses.some((status) => status === "accepted" || status === "duplicate"))
+    headers.set("x-openclaw-delivery-accepted", "durable");
   if (statuses.length) headers.set("x-edgeclaw-ingest", statuses.join(","));
   if (dropped.length) headers.set("x-edgeclaw-dropped", dropped.join("; ").slice(0, 120));
   return new Response(null, { status: 200, headers });

@@ -12,5 +12,8 @@ export interface WebhookEndpoint {
  * texts). Pure config reading: channel modules load in Node as well as in the Worker.
  */
 export function webhookEndpoints(config: EdgeclawConfig): WebhookEndpoint[] {
-  return [...webhookRouteTable(config).values()].map(({ route }) => ({ label: route.label, path: route.path }));
+  return [...webhookRouteTable(config).values()].map(({ route }) => ({
+    label: route.label,
+    path: route.path,
+  }));
 }

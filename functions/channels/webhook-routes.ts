@@ -27,7 +27,9 @@ export function webhookRouteTable(config: EdgeclawConfig): Map<string, WebhookTa
     for (const route of webhook.routes(config)) {
       const taken = table.get(route.path);
       if (taken) {
-        console.error(`channels.${definition.id}: account ${route.accountId} reuses path ${route.path} (taken by ${taken.route.label}); not served`);
+        console.error(
+          `channels.${definition.id}: account ${route.accountId} reuses path ${route.path} (taken by ${taken.route.label}); not served`,
+        );
         continue;
       }
       table.set(route.path, { definition, webhook, route });

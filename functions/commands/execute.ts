@@ -23,7 +23,13 @@ export interface CommandContext {
   config: EdgeclawConfig;
   agentId: string;
   sessionKey: string;
-  sender: { channel: string; accountId: string; senderId: string; senderName?: string; chatType: string };
+  sender: {
+    channel: string;
+    accountId: string;
+    senderId: string;
+    senderName?: string;
+    chatType: string;
+  };
   senderIsOwner: boolean;
   now: number;
 }
@@ -41,7 +47,11 @@ export interface RunOverrides {
   queue?: QueueSettings;
 }
 
-export async function executeCommand(cmd: ParsedCommand, session: SessionControl, ctx: CommandContext): Promise<CommandResult> {
+export async function executeCommand(
+  cmd: ParsedCommand,
+  session: SessionControl,
+  ctx: CommandContext,
+): Promise<CommandResult> {
   switch (cmd.name) {
     case "new":
       return commandNew(cmd.args, session, ctx);
@@ -50,20 +60,33 @@ export async function executeCommand(cmd: ParsedCommand, session: SessionControl
       const soft = first?.toLowerCase() === "soft";
       await session.reset({ soft });
       const forward = (soft ? rest : cmd.args ? cmd.args.split(/\s+/) : []).join(" ").trim();
-      return { reply: soft ? "✅ Session reset (soft: transcript kept)." : "✅ Session reset.", forwardText: forward || undefined };
+      return {
+        reply: soft ? "✅ Session reset (soft: transcript kept)." : "✅ Session reset.",
+        forwardText: forward || undefined,
+      };
     }
     case "stop": {
       const stopped = await session.stop();
-      if (!stopped.abortedRun && stopped.cancelledQueued === 0) return { reply: "Nothing is running." };
+      if (!stopped.abortedRun && stopped.cancelledQueued === 0)
+        return { reply: "Nothing is running." };
       const parts = [stopped.abortedRun ? "⏹️ Stopped the current run." : "⏹️ No run was active."];
-      if (stopped.cancelledQueued > 0) parts.push(`Cancelled ${stopped.cancelledQueued} queued message${stopped.cancelledQueued === 1 ? "" : "s"}.`);
+      if (stopped.cancelledQueued > 0)
+        parts.push(
+          `Cancelled ${stopped.cancelledQueued} queued message${stopped.cancelledQueued === 1 ? "" : "s"}.`,
+        );
       return { reply: parts.join(" ") };
     }
     case "compact": {
       const result = await session.compact(cmd.args || undefined);
-      if (!result.compacted) return { reply: `Nothing compacted${result.reason ? `: ${result.reason}` : "."}` };
-      const sizes = result.tokensBefore !== undefined && result.tokensAfter !== undefined ? ` (${result.tokensBefore} → ${result.tokensAfter} tokens)` : "";
-      return { reply: `🧹 Compacted the session context${sizes}.${result.note ? ` Note: ${result.note}.` : ""}` };
+      if (!result.compacted)
+        return { reply: `Nothing compacted${result.reason ? `: ${result.reason}` : "."}` };
+      const sizes =
+        result.tokensBefore !== undefined && result.tokensAfter !== undefined
+          ? ` (${result.tokensBefore} → ${result.tokensAfter} tokens)`
+          : "";
+      return {
+        reply: `🧹 Compacted the session context${sizes}.${result.note ? ` Note: ${result.note}.` : ""}`,
+      };
     }
     case "status":
       return { reply: formatStatus(await session.status(), ctx.now) };
@@ -77,19 +100,29 @@ export async function executeCommand(cmd: ParsedCommand, session: SessionControl
       return { reply: await usageCommand(cmd.args, session) };
     default: {
       // Directive names used as commands (e.g. parsed by a native command surface).
-      const directive = { name: cmd.name as ParsedDirective["name"], args: cmd.args.split(/\s+/).filter(Boolean) };
+      const directive = {
+        name: cmd.name as ParsedDirective["name"],
+        args: cmd.args.split(/\s+/).filter(Boolean),
+      };
       const applied = await applyDirectives([directive], session, ctx, { persist: true });
       return { reply: applied.replies.join("\n") };
     }
   }
 }
 
-async function commandNew(args: string, session: SessionControl, ctx: CommandContext): Promise<CommandResult> {
+async function commandNew(
+  args: string,
+  session: SessionControl,
+  ctx: CommandContext,
+): Promise<CommandResult> {
   const [first, ...rest] = args.split(/\s+/).filter(Boolean);
   const pick = first ? resolveModelPick(ctx.config, first) : undefined;
   if (pick?.ok) {
     await session.newSession({ model: pick.ref });
-    return { reply: `✅ New session started · model ${pick.ref}.`, forwardText: rest.join(" ") || undefined };
+    return {
+      reply: `✅ New session started · model ${pick.ref}.`,
+      forwardText: rest.join(" ") || undefined,
+    };
   }
   await session.newSession();
   // No model matched: the text is the first message of the new session.
@@ -117,12 +150,16 @@ export async function applyDirectives(
         const arg = directive.args[0];
         if (!arg) {
           const status = await session.status();
-          replies.push(`Thinking level: ${status.thinkLevel}. Options: ${THINK_LEVELS.join(", ")}, default.`);
+          replies.push(
+            `Thinking level: ${status.thinkLevel}. Options: ${THINK_LEVELS.join(", ")}, default.`,
+          );
           break;
         }
         const level = normalizeThinkLevel(arg);
         if (level === undefined) {
-          replies.push(`Unknown thinking level "${arg}". Options: ${THINK_LEVELS.join(", ")}, default.`);
+          replies.push(
+            `Unknown thinking level "${arg}". Options: ${THINK_LEVELS.join(", ")}, default.`,
+          );
           break;
         }
         if (!mode.persist) {
@@ -130,7 +167,13 @@ export async function applyDirectives(
           break;
         }
         await session.updateSettings({ thinkLevel: level });
-        replies.push(level === null ? "Thinking level reset to default." : level === "off" ? "Thinking disabled." : `Thinking level set to ${level}.`);
+        replies.push(
+          level === null
+            ? "Thinking level reset to default."
+            : level === "off"
+              ? "Thinking disabled."
+              : `Thinking level set to ${level}.`,
+        );
         break;
       }
       case "verbose": {
@@ -149,7 +192,13 @@ export async function applyDirectives(
           break;
         }
         await session.updateSettings({ verbose: level });
-        replies.push(level === "off" ? "Verbose logging disabled." : level === "full" ? "Verbose logging set to full." : "Verbose logging enabled.");
+        replies.push(
+          level === "off"
+            ? "Verbose logging disabled."
+            : level === "full"
+              ? "Verbose logging set to full."
+              : "Verbose logging enabled.",
+        );
         break;
       }
       case "queue": {
@@ -160,7 +209,9 @@ export async function applyDirectives(
         }
         if (parsed.show) {
           const queue = (await session.status()).queue;
-          replies.push(`Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop}). Modes: steer, followup, collect, interrupt.`);
+          replies.push(
+            `Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop}). Modes: steer, followup, collect, interrupt.`,
+          );
           break;
         }
         if (parsed.clear) {
@@ -184,13 +235,21 @@ export async function applyDirectives(
   return { replies, oneShot };
 }
 
-async function modelDirective(args: string[], session: SessionControl, ctx: CommandContext): Promise<string> {
+async function modelDirective(
+  args: string[],
+  session: SessionControl,
+  ctx: CommandContext,
+): Promise<string> {
   const [arg] = args.filter((a) => a !== "-s" && a !== "--session");
   if (!arg || arg.toLowerCase() === "status" || arg.toLowerCase() === "list") {
     const status = await session.status();
     const choices = modelChoices(ctx.config);
     const list = choices.map((ref, i) => `${i + 1}. ${ref}${ref === status.model ? " ✓" : ""}`);
-    return [`Model: ${status.model}${status.modelOverride ? " (session override)" : ""}`, ...list, "Pick with /model <#|name>, clear with /model default."].join("\n");
+    return [
+      `Model: ${status.model}${status.modelOverride ? " (session override)" : ""}`,
+      ...list,
+      "Pick with /model <#|name>, clear with /model default.",
+    ].join("\n");
   }
   if (arg.toLowerCase() === "default") {
     await session.updateSettings({ modelOverride: null });
@@ -215,7 +274,13 @@ function normalizeThinkLevel(input: string): ThinkLevel | null | undefined {
 const QUEUE_MODES: readonly QueueMode[] = ["steer", "followup", "collect", "interrupt"];
 const QUEUE_DROPS: readonly QueueDrop[] = ["summarize", "old", "new"];
 
-export function parseQueueArgs(args: readonly string[]): { show: true } | { clear: true; show?: false } | { settings: QueueSettings; show?: false; clear?: false } | { error: string } {
+export function parseQueueArgs(
+  args: readonly string[],
+):
+  | { show: true }
+  | { clear: true; show?: false }
+  | { settings: QueueSettings; show?: false; clear?: false }
+  | { error: string } {
   if (args.length === 0) return { show: true };
   const settings: QueueSettings = {};
   for (const raw of args) {
@@ -226,11 +291,15 @@ export function parseQueueArgs(args: readonly string[]): { show: true } | { clea
       continue;
     }
     const option = /^(debounce|cap|drop):(.+)$/.exec(arg);
-    if (!option) return { error: `Unknown queue option "${raw}". Use /queue <steer|followup|collect|interrupt> [debounce:2s cap:20 drop:summarize|old|new].` };
+    if (!option)
+      return {
+        error: `Unknown queue option "${raw}". Use /queue <steer|followup|collect|interrupt> [debounce:2s cap:20 drop:summarize|old|new].`,
+      };
     const [, key, value] = option;
     if (key === "debounce") {
       const ms = parseDurationMs(value!);
-      if (ms === undefined) return { error: `Bad debounce "${value}": use milliseconds or 500ms, 2s, 1m.` };
+      if (ms === undefined)
+        return { error: `Bad debounce "${value}": use milliseconds or 500ms, 2s, 1m.` };
       settings.debounceMs = ms;
     } else if (key === "cap") {
       const cap = Number(value);
@@ -238,7 +307,8 @@ export function parseQueueArgs(args: readonly string[]): { show: true } | { clea
       if (!Number.isInteger(cap)) return { error: `Bad cap "${value}": use a whole number.` };
       if (cap >= 1) settings.cap = cap;
     } else {
-      if (!(QUEUE_DROPS as readonly string[]).includes(value!)) return { error: `Bad drop "${value}": use summarize, old or new.` };
+      if (!(QUEUE_DROPS as readonly string[]).includes(value!))
+        return { error: `Bad drop "${value}": use summarize, old or new.` };
       settings.drop = value as QueueDrop;
     }
   }
@@ -248,7 +318,8 @@ export function parseQueueArgs(args: readonly string[]): { show: true } | { clea
 function describeQueue(settings: QueueSettings): string {
   const parts: string[] = [];
   if (settings.mode) parts.push(`mode ${settings.mode}`);
-  if (settings.debounceMs !== undefined) parts.push(`debounce ${formatDuration(settings.debounceMs)}`);
+  if (settings.debounceMs !== undefined)
+    parts.push(`debounce ${formatDuration(settings.debounceMs)}`);
   if (settings.cap !== undefined) parts.push(`cap ${settings.cap}`);
   if (settings.drop) parts.push(`drop ${settings.drop}`);
   return parts.join(" · ") || "no change";
@@ -265,7 +336,13 @@ function helpText(): string {
 }
 
 function commandsText(): string {
-  return ["Commands:", ...COMMANDS.map((spec) => `${spec.usage} — ${spec.description}${spec.aliases.length ? ` (alias ${spec.aliases.map((a) => `/${a}`).join(", ")})` : ""}`)].join("\n");
+  return [
+    "Commands:",
+    ...COMMANDS.map(
+      (spec) =>
+        `${spec.usage} — ${spec.description}${spec.aliases.length ? ` (alias ${spec.aliases.map((a) => `/${a}`).join(", ")})` : ""}`,
+    ),
+  ].join("\n");
 }
 
 function whoamiText(ctx: CommandContext): string {
@@ -294,14 +371,18 @@ export async function handleCommandMessage(
   session: SessionControl,
   ctx: CommandContext,
 ): Promise<CommandOutcome> {
-  const parsed = parseCommandMessage(text, access.commandAuthorized, { isModelToken: (token) => isModelToken(ctx.config, token) });
+  const parsed = parseCommandMessage(text, access.commandAuthorized, {
+    isModelToken: (token) => isModelToken(ctx.config, token),
+  });
   switch (parsed.kind) {
     case "ignore":
       return { action: "drop" };
     case "command": {
       const result = await executeCommand(parsed.command, session, ctx);
       const replies = result.reply ? [result.reply] : [];
-      return result.forwardText ? { action: "run", text: result.forwardText, replies, oneShot: {} } : { action: "reply", replies };
+      return result.forwardText
+        ? { action: "run", text: result.forwardText, replies, oneShot: {} }
+        : { action: "reply", replies };
     }
     case "directives": {
       const applied = await applyDirectives(parsed.directives, session, ctx, { persist: true });

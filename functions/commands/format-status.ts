@@ -24,7 +24,7 @@ export function formatStatus(status: SessionStatus, now: number): string {
   const queue = status.queue;
   const lines = [
     "🦞 edgeclaw status",
-    `🧠 Model: ${status.model}${status.modelOverride ? " (session override)" : MODEL_ORIGIN_NOTE[status.modelOrigin ?? "none"] ?? ""}`,
+    `🧠 Model: ${status.model}${status.modelOverride ? " (session override)" : (MODEL_ORIGIN_NOTE[status.modelOrigin ?? "none"] ?? "")}`,
     `🧮 Tokens: ${compact(status.inputTokens)} in / ${compact(status.outputTokens)} out · Context: ${context}`,
     `💸 Spend: ${usd(status.spend.usd)} over ${status.spend.calls} model call${status.spend.calls === 1 ? "" : "s"} · platform ~${usd(status.spend.platformUsd)} (estimate) · /usage cost`,
     `🧹 Compactions: ${status.compactions}`,

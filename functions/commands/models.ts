@@ -6,7 +6,11 @@ import type { EdgeclawConfig } from "../config/schema.ts";
  * aliases from `agents.defaults.models.<ref>.alias`. A pick may be a number from the list, an alias,
  * an exact `provider/model`, or a fuzzy fragment that matches exactly one listed model.
  */
-const aliasesView = z.object({ models: z.record(z.string(), z.object({ alias: z.string().optional() }).loose()).optional() }).loose();
+const aliasesView = z
+  .object({
+    models: z.record(z.string(), z.object({ alias: z.string().optional() }).loose()).optional(),
+  })
+  .loose();
 const MODEL_REF = /^[^/\s]+\/\S+$/;
 
 export function modelChoices(config: EdgeclawConfig): string[] {
@@ -44,15 +48,21 @@ export function resolveModelPick(config: EdgeclawConfig, input: string): ModelPi
   const token = input.trim();
   if (/^\d+$/.test(token)) {
     const ref = choices[Number(token) - 1];
-    return ref ? { ok: true, ref } : { ok: false, reason: `no model #${token}; send /model to see the list` };
+    return ref
+      ? { ok: true, ref }
+      : { ok: false, reason: `no model #${token}; send /model to see the list` };
   }
   const alias = modelAliases(config).get(token.toLowerCase());
   if (alias) return { ok: true, ref: alias };
   if (MODEL_REF.test(token)) return { ok: true, ref: token };
   const fuzzy = choices.filter((ref) => ref.toLowerCase().includes(token.toLowerCase()));
   if (fuzzy.length === 1) return { ok: true, ref: fuzzy[0]! };
-  if (fuzzy.length > 1) return { ok: false, reason: `"${token}" matches several models: ${fuzzy.join(", ")}` };
-  return { ok: false, reason: `unknown model "${token}"; use provider/model or send /model for the list` };
+  if (fuzzy.length > 1)
+    return { ok: false, reason: `"${token}" matches several models: ${fuzzy.join(", ")}` };
+  return {
+    ok: false,
+    reason: `unknown model "${token}"; use provider/model or send /model for the list`,
+  };
 }
 
 /** For the parser: could this token be a model pick? */

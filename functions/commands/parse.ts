@@ -29,7 +29,12 @@ export interface ParsedDirective {
 export type ParsedMessage =
   | { kind: "command"; command: ParsedCommand }
   | { kind: "directives"; directives: ParsedDirective[] }
-  | { kind: "message"; text: string; directives: ParsedDirective[]; inlineCommands: ParsedCommand[] }
+  | {
+      kind: "message";
+      text: string;
+      directives: ParsedDirective[];
+      inlineCommands: ParsedCommand[];
+    }
   | { kind: "ignore" };
 
 export interface ParseOptions {
@@ -37,7 +42,20 @@ export interface ParseOptions {
   isModelToken?: (token: string) => boolean;
 }
 
-const THINK_WORDS = new Set<string>([...THINK_LEVELS, "default", "inherit", "clear", "reset", "unpin", "x-high", "x_high", "extra-high", "extra_high", "highest", "on"]);
+const THINK_WORDS = new Set<string>([
+  ...THINK_LEVELS,
+  "default",
+  "inherit",
+  "clear",
+  "reset",
+  "unpin",
+  "x-high",
+  "x_high",
+  "extra-high",
+  "extra_high",
+  "highest",
+  "on",
+]);
 const VERBOSE_WORDS = new Set<string>(VERBOSE_LEVELS);
 const QUEUE_MODES = new Set(["steer", "followup", "collect", "interrupt", "default", "reset"]);
 const QUEUE_OPTION = /^(debounce|cap|drop):\S+$/i;
@@ -56,7 +74,11 @@ export function isCommandLike(text: string): boolean {
   return split !== undefined && lookupCommand(split.name) !== undefined;
 }
 
-export function parseCommandMessage(text: string, authorized: boolean, options: ParseOptions = {}): ParsedMessage {
+export function parseCommandMessage(
+  text: string,
+  authorized: boolean,
+  options: ParseOptions = {},
+): ParsedMessage {
   const trimmed = text.trim();
   const tokens = trimmed.length ? trimmed.split(/\s+/) : [];
   const first = tokens[0] ? splitCommandToken(tokens[0]) : undefined;
@@ -65,7 +87,10 @@ export function parseCommandMessage(text: string, authorized: boolean, options: 
   if (firstSpec && firstSpec.kind !== "directive") {
     if (!authorized) return { kind: "ignore" };
     const args = trimmed.slice(tokens[0]!.length).trim();
-    return { kind: "command", command: { name: firstSpec.name, spec: firstSpec, args: joinArgs(first?.attached, args) } };
+    return {
+      kind: "command",
+      command: { name: firstSpec.name, spec: firstSpec, args: joinArgs(first?.attached, args) },
+    };
   }
   if (!authorized) return { kind: "message", text, directives: [], inlineCommands: [] };
 
@@ -74,7 +99,8 @@ export function parseCommandMessage(text: string, authorized: boolean, options: 
   const rest: string[] = [];
   // First pass: are all tokens directives (and their arguments)? Then arguments are read greedily.
   const whole = consumeDirectives(tokens, true, options);
-  if (whole.rest.length === 0 && whole.directives.length > 0) return { kind: "directives", directives: whole.directives };
+  if (whole.rest.length === 0 && whole.directives.length > 0)
+    return { kind: "directives", directives: whole.directives };
 
   const inline = consumeDirectives(tokens, false, options);
   for (const directive of inline.directives) directives.push(directive);
@@ -87,7 +113,8 @@ export function parseCommandMessage(text: string, authorized: boolean, options: 
     }
     rest.push(token);
   }
-  if (directives.length === 0 && inlineCommands.length === 0) return { kind: "message", text, directives, inlineCommands };
+  if (directives.length === 0 && inlineCommands.length === 0)
+    return { kind: "message", text, directives, inlineCommands };
   return { kind: "message", text: rest.join(" "), directives, inlineCommands };
 }
 
@@ -100,7 +127,11 @@ function joinArgs(attached: string | undefined, rest: string): string {
  * a directive may have no argument (a query). Inline: a directive counts only with a valid argument,
  * otherwise its token stays in the text.
  */
-function consumeDirectives(tokens: string[], standalone: boolean, options: ParseOptions): { directives: ParsedDirective[]; rest: string[] } {
+function consumeDirectives(
+  tokens: string[],
+  standalone: boolean,
+  options: ParseOptions,
+): { directives: ParsedDirective[]; rest: string[] } {
   const directives: ParsedDirective[] = [];
   const rest: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -124,7 +155,12 @@ function consumeDirectives(tokens: string[], standalone: boolean, options: Parse
   return { directives, rest };
 }
 
-function takeArgs(name: ParsedDirective["name"], pending: string[], standalone: boolean, options: ParseOptions): string[] {
+function takeArgs(
+  name: ParsedDirective["name"],
+  pending: string[],
+  standalone: boolean,
+  options: ParseOptions,
+): string[] {
   const next = pending[0];
   if (next === undefined || splitCommandToken(next)) return [];
   const lower = next.toLowerCase();
@@ -134,7 +170,9 @@ function takeArgs(name: ParsedDirective["name"], pending: string[], standalone: 
     case "verbose":
       return VERBOSE_WORDS.has(lower) ? [next] : standalone ? [next] : [];
     case "model": {
-      const looksLikeModel = options.isModelToken ? options.isModelToken(next) : /^[^/\s]+\/\S+$/.test(next) || /^\d+$/.test(next);
+      const looksLikeModel = options.isModelToken
+        ? options.isModelToken(next)
+        : /^[^/\s]+\/\S+$/.test(next) || /^\d+$/.test(next);
       if (!standalone && !looksLikeModel) return [];
       const taken = [next];
       const flag = pending[1]?.toLowerCase();

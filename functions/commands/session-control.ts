@@ -5,7 +5,16 @@ import type { QueueDrop, QueueMode } from "../config/schema.ts";
  * (functions/commands/execute.ts) only ever talk to this interface, so they run on the fast path
  * without a model call.
  */
-export const THINK_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "adaptive", "max"] as const;
+export const THINK_LEVELS = [
+  "off",
+  "minimal",
+  "low",
+  "medium",
+  "high",
+  "xhigh",
+  "adaptive",
+  "max",
+] as const;
 export type ThinkLevel = (typeof THINK_LEVELS)[number];
 
 export const VERBOSE_LEVELS = ["off", "on", "full"] as const;

@@ -8,14 +8,20 @@ import type { SessionSpendView } from "./session-control.ts";
 export const RESPONSE_USAGE_MODES = ["off", "tokens", "full"] as const;
 export type ResponseUsageMode = (typeof RESPONSE_USAGE_MODES)[number];
 
-export type UsageAction = { kind: "show" } | { kind: "set"; mode: ResponseUsageMode } | { kind: "clear" } | { kind: "cost" } | { kind: "invalid"; arg: string };
+export type UsageAction =
+  | { kind: "show" }
+  | { kind: "set"; mode: ResponseUsageMode }
+  | { kind: "clear" }
+  | { kind: "cost" }
+  | { kind: "invalid"; arg: string };
 
 export function parseUsageArgs(args: string): UsageAction {
   const arg = args.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
   if (!arg) return { kind: "show" };
   if (arg === "cost") return { kind: "cost" };
   if (arg === "on") return { kind: "set", mode: "tokens" };
-  if ((RESPONSE_USAGE_MODES as readonly string[]).includes(arg)) return { kind: "set", mode: arg as ResponseUsageMode };
+  if ((RESPONSE_USAGE_MODES as readonly string[]).includes(arg))
+    return { kind: "set", mode: arg as ResponseUsageMode };
   if (["reset", "inherit", "clear", "default"].includes(arg)) return { kind: "clear" };
   return { kind: "invalid", arg };
 }
@@ -28,7 +34,9 @@ function tokens(n: number): string {
 
 export function usd(value: number): string {
   if (value === 0) return "$0";
-  return value < 0.01 ? `$${value.toFixed(6).replace(/0+$/, "")}` : `$${value.toFixed(4).replace(/0{1,2}$/, "")}`;
+  return value < 0.01
+    ? `$${value.toFixed(6).replace(/0+$/, "")}`
+    : `$${value.toFixed(4).replace(/0{1,2}$/, "")}`;
 }
 
 /** The session's spend: model calls by kind at configured prices, plus the platform estimate. */
@@ -45,8 +53,13 @@ export function formatSpend(spend: SessionSpendView): string {
 }
 
 /** The footer under a reply: `tokens` shows the run's tokens, `full` adds its price and model. */
-export function usageFooter(mode: ResponseUsageMode, run: { inputTokens: number; outputTokens: number; costUsd: number; modelRef: string | null }): string {
+export function usageFooter(
+  mode: ResponseUsageMode,
+  run: { inputTokens: number; outputTokens: number; costUsd: number; modelRef: string | null },
+): string {
   if (mode === "off") return "";
   const base = `Usage: ${tokens(run.inputTokens)} in / ${tokens(run.outputTokens)} out`;
-  return mode === "full" ? `${base} · ${usd(run.costUsd)}${run.modelRef ? ` · ${run.modelRef}` : ""}` : base;
+  return mode === "full"
+    ? `${base} · ${usd(run.costUsd)}${run.modelRef ? ` · ${run.modelRef}` : ""}`
+    : base;
 }

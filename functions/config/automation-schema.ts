@@ -12,15 +12,26 @@ export const DEFAULT_HEARTBEAT_PROMPT =
   "Follow the heartbeat monitor scratch context when provided. Recurring tasks are automations; create or change their schedules with the automations tool, not heartbeat scratch. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK.";
 
 /** "30m", "1h", "45s", "2d"; a bare number is minutes (heartbeat `every`: "default unit = minutes"). */
-export const durationText = z.string().regex(/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$/i, { message: 'expected a duration such as "30m", "1h" or "10s"' });
+export const durationText = z
+  .string()
+  .regex(/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$/i, {
+    message: 'expected a duration such as "30m", "1h" or "10s"',
+  });
 
-const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, { message: 'expected "HH:MM" (24:00 allowed as an end)' });
+const hhmm = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
+    message: 'expected "HH:MM" (24:00 allowed as an end)',
+  });
 
 /** Fields one heartbeat block may set; `agents.list[].heartbeat` merges over the defaults. */
 const heartbeatFields = {
   /** Interval; "0m" disables. */
   every: durationText.optional(),
-  model: z.string().regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' }).optional(),
+  model: z
+    .string()
+    .regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' })
+    .optional(),
   prompt: z.string().min(1).optional(),
   /** owner (default) | last | none | a channel id (with `to`). */
   target: z.string().min(1).optional(),
@@ -74,7 +85,16 @@ export const cronSchema = z
 const hookMappingSchema = z
   .object({
     id: z.string().optional(),
-    match: z.object({ path: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/i).optional(), source: z.string().optional() }).loose().prefault({}),
+    match: z
+      .object({
+        path: z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9_.-]*$/i)
+          .optional(),
+        source: z.string().optional(),
+      })
+      .loose()
+      .prefault({}),
     action: z.enum(["wake", "agent"]).default("agent"),
     agentId: z.string().optional(),
     name: z.string().optional(),
@@ -115,7 +135,11 @@ export const hooksSchema = z
      */
     presets: z.array(z.enum(["gmail"])).default([]),
     /** Largest accepted hook body (OpenClaw's webhook routes: 256 KB). */
-    maxBodyBytes: z.number().int().positive().default(256 * 1024),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024),
     /** Failed authentications per client address before a lockout of `lockoutSeconds` (429 + Retry-After). */
     maxFailedAuth: z.number().int().positive().default(20),
     failedAuthWindowSeconds: z.number().int().positive().default(60),

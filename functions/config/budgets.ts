@@ -53,7 +53,9 @@ export const budgetsSchema = z
      */
     reservationTtlSeconds: z.number().int().positive().default(900),
     /** Where the operator's warnings and cap alerts go (a chat the bot can post in). */
-    alertTarget: replyRouteSchema.pick({ channel: true, accountId: true, to: true, threadId: true }).optional(),
+    alertTarget: replyRouteSchema
+      .pick({ channel: true, accountId: true, to: true, threadId: true })
+      .optional(),
     global: scopeLimitsSchema.optional(),
     /** Applies to every agent on its own; `agents.<id>` replaces it for that agent. */
     agent: scopeLimitsSchema.optional(),
@@ -91,4 +93,7 @@ export const platformPricesSchema = z
 
 export type PlatformPrices = z.infer<typeof platformPricesSchema>;
 
-export const meteringSchema = z.object({ platformPrices: platformPricesSchema }).strict().prefault({});
+export const meteringSchema = z
+  .object({ platformPrices: platformPricesSchema })
+  .strict()
+  .prefault({});

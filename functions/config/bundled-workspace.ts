@@ -28,6 +28,9 @@ export function bundledWorkspace(): BundledWorkspace {
 }
 
 /** The seed for one agent: its own folder when it has one, else the shared default folder. */
-export function workspaceSeedFor(agentId: string, seeds: BundledWorkspace = bundledWorkspace()): Record<string, string> {
+export function workspaceSeedFor(
+  agentId: string,
+  seeds: BundledWorkspace = bundledWorkspace(),
+): Record<string, string> {
   return seeds[agentId] ?? seeds[DEFAULT_WORKSPACE_KEY] ?? {};
 }

@@ -60,7 +60,10 @@ const accessFields = {
   requireMention: z.boolean(),
   historyLimit: z.number().int().nonnegative(),
   dmHistoryLimit: z.number().int().nonnegative(),
-  dms: z.record(z.string(), z.object({ historyLimit: z.number().int().nonnegative().optional() }).loose()),
+  dms: z.record(
+    z.string(),
+    z.object({ historyLimit: z.number().int().nonnegative().optional() }).loose(),
+  ),
   mentionPatterns: mentionPatternPolicySchema,
   allowBots: z.boolean(),
 };
@@ -114,7 +117,12 @@ export const channelAccessSchema = z
   });
 export type ChannelAccess = z.infer<typeof channelAccessSchema>;
 
-function checkOpenNeedsWildcard(policy: DmPolicy, allowFrom: string[], path: string[], ctx: z.RefinementCtx): void {
+function checkOpenNeedsWildcard(
+  policy: DmPolicy,
+  allowFrom: string[],
+  path: string[],
+  ctx: z.RefinementCtx,
+): void {
   if (policy === "open" && !allowFrom.includes("*")) {
     ctx.addIssue({
       code: "custom",
@@ -140,9 +148,14 @@ export interface EffectiveChannelAccess {
   allowBots?: boolean;
 }
 
-type RootLike = Omit<EffectiveChannelAccess, never> & { accounts?: Record<string, ChannelAccountAccess> };
+type RootLike = Omit<EffectiveChannelAccess, never> & {
+  accounts?: Record<string, ChannelAccountAccess>;
+};
 
-function mergeAccess(root: RootLike, account: ChannelAccountAccess | undefined): EffectiveChannelAccess {
+function mergeAccess(
+  root: RootLike,
+  account: ChannelAccountAccess | undefined,
+): EffectiveChannelAccess {
   const pick = <K extends keyof EffectiveChannelAccess>(key: K): EffectiveChannelAccess[K] =>
     (account?.[key] !== undefined ? account[key] : root[key]) as EffectiveChannelAccess[K];
   return {
@@ -167,10 +180,19 @@ function mergeAccess(root: RootLike, account: ChannelAccountAccess | undefined):
  * defaults (pairing DMs, allowlisted groups with an empty allowlist = no group admitted). A block that
  * fails validation yields `disabled` for both DMs and groups: fail closed, never open.
  */
-export function effectiveChannelAccess(channelBlock: unknown, accountId: string): EffectiveChannelAccess {
+export function effectiveChannelAccess(
+  channelBlock: unknown,
+  accountId: string,
+): EffectiveChannelAccess {
   const parsed = channelAccessSchema.safeParse(channelBlock ?? {});
   if (!parsed.success) {
-    return { enabled: false, dmPolicy: "disabled", allowFrom: [], groupPolicy: "disabled", requireMention: true };
+    return {
+      enabled: false,
+      dmPolicy: "disabled",
+      allowFrom: [],
+      groupPolicy: "disabled",
+      requireMention: true,
+    };
   }
   const root = parsed.data;
   return mergeAccess(root, root.accounts?.[accountId]);

@@ -18,13 +18,20 @@ import { groupEntrySchema, type GroupEntry } from "./channel-access.ts";
  * An account's `guilds` replaces the root's; an account without one inherits it.
  */
 
-const guildEntrySchema = groupEntrySchema.extend({ channels: z.record(z.string(), groupEntrySchema).optional() });
+const guildEntrySchema = groupEntrySchema.extend({
+  channels: z.record(z.string(), groupEntrySchema).optional(),
+});
 const guildMapSchema = z.record(z.string(), guildEntrySchema);
 const guildsBlockSchema = z
   .object({
     guilds: guildMapSchema.optional(),
     teams: guildMapSchema.optional(),
-    accounts: z.record(z.string(), z.object({ guilds: guildMapSchema.optional(), teams: guildMapSchema.optional() }).loose()).optional(),
+    accounts: z
+      .record(
+        z.string(),
+        z.object({ guilds: guildMapSchema.optional(), teams: guildMapSchema.optional() }).loose(),
+      )
+      .optional(),
   })
   .loose();
 
@@ -44,22 +51,42 @@ export type GuildAccess =
    */
   | { configured: true; entry?: GroupEntry; reason?: string; refused?: boolean };
 
-export function guildAccess(channelBlock: unknown, accountId: string, event: GuildLookup): GuildAccess {
+export function guildAccess(
+  channelBlock: unknown,
+  accountId: string,
+  event: GuildLookup,
+): GuildAccess {
   const parsed = guildsBlockSchema.safeParse(channelBlock ?? {});
   // A block the channel's own schema accepted but this view cannot read is refused, never opened.
-  if (!parsed.success) return { configured: true, reason: "guild allowlist unreadable", refused: true };
+  if (!parsed.success)
+    return { configured: true, reason: "guild allowlist unreadable", refused: true };
   const own = parsed.data.accounts?.[accountId];
-  const teamsStyle = !(own?.guilds ?? parsed.data.guilds) && Boolean(own?.teams ?? parsed.data.teams);
+  const teamsStyle =
+    !(own?.guilds ?? parsed.data.guilds) && Boolean(own?.teams ?? parsed.data.teams);
   const guilds = own?.guilds ?? parsed.data.guilds ?? own?.teams ?? parsed.data.teams;
   if (!guilds || Object.keys(guilds).length === 0) return { configured: false };
-  if (!event.teamId) return teamsStyle ? { configured: false } : { configured: true, reason: "event names no guild" };
+  if (!event.teamId)
+    return teamsStyle
+      ? { configured: false }
+      : { configured: true, reason: "event names no guild" };
   const guild = guilds[event.teamId] ?? guilds["*"];
-  if (!guild) return { configured: true, reason: `guild ${event.teamId} is not in the guild allowlist` };
+  if (!guild)
+    return { configured: true, reason: `guild ${event.teamId} is not in the guild allowlist` };
   const { channels, ...guildKeys } = guild;
-  if (event.peerId === event.teamId || !channels || Object.keys(channels).length === 0) return { configured: true, entry: guildKeys };
-  const channelEntry = channels[event.peerId] ?? (event.parentPeerId ? channels[event.parentPeerId] : undefined) ?? channels["*"];
-  if (!channelEntry) return { configured: true, reason: `channel ${event.peerId} is not in guild ${event.teamId}'s channels allowlist`, refused: true };
+  if (event.peerId === event.teamId || !channels || Object.keys(channels).length === 0)
+    return { configured: true, entry: guildKeys };
+  const channelEntry =
+    channels[event.peerId] ??
+    (event.parentPeerId ? channels[event.parentPeerId] : undefined) ??
+    channels["*"];
+  if (!channelEntry)
+    return {
+      configured: true,
+      reason: `channel ${event.peerId} is not in guild ${event.teamId}'s channels allowlist`,
+      refused: true,
+    };
   const merged: Record<string, unknown> = { ...guildKeys };
-  for (const [key, value] of Object.entries(channelEntry)) if (value !== undefined) merged[key] = value;
+  for (const [key, value] of Object.entries(channelEntry))
+    if (value !== undefined) merged[key] = value;
   return { configured: true, entry: merged as GroupEntry };
 }

@@ -10,9 +10,12 @@ import { isOperatorChannel } from "../channels/operator-channels.ts";
 /** A channel an ingress key may speak for; the operator's own channels never qualify. */
 const companionChannelId = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, { message: 'expected a channel id in lower case, e.g. "discord"' })
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, {
+    message: 'expected a channel id in lower case, e.g. "discord"',
+  })
   .refine((channel) => !isOperatorChannel(channel), {
-    message: "webchat and openai are the operator's own channels (gateway token); no ingress key may speak for them",
+    message:
+      "webchat and openai are the operator's own channels (gateway token); no ingress key may speak for them",
   });
 
 /**
@@ -26,7 +29,9 @@ const companionContainerSchema = z
     enabled: z.boolean().default(true),
     /** A Dockerfile path (deploy builds and pushes it: needs a Docker engine) or an image already in a registry (no Docker needed). */
     image: z.string().min(1).default("./companion/Dockerfile"),
-    instanceType: z.enum(["lite", "basic", "standard-1", "standard-2", "standard-3", "standard-4"]).default("lite"),
+    instanceType: z
+      .enum(["lite", "basic", "standard-1", "standard-2", "standard-3", "standard-4"])
+      .default("lite"),
     /** The Worker's public URL the container posts to (EDGECLAW_WORKER_URL); unset = the container is not started. */
     workerUrl: z.url().optional(),
     /** Restart delay after the container stops while wanted; doubles with every earlier unclean stop still in the window, up to the max. */
@@ -59,17 +64,35 @@ export const companionSchema = z
            * (durable-objects/companion.ts). Absent = the key id. Give the old and the new key of a
            * rotation the same name, so a companion on the new key waits for the one on the old key.
            */
-          deployment: z.string().regex(/^[\w.-]{1,64}$/).optional(),
+          deployment: z
+            .string()
+            .regex(/^[\w.-]{1,64}$/)
+            .optional(),
         }),
       )
-      .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: [] }]),
-    maxBodyBytes: z.number().int().positive().default(1024 * 1024),
+      .default([
+        {
+          id: "k1",
+          secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" },
+          channels: [],
+        },
+      ]),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
     /** Events in one `POST /internal/companion/events`; a larger batch is 413 (the companion sends at most this many). */
     maxEventsPerRequest: z.number().int().positive().max(1000).default(100),
     /** How long a companion's lease lasts without renewal (it renews every third of this); then another instance may take over. */
     leaseTtlMs: z.number().int().min(3_000).max(600_000).default(30_000),
     /** Bytes one connector state value may hold (cursor, resume token, session id). */
-    maxStateValueBytes: z.number().int().positive().max(2 * 1024 * 1024).default(64 * 1024),
+    maxStateValueBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(2 * 1024 * 1024)
+      .default(64 * 1024),
     /** Where the Worker reaches the companion's `POST /v1/outbound` (session-bound sends); unset = no outbound through the companion. */
     url: z.url().optional(),
     /** Keys the Worker signs `/v1/outbound` with (the other direction's secret); the first signs, all are accepted by the companion during a rotation. */

@@ -38,5 +38,7 @@ export function rawConfigFromEnv(env: { EDGECLAW_CONFIG?: string }): unknown {
 }
 
 function bundledConfigJson(): string {
-  return typeof EDGECLAW_BUNDLED_CONFIG === "undefined" ? "{}" : JSON.stringify(EDGECLAW_BUNDLED_CONFIG);
+  return typeof EDGECLAW_BUNDLED_CONFIG === "undefined"
+    ? "{}"
+    : JSON.stringify(EDGECLAW_BUNDLED_CONFIG);
 }

@@ -8,7 +8,10 @@ import { secretInputSchema } from "./secret-ref.ts";
  */
 
 /** `memory.search.extraPaths`: a workspace file or folder, or `{ path, pattern }` (a `*` glob under path). */
-const extraPathSchema = z.union([z.string().min(1), z.object({ path: z.string().min(1), pattern: z.string().min(1).optional() })]);
+const extraPathSchema = z.union([
+  z.string().min(1),
+  z.object({ path: z.string().min(1), pattern: z.string().min(1).optional() }),
+]);
 
 export const memorySchema = z
   .object({
@@ -31,7 +34,9 @@ export const memorySchema = z
             tokens: z.number().int().min(32).max(8192).default(400),
             overlap: z.number().int().nonnegative().default(80),
           })
-          .refine((c) => c.overlap < c.tokens, { message: "chunking.overlap must be smaller than chunking.tokens" })
+          .refine((c) => c.overlap < c.tokens, {
+            message: "chunking.overlap must be smaller than chunking.tokens",
+          })
           .prefault({}),
         query: z
           .object({
@@ -79,7 +84,10 @@ export const memoryFlushSchema = z
     /** The flush runs once the prompt comes within this many tokens of the compaction threshold. */
     softThresholdTokens: z.number().int().nonnegative().default(4000),
     /** Exact `provider/model` for the flush turn (no fallbacks); unset = the session's model. */
-    model: z.string().regex(/^[^/\s]+\/\S+$/).optional(),
+    model: z
+      .string()
+      .regex(/^[^/\s]+\/\S+$/)
+      .optional(),
   })
   .loose()
   .prefault({});
@@ -98,7 +106,12 @@ export type SessionMemoryHookConfig = z.infer<typeof sessionMemoryHookSchema>;
 export function sessionMemoryHookConfig(config: object): SessionMemoryHookConfig {
   const hooks = (config as { hooks?: unknown }).hooks;
   const entry = z
-    .object({ internal: z.object({ entries: z.record(z.string(), z.unknown()).optional() }).loose().optional() })
+    .object({
+      internal: z
+        .object({ entries: z.record(z.string(), z.unknown()).optional() })
+        .loose()
+        .optional(),
+    })
     .loose()
     .safeParse(hooks ?? {});
   const raw = entry.success ? entry.data.internal?.entries?.["session-memory"] : undefined;

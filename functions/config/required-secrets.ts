@@ -11,20 +11,27 @@ export interface RequiredSecret {
  * auth is off or the config carries one inline), a provider key for each model provider in use,
  * and every secret a SecretRef or `${VAR}` in the config names.
  */
-export function requiredSecrets(config: EdgeclawConfig, raw: Record<string, unknown>): RequiredSecret[] {
+export function requiredSecrets(
+  config: EdgeclawConfig,
+  raw: Record<string, unknown>,
+): RequiredSecret[] {
   const secrets = new Map<string, string>();
   secrets.set("DATABASE_URL", "Neon connection string");
   const auth = config.gateway.auth;
   // A SecretRef token is listed below with the other referenced secrets; an inline one needs nothing.
   if (auth.mode !== "none" && auth.token === undefined) {
-    secrets.set("EDGECLAW_GATEWAY_TOKEN", "Bearer token for the API, web chat and admin (any long random string)");
+    secrets.set(
+      "EDGECLAW_GATEWAY_TOKEN",
+      "Bearer token for the API, web chat and admin (any long random string)",
+    );
   }
   for (const provider of providersInUse(config)) {
     const known = PROVIDER_KEYS[provider];
     const explicit = config.models.providers[provider]?.apiKey;
     if (known && explicit === undefined) secrets.set(known, `API key for ${provider} models`);
   }
-  for (const id of referencedSecretIds(raw)) if (!secrets.has(id)) secrets.set(id, "named in the config");
+  for (const id of referencedSecretIds(raw))
+    if (!secrets.has(id)) secrets.set(id, "named in the config");
   return [...secrets].map(([name, why]) => ({ name, why }));
 }
 
@@ -37,7 +44,10 @@ function providersInUse(config: EdgeclawConfig): Set<string> {
   const refs = [
     config.agents.defaults.model.primary,
     ...config.agents.defaults.model.fallbacks,
-    ...config.agents.list.flatMap((agent) => [agent.model?.primary, ...(agent.model?.fallbacks ?? [])]),
+    ...config.agents.list.flatMap((agent) => [
+      agent.model?.primary,
+      ...(agent.model?.fallbacks ?? []),
+    ]),
   ];
   const providers = new Set<string>();
   for (const ref of refs) if (ref) providers.add(ref.slice(0, ref.indexOf("/")));

@@ -1,10 +1,20 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { sealChannelRegistry } from "../channels/registry.ts";
-import { cronSchema, heartbeatDefaultsSchema, heartbeatOverrideSchema, hooksSchema } from "./automation-schema.ts";
+import {
+  cronSchema,
+  heartbeatDefaultsSchema,
+  heartbeatOverrideSchema,
+  hooksSchema,
+} from "./automation-schema.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
 import { contextLimitsSchema, memoryFlushSchema, memorySchema } from "./memory-keys.ts";
-import { accessGroupsSchema, bindingsSchema, commandsSchema, groupChatSchema } from "../routing/config-keys.ts";
+import {
+  accessGroupsSchema,
+  bindingsSchema,
+  commandsSchema,
+  groupChatSchema,
+} from "../routing/config-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
 import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
 
@@ -23,9 +33,7 @@ function isIanaTimeZone(zone: string): boolean {
   }
 }
 
-const modelRef = z
-  .string()
-  .regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' });
+const modelRef = z.string().regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' });
 
 const modelSelection = z.union([
   modelRef.transform((primary) => ({ primary, fallbacks: [] as string[] })),
@@ -63,7 +71,11 @@ const gatewaySchema = z
               .object({
                 // OpenClaw ships this off; edgeclaw's web chat is built on it, so it is on here.
                 enabled: z.boolean().default(true),
-                maxBodyBytes: z.number().int().positive().default(20 * 1024 * 1024),
+                maxBodyBytes: z
+                  .number()
+                  .int()
+                  .positive()
+                  .default(20 * 1024 * 1024),
               })
               .prefault({}),
           })
@@ -85,14 +97,22 @@ const toolPolicyFields = {
 const noAllowWithAlsoAllow = (policy: { allow?: string[]; alsoAllow?: string[] }) =>
   !(policy.allow !== undefined && policy.alsoAllow !== undefined);
 const allowWithAlsoAllowMessage = {
-  message: "allow and alsoAllow cannot both be set in one scope: merge alsoAllow into allow, or use profile + alsoAllow",
+  message:
+    "allow and alsoAllow cannot both be set in one scope: merge alsoAllow into allow, or use profile + alsoAllow",
 };
-export const agentToolPolicySchema = z.object(toolPolicyFields).loose().refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage);
+export const agentToolPolicySchema = z
+  .object(toolPolicyFields)
+  .loose()
+  .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage);
 export type ToolPolicyConfig = z.infer<typeof agentToolPolicySchema>;
 
 const agentEntrySchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, { message: "expected an id of letters, digits, _ or -" }),
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, {
+        message: "expected an id of letters, digits, _ or -",
+      }),
     default: z.boolean().optional(),
     name: z.string().optional(),
     model: modelSelection.optional(),
@@ -142,7 +162,12 @@ const agentsSchema = z
         skipBootstrap: z.boolean().default(false),
         /** When workspace bootstrap files are injected: every turn, not on safe continuations, or never. */
         contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
-        userTimezone: z.string().refine(isIanaTimeZone, { message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"' }).optional(),
+        userTimezone: z
+          .string()
+          .refine(isIanaTimeZone, {
+            message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"',
+          })
+          .optional(),
         heartbeat: heartbeatDefaultsSchema,
       })
       .loose()
@@ -206,7 +231,9 @@ const durationMs = z.union([
     .regex(/^\d+(ms|s|m|h|d|w)$/, { message: 'expected a duration such as "30d", "24h" or "90m"' })
     .transform((text) => {
       const [, amount, unit] = /^(\d+)(ms|s|m|h|d|w)$/.exec(text)!;
-      const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit as "ms"];
+      const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
+        unit as "ms"
+      ];
       return Number(amount) * unitMs;
     }),
 ]);
@@ -229,7 +256,9 @@ const sessionMaintenanceSchema = z
 
 const sessionSchema = z
   .object({
-    dmScope: z.enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]).default("main"),
+    dmScope: z
+      .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
+      .default("main"),
     identityLinks: z.record(z.string(), z.array(z.string())).default({}),
     reset: resetPolicySchema.prefault({}),
     resetByType: z
@@ -352,8 +381,15 @@ const toolsSchema = z
  * use, not at import: the registry imports the channels, which may import this file's types.
  */
 const channelsSchema = z
-  .lazy((): z.ZodType<Record<string, unknown>> =>
-    z.object(Object.fromEntries(sealChannelRegistry().map((channel) => [channel.id, channel.configSchema.optional()]))).loose(),
+  .lazy(
+    (): z.ZodType<Record<string, unknown>> =>
+      z
+        .object(
+          Object.fromEntries(
+            sealChannelRegistry().map((channel) => [channel.id, channel.configSchema.optional()]),
+          ),
+        )
+        .loose(),
   )
   .default({});
 

@@ -37,7 +37,11 @@ function isSecretRef(value: unknown): value is { source: "env"; id: string } {
   return record.source === "env" && typeof record.id === "string" && record.id.length > 0;
 }
 
-function walk(value: unknown, path: Array<string | number>, visit: (value: unknown, path: Array<string | number>) => void) {
+function walk(
+  value: unknown,
+  path: Array<string | number>,
+  visit: (value: unknown, path: Array<string | number>) => void,
+) {
   visit(value, path);
   if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index], visit));
   else if (value !== null && typeof value === "object") {

@@ -32,7 +32,11 @@ const READ_ELSEWHERE = [
 ].map((entry) => entry.split("."));
 
 function readElsewhere(pattern: string[]): boolean {
-  return READ_ELSEWHERE.some((entry) => entry.length === pattern.length && entry.every((segment, i) => segment === "*" || segment === pattern[i]));
+  return READ_ELSEWHERE.some(
+    (entry) =>
+      entry.length === pattern.length &&
+      entry.every((segment, i) => segment === "*" || segment === pattern[i]),
+  );
 }
 
 /** Channel blocks without a schema of their own are read through the shared access keys (companion channels). */
@@ -41,7 +45,11 @@ const OTHER_CHANNEL_SCHEMA: z.ZodType = channelAccessSchema;
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
 
-export function findUnknownKeys(raw: unknown, schema: z.ZodType = configSchema, tree: KeyTree = OPENCLAW_KEY_TREE): UnknownKeys {
+export function findUnknownKeys(
+  raw: unknown,
+  schema: z.ZodType = configSchema,
+  tree: KeyTree = OPENCLAW_KEY_TREE,
+): UnknownKeys {
   const result: UnknownKeys = { errors: [], warnings: [] };
   walk(raw, schema, [], [], { tree, companionChannels: companionChannels(raw) }, result);
   return result;
@@ -54,27 +62,48 @@ interface Known {
 }
 
 function companionChannels(raw: unknown): Set<string> {
-  const keys = isPlainObject(raw) && isPlainObject(raw.companion) ? raw.companion.ingressKeys : undefined;
+  const keys =
+    isPlainObject(raw) && isPlainObject(raw.companion) ? raw.companion.ingressKeys : undefined;
   if (!Array.isArray(keys)) return new Set();
-  return new Set(keys.flatMap((key) => (isPlainObject(key) && Array.isArray(key.channels) ? key.channels.filter((c): c is string => typeof c === "string") : [])));
+  return new Set(
+    keys.flatMap((key) =>
+      isPlainObject(key) && Array.isArray(key.channels)
+        ? key.channels.filter((c): c is string => typeof c === "string")
+        : [],
+    ),
+  );
 }
 
 /** Looks through wrappers (optional, default, prefault, nullable, pipes, catch, lazy) to the schema that holds the data. */
 function unwrap(schema: unknown): Def {
   let def = defOf(schema);
   for (;;) {
-    if (["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(def.type)) def = defOf(def.innerType);
+    if (
+      ["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(
+        def.type,
+      )
+    )
+      def = defOf(def.innerType);
     else if (def.type === "pipe") def = defOf(def.in);
     else if (def.type === "lazy") def = defOf((def.getter as () => unknown)());
     else return def;
   }
 }
 
-function walk(value: unknown, schema: unknown, path: string[], pattern: string[], known: Known, out: UnknownKeys): void {
+function walk(
+  value: unknown,
+  schema: unknown,
+  path: string[],
+  pattern: string[],
+  known: Known,
+  out: UnknownKeys,
+): void {
   const def = unwrap(schema);
   if (def.type === "union" || def.type === "intersection") {
     const options = def.type === "union" ? (def.options as unknown[]) : [def.left, def.right];
-    const objects = options.filter((option) => unwrap(option).type === "object" || unwrap(option).type === "record");
+    const objects = options.filter(
+      (option) => unwrap(option).type === "object" || unwrap(option).type === "record",
+    );
     if (!isPlainObject(value) || objects.length === 0) return;
     // The branch the value fits best: fewest complaints.
     let best: UnknownKeys | undefined;
@@ -88,11 +117,14 @@ function walk(value: unknown, schema: unknown, path: string[], pattern: string[]
     return;
   }
   if (def.type === "array" && Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, def.element, [...path, `[${index}]`], [...pattern, "[]"], known, out));
+    value.forEach((item, index) =>
+      walk(item, def.element, [...path, `[${index}]`], [...pattern, "[]"], known, out),
+    );
     return;
   }
   if (def.type === "record" && isPlainObject(value)) {
-    for (const [key, item] of Object.entries(value)) walk(item, def.valueType, [...path, key], [...pattern, "*"], known, out);
+    for (const [key, item] of Object.entries(value))
+      walk(item, def.valueType, [...path, key], [...pattern, "*"], known, out);
     return;
   }
   if (def.type !== "object" || !isPlainObject(value)) return;
@@ -110,7 +142,10 @@ function walk(value: unknown, schema: unknown, path: string[], pattern: string[]
     const isChannelBlock = pattern.length === 1 && pattern[0] === "channels";
     if (openclaw.has(key) || (isChannelBlock && known.companionChannels.has(key))) {
       if (isChannelBlock) walk(item, OTHER_CHANNEL_SCHEMA, at, [...pattern, key], known, out);
-      else out.warnings.push(`${dotted(at)}: an OpenClaw key edgeclaw does not implement yet; ignored`);
+      else
+        out.warnings.push(
+          `${dotted(at)}: an OpenClaw key edgeclaw does not implement yet; ignored`,
+        );
       continue;
     }
     const hint = closest(key, [...Object.keys(shape), ...openclaw]);
@@ -129,7 +164,12 @@ function openclawChildren(tree: KeyTree, pattern: string[]): Set<string> {
     const next: KeyTree[] = [];
     for (const node of nodes) {
       if (segment === "[]") next.push(node["[]"] ?? node);
-      else if (segment === "*") next.push(...Object.entries(node).filter(([key]) => key !== "[]").map(([, child]) => child));
+      else if (segment === "*")
+        next.push(
+          ...Object.entries(node)
+            .filter(([key]) => key !== "[]")
+            .map(([, child]) => child),
+        );
       else if (node[segment]) next.push(node[segment]);
       else if (node["*"]) next.push(node["*"]);
     }
@@ -137,12 +177,17 @@ function openclawChildren(tree: KeyTree, pattern: string[]): Set<string> {
     if (nodes.length === 0) break;
   }
   const names = new Set<string>();
-  for (const node of nodes) for (const key of Object.keys(node)) if (key !== "*" && key !== "[]") names.add(key);
+  for (const node of nodes)
+    for (const key of Object.keys(node)) if (key !== "*" && key !== "[]") names.add(key);
   return names;
 }
 
 function dotted(path: string[]): string {
-  return path.reduce((text, segment) => (segment.startsWith("[") ? `${text}${segment}` : text ? `${text}.${segment}` : segment), "");
+  return path.reduce(
+    (text, segment) =>
+      segment.startsWith("[") ? `${text}${segment}` : text ? `${text}.${segment}` : segment,
+    "",
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -165,7 +210,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }

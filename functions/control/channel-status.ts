@@ -38,10 +38,17 @@ export async function channelStatus(args: {
   const rows: ChannelStatus[] = [];
   const blank = { lastEventAt: null, lastError: null, accepted: 0, refused: {} };
   for (const { definition, route } of webhookRouteTable(config).values()) {
-    rows.push({ channel: definition.id, accountId: route.accountId, label: route.label, webhookUrl: `${origin}${route.path}`, ...blank });
+    rows.push({
+      channel: definition.id,
+      accountId: route.accountId,
+      label: route.label,
+      webhookUrl: `${origin}${route.path}`,
+      ...blank,
+    });
   }
   for (const channel of Object.keys(config.channels)) {
-    if (!rows.some((row) => row.channel === channel)) rows.push({ channel, accountId: "default", label: channel, webhookUrl: null, ...blank });
+    if (!rows.some((row) => row.channel === channel))
+      rows.push({ channel, accountId: "default", label: channel, webhookUrl: null, ...blank });
   }
 
   const lastEvents = await db
@@ -60,11 +67,16 @@ export async function channelStatus(args: {
     .limit(AUDIT_SCAN);
 
   for (const row of rows) {
-    const seen = lastEvents.find((event) => event.channel === row.channel && event.accountId === row.accountId);
+    const seen = lastEvents.find(
+      (event) => event.channel === row.channel && event.accountId === row.accountId,
+    );
     row.lastEventAt = seen?.at ? new Date(seen.at).toISOString() : null;
     const failure = failures.find((entry) => detailOf(entry.detail).channel === row.channel);
     const reason = failure ? detailOf(failure.detail).reason : undefined;
-    row.lastError = failure && typeof reason === "string" ? { at: failure.at.toISOString(), reason: redact(reason) } : null;
+    row.lastError =
+      failure && typeof reason === "string"
+        ? { at: failure.at.toISOString(), reason: redact(reason) }
+        : null;
     row.accepted = metrics.get(`edgeclaw_events_accepted_total{channel="${row.channel}"}`) ?? 0;
     row.refused = refusedFor(metrics, row.channel);
   }
@@ -80,8 +92,11 @@ function refusedFor(metrics: Map<string, number>, channel: string): Record<strin
   const out: Record<string, number> = {};
   for (const [series, value] of metrics) {
     if (!series.startsWith("edgeclaw_events_refused_total{")) continue;
-    const labels = Object.fromEntries([...series.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]));
-    if (labels.channel === channel && labels.reason) out[labels.reason] = (out[labels.reason] ?? 0) + value;
+    const labels = Object.fromEntries(
+      [...series.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    if (labels.channel === channel && labels.reason)
+      out[labels.reason] = (out[labels.reason] ?? 0) + value;
   }
   return out;
 }

@@ -15,14 +15,24 @@ import { checkConfig, type ConfigCheckReport } from "../routing/config-check.ts"
 export interface ConfigReport extends ConfigCheckReport {
   secrets: Array<{ name: string; why: string; present: boolean }>;
   /** `webhookPath`: the path this Worker serves for the account (null: not served over HTTP — disabled, or a companion channel). */
-  channels: Array<{ channel: string; accountId: string; enabled: boolean; dmPolicy: string; groupPolicy: string; webhookPath: string | null }>;
+  channels: Array<{
+    channel: string;
+    accountId: string;
+    enabled: boolean;
+    dmPolicy: string;
+    groupPolicy: string;
+    webhookPath: string | null;
+  }>;
 }
 
 export function configReport(raw: unknown, env: Record<string, unknown>): ConfigReport {
   const check = checkConfig(raw, env);
   const warnings = [
     ...check.warnings,
-    ...plainSecretPaths(raw).map((path) => `${path}: a plain secret string is bundled into the Worker script; prefer { source: "env", id: "…" } and a Worker secret`),
+    ...plainSecretPaths(raw).map(
+      (path) =>
+        `${path}: a plain secret string is bundled into the Worker script; prefer { source: "env", id: "…" } and a Worker secret`,
+    ),
   ];
   let config;
   try {
@@ -32,14 +42,38 @@ export function configReport(raw: unknown, env: Record<string, unknown>): Config
     throw error;
   }
   const rawRecord = raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
-  const secrets = requiredSecrets(config, rawRecord).map(({ name, why }) => ({ name, why, present: typeof env[name] === "string" && (env[name] as string).length > 0 }));
-  const served = [...webhookRouteTable(config).values()].map(({ definition, route }) => ({ channel: definition.id, accountId: route.accountId, path: route.path }));
+  const secrets = requiredSecrets(config, rawRecord).map(({ name, why }) => ({
+    name,
+    why,
+    present: typeof env[name] === "string" && (env[name] as string).length > 0,
+  }));
+  const served = [...webhookRouteTable(config).values()].map(({ definition, route }) => ({
+    channel: definition.id,
+    accountId: route.accountId,
+    path: route.path,
+  }));
   const channels = Object.entries(config.channels).flatMap(([channel, block]) => {
-    const accounts = block && typeof block === "object" && "accounts" in block && block.accounts && typeof block.accounts === "object" ? Object.keys(block.accounts) : [];
+    const accounts =
+      block &&
+      typeof block === "object" &&
+      "accounts" in block &&
+      block.accounts &&
+      typeof block.accounts === "object"
+        ? Object.keys(block.accounts)
+        : [];
     return ["default", ...accounts.filter((id) => id !== "default")].map((accountId) => {
       const access = effectiveChannelAccess(block, accountId);
-      const webhookPath = served.find((entry) => entry.channel === channel && entry.accountId === accountId)?.path ?? null;
-      return { channel, accountId, enabled: access.enabled, dmPolicy: access.dmPolicy, groupPolicy: access.groupPolicy, webhookPath };
+      const webhookPath =
+        served.find((entry) => entry.channel === channel && entry.accountId === accountId)?.path ??
+        null;
+      return {
+        channel,
+        accountId,
+        enabled: access.enabled,
+        dmPolicy: access.dmPolicy,
+        groupPolicy: access.groupPolicy,
+        webhookPath,
+      };
     });
   });
   return { ...check, warnings, secrets, channels };

@@ -7,7 +7,10 @@ import { auditEvents } from "../db/schema.ts";
  * inbox), and every one is recorded in the audit trail with its session key when it happens. The
  * newest `scan` such records name the sessions worth asking, newest first, at most `limit` of them.
  */
-export async function sessionsWithDeadLetters(db: Db, options: { limit: number; scan?: number }): Promise<string[]> {
+export async function sessionsWithDeadLetters(
+  db: Db,
+  options: { limit: number; scan?: number },
+): Promise<string[]> {
   const rows = await db
     .select({ detail: auditEvents.detail })
     .from(auditEvents)
@@ -16,7 +19,10 @@ export async function sessionsWithDeadLetters(db: Db, options: { limit: number; 
     .limit(options.scan ?? 500);
   const keys: string[] = [];
   for (const { detail } of rows) {
-    const key = detail !== null && typeof detail === "object" ? (detail as Record<string, unknown>).sessionKey : undefined;
+    const key =
+      detail !== null && typeof detail === "object"
+        ? (detail as Record<string, unknown>).sessionKey
+        : undefined;
     if (typeof key === "string" && !keys.includes(key)) keys.push(key);
     if (keys.length >= options.limit) break;
   }

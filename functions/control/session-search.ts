@@ -8,7 +8,10 @@ import { sessions } from "../db/schema.ts";
  * id of its last message. Matching is a case-insensitive substring; LIKE wildcards in the query are
  * taken literally. Newest activity first.
  */
-export async function searchSessions(db: Db, options: { query?: string; agentId?: string; limit: number }): Promise<Array<typeof sessions.$inferSelect>> {
+export async function searchSessions(
+  db: Db,
+  options: { query?: string; agentId?: string; limit: number },
+): Promise<Array<typeof sessions.$inferSelect>> {
   const query = options.query?.trim();
   const pattern = query ? `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
   return db

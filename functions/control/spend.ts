@@ -19,7 +19,10 @@ export interface SpendRow {
 
 export const MAX_SPEND_DAYS = 366;
 
-export async function spendByDay(db: Db, options: { days: number; timeZone: string; now: number }): Promise<SpendRow[]> {
+export async function spendByDay(
+  db: Db,
+  options: { days: number; timeZone: string; now: number },
+): Promise<SpendRow[]> {
   const since = new Date(options.now - options.days * 86_400_000);
   const day = sql<string>`to_char(${modelCalls.createdAt} at time zone ${options.timeZone}, 'YYYY-MM-DD')`;
   const rows = await db
@@ -37,5 +40,12 @@ export async function spendByDay(db: Db, options: { days: number; timeZone: stri
     // see two parameters as the same expression.
     .groupBy(sql`1`, sql`2`, sql`3`)
     .orderBy(sql`1`);
-  return rows.map((row) => ({ day: row.day, agentId: row.agentId, channel: row.channel, usd: Number(row.usd), tokens: Number(row.tokens), calls: Number(row.calls) }));
+  return rows.map((row) => ({
+    day: row.day,
+    agentId: row.agentId,
+    channel: row.channel,
+    usd: Number(row.usd),
+    tokens: Number(row.tokens),
+    calls: Number(row.calls),
+  }));
 }

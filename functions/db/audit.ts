@@ -36,12 +36,27 @@ export interface AuditEntry {
 }
 
 /** Newest first; `before` (an id) pages back; `action` filters by exact action. */
-export async function listAudit(db: Db, options: { limit: number; before?: number; action?: string }): Promise<AuditEntry[]> {
+export async function listAudit(
+  db: Db,
+  options: { limit: number; before?: number; action?: string },
+): Promise<AuditEntry[]> {
   const rows = await db
     .select()
     .from(auditEvents)
-    .where(and(options.action ? eq(auditEvents.kind, options.action) : undefined, options.before ? lt(auditEvents.id, options.before) : undefined))
+    .where(
+      and(
+        options.action ? eq(auditEvents.kind, options.action) : undefined,
+        options.before ? lt(auditEvents.id, options.before) : undefined,
+      ),
+    )
     .orderBy(desc(auditEvents.id))
     .limit(options.limit);
-  return rows.map((row) => ({ id: row.id, action: row.kind, actor: row.actor, target: row.target, detail: row.detail, at: row.createdAt.toISOString() }));
+  return rows.map((row) => ({
+    id: row.id,
+    action: row.kind,
+    actor: row.actor,
+    target: row.target,
+    detail: row.detail,
+    at: row.createdAt.toISOString(),
+  }));
 }

@@ -1,6 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { configFromEnv } from "../config/load.ts";
-import { isTransportFailure, openConnection, type ConnectionTarget, type Db, type PgConnection } from "./connection.ts";
+import {
+  isTransportFailure,
+  openConnection,
+  type ConnectionTarget,
+  type Db,
+  type PgConnection,
+} from "./connection.ts";
 import { ConnectionGate, PostgresUnavailableError, type GateLimits, type Permit } from "./gate.ts";
 
 export type { Db } from "./connection.ts";
@@ -14,7 +20,9 @@ export interface DbEnv {
 
 export class DatabaseNotConfiguredError extends Error {
   constructor() {
-    super("DATABASE_URL is not set: run `npm run dev`, or set the Worker secret DATABASE_URL to your Neon connection string");
+    super(
+      "DATABASE_URL is not set: run `npm run dev`, or set the Worker secret DATABASE_URL to your Neon connection string",
+    );
     this.name = "DatabaseNotConfiguredError";
   }
 }
@@ -86,7 +94,11 @@ function targetKey(target: ConnectionTarget): string {
 function gateFor(target: ConnectionTarget): ConnectionGate {
   const key = targetKey(target);
   let gate = gates.get(key);
-  if (!gate) gates.set(key, (gate = new ConnectionGate(target.wsProxy ? `Postgres (via ${target.wsProxy})` : "Postgres")));
+  if (!gate)
+    gates.set(
+      key,
+      (gate = new ConnectionGate(target.wsProxy ? `Postgres (via ${target.wsProxy})` : "Postgres")),
+    );
   return gate;
 }
 
@@ -94,7 +106,10 @@ function limitsFor(env: DbEnv): DatabaseLimits {
   const database = configFromEnv(env).database;
   // A holder touches its slot whenever a query starts or ends; silence longer than one connect, one
   // query and the idle close together (plus slack) means its object is gone.
-  return { ...database, leaseMs: database.connectTimeoutMs + database.queryTimeoutMs + database.idleCloseMs + 5_000 };
+  return {
+    ...database,
+    leaseMs: database.connectTimeoutMs + database.queryTimeoutMs + database.idleCloseMs + 5_000,
+  };
 }
 
 /** A connection shared by the `withDb` calls of one batch. */
@@ -136,8 +151,12 @@ class DbBatch {
       }
     } finally {
       this.users--;
-      void this.held?.then(({ permit }) => permit.touch(), () => undefined);
-      if (this.users === 0 && this.idleCloseMs > 0 && !this.ended) this.idleTimer = setTimeout(() => this.drop(), this.idleCloseMs);
+      void this.held?.then(
+        ({ permit }) => permit.touch(),
+        () => undefined,
+      );
+      if (this.users === 0 && this.idleCloseMs > 0 && !this.ended)
+        this.idleTimer = setTimeout(() => this.drop(), this.idleCloseMs);
     }
   }
 

@@ -45,7 +45,10 @@ export class ConnectionFailedError extends Error {
  * the socket open, so a Durable Object — which outlives its requests — would leak one database
  * connection per call until the server refuses new ones.
  */
-export async function openConnection(target: ConnectionTarget, timeouts: ConnectionTimeouts): Promise<PgConnection> {
+export async function openConnection(
+  target: ConnectionTarget,
+  timeouts: ConnectionTimeouts,
+): Promise<PgConnection> {
   const sockets: GuardedSocket[] = [];
   let broken = false;
   let failure: unknown;
@@ -54,7 +57,10 @@ export async function openConnection(target: ConnectionTarget, timeouts: Connect
     broken = true;
     failure = cause;
   };
-  const client = new Client({ connectionString: target.databaseUrl, query_timeout: timeouts.queryTimeoutMs });
+  const client = new Client({
+    connectionString: target.databaseUrl,
+    query_timeout: timeouts.queryTimeoutMs,
+  });
   client.on("error", (error) => breaks(error));
   client.neonConfig.webSocketConstructor = class extends GuardedSocket {
     constructor(url: string) {
@@ -84,12 +90,20 @@ export async function openConnection(target: ConnectionTarget, timeouts: Connect
     await Promise.race([
       client.connect(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ConnectionFailedError(`connect timed out after ${timeouts.connectTimeoutMs} ms`)), timeouts.connectTimeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new ConnectionFailedError(`connect timed out after ${timeouts.connectTimeoutMs} ms`),
+            ),
+          timeouts.connectTimeoutMs,
+        );
       }),
     ]);
   } catch (error) {
     void close();
-    throw error instanceof ConnectionFailedError ? error : new ConnectionFailedError("could not connect to Postgres", { cause: error });
+    throw error instanceof ConnectionFailedError
+      ? error
+      : new ConnectionFailedError("could not connect to Postgres", { cause: error });
   } finally {
     clearTimeout(timer);
   }

@@ -22,7 +22,10 @@ export class PostgresUnavailableError extends Error {
     readonly retryAt: number,
     options?: { cause?: unknown },
   ) {
-    super(`Postgres is unreachable; next attempt after ${new Date(retryAt).toISOString()}`, options);
+    super(
+      `Postgres is unreachable; next attempt after ${new Date(retryAt).toISOString()}`,
+      options,
+    );
     this.name = "PostgresUnavailableError";
   }
 }
@@ -126,7 +129,9 @@ export class ConnectionGate {
       if (now - lease.touchedAt < limits.leaseMs) continue;
       this.held.delete(id);
       if (lease.probe) this.probing = false;
-      console.error(`${this.name}: reclaimed a connection slot unused for ${Math.round((now - lease.touchedAt) / 1000)} s (its holder was reset or evicted)`);
+      console.error(
+        `${this.name}: reclaimed a connection slot unused for ${Math.round((now - lease.touchedAt) / 1000)} s (its holder was reset or evicted)`,
+      );
     }
     for (let i = this.queue.length - 1; i >= 0; i--) {
       if (now - this.queue[i]!.seenAt >= ABANDONED_WAITER_MS) this.queue.splice(i, 1);
@@ -137,7 +142,9 @@ export class ConnectionGate {
   succeeded(): void {
     if (this.failures === 0) return;
     const downMs = this.now() - this.outageSince;
-    console.log(`${this.name} reachable again after ${Math.round(downMs / 1000)} s (${this.failures} failed attempt${this.failures === 1 ? "" : "s"})`);
+    console.log(
+      `${this.name} reachable again after ${Math.round(downMs / 1000)} s (${this.failures} failed attempt${this.failures === 1 ? "" : "s"})`,
+    );
     this.failures = 0;
     this.openUntil = 0;
     this.lastCause = undefined;
@@ -147,16 +154,23 @@ export class ConnectionGate {
   failed(cause: unknown, limits: GateLimits): PostgresUnavailableError {
     const now = this.now();
     this.failures++;
-    const backoff = Math.min(limits.outageBackoffMaxMs, FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 16));
+    const backoff = Math.min(
+      limits.outageBackoffMaxMs,
+      FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 16),
+    );
     this.openUntil = now + backoff;
     this.lastCause = cause;
     if (this.failures === 1) {
       this.outageSince = now;
       this.lastLoggedAt = now;
-      console.error(`${this.name} unreachable (${describeCause(cause)}); database work waits and retries with backoff`);
+      console.error(
+        `${this.name} unreachable (${describeCause(cause)}); database work waits and retries with backoff`,
+      );
     } else if (now - this.lastLoggedAt >= STILL_DOWN_LOG_EVERY_MS) {
       this.lastLoggedAt = now;
-      console.error(`${this.name} still unreachable after ${Math.round((now - this.outageSince) / 1000)} s (${this.failures} attempts; ${describeCause(cause)})`);
+      console.error(
+        `${this.name} still unreachable after ${Math.round((now - this.outageSince) / 1000)} s (${this.failures} attempts; ${describeCause(cause)})`,
+      );
     }
     return new PostgresUnavailableError(this.openUntil, { cause });
   }
@@ -164,7 +178,9 @@ export class ConnectionGate {
   private failFastIfDown(): void {
     if (this.failures === 0) return;
     if (this.now() < this.openUntil || this.probing) {
-      throw new PostgresUnavailableError(Math.max(this.openUntil, this.now() + FIRST_BACKOFF_MS), { cause: this.lastCause });
+      throw new PostgresUnavailableError(Math.max(this.openUntil, this.now() + FIRST_BACKOFF_MS), {
+        cause: this.lastCause,
+      });
     }
   }
 }
@@ -175,7 +191,13 @@ export class ConnectionGate {
  */
 export function describeCause(error: unknown): string {
   let current = error;
-  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) current = current.cause;
-  const text = current instanceof Error ? current.message : typeof current === "object" && current && "message" in current ? String(current.message) : String(current);
+  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++)
+    current = current.cause;
+  const text =
+    current instanceof Error
+      ? current.message
+      : typeof current === "object" && current && "message" in current
+        ? String(current.message)
+        : String(current);
   return text.split("\n")[0]!.slice(0, 200);
 }

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, customType, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigserial,
+  boolean,
+  customType,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 
 /**
  * The memory search index (functions/agent/memory/): derived state, rebuilt from the workspace files
@@ -41,5 +51,8 @@ export const memoryChunks = pgTable(
     tsv: tsvector("tsv").generatedAlwaysAs(sql`to_tsvector('simple', "content")`),
     embedding: vector("embedding"),
   },
-  (t) => [index("memory_chunks_file_idx").on(t.agentId, t.path), index("memory_chunks_tsv_idx").using("gin", t.tsv)],
+  (t) => [
+    index("memory_chunks_file_idx").on(t.agentId, t.path),
+    index("memory_chunks_tsv_idx").using("gin", t.tsv),
+  ],
 );

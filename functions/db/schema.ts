@@ -50,7 +50,10 @@ export const transcriptEntries = pgTable(
     content: jsonb("content").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sessionKey, t.seq] }), index("transcript_session_idx").on(t.sessionId, t.seq)],
+  (t) => [
+    primaryKey({ columns: [t.sessionKey, t.seq] }),
+    index("transcript_session_idx").on(t.sessionId, t.seq),
+  ],
 );
 
 /** Tokens and cost per run. */
@@ -101,7 +104,11 @@ export const modelCalls = pgTable(
     durationMs: integer("duration_ms").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
   },
-  (t) => [index("model_calls_time_idx").on(t.createdAt), index("model_calls_agent_idx").on(t.agentId, t.createdAt), index("model_calls_session_idx").on(t.sessionKey, t.createdAt)],
+  (t) => [
+    index("model_calls_time_idx").on(t.createdAt),
+    index("model_calls_agent_idx").on(t.agentId, t.createdAt),
+    index("model_calls_session_idx").on(t.sessionKey, t.createdAt),
+  ],
 );
 
 /**
@@ -194,7 +201,10 @@ export const auditEvents = pgTable(
     detail: jsonb("detail").notNull().default(sql`'{}'::jsonb`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("audit_kind_idx").on(t.kind, t.createdAt), index("audit_created_idx").on(t.createdAt)],
+  (t) => [
+    index("audit_kind_idx").on(t.kind, t.createdAt),
+    index("audit_created_idx").on(t.createdAt),
+  ],
 );
 
 /**
@@ -257,7 +267,10 @@ export const cronRuns = pgTable(
     error: text("error"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("cron_runs_job_idx").on(t.jobId, t.createdAt), index("cron_runs_status_idx").on(t.status)],
+  (t) => [
+    index("cron_runs_job_idx").on(t.jobId, t.createdAt),
+    index("cron_runs_status_idx").on(t.status),
+  ],
 );
 
 export { memoryChunks, memoryFiles } from "./memory-schema.ts";

@@ -30,10 +30,11 @@ export class GuardedSocket extends EventTarget {
     super();
     this.gone = new Promise((resolve) => (this.markGone = resolve));
     const httpUrl = url.replace(/^ws(s?):/, "http$1:");
-    fetch(httpUrl, { headers: { Upgrade: "websocket" } }).then(
-      (response) => {
+    fetch(httpUrl, { headers: { Upgrade: "websocket" } })
+      .then((response) => {
         const socket = response.webSocket;
-        if (!socket) throw new Error(`the database proxy answered ${response.status} instead of a WebSocket`);
+        if (!socket)
+          throw new Error(`the database proxy answered ${response.status} instead of a WebSocket`);
         // Binary frames as ArrayBuffer, as the driver expects (newer compatibility dates default to Blob).
         (socket as { binaryType?: string }).binaryType = "arraybuffer";
         socket.accept();
@@ -63,11 +64,11 @@ export class GuardedSocket extends EventTarget {
         });
         this.readyState = GuardedSocket.OPEN;
         this.dispatchEvent(new Event("open"));
-      },
-    ).catch((error: unknown) => {
-      this.markGone();
-      this.closed(error);
-    });
+      })
+      .catch((error: unknown) => {
+        this.markGone();
+        this.closed(error);
+      });
   }
 
   send(data: string | ArrayBuffer | ArrayBufferView): void {

@@ -24,7 +24,12 @@ export function urlOnAllowlist(href: string, allowlist: readonly string[]): bool
     if (url.protocol !== "https:" || url.port) continue;
     const host = url.hostname.toLowerCase();
     const pattern = entry.toLowerCase();
-    if (pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern) return true;
+    if (
+      pattern.startsWith("*.")
+        ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1
+        : host === pattern
+    )
+      return true;
   }
   return false;
 }

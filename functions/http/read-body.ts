@@ -4,10 +4,19 @@
  * oversized body is refused with 413 before it is parsed or verified, and a client that lies about
  * its length cannot push more than the cap into memory.
  */
-export type BodyResult = { ok: true; bytes: Uint8Array } | { ok: false; status: 413; error: string };
+export type BodyResult =
+  | { ok: true; bytes: Uint8Array }
+  | { ok: false; status: 413; error: string };
 
-export async function readBodyCapped(request: Pick<Request, "headers" | "body">, maxBytes: number): Promise<BodyResult> {
-  const tooLarge: BodyResult = { ok: false, status: 413, error: `request body exceeds ${maxBytes} bytes` };
+export async function readBodyCapped(
+  request: Pick<Request, "headers" | "body">,
+  maxBytes: number,
+): Promise<BodyResult> {
+  const tooLarge: BodyResult = {
+    ok: false,
+    status: 413,
+    error: `request body exceeds ${maxBytes} bytes`,
+  };
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) return tooLarge;
   // No body reads as empty bytes: the caller's signature or parse check decides what that means.

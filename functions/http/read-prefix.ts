@@ -8,7 +8,10 @@ export type PrefixResult =
   | { ok: true; bytes: Uint8Array; truncated: boolean }
   | { ok: false; reason: "too-large"; declared?: number };
 
-export async function readBodyPrefix(response: Pick<Response, "headers" | "body">, limits: { maxBytes: number; keepBytes: number }): Promise<PrefixResult> {
+export async function readBodyPrefix(
+  response: Pick<Response, "headers" | "body">,
+  limits: { maxBytes: number; keepBytes: number },
+): Promise<PrefixResult> {
   const declared = Number(response.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limits.maxBytes) {
     await response.body?.cancel().catch(() => undefined);

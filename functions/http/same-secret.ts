@@ -5,8 +5,13 @@
  */
 export async function sameSecret(given: string, expected: string): Promise<boolean> {
   const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given)), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBuffer, b: ArrayBuffer): boolean };
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(given)),
+    crypto.subtle.digest("SHA-256", encoder.encode(expected)),
+  ]);
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?(a: ArrayBuffer, b: ArrayBuffer): boolean;
+  };
   if (subtle.timingSafeEqual) return subtle.timingSafeEqual(a, b);
   const x = new Uint8Array(a);
   const y = new Uint8Array(b);

@@ -45,7 +45,10 @@ export const STRICT_SSRF_POLICY: SsrfPolicy = {
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** Decides whether `rawUrl` may be fetched under `policy`; the reason is safe to show the model. */
-export function checkFetchUrl(rawUrl: string | URL, policy: SsrfPolicy = STRICT_SSRF_POLICY): UrlCheck {
+export function checkFetchUrl(
+  rawUrl: string | URL,
+  policy: SsrfPolicy = STRICT_SSRF_POLICY,
+): UrlCheck {
   let url: URL;
   try {
     url = rawUrl instanceof URL ? rawUrl : new URL(rawUrl);
@@ -53,18 +56,25 @@ export function checkFetchUrl(rawUrl: string | URL, policy: SsrfPolicy = STRICT_
     return { ok: false, reason: "not a valid absolute URL" };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { ok: false, reason: `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}` };
+    return {
+      ok: false,
+      reason: `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}`,
+    };
   }
   if (url.username || url.password) {
     return { ok: false, reason: "URLs with embedded credentials are not fetched" };
   }
   const host = canonicalHost(url.hostname);
   if (host === "") return { ok: false, reason: "URL has no host" };
-  if (policy.allowedHostnames.some((allowed) => canonicalHost(allowed) === host)) return { ok: true, url };
+  if (policy.allowedHostnames.some((allowed) => canonicalHost(allowed) === host))
+    return { ok: true, url };
 
   const blocked = blockedHostReason(host, policy);
   if (blocked && !policy.dangerouslyAllowPrivateNetwork) {
-    return { ok: false, reason: `${url.hostname} is ${blocked}; private, internal and metadata addresses are blocked` };
+    return {
+      ok: false,
+      reason: `${url.hostname} is ${blocked}; private, internal and metadata addresses are blocked`,
+    };
   }
   return { ok: true, url };
 }
@@ -74,7 +84,11 @@ export function checkFetchUrl(rawUrl: string | URL, policy: SsrfPolicy = STRICT_
  * the same address rules. Hosts named in `allowedHostnames` (and every host under
  * `dangerouslyAllowPrivateNetwork`) are not looked up: they are allowed whatever they resolve to.
  */
-export async function checkFetchTarget(rawUrl: string | URL, policy: SsrfPolicy, dns: { resolverUrl: string; signal?: AbortSignal }): Promise<UrlCheck> {
+export async function checkFetchTarget(
+  rawUrl: string | URL,
+  policy: SsrfPolicy,
+  dns: { resolverUrl: string; signal?: AbortSignal },
+): Promise<UrlCheck> {
   const checked = checkFetchUrl(rawUrl, policy);
   if (!checked.ok || policy.dangerouslyAllowPrivateNetwork) return checked;
   const host = canonicalHost(checked.url.hostname);
@@ -82,10 +96,18 @@ export async function checkFetchTarget(rawUrl: string | URL, policy: SsrfPolicy,
   // An IP literal was judged as written; only names have something to resolve.
   if (host.includes(":") || parseIpv4(host) !== undefined) return checked;
   const resolved = await resolveHostAddresses(host, dns.resolverUrl, dns.signal);
-  if (!resolved.ok) return { ok: false, reason: `${checked.url.hostname} ${resolved.reason}; a name that cannot be resolved is not fetched` };
+  if (!resolved.ok)
+    return {
+      ok: false,
+      reason: `${checked.url.hostname} ${resolved.reason}; a name that cannot be resolved is not fetched`,
+    };
   for (const address of resolved.addresses) {
     const blocked = blockedAddressReason(address, policy);
-    if (blocked) return { ok: false, reason: `${checked.url.hostname} resolves to ${address}, ${blocked}; private, internal and metadata addresses are blocked` };
+    if (blocked)
+      return {
+        ok: false,
+        reason: `${checked.url.hostname} resolves to ${address}, ${blocked}; private, internal and metadata addresses are blocked`,
+      };
   }
   return checked;
 }
@@ -107,8 +129,23 @@ function canonicalHost(hostname: string): string {
   return host.replace(/\.+$/, "");
 }
 
-const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"]);
-const INTERNAL_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", ".home.arpa", ".intranet", ".lan", ".corp"];
+const METADATA_HOSTS = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
+const INTERNAL_SUFFIXES = [
+  ".localhost",
+  ".local",
+  ".internal",
+  ".localdomain",
+  ".home.arpa",
+  ".intranet",
+  ".lan",
+  ".corp",
+];
 /** Public wildcard-DNS services whose names resolve to the IP written inside them. */
 const IP_ECHO_SUFFIXES = [".nip.io", ".sslip.io", ".xip.io", ".traefik.me"];
 /** Public names that always resolve to loopback. */
@@ -126,7 +163,8 @@ function blockedHostReason(host: string, policy: SsrfPolicy): string | undefined
   if (METADATA_HOSTS.has(host)) return "a cloud metadata endpoint";
   if (INTERNAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) return "an internal name";
   if (!host.includes(".")) return "a single-label (intranet) name";
-  if (LOOPBACK_NAMES.some((name) => host === name || host.endsWith(`.${name}`))) return "a name that resolves to loopback";
+  if (LOOPBACK_NAMES.some((name) => host === name || host.endsWith(`.${name}`)))
+    return "a name that resolves to loopback";
   const echo = IP_ECHO_SUFFIXES.find((suffix) => host.endsWith(suffix));
   if (echo) {
     const embedded = embeddedIpv4(host.slice(0, -echo.length));
@@ -159,7 +197,8 @@ export function parseIpv4(host: string): number | undefined {
   const numbers: number[] = [];
   for (const part of parts) {
     let value: number;
-    if (/^0x[0-9a-f]*$/i.test(part)) value = part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
+    if (/^0x[0-9a-f]*$/i.test(part))
+      value = part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
     else if (/^0[0-7]+$/.test(part)) value = Number.parseInt(part.slice(1), 8);
     else if (/^(0|[1-9][0-9]*)$/.test(part)) value = Number.parseInt(part, 10);
     else return undefined;
@@ -188,14 +227,23 @@ function blockedIpv4Reason(address: number, policy: SsrfPolicy): string | undefi
   }
   if (inV4(address, "127.0.0.0", 8)) return "a loopback address";
   if (inV4(address, "0.0.0.0", 8)) return "an unspecified (this-network) address";
-  if (inV4(address, "10.0.0.0", 8) || inV4(address, "172.16.0.0", 12) || inV4(address, "192.168.0.0", 16)) {
+  if (
+    inV4(address, "10.0.0.0", 8) ||
+    inV4(address, "172.16.0.0", 12) ||
+    inV4(address, "192.168.0.0", 16)
+  ) {
     return "a private (RFC 1918) address";
   }
   if (inV4(address, "100.64.0.0", 10)) return "a carrier-grade NAT (RFC 6598) address";
   if (inV4(address, "169.254.0.0", 16)) return "a link-local address";
-  if (inV4(address, "198.18.0.0", 15)) return policy.allowRfc2544BenchmarkRange ? undefined : "a benchmarking (RFC 2544) address";
+  if (inV4(address, "198.18.0.0", 15))
+    return policy.allowRfc2544BenchmarkRange ? undefined : "a benchmarking (RFC 2544) address";
   if (inV4(address, "192.0.0.0", 24)) return "an IETF protocol-assignment address";
-  if (inV4(address, "192.0.2.0", 24) || inV4(address, "198.51.100.0", 24) || inV4(address, "203.0.113.0", 24)) {
+  if (
+    inV4(address, "192.0.2.0", 24) ||
+    inV4(address, "198.51.100.0", 24) ||
+    inV4(address, "203.0.113.0", 24)
+  ) {
     return "a documentation (TEST-NET) address";
   }
   if (inV4(address, "224.0.0.0", 4)) return "a multicast address";
@@ -247,7 +295,16 @@ function blockedIpv6Reason(g: number[], policy: SsrfPolicy): string | undefined 
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
   const allZeroPrefix = (n: number) => g.slice(0, n).every((x) => x === 0);
 
-  if (g0 === 0xfd00 && g1 === 0x0ec2 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 0x254) {
+  if (
+    g0 === 0xfd00 &&
+    g1 === 0x0ec2 &&
+    g2 === 0 &&
+    g3 === 0 &&
+    g4 === 0 &&
+    g5 === 0 &&
+    g6 === 0 &&
+    g7 === 0x254
+  ) {
     return "a cloud metadata endpoint";
   }
   if (allZeroPrefix(7) && g7 === 1) return "a loopback address";
@@ -255,15 +312,18 @@ function blockedIpv6Reason(g: number[], policy: SsrfPolicy): string | undefined 
   // IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d) and IPv4-compatible (::a.b.c.d):
   // judge the IPv4 address they carry.
   if (allZeroPrefix(5) && g5 === 0xffff) return viaV4(v4From(g, 6, 7), "IPv4-mapped", policy);
-  if (allZeroPrefix(4) && g4 === 0xffff && g5 === 0) return viaV4(v4From(g, 6, 7), "IPv4-translated", policy);
+  if (allZeroPrefix(4) && g4 === 0xffff && g5 === 0)
+    return viaV4(v4From(g, 6, 7), "IPv4-translated", policy);
   if (allZeroPrefix(6)) return viaV4(v4From(g, 6, 7), "IPv4-compatible", policy);
   // NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and 6to4 (2002::/16) also carry an IPv4 destination.
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return viaV4(v4From(g, 6, 7), "NAT64", policy);
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
+    return viaV4(v4From(g, 6, 7), "NAT64", policy);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return "a local-use NAT64 address";
   if (g0 === 0x2002) return viaV4(v4From(g, 1, 2), "6to4", policy);
   if ((g0 & 0xffc0) === 0xfe80) return "a link-local address";
   if ((g0 & 0xffc0) === 0xfec0) return "a site-local address";
-  if ((g0 & 0xfe00) === 0xfc00) return policy.allowIpv6UniqueLocalRange ? undefined : "a unique-local (fc00::/7) address";
+  if ((g0 & 0xfe00) === 0xfc00)
+    return policy.allowIpv6UniqueLocalRange ? undefined : "a unique-local (fc00::/7) address";
   if ((g0 & 0xff00) === 0xff00) return "a multicast address";
   if (g0 === 0x2001 && g1 === 0x0db8) return "a documentation address";
   if (g0 === 0x0100 && g1 === 0 && g2 === 0 && g3 === 0) return "a discard-only address";

@@ -9,7 +9,15 @@ import { Redactor } from "./redact.ts";
  */
 
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
-const RANK: Record<LogLevel | "silent", number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 };
+const RANK: Record<LogLevel | "silent", number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: 100,
+};
 
 export interface LogContext {
   runId?: string;
@@ -33,7 +41,11 @@ const redactors = new WeakMap<object, { config: EdgeclawConfig; redactor: Redact
 function redactorFor(config: EdgeclawConfig, env: Record<string, unknown>): Redactor {
   const hit = redactors.get(env);
   if (hit && hit.config === config) return hit.redactor;
-  const redactor = new Redactor({ secrets: configuredSecrets(config, env), extraPatterns: config.logging.redactPatterns, redactSensitive: config.logging.redactSensitive });
+  const redactor = new Redactor({
+    secrets: configuredSecrets(config, env),
+    extraPatterns: config.logging.redactPatterns,
+    redactSensitive: config.logging.redactSensitive,
+  });
   redactors.set(env, { config, redactor });
   return redactor;
 }
@@ -43,7 +55,8 @@ const SECRET_KEY = /(token|secret|password|apikey|api_key|privatekey|key)$/i;
 
 export function configuredSecrets(config: EdgeclawConfig, env: Record<string, unknown>): string[] {
   const out = new Set<string>();
-  for (const [name, value] of Object.entries(env)) if (typeof value === "string" && SECRET_NAME.test(name) && value.length >= 6) out.add(value);
+  for (const [name, value] of Object.entries(env))
+    if (typeof value === "string" && SECRET_NAME.test(name) && value.length >= 6) out.add(value);
   const walk = (value: unknown, key: string | undefined, depth: number) => {
     if (depth > 12) return;
     if (typeof value === "string") {
@@ -63,7 +76,12 @@ export function configuredSecrets(config: EdgeclawConfig, env: Record<string, un
   return [...out];
 }
 
-export function createLogger(config: EdgeclawConfig, env: Record<string, unknown>, context: LogContext = {}, sensitiveTexts: readonly string[] = []): Logger {
+export function createLogger(
+  config: EdgeclawConfig,
+  env: Record<string, unknown>,
+  context: LogContext = {},
+  sensitiveTexts: readonly string[] = [],
+): Logger {
   const redactor = redactorFor(config, env);
   const threshold = RANK[config.logging.level];
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
@@ -85,12 +103,20 @@ export function createLogger(config: EdgeclawConfig, env: Record<string, unknown
     info: (msg, fields) => write("info", msg, fields),
     warn: (msg, fields) => write("warn", msg, fields),
     error: (msg, fields) => write("error", msg, fields),
-    child: (more, texts = []) => createLogger(config, env, { ...context, ...more }, [...sensitiveTexts, ...texts]),
+    child: (more, texts = []) =>
+      createLogger(config, env, { ...context, ...more }, [...sensitiveTexts, ...texts]),
   };
 }
 
 /** Masks every configured secret (never message text): for what operators are shown (control page, admin API). */
-export function secretMasker(config: EdgeclawConfig, env: Record<string, unknown>): (text: string) => string {
-  const redactor = new Redactor({ secrets: configuredSecrets(config, env), extraPatterns: config.logging.redactPatterns, redactSensitive: "off" });
+export function secretMasker(
+  config: EdgeclawConfig,
+  env: Record<string, unknown>,
+): (text: string) => string {
+  const redactor = new Redactor({
+    secrets: configuredSecrets(config, env),
+    extraPatterns: config.logging.redactPatterns,
+    redactSensitive: "off",
+  });
   return (text) => redactor.string(text);
 }

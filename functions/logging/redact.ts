@@ -23,7 +23,18 @@ const BUILT_IN_PATTERNS: RegExp[] = [
 ];
 
 /** Field names whose values are message text (prompts, replies, previews, bodies). */
-export const MESSAGE_TEXT_KEYS = new Set(["text", "content", "prompt", "reply", "body", "preview", "message_text", "messages", "input", "output"]);
+export const MESSAGE_TEXT_KEYS = new Set([
+  "text",
+  "content",
+  "prompt",
+  "reply",
+  "body",
+  "preview",
+  "message_text",
+  "messages",
+  "input",
+  "output",
+]);
 
 export function mask(value: string): string {
   return value.length >= 18 ? `${value.slice(0, 6)}…${value.slice(-4)}` : "***";
@@ -45,7 +56,9 @@ export class Redactor {
 
   constructor(options: RedactorOptions) {
     // Longest first, so a secret that contains another is masked whole.
-    this.secrets = [...new Set([...options.secrets].filter((s) => s.length >= 6))].sort((a, b) => b.length - a.length);
+    this.secrets = [...new Set([...options.secrets].filter((s) => s.length >= 6))].sort(
+      (a, b) => b.length - a.length,
+    );
     this.patterns = [...BUILT_IN_PATTERNS, ...options.extraPatterns.flatMap(compilePattern)];
     this.maskText = options.redactSensitive !== "off";
   }
@@ -53,10 +66,13 @@ export class Redactor {
   /** Masks secrets (always) and the given message texts (when maskText) inside a string. */
   string(value: string, texts: readonly string[] = []): string {
     let out = value;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(mask(secret));
+    for (const secret of this.secrets)
+      if (out.includes(secret)) out = out.split(secret).join(mask(secret));
     for (const pattern of this.patterns) out = out.replace(pattern, (match) => mask(match));
     if (this.maskText) {
-      for (const text of texts) if (text.length >= 8 && out.includes(text)) out = out.split(text).join(`[message text, ${text.length} chars]`);
+      for (const text of texts)
+        if (text.length >= 8 && out.includes(text))
+          out = out.split(text).join(`[message text, ${text.length} chars]`);
     }
     return out;
   }
@@ -64,16 +80,24 @@ export class Redactor {
   /** A log record's fields: strings masked, message-text fields replaced, errors reduced to name and first line. */
   value(value: unknown, texts: readonly string[], key?: string, depth = 0): unknown {
     if (typeof value === "string") {
-      if (this.maskText && key !== undefined && MESSAGE_TEXT_KEYS.has(key)) return `[message text, ${value.length} chars]`;
+      if (this.maskText && key !== undefined && MESSAGE_TEXT_KEYS.has(key))
+        return `[message text, ${value.length} chars]`;
       return this.string(value.length > 2000 ? `${value.slice(0, 2000)}…` : value, texts);
     }
     if (value instanceof Error) {
       const cause = value.cause instanceof Error ? ` ← ${value.cause.message.split("\n")[0]}` : "";
-      return { name: value.name, message: this.string(`${value.message.split("\n")[0]!.slice(0, 500)}${cause.slice(0, 300)}`, texts) };
+      return {
+        name: value.name,
+        message: this.string(
+          `${value.message.split("\n")[0]!.slice(0, 500)}${cause.slice(0, 300)}`,
+          texts,
+        ),
+      };
     }
     if (value === null || typeof value !== "object") return value;
     if (depth >= 4) return "[object]";
-    if (Array.isArray(value)) return value.slice(0, 50).map((item) => this.value(item, texts, key, depth + 1));
+    if (Array.isArray(value))
+      return value.slice(0, 50).map((item) => this.value(item, texts, key, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = this.value(v, texts, k, depth + 1);
     return out;
@@ -83,7 +107,8 @@ export class Redactor {
 function compilePattern(source: string): RegExp[] {
   try {
     const slashed = /^\/(.+)\/([a-z]*)$/.exec(source);
-    if (slashed) return [new RegExp(slashed[1]!, slashed[2]!.includes("g") ? slashed[2] : `${slashed[2]}g`)];
+    if (slashed)
+      return [new RegExp(slashed[1]!, slashed[2]!.includes("g") ? slashed[2] : `${slashed[2]}g`)];
     return [new RegExp(source, "gi")];
   } catch {
     return [];

@@ -26,7 +26,9 @@ export function renderPrometheus(snapshot: Map<string, number>, maxSeries: numbe
     list.push(series);
   }
   const lines: string[] = [];
-  for (const [name, def] of Object.entries(METRICS) as Array<[MetricName, (typeof METRICS)[MetricName]]>) {
+  for (const [name, def] of Object.entries(METRICS) as Array<
+    [MetricName, (typeof METRICS)[MetricName]]
+  >) {
     lines.push(`# HELP ${name} ${def.help}`, `# TYPE ${name} ${def.type}`);
     if (name === "edgeclaw_metrics_series_dropped_total") {
       lines.push(`${seriesKey(name)} ${dropped}`);

@@ -33,9 +33,12 @@ export function metricsShard(namespace: MetricsNamespace, seed: string): Metrics
 /** Every shard's series, summed. */
 export async function scrapeShards(namespace: MetricsNamespace): Promise<Map<string, number>> {
   const snapshots = await Promise.all(
-    Array.from({ length: METRICS_SHARDS }, (_, i) => namespace.get(namespace.idFromName(`shard-${i}`)).snapshot()),
+    Array.from({ length: METRICS_SHARDS }, (_, i) =>
+      namespace.get(namespace.idFromName(`shard-${i}`)).snapshot(),
+    ),
   );
   const merged = new Map<string, number>();
-  for (const rows of snapshots) for (const { key, value } of rows) merged.set(key, (merged.get(key) ?? 0) + value);
+  for (const rows of snapshots)
+    for (const { key, value } of rows) merged.set(key, (merged.get(key) ?? 0) + value);
   return merged;
 }

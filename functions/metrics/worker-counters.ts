@@ -24,7 +24,11 @@ export function recordWorkerDeltas(sink: WorkerMetricsSink, deltas: Delta[]): vo
   mergeDeltas(pending, deltas);
   if (scheduled) return;
   scheduled = true;
-  sink.waitUntil(new Promise((resolve) => setTimeout(resolve, sink.coalesceMs)).then(() => flushWorkerDeltas(sink)));
+  sink.waitUntil(
+    new Promise((resolve) => setTimeout(resolve, sink.coalesceMs)).then(() =>
+      flushWorkerDeltas(sink),
+    ),
+  );
 }
 
 async function flushWorkerDeltas(sink: WorkerMetricsSink): Promise<void> {
@@ -63,16 +67,24 @@ export function ingressVerdict(response: Response): IngressVerdict {
   if (status === 404) return one("unrouted");
   if (status === 429) return one("rate_limited");
   if (status >= 500) return one("not_stored");
-  const statuses = (response.headers.get("x-edgeclaw-ingest") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const statuses = (response.headers.get("x-edgeclaw-ingest") ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (statuses.length) return { refused: statuses.filter((s) => s === "unrouted") };
   if (response.headers.has("x-edgeclaw-dropped")) return one("ignored");
   return { refused: [] };
 }
 
 /** The deltas for one webhook request: its latency, and its refusal if it was refused. */
-export function ingressDeltas(channel: string, response: Response, latencySeconds: number): Delta[] {
+export function ingressDeltas(
+  channel: string,
+  response: Response,
+  latencySeconds: number,
+): Delta[] {
   const verdict = ingressVerdict(response);
   const deltas = histogramDeltas("edgeclaw_ack_latency_seconds", { channel }, latencySeconds);
-  for (const reason of verdict.refused) deltas.push(counterDelta("edgeclaw_events_refused_total", { channel, reason }));
+  for (const reason of verdict.refused)
+    deltas.push(counterDelta("edgeclaw_events_refused_total", { channel, reason }));
   return deltas;
 }

@@ -1,6 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import type { AccessStore, AllowEntry, CreatePairingOutcome, PairingRequest } from "./access-store.ts";
+import type {
+  AccessStore,
+  AllowEntry,
+  CreatePairingOutcome,
+  PairingRequest,
+} from "./access-store.ts";
 
 /**
  * AccessStore over the Postgres tables pairing_requests, allow_entries, gateway_state and
@@ -43,7 +48,12 @@ function toAllowEntry(row: Row): AllowEntry {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "23505";
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    (error as { code: unknown }).code === "23505"
+  );
 }
 
 export function postgresAccessStore(db: Db): AccessStore {
@@ -81,7 +91,9 @@ export function postgresAccessStore(db: Db): AccessStore {
     async createPairingRequest(input): Promise<CreatePairingOutcome> {
       const { channel, accountId, senderId, now } = input;
       // Expired requests free their sender, their code and their slot under the cap.
-      await db.execute(sql`delete from pairing_requests where channel = ${channel} and expires_at <= ${iso(now)}::timestamptz`);
+      await db.execute(
+        sql`delete from pairing_requests where channel = ${channel} and expires_at <= ${iso(now)}::timestamptz`,
+      );
       for (let attempt = 0; attempt < MAX_CODE_ATTEMPTS; attempt++) {
         const code = input.generateCode();
         try {
@@ -128,9 +140,13 @@ export function postgresAccessStore(db: Db): AccessStore {
     },
 
     async ownerEntries() {
-      const result = await db.execute(sql`select value from gateway_state where key = ${OWNER_KEY}`);
+      const result = await db.execute(
+        sql`select value from gateway_state where key = ${OWNER_KEY}`,
+      );
       const value = result.rows[0]?.["value"];
-      return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
+      return Array.isArray(value)
+        ? value.filter((entry): entry is string => typeof entry === "string")
+        : [];
     },
 
     async setOwnerIfUnset(entry, now) {

@@ -59,9 +59,17 @@ export interface AccessStore {
 
   /** Atomic: at most one pending request per sender, at most `maxPending` per channel account. */
   createPairingRequest(input: CreatePairingInput): Promise<CreatePairingOutcome>;
-  listPairingRequests(channel: string, accountId: string | undefined, now: number): Promise<PairingRequest[]>;
+  listPairingRequests(
+    channel: string,
+    accountId: string | undefined,
+    now: number,
+  ): Promise<PairingRequest[]>;
   /** Removes and returns the pending (unexpired) request with this code, if any. */
-  takePairingRequest(channel: string, code: string, now: number): Promise<PairingRequest | undefined>;
+  takePairingRequest(
+    channel: string,
+    code: string,
+    now: number,
+  ): Promise<PairingRequest | undefined>;
 
   /** Owner entries learned at runtime (`<channel>:<senderId>`), on top of `commands.ownerAllowFrom`. */
   ownerEntries(): Promise<string[]>;

@@ -1,7 +1,12 @@
 import type { InboundEnvelope } from "../channels/envelope.ts";
 import { channelDefinition } from "../channels/registry.ts";
 import { z } from "zod";
-import { effectiveChannelAccess, groupEntrySchema, type EffectiveChannelAccess, type GroupEntry } from "../config/channel-access.ts";
+import {
+  effectiveChannelAccess,
+  groupEntrySchema,
+  type EffectiveChannelAccess,
+  type GroupEntry,
+} from "../config/channel-access.ts";
 import { guildAccess } from "../config/guild-access.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { isCommandLike } from "../commands/parse.ts";
@@ -10,7 +15,11 @@ import { matchAllowList } from "./allowlist.ts";
 import { normalizeAccountId, normalizeToken } from "./ids.ts";
 import { wasMentioned } from "./mention.ts";
 import { commandAllowFromDecision, isOwner } from "./owner.ts";
-import { generatePairingCode, PAIRING_CODE_TTL_MS, PAIRING_MAX_PENDING_PER_ACCOUNT } from "./pairing-code.ts";
+import {
+  generatePairingCode,
+  PAIRING_CODE_TTL_MS,
+  PAIRING_MAX_PENDING_PER_ACCOUNT,
+} from "./pairing-code.ts";
 import { pairingReplyText } from "./pairing.ts";
 
 /**
@@ -63,18 +72,33 @@ export interface AccessInput {
 }
 
 /** For callers authenticated by the gateway token (the operator). */
-export const OPERATOR_ACCESS: AccessDecision = { kind: "allow", senderIsOwner: true, commandAuthorized: true };
+export const OPERATOR_ACCESS: AccessDecision = {
+  kind: "allow",
+  senderIsOwner: true,
+  commandAuthorized: true,
+};
 
 export async function decideAccess(input: AccessInput): Promise<AccessDecision> {
   const { config, envelope } = input;
   const accountId = normalizeAccountId(envelope.accountId);
   const access = effectiveChannelAccess(config.channels[envelope.channel], accountId);
-  if (!access.enabled) return { kind: "drop", reason: `channel ${envelope.channel} (account ${accountId}) is disabled or misconfigured` };
-  if (envelope.senderIsBot && !botsAllowed(input, access)) return { kind: "drop", reason: "sender is a bot (allowBots is off)" };
-  return envelope.chatType === "direct" ? decideDirect(input, access, accountId) : decideGroup(input, access);
+  if (!access.enabled)
+    return {
+      kind: "drop",
+      reason: `channel ${envelope.channel} (account ${accountId}) is disabled or misconfigured`,
+    };
+  if (envelope.senderIsBot && !botsAllowed(input, access))
+    return { kind: "drop", reason: "sender is a bot (allowBots is off)" };
+  return envelope.chatType === "direct"
+    ? decideDirect(input, access, accountId)
+    : decideGroup(input, access);
 }
 
-async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, accountId: string): Promise<AccessDecision> {
+async function decideDirect(
+  input: AccessInput,
+  access: EffectiveChannelAccess,
+  accountId: string,
+): Promise<AccessDecision> {
   const { config, envelope, store, now } = input;
   const sender = { channel: envelope.channel, senderId: envelope.senderId };
   if (access.dmPolicy === "disabled") return { kind: "drop", reason: "dmPolicy is disabled" };
@@ -82,11 +106,17 @@ async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, 
   const configured = matchAllowList(access.allowFrom, sender, config.accessGroups);
   // "open" admits everyone only through "*"; pairing approvals never widen it (and never narrow it).
   let admitted = configured.allowed;
-  if (!admitted && access.dmPolicy !== "open") admitted = await store.isApprovedSender(envelope.channel, accountId, envelope.senderId);
+  if (!admitted && access.dmPolicy !== "open")
+    admitted = await store.isApprovedSender(envelope.channel, accountId, envelope.senderId);
   if (admitted) return allow(input, true);
 
-  if (envelope.kind === "system") return { kind: "drop", reason: `system event from a sender without DM access (dmPolicy ${access.dmPolicy})` };
-  if (access.dmPolicy !== "pairing") return { kind: "drop", reason: `sender not in allowFrom (dmPolicy ${access.dmPolicy})` };
+  if (envelope.kind === "system")
+    return {
+      kind: "drop",
+      reason: `system event from a sender without DM access (dmPolicy ${access.dmPolicy})`,
+    };
+  if (access.dmPolicy !== "pairing")
+    return { kind: "drop", reason: `sender not in allowFrom (dmPolicy ${access.dmPolicy})` };
   const outcome = await store.createPairingRequest({
     channel: envelope.channel,
     accountId,
@@ -104,50 +134,84 @@ async function decideDirect(input: AccessInput, access: EffectiveChannelAccess, 
     case "pending":
       // The same event again: its first attempt created the request, then stopped (a crash) before
       // the reply was stored. The code is derivable from the request, so the reply is sent now.
-      if (outcome.request.originKey === envelope.dedupKey) return { kind: "pairing", replyText: pairingReplyText(outcome.request) };
+      if (outcome.request.originKey === envelope.dedupKey)
+        return { kind: "pairing", replyText: pairingReplyText(outcome.request) };
       return { kind: "drop", reason: "pairing pending: the code was already sent" };
     case "cap-reached":
-      return { kind: "drop", reason: `pairing cap reached (${PAIRING_MAX_PENDING_PER_ACCOUNT} pending requests on this account)` };
+      return {
+        kind: "drop",
+        reason: `pairing cap reached (${PAIRING_MAX_PENDING_PER_ACCOUNT} pending requests on this account)`,
+      };
   }
 }
 
-async function decideGroup(input: AccessInput, access: EffectiveChannelAccess): Promise<AccessDecision> {
+async function decideGroup(
+  input: AccessInput,
+  access: EffectiveChannelAccess,
+): Promise<AccessDecision> {
   const { config, envelope } = input;
   const sender = { channel: envelope.channel, senderId: envelope.senderId };
   if (access.groupPolicy === "disabled") return { kind: "drop", reason: "groupPolicy is disabled" };
 
   const groupMap = groupEntries(input.config, envelope.channel, access, envelope.accountId);
   // Discord-style `guilds.<id>.channels.<id>` maps (config/guild-access.ts) take the place of `groups`.
-  const guild = guildAccess(config.channels[envelope.channel], normalizeAccountId(envelope.accountId), envelope);
-  if (guild.configured && guild.refused) return { kind: "drop", reason: guild.reason ?? "not in the guild allowlist" };
+  const guild = guildAccess(
+    config.channels[envelope.channel],
+    normalizeAccountId(envelope.accountId),
+    envelope,
+  );
+  if (guild.configured && guild.refused)
+    return { kind: "drop", reason: guild.reason ?? "not in the guild allowlist" };
   const hasGroupMap = Object.keys(groupMap).length > 0 || guild.configured;
   const entry = guild.configured ? guild.entry : lookupGroup(groupMap, envelope);
-  if (entry && (entry.enabled === false || entry.allow === false)) return { kind: "drop", reason: "group is disabled in the group allowlist" };
+  if (entry && (entry.enabled === false || entry.allow === false))
+    return { kind: "drop", reason: "group is disabled in the group allowlist" };
 
-  const dmListFallback = !hasGroupMap && access.allowFrom.length > 0 && channelDefinition(envelope.channel)?.groupSendersFallBackToAllowFrom === true;
-  const senderList = entry?.users ?? entry?.allowFrom ?? access.groupAllowFrom ?? (dmListFallback ? access.allowFrom : undefined);
-  const senderMatch = senderList ? matchAllowList(senderList, sender, config.accessGroups) : undefined;
+  const dmListFallback =
+    !hasGroupMap &&
+    access.allowFrom.length > 0 &&
+    channelDefinition(envelope.channel)?.groupSendersFallBackToAllowFrom === true;
+  const senderList =
+    entry?.users ??
+    entry?.allowFrom ??
+    access.groupAllowFrom ??
+    (dmListFallback ? access.allowFrom : undefined);
+  const senderMatch = senderList
+    ? matchAllowList(senderList, sender, config.accessGroups)
+    : undefined;
 
   if (access.groupPolicy === "allowlist") {
     if (hasGroupMap && !entry) return { kind: "drop", reason: "group not in the group allowlist" };
-    if (!hasGroupMap && !senderList) return { kind: "drop", reason: "groupPolicy allowlist with an empty allowlist blocks every group" };
+    if (!hasGroupMap && !senderList)
+      return {
+        kind: "drop",
+        reason: "groupPolicy allowlist with an empty allowlist blocks every group",
+      };
   }
   // Explicit per-group users bind even under "open"; groupAllowFrom is bypassed by "open".
-  const enforcedList = access.groupPolicy === "open" ? (entry?.users ?? entry?.allowFrom) : senderList;
+  const enforcedList =
+    access.groupPolicy === "open" ? (entry?.users ?? entry?.allowFrom) : senderList;
   // A group's `roles` (Discord role ids) admit a sender holding one of them, beside `users`; with
   // `roles` alone, only those roles get in.
   const roles = entryRoles(entry);
-  const roleMatched = roles !== undefined && (envelope.senderRoles ?? []).some((role) => roles.includes(role));
+  const roleMatched =
+    roles !== undefined && (envelope.senderRoles ?? []).some((role) => roles.includes(role));
   if (roles && !(entry?.users ?? entry?.allowFrom)) {
     if (!roleMatched) return { kind: "drop", reason: "sender holds none of the group's roles" };
-  } else if (enforcedList && !roleMatched && !matchAllowList(enforcedList, sender, config.accessGroups).allowed) {
+  } else if (
+    enforcedList &&
+    !roleMatched &&
+    !matchAllowList(enforcedList, sender, config.accessGroups).allowed
+  ) {
     return { kind: "drop", reason: "sender not in the group sender allowlist" };
   }
 
   if (envelope.kind === "system") return allow(input, senderMatch?.allowed === true);
-  const requireMention = entry?.requireMention ?? groupMap["*"]?.requireMention ?? access.requireMention;
+  const requireMention =
+    entry?.requireMention ?? groupMap["*"]?.requireMention ?? access.requireMention;
   const mentioned =
-    wasMentioned(config, envelope, input.agentId, access.mentionPatterns) || isCommandLike(envelope.text);
+    wasMentioned(config, envelope, input.agentId, access.mentionPatterns) ||
+    isCommandLike(envelope.text);
   if (requireMention && !mentioned) return { kind: "history-only" };
   return allow(input, senderMatch?.allowed === true);
 }
@@ -161,8 +225,17 @@ function entryRoles(entry: GroupEntry | undefined): string[] | undefined {
 /** `allowBots` on the group's entry wins over the account/channel setting; DMs use the latter. */
 function botsAllowed(input: AccessInput, access: EffectiveChannelAccess): boolean {
   if (input.envelope.chatType !== "direct") {
-    const guild = guildAccess(input.config.channels[input.envelope.channel], normalizeAccountId(input.envelope.accountId), input.envelope);
-    const entry = guild.configured ? guild.entry : lookupGroup(groupEntries(input.config, input.envelope.channel, access, input.envelope.accountId), input.envelope);
+    const guild = guildAccess(
+      input.config.channels[input.envelope.channel],
+      normalizeAccountId(input.envelope.accountId),
+      input.envelope,
+    );
+    const entry = guild.configured
+      ? guild.entry
+      : lookupGroup(
+          groupEntries(input.config, input.envelope.channel, access, input.envelope.accountId),
+          input.envelope,
+        );
     if (entry?.allowBots !== undefined) return entry.allowBots;
   }
   return access.allowBots ?? false;
@@ -184,20 +257,38 @@ async function allow(input: AccessInput, senderListed: boolean): Promise<AccessD
 const slackChannelsView = z
   .object({
     channels: z.record(z.string(), groupEntrySchema).optional(),
-    accounts: z.record(z.string(), z.object({ channels: z.record(z.string(), groupEntrySchema).optional() }).loose()).optional(),
+    accounts: z
+      .record(
+        z.string(),
+        z.object({ channels: z.record(z.string(), groupEntrySchema).optional() }).loose(),
+      )
+      .optional(),
   })
   .loose();
 
-function groupEntries(config: EdgeclawConfig, channel: string, access: EffectiveChannelAccess, accountId: string): Record<string, GroupEntry> {
+function groupEntries(
+  config: EdgeclawConfig,
+  channel: string,
+  access: EffectiveChannelAccess,
+  accountId: string,
+): Record<string, GroupEntry> {
   const slackStyle = slackChannelsView.safeParse(config.channels[channel]);
-  const own = slackStyle.success ? slackStyle.data.accounts?.[normalizeAccountId(accountId)]?.channels : undefined;
+  const own = slackStyle.success
+    ? slackStyle.data.accounts?.[normalizeAccountId(accountId)]?.channels
+    : undefined;
   const shared = slackStyle.success ? slackStyle.data.channels : undefined;
   return { ...(own ?? shared ?? {}), ...(access.groups ?? {}) };
 }
 
-function lookupGroup(map: Record<string, GroupEntry>, envelope: InboundEnvelope): GroupEntry | undefined {
+function lookupGroup(
+  map: Record<string, GroupEntry>,
+  envelope: InboundEnvelope,
+): GroupEntry | undefined {
   const byId = new Map(Object.entries(map).map(([key, value]) => [normalizeToken(key), value]));
-  const entry = byId.get(normalizeToken(envelope.peerId)) ?? (envelope.parentPeerId ? byId.get(normalizeToken(envelope.parentPeerId)) : undefined) ?? byId.get("*");
+  const entry =
+    byId.get(normalizeToken(envelope.peerId)) ??
+    (envelope.parentPeerId ? byId.get(normalizeToken(envelope.parentPeerId)) : undefined) ??
+    byId.get("*");
   return entry && envelope.threadId ? withTopic(entry, envelope.threadId) : entry;
 }
 

@@ -3,7 +3,10 @@ import type { EdgeclawConfig } from "../config/schema.ts";
 import { DEFAULT_ACCOUNT_ID, normalizeAccountId } from "./ids.ts";
 
 const channelAccountsView = z
-  .object({ defaultAccount: z.string().optional(), accounts: z.record(z.string(), z.unknown()).optional() })
+  .object({
+    defaultAccount: z.string().optional(),
+    accounts: z.record(z.string(), z.unknown()).optional(),
+  })
   .loose();
 
 /**
@@ -14,7 +17,9 @@ export function defaultAccountId(config: EdgeclawConfig, channel: string): strin
   const parsed = channelAccountsView.safeParse(config.channels[channel] ?? {});
   if (!parsed.success) return DEFAULT_ACCOUNT_ID;
   if (parsed.data.defaultAccount) return normalizeAccountId(parsed.data.defaultAccount);
-  const ids = Object.keys(parsed.data.accounts ?? {}).map(normalizeAccountId).sort();
+  const ids = Object.keys(parsed.data.accounts ?? {})
+    .map(normalizeAccountId)
+    .sort();
   if (ids.length === 0 || ids.includes(DEFAULT_ACCOUNT_ID)) return DEFAULT_ACCOUNT_ID;
   return ids[0]!;
 }

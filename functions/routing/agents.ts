@@ -24,7 +24,10 @@ const looseAgentSchema = z
     name: z.string().optional(),
     model: z.union([z.string(), z.object({ primary: z.string().optional() }).loose()]).optional(),
     identity: z.object({ name: z.string().optional() }).loose().optional(),
-    groupChat: z.object({ mentionPatterns: z.array(z.string()).optional() }).loose().optional(),
+    groupChat: z
+      .object({ mentionPatterns: z.array(z.string()).optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 
@@ -36,7 +39,9 @@ export function listAgents(config: EdgeclawConfig): AgentSummary[] {
     const parsed = looseAgentSchema.safeParse(entry);
     if (parsed.success) raw.push({ id: entry.id, value: parsed.data });
   }
-  const entries = entriesSchema.safeParse((config.agents as Record<string, unknown>)["entries"] ?? {});
+  const entries = entriesSchema.safeParse(
+    (config.agents as Record<string, unknown>)["entries"] ?? {},
+  );
   if (entries.success) {
     for (const [id, value] of Object.entries(entries.data)) raw.push({ id, value });
   }

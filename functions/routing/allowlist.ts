@@ -42,8 +42,10 @@ export function matchAllowList(
       if (group?.type !== "message.senders") continue;
       // Members listed under the sender's channel mean that channel even when bare.
       const own = senderCandidates(sender.channel, sender.senderId, true);
-      if ((group.members[sender.channel] ?? []).some((member) => own.has(normalizeToken(member)))) return { allowed: true, viaWildcard: false };
-      if ((group.members["*"] ?? []).some((member) => candidates.has(normalizeToken(member)))) return { allowed: true, viaWildcard: false };
+      if ((group.members[sender.channel] ?? []).some((member) => own.has(normalizeToken(member))))
+        return { allowed: true, viaWildcard: false };
+      if ((group.members["*"] ?? []).some((member) => candidates.has(normalizeToken(member))))
+        return { allowed: true, viaWildcard: false };
       continue;
     }
     if (candidates.has(normalizeToken(trimmed))) return { allowed: true, viaWildcard: false };

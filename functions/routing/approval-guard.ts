@@ -18,9 +18,16 @@ export const RATE_LIMITED_APPROVAL_EVENT = "pairing.approve.rate_limited";
 
 const lockoutKey = (actor: string) => `pairing.approve.lockout:${actor}`;
 
-export async function approvalLockout(store: AccessStore, actor: string, now: number): Promise<{ retryAfterMs: number } | undefined> {
+export async function approvalLockout(
+  store: AccessStore,
+  actor: string,
+  now: number,
+): Promise<{ retryAfterMs: number } | undefined> {
   const value = await store.getState(lockoutKey(actor));
-  const until = typeof value === "object" && value !== null && "until" in value ? Number((value as { until: unknown }).until) : 0;
+  const until =
+    typeof value === "object" && value !== null && "until" in value
+      ? Number((value as { until: unknown }).until)
+      : 0;
   return until > now ? { retryAfterMs: until - now } : undefined;
 }
 
@@ -36,6 +43,11 @@ export async function recordFailedApproval(
   const failures = await store.countAuditEvents(FAILED_APPROVAL_EVENT, actor, now - limit.windowMs);
   if (failures < limit.maxAttempts) return undefined;
   await store.setState(lockoutKey(actor), { until: now + limit.lockoutMs }, now);
-  await store.audit({ kind: LOCKED_APPROVAL_EVENT, actor, detail: { failures, lockoutMs: limit.lockoutMs }, at: now });
+  await store.audit({
+    kind: LOCKED_APPROVAL_EVENT,
+    actor,
+    detail: { failures, lockoutMs: limit.lockoutMs },
+    at: now,
+  });
   return { retryAfterMs: limit.lockoutMs };
 }

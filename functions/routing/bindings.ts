@@ -57,7 +57,11 @@ export function matchBinding(
   );
   for (const tier of TIER_ORDER) {
     for (const binding of candidates) {
-      if (tierOf(binding) !== tier && !(tier === "binding.peer.parent" && tierOf(binding) === "binding.peer")) continue;
+      if (
+        tierOf(binding) !== tier &&
+        !(tier === "binding.peer.parent" && tierOf(binding) === "binding.peer")
+      )
+        continue;
       if (matches(config, binding, envelope, facts, tier)) {
         return { binding, agentId: normalizeAgentId(binding.agentId), tier };
       }
@@ -96,7 +100,8 @@ function matches(
     if (match.peer.id !== "*") {
       // Tier 1 compares the conversation itself; tier 2 the parent of a thread.
       const target = tier === "binding.peer.parent" ? envelope.parentPeerId : envelope.peerId;
-      if (target === undefined || normalizeToken(match.peer.id) !== normalizeToken(target)) return false;
+      if (target === undefined || normalizeToken(match.peer.id) !== normalizeToken(target))
+        return false;
     }
   }
   const team = envelope.teamId === undefined ? undefined : normalizeToken(envelope.teamId);

@@ -24,7 +24,12 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
   try {
     config = parseConfig(raw);
   } catch (error) {
-    if (error instanceof ConfigError) return { ok: false, errors: [...error.issues, ...unknown.errors], warnings: unknown.warnings };
+    if (error instanceof ConfigError)
+      return {
+        ok: false,
+        errors: [...error.issues, ...unknown.errors],
+        warnings: unknown.warnings,
+      };
     throw error;
   }
   const errors: string[] = [...unknown.errors];
@@ -33,13 +38,19 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
   for (const [channel, block] of Object.entries(config.channels)) {
     const parsed = channelAccessSchema.safeParse(block ?? {});
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) errors.push(`channels.${channel}${issue.path.length ? "." + issue.path.join(".") : ""}: ${issue.message}`);
+      for (const issue of parsed.error.issues)
+        errors.push(
+          `channels.${channel}${issue.path.length ? "." + issue.path.join(".") : ""}: ${issue.message}`,
+        );
       continue;
     }
     for (const list of [parsed.data.allowFrom, parsed.data.groupAllowFrom ?? []]) {
       for (const entry of list) {
         const group = /^accessGroup:(.+)$/i.exec(entry)?.[1];
-        if (group && !config.accessGroups[group]) warnings.push(`channels.${channel}: ${entry} names no accessGroups entry, so it admits nobody`);
+        if (group && !config.accessGroups[group])
+          warnings.push(
+            `channels.${channel}: ${entry} names no accessGroups entry, so it admits nobody`,
+          );
       }
     }
   }
@@ -47,20 +58,36 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
   const agents = knownAgentIds(config);
   config.bindings.forEach((binding, index) => {
     if (!agents.has(normalizeAgentId(binding.agentId))) {
-      warnings.push(`bindings[${index}]: agent "${binding.agentId}" is not configured; the binding is ignored`);
+      warnings.push(
+        `bindings[${index}]: agent "${binding.agentId}" is not configured; the binding is ignored`,
+      );
     }
   });
   const defaults = listAgents(config).filter((agent) => agent.default);
-  if (defaults.length > 1) warnings.push(`agents: ${defaults.length} agents are marked default; the first (${defaults[0]!.id}) is used`);
+  if (defaults.length > 1)
+    warnings.push(
+      `agents: ${defaults.length} agents are marked default; the first (${defaults[0]!.id}) is used`,
+    );
 
-  const patterns = [...(config.messages.groupChat.mentionPatterns ?? []), ...listAgents(config).flatMap((agent) => agent.mentionPatterns ?? [])];
+  const patterns = [
+    ...(config.messages.groupChat.mentionPatterns ?? []),
+    ...listAgents(config).flatMap((agent) => agent.mentionPatterns ?? []),
+  ];
   const usable = compileMentionPatterns(patterns).length;
-  if (usable < patterns.length) warnings.push(`${patterns.length - usable} mention pattern(s) are invalid or unsafe and will be ignored`);
+  if (usable < patterns.length)
+    warnings.push(
+      `${patterns.length - usable} mention pattern(s) are invalid or unsafe and will be ignored`,
+    );
 
   const auth = config.gateway.auth;
-  const hasToken = auth.token !== undefined || typeof env["EDGECLAW_GATEWAY_TOKEN"] === "string" || typeof env["OPENCLAW_GATEWAY_TOKEN"] === "string";
+  const hasToken =
+    auth.token !== undefined ||
+    typeof env["EDGECLAW_GATEWAY_TOKEN"] === "string" ||
+    typeof env["OPENCLAW_GATEWAY_TOKEN"] === "string";
   if (auth.mode !== "none" && auth.mode !== "password" && !hasToken) {
-    warnings.push("gateway.auth: no token configured (gateway.auth.token or EDGECLAW_GATEWAY_TOKEN): every operator request is refused");
+    warnings.push(
+      "gateway.auth: no token configured (gateway.auth.token or EDGECLAW_GATEWAY_TOKEN): every operator request is refused",
+    );
   }
   return { ok: errors.length === 0, errors, warnings };
 }

@@ -26,9 +26,16 @@ export const bindingSchema = z
         roles: z.array(z.string().min(1)).min(1).optional(),
       })
       .strict()
-      .refine((match) => !match.roles || match.guildId, { message: "roles needs guildId", path: ["roles"] }),
+      .refine((match) => !match.roles || match.guildId, {
+        message: "roles needs guildId",
+        path: ["roles"],
+      }),
     session: z
-      .object({ dmScope: z.enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"]).optional() })
+      .object({
+        dmScope: z
+          .enum(["main", "per-peer", "per-channel-peer", "per-account-channel-peer"])
+          .optional(),
+      })
       .optional(),
   })
   .loose();

@@ -24,7 +24,12 @@ export interface HistoryEntry {
  */
 export function resolveHistoryLimit(
   config: EdgeclawConfig,
-  target: { channel: string; accountId: string; chatType: "direct" | "group" | "channel"; peerId: string },
+  target: {
+    channel: string;
+    accountId: string;
+    chatType: "direct" | "group" | "channel";
+    peerId: string;
+  },
 ): number {
   const access = effectiveChannelAccess(config.channels[target.channel], target.accountId);
   if (target.chatType === "direct") {
@@ -36,7 +41,11 @@ export function resolveHistoryLimit(
 }
 
 /** Appends one entry and keeps only the newest `limit` (an empty buffer when limit is 0). */
-export function appendHistory(buffer: readonly HistoryEntry[], entry: HistoryEntry, limit: number): HistoryEntry[] {
+export function appendHistory(
+  buffer: readonly HistoryEntry[],
+  entry: HistoryEntry,
+  limit: number,
+): HistoryEntry[] {
   if (limit <= 0) return [];
   const next = [...buffer, entry];
   return next.length > limit ? next.slice(next.length - limit) : next;
@@ -58,7 +67,10 @@ export function formatWithGroupHistory(input: {
   chatType: "direct" | "group" | "channel";
   limit: number;
 }): string {
-  const current = input.chatType === "direct" ? input.current.text : `${senderLabel(input.current)}: ${input.current.text}`;
+  const current =
+    input.chatType === "direct"
+      ? input.current.text
+      : `${senderLabel(input.current)}: ${input.current.text}`;
   const history = input.limit > 0 ? input.history.slice(-input.limit) : [];
   if (history.length === 0) return current;
   const lines = history.map((entry) => `${senderLabel(entry)}: ${entry.text}`);

@@ -17,7 +17,8 @@ const NESTED_QUANTIFIER = /\([^()]*[+*}][^()]*\)\s*[+*{]/;
 export function compileMentionPatterns(patterns: readonly string[]): RegExp[] {
   const compiled: RegExp[] = [];
   for (const pattern of patterns) {
-    if (!pattern || pattern.length > MAX_PATTERN_LENGTH || NESTED_QUANTIFIER.test(pattern)) continue;
+    if (!pattern || pattern.length > MAX_PATTERN_LENGTH || NESTED_QUANTIFIER.test(pattern))
+      continue;
     try {
       compiled.push(new RegExp(pattern, "i"));
     } catch {
@@ -37,7 +38,10 @@ export function mentionPatternsFor(config: EdgeclawConfig, agentId: string | und
 }
 
 /** Whether the regex fallback is enabled in this conversation under the channel's scope policy. */
-export function regexMentionsEnabled(policy: MentionPatternPolicy | undefined, conversationIds: readonly string[]): boolean {
+export function regexMentionsEnabled(
+  policy: MentionPatternPolicy | undefined,
+  conversationIds: readonly string[],
+): boolean {
   if (!policy) return true;
   const ids = new Set(conversationIds.map(normalizeToken));
   const inList = (list: readonly string[]) => list.some((id) => ids.has(normalizeToken(id)));
@@ -55,5 +59,7 @@ export function wasMentioned(
   const conversationIds = [envelope.peerId];
   if (envelope.threadId) conversationIds.push(`${envelope.peerId}:topic:${envelope.threadId}`);
   if (!regexMentionsEnabled(policy, conversationIds)) return false;
-  return compileMentionPatterns(mentionPatternsFor(config, agentId)).some((regex) => regex.test(envelope.text));
+  return compileMentionPatterns(mentionPatternsFor(config, agentId)).some((regex) =>
+    regex.test(envelope.text),
+  );
 }

@@ -16,7 +16,11 @@ export interface Sender {
   senderId: string;
 }
 
-export async function isOwner(config: EdgeclawConfig, sender: Sender, store: Pick<AccessStore, "ownerEntries">): Promise<boolean> {
+export async function isOwner(
+  config: EdgeclawConfig,
+  sender: Sender,
+  store: Pick<AccessStore, "ownerEntries">,
+): Promise<boolean> {
   const options = { channelLessEntries: !isCompanionChannel(config, sender.channel) };
   const configured = config.commands.ownerAllowFrom.filter((entry) => entry.trim() !== "*");
   if (matchAllowList(configured, sender, config.accessGroups, options).allowed) return true;
@@ -46,7 +50,10 @@ export function ownerEntryFor(sender: Sender): string {
  * sender's channel, else the `"*"` list. Returns undefined when it is not set (the caller then falls
  * back to the channel's allowlists and pairing state).
  */
-export function commandAllowFromDecision(config: EdgeclawConfig, sender: Sender): boolean | undefined {
+export function commandAllowFromDecision(
+  config: EdgeclawConfig,
+  sender: Sender,
+): boolean | undefined {
   const table = config.commands.allowFrom;
   if (!table) return undefined;
   const entries = table[sender.channel] ?? table["*"];
@@ -54,6 +61,9 @@ export function commandAllowFromDecision(config: EdgeclawConfig, sender: Sender)
 }
 
 /** Removes owner-only tools for non-owners (applied after every other tool policy). */
-export function withoutOwnerOnlyTools<T extends { name: string }>(tools: readonly T[], senderIsOwner: boolean): T[] {
+export function withoutOwnerOnlyTools<T extends { name: string }>(
+  tools: readonly T[],
+  senderIsOwner: boolean,
+): T[] {
   return senderIsOwner ? [...tools] : tools.filter((tool) => !OWNER_ONLY_TOOLS.includes(tool.name));
 }

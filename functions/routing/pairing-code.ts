@@ -8,7 +8,9 @@ export const PAIRING_CODE_TTL_MS = 60 * 60 * 1000;
 export const PAIRING_MAX_PENDING_PER_ACCOUNT = 3;
 
 /** 32 symbols, so a byte masked to 5 bits picks one without modulo bias. */
-export function generatePairingCode(random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
+export function generatePairingCode(
+  random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b),
+): string {
   const bytes = random(new Uint8Array(PAIRING_CODE_LENGTH));
   let code = "";
   for (const byte of bytes) code += PAIRING_CODE_ALPHABET[byte & 31];

@@ -1,6 +1,10 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { AccessStore, PairingRequest } from "./access-store.ts";
-import { approvalLockout, RATE_LIMITED_APPROVAL_EVENT, recordFailedApproval } from "./approval-guard.ts";
+import {
+  approvalLockout,
+  RATE_LIMITED_APPROVAL_EVENT,
+  recordFailedApproval,
+} from "./approval-guard.ts";
 import { ownerEntryFor } from "./owner.ts";
 import { normalizePairingCode } from "./pairing-code.ts";
 
@@ -29,7 +33,15 @@ export async function approvePairingCode(input: PairingActionInput): Promise<Pai
   if (!found.ok) return found;
   const { request } = found;
   const { store, now } = input;
-  await store.addApprovedSender({ channel: request.channel, accountId: request.accountId, senderId: request.senderId, source: "pairing" }, now);
+  await store.addApprovedSender(
+    {
+      channel: request.channel,
+      accountId: request.accountId,
+      senderId: request.senderId,
+      source: "pairing",
+    },
+    now,
+  );
   let ownerSet = false;
   if (input.config.commands.ownerAllowFrom.length === 0) {
     ownerSet = await store.setOwnerIfUnset(ownerEntryFor(request), now);
@@ -37,7 +49,12 @@ export async function approvePairingCode(input: PairingActionInput): Promise<Pai
   await store.audit({
     kind: "pairing.approved",
     actor: input.actor,
-    detail: { channel: request.channel, accountId: request.accountId, senderId: request.senderId, ownerSet },
+    detail: {
+      channel: request.channel,
+      accountId: request.accountId,
+      senderId: request.senderId,
+      ownerSet,
+    },
     at: now,
   });
   return { ok: true, request, ownerSet };
@@ -63,24 +80,53 @@ async function takeRequest(
   const { store, actor, now, channel } = input;
   const locked = await approvalLockout(store, actor, now);
   if (locked) {
-    await store.audit({ kind: RATE_LIMITED_APPROVAL_EVENT, actor, detail: { channel, action }, at: now });
-    return { ok: false, status: 429, reason: "too many wrong pairing codes; try again later", retryAfterMs: locked.retryAfterMs };
+    await store.audit({
+      kind: RATE_LIMITED_APPROVAL_EVENT,
+      actor,
+      detail: { channel, action },
+      at: now,
+    });
+    return {
+      ok: false,
+      status: 429,
+      reason: "too many wrong pairing codes; try again later",
+      retryAfterMs: locked.retryAfterMs,
+    };
   }
   const code = normalizePairingCode(input.code);
   const request = code ? await store.takePairingRequest(channel, code, now) : undefined;
   if (request) return { ok: true, request };
   const limit = input.config.gateway.auth.rateLimit;
-  const lockout = await recordFailedApproval(store, actor, now, limit, { channel, action, malformed: code === undefined });
+  const lockout = await recordFailedApproval(store, actor, now, limit, {
+    channel,
+    action,
+    malformed: code === undefined,
+  });
   if (lockout) {
-    return { ok: false, status: 429, reason: "too many wrong pairing codes; try again later", retryAfterMs: lockout.retryAfterMs };
+    return {
+      ok: false,
+      status: 429,
+      reason: "too many wrong pairing codes; try again later",
+      retryAfterMs: lockout.retryAfterMs,
+    };
   }
   return code
-    ? { ok: false, status: 404, reason: `no pending pairing request with code ${code} on ${channel} (expired, already used, or mistyped)` }
-    : { ok: false, status: 400, reason: "a pairing code is 8 characters from A-Z and 2-9 (no 0, O, 1 or I)" };
+    ? {
+        ok: false,
+        status: 404,
+        reason: `no pending pairing request with code ${code} on ${channel} (expired, already used, or mistyped)`,
+      }
+    : {
+        ok: false,
+        status: 400,
+        reason: "a pairing code is 8 characters from A-Z and 2-9 (no 0, O, 1 or I)",
+      };
 }
 
 /** What an unknown sender is told, once per request. */
-export function pairingReplyText(request: Pick<PairingRequest, "channel" | "senderId" | "code">): string {
+export function pairingReplyText(
+  request: Pick<PairingRequest, "channel" | "senderId" | "code">,
+): string {
   return [
     "edgeclaw: access not configured.",
     "",

@@ -18,10 +18,19 @@ import { buildSessionKey, type DmScope } from "./session-key.ts";
  */
 export type RouteMatchedBy = BindingTier | "default";
 
-export type AgentRoute = { agentId: string; sessionKey: string; matchedBy: RouteMatchedBy; dmScope: DmScope };
+export type AgentRoute = {
+  agentId: string;
+  sessionKey: string;
+  matchedBy: RouteMatchedBy;
+  dmScope: DmScope;
+};
 export type RouteResult = AgentRoute | { rejected: string };
 
-export function resolveAgentRoute(config: EdgeclawConfig, envelope: InboundEnvelope, facts: RoutingFacts = {}): RouteResult {
+export function resolveAgentRoute(
+  config: EdgeclawConfig,
+  envelope: InboundEnvelope,
+  facts: RoutingFacts = {},
+): RouteResult {
   const match = matchBinding(config, envelope, facts, knownAgentIds(config));
   if (!match && (config.agents as Record<string, unknown>)["ownership"] === "explicit") {
     return {
@@ -41,7 +50,9 @@ export function resolveAgentRoute(config: EdgeclawConfig, envelope: InboundEnvel
     identityLinks: config.session.identityLinks,
   });
   // A channel-chosen session (Slack slash commands) replaces the conversation-derived key.
-  const scoped = envelope.sessionScope ? `agent:${agentId}:${envelope.sessionScope.toLowerCase()}` : sessionKey;
+  const scoped = envelope.sessionScope
+    ? `agent:${agentId}:${envelope.sessionScope.toLowerCase()}`
+    : sessionKey;
   return { agentId, sessionKey: scoped, matchedBy: match?.tier ?? "default", dmScope };
 }
 

@@ -75,6 +75,11 @@ export function resolveIdentityLink(
 }
 
 /** Key of a group's pending-history buffer (not a session): `<channel>:<accountId>:<group|channel>:<peerId>`. */
-export function groupHistoryKey(input: { channel: string; accountId?: string; chatType: "group" | "channel"; peerId: string }): string {
+export function groupHistoryKey(input: {
+  channel: string;
+  accountId?: string;
+  chatType: "group" | "channel";
+  peerId: string;
+}): string {
   return `${normalizeToken(input.channel)}:${normalizeAccountId(input.accountId)}:${input.chatType}:${normalizeToken(input.peerId)}`;
 }

@@ -16,7 +16,12 @@ export function resolveResetPolicy(
   const byChannel = config.session.resetByChannel[target.channel];
   if (byChannel) return byChannel;
   const byType = config.session.resetByType;
-  const typed = target.threadId && target.chatType !== "direct" ? byType.thread ?? byType.group : target.chatType === "direct" ? byType.direct : byType.group;
+  const typed =
+    target.threadId && target.chatType !== "direct"
+      ? (byType.thread ?? byType.group)
+      : target.chatType === "direct"
+        ? byType.direct
+        : byType.group;
   return typed ?? config.session.reset;
 }
 
@@ -36,7 +41,10 @@ export function sessionResetDue(input: {
     const last = input.lastInteractionAt ?? input.sessionStartedAt;
     if (now - last >= policy.idleMinutes * 60_000) return { reset: true, reason: "idle" };
   }
-  if (policy.mode === "daily" && input.sessionStartedAt < lastDailyBoundary(now, policy.atHour, input.timeZone)) {
+  if (
+    policy.mode === "daily" &&
+    input.sessionStartedAt < lastDailyBoundary(now, policy.atHour, input.timeZone)
+  ) {
     return { reset: true, reason: "daily" };
   }
   return { reset: false };
@@ -74,7 +82,14 @@ function localParts(instant: number, timeZone: string): LocalParts {
     second: "2-digit",
   }).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  return { year: get("year"), month: get("month"), day: get("day"), hour: get("hour"), minute: get("minute"), second: get("second") };
+  return {
+    year: get("year"),
+    month: get("month"),
+    day: get("day"),
+    hour: get("hour"),
+    minute: get("minute"),
+    second: get("second"),
+  };
 }
 
 /** Local wall time → UTC, correcting once for the zone offset (exact outside DST gaps). */
@@ -87,5 +102,8 @@ function zonedToUtc(wall: LocalParts, timeZone: string): number {
 
 function offsetMs(instant: number, timeZone: string): number {
   const p = localParts(instant, timeZone);
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(instant / 1000) * 1000;
+  return (
+    Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) -
+    Math.floor(instant / 1000) * 1000
+  );
 }

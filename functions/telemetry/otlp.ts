@@ -63,8 +63,15 @@ export function randomSpanId(): string {
 
 /** A run's trace id and root span id, derived from its UUID so every pass (and resume) agrees. */
 export function runTraceIds(runId: string): { traceId: string; spanId: string } {
-  const hex = runId.replace(/[^0-9a-f]/gi, "").toLowerCase().padEnd(32, "0").slice(0, 32);
-  return { traceId: hex, spanId: hex.slice(16) === "0000000000000000" ? "0000000000000001" : hex.slice(16) };
+  const hex = runId
+    .replace(/[^0-9a-f]/gi, "")
+    .toLowerCase()
+    .padEnd(32, "0")
+    .slice(0, 32);
+  return {
+    traceId: hex,
+    spanId: hex.slice(16) === "0000000000000000" ? "0000000000000001" : hex.slice(16),
+  };
 }
 
 export function otlpBody(spans: SpanRecord[], serviceName: string): unknown {
@@ -83,7 +90,9 @@ export function otlpBody(spans: SpanRecord[], serviceName: string): unknown {
               kind: span.parentSpanId ? 1 : 2,
               startTimeUnixNano: `${Math.round(span.startMs)}000000`,
               endTimeUnixNano: `${Math.round(Math.max(span.endMs, span.startMs))}000000`,
-              attributes: Object.entries(span.attributes).map(([key, value]) => attribute(key, value)),
+              attributes: Object.entries(span.attributes).map(([key, value]) =>
+                attribute(key, value),
+              ),
               status: { code: span.error ? 2 : 1 },
             })),
           },
@@ -95,7 +104,11 @@ export function otlpBody(spans: SpanRecord[], serviceName: string): unknown {
 
 function attribute(key: string, value: AttributeValue) {
   if (typeof value === "boolean") return { key, value: { boolValue: value } };
-  if (typeof value === "number") return { key, value: Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value } };
+  if (typeof value === "number")
+    return {
+      key,
+      value: Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value },
+    };
   return { key, value: { stringValue: value } };
 }
 

@@ -16,7 +16,12 @@ import { measure, printTable } from "./lib/measure.ts";
 import { estimateRunPlatformCost } from "../../functions/agent/platform-cost.ts";
 import { platformPricesSchema } from "../../functions/config/budgets.ts";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "150" }, concurrency: { type: "string", default: "1" } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string", default: "150" },
+    concurrency: { type: "string", default: "1" },
+  },
+});
 const requests = Math.min(2000, Number(values.requests));
 const concurrency = Math.min(32, Number(values.concurrency));
 const token = "bench-gateway-token-not-for-production";
@@ -25,7 +30,11 @@ const instance = await startDevInstance(
   {
     gateway: { auth: { token } },
     agents: { list: [{ id: "plain", default: true }, { id: "capped" }] },
-    budgets: { agents: { capped: { day: { usd: 1_000_000, tokens: 1_000_000_000_000 }, month: { usd: 10_000_000 } } } },
+    budgets: {
+      agents: {
+        capped: { day: { usd: 1_000_000, tokens: 1_000_000_000_000 }, month: { usd: 10_000_000 } },
+      },
+    },
   },
   { EDGECLAW_FAKE_MODEL: "1" },
 );
@@ -34,7 +43,10 @@ try {
     const res = await fetch(`${instance.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ model: `openclaw/${agent}`, messages: [{ role: "user", content: `question ${i}` }] }),
+      body: JSON.stringify({
+        model: `openclaw/${agent}`,
+        messages: [{ role: "user", content: `question ${i}` }],
+      }),
     });
     const json = (await res.json()) as { choices?: Array<{ message?: { content?: string } }> };
     return res.ok && Boolean(json.choices?.[0]?.message?.content);
@@ -47,7 +59,9 @@ try {
     await measure("run, no budget (again)", requests, concurrency, ask("plain")),
     await measure("run, agent budget (again)", requests, concurrency, ask("capped")),
   ];
-  console.log(`\nedgeclaw budget-check benchmark — ${requests} runs per row (one model call each), concurrency ${concurrency}, loopback, local workerd\n`);
+  console.log(
+    `\nedgeclaw budget-check benchmark — ${requests} runs per row (one model call each), concurrency ${concurrency}, loopback, local workerd\n`,
+  );
   printTable(rows, rows[0]!);
 
   // Paired: one plain and one capped run back to back, many times; the median of the differences
@@ -63,15 +77,28 @@ try {
   }
   differences.sort((a, b) => a - b);
   const median = differences[Math.floor(differences.length / 2)]!;
-  const quartiles: [number, number] = [differences[Math.floor(differences.length / 4)]!, differences[Math.floor((3 * differences.length) / 4)]!];
+  const quartiles: [number, number] = [
+    differences[Math.floor(differences.length / 4)]!,
+    differences[Math.floor((3 * differences.length) / 4)]!,
+  ];
   // The platform estimate the gateway meters per run (run_platform_cost), for 1,000 such messages,
   // with each run's wall time taken as the measured p50 (an upper bound: it includes the HTTP hops).
   const prices = platformPricesSchema.parse({});
-  for (const [label, row, scopes] of [["no budget", rows[0]!, 0], ["agent budget", rows[1]!, 1]] as const) {
-    const perRun = estimateRunPlatformCost({ events: 1, alarmPasses: 1, modelCalls: 1, budgetScopes: scopes, wallMs: row.p50Ms }, prices);
-    console.log(`platform cost per 1,000 messages (${label}, estimate at list prices): $${(perRun.estimatedUsd * 1000).toFixed(4)}`);
+  for (const [label, row, scopes] of [
+    ["no budget", rows[0]!, 0],
+    ["agent budget", rows[1]!, 1],
+  ] as const) {
+    const perRun = estimateRunPlatformCost(
+      { events: 1, alarmPasses: 1, modelCalls: 1, budgetScopes: scopes, wallMs: row.p50Ms },
+      prices,
+    );
+    console.log(
+      `platform cost per 1,000 messages (${label}, estimate at list prices): $${(perRun.estimatedUsd * 1000).toFixed(4)}`,
+    );
   }
-  console.log(`\nbudget check per model call (paired, ${requests} pairs): median ${median.toFixed(2)} ms (interquartile ${quartiles[0].toFixed(2)} … ${quartiles[1].toFixed(2)} ms)`);
+  console.log(
+    `\nbudget check per model call (paired, ${requests} pairs): median ${median.toFixed(2)} ms (interquartile ${quartiles[0].toFixed(2)} … ${quartiles[1].toFixed(2)} ms)`,
+  );
 } finally {
   await instance.stop();
 }

@@ -21,12 +21,24 @@ import { startDiscordStack, waitUntil } from "../../companion/test/discord-stack
 const { values } = parseArgs({ options: { events: { type: "string", default: "2000" } } });
 const events = Math.min(20_000, Math.max(10, Number(values.events)));
 
-const stack = await startDiscordStack({ allowFrom: ["1200000000000000001"], guildChannels: { "1300000000000000099": {} } });
+const stack = await startDiscordStack({
+  allowFrom: ["1200000000000000001"],
+  guildChannels: { "1300000000000000099": {} },
+});
 try {
-  const live = await waitUntil(async () => stack.gateway.live, 180_000, "the companion's Gateway session");
+  const live = await waitUntil(
+    async () => stack.gateway.live,
+    180_000,
+    "the companion's Gateway session",
+  );
   const storedSeq = async (): Promise<number> => {
     const path = "/internal/companion/state?channel=discord&accountId=default&key=seq";
-    const headers = await signRequest(stack.key, { method: "GET", path, body: new Uint8Array(), timestamp: Math.floor(Date.now() / 1000) });
+    const headers = await signRequest(stack.key, {
+      method: "GET",
+      path,
+      body: new Uint8Array(),
+      timestamp: Math.floor(Date.now() / 1000),
+    });
     const res = await fetch(`${stack.worker.url}${path}`, { headers });
     return Number(((await res.json()) as { value?: string }).value ?? 0);
   };
@@ -37,13 +49,23 @@ try {
 
   // Warm-up: the first events open Durable Objects and connections.
   let last = 0;
-  for (let i = 0; i < 50; i++) last = stack.gateway.dispatch("MESSAGE_CREATE", messageCreateData(String(1900000000000000000n + BigInt(i)), `warm ${i}`), live);
+  for (let i = 0; i < 50; i++)
+    last = stack.gateway.dispatch(
+      "MESSAGE_CREATE",
+      messageCreateData(String(1900000000000000000n + BigInt(i)), `warm ${i}`),
+      live,
+    );
   await waitUntil(async () => (await storedSeq()) >= last || undefined, 120_000, "warm-up stored");
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const idleRss = rss();
 
   const started = performance.now();
-  for (let i = 0; i < events; i++) last = stack.gateway.dispatch("MESSAGE_CREATE", messageCreateData(String(1910000000000000000n + BigInt(i)), `bench ${i}`), live);
+  for (let i = 0; i < events; i++)
+    last = stack.gateway.dispatch(
+      "MESSAGE_CREATE",
+      messageCreateData(String(1910000000000000000n + BigInt(i)), `bench ${i}`),
+      live,
+    );
   let peakRss = rss();
   await waitUntil(
     async () => {
@@ -55,10 +77,14 @@ try {
   );
   const seconds = (performance.now() - started) / 1000;
 
-  console.log(`\nedgeclaw Discord Gateway benchmark — loopback, local workerd, one companion process\n`);
+  console.log(
+    `\nedgeclaw Discord Gateway benchmark — loopback, local workerd, one companion process\n`,
+  );
   console.log(`| figure | value |\n| --- | --- |`);
   console.log(`| events dispatched | ${events} |`);
-  console.log(`| Gateway → companion → durable accept | ${(events / seconds).toFixed(0)} events/s (${seconds.toFixed(1)} s) |`);
+  console.log(
+    `| Gateway → companion → durable accept | ${(events / seconds).toFixed(0)} events/s (${seconds.toFixed(1)} s) |`,
+  );
   console.log(`| companion RSS idle | ${idleRss.toFixed(0)} MiB |`);
   console.log(`| companion RSS under load (peak) | ${peakRss.toFixed(0)} MiB |`);
 } finally {

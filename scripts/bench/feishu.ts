@@ -19,7 +19,12 @@ import { measure, printTable } from "./lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 
-const APP = { appId: "cli_bench", appSecret: "bench-app-secret", encryptKey: "bench-encrypt-key", verificationToken: "bench-verification-token" };
+const APP = {
+  appId: "cli_bench",
+  appSecret: "bench-app-secret",
+  encryptKey: "bench-encrypt-key",
+  verificationToken: "bench-verification-token",
+};
 const BOT = "ou_benchbot000000000000000000000000";
 
 const fake = await startFakeFeishuApi({ apps: { [APP.appId]: APP.appSecret } });
@@ -41,7 +46,12 @@ const instance = await startDevInstance(
       },
     },
   },
-  { EDGECLAW_FAKE_MODEL: "1", FEISHU_APP_SECRET: APP.appSecret, FEISHU_ENCRYPT_KEY: APP.encryptKey, FEISHU_VERIFICATION_TOKEN: APP.verificationToken },
+  {
+    EDGECLAW_FAKE_MODEL: "1",
+    FEISHU_APP_SECRET: APP.appSecret,
+    FEISHU_ENCRYPT_KEY: APP.encryptKey,
+    FEISHU_VERIFICATION_TOKEN: APP.verificationToken,
+  },
 );
 
 try {
@@ -49,15 +59,35 @@ try {
   const refusals = new Refusals();
   const event = (i: number, chat: string, p2p: boolean) => ({
     schema: "2.0",
-    header: { event_id: `ev_${run}_${i}`, event_type: "im.message.receive_v1", create_time: String(Date.now()), token: APP.verificationToken, app_id: APP.appId, tenant_key: "bench" },
+    header: {
+      event_id: `ev_${run}_${i}`,
+      event_type: "im.message.receive_v1",
+      create_time: String(Date.now()),
+      token: APP.verificationToken,
+      app_id: APP.appId,
+      tenant_key: "bench",
+    },
     event: {
-      sender: { sender_id: { open_id: `ou_bench${run}${i}` }, sender_type: "user", tenant_key: "bench" },
-      message: { message_id: `om_${run}_${i}`, chat_id: chat, chat_type: p2p ? "p2p" : "group", message_type: "text", content: JSON.stringify({ text: `bench ${i}` }), mentions: [] },
+      sender: {
+        sender_id: { open_id: `ou_bench${run}${i}` },
+        sender_type: "user",
+        tenant_key: "bench",
+      },
+      message: {
+        message_id: `om_${run}_${i}`,
+        chat_id: chat,
+        chat_type: p2p ? "p2p" : "group",
+        message_type: "text",
+        content: JSON.stringify({ text: `bench ${i}` }),
+        mentions: [],
+      },
     },
   });
   /** Posts `body` as Feishu would; `forged` signs with a guessed key. Returns the HTTP status (0: no answer). */
   const post = async (body: unknown, forged = false): Promise<number> => {
-    const raw = JSON.stringify({ encrypt: await encryptFeishu(APP.encryptKey, JSON.stringify(body)) });
+    const raw = JSON.stringify({
+      encrypt: await encryptFeishu(APP.encryptKey, JSON.stringify(body)),
+    });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const nonce = Math.random().toString(36).slice(2);
     return refusals.send(`${instance.url}/feishu/events`, {
@@ -66,7 +96,12 @@ try {
         "content-type": "application/json; charset=utf-8",
         "x-lark-request-timestamp": timestamp,
         "x-lark-request-nonce": nonce,
-        "x-lark-signature": await signFeishuRequest(timestamp, nonce, forged ? "guessed-key" : APP.encryptKey, raw),
+        "x-lark-signature": await signFeishuRequest(
+          timestamp,
+          nonce,
+          forged ? "guessed-key" : APP.encryptKey,
+          raw,
+        ),
       },
       body: raw,
     });
@@ -78,21 +113,38 @@ try {
   const roundTrip = await measure("event → reply in Feishu (demo model)", replies, 1, async (i) => {
     const chat = `oc_dm${run}${i}`;
     const messageId = `om_${run}_${2_000_000 + i}`;
-    await fetch(`${fake.url}/_control/message`, { method: "POST", body: JSON.stringify({ message_id: messageId, chat_id: chat }) });
+    await fetch(`${fake.url}/_control/message`, {
+      method: "POST",
+      body: JSON.stringify({ message_id: messageId, chat_id: chat }),
+    });
     if ((await post(event(2_000_000 + i, chat, true))) !== 200) return false;
     return replyLands(async () => {
-      const messages = (await (await fetch(`${fake.url}/_control/messages?chat=${chat}`)).json()) as Array<{ msg_type: string; streaming?: boolean }>;
+      const messages = (await (
+        await fetch(`${fake.url}/_control/messages?chat=${chat}`)
+      ).json()) as Array<{ msg_type: string; streaming?: boolean }>;
       return messages.some((m) => m.msg_type === "post" || m.streaming === false);
     });
   });
 
   const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /feishu/events (decrypt + signature, accept only)", requests, concurrency, (i) => inGroup(i));
+  const accepted = await measure(
+    "POST /feishu/events (decrypt + signature, accept only)",
+    requests,
+    concurrency,
+    (i) => inGroup(i),
+  );
   const beforeForged = refusals.total;
-  const forged = await measure("POST /feishu/events forged signature (401 expected)", requests, concurrency, async (i) => (await post(event(3_000_000 + i, `oc_forged${run}${i}`, false), true)) === 401);
+  const forged = await measure(
+    "POST /feishu/events forged signature (401 expected)",
+    requests,
+    concurrency,
+    async (i) => (await post(event(3_000_000 + i, `oc_forged${run}${i}`, false), true)) === 401,
+  );
   const refusedForged = refusals.total - beforeForged;
 
-  console.log(`\nedgeclaw Feishu benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  console.log(
+    `\nedgeclaw Feishu benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, forged, roundTrip], baseline);
   console.log(`\nforged requests refused: ${refusedForged} of ${requests}`);
   refusals.print();

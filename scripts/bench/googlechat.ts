@@ -45,7 +45,18 @@ try {
   const refusals = new Refusals();
   // Google signs a token per request; a few are plenty, reused as Google's are (valid for an hour).
   const tokens = await Promise.all(
-    Array.from({ length: 8 }, async () => ((await (await fetch(`${fake.url}/_control/sign`, { method: "POST", body: JSON.stringify({ audienceType: "app-url", audience: AUDIENCE }) })).json()) as { token: string }).token),
+    Array.from(
+      { length: 8 },
+      async () =>
+        (
+          (await (
+            await fetch(`${fake.url}/_control/sign`, {
+              method: "POST",
+              body: JSON.stringify({ audienceType: "app-url", audience: AUDIENCE }),
+            })
+          ).json()) as { token: string }
+        ).token,
+    ),
   );
   const event = (i: number, space: string, dm: boolean) => {
     const sender = { name: `users/bench-${run}-${i}`, displayName: "Bench", type: "HUMAN" };
@@ -54,33 +65,57 @@ try {
       eventTime: new Date().toISOString(),
       space: { name: space, type: dm ? "DM" : "ROOM", spaceType: dm ? "DIRECT_MESSAGE" : "SPACE" },
       user: sender,
-      message: { name: `${space}/messages/m${run}${i}`, sender, text: `bench ${i}`, thread: { name: `${space}/threads/t${i}` } },
+      message: {
+        name: `${space}/messages/m${run}${i}`,
+        sender,
+        text: `bench ${i}`,
+        thread: { name: `${space}/threads/t${i}` },
+      },
     };
   };
   const post = async (i: number, body: unknown) => {
-    return (await refusals.send(`${instance.url}/googlechat`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
-      body: JSON.stringify(body),
-    })) === 200;
+    return (
+      (await refusals.send(`${instance.url}/googlechat`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${tokens[i % tokens.length]}`,
+        },
+        body: JSON.stringify(body),
+      })) === 200
+    );
   };
   const inSpace = (i: number) => post(i, event(i, `spaces/bench${run}${i}`, false));
 
   await warmUp(instance.url, (i) => inSpace(1_000_000 + i));
 
-  const roundTrip = await measure("event → reply in Google Chat (demo model)", replies, 1, async (i) => {
-    const space = `spaces/dm${run}${i}`;
-    if (!(await post(i, event(2_000_000 + i, space, true)))) return false;
-    return replyLands(async () => {
-      const { messages } = (await (await fetch(`${fake.url}/_control/messages?space=${space}`)).json()) as { messages: Array<{ text: string; deleted: boolean }> };
-      return messages.some((m) => !m.deleted && !m.text.startsWith("_Typing"));
-    });
-  });
+  const roundTrip = await measure(
+    "event → reply in Google Chat (demo model)",
+    replies,
+    1,
+    async (i) => {
+      const space = `spaces/dm${run}${i}`;
+      if (!(await post(i, event(2_000_000 + i, space, true)))) return false;
+      return replyLands(async () => {
+        const { messages } = (await (
+          await fetch(`${fake.url}/_control/messages?space=${space}`)
+        ).json()) as { messages: Array<{ text: string; deleted: boolean }> };
+        return messages.some((m) => !m.deleted && !m.text.startsWith("_Typing"));
+      });
+    },
+  );
 
   const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /googlechat (bearer JWT, accept only)", requests, concurrency, (i) => inSpace(i));
+  const accepted = await measure(
+    "POST /googlechat (bearer JWT, accept only)",
+    requests,
+    concurrency,
+    (i) => inSpace(i),
+  );
 
-  console.log(`\nedgeclaw Google Chat benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  console.log(
+    `\nedgeclaw Google Chat benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, roundTrip], baseline);
   refusals.print();
 } finally {

@@ -13,12 +13,19 @@ import { startDevInstance } from "./lib/dev-instance.ts";
 import { measure, printTable } from "./lib/measure.ts";
 import { workerBundleSize } from "./lib/bundle-size.ts";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string", default: "400" },
+    concurrency: { type: "string", default: "8" },
+  },
+});
 const requests = Math.min(5000, Number(values.requests));
 const concurrency = Math.min(64, Number(values.concurrency));
 const key = { id: "bench", secret: "bench-secret-not-for-production" };
 
-const instance = await startDevInstance({ companion: { ingressKeys: [{ id: key.id, secret: key.secret, channels: ["bench"] }] } });
+const instance = await startDevInstance({
+  companion: { ingressKeys: [{ id: key.id, secret: key.secret, channels: ["bench"] }] },
+});
 try {
   const run = `${Date.now()}`;
   const send = async (peer: (i: number) => string, i: number) => {
@@ -32,8 +39,17 @@ try {
       receivedAt: Date.now(),
       route: { channel: "bench", to: peer(i) },
     });
-    const headers = await signRequest(key, { method: "POST", path: "/internal/ingress", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
-    const res = await fetch(`${instance.url}/internal/ingress`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    const headers = await signRequest(key, {
+      method: "POST",
+      path: "/internal/ingress",
+      body: new TextEncoder().encode(body),
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    const res = await fetch(`${instance.url}/internal/ingress`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
     const json = (await res.json()) as { status?: string };
     return res.ok && json.status === "accepted";
   };
@@ -41,12 +57,34 @@ try {
   await measure("warm-up", 50, 4, (i) => send((n) => `warm-${n}`, i));
   await measure("warm-up", 50, 4, async () => (await fetch(`${instance.url}/health`)).ok);
 
-  const baseline = await measure("GET /health (baseline)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
-  const manySessions = await measure("POST /internal/ingress, new session each", requests, concurrency, (i) => send((n) => `room-${run}-${n}`, i));
-  const oneSession = await measure("POST /internal/ingress, one session", requests, concurrency, (i) => send(() => `room-${run}-hot`, i));
-  const baselineAgain = await measure("GET /health (baseline, again)", requests, concurrency, async () => (await fetch(`${instance.url}/health`)).ok);
+  const baseline = await measure(
+    "GET /health (baseline)",
+    requests,
+    concurrency,
+    async () => (await fetch(`${instance.url}/health`)).ok,
+  );
+  const manySessions = await measure(
+    "POST /internal/ingress, new session each",
+    requests,
+    concurrency,
+    (i) => send((n) => `room-${run}-${n}`, i),
+  );
+  const oneSession = await measure(
+    "POST /internal/ingress, one session",
+    requests,
+    concurrency,
+    (i) => send(() => `room-${run}-hot`, i),
+  );
+  const baselineAgain = await measure(
+    "GET /health (baseline, again)",
+    requests,
+    concurrency,
+    async () => (await fetch(`${instance.url}/health`)).ok,
+  );
 
-  console.log(`\nedgeclaw ingress benchmark — ${requests} requests per row, concurrency ${concurrency}, loopback, local workerd\n`);
+  console.log(
+    `\nedgeclaw ingress benchmark — ${requests} requests per row, concurrency ${concurrency}, loopback, local workerd\n`,
+  );
   printTable([baseline, manySessions, oneSession, baselineAgain], baseline);
   console.log(`\nWorker bundle (wrangler deploy --dry-run): ${workerBundleSize()}`);
 } finally {

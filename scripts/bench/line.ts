@@ -43,7 +43,8 @@ try {
   const run = Date.now().toString(16);
   /** Why requests failed (status and body), so a failure count is never a mystery. */
   const refusals = new Refusals();
-  const id = (prefix: string, i: number) => `${prefix}${`${run}${i.toString(16)}`.padStart(32, "0").slice(-32)}`;
+  const id = (prefix: string, i: number) =>
+    `${prefix}${`${run}${i.toString(16)}`.padStart(32, "0").slice(-32)}`;
   const event = (i: number, source: Record<string, string>, replyToken?: string) => ({
     type: "message",
     mode: "active",
@@ -56,35 +57,56 @@ try {
   });
   const post = async (events: unknown[]) => {
     const body = JSON.stringify({ destination: BOT, events });
-    return (await refusals.send(`${instance.url}/line/webhook`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-line-signature": await signLineBody(channelSecret, body) },
-      body,
-    })) === 200;
+    return (
+      (await refusals.send(`${instance.url}/line/webhook`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-line-signature": await signLineBody(channelSecret, body),
+        },
+        body,
+      })) === 200
+    );
   };
-  const inGroup = (i: number) => event(i, { type: "group", groupId: id("C", i), userId: id("U", i) });
+  const inGroup = (i: number) =>
+    event(i, { type: "group", groupId: id("C", i), userId: id("U", i) });
 
   await warmUp(instance.url, (i) => post([inGroup(1_000_000 + i)]));
 
   const roundTrip = await measure("event → reply in LINE (demo model)", replies, 1, async (i) => {
     const user = id("U", 2_000_000 + i);
     const token = `rt${run}${i}`;
-    await fetch(`${fakeLine.url}/_control/reply-token`, { method: "POST", body: JSON.stringify({ replyToken: token, to: user }) });
+    await fetch(`${fakeLine.url}/_control/reply-token`, {
+      method: "POST",
+      body: JSON.stringify({ replyToken: token, to: user }),
+    });
     if (!(await post([event(2_000_000 + i, { type: "user", userId: user }, token)]))) return false;
     return replyLands(async () => {
-      const messages = (await (await fetch(`${fakeLine.url}/_control/messages?to=${user}`)).json()) as unknown[];
+      const messages = (await (
+        await fetch(`${fakeLine.url}/_control/messages?to=${user}`)
+      ).json()) as unknown[];
       return messages.length > 0;
     });
   });
 
   const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /line/webhook (signed, 1 event, accept only)", requests, concurrency, (i) => post([inGroup(i)]));
+  const accepted = await measure(
+    "POST /line/webhook (signed, 1 event, accept only)",
+    requests,
+    concurrency,
+    (i) => post([inGroup(i)]),
+  );
   const batches = Math.max(1, Math.floor(requests / 5));
-  const batched = await measure("POST /line/webhook (signed, 5 events, accept only)", batches, concurrency, (i) =>
-    post(Array.from({ length: 5 }, (_, k) => inGroup(3_000_000 + i * 5 + k))),
+  const batched = await measure(
+    "POST /line/webhook (signed, 5 events, accept only)",
+    batches,
+    concurrency,
+    (i) => post(Array.from({ length: 5 }, (_, k) => inGroup(3_000_000 + i * 5 + k))),
   );
 
-  console.log(`\nedgeclaw LINE benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  console.log(
+    `\nedgeclaw LINE benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, batched, roundTrip], baseline);
   console.log(`\n5-event requests: ${(batched.perSecond * 5).toFixed(0)} events/s accepted`);
   refusals.print();

@@ -30,11 +30,20 @@ function random(seed: number): () => number {
   };
 }
 
-const VOCABULARY = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${"aeiou"[i % 5]}${"rstln"[(i >> 3) % 5]}`);
+const VOCABULARY = Array.from(
+  { length: 3000 },
+  (_, i) => `w${i.toString(36)}${"aeiou"[i % 5]}${"rstln"[(i >> 3) % 5]}`,
+);
 
 function note(next: () => number, lines: number): string {
   const out: string[] = [];
-  for (let l = 0; l < lines; l++) out.push(Array.from({ length: 12 }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)]).join(" "));
+  for (let l = 0; l < lines; l++)
+    out.push(
+      Array.from(
+        { length: 12 },
+        () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)],
+      ).join(" "),
+    );
   return out.join("\n");
 }
 
@@ -44,15 +53,32 @@ function percentile(sorted: number[], p: number): number {
 
 it(`memory search over ${FILES} files`, async () => {
   const agentId = `bench-${crypto.randomUUID().slice(0, 8)}`;
-  const config = parseConfig({ memory: { search: { provider: "openai", baseUrl: `${fakeModelUrl()}/v1`, apiKey: "bench", model: "bench-embed" } } });
+  const config = parseConfig({
+    memory: {
+      search: {
+        provider: "openai",
+        baseUrl: `${fakeModelUrl()}/v1`,
+        apiKey: "bench",
+        model: "bench-embed",
+      },
+    },
+  });
   const keywordOnly = parseConfig({ memory: { search: { provider: "none" } } });
   const next = random(7);
   // ~150 lines of ~80 characters: ten 400-token chunks per file with the default 80-token overlap.
-  const rows = Array.from({ length: FILES }, (_, i) => ({ path: `memory/2026-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}-n${i}.md`, content: note(next, 150) }));
+  const rows = Array.from({ length: FILES }, (_, i) => ({
+    path: `memory/2026-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}-n${i}.md`,
+    content: note(next, 150),
+  }));
   await withDb(menv, async (db) => {
     for (let at = 0; at < rows.length; at += 100) {
       const batch = rows.slice(at, at + 100);
-      await db.execute(sql`insert into workspace_files (agent_id, path, content) values ${sql.join(batch.map((r) => sql`(${agentId}, ${r.path}, ${r.content})`), sql`, `)}`);
+      await db.execute(
+        sql`insert into workspace_files (agent_id, path, content) values ${sql.join(
+          batch.map((r) => sql`(${agentId}, ${r.path}, ${r.content})`),
+          sql`, `,
+        )}`,
+      );
     }
   });
 
@@ -66,7 +92,10 @@ it(`memory search over ${FILES} files`, async () => {
   const timings = async (cfg: typeof config): Promise<number[]> => {
     const out: number[] = [];
     for (let q = 0; q < QUERIES; q++) {
-      const query = Array.from({ length: 4 }, () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)]).join(" ");
+      const query = Array.from(
+        { length: 4 },
+        () => VOCABULARY[Math.floor(next() ** 2 * VOCABULARY.length)],
+      ).join(" ");
       const t = performance.now();
       const outcome = await searchMemory(menv, cfg, agentId, query, { includePrivate: true });
       out.push(performance.now() - t);
@@ -83,7 +112,8 @@ it(`memory search over ${FILES} files`, async () => {
   staleness.sort((a, b) => a - b);
   const hybrid = await timings(config);
   const keyword = await timings(keywordOnly);
-  const fmt = (xs: number[]) => `p50 ${percentile(xs, 0.5).toFixed(1)} ms, p99 ${percentile(xs, 0.99).toFixed(1)} ms, max ${xs.at(-1)!.toFixed(1)} ms`;
+  const fmt = (xs: number[]) =>
+    `p50 ${percentile(xs, 0.5).toFixed(1)} ms, p99 ${percentile(xs, 0.99).toFixed(1)} ms, max ${xs.at(-1)!.toFixed(1)} ms`;
   console.log(
     [
       "",

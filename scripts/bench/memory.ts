@@ -37,7 +37,16 @@ const fakeSlack = await startFakeSlackApi();
 const instance = await startDevInstance(
   {
     session: { dmScope: "per-channel-peer" },
-    channels: { slack: { mode: "http", apiBaseUrl: `${fakeSlack.url}/api/`, botToken: "xoxb-bench", signingSecret, dmPolicy: "open", allowFrom: ["*"] } },
+    channels: {
+      slack: {
+        mode: "http",
+        apiBaseUrl: `${fakeSlack.url}/api/`,
+        botToken: "xoxb-bench",
+        signingSecret,
+        dmPolicy: "open",
+        allowFrom: ["*"],
+      },
+    },
   },
   { EDGECLAW_FAKE_MODEL: "1" },
   { viaNpm: true },
@@ -62,12 +71,23 @@ async function post(session: number): Promise<boolean> {
     api_app_id: "ABENCH",
     event_id: `Ev${run}${i}`,
     event_time: Math.floor(Date.now() / 1000),
-    event: { type: "message", channel: channelOf(session), channel_type: "im", user: `U${run}S${session}`, text: `bench message ${i}: how are you?`, ts: `1700000000.${String(i).padStart(6, "0")}` },
+    event: {
+      type: "message",
+      channel: channelOf(session),
+      channel_type: "im",
+      user: `U${run}S${session}`,
+      text: `bench message ${i}: how are you?`,
+      ts: `1700000000.${String(i).padStart(6, "0")}`,
+    },
   });
   const timestamp = String(Math.floor(Date.now() / 1000));
   const res = await fetch(`${instance.url}/slack/events`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-slack-request-timestamp": timestamp, "x-slack-signature": await signSlackRequest(signingSecret, timestamp, body) },
+    headers: {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": timestamp,
+      "x-slack-signature": await signSlackRequest(signingSecret, timestamp, body),
+    },
     body,
     signal: AbortSignal.timeout(15_000),
   });
@@ -76,8 +96,12 @@ async function post(session: number): Promise<boolean> {
 }
 
 async function repliesIn(channel?: string): Promise<number> {
-  if (!channel) return ((await (await fetch(`${fakeSlack.url}/_control/count`)).json()) as { messages: number }).messages;
-  const stored = (await (await fetch(`${fakeSlack.url}/_control/messages?channel=${channel}`)).json()) as { deleted?: boolean }[];
+  if (!channel)
+    return ((await (await fetch(`${fakeSlack.url}/_control/count`)).json()) as { messages: number })
+      .messages;
+  const stored = (await (
+    await fetch(`${fakeSlack.url}/_control/messages?channel=${channel}`)
+  ).json()) as { deleted?: boolean }[];
   return stored.filter((message) => !message.deleted).length;
 }
 
@@ -87,7 +111,8 @@ async function sendAll(targets: number[]): Promise<number> {
   let failed = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let index = next++; index < targets.length; index = next++) if (!(await post(targets[index]!).catch(() => false))) failed++;
+      for (let index = next++; index < targets.length; index = next++)
+        if (!(await post(targets[index]!).catch(() => false))) failed++;
     }),
   );
   await quiet();
@@ -126,11 +151,17 @@ function sleep(ms: number) {
 
 const byRole = (samples: ProcessSample[], pick: (s: ProcessSample) => number) => {
   const totals = new Map<string, number>();
-  for (const sample of samples) totals.set(sample.role, (totals.get(sample.role) ?? 0) + pick(sample));
+  for (const sample of samples)
+    totals.set(sample.role, (totals.get(sample.role) ?? 0) + pick(sample));
   return totals;
 };
-const total = (samples: ProcessSample[], pick: (s: ProcessSample) => number) => samples.reduce((sum, s) => sum + pick(s), 0);
-const workerdRss = (samples: ProcessSample[]) => total(samples.filter((s) => s.role === "workerd"), (s) => s.rssBytes);
+const total = (samples: ProcessSample[], pick: (s: ProcessSample) => number) =>
+  samples.reduce((sum, s) => sum + pick(s), 0);
+const workerdRss = (samples: ProcessSample[]) =>
+  total(
+    samples.filter((s) => s.role === "workerd"),
+    (s) => s.rssBytes,
+  );
 
 try {
   await sleep(settleMs);
@@ -166,14 +197,30 @@ try {
   const rssSettled = byRole(settled, (s) => s.rssBytes);
   const cpuBefore = byRole(cpuStart, (s) => s.cpuTicks);
   const cpuAfter = byRole(loaded, (s) => s.cpuTicks);
-  const cpuUsed = new Map(roles.map((role) => [role, (cpuAfter.get(role) ?? 0) - (cpuBefore.get(role) ?? 0)]));
+  const cpuUsed = new Map(
+    roles.map((role) => [role, (cpuAfter.get(role) ?? 0) - (cpuBefore.get(role) ?? 0)]),
+  );
   const cpuTotal = [...cpuUsed.values()].reduce((a, b) => a + b, 0);
 
-  console.log(`\nedgeclaw memory benchmark — npm run dev, demo model, fake Slack; ${eventNumber} messages (${failed} not acked 200), ${replies} replies, ${seconds.toFixed(0)} s\n`);
-  const header = ["process", "count", "RSS idle MiB", "PSS idle", "RSS loaded", "PSS loaded", `RSS +${settleMs / 1000}s`, "CPU s (load)", "CPU share"];
+  console.log(
+    `\nedgeclaw memory benchmark — npm run dev, demo model, fake Slack; ${eventNumber} messages (${failed} not acked 200), ${replies} replies, ${seconds.toFixed(0)} s\n`,
+  );
+  const header = [
+    "process",
+    "count",
+    "RSS idle MiB",
+    "PSS idle",
+    "RSS loaded",
+    "PSS loaded",
+    `RSS +${settleMs / 1000}s`,
+    "CPU s (load)",
+    "CPU share",
+  ];
   const rows = roles.map((role) => [
     role,
-    String(loaded.filter((s) => s.role === role).length || idle.filter((s) => s.role === role).length),
+    String(
+      loaded.filter((s) => s.role === role).length || idle.filter((s) => s.role === role).length,
+    ),
     mib(rssIdle.get(role) ?? 0),
     mib(pssIdle.get(role) ?? 0),
     mib(rssLoaded.get(role) ?? 0),
@@ -193,17 +240,27 @@ try {
     cpuSeconds(cpuTotal).toFixed(1),
     "100%",
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const format = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => row[i]!.length)),
+  );
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join("  ");
   console.log(format(header));
   for (const row of rows) console.log(format(row));
 
   const idleWorkerd = workerdRss(idle);
-  const perSession = (sample: ProcessSample[], count: number) => ((workerdRss(sample) - idleWorkerd) / count / 1024).toFixed(0);
-  console.log(`\nworkerd RSS: ${mib(idleWorkerd)} MiB with 0 sessions, ${mib(workerdRss(at50))} MiB with 50 (${perSession(at50, 50)} KiB each), ` +
-    `${mib(workerdRss(atAll))} MiB with ${sessions} (${perSession(atAll, sessions)} KiB each)`);
-  console.log(`one more session with a ${turns}-turn conversation: workerd ${mib(workerdRss(atAll))} → ${mib(workerdRss(afterLong))} MiB ` +
-    `(${((workerdRss(afterLong) - workerdRss(atAll)) / 1024).toFixed(0)} KiB)`);
+  const perSession = (sample: ProcessSample[], count: number) =>
+    ((workerdRss(sample) - idleWorkerd) / count / 1024).toFixed(0);
+  console.log(
+    `\nworkerd RSS: ${mib(idleWorkerd)} MiB with 0 sessions, ${mib(workerdRss(at50))} MiB with 50 (${perSession(at50, 50)} KiB each), ` +
+      `${mib(workerdRss(atAll))} MiB with ${sessions} (${perSession(atAll, sessions)} KiB each)`,
+  );
+  console.log(
+    `one more session with a ${turns}-turn conversation: workerd ${mib(workerdRss(atAll))} → ${mib(workerdRss(afterLong))} MiB ` +
+      `(${((workerdRss(afterLong) - workerdRss(atAll)) / 1024).toFixed(0)} KiB)`,
+  );
 } finally {
   await instance.stop();
   await fakeSlack.stop();

@@ -14,7 +14,12 @@ import { startFakeSlackApi } from "../../test/fakes/slack-api.ts";
 import { startDevInstance, type DevInstance } from "./lib/dev-instance.ts";
 import { measure, printTable, type Figures } from "./lib/measure.ts";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string", default: "400" },
+    concurrency: { type: "string", default: "8" },
+  },
+});
 const requests = Math.min(5000, Number(values.requests));
 const concurrency = Math.min(64, Number(values.concurrency));
 const signingSecret = "bench-signing-secret-not-for-production";
@@ -22,7 +27,16 @@ const signingSecret = "bench-signing-secret-not-for-production";
 const fakeSlack = await startFakeSlackApi();
 const config = (enabled: boolean) => ({
   diagnostics: { enabled },
-  channels: { slack: { mode: "http", apiBaseUrl: `${fakeSlack.url}/api/`, botToken: "xoxb-bench", signingSecret, dmPolicy: "open", allowFrom: ["*"] } },
+  channels: {
+    slack: {
+      mode: "http",
+      apiBaseUrl: `${fakeSlack.url}/api/`,
+      botToken: "xoxb-bench",
+      signingSecret,
+      dmPolicy: "open",
+      allowFrom: ["*"],
+    },
+  },
 });
 const instances: DevInstance[] = [];
 try {
@@ -40,12 +54,23 @@ try {
       api_app_id: "ABENCH",
       event_id: `Ev${run}${i}`,
       event_time: Math.floor(Date.now() / 1000),
-      event: { type: "message", channel: `C${run}M${i}`, channel_type: "channel", user: `U${run}${i}`, text: `bench ${i}`, ts: `1700000000.${String(i).padStart(6, "0")}` },
+      event: {
+        type: "message",
+        channel: `C${run}M${i}`,
+        channel_type: "channel",
+        user: `U${run}${i}`,
+        text: `bench ${i}`,
+        ts: `1700000000.${String(i).padStart(6, "0")}`,
+      },
     });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const res = await fetch(`${instance.url}/slack/events`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-slack-request-timestamp": timestamp, "x-slack-signature": await signSlackRequest(signingSecret, timestamp, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": await signSlackRequest(signingSecret, timestamp, body),
+      },
       body,
     });
     await res.arrayBuffer();
@@ -71,11 +96,16 @@ try {
     paired[target].push(performance.now() - t0);
     return ok;
   });
-  for (const side of ["on", "off"] as const) rows.push(figuresOf(`metrics ${side}${side === "on" ? " " : ""} (interleaved)`, paired[side]));
-  console.log(`\nedgeclaw ack latency with metrics on vs off — ${requests} signed Slack events per row, concurrency ${concurrency}, loopback, local workerd\n`);
+  for (const side of ["on", "off"] as const)
+    rows.push(figuresOf(`metrics ${side}${side === "on" ? " " : ""} (interleaved)`, paired[side]));
+  console.log(
+    `\nedgeclaw ack latency with metrics on vs off — ${requests} signed Slack events per row, concurrency ${concurrency}, loopback, local workerd\n`,
+  );
   printTable(rows, rows[1]!);
   const scrape = await fetch(`${on.url}/metrics`);
-  console.log(`\n(/metrics on the "on" instance answered ${scrape.status} without a token, as it should be 401)`);
+  console.log(
+    `\n(/metrics on the "on" instance answered ${scrape.status} without a token, as it should be 401)`,
+  );
 } finally {
   for (const instance of instances) await instance.stop();
   await fakeSlack.stop();
@@ -83,7 +113,16 @@ try {
 
 function figuresOf(label: string, latencies: number[]): Figures {
   const sorted = [...latencies].sort((a, b) => a - b);
-  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const pick = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   const meanMs = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length);
-  return { label, requests: sorted.length, failures: 0, p50Ms: pick(0.5), p99Ms: pick(0.99), meanMs, perSecond: 1000 / Math.max(1, meanMs) };
+  return {
+    label,
+    requests: sorted.length,
+    failures: 0,
+    p50Ms: pick(0.5),
+    p99Ms: pick(0.99),
+    meanMs,
+    perSecond: 1000 / Math.max(1, meanMs),
+  };
 }

@@ -45,7 +45,18 @@ try {
   const refusals = new Refusals();
   // The Bot Framework reuses a token for many activities; a few are plenty.
   const tokens = await Promise.all(
-    Array.from({ length: 8 }, async () => ((await (await fetch(`${fake.url}/_control/sign`, { method: "POST", body: JSON.stringify({ serviceUrl: fake.url }) })).json()) as { token: string }).token),
+    Array.from(
+      { length: 8 },
+      async () =>
+        (
+          (await (
+            await fetch(`${fake.url}/_control/sign`, {
+              method: "POST",
+              body: JSON.stringify({ serviceUrl: fake.url }),
+            })
+          ).json()) as { token: string }
+        ).token,
+    ),
   );
   const activity = (i: number, conversation: string, personal: boolean) => ({
     type: "message",
@@ -55,15 +66,24 @@ try {
     channelId: "msteams",
     from: { id: `29:bench-${run}-${i}`, name: "Bench", aadObjectId: `bench-${run}-${i}` },
     recipient: { id: `28:${FAKE_MSTEAMS_APP.appId}`, name: "edgeclaw" },
-    conversation: { id: conversation, conversationType: personal ? "personal" : "groupChat", tenantId: FAKE_MSTEAMS_APP.tenantId },
+    conversation: {
+      id: conversation,
+      conversationType: personal ? "personal" : "groupChat",
+      tenantId: FAKE_MSTEAMS_APP.tenantId,
+    },
     text: `bench ${i}`,
   });
   const post = async (i: number, body: unknown) => {
-    return (await refusals.send(`${instance.url}/api/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${tokens[i % tokens.length]}` },
-      body: JSON.stringify(body),
-    })) === 200;
+    return (
+      (await refusals.send(`${instance.url}/api/messages`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${tokens[i % tokens.length]}`,
+        },
+        body: JSON.stringify(body),
+      })) === 200
+    );
   };
   const inGroup = (i: number) => post(i, activity(i, `19:bench${run}${i}@thread.v2`, false));
 
@@ -73,15 +93,26 @@ try {
     const conversation = `a:bench${run}${i}`;
     if (!(await post(i, activity(2_000_000 + i, conversation, true)))) return false;
     return replyLands(async () => {
-      const { activities } = (await (await fetch(`${fake.url}/_control/activities?conversation=${encodeURIComponent(conversation)}`)).json()) as { activities: Array<{ type: string }> };
+      const { activities } = (await (
+        await fetch(
+          `${fake.url}/_control/activities?conversation=${encodeURIComponent(conversation)}`,
+        )
+      ).json()) as { activities: Array<{ type: string }> };
       return activities.some((a) => a.type === "message");
     });
   });
 
   const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /api/messages (Bot Framework JWT, accept only)", requests, concurrency, (i) => inGroup(i));
+  const accepted = await measure(
+    "POST /api/messages (Bot Framework JWT, accept only)",
+    requests,
+    concurrency,
+    (i) => inGroup(i),
+  );
 
-  console.log(`\nedgeclaw Microsoft Teams benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  console.log(
+    `\nedgeclaw Microsoft Teams benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, roundTrip], baseline);
   refusals.print();
 } finally {

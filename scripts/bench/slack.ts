@@ -48,13 +48,24 @@ try {
       api_app_id: "ABENCH",
       event_id: `Ev${run}${i}`,
       event_time: Math.floor(Date.now() / 1000),
-      event: { type: "message", channel, channel_type: channelType, user: `U${run}${i}`, text: `bench ${i}`, ts: `1700000000.${String(i).padStart(6, "0")}` },
+      event: {
+        type: "message",
+        channel,
+        channel_type: channelType,
+        user: `U${run}${i}`,
+        text: `bench ${i}`,
+        ts: `1700000000.${String(i).padStart(6, "0")}`,
+      },
     });
   const post = async (body: string) => {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const res = await fetch(`${instance.url}/slack/events`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-slack-request-timestamp": timestamp, "x-slack-signature": await signSlackRequest(signingSecret, timestamp, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": await signSlackRequest(signingSecret, timestamp, body),
+      },
       body,
     });
     await res.arrayBuffer();
@@ -67,15 +78,24 @@ try {
     const channel = `D${run}R${i}`;
     if (!(await post(event(2_000_000 + i, channel)))) return false;
     return replyLands(async () => {
-      const messages = (await (await fetch(`${fakeSlack.url}/_control/messages?channel=${channel}`)).json()) as unknown[];
+      const messages = (await (
+        await fetch(`${fakeSlack.url}/_control/messages?channel=${channel}`)
+      ).json()) as unknown[];
       return messages.length > 0;
     });
   });
 
   const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /slack/events (signed channel event, accept only)", requests, concurrency, (i) => post(event(i, `C${run}A${i}`, "channel")));
+  const accepted = await measure(
+    "POST /slack/events (signed channel event, accept only)",
+    requests,
+    concurrency,
+    (i) => post(event(i, `C${run}A${i}`, "channel")),
+  );
 
-  console.log(`\nedgeclaw Slack benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  console.log(
+    `\nedgeclaw Slack benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, roundTrip], baseline);
 } finally {
   await instance.stop();

@@ -29,7 +29,16 @@ const instance = await startDevInstance(
     // One session per sender, so each measured SMS is its own conversation (under the default
     // dmScope "main" every DM would queue behind the others in the agent's main session).
     session: { dmScope: "per-channel-peer" },
-    channels: { sms: { accountSid, authToken, fromNumber, apiBaseUrl: fakeTwilio.url, dmPolicy: "allowlist", allowFrom: talkers } },
+    channels: {
+      sms: {
+        accountSid,
+        authToken,
+        fromNumber,
+        apiBaseUrl: fakeTwilio.url,
+        dmPolicy: "allowlist",
+        allowFrom: talkers,
+      },
+    },
   },
   { EDGECLAW_FAKE_MODEL: "1" },
 );
@@ -53,11 +62,18 @@ try {
     ];
     const res = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": await signTwilioRequest(authToken, url, params) },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": await signTwilioRequest(authToken, url, params),
+      },
       body: new URLSearchParams(params).toString(),
     });
     const body = await res.text();
-    return res.status === 200 && res.headers.get("x-openclaw-delivery-accepted") === "durable" && body.includes("<Response>");
+    return (
+      res.status === 200 &&
+      res.headers.get("x-openclaw-delivery-accepted") === "durable" &&
+      body.includes("<Response>")
+    );
   };
 
   await warmUp(instance.url, (i) => post(1_000_000 + i, `+1888${String(i).padStart(7, "0")}`));
@@ -66,15 +82,24 @@ try {
     const from = talkers[i]!;
     if (!(await post(2_000_000 + i, from))) return false;
     return replyLands(async () => {
-      const messages = (await (await fetch(`${fakeTwilio.url}/_control/messages?to=${encodeURIComponent(from)}`)).json()) as unknown[];
+      const messages = (await (
+        await fetch(`${fakeTwilio.url}/_control/messages?to=${encodeURIComponent(from)}`)
+      ).json()) as unknown[];
       return messages.length > 0;
     });
   });
 
   const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /webhooks/sms (signed SMS, accept only)", requests, concurrency, (i) => post(i, `+1777${String(i).padStart(7, "0")}`));
+  const accepted = await measure(
+    "POST /webhooks/sms (signed SMS, accept only)",
+    requests,
+    concurrency,
+    (i) => post(i, `+1777${String(i).padStart(7, "0")}`),
+  );
 
-  console.log(`\nedgeclaw Twilio SMS benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  console.log(
+    `\nedgeclaw Twilio SMS benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, roundTrip], baseline);
 } finally {
   await instance.stop();

@@ -42,35 +42,58 @@ try {
   const update = (i: number, chat: { id: number; type: string }) =>
     JSON.stringify({
       update_id: base * 10_000 + i,
-      message: { message_id: i + 1, date: Math.floor(Date.now() / 1000), from: { id: Math.abs(chat.id), is_bot: false, first_name: "Bench" }, chat, text: `bench ${i}` },
+      message: {
+        message_id: i + 1,
+        date: Math.floor(Date.now() / 1000),
+        from: { id: Math.abs(chat.id), is_bot: false, first_name: "Bench" },
+        chat,
+        text: `bench ${i}`,
+      },
     });
   const post = async (body: string) => {
     const res = await fetch(`${instance.url}/telegram-webhook`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": webhookSecret },
+      headers: {
+        "content-type": "application/json",
+        "x-telegram-bot-api-secret-token": webhookSecret,
+      },
       body,
     });
     await res.arrayBuffer();
     return res.status === 200 && res.headers.get("x-openclaw-delivery-accepted") === "durable";
   };
 
-  await warmUp(instance.url, (i) => post(update(1_000 + i, { id: -(base * 1000 + i), type: "supergroup" })));
-
-  const roundTrip = await measure("update → reply in Telegram (demo model)", replies, 1, async (i) => {
-    const chatId = 500_000_000 + base * 100 + i;
-    if (!(await post(update(2_000 + i, { id: chatId, type: "private" })))) return false;
-    return replyLands(async () => {
-      const messages = (await (await fetch(`${fakeTelegram.url}/_control/messages?chat_id=${chatId}`)).json()) as unknown[];
-      return messages.length > 0;
-    });
-  });
-
-  const baseline = await healthBaseline(instance.url, requests, concurrency);
-  const accepted = await measure("POST /telegram-webhook (update with secret, accept only)", requests, concurrency, (i) =>
-    post(update(10_000 + i, { id: -(base * 100_000 + i), type: "supergroup" })),
+  await warmUp(instance.url, (i) =>
+    post(update(1_000 + i, { id: -(base * 1000 + i), type: "supergroup" })),
   );
 
-  console.log(`\nedgeclaw Telegram benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`);
+  const roundTrip = await measure(
+    "update → reply in Telegram (demo model)",
+    replies,
+    1,
+    async (i) => {
+      const chatId = 500_000_000 + base * 100 + i;
+      if (!(await post(update(2_000 + i, { id: chatId, type: "private" })))) return false;
+      return replyLands(async () => {
+        const messages = (await (
+          await fetch(`${fakeTelegram.url}/_control/messages?chat_id=${chatId}`)
+        ).json()) as unknown[];
+        return messages.length > 0;
+      });
+    },
+  );
+
+  const baseline = await healthBaseline(instance.url, requests, concurrency);
+  const accepted = await measure(
+    "POST /telegram-webhook (update with secret, accept only)",
+    requests,
+    concurrency,
+    (i) => post(update(10_000 + i, { id: -(base * 100_000 + i), type: "supergroup" })),
+  );
+
+  console.log(
+    `\nedgeclaw Telegram benchmark — loopback, local workerd, concurrency ${concurrency} (round trips one at a time)\n`,
+  );
   printTable([baseline, accepted, roundTrip], baseline);
 } finally {
   await instance.stop();

@@ -27,7 +27,8 @@ const actionSchema = z.object({ ok: z.literal(true), scope: z.string(), window: 
 
 type Window = z.infer<typeof windowSchema>;
 
-const usd = (value: number | undefined) => (value === undefined ? undefined : `$${value.toFixed(4)}`);
+const usd = (value: number | undefined) =>
+  value === undefined ? undefined : `$${value.toFixed(4)}`;
 
 function rows(scope: string, windows: Window[]): Array<Array<string | number | undefined>> {
   return windows.map((w) => [
@@ -51,7 +52,8 @@ function period(value: string | undefined): "day" | "month" {
 function positive(name: string, value: string | boolean | undefined): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(number) || number <= 0) throw new CliError(`--${name} must be a positive number, got "${value}"`);
+  if (typeof value !== "string" || !Number.isFinite(number) || number <= 0)
+    throw new CliError(`--${name} must be a positive number, got "${value}"`);
   return number;
 }
 
@@ -64,7 +66,14 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
     async run({ connection, print }) {
       const json = await adminRequest(connection(), "GET", "/budgets");
       const data = listSchema.parse(json);
-      print(json, () => `time zone ${data.timeZone}\n${renderTable(HEADERS, data.scopes.flatMap((scope) => rows(scope.scope, scope.windows)))}`);
+      print(
+        json,
+        () =>
+          `time zone ${data.timeZone}\n${renderTable(
+            HEADERS,
+            data.scopes.flatMap((scope) => rows(scope.scope, scope.windows)),
+          )}`,
+      );
       return 0;
     },
   },
@@ -74,7 +83,11 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
     options: {},
     summary: "one budget scope (global, agent:<id>, session:<key>, sender:<channel>:<id>)",
     async run({ args: [scope], connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/budgets/${encodeURIComponent(scope!)}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/budgets/${encodeURIComponent(scope!)}`,
+      );
       const data = scopeSchema.parse(json);
       print(json, () => renderTable(HEADERS, rows(data.scope, data.windows)));
       return 0;
@@ -86,11 +99,25 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
     options: { usd: "amount", tokens: "n" },
     summary: "raise a scope's cap for the current day or month (audited)",
     async run({ args: [scope, which], options, connection, print }) {
-      const body = { period: period(which), usd: positive("usd", options.usd), tokens: positive("tokens", options.tokens) };
-      if (body.usd === undefined && body.tokens === undefined) throw new CliError("give --usd and/or --tokens");
-      const json = await adminRequest(connection(), "POST", `/budgets/${encodeURIComponent(scope!)}/raise`, body);
+      const body = {
+        period: period(which),
+        usd: positive("usd", options.usd),
+        tokens: positive("tokens", options.tokens),
+      };
+      if (body.usd === undefined && body.tokens === undefined)
+        throw new CliError("give --usd and/or --tokens");
+      const json = await adminRequest(
+        connection(),
+        "POST",
+        `/budgets/${encodeURIComponent(scope!)}/raise`,
+        body,
+      );
       const data = actionSchema.parse(json);
-      print(json, () => `Raised ${data.scope} ${data.window.key}: cap ${[usd(data.window.limitUsd), data.window.limitTokens && `${data.window.limitTokens} tokens`].filter(Boolean).join(", ")} until ${new Date(data.window.resetsAt).toISOString()}.`);
+      print(
+        json,
+        () =>
+          `Raised ${data.scope} ${data.window.key}: cap ${[usd(data.window.limitUsd), data.window.limitTokens && `${data.window.limitTokens} tokens`].filter(Boolean).join(", ")} until ${new Date(data.window.resetsAt).toISOString()}.`,
+      );
       return 0;
     },
   },
@@ -100,7 +127,12 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
     options: {},
     summary: "start a scope's current day or month count again from zero (audited)",
     async run({ args: [scope, which], connection, print }) {
-      const json = await adminRequest(connection(), "POST", `/budgets/${encodeURIComponent(scope!)}/reset`, { period: period(which) });
+      const json = await adminRequest(
+        connection(),
+        "POST",
+        `/budgets/${encodeURIComponent(scope!)}/reset`,
+        { period: period(which) },
+      );
       const data = actionSchema.parse(json);
       print(json, () => `Reset ${data.scope} ${data.window.key}: spend is now $0.`);
       return 0;

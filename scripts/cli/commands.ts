@@ -37,10 +37,34 @@ export interface CommandSpec {
 }
 
 const pairingList = z.object({
-  requests: z.array(z.object({ code: z.string(), accountId: z.string(), senderId: z.string(), senderName: z.string().nullish(), createdAt: z.string(), expiresAt: z.string() })),
+  requests: z.array(
+    z.object({
+      code: z.string(),
+      accountId: z.string(),
+      senderId: z.string(),
+      senderName: z.string().nullish(),
+      createdAt: z.string(),
+      expiresAt: z.string(),
+    }),
+  ),
 });
-const pairingAction = z.object({ ok: z.literal(true), channel: z.string(), accountId: z.string(), senderId: z.string(), ownerSet: z.boolean() });
-const allowList = z.object({ entries: z.array(z.object({ accountId: z.string(), senderId: z.string(), source: z.string(), createdAt: z.string() })) });
+const pairingAction = z.object({
+  ok: z.literal(true),
+  channel: z.string(),
+  accountId: z.string(),
+  senderId: z.string(),
+  ownerSet: z.boolean(),
+});
+const allowList = z.object({
+  entries: z.array(
+    z.object({
+      accountId: z.string(),
+      senderId: z.string(),
+      source: z.string(),
+      createdAt: z.string(),
+    }),
+  ),
+});
 const sessionRow = z.object({
   sessionKey: z.string(),
   sessionId: z.string(),
@@ -52,13 +76,34 @@ const sessionRow = z.object({
   updatedAt: z.string(),
 });
 const sessionsList = z.object({ sessions: z.array(sessionRow) });
-const sessionShow = z.object({ session: sessionRow, transcript: z.array(z.object({ seq: z.number(), role: z.string(), content: z.unknown(), createdAt: z.string() })) });
-const agentsList = z.object({ agents: z.array(z.object({ id: z.string(), name: z.string().nullish(), default: z.boolean(), model: z.string().nullish(), bindings: z.array(z.unknown()) })) });
-const configReport = z.object({ ok: z.boolean(), errors: z.array(z.string()), warnings: z.array(z.string()) });
+const sessionShow = z.object({
+  session: sessionRow,
+  transcript: z.array(
+    z.object({ seq: z.number(), role: z.string(), content: z.unknown(), createdAt: z.string() }),
+  ),
+});
+const agentsList = z.object({
+  agents: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string().nullish(),
+      default: z.boolean(),
+      model: z.string().nullish(),
+      bindings: z.array(z.unknown()),
+    }),
+  ),
+});
+const configReport = z.object({
+  ok: z.boolean(),
+  errors: z.array(z.string()),
+  warnings: z.array(z.string()),
+});
 
 const enc = encodeURIComponent;
 const query = (params: Record<string, string | boolean | undefined>) => {
-  const entries = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+  const entries = Object.entries(params).filter(
+    (entry): entry is [string, string] => typeof entry[1] === "string",
+  );
   return entries.length ? `?${new URLSearchParams(entries).toString()}` : "";
 };
 
@@ -66,9 +111,14 @@ const pairingDecision = (action: "approve" | "reject"): CommandSpec => ({
   name: `pairing ${action}`,
   args: ["channel", "code"],
   options: {},
-  summary: action === "approve" ? "approve a pairing code (grants the sender DM access)" : "drop a pending pairing request",
+  summary:
+    action === "approve"
+      ? "approve a pairing code (grants the sender DM access)"
+      : "drop a pending pairing request",
   async run({ args: [channel, code], connection, print }) {
-    const json = await adminRequest(connection(), "POST", `/pairing/${enc(channel!)}/${action}`, { code });
+    const json = await adminRequest(connection(), "POST", `/pairing/${enc(channel!)}/${action}`, {
+      code,
+    });
     const data = pairingAction.parse(json);
     print(json, () =>
       action === "approve"
@@ -86,9 +136,18 @@ export const COMMANDS: CommandSpec[] = [
     options: { account: "id" },
     summary: "pending DM pairing requests",
     async run({ args: [channel], options, connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/pairing/${enc(channel!)}${query({ account: options.account })}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/pairing/${enc(channel!)}${query({ account: options.account })}`,
+      );
       const data = pairingList.parse(json);
-      print(json, () => renderTable(["CODE", "ACCOUNT", "SENDER", "NAME", "EXPIRES"], data.requests.map((r) => [r.code, r.accountId, r.senderId, r.senderName, r.expiresAt])));
+      print(json, () =>
+        renderTable(
+          ["CODE", "ACCOUNT", "SENDER", "NAME", "EXPIRES"],
+          data.requests.map((r) => [r.code, r.accountId, r.senderId, r.senderName, r.expiresAt]),
+        ),
+      );
       return 0;
     },
   },
@@ -100,9 +159,18 @@ export const COMMANDS: CommandSpec[] = [
     options: { account: "id" },
     summary: "approved senders",
     async run({ args: [channel], options, connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/allowlist/${enc(channel!)}${query({ account: options.account })}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/allowlist/${enc(channel!)}${query({ account: options.account })}`,
+      );
       const data = allowList.parse(json);
-      print(json, () => renderTable(["ACCOUNT", "SENDER", "SOURCE", "ADDED"], data.entries.map((e) => [e.accountId, e.senderId, e.source, e.createdAt])));
+      print(json, () =>
+        renderTable(
+          ["ACCOUNT", "SENDER", "SOURCE", "ADDED"],
+          data.entries.map((e) => [e.accountId, e.senderId, e.source, e.createdAt]),
+        ),
+      );
       return 0;
     },
   },
@@ -112,7 +180,10 @@ export const COMMANDS: CommandSpec[] = [
     options: { account: "id" },
     summary: "allow a sender",
     async run({ args: [channel, senderId], options, connection, print }) {
-      const json = await adminRequest(connection(), "POST", `/allowlist/${enc(channel!)}`, { senderId, accountId: options.account });
+      const json = await adminRequest(connection(), "POST", `/allowlist/${enc(channel!)}`, {
+        senderId,
+        accountId: options.account,
+      });
       print(json, () => `Added ${senderId} to the ${channel} allowlist.`);
       return 0;
     },
@@ -123,7 +194,11 @@ export const COMMANDS: CommandSpec[] = [
     options: { account: "id" },
     summary: "remove a sender",
     async run({ args: [channel, senderId], options, connection, print }) {
-      const json = await adminRequest(connection(), "DELETE", `/allowlist/${enc(channel!)}/${enc(senderId!)}${query({ account: options.account })}`);
+      const json = await adminRequest(
+        connection(),
+        "DELETE",
+        `/allowlist/${enc(channel!)}/${enc(senderId!)}${query({ account: options.account })}`,
+      );
       print(json, () => `Removed ${senderId} from the ${channel} allowlist.`);
       return 0;
     },
@@ -134,10 +209,23 @@ export const COMMANDS: CommandSpec[] = [
     options: { agent: "id", limit: "n" },
     summary: "sessions, most recent first",
     async run({ options, connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/sessions${query({ agent: options.agent, limit: options.limit })}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/sessions${query({ agent: options.agent, limit: options.limit })}`,
+      );
       const data = sessionsList.parse(json);
       print(json, () =>
-        renderTable(["SESSION KEY", "AGENT", "CHANNEL", "TOKENS IN/OUT", "UPDATED"], data.sessions.map((s) => [s.sessionKey, s.agentId, s.channel, `${s.inputTokens}/${s.outputTokens}`, s.updatedAt])),
+        renderTable(
+          ["SESSION KEY", "AGENT", "CHANNEL", "TOKENS IN/OUT", "UPDATED"],
+          data.sessions.map((s) => [
+            s.sessionKey,
+            s.agentId,
+            s.channel,
+            `${s.inputTokens}/${s.outputTokens}`,
+            s.updatedAt,
+          ]),
+        ),
       );
       return 0;
     },
@@ -148,7 +236,11 @@ export const COMMANDS: CommandSpec[] = [
     options: { limit: "n" },
     summary: "one session and its conversation, turn by turn",
     async run({ args: [key], options, connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/sessions/${enc(key!)}${query({ limit: options.limit })}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/sessions/${enc(key!)}${query({ limit: options.limit })}`,
+      );
       const data = sessionShow.parse(json);
       const s = data.session;
       print(json, () =>
@@ -180,7 +272,12 @@ export const COMMANDS: CommandSpec[] = [
     async run({ connection, print }) {
       const json = await adminRequest(connection(), "GET", "/agents");
       const data = agentsList.parse(json);
-      print(json, () => renderTable(["AGENT", "DEFAULT", "MODEL", "BINDINGS"], data.agents.map((a) => [a.id, a.default ? "yes" : "", a.model, a.bindings.length])));
+      print(json, () =>
+        renderTable(
+          ["AGENT", "DEFAULT", "MODEL", "BINDINGS"],
+          data.agents.map((a) => [a.id, a.default ? "yes" : "", a.model, a.bindings.length]),
+        ),
+      );
       return 0;
     },
   },
@@ -191,9 +288,18 @@ export const COMMANDS: CommandSpec[] = [
     summary: "check the gateway's config, or with --file a local file (offline)",
     async run({ options, connection, print }) {
       // A local file is checked here, with the gateway's own rules: no gateway needed.
-      const json = typeof options.file === "string" ? checkConfig(readConfigFile(options.file), process.env) : await adminRequest(connection(), "GET", "/config/check");
+      const json =
+        typeof options.file === "string"
+          ? checkConfig(readConfigFile(options.file), process.env)
+          : await adminRequest(connection(), "GET", "/config/check");
       const data = configReport.parse(json);
-      print(json, () => [data.ok ? "config OK" : "config INVALID", ...data.errors.map((e) => `  error: ${e}`), ...data.warnings.map((w) => `  warning: ${w}`)].join("\n"));
+      print(json, () =>
+        [
+          data.ok ? "config OK" : "config INVALID",
+          ...data.errors.map((e) => `  error: ${e}`),
+          ...data.warnings.map((w) => `  warning: ${w}`),
+        ].join("\n"),
+      );
       return data.ok ? 0 : 1;
     },
   },
@@ -213,7 +319,9 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(
+      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     return parseConfigText(text, file);

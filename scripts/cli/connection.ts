@@ -11,9 +11,13 @@ export const DEFAULT_URL = "http://127.0.0.1:8787";
  * dir (EDGECLAW_DATA_DIR, default .edgeclaw/data): its URL and generated token come from its lock
  * file, written only while it runs.
  */
-export function findConnection(flags: { url?: string; token?: string }, env: NodeJS.ProcessEnv = process.env): Connection & { source: string } {
+export function findConnection(
+  flags: { url?: string; token?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Connection & { source: string } {
   const explicitUrl = flags.url || env["EDGECLAW_URL"] || undefined;
-  const explicitToken = flags.token || env["EDGECLAW_GATEWAY_TOKEN"] || env["OPENCLAW_GATEWAY_TOKEN"] || undefined;
+  const explicitToken =
+    flags.token || env["EDGECLAW_GATEWAY_TOKEN"] || env["OPENCLAW_GATEWAY_TOKEN"] || undefined;
   const dataDir = resolve(env["EDGECLAW_DATA_DIR"] || ".edgeclaw/data");
   const local = explicitUrl ? undefined : readLiveDevState(dataDir);
   const url = explicitUrl ?? local?.url;

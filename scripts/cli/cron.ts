@@ -19,7 +19,16 @@ const job = z.object({
 });
 const jobList = z.object({ jobs: z.array(job) });
 const runList = z.object({
-  runs: z.array(z.object({ id: z.string(), status: z.string(), scheduledFor: z.number(), costUsd: z.string(), summary: z.string().nullable(), error: z.string().nullable() })),
+  runs: z.array(
+    z.object({
+      id: z.string(),
+      status: z.string(),
+      scheduledFor: z.number(),
+      costUsd: z.string(),
+      summary: z.string().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
 });
 
 const enc = encodeURIComponent;
@@ -32,18 +41,35 @@ function scheduleText(schedule: Record<string, unknown>): string {
 }
 
 /** The job body from `cron add` flags: one schedule (--cron/--every/--at), one payload (--message/--system-event). */
-function jobFromOptions(options: Record<string, string | boolean | undefined>): Record<string, unknown> {
-  const str = (name: string) => (typeof options[name] === "string" ? (options[name] as string) : undefined);
-  const schedules = [str("cron") && { kind: "cron", expr: str("cron"), tz: str("tz") }, str("every") && { kind: "every", every: str("every") }, str("at") && { kind: "at", at: str("at"), tz: str("tz") }].filter(Boolean);
+function jobFromOptions(
+  options: Record<string, string | boolean | undefined>,
+): Record<string, unknown> {
+  const str = (name: string) =>
+    typeof options[name] === "string" ? (options[name] as string) : undefined;
+  const schedules = [
+    str("cron") && { kind: "cron", expr: str("cron"), tz: str("tz") },
+    str("every") && { kind: "every", every: str("every") },
+    str("at") && { kind: "at", at: str("at"), tz: str("tz") },
+  ].filter(Boolean);
   if (schedules.length !== 1) throw new CliError("give exactly one of --cron, --every, --at");
-  const payloads = [str("message") && { kind: "agentTurn", message: str("message"), model: str("model"), timeoutSeconds: str("timeout-seconds") ? Number(str("timeout-seconds")) : undefined }, str("system-event") && { kind: "systemEvent", text: str("system-event") }].filter(Boolean);
+  const payloads = [
+    str("message") && {
+      kind: "agentTurn",
+      message: str("message"),
+      model: str("model"),
+      timeoutSeconds: str("timeout-seconds") ? Number(str("timeout-seconds")) : undefined,
+    },
+    str("system-event") && { kind: "systemEvent", text: str("system-event") },
+  ].filter(Boolean);
   if (payloads.length !== 1) throw new CliError("give exactly one of --message, --system-event");
   if (!str("name")) throw new CliError("--name is required");
   const channel = str("channel");
   const to = str("to");
-  if ((channel === undefined) !== (to === undefined)) throw new CliError("announce needs both --channel and --to");
+  if ((channel === undefined) !== (to === undefined))
+    throw new CliError("announce needs both --channel and --to");
   const keep = str("keep-after-run");
-  if (keep !== undefined && keep !== "true" && keep !== "false") throw new CliError("--keep-after-run takes true or false");
+  if (keep !== undefined && keep !== "true" && keep !== "false")
+    throw new CliError("--keep-after-run takes true or false");
   return {
     name: str("name"),
     agentId: str("agent"),
@@ -51,7 +77,8 @@ function jobFromOptions(options: Record<string, string | boolean | undefined>): 
     payload: payloads[0],
     sessionTarget: str("session"),
     wakeMode: str("wake"),
-    delivery: channel && to ? { mode: "announce", channel, to, accountId: str("account") } : undefined,
+    delivery:
+      channel && to ? { mode: "announce", channel, to, accountId: str("account") } : undefined,
     deleteAfterRun: keep === undefined ? undefined : keep === "false",
   };
 }
@@ -63,12 +90,25 @@ export const CRON_COMMANDS: CommandSpec[] = [
     options: { agent: "id" },
     summary: "scheduled jobs (next run, last status)",
     async run({ options, connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/cron${typeof options.agent === "string" ? `?agent=${enc(options.agent)}` : ""}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/cron${typeof options.agent === "string" ? `?agent=${enc(options.agent)}` : ""}`,
+      );
       const data = jobList.parse(json);
       print(json, () =>
         renderTable(
           ["ID", "AGENT", "NAME", "SCHEDULE", "TARGET", "ENABLED", "NEXT RUN", "LAST"],
-          data.jobs.map((j) => [j.id, j.agentId, j.name, scheduleText(j.schedule), j.sessionTarget, j.enabled ? "yes" : "no", iso(j.nextRunAt), j.lastStatus]),
+          data.jobs.map((j) => [
+            j.id,
+            j.agentId,
+            j.name,
+            scheduleText(j.schedule),
+            j.sessionTarget,
+            j.enabled ? "yes" : "no",
+            iso(j.nextRunAt),
+            j.lastStatus,
+          ]),
         ),
       );
       return 0;
@@ -78,14 +118,33 @@ export const CRON_COMMANDS: CommandSpec[] = [
     name: "cron add",
     args: [],
     options: {
-      name: "name", cron: "expr", tz: "zone", every: "duration", at: "time", message: "text", "system-event": "text", session: "main|isolated",
-      wake: "now|next-heartbeat", channel: "id", to: "target", account: "id", model: "provider/model", "timeout-seconds": "n", agent: "id", "keep-after-run": "true|false",
+      name: "name",
+      cron: "expr",
+      tz: "zone",
+      every: "duration",
+      at: "time",
+      message: "text",
+      "system-event": "text",
+      session: "main|isolated",
+      wake: "now|next-heartbeat",
+      channel: "id",
+      to: "target",
+      account: "id",
+      model: "provider/model",
+      "timeout-seconds": "n",
+      agent: "id",
+      "keep-after-run": "true|false",
     },
-    summary: "add a job: --name, one of --cron/--every/--at, one of --message/--system-event [--channel --to announce]",
+    summary:
+      "add a job: --name, one of --cron/--every/--at, one of --message/--system-event [--channel --to announce]",
     async run({ options, connection, print }) {
       const json = await adminRequest(connection(), "POST", "/cron", jobFromOptions(options));
       const data = z.object({ job }).parse(json);
-      print(json, () => `Added ${data.job.id} (${data.job.name}), next run ${iso(data.job.nextRunAt) ?? "never"}.`);
+      print(
+        json,
+        () =>
+          `Added ${data.job.id} (${data.job.name}), next run ${iso(data.job.nextRunAt) ?? "never"}.`,
+      );
       return 0;
     },
   },
@@ -105,11 +164,20 @@ export const CRON_COMMANDS: CommandSpec[] = [
       name: `cron ${verb}`,
       args: ["jobId"],
       options: {},
-      summary: verb === "enable" ? "turn a job back on (clears an auto-disable and its failure count)" : "turn a job off without removing it",
+      summary:
+        verb === "enable"
+          ? "turn a job back on (clears an auto-disable and its failure count)"
+          : "turn a job off without removing it",
       async run({ args: [jobId], connection, print }) {
-        const json = await adminRequest(connection(), "PATCH", `/cron/${enc(jobId!)}`, { enabled: verb === "enable" });
+        const json = await adminRequest(connection(), "PATCH", `/cron/${enc(jobId!)}`, {
+          enabled: verb === "enable",
+        });
         const data = z.object({ job }).parse(json);
-        print(json, () => `${verb === "enable" ? "Enabled" : "Disabled"} ${data.job.id}, next run ${iso(data.job.nextRunAt) ?? "never"}.`);
+        print(
+          json,
+          () =>
+            `${verb === "enable" ? "Enabled" : "Disabled"} ${data.job.id}, next run ${iso(data.job.nextRunAt) ?? "never"}.`,
+        );
         return 0;
       },
     }),
@@ -132,12 +200,22 @@ export const CRON_COMMANDS: CommandSpec[] = [
     options: { limit: "n" },
     summary: "a job's run history (status, cost, result)",
     async run({ args: [jobId], options, connection, print }) {
-      const json = await adminRequest(connection(), "GET", `/cron/${enc(jobId!)}/runs${typeof options.limit === "string" ? `?limit=${enc(options.limit)}` : ""}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/cron/${enc(jobId!)}/runs${typeof options.limit === "string" ? `?limit=${enc(options.limit)}` : ""}`,
+      );
       const data = runList.parse(json);
       print(json, () =>
         renderTable(
           ["RUN", "STATUS", "DUE", "COST USD", "RESULT"],
-          data.runs.map((r) => [r.id, r.status, iso(r.scheduledFor), r.costUsd, (r.error ?? r.summary ?? "").replace(/\s+/g, " ").slice(0, 60)]),
+          data.runs.map((r) => [
+            r.id,
+            r.status,
+            iso(r.scheduledFor),
+            r.costUsd,
+            (r.error ?? r.summary ?? "").replace(/\s+/g, " ").slice(0, 60),
+          ]),
         ),
       );
       return 0;
@@ -150,10 +228,22 @@ export const CRON_COMMANDS: CommandSpec[] = [
     summary: "queue a system event for the main session; --mode now wakes the heartbeat",
     async run({ options, connection, print }) {
       if (typeof options.text !== "string") throw new CliError("--text is required");
-      const json = await adminRequest(connection(), "POST", "/system/event", { text: options.text, mode: options.mode, agentId: options.agent });
-      const data = z.object({ sessionKey: z.string(), mode: z.string(), heartbeat: z.object({ ok: z.boolean(), reason: z.string().optional() }).nullable() }).parse(json);
-      print(json, () =>
-        `Queued for ${data.sessionKey}.${data.heartbeat ? (data.heartbeat.ok ? " Heartbeat woken." : ` Heartbeat not woken: ${data.heartbeat.reason}.`) : " It joins the next run."}`,
+      const json = await adminRequest(connection(), "POST", "/system/event", {
+        text: options.text,
+        mode: options.mode,
+        agentId: options.agent,
+      });
+      const data = z
+        .object({
+          sessionKey: z.string(),
+          mode: z.string(),
+          heartbeat: z.object({ ok: z.boolean(), reason: z.string().optional() }).nullable(),
+        })
+        .parse(json);
+      print(
+        json,
+        () =>
+          `Queued for ${data.sessionKey}.${data.heartbeat ? (data.heartbeat.ok ? " Heartbeat woken." : ` Heartbeat not woken: ${data.heartbeat.reason}.`) : " It joins the next run."}`,
       );
       return 0;
     },

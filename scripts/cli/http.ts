@@ -17,16 +17,28 @@ export interface Connection {
   token?: string;
 }
 
-export async function adminRequest(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function adminRequest(
+  conn: Connection,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (conn.token) headers["authorization"] = `Bearer ${conn.token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {
-    res = await fetch(`${conn.url.replace(/\/+$/, "")}/admin${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(`${conn.url.replace(/\/+$/, "")}/admin${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    throw new CliError(`cannot reach ${conn.url}${cause} (is the gateway running? use --url or EDGECLAW_URL)`);
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    throw new CliError(
+      `cannot reach ${conn.url}${cause} (is the gateway running? use --url or EDGECLAW_URL)`,
+    );
   }
   const text = await res.text();
   let json: unknown;
@@ -38,9 +50,13 @@ export async function adminRequest(conn: Connection, method: string, path: strin
   if (!res.ok) {
     const reason = serverReason(json) ?? (text.slice(0, 300) || res.statusText);
     const retry = res.headers.get("retry-after");
-    throw new CliError(`${res.status}: ${reason}${retry ? ` (retry after ${retry}s)` : ""}`, res.status);
+    throw new CliError(
+      `${res.status}: ${reason}${retry ? ` (retry after ${retry}s)` : ""}`,
+      res.status,
+    );
   }
-  if (json === undefined) throw new CliError(`the server answered ${res.status} with a body that is not JSON`);
+  if (json === undefined)
+    throw new CliError(`the server answered ${res.status} with a body that is not JSON`);
   return json;
 }
 
@@ -48,6 +64,7 @@ function serverReason(json: unknown): string | undefined {
   if (typeof json !== "object" || json === null || !("error" in json)) return undefined;
   const error = (json as { error: unknown }).error;
   if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && "message" in error) return String((error as { message: unknown }).message);
+  if (typeof error === "object" && error !== null && "message" in error)
+    return String((error as { message: unknown }).message);
   return undefined;
 }

@@ -18,28 +18,54 @@ const registration = z.object({
 });
 const listing = z.object({
   accountId: z.string(),
-  commands: z.array(z.object({ teamId: z.string(), trigger: z.string(), commandId: z.string(), callbackUrl: z.string(), registeredAt: z.number() })),
+  commands: z.array(
+    z.object({
+      teamId: z.string(),
+      trigger: z.string(),
+      commandId: z.string(),
+      callbackUrl: z.string(),
+      registeredAt: z.number(),
+    }),
+  ),
 });
 
-const str = (value: string | boolean | undefined) => (typeof value === "string" && value ? value : undefined);
+const str = (value: string | boolean | undefined) =>
+  typeof value === "string" && value ? value : undefined;
 
 export const MATTERMOST_COMMANDS: CommandSpec[] = [
   {
     name: "channels mattermost register-commands",
     args: [],
     options: { account: "id", "callback-url": "url" },
-    summary: "register the oc_* slash commands on every team of the bot (commands.native must be true); re-run after the callback URL changes",
+    summary:
+      "register the oc_* slash commands on every team of the bot (commands.native must be true); re-run after the callback URL changes",
     async run({ options, connection, print }) {
-      const body = { ...(str(options.account) ? { accountId: str(options.account) } : {}), ...(str(options["callback-url"]) ? { callbackUrl: str(options["callback-url"]) } : {}) };
+      const body = {
+        ...(str(options.account) ? { accountId: str(options.account) } : {}),
+        ...(str(options["callback-url"]) ? { callbackUrl: str(options["callback-url"]) } : {}),
+      };
       const json = await adminRequest(connection(), "POST", "/channels/mattermost/commands", body);
       const data = registration.parse(json);
       const skipped = data.results.filter((r) => r.outcome === "skipped-foreign");
       print(json, () =>
         [
           `Mattermost slash commands for account ${data.accountId} → ${data.callbackUrl}`,
-          renderTable(["TEAM", "COMMAND", "OUTCOME"], data.results.map((r) => [r.teamId, `/${r.trigger}`, r.outcome])),
-          ...(skipped.length ? ["", `${skipped.length} left alone: another integration owns that trigger on that team.`] : []),
-          ...(/^http:\/\/(localhost|127\.)/.test(data.callbackUrl) ? ["", "The callback URL is loopback: Mattermost reaches it only on this host. Pass --callback-url with an address it can reach."] : []),
+          renderTable(
+            ["TEAM", "COMMAND", "OUTCOME"],
+            data.results.map((r) => [r.teamId, `/${r.trigger}`, r.outcome]),
+          ),
+          ...(skipped.length
+            ? [
+                "",
+                `${skipped.length} left alone: another integration owns that trigger on that team.`,
+              ]
+            : []),
+          ...(/^http:\/\/(localhost|127\.)/.test(data.callbackUrl)
+            ? [
+                "",
+                "The callback URL is loopback: Mattermost reaches it only on this host. Pass --callback-url with an address it can reach.",
+              ]
+            : []),
         ].join("\n"),
       );
       return 0;
@@ -52,9 +78,23 @@ export const MATTERMOST_COMMANDS: CommandSpec[] = [
     summary: "the slash commands the gateway registered (no tokens)",
     async run({ options, connection, print }) {
       const account = str(options.account);
-      const json = await adminRequest(connection(), "GET", `/channels/mattermost/commands${account ? `?account=${encodeURIComponent(account)}` : ""}`);
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/channels/mattermost/commands${account ? `?account=${encodeURIComponent(account)}` : ""}`,
+      );
       const data = listing.parse(json);
-      print(json, () => renderTable(["TEAM", "COMMAND", "CALLBACK", "REGISTERED"], data.commands.map((c) => [c.teamId, `/${c.trigger}`, c.callbackUrl, new Date(c.registeredAt).toISOString()])));
+      print(json, () =>
+        renderTable(
+          ["TEAM", "COMMAND", "CALLBACK", "REGISTERED"],
+          data.commands.map((c) => [
+            c.teamId,
+            `/${c.trigger}`,
+            c.callbackUrl,
+            new Date(c.registeredAt).toISOString(),
+          ]),
+        ),
+      );
       return 0;
     },
   },

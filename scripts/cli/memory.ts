@@ -19,9 +19,26 @@ const search = z.object({
   agentId: z.string(),
   mode: z.string(),
   note: z.string().optional(),
-  results: z.array(z.object({ path: z.string(), startLine: z.number(), endLine: z.number(), score: z.number(), snippet: z.string() })),
+  results: z.array(
+    z.object({
+      path: z.string(),
+      startLine: z.number(),
+      endLine: z.number(),
+      score: z.number(),
+      snippet: z.string(),
+    }),
+  ),
 });
-const indexed = z.object({ agentId: z.string(), files: z.number(), indexed: z.number(), removed: z.number(), chunks: z.number(), embedded: z.number(), ms: z.number(), degraded: z.string().optional() });
+const indexed = z.object({
+  agentId: z.string(),
+  files: z.number(),
+  indexed: z.number(),
+  removed: z.number(),
+  chunks: z.number(),
+  embedded: z.number(),
+  ms: z.number(),
+  degraded: z.string().optional(),
+});
 
 const oneLine = (text: string, max = 100) => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -35,7 +52,8 @@ export const MEMORY_COMMANDS: CommandSpec[] = [
     options: { agent: "id" },
     summary: "memory index: files, chunks, embeddings, provider",
     async run({ options, connection, print }) {
-      const agent = typeof options.agent === "string" ? `?agent=${encodeURIComponent(options.agent)}` : "";
+      const agent =
+        typeof options.agent === "string" ? `?agent=${encodeURIComponent(options.agent)}` : "";
       const json = await adminRequest(connection(), "GET", `/memory/status${agent}`);
       const s = status.parse(json);
       print(json, () =>
@@ -65,7 +83,14 @@ export const MEMORY_COMMANDS: CommandSpec[] = [
         [
           `mode: ${r.mode}${r.note ? ` (${r.note})` : ""}`,
           r.results.length
-            ? renderTable(["SCORE", "WHERE", "SNIPPET"], r.results.map((hit) => [hit.score.toFixed(3), `${hit.path}#L${hit.startLine}-L${hit.endLine}`, oneLine(hit.snippet)]))
+            ? renderTable(
+                ["SCORE", "WHERE", "SNIPPET"],
+                r.results.map((hit) => [
+                  hit.score.toFixed(3),
+                  `${hit.path}#L${hit.startLine}-L${hit.endLine}`,
+                  oneLine(hit.snippet),
+                ]),
+              )
             : "No matching memory.",
         ].join("\n"),
       );
@@ -83,8 +108,10 @@ export const MEMORY_COMMANDS: CommandSpec[] = [
         force: options.force === true,
       });
       const r = indexed.parse(json);
-      print(json, () =>
-        `Indexed ${r.indexed} of ${r.files} memory file(s) (${r.chunks} chunks, ${r.embedded} embedded), removed ${r.removed}, in ${r.ms} ms.${r.degraded ? ` Keyword-only: ${r.degraded}.` : ""}`,
+      print(
+        json,
+        () =>
+          `Indexed ${r.indexed} of ${r.files} memory file(s) (${r.chunks} chunks, ${r.embedded} embedded), removed ${r.removed}, in ${r.ms} ms.${r.degraded ? ` Keyword-only: ${r.degraded}.` : ""}`,
       );
       return 0;
     },

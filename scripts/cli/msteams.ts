@@ -17,16 +17,34 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function teamsManifest(appId: string, name: string): Record<string, unknown> {
   return {
-    $schema: "https://developer.microsoft.com/en-us/json-schemas/teams/v1.23/MicrosoftTeams.schema.json",
+    $schema:
+      "https://developer.microsoft.com/en-us/json-schemas/teams/v1.23/MicrosoftTeams.schema.json",
     manifestVersion: "1.23",
     version: "1.0.0",
     id: appId,
     name: { short: name.slice(0, 30), full: name.slice(0, 100) },
-    developer: { name: "edgeclaw", websiteUrl: "https://github.com/openclaw/openclaw", privacyUrl: "https://github.com/openclaw/openclaw", termsOfUseUrl: "https://github.com/openclaw/openclaw" },
-    description: { short: `${name} in Teams`.slice(0, 80), full: `${name}: an AI agent gateway bot.` },
+    developer: {
+      name: "edgeclaw",
+      websiteUrl: "https://github.com/openclaw/openclaw",
+      privacyUrl: "https://github.com/openclaw/openclaw",
+      termsOfUseUrl: "https://github.com/openclaw/openclaw",
+    },
+    description: {
+      short: `${name} in Teams`.slice(0, 80),
+      full: `${name}: an AI agent gateway bot.`,
+    },
     icons: { outline: "outline.png", color: "color.png" },
     accentColor: "#5B6DEF",
-    bots: [{ botId: appId, scopes: ["personal", "team", "groupChat"], isNotificationOnly: false, supportsCalling: false, supportsVideo: false, supportsFiles: true }],
+    bots: [
+      {
+        botId: appId,
+        scopes: ["personal", "team", "groupChat"],
+        isNotificationOnly: false,
+        supportsCalling: false,
+        supportsVideo: false,
+        supportsFiles: true,
+      },
+    ],
     webApplicationInfo: { id: appId },
     authorization: {
       permissions: {
@@ -56,7 +74,12 @@ export function solidPng(size: number, rgba: [number, number, number, number]): 
   ihdr.writeUInt32BE(size, 0);
   ihdr.writeUInt32BE(size, 4);
   ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 function appIdFrom(options: Record<string, string | boolean | undefined>): string {
@@ -65,7 +88,9 @@ function appIdFrom(options: Record<string, string | boolean | undefined>): strin
   const raw = loadConfigFile().raw as { channels?: { msteams?: { appId?: unknown } } };
   const fromConfig = raw.channels?.msteams?.appId;
   if (typeof fromConfig === "string" && fromConfig) return fromConfig;
-  throw new CliError("no app id: pass --app-id, set MSTEAMS_APP_ID, or put channels.msteams.appId in edgeclaw.json5 (the Azure Bot's Microsoft App ID)");
+  throw new CliError(
+    "no app id: pass --app-id, set MSTEAMS_APP_ID, or put channels.msteams.appId in edgeclaw.json5 (the Azure Bot's Microsoft App ID)",
+  );
 }
 
 export const MSTEAMS_COMMANDS: CommandSpec[] = [
@@ -76,16 +101,26 @@ export const MSTEAMS_COMMANDS: CommandSpec[] = [
     summary: "write the Teams app package (manifest.json + icons, zipped) to upload in Teams",
     async run({ options, print }) {
       const appId = appIdFrom(options);
-      if (!GUID.test(appId)) throw new CliError(`the app id must be the Azure Bot's Microsoft App ID (a GUID), got "${appId}"`);
+      if (!GUID.test(appId))
+        throw new CliError(
+          `the app id must be the Azure Bot's Microsoft App ID (a GUID), got "${appId}"`,
+        );
       const out = typeof options.out === "string" ? options.out : "edgeclaw-teams-app.zip";
       const name = typeof options.name === "string" ? options.name : "edgeclaw";
       const archive = zip([
-        { name: "manifest.json", data: Buffer.from(JSON.stringify(teamsManifest(appId, name), null, 2)) },
+        {
+          name: "manifest.json",
+          data: Buffer.from(JSON.stringify(teamsManifest(appId, name), null, 2)),
+        },
         { name: "color.png", data: solidPng(192, [0x5b, 0x6d, 0xef, 0xff]) },
         { name: "outline.png", data: solidPng(32, [0xff, 0xff, 0xff, 0xff]) },
       ]);
       writeFileSync(out, archive);
-      print({ ok: true, file: out, appId }, () => `wrote ${out} (${archive.length} bytes) for app ${appId}: Teams → Apps → Manage your apps → Upload an app`);
+      print(
+        { ok: true, file: out, appId },
+        () =>
+          `wrote ${out} (${archive.length} bytes) for app ${appId}: Teams → Apps → Manage your apps → Upload an app`,
+      );
       return 0;
     },
   },

@@ -19,20 +19,37 @@ export const SIMULATE_COMMAND: CommandSpec = {
   async run({ args, options, print }) {
     const [channel, text] = args as [string, string];
     const simulator = simulatorFor(channel);
-    if (!simulator) throw new CliError(`no simulator for "${channel}"; simulated channels: ${channelSimulators.map((s) => s.id).join(", ")}`);
+    if (!simulator)
+      throw new CliError(
+        `no simulator for "${channel}"; simulated channels: ${channelSimulators.map((s) => s.id).join(", ")}`,
+      );
     const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
     const state = readLiveDevState(dataDir) ? readSimulateState(dataDir) : undefined;
-    if (!state) throw new CliError(`no simulated platforms running for ${dataDir}: start \`EDGECLAW_SIMULATE=1 npm run dev\` first`);
+    if (!state)
+      throw new CliError(
+        `no simulated platforms running for ${dataDir}: start \`EDGECLAW_SIMULATE=1 npm run dev\` first`,
+      );
     const target = state.channels[channel];
-    if (!target) throw new CliError(`channels.${channel} is not simulated by that dev: add a channels.${channel} block to edgeclaw.json5 (it can be empty) and restart it`);
+    if (!target)
+      throw new CliError(
+        `channels.${channel} is not simulated by that dev: add a channels.${channel} block to edgeclaw.json5 (it can be empty) and restart it`,
+      );
     const timeout = options.timeout === undefined ? 60 : Number(options.timeout);
-    if (!Number.isFinite(timeout) || timeout <= 0) throw new CliError(`--timeout must be a number of seconds, got "${options.timeout}"`);
+    if (!Number.isFinite(timeout) || timeout <= 0)
+      throw new CliError(`--timeout must be a number of seconds, got "${options.timeout}"`);
     const str = (value: unknown) => (typeof value === "string" ? value : undefined);
-    const message = { text, from: str(options.from), group: str(options.group), thread: str(options.thread) };
+    const message = {
+      text,
+      from: str(options.from),
+      group: str(options.group),
+      thread: str(options.thread),
+    };
     const outcome = await simulateOnce(simulator, target, message, { timeoutMs: timeout * 1000 });
     print(outcome, () => {
-      if (outcome.status >= 300) return `the gateway answered ${outcome.status}; nothing was delivered`;
-      if (!outcome.replies.length) return `delivered (${outcome.status}); no reply within ${timeout} s`;
+      if (outcome.status >= 300)
+        return `the gateway answered ${outcome.status}; nothing was delivered`;
+      if (!outcome.replies.length)
+        return `delivered (${outcome.status}); no reply within ${timeout} s`;
       return outcome.replies.map((reply) => `${channel} ▸ ${reply}`).join("\n");
     });
     return outcome.status >= 300 || outcome.replies.length === 0 ? 1 : 0;

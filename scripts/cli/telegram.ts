@@ -1,5 +1,8 @@
 import { callBotApi, type BotApiResult } from "../../functions/channels/telegram/client.ts";
-import { generateTelegramSecretToken, TELEGRAM_SECRET_TOKEN_PATTERN } from "../../functions/channels/telegram/verify.ts";
+import {
+  generateTelegramSecretToken,
+  TELEGRAM_SECRET_TOKEN_PATTERN,
+} from "../../functions/channels/telegram/verify.ts";
 import type { CommandSpec } from "./commands.ts";
 import { CliError } from "./http.ts";
 
@@ -15,25 +18,47 @@ export const TELEGRAM_ALLOWED_UPDATES = ["message", "edited_message", "callback_
 
 const botOptions = { "bot-token": "token", "api-root": "url", account: "id" };
 
-function botFrom(options: Record<string, string | boolean | undefined>): { apiRoot: string; botToken: string } {
+function botFrom(options: Record<string, string | boolean | undefined>): {
+  apiRoot: string;
+  botToken: string;
+} {
   const botToken = str(options["bot-token"]) ?? process.env.TELEGRAM_BOT_TOKEN;
-  if (!botToken) throw new CliError("no bot token: pass --bot-token or set TELEGRAM_BOT_TOKEN (the token @BotFather gave you)");
-  const apiRoot = str(options["api-root"]) ?? process.env.TELEGRAM_API_ROOT ?? "https://api.telegram.org";
-  if (/\/bot[^/]*\/?$/.test(apiRoot)) throw new CliError("--api-root is the Bot API root (e.g. https://api.telegram.org), without /bot…");
+  if (!botToken)
+    throw new CliError(
+      "no bot token: pass --bot-token or set TELEGRAM_BOT_TOKEN (the token @BotFather gave you)",
+    );
+  const apiRoot =
+    str(options["api-root"]) ?? process.env.TELEGRAM_API_ROOT ?? "https://api.telegram.org";
+  if (/\/bot[^/]*\/?$/.test(apiRoot))
+    throw new CliError(
+      "--api-root is the Bot API root (e.g. https://api.telegram.org), without /bot…",
+    );
   return { apiRoot, botToken };
 }
 
-async function call<T>(bot: { apiRoot: string; botToken: string }, method: string, params: Record<string, unknown> = {}): Promise<T> {
+async function call<T>(
+  bot: { apiRoot: string; botToken: string },
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<T> {
   const result: BotApiResult<T> = await callBotApi<T>(bot.apiRoot, bot.botToken, method, params);
   if (result.ok) return result.result;
-  if (result.kind === "lost") throw new CliError(`cannot reach the Bot API at ${bot.apiRoot}: ${result.error.replace(bot.botToken, "<token>")}`);
-  if (result.errorCode === 401) throw new CliError("Telegram refused the bot token (401 Unauthorized): copy it again from @BotFather");
+  if (result.kind === "lost")
+    throw new CliError(
+      `cannot reach the Bot API at ${bot.apiRoot}: ${result.error.replace(bot.botToken, "<token>")}`,
+    );
+  if (result.errorCode === 401)
+    throw new CliError(
+      "Telegram refused the bot token (401 Unauthorized): copy it again from @BotFather",
+    );
   throw new CliError(`Telegram refused ${method}: ${result.errorCode} ${result.description}`);
 }
 
 /** The Worker secret that holds an account's webhook secret (the default account's has an env fallback). */
 function secretName(account: string | undefined): string {
-  return !account || account === "default" ? "TELEGRAM_WEBHOOK_SECRET" : `TELEGRAM_WEBHOOK_SECRET_${account.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+  return !account || account === "default"
+    ? "TELEGRAM_WEBHOOK_SECRET"
+    : `TELEGRAM_WEBHOOK_SECRET_${account.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
 }
 
 interface WebhookInfo {
@@ -50,28 +75,48 @@ export const TELEGRAM_COMMANDS: CommandSpec[] = [
     name: "channels telegram set-webhook",
     args: [],
     options: { ...botOptions, secret: "token" },
-    summary: "register the Worker's public URL (--url) with a new secret token; prints the wrangler secret to store",
+    summary:
+      "register the Worker's public URL (--url) with a new secret token; prints the wrangler secret to store",
     async run({ options, print }) {
       const url = str(options.url);
-      if (!url || !/^https:\/\/[^/\s]+/.test(url)) throw new CliError("--url must be the public https:// URL of the Worker's Telegram path (e.g. https://edgeclaw.example.workers.dev/telegram-webhook)");
+      if (!url || !/^https:\/\/[^/\s]+/.test(url))
+        throw new CliError(
+          "--url must be the public https:// URL of the Worker's Telegram path (e.g. https://edgeclaw.example.workers.dev/telegram-webhook)",
+        );
       const secret = str(options.secret) ?? generateTelegramSecretToken();
-      if (!TELEGRAM_SECRET_TOKEN_PATTERN.test(secret)) throw new CliError("--secret must be 1-256 characters of A-Z, a-z, 0-9, _ and -");
+      if (!TELEGRAM_SECRET_TOKEN_PATTERN.test(secret))
+        throw new CliError("--secret must be 1-256 characters of A-Z, a-z, 0-9, _ and -");
       const bot = botFrom(options);
-      await call(bot, "setWebhook", { url, secret_token: secret, allowed_updates: TELEGRAM_ALLOWED_UPDATES });
+      await call(bot, "setWebhook", {
+        url,
+        secret_token: secret,
+        allowed_updates: TELEGRAM_ALLOWED_UPDATES,
+      });
       const name = secretName(str(options.account));
       const account = str(options.account);
-      print({ ok: true, url, allowedUpdates: TELEGRAM_ALLOWED_UPDATES, secretName: name, secretToken: secret }, () =>
-        [
-          `Webhook set: ${url}`,
-          `  updates: ${TELEGRAM_ALLOWED_UPDATES.join(", ")}`,
-          "",
-          "Telegram now sends this secret token with every update. Store it where the Worker reads it:",
-          `  echo '${secret}' | npx wrangler secret put ${name}`,
-          ...(account && account !== "default"
-            ? ["and name it in edgeclaw.json5:", `  channels: { telegram: { accounts: { ${account}: { webhookSecret: { source: "env", id: "${name}" } } } } }`]
-            : []),
-          "Until then the Worker answers 401 and Telegram keeps the updates queued (it retries).",
-        ].join("\n"),
+      print(
+        {
+          ok: true,
+          url,
+          allowedUpdates: TELEGRAM_ALLOWED_UPDATES,
+          secretName: name,
+          secretToken: secret,
+        },
+        () =>
+          [
+            `Webhook set: ${url}`,
+            `  updates: ${TELEGRAM_ALLOWED_UPDATES.join(", ")}`,
+            "",
+            "Telegram now sends this secret token with every update. Store it where the Worker reads it:",
+            `  echo '${secret}' | npx wrangler secret put ${name}`,
+            ...(account && account !== "default"
+              ? [
+                  "and name it in edgeclaw.json5:",
+                  `  channels: { telegram: { accounts: { ${account}: { webhookSecret: { source: "env", id: "${name}" } } } } }`,
+                ]
+              : []),
+            "Until then the Worker answers 401 and Telegram keeps the updates queued (it retries).",
+          ].join("\n"),
       );
       return 0;
     },
@@ -103,7 +148,9 @@ export const TELEGRAM_COMMANDS: CommandSpec[] = [
           `pending:    ${info.pending_update_count} update(s)`,
           ...(info.allowed_updates ? [`updates:    ${info.allowed_updates.join(", ")}`] : []),
           ...(info.last_error_message
-            ? [`last error: ${info.last_error_message}${info.last_error_date ? ` (${new Date(info.last_error_date * 1000).toISOString()})` : ""}`]
+            ? [
+                `last error: ${info.last_error_message}${info.last_error_date ? ` (${new Date(info.last_error_date * 1000).toISOString()})` : ""}`,
+              ]
             : []),
         ].join("\n"),
       );

@@ -1,9 +1,18 @@
 import { relative } from "node:path";
 import { DEFAULT_WORKSPACE_KEY } from "../../functions/config/bundled-workspace.ts";
-import { ConfigFileError, loadConfigFile, type ConfigLookup, type LoadedConfig } from "./config-file.ts";
+import {
+  ConfigFileError,
+  loadConfigFile,
+  type ConfigLookup,
+  type LoadedConfig,
+} from "./config-file.ts";
 import { plainSecretPaths } from "../../functions/config/secret-scan.ts";
 import { bundleDefineArgs, DefineTooLargeError } from "./wrangler.ts";
-import { loadWorkspaceSeeds, WorkspaceSeedError, type WorkspaceSeedResult } from "./workspace-seed.ts";
+import {
+  loadWorkspaceSeeds,
+  WorkspaceSeedError,
+  type WorkspaceSeedResult,
+} from "./workspace-seed.ts";
 
 export interface BundleInputs {
   loaded: LoadedConfig;
@@ -26,11 +35,16 @@ export function loadBundleInputs(lookup: ConfigLookup = {}): BundleInputs {
   let workspace: WorkspaceSeedResult;
   let defineArgs: string[];
   try {
-    workspace = loadWorkspaceSeeds(loaded.config, { projectDir, baseDir: loaded.baseDir, raw: loaded.raw });
+    workspace = loadWorkspaceSeeds(loaded.config, {
+      projectDir,
+      baseDir: loaded.baseDir,
+      raw: loaded.raw,
+    });
     defineArgs = bundleDefineArgs(loaded.raw, workspace.seeds);
   } catch (error) {
     if (error instanceof WorkspaceSeedError) throw new ConfigFileError(loaded.file, error.lines);
-    if (error instanceof DefineTooLargeError) throw new ConfigFileError(loaded.file, [error.message]);
+    if (error instanceof DefineTooLargeError)
+      throw new ConfigFileError(loaded.file, [error.message]);
     throw error;
   }
 
@@ -38,14 +52,20 @@ export function loadBundleInputs(lookup: ConfigLookup = {}): BundleInputs {
     ...loaded.warnings,
     ...workspace.warnings.map((line) => `workspace: ${line}`),
     ...plainSecretPaths(loaded.raw).map(
-      (path) => `${path}: a plain secret string is bundled into the Worker script; prefer { source: "env", id: "…" } and a Worker secret`,
+      (path) =>
+        `${path}: a plain secret string is bundled into the Worker script; prefer { source: "env", id: "…" } and a Worker secret`,
     ),
   ];
   const seedList = Object.entries(workspace.seeds).map(([key, files]) => {
-    const name = key === DEFAULT_WORKSPACE_KEY ? relative(projectDir, workspace.folders[key]!) || "." : `agent ${key}`;
+    const name =
+      key === DEFAULT_WORKSPACE_KEY
+        ? relative(projectDir, workspace.folders[key]!) || "."
+        : `agent ${key}`;
     return `${name} (${Object.keys(files).length} files)`;
   });
-  const configName = loaded.file ? relative(projectDir, loaded.file) || loaded.file : "defaults (no edgeclaw.json5)";
+  const configName = loaded.file
+    ? relative(projectDir, loaded.file) || loaded.file
+    : "defaults (no edgeclaw.json5)";
   const summary = `config ${configName}; workspace seed: ${seedList.length ? seedList.join(", ") : "none"}`;
   return { loaded, workspace, defineArgs, warnings, summary };
 }

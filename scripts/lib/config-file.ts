@@ -27,7 +27,9 @@ export class ConfigFileError extends Error {
     readonly file: string | undefined,
     readonly lines: string[],
   ) {
-    super(`invalid config in ${file ?? "(defaults)"}:\n${lines.map((line) => `  ${line}`).join("\n")}`);
+    super(
+      `invalid config in ${file ?? "(defaults)"}:\n${lines.map((line) => `  ${line}`).join("\n")}`,
+    );
     this.name = "ConfigFileError";
   }
 }
@@ -42,11 +44,15 @@ export interface ConfigLookup {
  * `./edgeclaw.json5` when present, else none (the defaults). Note that the Worker binding of the
  * same name carries the config *contents*; in the shell it is a path.
  */
-export function findConfigFile({ env = process.env, cwd = process.cwd() }: ConfigLookup = {}): string | undefined {
+export function findConfigFile({
+  env = process.env,
+  cwd = process.cwd(),
+}: ConfigLookup = {}): string | undefined {
   const named = env.EDGECLAW_CONFIG?.trim();
   if (named) {
     const file = resolve(cwd, named);
-    if (!existsSync(file)) throw new ConfigFileError(file, [`file not found (named by EDGECLAW_CONFIG)`]);
+    if (!existsSync(file))
+      throw new ConfigFileError(file, [`file not found (named by EDGECLAW_CONFIG)`]);
     return file;
   }
   const fallback = resolve(cwd, DEFAULT_CONFIG_FILE);
@@ -57,7 +63,8 @@ export function findConfigFile({ env = process.env, cwd = process.cwd() }: Confi
 export function loadConfigFile(lookup: ConfigLookup = {}): LoadedConfig {
   const cwd = lookup.cwd ?? process.cwd();
   const file = findConfigFile(lookup);
-  if (!file) return { file: undefined, baseDir: cwd, raw: {}, config: parseConfig({}), warnings: [] };
+  if (!file)
+    return { file: undefined, baseDir: cwd, raw: {}, config: parseConfig({}), warnings: [] };
   const raw = parseConfigText(readFileSync(file, "utf8"), file);
   const { config, warnings } = validateConfig(raw, file);
   return { file, baseDir: dirname(file), raw, config, warnings };
@@ -81,7 +88,10 @@ export function parseConfigText(text: string, file: string | undefined): Record<
  * Validates a parsed config: schema problems and unknown keys (typos) are errors, thrown together;
  * OpenClaw keys edgeclaw does not implement yet come back as warnings.
  */
-export function validateConfig(raw: Record<string, unknown>, file: string | undefined): { config: EdgeclawConfig; warnings: string[] } {
+export function validateConfig(
+  raw: Record<string, unknown>,
+  file: string | undefined,
+): { config: EdgeclawConfig; warnings: string[] } {
   const unknown = findUnknownKeys(raw);
   let config: EdgeclawConfig | undefined;
   let issues: string[] = [];
@@ -91,7 +101,8 @@ export function validateConfig(raw: Record<string, unknown>, file: string | unde
     if (!(error instanceof ConfigError)) throw error;
     issues = error.issues;
   }
-  if (!config || unknown.errors.length > 0) throw new ConfigFileError(file, [...issues, ...unknown.errors]);
+  if (!config || unknown.errors.length > 0)
+    throw new ConfigFileError(file, [...issues, ...unknown.errors]);
   return { config, warnings: unknown.warnings };
 }
 
@@ -99,13 +110,18 @@ function describeSyntaxError(error: unknown): string {
   if (error instanceof SyntaxError) {
     const where = error as SyntaxError & { lineNumber?: number; columnNumber?: number };
     const message = error.message.replace(/^JSON5: /, "").replace(/ at \d+:\d+$/, "");
-    return where.lineNumber ? `${where.lineNumber}:${where.columnNumber ?? 0}: ${message}` : message;
+    return where.lineNumber
+      ? `${where.lineNumber}:${where.columnNumber ?? 0}: ${message}`
+      : message;
   }
   return String(error);
 }
 
 /** Prints a config problem the way every script reports it, and returns the exit code to use. */
-export function reportConfigError(error: unknown, log: (line: string) => void = console.error): number {
+export function reportConfigError(
+  error: unknown,
+  log: (line: string) => void = console.error,
+): number {
   if (error instanceof ConfigFileError) {
     log(`edgeclaw: invalid config in ${error.file ?? "(defaults)"}:`);
     for (const line of error.lines) log(`  ${line}`);

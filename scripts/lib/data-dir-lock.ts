@@ -1,7 +1,12 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { isSameLiveProcess, processesHoldingDir, processInfo, type DataDirHolder } from "./process-table.ts";
+import {
+  isSameLiveProcess,
+  processesHoldingDir,
+  processInfo,
+  type DataDirHolder,
+} from "./process-table.ts";
 
 /**
  * One `npm run dev` per data dir: PGlite and wrangler's persisted state both assume a single owner.
@@ -28,7 +33,9 @@ export class DataDirLockedError extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(`${dataDir} is in use by another \`npm run dev\` (pid ${pid}); stop it, or set EDGECLAW_DATA_DIR to another folder`);
+    super(
+      `${dataDir} is in use by another \`npm run dev\` (pid ${pid}); stop it, or set EDGECLAW_DATA_DIR to another folder`,
+    );
     this.name = "DataDirLockedError";
   }
 }
@@ -68,7 +75,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     const owner = readLock(file);
-    if (owner && owner.pid !== process.pid && isSameLiveProcess(owner.pid, owner.startTime)) throw new DataDirLockedError(dataDir, owner.pid);
+    if (owner && owner.pid !== process.pid && isSameLiveProcess(owner.pid, owner.startTime))
+      throw new DataDirLockedError(dataDir, owner.pid);
     if (attempt > 0) throw new DataDirLockedError(dataDir, owner?.pid ?? 0);
     if (owner?.wranglerPgid !== undefined) staleGroups = [owner.wranglerPgid];
     rmSync(file, { force: true });

@@ -23,7 +23,10 @@ export interface CompanionContainerPlan {
  * serves an enabled socket account and `companion.container.enabled` is not false (read from the
  * config alone; the account secrets are Worker secrets the deploy never sees).
  */
-export function companionContainerPlan(config: EdgeclawConfig, projectDir: string): CompanionContainerPlan | undefined {
+export function companionContainerPlan(
+  config: EdgeclawConfig,
+  projectDir: string,
+): CompanionContainerPlan | undefined {
   if (!config.companion.container.enabled) return undefined;
   const deployments = containerDeployments(config, {}).map((planned) => planned.deployment);
   if (!deployments.length) return undefined;
@@ -42,7 +45,8 @@ export function companionContainerSecrets(config: EdgeclawConfig): string[] {
   for (const planned of containerDeployments(config, {})) {
     const keySecret = secretEnvName(planned.key.secret);
     if (keySecret) names.add(keySecret);
-    for (const account of planned.accounts) for (const name of Object.values(account.secretEnv)) names.add(name);
+    for (const account of planned.accounts)
+      for (const name of Object.values(account.secretEnv)) names.add(name);
   }
   const outbound = secretEnvName(config.companion.outboundKeys[0]?.secret);
   if (names.size && outbound) names.add(outbound);
@@ -56,12 +60,27 @@ export function companionContainerSecrets(config: EdgeclawConfig): string[] {
  * bound CompanionContainerDO class and the cron that re-arms the keepers. TOML tables may follow the
  * array tables, so appending keeps the file valid.
  */
-export function deployWranglerToml(baseToml: string, plan: CompanionContainerPlan | undefined): string {
-  if (/^\s*\[vars\]/m.test(baseToml)) throw new Error("wrangler.toml has a [vars] table; edgeclaw keeps its config in edgeclaw.json5 and adds [vars] itself at deploy");
+export function deployWranglerToml(
+  baseToml: string,
+  plan: CompanionContainerPlan | undefined,
+): string {
+  if (/^\s*\[vars\]/m.test(baseToml))
+    throw new Error(
+      "wrangler.toml has a [vars] table; edgeclaw keeps its config in edgeclaw.json5 and adds [vars] itself at deploy",
+    );
   if (plan && /^\s*\[triggers\]|^\s*\[\[containers\]\]/m.test(baseToml)) {
-    throw new Error("wrangler.toml already has [triggers] or [[containers]]; merge the companion container's entries by hand");
+    throw new Error(
+      "wrangler.toml already has [triggers] or [[containers]]; merge the companion container's entries by hand",
+    );
   }
-  const lines = [baseToml.trimEnd(), "", "# Added by `npx edgeclaw deploy` (scripts/lib/deploy-config.ts).", "[vars]", `EDGECLAW_COMPANION_CONTAINER = "${plan ? "1" : "0"}"`, ""];
+  const lines = [
+    baseToml.trimEnd(),
+    "",
+    "# Added by `npx edgeclaw deploy` (scripts/lib/deploy-config.ts).",
+    "[vars]",
+    `EDGECLAW_COMPANION_CONTAINER = "${plan ? "1" : "0"}"`,
+    "",
+  ];
   if (!plan) return lines.join("\n");
   lines.push(
     "# Socket accounts are configured: the companion runs as a Cloudflare Container.",
@@ -81,9 +100,15 @@ export function deployWranglerToml(baseToml: string, plan: CompanionContainerPla
 }
 
 /** Writes the generated config beside wrangler.toml (relative paths resolve the same); the caller removes it. */
-export function writeDeployConfig(projectDir: string, plan: CompanionContainerPlan | undefined): { path: string; remove: () => void } {
+export function writeDeployConfig(
+  projectDir: string,
+  plan: CompanionContainerPlan | undefined,
+): { path: string; remove: () => void } {
   // One name per process: two deploys (or dry runs in parallel tests) never share or delete each other's file.
   const path = join(projectDir, `wrangler.deploy-${process.pid}.generated.toml`);
-  writeFileSync(path, deployWranglerToml(readFileSync(join(projectDir, "wrangler.toml"), "utf8"), plan));
+  writeFileSync(
+    path,
+    deployWranglerToml(readFileSync(join(projectDir, "wrangler.toml"), "utf8"), plan),
+  );
   return { path: relative(projectDir, path) || path, remove: () => rmSync(path, { force: true }) };
 }

@@ -13,7 +13,11 @@ export interface DevBannerInput {
   vars: Record<string, string>;
   auth: GatewayAuthForDev;
   /** Socket accounts: the companion's key, and the process dev started (none with EDGECLAW_DEV_COMPANION=0 or a failed build). */
-  companion?: { accounts: string[]; key: { id: string; source: "configured" | "generated"; file?: string }; running?: { url: string; pid: number } };
+  companion?: {
+    accounts: string[];
+    key: { id: string; source: "configured" | "generated"; file?: string };
+    running?: { url: string; pid: number };
+  };
 }
 
 /**
@@ -27,23 +31,38 @@ export function devReadyBanner(input: DevBannerInput): string[] {
   if (model.startsWith("  ")) lines.push(model);
 
   if (auth.kind === "generated") {
-    lines.push(`  Gateway token: ${auth.token} (${auth.reused ? "kept in" : "generated, saved to"} ${auth.file})`);
+    lines.push(
+      `  Gateway token: ${auth.token} (${auth.reused ? "kept in" : "generated, saved to"} ${auth.file})`,
+    );
     lines.push(`  Web chat: ${url}/#token=${auth.token}`);
   } else {
     if (auth.kind === "configured") lines.push(`  Gateway token: the one set in ${auth.source}`);
-    else if (auth.kind === "password") lines.push(`  Gateway password: the one set in ${auth.source}`);
+    else if (auth.kind === "password")
+      lines.push(`  Gateway password: the one set in ${auth.source}`);
     else lines.push("  Gateway auth is off (gateway.auth.mode: none)");
     lines.push(`  Web chat: ${url}/`);
   }
   if (config.gateway.http.endpoints.chatCompletions.enabled) {
-    lines.push(`  OpenAI API: ${url}/v1/chat/completions${auth.kind === "none" ? "" : " (Authorization: Bearer <gateway token>)"}`);
+    lines.push(
+      `  OpenAI API: ${url}/v1/chat/completions${auth.kind === "none" ? "" : " (Authorization: Bearer <gateway token>)"}`,
+    );
   }
-  for (const endpoint of webhookEndpoints(config)) lines.push(`  ${endpoint.label}: ${url}${endpoint.path}`);
+  for (const endpoint of webhookEndpoints(config))
+    lines.push(`  ${endpoint.label}: ${url}${endpoint.path}`);
   const { companion } = input;
   if (companion) {
-    const key = companion.key.source === "generated" ? `generated ingress key "${companion.key.id}", secret in ${companion.key.file}` : `ingress key "${companion.key.id}" from the config`;
-    if (companion.running) lines.push(`  Companion: ${companion.accounts.join(", ")} on ${companion.running.url} (pid ${companion.running.pid}; ${key}); connector state in ${url}/health`);
-    else lines.push(`  Companion: not started for ${companion.accounts.join(", ")}; run one with EDGECLAW_WORKER_URL=${url} and ${key}; its state in ${url}/health`);
+    const key =
+      companion.key.source === "generated"
+        ? `generated ingress key "${companion.key.id}", secret in ${companion.key.file}`
+        : `ingress key "${companion.key.id}" from the config`;
+    if (companion.running)
+      lines.push(
+        `  Companion: ${companion.accounts.join(", ")} on ${companion.running.url} (pid ${companion.running.pid}; ${key}); connector state in ${url}/health`,
+      );
+    else
+      lines.push(
+        `  Companion: not started for ${companion.accounts.join(", ")}; run one with EDGECLAW_WORKER_URL=${url} and ${key}; its state in ${url}/health`,
+      );
   }
   // Said last and unindented: it is the one line a new user must act on.
   if (!model.startsWith("  ")) lines.push(model);

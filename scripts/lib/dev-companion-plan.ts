@@ -20,7 +20,8 @@ export const GENERATED_KEY_ID = "dev-local";
 export const GENERATED_SECRET_VAR = "EDGECLAW_COMPANION_DEV_SECRET";
 
 /** Shell variables the companion inherits besides its own settings and the platform secrets. */
-const INHERITED_ENV = /^(PATH|HOME|TMPDIR|TZ|LANG|LC_[A-Z]+|NODE_EXTRA_CA_CERTS|NODE_USE_ENV_PROXY|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|EDGECLAW_COMPANION_[A-Z0-9_]+)$/;
+const INHERITED_ENV =
+  /^(PATH|HOME|TMPDIR|TZ|LANG|LC_[A-Z]+|NODE_EXTRA_CA_CERTS|NODE_USE_ENV_PROXY|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|EDGECLAW_COMPANION_[A-Z0-9_]+)$/;
 
 export interface DevCompanionPlan {
   /** The config to bundle: the one given, or with the generated key added to `companion.ingressKeys`. */
@@ -57,7 +58,9 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
     for (const name of Object.values(account.connector.secretEnv)) {
       const value = vars[name] || shellEnv[name];
       if (!value) {
-        warnings.push(`${account.label}: ${name} is not set (in .dev.vars or the shell); its connector cannot start`);
+        warnings.push(
+          `${account.label}: ${name} is not set (in .dev.vars or the shell); its connector cannot start`,
+        );
         continue;
       }
       vars[name] ??= value;
@@ -66,14 +69,22 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
   }
 
   const covers = (grant: EdgeclawConfig["companion"]["ingressKeys"][number]) =>
-    accounts.filter(({ definition, account }) => authorizeSocketAccount(grant, definition.id, account.accountId).ok);
+    accounts.filter(
+      ({ definition, account }) =>
+        authorizeSocketAccount(grant, definition.id, account.accountId).ok,
+    );
   const usable = config.companion.ingressKeys
     .map((grant) => ({ grant, secret: resolveSecret(grant.secret, vars), served: covers(grant) }))
     .filter((candidate) => candidate.served.length > 0);
   for (const { grant, secret } of usable) {
-    if (!secret) warnings.push(`companion.ingressKeys "${grant.id}": its secret is not set (in .dev.vars or the shell); not used`);
+    if (!secret)
+      warnings.push(
+        `companion.ingressKeys "${grant.id}": its secret is not set (in .dev.vars or the shell); not used`,
+      );
   }
-  const best = usable.filter((candidate) => candidate.secret).sort((a, b) => b.served.length - a.served.length)[0];
+  const best = usable
+    .filter((candidate) => candidate.secret)
+    .sort((a, b) => b.served.length - a.served.length)[0];
 
   let raw = input.raw;
   let key: DevCompanionPlan["key"];
@@ -82,7 +93,10 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
     key = { id: best.grant.id, secret: best.secret!, source: "configured" };
     served = best.served;
     for (const { account } of accounts) {
-      if (!served.some((entry) => entry.account === account)) warnings.push(`${account.label}: ingress key "${best.grant.id}" may not speak for it; the dev companion does not run it`);
+      if (!served.some((entry) => entry.account === account))
+        warnings.push(
+          `${account.label}: ingress key "${best.grant.id}" may not speak for it; the dev companion does not run it`,
+        );
     }
   } else {
     const channels = [...new Set(accounts.map(({ definition }) => definition.id))];
@@ -90,12 +104,20 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
     const id = uniqueKeyId(config);
     key = { id, secret: generated.secret, source: "generated", file: generated.file };
     vars[GENERATED_SECRET_VAR] = generated.secret;
-    raw = withIngressKey(input.raw, { id, secret: { source: "env", id: GENERATED_SECRET_VAR }, channels });
+    raw = withIngressKey(input.raw, {
+      id,
+      secret: { source: "env", id: GENERATED_SECRET_VAR },
+      channels,
+    });
   }
 
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(shellEnv)) if (value !== undefined && INHERITED_ENV.test(name)) env[name] = value;
-  Object.assign(env, platformEnv, { EDGECLAW_COMPANION_KEY_ID: key.id, EDGECLAW_COMPANION_INGRESS_SECRET: key.secret });
+  for (const [name, value] of Object.entries(shellEnv))
+    if (value !== undefined && INHERITED_ENV.test(name)) env[name] = value;
+  Object.assign(env, platformEnv, {
+    EDGECLAW_COMPANION_KEY_ID: key.id,
+    EDGECLAW_COMPANION_INGRESS_SECRET: key.secret,
+  });
   return { raw, key, accounts: served.map(({ account }) => account.label), env, warnings };
 }
 
@@ -118,7 +140,10 @@ function uniqueKeyId(config: EdgeclawConfig): string {
 }
 
 /** The config with one more ingress key; keys the user wrote stay (the schema default k1 speaks for nothing, so it is dropped). */
-function withIngressKey(raw: Record<string, unknown>, key: Record<string, unknown>): Record<string, unknown> {
+function withIngressKey(
+  raw: Record<string, unknown>,
+  key: Record<string, unknown>,
+): Record<string, unknown> {
   const companion = isRecord(raw.companion) ? raw.companion : {};
   const written = Array.isArray(companion.ingressKeys) ? companion.ingressKeys : [];
   return { ...raw, companion: { ...companion, ingressKeys: [...written, key] } };

@@ -31,7 +31,9 @@ export function companionBundleStale(): boolean {
   const builtAt = statSync(bundle).mtimeMs;
   let inputs: string[];
   try {
-    inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as { inputs: Record<string, unknown> }).inputs);
+    inputs = Object.keys(
+      (JSON.parse(readFileSync(metafile, "utf8")) as { inputs: Record<string, unknown> }).inputs,
+    );
   } catch {
     return true;
   }
@@ -45,14 +47,31 @@ export function companionBundleStale(): boolean {
 /** Builds the bundle in a short-lived child (`npm run build --prefix companion`); rejects with its output on failure. */
 export function buildCompanionBundle(): Promise<void> {
   return new Promise((resolveBuild, reject) => {
-    const child = spawn("npm", ["run", "--silent", "build", "--prefix", companionDir, "--", "--metafile=dist/meta.json", "--log-level=warning"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "npm",
+      [
+        "run",
+        "--silent",
+        "build",
+        "--prefix",
+        companionDir,
+        "--",
+        "--metafile=dist/meta.json",
+        "--log-level=warning",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolveBuild() : reject(new Error(`building the companion failed (exit ${code}):\n${output.trim()}`))));
+    child.once("exit", (code) =>
+      code === 0
+        ? resolveBuild()
+        : reject(new Error(`building the companion failed (exit ${code}):\n${output.trim()}`)),
+    );
   });
 }
 
@@ -84,7 +103,8 @@ export function startCompanion(options: StartCompanionOptions): RunningCompanion
     EDGECLAW_COMPANION_DATA_DIR: options.dataDir,
     // One dev stack, one Worker of its own: a stable id lets the next `npm run dev` on this data dir
     // take its lease back at once instead of waiting out the previous run's.
-    EDGECLAW_COMPANION_INSTANCE_ID: options.plan.env.EDGECLAW_COMPANION_INSTANCE_ID ?? "npm-run-dev",
+    EDGECLAW_COMPANION_INSTANCE_ID:
+      options.plan.env.EDGECLAW_COMPANION_INSTANCE_ID ?? "npm-run-dev",
     EDGECLAW_PARENT_PIPE_FD: "3",
   };
   const child: ChildProcess = spawn(process.execPath, ["--import", dieWithParentUrl, bundle], {

@@ -23,7 +23,10 @@ export function readDevVarsFile(path: string): Record<string, string> {
 }
 
 /** Values from the shell for the pass-through names and any extra names (SecretRef ids). */
-export function shellVars(env: NodeJS.ProcessEnv, extraNames: Iterable<string> = []): Record<string, string> {
+export function shellVars(
+  env: NodeJS.ProcessEnv,
+  extraNames: Iterable<string> = [],
+): Record<string, string> {
   const picked: Record<string, string> = {};
   for (const name of new Set<string>([...PASSTHROUGH_VARS, ...extraNames])) {
     const value = env[name];
@@ -35,7 +38,8 @@ export function shellVars(env: NodeJS.ProcessEnv, extraNames: Iterable<string> =
 /** Writes a dotenv file readable only by the owner; returns nothing, throws on unquotable values. */
 export function writeEnvFile(path: string, vars: Record<string, string>): void {
   const lines = Object.entries(vars).map(([name, value]) => {
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) throw new Error(`cannot pass variable named ${JSON.stringify(name)}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name))
+      throw new Error(`cannot pass variable named ${JSON.stringify(name)}`);
     return `${name}=${quoteEnvValue(name, value)}`;
   });
   writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600 });
@@ -47,10 +51,12 @@ export function writeEnvFile(path: string, vars: Record<string, string>): void {
  */
 export function quoteEnvValue(name: string, value: string): string {
   if (value.includes("\n") || value.includes("\r")) {
-    if (value.includes('"') || value.includes("\\n")) throw new Error(`${name}: a multi-line value with quotes cannot be passed`);
+    if (value.includes('"') || value.includes("\\n"))
+      throw new Error(`${name}: a multi-line value with quotes cannot be passed`);
     return `"${value.replace(/\r/g, "\\r").replace(/\n/g, "\\n")}"`;
   }
-  for (const quote of ["'", '"', "`"]) if (!value.includes(quote)) return `${quote}${value}${quote}`;
+  for (const quote of ["'", '"', "`"])
+    if (!value.includes(quote)) return `${quote}${value}${quote}`;
   throw new Error(`${name}: a value containing ', " and \` cannot be passed through an env file`);
 }
 

@@ -19,11 +19,17 @@ export const GENERATED_TOKEN_FILE = "gateway-token";
  * then OPENCLAW_GATEWAY_TOKEN. When none of them yields a token, dev makes one (kept in the data
  * dir, reused on the next start) so the web chat and API work out of the box.
  */
-export function gatewayAuthForDev(config: EdgeclawConfig, vars: Record<string, string>, dataDir: string): GatewayAuthForDev {
+export function gatewayAuthForDev(
+  config: EdgeclawConfig,
+  vars: Record<string, string>,
+  dataDir: string,
+): GatewayAuthForDev {
   const auth = config.gateway.auth;
   if (auth.mode === "none") return { kind: "none" };
-  if (auth.mode === "password" && resolveSecret(auth.password, vars)) return { kind: "password", source: describeSource(auth.password) };
-  if (resolveSecret(auth.token, vars)) return { kind: "configured", source: describeSource(auth.token) };
+  if (auth.mode === "password" && resolveSecret(auth.password, vars))
+    return { kind: "password", source: describeSource(auth.password) };
+  if (resolveSecret(auth.token, vars))
+    return { kind: "configured", source: describeSource(auth.token) };
   for (const name of ["EDGECLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_TOKEN"]) {
     if (vars[name]) return { kind: "configured", source: name };
   }

@@ -27,7 +27,13 @@ export const LOCAL_POSTGRES_SETTINGS: Record<string, string> = {
 };
 
 function startParams(): string[] {
-  return [...PGlite.defaultStartParams, ...Object.entries(LOCAL_POSTGRES_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  return [
+    ...PGlite.defaultStartParams,
+    ...Object.entries(LOCAL_POSTGRES_SETTINGS).flatMap(([name, value]) => [
+      "-c",
+      `${name}=${value}`,
+    ]),
+  ];
 }
 
 /**
@@ -41,14 +47,19 @@ async function initDataDirInChild(dataDir: string): Promise<void> {
 const { vector } = await import(${JSON.stringify(import.meta.resolve("@electric-sql/pglite-pgvector"))});
 const db = await PGlite.create(process.argv[1], { extensions: { vector } });
 await db.close();`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script, dataDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, dataDir], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", resolve);
   });
-  if (code !== 0) throw new Error(`initialising Postgres in ${dataDir} failed (exit ${code}): ${stderr.trim().slice(-2000)}`);
+  if (code !== 0)
+    throw new Error(
+      `initialising Postgres in ${dataDir} failed (exit ${code}): ${stderr.trim().slice(-2000)}`,
+    );
 }
 
 export interface LocalPostgres {
@@ -78,7 +89,11 @@ export interface LocalPostgres {
 setFlagsFromString("--liftoff-only");
 
 export async function startLocalPostgres(
-  options: { dataDir?: string; host?: string; /** false: leave the database empty (tests of other migrators). */ migrate?: boolean } = {},
+  options: {
+    dataDir?: string;
+    host?: string /** false: leave the database empty (tests of other migrators). */;
+    migrate?: boolean;
+  } = {},
 ): Promise<LocalPostgres> {
   const host = options.host ?? "127.0.0.1";
   if (options.dataDir) {
@@ -86,7 +101,10 @@ export async function startLocalPostgres(
     if (!existsSync(join(options.dataDir, "PG_VERSION"))) await initDataDirInChild(options.dataDir);
   }
   // pgvector (memory search embeddings); Neon ships it, and the migration creates the extension.
-  const db = await PGlite.create(options.dataDir, { startParams: startParams(), extensions: { vector } });
+  const db = await PGlite.create(options.dataDir, {
+    startParams: startParams(),
+    extensions: { vector },
+  });
   if (options.migrate !== false) await migrate(drizzle(db), { migrationsFolder });
 
   const pgServer = new PGLiteSocketServer({ db, host, port: 0, maxConnections: 64 });
@@ -114,4 +132,3 @@ export async function startLocalPostgres(
     },
   };
 }
-

@@ -26,13 +26,25 @@ const { values } = parseArgs({
 });
 
 async function main(): Promise<number> {
-  if (!values["out-dir"] || !values.address || !values["do-dir"]) throw new Error("--out-dir, --address and --do-dir are required");
+  if (!values["out-dir"] || !values.address || !values["do-dir"])
+    throw new Error("--out-dir, --address and --do-dir are required");
   const outDir = resolve(values["out-dir"]);
   const projectDir = process.cwd();
-  const run = await runWrangler(["deploy", "--dry-run", "--outdir", outDir, ...values.define.flatMap((define) => ["--define", define])], { cwd: projectDir });
+  const run = await runWrangler(
+    [
+      "deploy",
+      "--dry-run",
+      "--outdir",
+      outDir,
+      ...values.define.flatMap((define) => ["--define", define]),
+    ],
+    { cwd: projectDir },
+  );
   if (run.code !== 0) {
     process.stderr.write(stripAnsi(run.output));
-    console.error(`edgeclaw dev: the Worker did not build (wrangler exit ${run.code}); fix it and save to retry`);
+    console.error(
+      `edgeclaw dev: the Worker did not build (wrangler exit ${run.code}); fix it and save to retry`,
+    );
     return 1;
   }
   const wrangler = await import("wrangler");
@@ -59,25 +71,41 @@ function workerShape(name: string, workerOptions: Record<string, unknown>): Work
   const options = workerOptions as {
     compatibilityDate?: string;
     compatibilityFlags?: string[];
-    durableObjects?: Record<string, string | { className: string; scriptName?: string; useSQLite?: boolean }>;
+    durableObjects?: Record<
+      string,
+      string | { className: string; scriptName?: string; useSQLite?: boolean }
+    >;
     bindings?: Record<string, unknown>;
   };
   if (!options.compatibilityDate) throw new Error("wrangler.toml has no compatibility_date");
   const durableObjects: WorkerShape["durableObjects"] = {};
   for (const [binding, value] of Object.entries(options.durableObjects ?? {})) {
     const target = typeof value === "string" ? { className: value } : value;
-    if ("scriptName" in target && target.scriptName) throw new Error(`${binding}: Durable Objects of another Worker are not supported locally`);
-    durableObjects[binding] = { className: target.className, useSQLite: "useSQLite" in target ? target.useSQLite : false };
+    if ("scriptName" in target && target.scriptName)
+      throw new Error(`${binding}: Durable Objects of another Worker are not supported locally`);
+    durableObjects[binding] = {
+      className: target.className,
+      useSQLite: "useSQLite" in target ? target.useSQLite : false,
+    };
   }
   const vars: Record<string, string> = {};
-  for (const [key, value] of Object.entries(options.bindings ?? {})) vars[key] = typeof value === "string" ? value : JSON.stringify(value);
-  return { name, compatibilityDate: options.compatibilityDate, compatibilityFlags: options.compatibilityFlags ?? [], durableObjects, vars };
+  for (const [key, value] of Object.entries(options.bindings ?? {}))
+    vars[key] = typeof value === "string" ? value : JSON.stringify(value);
+  return {
+    name,
+    compatibilityDate: options.compatibilityDate,
+    compatibilityFlags: options.compatibilityFlags ?? [],
+    durableObjects,
+    vars,
+  };
 }
 
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`edgeclaw dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(
+      `edgeclaw dev: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     process.exit(1);
   },
 );

@@ -71,13 +71,20 @@ let workerd;
 let stopping = false;
 
 function startWorkerd() {
-  const workerdPath = process.env.MINIFLARE_WORKERD_PATH ?? createRequire(import.meta.url)("workerd").default;
-  const inspector = values["inspector-port"] ? [`--inspector-addr=${values.ip}:${values["inspector-port"]}`] : [];
+  const workerdPath =
+    process.env.MINIFLARE_WORKERD_PATH ?? createRequire(import.meta.url)("workerd").default;
+  const inspector = values["inspector-port"]
+    ? [`--inspector-addr=${values.ip}:${values["inspector-port"]}`]
+    : [];
   // Secrets reach workerd through its environment (the config names them), never its command line.
-  const child = spawn(workerdPath, ["serve", "--experimental", "--verbose", ...inspector, join(outDir, "workerd.capnp")], {
-    env: { ...process.env, ...vars },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const child = spawn(
+    workerdPath,
+    ["serve", "--experimental", "--verbose", ...inspector, join(outDir, "workerd.capnp")],
+    {
+      env: { ...process.env, ...vars },
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
   child.once("exit", (code, signal) => {
     if (stopping || workerd !== child) return;
     console.error(`edgeclaw dev: workerd exited (${signal ?? `code ${code}`})`);

@@ -17,7 +17,10 @@ export interface MigrationOutcome {
  * serverless driver, WebSockets). `wsProxy` (host:port) points it at the local PGlite bridge instead
  * of Neon, which is how this path is exercised offline.
  */
-export async function migrateDatabase(databaseUrl: string, options: { wsProxy?: string } = {}): Promise<MigrationOutcome> {
+export async function migrateDatabase(
+  databaseUrl: string,
+  options: { wsProxy?: string } = {},
+): Promise<MigrationOutcome> {
   return withNeonPool(databaseUrl, options.wsProxy, async (pool) => {
     const db = drizzle({ client: pool });
     const before = await appliedCount(db);
@@ -33,9 +36,16 @@ export interface PendingMigrations {
 }
 
 /** What a deploy would apply, read without writing anything (for `deploy --dry-run`). */
-export async function pendingMigrations(databaseUrl: string, options: { wsProxy?: string } = {}): Promise<PendingMigrations> {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: Array<{ tag: string }> };
-  const applied = await withNeonPool(databaseUrl, options.wsProxy, (pool) => appliedCount(drizzle({ client: pool })));
+export async function pendingMigrations(
+  databaseUrl: string,
+  options: { wsProxy?: string } = {},
+): Promise<PendingMigrations> {
+  const journal = JSON.parse(
+    readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8"),
+  ) as { entries: Array<{ tag: string }> };
+  const applied = await withNeonPool(databaseUrl, options.wsProxy, (pool) =>
+    appliedCount(drizzle({ client: pool })),
+  );
   return { applied, pending: journal.entries.slice(applied).map((entry) => entry.tag) };
 }
 
@@ -44,7 +54,9 @@ async function appliedCount(db: ReturnType<typeof drizzle>): Promise<number> {
     sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`,
   );
   if (!table.rows[0]?.present) return 0;
-  const rows = await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+  const rows = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+  );
   return rows.rows[0]?.n ?? 0;
 }
 

@@ -1,4 +1,8 @@
-import { modelSelectionFor, parseModelRef, resolveModel } from "../../functions/agent/model-resolve.ts";
+import {
+  modelSelectionFor,
+  parseModelRef,
+  resolveModel,
+} from "../../functions/agent/model-resolve.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { defaultAgentId } from "../../functions/routing/agents.ts";
 

@@ -5,7 +5,11 @@ import { WebSocket } from "ws";
  * Runs `work` with a Neon serverless Pool from Node (deploy-time migrations, dev tooling). `wsProxy`
  * (host:port) points the driver at the local PGlite bridge instead of Neon.
  */
-export async function withNeonPool<T>(databaseUrl: string, wsProxy: string | undefined, work: (pool: Pool) => Promise<T>): Promise<T> {
+export async function withNeonPool<T>(
+  databaseUrl: string,
+  wsProxy: string | undefined,
+  work: (pool: Pool) => Promise<T>,
+): Promise<T> {
   const sockets = new Set<WebSocket>();
   // Tracked so they can be closed at the end: with @neondatabase/serverless 1.2.0 in Node,
   // Pool.end() resolves but leaves the client's WebSocket open, and the process never exits.

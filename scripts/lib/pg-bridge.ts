@@ -36,7 +36,11 @@ interface Link {
  * `GET /_control/stats` and `POST /_control/{freeze,kill,resume}` on the same port, for tests that
  * count connections or simulate an outage; dev never turns that on.
  */
-export async function startPgBridge(options: { host: string; pgPort: number; control?: boolean }): Promise<PgBridge> {
+export async function startPgBridge(options: {
+  host: string;
+  pgPort: number;
+  control?: boolean;
+}): Promise<PgBridge> {
   const { host, pgPort } = options;
   const links = new Set<Link>();
   let mode: "normal" | "frozen" | "dead" = "normal";
@@ -119,7 +123,8 @@ export async function startPgBridge(options: { host: string; pgPort: number; con
 
   function control(req: IncomingMessage, res: ServerResponse): void {
     const action = new URL(req.url ?? "/", "http://bridge").pathname.replace(/^\/_control\//, "");
-    if (req.method === "POST" && (action === "freeze" || action === "kill" || action === "resume")) bridge[action]();
+    if (req.method === "POST" && (action === "freeze" || action === "kill" || action === "resume"))
+      bridge[action]();
     else if (!(req.method === "GET" && action === "stats")) return notFound(res);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ mode, ...bridge.stats() }));

@@ -44,12 +44,19 @@ function procInfo(pid: number): ProcessInfo | undefined {
   }
   // The command name (field 2) may hold spaces and parentheses; every field after it is plain.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { pid, pgid: Number(fields[2]), startTime: fields[19] ?? "", zombie: fields[0] === "Z" || fields[0] === "X" };
+  return {
+    pid,
+    pgid: Number(fields[2]),
+    startTime: fields[19] ?? "",
+    zombie: fields[0] === "Z" || fields[0] === "X",
+  };
 }
 
 function psInfo(pid: number): ProcessInfo | undefined {
   try {
-    const line = execFileSync("ps", ["-o", "pgid=,stat=,lstart=", "-p", String(pid)], { encoding: "utf8" }).trim();
+    const line = execFileSync("ps", ["-o", "pgid=,stat=,lstart=", "-p", String(pid)], {
+      encoding: "utf8",
+    }).trim();
     const match = /^(\d+)\s+(\S+)\s+(.+)$/.exec(line);
     if (!match) return undefined;
     return { pid, pgid: Number(match[1]), startTime: match[3]!, zombie: match[2]!.startsWith("Z") };
@@ -71,7 +78,10 @@ export function processesHoldingDir(dir: string, groups: number[] = []): DataDir
     if (pid === process.pid) continue;
     const info = processInfo(pid);
     if (!info || info.zombie) continue;
-    const uses = groups.includes(info.pgid) || args.some((arg) => arg.includes(dir)) || (hasProc && opensUnder(pid, inside));
+    const uses =
+      groups.includes(info.pgid) ||
+      args.some((arg) => arg.includes(dir)) ||
+      (hasProc && opensUnder(pid, inside));
     if (uses) holders.push({ pid, pgid: info.pgid, command: args.join(" ").slice(0, 120) });
   }
   return holders;
@@ -83,7 +93,10 @@ function listProcesses(): Array<{ pid: number; args: string[] }> {
       .filter((name) => /^\d+$/.test(name))
       .map((name) => {
         try {
-          return { pid: Number(name), args: readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter(Boolean) };
+          return {
+            pid: Number(name),
+            args: readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter(Boolean),
+          };
         } catch {
           return { pid: Number(name), args: [] };
         }

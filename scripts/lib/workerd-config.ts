@@ -46,11 +46,16 @@ export function workerdConfig(input: WorkerdConfigInput): string {
     if (!bound.has(name)) bindings.push(`(name = ${text(name)}, text = ${text(value)})`);
   }
   for (const [name, { className }] of Object.entries(worker.durableObjects)) {
-    bindings.push(`(name = ${text(name)}, durableObjectNamespace = (className = ${text(className)}))`);
+    bindings.push(
+      `(name = ${text(name)}, durableObjectNamespace = (className = ${text(className)}))`,
+    );
   }
-  const classes = [...new Map(Object.values(worker.durableObjects).map((d) => [d.className, d])).values()];
+  const classes = [
+    ...new Map(Object.values(worker.durableObjects).map((d) => [d.className, d])).values(),
+  ];
   const namespaces = classes.map(
-    (d) => `(className = ${text(d.className)}, uniqueKey = ${text(`${worker.name}-${d.className}`)}, enableSql = ${d.useSQLite === true})`,
+    (d) =>
+      `(className = ${text(d.className)}, uniqueKey = ${text(`${worker.name}-${d.className}`)}, enableSql = ${d.useSQLite === true})`,
   );
   return `using Workerd = import "/workerd/workerd.capnp";
 

@@ -1,7 +1,10 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
-import { DEFAULT_WORKSPACE_KEY, type BundledWorkspace } from "../../functions/config/bundled-workspace.ts";
+import {
+  DEFAULT_WORKSPACE_KEY,
+  type BundledWorkspace,
+} from "../../functions/config/bundled-workspace.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 
 /** The shared seed folder at the project root. */
@@ -38,7 +41,10 @@ export interface WorkspaceSeedOptions {
  * project root when it exists) and one per `agents.list[]` entry with its own `workspace`. A folder
  * the config names explicitly must exist; the implicit default may be absent.
  */
-export function loadWorkspaceSeeds(config: EdgeclawConfig, options: WorkspaceSeedOptions): WorkspaceSeedResult {
+export function loadWorkspaceSeeds(
+  config: EdgeclawConfig,
+  options: WorkspaceSeedOptions,
+): WorkspaceSeedResult {
   const result: WorkspaceSeedResult = { seeds: {}, warnings: [], folders: {} };
   const errors: string[] = [];
 
@@ -47,12 +53,20 @@ export function loadWorkspaceSeeds(config: EdgeclawConfig, options: WorkspaceSee
     ? resolveFolder(configuredDefault, options.baseDir)
     : resolve(options.projectDir, DEFAULT_WORKSPACE_DIR);
   if (configuredDefault || existsSync(defaultFolder)) {
-    readSeed(DEFAULT_WORKSPACE_KEY, defaultFolder, configuredDefault ? "agents.defaults.workspace" : undefined);
+    readSeed(
+      DEFAULT_WORKSPACE_KEY,
+      defaultFolder,
+      configuredDefault ? "agents.defaults.workspace" : undefined,
+    );
   }
 
   config.agents.list.forEach((agent, index) => {
     if (!agent.workspace) return;
-    readSeed(agent.id, resolveFolder(agent.workspace, options.baseDir), `agents.list.${index}.workspace`);
+    readSeed(
+      agent.id,
+      resolveFolder(agent.workspace, options.baseDir),
+      `agents.list.${index}.workspace`,
+    );
   });
 
   if (errors.length) throw new WorkspaceSeedError(errors);
@@ -86,9 +100,17 @@ function resolveFolder(setting: string, baseDir: string): string {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-function collectFiles(root: string, dir: string, files: Record<string, string>, warnings: string[], errors: string[]) {
+function collectFiles(
+  root: string,
+  dir: string,
+  files: Record<string, string>,
+  warnings: string[],
+  errors: string[],
+) {
   const realRoot = realpathSync(root);
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
     // Dotfiles (.git, .DS_Store, editor swap files) are never part of an agent's workspace.
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     const full = join(dir, entry.name);
@@ -116,7 +138,9 @@ function collectFiles(root: string, dir: string, files: Record<string, string>, 
     }
     if (!stat.isFile()) continue;
     if (stat.size > MAX_SEED_FILE_BYTES) {
-      errors.push(`${join(root, path)}: ${stat.size} bytes, more than the ${MAX_SEED_FILE_BYTES}-byte limit per workspace file`);
+      errors.push(
+        `${join(root, path)}: ${stat.size} bytes, more than the ${MAX_SEED_FILE_BYTES}-byte limit per workspace file`,
+      );
       continue;
     }
     const bytes = readFileSync(full);

@@ -5,7 +5,11 @@ import { fileURLToPath } from "node:url";
 import type { BundledWorkspace } from "../../functions/config/bundled-workspace.ts";
 
 /** wrangler's own entry, run with this Node directly (no npx, so no extra process in between). */
-export const wranglerCli = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+export const wranglerCli = join(
+  dirname(createRequire(import.meta.url).resolve("wrangler/package.json")),
+  "bin",
+  "wrangler.js",
+);
 
 /**
  * What `npm run dev` runs as its Worker: the bundle wrangler builds, served by workerd directly
@@ -37,15 +41,21 @@ export class DefineTooLargeError extends Error {
 }
 
 /** `--define` pairs that bundle the config (as written) and the workspace seeds into the Worker. */
-export function bundleDefineArgs(rawConfig: Record<string, unknown>, seeds: BundledWorkspace): string[] {
-  return [defineArg("EDGECLAW_BUNDLED_CONFIG", rawConfig), defineArg("EDGECLAW_BUNDLED_WORKSPACE", seeds)].flatMap(
-    (arg) => ["--define", arg],
-  );
+export function bundleDefineArgs(
+  rawConfig: Record<string, unknown>,
+  seeds: BundledWorkspace,
+): string[] {
+  return [
+    defineArg("EDGECLAW_BUNDLED_CONFIG", rawConfig),
+    defineArg("EDGECLAW_BUNDLED_WORKSPACE", seeds),
+  ].flatMap((arg) => ["--define", arg]);
 }
 
 function defineArg(name: string, value: unknown): string {
   // esbuild takes a JSON literal as a define value; escaping U+2028/9 keeps it a valid JS expression too.
-  const json = JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  const json = JSON.stringify(value)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
   const arg = `${name}:${json}`;
   const bytes = Buffer.byteLength(arg);
   if (bytes > MAX_DEFINE_ARG_BYTES) throw new DefineTooLargeError(name, bytes);
@@ -58,8 +68,15 @@ export interface WranglerRun {
 }
 
 /** Runs wrangler to completion, capturing its output (and echoing it live when `echo` is set). */
-export function runWrangler(args: string[], options: { echo?: boolean; env?: Record<string, string>; cwd?: string } = {}): Promise<WranglerRun> {
-  const spawnOptions: SpawnOptions = { cwd: options.cwd, env: wranglerEnv(options.env), stdio: ["ignore", "pipe", "pipe"] };
+export function runWrangler(
+  args: string[],
+  options: { echo?: boolean; env?: Record<string, string>; cwd?: string } = {},
+): Promise<WranglerRun> {
+  const spawnOptions: SpawnOptions = {
+    cwd: options.cwd,
+    env: wranglerEnv(options.env),
+    stdio: ["ignore", "pipe", "pipe"],
+  };
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [wranglerCli, ...args], spawnOptions);
     let output = "";
@@ -70,7 +87,9 @@ export function runWrangler(args: string[], options: { echo?: boolean; env?: Rec
     child.stdout?.on("data", take(process.stdout));
     child.stderr?.on("data", take(process.stderr));
     child.on("error", reject);
-    child.on("close", (code, signal) => resolvePromise({ code: code ?? (signal ? 128 : 1), output }));
+    child.on("close", (code, signal) =>
+      resolvePromise({ code: code ?? (signal ? 128 : 1), output }),
+    );
   });
 }
 

@@ -20,7 +20,10 @@ export interface SimulatedDev {
  * `npm run dev` with EDGECLAW_SIMULATE=1: starts the simulated platforms, adds the generated test
  * secrets to `vars` (a name already set keeps its value), and rebundles the config pointed at them.
  */
-export async function simulateForDev(inputs: BundleInputs, vars: Record<string, string>): Promise<SimulatedDev> {
+export async function simulateForDev(
+  inputs: BundleInputs,
+  vars: Record<string, string>,
+): Promise<SimulatedDev> {
   const platforms = await startSimulatedPlatforms(inputs.loaded.raw, vars);
   for (const [name, value] of Object.entries(platforms.vars)) vars[name] ??= value;
   return {
@@ -31,8 +34,14 @@ export async function simulateForDev(inputs: BundleInputs, vars: Record<string, 
       const state = simulateState(platforms, gatewayUrl);
       writeSimulateState(dataDir, state);
       const ids = Object.keys(state.channels);
-      if (!ids.length) return ["  Simulate: no channel to simulate (add a channels.<id> block, e.g. channels: { slack: {} })"];
-      return ids.map((id) => `  Simulated ${id} at ${state.channels[id]!.fakeUrl}; try: npx edgeclaw simulate ${id} "hello"`);
+      if (!ids.length)
+        return [
+          "  Simulate: no channel to simulate (add a channels.<id> block, e.g. channels: { slack: {} })",
+        ];
+      return ids.map(
+        (id) =>
+          `  Simulated ${id} at ${state.channels[id]!.fakeUrl}; try: npx edgeclaw simulate ${id} "hello"`,
+      );
     },
     async stop(dataDir) {
       removeSimulateState(dataDir);

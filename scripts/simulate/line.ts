@@ -26,7 +26,9 @@ function conversationOf(message: SimulatedMessage): { to: string; source: Record
   const from = lineShaped(message.from ?? DEFAULT_SENDER, "U");
   if (!message.group) return { to: from, source: { type: "user", userId: from } };
   const group = lineShaped(message.group, message.group.startsWith("R") ? "R" : "C");
-  return group.startsWith("R") ? { to: group, source: { type: "room", roomId: group, userId: from } } : { to: group, source: { type: "group", groupId: group, userId: from } };
+  return group.startsWith("R")
+    ? { to: group, source: { type: "room", roomId: group, userId: from } }
+    : { to: group, source: { type: "group", groupId: group, userId: from } };
 }
 
 function pointAtFake(block: Record<string, unknown>, fakeUrl: string): Record<string, unknown> {
@@ -39,12 +41,22 @@ export const lineSimulator: ChannelSimulator = {
   prepare(block, fakeUrl, env) {
     const own = block ?? {};
     const accounts = Object.fromEntries(
-      Object.entries((own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {}).map(([id, account]) => [id, pointAtFake(account, fakeUrl)]),
+      Object.entries(
+        (own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {},
+      ).map(([id, account]) => [id, pointAtFake(account, fakeUrl)]),
     );
     const secret = simulatedSecret(own.channelSecret, "LINE_CHANNEL_SECRET", env);
-    const token = simulatedSecret(own.channelAccessToken, "LINE_CHANNEL_ACCESS_TOKEN", env, "line-token-sim-");
+    const token = simulatedSecret(
+      own.channelAccessToken,
+      "LINE_CHANNEL_ACCESS_TOKEN",
+      env,
+      "line-token-sim-",
+    );
     return {
-      block: { ...pointAtFake(own, fakeUrl), ...(Object.keys(accounts).length ? { accounts } : {}) },
+      block: {
+        ...pointAtFake(own, fakeUrl),
+        ...(Object.keys(accounts).length ? { accounts } : {}),
+      },
       env: { ...secret.add, ...token.add },
       secrets: { channelSecret: secret.value },
     };
@@ -53,11 +65,19 @@ export const lineSimulator: ChannelSimulator = {
     const { to, source } = conversationOf(message);
     const replyToken = simulatedId("rt");
     // LINE issues the token with the event; the fake must know it to accept the reply.
-    await fetch(`${fakeUrl}/_control/reply-token`, { method: "POST", body: JSON.stringify({ replyToken, to }) });
+    await fetch(`${fakeUrl}/_control/reply-token`, {
+      method: "POST",
+      body: JSON.stringify({ replyToken, to }),
+    });
     const mentionees = message.group
       ? [...message.text.matchAll(/(^|[^\w@])(@[^\s@]{1,40})/g)].map((m) => {
           const self = new RegExp(SELF_MENTION.source, "i").test(m[2]!);
-          return { index: m.index! + m[1]!.length, length: m[2]!.length, type: "user", ...(self ? { userId: BOT_USER_ID, isSelf: true } : { isSelf: false }) };
+          return {
+            index: m.index! + m[1]!.length,
+            length: m[2]!.length,
+            type: "user",
+            ...(self ? { userId: BOT_USER_ID, isSelf: true } : { isSelf: false }),
+          };
         })
       : [];
     const body = JSON.stringify({
@@ -71,13 +91,22 @@ export const lineSimulator: ChannelSimulator = {
           webhookEventId: simulatedId("01SIM"),
           deliveryContext: { isRedelivery: false },
           replyToken,
-          message: { type: "text", id: String(Date.now()) + String(Math.floor(Math.random() * 1000)), quoteToken: simulatedId("q"), text: message.text, ...(mentionees.length ? { mention: { mentionees } } : {}) },
+          message: {
+            type: "text",
+            id: String(Date.now()) + String(Math.floor(Math.random() * 1000)),
+            quoteToken: simulatedId("q"),
+            text: message.text,
+            ...(mentionees.length ? { mention: { mentionees } } : {}),
+          },
         },
       ],
     });
     return new Request(webhookUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-line-signature": await signLineBody(secrets.channelSecret!, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-line-signature": await signLineBody(secrets.channelSecret!, body),
+      },
       body,
     });
   },

@@ -19,7 +19,10 @@ export interface SimulatedPlatforms {
  * simulator exists for, each on its own loopback port, with the channel's API base URLs pointed at
  * it and test secrets generated where none are set.
  */
-export async function startSimulatedPlatforms(raw: Record<string, unknown>, vars: Readonly<Record<string, string>>): Promise<SimulatedPlatforms> {
+export async function startSimulatedPlatforms(
+  raw: Record<string, unknown>,
+  vars: Readonly<Record<string, string>>,
+): Promise<SimulatedPlatforms> {
   const blocks = isRecord(raw.channels) ? raw.channels : {};
   const fakes: RunningFake[] = [];
   const channels: SimulatedPlatforms["channels"] = [];
@@ -57,7 +60,12 @@ export function simulateState(platforms: SimulatedPlatforms, gatewayUrl: string)
   for (const channel of platforms.channels) {
     const own = routes.filter((entry) => entry.definition.id === channel.id);
     const route = (own.find((entry) => entry.route.accountId === "default") ?? own[0])?.route;
-    if (route) state.channels[channel.id] = { fakeUrl: channel.fakeUrl, webhookUrl: `${gatewayUrl}${route.path}`, secrets: channel.secrets };
+    if (route)
+      state.channels[channel.id] = {
+        fakeUrl: channel.fakeUrl,
+        webhookUrl: `${gatewayUrl}${route.path}`,
+        secrets: channel.secrets,
+      };
   }
   return state;
 }

@@ -13,11 +13,15 @@ export function simulatedSecret(
   env: Readonly<Record<string, string>>,
   prefix = "sim-",
 ): { value: string; add: Record<string, string> } {
-  const given = input === undefined ? resolveSecret({ source: "env", id: fallbackEnvName }, env) : resolveSecret(input as SecretInput, env);
+  const given =
+    input === undefined
+      ? resolveSecret({ source: "env", id: fallbackEnvName }, env)
+      : resolveSecret(input as SecretInput, env);
   if (given) return { value: given, add: {} };
   const value = `${prefix}${randomBytes(16).toString("hex")}`;
   if (input === undefined) return { value, add: { [fallbackEnvName]: value } };
-  if (typeof input === "object" && input !== null && "id" in input) return { value, add: { [String((input as { id: unknown }).id)]: value } };
+  if (typeof input === "object" && input !== null && "id" in input)
+    return { value, add: { [String((input as { id: unknown }).id)]: value } };
   const whole = typeof input === "string" ? /^\$\{([A-Z0-9_]+)\}$/.exec(input) : null;
   return whole ? { value, add: { [whole[1]!]: value } } : { value: String(input), add: {} };
 }

@@ -21,7 +21,11 @@ export async function simulateOnce(
 ): Promise<SimulateOutcome> {
   const { timeoutMs = 60_000, quietMs = 1_500, pollMs = 250 } = options;
   const before = await simulator.replies(channel.fakeUrl, message);
-  const request = await simulator.webhook(message, { webhookUrl: channel.webhookUrl, secrets: channel.secrets, fakeUrl: channel.fakeUrl });
+  const request = await simulator.webhook(message, {
+    webhookUrl: channel.webhookUrl,
+    secrets: channel.secrets,
+    fakeUrl: channel.fakeUrl,
+  });
   const response = await fetch(request);
   await response.body?.cancel();
   if (!response.ok) return { status: response.status, replies: [] };

@@ -41,9 +41,16 @@ export interface ChannelSimulator {
    * Points the block at the fake. `env` is what the Worker will see (.dev.vars + shell): a secret
    * the block already resolves to keeps its value; a missing one is generated and returned in `env`.
    */
-  prepare(block: Record<string, unknown> | undefined, fakeUrl: string, env: Readonly<Record<string, string>>): PreparedChannel;
+  prepare(
+    block: Record<string, unknown> | undefined,
+    fakeUrl: string,
+    env: Readonly<Record<string, string>>,
+  ): PreparedChannel;
   /** Builds and signs the webhook exactly as the platform would send it to `webhookUrl`. */
-  webhook(message: SimulatedMessage, target: { webhookUrl: string; secrets: Record<string, string>; fakeUrl: string }): Promise<Request>;
+  webhook(
+    message: SimulatedMessage,
+    target: { webhookUrl: string; secrets: Record<string, string>; fakeUrl: string },
+  ): Promise<Request>;
   /**
    * The replies the fake has received so far in the conversation `message` is in (oldest first),
    * formatted as the platform shows them. `simulate` reads them before and after posting and prints

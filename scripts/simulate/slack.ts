@@ -22,7 +22,11 @@ export const slackSimulator: ChannelSimulator = {
   prepare(block, fakeUrl, env) {
     const own = block ?? {};
     const apiBaseUrl = `${fakeUrl}/api/`;
-    const accounts = Object.fromEntries(Object.entries((own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {}).map(([id, account]) => [id, { ...account, apiBaseUrl }]));
+    const accounts = Object.fromEntries(
+      Object.entries(
+        (own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {},
+      ).map(([id, account]) => [id, { ...account, apiBaseUrl }]),
+    );
     const signing = simulatedSecret(own.signingSecret, "SLACK_SIGNING_SECRET", env);
     const bot = simulatedSecret(own.botToken, "SLACK_BOT_TOKEN", env, "xoxb-sim-");
     return {
@@ -40,7 +44,15 @@ export const slackSimulator: ChannelSimulator = {
       type: "event_callback",
       event_id: simulatedId("Ev"),
       event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }],
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: TEAM,
+          user_id: BOT_USER,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
       event: {
         type: "message",
         channel: conversationOf(message),
@@ -55,13 +67,24 @@ export const slackSimulator: ChannelSimulator = {
     const timestamp = String(Math.floor(Date.now() / 1000));
     return new Request(webhookUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-slack-request-timestamp": timestamp, "x-slack-signature": await signSlackRequest(secrets.signingSecret!, timestamp, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": await signSlackRequest(secrets.signingSecret!, timestamp, body),
+      },
       body,
     });
   },
   async replies(fakeUrl, message) {
-    const res = await fetch(`${fakeUrl}/_control/messages?channel=${encodeURIComponent(conversationOf(message))}`);
-    const stored = (await res.json()) as Array<{ ts: string; text: string; thread_ts?: string; deleted?: boolean }>;
+    const res = await fetch(
+      `${fakeUrl}/_control/messages?channel=${encodeURIComponent(conversationOf(message))}`,
+    );
+    const stored = (await res.json()) as Array<{
+      ts: string;
+      text: string;
+      thread_ts?: string;
+      deleted?: boolean;
+    }>;
     return stored
       .filter((m) => !m.deleted && (!message.thread || m.thread_ts === message.thread))
       .map((m) => `${m.thread_ts ? `[thread ${m.thread_ts}] ` : ""}${unescapeSlack(m.text)}`);

@@ -24,7 +24,11 @@ function defaultAccount(block: Block): Block {
   return { ...block, ...(accounts[id] ?? {}) };
 }
 
-function resolved(input: unknown, fallbacks: string[], env: Readonly<Record<string, string>>): string | undefined {
+function resolved(
+  input: unknown,
+  fallbacks: string[],
+  env: Readonly<Record<string, string>>,
+): string | undefined {
   if (input !== undefined) return resolveSecret(input as SecretInput, env);
   for (const name of fallbacks) if (env[name]) return env[name];
   return undefined;
@@ -35,16 +39,36 @@ export const smsSimulator: ChannelSimulator = {
   startFake: () => startFakeTwilioApi(),
   prepare(block, fakeUrl, env) {
     const own = block ?? {};
-    const accounts = Object.fromEntries(Object.entries((own.accounts as Record<string, Block> | undefined) ?? {}).map(([id, account]) => [id, { ...account, apiBaseUrl: fakeUrl }]));
+    const accounts = Object.fromEntries(
+      Object.entries((own.accounts as Record<string, Block> | undefined) ?? {}).map(
+        ([id, account]) => [id, { ...account, apiBaseUrl: fakeUrl }],
+      ),
+    );
     const effective = defaultAccount(own);
     const sid = simulatedSecret(effective.accountSid, "TWILIO_ACCOUNT_SID", env, "AC");
     const token = simulatedSecret(effective.authToken, "TWILIO_AUTH_TOKEN", env);
-    const fromNumber = resolved(effective.fromNumber, ["TWILIO_PHONE_NUMBER", "TWILIO_SMS_FROM"], env);
-    const serviceSid = resolved(effective.messagingServiceSid, ["TWILIO_MESSAGING_SERVICE_SID"], env);
+    const fromNumber = resolved(
+      effective.fromNumber,
+      ["TWILIO_PHONE_NUMBER", "TWILIO_SMS_FROM"],
+      env,
+    );
+    const serviceSid = resolved(
+      effective.messagingServiceSid,
+      ["TWILIO_MESSAGING_SERVICE_SID"],
+      env,
+    );
     const sender = fromNumber || serviceSid ? {} : { fromNumber: SIMULATED_NUMBER };
-    const publicWebhookUrl = typeof effective.publicWebhookUrl === "string" ? effective.publicWebhookUrl : env.SMS_PUBLIC_WEBHOOK_URL;
+    const publicWebhookUrl =
+      typeof effective.publicWebhookUrl === "string"
+        ? effective.publicWebhookUrl
+        : env.SMS_PUBLIC_WEBHOOK_URL;
     return {
-      block: { ...own, apiBaseUrl: fakeUrl, ...sender, ...(Object.keys(accounts).length ? { accounts } : {}) },
+      block: {
+        ...own,
+        apiBaseUrl: fakeUrl,
+        ...sender,
+        ...(Object.keys(accounts).length ? { accounts } : {}),
+      },
       env: { ...sid.add, ...token.add },
       secrets: {
         accountSid: sid.value,
@@ -58,7 +82,10 @@ export const smsSimulator: ChannelSimulator = {
   },
   async webhook(message, { webhookUrl, secrets, fakeUrl }) {
     // The fake REST API answers only accounts it knows: this one, with the token the Worker sends.
-    await fetch(`${fakeUrl}/_control/account`, { method: "POST", body: JSON.stringify({ accountSid: secrets.accountSid, authToken: secrets.authToken }) });
+    await fetch(`${fakeUrl}/_control/account`, {
+      method: "POST",
+      body: JSON.stringify({ accountSid: secrets.accountSid, authToken: secrets.authToken }),
+    });
     const messageSid = `SM${randomBytes(16).toString("hex")}`;
     const params: Array<[string, string]> = [
       ["ToCountry", "US"],
@@ -74,16 +101,27 @@ export const smsSimulator: ChannelSimulator = {
       ["From", senderOf(message)],
       ["FromCountry", "US"],
       ["ApiVersion", "2010-04-01"],
-      ...(secrets.messagingServiceSid ? ([["MessagingServiceSid", secrets.messagingServiceSid]] as Array<[string, string]>) : []),
+      ...(secrets.messagingServiceSid
+        ? ([["MessagingServiceSid", secrets.messagingServiceSid]] as Array<[string, string]>)
+        : []),
     ];
     return new Request(webhookUrl, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": await signTwilioRequest(secrets.authToken!, secrets.signedUrl ?? webhookUrl, params) },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": await signTwilioRequest(
+          secrets.authToken!,
+          secrets.signedUrl ?? webhookUrl,
+          params,
+        ),
+      },
       body: new URLSearchParams(params).toString(),
     });
   },
   async replies(fakeUrl, message) {
-    const res = await fetch(`${fakeUrl}/_control/messages?to=${encodeURIComponent(senderOf(message))}`);
+    const res = await fetch(
+      `${fakeUrl}/_control/messages?to=${encodeURIComponent(senderOf(message))}`,
+    );
     // Bodies are plain text already (the channel formats before sending): a phone shows them as they are.
     return ((await res.json()) as Array<{ body: string }>).map((m) => m.body);
   },

@@ -12,7 +12,11 @@ export const SIMULATE_FILE = "simulate.json";
 const simulateStateSchema = z.object({
   channels: z.record(
     z.string(),
-    z.object({ fakeUrl: z.string(), webhookUrl: z.string(), secrets: z.record(z.string(), z.string()) }),
+    z.object({
+      fakeUrl: z.string(),
+      webhookUrl: z.string(),
+      secrets: z.record(z.string(), z.string()),
+    }),
   ),
 });
 export type SimulateState = z.infer<typeof simulateStateSchema>;
@@ -26,7 +30,9 @@ export function writeSimulateState(dataDir: string, state: SimulateState): strin
 
 export function readSimulateState(dataDir: string): SimulateState | undefined {
   try {
-    return simulateStateSchema.parse(JSON.parse(readFileSync(join(dataDir, SIMULATE_FILE), "utf8")));
+    return simulateStateSchema.parse(
+      JSON.parse(readFileSync(join(dataDir, SIMULATE_FILE), "utf8")),
+    );
   } catch {
     return undefined;
   }

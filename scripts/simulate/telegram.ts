@@ -23,12 +23,21 @@ export const telegramSimulator: ChannelSimulator = {
   startFake: () => startFakeTelegramApi(),
   prepare(block, fakeUrl, env) {
     const own = block ?? {};
-    const accounts = Object.fromEntries(Object.entries((own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {}).map(([id, account]) => [id, { ...account, apiRoot: fakeUrl }]));
+    const accounts = Object.fromEntries(
+      Object.entries(
+        (own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {},
+      ).map(([id, account]) => [id, { ...account, apiRoot: fakeUrl }]),
+    );
     const secret = simulatedSecret(own.webhookSecret, "TELEGRAM_WEBHOOK_SECRET", env);
     // The fake takes tokens shaped like Telegram's: <bot id>:<secret>.
     const token = simulatedSecret(own.botToken, "TELEGRAM_BOT_TOKEN", env, "7100000001:sim");
     return {
-      block: { ...own, apiRoot: fakeUrl, botUsername: own.botUsername ?? DEFAULT_USERNAME, ...(Object.keys(accounts).length ? { accounts } : {}) },
+      block: {
+        ...own,
+        apiRoot: fakeUrl,
+        botUsername: own.botUsername ?? DEFAULT_USERNAME,
+        ...(Object.keys(accounts).length ? { accounts } : {}),
+      },
       env: { ...secret.add, ...token.add },
       secrets: { webhookSecret: secret.value },
     };
@@ -37,9 +46,18 @@ export const telegramSimulator: ChannelSimulator = {
     lastUpdate = Math.max(lastUpdate + 1, Math.floor(Date.now() / 10));
     const from = Number(message.from ?? DEFAULT_SENDER);
     const chat = message.group
-      ? { id: Number(message.group), type: "supergroup", title: "Simulated group", ...(message.thread ? { is_forum: true } : {}) }
+      ? {
+          id: Number(message.group),
+          type: "supergroup",
+          title: "Simulated group",
+          ...(message.thread ? { is_forum: true } : {}),
+        }
       : { id: from, type: "private", first_name: "Sim" };
-    const entities = [...message.text.matchAll(/(^|[^\w@])(@[A-Za-z0-9_]{3,64})/g)].map((m) => ({ type: "mention", offset: m.index! + m[1]!.length, length: m[2]!.length }));
+    const entities = [...message.text.matchAll(/(^|[^\w@])(@[A-Za-z0-9_]{3,64})/g)].map((m) => ({
+      type: "mention",
+      offset: m.index! + m[1]!.length,
+      length: m[2]!.length,
+    }));
     const body = JSON.stringify({
       update_id: lastUpdate,
       message: {
@@ -49,18 +67,29 @@ export const telegramSimulator: ChannelSimulator = {
         date: Math.floor(Date.now() / 1000),
         text: message.text,
         ...(entities.length ? { entities } : {}),
-        ...(message.thread && message.thread !== "1" ? { message_thread_id: Number(message.thread), is_topic_message: true } : {}),
+        ...(message.thread && message.thread !== "1"
+          ? { message_thread_id: Number(message.thread), is_topic_message: true }
+          : {}),
       },
     });
     return new Request(webhookUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secrets.webhookSecret! },
+      headers: {
+        "content-type": "application/json",
+        "x-telegram-bot-api-secret-token": secrets.webhookSecret!,
+      },
       body,
     });
   },
   async replies(fakeUrl, message) {
-    const res = await fetch(`${fakeUrl}/_control/messages?chat_id=${encodeURIComponent(chatOf(message))}`);
-    const stored = (await res.json()) as Array<{ text: string; message_thread_id?: number; deleted?: boolean }>;
+    const res = await fetch(
+      `${fakeUrl}/_control/messages?chat_id=${encodeURIComponent(chatOf(message))}`,
+    );
+    const stored = (await res.json()) as Array<{
+      text: string;
+      message_thread_id?: number;
+      deleted?: boolean;
+    }>;
     const thread = message.thread && message.thread !== "1" ? Number(message.thread) : undefined;
     return stored
       .filter((m) => !m.deleted && (!message.group || m.message_thread_id === thread))

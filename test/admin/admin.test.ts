@@ -20,7 +20,12 @@ function call(path: string, init: RequestInit & { ip?: string } = {}) {
 
 async function pendingCode(channel: string, senderId: string): Promise<string> {
   const decision = await withDb(env, (db) =>
-    decideAccess({ config: parseConfig({}), envelope: envelope({ channel, senderId }), store: postgresAccessStore(db), now: Date.now() }),
+    decideAccess({
+      config: parseConfig({}),
+      envelope: envelope({ channel, senderId }),
+      store: postgresAccessStore(db),
+      now: Date.now(),
+    }),
   );
   if (decision.kind !== "pairing") throw new Error("expected a pairing code");
   return /Pairing code: (\S+)/.exec(decision.replyText)![1]!;
@@ -50,26 +55,49 @@ describe("pairing through the admin API", () => {
     const body = (await list.json()) as { requests: Array<{ code: string; senderId: string }> };
     expect(body.requests.map((r) => r.senderId).sort()).toEqual(["U1", "U2"]);
 
-    const approve = await call(`/pairing/${channel}/approve`, { method: "POST", body: JSON.stringify({ code }), ip: uniqueIp() });
+    const approve = await call(`/pairing/${channel}/approve`, {
+      method: "POST",
+      body: JSON.stringify({ code }),
+      ip: uniqueIp(),
+    });
     expect(approve.status).toBe(200);
     expect(await approve.json()).toMatchObject({ ok: true, senderId: "U1", accountId: "default" });
 
     const allowed = await withDb(env, (db) =>
-      decideAccess({ config: parseConfig({}), envelope: envelope({ channel, senderId: "U1" }), store: postgresAccessStore(db), now: Date.now() }),
+      decideAccess({
+        config: parseConfig({}),
+        envelope: envelope({ channel, senderId: "U1" }),
+        store: postgresAccessStore(db),
+        now: Date.now(),
+      }),
     );
     expect(allowed.kind).toBe("allow");
 
-    const reject = await call(`/pairing/${channel}/reject`, { method: "POST", body: JSON.stringify({ code: second }), ip: uniqueIp() });
+    const reject = await call(`/pairing/${channel}/reject`, {
+      method: "POST",
+      body: JSON.stringify({ code: second }),
+      ip: uniqueIp(),
+    });
     expect(reject.status).toBe(200);
     const after = (await (await call(`/pairing/${channel}`)).json()) as { requests: unknown[] };
     expect(after.requests).toEqual([]);
 
-    const again = await call(`/pairing/${channel}/approve`, { method: "POST", body: JSON.stringify({ code }), ip: uniqueIp() });
+    const again = await call(`/pairing/${channel}/approve`, {
+      method: "POST",
+      body: JSON.stringify({ code }),
+      ip: uniqueIp(),
+    });
     expect(again.status).toBe(404);
-    expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/no pending pairing request/);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(
+      /no pending pairing request/,
+    );
 
-    const entries = (await (await call(`/allowlist/${channel}`)).json()) as { entries: Array<{ senderId: string; source: string }> };
-    expect(entries.entries).toEqual([expect.objectContaining({ senderId: "U1", source: "pairing" })]);
+    const entries = (await (await call(`/allowlist/${channel}`)).json()) as {
+      entries: Array<{ senderId: string; source: string }>;
+    };
+    expect(entries.entries).toEqual([
+      expect.objectContaining({ senderId: "U1", source: "pairing" }),
+    ]);
   });
 
   it("rate-limits repeated wrong codes and writes them to the audit trail", async () => {
@@ -78,21 +106,35 @@ describe("pairing through the admin API", () => {
     const ip = uniqueIp();
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const res = await call(`/pairing/${channel}/approve`, { method: "POST", body: JSON.stringify({ code: "ZZZZZZZZ" }), ip });
+      const res = await call(`/pairing/${channel}/approve`, {
+        method: "POST",
+        body: JSON.stringify({ code: "ZZZZZZZZ" }),
+        ip,
+      });
       statuses.push(res.status);
     }
     expect(statuses.slice(0, 9).every((s) => s === 404)).toBe(true);
     expect(statuses[9]).toBe(429);
     // Even the right code is refused while locked out.
-    const locked = await call(`/pairing/${channel}/approve`, { method: "POST", body: JSON.stringify({ code }), ip });
+    const locked = await call(`/pairing/${channel}/approve`, {
+      method: "POST",
+      body: JSON.stringify({ code }),
+      ip,
+    });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
     // Another caller is not affected.
-    const other = await call(`/pairing/${channel}/approve`, { method: "POST", body: JSON.stringify({ code }), ip: uniqueIp() });
+    const other = await call(`/pairing/${channel}/approve`, {
+      method: "POST",
+      body: JSON.stringify({ code }),
+      ip: uniqueIp(),
+    });
     expect(other.status).toBe(200);
 
     const audit = await withDb(env, (db) =>
-      db.execute(sql`select kind, count(*)::int as n from audit_events where actor = ${ip} group by kind order by kind`),
+      db.execute(
+        sql`select kind, count(*)::int as n from audit_events where actor = ${ip} group by kind order by kind`,
+      ),
     );
     expect(audit.rows).toEqual([
       { kind: "pairing.approve.failed", n: 10 },
@@ -102,7 +144,11 @@ describe("pairing through the admin API", () => {
   });
 
   it("rejects malformed bodies and channel ids with clear reasons", async () => {
-    const bad = await call(`/pairing/slack/approve`, { method: "POST", body: "not json", ip: uniqueIp() });
+    const bad = await call(`/pairing/slack/approve`, {
+      method: "POST",
+      body: "not json",
+      ip: uniqueIp(),
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/JSON/);
     const badChannel = await call(`/pairing/${encodeURIComponent("no way")}`);
@@ -113,11 +159,24 @@ describe("pairing through the admin API", () => {
 describe("allowlist, sessions, agents, config", () => {
   it("adds and removes allowlist entries", async () => {
     const channel = uniqueChannel();
-    expect((await call(`/allowlist/${channel}`, { method: "POST", body: JSON.stringify({ senderId: "U9", accountId: "work" }) })).status).toBe(201);
-    const listed = (await (await call(`/allowlist/${channel}?account=work`)).json()) as { entries: Array<{ senderId: string; source: string }> };
+    expect(
+      (
+        await call(`/allowlist/${channel}`, {
+          method: "POST",
+          body: JSON.stringify({ senderId: "U9", accountId: "work" }),
+        })
+      ).status,
+    ).toBe(201);
+    const listed = (await (await call(`/allowlist/${channel}?account=work`)).json()) as {
+      entries: Array<{ senderId: string; source: string }>;
+    };
     expect(listed.entries).toEqual([expect.objectContaining({ senderId: "U9", source: "admin" })]);
-    expect((await call(`/allowlist/${channel}/U9?account=work`, { method: "DELETE" })).status).toBe(200);
-    expect((await call(`/allowlist/${channel}/U9?account=work`, { method: "DELETE" })).status).toBe(404);
+    expect((await call(`/allowlist/${channel}/U9?account=work`, { method: "DELETE" })).status).toBe(
+      200,
+    );
+    expect((await call(`/allowlist/${channel}/U9?account=work`, { method: "DELETE" })).status).toBe(
+      404,
+    );
   });
 
   it("lists sessions and shows a transcript from Postgres", async () => {
@@ -128,30 +187,48 @@ describe("allowlist, sessions, agents, config", () => {
       await db.execute(sql`insert into transcript_entries (session_key, session_id, seq, role, content, created_at)
         values (${key}, 'sid-1', 1, 'user', '"hello"'::jsonb, now()), (${key}, 'sid-1', 2, 'assistant', '"hi!"'::jsonb, now())`);
     });
-    const list = (await (await call(`/sessions?limit=5`)).json()) as { sessions: Array<{ sessionKey: string }> };
+    const list = (await (await call(`/sessions?limit=5`)).json()) as {
+      sessions: Array<{ sessionKey: string }>;
+    };
     expect(list.sessions[0]?.sessionKey).toBe(key);
     const shown = await call(`/sessions/${encodeURIComponent(key)}`);
     expect(shown.status).toBe(200);
-    const body = (await shown.json()) as { session: { sessionId: string }; transcript: Array<{ role: string; content: unknown }> };
+    const body = (await shown.json()) as {
+      session: { sessionId: string };
+      transcript: Array<{ role: string; content: unknown }>;
+    };
     expect(body.session.sessionId).toBe("sid-1");
-    expect(body.transcript.map((e) => [e.role, e.content])).toEqual([["user", "hello"], ["assistant", "hi!"]]);
+    expect(body.transcript.map((e) => [e.role, e.content])).toEqual([
+      ["user", "hello"],
+      ["assistant", "hi!"],
+    ]);
     expect((await call(`/sessions/${encodeURIComponent("agent:main:nope")}`)).status).toBe(404);
-    expect((await call(`/sessions/${encodeURIComponent("agent:main:nope")}/reset`, { method: "POST" })).status).toBe(404);
+    expect(
+      (await call(`/sessions/${encodeURIComponent("agent:main:nope")}/reset`, { method: "POST" }))
+        .status,
+    ).toBe(404);
   });
 
   it("lists agents and checks config", async () => {
-    const agents = (await (await call(`/agents`)).json()) as { agents: Array<{ id: string; default: boolean }> };
+    const agents = (await (await call(`/agents`)).json()) as {
+      agents: Array<{ id: string; default: boolean }>;
+    };
     expect(agents.agents.some((a) => a.default)).toBe(true);
 
     const ok = (await (await call(`/config/check`)).json()) as { ok: boolean };
     expect(ok.ok).toBe(true);
     const bad = await call(`/config/check`, {
       method: "POST",
-      body: JSON.stringify({ channels: { mychan: { dmPolicy: "open", allowFrom: ["U1"] } }, bindings: [{ agentId: "ghost", match: { channel: "slack" } }] }),
+      body: JSON.stringify({
+        channels: { mychan: { dmPolicy: "open", allowFrom: ["U1"] } },
+        bindings: [{ agentId: "ghost", match: { channel: "slack" } }],
+      }),
     });
     const report = (await bad.json()) as { ok: boolean; errors: string[]; warnings: string[] };
     expect(report.ok).toBe(false);
-    expect(report.errors.join("\n")).toMatch(/channels\.mychan\.allowFrom: dmPolicy "open" requires "\*"/);
+    expect(report.errors.join("\n")).toMatch(
+      /channels\.mychan\.allowFrom: dmPolicy "open" requires "\*"/,
+    );
     // A channel neither OpenClaw nor the companion's ingress keys know is a typo.
     expect(report.errors).toContain("channels.mychan: unknown key");
     expect(report.warnings.join("\n")).toMatch(/ghost/);

@@ -40,8 +40,18 @@ describe("audit trail", () => {
   it("records allowlist changes with their actor, newest first", async () => {
     const channel = uniqueChannel();
     const ip = "198.51.100.77";
-    expect((await admin(`/allowlist/${channel}`, { method: "POST", body: JSON.stringify({ senderId: "U-AUDIT" }), ip })).status).toBe(201);
-    expect((await admin(`/allowlist/${channel}/U-AUDIT`, { method: "DELETE", ip })).status).toBe(200);
+    expect(
+      (
+        await admin(`/allowlist/${channel}`, {
+          method: "POST",
+          body: JSON.stringify({ senderId: "U-AUDIT" }),
+          ip,
+        })
+      ).status,
+    ).toBe(201);
+    expect((await admin(`/allowlist/${channel}/U-AUDIT`, { method: "DELETE", ip })).status).toBe(
+      200,
+    );
     const mine = (await audit("?limit=200")).filter((entry) => entry.detail.channel === channel);
     expect(mine.map((entry) => entry.action)).toEqual(["allowlist.removed", "allowlist.added"]);
     expect(mine.every((entry) => entry.actor === ip)).toBe(true);
@@ -54,15 +64,22 @@ describe("audit trail", () => {
     const octet = () => Math.floor(Math.random() * 250) + 1;
     const ip = `198.18.${octet()}.${octet()}`;
     const guesses = Array.from({ length: 10 }, (_, i) => `wrong-guess-${crypto.randomUUID()}-${i}`);
-    for (const guess of guesses) expect((await admin("/agents", { ip, token: guess })).status).toBe(401);
+    for (const guess of guesses)
+      expect((await admin("/agents", { ip, token: guess })).status).toBe(401);
     expect((await admin("/agents", { ip })).status).toBe(429);
     let lockouts: Entry[] = [];
     for (let i = 0; i < 100 && lockouts.length === 0; i++) {
-      lockouts = (await audit("?action=auth.lockout&limit=1000")).filter((entry) => entry.actor === ip);
+      lockouts = (await audit("?action=auth.lockout&limit=1000")).filter(
+        (entry) => entry.actor === ip,
+      );
       if (!lockouts.length) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(lockouts).toHaveLength(1);
-    expect(lockouts[0]).toMatchObject({ action: "auth.lockout", target: "gateway", detail: { failures: 10, path: "/admin/agents" } });
+    expect(lockouts[0]).toMatchObject({
+      action: "auth.lockout",
+      target: "gateway",
+      detail: { failures: 10, path: "/admin/agents" },
+    });
     const raw = JSON.stringify(lockouts);
     for (const guess of guesses) expect(raw).not.toContain(guess);
   });

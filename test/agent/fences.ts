@@ -27,5 +27,7 @@ export function splitByFence(content: string): { id: string; outside: string; in
 /** The text of a model request's last message (string or content blocks). */
 export function lastMessageText(messages: Array<{ role: string; content: unknown }>): string {
   const turn = messages.at(-1)!;
-  return typeof turn.content === "string" ? turn.content : (turn.content as Array<{ text?: string }>).map((block) => block.text ?? "").join("\n");
+  return typeof turn.content === "string"
+    ? turn.content
+    : (turn.content as Array<{ text?: string }>).map((block) => block.text ?? "").join("\n");
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { callFakeModel, fakeReply, FAKE_REPLY_PREFIX } from "../../functions/agent/providers/fake.ts";
+import {
+  callFakeModel,
+  fakeReply,
+  FAKE_REPLY_PREFIX,
+} from "../../functions/agent/providers/fake.ts";
 import type { Message, ToolSpec } from "../../functions/agent/types.ts";
 
 const tool = (name: string, properties: Record<string, unknown>): ToolSpec => ({
@@ -14,7 +18,8 @@ const TOOLS = [
   tool("session_status", {}),
 ];
 
-const ask = (text: string, tools: ToolSpec[] = TOOLS) => fakeReply({ system: "", messages: [{ role: "user", content: text }], tools });
+const ask = (text: string, tools: ToolSpec[] = TOOLS) =>
+  fakeReply({ system: "", messages: [{ role: "user", content: text }], tools });
 
 describe("the demo fake model", () => {
   it("always says it is the fake and echoes plain messages", () => {
@@ -29,20 +34,33 @@ describe("the demo fake model", () => {
     const reply = ask("please read AGENTS.md.");
     expect(reply.text.startsWith(FAKE_REPLY_PREFIX)).toBe(true);
     expect(reply.stopReason).toBe("tool_use");
-    expect(reply.toolCalls).toEqual([{ id: "fake_call_1", name: "read", arguments: { path: "AGENTS.md" } }]);
+    expect(reply.toolCalls).toEqual([
+      { id: "fake_call_1", name: "read", arguments: { path: "AGENTS.md" } },
+    ]);
   });
 
   it("turns 'write notes.md: …' into a write call with the content", () => {
-    expect(ask("write notes.md: buy milk\nand eggs").toolCalls[0]).toMatchObject({ name: "write", arguments: { path: "notes.md", content: "buy milk\nand eggs" } });
+    expect(ask("write notes.md: buy milk\nand eggs").toolCalls[0]).toMatchObject({
+      name: "write",
+      arguments: { path: "notes.md", content: "buy milk\nand eggs" },
+    });
   });
 
   it("turns 'fetch <url>' into web_fetch and 'session status' into session_status", () => {
-    expect(ask("fetch https://example.com/page, thanks").toolCalls[0]).toMatchObject({ name: "web_fetch", arguments: { url: "https://example.com/page" } });
-    expect(ask("what is my session status?").toolCalls[0]).toMatchObject({ name: "session_status", arguments: {} });
+    expect(ask("fetch https://example.com/page, thanks").toolCalls[0]).toMatchObject({
+      name: "web_fetch",
+      arguments: { url: "https://example.com/page" },
+    });
+    expect(ask("what is my session status?").toolCalls[0]).toMatchObject({
+      name: "session_status",
+      arguments: {},
+    });
   });
 
   it("uses the parameter names the offered tool declares", () => {
-    expect(ask("read a.md", [tool("read", { file_path: { type: "string" } })]).toolCalls[0]!.arguments).toEqual({ file_path: "a.md" });
+    expect(
+      ask("read a.md", [tool("read", { file_path: { type: "string" } })]).toolCalls[0]!.arguments,
+    ).toEqual({ file_path: "a.md" });
   });
 
   it("says so when the tool is not offered instead of calling it", () => {
@@ -54,7 +72,11 @@ describe("the demo fake model", () => {
   it("summarises the tool results on the next turn", () => {
     const messages: Message[] = [
       { role: "user", content: "read AGENTS.md" },
-      { role: "assistant", content: "", toolCalls: [{ id: "fake_call_1", name: "read", arguments: { path: "AGENTS.md" } }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "fake_call_1", name: "read", arguments: { path: "AGENTS.md" } }],
+      },
       { role: "tool", toolCallId: "fake_call_1", name: "read", content: "# Agents\nBe helpful." },
     ];
     const reply = fakeReply({ system: "", messages, tools: TOOLS });
@@ -65,8 +87,25 @@ describe("the demo fake model", () => {
   it("streams its text in several deltas that add up to the reply", async () => {
     const deltas: string[] = [];
     const result = await callFakeModel(
-      { ref: "fake/x", providerId: "fake", modelId: "x", api: "fake", baseUrl: "", headers: {}, maxTokens: 1, contextWindow: 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, idleTimeoutMs: 1, native: false },
-      { system: "", messages: [{ role: "user", content: "one two three four five six seven eight" }], tools: [], onTextDelta: (t) => deltas.push(t) },
+      {
+        ref: "fake/x",
+        providerId: "fake",
+        modelId: "x",
+        api: "fake",
+        baseUrl: "",
+        headers: {},
+        maxTokens: 1,
+        contextWindow: 1,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        idleTimeoutMs: 1,
+        native: false,
+      },
+      {
+        system: "",
+        messages: [{ role: "user", content: "one two three four five six seven eight" }],
+        tools: [],
+        onTextDelta: (t) => deltas.push(t),
+      },
     );
     expect(deltas.length).toBeGreaterThanOrEqual(3);
     expect(deltas.join("")).toBe(result.text);

@@ -18,7 +18,10 @@ export const suiteConfig: EdgeclawConfig = configFromEnv(testEnv);
 
 export function fakeModelUrl(): string {
   const url = suiteConfig.models.providers.fakeanthropic?.baseUrl;
-  if (!url) throw new Error("test config has no fakeanthropic provider: is the fake model server in globalSetup?");
+  if (!url)
+    throw new Error(
+      "test config has no fakeanthropic provider: is the fake model server in globalSetup?",
+    );
   return url;
 }
 
@@ -52,7 +55,9 @@ export interface Recorded {
 }
 
 export async function recorded(scenario: string): Promise<Recorded[]> {
-  const res = await fetch(`${fakeModelUrl()}/_control/requests?scenario=${encodeURIComponent(scenario)}`);
+  const res = await fetch(
+    `${fakeModelUrl()}/_control/requests?scenario=${encodeURIComponent(scenario)}`,
+  );
   const json = (await res.json()) as { requests: Recorded[] };
   return json.requests;
 }

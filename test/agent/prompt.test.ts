@@ -18,7 +18,14 @@ const tools = [
   { name: "read", description: "Read a file from the workspace. Long files are paged." },
   { name: "session_status", description: "Show the session's status card." },
 ];
-const baseRuntime: PromptRuntime = { now, tools, channel: "slack", chatType: "direct", modelRef: "anthropic/claude-sonnet-4-5", mainPrivateSession: true };
+const baseRuntime: PromptRuntime = {
+  now,
+  tools,
+  channel: "slack",
+  chatType: "direct",
+  modelRef: "anthropic/claude-sonnet-4-5",
+  mainPrivateSession: true,
+};
 const fullFiles = {
   "AGENTS.md": "# Agents\nrule one",
   "SOUL.md": "# Soul\nwarm and brief",
@@ -50,7 +57,9 @@ describe("silent replies", () => {
 
   it("teaches NO_REPLY in groups and channels, never in direct chats", () => {
     expect(render().text).not.toContain("NO_REPLY");
-    expect(render({ runtime: { ...baseRuntime, chatType: "group" } }).text).toMatch(/reply with exactly NO_REPLY and nothing else/);
+    expect(render({ runtime: { ...baseRuntime, chatType: "group" } }).text).toMatch(
+      /reply with exactly NO_REPLY and nothing else/,
+    );
     expect(render({ runtime: { ...baseRuntime, chatType: "channel" } }).text).toContain("NO_REPLY");
   });
 });
@@ -58,7 +67,18 @@ describe("silent replies", () => {
 describe("system prompt", () => {
   it("has OpenClaw's sections, stable ones before the per-turn ones", () => {
     const prompt = render();
-    const order = ["You are", "## Tooling", "## Execution", "## Safety", "## Workspace", "## Docs", "# Project Context", "## Messaging", "## Current date", "## Runtime"];
+    const order = [
+      "You are",
+      "## Tooling",
+      "## Execution",
+      "## Safety",
+      "## Workspace",
+      "## Docs",
+      "# Project Context",
+      "## Messaging",
+      "## Current date",
+      "## Runtime",
+    ];
     const positions = order.map((heading) => prompt.text.indexOf(heading));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -66,13 +86,21 @@ describe("system prompt", () => {
     expect(prompt.dynamic).not.toContain("# Project Context");
     expect(prompt.dynamic).toContain("## Runtime");
     expect(prompt.text).toContain("- read: Read a file from the workspace.");
-    expect(prompt.text).toContain("Runtime: agent=main | host=cloudflare-workers | model=anthropic/claude-sonnet-4-5 | channel=slack | chat=direct");
+    expect(prompt.text).toContain(
+      "Runtime: agent=main | host=cloudflare-workers | model=anthropic/claude-sonnet-4-5 | channel=slack | chat=direct",
+    );
     expect(prompt.text).toContain("You are talking on slack, in a direct (one-to-one) chat.");
   });
 
   it("injects the bootstrap files in OpenClaw's order", () => {
     const text = render().text;
-    const heads = ["## AGENTS.md", "## SOUL.md", "## IDENTITY.md", "## USER.md", "## MEMORY.md"].map((h) => text.indexOf(h));
+    const heads = [
+      "## AGENTS.md",
+      "## SOUL.md",
+      "## IDENTITY.md",
+      "## USER.md",
+      "## MEMORY.md",
+    ].map((h) => text.indexOf(h));
     expect(heads.every((h) => h >= 0)).toBe(true);
     expect([...heads].sort((a, b) => a - b)).toEqual(heads);
     expect(text).toContain("rule one");
@@ -95,12 +123,30 @@ describe("system prompt", () => {
   });
 
   it("injects MEMORY.md only in the main private session, and only when told so", () => {
-    expect(render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: true } }).text).toContain("likes tea");
-    expect(render({ runtime: { ...baseRuntime, chatType: "group", mainPrivateSession: false } }).text).not.toContain("likes tea");
-    expect(render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: false } }).text).not.toContain("likes tea");
+    expect(
+      render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: true } }).text,
+    ).toContain("likes tea");
+    expect(
+      render({ runtime: { ...baseRuntime, chatType: "group", mainPrivateSession: false } }).text,
+    ).not.toContain("likes tea");
+    expect(
+      render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: false } }).text,
+    ).not.toContain("likes tea");
     // Not known to be private: a direct chat or a run of unknown type by default gets no memory.
-    expect(render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: undefined } }).text).not.toContain("likes tea");
-    expect(render({ runtime: { ...baseRuntime, chatType: undefined, channel: undefined, mainPrivateSession: undefined } }).text).not.toContain("likes tea");
+    expect(
+      render({ runtime: { ...baseRuntime, chatType: "direct", mainPrivateSession: undefined } })
+        .text,
+    ).not.toContain("likes tea");
+    expect(
+      render({
+        runtime: {
+          ...baseRuntime,
+          chatType: undefined,
+          channel: undefined,
+          mainPrivateSession: undefined,
+        },
+      }).text,
+    ).not.toContain("likes tea");
   });
 
   it("the main private session is the owner in a direct chat, nothing else", () => {
@@ -112,7 +158,9 @@ describe("system prompt", () => {
   });
 
   it("adds the first-run ritual only while BOOTSTRAP.md has content", () => {
-    const pending = render({ files: { ...fullFiles, "BOOTSTRAP.md": "Ask the user who you are." } });
+    const pending = render({
+      files: { ...fullFiles, "BOOTSTRAP.md": "Ask the user who you are." },
+    });
     expect(pending.text).toContain("## BOOTSTRAP.md");
     expect(pending.text).toMatch(/BOOTSTRAP\.md is pending/);
     const done = render({ files: { ...fullFiles, "BOOTSTRAP.md": "" } });
@@ -135,8 +183,14 @@ describe("system prompt", () => {
   });
 
   it("stops at bootstrapTotalMaxChars across files", () => {
-    const config = parseConfig({ agents: { defaults: { bootstrapMaxChars: 5000, bootstrapTotalMaxChars: 6000 } } });
-    const files = { "AGENTS.md": "A".repeat(4000), "SOUL.md": "S".repeat(4000), "IDENTITY.md": "I".repeat(4000) };
+    const config = parseConfig({
+      agents: { defaults: { bootstrapMaxChars: 5000, bootstrapTotalMaxChars: 6000 } },
+    });
+    const files = {
+      "AGENTS.md": "A".repeat(4000),
+      "SOUL.md": "S".repeat(4000),
+      "IDENTITY.md": "I".repeat(4000),
+    };
     const prompt = render({ config, files });
     const byPath = Object.fromEntries(prompt.files.map((file) => [file.path, file]));
     expect(byPath["AGENTS.md"]).toMatchObject({ status: "injected", injectedChars: 4000 });
@@ -160,34 +214,53 @@ describe("system prompt", () => {
   });
 
   it("gives sub-agents (minimal) only AGENTS.md and no silent-reply rule", () => {
-    const prompt = render({ runtime: { ...baseRuntime, chatType: "group", promptMode: "minimal", extraContext: "task: summarise" } });
+    const prompt = render({
+      runtime: {
+        ...baseRuntime,
+        chatType: "group",
+        promptMode: "minimal",
+        extraContext: "task: summarise",
+      },
+    });
     expect(prompt.text).toContain("## AGENTS.md");
     expect(prompt.text).not.toContain("## SOUL.md");
     expect(prompt.text).not.toContain("NO_REPLY");
     expect(prompt.text).toContain("## Subagent Context\ntask: summarise");
-    expect(render({ runtime: { ...baseRuntime, promptMode: "none" } }).text).toMatch(/^You are a personal assistant[^\n]*$/);
+    expect(render({ runtime: { ...baseRuntime, promptMode: "none" } }).text).toMatch(
+      /^You are a personal assistant[^\n]*$/,
+    );
   });
 
   it("honours contextInjection never / continuation-skip", () => {
-    const never = render({ config: parseConfig({ agents: { defaults: { contextInjection: "never" } } }) });
+    const never = render({
+      config: parseConfig({ agents: { defaults: { contextInjection: "never" } } }),
+    });
     expect(never.text).not.toContain("# Project Context");
     const skip = parseConfig({ agents: { defaults: { contextInjection: "continuation-skip" } } });
-    expect(render({ config: skip, runtime: { ...baseRuntime, continuation: true } }).text).not.toContain("# Project Context");
+    expect(
+      render({ config: skip, runtime: { ...baseRuntime, continuation: true } }).text,
+    ).not.toContain("# Project Context");
     expect(render({ config: skip }).text).toContain("# Project Context");
   });
 
   it("states the date in agents.defaults.userTimezone (UTC by default); an unknown zone is a config error", () => {
-    const tokyo = render({ config: parseConfig({ agents: { defaults: { userTimezone: "Asia/Tokyo" } } }) });
+    const tokyo = render({
+      config: parseConfig({ agents: { defaults: { userTimezone: "Asia/Tokyo" } } }),
+    });
     expect(tokyo.text).toContain("Today is Monday, March 2, 2026 (time zone: Asia/Tokyo).");
     expect(render().text).toContain("Today is Sunday, March 1, 2026 (time zone: UTC).");
     // A zone that is not a real IANA zone never reaches the prompt: the config refuses it.
-    expect(() => parseConfig({ agents: { defaults: { userTimezone: "Mars/Olympus" } } })).toThrow(/userTimezone: expected an IANA time zone/);
+    expect(() => parseConfig({ agents: { defaults: { userTimezone: "Mars/Olympus" } } })).toThrow(
+      /userTimezone: expected an IANA time zone/,
+    );
     expect(tokyo.text).toContain("call `session_status`");
   });
 
   it("uses the agent's configured name", () => {
     const config = parseConfig({ agents: { list: [{ id: "ops", name: "Opsy" }] } });
-    expect(buildSystemPrompt({ config, agent: { id: "ops" }, files: {}, runtime: baseRuntime })).toMatch(/^You are Opsy,/);
+    expect(
+      buildSystemPrompt({ config, agent: { id: "ops" }, files: {}, runtime: baseRuntime }),
+    ).toMatch(/^You are Opsy,/);
   });
 
   it("truncateMiddle never exceeds its limit", () => {
@@ -200,7 +273,10 @@ describe("system prompt", () => {
 describe("loadSystemPrompt", () => {
   it("reads the bootstrap files from the workspace store", async () => {
     const agentId = `prompt-${crypto.randomUUID().slice(0, 8)}`;
-    await ensureWorkspaceSeeded(env, agentId, { "AGENTS.md": "seeded rules", "SOUL.md": "seeded soul" });
+    await ensureWorkspaceSeeded(env, agentId, {
+      "AGENTS.md": "seeded rules",
+      "SOUL.md": "seeded soul",
+    });
     await writeFile(env, agentId, "IDENTITY.md", "I am Loaded");
     await writeFile(env, agentId, "notes/other.md", "not injected");
     const prompt = await loadSystemPrompt(env, parseConfig({}), { id: agentId }, baseRuntime);

@@ -17,7 +17,10 @@ function agentId(): string {
   return `ws-${crypto.randomUUID().slice(0, 8)}`;
 }
 
-async function expectWorkspaceError(promise: Promise<unknown>, code: string): Promise<WorkspaceError> {
+async function expectWorkspaceError(
+  promise: Promise<unknown>,
+  code: string,
+): Promise<WorkspaceError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
@@ -75,7 +78,10 @@ describe("workspace store", () => {
     ]);
     expect(all.find((entry) => entry.path === "notes.md")?.bytes).toBe(6);
     const memory = await listFiles(env, agent, { dir: "memory/" });
-    expect(memory.map((entry) => entry.path)).toEqual(["memory/2026-01-01.md", "memory/2026-01-02.md"]);
+    expect(memory.map((entry) => entry.path)).toEqual([
+      "memory/2026-01-01.md",
+      "memory/2026-01-02.md",
+    ]);
 
     const many = await readFiles(env, agent, ["notes.md", "missing.md", "memory/2026-01-01.md"]);
     expect([...many.keys()].sort()).toEqual(["memory/2026-01-01.md", "notes.md"]);
@@ -93,14 +99,23 @@ describe("workspace store", () => {
     const agent = agentId();
     await writeFile(env, agent, "MEMORY.md", "v1");
     await writeFile(env, agent, "MEMORY.md", "v2", { expectedVersion: 1 });
-    const error = await expectWorkspaceError(writeFile(env, agent, "MEMORY.md", "lost", { expectedVersion: 1 }), "version_conflict");
+    const error = await expectWorkspaceError(
+      writeFile(env, agent, "MEMORY.md", "lost", { expectedVersion: 1 }),
+      "version_conflict",
+    );
     expect(error.message).toMatch(/expected version 1, current version 2/);
     expect((await readFile(env, agent, "MEMORY.md"))?.content).toBe("v2");
 
-    await expectWorkspaceError(writeFile(env, agent, "MEMORY.md", "x", { expectedVersion: 0 }), "version_conflict");
+    await expectWorkspaceError(
+      writeFile(env, agent, "MEMORY.md", "x", { expectedVersion: 0 }),
+      "version_conflict",
+    );
     const created = await writeFile(env, agent, "new.md", "x", { expectedVersion: 0 });
     expect(created.version).toBe(1);
-    await expectWorkspaceError(writeFile(env, agent, "gone.md", "x", { expectedVersion: 3 }), "version_conflict");
+    await expectWorkspaceError(
+      writeFile(env, agent, "gone.md", "x", { expectedVersion: 3 }),
+      "version_conflict",
+    );
   });
 
   it("refuses files over 1 MiB and changes nothing", async () => {
@@ -117,15 +132,26 @@ describe("workspace store", () => {
     await writeFile(env, agent, "AGENTS.md", "# Rules\n- be kind\n- be brief\n");
     const edited = await editFile(env, agent, "AGENTS.md", "- be brief", "- be very brief");
     expect(edited).toMatchObject({ version: 2, offset: 18 });
-    expect((await readFile(env, agent, "AGENTS.md"))?.content).toBe("# Rules\n- be kind\n- be very brief\n");
+    expect((await readFile(env, agent, "AGENTS.md"))?.content).toBe(
+      "# Rules\n- be kind\n- be very brief\n",
+    );
 
-    const none = await expectWorkspaceError(editFile(env, agent, "AGENTS.md", "be rude", "x"), "no_match");
+    const none = await expectWorkspaceError(
+      editFile(env, agent, "AGENTS.md", "be rude", "x"),
+      "no_match",
+    );
     expect(none.message).toMatch(/not found in AGENTS.md/);
-    const many = await expectWorkspaceError(editFile(env, agent, "AGENTS.md", "- be", "x"), "ambiguous_match");
+    const many = await expectWorkspaceError(
+      editFile(env, agent, "AGENTS.md", "- be", "x"),
+      "ambiguous_match",
+    );
     expect(many.message).toMatch(/occurs 2 times/);
     await expectWorkspaceError(editFile(env, agent, "nope.md", "a", "b"), "not_found");
     await expectWorkspaceError(editFile(env, agent, "AGENTS.md", "", "b"), "no_match");
-    await expectWorkspaceError(editFile(env, agent, "AGENTS.md", "kind", "b", { expectedVersion: 1 }), "version_conflict");
+    await expectWorkspaceError(
+      editFile(env, agent, "AGENTS.md", "kind", "b", { expectedVersion: 1 }),
+      "version_conflict",
+    );
     expect((await readFile(env, agent, "AGENTS.md"))?.version).toBe(2);
   });
 
@@ -139,7 +165,11 @@ describe("workspace store", () => {
 });
 
 describe("workspace seeding", () => {
-  const seed = { "AGENTS.md": "# Agents", "SOUL.md": "# Soul", "BOOTSTRAP.md": "# Hello, who am I?" };
+  const seed = {
+    "AGENTS.md": "# Agents",
+    "SOUL.md": "# Soul",
+    "BOOTSTRAP.md": "# Hello, who am I?",
+  };
 
   it("copies the seed into a new workspace once, and never over the user's edits", async () => {
     const agent = agentId();
@@ -181,13 +211,19 @@ describe("workspace seeding", () => {
 
   it("creates nothing when skipBootstrap is set", async () => {
     const agent = agentId();
-    expect(await ensureWorkspaceSeeded(env, agent, seed, { skipBootstrap: true })).toEqual({ seeded: [], fresh: false });
+    expect(await ensureWorkspaceSeeded(env, agent, seed, { skipBootstrap: true })).toEqual({
+      seeded: [],
+      fresh: false,
+    });
     expect(await listFiles(env, agent)).toEqual([]);
   });
 
   it("rejects a seed with an unsafe path before writing anything", async () => {
     const agent = agentId();
-    await expectWorkspaceError(ensureWorkspaceSeeded(env, agent, { "AGENTS.md": "a", "../x.md": "b" }), "invalid_path");
+    await expectWorkspaceError(
+      ensureWorkspaceSeeded(env, agent, { "AGENTS.md": "a", "../x.md": "b" }),
+      "invalid_path",
+    );
     expect(await listFiles(env, agent)).toEqual([]);
   });
 });

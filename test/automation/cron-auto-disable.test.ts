@@ -3,7 +3,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { withDb } from "../../functions/db/client.ts";
 import { cronJobs } from "../../functions/db/schema.ts";
-import { claimDueRun, claimManualRun, createJob, getJob, recordRunResult, updateJob, type CronRunReport } from "../../functions/automation/cron-store.ts";
+import {
+  claimDueRun,
+  claimManualRun,
+  createJob,
+  getJob,
+  recordRunResult,
+  updateJob,
+  type CronRunReport,
+} from "../../functions/automation/cron-store.ts";
 import type { CronJob } from "../../functions/automation/cron-job.ts";
 import type { Env } from "../../workers/env.ts";
 
@@ -25,21 +33,44 @@ afterEach(async () => {
 
 async function addRecurringJob(): Promise<CronJob> {
   const job = await withDb(testEnv, (db) =>
-    createJob(db, { name: "flaky", schedule: { kind: "every", every: "1h" }, payload: { kind: "agentTurn", message: "check" } }, { agentId: "main", createdBy: "test", now: Date.now(), maxJobsPerAgent: 200 }),
+    createJob(
+      db,
+      {
+        name: "flaky",
+        schedule: { kind: "every", every: "1h" },
+        payload: { kind: "agentTurn", message: "check" },
+      },
+      { agentId: "main", createdBy: "test", now: Date.now(), maxJobsPerAgent: 200 },
+    ),
   );
   created.push(job.id);
   return job;
 }
 
 function report(job: CronJob, runId: string, status: CronRunReport["status"]): CronRunReport {
-  return { runId, jobId: job.id, status, finishedAt: Date.now(), model: null, inputTokens: 0, outputTokens: 0, costUsd: "0", summary: null, error: status === "error" ? "model failed" : null, deleteAfterRun: false };
+  return {
+    runId,
+    jobId: job.id,
+    status,
+    finishedAt: Date.now(),
+    model: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: "0",
+    summary: null,
+    error: status === "error" ? "model failed" : null,
+    deleteAfterRun: false,
+  };
 }
 
 /** One scheduled firing of `job` (made due at a fresh moment), ended with `status`; returns the run id and what recording it changed. */
 async function scheduledRun(job: CronJob, status: CronRunReport["status"]) {
   return withDb(testEnv, async (db) => {
     moment += 1000;
-    await db.update(cronJobs).set({ nextRunAt: new Date(moment) }).where(eq(cronJobs.id, job.id));
+    await db
+      .update(cronJobs)
+      .set({ nextRunAt: new Date(moment) })
+      .where(eq(cronJobs.id, job.id));
     const runId = await claimDueRun(db, (await getJob(db, job.id))!, moment);
     const effect = await recordRunResult(db, report(job, runId, status), 2000, 10);
     return { runId, effect };
@@ -55,12 +86,28 @@ describe("cron auto-disable after consecutive failures", () => {
       const { effect } = await scheduledRun(job, "error");
       expect(effect.autoDisabled).toBeUndefined();
     }
-    expect(await stored(job.id)).toMatchObject({ enabled: true, consecutiveErrors: 9, disabledReason: null });
+    expect(await stored(job.id)).toMatchObject({
+      enabled: true,
+      consecutiveErrors: 9,
+      disabledReason: null,
+    });
     const { runId, effect } = await scheduledRun(job, "error");
-    expect(effect.autoDisabled).toEqual({ jobId: job.id, agentId: "main", name: "flaky", errors: 10 });
-    expect(await stored(job.id)).toMatchObject({ enabled: false, nextRunAt: null, disabledReason: "consecutive-failures", consecutiveErrors: 10 });
+    expect(effect.autoDisabled).toEqual({
+      jobId: job.id,
+      agentId: "main",
+      name: "flaky",
+      errors: 10,
+    });
+    expect(await stored(job.id)).toMatchObject({
+      enabled: false,
+      nextRunAt: null,
+      disabledReason: "consecutive-failures",
+      consecutiveErrors: 10,
+    });
     // The same report again (a session retrying its flush) changes nothing and reports nothing.
-    const again = await withDb(testEnv, (db) => recordRunResult(db, report(job, runId, "error"), 2000, 10));
+    const again = await withDb(testEnv, (db) =>
+      recordRunResult(db, report(job, runId, "error"), 2000, 10),
+    );
     expect(again.autoDisabled).toBeUndefined();
     expect((await stored(job.id))!.consecutiveErrors).toBe(10);
   });

@@ -41,15 +41,25 @@ async function slackMessages(channel: string): Promise<Array<{ text: string }>> 
 }
 
 async function settled(sessionKey: string, dedupKey: string) {
-  return waitFor(async () => {
-    const row = await runInDurableObject(stub(sessionKey), async (_i, state) => new SessionStore(state.storage.sql).inboxByKey(dedupKey));
-    return row?.state === "settled" && row;
-  }, 15_000, "the beat to settle");
+  return waitFor(
+    async () => {
+      const row = await runInDurableObject(stub(sessionKey), async (_i, state) =>
+        new SessionStore(state.storage.sql).inboxByKey(dedupKey),
+      );
+      return row?.state === "settled" && row;
+    },
+    15_000,
+    "the beat to settle",
+  );
 }
 
 function ids() {
   const id = crypto.randomUUID().slice(0, 8);
-  return { scenario: newScenario("hb"), channel: `C0HB${id.toUpperCase()}`, sessionKey: `agent:main:hbtest-${id}` };
+  return {
+    scenario: newScenario("hb"),
+    channel: `C0HB${id.toUpperCase()}`,
+    sessionKey: `agent:main:hbtest-${id}`,
+  };
 }
 
 describe("heartbeat turn", () => {
@@ -61,7 +71,9 @@ describe("heartbeat turn", () => {
     ]);
     // A real message first, so the session has an idle timer to keep.
     await collectRunEvents(await stub(sessionKey).chat(webchatEvent(sessionKey, "hello")));
-    const before = await runInDurableObject(stub(sessionKey), async (_i, state) => new SessionStore(state.storage.sql).getMeta("lastInteractionAt"));
+    const before = await runInDurableObject(stub(sessionKey), async (_i, state) =>
+      new SessionStore(state.storage.sql).getMeta("lastInteractionAt"),
+    );
 
     const ok = beat(scenario, channel, sessionKey);
     await stub(sessionKey).accept(ok);
@@ -70,14 +82,20 @@ describe("heartbeat turn", () => {
     await stub(sessionKey).accept(alert);
     await settled(sessionKey, alert.envelope.dedupKey);
 
-    const posted = await waitFor(async () => {
-      const messages = await slackMessages(channel);
-      return messages.some((m) => m.text.includes("backup failed")) && messages;
-    }, 10_000, "the alert in Slack");
+    const posted = await waitFor(
+      async () => {
+        const messages = await slackMessages(channel);
+        return messages.some((m) => m.text.includes("backup failed")) && messages;
+      },
+      10_000,
+      "the alert in Slack",
+    );
     expect(posted.map((m) => m.text).filter((t) => t.includes("HEARTBEAT_OK"))).toEqual([]);
     expect(posted.filter((m) => m.text.includes("backup failed"))).toHaveLength(1);
     expect(await recorded(scenario)).toHaveLength(2);
-    const after = await runInDurableObject(stub(sessionKey), async (_i, state) => new SessionStore(state.storage.sql).getMeta("lastInteractionAt"));
+    const after = await runInDurableObject(stub(sessionKey), async (_i, state) =>
+      new SessionStore(state.storage.sql).getMeta("lastInteractionAt"),
+    );
     expect(after).toBe(before);
   });
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { checkedEnvelope, clip, type InboundEnvelopeInput } from "../../functions/channels/envelope.ts";
+import {
+  checkedEnvelope,
+  clip,
+  type InboundEnvelopeInput,
+} from "../../functions/channels/envelope.ts";
 
 const input: InboundEnvelopeInput = {
   dedupKey: "test:1",
@@ -14,12 +18,22 @@ const input: InboundEnvelopeInput = {
 
 describe("checkedEnvelope (every channel parser's last step)", () => {
   it("keeps a valid envelope with the schema's defaults filled in", () => {
-    expect(checkedEnvelope(input)).toEqual({ envelope: expect.objectContaining({ dedupKey: "test:1", kind: "message", accountId: "default" }) });
+    expect(checkedEnvelope(input)).toEqual({
+      envelope: expect.objectContaining({
+        dedupKey: "test:1",
+        kind: "message",
+        accountId: "default",
+      }),
+    });
   });
 
   it("drops one past a bound, naming the field, so it is acknowledged and never kept", () => {
-    expect(checkedEnvelope({ ...input, senderId: "" })).toEqual({ dropped: expect.stringMatching(/^envelope invalid: senderId: /) });
-    expect(checkedEnvelope({ ...input, text: "x".repeat(200_001) })).toEqual({ dropped: expect.stringMatching(/^envelope invalid: text: /) });
+    expect(checkedEnvelope({ ...input, senderId: "" })).toEqual({
+      dropped: expect.stringMatching(/^envelope invalid: senderId: /),
+    });
+    expect(checkedEnvelope({ ...input, text: "x".repeat(200_001) })).toEqual({
+      dropped: expect.stringMatching(/^envelope invalid: text: /),
+    });
   });
 
   it("clips quoted platform text with a marked cut", () => {

@@ -22,9 +22,16 @@ describe("chunkText", () => {
   });
 
   it("newline mode prefers paragraph breaks", () => {
-    const paragraphs = ["First paragraph is here.", "Second paragraph follows it.", "Third one closes."];
+    const paragraphs = [
+      "First paragraph is here.",
+      "Second paragraph follows it.",
+      "Third one closes.",
+    ];
     const chunks = chunkText(paragraphs.join("\n\n"), 60, "newline");
-    expect(chunks).toEqual(["First paragraph is here.\n\nSecond paragraph follows it.", "Third one closes."]);
+    expect(chunks).toEqual([
+      "First paragraph is here.\n\nSecond paragraph follows it.",
+      "Third one closes.",
+    ]);
   });
 
   it("ends a chunk after maxLines lines (Discord maxLinesPerMessage), code fences still closed and reopened", () => {
@@ -42,6 +49,8 @@ describe("chunkText", () => {
       expect(chunk.split("\n").length).toBeLessThanOrEqual(18); // a closing fence line may be added
     }
     expect(fenced[1]!.startsWith("```js\n")).toBe(true);
-    expect(fenced.flatMap((chunk) => chunk.split("\n")).filter((line) => !line.startsWith("```"))).toEqual(code.split("\n"));
+    expect(
+      fenced.flatMap((chunk) => chunk.split("\n")).filter((line) => !line.startsWith("```")),
+    ).toEqual(code.split("\n"));
   });
 });

@@ -1,6 +1,11 @@
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
-import { JwksCache, parseJwks, UNKNOWN_KID_REFETCH_MS, type LoadedKeySet } from "../../functions/channels/jwks-cache.ts";
+import {
+  JwksCache,
+  parseJwks,
+  UNKNOWN_KID_REFETCH_MS,
+  type LoadedKeySet,
+} from "../../functions/channels/jwks-cache.ts";
 
 /** A platform's key source: the keys it publishes now, how often it was asked, and whether it is down. */
 function keySource(maxAgeMs: number) {
@@ -16,7 +21,12 @@ function keySource(maxAgeMs: number) {
 async function signingKey(kid: string) {
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
-  const sign = () => new SignJWT({}).setProtectedHeader({ alg: "RS256", kid }).setIssuedAt().setExpirationTime("5m").sign(privateKey);
+  const sign = () =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: "RS256", kid })
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .sign(privateKey);
   return { jwk, sign };
 }
 
@@ -31,7 +41,10 @@ describe("JWKS cache", () => {
     await jwtVerify(await old.sign(), await cache.keySet("src", "k-old", T0));
     source.jwks = { keys: [old.jwk, next.jwk] };
     // Fresh for an hour, but the set lacks k-new: fetched again (past the 5 s throttle) and verified.
-    await jwtVerify(await next.sign(), await cache.keySet("src", "k-new", T0 + UNKNOWN_KID_REFETCH_MS));
+    await jwtVerify(
+      await next.sign(),
+      await cache.keySet("src", "k-new", T0 + UNKNOWN_KID_REFETCH_MS),
+    );
     expect(source.loads).toBe(2);
     // A known kid within max-age costs nothing.
     await cache.keySet("src", "k-old", T0 + 30 * 60_000);
@@ -70,8 +83,12 @@ describe("JWKS cache", () => {
   });
 
   it("accepts a JWK set only with keys that name their type", () => {
-    expect(parseJwks({ keys: [{ kty: "RSA", kid: "a", n: "x", e: "AQAB" }] }, "u").keys).toHaveLength(1);
-    expect(() => parseJwks({ keys: [] }, "https://keys.example/")).toThrow("key set https://keys.example/: not a JWK set");
+    expect(
+      parseJwks({ keys: [{ kty: "RSA", kid: "a", n: "x", e: "AQAB" }] }, "u").keys,
+    ).toHaveLength(1);
+    expect(() => parseJwks({ keys: [] }, "https://keys.example/")).toThrow(
+      "key set https://keys.example/: not a JWK set",
+    );
     expect(() => parseJwks({ keys: [{ kid: "a" }] }, "u")).toThrow(/not a JWK set/);
     expect(() => parseJwks("<html>", "u")).toThrow(/not a JWK set/);
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ProgressState, SendResult } from "../../functions/channels/adapter.ts";
-import { commitPreview, retractPreview, streamPreview, type PostOutcome, type PreviewLimits, type PreviewPlatform, type TrackedKeys } from "../../functions/channels/preview-stream.ts";
+import {
+  commitPreview,
+  retractPreview,
+  streamPreview,
+  type PostOutcome,
+  type PreviewLimits,
+  type PreviewPlatform,
+  type TrackedKeys,
+} from "../../functions/channels/preview-stream.ts";
 
 /**
  * The branches of the shared preview state machine that no channel test pins: the throttle's exact
@@ -9,7 +17,12 @@ import { commitPreview, retractPreview, streamPreview, type PostOutcome, type Pr
  * boundary the channels pass in); the machine itself runs unmocked, with explicit clock values.
  */
 
-const KEYS: TrackedKeys = { id: "previewId", pending: "previewPendingAt", editedAt: "previewEditedAt", broken: "previewBroken" };
+const KEYS: TrackedKeys = {
+  id: "previewId",
+  pending: "previewPendingAt",
+  editedAt: "previewEditedAt",
+  broken: "previewBroken",
+};
 const LIMITS: PreviewLimits = { editIntervalMs: 1000, maxChars: 20, overflow: "cut", block: false };
 
 /** A chat that keeps its messages; `next*` scripts the outcome of the following call. */
@@ -18,7 +31,11 @@ function chat() {
   const calls: string[] = [];
   const checkpoints: ProgressState[] = [];
   let seq = 0;
-  const script = { post: "ok" as "ok" | "lost" | "refused" | "lost-but-landed", edit: "ok" as "ok" | "fail", recover: undefined as string | undefined | "unknown" };
+  const script = {
+    post: "ok" as "ok" | "lost" | "refused" | "lost-but-landed",
+    edit: "ok" as "ok" | "fail",
+    recover: undefined as string | undefined | "unknown",
+  };
   const platform: PreviewPlatform<string> = {
     render: (shown) => shown || undefined,
     post: async (text): Promise<PostOutcome> => {
@@ -65,7 +82,15 @@ describe("preview-stream", () => {
     await streamPreview({}, long, cut.platform, LIMITS, KEYS, cut.ctx, 0);
     expect(cut.calls).toEqual([`post ${"x".repeat(20)}`]);
     const stop = chat();
-    const state = await streamPreview({}, long, stop.platform, { ...LIMITS, overflow: "stop" }, KEYS, stop.ctx, 0);
+    const state = await streamPreview(
+      {},
+      long,
+      stop.platform,
+      { ...LIMITS, overflow: "stop" },
+      KEYS,
+      stop.ctx,
+      0,
+    );
     expect(stop.calls).toEqual([]);
     expect(state).toEqual({});
   });
@@ -100,7 +125,15 @@ describe("preview-stream", () => {
 
   it("a crash between the pending mark and the post's answer: the resumed run posts nothing where it cannot search", async () => {
     const c = chat();
-    const state = await streamPreview({ previewPendingAt: "0" }, "Hi again", c.platform, LIMITS, KEYS, c.ctx, 5000);
+    const state = await streamPreview(
+      { previewPendingAt: "0" },
+      "Hi again",
+      c.platform,
+      LIMITS,
+      KEYS,
+      c.ctx,
+      5000,
+    );
     expect(c.calls).toEqual([]);
     expect(state).toEqual({ previewPendingAt: "0", previewBroken: "1" });
   });
@@ -135,39 +168,79 @@ describe("preview-stream", () => {
     const found = chat();
     found.messages.set("old", "Hi");
     const withFound = { ...found.platform, recover: async () => "old" };
-    const adopted = await streamPreview({ previewPendingAt: "0" }, "Hi there", withFound, LIMITS, KEYS, found.ctx, 3000);
+    const adopted = await streamPreview(
+      { previewPendingAt: "0" },
+      "Hi there",
+      withFound,
+      LIMITS,
+      KEYS,
+      found.ctx,
+      3000,
+    );
     expect(found.calls).toEqual(["edit old Hi there"]);
     expect(adopted).toEqual({ previewId: "old", previewEditedAt: "3000" });
 
     const none = chat();
-    const fresh = await streamPreview({ previewPendingAt: "0" }, "Hi", { ...none.platform, recover: async () => undefined }, LIMITS, KEYS, none.ctx, 3000);
+    const fresh = await streamPreview(
+      { previewPendingAt: "0" },
+      "Hi",
+      { ...none.platform, recover: async () => undefined },
+      LIMITS,
+      KEYS,
+      none.ctx,
+      3000,
+    );
     expect(none.calls).toEqual(["post Hi"]);
     expect(fresh).toEqual({ previewId: "m1", previewEditedAt: "3000" });
 
     const unknown = chat();
-    const stopped = await streamPreview({ previewPendingAt: "0" }, "Hi", { ...unknown.platform, recover: async () => "unknown" as const }, LIMITS, KEYS, unknown.ctx, 3000);
+    const stopped = await streamPreview(
+      { previewPendingAt: "0" },
+      "Hi",
+      { ...unknown.platform, recover: async () => "unknown" as const },
+      LIMITS,
+      KEYS,
+      unknown.ctx,
+      3000,
+    );
     expect(unknown.calls).toEqual([]);
     expect(stopped).toEqual({ previewPendingAt: "0", previewBroken: "1" });
   });
 
   it("commit: a preview gone posts the chunk and discards the stale one; a transient failure is returned without posting", async () => {
     const log: string[] = [];
-    const post = async (): Promise<SendResult> => (log.push("post"), { ok: true, platformMessageId: "new" });
-    const gone = await commitPreview({ previewId: "p", edit: async () => "gone", post, discard: async (id) => log.push(`discard ${id}`) });
+    const post = async (): Promise<SendResult> => (
+      log.push("post"), { ok: true, platformMessageId: "new" }
+    );
+    const gone = await commitPreview({
+      previewId: "p",
+      edit: async () => "gone",
+      post,
+      discard: async (id) => log.push(`discard ${id}`),
+    });
     expect(gone).toEqual({ ok: true, platformMessageId: "new" });
     expect(log).toEqual(["post", "discard p"]);
     log.length = 0;
-    const busy = await commitPreview({ previewId: "p", edit: async () => ({ ok: false, retryable: true, error: "429" }), post });
+    const busy = await commitPreview({
+      previewId: "p",
+      edit: async () => ({ ok: false, retryable: true, error: "429" }),
+      post,
+    });
     expect(busy).toEqual({ ok: false, retryable: true, error: "429" });
     expect(log).toEqual([]);
   });
 
   it("retract removes every preview message and returns the first failure for the outbox to retry", async () => {
     const removed: string[] = [];
-    const ok = await retractPreview(["a", undefined, "b"], async (id) => (removed.push(id), { ok: true }));
+    const ok = await retractPreview(
+      ["a", undefined, "b"],
+      async (id) => (removed.push(id), { ok: true }),
+    );
     expect(ok).toEqual({ ok: true });
     expect(removed).toEqual(["a", "b"]);
-    const failed = await retractPreview(["a", "b"], async (id) => (id === "a" ? { ok: false, retryable: true, error: "503" } : { ok: true }));
+    const failed = await retractPreview(["a", "b"], async (id) =>
+      id === "a" ? { ok: false, retryable: true, error: "503" } : { ok: true },
+    );
     expect(failed).toEqual({ ok: false, retryable: true, error: "503" });
   });
 });

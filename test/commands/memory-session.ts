@@ -1,4 +1,9 @@
-import type { SessionControl, SessionSettings, SessionSettingsPatch, SessionStatus } from "../../functions/commands/session-control.ts";
+import type {
+  SessionControl,
+  SessionSettings,
+  SessionSettingsPatch,
+  SessionStatus,
+} from "../../functions/commands/session-control.ts";
 
 /**
  * An in-memory SessionControl: the interface the SessionDO implements, implemented simply, so the
@@ -21,7 +26,10 @@ export class MemorySession implements SessionControl {
     outputTokens: 678,
     cacheReadTokens: 4_000,
     cacheWriteTokens: 120,
-    byKind: { turn: { calls: 2, usd: 0.04, tokens: 12_000 }, compaction: { calls: 1, usd: 0.0021, tokens: 5_143 } },
+    byKind: {
+      turn: { calls: 2, usd: 0.04, tokens: 12_000 },
+      compaction: { calls: 1, usd: 0.0021, tokens: 5_143 },
+    },
     platformUsd: 0.000012,
   };
 
@@ -77,7 +85,8 @@ export class MemorySession implements SessionControl {
     return this.getSettings();
   }
   async compact(instructions?: string) {
-    if (this.transcript.length === 0) return { compacted: false, reason: "the transcript is empty" };
+    if (this.transcript.length === 0)
+      return { compacted: false, reason: "the transcript is empty" };
     this.log.push(`compact:${instructions ?? ""}`);
     this.compactions += 1;
     this.transcript = ["summary"];

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionGate, PostgresUnavailableError, type GateLimits } from "../../functions/db/gate.ts";
+import {
+  ConnectionGate,
+  PostgresUnavailableError,
+  type GateLimits,
+} from "../../functions/db/gate.ts";
 
 const limits: GateLimits = { maxConnections: 1, outageBackoffMaxMs: 30_000, leaseMs: 45_000 };
 /** How a reset Durable Object's waiter behaves: its next timer never fires. */
@@ -12,7 +16,10 @@ function clockedGate() {
 
 /** Resolves to the permit, or to "still waiting" if the gate has not granted one within `ms`. */
 function within<T>(promise: Promise<T>, ms = 500): Promise<T | "still waiting"> {
-  return Promise.race([promise, new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<"still waiting">((resolve) => setTimeout(() => resolve("still waiting"), ms)),
+  ]);
 }
 
 describe("connection gate leases", () => {

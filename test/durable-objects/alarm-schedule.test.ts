@@ -27,18 +27,26 @@ async function alarmViolations(key: string, debounceMs: number): Promise<string[
     const now = Date.now();
     const parkedUntil = Number(store.getMeta("retryAt") ?? 0);
     const due: Array<{ what: string; at: number }> = [];
-    for (const row of store.inboxByState("new")) due.push({ what: `new event ${row.seq}`, at: Math.max(now, parkedUntil) });
+    for (const row of store.inboxByState("new"))
+      due.push({ what: `new event ${row.seq}`, at: Math.max(now, parkedUntil) });
     const running = store.activeRun();
-    if (running) due.push({ what: `run ${running.runId}`, at: Math.max(now + WATCHDOG_MS, parkedUntil) });
+    if (running)
+      due.push({ what: `run ${running.runId}`, at: Math.max(now + WATCHDOG_MS, parkedUntil) });
     const queued: InboxRow[] = store.inboxByState("queued");
     if (queued.length && !running) {
       const behind = queued.some((row) => row.prepared?.queuedBehindRun);
-      const readyAt = behind ? Math.max(...queued.map((row) => row.receivedAt)) + debounceMs : queued[0]!.receivedAt;
-      for (const row of queued) due.push({ what: `queued event ${row.seq}`, at: Math.max(readyAt, parkedUntil) });
+      const readyAt = behind
+        ? Math.max(...queued.map((row) => row.receivedAt)) + debounceMs
+        : queued[0]!.receivedAt;
+      for (const row of queued)
+        due.push({ what: `queued event ${row.seq}`, at: Math.max(readyAt, parkedUntil) });
     }
     return due
       .filter((item) => alarm === null || alarm > Math.max(item.at, now))
-      .map((item) => `${key}: ${item.what} due at ${item.at} but the alarm is ${alarm === null ? "unset" : `at ${alarm} (+${alarm - now} ms)`}`);
+      .map(
+        (item) =>
+          `${key}: ${item.what} due at ${item.at} but the alarm is ${alarm === null ? "unset" : `at ${alarm} (+${alarm - now} ms)`}`,
+      );
   });
 }
 
@@ -59,7 +67,10 @@ describe("the alarm schedule", () => {
     const key = `agent:main:alarm-debounce-${crypto.randomUUID()}`;
     const dm = `D${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
     // The command reply that triage queues goes to a slow Slack: delivering it outlasts the debounce.
-    await fetch(`${fakeSlack()}/_control/script`, { method: "POST", body: JSON.stringify({ method: "chat.postMessage", channel: dm, delayMs: 1_500 }) });
+    await fetch(`${fakeSlack()}/_control/script`, {
+      method: "POST",
+      body: JSON.stringify({ method: "chat.postMessage", channel: dm, delayMs: 1_500 }),
+    });
     await runInDurableObject(sessionStub(key), async (_instance, state) => {
       const store = new SessionStore(state.storage);
       const now = Date.now();
@@ -68,7 +79,11 @@ describe("the alarm schedule", () => {
       store.setJson("settings", { queue: { mode: "collect", debounceMs: 400 } });
       // A message that arrived during a run that has since ended: its debounce ends in 400 ms.
       const seq = store.insertInbox(webchatEvent(key, "queued while the last run was busy"), now)!;
-      store.prepareInbox(seq, { text: "queued while the last run was busy", senderIsOwner: true, queuedBehindRun: true });
+      store.prepareInbox(seq, {
+        text: "queued while the last run was busy",
+        senderIsOwner: true,
+        queuedBehindRun: true,
+      });
       // A Slack DM command, not yet triaged: its reply goes through the outbox.
       const envelope = inboundEnvelopeSchema.parse({
         dedupKey: `slack:${dm}:status`,
@@ -91,7 +106,9 @@ describe("the alarm schedule", () => {
       () =>
         runInDurableObject(sessionStub(key), (_instance, state) => {
           const store = new SessionStore(state.storage);
-          const rows = store.inboxByState("settled").filter((row) => row.event.envelope.channel === "webchat");
+          const rows = store
+            .inboxByState("settled")
+            .filter((row) => row.event.envelope.channel === "webchat");
           return rows.length ? rows[0]!.reply : undefined;
         }),
       8_000,
@@ -114,10 +131,19 @@ describe("the alarm schedule", () => {
       const stub = sessionStub(session.key);
       await runInDurableObject(stub, (_instance, state) => {
         const store = new SessionStore(state.storage);
-        store.setJson("settings", { queue: { mode: session.mode, debounceMs: session.debounceMs } });
+        store.setJson("settings", {
+          queue: { mode: session.mode, debounceMs: session.debounceMs },
+        });
       });
       // Model turns of random length, so events keep arriving while runs are busy.
-      await scriptModel(session.scenario, Array.from({ length: 40 }, () => ({ type: "text", text: "ok", delayMs: Math.floor(random() * 150) })));
+      await scriptModel(
+        session.scenario,
+        Array.from({ length: 40 }, () => ({
+          type: "text",
+          text: "ok",
+          delayMs: Math.floor(random() * 150),
+        })),
+      );
     }
 
     const violations: string[] = [];
@@ -128,13 +154,22 @@ describe("the alarm schedule", () => {
       // a real violation is one that is still there once that handler had its chance to run.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const again = await alarmViolations(session.key, session.debounceMs);
-      if (again) violations.push(...found.filter((line) => again.some((other) => other.split(" due at")[0] === line.split(" due at")[0])));
+      if (again)
+        violations.push(
+          ...found.filter((line) =>
+            again.some((other) => other.split(" due at")[0] === line.split(" due at")[0]),
+          ),
+        );
     };
     for (let i = 0; i < 80; i++) {
       const session = sessions[Math.floor(random() * sessions.length)]!;
       const dedup = `burst-${seed}-${i}-${crypto.randomUUID()}`;
       session.sent.push(`webchat:${dedup}`);
-      expect(await sessionStub(session.key).accept(webchatEvent(session.key, `message ${i} [scenario:${session.scenario}]`, dedup))).toEqual({ status: "accepted" });
+      expect(
+        await sessionStub(session.key).accept(
+          webchatEvent(session.key, `message ${i} [scenario:${session.scenario}]`, dedup),
+        ),
+      ).toEqual({ status: "accepted" });
       await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 40)));
       if (random() < 0.4) await check(sessions[Math.floor(random() * sessions.length)]!);
     }
@@ -146,7 +181,9 @@ describe("the alarm schedule", () => {
           await check(session);
           return runInDurableObject(sessionStub(session.key), (_instance, state) => {
             const store = new SessionStore(state.storage);
-            return session.sent.every((dedupKey) => store.inboxByKey(dedupKey)?.state === "settled");
+            return session.sent.every(
+              (dedupKey) => store.inboxByKey(dedupKey)?.state === "settled",
+            );
           });
         },
         10_000,

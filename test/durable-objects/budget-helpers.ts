@@ -38,8 +38,12 @@ export interface StoredCall {
 }
 
 export async function storedCalls(sessionKey: string): Promise<StoredCall[]> {
-  return runInDurableObject(sessionStub(sessionKey), (_instance, state) =>
-    state.storage.sql.exec(`SELECT * FROM model_calls ORDER BY at`).toArray() as unknown as StoredCall[],
+  return runInDurableObject(
+    sessionStub(sessionKey),
+    (_instance, state) =>
+      state.storage.sql
+        .exec(`SELECT * FROM model_calls ORDER BY at`)
+        .toArray() as unknown as StoredCall[],
   );
 }
 

@@ -22,9 +22,17 @@ function noticeOf(events: RunEvent[]): string {
  * exactly three calls in flight (3 × ≤ $16 ≤ $50 < 4 × $15).
  */
 function bigOutputModels(): Record<string, unknown> {
-  const base = JSON.parse(configWith({})) as { models: { providers: Record<string, { models: Array<Record<string, unknown>> }> } };
+  const base = JSON.parse(configWith({})) as {
+    models: { providers: Record<string, { models: Array<Record<string, unknown>> }> };
+  };
   const anthropic = base.models.providers.fakeanthropic!;
-  return { ...base.models, providers: { ...base.models.providers, fakeanthropic: { ...anthropic, models: [{ ...anthropic.models[0], maxTokens: 1_000_000 }] } } };
+  return {
+    ...base.models,
+    providers: {
+      ...base.models.providers,
+      fakeanthropic: { ...anthropic, models: [{ ...anthropic.models[0], maxTokens: 1_000_000 }] },
+    },
+  };
 }
 
 describe("budgets: checked before every model call", () => {
@@ -33,10 +41,19 @@ describe("budgets: checked before every model call", () => {
     const alertChannel = `CALERT${crypto.randomUUID().slice(0, 6).toUpperCase()}`;
     const key = `agent:main:budget-capped-${crypto.randomUUID()}`;
     // No call fits under a millionth of a cent.
-    const config = configWith({ budgets: { session: { day: { usd: 0.00000001 } }, alertTarget: { channel: "slack", to: alertChannel } } });
+    const config = configWith({
+      budgets: {
+        session: { day: { usd: 0.00000001 } },
+        alertTarget: { channel: "slack", to: alertChannel },
+      },
+    });
     const stub = await sessionWithConfig(key, config);
-    const first = await collectRunEvents(await stub.chat(webchatEvent(key, `hello [scenario:${scenario}]`)));
-    const second = await collectRunEvents(await stub.chat(webchatEvent(key, `hello again [scenario:${scenario}]`)));
+    const first = await collectRunEvents(
+      await stub.chat(webchatEvent(key, `hello [scenario:${scenario}]`)),
+    );
+    const second = await collectRunEvents(
+      await stub.chat(webchatEvent(key, `hello again [scenario:${scenario}]`)),
+    );
     expect(await modelRequests(scenario)).toHaveLength(0);
     expect(await storedCalls(key)).toHaveLength(0);
     for (const events of [first, second]) {
@@ -46,7 +63,10 @@ describe("budgets: checked before every model call", () => {
     }
     // Each message got exactly one reply: its notice, once.
     const history = await stub.history();
-    expect(history.filter((turn) => turn.role === "assistant").map((turn) => turn.text)).toEqual([noticeOf(first), noticeOf(second)]);
+    expect(history.filter((turn) => turn.role === "assistant").map((turn) => turn.text)).toEqual([
+      noticeOf(first),
+      noticeOf(second),
+    ]);
     const alerts = await waitFor(async () => {
       const calls = await slackCalls("chat.postMessage", alertChannel);
       return calls.length ? calls : undefined;
@@ -65,17 +85,31 @@ describe("budgets: checked before every model call", () => {
     // (held as a reservation) or after it settled (charged), the room it took stays taken.
     await scriptModel(
       scenario,
-      Array.from({ length: 20 }, () => ({ type: "text", text: "paid answer", delayMs: 500, usage: { input: 1000, output: 1_000_000 } })),
+      Array.from({ length: 20 }, () => ({
+        type: "text",
+        text: "paid answer",
+        delayMs: 500,
+        usage: { input: 1000, output: 1_000_000 },
+      })),
     );
-    const config = configWith({ models: bigOutputModels(), budgets: { agent: { day: { usd: 50 } } } });
+    const config = configWith({
+      models: bigOutputModels(),
+      budgets: { agent: { day: { usd: 50 } } },
+    });
     const keys = Array.from({ length: 20 }, (_, i) => `agent:${agentId}:burst-${i}`);
     const stubs = await Promise.all(keys.map((key) => sessionWithConfig(key, config)));
     const results = await Promise.all(
-      stubs.map(async (stub, i) => collectRunEvents(await stub.chat({ ...webchatEvent(keys[i]!, `go [scenario:${scenario}]`), agentId }))),
+      stubs.map(async (stub, i) =>
+        collectRunEvents(
+          await stub.chat({ ...webchatEvent(keys[i]!, `go [scenario:${scenario}]`), agentId }),
+        ),
+      ),
     );
     expect(await modelRequests(scenario)).toHaveLength(3);
     const answered = results.filter((events) => endOf(events)?.type === "done");
-    const refused = results.filter((events) => endOf(events)?.type === "error" && noticeOf(events).includes("agent daily limit"));
+    const refused = results.filter(
+      (events) => endOf(events)?.type === "error" && noticeOf(events).includes("agent daily limit"),
+    );
     expect(answered).toHaveLength(3);
     expect(refused).toHaveLength(17);
     const windows = windowsFor({ day: { usd: 50 } }, budgetsSchema.parse({}), Date.now());
@@ -90,11 +124,38 @@ describe("budgets: checked before every model call", () => {
     const stub = budgetStub(scope);
     const t0 = Date.UTC(2026, 10, 30, 12, 0, 0);
     const windows = windowsFor({ day: { usd: 1 } }, budgetsSchema.parse({}), t0);
-    expect(await stub.reserve({ id: "crashed-call", windows, usd: 0.8, tokens: 10, now: t0, ttlMs: 900_000 })).toEqual({ ok: true });
+    expect(
+      await stub.reserve({
+        id: "crashed-call",
+        windows,
+        usd: 0.8,
+        tokens: 10,
+        now: t0,
+        ttlMs: 900_000,
+      }),
+    ).toEqual({ ok: true });
     // Held: a second call that would fit alone is refused while the first is outstanding.
-    expect(await stub.reserve({ id: "next-call", windows, usd: 0.5, tokens: 10, now: t0 + 899_999, ttlMs: 900_000 })).toMatchObject({ ok: false, unit: "usd" });
+    expect(
+      await stub.reserve({
+        id: "next-call",
+        windows,
+        usd: 0.5,
+        tokens: 10,
+        now: t0 + 899_999,
+        ttlMs: 900_000,
+      }),
+    ).toMatchObject({ ok: false, unit: "usd" });
     // The first never settles; at its expiry it stops counting.
-    expect(await stub.reserve({ id: "next-call", windows, usd: 0.5, tokens: 10, now: t0 + 900_000, ttlMs: 900_000 })).toEqual({ ok: true });
+    expect(
+      await stub.reserve({
+        id: "next-call",
+        windows,
+        usd: 0.5,
+        tokens: 10,
+        now: t0 + 900_000,
+        ttlMs: 900_000,
+      }),
+    ).toEqual({ ok: true });
     const [state] = await stub.state({ windows, now: t0 + 900_001 });
     expect(state).toMatchObject({ spentUsd: 0, reservedUsd: 0.5 });
   });
@@ -106,7 +167,9 @@ describe("budgets: checked before every model call", () => {
     await stub.reserve({ id: "a", windows, usd: 0.9, tokens: 0, now: t0, ttlMs: 60_000 });
     expect(await stub.settle({ id: "a", windows, usd: 0.3, tokens: 0, now: t0 + 1 })).toEqual([]);
     await stub.reserve({ id: "b", windows, usd: 0.6, tokens: 0, now: t0 + 2, ttlMs: 60_000 });
-    expect(await stub.settle({ id: "b", windows, usd: 0.3, tokens: 0, now: t0 + 3 })).toMatchObject([{ period: "day", unit: "usd", limit: 1 }]);
+    expect(await stub.settle({ id: "b", windows, usd: 0.3, tokens: 0, now: t0 + 3 })).toMatchObject(
+      [{ period: "day", unit: "usd", limit: 1 }],
+    );
     await stub.reserve({ id: "c", windows, usd: 0.1, tokens: 0, now: t0 + 4, ttlMs: 60_000 });
     expect(await stub.settle({ id: "c", windows, usd: 0.1, tokens: 0, now: t0 + 5 })).toEqual([]);
     const [state] = await stub.state({ windows, now: t0 + 6 });

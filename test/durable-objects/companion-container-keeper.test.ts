@@ -1,4 +1,11 @@
-import { SELF, createExecutionContext, createScheduledController, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  SELF,
+  createExecutionContext,
+  createScheduledController,
+  env,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Env } from "../../workers/env.ts";
 import worker from "../../workers/index.ts";
@@ -26,18 +33,24 @@ interface FakeRuntime {
 }
 
 const companion = (deployment = DEPLOYMENT) => testEnv.COMPANION.getByName(deployment);
-const runtime = (deployment = DEPLOYMENT) => testEnv.COMPANION_CONTAINER.getByName(deployment) as unknown as FakeRuntime;
+const runtime = (deployment = DEPLOYMENT) =>
+  testEnv.COMPANION_CONTAINER.getByName(deployment) as unknown as FakeRuntime;
 
 async function alarmAt(deployment = DEPLOYMENT): Promise<number | null> {
   return runInDurableObject(companion(deployment), (_instance, state) => state.storage.getAlarm());
 }
 
-async function launchesReach(count: number, deployment = DEPLOYMENT, timeoutMs = 8_000): Promise<RuntimeLog> {
+async function launchesReach(
+  count: number,
+  deployment = DEPLOYMENT,
+  timeoutMs = 8_000,
+): Promise<RuntimeLog> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const log = await runtime(deployment).record();
     if (log.launches.length >= count) return log;
-    if (Date.now() > until) throw new Error(`expected ${count} launches, saw ${log.launches.length}`);
+    if (Date.now() > until)
+      throw new Error(`expected ${count} launches, saw ${log.launches.length}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -75,7 +88,11 @@ describe("companion container keeper", () => {
     await companion().keepContainer(DEPLOYMENT, true, "r1");
     const firstStop = Date.now();
     const pending = await companion().containerStopped(137, "runtime_signal");
-    expect(pending).toMatchObject({ state: "restart-pending", uncleanStopsInWindow: 1, lastStop: { exitCode: 137, reason: "runtime_signal" } });
+    expect(pending).toMatchObject({
+      state: "restart-pending",
+      uncleanStopsInWindow: 1,
+      lastStop: { exitCode: 137, reason: "runtime_signal" },
+    });
     expect(pending.restartAt! - firstStop).toBeGreaterThanOrEqual(900);
     expect(pending.restartAt! - firstStop).toBeLessThanOrEqual(1_500);
     expect(await alarmAt()).toBe(pending.restartAt);
@@ -102,8 +119,18 @@ describe("companion container keeper", () => {
 
     // /health (and the control page, which shows it) says so.
     const health = await companionHealth({ ...testEnv, EDGECLAW_COMPANION_CONTAINER: "1" });
-    const deployments = (health.companion as { deployments: Array<{ deployment: string; container?: { state: string; uncleanStopsInWindow: number } }> }).deployments;
-    expect(deployments.find((entry) => entry.deployment === DEPLOYMENT)?.container).toMatchObject({ state: "breaker-open", uncleanStopsInWindow: 3 });
+    const deployments = (
+      health.companion as {
+        deployments: Array<{
+          deployment: string;
+          container?: { state: string; uncleanStopsInWindow: number };
+        }>;
+      }
+    ).deployments;
+    expect(deployments.find((entry) => entry.deployment === DEPLOYMENT)?.container).toMatchObject({
+      state: "breaker-open",
+      uncleanStopsInWindow: 3,
+    });
 
     // A deploy that changes the config closes it and starts again.
     expect((await companion().keepContainer(DEPLOYMENT, true, "r2")).state).toBe("running");
@@ -125,7 +152,10 @@ describe("companion container keeper", () => {
     const post = (body: unknown, token?: string) =>
       SELF.fetch("https://edgeclaw.test/admin/companion/container/reset", {
         method: "POST",
-        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          "content-type": "application/json",
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
         body: JSON.stringify(body),
       });
     expect((await post({ deployment: DEPLOYMENT })).status).toBe(401);
@@ -134,17 +164,35 @@ describe("companion container keeper", () => {
     expect((await post({ deployment: "nobody" }, "test-gateway-token")).status).toBe(404);
     expect((await post({ deployment: "../x" }, "test-gateway-token")).status).toBe(400);
 
-    const listed = await SELF.fetch("https://edgeclaw.test/admin/companion/container", { headers: { authorization: "Bearer test-gateway-token" } });
-    const list = (await listed.json()) as { deployed: boolean; deployments: Array<{ deployment: string; container: { state: string } }> };
+    const listed = await SELF.fetch("https://edgeclaw.test/admin/companion/container", {
+      headers: { authorization: "Bearer test-gateway-token" },
+    });
+    const list = (await listed.json()) as {
+      deployed: boolean;
+      deployments: Array<{ deployment: string; container: { state: string } }>;
+    };
     expect(list.deployed).toBe(false);
-    expect(list.deployments.find((entry) => entry.deployment === DEPLOYMENT)?.container.state).toBe("breaker-open");
+    expect(list.deployments.find((entry) => entry.deployment === DEPLOYMENT)?.container.state).toBe(
+      "breaker-open",
+    );
 
     const reset = await post({ deployment: DEPLOYMENT }, "test-gateway-token");
     expect(reset.status).toBe(200);
-    expect(((await reset.json()) as { container: { state: string } }).container.state).toBe("running");
-    const audit = await SELF.fetch("https://edgeclaw.test/admin/audit?limit=50&action=companion.container_reset", { headers: { authorization: "Bearer test-gateway-token" } });
-    const entries = ((await audit.json()) as { entries: Array<{ action: string; target: string | null }> }).entries;
-    expect(entries.some((entry) => entry.action === "companion.container_reset" && entry.target === DEPLOYMENT)).toBe(true);
+    expect(((await reset.json()) as { container: { state: string } }).container.state).toBe(
+      "running",
+    );
+    const audit = await SELF.fetch(
+      "https://edgeclaw.test/admin/audit?limit=50&action=companion.container_reset",
+      { headers: { authorization: "Bearer test-gateway-token" } },
+    );
+    const entries = (
+      (await audit.json()) as { entries: Array<{ action: string; target: string | null }> }
+    ).entries;
+    expect(
+      entries.some(
+        (entry) => entry.action === "companion.container_reset" && entry.target === DEPLOYMENT,
+      ),
+    ).toBe(true);
   });
 
   it("clean stops (exit 0: a rollout's SIGTERM) restart after the minimum delay and never open the breaker", async () => {
@@ -182,12 +230,17 @@ describe("companion container keeper", () => {
   it("a deployment that serves no socket account is not started", async () => {
     const report = await companion("nobody").keepContainer("nobody", true, "r1");
     expect(report.state).toBe("waiting-for-config");
-    expect(report.lastError).toMatch(/no socket account is served by companion deployment "nobody"/);
+    expect(report.lastError).toMatch(
+      /no socket account is served by companion deployment "nobody"/,
+    );
     expect((await runtime("nobody").record()).launches).toHaveLength(0);
   });
 
   it("the cron keeps every deployment that serves socket accounts while the deploy added the container, and stops them once it did not", async () => {
-    const controller = createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" });
+    const controller = createScheduledController({
+      scheduledTime: Date.now(),
+      cron: "*/5 * * * *",
+    });
     let ctx = createExecutionContext();
     worker.scheduled!(controller, testEnv, ctx);
     await waitOnExecutionContext(ctx);
@@ -207,7 +260,10 @@ describe("companion container keeper", () => {
     await waitOnExecutionContext(ctx);
     for (const deployment of [DEPLOYMENT, "tgall", "sockmm"]) {
       expect((await companion(deployment).containerReport()).state, deployment).toBe("not-wanted");
-      expect(await runtime(deployment).record(), deployment).toMatchObject({ halts: 1, running: false });
+      expect(await runtime(deployment).record(), deployment).toMatchObject({
+        halts: 1,
+        running: false,
+      });
       expect((await runtime(deployment).record()).launches, deployment).toHaveLength(1);
     }
   });

@@ -13,19 +13,36 @@ function slackRoute(to: string) {
   return { channel: "slack", accountId: "ops", to };
 }
 
-async function plantDead(key: string, id: string, to: string, text: string, lastError: string, options: { sendFirst?: boolean } = {}) {
+async function plantDead(
+  key: string,
+  id: string,
+  to: string,
+  text: string,
+  lastError: string,
+  options: { sendFirst?: boolean } = {},
+) {
   const stub = sessionStub(key);
   await runInDurableObject(stub, (_instance, state) => {
     const store = new SessionStore(state.storage);
     store.setMeta("sessionKey", key);
-    store.insertOutbox({ id, runId: null, route: slackRoute(to), text, chunkIndex: 0, chunkCount: 1 }, Date.now());
-    if (!options.sendFirst) store.updateOutbox(id, { state: "dead", attempts: 1, lastError }, Date.now());
+    store.insertOutbox(
+      { id, runId: null, route: slackRoute(to), text, chunkIndex: 0, chunkCount: 1 },
+      Date.now(),
+    );
+    if (!options.sendFirst)
+      store.updateOutbox(id, { state: "dead", attempts: 1, lastError }, Date.now());
   });
   return stub;
 }
 
 async function markDead(key: string, id: string, lastError: string) {
-  await runInDurableObject(sessionStub(key), (_instance, state) => new SessionStore(state.storage).updateOutbox(id, { state: "dead", attempts: 1, lastError }, Date.now()));
+  await runInDurableObject(sessionStub(key), (_instance, state) =>
+    new SessionStore(state.storage).updateOutbox(
+      id,
+      { state: "dead", attempts: 1, lastError },
+      Date.now(),
+    ),
+  );
 }
 
 function newDm(): string {
@@ -36,19 +53,40 @@ describe("dead letters: operator retry and discard", () => {
   it("a retried dead reply chunk goes through the outbox again under its id and is delivered once", async () => {
     const key = `agent:main:dead-retry-${crypto.randomUUID()}`;
     const dm = newDm();
-    const stub = await plantDead(key, "run:r1:0", dm, "the answer that bounced", "slack: channel_not_found");
+    const stub = await plantDead(
+      key,
+      "run:r1:0",
+      dm,
+      "the answer that bounced",
+      "slack: channel_not_found",
+    );
     expect(await stub.deadLetters()).toEqual([
-      expect.objectContaining({ kind: "reply", id: "run:r1:0", channel: "slack", to: dm, text: "the answer that bounced", error: "slack: channel_not_found", retryable: true }),
+      expect.objectContaining({
+        kind: "reply",
+        id: "run:r1:0",
+        channel: "slack",
+        to: dm,
+        text: "the answer that bounced",
+        error: "slack: channel_not_found",
+        retryable: true,
+      }),
     ]);
 
-    expect(await stub.retryDeadLetter("run:r1:0")).toEqual({ ok: true, kind: "reply", id: "run:r1:0", state: "pending" });
+    expect(await stub.retryDeadLetter("run:r1:0")).toEqual({
+      ok: true,
+      kind: "reply",
+      id: "run:r1:0",
+      state: "pending",
+    });
     const posted = await waitFor(async () => {
       const messages = await slackMessages(dm);
       return messages.length ? messages : undefined;
     }, 10_000);
     expect(posted.map((m) => m.text)).toEqual(["the answer that bounced"]);
     expect(await stub.deadLetters()).toEqual([]);
-    const row = await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r1:0"));
+    const row = await runInDurableObject(stub, (_i, state) =>
+      new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r1:0"),
+    );
     expect(row).toMatchObject({ state: "sent" });
 
     // A second retry finds nothing dead: no second post.
@@ -62,20 +100,39 @@ describe("dead letters: operator retry and discard", () => {
     const dm = newDm();
     // The chunk really reached Slack (sent by the outbox), then is marked as the outbox marks a
     // chunk whose answer was lost: dead with its outcome unknown.
-    const stub = await plantDead(key, "run:r2:0", dm, "already delivered once", "", { sendFirst: true });
+    const stub = await plantDead(key, "run:r2:0", dm, "already delivered once", "", {
+      sendFirst: true,
+    });
     await stub.retryDeadLetter("nothing"); // arms the alarm: the pending chunk is sent
     await waitFor(async () => ((await slackMessages(dm)).length ? true : undefined), 10_000);
     await waitFor(
       async () =>
-        (await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r2:0")?.state)) === "sent" ? true : undefined,
+        (await runInDurableObject(
+          stub,
+          (_i, state) =>
+            new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r2:0")?.state,
+        )) === "sent"
+          ? true
+          : undefined,
       10_000,
     );
     await markDead(key, "run:r2:0", "outcome unknown after 3 attempts: socket hang up");
 
-    expect(await stub.retryDeadLetter("run:r2:0")).toEqual({ ok: true, kind: "reply", id: "run:r2:0", state: "unknown" });
+    expect(await stub.retryDeadLetter("run:r2:0")).toEqual({
+      ok: true,
+      kind: "reply",
+      id: "run:r2:0",
+      state: "unknown",
+    });
     await waitFor(
       async () =>
-        (await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r2:0")?.state)) === "sent" ? true : undefined,
+        (await runInDurableObject(
+          stub,
+          (_i, state) =>
+            new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r2:0")?.state,
+        )) === "sent"
+          ? true
+          : undefined,
       10_000,
     );
     expect((await slackMessages(dm)).map((m) => m.text)).toEqual(["already delivered once"]);
@@ -87,7 +144,12 @@ describe("dead letters: operator retry and discard", () => {
     const stub = await plantDead(key, "run:r3:0", dm, "gone", "slack: not_in_channel");
     expect(await stub.discardDeadLetter("run:r3:1")).toMatchObject({ ok: false, status: 404 });
     expect(await stub.deadLetters()).toHaveLength(1);
-    expect(await stub.discardDeadLetter("run:r3:0")).toEqual({ ok: true, kind: "reply", id: "run:r3:0", state: "discarded" });
+    expect(await stub.discardDeadLetter("run:r3:0")).toEqual({
+      ok: true,
+      kind: "reply",
+      id: "run:r3:0",
+      state: "discarded",
+    });
     expect(await stub.deadLetters()).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await slackMessages(dm)).toEqual([]);
@@ -96,7 +158,13 @@ describe("dead letters: operator retry and discard", () => {
   it("shows no configured secret in a dead letter's text or reason", async () => {
     const key = `agent:main:dead-secret-${crypto.randomUUID()}`;
     // test-anthropic-key is the fake provider's configured apiKey (test-config.ts).
-    const stub = await plantDead(key, "run:r4:0", newDm(), "my key is test-anthropic-key ok", "provider said: bad key test-anthropic-key");
+    const stub = await plantDead(
+      key,
+      "run:r4:0",
+      newDm(),
+      "my key is test-anthropic-key ok",
+      "provider said: bad key test-anthropic-key",
+    );
     const [letter] = await stub.deadLetters();
     expect(JSON.stringify(letter)).not.toContain("test-anthropic-key");
     expect(letter!.text).toContain("my key is");

@@ -4,7 +4,13 @@ import { modelSelectionFor } from "../../functions/agent/model-resolve.ts";
 import { parseConfig } from "../../functions/config/load.ts";
 import type { Env } from "../../workers/env.ts";
 import { fakeModelUrl, newScenario, testEnv } from "../agent/model-helpers.ts";
-import { collectRunEvents, modelRequests, scriptModel, sessionStub, webchatEvent } from "./helpers.ts";
+import {
+  collectRunEvents,
+  modelRequests,
+  scriptModel,
+  sessionStub,
+  webchatEvent,
+} from "./helpers.ts";
 
 /**
  * A new user's first run: no model anywhere in the config, only a provider key in the environment
@@ -13,7 +19,10 @@ import { collectRunEvents, modelRequests, scriptModel, sessionStub, webchatEvent
  */
 async function sessionWithBindings(key: string, bindings: Partial<Env>) {
   const stub = sessionStub(key);
-  const config = { gateway: { auth: { token: "t" } }, models: { providers: { anthropic: { baseUrl: fakeModelUrl() } } } };
+  const config = {
+    gateway: { auth: { token: "t" } },
+    models: { providers: { anthropic: { baseUrl: fakeModelUrl() } } },
+  };
   const env: Env = {
     ...testEnv,
     EDGECLAW_CONFIG: JSON.stringify(config),
@@ -41,7 +50,9 @@ describe("the model a key alone gives", () => {
     const scenario = newScenario("default-model");
     await scriptModel(scenario, [{ type: "text", text: "hello from the default model" }]);
 
-    const events = await collectRunEvents(await stub.chat(webchatEvent(key, `hi [scenario:${scenario}]`)));
+    const events = await collectRunEvents(
+      await stub.chat(webchatEvent(key, `hi [scenario:${scenario}]`)),
+    );
     expect(doneText(events)).toBe("hello from the default model");
 
     const expected = modelSelectionFor(parseConfig({}), { ANTHROPIC_API_KEY: "x" }).primary!;
@@ -67,7 +78,9 @@ describe("the web chat's history", () => {
     const key = `agent:main:history-${crypto.randomUUID()}`;
     const stub = await sessionWithBindings(key, {});
     await collectRunEvents(await stub.chat(webchatEvent(key, "/status")));
-    const notice = doneTextOrNotice(await collectRunEvents(await stub.chat(webchatEvent(key, "hello there"))));
+    const notice = doneTextOrNotice(
+      await collectRunEvents(await stub.chat(webchatEvent(key, "hello there"))),
+    );
     expect(notice).toMatch(/No model configured/);
 
     const history = await stub.history();

@@ -26,7 +26,12 @@ function unmentionedChannelMessage(sessionKey: string, channel: string): RoutedE
     text: "just chatting with colleagues",
     wasMentioned: false,
     receivedAt: Date.now(),
-    route: { channel: "slack", to: channel, replyToMessageId: ts, extra: { teamId: TEAM, chatType: "channel", mentioned: "0" } },
+    route: {
+      channel: "slack",
+      to: channel,
+      replyToMessageId: ts,
+      extra: { teamId: TEAM, chatType: "channel", mentioned: "0" },
+    },
   });
   return { envelope, agentId: "main", sessionKey };
 }
@@ -36,7 +41,13 @@ async function failTriageForGood(sessionKey: string, event: RoutedEvent): Promis
   const stub = sessionStub(sessionKey);
   expect(await stub.accept(event)).toEqual({ status: "accepted" });
   await waitFor(
-    () => runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey)?.deadReason ?? undefined),
+    () =>
+      runInDurableObject(
+        stub,
+        (_i, state) =>
+          new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey)?.deadReason ??
+          undefined,
+      ),
     15_000,
     "the dead letter",
   );
@@ -50,7 +61,10 @@ describe("an event set aside after failing triage", () => {
     const key = `agent:main:stranger-outage-${crypto.randomUUID()}`;
     const dm = uniqueId("D");
     // A sender id Postgres cannot store (NUL byte): the access look-up fails permanently.
-    await failTriageForGood(key, opsDmEvent(key, `${uniqueId("USTRANGER")}\u0000`, dm, "hello? anyone?"));
+    await failTriageForGood(
+      key,
+      opsDmEvent(key, `${uniqueId("USTRANGER")}\u0000`, dm, "hello? anyone?"),
+    );
     expect(await slackCalls(undefined, dm)).toEqual([]);
   });
 
@@ -59,7 +73,10 @@ describe("an event set aside after failing triage", () => {
     const key = `agent:main:gated-outage-${crypto.randomUUID()}`;
     // Invalid data past the edge (the text is missing): mention gating fails on it, a bug.
     const event = unmentionedChannelMessage(key, channel);
-    await failTriageForGood(key, { ...event, envelope: { ...event.envelope, text: undefined as unknown as string } });
+    await failTriageForGood(key, {
+      ...event,
+      envelope: { ...event.envelope, text: undefined as unknown as string },
+    });
     expect(await slackCalls(undefined, channel)).toEqual([]);
   });
 });

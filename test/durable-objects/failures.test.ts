@@ -10,7 +10,14 @@ import { ModelError } from "../../functions/agent/types.ts";
 import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
 import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts";
 import { slackCalls } from "../channels/slack/helpers.ts";
-import { collectRunEvents, modelRequests, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
+import {
+  collectRunEvents,
+  modelRequests,
+  scriptModel,
+  sessionStub,
+  waitFor,
+  webchatEvent,
+} from "./helpers.ts";
 
 function finalText(events: RunEvent[]): string {
   const end = events.find((event) => event.type === "done" || event.type === "error");
@@ -29,7 +36,14 @@ function slackDm(key: string, dm: string, text: string | undefined): RoutedEvent
     route: { channel: "slack", to: dm },
   });
   // `undefined` stands for invalid data that got past the edge (a bug): the field is missing.
-  return { envelope: text === undefined ? ({ ...envelope, text: undefined } as unknown as typeof envelope) : { ...envelope, text }, agentId: "main", sessionKey: key };
+  return {
+    envelope:
+      text === undefined
+        ? ({ ...envelope, text: undefined } as unknown as typeof envelope)
+        : { ...envelope, text },
+    agentId: "main",
+    sessionKey: key,
+  };
 }
 
 function setDatabaseProxy(instance: SessionDO, proxy: string | undefined): void {
@@ -42,10 +56,24 @@ describe("error classes", () => {
     expect(classifyError(new ModelError("rate_limit", "slow down", 429)).class).toBe("transient");
     expect(classifyError(new ModelError("bad_request", "invalid", 400)).class).toBe("permanent");
     expect(classifyError(new ModelError("auth", "bad key", 401)).class).toBe("permanent");
-    expect(classifyError(new Error("query failed", { cause: Object.assign(new Error("the database system is starting up"), { code: "57P03" }) })).class).toBe("transient");
-    expect(classifyError(new Error("query failed", { cause: Object.assign(new Error("invalid byte sequence"), { code: "22021" }) })).class).toBe("permanent");
+    expect(
+      classifyError(
+        new Error("query failed", {
+          cause: Object.assign(new Error("the database system is starting up"), { code: "57P03" }),
+        }),
+      ).class,
+    ).toBe("transient");
+    expect(
+      classifyError(
+        new Error("query failed", {
+          cause: Object.assign(new Error("invalid byte sequence"), { code: "22021" }),
+        }),
+      ).class,
+    ).toBe("permanent");
     expect(classifyError(new Error("Connection terminated unexpectedly")).class).toBe("transient");
-    expect(classifyError(new TypeError("Cannot read properties of undefined (reading 'trim')")).class).toBe("permanent");
+    expect(
+      classifyError(new TypeError("Cannot read properties of undefined (reading 'trim')")).class,
+    ).toBe("permanent");
   });
 });
 
@@ -57,15 +85,29 @@ describe("one bad event never freezes a session", () => {
     expect(await stub.accept(slackDm(key, dm, undefined))).toEqual({ status: "accepted" });
     const next = await collectRunEvents(await stub.chat(webchatEvent(key, "are you still there?")));
     expect(finalText(next)).toContain("are you still there?");
-    const bad = await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).deadLetteredInbox());
+    const bad = await runInDurableObject(stub, (_i, state) =>
+      new SessionStore(state.storage).deadLetteredInbox(),
+    );
     expect(bad).toHaveLength(1);
     expect(bad[0]).toMatchObject({ state: "settled" });
     expect(bad[0]!.deadReason).toMatch(/TypeError|undefined/);
     // Operators see it (GET /admin/sessions/<key>/dead-letters reads this).
     const letters = await stub.deadLetters();
-    expect(letters).toEqual([expect.objectContaining({ kind: "event", id: bad[0]!.event.envelope.dedupKey, channel: "slack", to: dm, error: bad[0]!.deadReason })]);
+    expect(letters).toEqual([
+      expect.objectContaining({
+        kind: "event",
+        id: bad[0]!.event.envelope.dedupKey,
+        channel: "slack",
+        to: dm,
+        error: bad[0]!.deadReason,
+      }),
+    ]);
     // The Slack sender hears about it exactly once, however often the alarm runs.
-    await waitFor(async () => (await slackCalls("chat.postMessage", dm)).length >= 1, 10_000, "the notice");
+    await waitFor(
+      async () => (await slackCalls("chat.postMessage", dm)).length >= 1,
+      10_000,
+      "the notice",
+    );
     await runDurableObjectAlarm(stub);
     await runDurableObjectAlarm(stub);
     const notices = await slackCalls("chat.postMessage", dm);
@@ -98,17 +140,23 @@ describe("one bad event never freezes a session", () => {
     const event = slackDm(key, dm, "hello while Postgres is down");
     await stub.accept(event);
     await waitFor(
-      () => runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).getMeta("retryAt")),
+      () =>
+        runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).getMeta("retryAt")),
       10_000,
       "the outage being noticed",
     );
     // As if it had already failed all but its last allowed attempt, then met the outage again.
     await runInDurableObject(stub, (_i, state) => {
-      state.storage.sql.exec(`UPDATE inbox SET failures = 11 WHERE dedup_key = ?`, event.envelope.dedupKey);
+      state.storage.sql.exec(
+        `UPDATE inbox SET failures = 11 WHERE dedup_key = ?`,
+        event.envelope.dedupKey,
+      );
       new SessionStore(state.storage).setMeta("retryAt", String(Date.now() - 1));
     });
     await runDurableObjectAlarm(stub);
-    const waiting = await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey));
+    const waiting = await runInDurableObject(stub, (_i, state) =>
+      new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey),
+    );
     expect(waiting?.deadReason ?? null).toBeNull();
     expect(waiting?.state).toBe("new");
     expect(waiting?.failures).toBe(11);
@@ -119,16 +167,19 @@ describe("one bad event never freezes a session", () => {
     });
     await runDurableObjectAlarm(stub);
     const answered = await waitFor(
-      () => runInDurableObject(stub, (_i, state) => {
-        const row = new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey);
-        return row?.state === "settled" ? row : undefined;
-      }),
+      () =>
+        runInDurableObject(stub, (_i, state) => {
+          const row = new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey);
+          return row?.state === "settled" ? row : undefined;
+        }),
       20_000,
       "the answer after the outage",
     );
     expect(answered.deadReason ?? null).toBeNull();
     const posts = await slackCalls("chat.postMessage", dm);
-    expect(posts.map((call) => String(call.args.text))).not.toContainEqual(expect.stringContaining("could not be processed"));
+    expect(posts.map((call) => String(call.args.text))).not.toContainEqual(
+      expect.stringContaining("could not be processed"),
+    );
   });
 
   it("dead-letters a run whose setup fails permanently, and answers the next message", async () => {
@@ -139,8 +190,12 @@ describe("one bad event never freezes a session", () => {
     const events = await collectRunEvents(await stub.chat(broken));
     const end = events.find((event) => event.type === "error");
     expect(end).toMatchObject({ type: "error", code: "dead_letter" });
-    await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).setMeta("agentId", "main"));
-    expect(finalText(await collectRunEvents(await stub.chat(webchatEvent(key, "and this one?"))))).toContain("and this one?");
+    await runInDurableObject(stub, (_i, state) =>
+      new SessionStore(state.storage).setMeta("agentId", "main"),
+    );
+    expect(
+      finalText(await collectRunEvents(await stub.chat(webchatEvent(key, "and this one?")))),
+    ).toContain("and this one?");
   });
 });
 
@@ -157,14 +212,32 @@ describe("compaction that cannot summarise", () => {
       store.setMeta("sessionStartedAt", String(Date.now()));
       // ~40k tokens of history: far more than keepRecentTokens (20k), so there is something to compact.
       for (let i = 0; i < 40; i++) {
-        store.appendTranscript("s-compact", null, { role: i % 2 ? "assistant" : "user", content: `turn ${i} [scenario:${scenario}] ${"x".repeat(4000)}` }, Date.now());
+        store.appendTranscript(
+          "s-compact",
+          null,
+          {
+            role: i % 2 ? "assistant" : "user",
+            content: `turn ${i} [scenario:${scenario}] ${"x".repeat(4000)}`,
+          },
+          Date.now(),
+        );
       }
     });
-    await scriptModel(scenario, [{ type: "error", status: 400, errorType: "invalid_request_error", message: "this model cannot do that" }]);
+    await scriptModel(scenario, [
+      {
+        type: "error",
+        status: 400,
+        errorType: "invalid_request_error",
+        message: "this model cannot do that",
+      },
+    ]);
     // Both stored before either is answered (chat() resolves once its event is stored), in this order.
     const compactStream = await stub.chat(webchatEvent(key, "/compact"));
     const statusStream = await stub.chat(webchatEvent(key, "/status"));
-    const [compact, status] = await Promise.all([collectRunEvents(compactStream), collectRunEvents(statusStream)]);
+    const [compact, status] = await Promise.all([
+      collectRunEvents(compactStream),
+      collectRunEvents(statusStream),
+    ]);
     const compactReply = finalText(compact);
     expect(compactReply).toContain("Compacted");
     expect(compactReply).toMatch(/dropped without a summary/);

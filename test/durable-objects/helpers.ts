@@ -8,7 +8,12 @@ import { postgresAccessStore } from "../../functions/routing/access-store-postgr
 import type { Env } from "../../workers/env.ts";
 
 /** A web-chat event (operator access: no pairing, no Postgres look-ups) for `sessionKey`. */
-export function webchatEvent(sessionKey: string, text: string, dedupKey = crypto.randomUUID(), extra: Partial<InboundEnvelopeInput> = {}): RoutedEvent {
+export function webchatEvent(
+  sessionKey: string,
+  text: string,
+  dedupKey = crypto.randomUUID(),
+  extra: Partial<InboundEnvelopeInput> = {},
+): RoutedEvent {
   const envelope = inboundEnvelopeSchema.parse({
     dedupKey: `webchat:${dedupKey}`,
     channel: "webchat",
@@ -28,7 +33,12 @@ export function webchatEvent(sessionKey: string, text: string, dedupKey = crypto
  * steer), shaped as the Slack parser builds it, for `sessionKey` (tests pick a key of their own so
  * other files' traffic in agent:main:main cannot interleave). The sender must be approved first.
  */
-export function opsDmEvent(sessionKey: string, sender: string, channel: string, text: string): RoutedEvent {
+export function opsDmEvent(
+  sessionKey: string,
+  sender: string,
+  channel: string,
+  text: string,
+): RoutedEvent {
   const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
   const envelope = inboundEnvelopeSchema.parse({
     dedupKey: `slack:${TEAM}:${uniqueId("Ev")}`,
@@ -42,7 +52,13 @@ export function opsDmEvent(sessionKey: string, sender: string, channel: string, 
     messageId: ts,
     text,
     receivedAt: Date.now(),
-    route: { channel: "slack", accountId: "ops", to: channel, replyToMessageId: ts, extra: { teamId: TEAM, senderId: sender, chatType: "direct", mentioned: "0" } },
+    route: {
+      channel: "slack",
+      accountId: "ops",
+      to: channel,
+      replyToMessageId: ts,
+      extra: { teamId: TEAM, senderId: sender, chatType: "direct", mentioned: "0" },
+    },
   } satisfies InboundEnvelopeInput);
   return { envelope, agentId: "main", sessionKey };
 }
@@ -51,7 +67,11 @@ export function opsDmEvent(sessionKey: string, sender: string, channel: string, 
 export async function approveOpsSenders(...senderIds: string[]): Promise<void> {
   await withDb(env as unknown as Env, async (db) => {
     const store = postgresAccessStore(db);
-    for (const senderId of senderIds) await store.addApprovedSender({ channel: "slack", accountId: "ops", senderId, source: "admin" }, Date.now());
+    for (const senderId of senderIds)
+      await store.addApprovedSender(
+        { channel: "slack", accountId: "ops", senderId, source: "admin" },
+        Date.now(),
+      );
   });
 }
 
@@ -71,7 +91,11 @@ export async function collectRunEvents(stream: ReadableStream<Uint8Array>): Prom
 /** Scripting and reading the fake model server: shared with the model tests. */
 export { script as scriptModel, recorded as modelRequests } from "../agent/model-helpers.ts";
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, label = "condition"): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  label = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

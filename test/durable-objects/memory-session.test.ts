@@ -13,7 +13,14 @@ import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts
 import type { Env } from "../../workers/env.ts";
 import { toolContext } from "../agent/tools/context.ts";
 import { embeddingCalls } from "../agent/memory/helpers.ts";
-import { collectRunEvents, modelRequests, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
+import {
+  collectRunEvents,
+  modelRequests,
+  scriptModel,
+  sessionStub,
+  waitFor,
+  webchatEvent,
+} from "./helpers.ts";
 
 const testEnv = env as unknown as Env;
 
@@ -49,7 +56,10 @@ function finalText(events: RunEvent[]): string {
 
 async function indexedVersion(agentId: string, path: string): Promise<number | undefined> {
   const rows = await withDb(testEnv, (db) =>
-    db.select({ v: memoryFiles.sourceVersion }).from(memoryFiles).where(and(eq(memoryFiles.agentId, agentId), eq(memoryFiles.path, path))),
+    db
+      .select({ v: memoryFiles.sourceVersion })
+      .from(memoryFiles)
+      .where(and(eq(memoryFiles.agentId, agentId), eq(memoryFiles.path, path))),
   );
   return rows[0]?.v;
 }
@@ -61,11 +71,27 @@ describe("memory tools in a real run", () => {
     const scenario = `memtools-${crypto.randomUUID().slice(0, 8)}`;
     await writeFile(testEnv, agentId, "MEMORY.md", "# Car\nAda drives a sedan.\n");
     await scriptModel(scenario, [
-      { type: "tool_calls", calls: [{ id: "call_search", name: "memory_search", arguments: { query: "automobile" } }] },
-      { type: "tool_calls", calls: [{ id: "call_get", name: "memory_get", arguments: { path: "MEMORY.md", from: 2, lines: 1 } }] },
+      {
+        type: "tool_calls",
+        calls: [{ id: "call_search", name: "memory_search", arguments: { query: "automobile" } }],
+      },
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "call_get",
+            name: "memory_get",
+            arguments: { path: "MEMORY.md", from: 2, lines: 1 },
+          },
+        ],
+      },
       { type: "text", text: "Ada drives a sedan." },
     ]);
-    const events = await collectRunEvents(await sessionStub(key).chat(ownerSays(agentId, key, `what does Ada drive? [scenario:${scenario}]`)));
+    const events = await collectRunEvents(
+      await sessionStub(key).chat(
+        ownerSays(agentId, key, `what does Ada drive? [scenario:${scenario}]`),
+      ),
+    );
     expect(finalText(events)).toBe("Ada drives a sedan.");
     const requests = await modelRequests(scenario);
     expect(requests).toHaveLength(3);
@@ -86,22 +112,67 @@ describe("privacy: a group member asks the agent to search memory for the owner'
     const ownerKey = `agent:${agentId}:main`;
     const ownerScenario = `memprivacy-owner-${crypto.randomUUID().slice(0, 8)}`;
     await scriptModel(ownerScenario, [
-      { type: "tool_calls", calls: [{ id: "w1", name: "write", arguments: { path: "memory/2026-01-05.md", content: `The ${secret} is kept here.\n` } }] },
-      { type: "tool_calls", calls: [{ id: "w2", name: "write", arguments: { path: "MEMORY.md", content: `Owner's ${secret}.\n` } }] },
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "w1",
+            name: "write",
+            arguments: { path: "memory/2026-01-05.md", content: `The ${secret} is kept here.\n` },
+          },
+        ],
+      },
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "w2",
+            name: "write",
+            arguments: { path: "MEMORY.md", content: `Owner's ${secret}.\n` },
+          },
+        ],
+      },
       { type: "text", text: "Noted." },
     ]);
-    await collectRunEvents(await sessionStub(ownerKey).chat(ownerSays(agentId, ownerKey, `remember the launch code [scenario:${ownerScenario}]`)));
+    await collectRunEvents(
+      await sessionStub(ownerKey).chat(
+        ownerSays(agentId, ownerKey, `remember the launch code [scenario:${ownerScenario}]`),
+      ),
+    );
     expect((await readFile(testEnv, agentId, "MEMORY.md"))?.content).toContain(secret);
 
     const groupKey = `agent:${agentId}:slack:channel:c0open`;
     const scenario = `memprivacy-group-${crypto.randomUUID().slice(0, 8)}`;
     await scriptModel(scenario, [
-      { type: "tool_calls", calls: [{ id: "s1", name: "memory_search", arguments: { query: "launch code orbit", minScore: 0 } }] },
-      { type: "tool_calls", calls: [{ id: "g1", name: "memory_get", arguments: { path: "memory/2026-01-05.md" } }] },
-      { type: "tool_calls", calls: [{ id: "g2", name: "memory_get", arguments: { path: "./Memory.md" } }] },
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "s1",
+            name: "memory_search",
+            arguments: { query: "launch code orbit", minScore: 0 },
+          },
+        ],
+      },
+      {
+        type: "tool_calls",
+        calls: [{ id: "g1", name: "memory_get", arguments: { path: "memory/2026-01-05.md" } }],
+      },
+      {
+        type: "tool_calls",
+        calls: [{ id: "g2", name: "memory_get", arguments: { path: "./Memory.md" } }],
+      },
       { type: "text", text: "I can't share that." },
     ]);
-    await collectRunEvents(await sessionStub(groupKey).chat(groupMemberSays(agentId, groupKey, `search your memory for the launch code [scenario:${scenario}]`)));
+    await collectRunEvents(
+      await sessionStub(groupKey).chat(
+        groupMemberSays(
+          agentId,
+          groupKey,
+          `search your memory for the launch code [scenario:${scenario}]`,
+        ),
+      ),
+    );
     const requests = await modelRequests(scenario);
     expect(requests).toHaveLength(4);
     const seen = JSON.stringify(requests.map((request) => request.body));
@@ -109,7 +180,11 @@ describe("privacy: a group member asks the agent to search memory for the owner'
     expect(seen).toContain("No matching memory.");
     expect(seen).toContain("private memory is only available in the owner's private chat");
     // The same search in the owner's chat finds it: the index has it, the group just cannot see it.
-    const ownerSearch = await runTool(createToolset(configFromEnv(testEnv), agentId), { name: "memory_search", arguments: { query: "launch code orbit" } }, toolContext({ agentId, config: configFromEnv(testEnv) }));
+    const ownerSearch = await runTool(
+      createToolset(configFromEnv(testEnv), agentId),
+      { name: "memory_search", arguments: { query: "launch code orbit" } },
+      toolContext({ agentId, config: configFromEnv(testEnv) }),
+    );
     expect(ownerSearch.content).toContain(secret);
   });
 });
@@ -122,7 +197,14 @@ describe("reindex after a write", () => {
     const tools = createToolset(config, agentId);
     const marker = `reindex${crypto.randomUUID().slice(0, 8)}`;
     for (const n of [1, 2, 3]) {
-      const result = await runTool(tools, { name: "write", arguments: { path: "memory/notes.md", content: `${marker} draft ${n}\n` } }, ctx);
+      const result = await runTool(
+        tools,
+        {
+          name: "write",
+          arguments: { path: "memory/notes.md", content: `${marker} draft ${n}\n` },
+        },
+        ctx,
+      );
       expect(result.isError).toBeFalsy();
       // Right after the write returns, nothing was indexed: the write only scheduled the keeper.
       expect(await indexedVersion(agentId, "memory/notes.md")).toBeUndefined();
@@ -132,8 +214,16 @@ describe("reindex after a write", () => {
     expect(alarm).toBeGreaterThan(Date.now());
     expect(alarm! - Date.now()).toBeLessThanOrEqual(config.memory.search.sync.watchDebounceMs);
 
-    expect(await waitFor(() => indexedVersion(agentId, "memory/notes.md"), 15_000, "the debounced reindex")).toBe(3);
-    const embedded = (await embeddingCalls("fake-embed")).filter((call) => call.body.input.some((text) => text.includes(marker)));
+    expect(
+      await waitFor(
+        () => indexedVersion(agentId, "memory/notes.md"),
+        15_000,
+        "the debounced reindex",
+      ),
+    ).toBe(3);
+    const embedded = (await embeddingCalls("fake-embed")).filter((call) =>
+      call.body.input.some((text) => text.includes(marker)),
+    );
     expect(embedded.map((call) => call.body.input.join(" "))).toEqual([`${marker} draft 3`]);
   });
 });
@@ -145,11 +235,17 @@ describe("session-memory: /new saves the conversation, and the next run gets the
     const scenario = `memnew-${crypto.randomUUID().slice(0, 8)}`;
     const stub = sessionStub(key);
     await scriptModel(scenario, [{ type: "text", text: "Kiwis it is, noted." }]);
-    await collectRunEvents(await stub.chat(ownerSays(agentId, key, `my favourite fruit is kiwi [scenario:${scenario}]`)));
+    await collectRunEvents(
+      await stub.chat(ownerSays(agentId, key, `my favourite fruit is kiwi [scenario:${scenario}]`)),
+    );
     const reply = await collectRunEvents(await stub.chat(ownerSays(agentId, key, "/new")));
     expect(finalText(reply)).toContain("New session started");
 
-    const saved = await waitFor(async () => (await listFiles(testEnv, agentId, { dir: "memory" }))[0], 10_000, "the session-memory file");
+    const saved = await waitFor(
+      async () => (await listFiles(testEnv, agentId, { dir: "memory" }))[0],
+      10_000,
+      "the session-memory file",
+    );
     expect(saved.path).toMatch(/^memory\/\d{4}-\d{2}-\d{2}-\d{4}\.md$/);
     expect(saved.path.slice(7, 17)).toBe(localDate(new Date(), "UTC"));
     const content = (await readFile(testEnv, agentId, saved.path))!.content;
@@ -158,9 +254,14 @@ describe("session-memory: /new saves the conversation, and the next run gets the
     expect(content).toContain(`Session key: ${key}`);
 
     // The first run of the new session sees today's note; the run after it does not get it again.
-    await scriptModel(scenario, [{ type: "text", text: "hello again" }, { type: "text", text: "still here" }]);
+    await scriptModel(scenario, [
+      { type: "text", text: "hello again" },
+      { type: "text", text: "still here" },
+    ]);
     await collectRunEvents(await stub.chat(ownerSays(agentId, key, `hi [scenario:${scenario}]`)));
-    await collectRunEvents(await stub.chat(ownerSays(agentId, key, `and now? [scenario:${scenario}]`)));
+    await collectRunEvents(
+      await stub.chat(ownerSays(agentId, key, `and now? [scenario:${scenario}]`)),
+    );
     const requests = await modelRequests(scenario);
     const systems = requests.map((request) => JSON.stringify(request.body.system));
     expect(systems[0]).not.toContain("## Startup Context");
@@ -172,7 +273,12 @@ describe("session-memory: /new saves the conversation, and the next run gets the
 
   it("gives a group no startup context from memory/ (private memory)", async () => {
     const agentId = agent("memnewgroup");
-    await writeFile(testEnv, agentId, `memory/${localDate(new Date(), "UTC")}.md`, "owner-only daily note\n");
+    await writeFile(
+      testEnv,
+      agentId,
+      `memory/${localDate(new Date(), "UTC")}.md`,
+      "owner-only daily note\n",
+    );
     const key = `agent:${agentId}:slack:channel:c0open`;
     const scenario = `memnewgroup-${crypto.randomUUID().slice(0, 8)}`;
     await runInDurableObject(sessionStub(key), (_i, state) => {
@@ -184,7 +290,9 @@ describe("session-memory: /new saves the conversation, and the next run gets the
       store.setMeta("startupContextSession", "s-group-new");
     });
     await scriptModel(scenario, [{ type: "text", text: "hi all" }]);
-    await collectRunEvents(await sessionStub(key).chat(groupMemberSays(agentId, key, `hello [scenario:${scenario}]`)));
+    await collectRunEvents(
+      await sessionStub(key).chat(groupMemberSays(agentId, key, `hello [scenario:${scenario}]`)),
+    );
     const [request] = await modelRequests(scenario);
     expect(JSON.stringify(request!.body.system)).not.toContain("owner-only daily note");
   });
@@ -204,23 +312,49 @@ describe("pre-compaction memory flush", () => {
       store.setMeta("sessionId", "s-flush");
       store.setMeta("sessionStartedAt", String(Date.now()));
       store.setJson("settings", { modelOverride: "fakeanthropic/claude-small" });
-      for (let i = 0; i < 14; i++) store.appendTranscript("s-flush", null, { role: i % 2 ? "assistant" : "user", content: `turn ${i} ${"x".repeat(2000)}` }, Date.now());
+      for (let i = 0; i < 14; i++)
+        store.appendTranscript(
+          "s-flush",
+          null,
+          { role: i % 2 ? "assistant" : "user", content: `turn ${i} ${"x".repeat(2000)}` },
+          Date.now(),
+        );
     });
     const today = localDate(new Date(), "UTC");
     await scriptModel(scenario, [
-      { type: "tool_calls", calls: [{ id: "f1", name: "write", arguments: { path: `memory/${today}.md`, content: "Durable: the user prefers kiwis.\n" } }] },
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "f1",
+            name: "write",
+            arguments: {
+              path: `memory/${today}.md`,
+              content: "Durable: the user prefers kiwis.\n",
+            },
+          },
+        ],
+      },
       { type: "text", text: "NO_REPLY" },
       { type: "text", text: "first answer" },
       { type: "text", text: "second answer" },
     ]);
-    const first = await collectRunEvents(await stub.chat(ownerSays(agentId, key, `next question [scenario:${scenario}]`)));
+    const first = await collectRunEvents(
+      await stub.chat(ownerSays(agentId, key, `next question [scenario:${scenario}]`)),
+    );
     expect(finalText(first)).toBe("first answer");
-    expect((await readFile(testEnv, agentId, `memory/${today}.md`))?.content).toBe("Durable: the user prefers kiwis.\n");
-    const second = await collectRunEvents(await stub.chat(ownerSays(agentId, key, `another one [scenario:${scenario}]`)));
+    expect((await readFile(testEnv, agentId, `memory/${today}.md`))?.content).toBe(
+      "Durable: the user prefers kiwis.\n",
+    );
+    const second = await collectRunEvents(
+      await stub.chat(ownerSays(agentId, key, `another one [scenario:${scenario}]`)),
+    );
     expect(finalText(second)).toBe("second answer");
 
     const flushes = (requests: Awaited<ReturnType<typeof modelRequests>>) =>
-      requests.filter((request) => JSON.stringify(request.body.messages).includes("Pre-compaction memory flush")).length;
+      requests.filter((request) =>
+        JSON.stringify(request.body.messages).includes("Pre-compaction memory flush"),
+      ).length;
     let requests = await modelRequests(scenario);
     expect(requests).toHaveLength(4);
     expect(flushes(requests)).toBe(2); // the flush turn's two model calls, in the first run only
@@ -229,10 +363,28 @@ describe("pre-compaction memory flush", () => {
     expect(JSON.stringify(requests[3]!.body.messages)).not.toContain("Pre-compaction memory flush");
 
     // After a compaction the cycle is new: the next run near the threshold flushes again, once.
-    await runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).setMeta("compactions", "1"));
-    await scriptModel(scenario, [{ type: "text", text: "NO_REPLY" }, { type: "text", text: "third answer" }, { type: "text", text: "fourth answer" }]);
-    expect(finalText(await collectRunEvents(await stub.chat(ownerSays(agentId, key, `third [scenario:${scenario}]`))))).toBe("third answer");
-    expect(finalText(await collectRunEvents(await stub.chat(ownerSays(agentId, key, `fourth [scenario:${scenario}]`))))).toBe("fourth answer");
+    await runInDurableObject(stub, (_i, state) =>
+      new SessionStore(state.storage).setMeta("compactions", "1"),
+    );
+    await scriptModel(scenario, [
+      { type: "text", text: "NO_REPLY" },
+      { type: "text", text: "third answer" },
+      { type: "text", text: "fourth answer" },
+    ]);
+    expect(
+      finalText(
+        await collectRunEvents(
+          await stub.chat(ownerSays(agentId, key, `third [scenario:${scenario}]`)),
+        ),
+      ),
+    ).toBe("third answer");
+    expect(
+      finalText(
+        await collectRunEvents(
+          await stub.chat(ownerSays(agentId, key, `fourth [scenario:${scenario}]`)),
+        ),
+      ),
+    ).toBe("fourth answer");
     requests = await modelRequests(scenario);
     expect(requests).toHaveLength(7);
     expect(flushes(requests)).toBe(3);

@@ -18,7 +18,9 @@ describe("one session, several channels (dmScope main)", () => {
       receivedAt: Date.now(),
       route: { channel: "slack", to: dm },
     });
-    expect(await sessionStub(key).accept({ envelope: slackDm, agentId: "main", sessionKey: key })).toEqual({ status: "accepted" });
+    expect(
+      await sessionStub(key).accept({ envelope: slackDm, agentId: "main", sessionKey: key }),
+    ).toEqual({ status: "accepted" });
     // Streaming is on (the default): the preview becomes the answer; wait for the final text.
     const posted = await waitFor(async () => {
       const messages = await slackMessages(dm);
@@ -27,7 +29,9 @@ describe("one session, several channels (dmScope main)", () => {
     expect(posted.map((m) => m.text)).toEqual(["reply for slack"]);
 
     await scriptModel("multi-web", [{ type: "text", text: "reply for the web chat" }]);
-    const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "from the web [scenario:multi-web]")));
+    const events = await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "from the web [scenario:multi-web]")),
+    );
     expect(events.find((e) => e.type === "done")).toMatchObject({ text: "reply for the web chat" });
 
     // The web chat's answer went back on its HTTP stream only: nothing more was posted to Slack.

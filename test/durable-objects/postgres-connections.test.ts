@@ -23,16 +23,27 @@ declare module "vitest" {
  */
 const chaos = inject("pgChaosProxy");
 
-async function bridge(action: "stats" | "freeze" | "kill" | "resume"): Promise<{ open: number; peak: number; opened: number }> {
-  const res = await fetch(`http://${chaos}/_control/${action}`, { method: action === "stats" ? "GET" : "POST" });
+async function bridge(
+  action: "stats" | "freeze" | "kill" | "resume",
+): Promise<{ open: number; peak: number; opened: number }> {
+  const res = await fetch(`http://${chaos}/_control/${action}`, {
+    method: action === "stats" ? "GET" : "POST",
+  });
   return res.json();
 }
 
 /** Points one SessionDO at the chaos bridge, optionally with its own `database` settings. */
 async function useChaosBridge(key: string, overrides: Record<string, unknown> = {}): Promise<void> {
-  const config = { ...(JSON.parse(env.EDGECLAW_CONFIG ?? "{}") as Record<string, unknown>), ...overrides };
+  const config = {
+    ...(JSON.parse(env.EDGECLAW_CONFIG ?? "{}") as Record<string, unknown>),
+    ...overrides,
+  };
   await runInDurableObject(sessionStub(key), (instance: SessionDO) => {
-    (instance as unknown as { env: typeof env }).env = { ...env, EDGECLAW_PG_WS_PROXY: chaos, EDGECLAW_CONFIG: JSON.stringify(config) };
+    (instance as unknown as { env: typeof env }).env = {
+      ...env,
+      EDGECLAW_PG_WS_PROXY: chaos,
+      EDGECLAW_CONFIG: JSON.stringify(config),
+    };
   });
 }
 
@@ -56,8 +67,16 @@ function sessionFacts(key: string) {
   return runInDurableObject(sessionStub(key), (_instance, state) => {
     const store = new SessionStore(state.storage.sql);
     const rows = store.inboxByState("settled");
-    const failures = [...rows, ...store.inboxByState("new")].reduce((sum, row) => sum + row.failures, 0);
-    return { settled: rows.length, reply: rows[0]?.reply ?? "", retryAt: store.getMeta("retryAt"), failures };
+    const failures = [...rows, ...store.inboxByState("new")].reduce(
+      (sum, row) => sum + row.failures,
+      0,
+    );
+    return {
+      settled: rows.length,
+      reply: rows[0]?.reply ?? "",
+      retryAt: store.getMeta("retryAt"),
+      failures,
+    };
   });
 }
 
@@ -87,29 +106,57 @@ describe("Postgres connections", () => {
     const bound = configFromEnv(env).database.maxConnections;
     const tag = crypto.randomUUID().slice(0, 8);
     const chats = Array.from({ length: bound * 2 }, (_, i) => `agent:main:pgburst:${tag}:chat${i}`);
-    const strangers = Array.from({ length: bound * 2 }, (_, i) => `agent:main:pgburst:${tag}:dm${i}`);
+    const strangers = Array.from(
+      { length: bound * 2 },
+      (_, i) => `agent:main:pgburst:${tag}:dm${i}`,
+    );
     for (const key of [...chats, ...strangers]) await useChaosBridge(key);
-    await Promise.all(chats.map((_, i) => scriptModel(`pgburst-${tag}-${i}`, [{ type: "text", text: `answer ${i}` }])));
+    await Promise.all(
+      chats.map((_, i) =>
+        scriptModel(`pgburst-${tag}-${i}`, [{ type: "text", text: `answer ${i}` }]),
+      ),
+    );
 
-    const answers = chats.map((key, i) => sessionStub(key).chat(webchatEvent(key, `question ${i} [scenario:pgburst-${tag}-${i}]`)).then(collectRunEvents));
-    await Promise.all(strangers.map((key, i) => sessionStub(key).accept(strangerDm(key, `${tag}x${i}`))));
+    const answers = chats.map((key, i) =>
+      sessionStub(key)
+        .chat(webchatEvent(key, `question ${i} [scenario:pgburst-${tag}-${i}]`))
+        .then(collectRunEvents),
+    );
+    await Promise.all(
+      strangers.map((key, i) => sessionStub(key).accept(strangerDm(key, `${tag}x${i}`))),
+    );
 
     const events = await Promise.all(answers);
-    events.forEach((runEvents, i) => expect(runEvents.at(-1)).toMatchObject({ type: "done", text: `answer ${i}` }));
+    events.forEach((runEvents, i) =>
+      expect(runEvents.at(-1)).toMatchObject({ type: "done", text: `answer ${i}` }),
+    );
     for (const key of strangers) {
-      const facts = await waitFor(async () => {
-        const current = await sessionFacts(key);
-        return current.settled === 1 ? current : undefined;
-      }, 20_000, `the pairing reply of ${key}`);
+      const facts = await waitFor(
+        async () => {
+          const current = await sessionFacts(key);
+          return current.settled === 1 ? current : undefined;
+        },
+        20_000,
+        `the pairing reply of ${key}`,
+      );
       // Answered on the first try: no connection error sent anyone into backoff.
       expect(facts.reply).toMatch(/Pairing code: [A-HJ-NP-Z2-9]{8}/);
       expect(facts.failures).toBe(0);
     }
     // The chats' passes end by mirroring to Postgres.
-    await waitFor(async () => {
-      const rows = await withDb(env, (db) => db.select({ key: sessions.sessionKey }).from(sessions).where(inArray(sessions.sessionKey, chats)));
-      return rows.length === chats.length;
-    }, 20_000, "every chat mirrored");
+    await waitFor(
+      async () => {
+        const rows = await withDb(env, (db) =>
+          db
+            .select({ key: sessions.sessionKey })
+            .from(sessions)
+            .where(inArray(sessions.sessionKey, chats)),
+        );
+        return rows.length === chats.length;
+      },
+      20_000,
+      "every chat mirrored",
+    );
 
     const stats = await bridge("stats");
     expect(stats.peak).toBeLessThanOrEqual(bound);
@@ -125,14 +172,22 @@ describe("Postgres connections", () => {
       const tag = crypto.randomUUID().slice(0, 8);
       const keys = Array.from({ length: 12 }, (_, i) => `agent:main:pg${outage}:${tag}:${i}`);
       // Short timeouts, so a frozen server is noticed within the test's time.
-      const overrides = { database: { connectTimeoutMs: 1_500, queryTimeoutMs: 2_000, outageBackoffMaxMs: 2_000 } };
+      const overrides = {
+        database: { connectTimeoutMs: 1_500, queryTimeoutMs: 2_000, outageBackoffMaxMs: 2_000 },
+      };
       for (const key of keys) await useChaosBridge(key, overrides);
       await bridge(outage);
-      await Promise.all(keys.map((key, i) => sessionStub(key).accept(strangerDm(key, `${tag}o${i}`))));
+      await Promise.all(
+        keys.map((key, i) => sessionStub(key).accept(strangerDm(key, `${tag}o${i}`))),
+      );
 
       // Every session notices and parks its event with a retry time; nothing is settled or lost.
       for (const key of keys) {
-        await waitFor(async () => (await sessionFacts(key)).retryAt, 15_000, `the outage noticed by ${key}`);
+        await waitFor(
+          async () => (await sessionFacts(key)).retryAt,
+          15_000,
+          `the outage noticed by ${key}`,
+        );
       }
       // Let the sessions retry against the dead server for a while.
       await new Promise((resolve) => setTimeout(resolve, 4_000));
@@ -140,10 +195,14 @@ describe("Postgres connections", () => {
 
       await bridge("resume");
       for (const key of keys) {
-        const facts = await waitFor(async () => {
-          const current = await sessionFacts(key);
-          return current.settled === 1 ? current : undefined;
-        }, 20_000, `${key} caught up`);
+        const facts = await waitFor(
+          async () => {
+            const current = await sessionFacts(key);
+            return current.settled === 1 ? current : undefined;
+          },
+          20_000,
+          `${key} caught up`,
+        );
         expect(facts.reply).toMatch(/Pairing code: [A-HJ-NP-Z2-9]{8}/);
       }
       // One line when the outage began, however many sessions waited and retried.

@@ -25,7 +25,9 @@ describe("Postgres outage", () => {
       receivedAt: Date.now(),
       route: { channel: "testchan", to: "outage-user" },
     });
-    expect(await stub.accept({ envelope, agentId: "main", sessionKey: key })).toEqual({ status: "accepted" });
+    expect(await stub.accept({ envelope, agentId: "main", sessionKey: key })).toEqual({
+      status: "accepted",
+    });
     await runDurableObjectAlarm(stub);
 
     // The alarm may already have been running when we asked: wait until the failure is recorded.
@@ -50,7 +52,12 @@ describe("Postgres outage", () => {
     const after = await runInDurableObject(stub, (_i, state) => {
       const store = new SessionStore(state.storage.sql);
       const row = store.inboxByKey("testchan:outage-1");
-      return { fresh: store.inboxByState("new").length, state: row?.state, reply: row?.reply ?? "", retryAt: store.getMeta("retryAt") };
+      return {
+        fresh: store.inboxByState("new").length,
+        state: row?.state,
+        reply: row?.reply ?? "",
+        retryAt: store.getMeta("retryAt"),
+      };
     });
     // An unknown DM sender under the default dmPolicy "pairing": decided (a pairing code), not lost.
     expect(after).toMatchObject({ fresh: 0, state: "settled", retryAt: undefined });

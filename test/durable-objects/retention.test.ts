@@ -1,7 +1,13 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
-import { nextPruneAt, prune, pruneSessionStorage, PRUNE_EVERY_MS, type RetentionPolicy } from "../../durable-objects/session/retention.ts";
+import {
+  nextPruneAt,
+  prune,
+  pruneSessionStorage,
+  PRUNE_EVERY_MS,
+  type RetentionPolicy,
+} from "../../durable-objects/session/retention.ts";
 import { nextAlarmAt } from "../../durable-objects/session/schedule.ts";
 import type { SessionState } from "../../durable-objects/session/state.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
@@ -28,23 +34,62 @@ function policy(overrides: Partial<RetentionPolicy> = {}): RetentionPolicy {
 }
 
 /** A fresh SessionDO's storage (unique key per test) with a store over it. */
-function withStorage<T>(name: string, work: (store: SessionStore, sql: SqlStorage, state: DurableObjectState, instance: SessionDO) => T | Promise<T>): Promise<T> {
+function withStorage<T>(
+  name: string,
+  work: (
+    store: SessionStore,
+    sql: SqlStorage,
+    state: DurableObjectState,
+    instance: SessionDO,
+  ) => T | Promise<T>,
+): Promise<T> {
   const key = `agent:main:retention:${name}:${crypto.randomUUID()}`;
-  return runInDurableObject(sessionStub(key), (instance: SessionDO, state) => work(new SessionStore(state.storage.sql), state.storage.sql, state, instance));
+  return runInDurableObject(sessionStub(key), (instance: SessionDO, state) =>
+    work(new SessionStore(state.storage.sql), state.storage.sql, state, instance),
+  );
 }
 
-function addRun(store: SessionStore, runId: string, sessionId: string, startedAt: number, tokens: number, finishedAt: number | null): void {
-  store.insertRun({ runId, sessionId, state: "running", route, modelRef: null, progressState: {}, options: {}, startedAt });
-  store.addRunUsage(runId, "fake/model", { inputTokens: tokens, outputTokens: tokens, cacheReadTokens: 0, cacheWriteTokens: 0 });
+function addRun(
+  store: SessionStore,
+  runId: string,
+  sessionId: string,
+  startedAt: number,
+  tokens: number,
+  finishedAt: number | null,
+): void {
+  store.insertRun({
+    runId,
+    sessionId,
+    state: "running",
+    route,
+    modelRef: null,
+    progressState: {},
+    options: {},
+    startedAt,
+  });
+  store.addRunUsage(runId, "fake/model", {
+    inputTokens: tokens,
+    outputTokens: tokens,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  });
   if (finishedAt !== null) store.finishRun(runId, "finished", finishedAt);
 }
 
 describe("SessionDO storage bounds (session.maintenance)", () => {
   it("reads OpenClaw's durations", () => {
-    expect(defaults).toMatchObject({ pruneAfter: 30 * DAY, maxEntries: 500, resetArchiveRetention: 30 * DAY });
-    const custom = parseConfig({ session: { maintenance: { pruneAfter: "36h", resetArchiveRetention: false } } }).session.maintenance;
+    expect(defaults).toMatchObject({
+      pruneAfter: 30 * DAY,
+      maxEntries: 500,
+      resetArchiveRetention: 30 * DAY,
+    });
+    const custom = parseConfig({
+      session: { maintenance: { pruneAfter: "36h", resetArchiveRetention: false } },
+    }).session.maintenance;
     expect(custom).toMatchObject({ pruneAfter: 36 * HOUR, resetArchiveRetention: false });
-    expect(() => parseConfig({ session: { maintenance: { pruneAfter: "soon" } } })).toThrow(/session\.maintenance\.pruneAfter/);
+    expect(() => parseConfig({ session: { maintenance: { pruneAfter: "soon" } } })).toThrow(
+      /session\.maintenance\.pruneAfter/,
+    );
   });
 
   it("outbox: dead letters live pruneAfter and at most maxEntries; sent chunks 48 h; chunks in delivery stay", async () => {
@@ -59,19 +104,46 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       add("sent-new", "sent", T0 + 30 * DAY);
       add("pending-ancient", "pending", T0);
       pruneSessionStorage(sql, policy({ maxEntries: 3 }), T0 + 30 * DAY + HOUR);
-      expect(store.outboxRows().map((row) => row.id).sort()).toEqual(["dead-1", "dead-2", "dead-3", "pending-ancient", "sent-new"]);
+      expect(
+        store
+          .outboxRows()
+          .map((row) => row.id)
+          .sort(),
+      ).toEqual(["dead-1", "dead-2", "dead-3", "pending-ancient", "sent-new"]);
     });
   });
 
   it("transcript without DATABASE_URL: compacted rows and earlier sessions go after resetArchiveRetention; the model's context stays", async () => {
     await withStorage("transcript", (store, sql) => {
-      const earlier = store.appendTranscript("earlier", null, { role: "user", content: "old session" }, T0);
-      const compacted = store.appendTranscript("live", null, { role: "user", content: "summarised" }, T0);
-      const recentEarlier = store.appendTranscript("earlier", null, { role: "user", content: "old session, recent" }, T0 + 25 * DAY);
-      const context = store.appendTranscript("live", null, { role: "user", content: "still in context" }, T0);
+      const earlier = store.appendTranscript(
+        "earlier",
+        null,
+        { role: "user", content: "old session" },
+        T0,
+      );
+      const compacted = store.appendTranscript(
+        "live",
+        null,
+        { role: "user", content: "summarised" },
+        T0,
+      );
+      const recentEarlier = store.appendTranscript(
+        "earlier",
+        null,
+        { role: "user", content: "old session, recent" },
+        T0 + 25 * DAY,
+      );
+      const context = store.appendTranscript(
+        "live",
+        null,
+        { role: "user", content: "still in context" },
+        T0,
+      );
       store.markCompacted("live", context);
       pruneSessionStorage(sql, policy(), T0 + 31 * DAY);
-      const left = [...store.transcript("live"), ...store.transcript("earlier")].map((row) => row.seq).sort((a, b) => a - b);
+      const left = [...store.transcript("live"), ...store.transcript("earlier")]
+        .map((row) => row.seq)
+        .sort((a, b) => a - b);
       expect(left).toEqual([recentEarlier, context]);
       expect(left).not.toContain(earlier);
       expect(left).not.toContain(compacted);
@@ -89,7 +161,10 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       addRun(store, "earlier-recent", "earlier", T0 - HOUR, 7, T0 - HOUR);
       const before = store.sessionTotals("live");
       pruneSessionStorage(sql, policy({ maxEntries: 3 }), T0 + DAY + HOUR);
-      const runIds = sql.exec<{ run_id: string }>(`SELECT run_id FROM runs ORDER BY run_id`).toArray().map((row) => row.run_id);
+      const runIds = sql
+        .exec<{ run_id: string }>(`SELECT run_id FROM runs ORDER BY run_id`)
+        .toArray()
+        .map((row) => row.run_id);
       expect(runIds).toEqual(["earlier-recent", "live-4", "live-5", "live-running"]);
       expect(store.sessionTotals("live")).toEqual(before);
       expect(before.runs).toBe(7);
@@ -99,7 +174,12 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
   it("runs and transcript wait for the mirror when DATABASE_URL is set", async () => {
     await withStorage("archived", (store, sql) => {
       addRun(store, "earlier-unmirrored", "earlier", T0, 5, T0);
-      const row = store.appendTranscript("earlier", null, { role: "user", content: "not mirrored yet" }, T0);
+      const row = store.appendTranscript(
+        "earlier",
+        null,
+        { role: "user", content: "not mirrored yet" },
+        T0,
+      );
       pruneSessionStorage(sql, policy({ archived: true }), T0 + 365 * DAY);
       expect(store.getRun("earlier-unmirrored")).toBeDefined();
       expect(store.transcript("earlier").map((entry) => entry.seq)).toEqual([row]);
@@ -117,7 +197,10 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       store.setJson(`progress:${settled}`, { reaction: "eyes" });
       store.setJson(`progress:${waiting}`, { reaction: "eyes" });
       pruneSessionStorage(sql, policy(), T0 + HOUR);
-      const keys = sql.exec<{ key: string }>(`SELECT key FROM meta WHERE key LIKE '%:%' ORDER BY key`).toArray().map((row) => row.key);
+      const keys = sql
+        .exec<{ key: string }>(`SELECT key FROM meta WHERE key LIKE '%:%' ORDER BY key`)
+        .toArray()
+        .map((row) => row.key);
       expect(keys).toEqual([`progress:${waiting}`, "summary:live"]);
     });
   });
@@ -125,7 +208,13 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
   it("group history holds at most the conversation's historyLimit entries", async () => {
     await withStorage("history", (store) => {
       for (let i = 0; i < 8; i++) store.pushGroupHistory("U1", `message ${i}`, T0 + i, 5);
-      expect(store.takeGroupHistory().map((entry) => entry.text)).toEqual(["message 3", "message 4", "message 5", "message 6", "message 7"]);
+      expect(store.takeGroupHistory().map((entry) => entry.text)).toEqual([
+        "message 3",
+        "message 4",
+        "message 5",
+        "message 6",
+        "message 7",
+      ]);
       expect(store.takeGroupHistory()).toEqual([]);
     });
   });
@@ -134,7 +223,10 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
     await withStorage("schedule", (store, sql, _state, instance) => {
       const s = (instance as unknown as { s: SessionState }).s;
       const now = Date.now();
-      store.insertOutbox({ id: "dead-1", runId: null, route, text: "x", chunkIndex: 0, chunkCount: 1 }, now - 29 * DAY);
+      store.insertOutbox(
+        { id: "dead-1", runId: null, route, text: "x", chunkIndex: 0, chunkCount: 1 },
+        now - 29 * DAY,
+      );
       store.updateOutbox("dead-1", { state: "dead" }, now - 29 * DAY);
       expect(nextPruneAt(sql, policy(), now)).toBe(now - 29 * DAY + 30 * DAY);
       // Nothing else is stored: the dead letter's expiry is the object's next alarm.
@@ -143,7 +235,10 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       prune(s, now + DAY + 1);
       expect(store.outboxRows("dead")).toEqual([]);
       // At most hourly.
-      store.insertOutbox({ id: "dead-2", runId: null, route, text: "y", chunkIndex: 0, chunkCount: 1 }, now - 40 * DAY);
+      store.insertOutbox(
+        { id: "dead-2", runId: null, route, text: "y", chunkIndex: 0, chunkCount: 1 },
+        now - 40 * DAY,
+      );
       store.updateOutbox("dead-2", { state: "dead" }, now - 40 * DAY);
       prune(s, now + DAY + PRUNE_EVERY_MS / 2);
       expect(store.outboxRows("dead")).toHaveLength(1);

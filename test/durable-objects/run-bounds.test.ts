@@ -6,7 +6,11 @@ import { modelRequests, scriptModel, sessionStub, waitFor, webchatEvent } from "
 const TIMEOUT_MS = 172_800 * 1000; // agents.defaults.timeoutSeconds in the suite's config (the default)
 
 /** Leaves a run "running" in storage as a pass that died would: started at `startedAt`, nothing in memory. */
-async function seedInterruptedRun(key: string, scenario: string, startedAt: number): Promise<{ runId: string; seq: number }> {
+async function seedInterruptedRun(
+  key: string,
+  scenario: string,
+  startedAt: number,
+): Promise<{ runId: string; seq: number }> {
   return runInDurableObject(sessionStub(key), async (_instance, state) => {
     const store = new SessionStore(state.storage);
     const now = Date.now();
@@ -17,7 +21,16 @@ async function seedInterruptedRun(key: string, scenario: string, startedAt: numb
     store.setMeta("sessionStartedAt", String(startedAt));
     const text = `a long job [scenario:${scenario}]`;
     const seq = store.insertInbox(webchatEvent(key, text), startedAt)!;
-    store.insertRun({ runId, sessionId: "s-bounds", state: "running", route: { channel: "webchat", accountId: "default", to: "tester" }, modelRef: null, progressState: {}, options: { senderIsOwner: true, triggerSeqs: [seq] }, startedAt });
+    store.insertRun({
+      runId,
+      sessionId: "s-bounds",
+      state: "running",
+      route: { channel: "webchat", accountId: "default", to: "tester" },
+      modelRef: null,
+      progressState: {},
+      options: { senderIsOwner: true, triggerSeqs: [seq] },
+      startedAt,
+    });
     store.setInboxState(seq, "taken", runId, startedAt);
     store.appendTranscript("s-bounds", runId, { role: "user", content: text }, startedAt);
     await state.storage.setAlarm(now + 60_000);
@@ -70,16 +83,27 @@ describe("runs are bounded by config, not by the alarm", () => {
     const key = `agent:main:bounds-crash-${crypto.randomUUID()}`;
     const scenario = `bounds-crash-${crypto.randomUUID().slice(0, 8)}`;
     // Every model call hangs, and the object is reset (evicted) while it waits: the step never completes.
-    await scriptModel(scenario, Array.from({ length: 10 }, () => ({ type: "hang" })));
+    await scriptModel(
+      scenario,
+      Array.from({ length: 10 }, () => ({ type: "hang" })),
+    );
     const { runId, seq } = await seedInterruptedRun(key, scenario, Date.now());
     // The seeded run counts as the first pass that died; each alarm resumes it, and we evict again.
     for (let pass = 1; pass <= 3; pass++) {
       void runDurableObjectAlarm(sessionStub(key)).catch(() => undefined);
-      await waitFor(async () => (await modelRequests(scenario)).length >= pass, 10_000, `model call ${pass}`);
+      await waitFor(
+        async () => (await modelRequests(scenario)).length >= pass,
+        10_000,
+        `model call ${pass}`,
+      );
       // A reset object's stub is broken for good: every call below takes a fresh one.
-      await runInDurableObject(sessionStub(key), (_instance, state) => state.abort("simulated eviction")).catch(() => undefined);
+      await runInDurableObject(sessionStub(key), (_instance, state) =>
+        state.abort("simulated eviction"),
+      ).catch(() => undefined);
       // The platform retries an alarm whose handler died; here the next pass is started by hand.
-      await runInDurableObject(sessionStub(key), (_instance, state) => state.storage.setAlarm(Date.now() + 60_000));
+      await runInDurableObject(sessionStub(key), (_instance, state) =>
+        state.storage.setAlarm(Date.now() + 60_000),
+      );
     }
     // The fourth restart is over the bound (agents.defaults.maxRunResumes = 3): no model call, one notice.
     await runDurableObjectAlarm(sessionStub(key));
@@ -102,7 +126,11 @@ describe("runs are bounded by config, not by the alarm", () => {
     ]);
     const stub = sessionStub(key);
     const answer = stub.chat(webchatEvent(key, `work [scenario:${scenario}]`));
-    await waitFor(async () => (await modelRequests(scenario)).length >= 1, 10_000, "the first model call");
+    await waitFor(
+      async () => (await modelRequests(scenario)).length >= 1,
+      10_000,
+      "the first model call",
+    );
     // As if this pass had started runSliceSeconds ago: the run must stop at its next checkpoint.
     await runInDurableObject(stub, (instance) => {
       (instance as unknown as { s: { passStartedAt: number } }).s.passStartedAt = 1;
@@ -111,8 +139,13 @@ describe("runs are bounded by config, not by the alarm", () => {
     expect(events).toContain("done in the next pass");
     const facts = await runInDurableObject(stub, (instance, state) => {
       const store = new SessionStore(state.storage);
-      const run = store.activeRun() ?? store.inboxByState("settled").map((row) => store.getRun(row.runId ?? ""))[0];
-      return { passStartedAt: (instance as unknown as { s: { passStartedAt: number } }).s.passStartedAt, run };
+      const run =
+        store.activeRun() ??
+        store.inboxByState("settled").map((row) => store.getRun(row.runId ?? ""))[0];
+      return {
+        passStartedAt: (instance as unknown as { s: { passStartedAt: number } }).s.passStartedAt,
+        run,
+      };
     });
     // A later pass (which sets its own start) finished it, and a planned split is not a restart.
     expect(facts.passStartedAt).toBeGreaterThan(1);

@@ -1,6 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { migrateSessionSchema, SESSION_MIGRATIONS, SESSION_SCHEMA_VERSION, storedSchemaVersion } from "../../durable-objects/session/schema.ts";
+import {
+  migrateSessionSchema,
+  SESSION_MIGRATIONS,
+  SESSION_SCHEMA_VERSION,
+  storedSchemaVersion,
+} from "../../durable-objects/session/schema.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { sessionStub } from "./helpers.ts";
 
@@ -30,25 +35,55 @@ const V1_TABLES = [
 ];
 
 const ROUTE = JSON.stringify({ channel: "testchan", to: "u1" });
-const EVENT = JSON.stringify({ envelope: { dedupKey: "testchan:1", text: "hello" }, agentId: "main", sessionKey: "agent:main:old" });
+const EVENT = JSON.stringify({
+  envelope: { dedupKey: "testchan:1", text: "hello" },
+  agentId: "main",
+  sessionKey: "agent:main:old",
+});
 
 /** Replaces the object's tables with a version-1 object holding one row in every table. */
 function recreateVersion1Object(sql: SqlStorage): void {
-  const tables = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`).toArray();
+  const tables = sql
+    .exec<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`,
+    )
+    .toArray();
   for (const { name } of tables) sql.exec(`DROP TABLE ${name}`);
   for (const statement of V1_TABLES) sql.exec(statement);
-  sql.exec(`INSERT INTO meta(key, value) VALUES ('schemaVersion', '1'), ('sessionId', 's-old'), ('summary:s-old', 'earlier summary')`);
-  sql.exec(`INSERT INTO inbox(dedup_key, event, state, run_id, received_at) VALUES ('testchan:1', ?, 'taken', 'run-1', 1000)`, EVENT);
+  sql.exec(
+    `INSERT INTO meta(key, value) VALUES ('schemaVersion', '1'), ('sessionId', 's-old'), ('summary:s-old', 'earlier summary')`,
+  );
+  sql.exec(
+    `INSERT INTO inbox(dedup_key, event, state, run_id, received_at) VALUES ('testchan:1', ?, 'taken', 'run-1', 1000)`,
+    EVENT,
+  );
   sql.exec(`INSERT INTO inbox_alias(alias, seq, at) VALUES ('alias:1', 1, 1000)`);
-  sql.exec(`INSERT INTO runs(run_id, session_id, state, route, steps, input_tokens, started_at) VALUES ('run-1', 's-old', 'running', ?, 3, 120, 1000)`, ROUTE);
-  sql.exec(`INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES ('s-old', 'run-1', 'user', ?, 1000)`, JSON.stringify({ role: "user", content: "hello" }));
-  sql.exec(`INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES ('notice:1:0', NULL, ?, 'a notice', 'pending', 1000, 1000)`, ROUTE);
+  sql.exec(
+    `INSERT INTO runs(run_id, session_id, state, route, steps, input_tokens, started_at) VALUES ('run-1', 's-old', 'running', ?, 3, 120, 1000)`,
+    ROUTE,
+  );
+  sql.exec(
+    `INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES ('s-old', 'run-1', 'user', ?, 1000)`,
+    JSON.stringify({ role: "user", content: "hello" }),
+  );
+  sql.exec(
+    `INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES ('notice:1:0', NULL, ?, 'a notice', 'pending', 1000, 1000)`,
+    ROUTE,
+  );
   sql.exec(`INSERT INTO group_history(sender, text, at) VALUES ('Ann (U1)', 'earlier', 900)`);
 }
 
 function counts(sql: SqlStorage): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const table of ["meta", "inbox", "inbox_alias", "runs", "transcript", "outbox", "group_history"]) {
+  for (const table of [
+    "meta",
+    "inbox",
+    "inbox_alias",
+    "runs",
+    "transcript",
+    "outbox",
+    "group_history",
+  ]) {
     out[table] = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
   }
   return out;
@@ -56,7 +91,9 @@ function counts(sql: SqlStorage): Record<string, number> {
 
 describe("SessionDO schema migrations", () => {
   it("numbers its steps 1, 2, 3, … without gaps", () => {
-    expect(SESSION_MIGRATIONS.map((step) => step.version)).toEqual(SESSION_MIGRATIONS.map((_step, index) => index + 1));
+    expect(SESSION_MIGRATIONS.map((step) => step.version)).toEqual(
+      SESSION_MIGRATIONS.map((_step, index) => index + 1),
+    );
     expect(SESSION_SCHEMA_VERSION).toBe(SESSION_MIGRATIONS.length);
   });
 
@@ -74,13 +111,36 @@ describe("SessionDO schema migrations", () => {
       // Old rows read through the store, with the new columns at their defaults.
       const store = new SessionStore(state.storage);
       const run = store.getRun("run-1")!;
-      expect(run).toMatchObject({ state: "running", steps: 3, inputTokens: 120, startedAt: 1000, resumes: 0 });
-      expect(store.inboxByKey("testchan:1")).toMatchObject({ seq: 1, state: "taken", runId: "run-1", failures: 0, deadReason: null });
-      expect(store.transcript("s-old").map((row) => row.message)).toEqual([{ role: "user", content: "hello" }]);
+      expect(run).toMatchObject({
+        state: "running",
+        steps: 3,
+        inputTokens: 120,
+        startedAt: 1000,
+        resumes: 0,
+      });
+      expect(store.inboxByKey("testchan:1")).toMatchObject({
+        seq: 1,
+        state: "taken",
+        runId: "run-1",
+        failures: 0,
+        deadReason: null,
+      });
+      expect(store.transcript("s-old").map((row) => row.message)).toEqual([
+        { role: "user", content: "hello" },
+      ]);
       expect(store.outboxRows().map((row) => row.text)).toEqual(["a notice"]);
       expect(store.getMeta("summary:s-old")).toBe("earlier summary");
       // The dedup tombstone and alias still hold.
-      expect(store.insertInbox({ envelope: { dedupKey: "alias:1" }, agentId: "main", sessionKey: "agent:main:old" } as never, 2000)).toBeNull();
+      expect(
+        store.insertInbox(
+          {
+            envelope: { dedupKey: "alias:1" },
+            agentId: "main",
+            sessionKey: "agent:main:old",
+          } as never,
+          2000,
+        ),
+      ).toBeNull();
 
       // Applied once: running it again changes nothing and does not fail on the ALTERs.
       expect(migrateSessionSchema(state.storage)).toBe(SESSION_SCHEMA_VERSION);
@@ -94,12 +154,22 @@ describe("SessionDO schema migrations", () => {
       recreateVersion1Object(sql);
       const broken = [
         ...SESSION_MIGRATIONS,
-        { version: SESSION_SCHEMA_VERSION + 1, why: "a step that fails half-way", statements: [`ALTER TABLE runs ADD COLUMN extra INTEGER`, `ALTER TABLE no_such_table ADD COLUMN x INTEGER`] },
+        {
+          version: SESSION_SCHEMA_VERSION + 1,
+          why: "a step that fails half-way",
+          statements: [
+            `ALTER TABLE runs ADD COLUMN extra INTEGER`,
+            `ALTER TABLE no_such_table ADD COLUMN x INTEGER`,
+          ],
+        },
       ];
       expect(() => migrateSessionSchema(state.storage, broken)).toThrow();
       // Nothing of the failed run stuck: still version 1, no new column from step 2 or the broken step.
       expect(storedSchemaVersion(sql)).toBe(1);
-      const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('runs')`).toArray().map((row) => row.name);
+      const columns = sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('runs')`)
+        .toArray()
+        .map((row) => row.name);
       expect(columns).not.toContain("resumes");
       expect(columns).not.toContain("extra");
       expect(migrateSessionSchema(state.storage)).toBe(SESSION_SCHEMA_VERSION);
@@ -108,9 +178,15 @@ describe("SessionDO schema migrations", () => {
 
   it("refuses to run against an object written by newer code", async () => {
     await runInDurableObject(sessionStub("agent:main:schema-newer"), async (_instance, state) => {
-      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'schemaVersion'`, String(SESSION_SCHEMA_VERSION + 5));
+      state.storage.sql.exec(
+        `UPDATE meta SET value = ? WHERE key = 'schemaVersion'`,
+        String(SESSION_SCHEMA_VERSION + 5),
+      );
       expect(() => migrateSessionSchema(state.storage)).toThrow(/newer than this code knows/);
-      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'schemaVersion'`, String(SESSION_SCHEMA_VERSION));
+      state.storage.sql.exec(
+        `UPDATE meta SET value = ? WHERE key = 'schemaVersion'`,
+        String(SESSION_SCHEMA_VERSION),
+      );
     });
   });
 });

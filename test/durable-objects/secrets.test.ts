@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { collectRunEvents, modelRequests, scriptModel, sessionStub, webchatEvent } from "./helpers.ts";
+import {
+  collectRunEvents,
+  modelRequests,
+  scriptModel,
+  sessionStub,
+  webchatEvent,
+} from "./helpers.ts";
 
 /** Every secret the test Worker holds (config SecretRefs and bindings). */
 const SECRETS = [
@@ -20,7 +26,9 @@ describe("secrets stay in their place", () => {
       { type: "tool_calls", calls: [{ id: "call_s", name: "session_status", arguments: {} }] },
       { type: "text", text: "done" },
     ]);
-    const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "what can you see? [scenario:secrets]")));
+    const events = await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "what can you see? [scenario:secrets]")),
+    );
     expect(events.find((e) => e.type === "done")).toMatchObject({ text: "done" });
 
     const requests = await modelRequests("secrets");

@@ -1,6 +1,13 @@
 import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { collectRunEvents, modelRequests, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
+import {
+  collectRunEvents,
+  modelRequests,
+  scriptModel,
+  sessionStub,
+  waitFor,
+  webchatEvent,
+} from "./helpers.ts";
 import { readFile } from "../../functions/agent/workspace.ts";
 import { env } from "cloudflare:test";
 
@@ -12,20 +19,33 @@ function doneText(events: Awaited<ReturnType<typeof collectRunEvents>>): string 
 describe("SessionDO accept", () => {
   it("stores an event once per dedup key and once per alias", async () => {
     const stub = sessionStub("agent:main:test-accept");
-    const first = webchatEvent("agent:main:test-accept", "hello [scenario:accept]", "same", { aliasKeys: ["alias-1"] });
+    const first = webchatEvent("agent:main:test-accept", "hello [scenario:accept]", "same", {
+      aliasKeys: ["alias-1"],
+    });
     expect(await stub.accept(first)).toEqual({ status: "accepted" });
     expect(await stub.accept(first)).toEqual({ status: "duplicate" });
-    const viaAlias = webchatEvent("agent:main:test-accept", "hello again", "other", { aliasKeys: ["alias-1"] });
+    const viaAlias = webchatEvent("agent:main:test-accept", "hello again", "other", {
+      aliasKeys: ["alias-1"],
+    });
     expect(await stub.accept(viaAlias)).toEqual({ status: "duplicate" });
   });
 });
 
 describe("SessionDO runs", () => {
   it("answers a message through the model and streams the reply", async () => {
-    await scriptModel("run-basic", [{ type: "text", text: "Hello from the model", chunks: ["Hello ", "from ", "the model"] }]);
+    await scriptModel("run-basic", [
+      { type: "text", text: "Hello from the model", chunks: ["Hello ", "from ", "the model"] },
+    ]);
     const key = "agent:main:test-run-basic";
-    const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "hi [scenario:run-basic]")));
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe("Hello from the model");
+    const events = await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "hi [scenario:run-basic]")),
+    );
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e.type === "text-delta" ? e.text : ""))
+        .join(""),
+    ).toBe("Hello from the model");
     expect(doneText(events)).toBe("Hello from the model");
     const history = await sessionStub(key).history();
     expect(history.map((entry) => [entry.role, entry.text])).toEqual([
@@ -50,19 +70,39 @@ describe("SessionDO runs", () => {
   it("resumes a run evicted after a tool step without running the tool again", async () => {
     const key = "agent:main:test-resume";
     await scriptModel("resume", [
-      { type: "tool_calls", calls: [{ id: "call_w1", name: "write", arguments: { path: "notes/resume.md", content: "written once" } }] },
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "call_w1",
+            name: "write",
+            arguments: { path: "notes/resume.md", content: "written once" },
+          },
+        ],
+      },
       // The second model call hangs: the object is evicted while it waits.
       { type: "hang" },
       { type: "text", text: "Saved your note." },
     ]);
     const stub = sessionStub(key);
-    expect(await stub.accept(webchatEvent(key, "save a note [scenario:resume]"))).toEqual({ status: "accepted" });
-    await waitFor(async () => (await modelRequests("resume")).length >= 2, 15_000, "the second model call");
+    expect(await stub.accept(webchatEvent(key, "save a note [scenario:resume]"))).toEqual({
+      status: "accepted",
+    });
+    await waitFor(
+      async () => (await modelRequests("resume")).length >= 2,
+      15_000,
+      "the second model call",
+    );
     await abortAllDurableObjects();
 
     // The watchdog alarm brings the session back; it continues from its checkpoint.
     await runDurableObjectAlarm(sessionStub(key));
-    await waitFor(async () => (await sessionStub(key).history()).some((entry) => entry.text === "Saved your note."), 15_000, "the final reply");
+    await waitFor(
+      async () =>
+        (await sessionStub(key).history()).some((entry) => entry.text === "Saved your note."),
+      15_000,
+      "the final reply",
+    );
 
     const requests = await modelRequests("resume");
     expect(requests).toHaveLength(3);
@@ -90,8 +130,14 @@ describe("SessionDO runs", () => {
     ]);
     const stub = sessionStub(key);
     const firstStream = stub.chat(webchatEvent(key, "first [scenario:steer]"));
-    await waitFor(async () => (await modelRequests("steer")).length >= 1, 10_000, "the first model call");
-    const second = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "actually, also this")));
+    await waitFor(
+      async () => (await modelRequests("steer")).length >= 1,
+      10_000,
+      "the first model call",
+    );
+    const second = await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "actually, also this")),
+    );
     const first = await collectRunEvents(await firstStream);
     expect(doneText(first)).toBe("Got both messages.");
     expect(doneText(second)).toBe("Got both messages.");
@@ -104,8 +150,12 @@ describe("SessionDO runs", () => {
 
   it("says plainly when the model call fails and records no assistant answer", async () => {
     const key = "agent:main:test-fail";
-    await scriptModel("fail", [{ type: "error", status: 400, errorType: "invalid_request_error", message: "bad things" }]);
-    const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "boom [scenario:fail]")));
+    await scriptModel("fail", [
+      { type: "error", status: 400, errorType: "invalid_request_error", message: "bad things" },
+    ]);
+    const events = await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "boom [scenario:fail]")),
+    );
     const error = events.find((event) => event.type === "error");
     expect(error).toMatchObject({ type: "error", code: "bad_request" });
     // The web chat's history shows what the user was told, marked as a notice, never as an answer.
@@ -118,7 +168,9 @@ describe("SessionDO runs", () => {
 describe("SessionDO commands", () => {
   it("answers /status on the fast path without a model call", async () => {
     const key = "agent:main:test-status";
-    const events = await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "/status")));
+    const events = await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "/status")),
+    );
     const text = doneText(events) ?? "";
     expect(text).toContain("fakeanthropic/claude-test");
     expect(events.some((event) => event.type === "run-started")).toBe(false);
@@ -127,13 +179,19 @@ describe("SessionDO commands", () => {
   it("/new starts a fresh session: the model no longer sees earlier turns", async () => {
     const key = "agent:main:test-new";
     await scriptModel("new-1", [{ type: "text", text: "first answer" }]);
-    await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "remember banana [scenario:new-1]")));
+    await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "remember banana [scenario:new-1]")),
+    );
     await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "/new")));
     await scriptModel("new-2", [{ type: "text", text: "fresh" }]);
-    await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, "what fruit? [scenario:new-2]")));
+    await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, "what fruit? [scenario:new-2]")),
+    );
     const [request] = await modelRequests("new-2");
     expect(JSON.stringify(request!.body.messages)).not.toContain("banana");
     // What /new saved (session-memory) comes back only as the startup context's daily note.
-    expect(JSON.stringify(request!.body.system)).toMatch(/## Startup Context[\s\S]*memory\/\d{4}-\d{2}-\d{2}-\d{4}(-\d+)?\.md[\s\S]*remember banana/);
+    expect(JSON.stringify(request!.body.system)).toMatch(
+      /## Startup Context[\s\S]*memory\/\d{4}-\d{2}-\d{2}-\d{4}(-\d+)?\.md[\s\S]*remember banana/,
+    );
   });
 });

@@ -1,9 +1,18 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
-import { pruneSessionStorage, type RetentionPolicy } from "../../durable-objects/session/retention.ts";
+import {
+  pruneSessionStorage,
+  type RetentionPolicy,
+} from "../../durable-objects/session/retention.ts";
 
-const archived = (activeSessionId: string): RetentionPolicy => ({ activeSessionId, archived: true, deadLetterMs: 30 * 86_400_000, maxEntries: 500, archiveMs: 30 * 86_400_000 });
+const archived = (activeSessionId: string): RetentionPolicy => ({
+  activeSessionId,
+  archived: true,
+  deadLetterMs: 30 * 86_400_000,
+  maxEntries: 500,
+  archiveMs: 30 * 86_400_000,
+});
 import { sessionStub, webchatEvent } from "./helpers.ts";
 
 describe("SessionDO storage bounds", () => {
@@ -11,28 +20,43 @@ describe("SessionDO storage bounds", () => {
     await runInDurableObject(sessionStub("agent:main:storage-prune"), async (_instance, state) => {
       const store = new SessionStore(state.storage.sql);
       const old = store.appendTranscript("old-session", null, { role: "user", content: "old" }, 1);
-      const compacted = store.appendTranscript("live", null, { role: "user", content: "summarised" }, 2);
+      const compacted = store.appendTranscript(
+        "live",
+        null,
+        { role: "user", content: "summarised" },
+        2,
+      );
       const kept = store.appendTranscript("live", null, { role: "user", content: "recent" }, 3);
-      const unarchived = store.appendTranscript("old-session", null, { role: "user", content: "not yet mirrored" }, 4);
+      const unarchived = store.appendTranscript(
+        "old-session",
+        null,
+        { role: "user", content: "not yet mirrored" },
+        4,
+      );
       store.markCompacted("live", kept);
       store.markTranscriptMirrored(kept);
       pruneSessionStorage(state.storage.sql, archived("live"), 10);
-      const left = [...store.transcript("live"), ...store.transcript("old-session")].map((row) => row.seq).sort();
+      const left = [...store.transcript("live"), ...store.transcript("old-session")]
+        .map((row) => row.seq)
+        .sort();
       expect(left).toEqual([kept, unarchived].sort());
       expect([old, compacted].some((seq) => left.includes(seq))).toBe(false);
     });
   });
 
   it("forgets dedup tombstones only after the retry window", async () => {
-    await runInDurableObject(sessionStub("agent:main:storage-tombstones"), async (_instance, state) => {
-      const store = new SessionStore(state.storage.sql);
-      const event = webchatEvent("agent:main:storage-tombstones", "hi", "tomb-1");
-      const seq = store.insertInbox(event, 0)!;
-      store.settleInbox(seq, "answer", 1_000);
-      pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 47 * 60 * 60 * 1000);
-      expect(store.insertInbox(event, 2_000)).toBeNull();
-      pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 49 * 60 * 60 * 1000);
-      expect(store.insertInbox(event, 3_000)).not.toBeNull();
-    });
+    await runInDurableObject(
+      sessionStub("agent:main:storage-tombstones"),
+      async (_instance, state) => {
+        const store = new SessionStore(state.storage.sql);
+        const event = webchatEvent("agent:main:storage-tombstones", "hi", "tomb-1");
+        const seq = store.insertInbox(event, 0)!;
+        store.settleInbox(seq, "answer", 1_000);
+        pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 47 * 60 * 60 * 1000);
+        expect(store.insertInbox(event, 2_000)).toBeNull();
+        pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 49 * 60 * 60 * 1000);
+        expect(store.insertInbox(event, 3_000)).not.toBeNull();
+      },
+    );
   });
 });

@@ -1,7 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { newScenario } from "../agent/model-helpers.ts";
 import { slackCalls, slackMessages, uniqueId } from "../channels/slack/helpers.ts";
-import { approveOpsSenders, collectRunEvents, modelRequests, opsDmEvent, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
+import {
+  approveOpsSenders,
+  collectRunEvents,
+  modelRequests,
+  opsDmEvent,
+  scriptModel,
+  sessionStub,
+  waitFor,
+  webchatEvent,
+} from "./helpers.ts";
 
 /**
  * Two people share one session (dmScope "main": every DM of an account lands in agent:main:main)
@@ -17,12 +26,21 @@ const BOB = uniqueId("UBOB");
 
 beforeAll(() => approveOpsSenders(ALICE, BOB));
 
-async function dm(sessionKey: string, sender: string, channel: string, text: string): Promise<void> {
-  expect(await sessionStub(sessionKey).accept(opsDmEvent(sessionKey, sender, channel, text))).toMatchObject({ status: "accepted" });
+async function dm(
+  sessionKey: string,
+  sender: string,
+  channel: string,
+  text: string,
+): Promise<void> {
+  expect(
+    await sessionStub(sessionKey).accept(opsDmEvent(sessionKey, sender, channel, text)),
+  ).toMatchObject({ status: "accepted" });
 }
 
 async function setQueue(sessionKey: string, args: string): Promise<void> {
-  const events = await collectRunEvents(await sessionStub(sessionKey).chat(webchatEvent(sessionKey, `/queue ${args}`)));
+  const events = await collectRunEvents(
+    await sessionStub(sessionKey).chat(webchatEvent(sessionKey, `/queue ${args}`)),
+  );
   expect(events.some((event) => event.type === "done")).toBe(true);
 }
 
@@ -32,11 +50,17 @@ async function everythingSentTo(channel: string): Promise<string> {
 }
 
 async function visible(channel: string): Promise<string[]> {
-  return (await slackMessages(channel)).filter((message) => !message.deleted).map((message) => message.text);
+  return (await slackMessages(channel))
+    .filter((message) => !message.deleted)
+    .map((message) => message.text);
 }
 
 async function answered(channel: string, text: string): Promise<void> {
-  await waitFor(async () => (await visible(channel)).includes(text), 25_000, `"${text}" in ${channel}`);
+  await waitFor(
+    async () => (await visible(channel)).includes(text),
+    25_000,
+    `"${text}" in ${channel}`,
+  );
 }
 
 /**
@@ -57,7 +81,11 @@ async function interleave(sessionKey: string) {
   await scriptModel(bob, [{ type: "text", text: "Answer for Bob." }]);
 
   await dm(sessionKey, ALICE, aliceDm, `${aliceSecret} [scenario:${alice}]`);
-  await waitFor(async () => (await modelRequests(alice)).length >= 1, 20_000, "Alice's first model call");
+  await waitFor(
+    async () => (await modelRequests(alice)).length >= 1,
+    20_000,
+    "Alice's first model call",
+  );
   await dm(sessionKey, BOB, bobDm, `${bobSecret} [scenario:${bob}]`);
 
   await answered(aliceDm, "Answer for Alice.");
@@ -71,7 +99,8 @@ async function interleave(sessionKey: string) {
   expect(await everythingSentTo(aliceDm)).not.toContain("Answer for Bob.");
   expect(await everythingSentTo(bobDm)).not.toContain("Answer for Alice.");
   // Alice's run never read Bob's message: it was not folded into her turn.
-  for (const request of await modelRequests(alice)) expect(JSON.stringify(request.body.messages)).not.toContain(bobSecret);
+  for (const request of await modelRequests(alice))
+    expect(JSON.stringify(request.body.messages)).not.toContain(bobSecret);
 }
 
 describe("two users in one session (dmScope main), messages interleaved during a run", () => {

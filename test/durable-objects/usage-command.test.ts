@@ -21,18 +21,23 @@ describe("/usage and /status show what the session spent", () => {
     ]);
     const key = `agent:main:usage-cmd-${crypto.randomUUID()}`;
     const stub = sessionStub(key);
-    const say = async (text: string) => replyOf(await collectRunEvents(await stub.chat(webchatEvent(key, text))));
+    const say = async (text: string) =>
+      replyOf(await collectRunEvents(await stub.chat(webchatEvent(key, text))));
 
     expect(await say("/usage")).toBe("Usage footer: off. Options: off, tokens, full, reset, cost.");
     expect(await say("/usage full")).toBe("Usage footer: full.");
     // 1200 × $3/M + 340 × $15/M = $0.0087
-    expect(await say(`hello [scenario:${scenario}]`)).toBe("first answer\n\nUsage: 1.2k in / 340 out · $0.0087 · fakeanthropic/claude-test");
+    expect(await say(`hello [scenario:${scenario}]`)).toBe(
+      "first answer\n\nUsage: 1.2k in / 340 out · $0.0087 · fakeanthropic/claude-test",
+    );
 
     const cost = await say("/usage cost");
     expect(cost).toMatch(/^💸 Session spend: \$0\.0087 over 1 model call \(turn 1 · \$0\.0087\)/);
     expect(cost).toMatch(/🧮 Tokens: 1\.2k in \/ 340 out \/ 0 cache read \/ 0 cache write/);
     expect(cost).toMatch(/☁️ Platform \(estimate from list prices\): \$0\.0000\d+/);
-    expect(await say("/status")).toMatch(/💸 Spend: \$0\.0087 over 1 model call · platform ~\$0\.0000\d+ \(estimate\)/);
+    expect(await say("/status")).toMatch(
+      /💸 Spend: \$0\.0087 over 1 model call · platform ~\$0\.0000\d+ \(estimate\)/,
+    );
 
     expect(await say("/usage reset")).toBe("Usage footer back to the default (off).");
     expect(await say(`again [scenario:${scenario}]`)).toBe("second answer");

@@ -76,13 +76,27 @@ export function botIdOfToken(token: string): string | undefined {
 }
 
 export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
-  let calls: Array<{ route: string; method: string; path: string; channelId?: string; body: unknown; token?: string; at: number }> = [];
+  let calls: Array<{
+    route: string;
+    method: string;
+    path: string;
+    channelId?: string;
+    body: unknown;
+    token?: string;
+    at: number;
+  }> = [];
   let messages: FakeMessage[] = [];
   let scripts: Script[] = [];
   let gatewayUrl = "ws://127.0.0.1:1/";
-  let files = new Map<string, { body: string; contentType?: string; redirect?: string; understateLength?: boolean }>();
+  let files = new Map<
+    string,
+    { body: string; contentType?: string; redirect?: string; understateLength?: boolean }
+  >();
   let downloads: Array<{ path: string; authorization: string | null }> = [];
-  let limits = new Map<string, { limit: number; resetAfter: number; remaining: number; resetAt: number; refused: number }>();
+  let limits = new Map<
+    string,
+    { limit: number; resetAfter: number; remaining: number; resetAt: number; refused: number }
+  >();
 
   const server = fakeServer(handle);
 
@@ -95,7 +109,10 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       if (!file) return json(res, 404, { message: "404: Not Found", code: 0 });
       if (file.redirect) return (res.writeHead(302, { location: file.redirect }), res.end());
       const bytes = Buffer.from(file.body, "utf8");
-      res.writeHead(200, { "content-type": file.contentType ?? "application/octet-stream", ...(file.understateLength ? {} : { "content-length": String(bytes.length) }) });
+      res.writeHead(200, {
+        "content-type": file.contentType ?? "application/octet-stream",
+        ...(file.understateLength ? {} : { "content-length": String(bytes.length) }),
+      });
       return res.end(bytes);
     }
     const path = url.pathname.replace(/^\/api\/v\d+/, "");
@@ -108,12 +125,26 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     }
     const channel = /^\/channels\/(\d+)\/(messages|typing)(?:\/(\d+))?$/.exec(path);
     const hook = /^\/webhooks\/(\d+)\/([^/]+)(?:\/messages\/(@original|\d+))?$/.exec(path);
-    const route = channel ? `${method} /${channel[2] === "typing" ? "typing" : "channels/messages"}` : hook ? `${method} /webhooks${hook[3] ? "/messages" : ""}` : `${method} ${path}`;
+    const route = channel
+      ? `${method} /${channel[2] === "typing" ? "typing" : "channels/messages"}`
+      : hook
+        ? `${method} /webhooks${hook[3] ? "/messages" : ""}`
+        : `${method} ${path}`;
     const auth = req.headers.authorization;
     const token = auth?.startsWith("Bot ") ? auth.slice(4) : undefined;
-    calls.push({ route, method, path, ...(channel ? { channelId: channel[1] } : {}), body, ...(token ? { token: `…${token.slice(-4)}` } : {}), at: Date.now() });
+    calls.push({
+      route,
+      method,
+      path,
+      ...(channel ? { channelId: channel[1] } : {}),
+      body,
+      ...(token ? { token: `…${token.slice(-4)}` } : {}),
+      at: Date.now(),
+    });
 
-    const script = scripts.find((s) => s.route === route && (!s.channelId || s.channelId === channel?.[1]) && s.times > 0);
+    const script = scripts.find(
+      (s) => s.route === route && (!s.channelId || s.channelId === channel?.[1]) && s.times > 0,
+    );
     if (script) script.times -= 1;
     if (script?.status) {
       if (script.status === 429) {
@@ -121,23 +152,45 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         res.setHeader("retry-after", String(Math.ceil(retryAfter)));
         res.setHeader("x-ratelimit-bucket", "fakebucket");
         res.setHeader("x-ratelimit-scope", script.global ? "global" : "user");
-        return json(res, 429, { message: "You are being rate limited.", retry_after: retryAfter, global: script.global ?? false });
+        return json(res, 429, {
+          message: "You are being rate limited.",
+          retry_after: retryAfter,
+          global: script.global ?? false,
+        });
       }
       return json(res, script.status, { message: `${script.status}: scripted failure`, code: 0 });
     }
 
     if (path === "/gateway/bot" && method === "GET") {
-      if (!token || !botIdOfToken(token) || token.endsWith("invalid")) return json(res, 401, { message: "401: Unauthorized", code: 0 });
-      return json(res, 200, { url: gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+      if (!token || !botIdOfToken(token) || token.endsWith("invalid"))
+        return json(res, 401, { message: "401: Unauthorized", code: 0 });
+      return json(res, 200, {
+        url: gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      });
     }
-    if (hook) return webhook(hook[1]!, hook[2]!, hook[3], method, body, res, url, script?.dropConnection === true, req);
+    if (hook)
+      return webhook(
+        hook[1]!,
+        hook[2]!,
+        hook[3],
+        method,
+        body,
+        res,
+        url,
+        script?.dropConnection === true,
+        req,
+      );
     if (!channel) return json(res, 404, { message: "404: Not Found", code: 0 });
     const botId = token && !token.endsWith("invalid") ? botIdOfToken(token) : undefined;
     if (!botId) return json(res, 401, { message: "401: Unauthorized", code: 0 });
     const channelId = channel[1]!;
-    const answer = (status: number, payload: unknown) => (script?.dropConnection ? void req.socket.destroy() : json(res, status, payload));
+    const answer = (status: number, payload: unknown) =>
+      script?.dropConnection ? void req.socket.destroy() : json(res, status, payload);
 
-    if (channel[2] === "typing") return script?.dropConnection ? void req.socket.destroy() : (res.writeHead(204), res.end());
+    if (channel[2] === "typing")
+      return script?.dropConnection ? void req.socket.destroy() : (res.writeHead(204), res.end());
     const messageId = channel[3];
     if (method === "GET" && !messageId) {
       const after = BigInt(url.searchParams.get("after") ?? "0");
@@ -155,7 +208,8 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       if (limit) {
         // Discord's per-channel message bucket: headers on every answer, a 429 once it is empty.
         const now = Date.now();
-        if (now >= limit.resetAt) Object.assign(limit, { remaining: limit.limit, resetAt: now + limit.resetAfter * 1000 });
+        if (now >= limit.resetAt)
+          Object.assign(limit, { remaining: limit.limit, resetAt: now + limit.resetAfter * 1000 });
         const resetAfter = ((limit.resetAt - now) / 1000).toFixed(3);
         res.setHeader("x-ratelimit-bucket", "fakemessagebucket");
         res.setHeader("x-ratelimit-limit", String(limit.limit));
@@ -165,7 +219,11 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
           res.setHeader("x-ratelimit-remaining", "0");
           res.setHeader("x-ratelimit-scope", "user");
           res.setHeader("retry-after", String(Math.ceil(Number(resetAfter))));
-          return json(res, 429, { message: "You are being rate limited.", retry_after: Number(resetAfter), global: false });
+          return json(res, 429, {
+            message: "You are being rate limited.",
+            retry_after: Number(resetAfter),
+            global: false,
+          });
         }
         limit.remaining -= 1;
         res.setHeader("x-ratelimit-remaining", String(limit.remaining));
@@ -173,9 +231,16 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       const invalid = checkContent(body);
       if (invalid) return json(res, 400, invalid);
       const nonce = body.nonce !== undefined ? String(body.nonce) : undefined;
-      if (nonce && nonce.length > 25) return json(res, 400, { message: "Invalid Form Body", code: 50035, errors: { nonce: "too long" } });
+      if (nonce && nonce.length > 25)
+        return json(res, 400, {
+          message: "Invalid Form Body",
+          code: 50035,
+          errors: { nonce: "too long" },
+        });
       if (nonce && body.enforce_nonce === true) {
-        const existing = messages.find((m) => m.channel_id === channelId && m.author.id === botId && m.nonce === nonce);
+        const existing = messages.find(
+          (m) => m.channel_id === channelId && m.author.id === botId && m.nonce === nonce,
+        );
         if (existing) return answer(200, publicMessage(existing));
       }
       const reference = body.message_reference as { message_id?: string } | undefined;
@@ -186,16 +251,24 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         content: String(body.content ?? ""),
         ...(nonce ? { nonce } : {}),
         ...(typeof body.flags === "number" ? { flags: body.flags } : {}),
-        ...(reference?.message_id ? { message_reference: { message_id: reference.message_id } } : {}),
+        ...(reference?.message_id
+          ? { message_reference: { message_id: reference.message_id } }
+          : {}),
         edits: 0,
         at: Date.now(),
       };
       messages.push(message);
       return answer(200, publicMessage(message));
     }
-    const target = messages.find((m) => m.id === messageId && m.channel_id === channelId && !m.deleted);
+    const target = messages.find(
+      (m) => m.id === messageId && m.channel_id === channelId && !m.deleted,
+    );
     if (!target) return json(res, 404, { message: "Unknown Message", code: 10008 });
-    if (target.author.id !== botId) return json(res, 403, { message: "Cannot edit a message authored by another user", code: 50005 });
+    if (target.author.id !== botId)
+      return json(res, 403, {
+        message: "Cannot edit a message authored by another user",
+        code: 50005,
+      });
     if (method === "PATCH") {
       const invalid = checkContent(body);
       if (invalid) return json(res, 400, invalid);
@@ -210,15 +283,36 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     return json(res, 405, { message: "405: Method Not Allowed", code: 0 });
   }
 
-  function webhook(appId: string, token: string, which: string | undefined, method: string, body: Record<string, unknown>, res: ServerResponse, url: URL, drop: boolean, req: IncomingMessage) {
-    if (token.endsWith("expired")) return json(res, 404, { message: "Unknown Webhook", code: 10015 });
+  function webhook(
+    appId: string,
+    token: string,
+    which: string | undefined,
+    method: string,
+    body: Record<string, unknown>,
+    res: ServerResponse,
+    url: URL,
+    drop: boolean,
+    req: IncomingMessage,
+  ) {
+    if (token.endsWith("expired"))
+      return json(res, 404, { message: "Unknown Webhook", code: 10015 });
     const key = `interaction:${appId}:${token.slice(-8)}`;
     if (method === "DELETE" && which === "@original") {
       // The deferral's "thinking…" message exists on Discord even though nothing here posted it.
       const original = messages.find((m) => m.interaction === key && m.id.startsWith("orig"));
       if (original?.deleted) return json(res, 404, { message: "Unknown Message", code: 10008 });
       if (original) original.deleted = true;
-      else messages.push({ id: `orig${nextSnowflake()}`, channel_id: "interaction", author: { id: appId, username: "edgeclaw", bot: true }, content: "", interaction: key, edits: 0, deleted: true, at: Date.now() });
+      else
+        messages.push({
+          id: `orig${nextSnowflake()}`,
+          channel_id: "interaction",
+          author: { id: appId, username: "edgeclaw", bot: true },
+          content: "",
+          interaction: key,
+          edits: 0,
+          deleted: true,
+          at: Date.now(),
+        });
       return drop ? void req.socket.destroy() : (res.writeHead(204), res.end());
     }
     const invalid = checkContent(body);
@@ -227,17 +321,36 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     if (method === "PATCH" && which === "@original") {
       message = messages.find((m) => m.interaction === key && m.id.startsWith("orig"));
       if (!message) {
-        message = { id: `orig${nextSnowflake()}`, channel_id: "interaction", author: { id: appId, username: "edgeclaw", bot: true }, content: "", interaction: key, edits: 0, at: Date.now() };
+        message = {
+          id: `orig${nextSnowflake()}`,
+          channel_id: "interaction",
+          author: { id: appId, username: "edgeclaw", bot: true },
+          content: "",
+          interaction: key,
+          edits: 0,
+          at: Date.now(),
+        };
         messages.push(message);
       }
       message.content = String(body.content);
       message.edits += 1;
     } else if (method === "POST" && !which) {
-      message = { id: nextSnowflake(), channel_id: "interaction", author: { id: appId, username: "edgeclaw", bot: true }, content: String(body.content), interaction: key, ...(typeof body.flags === "number" ? { flags: body.flags } : {}), edits: 0, at: Date.now() };
+      message = {
+        id: nextSnowflake(),
+        channel_id: "interaction",
+        author: { id: appId, username: "edgeclaw", bot: true },
+        content: String(body.content),
+        interaction: key,
+        ...(typeof body.flags === "number" ? { flags: body.flags } : {}),
+        edits: 0,
+        at: Date.now(),
+      };
       messages.push(message);
     } else return json(res, 405, { message: "405: Method Not Allowed", code: 0 });
     if (drop) return void req.socket.destroy();
-    return url.searchParams.get("wait") === "false" ? (res.writeHead(204), res.end()) : json(res, 200, publicMessage(message));
+    return url.searchParams.get("wait") === "false"
+      ? (res.writeHead(204), res.end())
+      : json(res, 200, publicMessage(message));
   }
 
   function control(url: URL, method: string, raw: string, res: ServerResponse) {
@@ -249,28 +362,66 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       case "GET /_control/calls": {
         const route = url.searchParams.get("route");
         const channelId = url.searchParams.get("channel_id");
-        return json(res, 200, calls.filter((c) => (!route || c.route === route) && (!channelId || c.channelId === channelId)));
+        return json(
+          res,
+          200,
+          calls.filter(
+            (c) => (!route || c.route === route) && (!channelId || c.channelId === channelId),
+          ),
+        );
       }
       case "GET /_control/messages": {
         const channelId = url.searchParams.get("channel_id");
         const interaction = url.searchParams.get("interaction");
-        return json(res, 200, messages.filter((m) => (!channelId || m.channel_id === channelId) && (!interaction || m.interaction?.endsWith(interaction.slice(-8)))));
+        return json(
+          res,
+          200,
+          messages.filter(
+            (m) =>
+              (!channelId || m.channel_id === channelId) &&
+              (!interaction || m.interaction?.endsWith(interaction.slice(-8))),
+          ),
+        );
       }
       case "POST /_control/seed": {
         const at = Number(body.at ?? Date.now());
         snowflakeCounter = (snowflakeCounter + 1n) % 4096n;
-        const id = String(((BigInt(Math.floor(at)) - 1_420_070_400_000n) << 22n) | snowflakeCounter);
+        const id = String(
+          ((BigInt(Math.floor(at)) - 1_420_070_400_000n) << 22n) | snowflakeCounter,
+        );
         const author = { id: String(body.authorId), username: "edgeclaw", bot: true as const };
-        messages.push({ id, channel_id: String(body.channelId), author, content: String(body.content ?? ""), edits: 0, at });
+        messages.push({
+          id,
+          channel_id: String(body.channelId),
+          author,
+          content: String(body.content ?? ""),
+          edits: 0,
+          at,
+        });
         return json(res, 200, { id });
       }
       case "POST /_control/file":
-        files.set(String(body.path), { body: String(body.body ?? ""), ...(body.contentType ? { contentType: String(body.contentType) } : {}), ...(body.redirect ? { redirect: String(body.redirect) } : {}), ...(body.understateLength ? { understateLength: true } : {}) });
+        files.set(String(body.path), {
+          body: String(body.body ?? ""),
+          ...(body.contentType ? { contentType: String(body.contentType) } : {}),
+          ...(body.redirect ? { redirect: String(body.redirect) } : {}),
+          ...(body.understateLength ? { understateLength: true } : {}),
+        });
         return json(res, 200, { ok: true });
       case "GET /_control/downloads":
-        return json(res, 200, downloads.filter((d) => d.path === url.searchParams.get("path")));
+        return json(
+          res,
+          200,
+          downloads.filter((d) => d.path === url.searchParams.get("path")),
+        );
       case "POST /_control/ratelimit":
-        limits.set(String(body.channelId), { limit: Number(body.limit), resetAfter: Number(body.resetAfter), remaining: 0, resetAt: 0, refused: 0 });
+        limits.set(String(body.channelId), {
+          limit: Number(body.limit),
+          resetAfter: Number(body.resetAfter),
+          remaining: 0,
+          resetAt: 0,
+          refused: 0,
+        });
         return json(res, 200, { ok: true });
       case "GET /_control/ratelimit":
         return json(res, 200, limits.get(url.searchParams.get("channel_id") ?? "") ?? null);
@@ -297,11 +448,26 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
 function checkContent(body: Record<string, unknown>): Record<string, unknown> | undefined {
   const content = typeof body.content === "string" ? body.content : "";
   if (!content.trim()) return { message: "Cannot send an empty message", code: 50006 };
-  if ([...content].length > 2000) return { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } };
+  if ([...content].length > 2000)
+    return {
+      message: "Invalid Form Body",
+      code: 50035,
+      errors: {
+        content: {
+          _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }],
+        },
+      },
+    };
   return undefined;
 }
 
 function publicMessage(message: FakeMessage) {
-  const { edits: _edits, at: _at, deleted: _deleted, interaction: _interaction, ...visible } = message;
+  const {
+    edits: _edits,
+    at: _at,
+    deleted: _deleted,
+    interaction: _interaction,
+    ...visible
+  } = message;
   return visible;
 }

@@ -47,13 +47,36 @@ export async function startFakeDohServer(): Promise<FakeDohServer> {
     if (name === "broken.ssrf.test") return json(res, 500, { error: "resolver down" });
     const zone = FAKE_DNS_ZONE[name];
     const question = [{ name: `${name}.`, type: type === "AAAA" ? 28 : 1 }];
-    if (!zone) return json(res, 200, { Status: 3, TC: false, RD: true, RA: true, AD: false, CD: false, Question: question });
+    if (!zone)
+      return json(res, 200, {
+        Status: 3,
+        TC: false,
+        RD: true,
+        RA: true,
+        AD: false,
+        CD: false,
+        Question: question,
+      });
     const owner = zone.cname ?? name;
     const answer = [
       ...(zone.cname ? [{ name: `${name}.`, type: 5, TTL: 60, data: `${zone.cname}.` }] : []),
-      ...((type === "AAAA" ? zone.AAAA : zone.A) ?? []).map((data) => ({ name: `${owner}.`, type: type === "AAAA" ? 28 : 1, TTL: 60, data })),
+      ...((type === "AAAA" ? zone.AAAA : zone.A) ?? []).map((data) => ({
+        name: `${owner}.`,
+        type: type === "AAAA" ? 28 : 1,
+        TTL: 60,
+        data,
+      })),
     ];
-    return json(res, 200, { Status: 0, TC: false, RD: true, RA: true, AD: false, CD: false, Question: question, ...(answer.length ? { Answer: answer } : {}) });
+    return json(res, 200, {
+      Status: 0,
+      TC: false,
+      RD: true,
+      RA: true,
+      AD: false,
+      CD: false,
+      Question: question,
+      ...(answer.length ? { Answer: answer } : {}),
+    });
   });
   return listenOnLoopback(server);
 }

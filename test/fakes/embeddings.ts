@@ -52,21 +52,45 @@ export function fakeEmbedding(model: string, text: string): number[] {
   return vector.map((x) => x / norm);
 }
 
-export function handleEmbeddings(res: ServerResponse, headers: Record<string, string>, body: Record<string, unknown>, log: (scenario: string) => void): void {
+export function handleEmbeddings(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+  log: (scenario: string) => void,
+): void {
   const model = typeof body.model === "string" ? body.model : "";
   log(`embeddings:${model}`);
   const send = (status: number, payload: unknown) => {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(payload));
   };
-  if (headers.authorization === "Bearer bad-key") return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } });
-  if (model.startsWith("fail")) return send(503, { error: { message: "embeddings are overloaded", type: "server_error" } });
-  const input = typeof body.input === "string" ? [body.input] : Array.isArray(body.input) ? body.input : undefined;
-  if (!model || !input || input.some((item) => typeof item !== "string")) return send(400, { error: { message: "model and input (string or string[]) are required", type: "invalid_request_error" } });
+  if (headers.authorization === "Bearer bad-key")
+    return send(401, {
+      error: { message: "Incorrect API key provided", type: "invalid_request_error" },
+    });
+  if (model.startsWith("fail"))
+    return send(503, { error: { message: "embeddings are overloaded", type: "server_error" } });
+  const input =
+    typeof body.input === "string"
+      ? [body.input]
+      : Array.isArray(body.input)
+        ? body.input
+        : undefined;
+  if (!model || !input || input.some((item) => typeof item !== "string"))
+    return send(400, {
+      error: {
+        message: "model and input (string or string[]) are required",
+        type: "invalid_request_error",
+      },
+    });
   send(200, {
     object: "list",
     model,
-    data: (input as string[]).map((text, index) => ({ object: "embedding", index, embedding: fakeEmbedding(model, text) })),
+    data: (input as string[]).map((text, index) => ({
+      object: "embedding",
+      index,
+      embedding: fakeEmbedding(model, text),
+    })),
     usage: { prompt_tokens: 0, total_tokens: 0 },
   });
 }
@@ -78,16 +102,42 @@ export function handleEmbeddings(res: ServerResponse, headers: Record<string, st
  *   model containing "fail"  → 500 with Workers AI's error envelope
  * Each request is logged under `workers-ai:<model>`.
  */
-export function handleWorkersAiRun(res: ServerResponse, model: string, body: Record<string, unknown>, log: (scenario: string) => void): void {
+export function handleWorkersAiRun(
+  res: ServerResponse,
+  model: string,
+  body: Record<string, unknown>,
+  log: (scenario: string) => void,
+): void {
   log(`workers-ai:${model}`);
   const send = (status: number, payload: unknown) => {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(payload));
   };
-  if (model.includes("fail")) return send(500, { result: null, success: false, errors: [{ code: 3040, message: "Capacity temporarily exceeded" }] });
-  const text = typeof body.text === "string" ? [body.text] : Array.isArray(body.text) ? body.text : undefined;
-  if (!text || text.some((item) => typeof item !== "string")) return send(400, { result: null, success: false, errors: [{ code: 5006, message: "text is required" }] });
-  if (text.length > 100) return send(400, { result: null, success: false, errors: [{ code: 5006, message: "at most 100 texts per request" }] });
+  if (model.includes("fail"))
+    return send(500, {
+      result: null,
+      success: false,
+      errors: [{ code: 3040, message: "Capacity temporarily exceeded" }],
+    });
+  const text =
+    typeof body.text === "string" ? [body.text] : Array.isArray(body.text) ? body.text : undefined;
+  if (!text || text.some((item) => typeof item !== "string"))
+    return send(400, {
+      result: null,
+      success: false,
+      errors: [{ code: 5006, message: "text is required" }],
+    });
+  if (text.length > 100)
+    return send(400, {
+      result: null,
+      success: false,
+      errors: [{ code: 5006, message: "at most 100 texts per request" }],
+    });
   const data = (text as string[]).map((item) => fakeEmbedding(`workers-ai:${model}`, item));
-  send(200, { result: { shape: [data.length, FAKE_EMBEDDING_DIMENSIONS], data, pooling: "mean" }, success: true, errors: [], messages: [] });
+  send(200, {
+    result: { shape: [data.length, FAKE_EMBEDDING_DIMENSIONS], data, pooling: "mean" },
+    success: true,
+    errors: [],
+    messages: [],
+  });
 }

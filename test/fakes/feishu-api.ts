@@ -85,7 +85,9 @@ interface Call {
   at: number;
 }
 
-export async function startFakeFeishuApi(options: { apps?: Record<string, string> } = {}): Promise<FakeFeishuApi> {
+export async function startFakeFeishuApi(
+  options: { apps?: Record<string, string> } = {},
+): Promise<FakeFeishuApi> {
   const apps = new Map<string, string>(Object.entries(options.apps ?? {}));
   const issued = new Map<string, number>(); // token → expiresAt
   let lifetimeSeconds = 7200;
@@ -116,41 +118,86 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
       const call = record("token", undefined, body, "");
       const script = takeScript("token", undefined);
       if (script) return answer(res, call, script.status ?? 500, script.code ?? 99991400, {});
-      if (!apps.has(String(body.app_id)) || apps.get(String(body.app_id)) !== body.app_secret) return answer(res, call, 400, 10014, {}, "app secret invalid");
+      if (!apps.has(String(body.app_id)) || apps.get(String(body.app_id)) !== body.app_secret)
+        return answer(res, call, 400, 10014, {}, "app secret invalid");
       const token = `t-${randomBytes(12).toString("hex")}`;
       issued.set(token, Date.now() + lifetimeSeconds * 1000);
       call.status = 200;
-      return json(res, 200, { code: 0, msg: "ok", tenant_access_token: token, expire: lifetimeSeconds });
+      return json(res, 200, {
+        code: 0,
+        msg: "ok",
+        tenant_access_token: token,
+        expire: lifetimeSeconds,
+      });
     }
 
-    const cardPath = /^\/open-apis\/cardkit\/v1\/cards(?:\/([^/]+)(?:\/(settings|elements\/([^/]+)\/content))?)?$/.exec(url.pathname);
+    const cardPath =
+      /^\/open-apis\/cardkit\/v1\/cards(?:\/([^/]+)(?:\/(settings|elements\/([^/]+)\/content))?)?$/.exec(
+        url.pathname,
+      );
     if (cardPath) return cardApi(req, res, method, body, cardPath);
     const recall = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(url.pathname);
     if (recall && method === "DELETE") {
       const id = decodeURIComponent(recall[1]!);
       const call = record("recall", delivered.find((m) => m.message_id === id)?.chat_id, {}, "");
-      if (!authorized(req)) return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
+      if (!authorized(req))
+        return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
       const before = delivered.length;
       delivered = delivered.filter((m) => m.message_id !== id);
-      return before === delivered.length ? answer(res, call, 400, 230011, {}, "The message was withdrawn.") : answer(res, call, 200, 0, {});
+      return before === delivered.length
+        ? answer(res, call, 400, 230011, {}, "The message was withdrawn.")
+        : answer(res, call, 200, 0, {});
     }
 
     const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(url.pathname);
-    const reactions = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reactions(?:\/([^/]+))?$/.exec(url.pathname);
-    const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/.exec(url.pathname);
-    const api = url.pathname === "/open-apis/im/v1/messages" && method === "POST" ? "send" : reply && method === "POST" ? "reply" : reactions ? "reaction" : resource && method === "GET" ? "resource" : undefined;
+    const reactions = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reactions(?:\/([^/]+))?$/.exec(
+      url.pathname,
+    );
+    const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/.exec(
+      url.pathname,
+    );
+    const api =
+      url.pathname === "/open-apis/im/v1/messages" && method === "POST"
+        ? "send"
+        : reply && method === "POST"
+          ? "reply"
+          : reactions
+            ? "reaction"
+            : resource && method === "GET"
+              ? "resource"
+              : undefined;
     if (!api) return json(res, 404, { code: 404, msg: "404 page not found" });
-    const chat = api === "send" ? str(body.receive_id) : userMessages.get(decodeURIComponent((reply ?? reactions ?? resource)![1]!));
+    const chat =
+      api === "send"
+        ? str(body.receive_id)
+        : userMessages.get(decodeURIComponent((reply ?? reactions ?? resource)![1]!));
     const auth = String(req.headers.authorization ?? "");
     const token = auth.startsWith("Bearer ") ? auth.slice(7) : "";
     const call = record(api, chat, body, token ? `…${token.slice(-4)}` : "");
     const expiresAt = issued.get(token);
-    if (expiresAt === undefined || expiresAt < Date.now()) return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization. Please make a request with token attached.");
+    if (expiresAt === undefined || expiresAt < Date.now())
+      return answer(
+        res,
+        call,
+        400,
+        99991663,
+        {},
+        "Invalid access token for authorization. Please make a request with token attached.",
+      );
     const script = takeScript(api, chat);
     if (script && !script.dropConnection) {
       const status = script.status ?? 429;
-      const headers: Record<string, string> = status === 429 ? { "x-ogw-ratelimit-limit": "5", "x-ogw-ratelimit-reset": "1" } : {};
-      return answer(res, call, status, script.code ?? (status === 429 ? 99991400 : 1), {}, status === 429 ? "request trigger frequency limit" : "scripted failure", headers);
+      const headers: Record<string, string> =
+        status === 429 ? { "x-ogw-ratelimit-limit": "5", "x-ogw-ratelimit-reset": "1" } : {};
+      return answer(
+        res,
+        call,
+        status,
+        script.code ?? (status === 429 ? 99991400 : 1),
+        {},
+        status === 429 ? "request trigger frequency limit" : "scripted failure",
+        headers,
+      );
     }
     const drop = () => {
       if (script?.dropConnection) {
@@ -161,28 +208,50 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
     };
 
     if (api === "resource") {
-      const bytes = resources.get(`${decodeURIComponent(resource![1]!)}/${decodeURIComponent(resource![2]!)}`);
-      if (!bytes || !["image", "file"].includes(url.searchParams.get("type") ?? "")) return answer(res, call, 400, 234003, {}, "File not in msg.");
+      const bytes = resources.get(
+        `${decodeURIComponent(resource![1]!)}/${decodeURIComponent(resource![2]!)}`,
+      );
+      if (!bytes || !["image", "file"].includes(url.searchParams.get("type") ?? ""))
+        return answer(res, call, 400, 234003, {}, "File not in msg.");
       call.status = 200;
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": String(bytes.byteLength),
+      });
       return res.end(bytes);
     }
     if (api === "reaction") {
       if (!chat) return answer(res, call, 400, 231003, {}, "The message is not found");
       if (drop()) return;
-      if (method === "POST") return answer(res, call, 200, 0, { reaction_id: `r-${nextId++}`, reaction_type: body.reaction_type });
+      if (method === "POST")
+        return answer(res, call, 200, 0, {
+          reaction_id: `r-${nextId++}`,
+          reaction_type: body.reaction_type,
+        });
       return answer(res, call, 200, 0, { reaction_id: reactions![2] });
     }
 
     // send / reply
-    if (api === "send" && url.searchParams.get("receive_id_type") !== "chat_id") return answer(res, call, 400, 230001, {}, "invalid receive_id_type");
-    if (!chat) return answer(res, call, 400, api === "reply" ? 230011 : 230001, {}, api === "reply" ? "The message was withdrawn." : "invalid receive_id");
+    if (api === "send" && url.searchParams.get("receive_id_type") !== "chat_id")
+      return answer(res, call, 400, 230001, {}, "invalid receive_id_type");
+    if (!chat)
+      return answer(
+        res,
+        call,
+        400,
+        api === "reply" ? 230011 : 230001,
+        {},
+        api === "reply" ? "The message was withdrawn." : "invalid receive_id",
+      );
     const invalid = validateContent(str(body.msg_type), str(body.content));
     if (invalid) return answer(res, call, 400, 230001, {}, invalid);
-    const cardId = str(body.msg_type) === "interactive" ? cardReference(str(body.content)!) : undefined;
-    if (cardId !== undefined && !cards.has(cardId)) return answer(res, call, 400, 230099, {}, "card_id not found");
+    const cardId =
+      str(body.msg_type) === "interactive" ? cardReference(str(body.content)!) : undefined;
+    if (cardId !== undefined && !cards.has(cardId))
+      return answer(res, call, 400, 230099, {}, "card_id not found");
     const uuid = str(body.uuid);
-    if (uuid !== undefined && uuid.length > 50) return answer(res, call, 400, 99992402, {}, "field validation failed: uuid");
+    if (uuid !== undefined && uuid.length > 50)
+      return answer(res, call, 400, 99992402, {}, "field validation failed: uuid");
     const seen = uuid ? byUuid.get(uuid) : undefined;
     if (seen && Date.now() - seen.at < 3_600_000) {
       if (drop()) return;
@@ -214,38 +283,93 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
   }
 
   /** CardKit: create a card entity, stream its markdown element, change its settings. */
-  function cardApi(req: IncomingMessage, res: ServerResponse, method: string, body: Record<string, unknown>, path: RegExpExecArray) {
+  function cardApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    body: Record<string, unknown>,
+    path: RegExpExecArray,
+  ) {
     const [, rawId, sub, elementId] = path;
     const card = rawId ? cards.get(decodeURIComponent(rawId)) : undefined;
     const api = !rawId ? "card.create" : sub === "settings" ? "card.settings" : "card.content";
     const call = record(api, card?.chat, body, "");
-    if (!authorized(req)) return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
+    if (!authorized(req))
+      return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
     const script = takeScript(api, card?.chat);
-    if (script) return answer(res, call, script.status ?? 429, script.code ?? 99991400, {}, "scripted failure");
+    if (script)
+      return answer(
+        res,
+        call,
+        script.status ?? 429,
+        script.code ?? 99991400,
+        {},
+        "scripted failure",
+      );
     if (!rawId) {
-      if (method !== "POST" || body.type !== "card_json" || typeof body.data !== "string") return answer(res, call, 400, 99992402, {}, "field validation failed");
-      const json = parseJson(body.data) as { schema?: string; config?: Record<string, unknown>; body?: { elements?: Array<Record<string, unknown>> } } | undefined;
-      const element = json?.body?.elements?.find((e) => e.tag === "markdown" && typeof e.element_id === "string");
-      if (json?.schema !== "2.0" || !element) return answer(res, call, 400, 99992402, {}, "card json 2.0 with a markdown element expected");
-      if (json.config?.streaming_mode === true && json.config.update_multi === false) return answer(res, call, 400, 99992402, {}, "streaming cards must be shared (update_multi)");
+      if (method !== "POST" || body.type !== "card_json" || typeof body.data !== "string")
+        return answer(res, call, 400, 99992402, {}, "field validation failed");
+      const json = parseJson(body.data) as
+        | {
+            schema?: string;
+            config?: Record<string, unknown>;
+            body?: { elements?: Array<Record<string, unknown>> };
+          }
+        | undefined;
+      const element = json?.body?.elements?.find(
+        (e) => e.tag === "markdown" && typeof e.element_id === "string",
+      );
+      if (json?.schema !== "2.0" || !element)
+        return answer(
+          res,
+          call,
+          400,
+          99992402,
+          {},
+          "card json 2.0 with a markdown element expected",
+        );
+      if (json.config?.streaming_mode === true && json.config.update_multi === false)
+        return answer(
+          res,
+          call,
+          400,
+          99992402,
+          {},
+          "streaming cards must be shared (update_multi)",
+        );
       const id = `7${String(nextId++).padStart(18, "0")}`;
-      cards.set(id, { id, elementId: String(element.element_id), text: String(element.content ?? ""), streaming: json.config?.streaming_mode === true, sequence: 0, uuids: new Set() });
+      cards.set(id, {
+        id,
+        elementId: String(element.element_id),
+        text: String(element.content ?? ""),
+        streaming: json.config?.streaming_mode === true,
+        sequence: 0,
+        uuids: new Set(),
+      });
       return answer(res, call, 200, 0, { card_id: id });
     }
     if (!card) return answer(res, call, 400, 300301, {}, "card not found");
     const sequence = body.sequence;
     const uuid = str(body.uuid);
-    if (typeof sequence !== "number" || !Number.isInteger(sequence) || sequence < 1) return answer(res, call, 400, 99992402, {}, "field validation failed: sequence");
+    if (typeof sequence !== "number" || !Number.isInteger(sequence) || sequence < 1)
+      return answer(res, call, 400, 99992402, {}, "field validation failed: sequence");
     if (uuid && card.uuids.has(uuid)) return answer(res, call, 200, 0, {});
-    if (sequence <= card.sequence) return answer(res, call, 400, 300317, {}, "sequence number compare failed");
+    if (sequence <= card.sequence)
+      return answer(res, call, 400, 300317, {}, "sequence number compare failed");
     if (sub === "settings") {
       if (method !== "PATCH") return answer(res, call, 404, 404, {}, "404 page not found");
-      const settings = parseJson(str(body.settings) ?? "") as { config?: { streaming_mode?: unknown } } | undefined;
-      if (!settings) return answer(res, call, 400, 99992402, {}, "field validation failed: settings");
-      if (typeof settings.config?.streaming_mode === "boolean") card.streaming = settings.config.streaming_mode;
+      const settings = parseJson(str(body.settings) ?? "") as
+        | { config?: { streaming_mode?: unknown } }
+        | undefined;
+      if (!settings)
+        return answer(res, call, 400, 99992402, {}, "field validation failed: settings");
+      if (typeof settings.config?.streaming_mode === "boolean")
+        card.streaming = settings.config.streaming_mode;
     } else {
-      if (method !== "PUT" || typeof body.content !== "string") return answer(res, call, 400, 99992402, {}, "field validation failed: content");
-      if (decodeURIComponent(elementId!) !== card.elementId) return answer(res, call, 400, 300302, {}, "element not found");
+      if (method !== "PUT" || typeof body.content !== "string")
+        return answer(res, call, 400, 99992402, {}, "field validation failed: content");
+      if (decodeURIComponent(elementId!) !== card.elementId)
+        return answer(res, call, 400, 300302, {}, "element not found");
       if (!card.streaming) return answer(res, call, 400, 300309, {}, "streaming mode is closed");
       card.text = body.content;
     }
@@ -261,12 +385,22 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
   }
 
   function takeScript(api: string, chat: string | undefined): Script | undefined {
-    const script = scripts.find((s) => s.api === api && (!s.chat || s.chat === chat) && s.times > 0);
+    const script = scripts.find(
+      (s) => s.api === api && (!s.chat || s.chat === chat) && s.times > 0,
+    );
     if (script) script.times -= 1;
     return script;
   }
 
-  function answer(res: ServerResponse, call: Call, status: number, code: number, data: unknown, msg = code === 0 ? "success" : "error", headers: Record<string, string> = {}) {
+  function answer(
+    res: ServerResponse,
+    call: Call,
+    status: number,
+    code: number,
+    data: unknown,
+    msg = code === 0 ? "success" : "error",
+    headers: Record<string, string> = {},
+  ) {
     call.status = status;
     call.code = code;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -289,7 +423,10 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
         userMessages.set(String(body.message_id), String(body.chat_id));
         return json(res, 200, { ok: true });
       case "/_control/resource":
-        resources.set(`${String(body.message_id)}/${String(body.key)}`, Buffer.from(String(body.content ?? ""), "utf8"));
+        resources.set(
+          `${String(body.message_id)}/${String(body.key)}`,
+          Buffer.from(String(body.content ?? ""), "utf8"),
+        );
         return json(res, 200, { ok: true });
       case "/_control/script":
         scripts.push({ ...(body as unknown as Script), times: Number(body.times ?? 1) });
@@ -297,11 +434,25 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
       case "/_control/calls": {
         const api = url.searchParams.get("api");
         const chat = url.searchParams.get("chat");
-        return json(res, 200, calls.filter((c) => (!api || c.api === api) && (!chat || c.chat === chat)));
+        return json(
+          res,
+          200,
+          calls.filter((c) => (!api || c.api === api) && (!chat || c.chat === chat)),
+        );
       }
       case "/_control/messages": {
         const chat = url.searchParams.get("chat");
-        const shown = delivered.filter((m) => !chat || m.chat_id === chat).map((m) => (m.card_id ? { ...m, text: cards.get(m.card_id)!.text, streaming: cards.get(m.card_id)!.streaming } : m));
+        const shown = delivered
+          .filter((m) => !chat || m.chat_id === chat)
+          .map((m) =>
+            m.card_id
+              ? {
+                  ...m,
+                  text: cards.get(m.card_id)!.text,
+                  streaming: cards.get(m.card_id)!.streaming,
+                }
+              : m,
+          );
         return json(res, 200, shown);
       }
       case "/_control/reset":
@@ -317,11 +468,20 @@ export async function startFakeFeishuApi(options: { apps?: Record<string, string
 }
 
 function messageData(message: Delivered) {
-  return { message_id: message.message_id, chat_id: message.chat_id, msg_type: message.msg_type, create_time: String(message.at), ...(message.thread ? { thread_id: `omt_${message.message_id}` } : {}) };
+  return {
+    message_id: message.message_id,
+    chat_id: message.chat_id,
+    msg_type: message.msg_type,
+    create_time: String(message.at),
+    ...(message.thread ? { thread_id: `omt_${message.message_id}` } : {}),
+  };
 }
 
 /** Feishu checks `content` is a JSON string matching `msg_type`; a post's `md`/`text` elements carry its text. */
-function validateContent(msgType: string | undefined, content: string | undefined): string | undefined {
+function validateContent(
+  msgType: string | undefined,
+  content: string | undefined,
+): string | undefined {
   if (!msgType || !content) return "msg_type and content are required";
   let parsed: unknown;
   try {
@@ -330,10 +490,15 @@ function validateContent(msgType: string | undefined, content: string | undefine
     return "content is not a JSON string";
   }
   if (Buffer.byteLength(content) > 30 * 1024) return "content too large";
-  if (msgType === "text") return typeof (parsed as { text?: unknown }).text === "string" ? undefined : "text content needs text";
+  if (msgType === "text")
+    return typeof (parsed as { text?: unknown }).text === "string"
+      ? undefined
+      : "text content needs text";
   if (msgType === "post") {
     const locales = Object.values(parsed as Record<string, unknown>);
-    const ok = locales.length > 0 && locales.every((l) => Array.isArray((l as { content?: unknown }).content));
+    const ok =
+      locales.length > 0 &&
+      locales.every((l) => Array.isArray((l as { content?: unknown }).content));
     return ok ? undefined : "post content needs <locale>.content";
   }
   return undefined;
@@ -357,8 +522,13 @@ function postText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
   if (msgType === "text") return String(parsed.text);
   if (msgType === "interactive") {
-    const elements = (parsed.body as { elements?: Array<{ tag?: string; content?: string }> } | undefined)?.elements ?? [];
-    return elements.filter((e) => e.tag === "markdown").map((e) => e.content ?? "").join("\n");
+    const elements =
+      (parsed.body as { elements?: Array<{ tag?: string; content?: string }> } | undefined)
+        ?.elements ?? [];
+    return elements
+      .filter((e) => e.tag === "markdown")
+      .map((e) => e.content ?? "")
+      .join("\n");
   }
   const body = Object.values(parsed)[0] as { content: Array<Array<{ text?: string }>> };
   return body.content.map((p) => p.map((e) => e.text ?? "").join("")).join("\n");

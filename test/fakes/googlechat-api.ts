@@ -60,7 +60,10 @@ interface Script {
 const CHAT_EMAIL = "chat@system.gserviceaccount.com";
 
 export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
-  const keys: Record<"app-url" | "project-number", SigningKey> = { "app-url": await newSigningKey("oidc"), "project-number": await newSigningKey("chat") };
+  const keys: Record<"app-url" | "project-number", SigningKey> = {
+    "app-url": await newSigningKey("oidc"),
+    "project-number": await newSigningKey("chat"),
+  };
   const account = await generateKeyPair("RS256", { extractable: true });
   const serviceAccountEmail = "edgeclaw-test@fake-project.iam.gserviceaccount.com";
   const servicePublicKey = account.publicKey;
@@ -72,7 +75,13 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
   let media = new Map<string, string>();
   let baseUrl = "";
 
-  const googleError = (res: ServerResponse, code: number, status: string, message: string, headers: Record<string, string> = {}) => json(res, code, { error: { code, message, status } }, headers);
+  const googleError = (
+    res: ServerResponse,
+    code: number,
+    status: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ) => json(res, code, { error: { code, message, status } }, headers);
 
   /** The first script for `api` with times left: consumed and returned. */
   const scripted = (api: string): Script | undefined => {
@@ -80,23 +89,36 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
     if (script) script.times -= 1;
     return script;
   };
-  const authorized = (req: IncomingMessage) => tokens.has(/^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
+  const authorized = (req: IncomingMessage) =>
+    tokens.has(/^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
 
   async function sign(body: Record<string, unknown>): Promise<string> {
     const audienceType = body.audienceType === "project-number" ? "project-number" : "app-url";
     const key = body.forged ? await newSigningKey("forged") : keys[audienceType];
     const now = Math.floor(Date.now() / 1000);
-    const claims: Record<string, unknown> = audienceType === "app-url" ? { email: body.email ?? CHAT_EMAIL, email_verified: body.emailVerified ?? true } : {};
+    const claims: Record<string, unknown> =
+      audienceType === "app-url"
+        ? { email: body.email ?? CHAT_EMAIL, email_verified: body.emailVerified ?? true }
+        : {};
     return new SignJWT(claims)
       .setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "JWT" })
-      .setIssuer(String(body.issuer ?? (audienceType === "app-url" ? "https://accounts.google.com" : CHAT_EMAIL)))
+      .setIssuer(
+        String(
+          body.issuer ?? (audienceType === "app-url" ? "https://accounts.google.com" : CHAT_EMAIL),
+        ),
+      )
       .setAudience(String(body.audience))
       .setIssuedAt(now - 5)
       .setExpirationTime(now + Number(body.expiresInSeconds ?? 3600))
       .sign(key.privateKey);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string): Promise<unknown> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    raw: string,
+  ): Promise<unknown> {
     const path = url.pathname;
     // ---- control ---------------------------------------------------------------------------
     if (path.startsWith("/_control/")) {
@@ -110,7 +132,13 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
           return json(res, 200, { kid: keys[kind].kid });
         }
         case "/_control/script":
-          scripts.push({ api: String(body.api), times: Number(body.times ?? 1), status: body.status as number | undefined, retryAfter: body.retryAfter as number | undefined, dropConnection: body.dropConnection === true });
+          scripts.push({
+            api: String(body.api),
+            times: Number(body.times ?? 1),
+            status: body.status as number | undefined,
+            retryAfter: body.retryAfter as number | undefined,
+            dropConnection: body.dropConnection === true,
+          });
           return json(res, 200, { ok: true });
         case "/_control/media":
           media.set(String(body.resourceName), String(body.content ?? ""));
@@ -139,21 +167,45 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
     }
 
     // ---- key sets --------------------------------------------------------------------------
-    if (req.method === "GET" && path === "/oauth2/v3/certs") return json(res, 200, { keys: [keys["app-url"].jwk] }, { "cache-control": "public, max-age=300" });
-    if (req.method === "GET" && path === `/service_accounts/v1/metadata/jwk/${CHAT_EMAIL}`) return json(res, 200, { keys: [keys["project-number"].jwk] }, { "cache-control": "public, max-age=300" });
+    if (req.method === "GET" && path === "/oauth2/v3/certs")
+      return json(
+        res,
+        200,
+        { keys: [keys["app-url"].jwk] },
+        { "cache-control": "public, max-age=300" },
+      );
+    if (req.method === "GET" && path === `/service_accounts/v1/metadata/jwk/${CHAT_EMAIL}`)
+      return json(
+        res,
+        200,
+        { keys: [keys["project-number"].jwk] },
+        { "cache-control": "public, max-age=300" },
+      );
 
     // ---- token exchange --------------------------------------------------------------------
     if (req.method === "POST" && path === "/token") {
       calls.push({ api: "token", path, body: null, at: Date.now() });
       const script = scripted("token");
-      if (script?.status) return json(res, script.status, { error: "scripted", error_description: `HTTP ${script.status}` });
+      if (script?.status)
+        return json(res, script.status, {
+          error: "scripted",
+          error_description: `HTTP ${script.status}`,
+        });
       const form = new URLSearchParams(raw);
-      if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer") return json(res, 400, { error: "unsupported_grant_type" });
+      if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:jwt-bearer")
+        return json(res, 400, { error: "unsupported_grant_type" });
       try {
-        const { payload } = await jwtVerify(form.get("assertion") ?? "", servicePublicKey, { issuer: serviceAccountEmail, audience: `${baseUrl}/token` });
-        if (payload.scope !== "https://www.googleapis.com/auth/chat.bot") return json(res, 400, { error: "invalid_scope" });
+        const { payload } = await jwtVerify(form.get("assertion") ?? "", servicePublicKey, {
+          issuer: serviceAccountEmail,
+          audience: `${baseUrl}/token`,
+        });
+        if (payload.scope !== "https://www.googleapis.com/auth/chat.bot")
+          return json(res, 400, { error: "invalid_scope" });
       } catch (error) {
-        return json(res, 400, { error: "invalid_grant", error_description: error instanceof Error ? error.message : String(error) });
+        return json(res, 400, {
+          error: "invalid_grant",
+          error_description: error instanceof Error ? error.message : String(error),
+        });
       }
       const token = `ya29.fake-${randomUUID()}`;
       tokens.add(token);
@@ -165,12 +217,33 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
     const one = /^\/v1\/(spaces\/[^/]+)\/messages\/([^/]+)$/.exec(path);
     const mediaPath = /^\/v1\/media\/(.+)$/.exec(path);
     if (create || one || mediaPath) {
-      const api = create ? "create" : mediaPath ? "media" : req.method === "PATCH" ? "patch" : req.method === "DELETE" ? "delete" : "get";
+      const api = create
+        ? "create"
+        : mediaPath
+          ? "media"
+          : req.method === "PATCH"
+            ? "patch"
+            : req.method === "DELETE"
+              ? "delete"
+              : "get";
       const body = raw.length ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
       calls.push({ api, path: `${path}${url.search}`, body, at: Date.now() });
-      if (!authorized(req)) return googleError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.");
+      if (!authorized(req))
+        return googleError(
+          res,
+          401,
+          "UNAUTHENTICATED",
+          "Request had invalid authentication credentials.",
+        );
       const script = scripted(api);
-      if (script?.status && !script.dropConnection) return googleError(res, script.status, script.status === 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE", "scripted failure", script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
+      if (script?.status && !script.dropConnection)
+        return googleError(
+          res,
+          script.status,
+          script.status === 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE",
+          "scripted failure",
+          script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {},
+        );
       let answer: { status: number; body: unknown };
       if (mediaPath) {
         const content = media.get(decodeURIComponent(mediaPath[1]!));
@@ -180,28 +253,52 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
       } else if (create && req.method === "POST") {
         const space = create[1]!;
         const messageId = url.searchParams.get("messageId") ?? `m-${randomUUID()}`;
-        if (!/^client-[a-z0-9-]{1,56}$/.test(messageId) && url.searchParams.has("messageId")) return googleError(res, 400, "INVALID_ARGUMENT", "invalid messageId");
+        if (!/^client-[a-z0-9-]{1,56}$/.test(messageId) && url.searchParams.has("messageId"))
+          return googleError(res, 400, "INVALID_ARGUMENT", "invalid messageId");
         const name = `${space}/messages/${messageId}`;
         const text = String(body?.text ?? "");
-        if (text.length > 4096) return googleError(res, 400, "INVALID_ARGUMENT", "Maximum length of the field is 4096");
-        if (messages.some((m) => m.name === name)) return googleError(res, 409, "ALREADY_EXISTS", `Message ${name} already exists`);
+        if (text.length > 4096)
+          return googleError(res, 400, "INVALID_ARGUMENT", "Maximum length of the field is 4096");
+        if (messages.some((m) => m.name === name))
+          return googleError(res, 409, "ALREADY_EXISTS", `Message ${name} already exists`);
         const requested = (body?.thread as { name?: string } | undefined)?.name;
-        const thread = requested && url.searchParams.get("messageReplyOption") ? requested : `${space}/threads/t-${randomUUID().slice(0, 8)}`;
-        const message: ChatMessage = { name, space, text, thread, deleted: false, edits: 0, at: Date.now() };
+        const thread =
+          requested && url.searchParams.get("messageReplyOption")
+            ? requested
+            : `${space}/threads/t-${randomUUID().slice(0, 8)}`;
+        const message: ChatMessage = {
+          name,
+          space,
+          text,
+          thread,
+          deleted: false,
+          edits: 0,
+          at: Date.now(),
+        };
         messages.push(message);
-        answer = { status: 200, body: { name, text, thread: { name: thread }, space: { name: space } } };
+        answer = {
+          status: 200,
+          body: { name, text, thread: { name: thread }, space: { name: space } },
+        };
       } else if (one) {
         const name = `${one[1]}/messages/${one[2]}`;
         const message = messages.find((m) => m.name === name && !m.deleted);
         if (!message) return googleError(res, 404, "NOT_FOUND", `Message ${name} not found`);
         if (req.method === "PATCH") {
-          if (url.searchParams.get("updateMask") !== "text") return googleError(res, 400, "INVALID_ARGUMENT", "updateMask must name text");
+          if (url.searchParams.get("updateMask") !== "text")
+            return googleError(res, 400, "INVALID_ARGUMENT", "updateMask must name text");
           message.text = String(body?.text ?? "");
           message.edits += 1;
         } else if (req.method === "DELETE") {
           message.deleted = true;
         }
-        answer = { status: 200, body: req.method === "DELETE" ? {} : { name, text: message.text, thread: { name: message.thread } } };
+        answer = {
+          status: 200,
+          body:
+            req.method === "DELETE"
+              ? {}
+              : { name, text: message.text, thread: { name: message.thread } },
+        };
       } else {
         return googleError(res, 405, "INVALID_ARGUMENT", "method not allowed");
       }
@@ -214,7 +311,12 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
   const server = fakeServer(handle);
 
   function serviceAccountJson(): string {
-    return JSON.stringify({ type: "service_account", client_email: serviceAccountEmail, private_key: serviceAccountPem, token_uri: `${baseUrl}/token` });
+    return JSON.stringify({
+      type: "service_account",
+      client_email: serviceAccountEmail,
+      private_key: serviceAccountPem,
+      token_uri: `${baseUrl}/token`,
+    });
   }
 
   const listening = await listenOnLoopback(server);

@@ -7,17 +7,27 @@ import { readBody } from "./read-body.ts";
  * 500 with the error's text, so a broken fake shows in the test instead of hanging a request.
  * Each fake keeps its own routes, wire format and `/_control/…` endpoints.
  */
-export function fakeServer(handle: (req: IncomingMessage, res: ServerResponse, url: URL, body: string) => Promise<unknown>): Server {
+export function fakeServer(
+  handle: (req: IncomingMessage, res: ServerResponse, url: URL, body: string) => Promise<unknown>,
+): Server {
   return createServer((req, res) => {
-    void (async () => handle(req, res, new URL(req.url ?? "/", "http://fake"), await readBody(req)))().catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
+    void (async () =>
+      handle(req, res, new URL(req.url ?? "/", "http://fake"), await readBody(req)))().catch(
+      (error: unknown) => {
+        res.statusCode = 500;
+        res.end(String(error));
+      },
+    );
   });
 }
 
 /** A JSON answer, with any extra headers (retry-after, cache-control); headers set earlier with `res.setHeader` stay. */
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }

@@ -83,7 +83,15 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
     const auth = String(req.headers.authorization ?? "");
     const token = auth.startsWith("Bearer ") ? auth.slice(7) : "";
     const content = /^\/v2\/bot\/message\/([^/]+)\/content$/.exec(url.pathname);
-    const api = content ? "content" : ({ "/v2/bot/message/reply": "reply", "/v2/bot/message/push": "push", "/v2/bot/chat/loading/start": "loading" } as Record<string, string>)[url.pathname];
+    const api = content
+      ? "content"
+      : (
+          {
+            "/v2/bot/message/reply": "reply",
+            "/v2/bot/message/push": "push",
+            "/v2/bot/chat/loading/start": "loading",
+          } as Record<string, string>
+        )[url.pathname];
     if (!api) return json(res, 404, { message: "Not found" });
     let body: Record<string, unknown> = {};
     if (api !== "content") {
@@ -93,9 +101,26 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
         return json(res, 400, { message: "The request body has 1 error(s)" });
       }
     }
-    const to = api === "push" ? str(body.to) : api === "loading" ? str(body.chatId) : api === "reply" ? replyTokens.get(str(body.replyToken) ?? "")?.to : content?.[1];
-    const retryKey = req.headers["x-line-retry-key"] ? String(req.headers["x-line-retry-key"]) : undefined;
-    const call: Call = { api, to, body, retryKey, token: token ? `…${token.slice(-4)}` : "", status: 0, at: Date.now() };
+    const to =
+      api === "push"
+        ? str(body.to)
+        : api === "loading"
+          ? str(body.chatId)
+          : api === "reply"
+            ? replyTokens.get(str(body.replyToken) ?? "")?.to
+            : content?.[1];
+    const retryKey = req.headers["x-line-retry-key"]
+      ? String(req.headers["x-line-retry-key"])
+      : undefined;
+    const call: Call = {
+      api,
+      to,
+      body,
+      retryKey,
+      token: token ? `…${token.slice(-4)}` : "",
+      status: 0,
+      at: Date.now(),
+    };
     calls.push(call);
     const answer = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       call.status = status;
@@ -104,13 +129,26 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
     };
 
     if (!token || token.startsWith("revoked")) {
-      return answer(401, { message: "Authentication failed. Confirm that the access token in the authorization header is valid." });
+      return answer(401, {
+        message:
+          "Authentication failed. Confirm that the access token in the authorization header is valid.",
+      });
     }
     const script = scripts.find((s) => s.api === api && (!s.to || s.to === to) && s.times > 0);
     if (script) {
       script.times -= 1;
       if (!script.dropConnection) {
-        return answer(script.status ?? 500, { message: script.message ?? (script.status === 429 ? "Too Many Requests" : "Internal server error") }, script.status === 429 && script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {});
+        return answer(
+          script.status ?? 500,
+          {
+            message:
+              script.message ??
+              (script.status === 429 ? "Too Many Requests" : "Internal server error"),
+          },
+          script.status === 429 && script.retryAfter !== undefined
+            ? { "retry-after": String(script.retryAfter) }
+            : {},
+        );
       }
     }
     const drop = () => {
@@ -126,25 +164,39 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
       if (!file) return answer(404, { message: "Not found" });
       if (drop()) return;
       call.status = 200;
-      res.writeHead(200, { "content-type": file.contentType, "content-length": String(file.body.byteLength) });
+      res.writeHead(200, {
+        "content-type": file.contentType,
+        "content-length": String(file.body.byteLength),
+      });
       return res.end(file.body);
     }
     if (api === "loading") {
-      if (!to || !/^U[0-9a-f]{32}$/.test(to)) return answer(400, { message: "The property, 'chatId', in the request body is invalid (line 1, column 12)" });
+      if (!to || !/^U[0-9a-f]{32}$/.test(to))
+        return answer(400, {
+          message: "The property, 'chatId', in the request body is invalid (line 1, column 12)",
+        });
       const seconds = body.loadingSeconds === undefined ? 20 : Number(body.loadingSeconds);
-      if (!Number.isInteger(seconds) || seconds < 5 || seconds > 60 || seconds % 5 !== 0) return answer(400, { message: "The request body has 1 error(s)", details: [{ message: "invalid", property: "loadingSeconds" }] });
+      if (!Number.isInteger(seconds) || seconds < 5 || seconds > 60 || seconds % 5 !== 0)
+        return answer(400, {
+          message: "The request body has 1 error(s)",
+          details: [{ message: "invalid", property: "loadingSeconds" }],
+        });
       if (drop()) return;
       return answer(202, {});
     }
 
-    const messages = Array.isArray(body.messages) ? (body.messages as Array<Record<string, unknown>>) : [];
+    const messages = Array.isArray(body.messages)
+      ? (body.messages as Array<Record<string, unknown>>)
+      : [];
     const invalid = validateMessages(messages);
-    if (invalid) return answer(400, { message: "The request body has 1 error(s)", details: [invalid] });
+    if (invalid)
+      return answer(400, { message: "The request body has 1 error(s)", details: [invalid] });
 
     if (api === "reply") {
       if (retryKey) return answer(400, { message: "The retry key cannot be used with this API" });
       const issued = replyTokens.get(str(body.replyToken) ?? "");
-      if (!issued || issued.used || issued.expiresAt < Date.now()) return answer(400, { message: "Invalid reply token" });
+      if (!issued || issued.used || issued.expiresAt < Date.now())
+        return answer(400, { message: "Invalid reply token" });
       issued.used = true;
       const sent = deliver(issued.to, messages, "reply");
       if (drop()) return;
@@ -152,11 +204,20 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
     }
 
     // push
-    if (!to || !/^[UCR][0-9a-f]{32}$/.test(to)) return answer(400, { message: "The property, 'to', in the request body is invalid (line 1, column 7)" });
+    if (!to || !/^[UCR][0-9a-f]{32}$/.test(to))
+      return answer(400, {
+        message: "The property, 'to', in the request body is invalid (line 1, column 7)",
+      });
     if (retryKey !== undefined) {
-      if (!UUID.test(retryKey)) return answer(400, { message: "The value for the 'X-Line-Retry-Key' header is invalid" });
+      if (!UUID.test(retryKey))
+        return answer(400, { message: "The value for the 'X-Line-Retry-Key' header is invalid" });
       const seen = retryKeys.get(retryKey);
-      if (seen) return answer(409, { message: "The retry key is already accepted", sentMessages: seen.sent }, { "x-line-accepted-request-id": seen.requestId });
+      if (seen)
+        return answer(
+          409,
+          { message: "The retry key is already accepted", sentMessages: seen.sent },
+          { "x-line-accepted-request-id": seen.requestId },
+        );
     }
     const sent = deliver(to, messages, "push");
     if (retryKey !== undefined) retryKeys.set(retryKey, { requestId, sent });
@@ -176,25 +237,40 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
     const body = controlBody(raw);
     switch (url.pathname) {
       case "/_control/reply-token":
-        replyTokens.set(String(body.replyToken), { to: String(body.to), expiresAt: Date.now() + Number(body.ttlMs ?? 60_000), used: false });
+        replyTokens.set(String(body.replyToken), {
+          to: String(body.to),
+          expiresAt: Date.now() + Number(body.ttlMs ?? 60_000),
+          used: false,
+        });
         return json(res, 200, { ok: true });
       case "/_control/script":
         scripts.push({ ...(body as unknown as Script), times: Number(body.times ?? 1) });
         return json(res, 200, { ok: true });
       case "/_control/content":
         contents.set(String(body.messageId), {
-          body: body.bytes !== undefined ? Buffer.alloc(Number(body.bytes), "a") : Buffer.from(String(body.content ?? ""), "utf8"),
+          body:
+            body.bytes !== undefined
+              ? Buffer.alloc(Number(body.bytes), "a")
+              : Buffer.from(String(body.content ?? ""), "utf8"),
           contentType: String(body.contentType ?? "text/plain"),
         });
         return json(res, 200, { ok: true });
       case "/_control/calls": {
         const api = url.searchParams.get("api");
         const to = url.searchParams.get("to");
-        return json(res, 200, calls.filter((c) => (!api || c.api === api) && (!to || c.to === to)));
+        return json(
+          res,
+          200,
+          calls.filter((c) => (!api || c.api === api) && (!to || c.to === to)),
+        );
       }
       case "/_control/messages": {
         const to = url.searchParams.get("to");
-        return json(res, 200, delivered.filter((m) => !to || m.to === to));
+        return json(
+          res,
+          200,
+          delivered.filter((m) => !to || m.to === to),
+        );
       }
       case "/_control/reset":
         if (method !== "POST") break;
@@ -212,13 +288,20 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
   return listenOnLoopback(server);
 }
 
-function validateMessages(messages: Array<Record<string, unknown>>): { message: string; property: string } | undefined {
-  if (messages.length < 1 || messages.length > 5) return { message: "Size must be between 1 and 5", property: "messages" };
+function validateMessages(
+  messages: Array<Record<string, unknown>>,
+): { message: string; property: string } | undefined {
+  if (messages.length < 1 || messages.length > 5)
+    return { message: "Size must be between 1 and 5", property: "messages" };
   for (const [index, message] of messages.entries()) {
     if (message.type !== "text") continue;
     const text = String(message.text ?? "");
     if (!text) return { message: "Must not be empty", property: `messages[${index}].text` };
-    if (text.length > TEXT_LIMIT) return { message: `Length must be between 0 and ${TEXT_LIMIT}`, property: `messages[${index}].text` };
+    if (text.length > TEXT_LIMIT)
+      return {
+        message: `Length must be between 0 and ${TEXT_LIMIT}`,
+        property: `messages[${index}].text`,
+      };
   }
   return undefined;
 }

@@ -74,7 +74,13 @@ const stepSchema = z.discriminatedUnion("type", [
   /** Starts streaming `text`, then goes silent without ending (idle timeout). */
   z.object({ type: z.literal("stall"), text: z.string().default(""), ...timing }),
   /** Streams `text`, then reports an error inside the 200 stream. */
-  z.object({ type: z.literal("stream_error"), text: z.string().default(""), errorType: z.string(), message: z.string().optional(), ...timing }),
+  z.object({
+    type: z.literal("stream_error"),
+    text: z.string().default(""),
+    errorType: z.string(),
+    message: z.string().optional(),
+    ...timing,
+  }),
   /** Streams `text`, then closes the connection without the terminal event. */
   z.object({ type: z.literal("truncate"), text: z.string().default(""), ...timing }),
 ]);
@@ -101,7 +107,8 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { message: `fake model server: ${String(error)}` } });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: { message: `fake model server: ${String(error)}` } });
       else res.destroy();
     });
   });
@@ -119,7 +126,10 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     }
     if (url.pathname === "/_control/requests" && req.method === "GET") {
       const scenario = url.searchParams.get("scenario") ?? "default";
-      return sendJson(res, 200, { requests: logs.get(scenario) ?? [], pending: queues.get(scenario)?.length ?? 0 });
+      return sendJson(res, 200, {
+        requests: logs.get(scenario) ?? [],
+        pending: queues.get(scenario)?.length ?? 0,
+      });
     }
     if (url.pathname === "/_control/reset" && req.method === "POST") {
       const parsed = resetSchema.safeParse(safeJson(raw));
@@ -131,14 +141,30 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     if (req.method === "POST" && /\/embeddings$/.test(url.pathname)) {
       const body = safeJson(raw);
       return handleEmbeddings(res, flatHeaders(req), isRecord(body) ? body : {}, (scenario) => {
-        logs.set(scenario, [...(logs.get(scenario) ?? []), { api: "openai", path: url.pathname, headers: flatHeaders(req), body: isRecord(body) ? body : {} }]);
+        logs.set(scenario, [
+          ...(logs.get(scenario) ?? []),
+          {
+            api: "openai",
+            path: url.pathname,
+            headers: flatHeaders(req),
+            body: isRecord(body) ? body : {},
+          },
+        ]);
       });
     }
     if (req.method === "POST" && url.pathname.startsWith("/ai/run/")) {
       const body = safeJson(raw);
       const model = decodeURIComponent(url.pathname.slice("/ai/run/".length));
       return handleWorkersAiRun(res, model, isRecord(body) ? body : {}, (scenario) => {
-        logs.set(scenario, [...(logs.get(scenario) ?? []), { api: "openai", path: url.pathname, headers: flatHeaders(req), body: isRecord(body) ? body : {} }]);
+        logs.set(scenario, [
+          ...(logs.get(scenario) ?? []),
+          {
+            api: "openai",
+            path: url.pathname,
+            headers: flatHeaders(req),
+            body: isRecord(body) ? body : {},
+          },
+        ]);
       });
     }
     const api: Api | undefined =
@@ -147,10 +173,16 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
         : req.method === "POST" && /\/chat\/completions$/.test(url.pathname)
           ? "openai"
           : undefined;
-    if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route ${req.method} ${url.pathname}` } });
+    if (!api)
+      return sendJson(res, 404, {
+        error: { message: `fake model server: no route ${req.method} ${url.pathname}` },
+      });
 
     const body = safeJson(raw);
-    if (!isRecord(body)) return sendJson(res, 400, { error: { type: "invalid_request_error", message: "body is not a JSON object" } });
+    if (!isRecord(body))
+      return sendJson(res, 400, {
+        error: { type: "invalid_request_error", message: "body is not a JSON object" },
+      });
     const scenario = scenarioOf(body);
     const log = logs.get(scenario) ?? [];
     log.push({ api, path: url.pathname, headers: flatHeaders(req), body });
@@ -162,12 +194,18 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     if ("delayMs" in step && step.delayMs) await wait(step.delayMs);
     if (step.type === "error") return sendError(res, api, step);
     const stream = body.stream === true;
-    const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
+    const includeUsage =
+      isRecord(body.stream_options) && body.stream_options.include_usage === true;
     const model = typeof body.model === "string" ? body.model : "fake-model";
     const plan = planFor(step, body, id);
     if (!stream) {
-      if (step.type !== "text" && step.type !== "tool_calls") return sendError(res, api, { type: "error", status: 500, message: "scripted failure" });
-      return sendJson(res, 200, api === "anthropic" ? anthropicJson(plan, model) : openAiJson(plan, model));
+      if (step.type !== "text" && step.type !== "tool_calls")
+        return sendError(res, api, { type: "error", status: 500, message: "scripted failure" });
+      return sendJson(
+        res,
+        200,
+        api === "anthropic" ? anthropicJson(plan, model) : openAiJson(plan, model),
+      );
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const writer = new SseWriter(res, "chunkDelayMs" in step ? (step.chunkDelayMs ?? 0) : 0);
@@ -191,8 +229,13 @@ function planFor(step: Step, body: Record<string, unknown>, id: number): Plan {
   const calls =
     step.type === "tool_calls"
       ? step.calls.map((call, index) => {
-          const json = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
-          return { id: call.id ?? `call_fake_${id}_${index}`, name: call.name, fragments: splitInto(json, call.fragments ?? 1) };
+          const json =
+            typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+          return {
+            id: call.id ?? `call_fake_${id}_${index}`,
+            name: call.name,
+            fragments: splitInto(json, call.fragments ?? 1),
+          };
         })
       : [];
   const scripted = step.type === "text" || step.type === "tool_calls" ? step.usage : undefined;
@@ -202,11 +245,20 @@ function planFor(step: Step, body: Record<string, unknown>, id: number): Plan {
     cacheRead: scripted?.cacheRead ?? 0,
     cacheWrite: scripted?.cacheWrite ?? 0,
   };
-  const stop = calls.length ? "tool_use" : step.type === "text" && step.stopReason === "max_tokens" ? "max_tokens" : "end";
+  const stop = calls.length
+    ? "tool_use"
+    : step.type === "text" && step.stopReason === "max_tokens"
+      ? "max_tokens"
+      : "end";
   return { textChunks, calls, usage, stop };
 }
 
-async function streamAnthropic(writer: SseWriter, plan: Plan, model: string, step: Step): Promise<void> {
+async function streamAnthropic(
+  writer: SseWriter,
+  plan: Plan,
+  model: string,
+  step: Step,
+): Promise<void> {
   await writer.event("message_start", {
     type: "message_start",
     message: {
@@ -217,20 +269,36 @@ async function streamAnthropic(writer: SseWriter, plan: Plan, model: string, ste
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: plan.usage.input, output_tokens: 1, cache_read_input_tokens: plan.usage.cacheRead, cache_creation_input_tokens: plan.usage.cacheWrite },
+      usage: {
+        input_tokens: plan.usage.input,
+        output_tokens: 1,
+        cache_read_input_tokens: plan.usage.cacheRead,
+        cache_creation_input_tokens: plan.usage.cacheWrite,
+      },
     },
   });
   await writer.event("ping", { type: "ping" });
   let index = 0;
   if (plan.textChunks.some(Boolean)) {
-    await writer.event("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+    await writer.event("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: { type: "text", text: "" },
+    });
     for (const piece of plan.textChunks) {
-      await writer.event("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } });
+      await writer.event("content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "text_delta", text: piece },
+      });
     }
     if (step.type === "stall") return writer.stall();
     if (step.type === "truncate") return writer.end();
     if (step.type === "stream_error") {
-      await writer.event("error", { type: "error", error: { type: step.errorType, message: step.message ?? step.errorType } });
+      await writer.event("error", {
+        type: "error",
+        error: { type: step.errorType, message: step.message ?? step.errorType },
+      });
       return writer.end();
     }
     await writer.event("content_block_stop", { type: "content_block_stop", index });
@@ -238,25 +306,51 @@ async function streamAnthropic(writer: SseWriter, plan: Plan, model: string, ste
   } else if (step.type === "stall") return writer.stall();
   else if (step.type === "truncate") return writer.end();
   else if (step.type === "stream_error") {
-    await writer.event("error", { type: "error", error: { type: step.errorType, message: step.message ?? step.errorType } });
+    await writer.event("error", {
+      type: "error",
+      error: { type: step.errorType, message: step.message ?? step.errorType },
+    });
     return writer.end();
   }
   for (const call of plan.calls) {
-    await writer.event("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } });
+    await writer.event("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
+    });
     for (const fragment of call.fragments) {
-      await writer.event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: fragment } });
+      await writer.event("content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json: fragment },
+      });
     }
     await writer.event("content_block_stop", { type: "content_block_stop", index });
     index++;
   }
   const stopReason = plan.stop === "end" ? "end_turn" : plan.stop;
-  await writer.event("message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: plan.usage.output } });
+  await writer.event("message_delta", {
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: plan.usage.output },
+  });
   await writer.event("message_stop", { type: "message_stop" });
   writer.end();
 }
 
-async function streamOpenAi(writer: SseWriter, plan: Plan, model: string, step: Step, includeUsage: boolean): Promise<void> {
-  const base = { id: `chatcmpl-fake-${Date.now()}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
+async function streamOpenAi(
+  writer: SseWriter,
+  plan: Plan,
+  model: string,
+  step: Step,
+  includeUsage: boolean,
+): Promise<void> {
+  const base = {
+    id: `chatcmpl-fake-${Date.now()}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+  };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
     ...base,
     choices: [{ index: 0, delta, finish_reason: finish }],
@@ -267,14 +361,29 @@ async function streamOpenAi(writer: SseWriter, plan: Plan, model: string, step: 
   if (step.type === "stall") return writer.stall();
   if (step.type === "truncate") return writer.end();
   if (step.type === "stream_error") {
-    await writer.data({ error: { message: step.message ?? step.errorType, type: step.errorType, param: null, code: null } });
+    await writer.data({
+      error: {
+        message: step.message ?? step.errorType,
+        type: step.errorType,
+        param: null,
+        code: null,
+      },
+    });
     return writer.end();
   }
   for (const [index, call] of plan.calls.entries()) {
-    await writer.data(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-    for (const fragment of call.fragments) await writer.data(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
+    await writer.data(
+      chunk({
+        tool_calls: [
+          { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+        ],
+      }),
+    );
+    for (const fragment of call.fragments)
+      await writer.data(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
   }
-  const finish = plan.stop === "tool_use" ? "tool_calls" : plan.stop === "max_tokens" ? "length" : "stop";
+  const finish =
+    plan.stop === "tool_use" ? "tool_calls" : plan.stop === "max_tokens" ? "length" : "stop";
   await writer.data(chunk({}, finish));
   if (includeUsage) {
     await writer.data({
@@ -301,11 +410,21 @@ function anthropicJson(plan: Plan, model: string): Record<string, unknown> {
     model,
     content: [
       ...(text ? [{ type: "text", text }] : []),
-      ...plan.calls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: safeJson(call.fragments.join("")) ?? {} })),
+      ...plan.calls.map((call) => ({
+        type: "tool_use",
+        id: call.id,
+        name: call.name,
+        input: safeJson(call.fragments.join("")) ?? {},
+      })),
     ],
     stop_reason: plan.stop === "end" ? "end_turn" : plan.stop,
     stop_sequence: null,
-    usage: { input_tokens: plan.usage.input, output_tokens: plan.usage.output, cache_read_input_tokens: plan.usage.cacheRead, cache_creation_input_tokens: plan.usage.cacheWrite },
+    usage: {
+      input_tokens: plan.usage.input,
+      output_tokens: plan.usage.output,
+      cache_read_input_tokens: plan.usage.cacheRead,
+      cache_creation_input_tokens: plan.usage.cacheWrite,
+    },
   };
 }
 
@@ -323,10 +442,17 @@ function openAiJson(plan: Plan, model: string): Record<string, unknown> {
           role: "assistant",
           content: text || null,
           ...(plan.calls.length
-            ? { tool_calls: plan.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.fragments.join("") } })) }
+            ? {
+                tool_calls: plan.calls.map((call) => ({
+                  id: call.id,
+                  type: "function",
+                  function: { name: call.name, arguments: call.fragments.join("") },
+                })),
+              }
             : {}),
         },
-        finish_reason: plan.stop === "tool_use" ? "tool_calls" : plan.stop === "max_tokens" ? "length" : "stop",
+        finish_reason:
+          plan.stop === "tool_use" ? "tool_calls" : plan.stop === "max_tokens" ? "length" : "stop",
       },
     ],
     usage: {
@@ -351,15 +477,27 @@ const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
 };
 
 function sendError(res: ServerResponse, api: Api, step: Extract<Step, { type: "error" }>): void {
-  const headers: Record<string, string> = { "content-type": "application/json", ...(step.headers ?? {}) };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(step.headers ?? {}),
+  };
   if (step.rawBody !== undefined) {
     res.writeHead(step.status, headers);
     res.end(step.rawBody);
     return;
   }
-  const type = step.errorType ?? (api === "anthropic" ? (ANTHROPIC_ERROR_TYPES[step.status] ?? "api_error") : step.status >= 500 ? "server_error" : "invalid_request_error");
+  const type =
+    step.errorType ??
+    (api === "anthropic"
+      ? (ANTHROPIC_ERROR_TYPES[step.status] ?? "api_error")
+      : step.status >= 500
+        ? "server_error"
+        : "invalid_request_error");
   const message = step.message ?? `scripted ${step.status}`;
-  const body = api === "anthropic" ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: step.code ?? null } };
+  const body =
+    api === "anthropic"
+      ? { type: "error", error: { type, message } }
+      : { error: { message, type, param: null, code: step.code ?? null } };
   res.writeHead(step.status, headers);
   res.end(JSON.stringify(body));
 }
@@ -377,7 +515,10 @@ function lastUserText(body: Record<string, unknown>): string {
     if (typeof message.content === "string") return message.content;
     if (Array.isArray(message.content)) {
       const text = message.content
-        .filter((block): block is Record<string, unknown> => isRecord(block) && block.type === "text" && typeof block.text === "string")
+        .filter(
+          (block): block is Record<string, unknown> =>
+            isRecord(block) && block.type === "text" && typeof block.text === "string",
+        )
         .map((block) => block.text as string)
         .join("\n");
       if (text) return text;
@@ -436,7 +577,6 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
   }
   return out;
 }
-
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });

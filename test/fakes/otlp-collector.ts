@@ -18,7 +18,11 @@ export interface OtlpSpan {
 
 export interface FakeOtlpCollector {
   url: string;
-  requests: Array<{ path: string; headers: Record<string, string | string[] | undefined>; raw: string }>;
+  requests: Array<{
+    path: string;
+    headers: Record<string, string | string[] | undefined>;
+    raw: string;
+  }>;
   spans(): Array<OtlpSpan & { service: string }>;
   stop(): Promise<void>;
 }
@@ -30,7 +34,11 @@ export async function startFakeOtlpCollector(): Promise<FakeOtlpCollector> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
-      if (req.method !== "POST" || req.url !== "/v1/traces" || !String(req.headers["content-type"]).startsWith("application/json")) {
+      if (
+        req.method !== "POST" ||
+        req.url !== "/v1/traces" ||
+        !String(req.headers["content-type"]).startsWith("application/json")
+      ) {
         res.writeHead(404).end();
         return;
       }
@@ -51,11 +59,18 @@ export async function startFakeOtlpCollector(): Promise<FakeOtlpCollector> {
     spans() {
       return requests.flatMap((request) => {
         const body = JSON.parse(request.raw) as {
-          resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+            scopeSpans: Array<{ spans: OtlpSpan[] }>;
+          }>;
         };
         return body.resourceSpans.flatMap((resource) => {
-          const service = resource.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue ?? "";
-          return resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => ({ ...span, service })));
+          const service =
+            resource.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue ??
+            "";
+          return resource.scopeSpans.flatMap((scope) =>
+            scope.spans.map((span) => ({ ...span, service })),
+          );
         });
       });
     },

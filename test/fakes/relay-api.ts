@@ -45,10 +45,20 @@ export async function startFakeRelayApi(): Promise<FakeRelayApi> {
       scripts.push({ chat: script.chat, times: script.times ?? 1, hangMs: script.hangMs });
       return json(200, { ok: true });
     }
-    if (url.pathname === "/_control/messages") return json(200, messages.filter((m) => m.chat === url.searchParams.get("chat")));
-    if (url.pathname === "/_control/calls") return json(200, calls.filter((c) => c.chat === url.searchParams.get("chat")));
-    if (url.pathname !== "/messages" || req.method !== "POST") return json(404, { error: "not found" });
-    if (!/^Bearer \S+$/.test(req.headers.authorization ?? "")) return json(401, { error: "unauthorized" });
+    if (url.pathname === "/_control/messages")
+      return json(
+        200,
+        messages.filter((m) => m.chat === url.searchParams.get("chat")),
+      );
+    if (url.pathname === "/_control/calls")
+      return json(
+        200,
+        calls.filter((c) => c.chat === url.searchParams.get("chat")),
+      );
+    if (url.pathname !== "/messages" || req.method !== "POST")
+      return json(404, { error: "not found" });
+    if (!/^Bearer \S+$/.test(req.headers.authorization ?? ""))
+      return json(401, { error: "unauthorized" });
     const key = req.headers["idempotency-key"];
     let sent: { chat?: unknown; thread?: unknown; text?: unknown };
     try {
@@ -56,11 +66,23 @@ export async function startFakeRelayApi(): Promise<FakeRelayApi> {
     } catch {
       return json(400, { error: "invalid json" });
     }
-    if (typeof key !== "string" || !key || typeof sent.chat !== "string" || typeof sent.text !== "string") return json(400, { error: "chat, text and Idempotency-Key are required" });
+    if (
+      typeof key !== "string" ||
+      !key ||
+      typeof sent.chat !== "string" ||
+      typeof sent.text !== "string"
+    )
+      return json(400, { error: "chat, text and Idempotency-Key are required" });
     calls.push({ key, chat: sent.chat, text: sent.text });
     let stored = messages.find((m) => m.key === key);
     if (!stored) {
-      stored = { id: `m${messages.length + 1}`, key, chat: sent.chat, text: sent.text, ...(typeof sent.thread === "string" ? { thread: sent.thread } : {}) };
+      stored = {
+        id: `m${messages.length + 1}`,
+        key,
+        chat: sent.chat,
+        text: sent.text,
+        ...(typeof sent.thread === "string" ? { thread: sent.thread } : {}),
+      };
       messages.push(stored);
     }
     const script = scripts.find((s) => s.chat === sent.chat && s.times > 0);

@@ -15,5 +15,9 @@ export interface SigningKey {
 export async function newSigningKey(prefix: string): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
   const kid = `${prefix}-${randomUUID().slice(0, 8)}`;
-  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
+  return {
+    kid,
+    privateKey,
+    jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" },
+  };
 }

@@ -90,7 +90,12 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     if (url.pathname.startsWith("/response/")) {
-      calls.push({ method: "response_url", args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) }, token: "", at: Date.now() });
+      calls.push({
+        method: "response_url",
+        args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) },
+        token: "",
+        at: Date.now(),
+      });
       const script = scripts.find((s) => s.method === "response_url" && s.times > 0);
       if (script) {
         script.times -= 1;
@@ -104,7 +109,12 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (url.pathname.startsWith("/files/")) {
       // url_private downloads: Bearer bot token required; without it Slack serves its sign-in page.
       const auth = String(req.headers.authorization ?? "");
-      calls.push({ method: "files.download", args: { path: url.pathname }, token: auth ? `…${auth.slice(-4)}` : "", at: Date.now() });
+      calls.push({
+        method: "files.download",
+        args: { path: url.pathname },
+        token: auth ? `…${auth.slice(-4)}` : "",
+        at: Date.now(),
+      });
       const file = files.get(url.pathname);
       if (!auth.startsWith("Bearer xox")) {
         res.writeHead(200, { "content-type": "text/html" });
@@ -124,12 +134,22 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     const method = match[1]!;
     const args = parseArgs(body, req.headers["content-type"]);
     const auth = String(req.headers.authorization ?? "");
-    const token = auth.startsWith("Bearer ") ? auth.slice(7) : typeof args.token === "string" ? args.token : "";
+    const token = auth.startsWith("Bearer ")
+      ? auth.slice(7)
+      : typeof args.token === "string"
+        ? args.token
+        : "";
     delete args.token;
     calls.push({ method, args, token: token ? `…${token.slice(-4)}` : "", at: Date.now() });
 
     const channel = typeof args.channel === "string" ? args.channel : undefined;
-    const script = scripts.find((s) => s.method === method && (!s.channel || s.channel === channel) && (!s.token || s.token === token) && s.times > 0);
+    const script = scripts.find(
+      (s) =>
+        s.method === method &&
+        (!s.channel || s.channel === channel) &&
+        (!s.token || s.token === token) &&
+        s.times > 0,
+    );
     if (script) script.times -= 1;
     if (script?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
     if (script && !script.dropConnection && (script.status || script.error || !script.delayMs)) {
@@ -137,10 +157,12 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
         res.setHeader("Retry-After", String(script.retryAfter ?? 1));
         return json(res, 429, { ok: false, error: "ratelimited" });
       }
-      if (script.status && script.status !== 200) return json(res, script.status, { ok: false, error: "server_error" });
+      if (script.status && script.status !== 200)
+        return json(res, script.status, { ok: false, error: "server_error" });
       return json(res, 200, { ok: false, error: script.error ?? "internal_error" });
     }
-    if (!token.startsWith("xox") || token === "xoxb-invalid") return json(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
+    if (!token.startsWith("xox") || token === "xoxb-invalid")
+      return json(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
 
     const result = apply(method, args, token);
     if (script?.dropConnection) {
@@ -151,19 +173,32 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     return json(res, 200, result);
   }
 
-  function apply(method: string, args: Record<string, unknown>, token: string): Record<string, unknown> {
+  function apply(
+    method: string,
+    args: Record<string, unknown>,
+    token: string,
+  ): Record<string, unknown> {
     const identity = identities.get(token) ?? DEFAULT_IDENTITY;
-    const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
+    const str = (key: string) =>
+      typeof args[key] === "string" ? (args[key] as string) : undefined;
     switch (method) {
       case "auth.test":
-        return { ok: true, url: "https://fake.slack.test/", team: "Fake", user: "edgeclaw", ...identity };
+        return {
+          ok: true,
+          url: "https://fake.slack.test/",
+          team: "Fake",
+          user: "edgeclaw",
+          ...identity,
+        };
       case "chat.postMessage":
       case "chat.startStream": {
         const channel = str("channel");
         if (!channel) return { ok: false, error: "channel_not_found" };
-        if (method === "chat.startStream" && !str("thread_ts")) return { ok: false, error: "invalid_arguments" };
+        if (method === "chat.startStream" && !str("thread_ts"))
+          return { ok: false, error: "invalid_arguments" };
         const text = str("text") ?? str("markdown_text") ?? "";
-        if (method === "chat.postMessage" && !text && !args.blocks) return { ok: false, error: "no_text" };
+        if (method === "chat.postMessage" && !text && !args.blocks)
+          return { ok: false, error: "no_text" };
         const message: StoredMessage = {
           channel,
           ts: nextTs(),
@@ -175,13 +210,26 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
           streaming: method === "chat.startStream",
         };
         messages.push(message);
-        return { ok: true, channel, ts: message.ts, message: { type: "message", text, user: message.user, bot_id: message.bot_id, ts: message.ts } };
+        return {
+          ok: true,
+          channel,
+          ts: message.ts,
+          message: {
+            type: "message",
+            text,
+            user: message.user,
+            bot_id: message.bot_id,
+            ts: message.ts,
+          },
+        };
       }
       case "chat.appendStream":
       case "chat.stopStream":
       case "chat.update":
       case "chat.delete": {
-        const found = messages.find((m) => m.channel === str("channel") && m.ts === str("ts") && !m.deleted);
+        const found = messages.find(
+          (m) => m.channel === str("channel") && m.ts === str("ts") && !m.deleted,
+        );
         if (!found) return { ok: false, error: "message_not_found" };
         if (method === "chat.appendStream") {
           if (!found.streaming) return { ok: false, error: "message_not_in_streaming_state" };
@@ -201,20 +249,36 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       case "conversations.replies": {
         const channel = str("channel");
         const thread = str("ts");
-        if (method === "conversations.replies" && !thread) return { ok: false, error: "thread_not_found" };
+        if (method === "conversations.replies" && !thread)
+          return { ok: false, error: "thread_not_found" };
         const inclusive = String(args.inclusive) === "true" || args.inclusive === "1";
         const oldest = str("oldest") ?? String(args.oldest ?? "0");
-        const latest = str("latest") ?? (args.latest !== undefined ? String(args.latest) : undefined);
-        const after = (ts: string) => (inclusive ? compareTs(ts, oldest) >= 0 : compareTs(ts, oldest) > 0);
-        const before = (ts: string) => latest === undefined || (inclusive ? compareTs(ts, latest) <= 0 : compareTs(ts, latest) < 0);
+        const latest =
+          str("latest") ?? (args.latest !== undefined ? String(args.latest) : undefined);
+        const after = (ts: string) =>
+          inclusive ? compareTs(ts, oldest) >= 0 : compareTs(ts, oldest) > 0;
+        const before = (ts: string) =>
+          latest === undefined ||
+          (inclusive ? compareTs(ts, latest) <= 0 : compareTs(ts, latest) < 0);
         const newestFirst = method === "conversations.history";
         const matching = messages
           .filter((m) => m.channel === channel && !m.deleted)
-          .filter((m) => (method === "conversations.replies" ? m.thread_ts === thread || m.ts === thread : !m.thread_ts))
+          .filter((m) =>
+            method === "conversations.replies"
+              ? m.thread_ts === thread || m.ts === thread
+              : !m.thread_ts,
+          )
           .filter((m) => after(m.ts) && before(m.ts))
           .sort((a, b) => compareTs(a.ts, b.ts) * (newestFirst ? -1 : 1));
         const limit = Math.min(999, Math.max(1, Number(args.limit ?? 100) || 100));
-        const offset = typeof args.cursor === "string" && args.cursor ? Number(Buffer.from(args.cursor, "base64").toString().replace(/^offset:/, "")) : 0;
+        const offset =
+          typeof args.cursor === "string" && args.cursor
+            ? Number(
+                Buffer.from(args.cursor, "base64")
+                  .toString()
+                  .replace(/^offset:/, ""),
+              )
+            : 0;
         const page = matching.slice(offset, offset + limit).map((m) => ({
           type: "message",
           user: m.user,
@@ -222,14 +286,18 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
           text: m.text,
           ts: m.ts,
           thread_ts: m.thread_ts,
-          ...(String(args.include_all_metadata) === "true" && m.metadata ? { metadata: m.metadata } : {}),
+          ...(String(args.include_all_metadata) === "true" && m.metadata
+            ? { metadata: m.metadata }
+            : {}),
         }));
         const more = offset + limit < matching.length;
         return {
           ok: true,
           messages: page,
           has_more: more,
-          response_metadata: { next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "" },
+          response_metadata: {
+            next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "",
+          },
         };
       }
       case "reactions.add":
@@ -258,17 +326,40 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (path === "flood" && method === "POST") {
       const flood = JSON.parse(body) as { channel: string; count: number; thread_ts?: string };
       for (let i = 0; i < flood.count; i++) {
-        messages.push({ channel: flood.channel, ts: nextTs(), text: `chatter ${i}`, thread_ts: flood.thread_ts, user: "UCHATTY", bot_id: "" });
+        messages.push({
+          channel: flood.channel,
+          ts: nextTs(),
+          text: `chatter ${i}`,
+          thread_ts: flood.thread_ts,
+          user: "UCHATTY",
+          bot_id: "",
+        });
       }
       return json(res, 200, { ok: true });
     }
     if (path === "file" && method === "POST") {
-      const file = JSON.parse(body) as { path: string; content?: string; contentType?: string; redirectTo?: string; bytes?: number; contentLength?: number };
-      files.set(file.path, { ...file, content: file.content ?? "", contentType: file.contentType ?? "text/plain" });
-      return json(res, 200, { ok: true, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${file.path}` });
+      const file = JSON.parse(body) as {
+        path: string;
+        content?: string;
+        contentType?: string;
+        redirectTo?: string;
+        bytes?: number;
+        contentLength?: number;
+      };
+      files.set(file.path, {
+        ...file,
+        content: file.content ?? "",
+        contentType: file.contentType ?? "text/plain",
+      });
+      return json(res, 200, {
+        ok: true,
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${file.path}`,
+      });
     }
     if (path === "identity" && method === "POST") {
-      const { token, ...identity } = JSON.parse(body) as { token: string } & typeof DEFAULT_IDENTITY;
+      const { token, ...identity } = JSON.parse(body) as {
+        token: string;
+      } & typeof DEFAULT_IDENTITY;
       identities.set(token, { ...DEFAULT_IDENTITY, ...identity });
       return json(res, 200, { ok: true });
     }
@@ -278,11 +369,19 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       return json(
         res,
         200,
-        calls.filter((c) => (!only || c.method === only) && (!channel || c.args.channel === channel)),
+        calls.filter(
+          (c) => (!only || c.method === only) && (!channel || c.args.channel === channel),
+        ),
       );
     }
-    if (path === "count") return json(res, 200, { messages: messages.filter((m) => !m.deleted).length });
-    if (path === "messages") return json(res, 200, messages.filter((m) => !channel || m.channel === channel));
+    if (path === "count")
+      return json(res, 200, { messages: messages.filter((m) => !m.deleted).length });
+    if (path === "messages")
+      return json(
+        res,
+        200,
+        messages.filter((m) => !channel || m.channel === channel),
+      );
     return json(res, 404, { error: "unknown control endpoint" });
   }
 
@@ -305,8 +404,16 @@ interface ServedFile {
  * Writes `file.bytes` bytes with backpressure and records in the download's call how many left
  * (`args.sentBytes`), so a test can tell a client that stopped reading from one that read it all.
  */
-async function streamFile(res: ServerResponse, file: ServedFile, call: RecordedCall): Promise<void> {
-  res.writeHead(200, { "content-type": file.contentType, connection: "close", ...(file.contentLength !== undefined ? { "content-length": String(file.contentLength) } : {}) });
+async function streamFile(
+  res: ServerResponse,
+  file: ServedFile,
+  call: RecordedCall,
+): Promise<void> {
+  res.writeHead(200, {
+    "content-type": file.contentType,
+    connection: "close",
+    ...(file.contentLength !== undefined ? { "content-length": String(file.contentLength) } : {}),
+  });
   const chunk = Buffer.alloc(64 * 1024, file.content || "x");
   let sent = 0;
   let closed = false;
@@ -315,14 +422,16 @@ async function streamFile(res: ServerResponse, file: ServedFile, call: RecordedC
     const piece = chunk.subarray(0, Math.min(chunk.length, file.bytes! - sent));
     sent += piece.length;
     call.args.sentBytes = sent;
-    if (!res.write(piece)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+    if (!res.write(piece))
+      await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
   }
   if (!closed) res.end();
 }
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
   if (!body) return {};
-  if ((contentType ?? "").includes("application/json")) return JSON.parse(body) as Record<string, unknown>;
+  if ((contentType ?? "").includes("application/json"))
+    return JSON.parse(body) as Record<string, unknown>;
   const args: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(body)) {
     // @slack/web-api JSON-encodes nested values (metadata, blocks) inside the form.
@@ -348,4 +457,3 @@ function safeJson(value: string): unknown {
     return value;
   }
 }
-

@@ -85,7 +85,14 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
   const files = new Map<string, { content: string; filePath: string; size: number }>();
   const webhooks = new Map<string, Record<string, unknown>>();
   const usernames = new Map<string, string>();
-  const polling = new Map<string, { pending: Array<{ update_id: number }>; confirmedOffset: number; waiting?: (conflict: boolean) => void }>();
+  const polling = new Map<
+    string,
+    {
+      pending: Array<{ update_id: number }>;
+      confirmedOffset: number;
+      waiting?: (conflict: boolean) => void;
+    }
+  >();
   const pollState = (botId: string) => {
     let state = polling.get(botId);
     if (!state) polling.set(botId, (state = { pending: [], confirmedOffset: 0 }));
@@ -98,31 +105,55 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
     if (file) {
-      calls.push({ method: "file.download", args: { path: file[2] }, token: `…${file[1]!.slice(-4)}`, at: Date.now() });
-      if (!validToken(file[1]!)) return json(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+      calls.push({
+        method: "file.download",
+        args: { path: file[2] },
+        token: `…${file[1]!.slice(-4)}`,
+        at: Date.now(),
+      });
+      if (!validToken(file[1]!))
+        return json(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
       const found = [...files.values()].find((f) => f.filePath === decodeURIComponent(file[2]!));
       if (!found) return json(res, 404, { ok: false, error_code: 404, description: "Not Found" });
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(Buffer.byteLength(found.content)) });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": String(Buffer.byteLength(found.content)),
+      });
       return res.end(found.content);
     }
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(url.pathname);
     if (!match) return json(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     const token = match[1]!;
     const method = match[2]!;
-    const args = { ...Object.fromEntries(url.searchParams), ...parseArgs(body, req.headers["content-type"]) };
+    const args = {
+      ...Object.fromEntries(url.searchParams),
+      ...parseArgs(body, req.headers["content-type"]),
+    };
     calls.push({ method, args, token: `…${token.slice(-4)}`, at: Date.now() });
-    if (!validToken(token)) return json(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    if (!validToken(token))
+      return json(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
 
     const chatId = args.chat_id !== undefined ? String(args.chat_id) : undefined;
-    const script = scripts.find((s) => s.method === method && (!s.chatId || s.chatId === chatId) && s.times > 0);
+    const script = scripts.find(
+      (s) => s.method === method && (!s.chatId || s.chatId === chatId) && s.times > 0,
+    );
     if (script) script.times -= 1;
     if (script?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
     if (script && !script.dropConnection && script.status) {
       if (script.status === 429) {
         const retryAfter = script.retryAfter ?? 1;
-        return json(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } });
+        return json(res, 429, {
+          ok: false,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${retryAfter}`,
+          parameters: { retry_after: retryAfter },
+        });
       }
-      return json(res, script.status, { ok: false, error_code: script.status, description: script.description ?? "Internal Server Error" });
+      return json(res, script.status, {
+        ok: false,
+        error_code: script.status,
+        description: script.description ?? "Internal Server Error",
+      });
     }
     if (method === "getUpdates") {
       const [status, answer] = await getUpdates(token.split(":")[0]!, args);
@@ -133,26 +164,50 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     return json(res, status, answer);
   }
 
-  function apply(method: string, args: Record<string, unknown>, token: string): [number, Record<string, unknown>] {
+  function apply(
+    method: string,
+    args: Record<string, unknown>,
+    token: string,
+  ): [number, Record<string, unknown>] {
     const botId = token.split(":")[0]!;
-    const bad = (description: string): [number, Record<string, unknown>] => [400, { ok: false, error_code: 400, description: `Bad Request: ${description}` }];
+    const bad = (description: string): [number, Record<string, unknown>] => [
+      400,
+      { ok: false, error_code: 400, description: `Bad Request: ${description}` },
+    ];
     const ok = (result: unknown): [number, Record<string, unknown>] => [200, { ok: true, result }];
     const chatId = args.chat_id !== undefined ? String(args.chat_id) : undefined;
     const rendered = (): { visible: string } | { error: string } => {
       const text = typeof args.text === "string" ? args.text : "";
       if (!text.trim()) return { error: "Bad Request: message text is empty" };
-      const parsed = args.parse_mode === "HTML" ? parseTelegramHtml(text) : { ok: true as const, visible: text };
+      const parsed =
+        args.parse_mode === "HTML" ? parseTelegramHtml(text) : { ok: true as const, visible: text };
       if (!parsed.ok) return { error: parsed.error };
       if (parsed.visible.length > MAX_TEXT) return { error: "Bad Request: message is too long" };
       return { visible: parsed.visible };
     };
-    const findOwn = () => messages.find((m) => m.chat_id === chatId && m.message_id === Number(args.message_id) && m.bot_id === botId && !m.deleted);
+    const findOwn = () =>
+      messages.find(
+        (m) =>
+          m.chat_id === chatId &&
+          m.message_id === Number(args.message_id) &&
+          m.bot_id === botId &&
+          !m.deleted,
+      );
     switch (method) {
       case "getMe":
-        return ok({ id: Number(botId), is_bot: true, first_name: "edgeclaw test", username: usernames.get(botId) ?? "edgeclaw_test_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+        return ok({
+          id: Number(botId),
+          is_bot: true,
+          first_name: "edgeclaw test",
+          username: usernames.get(botId) ?? "edgeclaw_test_bot",
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        });
       case "sendMessage": {
         if (!chatId) return bad("chat_id is empty");
-        const thread = args.message_thread_id !== undefined ? Number(args.message_thread_id) : undefined;
+        const thread =
+          args.message_thread_id !== undefined ? Number(args.message_thread_id) : undefined;
         if (thread === 1) return bad("message thread not found");
         const text = rendered();
         if ("error" in text) return [400, { ok: false, error_code: 400, description: text.error }];
@@ -171,7 +226,13 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
           edits: 0,
           at: Date.now(),
         });
-        return ok({ message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: Number(chatId), type: Number(chatId) < 0 ? "supergroup" : "private" }, text: text.visible, ...(thread ? { message_thread_id: thread } : {}) });
+        return ok({
+          message_id: messageId,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(chatId), type: Number(chatId) < 0 ? "supergroup" : "private" },
+          text: text.visible,
+          ...(thread ? { message_thread_id: thread } : {}),
+        });
       }
       case "editMessageText": {
         const found = findOwn();
@@ -179,7 +240,9 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
         const text = rendered();
         if ("error" in text) return [400, { ok: false, error_code: 400, description: text.error }];
         if (found.raw === args.text && found.parse_mode === args.parse_mode) {
-          return bad("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+          return bad(
+            "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+          );
         }
         found.text = text.visible;
         found.raw = String(args.text);
@@ -202,15 +265,29 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
       case "getFile": {
         const file = files.get(String(args.file_id));
         if (!file) return bad("invalid file_id");
-        return ok({ file_id: args.file_id, file_unique_id: `u${String(args.file_id)}`, file_size: file.size, file_path: file.filePath });
+        return ok({
+          file_id: args.file_id,
+          file_unique_id: `u${String(args.file_id)}`,
+          file_size: file.size,
+          file_path: file.filePath,
+        });
       }
       case "setWebhook": {
         const url = typeof args.url === "string" ? args.url : "";
         const secret = args.secret_token;
-        if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(String(secret))) return bad("secret token contains unallowed characters");
-        if (url && !url.startsWith("https://")) return bad("bad webhook: An HTTPS URL must be provided for webhook");
+        if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(String(secret)))
+          return bad("secret token contains unallowed characters");
+        if (url && !url.startsWith("https://"))
+          return bad("bad webhook: An HTTPS URL must be provided for webhook");
         if (!url) webhooks.delete(botId);
-        else webhooks.set(botId, { url, secret_token: secret, allowed_updates: args.allowed_updates, max_connections: args.max_connections ?? 40, drop_pending_updates: args.drop_pending_updates });
+        else
+          webhooks.set(botId, {
+            url,
+            secret_token: secret,
+            allowed_updates: args.allowed_updates,
+            max_connections: args.max_connections ?? 40,
+            drop_pending_updates: args.drop_pending_updates,
+          });
         return ok(true);
       }
       case "deleteWebhook":
@@ -218,16 +295,32 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
         return ok(true);
       case "getWebhookInfo": {
         const hook = webhooks.get(botId);
-        return ok({ url: hook?.url ?? "", has_custom_certificate: false, pending_update_count: 0, ...(hook ? { max_connections: hook.max_connections, allowed_updates: hook.allowed_updates } : {}) });
+        return ok({
+          url: hook?.url ?? "",
+          has_custom_certificate: false,
+          pending_update_count: 0,
+          ...(hook
+            ? { max_connections: hook.max_connections, allowed_updates: hook.allowed_updates }
+            : {}),
+        });
       }
       default:
         return [404, { ok: false, error_code: 404, description: "Not Found: method not found" }];
     }
   }
 
-  async function getUpdates(botId: string, args: Record<string, unknown>): Promise<[number, Record<string, unknown>]> {
-    const conflict = (description: string): [number, Record<string, unknown>] => [409, { ok: false, error_code: 409, description: `Conflict: ${description}` }];
-    if (webhooks.has(botId)) return conflict("can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+  async function getUpdates(
+    botId: string,
+    args: Record<string, unknown>,
+  ): Promise<[number, Record<string, unknown>]> {
+    const conflict = (description: string): [number, Record<string, unknown>] => [
+      409,
+      { ok: false, error_code: 409, description: `Conflict: ${description}` },
+    ];
+    if (webhooks.has(botId))
+      return conflict(
+        "can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
     const state = pollState(botId);
     // Telegram answers the older of two concurrent calls with a conflict.
     state.waiting?.(true);
@@ -250,7 +343,10 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
         }
         state.waiting = finish;
       });
-      if (conflicted) return conflict("terminated by other getUpdates request; make sure that only one bot instance is running");
+      if (conflicted)
+        return conflict(
+          "terminated by other getUpdates request; make sure that only one bot instance is running",
+        );
     }
     return [200, { ok: true, result: ready() }];
   }
@@ -271,12 +367,25 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     }
     if (path === "script" && method === "POST") {
       const script = JSON.parse(body) as Partial<Script> & { method: string };
-      scripts.push({ times: 1, ...script, ...(script.chatId !== undefined ? { chatId: String(script.chatId) } : {}) });
+      scripts.push({
+        times: 1,
+        ...script,
+        ...(script.chatId !== undefined ? { chatId: String(script.chatId) } : {}),
+      });
       return json(res, 200, { ok: true });
     }
     if (path === "file" && method === "POST") {
-      const file = JSON.parse(body) as { fileId: string; content: string; filePath?: string; size?: number };
-      files.set(file.fileId, { content: file.content, filePath: file.filePath ?? `documents/${file.fileId}.txt`, size: file.size ?? Buffer.byteLength(file.content) });
+      const file = JSON.parse(body) as {
+        fileId: string;
+        content: string;
+        filePath?: string;
+        size?: number;
+      };
+      files.set(file.fileId, {
+        content: file.content,
+        filePath: file.filePath ?? `documents/${file.fileId}.txt`,
+        size: file.size ?? Buffer.byteLength(file.content),
+      });
       return json(res, 200, { ok: true });
     }
     if (path === "identity" && method === "POST") {
@@ -287,7 +396,9 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     if (path === "updates" && method === "POST") {
       const queued = JSON.parse(body) as { botId: string; updates: Array<{ update_id: number }> };
       const state = pollState(String(queued.botId));
-      state.pending.push(...queued.updates.filter((update) => update.update_id >= state.confirmedOffset));
+      state.pending.push(
+        ...queued.updates.filter((update) => update.update_id >= state.confirmedOffset),
+      );
       // A waiting long poll answers now, as Telegram's does when an update arrives.
       const waiting = state.waiting;
       state.waiting = undefined;
@@ -301,10 +412,22 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     const chat = url.searchParams.get("chat_id");
     if (path === "calls") {
       const only = url.searchParams.get("method");
-      return json(res, 200, calls.filter((c) => (!only || c.method === only) && (!chat || String(c.args.chat_id) === chat)));
+      return json(
+        res,
+        200,
+        calls.filter(
+          (c) => (!only || c.method === only) && (!chat || String(c.args.chat_id) === chat),
+        ),
+      );
     }
-    if (path === "messages") return json(res, 200, messages.filter((m) => !chat || m.chat_id === chat));
-    if (path === "webhook") return json(res, 200, webhooks.get(url.searchParams.get("bot_id") ?? "") ?? null);
+    if (path === "messages")
+      return json(
+        res,
+        200,
+        messages.filter((m) => !chat || m.chat_id === chat),
+      );
+    if (path === "webhook")
+      return json(res, 200, webhooks.get(url.searchParams.get("bot_id") ?? "") ?? null);
     return json(res, 404, { error: "unknown control endpoint" });
   }
 
@@ -317,7 +440,8 @@ function validToken(token: string): boolean {
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
   if (!body) return {};
-  if ((contentType ?? "").includes("application/json")) return JSON.parse(body) as Record<string, unknown>;
+  if ((contentType ?? "").includes("application/json"))
+    return JSON.parse(body) as Record<string, unknown>;
   const args: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(body)) {
     // Form-encoded calls carry nested values (reply_parameters, allowed_updates) as JSON strings.

@@ -3,7 +3,24 @@
  * for the fake Bot API: checks the markup the way Telegram refuses it ("can't parse entities") and
  * returns the text a user sees (tags removed, the four named entities and numeric ones decoded).
  */
-const ALLOWED_TAGS = new Set(["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a", "tg-emoji", "code", "pre", "blockquote"]);
+const ALLOWED_TAGS = new Set([
+  "b",
+  "strong",
+  "i",
+  "em",
+  "u",
+  "ins",
+  "s",
+  "strike",
+  "del",
+  "span",
+  "tg-spoiler",
+  "a",
+  "tg-emoji",
+  "code",
+  "pre",
+  "blockquote",
+]);
 const NAMED_ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"' };
 
 export type HtmlParse = { ok: true; visible: string } | { ok: false; error: string };
@@ -20,11 +37,14 @@ export function parseTelegramHtml(html: string): HtmlParse {
       const inner = html.slice(i + 1, end);
       const closing = inner.startsWith("/");
       const name = /^\/?([a-z-]+)/i.exec(inner)?.[1]?.toLowerCase();
-      if (!name || !ALLOWED_TAGS.has(name)) return fail(`Unsupported start tag "${inner.slice(0, 20)}" at byte offset ${i}`);
+      if (!name || !ALLOWED_TAGS.has(name))
+        return fail(`Unsupported start tag "${inner.slice(0, 20)}" at byte offset ${i}`);
       if (closing) {
-        if (open.pop() !== name) return fail(`Can't find end tag corresponding to start tag "${name}"`);
+        if (open.pop() !== name)
+          return fail(`Can't find end tag corresponding to start tag "${name}"`);
       } else {
-        if (name === "a" && !/\bhref\s*=\s*"[^"]*"/.test(inner)) return fail(`Can't find href in "a" tag at byte offset ${i}`);
+        if (name === "a" && !/\bhref\s*=\s*"[^"]*"/.test(inner))
+          return fail(`Can't find href in "a" tag at byte offset ${i}`);
         open.push(name);
       }
       i = end + 1;
@@ -35,7 +55,10 @@ export function parseTelegramHtml(html: string): HtmlParse {
       if (!entity) return fail(`Can't find end of the entity starting at byte offset ${i}`);
       const body = entity[1]!;
       if (body.startsWith("#")) {
-        const code = body[1] === "x" || body[1] === "X" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+        const code =
+          body[1] === "x" || body[1] === "X"
+            ? parseInt(body.slice(2), 16)
+            : parseInt(body.slice(1), 10);
         visible += String.fromCodePoint(code);
       } else {
         const named = NAMED_ENTITIES[body.toLowerCase()];

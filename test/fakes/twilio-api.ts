@@ -78,7 +78,9 @@ interface Media {
 
 const API = "/2010-04-01";
 
-export async function startFakeTwilioApi(options: { accounts?: Record<string, string> } = {}): Promise<FakeTwilioApi> {
+export async function startFakeTwilioApi(
+  options: { accounts?: Record<string, string> } = {},
+): Promise<FakeTwilioApi> {
   const accounts = new Map(Object.entries(options.accounts ?? {}));
   let calls: RecordedCall[] = [];
   let messages: StoredMessage[] = [];
@@ -92,7 +94,13 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     if (url.pathname.startsWith("/storage/")) {
       const id = url.pathname.slice("/storage/".length);
-      calls.push({ method: "storage", accountSid: media.get(id)?.accountSid ?? "", args: { id, authorization: req.headers.authorization ? "present" : "absent" }, auth: "", at: Date.now() });
+      calls.push({
+        method: "storage",
+        accountSid: media.get(id)?.accountSid ?? "",
+        args: { id, authorization: req.headers.authorization ? "present" : "absent" },
+        auth: "",
+        at: Date.now(),
+      });
       const item = media.get(id);
       if (!item) return twilioError(res, 404, 20404, "The requested resource was not found");
       if (item.bytes !== undefined) return streamBytes(res, item);
@@ -100,44 +108,71 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
       return res.end(item.content);
     }
 
-    const match = new RegExp(`^${API}/Accounts/([^/]+)/Messages(?:/([^/]+?))?(?:/Media/([^/]+?))?(\\.json)?$`).exec(url.pathname);
+    const match = new RegExp(
+      `^${API}/Accounts/([^/]+)/Messages(?:/([^/]+?))?(?:/Media/([^/]+?))?(\\.json)?$`,
+    ).exec(url.pathname);
     if (!match) return twilioError(res, 404, 20404, "The requested resource was not found");
     const [, accountSid = "", messageSid, mediaSid, json] = match;
-    const method = mediaSid ? "media" : req.method === "POST" && !messageSid ? "messages.create" : messageSid ? "messages.fetch" : "messages.list";
+    const method = mediaSid
+      ? "media"
+      : req.method === "POST" && !messageSid
+        ? "messages.create"
+        : messageSid
+          ? "messages.fetch"
+          : "messages.list";
     const form = req.method === "POST" ? new URLSearchParams(body) : url.searchParams;
     const args: Record<string, string | string[]> = {};
     for (const [key, value] of form) {
       const prior = args[key];
-      args[key] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+      args[key] =
+        prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
     }
     if (mediaSid) args.MediaSid = mediaSid;
     const token = basicPassword(req.headers.authorization, accountSid);
-    calls.push({ method, accountSid, args, auth: token ? `…${token.slice(-4)}` : "", at: Date.now() });
+    calls.push({
+      method,
+      accountSid,
+      args,
+      auth: token ? `…${token.slice(-4)}` : "",
+      at: Date.now(),
+    });
 
     const to = typeof args.To === "string" ? args.To : undefined;
-    const script = scripts.find((s) => s.method === method && (!s.to || s.to === to) && s.times > 0);
+    const script = scripts.find(
+      (s) => s.method === method && (!s.to || s.to === to) && s.times > 0,
+    );
     if (script) script.times -= 1;
     if (script?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
     if (script && !script.dropConnection && script.status) {
       if (script.status === 429) {
-        if (script.retryAfter !== undefined) res.setHeader("Retry-After", String(script.retryAfter));
+        if (script.retryAfter !== undefined)
+          res.setHeader("Retry-After", String(script.retryAfter));
         return twilioError(res, 429, script.code ?? 20429, "Too Many Requests");
       }
-      return twilioError(res, script.status, script.code ?? 20500, "An internal server error has occurred");
+      return twilioError(
+        res,
+        script.status,
+        script.code ?? 20500,
+        "An internal server error has occurred",
+      );
     }
 
-    if (!token || accounts.get(accountSid) !== token) return twilioError(res, 401, 20003, "Authenticate");
+    if (!token || accounts.get(accountSid) !== token)
+      return twilioError(res, 401, 20003, "Authenticate");
 
     if (method === "media") {
       const item = media.get(mediaSid!);
-      if (!item || item.accountSid !== accountSid) return twilioError(res, 404, 20404, "The requested resource was not found");
+      if (!item || item.accountSid !== accountSid)
+        return twilioError(res, 404, 20404, "The requested resource was not found");
       res.writeHead(307, { location: `/storage/${mediaSid}` });
       return res.end();
     }
     if (!json) return twilioError(res, 404, 20404, "The requested resource was not found");
     if (method === "messages.fetch") {
       const found = messages.find((m) => m.sid === messageSid && m.account_sid === accountSid);
-      return found ? send(res, 200, present(found)) : twilioError(res, 404, 20404, "The requested resource was not found");
+      return found
+        ? send(res, 200, present(found))
+        : twilioError(res, 404, 20404, "The requested resource was not found");
     }
     if (method === "messages.list") return send(res, 200, listPage(accountSid, url));
 
@@ -147,7 +182,10 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
     return send(res, 201, present(result.message));
   }
 
-  function create(accountSid: string, form: URLSearchParams): { message: StoredMessage } | { error: string; code: number } {
+  function create(
+    accountSid: string,
+    form: URLSearchParams,
+  ): { message: StoredMessage } | { error: string; code: number } {
     const to = form.get("To");
     const from = form.get("From");
     const service = form.get("MessagingServiceSid");
@@ -155,7 +193,8 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
     const mediaUrls = form.getAll("MediaUrl");
     if (!to) return { error: "A 'To' phone number is required.", code: 21604 };
     if (!from && !service) return { error: "A 'From' phone number is required.", code: 21603 };
-    if (!text && mediaUrls.length === 0) return { error: "A text message body or media urls must be specified.", code: 21602 };
+    if (!text && mediaUrls.length === 0)
+      return { error: "A text message body or media urls must be specified.", code: 21602 };
     if (text.length > 1600) return { error: "Message body is too long", code: 21617 };
     const message: StoredMessage = {
       sid: `SM${randomBytes(16).toString("hex")}`,
@@ -188,9 +227,19 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
       .filter((m) => m.account_sid === accountSid)
       .filter((m) => !q.get("To") || m.to === q.get("To"))
       .filter((m) => !q.get("From") || m.from === q.get("From"))
-      .filter((m) => !q.get("DateSent") || (m.sent !== null && m.sent >= day(q.get("DateSent")!) && m.sent < day(q.get("DateSent")!) + 86_400_000))
+      .filter(
+        (m) =>
+          !q.get("DateSent") ||
+          (m.sent !== null &&
+            m.sent >= day(q.get("DateSent")!) &&
+            m.sent < day(q.get("DateSent")!) + 86_400_000),
+      )
       .filter((m) => !q.get("DateSent>") || (m.sent !== null && m.sent >= day(q.get("DateSent>")!)))
-      .filter((m) => !q.get("DateSent<") || (m.sent !== null && m.sent < day(q.get("DateSent<")!) + 86_400_000))
+      .filter(
+        (m) =>
+          !q.get("DateSent<") ||
+          (m.sent !== null && m.sent < day(q.get("DateSent<")!) + 86_400_000),
+      )
       .sort((a, b) => b.created - a.created || b.seq - a.seq);
     const pageSize = Math.min(1000, Math.max(1, Number(q.get("PageSize") ?? 50) || 50));
     const page = Number(q.get("Page") ?? 0) || 0;
@@ -206,10 +255,24 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
       messages: slice.map(present),
       end: offset + slice.length - 1,
       first_page_uri: query({ Page: "0", PageSize: String(pageSize) }),
-      next_page_uri: offset + pageSize < matching.length ? query({ Page: String(page + 1), PageSize: String(pageSize), PageToken: `PT${offset + pageSize}` }) : null,
+      next_page_uri:
+        offset + pageSize < matching.length
+          ? query({
+              Page: String(page + 1),
+              PageSize: String(pageSize),
+              PageToken: `PT${offset + pageSize}`,
+            })
+          : null,
       page,
       page_size: pageSize,
-      previous_page_uri: page > 0 ? query({ Page: String(page - 1), PageSize: String(pageSize), PageToken: `PT${Math.max(0, offset - pageSize)}` }) : null,
+      previous_page_uri:
+        page > 0
+          ? query({
+              Page: String(page - 1),
+              PageSize: String(pageSize),
+              PageToken: `PT${Math.max(0, offset - pageSize)}`,
+            })
+          : null,
       start: offset,
       uri: `${url.pathname}${url.search}`,
     };
@@ -226,7 +289,10 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
       return send(res, 200, { ok: true });
     }
     if (path === "account" && method === "POST") {
-      const { accountSid, authToken } = JSON.parse(body) as { accountSid: string; authToken: string };
+      const { accountSid, authToken } = JSON.parse(body) as {
+        accountSid: string;
+        authToken: string;
+      };
       accounts.set(accountSid, authToken);
       return send(res, 200, { ok: true });
     }
@@ -239,10 +305,19 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
       const id = `ME${randomBytes(16).toString("hex")}`;
       const messageSid = `MM${randomBytes(16).toString("hex")}`;
       media.set(id, { content: "", contentType: "text/plain", ...item });
-      return send(res, 200, { url: `${origin}${API}/Accounts/${item.accountSid}/Messages/${messageSid}/Media/${id}`, messageSid });
+      return send(res, 200, {
+        url: `${origin}${API}/Accounts/${item.accountSid}/Messages/${messageSid}/Media/${id}`,
+        messageSid,
+      });
     }
     if (path === "seed" && method === "POST") {
-      const seedMessage = JSON.parse(body) as { accountSid: string; to: string; from: string; body: string; ageMs?: number };
+      const seedMessage = JSON.parse(body) as {
+        accountSid: string;
+        to: string;
+        from: string;
+        body: string;
+        ageMs?: number;
+      };
       const created = Date.now() - (seedMessage.ageMs ?? 0);
       messages.push({
         sid: `SM${randomBytes(16).toString("hex")}`,
@@ -263,9 +338,21 @@ export async function startFakeTwilioApi(options: { accounts?: Record<string, st
     const to = url.searchParams.get("to");
     if (path === "calls") {
       const only = url.searchParams.get("method");
-      return send(res, 200, calls.filter((c) => (!only || c.method === only) && (!to || c.args.To === to)));
+      return send(
+        res,
+        200,
+        calls.filter((c) => (!only || c.method === only) && (!to || c.args.To === to)),
+      );
     }
-    if (path === "messages") return send(res, 200, messages.filter((m) => !to || m.to === to).sort((a, b) => a.seq - b.seq).map(present));
+    if (path === "messages")
+      return send(
+        res,
+        200,
+        messages
+          .filter((m) => !to || m.to === to)
+          .sort((a, b) => a.seq - b.seq)
+          .map(present),
+      );
     return send(res, 404, { error: "unknown control endpoint" });
   }
 
@@ -310,7 +397,11 @@ function basicPassword(header: string | undefined, accountSid: string): string |
 }
 
 async function streamBytes(res: ServerResponse, item: Media): Promise<void> {
-  res.writeHead(200, { "content-type": item.contentType, connection: "close", ...(item.contentLength !== undefined ? { "content-length": String(item.contentLength) } : {}) });
+  res.writeHead(200, {
+    "content-type": item.contentType,
+    connection: "close",
+    ...(item.contentLength !== undefined ? { "content-length": String(item.contentLength) } : {}),
+  });
   const chunk = Buffer.alloc(64 * 1024, item.content || "x");
   let sent = 0;
   let closed = false;
@@ -318,13 +409,19 @@ async function streamBytes(res: ServerResponse, item: Media): Promise<void> {
   while (sent < item.bytes! && !closed) {
     const piece = chunk.subarray(0, Math.min(chunk.length, item.bytes! - sent));
     sent += piece.length;
-    if (!res.write(piece)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+    if (!res.write(piece))
+      await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
   }
   if (!closed) res.end();
 }
 
 function twilioError(res: ServerResponse, status: number, code: number, message: string) {
-  send(res, status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+  send(res, status, {
+    code,
+    message,
+    more_info: `https://www.twilio.com/docs/errors/${code}`,
+    status,
+  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown) {

@@ -66,7 +66,11 @@ export async function startFakeWebServer(): Promise<FakeWebServer> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://fake.local");
     if (url.pathname.startsWith("/_control/")) return control(url, req, res);
-    requests.push({ method: req.method ?? "GET", path: url.pathname + url.search, headers: req.headers });
+    requests.push({
+      method: req.method ?? "GET",
+      path: url.pathname + url.search,
+      headers: req.headers,
+    });
 
     const scripted = routes.get(url.pathname);
     if (scripted) {
@@ -104,13 +108,19 @@ export async function startFakeWebServer(): Promise<FakeWebServer> {
           res.end();
           return;
         }
-        return send(res, 404, "text/html", "<html><body><h1>Not found</h1><p>No such page.</p></body></html>");
+        return send(
+          res,
+          404,
+          "text/html",
+          "<html><body><h1>Not found</h1><p>No such page.</p></body></html>",
+        );
       }
     }
   }
 
   async function control(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (url.pathname === "/_control/requests") return send(res, 200, "application/json", JSON.stringify(requests));
+    if (url.pathname === "/_control/requests")
+      return send(res, 200, "application/json", JSON.stringify(requests));
     if (url.pathname === "/_control/reset") {
       routes.clear();
       requests.length = 0;
@@ -119,7 +129,12 @@ export async function startFakeWebServer(): Promise<FakeWebServer> {
     if (url.pathname === "/_control/route" && req.method === "POST") {
       const body = JSON.parse(await readBody(req)) as Partial<ScriptedRoute> & { path?: string };
       if (!body.path) return send(res, 400, "text/plain", "path required");
-      routes.set(body.path, { status: body.status ?? 200, headers: body.headers ?? {}, body: body.body ?? "", delayMs: body.delayMs ?? 0 });
+      routes.set(body.path, {
+        status: body.status ?? 200,
+        headers: body.headers ?? {},
+        body: body.body ?? "",
+        delayMs: body.delayMs ?? 0,
+      });
       return send(res, 200, "application/json", "{}");
     }
     return send(res, 404, "text/plain", "unknown control endpoint");
@@ -140,4 +155,3 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
   res.writeHead(status, { "content-type": contentType });
   res.end(body);
 }
-

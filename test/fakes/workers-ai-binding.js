@@ -14,7 +14,10 @@ export class FakeWorkersAi extends WorkerEntrypoint {
     });
     const body = await response.json();
     if (!response.ok || !body.success) {
-      const first = Array.isArray(body.errors) && body.errors[0] ? body.errors[0] : { code: response.status, message: "error" };
+      const first =
+        Array.isArray(body.errors) && body.errors[0]
+          ? body.errors[0]
+          : { code: response.status, message: "error" };
       throw new Error(`${first.code}: ${first.message}`);
     }
     return body.result;

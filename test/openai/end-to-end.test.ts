@@ -36,26 +36,44 @@ async function script(scenario: string, steps: FakeStep[]): Promise<void> {
   expect(response.status).toBe(200);
 }
 
-async function modelRequests(scenario: string): Promise<Array<{ body: { messages: Array<{ role: string; content: unknown }> } }>> {
+async function modelRequests(
+  scenario: string,
+): Promise<Array<{ body: { messages: Array<{ role: string; content: unknown }> } }>> {
   const response = await fetch(`${fakeModel}/_control/requests?scenario=${scenario}`);
-  return ((await response.json()) as { requests: Array<{ body: { messages: Array<{ role: string; content: unknown }> } }> }).requests;
+  return (
+    (await response.json()) as {
+      requests: Array<{ body: { messages: Array<{ role: string; content: unknown }> } }>;
+    }
+  ).requests;
 }
 
 describe("OpenAI API end to end", () => {
   it("answers a non-streaming request with the model's reply and its usage", async () => {
-    await script("oa-e2e-plain", [{ type: "text", text: "Hello from the fake model.", usage: { input: 40, output: 7, cacheRead: 10 } }]);
+    await script("oa-e2e-plain", [
+      {
+        type: "text",
+        text: "Hello from the fake model.",
+        usage: { input: 40, output: 7, cacheRead: 10 },
+      },
+    ]);
     const completion = await client.chat.completions.create({
       model: "openclaw/default",
       messages: [{ role: "user", content: "[scenario:oa-e2e-plain] say hello" }],
     });
     expect(completion.choices[0]?.message.content).toBe("Hello from the fake model.");
     expect(completion.choices[0]?.finish_reason).toBe("stop");
-    expect(completion.usage).toMatchObject({ prompt_tokens: 50, completion_tokens: 7, total_tokens: 57 });
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 50,
+      completion_tokens: 7,
+      total_tokens: 57,
+    });
     expect(await modelRequests("oa-e2e-plain")).toHaveLength(1);
   });
 
   it("streams the model's reply as it arrives", async () => {
-    await script("oa-e2e-stream", [{ type: "text", text: "one two three", chunks: ["one", " two", " three"] }]);
+    await script("oa-e2e-stream", [
+      { type: "text", text: "one two three", chunks: ["one", " two", " three"] },
+    ]);
     const stream = await client.chat.completions.create({
       model: "openclaw",
       messages: [{ role: "user", content: "[scenario:oa-e2e-stream] count" }],
@@ -80,7 +98,11 @@ describe("OpenAI API end to end", () => {
       { type: "text", text: "Nice to meet you, Ada." },
       { type: "text", text: "Your name is Ada." },
     ]);
-    await client.chat.completions.create({ model: "openclaw", user, messages: [{ role: "user", content: "[scenario:oa-e2e-memory] I am Ada." }] });
+    await client.chat.completions.create({
+      model: "openclaw",
+      user,
+      messages: [{ role: "user", content: "[scenario:oa-e2e-memory] I am Ada." }],
+    });
     const second = await client.chat.completions.create({
       model: "openclaw",
       user,
@@ -94,11 +116,16 @@ describe("OpenAI API end to end", () => {
     expect(sentSecond).toContain("I am Ada.");
     expect(sentSecond).toContain("Nice to meet you, Ada.");
 
-    const history = await SELF.fetch(`https://edgeclaw.test/v1/edgeclaw/history?user=${encodeURIComponent(user)}`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    const history = await SELF.fetch(
+      `https://edgeclaw.test/v1/edgeclaw/history?user=${encodeURIComponent(user)}`,
+      {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
+    );
     expect(history.status).toBe(200);
-    const body = (await history.json()) as { data: Array<{ role: string; text: string; at: number }> };
+    const body = (await history.json()) as {
+      data: Array<{ role: string; text: string; at: number }>;
+    };
     expect(body.data.map((entry) => [entry.role, entry.text.includes("Ada")])).toEqual([
       ["user", true],
       ["assistant", true],
@@ -114,7 +141,10 @@ describe("OpenAI API end to end", () => {
       { type: "text", text: "second" },
     ]);
     for (const text of ["remember the number 7", "what number?"]) {
-      await client.chat.completions.create({ model: "openclaw", messages: [{ role: "user", content: `[scenario:oa-e2e-fresh] ${text}` }] });
+      await client.chat.completions.create({
+        model: "openclaw",
+        messages: [{ role: "user", content: `[scenario:oa-e2e-fresh] ${text}` }],
+      });
     }
     const requests = await modelRequests("oa-e2e-fresh");
     expect(requests).toHaveLength(2);
@@ -126,7 +156,10 @@ describe("OpenAI API end to end", () => {
     const key = crypto.randomUUID();
     const ask = () =>
       client.chat.completions.create(
-        { model: "openclaw", messages: [{ role: "user", content: "[scenario:oa-e2e-idem] do it once" }] },
+        {
+          model: "openclaw",
+          messages: [{ role: "user", content: "[scenario:oa-e2e-idem] do it once" }],
+        },
         { headers: { "Idempotency-Key": key } },
       );
     const first = await ask();
@@ -139,7 +172,10 @@ describe("OpenAI API end to end", () => {
   it("says plainly when the requested model is not configured", async () => {
     const error = await client.chat.completions
       .create(
-        { model: "openclaw", messages: [{ role: "user", content: "[scenario:oa-e2e-nomodel] hi" }] },
+        {
+          model: "openclaw",
+          messages: [{ role: "user", content: "[scenario:oa-e2e-nomodel] hi" }],
+        },
         { headers: { "x-openclaw-model": "nosuchprovider/some-model" } },
       )
       .catch((e: unknown) => e);
@@ -173,7 +209,9 @@ describe("OpenAI API end to end", () => {
       }),
     });
     const text = await response.text();
-    const tools = [...text.matchAll(/^event: tool\ndata: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { name: string; phase: string; isError: boolean });
+    const tools = [...text.matchAll(/^event: tool\ndata: (.*)$/gm)].map(
+      (m) => JSON.parse(m[1]!) as { name: string; phase: string; isError: boolean },
+    );
     expect(tools.map((t) => [t.name, t.phase, t.isError])).toEqual([
       ["web_fetch", "start", false],
       ["web_fetch", "end", false],

@@ -1,19 +1,34 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../durable-objects/session-api.ts";
-import { TOKEN, answer, callWorker, configJson, scriptedSessions, usage } from "./scripted-sessions.ts";
+import {
+  TOKEN,
+  answer,
+  callWorker,
+  configJson,
+  scriptedSessions,
+  usage,
+} from "./scripted-sessions.ts";
 
 /**
  * The HTTP API as the official `openai` client sees it, with the SessionDO replaced by a scripted
  * RunEvent stream at its RPC boundary.
  */
 
-function clientFor(sessions: ReturnType<typeof scriptedSessions>, config: Record<string, unknown> = {}, apiKey = TOKEN) {
+function clientFor(
+  sessions: ReturnType<typeof scriptedSessions>,
+  config: Record<string, unknown> = {},
+  apiKey = TOKEN,
+) {
   return new OpenAI({
     baseURL: "https://edgeclaw.test/v1",
     apiKey,
     maxRetries: 0,
-    fetch: (url, init) => callWorker(new Request(url, init), { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson(config) }),
+    fetch: (url, init) =>
+      callWorker(new Request(url, init), {
+        SESSIONS: sessions.namespace,
+        EDGECLAW_CONFIG: configJson(config),
+      }),
   });
 }
 
@@ -26,16 +41,28 @@ describe("chat completions through the openai client", () => {
     });
     expect(completion.object).toBe("chat.completion");
     expect(completion.model).toBe("openclaw/default");
-    expect(completion.choices[0]?.message).toMatchObject({ role: "assistant", content: "Hello there!" });
+    expect(completion.choices[0]?.message).toMatchObject({
+      role: "assistant",
+      content: "Hello there!",
+    });
     expect(completion.choices[0]?.finish_reason).toBe("stop");
-    expect(completion.usage).toMatchObject({ prompt_tokens: 15, completion_tokens: 5, total_tokens: 20 });
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 15,
+      completion_tokens: 5,
+      total_tokens: 20,
+    });
 
     expect(sessions.chats).toHaveLength(1);
     const { sessionKey, event } = sessions.chats[0]!;
     expect(event.agentId).toBe("main");
     expect(sessionKey).toBe(event.sessionKey);
     expect(sessionKey).toMatch(/^agent:main:openai:[0-9a-f-]{36}$/);
-    expect(event.envelope).toMatchObject({ channel: "openai", chatType: "direct", text: "hi", route: { channel: "openai" } });
+    expect(event.envelope).toMatchObject({
+      channel: "openai",
+      chatType: "direct",
+      text: "hi",
+      route: { channel: "openai" },
+    });
     expect(event.overrides).toBeUndefined();
   });
 
@@ -74,7 +101,11 @@ describe("chat completions through the openai client", () => {
       new Request("https://edgeclaw.test/v1/chat/completions", {
         method: "POST",
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "openclaw", stream: true, messages: [{ role: "user", content: "go" }] }),
+        body: JSON.stringify({
+          model: "openclaw",
+          stream: true,
+          messages: [{ role: "user", content: "go" }],
+        }),
       }),
       { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
     );
@@ -87,31 +118,51 @@ describe("chat completions through the openai client", () => {
 
   it("derives a stable session from `user` and passes x-openclaw-model as an override", async () => {
     const sessions = scriptedSessions(() => answer("ok"));
-    const client = clientFor(sessions, { agents: { list: [{ id: "main" }, { id: "research", default: true }] } });
+    const client = clientFor(sessions, {
+      agents: { list: [{ id: "main" }, { id: "research", default: true }] },
+    });
     const headers = { "x-openclaw-model": "anthropic/claude-sonnet-4-5" };
     for (let i = 0; i < 2; i++) {
       await client.chat.completions.create(
-        { model: "openclaw/default", user: "conv:42", messages: [{ role: "user", content: `turn ${i}` }] },
+        {
+          model: "openclaw/default",
+          user: "conv:42",
+          messages: [{ role: "user", content: `turn ${i}` }],
+        },
         { headers },
       );
     }
-    expect(sessions.chats.map((c) => c.sessionKey)).toEqual(["agent:research:openai-user:conv:42", "agent:research:openai-user:conv:42"]);
+    expect(sessions.chats.map((c) => c.sessionKey)).toEqual([
+      "agent:research:openai-user:conv:42",
+      "agent:research:openai-user:conv:42",
+    ]);
     expect(sessions.chats[0]!.event.agentId).toBe("research");
     expect(sessions.chats[0]!.event.overrides).toEqual({ model: "anthropic/claude-sonnet-4-5" });
-    expect(sessions.chats[0]!.event.envelope.dedupKey).not.toBe(sessions.chats[1]!.event.envelope.dedupKey);
+    expect(sessions.chats[0]!.event.envelope.dedupKey).not.toBe(
+      sessions.chats[1]!.event.envelope.dedupKey,
+    );
   });
 
   it("routes openclaw/<id>, openclaw:<id>, agent:<id> and x-openclaw-agent-id to that agent", async () => {
     const sessions = scriptedSessions(() => answer("ok"));
     const client = clientFor(sessions, { agents: { list: [{ id: "main" }, { id: "ops" }] } });
     const ask = (model: string, headers: Record<string, string> = {}) =>
-      client.chat.completions.create({ model, messages: [{ role: "user", content: "x" }] }, { headers });
+      client.chat.completions.create(
+        { model, messages: [{ role: "user", content: "x" }] },
+        { headers },
+      );
     await ask("openclaw/ops");
     await ask("openclaw:ops");
     await ask("agent:ops");
     await ask("openclaw", { "x-openclaw-agent-id": "ops" });
     await ask("openclaw");
-    expect(sessions.chats.map((c) => c.event.agentId)).toEqual(["ops", "ops", "ops", "ops", "main"]);
+    expect(sessions.chats.map((c) => c.event.agentId)).toEqual([
+      "ops",
+      "ops",
+      "ops",
+      "ops",
+      "main",
+    ]);
   });
 
   it("uses x-openclaw-session-key as given, scoping a bare key to the agent", async () => {
@@ -125,7 +176,10 @@ describe("chat completions through the openai client", () => {
       { model: "openclaw", messages: [{ role: "user", content: "x" }] },
       { headers: { "x-openclaw-session-key": "agent:main:team-room" } },
     );
-    expect(sessions.chats.map((c) => c.sessionKey)).toEqual(["agent:main:main", "agent:main:team-room"]);
+    expect(sessions.chats.map((c) => c.sessionKey)).toEqual([
+      "agent:main:main",
+      "agent:main:team-room",
+    ]);
   });
 
   it("gives a retried request with the same Idempotency-Key the same session and dedup key", async () => {
@@ -156,7 +210,9 @@ describe("chat completions through the openai client", () => {
     await client.chat.completions.create({ model: "openclaw", messages, user: "u1" });
     const fresh = sessions.chats[0]!.event.envelope.text;
     expect(fresh).toContain("[Instructions from the API caller]\nAnswer in French.");
-    expect(fresh).toContain("[Chat messages since your last reply - for context]\nUser: My name is Ada.\nAssistant: Nice to meet you, Ada.");
+    expect(fresh).toContain(
+      "[Chat messages since your last reply - for context]\nUser: My name is Ada.\nAssistant: Nice to meet you, Ada.",
+    );
     expect(fresh.endsWith("[Current message - respond to this]\nWhat is my name?")).toBe(true);
     const persistent = sessions.chats[1]!.event.envelope.text;
     expect(persistent).not.toContain("My name is Ada.");
@@ -166,7 +222,11 @@ describe("chat completions through the openai client", () => {
 
   it("reports a run without a configured model as a 503 naming not_configured", async () => {
     const sessions = scriptedSessions(() => [
-      { type: "error", code: "not_configured", message: "No model is configured: set agents.defaults.model" },
+      {
+        type: "error",
+        code: "not_configured",
+        message: "No model is configured: set agents.defaults.model",
+      },
     ]);
     const error = await clientFor(sessions)
       .chat.completions.create({ model: "openclaw", messages: [{ role: "user", content: "hi" }] })
@@ -203,10 +263,17 @@ describe("chat completions through the openai client", () => {
       { type: "done", runId: "r", text: "The full answer.", usage, modelRef: "fake/b" },
     ];
     const client = clientFor(scriptedSessions(() => events));
-    const completion = await client.chat.completions.create({ model: "openclaw", messages: [{ role: "user", content: "q" }] });
+    const completion = await client.chat.completions.create({
+      model: "openclaw",
+      messages: [{ role: "user", content: "q" }],
+    });
     expect(completion.choices[0]?.message.content).toBe("The full answer.");
 
-    const stream = await client.chat.completions.create({ model: "openclaw", messages: [{ role: "user", content: "q" }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: "openclaw",
+      messages: [{ role: "user", content: "q" }],
+      stream: true,
+    });
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
     // An OpenAI stream cannot retract chunks: the retried answer starts a new paragraph.

@@ -27,7 +27,10 @@ export function scriptedSessions(
       async chat(event: RoutedEvent) {
         chats.push({ sessionKey: id.name, event });
         const script = reply(event);
-        const ndjson = typeof script === "string" ? script : script.map((e) => JSON.stringify(e) + "\n").join("");
+        const ndjson =
+          typeof script === "string"
+            ? script
+            : script.map((e) => JSON.stringify(e) + "\n").join("");
         return new Response(ndjson).body!;
       },
       async history() {

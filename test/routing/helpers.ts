@@ -1,4 +1,8 @@
-import { inboundEnvelopeSchema, type InboundEnvelope, type InboundEnvelopeInput } from "../../functions/channels/envelope.ts";
+import {
+  inboundEnvelopeSchema,
+  type InboundEnvelope,
+  type InboundEnvelopeInput,
+} from "../../functions/channels/envelope.ts";
 
 let counter = 0;
 

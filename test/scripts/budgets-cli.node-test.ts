@@ -11,26 +11,46 @@ import { projectRoot, tempProject } from "./helpers.ts";
  * Worker does (the Worker's side is tested in workerd: test/admin/budgets.test.ts). Checks what the
  * CLI sends (method, path, token, body) and what it prints.
  */
-const window = { period: "day", key: "day:2026-11-30", resetsAt: Date.UTC(2026, 11, 1), limitUsd: 25, spentUsd: 1.5, spentTokens: 1200, reservedUsd: 0, reservedTokens: 0, raised: true };
+const window = {
+  period: "day",
+  key: "day:2026-11-30",
+  resetsAt: Date.UTC(2026, 11, 1),
+  limitUsd: 25,
+  spentUsd: 1.5,
+  spentTokens: 1200,
+  reservedUsd: 0,
+  reservedTokens: 0,
+  raised: true,
+};
 const seen: Array<{ method: string; url: string; auth: string | undefined; body: string }> = [];
 const server = createServer(async (req: IncomingMessage, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;
   seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
   res.setHeader("content-type", "application/json");
-  if (req.url === "/admin/budgets") return res.end(JSON.stringify({ timeZone: "UTC", scopes: [{ scope: "global", windows: [window] }] }));
-  if (req.url?.endsWith("/raise") || req.url?.endsWith("/reset")) return res.end(JSON.stringify({ ok: true, scope: "session:agent:main:x", window }));
+  if (req.url === "/admin/budgets")
+    return res.end(
+      JSON.stringify({ timeZone: "UTC", scopes: [{ scope: "global", windows: [window] }] }),
+    );
+  if (req.url?.endsWith("/raise") || req.url?.endsWith("/reset"))
+    return res.end(JSON.stringify({ ok: true, scope: "session:agent:main:x", window }));
   res.statusCode = 404;
   res.end(JSON.stringify({ error: { message: "no such scope" } }));
 });
 let url = "";
 
-function edgeclaw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function edgeclaw(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", url, "--token", "tok-123"], {
-      cwd: projectRoot,
-      env: { ...process.env, EDGECLAW_DATA_DIR: join(tempProject(), "data") },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", url, "--token", "tok-123"],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, EDGECLAW_DATA_DIR: join(tempProject(), "data") },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -54,14 +74,24 @@ describe("edgeclaw budgets", () => {
   });
 
   it("raise and reset POST the period and amount to the scope (URL-encoded)", async () => {
-    const raised = await edgeclaw(["budgets", "raise", "session:agent:main:x", "day", "--usd", "25"]);
+    const raised = await edgeclaw([
+      "budgets",
+      "raise",
+      "session:agent:main:x",
+      "day",
+      "--usd",
+      "25",
+    ]);
     assert.equal(raised.status, 0, raised.stderr);
     assert.match(raised.stdout, /Raised session:agent:main:x day:2026-11-30: cap \$25\.0000/);
-    assert.deepEqual({ method: seen.at(-1)?.method, url: seen.at(-1)?.url, body: JSON.parse(seen.at(-1)!.body) }, {
-      method: "POST",
-      url: "/admin/budgets/session%3Aagent%3Amain%3Ax/raise",
-      body: { period: "day", usd: 25 },
-    });
+    assert.deepEqual(
+      { method: seen.at(-1)?.method, url: seen.at(-1)?.url, body: JSON.parse(seen.at(-1)!.body) },
+      {
+        method: "POST",
+        url: "/admin/budgets/session%3Aagent%3Amain%3Ax/raise",
+        body: { period: "day", usd: 25 },
+      },
+    );
     const reset = await edgeclaw(["budgets", "reset", "global", "month"]);
     assert.equal(reset.status, 0, reset.stderr);
     assert.deepEqual(JSON.parse(seen.at(-1)!.body), { period: "month" });

@@ -26,8 +26,14 @@ describe("workspace seed", () => {
       [DEFAULT_WORKSPACE_KEY]: { "AGENTS.md": "# rules\n", "memory/2026-01-02.md": "met Ana ☕\n" },
       ops: { "SOUL.md": "terse\n" },
     });
-    assert.ok(inputs.warnings.some((line) => line.includes("logo.png") && line.includes("not a UTF-8 text file")));
-    assert.ok(inputs.warnings.some((line) => line.includes("linked.md") && line.includes("outside")));
+    assert.ok(
+      inputs.warnings.some(
+        (line) => line.includes("logo.png") && line.includes("not a UTF-8 text file"),
+      ),
+    );
+    assert.ok(
+      inputs.warnings.some((line) => line.includes("linked.md") && line.includes("outside")),
+    );
   });
 
   it("has no seed (and no error) when there is no workspace/ folder", () => {
@@ -37,11 +43,14 @@ describe("workspace seed", () => {
 
   it("rejects a seed file over the per-file limit", () => {
     const cwd = tempProject({ "workspace/big.md": "x".repeat(1024 * 1024 + 1) });
-    assert.throws(() => loadBundleInputs({ cwd, env: {} }), (error: unknown) => {
-      assert.ok(error instanceof ConfigFileError);
-      assert.match(error.lines[0]!, /big\.md: 1048577 bytes, more than the 1048576-byte limit/);
-      return true;
-    });
+    assert.throws(
+      () => loadBundleInputs({ cwd, env: {} }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigFileError);
+        assert.match(error.lines[0]!, /big\.md: 1048577 bytes, more than the 1048576-byte limit/);
+        return true;
+      },
+    );
   });
 
   it("warns when a secret is written into the config as plain text", () => {
@@ -68,12 +77,15 @@ describe("bundled defines reach the Worker code", () => {
       }),
     );
     const seeds = {
-      [DEFAULT_WORKSPACE_KEY]: { "AGENTS.md": "line 1\nline 2 \u2028 \"quoted\" `tick`\n" },
+      [DEFAULT_WORKSPACE_KEY]: { "AGENTS.md": 'line 1\nline 2 \u2028 "quoted" `tick`\n' },
       ops: { "SOUL.md": "terse" },
     };
     const args = bundleDefineArgs({ messages: { queue: { mode: "collect" } } }, seeds);
     mkdirSync(join(out, "dist"));
-    const run = await runWrangler(["deploy", "--dry-run", "-c", wranglerConfig, "--outdir", join(out, "dist"), ...args], { cwd: out });
+    const run = await runWrangler(
+      ["deploy", "--dry-run", "-c", wranglerConfig, "--outdir", join(out, "dist"), ...args],
+      { cwd: out },
+    );
     assert.equal(run.code, 0, run.output);
     const probe = (await import(pathToFileURL(join(out, "dist", "define-probe.js")).href)) as {
       default: { fetch(): Promise<Response> };

@@ -10,7 +10,14 @@ function edgeclaw(args: string[], env: Record<string, string> = {}) {
     cwd: projectRoot,
     encoding: "utf8",
     timeout: 60_000,
-    env: { ...process.env, EDGECLAW_URL: "", EDGECLAW_GATEWAY_TOKEN: "", OPENCLAW_GATEWAY_TOKEN: "", EDGECLAW_DATA_DIR: join(tempProject(), "data"), ...env },
+    env: {
+      ...process.env,
+      EDGECLAW_URL: "",
+      EDGECLAW_GATEWAY_TOKEN: "",
+      OPENCLAW_GATEWAY_TOKEN: "",
+      EDGECLAW_DATA_DIR: join(tempProject(), "data"),
+      ...env,
+    },
   });
 }
 
@@ -44,7 +51,10 @@ describe("edgeclaw CLI", () => {
   });
 
   it("checks a config file offline, with the gateway's rules", () => {
-    const dir = tempProject({ "bad.json5": `{ sesion: {}, agents: { defaults: { userTimezone: "Nowhere/Land" } } }`, "good.json5": `{ session: { dmScope: "per-peer" } }` });
+    const dir = tempProject({
+      "bad.json5": `{ sesion: {}, agents: { defaults: { userTimezone: "Nowhere/Land" } } }`,
+      "good.json5": `{ session: { dmScope: "per-peer" } }`,
+    });
     const bad = edgeclaw(["config", "check", "--file", join(dir, "bad.json5")]);
     assert.equal(bad.status, 1, bad.stderr);
     assert.match(bad.stdout, /^config INVALID/);

@@ -4,7 +4,11 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parseConfig } from "../../functions/config/load.ts";
-import { companionContainerPlan, companionContainerSecrets, deployWranglerToml } from "../../scripts/lib/deploy-config.ts";
+import {
+  companionContainerPlan,
+  companionContainerSecrets,
+  deployWranglerToml,
+} from "../../scripts/lib/deploy-config.ts";
 import { stripAnsi } from "../../scripts/lib/wrangler.ts";
 import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 
@@ -12,16 +16,31 @@ import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 function socketConfig(container: Record<string, unknown>): Record<string, unknown> {
   return {
     companion: {
-      ingressKeys: [{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["telegram"] }],
+      ingressKeys: [
+        {
+          id: "k1",
+          secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" },
+          channels: ["telegram"],
+        },
+      ],
       container,
     },
-    channels: { telegram: { mode: "polling", botToken: { source: "env", id: "TELEGRAM_BOT_TOKEN" } } },
+    channels: {
+      telegram: { mode: "polling", botToken: { source: "env", id: "TELEGRAM_BOT_TOKEN" } },
+    },
   };
 }
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: projectRoot, env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: projectRoot,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -34,49 +53,114 @@ describe("companion container in the deploy config", () => {
     assert.equal(companionContainerPlan(parseConfig({}), projectRoot), undefined);
   });
 
-  it("without a container the deploy still says so (EDGECLAW_COMPANION_CONTAINER = \"0\"), so one a previous deploy started is stopped", () => {
-    const toml = deployWranglerToml(readFileSync(join(projectRoot, "wrangler.toml"), "utf8"), undefined);
+  it('without a container the deploy still says so (EDGECLAW_COMPANION_CONTAINER = "0"), so one a previous deploy started is stopped', () => {
+    const toml = deployWranglerToml(
+      readFileSync(join(projectRoot, "wrangler.toml"), "utf8"),
+      undefined,
+    );
     assert.match(toml, /\n\[vars\]\nEDGECLAW_COMPANION_CONTAINER = "0"\n/);
     assert.doesNotMatch(toml, /^\[\[containers\]\]|^\[triggers\]/m);
   });
 
   it("adds nothing when the companion runs on a Docker host of its own (companion.container.enabled: false)", () => {
     assert.ok(companionContainerPlan(parseConfig(socketConfig({})), projectRoot));
-    assert.equal(companionContainerPlan(parseConfig(socketConfig({ enabled: false })), projectRoot), undefined);
+    assert.equal(
+      companionContainerPlan(parseConfig(socketConfig({ enabled: false })), projectRoot),
+      undefined,
+    );
   });
 
   it("npx edgeclaw deploy --dry-run: wrangler 4.86 accepts the generated [[containers]] entry, its cron and var, with no unknown key", async () => {
-    const dir = tempProject({ "edgeclaw.json5": JSON.stringify(socketConfig({ image: "registry.cloudflare.com/example/edgeclaw-companion:0.1.0", instanceType: "basic", workerUrl: "https://edgeclaw.example.workers.dev" })) });
-    const { code, output } = await run([tsxCli, join(projectRoot, "scripts", "deploy.ts"), "--dry-run", "--skip-migrations"], { EDGECLAW_CONFIG: join(dir, "edgeclaw.json5") });
+    const dir = tempProject({
+      "edgeclaw.json5": JSON.stringify(
+        socketConfig({
+          image: "registry.cloudflare.com/example/edgeclaw-companion:0.1.0",
+          instanceType: "basic",
+          workerUrl: "https://edgeclaw.example.workers.dev",
+        }),
+      ),
+    });
+    const { code, output } = await run(
+      [tsxCli, join(projectRoot, "scripts", "deploy.ts"), "--dry-run", "--skip-migrations"],
+      { EDGECLAW_CONFIG: join(dir, "edgeclaw.json5") },
+    );
     assert.equal(code, 0, output);
-    assert.match(output, /companion container for k1 \(basic, image registry\.cloudflare\.com\/example\/edgeclaw-companion:0\.1\.0\)/);
+    assert.match(
+      output,
+      /companion container for k1 \(basic, image registry\.cloudflare\.com\/example\/edgeclaw-companion:0\.1\.0\)/,
+    );
     assert.match(output, /env\.COMPANION_CONTAINER \(CompanionContainerDO\)\s+Durable Object/);
     assert.match(output, /env\.EDGECLAW_COMPANION_CONTAINER \("1"\)/);
-    assert.match(output, /The following containers are available:\s*\n- edgeclaw-companioncontainerdo \(registry\.cloudflare\.com\/example\/edgeclaw-companion:0\.1\.0\)/);
+    assert.match(
+      output,
+      /The following containers are available:\s*\n- edgeclaw-companioncontainerdo \(registry\.cloudflare\.com\/example\/edgeclaw-companion:0\.1\.0\)/,
+    );
     // wrangler only warns about a misspelt key; here any config warning is a failure.
     assert.doesNotMatch(output, /Unexpected fields|WARNING[^\n]*configuration/, output);
-    assert.deepEqual(readdirSync(projectRoot).filter((name) => /^wrangler\.deploy-\d+\.generated\.toml$/.test(name)), [], "the generated config is removed");
-    assert.match(output, /npx wrangler secret put EDGECLAW_COMPANION_OUTBOUND_SECRET\s+# handed to the companion container/);
+    assert.deepEqual(
+      readdirSync(projectRoot).filter((name) =>
+        /^wrangler\.deploy-\d+\.generated\.toml$/.test(name),
+      ),
+      [],
+      "the generated config is removed",
+    );
+    assert.match(
+      output,
+      /npx wrangler secret put EDGECLAW_COMPANION_OUTBOUND_SECRET\s+# handed to the companion container/,
+    );
   });
 
   it("lists the Worker secrets the container's environment is built from, the companion-only ones included", () => {
     const config = socketConfig({});
-    (config.channels as Record<string, unknown>).slack = { mode: "socket", botToken: { source: "env", id: "SLACK_BOT_TOKEN" }, appToken: { source: "env", id: "SLACK_APP_TOKEN" } };
-    ((config.companion as { ingressKeys: Array<{ channels: string[] }> }).ingressKeys[0]!).channels.push("slack");
-    assert.deepEqual(companionContainerSecrets(parseConfig(config)).sort(), ["EDGECLAW_COMPANION_INGRESS_SECRET", "EDGECLAW_COMPANION_OUTBOUND_SECRET", "SLACK_APP_TOKEN", "TELEGRAM_BOT_TOKEN"]);
+    (config.channels as Record<string, unknown>).slack = {
+      mode: "socket",
+      botToken: { source: "env", id: "SLACK_BOT_TOKEN" },
+      appToken: { source: "env", id: "SLACK_APP_TOKEN" },
+    };
+    (
+      config.companion as { ingressKeys: Array<{ channels: string[] }> }
+    ).ingressKeys[0]!.channels.push("slack");
+    assert.deepEqual(companionContainerSecrets(parseConfig(config)).sort(), [
+      "EDGECLAW_COMPANION_INGRESS_SECRET",
+      "EDGECLAW_COMPANION_OUTBOUND_SECRET",
+      "SLACK_APP_TOKEN",
+      "TELEGRAM_BOT_TOKEN",
+    ]);
     assert.deepEqual(companionContainerSecrets(parseConfig({})), []);
   });
 
   it("a Dockerfile image builds from the project root, where everything the Dockerfile copies exists", () => {
     const plan = companionContainerPlan(parseConfig(socketConfig({})), projectRoot);
     assert.ok(plan);
-    assert.deepEqual({ image: plan.image, imageIsDockerfile: plan.imageIsDockerfile, instanceType: plan.instanceType, deployments: plan.deployments }, { image: "./companion/Dockerfile", imageIsDockerfile: true, instanceType: "lite", deployments: ["k1"] });
+    assert.deepEqual(
+      {
+        image: plan.image,
+        imageIsDockerfile: plan.imageIsDockerfile,
+        instanceType: plan.instanceType,
+        deployments: plan.deployments,
+      },
+      {
+        image: "./companion/Dockerfile",
+        imageIsDockerfile: true,
+        instanceType: "lite",
+        deployments: ["k1"],
+      },
+    );
     const toml = deployWranglerToml(readFileSync(join(projectRoot, "wrangler.toml"), "utf8"), plan);
-    assert.match(toml, /\[\[containers\]\]\nclass_name = "CompanionContainerDO"\nimage = "\.\/companion\/Dockerfile"\nimage_build_context = "\."\nmax_instances = 1\ninstance_type = "lite"/);
+    assert.match(
+      toml,
+      /\[\[containers\]\]\nclass_name = "CompanionContainerDO"\nimage = "\.\/companion\/Dockerfile"\nimage_build_context = "\."\nmax_instances = 1\ninstance_type = "lite"/,
+    );
     const dockerfile = readFileSync(join(projectRoot, "companion", "Dockerfile"), "utf8");
-    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((match) => match[1]!.trim().split(/\s+/).slice(0, -1));
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((match) =>
+      match[1]!.trim().split(/\s+/).slice(0, -1),
+    );
     assert.ok(sources.length >= 3, dockerfile);
-    for (const source of sources) assert.ok(existsSync(join(projectRoot, source)), `${source} (COPY in companion/Dockerfile) exists under the build context`);
+    for (const source of sources)
+      assert.ok(
+        existsSync(join(projectRoot, source)),
+        `${source} (COPY in companion/Dockerfile) exists under the build context`,
+      );
   });
 
   it("the binding the container attaches to is in wrangler.toml with its migration, so removing the container never needs a migration", () => {

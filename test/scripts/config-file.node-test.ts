@@ -36,16 +36,23 @@ describe("loadConfigFile", () => {
   });
 
   it("prefers the file EDGECLAW_CONFIG names, and fails when it does not exist", () => {
-    const cwd = tempProject({ "edgeclaw.json5": "{}", "conf/other.json5": `{ session: { dmScope: "per-peer" } }` });
+    const cwd = tempProject({
+      "edgeclaw.json5": "{}",
+      "conf/other.json5": `{ session: { dmScope: "per-peer" } }`,
+    });
     const loaded = loadConfigFile({ cwd, env: { EDGECLAW_CONFIG: "conf/other.json5" } });
     assert.equal(loaded.config.session.dmScope, "per-peer");
     assert.equal(loaded.baseDir, join(cwd, "conf"));
-    const error = configError(() => loadConfigFile({ cwd, env: { EDGECLAW_CONFIG: "missing.json5" } }));
+    const error = configError(() =>
+      loadConfigFile({ cwd, env: { EDGECLAW_CONFIG: "missing.json5" } }),
+    );
     assert.match(error.lines[0]!, /file not found/);
   });
 
   it("reports a syntax error with line and column", () => {
-    const cwd = tempProject({ "edgeclaw.json5": `{\n  messages: {\n    queue: { mode: "collect" ,, }\n  }\n}\n` });
+    const cwd = tempProject({
+      "edgeclaw.json5": `{\n  messages: {\n    queue: { mode: "collect" ,, }\n  }\n}\n`,
+    });
     const error = configError(() => loadConfigFile({ cwd, env: {} }));
     assert.equal(error.file, join(cwd, "edgeclaw.json5"));
     assert.match(error.lines[0]!, /^3:\d+: invalid character ','/);
@@ -56,19 +63,32 @@ describe("loadConfigFile", () => {
       "edgeclaw.json5": `{ messages: { queue: { mode: "sometimes" } }, agents: { defaults: { timeoutSeconds: -5 } } }`,
     });
     const error = configError(() => loadConfigFile({ cwd, env: {} }));
-    assert.ok(error.lines.some((line) => line.startsWith("messages.queue.mode: ")), error.lines.join("\n"));
-    assert.ok(error.lines.some((line) => line.startsWith("agents.defaults.timeoutSeconds: ")), error.lines.join("\n"));
+    assert.ok(
+      error.lines.some((line) => line.startsWith("messages.queue.mode: ")),
+      error.lines.join("\n"),
+    );
+    assert.ok(
+      error.lines.some((line) => line.startsWith("agents.defaults.timeoutSeconds: ")),
+      error.lines.join("\n"),
+    );
   });
 
   it("rejects a file that is not an object", () => {
     const cwd = tempProject({ "edgeclaw.json5": `["not", "a", "config"]` });
-    assert.match(configError(() => loadConfigFile({ cwd, env: {} })).lines[0]!, /expected an object/);
+    assert.match(
+      configError(() => loadConfigFile({ cwd, env: {} })).lines[0]!,
+      /expected an object/,
+    );
   });
 });
 
 describe("npm run config:check", () => {
   const check = (cwd: string) =>
-    spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "config-check.ts")], { cwd, encoding: "utf8", env: { ...process.env, EDGECLAW_CONFIG: "" } });
+    spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "config-check.ts")], {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, EDGECLAW_CONFIG: "" },
+    });
 
   it("prints `config OK (<file>)` and exits 0 for a valid config", () => {
     const cwd = tempProject({ "edgeclaw.json5": `{ session: { dmScope: "main" } }` });
@@ -78,7 +98,9 @@ describe("npm run config:check", () => {
   });
 
   it("prints the key-path lines and exits 1 for an invalid one", () => {
-    const cwd = tempProject({ "edgeclaw.json5": `{ messages: { queue: { debounceMs: "soon" } } }` });
+    const cwd = tempProject({
+      "edgeclaw.json5": `{ messages: { queue: { debounceMs: "soon" } } }`,
+    });
     const run = check(cwd);
     assert.equal(run.status, 1);
     assert.match(run.stderr, new RegExp(`invalid config in ${join(cwd, "edgeclaw.json5")}`));
@@ -93,9 +115,15 @@ describe("npm run config:check", () => {
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stderr, /^  sesion: unknown key \(did you mean "session"\?\)$/m);
     assert.match(run.stderr, /^  foo: unknown key$/m);
-    assert.match(run.stderr, /^  agents\.defaults\.modle: unknown key \(did you mean "model"\?\)$/m);
+    assert.match(
+      run.stderr,
+      /^  agents\.defaults\.modle: unknown key \(did you mean "model"\?\)$/m,
+    );
     assert.match(run.stderr, /^  channels\.slak: unknown key \(did you mean "slack"\?\)$/m);
-    assert.match(run.stderr, /^  channels\.slack\.dmPolcy: unknown key \(did you mean "dmPolicy"\?\)$/m);
+    assert.match(
+      run.stderr,
+      /^  channels\.slack\.dmPolcy: unknown key \(did you mean "dmPolicy"\?\)$/m,
+    );
   });
 
   it("accepts OpenClaw keys edgeclaw does not implement yet, with a warning naming each", () => {
@@ -104,8 +132,14 @@ describe("npm run config:check", () => {
     });
     const run = check(cwd);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stderr, /^warning: agents\.defaults\.sandbox: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
-    assert.match(run.stderr, /^warning: channels\.discord\.voice: an OpenClaw key edgeclaw does not implement yet; ignored$/m);
+    assert.match(
+      run.stderr,
+      /^warning: agents\.defaults\.sandbox: an OpenClaw key edgeclaw does not implement yet; ignored$/m,
+    );
+    assert.match(
+      run.stderr,
+      /^warning: channels\.discord\.voice: an OpenClaw key edgeclaw does not implement yet; ignored$/m,
+    );
   });
 
   it("wants a real IANA zone in userTimezone, and names the expected type instead of 'Invalid input'", () => {
@@ -115,24 +149,43 @@ describe("npm run config:check", () => {
     const run = check(cwd);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^  agents\.defaults\.userTimezone: expected an IANA time zone/m);
-    assert.match(run.stderr, /^  agents\.defaults\.model\.primary: expected string, received number$/m);
-    assert.match(run.stderr, /^  gateway\.auth\.token: expected string or object, received number$/m);
+    assert.match(
+      run.stderr,
+      /^  agents\.defaults\.model\.primary: expected string, received number$/m,
+    );
+    assert.match(
+      run.stderr,
+      /^  gateway\.auth\.token: expected string or object, received number$/m,
+    );
     assert.doesNotMatch(run.stderr, /Invalid input/);
-    assert.equal(check(tempProject({ "edgeclaw.json5": `{ agents: { defaults: { userTimezone: "Europe/Berlin" } } }` })).status, 0);
+    assert.equal(
+      check(
+        tempProject({
+          "edgeclaw.json5": `{ agents: { defaults: { userTimezone: "Europe/Berlin" } } }`,
+        }),
+      ).status,
+      0,
+    );
   });
 
   it("passes the shipped edgeclaw.example.json5 without errors or warnings", () => {
-    const run = spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "config-check.ts")], {
-      cwd: projectRoot,
-      encoding: "utf8",
-      env: { ...process.env, EDGECLAW_CONFIG: join(projectRoot, "edgeclaw.example.json5") },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [tsxCli, join(projectRoot, "scripts", "config-check.ts")],
+      {
+        cwd: projectRoot,
+        encoding: "utf8",
+        env: { ...process.env, EDGECLAW_CONFIG: join(projectRoot, "edgeclaw.example.json5") },
+      },
+    );
     assert.equal(run.status, 0, run.stderr);
     assert.doesNotMatch(run.stderr, /warning: .*(unknown key|OpenClaw key)/);
   });
 
   it("fails on a seed folder the config names but that does not exist", () => {
-    const cwd = tempProject({ "edgeclaw.json5": `{ agents: { list: [{ id: "ops", workspace: "ops-workspace" }] } }` });
+    const cwd = tempProject({
+      "edgeclaw.json5": `{ agents: { list: [{ id: "ops", workspace: "ops-workspace" }] } }`,
+    });
     const run = check(cwd);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /agents\.list\.0\.workspace: folder not found: .*ops-workspace/);

@@ -25,7 +25,16 @@ const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(projectRoot, "test-output", "control-page");
 const TOKEN = "control-page-test-token-0123456789";
 const SIGNING_SECRET = "control-page-signing-secret";
-const VIEWS = ["sessions", "pairing", "dead-letters", "cron", "spend", "budgets", "channels", "config"];
+const VIEWS = [
+  "sessions",
+  "pairing",
+  "dead-letters",
+  "cron",
+  "spend",
+  "budgets",
+  "channels",
+  "config",
+];
 
 const cleanups: Array<() => Promise<void> | void> = [];
 after(async () => {
@@ -48,7 +57,11 @@ async function slackDm(base: string, user: string, channel: string, text: string
   const signature = `v0=${createHmac("sha256", SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest("hex")}`;
   const response = await fetch(`${base}/slack/events`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-slack-request-timestamp": timestamp, "x-slack-signature": signature },
+    headers: {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": timestamp,
+      "x-slack-signature": signature,
+    },
     body,
   });
   assert.equal(response.status, 200, await response.text());
@@ -57,7 +70,10 @@ async function slackDm(base: string, user: string, channel: string, text: string
 async function admin<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}/admin${path}`, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -65,7 +81,11 @@ async function admin<T>(base: string, method: string, path: string, body?: unkno
   return JSON.parse(text) as T;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -75,8 +95,13 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-async function slackMessages(slack: FakeSlackApi, channel: string): Promise<Array<{ text: string }>> {
-  return (await (await fetch(`${slack.url}/_control/messages?channel=${channel}`)).json()) as Array<{ text: string }>;
+async function slackMessages(
+  slack: FakeSlackApi,
+  channel: string,
+): Promise<Array<{ text: string }>> {
+  return (await (
+    await fetch(`${slack.url}/_control/messages?channel=${channel}`)
+  ).json()) as Array<{ text: string }>;
 }
 
 async function open(page: Page, base: string, view: string): Promise<void> {
@@ -87,23 +112,37 @@ async function open(page: Page, base: string, view: string): Promise<void> {
 
 /** Every view at both widths: a screenshot each, and no sideways scrolling on a phone. */
 async function screenshotAll(page: Page, base: string, suffix: string): Promise<void> {
-  for (const [width, height] of [[1280, 900], [390, 844]] as const) {
+  for (const [width, height] of [
+    [1280, 900],
+    [390, 844],
+  ] as const) {
     await page.setViewportSize({ width, height });
     for (const view of VIEWS) {
       await open(page, base, view);
       await page.evaluate(() => void (document.getElementById("toast")!.hidden = true));
-      await page.screenshot({ path: join(SCREENSHOTS, `${view}-${width}${suffix}.png`), fullPage: true });
+      await page.screenshot({
+        path: join(SCREENSHOTS, `${view}-${width}${suffix}.png`),
+        fullPage: true,
+      });
       if (width === 390) {
         const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(scrollWidth <= 390, `${view} at 390 px scrolls sideways (${scrollWidth} px wide)`);
+        assert.ok(
+          scrollWidth <= 390,
+          `${view} at 390 px scrolls sideways (${scrollWidth} px wide)`,
+        );
       }
     }
   }
 }
 
 describe("control page (headless Chromium)", () => {
-  it("signs in with the token, approves pairing, retries a dead letter once, resets a session, drives cron and budgets; every view at 1280 and 390 px", { timeout: 300_000 }, async () => {
-    assert.ok(existsSync(CHROMIUM), `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does)`);
+  it("signs in with the token, approves pairing, retries a dead letter once, resets a session, drives cron and budgets; every view at 1280 and 390 px", {
+    timeout: 300_000,
+  }, async () => {
+    assert.ok(
+      existsSync(CHROMIUM),
+      `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does)`,
+    );
     rmSync(SCREENSHOTS, { recursive: true, force: true });
     mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -116,19 +155,44 @@ describe("control page (headless Chromium)", () => {
       configFile,
       JSON.stringify({
         gateway: { auth: { token: TOKEN } },
-        channels: { slack: { enabled: true, mode: "http", apiBaseUrl: `${slack.url}/api/`, botToken: "xoxb-control-test", signingSecret: SIGNING_SECRET, streaming: { mode: "off" } } },
+        channels: {
+          slack: {
+            enabled: true,
+            mode: "http",
+            apiBaseUrl: `${slack.url}/api/`,
+            botToken: "xoxb-control-test",
+            signingSecret: SIGNING_SECRET,
+            streaming: { mode: "off" },
+          },
+        },
         budgets: { global: { day: { usd: 5 } } },
       }),
     );
     const dataDir = join(work, "data");
-    const dev = await startDev(dataDir, await freePort(), { EDGECLAW_CONFIG: configFile, EDGECLAW_FAKE_MODEL: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", EDGECLAW_GATEWAY_TOKEN: "" }, 180_000);
+    const dev = await startDev(
+      dataDir,
+      await freePort(),
+      {
+        EDGECLAW_CONFIG: configFile,
+        EDGECLAW_FAKE_MODEL: "1",
+        ANTHROPIC_API_KEY: "",
+        OPENAI_API_KEY: "",
+        EDGECLAW_GATEWAY_TOKEN: "",
+      },
+      180_000,
+    );
     cleanups.push(() => stopDev(dev));
     const base = dev.url;
     const vars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
 
     // Spend to chart: metered model calls as the SessionDO mirror writes them.
     await withNeonPool(vars.DATABASE_URL!, vars.EDGECLAW_PG_WS_PROXY, async (pool) => {
-      for (const [i, agent, channel, usd] of [[0, "main", "slack", 0.42], [1, "main", "webchat", 0.13], [1, "ops", "slack", 0.8], [3, "main", "slack", 0.25]] as const) {
+      for (const [i, agent, channel, usd] of [
+        [0, "main", "slack", 0.42],
+        [1, "main", "webchat", 0.13],
+        [1, "ops", "slack", 0.8],
+        [3, "main", "slack", 0.25],
+      ] as const) {
         await pool.query(
           `insert into model_calls (id, session_key, session_id, agent_id, channel, kind, provider, model, input_tokens, output_tokens, cost_usd, created_at)
            values ($1, 'agent:main:seed', 's', $2, $3, 'turn', 'anthropic', 'claude', 1000, 200, $4, now() - ($5 || ' days')::interval)`,
@@ -137,15 +201,32 @@ describe("control page (headless Chromium)", () => {
       }
     });
     // A cron job to drive.
-    await admin(base, "POST", "/cron", { name: "daily digest", schedule: { kind: "every", every: "1h" }, sessionTarget: "main", payload: { kind: "systemEvent", text: "digest time" } });
+    await admin(base, "POST", "/cron", {
+      name: "daily digest",
+      schedule: { kind: "every", every: "1h" },
+      sessionTarget: "main",
+      payload: { kind: "systemEvent", text: "digest time" },
+    });
 
     // A fresh profile (Playwright's --user-data-dir) and the flags this machine needs offline.
-    const browser: BrowserContext = await chromium.launchPersistentContext(join(work, "chromium-profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 1280, height: 900 },
-    });
+    const browser: BrowserContext = await chromium.launchPersistentContext(
+      join(work, "chromium-profile"),
+      {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+        viewport: { width: 1280, height: 900 },
+      },
+    );
     cleanups.push(() => browser.close());
     const page = browser.pages()[0] ?? (await browser.newPage());
     page.on("dialog", (dialog) => void dialog.accept());
@@ -160,31 +241,67 @@ describe("control page (headless Chromium)", () => {
     await page.fill("#token-input", TOKEN);
     await page.click("#login button[type=submit]");
     await page.locator("main h2", { hasText: "Sessions" }).waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem("edgeclaw.control.token")), TOKEN);
+    assert.equal(
+      await page.evaluate(() => sessionStorage.getItem("edgeclaw.control.token")),
+      TOKEN,
+    );
     assert.ok(!page.url().includes(TOKEN));
 
     // Pairing: a stranger writes; the page approves the request.
     const stranger = "USTRANGER1";
     const dm = "DSTRANGER1";
     await slackDm(base, stranger, dm, "hi, may I talk to the agent?");
-    await until("the pairing request", async () => ((await admin<{ requests: unknown[] }>(base, "GET", "/pairing")).requests.length ? true : undefined));
+    await until("the pairing request", async () =>
+      (await admin<{ requests: unknown[] }>(base, "GET", "/pairing")).requests.length
+        ? true
+        : undefined,
+    );
     await open(page, base, "pairing");
-    await page.screenshot({ path: join(SCREENSHOTS, "pairing-before-approve.png"), fullPage: true });
+    await page.screenshot({
+      path: join(SCREENSHOTS, "pairing-before-approve.png"),
+      fullPage: true,
+    });
     await page.click("button[data-action=approve]");
     await page.locator("#toast", { hasText: `Approved ${stranger}` }).waitFor();
     await page.locator("main", { hasText: "No pending pairing requests." }).waitFor();
-    const allow = await admin<{ entries: Array<{ senderId: string }> }>(base, "GET", "/allowlist/slack");
-    assert.ok(allow.entries.some((entry) => entry.senderId === stranger), "approved sender is on the allowlist");
+    const allow = await admin<{ entries: Array<{ senderId: string }> }>(
+      base,
+      "GET",
+      "/allowlist/slack",
+    );
+    assert.ok(
+      allow.entries.some((entry) => entry.senderId === stranger),
+      "approved sender is on the allowlist",
+    );
 
     // A dead letter: the answer to the approved sender bounces once (channel_not_found is permanent).
     const before = (await slackMessages(slack, dm)).length;
-    await fetch(`${slack.url}/_control/script`, { method: "POST", body: JSON.stringify({ method: "chat.postMessage", channel: dm, error: "channel_not_found", times: 1 }) });
+    await fetch(`${slack.url}/_control/script`, {
+      method: "POST",
+      body: JSON.stringify({
+        method: "chat.postMessage",
+        channel: dm,
+        error: "channel_not_found",
+        times: 1,
+      }),
+    });
     await slackDm(base, stranger, dm, "hello after approval");
-    await until("the dead letter", async () => ((await admin<{ sessions: unknown[] }>(base, "GET", "/dead-letters")).sessions.length ? true : undefined));
-    assert.equal((await slackMessages(slack, dm)).length, before, "nothing delivered while the answer is dead");
+    await until("the dead letter", async () =>
+      (await admin<{ sessions: unknown[] }>(base, "GET", "/dead-letters")).sessions.length
+        ? true
+        : undefined,
+    );
+    assert.equal(
+      (await slackMessages(slack, dm)).length,
+      before,
+      "nothing delivered while the answer is dead",
+    );
     await open(page, base, "dead-letters");
     await page.locator("[data-dead-letter]", { hasText: "channel_not_found" }).waitFor();
-    await page.screenshot({ path: join(SCREENSHOTS, "dead-letters-before-retry.png"), fullPage: true });
+    await page.screenshot({
+      path: join(SCREENSHOTS, "dead-letters-before-retry.png"),
+      fullPage: true,
+    });
     await page.click("[data-dead-letter] button[data-action=retry]");
     await page.locator("main", { hasText: "Nothing was given up on." }).waitFor();
     const delivered = await until("the retried answer", async () => {
@@ -192,7 +309,11 @@ describe("control page (headless Chromium)", () => {
       return messages.length > before ? messages : undefined;
     });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    assert.equal((await slackMessages(slack, dm)).length, before + 1, "the retried answer arrives once");
+    assert.equal(
+      (await slackMessages(slack, dm)).length,
+      before + 1,
+      "the retried answer arrives once",
+    );
     assert.ok(delivered.at(-1)!.text.length > 0);
 
     // Sessions: search by the sender's DM channel, open the transcript, reset.
@@ -207,7 +328,9 @@ describe("control page (headless Chromium)", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "session-transcript.png"), fullPage: true });
     await page.click("button[data-action=reset]");
     await page.locator("#toast", { hasText: "Session reset" }).waitFor();
-    await page.locator("[data-list=transcript]", { hasText: "Nothing in this session yet" }).waitFor();
+    await page
+      .locator("[data-list=transcript]", { hasText: "Nothing in this session yet" })
+      .waitFor();
     assert.notEqual(await page.locator("[data-field=session-id]").textContent(), oldId);
 
     // Cron: disable, enable, run now.
@@ -228,7 +351,9 @@ describe("control page (headless Chromium)", () => {
     await page.click("[data-scope=global] [data-period=day] button[data-action=raise]");
     await page.locator("#toast", { hasText: "Raised the day cap of global" }).waitFor();
     await page.locator("[data-scope=global] .badge", { hasText: "raised" }).waitFor();
-    const budgets = await admin<{ scopes: Array<{ scope: string; windows: Array<{ limitUsd?: number }> }> }>(base, "GET", "/budgets");
+    const budgets = await admin<{
+      scopes: Array<{ scope: string; windows: Array<{ limitUsd?: number }> }>;
+    }>(base, "GET", "/budgets");
     assert.equal(budgets.scopes.find((s) => s.scope === "global")!.windows[0]!.limitUsd, 12);
 
     // Spend charts, channel status, config check.
@@ -236,7 +361,10 @@ describe("control page (headless Chromium)", () => {
     assert.equal(await page.locator("svg.chart").count(), 2);
     assert.ok((await page.locator("svg.chart rect").count()) >= 4);
     await open(page, base, "channels");
-    assert.equal(await page.locator("[data-channel='slack:default'] [data-field=webhook-url]").textContent(), `${base}/slack/events`);
+    assert.equal(
+      await page.locator("[data-channel='slack:default'] [data-field=webhook-url]").textContent(),
+      `${base}/slack/events`,
+    );
     await open(page, base, "config");
     await page.locator("[data-field=config-ok]", { hasText: "Config OK" }).waitFor();
 

@@ -11,13 +11,50 @@ const seen: Array<{ method: string; path: string; auth: string; body: unknown }>
 const server = createServer(async (req: IncomingMessage, res) => {
   let text = "";
   for await (const chunk of req) text += chunk;
-  seen.push({ method: req.method ?? "", path: req.url ?? "", auth: req.headers.authorization ?? "", body: text ? JSON.parse(text) : undefined });
+  seen.push({
+    method: req.method ?? "",
+    path: req.url ?? "",
+    auth: req.headers.authorization ?? "",
+    body: text ? JSON.parse(text) : undefined,
+  });
   res.setHeader("content-type", "application/json");
-  const job = { id: "j1", agentId: "main", name: "brief", enabled: true, schedule: { kind: "cron", expr: "0 7 * * *", tz: "UTC" }, sessionTarget: "isolated", nextRunAt: 1_800_000_000_000, lastStatus: null };
+  const job = {
+    id: "j1",
+    agentId: "main",
+    name: "brief",
+    enabled: true,
+    schedule: { kind: "cron", expr: "0 7 * * *", tz: "UTC" },
+    sessionTarget: "isolated",
+    nextRunAt: 1_800_000_000_000,
+    lastStatus: null,
+  };
   if (req.url === "/admin/cron" && req.method === "POST") return res.end(JSON.stringify({ job }));
-  if (req.url === "/admin/cron" && req.method === "GET") return res.end(JSON.stringify({ jobs: [job] }));
-  if (req.url === "/admin/cron/j1/runs?limit=5") return res.end(JSON.stringify({ runs: [{ id: "j1@1", status: "ok", scheduledFor: 1_800_000_000_000, costUsd: "0.001200", summary: "done", error: null }] }));
-  if (req.url === "/admin/system/event") return res.end(JSON.stringify({ ok: true, sessionKey: "agent:main:main", mode: "now", heartbeat: { ok: false, reason: "no heartbeat for this agent (disabled or no route)" } }));
+  if (req.url === "/admin/cron" && req.method === "GET")
+    return res.end(JSON.stringify({ jobs: [job] }));
+  if (req.url === "/admin/cron/j1/runs?limit=5")
+    return res.end(
+      JSON.stringify({
+        runs: [
+          {
+            id: "j1@1",
+            status: "ok",
+            scheduledFor: 1_800_000_000_000,
+            costUsd: "0.001200",
+            summary: "done",
+            error: null,
+          },
+        ],
+      }),
+    );
+  if (req.url === "/admin/system/event")
+    return res.end(
+      JSON.stringify({
+        ok: true,
+        sessionKey: "agent:main:main",
+        mode: "now",
+        heartbeat: { ok: false, reason: "no heartbeat for this agent (disabled or no route)" },
+      }),
+    );
   res.statusCode = 404;
   res.end(JSON.stringify({ error: { message: "nope" } }));
 });
@@ -29,12 +66,18 @@ before(async () => {
 });
 after(() => server.close());
 
-function edgeclaw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function edgeclaw(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", url, "--token", "tok"], {
-      cwd: projectRoot,
-      env: { ...process.env, EDGECLAW_DATA_DIR: join(tempProject(), "data") },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", url, "--token", "tok"],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, EDGECLAW_DATA_DIR: join(tempProject(), "data") },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -45,7 +88,22 @@ function edgeclaw(args: string[]): Promise<{ status: number | null; stdout: stri
 
 describe("edgeclaw cron / system event", () => {
   it("cron add sends one schedule, one payload and the announce target", async () => {
-    const run = await edgeclaw(["cron", "add", "--name", "brief", "--cron", "0 7 * * *", "--tz", "America/Los_Angeles", "--message", "Summarise", "--channel", "slack", "--to", "C123"]);
+    const run = await edgeclaw([
+      "cron",
+      "add",
+      "--name",
+      "brief",
+      "--cron",
+      "0 7 * * *",
+      "--tz",
+      "America/Los_Angeles",
+      "--message",
+      "Summarise",
+      "--channel",
+      "slack",
+      "--to",
+      "C123",
+    ]);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /Added j1 \(brief\)/);
     const sent = seen.find((s) => s.method === "POST" && s.path === "/admin/cron")!;
@@ -60,10 +118,32 @@ describe("edgeclaw cron / system event", () => {
 
   it("cron add refuses two schedules or half a target before calling the gateway", async () => {
     const before = seen.length;
-    const two = await edgeclaw(["cron", "add", "--name", "x", "--cron", "* * * * *", "--every", "1h", "--message", "m"]);
+    const two = await edgeclaw([
+      "cron",
+      "add",
+      "--name",
+      "x",
+      "--cron",
+      "* * * * *",
+      "--every",
+      "1h",
+      "--message",
+      "m",
+    ]);
     assert.equal(two.status, 1);
     assert.match(two.stderr, /exactly one of --cron, --every, --at/);
-    const half = await edgeclaw(["cron", "add", "--name", "x", "--every", "1h", "--message", "m", "--channel", "slack"]);
+    const half = await edgeclaw([
+      "cron",
+      "add",
+      "--name",
+      "x",
+      "--every",
+      "1h",
+      "--message",
+      "m",
+      "--channel",
+      "slack",
+    ]);
     assert.match(half.stderr, /both --channel and --to/);
     assert.equal(seen.length, before);
   });

@@ -3,7 +3,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { DataDirHeldError, DataDirLockedError, LOCK_FILE, lockDataDir, readLiveDevState } from "../../scripts/lib/data-dir-lock.ts";
+import {
+  DataDirHeldError,
+  DataDirLockedError,
+  LOCK_FILE,
+  lockDataDir,
+  readLiveDevState,
+} from "../../scripts/lib/data-dir-lock.ts";
 import { processInfo } from "../../scripts/lib/process-table.ts";
 import { tempProject } from "./helpers.ts";
 
@@ -22,8 +28,14 @@ function tryKill(pid: number) {
 }
 
 /** A process of its own group that lives until the test ends; resolves once `script` printed a line. */
-function startSleeper(script = `console.log("ready"); setInterval(() => {}, 1000)`, args: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", script, ...args], { detached: true, stdio: ["ignore", "pipe", "inherit"] });
+function startSleeper(
+  script = `console.log("ready"); setInterval(() => {}, 1000)`,
+  args: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["-e", script, ...args], {
+    detached: true,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(child);
   return new Promise((resolve) => child.stdout!.once("data", () => resolve(child)));
 }
@@ -38,8 +50,13 @@ function dataDirWithLock(content: string): string {
 describe("data-dir lock", () => {
   it("refuses while its owner runs (same pid, same start time), naming the pid", async () => {
     const owner = await startSleeper();
-    const dir = dataDirWithLock(JSON.stringify({ pid: owner.pid, startTime: processInfo(owner.pid!)!.startTime }));
-    assert.throws(() => lockDataDir(dir), (error) => error instanceof DataDirLockedError && error.message.includes(`pid ${owner.pid}`));
+    const dir = dataDirWithLock(
+      JSON.stringify({ pid: owner.pid, startTime: processInfo(owner.pid!)!.startTime }),
+    );
+    assert.throws(
+      () => lockDataDir(dir),
+      (error) => error instanceof DataDirLockedError && error.message.includes(`pid ${owner.pid}`),
+    );
   });
 
   it("takes over a lock whose pid now belongs to another process (a reused pid)", async () => {
@@ -52,10 +69,19 @@ describe("data-dir lock", () => {
 
   it("takes over a lock whose owner is a zombie", async () => {
     // `sleep 0` becomes a child of the exec'd `sleep 30`, which never reaps it: a zombie for 30 s.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { detached: true, stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], {
+      detached: true,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     children.push(parent);
-    const zombie = Number.parseInt(await new Promise<string>((resolve) => parent.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString()))), 10);
-    for (let i = 0; i < 50 && !processInfo(zombie)?.zombie; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const zombie = Number.parseInt(
+      await new Promise<string>((resolve) =>
+        parent.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString())),
+      ),
+      10,
+    );
+    for (let i = 0; i < 50 && !processInfo(zombie)?.zombie; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(processInfo(zombie)?.zombie, true, "the fixture is a zombie");
     const dir = dataDirWithLock(`${zombie}\n`);
     lockDataDir(dir).release();
@@ -70,7 +96,10 @@ describe("data-dir lock", () => {
     );
     assert.throws(
       () => lockDataDir(dir),
-      (error) => error instanceof DataDirHeldError && error.message.includes(`pid ${orphan.pid}`) && error.message.includes(`kill ${orphan.pid}`),
+      (error) =>
+        error instanceof DataDirHeldError &&
+        error.message.includes(`pid ${orphan.pid}`) &&
+        error.message.includes(`kill ${orphan.pid}`),
     );
     assert.equal(existsSync(join(dir, LOCK_FILE)), false);
   });
@@ -81,7 +110,11 @@ describe("data-dir lock", () => {
     tryKill(dead.pid!);
     await new Promise((resolve) => dead.once("exit", resolve));
     const dir = dataDirWithLock(JSON.stringify({ pid: dead.pid, wranglerPgid: leftover.pid }));
-    assert.throws(() => lockDataDir(dir), (error) => error instanceof DataDirHeldError && error.holders.some((h) => h.pid === leftover.pid));
+    assert.throws(
+      () => lockDataDir(dir),
+      (error) =>
+        error instanceof DataDirHeldError && error.holders.some((h) => h.pid === leftover.pid),
+    );
   });
 
   it("publishes the running stack's URL for the CLI, and only while its owner runs", () => {
@@ -92,7 +125,10 @@ describe("data-dir lock", () => {
     assert.equal(readLiveDevState(dir)?.url, "http://127.0.0.1:9999");
     lock.release();
     assert.equal(readLiveDevState(dir), undefined);
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, startTime: "1", url: "http://127.0.0.1:9999" }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, startTime: "1", url: "http://127.0.0.1:9999" }),
+    );
     assert.equal(readLiveDevState(dir), undefined, "a reused pid is not the stack");
   });
 });

@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { accountsForKey } from "../../functions/channels/companion/socket-accounts.ts";
 import { parseConfig } from "../../functions/config/load.ts";
-import { GENERATED_INGRESS_SECRET_FILE, GENERATED_SECRET_VAR, planDevCompanion } from "../../scripts/lib/dev-companion-plan.ts";
+import {
+  GENERATED_INGRESS_SECRET_FILE,
+  GENERATED_SECRET_VAR,
+  planDevCompanion,
+} from "../../scripts/lib/dev-companion-plan.ts";
 
 /**
  * What `npm run dev` decides about the companion from the config (scripts/lib/dev-companion-plan.ts):
@@ -18,23 +22,46 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function plan(raw: Record<string, unknown>, vars: Record<string, string> = {}, shellEnv: NodeJS.ProcessEnv = {}) {
+function plan(
+  raw: Record<string, unknown>,
+  vars: Record<string, string> = {},
+  shellEnv: NodeJS.ProcessEnv = {},
+) {
   const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-devcomp-"));
   dirs.push(dataDir);
-  return { dataDir, vars, result: planDevCompanion({ raw, config: parseConfig(raw), vars, shellEnv, dataDir }) };
+  return {
+    dataDir,
+    vars,
+    result: planDevCompanion({ raw, config: parseConfig(raw), vars, shellEnv, dataDir }),
+  };
 }
 
 describe("npm run dev's companion plan", () => {
   it("starts no companion without a socket account, webhook-mode accounts of socket-capable channels included", () => {
     assert.equal(plan({}).result, undefined);
-    assert.equal(plan({ channels: { slack: { botToken: "${SLACK_BOT_TOKEN}", signingSecret: "${SLACK_SIGNING_SECRET}" } } }).result, undefined);
-    assert.equal(plan({ channels: { telegram: { botToken: "${TELEGRAM_BOT_TOKEN}" } } }).result, undefined);
+    assert.equal(
+      plan({
+        channels: {
+          slack: { botToken: "${SLACK_BOT_TOKEN}", signingSecret: "${SLACK_SIGNING_SECRET}" },
+        },
+      }).result,
+      undefined,
+    );
+    assert.equal(
+      plan({ channels: { telegram: { botToken: "${TELEGRAM_BOT_TOKEN}" } } }).result,
+      undefined,
+    );
     assert.equal(plan({ channels: { discord: { enabled: false } } }).result, undefined);
   });
 
   it("generates a key for the socket channels, keeps it in the data dir, and hands the default account's token fallback to both processes", () => {
     const raw = { channels: { discord: { dmPolicy: "allowlist", allowFrom: ["1"] } } };
-    const shell = { DISCORD_BOT_TOKEN: "discord-token-from-shell", ANTHROPIC_API_KEY: "model-key", PATH: "/usr/bin", EDGECLAW_COMPANION_DEBUG: "1" };
+    const shell = {
+      DISCORD_BOT_TOKEN: "discord-token-from-shell",
+      ANTHROPIC_API_KEY: "model-key",
+      PATH: "/usr/bin",
+      EDGECLAW_COMPANION_DEBUG: "1",
+    };
     const { dataDir, vars, result } = plan(raw, {}, shell);
     assert.ok(result);
     assert.equal(result.key.source, "generated");
@@ -51,8 +78,15 @@ describe("npm run dev's companion plan", () => {
     const bundled = parseConfig(result.raw);
     const grant = bundled.companion.ingressKeys.find((key) => key.id === "dev-local");
     assert.deepEqual(grant?.channels, ["discord"]);
-    assert.deepEqual(accountsForKey(bundled, vars, grant!).map((a) => `${a.channel}/${a.accountId}`), ["discord/default"]);
-    assert.equal(raw.channels.discord.dmPolicy, "allowlist", "the user's config object is not changed");
+    assert.deepEqual(
+      accountsForKey(bundled, vars, grant!).map((a) => `${a.channel}/${a.accountId}`),
+      ["discord/default"],
+    );
+    assert.equal(
+      raw.channels.discord.dmPolicy,
+      "allowlist",
+      "the user's config object is not changed",
+    );
     assert.equal((raw as Record<string, unknown>).companion, undefined);
     // The companion: its key, the token, its own tuning and PATH; not the model key.
     assert.equal(result.env.EDGECLAW_COMPANION_KEY_ID, "dev-local");
@@ -63,31 +97,56 @@ describe("npm run dev's companion plan", () => {
     assert.equal(result.env.ANTHROPIC_API_KEY, undefined);
 
     // The next start on the same data dir reuses the secret.
-    const again = planDevCompanion({ raw, config: parseConfig(raw), vars: {}, shellEnv: shell, dataDir });
+    const again = planDevCompanion({
+      raw,
+      config: parseConfig(raw),
+      vars: {},
+      shellEnv: shell,
+      dataDir,
+    });
     assert.equal(again?.key.secret, result.key.secret);
   });
 
   it("uses the configured key when its secret is set (.dev.vars wins over the shell for the token), and says which accounts it cannot run", () => {
     const raw = {
-      companion: { ingressKeys: [{ id: "dc", secret: { source: "env", id: "MY_COMPANION_SECRET" }, channels: ["discord"] }] },
+      companion: {
+        ingressKeys: [
+          { id: "dc", secret: { source: "env", id: "MY_COMPANION_SECRET" }, channels: ["discord"] },
+        ],
+      },
       channels: {
         discord: { token: { source: "env", id: "DISCORD_TOKEN_MAIN" } },
         telegram: { mode: "polling", botToken: "${TELEGRAM_BOT_TOKEN}" },
       },
     };
-    const { vars, result } = plan(raw, { MY_COMPANION_SECRET: "configured-secret", DISCORD_TOKEN_MAIN: "from-dev-vars" }, { DISCORD_TOKEN_MAIN: "from-shell", TELEGRAM_BOT_TOKEN: "123:tg" });
+    const { vars, result } = plan(
+      raw,
+      { MY_COMPANION_SECRET: "configured-secret", DISCORD_TOKEN_MAIN: "from-dev-vars" },
+      { DISCORD_TOKEN_MAIN: "from-shell", TELEGRAM_BOT_TOKEN: "123:tg" },
+    );
     assert.ok(result);
     assert.deepEqual(result.key, { id: "dc", secret: "configured-secret", source: "configured" });
     assert.equal(result.raw, raw, "the bundled config is the user's");
     assert.deepEqual(result.accounts, ["Discord"]);
     assert.equal(result.env.DISCORD_TOKEN_MAIN, "from-dev-vars");
     assert.equal(vars[GENERATED_SECRET_VAR], undefined);
-    assert.ok(result.warnings.some((w) => /Telegram.*ingress key "dc" may not speak for it/.test(w)), result.warnings.join("\n"));
+    assert.ok(
+      result.warnings.some((w) => /Telegram.*ingress key "dc" may not speak for it/.test(w)),
+      result.warnings.join("\n"),
+    );
   });
 
   it("falls back to a generated key, with a warning, when the configured key's secret is not set", () => {
     const raw = {
-      companion: { ingressKeys: [{ id: "dc", secret: { source: "env", id: "MY_COMPANION_SECRET" }, channels: ["telegram"] }] },
+      companion: {
+        ingressKeys: [
+          {
+            id: "dc",
+            secret: { source: "env", id: "MY_COMPANION_SECRET" },
+            channels: ["telegram"],
+          },
+        ],
+      },
       channels: { telegram: { mode: "polling" } },
     };
     const { vars, result } = plan(raw, {}, {});
@@ -96,7 +155,11 @@ describe("npm run dev's companion plan", () => {
     assert.ok(result.warnings.some((w) => /ingressKeys "dc": its secret is not set/.test(w)));
     assert.ok(result.warnings.some((w) => /TELEGRAM_BOT_TOKEN is not set/.test(w)));
     const keys = parseConfig(result.raw).companion.ingressKeys;
-    assert.deepEqual(keys.map((key) => key.id), ["dc", "dev-local"], "the user's key stays");
+    assert.deepEqual(
+      keys.map((key) => key.id),
+      ["dc", "dev-local"],
+      "the user's key stays",
+    );
     assert.deepEqual(keys[1]!.channels, ["telegram"]);
     assert.ok(vars[GENERATED_SECRET_VAR]);
   });

@@ -35,7 +35,11 @@ describe("local Postgres", () => {
       // initdb in this process alone left ~500 MB resident (and 128 MB of buffers on top).
       assert.ok(grown < 300 * MiB, `PGlite grew this process by ${Math.round(grown / MiB)} MiB`);
       const migrated = await pg.db.query("select count(*) from gateway_state");
-      assert.equal(migrated.rows.length, 1, "the migrations ran on the server this process serves from");
+      assert.equal(
+        migrated.rows.length,
+        1,
+        "the migrations ran on the server this process serves from",
+      );
     } finally {
       await pg.stop();
     }
@@ -48,7 +52,10 @@ describe("workerd config for the local Worker", () => {
       name: "edgeclaw",
       compatibilityDate: "2026-04-20",
       compatibilityFlags: ["nodejs_compat"],
-      durableObjects: { SESSIONS: { className: "SessionDO", useSQLite: true }, OTHER: { className: "SessionDO", useSQLite: true } },
+      durableObjects: {
+        SESSIONS: { className: "SessionDO", useSQLite: true },
+        OTHER: { className: "SessionDO", useSQLite: true },
+      },
       vars: { PLAIN: 'say "hi"\\ ☕\n' },
     },
     moduleFile: "index.js",
@@ -62,12 +69,19 @@ describe("workerd config for the local Worker", () => {
     assert.match(config, /\(name = "ANTHROPIC_API_KEY", fromEnvironment = "ANTHROPIC_API_KEY"\)/);
     assert.match(config, /\(name = "PLAIN", text = "say \\"hi\\"\\\\ \\xe2\\x98\\x95\\x0a"\)/);
     // One namespace per class, keyed as wrangler dev keys it (so a data dir keeps its sessions).
-    assert.equal(config.match(/className = "SessionDO", uniqueKey = "edgeclaw-SessionDO", enableSql = true/g)?.length, 1);
+    assert.equal(
+      config.match(/className = "SessionDO", uniqueKey = "edgeclaw-SessionDO", enableSql = true/g)
+        ?.length,
+      1,
+    );
     assert.match(config, /disk = \(path = "\/data\/wrangler\/v3\/do", writable = true\)/);
   });
 
   it("sets CF-Connecting-IP on a loopback listener and strips a client's claim otherwise", () => {
-    assert.match(workerdConfig({ ...base, clientAddress: "127.0.0.1" }), /injectRequestHeaders = \[\(name = "CF-Connecting-IP", value = "127\.0\.0\.1"\)\]/);
+    assert.match(
+      workerdConfig({ ...base, clientAddress: "127.0.0.1" }),
+      /injectRequestHeaders = \[\(name = "CF-Connecting-IP", value = "127\.0\.0\.1"\)\]/,
+    );
     assert.match(workerdConfig(base), /injectRequestHeaders = \[\(name = "CF-Connecting-IP"\)\]/);
   });
 });
@@ -81,7 +95,13 @@ describe("npm run dev footprint", () => {
       cwd: projectRoot,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, EDGECLAW_DATA_DIR: join(dir, "data"), EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: "", EDGECLAW_FAKE_MODEL: "1" },
+      env: {
+        ...process.env,
+        EDGECLAW_DATA_DIR: join(dir, "data"),
+        EDGECLAW_PORT: String(port),
+        EDGECLAW_CONFIG: "",
+        EDGECLAW_FAKE_MODEL: "1",
+      },
     });
     const stopGroup = (signal: NodeJS.Signals) => {
       try {
@@ -95,7 +115,10 @@ describe("npm run dev footprint", () => {
     child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready line after 180 s:\n${output}`)), 180_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no ready line after 180 s:\n${output}`)),
+        180_000,
+      );
       child.stdout!.on("data", () => {
         if (READY.test(output)) {
           clearTimeout(timer);
@@ -109,7 +132,11 @@ describe("npm run dev footprint", () => {
     const tree = sampleTree(child.pid!);
     const total = tree.reduce((sum, process) => sum + process.rssBytes, 0);
     const listing = tree.map((p) => `${p.role} ${Math.round(p.rssBytes / MiB)} MiB`).join(", ");
-    assert.deepEqual(tree.filter((p) => /wrangler|^esbuild$/.test(p.role)).map((p) => p.role), [], listing);
+    assert.deepEqual(
+      tree.filter((p) => /wrangler|^esbuild$/.test(p.role)).map((p) => p.role),
+      [],
+      listing,
+    );
     // 375 MiB after the hardening work; 424 MiB on CI once PGlite loaded pgvector (memory search)
     // and the Worker carried five more channels (which part grew is not measured yet). The bound
     // still catches a leftover wrangler/bundler or a leaking host.
@@ -120,7 +147,9 @@ describe("npm run dev footprint", () => {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     stopGroup("SIGINT");
     await exited;
-    const left = spawnSync("ps", ["-eo", "args="], { encoding: "utf8" }).stdout.split("\n").filter((line) => line.includes(join(dir, "data")));
+    const left = spawnSync("ps", ["-eo", "args="], { encoding: "utf8" })
+      .stdout.split("\n")
+      .filter((line) => line.includes(join(dir, "data")));
     assert.deepEqual(left, []);
   });
 });

@@ -20,7 +20,11 @@ export interface RunningDev {
 
 /** The command line `npm run dev` runs. (npm adds nothing but a shell; a Ctrl-C makes npm exit by SIGINT whatever dev returns.) */
 export function devCommand(): string[] {
-  const scripts = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const scripts = (
+    JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
   const [program, ...args] = scripts.dev!.split(/\s+/);
   assert.equal(program, "node", "npm run dev starts node directly");
   return [process.execPath, ...args];
@@ -29,20 +33,34 @@ export function devCommand(): string[] {
 const started: ChildProcess[] = [];
 
 /** Starts the stack on `port` with its data in `dataDir` (EDGECLAW_CONFIG empty unless `env` names one); resolves at the ready line. */
-export function startDev(dataDir: string, port: number, env: Record<string, string> = {}, readyTimeoutMs = 120_000): Promise<RunningDev> {
+export function startDev(
+  dataDir: string,
+  port: number,
+  env: Record<string, string> = {},
+  readyTimeoutMs = 120_000,
+): Promise<RunningDev> {
   const [program, ...args] = devCommand();
   const child = spawn(program!, args, {
     cwd: projectRoot,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: "", ...env },
+    env: {
+      ...process.env,
+      EDGECLAW_DATA_DIR: dataDir,
+      EDGECLAW_PORT: String(port),
+      EDGECLAW_CONFIG: "",
+      ...env,
+    },
   });
   started.push(child);
   let text = "";
   child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line after ${readyTimeoutMs / 1000} s:\n${text}`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line after ${readyTimeoutMs / 1000} s:\n${text}`)),
+      readyTimeoutMs,
+    );
     const check = () => {
       const match = READY.exec(text);
       if (match) {
@@ -62,7 +80,9 @@ export function startDev(dataDir: string, port: number, env: Record<string, stri
 /** Ctrl-C: SIGINT to every process in the terminal's group; resolves with dev's exit code. */
 export async function ctrlC(dev: RunningDev): Promise<number | null> {
   if (dev.child.exitCode !== null) return dev.child.exitCode;
-  const exited = new Promise<number | null>((resolve) => dev.child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    dev.child.once("exit", (code) => resolve(code)),
+  );
   tryKill(-dev.child.pid!, "SIGINT");
   return exited;
 }
@@ -83,7 +103,8 @@ export function killAtEnd(child: ChildProcess): void {
 
 /** For `after()`: SIGKILL to the group of every stack started here (or handed to `killAtEnd`) that still runs. */
 export function killStartedDevs(): void {
-  for (const child of started) if (child.exitCode === null && child.pid) tryKill(-child.pid, "SIGKILL");
+  for (const child of started)
+    if (child.exitCode === null && child.pid) tryKill(-child.pid, "SIGKILL");
 }
 
 export function tryKill(pid: number, signal: NodeJS.Signals): void {

@@ -25,7 +25,11 @@ after(() => {
 /** Process groups of wrangler processes serving this data dir (workerd shares the group). */
 function wranglerGroups(dataDir: string): Set<number> {
   const lines = execFileSync("ps", ["-eo", "pgid=,stat=,args="], { encoding: "utf8" }).split("\n");
-  const groups = new Set(lines.filter((line) => line.includes(`${dataDir}/wrangler`) && !/^\s*\d+\s+Z/.test(line)).map((line) => Number.parseInt(line.trim(), 10)));
+  const groups = new Set(
+    lines
+      .filter((line) => line.includes(`${dataDir}/wrangler`) && !/^\s*\d+\s+Z/.test(line))
+      .map((line) => Number.parseInt(line.trim(), 10)),
+  );
   for (const pgid of groups) wranglerGroupsSeen.add(pgid);
   return groups;
 }
@@ -47,7 +51,11 @@ describe("npm run dev", { concurrency: false }, () => {
       cwd: projectRoot,
       encoding: "utf8",
       timeout: 30_000,
-      env: { ...process.env, EDGECLAW_CONFIG: join(dir, "bad.json5"), EDGECLAW_DATA_DIR: join(dir, "data") },
+      env: {
+        ...process.env,
+        EDGECLAW_CONFIG: join(dir, "bad.json5"),
+        EDGECLAW_DATA_DIR: join(dir, "data"),
+      },
     });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^  session\.dmScope: /m);
@@ -55,14 +63,27 @@ describe("npm run dev", { concurrency: false }, () => {
   });
 
   it("dies whole on SIGKILL to its group; the next start names what still holds the data dir, then runs", async () => {
-    const project = tempProject({ "edgeclaw.json5": `{ channels: { slack: { accounts: { default: {}, ops: { webhookPath: "/slack/ops" } } } } }` });
+    const project = tempProject({
+      "edgeclaw.json5": `{ channels: { slack: { accounts: { default: {}, ops: { webhookPath: "/slack/ops" } } } } }`,
+    });
     const dataDir = join(project, "data");
     const port = await freePort();
-    const first = await startDev(dataDir, port, { EDGECLAW_CONFIG: join(project, "edgeclaw.json5"), ANTHROPIC_API_KEY: "sk-ant-banner-test", OPENAI_API_KEY: "", EDGECLAW_FAKE_MODEL: "" });
+    const first = await startDev(dataDir, port, {
+      EDGECLAW_CONFIG: join(project, "edgeclaw.json5"),
+      ANTHROPIC_API_KEY: "sk-ant-banner-test",
+      OPENAI_API_KEY: "",
+      EDGECLAW_FAKE_MODEL: "",
+    });
     // The banner: the model a key alone gives, and every URL to hand out.
     const url = `http://127.0.0.1:${port}`;
-    assert.match(first.output(), /^  Model: anthropic\/claude-sonnet-\S+ \(default for the anthropic API key/m);
-    assert.match(first.output(), new RegExp(`^  Slack \\(account default\\): ${url}/slack/events$`, "m"));
+    assert.match(
+      first.output(),
+      /^  Model: anthropic\/claude-sonnet-\S+ \(default for the anthropic API key/m,
+    );
+    assert.match(
+      first.output(),
+      new RegExp(`^  Slack \\(account default\\): ${url}/slack/events$`, "m"),
+    );
     assert.match(first.output(), new RegExp(`^  Slack \\(account ops\\): ${url}/slack/ops$`, "m"));
     assert.match(first.output(), new RegExp(`^  OpenAI API: ${url}/v1/chat/completions `, "m"));
     assert.doesNotMatch(first.output(), /No model configured/);
@@ -74,15 +95,25 @@ describe("npm run dev", { concurrency: false }, () => {
     tryKill(-first.child.pid!, "SIGKILL");
     await killed;
     const deadline = Date.now() + 15_000;
-    while ([...groups].some(groupAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    for (const pgid of groups) assert.equal(groupAlive(pgid), false, "wrangler and workerd died with dev");
+    while ([...groups].some(groupAlive) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const pgid of groups)
+      assert.equal(groupAlive(pgid), false, "wrangler and workerd died with dev");
 
     // Something still holding a file under the data dir (as an orphaned workerd would) is named.
     mkdirSync(join(dataDir, "wrangler"), { recursive: true });
-    const holder = spawn(process.execPath, ["-e", `require("node:fs").openSync(process.argv[1], "w"); console.log("open"); setInterval(() => {}, 1000)`, join(dataDir, "wrangler", "held")], {
-      detached: true,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const holder = spawn(
+      process.execPath,
+      [
+        "-e",
+        `require("node:fs").openSync(process.argv[1], "w"); console.log("open"); setInterval(() => {}, 1000)`,
+        join(dataDir, "wrangler", "held"),
+      ],
+      {
+        detached: true,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     killAtEnd(holder);
     await new Promise((resolve) => holder.stdout!.once("data", resolve));
     const [program, ...args] = devCommand();
@@ -90,7 +121,12 @@ describe("npm run dev", { concurrency: false }, () => {
       cwd: projectRoot,
       encoding: "utf8",
       timeout: 30_000,
-      env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(port), EDGECLAW_CONFIG: "" },
+      env: {
+        ...process.env,
+        EDGECLAW_DATA_DIR: dataDir,
+        EDGECLAW_PORT: String(port),
+        EDGECLAW_CONFIG: "",
+      },
     });
     assert.equal(refused.status, 1, refused.stderr);
     assert.match(refused.stderr, new RegExp(`left behind:\\n  pid ${holder.pid} `));
@@ -107,7 +143,11 @@ describe("npm run dev", { concurrency: false }, () => {
     const dataDir = join(tempProject(), "data");
     const port = await freePort();
 
-    const first = await startDev(dataDir, port, { EDGECLAW_FAKE_MODEL: "" , ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" });
+    const first = await startDev(dataDir, port, {
+      EDGECLAW_FAKE_MODEL: "",
+      ANTHROPIC_API_KEY: "",
+      OPENAI_API_KEY: "",
+    });
     assert.equal(first.url, `http://127.0.0.1:${port}`);
     const health = await fetch(`${first.url}/health`);
     assert.equal(health.status, 200);
@@ -135,16 +175,23 @@ describe("npm run dev", { concurrency: false }, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(await ctrlC(first), 0);
     await busy;
-    for (const pgid of groups) assert.equal(groupAlive(pgid), false, "wrangler and workerd are gone");
+    for (const pgid of groups)
+      assert.equal(groupAlive(pgid), false, "wrangler and workerd are gone");
     assert.equal(existsSync(join(dataDir, "dev.lock")), false);
     assert.equal(existsSync(join(dataDir, "dev-secrets.env")), false, "secrets file removed");
 
-    const second = await startDev(dataDir, port, { EDGECLAW_FAKE_MODEL: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" });
+    const second = await startDev(dataDir, port, {
+      EDGECLAW_FAKE_MODEL: "1",
+      ANTHROPIC_API_KEY: "",
+      OPENAI_API_KEY: "",
+    });
     assert.match(second.output(), new RegExp(`Gateway token: ${token} \\(kept in`));
     assert.match(second.output(), /^  Model: fake\/edgeclaw-demo \(the scripted demo model/m);
     const secondVars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
-    const rows = await withNeonPool(secondVars.DATABASE_URL!, secondVars.EDGECLAW_PG_WS_PROXY, (pool) =>
-      pool.query(`select value from gateway_state where key = 'dev-test'`),
+    const rows = await withNeonPool(
+      secondVars.DATABASE_URL!,
+      secondVars.EDGECLAW_PG_WS_PROXY,
+      (pool) => pool.query(`select value from gateway_state where key = 'dev-test'`),
     );
     assert.deepEqual(rows.rows, [{ value: { kept: true } }]);
 
@@ -154,7 +201,12 @@ describe("npm run dev", { concurrency: false }, () => {
       cwd: projectRoot,
       encoding: "utf8",
       timeout: 30_000,
-      env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_PORT: String(await freePort()), EDGECLAW_CONFIG: "" },
+      env: {
+        ...process.env,
+        EDGECLAW_DATA_DIR: dataDir,
+        EDGECLAW_PORT: String(await freePort()),
+        EDGECLAW_CONFIG: "",
+      },
     });
     assert.equal(clash.status, 1);
     assert.match(clash.stderr, /is in use by another `npm run dev`/);
@@ -162,12 +214,16 @@ describe("npm run dev", { concurrency: false }, () => {
     // The CLI against the live instance: tables for people, --json for scripts, the server's reason
     // and a non-zero exit on failure.
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", second.url], {
-        cwd: projectRoot,
-        encoding: "utf8",
-        timeout: 60_000,
-        env: { ...process.env, EDGECLAW_GATEWAY_TOKEN: token },
-      });
+      spawnSync(
+        process.execPath,
+        [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", second.url],
+        {
+          cwd: projectRoot,
+          encoding: "utf8",
+          timeout: 60_000,
+          env: { ...process.env, EDGECLAW_GATEWAY_TOKEN: token },
+        },
+      );
     const agents = cli("agents", "list");
     assert.equal(agents.status, 0, agents.stderr);
     assert.match(agents.stdout, /\bmain\b/);
@@ -187,7 +243,13 @@ describe("npm run dev", { concurrency: false }, () => {
         cwd: projectRoot,
         encoding: "utf8",
         timeout: 60_000,
-        env: { ...process.env, EDGECLAW_DATA_DIR: dataDir, EDGECLAW_URL: "", EDGECLAW_GATEWAY_TOKEN: "", OPENCLAW_GATEWAY_TOKEN: "" },
+        env: {
+          ...process.env,
+          EDGECLAW_DATA_DIR: dataDir,
+          EDGECLAW_URL: "",
+          EDGECLAW_GATEWAY_TOKEN: "",
+          OPENCLAW_GATEWAY_TOKEN: "",
+        },
       });
     const found = local("agents", "list");
     assert.equal(found.status, 0, found.stderr);
@@ -196,7 +258,11 @@ describe("npm run dev", { concurrency: false }, () => {
     const chat = await fetch(`${second.url}/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "openclaw/default", user: "cli-reader", messages: [{ role: "user", content: "hello from the cli test" }] }),
+      body: JSON.stringify({
+        model: "openclaw/default",
+        user: "cli-reader",
+        messages: [{ role: "user", content: "hello from the cli test" }],
+      }),
     });
     assert.equal(chat.status, 200, await chat.clone().text());
     let shown = local("sessions", "show", "agent:main:openai-user:cli-reader");

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import * as lark from "@larksuiteoapi/node-sdk";
-import { decryptFeishu, encryptFeishu, signFeishuRequest } from "../../functions/channels/feishu/crypto.ts";
+import {
+  decryptFeishu,
+  encryptFeishu,
+  signFeishuRequest,
+} from "../../functions/channels/feishu/crypto.ts";
 import { verifyFeishuRequest } from "../../functions/channels/feishu/verify.ts";
 
 /**
@@ -14,16 +18,35 @@ import { verifyFeishuRequest } from "../../functions/channels/feishu/verify.ts";
  * (The Worker does not bundle the SDK: it pulls in axios, ws and protobufjs.)
  */
 
-const alphabet = ["a", "Z", "0", " ", "\"", "\\", "\n", "é", "飞书", "☕", "🚀", "{", "}", "%", "+", "/", "="];
+const alphabet = [
+  "a",
+  "Z",
+  "0",
+  " ",
+  '"',
+  "\\",
+  "\n",
+  "é",
+  "飞书",
+  "☕",
+  "🚀",
+  "{",
+  "}",
+  "%",
+  "+",
+  "/",
+  "=",
+];
 function seeded(seed: number) {
   let state = seed;
-  return () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
 function generator(seed: number) {
   const random = seeded(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const word = (min: number, spread: number) => Array.from({ length: min + Math.floor(random() * spread) }, () => pick(alphabet)).join("");
+  const word = (min: number, spread: number) =>
+    Array.from({ length: min + Math.floor(random() * spread) }, () => pick(alphabet)).join("");
   return { random, pick, word };
 }
 
@@ -32,10 +55,23 @@ function generatedEvent(g: ReturnType<typeof generator>, i: number) {
   const text = g.word(0, 40);
   return {
     schema: "2.0",
-    header: { event_id: `ev-${i}-${g.word(1, 4)}`, event_type: "im.message.receive_v1", create_time: String(1_700_000_000_000 + i), token: `vt-${i}`, app_id: "cli_oracle", tenant_key: "tk" },
+    header: {
+      event_id: `ev-${i}-${g.word(1, 4)}`,
+      event_type: "im.message.receive_v1",
+      create_time: String(1_700_000_000_000 + i),
+      token: `vt-${i}`,
+      app_id: "cli_oracle",
+      tenant_key: "tk",
+    },
     event: {
       sender: { sender_id: { open_id: `ou_${i}` }, sender_type: "user" },
-      message: { message_id: `om_${i}`, chat_id: `oc_${i % 7}`, chat_type: i % 2 ? "group" : "p2p", message_type: "text", content: JSON.stringify({ text }) },
+      message: {
+        message_id: `om_${i}`,
+        chat_id: `oc_${i % 7}`,
+        chat_type: i % 2 ? "group" : "p2p",
+        message_type: "text",
+        content: JSON.stringify({ text }),
+      },
     },
   };
 }
@@ -49,7 +85,10 @@ function nodeEncrypt(encryptKey: string, plaintext: string): string {
 }
 
 /** What the SDK's adapters hand `EventDispatcher.invoke`: the parsed body over a prototype holding the headers. */
-function dispatcherInput(body: Record<string, unknown>, headers: Record<string, string>): Record<string, unknown> {
+function dispatcherInput(
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+): Record<string, unknown> {
   return Object.assign(Object.create({ headers }) as Record<string, unknown>, body);
 }
 
@@ -60,8 +99,16 @@ describe("Feishu crypto against @larksuiteoapi/node-sdk", () => {
       const key = g.word(1, 30);
       const plaintext = i % 3 === 0 ? g.word(0, 60) : JSON.stringify(generatedEvent(g, i));
       const ours = await encryptFeishu(key, plaintext);
-      assert.equal(new lark.AESCipher(key).decrypt(ours), plaintext, `encrypt #${i} key ${JSON.stringify(key)}`);
-      assert.equal(await decryptFeishu(key, nodeEncrypt(key, plaintext)), plaintext, `decrypt #${i}`);
+      assert.equal(
+        new lark.AESCipher(key).decrypt(ours),
+        plaintext,
+        `encrypt #${i} key ${JSON.stringify(key)}`,
+      );
+      assert.equal(
+        await decryptFeishu(key, nodeEncrypt(key, plaintext)),
+        plaintext,
+        `decrypt #${i}`,
+      );
     }
   });
 
@@ -81,17 +128,43 @@ describe("Feishu crypto against @larksuiteoapi/node-sdk", () => {
       const signature = await signFeishuRequest(timestamp, nonce, encryptKey, raw);
       const tamper = i % 4;
       // 0: genuine; 1: one hex digit of the signature flipped; 2: signed under another key; 3: nonce changed after signing.
-      const sentSignature = tamper === 1 ? `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}` : tamper === 2 ? await signFeishuRequest(timestamp, nonce, `${encryptKey}x`, raw) : signature;
+      const sentSignature =
+        tamper === 1
+          ? `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}`
+          : tamper === 2
+            ? await signFeishuRequest(timestamp, nonce, `${encryptKey}x`, raw)
+            : signature;
       const sentNonce = tamper === 3 ? `${nonce}!` : nonce;
-      const headers = { "x-lark-request-timestamp": timestamp, "x-lark-request-nonce": sentNonce, "x-lark-signature": sentSignature };
+      const headers = {
+        "x-lark-request-timestamp": timestamp,
+        "x-lark-request-nonce": sentNonce,
+        "x-lark-signature": sentSignature,
+      };
 
-      const dispatcher = new lark.EventDispatcher({ encryptKey, verificationToken, loggerLevel: lark.LoggerLevel.fatal }).register({
-        "im.message.receive_v1": async (data: Record<string, unknown>) => ({ handled: data.event_id, text: (data.message as { content: string }).content }),
+      const dispatcher = new lark.EventDispatcher({
+        encryptKey,
+        verificationToken,
+        loggerLevel: lark.LoggerLevel.fatal,
+      }).register({
+        "im.message.receive_v1": async (data: Record<string, unknown>) => ({
+          handled: data.event_id,
+          text: (data.message as { content: string }).content,
+        }),
       });
-      const sdk = (await dispatcher.invoke(dispatcherInput(body, headers))) as { handled?: string; text?: string } | undefined;
-      const ourResult = await verifyFeishuRequest({ raw: new TextEncoder().encode(raw), headers: new Headers(headers), receivedAt: now }, { encryptKey, verificationToken }, 300);
+      const sdk = (await dispatcher.invoke(dispatcherInput(body, headers))) as
+        | { handled?: string; text?: string }
+        | undefined;
+      const ourResult = await verifyFeishuRequest(
+        { raw: new TextEncoder().encode(raw), headers: new Headers(headers), receivedAt: now },
+        { encryptKey, verificationToken },
+        300,
+      );
 
-      assert.equal(ourResult.ok, tamper === 0, `ours, request ${i} tamper ${tamper}: ${JSON.stringify(ourResult)}`);
+      assert.equal(
+        ourResult.ok,
+        tamper === 0,
+        `ours, request ${i} tamper ${tamper}: ${JSON.stringify(ourResult)}`,
+      );
       assert.equal(sdk !== undefined, tamper === 0, `sdk, request ${i} tamper ${tamper}`);
       if (tamper === 0 && ourResult.ok) {
         assert.equal(sdk!.handled, event.header.event_id);
@@ -106,7 +179,12 @@ describe("Feishu crypto against @larksuiteoapi/node-sdk", () => {
     for (let i = 0; i < 30; i++) {
       const encryptKey = g.word(1, 20);
       const challenge = `ch-${g.word(1, 20)}`;
-      const body = { encrypt: await encryptFeishu(encryptKey, JSON.stringify({ challenge, token: "vt", type: "url_verification" })) };
+      const body = {
+        encrypt: await encryptFeishu(
+          encryptKey,
+          JSON.stringify({ challenge, token: "vt", type: "url_verification" }),
+        ),
+      };
       const answer = lark.generateChallenge(body, { encryptKey });
       assert.equal(answer.isChallenge, true);
       assert.deepEqual(answer.challenge, { challenge });

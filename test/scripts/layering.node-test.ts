@@ -22,8 +22,14 @@ function sourceFiles(dir: string): string[] {
 /** Every module specifier a file names: static imports/exports (type-only too), dynamic import(), require(). */
 export function specifiers(source: string): string[] {
   const found: string[] = [];
-  const patterns = [/\b(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/g, /\bimport\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g];
-  for (const pattern of patterns) for (const match of source.matchAll(pattern)) found.push(match[1]!);
+  const patterns = [
+    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
+  for (const pattern of patterns)
+    for (const match of source.matchAll(pattern)) found.push(match[1]!);
   return found;
 }
 
@@ -34,7 +40,8 @@ function upwardImports(layer: string, forbidden: string[] = ["workers"]): string
     for (const specifier of specifiers(readFileSync(file, "utf8"))) {
       if (!specifier.startsWith(".")) continue;
       const target = resolve(dirname(file), specifier);
-      if (roots.some((root) => target === root || target.startsWith(`${root}/`))) offenders.push(`${relative(projectRoot, file)} → ${specifier}`);
+      if (roots.some((root) => target === root || target.startsWith(`${root}/`)))
+        offenders.push(`${relative(projectRoot, file)} → ${specifier}`);
     }
   }
   return offenders;
@@ -49,7 +56,13 @@ describe("layering", () => {
       'const m = await import("../workers/y.ts");',
       "import {\n  a,\n  b,\n} from '../workers/z.ts';",
     ].join("\n");
-    assert.deepEqual(specifiers(source), ["../../workers/env.ts", "../workers/ingest.ts", "../workers/x.ts", "../workers/z.ts", "../workers/y.ts"]);
+    assert.deepEqual(specifiers(source), [
+      "../../workers/env.ts",
+      "../workers/ingest.ts",
+      "../workers/x.ts",
+      "../workers/z.ts",
+      "../workers/y.ts",
+    ]);
   });
 
   for (const layer of ["functions", "durable-objects"]) {

@@ -11,7 +11,12 @@ const seen: Array<{ method: string; path: string; auth: string; body: unknown }>
 const server = createServer(async (req: IncomingMessage, res) => {
   let text = "";
   for await (const chunk of req) text += chunk;
-  seen.push({ method: req.method ?? "", path: req.url ?? "", auth: req.headers.authorization ?? "", body: text ? JSON.parse(text) : undefined });
+  seen.push({
+    method: req.method ?? "",
+    path: req.url ?? "",
+    auth: req.headers.authorization ?? "",
+    body: text ? JSON.parse(text) : undefined,
+  });
   res.setHeader("content-type", "application/json");
   if (req.url === "/admin/channels/mattermost/commands" && req.method === "POST") {
     return res.end(
@@ -27,7 +32,20 @@ const server = createServer(async (req: IncomingMessage, res) => {
     );
   }
   if (req.url === "/admin/channels/mattermost/commands?account=ops") {
-    return res.end(JSON.stringify({ accountId: "ops", commands: [{ teamId: "team1", trigger: "oc_status", commandId: "c1", callbackUrl: "https://gw.example/cb", registeredAt: 1_800_000_000_000 }] }));
+    return res.end(
+      JSON.stringify({
+        accountId: "ops",
+        commands: [
+          {
+            teamId: "team1",
+            trigger: "oc_status",
+            commandId: "c1",
+            callbackUrl: "https://gw.example/cb",
+            registeredAt: 1_800_000_000_000,
+          },
+        ],
+      }),
+    );
   }
   res.statusCode = 404;
   res.end(JSON.stringify({ error: { message: "nope" } }));
@@ -40,9 +58,15 @@ before(async () => {
 });
 after(() => server.close());
 
-function edgeclaw(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function edgeclaw(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", url, "--token", "tok"], { cwd: projectRoot, env: { ...process.env, EDGECLAW_DATA_DIR: join(tempProject(), "data") } });
+    const child = spawn(
+      process.execPath,
+      [join(projectRoot, "bin", "edgeclaw.mjs"), ...args, "--url", url, "--token", "tok"],
+      { cwd: projectRoot, env: { ...process.env, EDGECLAW_DATA_DIR: join(tempProject(), "data") } },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -53,12 +77,23 @@ function edgeclaw(args: string[]): Promise<{ status: number | null; stdout: stri
 
 describe("edgeclaw channels mattermost", () => {
   it("register-commands asks the gateway to register (account, callback URL) and shows what happened per team", async () => {
-    const run = await edgeclaw(["channels", "mattermost", "register-commands", "--account", "ops", "--callback-url", "https://gw.example/api/channels/mattermost/command"]);
+    const run = await edgeclaw([
+      "channels",
+      "mattermost",
+      "register-commands",
+      "--account",
+      "ops",
+      "--callback-url",
+      "https://gw.example/api/channels/mattermost/command",
+    ]);
     assert.equal(run.status, 0, run.stderr);
     const sent = seen.find((s) => s.method === "POST")!;
     assert.equal(sent.path, "/admin/channels/mattermost/commands");
     assert.equal(sent.auth, "Bearer tok");
-    assert.deepEqual(sent.body, { accountId: "ops", callbackUrl: "https://gw.example/api/channels/mattermost/command" });
+    assert.deepEqual(sent.body, {
+      accountId: "ops",
+      callbackUrl: "https://gw.example/api/channels/mattermost/command",
+    });
     assert.match(run.stdout, /\/oc_status\s+created/);
     assert.match(run.stdout, /1 left alone: another integration owns that trigger/);
   });

@@ -22,7 +22,11 @@ const SECRETS = {
   OBS_SLACK_SIGNING_SECRET: "obs-signing-secret-0a9b8c7d6e",
   OBS_OTEL_TENANT: "obs-otel-tenant-secret-4e5f6a",
 };
-const TEXTS = ["session status please, my locker code is 5512-ALPHA", "what is the capital of Peru, asks Wilhelmina", "remind me that Bartholomew owes me 40 euros"];
+const TEXTS = [
+  "session status please, my locker code is 5512-ALPHA",
+  "what is the capital of Peru, asks Wilhelmina",
+  "remind me that Bartholomew owes me 40 euros",
+];
 
 let slack: FakeSlackApi;
 let collector: FakeOtlpCollector;
@@ -47,7 +51,14 @@ before(async () => {
           streaming: { mode: "off" },
         },
       },
-      diagnostics: { metrics: { token: ref("OBS_METRICS_TOKEN") }, otel: { enabled: true, endpoint: collector.url, headers: { "x-tenant": ref("OBS_OTEL_TENANT") } } },
+      diagnostics: {
+        metrics: { token: ref("OBS_METRICS_TOKEN") },
+        otel: {
+          enabled: true,
+          endpoint: collector.url,
+          headers: { "x-tenant": ref("OBS_OTEL_TENANT") },
+        },
+      },
     },
     { ...SECRETS, EDGECLAW_FAKE_MODEL: "1" },
   );
@@ -67,7 +78,14 @@ function dm(i: number): string {
     api_app_id: "AOBS",
     event_id: `Ev${run}${i}`,
     event_time: Math.floor(Date.now() / 1000),
-    event: { type: "message", channel: `D${run}${i}`, channel_type: "im", user: `U${run}${i}`, text: TEXTS[i], ts: `1700000000.00000${i}` },
+    event: {
+      type: "message",
+      channel: `D${run}${i}`,
+      channel_type: "im",
+      user: `U${run}${i}`,
+      text: TEXTS[i],
+      ts: `1700000000.00000${i}`,
+    },
   });
 }
 
@@ -75,7 +93,11 @@ async function post(body: string, secret = SECRETS.OBS_SLACK_SIGNING_SECRET): Pr
   const timestamp = String(Math.floor(Date.now() / 1000));
   const res = await fetch(`${instance.url}/slack/events`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-slack-request-timestamp": timestamp, "x-slack-signature": await signSlackRequest(secret, timestamp, body) },
+    headers: {
+      "content-type": "application/json",
+      "x-slack-request-timestamp": timestamp,
+      "x-slack-signature": await signSlackRequest(secret, timestamp, body),
+    },
     body,
   });
   await res.arrayBuffer();
@@ -83,7 +105,9 @@ async function post(body: string, secret = SECRETS.OBS_SLACK_SIGNING_SECRET): Pr
 }
 
 async function scrape(token: string): Promise<Map<string, number>> {
-  const res = await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${instance.url}/metrics`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(res.status, 200);
   const values = new Map<string, number>();
   for (const line of (await res.text()).split("\n")) {
@@ -94,11 +118,17 @@ async function scrape(token: string): Promise<Map<string, number>> {
   return values;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await probe();
   while (!ok(last)) {
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(last instanceof Map ? [...last] : last)}`);
+    if (Date.now() > deadline)
+      assert.fail(`${what}: still ${JSON.stringify(last instanceof Map ? [...last] : last)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
     last = await probe();
   }
@@ -114,7 +144,8 @@ describe("observability end to end", () => {
 
     const replies = await eventually(
       "replies in Slack",
-      async () => (await (await fetch(`${slack.url}/_control/count`)).json()) as { messages: number },
+      async () =>
+        (await (await fetch(`${slack.url}/_control/count`)).json()) as { messages: number },
       (count) => count.messages >= TEXTS.length,
     );
     assert.equal(replies.messages, TEXTS.length);
@@ -139,14 +170,22 @@ describe("observability end to end", () => {
     // Four model calls: one per event, plus the turn after the session_status tool call.
     assert.equal(values.get('edgeclaw_model_calls_total{outcome="ok",provider="fake"}'), 4);
     assert.equal(values.get('edgeclaw_model_call_duration_seconds_count{provider="fake"}'), 4);
-    assert.ok((values.get('edgeclaw_tokens_total{agent="main",model="fake/edgeclaw-demo",type="input"}') ?? 0) > 0);
+    assert.ok(
+      (values.get('edgeclaw_tokens_total{agent="main",model="fake/edgeclaw-demo",type="input"}') ??
+        0) > 0,
+    );
     const gatewayScrape = await scrape(SECRETS.OBS_GATEWAY_TOKEN);
     assert.equal(gatewayScrape.get('edgeclaw_events_accepted_total{channel="slack"}'), 3);
 
-    const spans = await eventually("spans", async () => collector.spans(), (list) => list.filter((s) => s.name === "openclaw.run").length >= 3);
+    const spans = await eventually(
+      "spans",
+      async () => collector.spans(),
+      (list) => list.filter((s) => s.name === "openclaw.run").length >= 3,
+    );
     const runs = spans.filter((span) => span.name === "openclaw.run");
     assert.equal(runs.length, 3);
-    const attr = (span: (typeof spans)[number], key: string) => span.attributes.find((a) => a.key === key)?.value;
+    const attr = (span: (typeof spans)[number], key: string) =>
+      span.attributes.find((a) => a.key === key)?.value;
     for (const span of runs) {
       assert.equal(span.service, "edgeclaw");
       assert.deepEqual(attr(span, "openclaw.channel"), { stringValue: "slack" });
@@ -171,23 +210,58 @@ describe("observability end to end", () => {
     }
 
     const log = instance.output();
-    for (const [name, secret] of Object.entries(SECRETS)) assert.ok(!log.includes(secret), `${name} appears in the log`);
+    for (const [name, secret] of Object.entries(SECRETS))
+      assert.ok(!log.includes(secret), `${name} appears in the log`);
   });
 
   it("lists admin actions in the audit trail through `npx edgeclaw audit`", async () => {
-    const auth = { authorization: `Bearer ${SECRETS.OBS_GATEWAY_TOKEN}`, "content-type": "application/json" };
-    const added = await fetch(`${instance.url}/admin/allowlist/slack`, { method: "POST", headers: auth, body: JSON.stringify({ senderId: "UAUDITCLI" }) });
-    assert.equal(added.status, 201);
-    const cli = spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), "audit", "--url", instance.url, "--token", SECRETS.OBS_GATEWAY_TOKEN, "--json", "--limit", "5"], {
-      cwd: projectRoot,
-      encoding: "utf8",
-      timeout: 60_000,
+    const auth = {
+      authorization: `Bearer ${SECRETS.OBS_GATEWAY_TOKEN}`,
+      "content-type": "application/json",
+    };
+    const added = await fetch(`${instance.url}/admin/allowlist/slack`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ senderId: "UAUDITCLI" }),
     });
+    assert.equal(added.status, 201);
+    const cli = spawnSync(
+      process.execPath,
+      [
+        join(projectRoot, "bin", "edgeclaw.mjs"),
+        "audit",
+        "--url",
+        instance.url,
+        "--token",
+        SECRETS.OBS_GATEWAY_TOKEN,
+        "--json",
+        "--limit",
+        "5",
+      ],
+      {
+        cwd: projectRoot,
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
     assert.equal(cli.status, 0, cli.stderr);
-    const listed = JSON.parse(cli.stdout) as { entries: Array<{ action: string; detail: { senderId?: string } }> };
+    const listed = JSON.parse(cli.stdout) as {
+      entries: Array<{ action: string; detail: { senderId?: string } }>;
+    };
     assert.equal(listed.entries[0]?.action, "allowlist.added");
     assert.equal(listed.entries[0]?.detail.senderId, "UAUDITCLI");
-    const human = spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), "audit", "--url", instance.url, "--token", SECRETS.OBS_GATEWAY_TOKEN], { cwd: projectRoot, encoding: "utf8", timeout: 60_000 });
+    const human = spawnSync(
+      process.execPath,
+      [
+        join(projectRoot, "bin", "edgeclaw.mjs"),
+        "audit",
+        "--url",
+        instance.url,
+        "--token",
+        SECRETS.OBS_GATEWAY_TOKEN,
+      ],
+      { cwd: projectRoot, encoding: "utf8", timeout: 60_000 },
+    );
     assert.equal(human.status, 0, human.stderr);
     assert.match(human.stdout, /ACTION[\s\S]*allowlist\.added/);
   });

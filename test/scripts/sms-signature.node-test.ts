@@ -13,13 +13,19 @@ import { signTwilioRequest } from "../../functions/channels/sms/verify.ts";
 const alphabet = ["a", "Z", "0", "+", "&", "=", " ", "é", "☕", "%", "/", "_"];
 function seeded(seed: number) {
   let state = seed;
-  return () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
 function generated(random: () => number): { url: string; params: Array<[string, string]> } {
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const word = (min: number) => Array.from({ length: min + Math.floor(random() * 6) }, () => pick(alphabet)).join("");
-  const urls = ["https://gw.example.com/webhooks/sms", "https://gw.example.com:8443/webhooks/sms?acct=a%20b&x=1", "http://127.0.0.1:8787/webhooks/sms", "https://gw.example.com/webhooks/sms?q=é"];
+  const word = (min: number) =>
+    Array.from({ length: min + Math.floor(random() * 6) }, () => pick(alphabet)).join("");
+  const urls = [
+    "https://gw.example.com/webhooks/sms",
+    "https://gw.example.com:8443/webhooks/sms?acct=a%20b&x=1",
+    "http://127.0.0.1:8787/webhooks/sms",
+    "https://gw.example.com/webhooks/sms?q=é",
+  ];
   const names = ["Body", "From", "To", "MessageSid", "NumMedia", "MediaUrl0", "body", "Z", "a_b"];
   const params: Array<[string, string]> = [];
   const count = 1 + Math.floor(random() * 8);
@@ -32,7 +38,8 @@ function asObject(params: Array<[string, string]>): Record<string, string | stri
   const out: Record<string, string | string[]> = {};
   for (const [key, value] of params) {
     const prior = out[key];
-    out[key] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+    out[key] =
+      prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
   }
   return out;
 }
@@ -44,15 +51,31 @@ describe("Twilio signatures against the twilio library", () => {
       const { url, params } = generated(random);
       const token = `tok-${i}`;
       const ours = await signTwilioRequest(token, url, params);
-      assert.equal(ours, twilio.getExpectedTwilioSignature(token, url, asObject(params)), `request ${i}: ${url} ${JSON.stringify(params)}`);
-      assert.ok(twilio.validateRequest(token, ours, url, asObject(params)), `request ${i} not valid for twilio`);
+      assert.equal(
+        ours,
+        twilio.getExpectedTwilioSignature(token, url, asObject(params)),
+        `request ${i}: ${url} ${JSON.stringify(params)}`,
+      );
+      assert.ok(
+        twilio.validateRequest(token, ours, url, asObject(params)),
+        `request ${i} not valid for twilio`,
+      );
     }
   });
 
   it("agrees on Twilio's published example", async () => {
-    const params: Array<[string, string]> = [["CallSid", "CA1234567890ABCDE"], ["Caller", "+12349013030"], ["Digits", "1234"], ["From", "+12349013030"], ["To", "+18005551212"]];
+    const params: Array<[string, string]> = [
+      ["CallSid", "CA1234567890ABCDE"],
+      ["Caller", "+12349013030"],
+      ["Digits", "1234"],
+      ["From", "+12349013030"],
+      ["To", "+18005551212"],
+    ];
     const url = "https://mycompany.com/myapp.php?foo=1&bar=2";
     assert.equal(await signTwilioRequest("12345", url, params), "0/KCTR6DLpKmkAf8muzZqo1nDgQ=");
-    assert.equal(twilio.getExpectedTwilioSignature("12345", url, asObject(params)), "0/KCTR6DLpKmkAf8muzZqo1nDgQ=");
+    assert.equal(
+      twilio.getExpectedTwilioSignature("12345", url, asObject(params)),
+      "0/KCTR6DLpKmkAf8muzZqo1nDgQ=",
+    );
   });
 });

@@ -9,7 +9,10 @@ import { projectRoot, tempProject } from "./helpers.ts";
 const BOT_TOKEN = "6100000001:cli-test-token";
 let fake: FakeTelegramApi;
 
-function edgeclaw(args: string[], env: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+function edgeclaw(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -17,14 +20,31 @@ function edgeclaw(args: string[], env: Record<string, string> = {}): Promise<{ s
       {
         cwd: projectRoot,
         timeout: 60_000,
-        env: { ...process.env, EDGECLAW_URL: "", EDGECLAW_DATA_DIR: join(tempProject(), "data"), TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_API_ROOT: fake.url, ...env },
+        env: {
+          ...process.env,
+          EDGECLAW_URL: "",
+          EDGECLAW_DATA_DIR: join(tempProject(), "data"),
+          TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+          TELEGRAM_API_ROOT: fake.url,
+          ...env,
+        },
       },
-      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({
+          status: error ? (typeof error.code === "number" ? error.code : 1) : 0,
+          stdout,
+          stderr,
+        }),
     );
   });
 }
 
-const registered = async () => (await (await fetch(`${fake.url}/_control/webhook?bot_id=6100000001`)).json()) as { url: string; secret_token: string; allowed_updates: string[] } | null;
+const registered = async () =>
+  (await (await fetch(`${fake.url}/_control/webhook?bot_id=6100000001`)).json()) as {
+    url: string;
+    secret_token: string;
+    allowed_updates: string[];
+  } | null;
 
 describe("edgeclaw channels telegram", () => {
   before(async () => {
@@ -35,17 +55,40 @@ describe("edgeclaw channels telegram", () => {
   });
 
   it("set-webhook registers the URL with a generated secret token and the handled update kinds, and says which secret to store", async () => {
-    const run = await edgeclaw(["channels", "telegram", "set-webhook", "--url", "https://claw.example.workers.dev/telegram-webhook"]);
+    const run = await edgeclaw([
+      "channels",
+      "telegram",
+      "set-webhook",
+      "--url",
+      "https://claw.example.workers.dev/telegram-webhook",
+    ]);
     assert.equal(run.status, 0, run.stderr);
     const hook = await registered();
     assert.ok(hook);
     assert.equal(hook.url, "https://claw.example.workers.dev/telegram-webhook");
     assert.match(hook.secret_token, /^[A-Za-z0-9_-]{48}$/);
     assert.deepEqual(hook.allowed_updates, ["message", "edited_message", "callback_query"]);
-    assert.ok(run.stdout.includes(`echo '${hook.secret_token}' | npx wrangler secret put TELEGRAM_WEBHOOK_SECRET`), run.stdout);
-    assert.ok(!run.stdout.includes(BOT_TOKEN) && !run.stderr.includes(BOT_TOKEN), "the bot token is never printed");
+    assert.ok(
+      run.stdout.includes(
+        `echo '${hook.secret_token}' | npx wrangler secret put TELEGRAM_WEBHOOK_SECRET`,
+      ),
+      run.stdout,
+    );
+    assert.ok(
+      !run.stdout.includes(BOT_TOKEN) && !run.stderr.includes(BOT_TOKEN),
+      "the bot token is never printed",
+    );
 
-    const again = await edgeclaw(["channels", "telegram", "set-webhook", "--url", "https://claw.example.workers.dev/telegram-webhook", "--account", "biz", "--json"]);
+    const again = await edgeclaw([
+      "channels",
+      "telegram",
+      "set-webhook",
+      "--url",
+      "https://claw.example.workers.dev/telegram-webhook",
+      "--account",
+      "biz",
+      "--json",
+    ]);
     assert.equal(again.status, 0, again.stderr);
     const json = JSON.parse(again.stdout) as { secretName: string; secretToken: string };
     assert.equal(json.secretName, "TELEGRAM_WEBHOOK_SECRET_BIZ");
@@ -54,7 +97,13 @@ describe("edgeclaw channels telegram", () => {
   });
 
   it("info shows the bot and the registered webhook; delete-webhook removes it", async () => {
-    await edgeclaw(["channels", "telegram", "set-webhook", "--url", "https://claw.example.workers.dev/telegram-webhook"]);
+    await edgeclaw([
+      "channels",
+      "telegram",
+      "set-webhook",
+      "--url",
+      "https://claw.example.workers.dev/telegram-webhook",
+    ]);
     const info = await edgeclaw(["channels", "telegram", "info"]);
     assert.equal(info.status, 0, info.stderr);
     assert.match(info.stdout, /bot: +@edgeclaw_test_bot \(id 6100000001\)/);
@@ -62,19 +111,42 @@ describe("edgeclaw channels telegram", () => {
     const removed = await edgeclaw(["channels", "telegram", "delete-webhook"]);
     assert.equal(removed.status, 0, removed.stderr);
     assert.equal(await registered(), null);
-    assert.match((await edgeclaw(["channels", "telegram", "info"])).stdout, /webhook: +\(none: run set-webhook\)/);
+    assert.match(
+      (await edgeclaw(["channels", "telegram", "info"])).stdout,
+      /webhook: +\(none: run set-webhook\)/,
+    );
   });
 
   it("refuses a non-https URL, a bad secret, a missing or refused token, with a reason", async () => {
-    const http = await edgeclaw(["channels", "telegram", "set-webhook", "--url", "http://claw.example/telegram-webhook"]);
+    const http = await edgeclaw([
+      "channels",
+      "telegram",
+      "set-webhook",
+      "--url",
+      "http://claw.example/telegram-webhook",
+    ]);
     assert.equal(http.status, 1);
     assert.match(http.stderr, /--url must be the public https:\/\/ URL/);
-    const badSecret = await edgeclaw(["channels", "telegram", "set-webhook", "--url", "https://claw.example/t", "--secret", "has spaces"]);
+    const badSecret = await edgeclaw([
+      "channels",
+      "telegram",
+      "set-webhook",
+      "--url",
+      "https://claw.example/t",
+      "--secret",
+      "has spaces",
+    ]);
     assert.match(badSecret.stderr, /--secret must be 1-256 characters/);
     const noToken = await edgeclaw(["channels", "telegram", "info"], { TELEGRAM_BOT_TOKEN: "" });
     assert.equal(noToken.status, 1);
     assert.match(noToken.stderr, /no bot token/);
-    const refused = await edgeclaw(["channels", "telegram", "info", "--bot-token", "6100000001:invalid"]);
+    const refused = await edgeclaw([
+      "channels",
+      "telegram",
+      "info",
+      "--bot-token",
+      "6100000001:invalid",
+    ]);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /refused the bot token \(401 Unauthorized\)/);
     assert.ok(!refused.stderr.includes("6100000001:invalid"));
@@ -83,6 +155,9 @@ describe("edgeclaw channels telegram", () => {
   it("has its own --help", async () => {
     const run = await edgeclaw(["channels", "telegram", "set-webhook", "--help"]);
     assert.equal(run.status, 0);
-    assert.match(run.stdout, /^usage: edgeclaw channels telegram set-webhook \[--bot-token <token>\]/);
+    assert.match(
+      run.stdout,
+      /^usage: edgeclaw channels telegram set-webhook \[--bot-token <token>\]/,
+    );
   });
 });

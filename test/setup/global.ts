@@ -43,7 +43,9 @@ export default async function setup(project: TestProject) {
   const fakeLine = await startFakeLineApi();
   stops.push(() => fakeLine.stop());
   project.provide("fakeLineUrl", fakeLine.url);
-  const fakeTwilio = await startFakeTwilioApi({ accounts: { [TEST_TWILIO.accountSid]: TEST_TWILIO.authToken } });
+  const fakeTwilio = await startFakeTwilioApi({
+    accounts: { [TEST_TWILIO.accountSid]: TEST_TWILIO.authToken },
+  });
   stops.push(() => fakeTwilio.stop());
   project.provide("fakeTwilioUrl", fakeTwilio.url);
   const fakeTelegram = await startFakeTelegramApi();
@@ -52,7 +54,12 @@ export default async function setup(project: TestProject) {
   const fakeRelay = await startFakeRelayApi();
   stops.push(() => fakeRelay.stop());
   project.provide("fakeRelayUrl", fakeRelay.url);
-  const fakeFeishu = await startFakeFeishuApi({ apps: { [TEST_FEISHU.appId]: TEST_FEISHU.appSecret, [TEST_FEISHU.plainAppId]: TEST_FEISHU.plainAppSecret } });
+  const fakeFeishu = await startFakeFeishuApi({
+    apps: {
+      [TEST_FEISHU.appId]: TEST_FEISHU.appSecret,
+      [TEST_FEISHU.plainAppId]: TEST_FEISHU.plainAppSecret,
+    },
+  });
   stops.push(() => fakeFeishu.stop());
   project.provide("fakeFeishuUrl", fakeFeishu.url);
 

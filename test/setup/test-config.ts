@@ -12,27 +12,75 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     // The signed internal ingress (test/workers/internal-ingress.test.ts): one key, two channels.
     companion: {
       ingressKeys: [
-        { id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" }, channels: ["testchan", "discord", "metricschan"] },
+        {
+          id: "k1",
+          secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" },
+          channels: ["testchan", "discord", "metricschan"],
+        },
         // test/channels/slack/socket.test.ts and test/channels/mattermost/: the Slack Socket Mode and Mattermost connectors' key.
-        { id: "sockmm", secret: { source: "env", id: "TEST_COMPANION_SOCKMM_SECRET" }, channels: ["slack", "mattermost"] },
+        {
+          id: "sockmm",
+          secret: { source: "env", id: "TEST_COMPANION_SOCKMM_SECRET" },
+          channels: ["slack", "mattermost"],
+        },
         // test/workers/companion-api.test.ts: one key for the polling Telegram account only, one for every Telegram account.
-        { id: "tgpoll", secret: { source: "env", id: "TEST_COMPANION_TGPOLL_SECRET" }, channels: ["telegram"], accounts: ["poll"], deployment: "tgpoll" },
-        { id: "tgall", secret: { source: "env", id: "TEST_COMPANION_TGALL_SECRET" }, channels: ["telegram"] },
+        {
+          id: "tgpoll",
+          secret: { source: "env", id: "TEST_COMPANION_TGPOLL_SECRET" },
+          channels: ["telegram"],
+          accounts: ["poll"],
+          deployment: "tgpoll",
+        },
+        {
+          id: "tgall",
+          secret: { source: "env", id: "TEST_COMPANION_TGALL_SECRET" },
+          channels: ["telegram"],
+        },
       ],
       // test/durable-objects/companion-container-keeper.test.ts: short restart delays so the real alarms fire within the test.
-      container: { workerUrl: "https://edgeclaw.test", restartMinMs: 1000, restartMaxMs: 4000, crashLoopStops: 3, crashLoopWindowMs: 60_000 },
+      container: {
+        workerUrl: "https://edgeclaw.test",
+        restartMinMs: 1000,
+        restartMaxMs: 4000,
+        crashLoopStops: 3,
+        crashLoopWindowMs: 60_000,
+      },
     },
     // GET /metrics (test/metrics/): a scrape-only token, and counters handed over without delay.
-    diagnostics: { metrics: { token: { source: "env", id: "TEST_METRICS_TOKEN" }, coalesceMs: 20, flushIntervalMs: 0 } },
+    diagnostics: {
+      metrics: {
+        token: { source: "env", id: "TEST_METRICS_TOKEN" },
+        coalesceMs: 20,
+        flushIntervalMs: 0,
+      },
+    },
     // Inbound hooks (test/automation/hooks.test.ts): their own token, one mapping with templates.
     hooks: {
       enabled: true,
       token: { source: "env", id: "TEST_HOOKS_TOKEN" },
-      mappings: [{ match: { path: "gmail" }, action: "agent", name: "Gmail", messageTemplate: "From: {{messages[0].from}}\nSubject: {{messages[0].subject}}" }],
+      mappings: [
+        {
+          match: { path: "gmail" },
+          action: "agent",
+          name: "Gmail",
+          messageTemplate: "From: {{messages[0].from}}\nSubject: {{messages[0].subject}}",
+        },
+      ],
     },
     ...(fakes.model ? modelProviders(fakes.model) : {}),
     // memory_search embeds through the fake model server's deterministic /v1/embeddings.
-    ...(fakes.model ? { memory: { search: { provider: "openai", baseUrl: `${fakes.model}/v1`, apiKey: "test-embed-key", model: "fake-embed" } } } : {}),
+    ...(fakes.model
+      ? {
+          memory: {
+            search: {
+              provider: "openai",
+              baseUrl: `${fakes.model}/v1`,
+              apiKey: "test-embed-key",
+              model: "fake-embed",
+            },
+          },
+        }
+      : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     // Host names are resolved by the fake DoH resolver, never on the internet.
     ...(fakes.web || fakes.doh
@@ -40,7 +88,9 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
           tools: {
             web: {
               fetch: {
-                ...(fakes.web ? { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } : {}),
+                ...(fakes.web
+                  ? { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } }
+                  : {}),
                 ...(fakes.doh ? { dnsResolverUrl: `${fakes.doh}/dns-query` } : {}),
               },
             },
@@ -88,7 +138,9 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           baseUrl: `${fakeModelUrl}/v1`,
           apiKey: "test-openai-key",
           api: "openai-completions",
-          models: [{ id: "gpt-test", cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 } }],
+          models: [
+            { id: "gpt-test", cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 } },
+          ],
         },
       },
     },
@@ -151,7 +203,11 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
       },
       // Its own token, so a test can make only this account's auth.test hang or fail.
       // A 1 MB mediaMaxMb, so file-size bounds are tested without moving 20 MB around.
-      probe: { webhookPath: "/slack/probe/events", botToken: TEST_SLACK.probeBotToken, mediaMaxMb: 1 },
+      probe: {
+        webhookPath: "/slack/probe/events",
+        botToken: TEST_SLACK.probeBotToken,
+        mediaMaxMb: 1,
+      },
       // Socket Mode through the companion: no Request URL; the default account's bot token for replies.
       sock: { mode: "socket", appToken: { source: "env", id: "TEST_SLACK_APP_TOKEN" } },
       // A user who opened DMs (dmPolicy "open", allowFrom ["*"], as the Slack docs show) and listed no
@@ -234,11 +290,21 @@ function smsTestChannel(fakeTwilioUrl: string): Record<string, unknown> {
     authToken: { source: "env", id: "TEST_TWILIO_AUTH_TOKEN" },
     apiBaseUrl: fakeTwilioUrl,
     // One written with the prefix and punctuation OpenClaw accepts; it is normalised to the E.164 form.
-    allowFrom: [...TEST_TWILIO.allowed.slice(0, -1), `twilio-sms:${TEST_TWILIO.allowed.at(-1)!.replace(/^\+1(\d{3})(\d{3})(\d{4})$/, "+1 ($1) $2-$3")}`],
+    allowFrom: [
+      ...TEST_TWILIO.allowed.slice(0, -1),
+      `twilio-sms:${TEST_TWILIO.allowed.at(-1)!.replace(/^\+1(\d{3})(\d{3})(\d{4})$/, "+1 ($1) $2-$3")}`,
+    ],
     accounts: {
       default: { fromNumber: TEST_TWILIO.fromNumber },
-      proxied: { webhookPath: "/webhooks/sms/proxied", fromNumber: TEST_TWILIO.proxiedFromNumber, publicWebhookUrl: TEST_TWILIO.proxiedPublicUrl },
-      service: { webhookPath: "/webhooks/sms/service", messagingServiceSid: TEST_TWILIO.messagingServiceSid },
+      proxied: {
+        webhookPath: "/webhooks/sms/proxied",
+        fromNumber: TEST_TWILIO.proxiedFromNumber,
+        publicWebhookUrl: TEST_TWILIO.proxiedPublicUrl,
+      },
+      service: {
+        webhookPath: "/webhooks/sms/service",
+        messagingServiceSid: TEST_TWILIO.messagingServiceSid,
+      },
     },
   };
 }
@@ -273,13 +339,20 @@ function telegramTestChannel(fakeTelegramUrl: string): Record<string, unknown> {
     allowFrom: [TEST_TELEGRAM.owner, ...TEST_TELEGRAM.allowed],
     groups: {
       // Topic 7 of the forum needs no mention; every other topic inherits the group's requireMention.
-      [TEST_TELEGRAM.forumGroup]: { requireMention: true, topics: { "7": { requireMention: false } } },
+      [TEST_TELEGRAM.forumGroup]: {
+        requireMention: true,
+        topics: { "7": { requireMention: false } },
+      },
       [TEST_TELEGRAM.openGroup]: { requireMention: false },
     },
     accounts: {
       default: {},
       // Long-polled by the companion (mode "polling"): no webhook path is served for it.
-      poll: { mode: "polling", botToken: { source: "env", id: "TEST_TELEGRAM_POLL_BOT_TOKEN" }, webhookPath: "/telegram-webhook/poll" },
+      poll: {
+        mode: "polling",
+        botToken: { source: "env", id: "TEST_TELEGRAM_POLL_BOT_TOKEN" },
+        webhookPath: "/telegram-webhook/poll",
+      },
       partial: {
         webhookPath: "/telegram-webhook/partial",
         botToken: { source: "env", id: "TEST_TELEGRAM_PARTIAL_BOT_TOKEN" },
@@ -338,7 +411,12 @@ function googleChatTestChannel(fakeUrl: string): Record<string, unknown> {
     groups: { [TEST_GOOGLECHAT.openSpace]: { requireMention: true } },
     accounts: {
       default: {},
-      project: { webhookPath: "/googlechat/project", audienceType: "project-number", audience: TEST_GOOGLECHAT.projectNumber, serviceAccount: { source: "env", id: "GOOGLE_CHAT_SERVICE_ACCOUNT" } },
+      project: {
+        webhookPath: "/googlechat/project",
+        audienceType: "project-number",
+        audience: TEST_GOOGLECHAT.projectNumber,
+        serviceAccount: { source: "env", id: "GOOGLE_CHAT_SERVICE_ACCOUNT" },
+      },
     },
   };
 }
@@ -400,7 +478,13 @@ function feishuTestChannel(fakeFeishuUrl: string): Record<string, unknown> {
         botOpenId: TEST_FEISHU.plainBotOpenId,
         webhookPath: "/feishu/strangers",
       },
-      ws: { connectionMode: "websocket", webhookPath: "/feishu/ws", appId: "cli_ws", appSecret: "ws-secret", verificationToken: "ws-token" },
+      ws: {
+        connectionMode: "websocket",
+        webhookPath: "/feishu/ws",
+        appId: "cli_ws",
+        appSecret: "ws-secret",
+        verificationToken: "ws-token",
+      },
     },
   };
 }
@@ -418,7 +502,12 @@ export const TEST_MSTEAMS = {
   owner: "aad-owner-1",
   openChannel: "19:open-channel@thread.tacv2",
   team: "19:team-eng@thread.tacv2",
-  teamChannels: { inherits: "19:eng-general@thread.tacv2", gated: "19:eng-gated@thread.tacv2", threaded: "19:eng-threads@thread.tacv2", unlisted: "19:eng-secret@thread.tacv2" },
+  teamChannels: {
+    inherits: "19:eng-general@thread.tacv2",
+    gated: "19:eng-gated@thread.tacv2",
+    threaded: "19:eng-threads@thread.tacv2",
+    unlisted: "19:eng-secret@thread.tacv2",
+  },
 };
 
 function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
@@ -441,7 +530,10 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
         channels: {
           [TEST_MSTEAMS.teamChannels.inherits]: {},
           [TEST_MSTEAMS.teamChannels.gated]: { requireMention: true, replyStyle: "top-level" },
-          [TEST_MSTEAMS.teamChannels.threaded]: { replyStyle: "thread", tools: { deny: ["write"] } },
+          [TEST_MSTEAMS.teamChannels.threaded]: {
+            replyStyle: "thread",
+            tools: { deny: ["write"] },
+          },
         },
       },
     },
@@ -461,7 +553,8 @@ export const TEST_DISCORD = {
   botToken: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-default-token",
   applicationId: "1100000000000000001",
   publicKey: "8718cf825fa0caaa60dee9d6fb505928db7594000f5ed643110b9d42a2d39d12",
-  privateKeyPkcs8: "302e020100300506032b65700422042096da67773508792d9e50c58a0114dc9944269791902e67ac3f3f327d8c99c9ec",
+  privateKeyPkcs8:
+    "302e020100300506032b65700422042096da67773508792d9e50c58a0114dc9944269791902e67ac3f3f327d8c99c9ec",
   owner: "1200000000000000001",
   /** Allowed senders (DMs and the guild), one per test that needs its own conversation. */
   allowed: Array.from({ length: 16 }, (_, i) => String(1200000000000000002n + BigInt(i))),
@@ -499,7 +592,11 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
     accounts: {
       default: {},
       // Its own bot, streaming the answer into an edited preview and quoting the first chunk.
-      partial: { token: { source: "env", id: "TEST_DISCORD_PARTIAL_TOKEN" }, streaming: { mode: "partial" }, replyToMode: "first" },
+      partial: {
+        token: { source: "env", id: "TEST_DISCORD_PARTIAL_TOKEN" },
+        streaming: { mode: "partial" },
+        replyToMode: "first",
+      },
     },
   };
 }
@@ -546,12 +643,23 @@ function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknow
         groups: {
           "*": { requireMention: true },
           [TEST_MATTERMOST.openChannel]: { requireMention: false },
-          [TEST_MATTERMOST.membersChannel]: { requireMention: false, users: [TEST_MATTERMOST.member] },
-          [TEST_MATTERMOST.commandsChannel]: { requireMention: false, users: [TEST_MATTERMOST.member] },
+          [TEST_MATTERMOST.membersChannel]: {
+            requireMention: false,
+            users: [TEST_MATTERMOST.member],
+          },
+          [TEST_MATTERMOST.commandsChannel]: {
+            requireMention: false,
+            users: [TEST_MATTERMOST.member],
+          },
         },
       },
       chatty: { ...allowAll, chatmode: "onmessage", groups: { "*": {} } },
-      prefix: { ...allowAll, chatmode: "onchar", groups: { "*": {} }, commands: { native: true, callbackPath: TEST_MATTERMOST.prefixCommandPath } },
+      prefix: {
+        ...allowAll,
+        chatmode: "onchar",
+        groups: { "*": {} },
+        commands: { native: true, callbackPath: TEST_MATTERMOST.prefixCommandPath },
+      },
       plain: { ...allowAll, streaming: { mode: "off" } },
     },
   };

@@ -9,7 +9,16 @@ describe("control page", () => {
     expect(html).toContain("sessionStorage");
     expect(html).not.toContain("localStorage");
     // The view scripts made it into the page (String.raw blocks joined by page.ts).
-    for (const path of ["/admin/sessions", "/admin/pairing", "/admin/dead-letters", "/admin/cron", "/admin/spend", "/admin/budgets", "/admin/channels/status", "/admin/config/report"]) {
+    for (const path of [
+      "/admin/sessions",
+      "/admin/pairing",
+      "/admin/dead-letters",
+      "/admin/cron",
+      "/admin/spend",
+      "/admin/budgets",
+      "/admin/channels/status",
+      "/admin/config/report",
+    ]) {
       expect(html).toContain(path);
     }
   });

@@ -1,7 +1,13 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../durable-objects/session-api.ts";
-import { TOKEN, callWorker, configJson, scriptedSessions, usage } from "../openai/scripted-sessions.ts";
+import {
+  TOKEN,
+  callWorker,
+  configJson,
+  scriptedSessions,
+  usage,
+} from "../openai/scripted-sessions.ts";
 import { fetchOperatorPage } from "./operator-page.ts";
 
 describe("web chat page", () => {
@@ -23,25 +29,43 @@ describe("history for the web chat", () => {
   ];
 
   it("returns the transcript of the session the `user` maps to", async () => {
-    const sessions = scriptedSessions(() => [], () => entries);
+    const sessions = scriptedSessions(
+      () => [],
+      () => entries,
+    );
     const response = await callWorker(
-      new Request("https://edgeclaw.test/v1/edgeclaw/history?user=webchat-abc&model=openclaw%2Fdefault", {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      }),
+      new Request(
+        "https://edgeclaw.test/v1/edgeclaw/history?user=webchat-abc&model=openclaw%2Fdefault",
+        {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        },
+      ),
       { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
     );
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ object: "list", session_key: "agent:main:openai-user:webchat-abc", data: entries });
+    expect(await response.json()).toEqual({
+      object: "list",
+      session_key: "agent:main:openai-user:webchat-abc",
+      data: entries,
+    });
     expect(sessions.historyCalls).toEqual(["agent:main:openai-user:webchat-abc"]);
   });
 
   it("needs the token and a user", async () => {
-    const sessions = scriptedSessions(() => [], () => entries);
+    const sessions = scriptedSessions(
+      () => [],
+      () => entries,
+    );
     const bindings = { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) };
-    const anonymous = await callWorker(new Request("https://edgeclaw.test/v1/edgeclaw/history?user=u"), bindings);
+    const anonymous = await callWorker(
+      new Request("https://edgeclaw.test/v1/edgeclaw/history?user=u"),
+      bindings,
+    );
     expect(anonymous.status).toBe(401);
     const noUser = await callWorker(
-      new Request("https://edgeclaw.test/v1/edgeclaw/history", { headers: { authorization: `Bearer ${TOKEN}` } }),
+      new Request("https://edgeclaw.test/v1/edgeclaw/history", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      }),
       bindings,
     );
     expect(noUser.status).toBe(400);
@@ -65,7 +89,12 @@ describe("tool activity for the web chat", () => {
       new Request("https://edgeclaw.test/v1/chat/completions", {
         method: "POST",
         headers: { authorization: `Bearer ${TOKEN}`, ...headers },
-        body: JSON.stringify({ model: "openclaw/default", user: "webchat-1", stream: true, messages: [{ role: "user", content: "fetch it" }] }),
+        body: JSON.stringify({
+          model: "openclaw/default",
+          user: "webchat-1",
+          stream: true,
+          messages: [{ role: "user", content: "fetch it" }],
+        }),
       }),
       { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
     );
@@ -73,13 +102,22 @@ describe("tool activity for the web chat", () => {
   }
 
   it("sends tool and status events, as named SSE events, when x-edgeclaw-events asks for them", async () => {
-    const { text, sessions } = await stream({ "x-edgeclaw-events": "tools", "x-openclaw-message-channel": "webchat" });
-    const named = [...text.matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2]!)]);
+    const { text, sessions } = await stream({
+      "x-edgeclaw-events": "tools",
+      "x-openclaw-message-channel": "webchat",
+    });
+    const named = [...text.matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((m) => [
+      m[1],
+      JSON.parse(m[2]!),
+    ]);
     expect(named).toEqual([
       ["status", { state: "queued" }],
       ["status", { state: "running" }],
       ["tool", { callId: "t1", name: "web_fetch", phase: "start", isError: false }],
-      ["tool", { callId: "t1", name: "web_fetch", phase: "end", isError: false, preview: "200 OK" }],
+      [
+        "tool",
+        { callId: "t1", name: "web_fetch", phase: "end", isError: false, preview: "200 OK" },
+      ],
       ["status", { state: "done", modelRef: "fake/scripted" }],
     ]);
     expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
@@ -98,12 +136,18 @@ describe("tool activity for the web chat", () => {
       new Request("https://edgeclaw.test/v1/chat/completions", {
         method: "POST",
         headers: { authorization: `Bearer ${TOKEN}`, "x-edgeclaw-events": "tools" },
-        body: JSON.stringify({ model: "openclaw", stream: true, messages: [{ role: "user", content: "q" }] }),
+        body: JSON.stringify({
+          model: "openclaw",
+          stream: true,
+          messages: [{ role: "user", content: "q" }],
+        }),
       }),
       { SESSIONS: sessions.namespace, EDGECLAW_CONFIG: configJson({}) },
     );
     const text = await response.text();
-    expect(text.indexOf('event: status\ndata: {"state":"reset"}')).toBeGreaterThan(text.indexOf('"content":"bro"'));
+    expect(text.indexOf('event: status\ndata: {"state":"reset"}')).toBeGreaterThan(
+      text.indexOf('"content":"bro"'),
+    );
     expect(text.indexOf('"content":"fine"')).toBeGreaterThan(text.indexOf('"state":"reset"'));
   });
 

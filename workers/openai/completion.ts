@@ -30,7 +30,8 @@ export interface OpenAIUsage {
 
 /** OpenAI counts cached prompt tokens inside prompt_tokens; Anthropic-style usage keeps them apart. */
 export function toOpenAIUsage(usage: Usage | undefined): OpenAIUsage {
-  const prompt = (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0);
+  const prompt =
+    (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0);
   const completion = usage?.outputTokens ?? 0;
   return {
     prompt_tokens: prompt,
@@ -42,17 +43,25 @@ export function toOpenAIUsage(usage: Usage | undefined): OpenAIUsage {
 
 /** A run that failed, as the HTTP error an OpenAI client understands. */
 export function runErrorToHttp(event: Extract<RunEvent, { type: "error" }>): OpenAIHttpError {
-  if (event.code === "not_configured") return new OpenAIHttpError(503, event.message, "api_error", "not_configured");
+  if (event.code === "not_configured")
+    return new OpenAIHttpError(503, event.message, "api_error", "not_configured");
   if (event.code === "queue_full" || event.code === "rate_limit") {
     return new OpenAIHttpError(429, event.message, "rate_limit_error", event.code);
   }
   return new OpenAIHttpError(502, event.message, "api_error", event.code ?? "run_failed");
 }
 
-const NO_REPLY = { type: "error", message: "The agent run ended without a reply", code: "no_reply" } as const;
+const NO_REPLY = {
+  type: "error",
+  message: "The agent run ended without a reply",
+  code: "no_reply",
+} as const;
 
 /** Non-streaming: waits for the run to end and answers with one `chat.completion`. */
-export async function completionResponse(events: AsyncIterable<RunEvent>, meta: CompletionMeta): Promise<Response> {
+export async function completionResponse(
+  events: AsyncIterable<RunEvent>,
+  meta: CompletionMeta,
+): Promise<Response> {
   let streamed = "";
   let terminal: Extract<RunEvent, { type: "done" | "error" }> | undefined;
   for await (const event of events) {
@@ -72,7 +81,14 @@ export async function completionResponse(events: AsyncIterable<RunEvent>, meta: 
     object: "chat.completion",
     created: meta.created,
     model: meta.model,
-    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: "stop" }],
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content, refusal: null },
+        logprobs: null,
+        finish_reason: "stop",
+      },
+    ],
     usage: toOpenAIUsage(terminal?.usage),
   });
 }
@@ -80,7 +96,10 @@ export async function completionResponse(events: AsyncIterable<RunEvent>, meta: 
 const KEEPALIVE_MS = 15_000;
 
 /** Streaming: role delta, content deltas, final chunk, optional usage chunk, `data: [DONE]`. */
-export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: CompletionMeta): Response {
+export function streamingResponse(
+  events: AsyncGenerator<RunEvent>,
+  meta: CompletionMeta,
+): Response {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id: meta.id,
     object: "chat.completion.chunk",
@@ -101,7 +120,9 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
     },
     (error, writer) => {
       const httpError =
-        error instanceof OpenAIHttpError ? error : new OpenAIHttpError(502, "The agent run failed", "api_error", "run_failed");
+        error instanceof OpenAIHttpError
+          ? error
+          : new OpenAIHttpError(502, "The agent run failed", "api_error", "run_failed");
       sendError(writer, httpError);
     },
     () => {
@@ -121,7 +142,9 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
       if (writer.closed) break;
       if (event.type === "text-delta" || event.type === "notice") {
         if (event.text) {
-          writer.send(chunk({ content: paragraphBreak && sentContent ? `\n\n${event.text}` : event.text }));
+          writer.send(
+            chunk({ content: paragraphBreak && sentContent ? `\n\n${event.text}` : event.text }),
+          );
           sentContent = true;
           paragraphBreak = false;
         }
@@ -138,7 +161,8 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
         paragraphBreak = true;
         if (meta.surfaceEvents) writer.send(toolPayload(event), "tool");
       } else if (event.type === "queued" || event.type === "run-started") {
-        if (meta.surfaceEvents) writer.send({ state: event.type === "queued" ? "queued" : "running" }, "status");
+        if (meta.surfaceEvents)
+          writer.send({ state: event.type === "queued" ? "queued" : "running" }, "status");
       } else {
         terminal = event;
         break;
@@ -149,11 +173,17 @@ export function streamingResponse(events: AsyncGenerator<RunEvent>, meta: Comple
       sendError(writer, runErrorToHttp(terminal));
       return;
     }
-    if (terminal?.type === "done" && !sentContent && terminal.text) writer.send(chunk({ content: terminal.text }));
+    if (terminal?.type === "done" && !sentContent && terminal.text)
+      writer.send(chunk({ content: terminal.text }));
     writer.send(chunk({}, "stop"));
-    if (meta.surfaceEvents && terminal?.type === "done") writer.send({ state: "done", modelRef: terminal.modelRef }, "status");
+    if (meta.surfaceEvents && terminal?.type === "done")
+      writer.send({ state: "done", modelRef: terminal.modelRef }, "status");
     if (meta.includeUsage) {
-      writer.send({ ...chunk({}), choices: [], usage: toOpenAIUsage(terminal?.type === "done" ? terminal.usage : undefined) });
+      writer.send({
+        ...chunk({}),
+        choices: [],
+        usage: toOpenAIUsage(terminal?.type === "done" ? terminal.usage : undefined),
+      });
     }
     writer.send("[DONE]");
   }
@@ -165,5 +195,11 @@ function sendError(writer: SseWriter, error: OpenAIHttpError): void {
 }
 
 function toolPayload(event: Extract<RunEvent, { type: "tool" }>) {
-  return { callId: event.callId, name: event.name, phase: event.phase, isError: event.isError ?? false, preview: event.preview };
+  return {
+    callId: event.callId,
+    name: event.name,
+    phase: event.phase,
+    isError: event.isError ?? false,
+    preview: event.preview,
+  };
 }

@@ -29,7 +29,9 @@ export class OpenAIHttpError extends Error {
   }
 
   body(): OpenAIErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+    return {
+      error: { message: this.message, type: this.type, param: this.param, code: this.code },
+    };
   }
 
   toResponse(): Response {
@@ -37,10 +39,18 @@ export class OpenAIHttpError extends Error {
   }
 }
 
-export function invalidRequest(message: string, param: string | null = null, code: string | null = null): OpenAIHttpError {
+export function invalidRequest(
+  message: string,
+  param: string | null = null,
+  code: string | null = null,
+): OpenAIHttpError {
   return new OpenAIHttpError(400, message, "invalid_request_error", code, param);
 }
 
-export function notFound(message: string, code: string, param: string | null = null): OpenAIHttpError {
+export function notFound(
+  message: string,
+  code: string,
+  param: string | null = null,
+): OpenAIHttpError {
   return new OpenAIHttpError(404, message, "invalid_request_error", code, param);
 }

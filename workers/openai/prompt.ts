@@ -14,29 +14,38 @@ const HISTORY_HEADER = "[Chat messages since your last reply - for context]";
 const CURRENT_HEADER = "[Current message - respond to this]";
 const INSTRUCTIONS_HEADER = "[Instructions from the API caller]";
 
-export function buildInboundText(request: ChatCompletionRequest, persistentSession: boolean): string {
+export function buildInboundText(
+  request: ChatCompletionRequest,
+  persistentSession: boolean,
+): string {
   const messages = request.messages;
   let lastUser = -1;
   messages.forEach((message, index) => {
     if (message.role === "user") lastUser = index;
   });
-  if (lastUser < 0) throw invalidRequest("`messages` must contain a user message", "messages", "missing_user_message");
+  if (lastUser < 0)
+    throw invalidRequest(
+      "`messages` must contain a user message",
+      "messages",
+      "missing_user_message",
+    );
 
   const current = textOf(messages[lastUser]!);
-  if (current.trim() === "") throw invalidRequest("The last user message has no text", `messages.${lastUser}.content`);
+  if (current.trim() === "")
+    throw invalidRequest("The last user message has no text", `messages.${lastUser}.content`);
 
   const instructions = messages
-    .map((message) => (message.role === "system" || message.role === "developer" ? textOf(message) : ""))
+    .map((message) =>
+      message.role === "system" || message.role === "developer" ? textOf(message) : "",
+    )
     .filter((text) => text.trim() !== "");
   const history = persistentSession
     ? []
-    : messages
-        .slice(0, lastUser)
-        .flatMap((message) => {
-          if (message.role !== "user" && message.role !== "assistant") return [];
-          const text = textOf(message);
-          return text.trim() ? [`${speaker(message)}: ${text}`] : [];
-        });
+    : messages.slice(0, lastUser).flatMap((message) => {
+        if (message.role !== "user" && message.role !== "assistant") return [];
+        const text = textOf(message);
+        return text.trim() ? [`${speaker(message)}: ${text}`] : [];
+      });
 
   if (!instructions.length && !history.length) return current;
   const blocks: string[] = [];
@@ -54,7 +63,7 @@ export function rejectUnsupported(request: ChatCompletionRequest): void {
   const toolChoiceNone = request.tool_choice === "none";
   if (request.tools?.length && !toolChoiceNone) {
     throw invalidRequest(
-      "Client-side function tools are not supported by this gateway (the agent uses its own tools); omit `tools` or set tool_choice to \"none\"",
+      'Client-side function tools are not supported by this gateway (the agent uses its own tools); omit `tools` or set tool_choice to "none"',
       "tools",
       "unsupported_client_tools",
     );
@@ -62,21 +71,36 @@ export function rejectUnsupported(request: ChatCompletionRequest): void {
   if (typeof request.tool_choice === "object") {
     const name = request.tool_choice.function.name;
     if (!request.tools?.some((tool) => tool.function.name === name)) {
-      throw invalidRequest(`tool_choice names \`${name}\`, which is not in \`tools\``, "tool_choice");
+      throw invalidRequest(
+        `tool_choice names \`${name}\`, which is not in \`tools\``,
+        "tool_choice",
+      );
     }
   }
   request.messages.forEach((message, index) => {
     if (message.role === "tool") {
-      throw invalidRequest("`tool` messages (client tool results) are not supported by this gateway", `messages.${index}.role`, "unsupported_client_tools");
+      throw invalidRequest(
+        "`tool` messages (client tool results) are not supported by this gateway",
+        `messages.${index}.role`,
+        "unsupported_client_tools",
+      );
     }
     if (message.role === "assistant" && message.tool_calls?.length) {
-      throw invalidRequest("assistant `tool_calls` are not supported by this gateway", `messages.${index}.tool_calls`, "unsupported_client_tools");
+      throw invalidRequest(
+        "assistant `tool_calls` are not supported by this gateway",
+        `messages.${index}.tool_calls`,
+        "unsupported_client_tools",
+      );
     }
     const content = message.content;
     if (Array.isArray(content)) {
       content.forEach((part, partIndex) => {
         if (part.type === "image_url") {
-          throw invalidRequest("image_url content parts are not supported by this gateway", `messages.${index}.content.${partIndex}`, "unsupported_content");
+          throw invalidRequest(
+            "image_url content parts are not supported by this gateway",
+            `messages.${index}.content.${partIndex}`,
+            "unsupported_content",
+          );
         }
       });
     }

@@ -10,7 +10,10 @@ const textPartSchema = z.object({ type: z.literal("text"), text: z.string() }).l
 const imagePartSchema = z
   .object({
     type: z.literal("image_url"),
-    image_url: z.union([z.string(), z.object({ url: z.string(), detail: z.string().optional() }).loose()]),
+    image_url: z.union([
+      z.string(),
+      z.object({ url: z.string(), detail: z.string().optional() }).loose(),
+    ]),
   })
   .loose();
 const contentPartSchema = z.discriminatedUnion("type", [textPartSchema, imagePartSchema]);
@@ -27,9 +30,15 @@ const toolCallSchema = z
   .loose();
 
 const messageSchema = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("system"), content: contentSchema, name: z.string().optional() }).loose(),
-  z.object({ role: z.literal("developer"), content: contentSchema, name: z.string().optional() }).loose(),
-  z.object({ role: z.literal("user"), content: contentSchema, name: z.string().optional() }).loose(),
+  z
+    .object({ role: z.literal("system"), content: contentSchema, name: z.string().optional() })
+    .loose(),
+  z
+    .object({ role: z.literal("developer"), content: contentSchema, name: z.string().optional() })
+    .loose(),
+  z
+    .object({ role: z.literal("user"), content: contentSchema, name: z.string().optional() })
+    .loose(),
   z
     .object({
       role: z.literal("assistant"),
@@ -38,7 +47,9 @@ const messageSchema = z.discriminatedUnion("role", [
       tool_calls: z.array(toolCallSchema).optional(),
     })
     .loose(),
-  z.object({ role: z.literal("tool"), content: contentSchema, tool_call_id: z.string().min(1) }).loose(),
+  z
+    .object({ role: z.literal("tool"), content: contentSchema, tool_call_id: z.string().min(1) })
+    .loose(),
 ]);
 export type ChatMessage = z.infer<typeof messageSchema>;
 
@@ -58,7 +69,9 @@ const functionToolSchema = z
 
 const toolChoiceSchema = z.union([
   z.enum(["auto", "none", "required"]),
-  z.object({ type: z.literal("function"), function: z.object({ name: z.string().min(1) }) }).loose(),
+  z
+    .object({ type: z.literal("function"), function: z.object({ name: z.string().min(1) }) })
+    .loose(),
 ]);
 
 const positiveSafeInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -81,7 +94,10 @@ export const chatCompletionRequestSchema = z
     presence_penalty: z.number().min(-2).max(2).nullish(),
     seed: z.number().int().nullish(),
     stop: z
-      .union([z.string().min(1), z.array(z.string().min(1)).max(4, { message: "at most 4 stop sequences" })])
+      .union([
+        z.string().min(1),
+        z.array(z.string().min(1)).max(4, { message: "at most 4 stop sequences" }),
+      ])
       .nullish(),
   })
   .loose();
@@ -93,5 +109,10 @@ export function describeIssue(error: z.ZodError): { message: string; param: stri
   const issue = error.issues[0];
   if (!issue) return { message: "Invalid request body", param: null };
   const param = issue.path.length ? issue.path.map(String).join(".") : null;
-  return { message: param ? `Invalid \`${param}\`: ${issue.message}` : `Invalid request body: ${issue.message}`, param };
+  return {
+    message: param
+      ? `Invalid \`${param}\`: ${issue.message}`
+      : `Invalid request body: ${issue.message}`,
+    param,
+  };
 }

@@ -28,7 +28,13 @@ export const runEventSchema = z.discriminatedUnion("type", [
     preview: z.string().optional(),
   }),
   z.object({ type: z.literal("notice"), text: z.string() }),
-  z.object({ type: z.literal("done"), runId: z.string(), text: z.string(), usage: usageSchema, modelRef: z.string() }),
+  z.object({
+    type: z.literal("done"),
+    runId: z.string(),
+    text: z.string(),
+    usage: usageSchema,
+    modelRef: z.string(),
+  }),
   z.object({ type: z.literal("error"), message: z.string(), code: z.string().optional() }),
 ]) satisfies z.ZodType<RunEvent>;
 
@@ -65,8 +71,14 @@ function parseLine(line: string): RunEvent {
   try {
     json = JSON.parse(line);
   } catch {
-    return { type: "error", message: "the session sent an unreadable event", code: "bad_run_event" };
+    return {
+      type: "error",
+      message: "the session sent an unreadable event",
+      code: "bad_run_event",
+    };
   }
   const parsed = runEventSchema.safeParse(json);
-  return parsed.success ? parsed.data : { type: "error", message: "the session sent an unknown event", code: "bad_run_event" };
+  return parsed.success
+    ? parsed.data
+    : { type: "error", message: "the session sent an unknown event", code: "bad_run_event" };
 }

@@ -31,7 +31,8 @@ export function agentTargetIds(config: EdgeclawConfig): string[] {
 export function agentIdFromModel(model: string, config: EdgeclawConfig): string {
   const value = model.trim();
   const lower = value.toLowerCase();
-  if (lower === "openclaw" || lower === "openclaw/default" || lower === "openclaw:default") return defaultAgentId(config);
+  if (lower === "openclaw" || lower === "openclaw/default" || lower === "openclaw:default")
+    return defaultAgentId(config);
   const match = /^(?:openclaw[/:]|agent:)(.+)$/i.exec(value);
   if (!match) {
     throw notFound(
@@ -46,13 +47,21 @@ export function agentIdFromModel(model: string, config: EdgeclawConfig): string 
 export function requireKnownAgent(agentId: string, config: EdgeclawConfig, param: string): string {
   const id = agentId.trim().toLowerCase();
   if (!knownAgentIds(config).includes(id)) {
-    throw notFound(`Unknown agent \`${agentId.trim()}\`. Known agents: ${knownAgentIds(config).join(", ")}`, "agent_not_found", param);
+    throw notFound(
+      `Unknown agent \`${agentId.trim()}\`. Known agents: ${knownAgentIds(config).join(", ")}`,
+      "agent_not_found",
+      param,
+    );
   }
   return id;
 }
 
 /** `x-openclaw-agent-id` wins over `model` (OpenClaw's compatibility override). */
-export function resolveAgentId(model: string, agentHeader: string | undefined, config: EdgeclawConfig): string {
+export function resolveAgentId(
+  model: string,
+  agentHeader: string | undefined,
+  config: EdgeclawConfig,
+): string {
   const fromHeader = agentHeader?.trim();
   if (fromHeader) return requireKnownAgent(fromHeader, config, "x-openclaw-agent-id");
   return agentIdFromModel(model, config);
@@ -85,22 +94,44 @@ export function resolveSessionTarget(params: {
   const explicit = params.sessionKeyHeader?.trim();
   if (explicit) return explicitSessionTarget(explicit, params.agentId, params.config);
   const user = params.user?.trim();
-  if (user) return { agentId: params.agentId, sessionKey: `agent:${params.agentId}:openai-user:${user}`.toLowerCase(), persistent: true };
+  if (user)
+    return {
+      agentId: params.agentId,
+      sessionKey: `agent:${params.agentId}:openai-user:${user}`.toLowerCase(),
+      persistent: true,
+    };
   const id = (params.newId ?? (() => crypto.randomUUID()))();
-  return { agentId: params.agentId, sessionKey: `agent:${params.agentId}:openai:${id}`.toLowerCase(), persistent: false };
+  return {
+    agentId: params.agentId,
+    sessionKey: `agent:${params.agentId}:openai:${id}`.toLowerCase(),
+    persistent: false,
+  };
 }
 
-function explicitSessionTarget(raw: string, agentId: string, config: EdgeclawConfig): SessionTarget {
+function explicitSessionTarget(
+  raw: string,
+  agentId: string,
+  config: EdgeclawConfig,
+): SessionTarget {
   const param = "x-openclaw-session-key";
   if (raw.length > 400 || /[\s\u0000-\u001f\u007f]/.test(raw)) {
-    throw invalidRequest("x-openclaw-session-key must be at most 400 characters without whitespace", param, "invalid_session_key");
+    throw invalidRequest(
+      "x-openclaw-session-key must be at most 400 characters without whitespace",
+      param,
+      "invalid_session_key",
+    );
   }
   const key = raw.toLowerCase();
   let owner = agentId;
   let rest = key;
   if (key.startsWith("agent:")) {
     const match = /^agent:([^:]+):(.+)$/.exec(key);
-    if (!match) throw invalidRequest("x-openclaw-session-key must look like agent:<agentId>:<key>", param, "invalid_session_key");
+    if (!match)
+      throw invalidRequest(
+        "x-openclaw-session-key must look like agent:<agentId>:<key>",
+        param,
+        "invalid_session_key",
+      );
     owner = requireKnownAgent(match[1]!, config, param);
     rest = match[2]!;
   }

@@ -1,8 +1,26 @@
-import type { Connector, ConnectorAccount, ConnectorContext, ConnectorStatus } from "../connector.ts";
+import type {
+  Connector,
+  ConnectorAccount,
+  ConnectorContext,
+  ConnectorStatus,
+} from "../connector.ts";
 import { JsonSocket } from "./json-socket.ts";
-import { DEFAULT_BACKOFF, ReconnectBackoff, sleep, type BackoffOptions } from "./reconnect-backoff.ts";
+import {
+  DEFAULT_BACKOFF,
+  ReconnectBackoff,
+  sleep,
+  type BackoffOptions,
+} from "./reconnect-backoff.ts";
 import { GatewayContext } from "./discord/context.ts";
-import { classifyClose, dispatchEventId, FORWARDED, isGatewayFrame, OP, RESUMABLE_CLOSE, type GatewayFrame } from "./discord/protocol.ts";
+import {
+  classifyClose,
+  dispatchEventId,
+  FORWARDED,
+  isGatewayFrame,
+  OP,
+  RESUMABLE_CLOSE,
+  type GatewayFrame,
+} from "./discord/protocol.ts";
 
 /**
  * The Discord Gateway for one bot (https://discord.com/developers/docs/events/gateway):
@@ -32,13 +50,20 @@ export interface DiscordConnectorOptions {
   invalidSessionDelayMs?: [number, number];
 }
 
-type End = { kind: "fatal"; error: string } | { kind: "reidentify"; reason: string } | { kind: "resume"; reason: string } | { kind: "stopped" };
+type End =
+  | { kind: "fatal"; error: string }
+  | { kind: "reidentify"; reason: string }
+  | { kind: "resume"; reason: string }
+  | { kind: "stopped" };
 
 class FatalError extends Error {}
 
 const STATE = { session: "session_id", resumeUrl: "resume_gateway_url", seq: "seq" } as const;
 
-export function discordConnector(account: ConnectorAccount, options: DiscordConnectorOptions = {}): Connector {
+export function discordConnector(
+  account: ConnectorAccount,
+  options: DiscordConnectorOptions = {},
+): Connector {
   return new DiscordGatewayConnector(account, options);
 }
 
@@ -59,14 +84,26 @@ class DiscordGatewayConnector implements Connector {
   /** Resume attempts in a row that never got a HELLO: after two, the resume URL is given up for /gateway/bot's. */
   private resumeFailures = 0;
 
-  constructor(private readonly account: ConnectorAccount, options: DiscordConnectorOptions) {
+  constructor(
+    private readonly account: ConnectorAccount,
+    options: DiscordConnectorOptions,
+  ) {
     this.accountId = account.accountId;
-    this.options = { backoff: { ...DEFAULT_BACKOFF, initialMs: 1_000 }, helloTimeoutMs: 15_000, readyTimeoutMs: 30_000, seqFlushMs: 1_000, invalidSessionDelayMs: [1_000, 5_000], ...options };
+    this.options = {
+      backoff: { ...DEFAULT_BACKOFF, initialMs: 1_000 },
+      helloTimeoutMs: 15_000,
+      readyTimeoutMs: 30_000,
+      seqFlushMs: 1_000,
+      invalidSessionDelayMs: [1_000, 5_000],
+      ...options,
+    };
   }
 
   async start(ctx: ConnectorContext): Promise<void> {
     const signal = AbortSignal.any([ctx.signal, this.stopper.signal]);
-    this.loop = this.run(ctx, signal).catch((error: unknown) => this.report(ctx, { state: "fatal", lastError: messageOf(error) }));
+    this.loop = this.run(ctx, signal).catch((error: unknown) =>
+      this.report(ctx, { state: "fatal", lastError: messageOf(error) }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -86,7 +123,10 @@ class DiscordGatewayConnector implements Connector {
       try {
         end = await this.connect(ctx, signal, backoff);
       } catch (error) {
-        end = error instanceof FatalError ? { kind: "fatal", error: error.message } : { kind: "resume", reason: messageOf(error) };
+        end =
+          error instanceof FatalError
+            ? { kind: "fatal", error: error.message }
+            : { kind: "resume", reason: messageOf(error) };
       }
       await this.flushSeq(ctx);
       if (end.kind === "stopped" || signal.aborted) break;
@@ -96,7 +136,11 @@ class DiscordGatewayConnector implements Connector {
         return;
       }
       if (end.kind === "reidentify") await this.forgetSession(ctx);
-      ctx.log("warn", "discord gateway connection ended; reconnecting", { account: this.accountId, reason: end.reason, resume: this.sessionId !== undefined });
+      ctx.log("warn", "discord gateway connection ended; reconnecting", {
+        account: this.accountId,
+        reason: end.reason,
+        resume: this.sessionId !== undefined,
+      });
       this.report(ctx, { state: "backoff", lastError: end.reason });
       await sleep(backoff.nextDelayMs(), signal);
     }
@@ -104,11 +148,21 @@ class DiscordGatewayConnector implements Connector {
   }
 
   /** One Gateway connection, from the URL to its end. */
-  private async connect(ctx: ConnectorContext, signal: AbortSignal, backoff: ReconnectBackoff): Promise<End> {
+  private async connect(
+    ctx: ConnectorContext,
+    signal: AbortSignal,
+    backoff: ReconnectBackoff,
+  ): Promise<End> {
     const token = ctx.secret("token");
-    if (!token) throw new FatalError(`no bot token: set ${this.account.secretEnv.token ?? "DISCORD_BOT_TOKEN"} in the companion's environment`);
+    if (!token)
+      throw new FatalError(
+        `no bot token: set ${this.account.secretEnv.token ?? "DISCORD_BOT_TOKEN"} in the companion's environment`,
+      );
     const resuming = this.sessionId !== undefined;
-    const base = resuming && this.resumeUrl && this.resumeFailures < 2 ? this.resumeUrl : await this.gatewayUrl(token, signal);
+    const base =
+      resuming && this.resumeUrl && this.resumeFailures < 2
+        ? this.resumeUrl
+        : await this.gatewayUrl(token, signal);
     const url = `${base.replace(/\/?(\?.*)?$/, "")}/?v=10&encoding=json`;
 
     let finish!: (end: End) => void;
@@ -121,13 +175,20 @@ class DiscordGatewayConnector implements Connector {
     let broken = false;
     let chain: Promise<void> = Promise.resolve();
 
-    const socket = new JsonSocket(url, { pingIntervalMs: 30_000, pongTimeoutMs: 120_000 }, (message) => {
-      if (!isGatewayFrame(message)) return;
-      onFrame(message);
-    });
+    const socket = new JsonSocket(
+      url,
+      { pingIntervalMs: 30_000, pongTimeoutMs: 120_000 },
+      (message) => {
+        if (!isGatewayFrame(message)) return;
+        onFrame(message);
+      },
+    );
     const drop = (end: End) => {
       finish(end);
-      socket.close(end.kind === "stopped" && !this.sessionId ? 1000 : RESUMABLE_CLOSE, end.kind === "fatal" ? "fatal" : "reconnecting");
+      socket.close(
+        end.kind === "stopped" && !this.sessionId ? 1000 : RESUMABLE_CLOSE,
+        end.kind === "fatal" ? "fatal" : "reconnecting",
+      );
     };
     const beat = () => void socket.send({ op: OP.HEARTBEAT, d: lastSeq });
     const scheduleBeats = (interval: number) => {
@@ -145,12 +206,25 @@ class DiscordGatewayConnector implements Connector {
         case OP.HELLO: {
           hello = true;
           this.resumeFailures = 0;
-          const interval = Number((frame.d as { heartbeat_interval?: unknown } | undefined)?.heartbeat_interval);
+          const interval = Number(
+            (frame.d as { heartbeat_interval?: unknown } | undefined)?.heartbeat_interval,
+          );
           scheduleBeats(Number.isFinite(interval) && interval > 0 ? interval : 41_250);
-          if (resuming) void socket.send({ op: OP.RESUME, d: { token, session_id: this.sessionId, seq: this.storedSeq ?? null } });
+          if (resuming)
+            void socket.send({
+              op: OP.RESUME,
+              d: { token, session_id: this.sessionId, seq: this.storedSeq ?? null },
+            });
           else {
             this.storedSeq = undefined;
-            void socket.send({ op: OP.IDENTIFY, d: { token, intents: this.intents(), properties: { os: process.platform, browser: "edgeclaw", device: "edgeclaw" } } });
+            void socket.send({
+              op: OP.IDENTIFY,
+              d: {
+                token,
+                intents: this.intents(),
+                properties: { os: process.platform, browser: "edgeclaw", device: "edgeclaw" },
+              },
+            });
           }
           return;
         }
@@ -165,7 +239,11 @@ class DiscordGatewayConnector implements Connector {
           const resumable = frame.d === true;
           const [min, max] = this.options.invalidSessionDelayMs;
           void sleep(min + Math.random() * (max - min), signal).then(() =>
-            drop(resumable ? { kind: "resume", reason: "invalid session (resumable)" } : { kind: "reidentify", reason: "invalid session" }),
+            drop(
+              resumable
+                ? { kind: "resume", reason: "invalid session (resumable)" }
+                : { kind: "reidentify", reason: "invalid session" },
+            ),
           );
           return;
         }
@@ -178,11 +256,15 @@ class DiscordGatewayConnector implements Connector {
       const seq = typeof frame.s === "number" ? frame.s : undefined;
       if (seq !== undefined) lastSeq = seq;
       const t = frame.t ?? "";
-      const d = (typeof frame.d === "object" && frame.d !== null ? frame.d : {}) as Record<string, unknown>;
+      const d = (typeof frame.d === "object" && frame.d !== null ? frame.d : {}) as Record<
+        string,
+        unknown
+      >;
       this.context.observe(t, d);
       if (t === "READY") {
         this.sessionId = typeof d.session_id === "string" ? d.session_id : undefined;
-        this.resumeUrl = typeof d.resume_gateway_url === "string" ? d.resume_gateway_url : undefined;
+        this.resumeUrl =
+          typeof d.resume_gateway_url === "string" ? d.resume_gateway_url : undefined;
         void this.saveSession(ctx);
       }
       if (t === "READY" || t === "RESUMED") {
@@ -202,7 +284,10 @@ class DiscordGatewayConnector implements Connector {
             this.report(ctx, { lastEventAt: Date.now() });
           } catch (error) {
             broken = true;
-            drop({ kind: "resume", reason: `event not stored (${messageOf(error)}); resuming from the last stored sequence` });
+            drop({
+              kind: "resume",
+              reason: `event not stored (${messageOf(error)}); resuming from the last stored sequence`,
+            });
             return;
           }
         }
@@ -211,10 +296,15 @@ class DiscordGatewayConnector implements Connector {
     };
 
     const timer = setTimeout(() => {
-      if (!hello) drop({ kind: "resume", reason: `no HELLO within ${this.options.helloTimeoutMs} ms` });
+      if (!hello)
+        drop({ kind: "resume", reason: `no HELLO within ${this.options.helloTimeoutMs} ms` });
     }, this.options.helloTimeoutMs);
     const readyTimer = setTimeout(() => {
-      if (!ready) drop({ kind: "resume", reason: `no READY/RESUMED within ${this.options.readyTimeoutMs} ms` });
+      if (!ready)
+        drop({
+          kind: "resume",
+          reason: `no READY/RESUMED within ${this.options.readyTimeoutMs} ms`,
+        });
     }, this.options.readyTimeoutMs);
     const onAbort = () => drop({ kind: "stopped" });
     signal.addEventListener("abort", onAbort, { once: true });
@@ -238,19 +328,31 @@ class DiscordGatewayConnector implements Connector {
 
   /** `GET /gateway/bot`: the wss URL to connect to (a refused token is fatal). */
   private async gatewayUrl(token: string, signal: AbortSignal): Promise<string> {
-    const base = typeof this.account.settings.apiBaseUrl === "string" ? this.account.settings.apiBaseUrl.replace(/\/+$/, "") : "https://discord.com/api/v10";
-    const response = await fetch(`${base}/gateway/bot`, { headers: { authorization: `Bot ${token}` }, signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) });
-    if (response.status === 401) throw new FatalError("Discord refused the bot token (GET /gateway/bot answered 401): check the token's env var");
+    const base =
+      typeof this.account.settings.apiBaseUrl === "string"
+        ? this.account.settings.apiBaseUrl.replace(/\/+$/, "")
+        : "https://discord.com/api/v10";
+    const response = await fetch(`${base}/gateway/bot`, {
+      headers: { authorization: `Bot ${token}` },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
+    });
+    if (response.status === 401)
+      throw new FatalError(
+        "Discord refused the bot token (GET /gateway/bot answered 401): check the token's env var",
+      );
     if (!response.ok) throw new Error(`GET /gateway/bot answered HTTP ${response.status}`);
     const body = (await response.json().catch(() => ({}))) as { url?: unknown };
-    if (typeof body.url !== "string" || !/^wss?:\/\//.test(body.url)) throw new Error("GET /gateway/bot gave no wss URL");
+    if (typeof body.url !== "string" || !/^wss?:\/\//.test(body.url))
+      throw new Error("GET /gateway/bot gave no wss URL");
     return body.url;
   }
 
   private intents(): number {
     const intents = Number(this.account.settings.intents);
     // GUILDS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT when the Worker named none.
-    return Number.isSafeInteger(intents) && intents > 0 ? intents : 1 | (1 << 9) | (1 << 12) | (1 << 15);
+    return Number.isSafeInteger(intents) && intents > 0
+      ? intents
+      : 1 | (1 << 9) | (1 << 12) | (1 << 15);
   }
 
   private markStored(ctx: ConnectorContext, seq: number): void {
@@ -271,7 +373,10 @@ class DiscordGatewayConnector implements Connector {
       await ctx.state.put(STATE.seq, String(seq));
       this.flushedSeq = seq;
     } catch (error) {
-      ctx.log("warn", "discord sequence not saved (a restart replays a little more)", { account: this.accountId, reason: messageOf(error) });
+      ctx.log("warn", "discord sequence not saved (a restart replays a little more)", {
+        account: this.accountId,
+        reason: messageOf(error),
+      });
     }
   }
 
@@ -282,7 +387,10 @@ class DiscordGatewayConnector implements Connector {
       await ctx.state.put(STATE.seq, null);
       this.flushedSeq = undefined;
     } catch (error) {
-      ctx.log("warn", "discord session not saved", { account: this.accountId, reason: messageOf(error) });
+      ctx.log("warn", "discord session not saved", {
+        account: this.accountId,
+        reason: messageOf(error),
+      });
     }
   }
 

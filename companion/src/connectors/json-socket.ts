@@ -32,12 +32,18 @@ export class JsonSocket {
   private endReason: string | undefined;
 
   constructor(url: string, options: JsonSocketOptions, onMessage: (message: unknown) => void) {
-    this.ws = new WebSocket(url, { headers: options.headers, handshakeTimeout: options.pongTimeoutMs, ...(options.agent ? { agent: options.agent } : {}) });
+    this.ws = new WebSocket(url, {
+      headers: options.headers,
+      handshakeTimeout: options.pongTimeoutMs,
+      ...(options.agent ? { agent: options.agent } : {}),
+    });
     let resolveEnd!: (end: SocketEnd) => void;
     this.ended = new Promise((resolve) => (resolveEnd = resolve));
     this.opened = new Promise((resolve, reject) => {
       this.ws.once("open", () => resolve());
-      void this.ended.then((end) => reject(new Error(`socket closed before it opened: ${end.reason}`)));
+      void this.ended.then((end) =>
+        reject(new Error(`socket closed before it opened: ${end.reason}`)),
+      );
     });
     this.opened.catch(() => undefined);
     const heard = () => (this.lastHeardAt = Date.now());
@@ -81,7 +87,9 @@ export class JsonSocket {
   /** Sends one JSON frame; false when the socket is no longer open (the frame is dropped). */
   send(message: unknown): Promise<boolean> {
     if (this.ws.readyState !== WebSocket.OPEN) return Promise.resolve(false);
-    return new Promise((resolve) => this.ws.send(JSON.stringify(message), (error) => resolve(!error)));
+    return new Promise((resolve) =>
+      this.ws.send(JSON.stringify(message), (error) => resolve(!error)),
+    );
   }
 
   close(code = 1000, reason = "closing"): void {

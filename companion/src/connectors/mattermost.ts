@@ -1,9 +1,26 @@
-import type { Connector, ConnectorAccount, ConnectorContext, ConnectorStatus, RawEvent } from "../connector.ts";
+import type {
+  Connector,
+  ConnectorAccount,
+  ConnectorContext,
+  ConnectorStatus,
+  RawEvent,
+} from "../connector.ts";
 import { JsonSocket } from "./json-socket.ts";
 import { ChannelCursors } from "./mattermost/cursors.ts";
-import { MattermostAuthError, mattermostRest, serverRoot, websocketUrl, type MattermostRest } from "./mattermost/rest.ts";
+import {
+  MattermostAuthError,
+  mattermostRest,
+  serverRoot,
+  websocketUrl,
+  type MattermostRest,
+} from "./mattermost/rest.ts";
 import { PrivateNetworkError, serverAgent } from "../private-network.ts";
-import { DEFAULT_BACKOFF, ReconnectBackoff, sleep, type BackoffOptions } from "./reconnect-backoff.ts";
+import {
+  DEFAULT_BACKOFF,
+  ReconnectBackoff,
+  sleep,
+  type BackoffOptions,
+} from "./reconnect-backoff.ts";
 
 /**
  * Mattermost over its WebSocket (api/v4/websocket) for one bot account. At connect: `GET /users/me`
@@ -26,7 +43,13 @@ export interface MattermostConnectorOptions {
 }
 
 /** The events the Worker parses; everything else (typing, status, channel_viewed, …) stays here. */
-const FORWARDED = new Set(["posted", "post_edited", "post_deleted", "reaction_added", "reaction_removed"]);
+const FORWARDED = new Set([
+  "posted",
+  "post_edited",
+  "post_deleted",
+  "reaction_added",
+  "reaction_removed",
+]);
 
 class FatalError extends Error {}
 
@@ -35,7 +58,10 @@ interface Self {
   username: string;
 }
 
-export function mattermostConnector(account: ConnectorAccount, options: MattermostConnectorOptions = {}): Connector {
+export function mattermostConnector(
+  account: ConnectorAccount,
+  options: MattermostConnectorOptions = {},
+): Connector {
   return new MattermostConnector(account, options);
 }
 
@@ -50,14 +76,25 @@ class MattermostConnector implements Connector {
   /** The last connection, for a resume: its id and the last sequence number handled. */
   private resume: { connectionId: string; seq: number } | undefined;
 
-  constructor(private readonly account: ConnectorAccount, options: MattermostConnectorOptions) {
+  constructor(
+    private readonly account: ConnectorAccount,
+    options: MattermostConnectorOptions,
+  ) {
     this.accountId = account.accountId;
-    this.options = { backoff: DEFAULT_BACKOFF, pingIntervalMs: 15_000, pongTimeoutMs: 30_000, helloTimeoutMs: 15_000, ...options };
+    this.options = {
+      backoff: DEFAULT_BACKOFF,
+      pingIntervalMs: 15_000,
+      pongTimeoutMs: 30_000,
+      helloTimeoutMs: 15_000,
+      ...options,
+    };
   }
 
   async start(ctx: ConnectorContext): Promise<void> {
     const signal = AbortSignal.any([ctx.signal, this.stopper.signal]);
-    this.loop = this.run(ctx, signal).catch((error: unknown) => this.report(ctx, { state: "fatal", lastError: messageOf(error) }));
+    this.loop = this.run(ctx, signal).catch((error: unknown) =>
+      this.report(ctx, { state: "fatal", lastError: messageOf(error) }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -68,17 +105,31 @@ class MattermostConnector implements Connector {
 
   private async run(ctx: ConnectorContext, signal: AbortSignal): Promise<void> {
     const token = ctx.secret("botToken");
-    const baseUrl = typeof this.account.settings.baseUrl === "string" ? serverRoot(this.account.settings.baseUrl) : undefined;
+    const baseUrl =
+      typeof this.account.settings.baseUrl === "string"
+        ? serverRoot(this.account.settings.baseUrl)
+        : undefined;
     if (!token || !baseUrl) {
-      this.report(ctx, { state: "fatal", lastError: !baseUrl ? "no baseUrl in the account settings" : `no bot token: set ${this.account.secretEnv.botToken ?? "channels.mattermost botToken (a SecretRef)"} in the companion's environment` });
+      this.report(ctx, {
+        state: "fatal",
+        lastError: !baseUrl
+          ? "no baseUrl in the account settings"
+          : `no bot token: set ${this.account.secretEnv.botToken ?? "channels.mattermost botToken (a SecretRef)"} in the companion's environment`,
+      });
       return;
     }
     let agent: ReturnType<typeof serverAgent>;
     try {
       agent = serverAgent(baseUrl, this.account.settings.dangerouslyAllowPrivateNetwork === true);
     } catch (error) {
-      ctx.log("error", "mattermost connector stopped", { account: this.accountId, reason: messageOf(error) });
-      this.report(ctx, { state: "fatal", lastError: `Mattermost server refused: ${messageOf(error)}` });
+      ctx.log("error", "mattermost connector stopped", {
+        account: this.accountId,
+        reason: messageOf(error),
+      });
+      this.report(ctx, {
+        state: "fatal",
+        lastError: `Mattermost server refused: ${messageOf(error)}`,
+      });
       return;
     }
     const rest = mattermostRest(baseUrl, token, agent);
@@ -90,13 +141,23 @@ class MattermostConnector implements Connector {
       try {
         await this.connection(ctx, signal, { rest, token, baseUrl, cursors, backoff, agent });
       } catch (error) {
-        if (error instanceof FatalError || error instanceof MattermostAuthError || error instanceof PrivateNetworkError) {
-          ctx.log("error", "mattermost connector stopped", { account: this.accountId, reason: error.message });
+        if (
+          error instanceof FatalError ||
+          error instanceof MattermostAuthError ||
+          error instanceof PrivateNetworkError
+        ) {
+          ctx.log("error", "mattermost connector stopped", {
+            account: this.accountId,
+            reason: error.message,
+          });
           this.report(ctx, { state: "fatal", lastError: error.message });
           return;
         }
         if (signal.aborted) break;
-        ctx.log("warn", "mattermost connection lost; reconnecting", { account: this.accountId, reason: messageOf(error) });
+        ctx.log("warn", "mattermost connection lost; reconnecting", {
+          account: this.accountId,
+          reason: messageOf(error),
+        });
         this.report(ctx, { state: "backoff", lastError: messageOf(error) });
       }
       await cursors.flush();
@@ -111,60 +172,103 @@ class MattermostConnector implements Connector {
   private async connection(
     ctx: ConnectorContext,
     signal: AbortSignal,
-    { rest, token, baseUrl, cursors, backoff, agent }: { rest: MattermostRest; token: string; baseUrl: string; cursors: ChannelCursors; backoff: ReconnectBackoff; agent: ReturnType<typeof serverAgent> },
+    {
+      rest,
+      token,
+      baseUrl,
+      cursors,
+      backoff,
+      agent,
+    }: {
+      rest: MattermostRest;
+      token: string;
+      baseUrl: string;
+      cursors: ChannelCursors;
+      backoff: ReconnectBackoff;
+      agent: ReturnType<typeof serverAgent>;
+    },
   ): Promise<void> {
     const me = await rest.get<{ id?: unknown; username?: unknown }>("/users/me", signal);
-    if (typeof me.id !== "string" || typeof me.username !== "string") throw new Error("GET /users/me answered without id/username");
+    if (typeof me.id !== "string" || typeof me.username !== "string")
+      throw new Error("GET /users/me answered without id/username");
     const self: Self = { userId: me.id, username: me.username };
 
     // Ask to resume the previous connection: the server replays what it still holds, or starts afresh.
-    const query = this.resume ? `?connection_id=${encodeURIComponent(this.resume.connectionId)}&sequence_number=${this.resume.seq + 1}` : "";
+    const query = this.resume
+      ? `?connection_id=${encodeURIComponent(this.resume.connectionId)}&sequence_number=${this.resume.seq + 1}`
+      : "";
     let greeted!: (connectionId: string) => void;
     let refused!: (reason: string) => void;
-    const hello = new Promise<string>((resolve, reject) => ((greeted = resolve), (refused = (reason) => reject(new FatalError(reason)))));
+    const hello = new Promise<string>(
+      (resolve, reject) => (
+        (greeted = resolve), (refused = (reason) => reject(new FatalError(reason)))
+      ),
+    );
     hello.catch(() => undefined);
     let queue: Promise<void> = Promise.resolve();
     let expectedSeq: number | undefined;
     let failure: Error | undefined;
-    const socket = new JsonSocket(websocketUrl(baseUrl) + query, { pingIntervalMs: this.options.pingIntervalMs, pongTimeoutMs: this.options.pongTimeoutMs, agent }, (message) => {
-      if (typeof message !== "object" || message === null) return;
-      const frame = message as Record<string, unknown>;
-      if (frame.seq_reply === 1 && frame.status === "FAIL") return refused("the server refused the authentication challenge: check the bot token");
-      if (typeof frame.event !== "string") return;
-      const seq = typeof frame.seq === "number" ? frame.seq : undefined;
-      if (frame.event === "hello") {
-        const data = (frame.data ?? {}) as { connection_id?: unknown };
-        expectedSeq = (seq ?? 0) + 1;
-        return greeted(typeof data.connection_id === "string" ? data.connection_id : "");
-      }
-      if (seq !== undefined && expectedSeq !== undefined) {
-        if (seq > expectedSeq) {
-          // Events between expectedSeq and seq never arrived: repair from REST before going on.
-          ctx.log("warn", "mattermost events skipped; repairing from REST", { account: this.accountId, expected: expectedSeq, got: seq });
-          queue = queue.then(() => this.repair(ctx, rest, self, cursors, signal));
+    const socket = new JsonSocket(
+      websocketUrl(baseUrl) + query,
+      {
+        pingIntervalMs: this.options.pingIntervalMs,
+        pongTimeoutMs: this.options.pongTimeoutMs,
+        agent,
+      },
+      (message) => {
+        if (typeof message !== "object" || message === null) return;
+        const frame = message as Record<string, unknown>;
+        if (frame.seq_reply === 1 && frame.status === "FAIL")
+          return refused("the server refused the authentication challenge: check the bot token");
+        if (typeof frame.event !== "string") return;
+        const seq = typeof frame.seq === "number" ? frame.seq : undefined;
+        if (frame.event === "hello") {
+          const data = (frame.data ?? {}) as { connection_id?: unknown };
+          expectedSeq = (seq ?? 0) + 1;
+          return greeted(typeof data.connection_id === "string" ? data.connection_id : "");
         }
-        expectedSeq = Math.max(expectedSeq, seq + 1);
-      }
-      if (!FORWARDED.has(frame.event)) return;
-      queue = queue.then(() => this.forward(ctx, rest, self, cursors, frame, signal)).then(() => {
-        if (seq !== undefined && this.resume) this.resume.seq = Math.max(this.resume.seq, seq);
-      });
-      queue.catch((error: unknown) => {
-        // A submit that failed leaves this connection: reconnecting repairs from the last cursor.
-        failure ??= error instanceof Error ? error : new Error(String(error));
-        socket.close(1011, "event not stored");
-      });
-    });
+        if (seq !== undefined && expectedSeq !== undefined) {
+          if (seq > expectedSeq) {
+            // Events between expectedSeq and seq never arrived: repair from REST before going on.
+            ctx.log("warn", "mattermost events skipped; repairing from REST", {
+              account: this.accountId,
+              expected: expectedSeq,
+              got: seq,
+            });
+            queue = queue.then(() => this.repair(ctx, rest, self, cursors, signal));
+          }
+          expectedSeq = Math.max(expectedSeq, seq + 1);
+        }
+        if (!FORWARDED.has(frame.event)) return;
+        queue = queue
+          .then(() => this.forward(ctx, rest, self, cursors, frame, signal))
+          .then(() => {
+            if (seq !== undefined && this.resume) this.resume.seq = Math.max(this.resume.seq, seq);
+          });
+        queue.catch((error: unknown) => {
+          // A submit that failed leaves this connection: reconnecting repairs from the last cursor.
+          failure ??= error instanceof Error ? error : new Error(String(error));
+          socket.close(1011, "event not stored");
+        });
+      },
+    );
     this.socket = socket;
     try {
       await socket.opened;
       await socket.send({ seq: 1, action: "authentication_challenge", data: { token } });
       const connectionId = await Promise.race([
         hello,
-        socket.ended.then((end) => Promise.reject(new Error(`socket closed before hello: ${end.reason}`))),
-        sleep(this.options.helloTimeoutMs, signal).then(() => Promise.reject(new Error(`no hello within ${this.options.helloTimeoutMs} ms`))),
+        socket.ended.then((end) =>
+          Promise.reject(new Error(`socket closed before hello: ${end.reason}`)),
+        ),
+        sleep(this.options.helloTimeoutMs, signal).then(() =>
+          Promise.reject(new Error(`no hello within ${this.options.helloTimeoutMs} ms`)),
+        ),
       ]);
-      const resumed = this.resume !== undefined && connectionId !== "" && connectionId === this.resume.connectionId;
+      const resumed =
+        this.resume !== undefined &&
+        connectionId !== "" &&
+        connectionId === this.resume.connectionId;
       this.resume = { connectionId, seq: resumed ? this.resume!.seq : 0 };
       backoff.connected();
       this.report(ctx, { state: "ready", lastError: undefined });
@@ -180,46 +284,105 @@ class MattermostConnector implements Connector {
   }
 
   /** One event into the outbox; a post moves its channel's cursor once stored. */
-  private async forward(ctx: ConnectorContext, rest: MattermostRest, self: Self, cursors: ChannelCursors, frame: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+  private async forward(
+    ctx: ConnectorContext,
+    rest: MattermostRest,
+    self: Self,
+    cursors: ChannelCursors,
+    frame: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const data = (frame.data ?? {}) as Record<string, unknown>;
     const broadcast = (frame.broadcast ?? {}) as Record<string, unknown>;
-    const post = typeof data.post === "string" ? (safeJson(data.post) as { id?: unknown; user_id?: unknown; channel_id?: unknown; create_at?: unknown } | undefined) : undefined;
-    const channelId = typeof post?.channel_id === "string" ? post.channel_id : typeof broadcast.channel_id === "string" ? broadcast.channel_id : undefined;
+    const post =
+      typeof data.post === "string"
+        ? (safeJson(data.post) as
+            | { id?: unknown; user_id?: unknown; channel_id?: unknown; create_at?: unknown }
+            | undefined)
+        : undefined;
+    const channelId =
+      typeof post?.channel_id === "string"
+        ? post.channel_id
+        : typeof broadcast.channel_id === "string"
+          ? broadcast.channel_id
+          : undefined;
     const statedType = typeof data.channel_type === "string" ? data.channel_type : undefined;
-    const channelType = statedType ?? (channelId ? await this.channelType(rest, cursors, channelId, signal) : undefined);
+    const channelType =
+      statedType ??
+      (channelId ? await this.channelType(rest, cursors, channelId, signal) : undefined);
 
-    const reactor = typeof data.reaction === "string" ? (safeJson(data.reaction) as { user_id?: unknown } | undefined)?.user_id : undefined;
+    const reactor =
+      typeof data.reaction === "string"
+        ? (safeJson(data.reaction) as { user_id?: unknown } | undefined)?.user_id
+        : undefined;
     const isOwn = post?.user_id === self.userId || reactor === self.userId;
     if (!isOwn) {
       // The bot's own posts, preview edits and reactions are not forwarded: the Worker would drop them anyway.
-      await ctx.submit([{ eventId: eventIdOf(frame, post, data), payload: { event: frame, self, ...(channelType && !statedType ? { channelType } : {}) } }]);
+      await ctx.submit([
+        {
+          eventId: eventIdOf(frame, post, data),
+          payload: { event: frame, self, ...(channelType && !statedType ? { channelType } : {}) },
+        },
+      ]);
       this.report(ctx, { lastEventAt: Date.now() });
     }
-    if (frame.event === "posted" && channelId && channelType && typeof post?.create_at === "number") {
+    if (
+      frame.event === "posted" &&
+      channelId &&
+      channelType &&
+      typeof post?.create_at === "number"
+    ) {
       cursors.advance(channelId, channelType, post.create_at);
       void cursors.flush();
     }
   }
 
   /** Posts missed while disconnected, forwarded like live ones (deduplicated by post id in the Worker). */
-  private async repair(ctx: ConnectorContext, rest: MattermostRest, self: Self, cursors: ChannelCursors, signal: AbortSignal): Promise<void> {
+  private async repair(
+    ctx: ConnectorContext,
+    rest: MattermostRest,
+    self: Self,
+    cursors: ChannelCursors,
+    signal: AbortSignal,
+  ): Promise<void> {
     const missed = await cursors.missedPosts(rest, self.userId, signal);
-    if (missed.length) ctx.log("info", "mattermost: forwarding posts missed while disconnected", { account: this.accountId, count: missed.length });
+    if (missed.length)
+      ctx.log("info", "mattermost: forwarding posts missed while disconnected", {
+        account: this.accountId,
+        count: missed.length,
+      });
     for (const event of missed) {
       const frame = event.payload as Record<string, unknown>;
-      await ctx.submit([{ eventId: event.eventId, payload: { event: frame, self } } satisfies RawEvent]);
-      const post = safeJson(String(((frame.data ?? {}) as Record<string, unknown>).post)) as { channel_id: string; create_at: number };
-      cursors.advance(post.channel_id, String(((frame.data ?? {}) as Record<string, unknown>).channel_type), post.create_at);
+      await ctx.submit([
+        { eventId: event.eventId, payload: { event: frame, self } } satisfies RawEvent,
+      ]);
+      const post = safeJson(String(((frame.data ?? {}) as Record<string, unknown>).post)) as {
+        channel_id: string;
+        create_at: number;
+      };
+      cursors.advance(
+        post.channel_id,
+        String(((frame.data ?? {}) as Record<string, unknown>).channel_type),
+        post.create_at,
+      );
     }
     await cursors.flush();
   }
 
   /** The type (D/G/O/P) of a channel an edit or reaction happened in: known from its posts, else `GET /channels/{id}`. */
-  private async channelType(rest: MattermostRest, cursors: ChannelCursors, channelId: string, signal: AbortSignal): Promise<string | undefined> {
+  private async channelType(
+    rest: MattermostRest,
+    cursors: ChannelCursors,
+    channelId: string,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     const known = cursors.typeOf(channelId) ?? this.types.get(channelId);
     if (known) return known;
     try {
-      const channel = await rest.get<{ type?: unknown }>(`/channels/${encodeURIComponent(channelId)}`, signal);
+      const channel = await rest.get<{ type?: unknown }>(
+        `/channels/${encodeURIComponent(channelId)}`,
+        signal,
+      );
       if (typeof channel.type === "string") {
         if (this.types.size > 1000) this.types.clear();
         this.types.set(channelId, channel.type);
@@ -240,14 +403,25 @@ class MattermostConnector implements Connector {
 }
 
 /** Stable across redeliveries and repairs: the post id for posts, the post id + edit time for edits, the reaction's identity. */
-function eventIdOf(frame: Record<string, unknown>, post: { id?: unknown } | undefined, data: Record<string, unknown>): string {
+function eventIdOf(
+  frame: Record<string, unknown>,
+  post: { id?: unknown } | undefined,
+  data: Record<string, unknown>,
+): string {
   const event = String(frame.event);
   if (post && typeof post.id === "string") {
-    const edit = event === "post_edited" ? `:${String((post as { edit_at?: unknown }).edit_at ?? "")}` : "";
+    const edit =
+      event === "post_edited" ? `:${String((post as { edit_at?: unknown }).edit_at ?? "")}` : "";
     return `${event}:${post.id}${edit}`;
   }
-  const reaction = typeof data.reaction === "string" ? (safeJson(data.reaction) as { post_id?: unknown; user_id?: unknown; emoji_name?: unknown; create_at?: unknown } | undefined) : undefined;
-  if (reaction) return `${event}:${String(reaction.post_id)}:${String(reaction.user_id)}:${String(reaction.emoji_name)}:${String(reaction.create_at)}`;
+  const reaction =
+    typeof data.reaction === "string"
+      ? (safeJson(data.reaction) as
+          | { post_id?: unknown; user_id?: unknown; emoji_name?: unknown; create_at?: unknown }
+          | undefined)
+      : undefined;
+  if (reaction)
+    return `${event}:${String(reaction.post_id)}:${String(reaction.user_id)}:${String(reaction.emoji_name)}:${String(reaction.create_at)}`;
   return `${event}:seq:${String(frame.seq)}`;
 }
 

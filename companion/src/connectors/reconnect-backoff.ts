@@ -10,7 +10,11 @@ export interface BackoffOptions {
   stableMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 2_000, maxMs: 30_000, stableMs: 60_000 };
+export const DEFAULT_BACKOFF: BackoffOptions = {
+  initialMs: 2_000,
+  maxMs: 30_000,
+  stableMs: 60_000,
+};
 
 export class ReconnectBackoff {
   private attempt = 0;
@@ -25,7 +29,8 @@ export class ReconnectBackoff {
 
   /** How long to wait before the next attempt. */
   nextDelayMs(now = Date.now()): number {
-    if (this.connectedAt !== undefined && now - this.connectedAt >= this.options.stableMs) this.attempt = 0;
+    if (this.connectedAt !== undefined && now - this.connectedAt >= this.options.stableMs)
+      this.attempt = 0;
     this.connectedAt = undefined;
     const ceiling = Math.min(this.options.maxMs, this.options.initialMs * 2 ** this.attempt);
     this.attempt += 1;

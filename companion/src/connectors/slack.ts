@@ -1,6 +1,16 @@
-import type { Connector, ConnectorAccount, ConnectorContext, ConnectorStatus } from "../connector.ts";
+import type {
+  Connector,
+  ConnectorAccount,
+  ConnectorContext,
+  ConnectorStatus,
+} from "../connector.ts";
 import { JsonSocket, type SocketEnd } from "./json-socket.ts";
-import { DEFAULT_BACKOFF, ReconnectBackoff, sleep, type BackoffOptions } from "./reconnect-backoff.ts";
+import {
+  DEFAULT_BACKOFF,
+  ReconnectBackoff,
+  sleep,
+  type BackoffOptions,
+} from "./reconnect-backoff.ts";
 
 /**
  * Slack Socket Mode for one app (docs.slack.dev "Using Socket Mode"): `apps.connections.open` with
@@ -26,15 +36,32 @@ export interface SlackConnectorOptions {
 }
 
 /** apps.connections.open errors that no retry can fix (token wrong, revoked, not an app token, …). */
-const PERMANENT_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type", "missing_scope", "no_permission", "ekm_access_denied", "invalid_token"]);
+const PERMANENT_ERRORS = new Set([
+  "invalid_auth",
+  "not_authed",
+  "account_inactive",
+  "token_revoked",
+  "token_expired",
+  "not_allowed_token_type",
+  "missing_scope",
+  "no_permission",
+  "ekm_access_denied",
+  "invalid_token",
+]);
 
 class PermanentError extends Error {}
 
-export function slackConnector(account: ConnectorAccount, options: SlackConnectorOptions = {}): Connector {
+export function slackConnector(
+  account: ConnectorAccount,
+  options: SlackConnectorOptions = {},
+): Connector {
   return new SlackSocketModeConnector(account, options);
 }
 
-type LinkEnd = { kind: "closed"; end: SocketEnd } | { kind: "refresh"; reason: string } | { kind: "disabled" };
+type LinkEnd =
+  | { kind: "closed"; end: SocketEnd }
+  | { kind: "refresh"; reason: string }
+  | { kind: "disabled" };
 
 /** One Socket Mode connection: its socket, the acks still owed on it, and how it ended. */
 class SlackLink {
@@ -44,28 +71,41 @@ class SlackLink {
   readonly hello: Promise<void>;
   private reading = true;
 
-  constructor(url: string, options: Required<SlackConnectorOptions>, onEnvelope: (link: SlackLink, envelope: Record<string, unknown>) => void) {
+  constructor(
+    url: string,
+    options: Required<SlackConnectorOptions>,
+    onEnvelope: (link: SlackLink, envelope: Record<string, unknown>) => void,
+  ) {
     let endWith!: (end: LinkEnd) => void;
     let greeted!: () => void;
     this.ended = new Promise((resolve) => (endWith = resolve));
     this.hello = new Promise((resolve) => (greeted = resolve));
-    this.socket = new JsonSocket(url, { pingIntervalMs: options.pingIntervalMs, pongTimeoutMs: options.pongTimeoutMs }, (message) => {
-      if (!this.reading || typeof message !== "object" || message === null) return;
-      const frame = message as Record<string, unknown>;
-      if (frame.type === "hello") return greeted();
-      if (frame.type === "disconnect") {
-        const reason = typeof frame.reason === "string" ? frame.reason : "unknown";
-        return endWith(reason === "link_disabled" ? { kind: "disabled" } : { kind: "refresh", reason });
-      }
-      if (typeof frame.envelope_id === "string" && frame.envelope_id) onEnvelope(this, frame);
-    });
+    this.socket = new JsonSocket(
+      url,
+      { pingIntervalMs: options.pingIntervalMs, pongTimeoutMs: options.pongTimeoutMs },
+      (message) => {
+        if (!this.reading || typeof message !== "object" || message === null) return;
+        const frame = message as Record<string, unknown>;
+        if (frame.type === "hello") return greeted();
+        if (frame.type === "disconnect") {
+          const reason = typeof frame.reason === "string" ? frame.reason : "unknown";
+          return endWith(
+            reason === "link_disabled" ? { kind: "disabled" } : { kind: "refresh", reason },
+          );
+        }
+        if (typeof frame.envelope_id === "string" && frame.envelope_id) onEnvelope(this, frame);
+      },
+    );
     void this.socket.ended.then((end) => endWith({ kind: "closed", end }));
   }
 
   /** Stops handing envelopes on (Slack redelivers what this link never acks), then closes once the acks owed settled. */
   async retire(drainMs: number): Promise<void> {
     this.reading = false;
-    await Promise.race([Promise.allSettled([...this.inflight]), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+    await Promise.race([
+      Promise.allSettled([...this.inflight]),
+      new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
+    ]);
     this.socket.close(1000, "replaced");
   }
 }
@@ -80,15 +120,27 @@ class SlackSocketModeConnector implements Connector {
   private loop: Promise<void> = Promise.resolve();
   private status: ConnectorStatus = { state: "starting" };
 
-  constructor(private readonly account: ConnectorAccount, options: SlackConnectorOptions) {
+  constructor(
+    private readonly account: ConnectorAccount,
+    options: SlackConnectorOptions,
+  ) {
     this.accountId = account.accountId;
-    this.options = { backoff: DEFAULT_BACKOFF, pingIntervalMs: 5_000, pongTimeoutMs: 15_000, helloTimeoutMs: 10_000, drainMs: 5_000, ...options };
+    this.options = {
+      backoff: DEFAULT_BACKOFF,
+      pingIntervalMs: 5_000,
+      pongTimeoutMs: 15_000,
+      helloTimeoutMs: 10_000,
+      drainMs: 5_000,
+      ...options,
+    };
   }
 
   async start(ctx: ConnectorContext): Promise<void> {
     this.ctx = ctx;
     const signal = AbortSignal.any([ctx.signal, this.stopper.signal]);
-    this.loop = this.run(ctx, signal).catch((error: unknown) => this.report(ctx, { state: "fatal", lastError: messageOf(error) }));
+    this.loop = this.run(ctx, signal).catch((error: unknown) =>
+      this.report(ctx, { state: "fatal", lastError: messageOf(error) }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -104,13 +156,19 @@ class SlackSocketModeConnector implements Connector {
         await this.session(ctx, signal, backoff);
       } catch (error) {
         if (error instanceof PermanentError) {
-          ctx.log("error", "slack socket mode stopped", { account: this.accountId, reason: error.message });
+          ctx.log("error", "slack socket mode stopped", {
+            account: this.accountId,
+            reason: error.message,
+          });
           this.report(ctx, { state: "fatal", lastError: error.message });
           await this.closeAll();
           return;
         }
         this.report(ctx, { state: "backoff", lastError: messageOf(error) });
-        ctx.log("warn", "slack socket mode connection failed; retrying", { account: this.accountId, reason: messageOf(error) });
+        ctx.log("warn", "slack socket mode connection failed; retrying", {
+          account: this.accountId,
+          reason: messageOf(error),
+        });
       }
       if (signal.aborted) break;
       this.report(ctx, { state: "backoff" });
@@ -121,21 +179,33 @@ class SlackSocketModeConnector implements Connector {
   }
 
   /** One connected stretch: returns when the connection is lost with no replacement. */
-  private async session(ctx: ConnectorContext, signal: AbortSignal, backoff: ReconnectBackoff): Promise<void> {
+  private async session(
+    ctx: ConnectorContext,
+    signal: AbortSignal,
+    backoff: ReconnectBackoff,
+  ): Promise<void> {
     let link = await this.openLink(ctx, signal);
     backoff.connected();
     this.report(ctx, { state: "ready", lastError: undefined });
-    const aborted = new Promise<"aborted">((resolve) => signal.addEventListener("abort", () => resolve("aborted"), { once: true }));
+    const aborted = new Promise<"aborted">((resolve) =>
+      signal.addEventListener("abort", () => resolve("aborted"), { once: true }),
+    );
     for (;;) {
       const end = await Promise.race([link.ended, aborted]);
       if (end === "aborted") return;
-      if (end.kind === "disabled") throw new PermanentError("Slack disabled Socket Mode for this app (disconnect: link_disabled)");
+      if (end.kind === "disabled")
+        throw new PermanentError(
+          "Slack disabled Socket Mode for this app (disconnect: link_disabled)",
+        );
       if (end.kind === "closed") {
         this.forget(link);
         throw new Error(`connection lost: ${end.end.reason}`);
       }
       // refresh_requested / warning: the old socket keeps working for a few seconds; switch first.
-      ctx.log("info", "slack asked to reconnect; opening the next connection first", { account: this.accountId, reason: end.reason });
+      ctx.log("info", "slack asked to reconnect; opening the next connection first", {
+        account: this.accountId,
+        reason: end.reason,
+      });
       const previous = link;
       try {
         link = await this.openLink(ctx, signal);
@@ -147,14 +217,20 @@ class SlackSocketModeConnector implements Connector {
 
   private async openLink(ctx: ConnectorContext, signal: AbortSignal): Promise<SlackLink> {
     const url = await this.connectionUrl(ctx, signal);
-    const link = new SlackLink(url, this.options, (from, envelope) => this.forward(ctx, from, envelope));
+    const link = new SlackLink(url, this.options, (from, envelope) =>
+      this.forward(ctx, from, envelope),
+    );
     this.links.add(link);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const outcome = await Promise.race([
       link.hello.then(() => "hello" as const),
       link.ended.then(() => "ended" as const),
-      new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), this.options.helloTimeoutMs))),
-      new Promise<"aborted">((resolve) => signal.addEventListener("abort", () => resolve("aborted"), { once: true })),
+      new Promise<"timeout">(
+        (resolve) => (timer = setTimeout(() => resolve("timeout"), this.options.helloTimeoutMs)),
+      ),
+      new Promise<"aborted">((resolve) =>
+        signal.addEventListener("abort", () => resolve("aborted"), { once: true }),
+      ),
     ]);
     clearTimeout(timer);
     if (outcome === "hello") return link;
@@ -162,26 +238,51 @@ class SlackSocketModeConnector implements Connector {
     this.forget(link);
     if (outcome === "ended") {
       const end = await link.ended;
-      if (end.kind === "disabled") throw new PermanentError("Slack disabled Socket Mode for this app (disconnect: link_disabled)");
-      throw new Error(`socket ended before hello: ${end.kind === "closed" ? end.end.reason : end.reason}`);
+      if (end.kind === "disabled")
+        throw new PermanentError(
+          "Slack disabled Socket Mode for this app (disconnect: link_disabled)",
+        );
+      throw new Error(
+        `socket ended before hello: ${end.kind === "closed" ? end.end.reason : end.reason}`,
+      );
     }
-    throw new Error(outcome === "timeout" ? `no hello within ${this.options.helloTimeoutMs} ms` : "stopped");
+    throw new Error(
+      outcome === "timeout" ? `no hello within ${this.options.helloTimeoutMs} ms` : "stopped",
+    );
   }
 
   /** apps.connections.open: a fresh wss URL for every connection (each URL is good for one connect). */
   private async connectionUrl(ctx: ConnectorContext, signal: AbortSignal): Promise<string> {
     const token = ctx.secret("appToken");
-    if (!token) throw new PermanentError(`no app token: set ${this.account.secretEnv.appToken ?? "channels.slack appToken (a SecretRef)"} in the companion's environment`);
-    const base = typeof this.account.settings.apiBaseUrl === "string" ? this.account.settings.apiBaseUrl : "https://slack.com/api/";
-    const response = await fetch(new URL("apps.connections.open", base.endsWith("/") ? base : `${base}/`), {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded" },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
-    });
-    if (response.status === 401 || response.status === 403) throw new PermanentError(`apps.connections.open answered HTTP ${response.status}`);
+    if (!token)
+      throw new PermanentError(
+        `no app token: set ${this.account.secretEnv.appToken ?? "channels.slack appToken (a SecretRef)"} in the companion's environment`,
+      );
+    const base =
+      typeof this.account.settings.apiBaseUrl === "string"
+        ? this.account.settings.apiBaseUrl
+        : "https://slack.com/api/";
+    const response = await fetch(
+      new URL("apps.connections.open", base.endsWith("/") ? base : `${base}/`),
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
+      },
+    );
+    if (response.status === 401 || response.status === 403)
+      throw new PermanentError(`apps.connections.open answered HTTP ${response.status}`);
     if (!response.ok) throw new Error(`apps.connections.open answered HTTP ${response.status}`);
-    const body = (await response.json().catch(() => ({}))) as { ok?: unknown; url?: unknown; error?: unknown };
-    if (body.ok === true && typeof body.url === "string" && /^wss?:\/\//.test(body.url)) return body.url;
+    const body = (await response.json().catch(() => ({}))) as {
+      ok?: unknown;
+      url?: unknown;
+      error?: unknown;
+    };
+    if (body.ok === true && typeof body.url === "string" && /^wss?:\/\//.test(body.url))
+      return body.url;
     const error = typeof body.error === "string" ? body.error : "no url in the answer";
     if (PERMANENT_ERRORS.has(error)) throw new PermanentError(`apps.connections.open: ${error}`);
     throw new Error(`apps.connections.open: ${error}`);
@@ -194,9 +295,19 @@ class SlackSocketModeConnector implements Connector {
       .submit([{ eventId: slackEventId(envelope), payload: envelope }])
       .then(async () => {
         this.report(ctx, { lastEventAt: Date.now() });
-        if (!(await link.socket.send({ envelope_id: envelopeId }))) ctx.log("info", "stored, but the socket closed before the ack; Slack will redeliver (deduplicated)", { account: this.accountId });
+        if (!(await link.socket.send({ envelope_id: envelopeId })))
+          ctx.log(
+            "info",
+            "stored, but the socket closed before the ack; Slack will redeliver (deduplicated)",
+            { account: this.accountId },
+          );
       })
-      .catch((error: unknown) => ctx.log("warn", "envelope not stored; left unacked for Slack to redeliver", { account: this.accountId, reason: messageOf(error) }))
+      .catch((error: unknown) =>
+        ctx.log("warn", "envelope not stored; left unacked for Slack to redeliver", {
+          account: this.accountId,
+          reason: messageOf(error),
+        }),
+      )
       .finally(() => link.inflight.delete(done));
     link.inflight.add(done);
   }
@@ -222,7 +333,8 @@ class SlackSocketModeConnector implements Connector {
  */
 export function slackEventId(envelope: Record<string, unknown>): string {
   const payload = envelope.payload as { event_id?: unknown } | undefined;
-  if (envelope.type === "events_api" && typeof payload?.event_id === "string") return `event:${payload.event_id}`;
+  if (envelope.type === "events_api" && typeof payload?.event_id === "string")
+    return `event:${payload.event_id}`;
   return `envelope:${String(envelope.envelope_id)}`;
 }
 

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import type { Connector, ConnectorAccount, ConnectorContext, ConnectorStatus } from "../connector.ts";
+import type {
+  Connector,
+  ConnectorAccount,
+  ConnectorContext,
+  ConnectorStatus,
+} from "../connector.ts";
 import { DEFAULT_BACKOFF, ReconnectBackoff, sleep } from "./reconnect-backoff.ts";
 
 /**
@@ -43,7 +48,10 @@ export interface TelegramConnectorOptions {
   backoff?: { initialMs: number; maxMs: number; stableMs: number };
 }
 
-export function telegramConnector(account: ConnectorAccount, options: TelegramConnectorOptions = {}): Connector {
+export function telegramConnector(
+  account: ConnectorAccount,
+  options: TelegramConnectorOptions = {},
+): Connector {
   const settings = settingsSchema.parse(account.settings);
   let loop: Promise<void> | undefined;
   let status: ConnectorStatus = { state: "starting" };
@@ -54,33 +62,64 @@ export function telegramConnector(account: ConnectorAccount, options: TelegramCo
     ctx.setStatus(status);
   }
 
-  async function call(token: string, method: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+  async function call(
+    token: string,
+    method: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<unknown> {
     const url = `${settings.apiRoot.replace(/\/+$/, "")}/bot${token}/${method}`;
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(args), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(args),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
     const parsed = botAnswerSchema.safeParse(await response.json().catch(() => undefined));
     if (!parsed.success) throw new BotApiError(method, response.status, "not a Bot API answer");
-    if (!parsed.data.ok) throw new BotApiError(method, parsed.data.error_code ?? response.status, parsed.data.description ?? "error", parsed.data.parameters?.retry_after);
+    if (!parsed.data.ok)
+      throw new BotApiError(
+        method,
+        parsed.data.error_code ?? response.status,
+        parsed.data.description ?? "error",
+        parsed.data.parameters?.retry_after,
+      );
     return parsed.data.result;
   }
 
   async function run(ctx: ConnectorContext, signal: AbortSignal): Promise<void> {
     const token = ctx.secret("botToken");
-    if (!token) return report(ctx, { state: "fatal", lastError: `bot token not set (env ${account.secretEnv.botToken ?? "botToken"})` });
+    if (!token)
+      return report(ctx, {
+        state: "fatal",
+        lastError: `bot token not set (env ${account.secretEnv.botToken ?? "botToken"})`,
+      });
     const backoff = new ReconnectBackoff(options.backoff ?? DEFAULT_BACKOFF);
     const pollMs = settings.pollTimeoutSeconds * 1000;
     while (!signal.aborted) {
       try {
         report(ctx, { state: "connecting" });
-        const webhook = (await call(token, "getWebhookInfo", {}, signal, 30_000)) as { url?: string } | undefined;
+        const webhook = (await call(token, "getWebhookInfo", {}, signal, 30_000)) as
+          | { url?: string }
+          | undefined;
         if (webhook?.url) {
           // Never both modes for one bot: a webhook set here means someone wants webhook delivery.
-          throw new Error(`a webhook is set for this bot (${new URL(webhook.url).host}); polling refused. Remove it (deleteWebhook) or set channels.telegram mode "webhook"`);
+          throw new Error(
+            `a webhook is set for this bot (${new URL(webhook.url).host}); polling refused. Remove it (deleteWebhook) or set channels.telegram mode "webhook"`,
+          );
         }
         const stored = await ctx.state.get(OFFSET_KEY);
         let offset = stored !== undefined ? Number(stored) : undefined;
         let first = true;
         while (!signal.aborted) {
-          const result = await call(token, "getUpdates", { ...(offset !== undefined ? { offset } : {}), timeout: settings.pollTimeoutSeconds }, signal, pollMs + 15_000);
+          const result = await call(
+            token,
+            "getUpdates",
+            { ...(offset !== undefined ? { offset } : {}), timeout: settings.pollTimeoutSeconds },
+            signal,
+            pollMs + 15_000,
+          );
           if (first) {
             first = false;
             backoff.connected();
@@ -88,7 +127,9 @@ export function telegramConnector(account: ConnectorAccount, options: TelegramCo
           }
           const updates = updatesSchema.parse(result);
           if (!updates.length) continue;
-          await ctx.submit(updates.map((update) => ({ eventId: String(update.update_id), payload: update })));
+          await ctx.submit(
+            updates.map((update) => ({ eventId: String(update.update_id), payload: update })),
+          );
           // Only now, with every update stored by the Worker, does the offset move (Telegram forgets
           // updates below the offset at the next call).
           offset = Math.max(...updates.map((update) => update.update_id)) + 1;
@@ -97,9 +138,21 @@ export function telegramConnector(account: ConnectorAccount, options: TelegramCo
         }
       } catch (error) {
         if (signal.aborted) return;
-        if (error instanceof BotApiError && error.status === 401) return report(ctx, { state: "fatal", lastError: `${error.method}: 401 Unauthorized (the bot token was rejected)` });
-        const message = error instanceof BotApiError && error.status === 409 ? `${error.message} (another poller uses this token, or a webhook is set)` : error instanceof Error ? error.message : String(error);
-        const retryAfterMs = error instanceof BotApiError && error.retryAfterSeconds ? error.retryAfterSeconds * 1000 : 0;
+        if (error instanceof BotApiError && error.status === 401)
+          return report(ctx, {
+            state: "fatal",
+            lastError: `${error.method}: 401 Unauthorized (the bot token was rejected)`,
+          });
+        const message =
+          error instanceof BotApiError && error.status === 409
+            ? `${error.message} (another poller uses this token, or a webhook is set)`
+            : error instanceof Error
+              ? error.message
+              : String(error);
+        const retryAfterMs =
+          error instanceof BotApiError && error.retryAfterSeconds
+            ? error.retryAfterSeconds * 1000
+            : 0;
         const wait = Math.max(retryAfterMs, backoff.nextDelayMs());
         report(ctx, { state: "backoff", lastError: message });
         ctx.log("warn", "telegram polling interrupted", { error: message, waitMs: wait });
@@ -113,7 +166,12 @@ export function telegramConnector(account: ConnectorAccount, options: TelegramCo
     accountId: account.accountId,
     async start(ctx) {
       const signal = AbortSignal.any([ctx.signal, controller.signal]);
-      loop = run(ctx, signal).catch((error: unknown) => report(ctx, { state: "fatal", lastError: error instanceof Error ? error.message : String(error) }));
+      loop = run(ctx, signal).catch((error: unknown) =>
+        report(ctx, {
+          state: "fatal",
+          lastError: error instanceof Error ? error.message : String(error),
+        }),
+      );
     },
     async stop() {
       controller.abort();

@@ -42,16 +42,33 @@ export class FakeDiscordGateway {
       if (req.method === "GET" && req.url === "/api/v10/gateway/bot") {
         this.gatewayBotCalls.push({ authorization: req.headers.authorization });
         res.setHeader("content-type", "application/json");
-        if (req.headers.authorization !== `Bot ${this.token}`) return void res.writeHead(401).end(JSON.stringify({ message: "401: Unauthorized", code: 0 }));
-        return void res.end(JSON.stringify({ url: `ws://127.0.0.1:${this.port}/gw`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } }));
+        if (req.headers.authorization !== `Bot ${this.token}`)
+          return void res
+            .writeHead(401)
+            .end(JSON.stringify({ message: "401: Unauthorized", code: 0 }));
+        return void res.end(
+          JSON.stringify({
+            url: `ws://127.0.0.1:${this.port}/gw`,
+            shards: 1,
+            session_start_limit: {
+              total: 1000,
+              remaining: 999,
+              reset_after: 0,
+              max_concurrency: 1,
+            },
+          }),
+        );
       }
       res.writeHead(404).end();
     });
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on("upgrade", (req, socket, head) => {
       const url = new URL(req.url ?? "/", "http://x");
-      if (url.searchParams.get("v") !== "10" || url.searchParams.get("encoding") !== "json") return void socket.destroy();
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, url.pathname.replace(/\/+$/, "")));
+      if (url.searchParams.get("v") !== "10" || url.searchParams.get("encoding") !== "json")
+        return void socket.destroy();
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        this.accept(ws, url.pathname.replace(/\/+$/, "")),
+      );
     });
   }
 
@@ -112,10 +129,14 @@ export class FakeDiscordGateway {
       connection.closed = true;
       connection.closeCode = code;
       // A client closing with 1000/1001 ends its session (Discord invalidates it).
-      if ((code === 1000 || code === 1001) && connection.sessionId) this.sessions.get(connection.sessionId)!.valid = false;
+      if ((code === 1000 || code === 1001) && connection.sessionId)
+        this.sessions.get(connection.sessionId)!.valid = false;
     });
     ws.on("message", (data) => {
-      const frame = JSON.parse(data.toString()) as { op: number; d?: Record<string, unknown> | number | null };
+      const frame = JSON.parse(data.toString()) as {
+        op: number;
+        d?: Record<string, unknown> | number | null;
+      };
       connection.received.push(frame);
       this.onFrame(connection, frame);
     });
@@ -129,20 +150,34 @@ export class FakeDiscordGateway {
         if (this.ackHeartbeats) connection.socket.send(JSON.stringify({ op: 11 }));
         return;
       case 2: {
-        if (d.token !== this.token) return void connection.socket.close(4004, "Authentication failed.");
+        if (d.token !== this.token)
+          return void connection.socket.close(4004, "Authentication failed.");
         const id = `session-${++this.sessionCounter}`;
         this.sessions.set(id, { id, seq: 0, events: [], valid: true });
         connection.sessionId = id;
-        this.dispatch("READY", { v: 10, session_id: id, resume_gateway_url: `ws://127.0.0.1:${this.port}/resume`, user: { id: this.botUserId, username: "edgeclaw", bot: true }, guilds: [] }, connection);
+        this.dispatch(
+          "READY",
+          {
+            v: 10,
+            session_id: id,
+            resume_gateway_url: `ws://127.0.0.1:${this.port}/resume`,
+            user: { id: this.botUserId, username: "edgeclaw", bot: true },
+            guilds: [],
+          },
+          connection,
+        );
         return;
       }
       case 6: {
-        if (d.token !== this.token) return void connection.socket.close(4004, "Authentication failed.");
+        if (d.token !== this.token)
+          return void connection.socket.close(4004, "Authentication failed.");
         const session = this.sessions.get(String(d.session_id));
-        if (!session?.valid) return void connection.socket.send(JSON.stringify({ op: 9, d: false }));
+        if (!session?.valid)
+          return void connection.socket.send(JSON.stringify({ op: 9, d: false }));
         connection.sessionId = session.id;
         const from = typeof d.seq === "number" ? d.seq : 0;
-        for (const event of session.events.filter((e) => e.s > from)) connection.socket.send(JSON.stringify({ op: 0, ...event }));
+        for (const event of session.events.filter((e) => e.s > from))
+          connection.socket.send(JSON.stringify({ op: 0, ...event }));
         const s = ++session.seq;
         session.events.push({ s, t: "RESUMED", d: {} });
         connection.socket.send(JSON.stringify({ op: 0, t: "RESUMED", s, d: {} }));
@@ -153,7 +188,11 @@ export class FakeDiscordGateway {
 }
 
 /** A MESSAGE_CREATE `d` as Discord sends it. */
-export function messageCreateData(id: string, content: string, extra: Record<string, unknown> = {}) {
+export function messageCreateData(
+  id: string,
+  content: string,
+  extra: Record<string, unknown> = {},
+) {
   return {
     id,
     channel_id: "1300000000000000011",

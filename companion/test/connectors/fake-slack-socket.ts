@@ -38,19 +38,32 @@ export class FakeSlackSocketMode {
       }
       this.opens.push({ authorization: req.headers.authorization });
       res.setHeader("content-type", "application/json");
-      if (req.headers.authorization !== `Bearer ${this.appToken}`) return void res.end(JSON.stringify({ ok: false, error: "invalid_auth" }));
+      if (req.headers.authorization !== `Bearer ${this.appToken}`)
+        return void res.end(JSON.stringify({ ok: false, error: "invalid_auth" }));
       const error = this.openErrors.shift();
       if (error) return void res.end(JSON.stringify({ ok: false, error }));
       const ticket = `t${++this.tickets}`;
       this.validTickets.add(ticket);
-      res.end(JSON.stringify({ ok: true, url: `ws://127.0.0.1:${this.port}/link/?ticket=${ticket}&app_id=A1` }));
+      res.end(
+        JSON.stringify({
+          ok: true,
+          url: `ws://127.0.0.1:${this.port}/link/?ticket=${ticket}&app_id=A1`,
+        }),
+      );
     });
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on("upgrade", (req, socket, head) => {
       const ticket = new URL(req.url ?? "/", "http://x").searchParams.get("ticket") ?? "";
       if (!this.validTickets.delete(ticket)) return void socket.destroy(); // one use per URL, as Slack's
       this.wss.handleUpgrade(req, socket, head, (ws) => {
-        const connection: FakeSlackConnection = { ticket, socket: ws, received: [], receivedAt: [], closed: false, openedAt: performance.now() };
+        const connection: FakeSlackConnection = {
+          ticket,
+          socket: ws,
+          received: [],
+          receivedAt: [],
+          closed: false,
+          openedAt: performance.now(),
+        };
         this.connections.push(connection);
         ws.on("message", (data) => {
           connection.received.push(JSON.parse(data.toString()) as Record<string, unknown>);
@@ -60,7 +73,15 @@ export class FakeSlackSocketMode {
           connection.closed = true;
           connection.closedAt = performance.now();
         });
-        if (this.sendHello) ws.send(JSON.stringify({ type: "hello", num_connections: 1, debug_info: { host: "fake", approximate_connection_time: 18060 }, connection_info: { app_id: "A1" } }));
+        if (this.sendHello)
+          ws.send(
+            JSON.stringify({
+              type: "hello",
+              num_connections: 1,
+              debug_info: { host: "fake", approximate_connection_time: 18060 },
+              connection_info: { app_id: "A1" },
+            }),
+          );
       });
     });
   }
@@ -90,7 +111,11 @@ export class FakeSlackSocketMode {
   }
 }
 
-export function eventsApiEnvelope(envelopeId: string, eventId: string, text = "hello"): Record<string, unknown> {
+export function eventsApiEnvelope(
+  envelopeId: string,
+  eventId: string,
+  text = "hello",
+): Record<string, unknown> {
   return {
     envelope_id: envelopeId,
     type: "events_api",
@@ -103,7 +128,14 @@ export function eventsApiEnvelope(envelopeId: string, eventId: string, text = "h
       api_app_id: "A1",
       event_id: eventId,
       event_time: 1700000000,
-      event: { type: "message", channel: "D1", channel_type: "im", user: "U1", text, ts: "1700000000.000100" },
+      event: {
+        type: "message",
+        channel: "D1",
+        channel_type: "im",
+        user: "U1",
+        text,
+        ts: "1700000000.000100",
+      },
     },
   };
 }

@@ -13,15 +13,22 @@ import { MemoryContext, until } from "./memory-context.ts";
  * request, and a name is judged by every address it resolves to at the connect itself.
  */
 
-const fast = { backoff: { initialMs: 200, maxMs: 400, stableMs: 60_000 }, pingIntervalMs: 100, pongTimeoutMs: 1_000, helloTimeoutMs: 2_000 };
+const fast = {
+  backoff: { initialMs: 200, maxMs: 400, stableMs: 60_000 },
+  pingIntervalMs: 100,
+  pongTimeoutMs: 1_000,
+  helloTimeoutMs: 2_000,
+};
 
 describe("Mattermost connector: private-network guard", () => {
   let fake: FakeMattermost;
   before(async () => (fake = await startFakeMattermost()));
   after(async () => fake.stop());
 
-  const calls = async () => (await (await fetch(`${fake.url}/_control/calls?path=/`)).json()) as unknown[];
-  const sockets = async () => ((await (await fetch(`${fake.url}/_control/sockets`)).json()) as { open: number }).open;
+  const calls = async () =>
+    (await (await fetch(`${fake.url}/_control/calls?path=/`)).json()) as unknown[];
+  const sockets = async () =>
+    ((await (await fetch(`${fake.url}/_control/sockets`)).json()) as { open: number }).open;
   const account = (baseUrl: string, settings: Record<string, unknown> = {}): ConnectorAccount => ({
     channel: "mattermost",
     accountId: "default",
@@ -33,7 +40,14 @@ describe("Mattermost connector: private-network guard", () => {
   it("by default refuses 127.0.0.1, 10.x, [::1], 169.254.x and localhost with a clear error, and makes no request", async () => {
     const port = new URL(fake.url).port;
     const before = (await calls()).length;
-    for (const baseUrl of [fake.url, `http://10.1.2.3:${port}`, `http://[::1]:${port}`, `http://169.254.10.20:${port}`, `http://localhost:${port}`, `http://[::ffff:127.0.0.1]:${port}`]) {
+    for (const baseUrl of [
+      fake.url,
+      `http://10.1.2.3:${port}`,
+      `http://[::1]:${port}`,
+      `http://169.254.10.20:${port}`,
+      `http://localhost:${port}`,
+      `http://[::ffff:127.0.0.1]:${port}`,
+    ]) {
       const ctx = new MemoryContext(account(baseUrl), { MATTERMOST_BOT_TOKEN: "mm-test-token" });
       const connector = mattermostConnector(ctx.account, fast);
       await connector.start(ctx);
@@ -41,7 +55,11 @@ describe("Mattermost connector: private-network guard", () => {
       const error = ctx.statuses.at(-1)!.lastError!;
       assert.match(error, /Mattermost server refused/, baseUrl);
       assert.match(error, /dangerouslyAllowPrivateNetwork/, baseUrl);
-      assert.equal(ctx.statuses.some((s) => s.state === "connecting"), false, `${baseUrl}: never tried to connect`);
+      assert.equal(
+        ctx.statuses.some((s) => s.state === "connecting"),
+        false,
+        `${baseUrl}: never tried to connect`,
+      );
       await connector.stop("shutdown");
     }
     assert.equal((await calls()).length, before, "no request reached the fake");
@@ -49,7 +67,9 @@ describe("Mattermost connector: private-network guard", () => {
   });
 
   it("with network.dangerouslyAllowPrivateNetwork the same loopback server is used", async () => {
-    const ctx = new MemoryContext(account(fake.url, { dangerouslyAllowPrivateNetwork: true }), { MATTERMOST_BOT_TOKEN: "mm-test-token" });
+    const ctx = new MemoryContext(account(fake.url, { dangerouslyAllowPrivateNetwork: true }), {
+      MATTERMOST_BOT_TOKEN: "mm-test-token",
+    });
     const connector = mattermostConnector(ctx.account, fast);
     await connector.start(ctx);
     await until(() => ctx.state_ === "ready" || undefined, 5_000, "ready");
@@ -60,7 +80,14 @@ describe("Mattermost connector: private-network guard", () => {
     const before = (await calls()).length;
     const url = `http://localhost:${new URL(fake.url).port}/api/v4/users/me`;
     const failed = await new Promise<Error>((resolve, reject) => {
-      const req = request(url, { agent: new Agent({ lookup: publicOnlyLookup }), headers: { authorization: "Bearer mm-test-token" } }, () => reject(new Error("the request was answered")));
+      const req = request(
+        url,
+        {
+          agent: new Agent({ lookup: publicOnlyLookup }),
+          headers: { authorization: "Bearer mm-test-token" },
+        },
+        () => reject(new Error("the request was answered")),
+      );
       req.on("error", resolve);
       req.end();
     });

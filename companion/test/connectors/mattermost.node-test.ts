@@ -2,26 +2,61 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ConnectorAccount } from "../../src/connector.ts";
 import { mattermostConnector } from "../../src/connectors/mattermost.ts";
-import { FAKE_MATTERMOST_BOT, startFakeMattermost, type FakeMattermost } from "../../../test/fakes/mattermost-api.ts";
+import {
+  FAKE_MATTERMOST_BOT,
+  startFakeMattermost,
+  type FakeMattermost,
+} from "../../../test/fakes/mattermost-api.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const TOKEN = "mm-test-token";
-const fast = { backoff: { initialMs: 200, maxMs: 400, stableMs: 60_000 }, pingIntervalMs: 100, pongTimeoutMs: 1_000, helloTimeoutMs: 2_000 };
+const fast = {
+  backoff: { initialMs: 200, maxMs: 400, stableMs: 60_000 },
+  pingIntervalMs: 100,
+  pongTimeoutMs: 1_000,
+  helloTimeoutMs: 2_000,
+};
 let ids = 0;
-const id = (prefix: string) => `${prefix}${Date.now().toString(36)}${(ids++).toString(36)}`.padEnd(26, "0").slice(0, 26);
+const id = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${(ids++).toString(36)}`.padEnd(26, "0").slice(0, 26);
 
-type Forwarded = { event: { event: string; data: Record<string, unknown>; broadcast: Record<string, unknown> }; self: { userId: string; username: string }; channelType?: string };
+type Forwarded = {
+  event: { event: string; data: Record<string, unknown>; broadcast: Record<string, unknown> };
+  self: { userId: string; username: string };
+  channelType?: string;
+};
 
 describe("Mattermost connector", () => {
   let fake: FakeMattermost;
   before(async () => (fake = await startFakeMattermost()));
   after(async () => fake.stop());
 
-  const control = (path: string, body: unknown) => fetch(`${fake.url}/_control/${path}`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
-  const userPost = (channel_id: string, message: string, extra: Record<string, unknown> = {}) => control("user-post", { channel_id, channel_type: "O", user_id: "u1".padEnd(26, "0"), sender_name: "alice", message, ...extra });
+  const control = (path: string, body: unknown) =>
+    fetch(`${fake.url}/_control/${path}`, { method: "POST", body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<Record<string, unknown>>,
+    );
+  const userPost = (channel_id: string, message: string, extra: Record<string, unknown> = {}) =>
+    control("user-post", {
+      channel_id,
+      channel_type: "O",
+      user_id: "u1".padEnd(26, "0"),
+      sender_name: "alice",
+      message,
+      ...extra,
+    });
   // The fake listens on loopback, which the private-network guard refuses unless the account allows it.
-  const account = (): ConnectorAccount => ({ channel: "mattermost", accountId: "default", label: "Mattermost", settings: { baseUrl: `${fake.url}/api/v4`, dangerouslyAllowPrivateNetwork: true }, secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" } });
-  const posts = (ctx: MemoryContext) => ctx.stored.map((e) => e.payload as Forwarded).filter((p) => p.event.event === "posted").map((p) => JSON.parse(String(p.event.data.post)) as { id: string; message: string });
+  const account = (): ConnectorAccount => ({
+    channel: "mattermost",
+    accountId: "default",
+    label: "Mattermost",
+    settings: { baseUrl: `${fake.url}/api/v4`, dangerouslyAllowPrivateNetwork: true },
+    secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" },
+  });
+  const posts = (ctx: MemoryContext) =>
+    ctx.stored
+      .map((e) => e.payload as Forwarded)
+      .filter((p) => p.event.event === "posted")
+      .map((p) => JSON.parse(String(p.event.data.post)) as { id: string; message: string });
 
   async function started(token = TOKEN) {
     const ctx = new MemoryContext(account(), { MATTERMOST_BOT_TOKEN: token });
@@ -39,17 +74,33 @@ describe("Mattermost connector", () => {
     const forwarded = ctx.stored[0]!;
     assert.equal(forwarded.eventId, `posted:${String(sent.id)}`);
     const payload = forwarded.payload as Forwarded;
-    assert.deepEqual(payload.self, { userId: FAKE_MATTERMOST_BOT.id, username: FAKE_MATTERMOST_BOT.username });
+    assert.deepEqual(payload.self, {
+      userId: FAKE_MATTERMOST_BOT.id,
+      username: FAKE_MATTERMOST_BOT.username,
+    });
     assert.equal(payload.event.data.channel_type, "O");
     assert.equal(payload.event.data.mentions, JSON.stringify([FAKE_MATTERMOST_BOT.id])); // Mattermost's own mention list, untouched
     assert.equal(payload.channelType, undefined);
 
     // The bot's reply (and an edit of it, as a streaming preview makes), echoed over the socket, is not forwarded.
-    const reply = (await (await fetch(`${fake.url}/api/v4/posts`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ channel_id: channel, message: "reply" }) })).json()) as Record<string, unknown>;
-    await control("event", { event: "post_edited", data: { post: JSON.stringify({ ...reply, message: "reply, edited" }) }, broadcast: { channel_id: channel } });
+    const reply = (await (
+      await fetch(`${fake.url}/api/v4/posts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ channel_id: channel, message: "reply" }),
+      })
+    ).json()) as Record<string, unknown>;
+    await control("event", {
+      event: "post_edited",
+      data: { post: JSON.stringify({ ...reply, message: "reply, edited" }) },
+      broadcast: { channel_id: channel },
+    });
     await userPost(channel, "second");
     await until(() => ctx.stored.length >= 2 || undefined, 5_000, "second post");
-    assert.deepEqual(posts(ctx).map((p) => p.message), ["@edgebot hello", "second"]);
+    assert.deepEqual(
+      posts(ctx).map((p) => p.message),
+      ["@edgebot hello", "second"],
+    );
     await connector.stop("shutdown");
     assert.equal(ctx.state_, "stopped");
   });
@@ -59,11 +110,24 @@ describe("Mattermost connector", () => {
     await until(() => ctx.state_ === "ready", 5_000, "ready");
     const dm = id("dm");
     await control("channel", { id: dm, type: "D" });
-    const reaction = JSON.stringify({ user_id: "u2".padEnd(26, "0"), post_id: "p1".padEnd(26, "0"), emoji_name: "+1", create_at: 1 });
-    await control("event", { event: "reaction_added", data: { reaction }, broadcast: { channel_id: dm } });
+    const reaction = JSON.stringify({
+      user_id: "u2".padEnd(26, "0"),
+      post_id: "p1".padEnd(26, "0"),
+      emoji_name: "+1",
+      create_at: 1,
+    });
+    await control("event", {
+      event: "reaction_added",
+      data: { reaction },
+      broadcast: { channel_id: dm },
+    });
     await until(() => ctx.stored.length >= 1 || undefined, 5_000, "reaction forwarded");
     assert.equal((ctx.stored[0]!.payload as Forwarded).channelType, "D");
-    await control("event", { event: "typing", data: { parent_id: "" }, broadcast: { channel_id: dm } });
+    await control("event", {
+      event: "typing",
+      data: { parent_id: "" },
+      broadcast: { channel_id: dm },
+    });
     await control("event", { event: "status_change", data: { status: "online" }, broadcast: {} });
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(ctx.stored.length, 1, "typing and status events stay in the companion");
@@ -77,9 +141,16 @@ describe("Mattermost connector", () => {
     ctx.hold();
     await userPost(channel, "held");
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.ok(!(ctx.values.get("cursors") ?? "").includes(channel), "no cursor before the Worker stored the post");
+    assert.ok(
+      !(ctx.values.get("cursors") ?? "").includes(channel),
+      "no cursor before the Worker stored the post",
+    );
     ctx.release();
-    await until(() => (ctx.values.get("cursors") ?? "").includes(channel) || undefined, 5_000, "cursor stored");
+    await until(
+      () => (ctx.values.get("cursors") ?? "").includes(channel) || undefined,
+      5_000,
+      "cursor stored",
+    );
     await connector.stop("shutdown");
   });
 
@@ -88,13 +159,20 @@ describe("Mattermost connector", () => {
     await until(() => ctx.state_ === "ready", 5_000, "ready");
     const channel = id("ch");
     await userPost(channel, "before the drop");
-    await until(() => (ctx.values.get("cursors") ?? "").includes(channel) || undefined, 5_000, "cursor");
+    await until(
+      () => (ctx.values.get("cursors") ?? "").includes(channel) || undefined,
+      5_000,
+      "cursor",
+    );
     await control("drop-sockets", {});
     await until(() => ctx.state_ === "backoff" || undefined, 5_000, "noticed the drop");
     await userPost(channel, "missed one");
     await userPost(channel, "missed two");
     await until(() => posts(ctx).length >= 3 || undefined, 5_000, "missed posts repaired");
-    assert.deepEqual(posts(ctx).map((p) => p.message), ["before the drop", "missed one", "missed two"]);
+    assert.deepEqual(
+      posts(ctx).map((p) => p.message),
+      ["before the drop", "missed one", "missed two"],
+    );
     await connector.stop("shutdown");
   });
 
@@ -103,12 +181,28 @@ describe("Mattermost connector", () => {
     await until(() => ctx.state_ === "ready", 5_000, "ready");
     const channel = id("ch");
     await userPost(channel, "seen");
-    await until(() => (ctx.values.get("cursors") ?? "").includes(channel) || undefined, 5_000, "cursor");
+    await until(
+      () => (ctx.values.get("cursors") ?? "").includes(channel) || undefined,
+      5_000,
+      "cursor",
+    );
     await userPost(channel, "never broadcast", { broadcast: false });
-    await control("event", { event: "status_change", data: { status: "online" }, broadcast: {}, skipSeq: true });
+    await control("event", {
+      event: "status_change",
+      data: { status: "online" },
+      broadcast: {},
+      skipSeq: true,
+    });
     await until(() => posts(ctx).length >= 2 || undefined, 5_000, "gap repaired");
-    assert.deepEqual(posts(ctx).map((p) => p.message), ["seen", "never broadcast"]);
-    assert.equal(ctx.statuses.some((status) => status.state === "backoff"), false, "no reconnect was needed");
+    assert.deepEqual(
+      posts(ctx).map((p) => p.message),
+      ["seen", "never broadcast"],
+    );
+    assert.equal(
+      ctx.statuses.some((status) => status.state === "backoff"),
+      false,
+      "no reconnect was needed",
+    );
     await connector.stop("shutdown");
   });
 
@@ -120,10 +214,17 @@ describe("Mattermost connector", () => {
     await until(() => posts(ctx).length === 1 || undefined, 5_000, "first stored");
     ctx.failWith = new Error("worker answered 503");
     await userPost(channel, "not stored at first");
-    await until(() => ctx.state_ === "backoff" || undefined, 5_000, "dropped after the failed submit");
+    await until(
+      () => ctx.state_ === "backoff" || undefined,
+      5_000,
+      "dropped after the failed submit",
+    );
     ctx.failWith = undefined;
     await until(() => posts(ctx).length === 2 || undefined, 5_000, "repaired");
-    assert.deepEqual(posts(ctx).map((p) => p.message), ["first", "not stored at first"]);
+    assert.deepEqual(
+      posts(ctx).map((p) => p.message),
+      ["first", "not stored at first"],
+    );
     await connector.stop("shutdown");
   });
 

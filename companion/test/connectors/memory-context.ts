@@ -1,4 +1,9 @@
-import type { ConnectorAccount, ConnectorContext, ConnectorStatus, RawEvent } from "../../src/connector.ts";
+import type {
+  ConnectorAccount,
+  ConnectorContext,
+  ConnectorStatus,
+  RawEvent,
+} from "../../src/connector.ts";
 
 /**
  * A ConnectorContext held in memory, for connector tests against a fake platform: submit() stores
@@ -43,7 +48,8 @@ export class MemoryContext implements ConnectorContext {
   async submit(events: RawEvent[]): Promise<void> {
     if (this.gate) await this.gate;
     if (this.failWith) throw this.failWith;
-    for (const event of events) if (!this.stored.some((e) => e.eventId === event.eventId)) this.stored.push(event);
+    for (const event of events)
+      if (!this.stored.some((e) => e.eventId === event.eventId)) this.stored.push(event);
   }
 
   state = {
@@ -58,7 +64,11 @@ export class MemoryContext implements ConnectorContext {
     this.statuses.push({ ...status });
   }
 
-  log(level: "debug" | "info" | "warn" | "error", message: string, fields?: Record<string, unknown>): void {
+  log(
+    level: "debug" | "info" | "warn" | "error",
+    message: string,
+    fields?: Record<string, unknown>,
+  ): void {
     this.logs.push({ level, message, fields });
   }
 
@@ -71,7 +81,11 @@ export class MemoryContext implements ConnectorContext {
   }
 }
 
-export async function until<T>(probe: () => T | undefined | false, timeoutMs = 5_000, what = "condition"): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | false,
+  timeoutMs = 5_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

@@ -6,10 +6,22 @@ import { eventsApiEnvelope, FakeSlackSocketMode } from "./fake-slack-socket.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const APP_TOKEN = "xapp-1-A1-test-token";
-const fast = { backoff: { initialMs: 20, maxMs: 80, stableMs: 60_000 }, pingIntervalMs: 50, pongTimeoutMs: 300, helloTimeoutMs: 1_000, drainMs: 500 };
+const fast = {
+  backoff: { initialMs: 20, maxMs: 80, stableMs: 60_000 },
+  pingIntervalMs: 50,
+  pongTimeoutMs: 300,
+  helloTimeoutMs: 1_000,
+  drainMs: 500,
+};
 
 function account(apiBaseUrl: string): ConnectorAccount {
-  return { channel: "slack", accountId: "sock", label: "Slack", settings: { apiBaseUrl }, secretEnv: { appToken: "SLACK_APP_TOKEN" } };
+  return {
+    channel: "slack",
+    accountId: "sock",
+    label: "Slack",
+    settings: { apiBaseUrl },
+    secretEnv: { appToken: "SLACK_APP_TOKEN" },
+  };
 }
 
 describe("Slack Socket Mode connector", () => {
@@ -48,15 +60,35 @@ describe("Slack Socket Mode connector", () => {
     const { ctx, connector, firstConnection } = await started();
     await until(() => ctx.state_ === "ready", 5_000, "ready");
     const connection = fake.connections[firstConnection]!;
-    fake.send(connection, { envelope_id: "env-slash", type: "slash_commands", accepts_response_payload: true, payload: { command: "/openclaw", text: "hi", team_id: "T1" } });
-    fake.send(connection, { envelope_id: "env-click", type: "interactive", accepts_response_payload: false, payload: { type: "block_actions", user: { id: "U1" } } });
+    fake.send(connection, {
+      envelope_id: "env-slash",
+      type: "slash_commands",
+      accepts_response_payload: true,
+      payload: { command: "/openclaw", text: "hi", team_id: "T1" },
+    });
+    fake.send(connection, {
+      envelope_id: "env-click",
+      type: "interactive",
+      accepts_response_payload: false,
+      payload: { type: "block_actions", user: { id: "U1" } },
+    });
     await until(() => connection.received.length === 2 || undefined, 5_000, "two acks");
-    assert.deepEqual(new Set(connection.received.map((frame) => frame.envelope_id)), new Set(["env-slash", "env-click"]));
-    assert.deepEqual(ctx.stored.map((event) => event.eventId).sort(), ["envelope:env-click", "envelope:env-slash"]);
+    assert.deepEqual(
+      new Set(connection.received.map((frame) => frame.envelope_id)),
+      new Set(["env-slash", "env-click"]),
+    );
+    assert.deepEqual(ctx.stored.map((event) => event.eventId).sort(), [
+      "envelope:env-click",
+      "envelope:env-slash",
+    ]);
 
     ctx.failWith = new Error("worker answered 503");
     fake.send(connection, eventsApiEnvelope("env-lost", "EvLost"));
-    await until(() => ctx.logs.some((log) => log.message.startsWith("envelope not stored")) || undefined, 5_000, "failure logged");
+    await until(
+      () => ctx.logs.some((log) => log.message.startsWith("envelope not stored")) || undefined,
+      5_000,
+      "failure logged",
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(connection.received.length, 2, "never acked: Slack redelivers it");
     await connector.stop("shutdown");
@@ -67,15 +99,31 @@ describe("Slack Socket Mode connector", () => {
     await until(() => ctx.state_ === "ready", 5_000, "ready");
     const old = fake.connections[firstConnection]!;
     const opensBefore = fake.opens.length;
-    fake.send(old, { type: "disconnect", reason: "refresh_requested", debug_info: { host: "fake" } });
-    const next = await until(() => fake.connections[firstConnection + 1], 5_000, "second connection");
-    assert.equal(fake.opens.length, opensBefore + 1, "a fresh apps.connections.open URL (each is good for one connect)");
+    fake.send(old, {
+      type: "disconnect",
+      reason: "refresh_requested",
+      debug_info: { host: "fake" },
+    });
+    const next = await until(
+      () => fake.connections[firstConnection + 1],
+      5_000,
+      "second connection",
+    );
+    assert.equal(
+      fake.opens.length,
+      opensBefore + 1,
+      "a fresh apps.connections.open URL (each is good for one connect)",
+    );
     await until(() => old.closed || undefined, 3_000, "old connection closed after the switch");
     assert.ok(next.openedAt < old.closedAt!, "the new connection was up before the old one closed");
     fake.send(next, eventsApiEnvelope("env-2", "Ev2"));
     await until(() => next.received.length === 1 || undefined, 5_000, "ack on the new connection");
     assert.deepEqual(next.received, [{ envelope_id: "env-2" }]);
-    assert.equal(ctx.statuses.some((status) => status.state === "backoff"), false, "a requested refresh is not a failure");
+    assert.equal(
+      ctx.statuses.some((status) => status.state === "backoff"),
+      false,
+      "a requested refresh is not a failure",
+    );
     await connector.stop("shutdown");
   });
 
@@ -87,7 +135,11 @@ describe("Slack Socket Mode connector", () => {
     await until(() => ctx.state_ === "ready", 5_000, "ready again");
     assert.ok(ctx.statuses.some((status) => status.state === "backoff"));
     second.socket.pause(); // a half-open link: no pong, no frames
-    await until(() => fake.connections[firstConnection + 2], 5_000, "reconnected after the pong timeout");
+    await until(
+      () => fake.connections[firstConnection + 2],
+      5_000,
+      "reconnected after the pong timeout",
+    );
     assert.ok(ctx.statuses.some((status) => status.lastError?.includes("no pong")));
     await connector.stop("shutdown");
   });
@@ -110,7 +162,10 @@ describe("Slack Socket Mode connector", () => {
 
     const disabled = await started();
     await until(() => disabled.ctx.state_ === "ready", 5_000, "ready");
-    fake.send(fake.connections[disabled.firstConnection]!, { type: "disconnect", reason: "link_disabled" });
+    fake.send(fake.connections[disabled.firstConnection]!, {
+      type: "disconnect",
+      reason: "link_disabled",
+    });
     await until(() => disabled.ctx.state_ === "fatal", 5_000, "fatal on link_disabled");
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(fake.connections.length, disabled.firstConnection + 1, "no reconnect");

@@ -29,8 +29,20 @@ describe("socket connectors through the companion core", () => {
     worker = await new FakeWorker({
       keys: [KEY],
       accounts: [
-        { channel: "slack", accountId: "sock", label: "Slack", settings: { apiBaseUrl: slack.apiBaseUrl }, secretEnv: { appToken: "SLACK_APP_TOKEN" } },
-        { channel: "mattermost", accountId: "default", label: "Mattermost", settings: { baseUrl: mattermost.url, dangerouslyAllowPrivateNetwork: true }, secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" } },
+        {
+          channel: "slack",
+          accountId: "sock",
+          label: "Slack",
+          settings: { apiBaseUrl: slack.apiBaseUrl },
+          secretEnv: { appToken: "SLACK_APP_TOKEN" },
+        },
+        {
+          channel: "mattermost",
+          accountId: "default",
+          label: "Mattermost",
+          settings: { baseUrl: mattermost.url, dangerouslyAllowPrivateNetwork: true },
+          secretEnv: { botToken: "MATTERMOST_BOT_TOKEN" },
+        },
       ],
       leaseTtlMs: 3_000,
     }).start();
@@ -43,7 +55,10 @@ describe("socket connectors through the companion core", () => {
   });
 
   async function startCompanion(dataDir: string): Promise<Companion> {
-    const env = companionEnv(worker.url, dataDir, { SLACK_APP_TOKEN: APP_TOKEN, MATTERMOST_BOT_TOKEN: MM_TOKEN });
+    const env = companionEnv(worker.url, dataDir, {
+      SLACK_APP_TOKEN: APP_TOKEN,
+      MATTERMOST_BOT_TOKEN: MM_TOKEN,
+    });
     const companion = new Companion(settings(env), connectorFactories, env, quietLog);
     await companion.start();
     running.push(companion);
@@ -58,7 +73,11 @@ describe("socket connectors through the companion core", () => {
     let release!: () => void;
     worker.hold = new Promise((resolve) => (release = resolve));
     slack.send(connection, eventsApiEnvelope("env-core-1", "EvCore1"));
-    await until(() => worker.received.includes("event:EvCore1") || undefined, 10_000, "batch received");
+    await until(
+      () => worker.received.includes("event:EvCore1") || undefined,
+      10_000,
+      "batch received",
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.deepEqual(connection.received, [], "no ack while the Worker has not answered");
     worker.hold = undefined;
@@ -67,13 +86,38 @@ describe("socket connectors through the companion core", () => {
     const stored = worker.stored.find((s) => s.eventId === "event:EvCore1")!;
     assert.ok(connection.receivedAt[0]! >= stored.storedAt, "acked after it was stored");
 
-    const post = (message: string) => fetch(`${mattermost.url}/_control/user-post`, { method: "POST", body: JSON.stringify({ channel_id: "corechannel000000000000000", channel_type: "O", user_id: "coreuser000000000000000000", message }) });
-    const mmStored = () => worker.stored.filter((s) => s.channel === "mattermost").map((s) => JSON.parse(String((s.payload as { event: { data: { post: string } } }).event.data.post)).message as string);
-    const sockets = async () => ((await (await fetch(`${mattermost.url}/_control/sockets`)).json()) as { open: number }).open;
-    await until(async () => ((await sockets()) >= 1 ? true : undefined), 10_000, "mattermost connected");
+    const post = (message: string) =>
+      fetch(`${mattermost.url}/_control/user-post`, {
+        method: "POST",
+        body: JSON.stringify({
+          channel_id: "corechannel000000000000000",
+          channel_type: "O",
+          user_id: "coreuser000000000000000000",
+          message,
+        }),
+      });
+    const mmStored = () =>
+      worker.stored
+        .filter((s) => s.channel === "mattermost")
+        .map(
+          (s) =>
+            JSON.parse(String((s.payload as { event: { data: { post: string } } }).event.data.post))
+              .message as string,
+        );
+    const sockets = async () =>
+      ((await (await fetch(`${mattermost.url}/_control/sockets`)).json()) as { open: number }).open;
+    await until(
+      async () => ((await sockets()) >= 1 ? true : undefined),
+      10_000,
+      "mattermost connected",
+    );
     await post("while up");
     await until(() => mmStored().includes("while up") || undefined, 10_000, "live post stored");
-    await until(() => worker.state.get("mattermost/default/cursors")?.includes("corechannel") || undefined, 10_000, "cursor saved through the Worker");
+    await until(
+      () => worker.state.get("mattermost/default/cursors")?.includes("corechannel") || undefined,
+      10_000,
+      "cursor saved through the Worker",
+    );
 
     await first.stop();
     await post("while down 1");
@@ -82,6 +126,10 @@ describe("socket connectors through the companion core", () => {
     await until(() => mmStored().length === 3 || undefined, 15_000, "missed posts forwarded");
     assert.deepEqual(mmStored(), ["while up", "while down 1", "while down 2"]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.equal(worker.stored.filter((s) => s.channel === "mattermost").length, 3, "each post stored once");
+    assert.equal(
+      worker.stored.filter((s) => s.channel === "mattermost").length,
+      3,
+      "each post stored once",
+    );
   });
 });

@@ -31,7 +31,9 @@ export function chunkMarkdown(content: string, options: ChunkingOptions): Memory
   const pieces: Piece[] = [];
   content.split("\n").forEach((text, index) => {
     if (text.length <= maxChars) pieces.push({ line: index + 1, text });
-    else for (let at = 0; at < text.length; at += maxChars) pieces.push({ line: index + 1, text: text.slice(at, at + maxChars) });
+    else
+      for (let at = 0; at < text.length; at += maxChars)
+        pieces.push({ line: index + 1, text: text.slice(at, at + maxChars) });
   });
 
   const chunks: MemoryChunk[] = [];
@@ -39,7 +41,10 @@ export function chunkMarkdown(content: string, options: ChunkingOptions): Memory
   while (start < pieces.length) {
     let end = start;
     let chars = 0;
-    while (end < pieces.length && (end === start || chars + pieces[end]!.text.length + 1 <= maxChars)) {
+    while (
+      end < pieces.length &&
+      (end === start || chars + pieces[end]!.text.length + 1 <= maxChars)
+    ) {
       chars += pieces[end]!.text.length + 1;
       end++;
     }
@@ -47,7 +52,8 @@ export function chunkMarkdown(content: string, options: ChunkingOptions): Memory
     // Blank lines at the end of a chunk are not part of what a hit points to.
     while (slice.length > 1 && slice[slice.length - 1]!.text.trim() === "") slice.pop();
     const text = slice.map((piece) => piece.text).join("\n");
-    if (text.trim() !== "") chunks.push({ startLine: slice[0]!.line, endLine: slice[slice.length - 1]!.line, text });
+    if (text.trim() !== "")
+      chunks.push({ startLine: slice[0]!.line, endLine: slice[slice.length - 1]!.line, text });
     if (end >= pieces.length) break;
     // The next chunk repeats the tail of this one (about `overlap` tokens), and always moves forward.
     let next = end;

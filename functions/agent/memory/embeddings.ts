@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { MemorySearchConfig } from "../../config/memory-keys.ts";
 import { resolveSecret, type SecretEnv } from "../../config/secret-ref.ts";
-import { DEFAULT_WORKERS_AI_EMBEDDING_MODEL, runWorkersAiEmbeddings, WORKERS_AI_MAX_BATCH, workersAiBinding, type WorkersAiBinding } from "./workers-ai.ts";
+import {
+  DEFAULT_WORKERS_AI_EMBEDDING_MODEL,
+  runWorkersAiEmbeddings,
+  WORKERS_AI_MAX_BATCH,
+  workersAiBinding,
+  type WorkersAiBinding,
+} from "./workers-ai.ts";
 
 /**
  * The embedding provider for memory search: any OpenAI-compatible `/embeddings` endpoint
@@ -22,23 +28,47 @@ export const WORKERS_AI_PROVIDER_ID = "workers-ai";
 
 export type EmbeddingProvider =
   | { kind: "none"; reason: string }
-  | { kind: "openai-compatible"; id: string; explicit: boolean; baseUrl: string; model: string; apiKey: string | undefined }
-  | { kind: "workers-ai"; id: string; explicit: boolean; model: string; binding: WorkersAiBinding | undefined };
+  | {
+      kind: "openai-compatible";
+      id: string;
+      explicit: boolean;
+      baseUrl: string;
+      model: string;
+      apiKey: string | undefined;
+    }
+  | {
+      kind: "workers-ai";
+      id: string;
+      explicit: boolean;
+      model: string;
+      binding: WorkersAiBinding | undefined;
+    };
 
 export type ActiveEmbeddingProvider = Exclude<EmbeddingProvider, { kind: "none" }>;
 
-export function resolveEmbeddingProvider(search: MemorySearchConfig, env: SecretEnv): EmbeddingProvider {
+export function resolveEmbeddingProvider(
+  search: MemorySearchConfig,
+  env: SecretEnv,
+): EmbeddingProvider {
   const id = search.provider ?? "auto";
   if (id === "none") return { kind: "none", reason: 'memory.search.provider is "none"' };
   const explicit = id !== "auto";
   const configuredKey = resolveSecret(search.apiKey, env);
-  const envKey = typeof env.OPENAI_API_KEY === "string" && env.OPENAI_API_KEY ? env.OPENAI_API_KEY : undefined;
+  const envKey =
+    typeof env.OPENAI_API_KEY === "string" && env.OPENAI_API_KEY ? env.OPENAI_API_KEY : undefined;
   const apiKey = configuredKey ?? (search.baseUrl ? undefined : envKey);
   const binding = workersAiBinding(env);
   if (id === WORKERS_AI_PROVIDER_ID || (!explicit && !apiKey && !search.baseUrl && binding)) {
-    return { kind: "workers-ai", id: WORKERS_AI_PROVIDER_ID, explicit, model: search.model ?? DEFAULT_WORKERS_AI_EMBEDDING_MODEL, binding };
+    return {
+      kind: "workers-ai",
+      id: WORKERS_AI_PROVIDER_ID,
+      explicit,
+      model: search.model ?? DEFAULT_WORKERS_AI_EMBEDDING_MODEL,
+      binding,
+    };
   }
-  if (!explicit && !apiKey && !search.baseUrl) return { kind: "none", reason: "no embedding provider is configured (memory.search.provider)" };
+  if (!explicit && !apiKey && !search.baseUrl)
+    return { kind: "none", reason: "no embedding provider is configured (memory.search.provider)" };
   return {
     kind: "openai-compatible",
     id,
@@ -52,7 +82,11 @@ export function resolveEmbeddingProvider(search: MemorySearchConfig, env: Secret
 /** What the index was built with; a change of any part rebuilds it. */
 export function indexFingerprint(search: MemorySearchConfig, provider: EmbeddingProvider): string {
   const embedder =
-    provider.kind === "none" ? "none" : provider.kind === "workers-ai" ? `${WORKERS_AI_PROVIDER_ID}|${provider.model}` : `${provider.baseUrl}|${provider.model}`;
+    provider.kind === "none"
+      ? "none"
+      : provider.kind === "workers-ai"
+        ? `${WORKERS_AI_PROVIDER_ID}|${provider.model}`
+        : `${provider.baseUrl}|${provider.model}`;
   return `v1|${embedder}|${search.chunking.tokens}/${search.chunking.overlap}`;
 }
 
@@ -67,11 +101,16 @@ export class EmbeddingError extends Error {
 }
 
 const embeddingsResponse = z.object({
-  data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) })),
+  data: z.array(
+    z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) }),
+  ),
 });
 
 function checkVectors(vectors: number[][], inputs: number, source: string): void {
-  if (vectors.length !== inputs || vectors.some((v) => v.length === 0 || v.some((x) => !Number.isFinite(x)))) {
+  if (
+    vectors.length !== inputs ||
+    vectors.some((v) => v.length === 0 || v.some((x) => !Number.isFinite(x)))
+  ) {
     throw new EmbeddingError(`${source} returned ${vectors.length} vectors for ${inputs} inputs`);
   }
 }
@@ -83,13 +122,26 @@ export interface EmbedOptions {
 }
 
 /** Embeds `texts` in order, `batchSize` per request. Throws EmbeddingError on any failure. */
-export async function embedTexts(provider: ActiveEmbeddingProvider, texts: readonly string[], options: EmbedOptions): Promise<number[][]> {
-  return provider.kind === "workers-ai" ? embedWithWorkersAi(provider, texts, options) : embedWithOpenAiCompatible(provider, texts, options);
+export async function embedTexts(
+  provider: ActiveEmbeddingProvider,
+  texts: readonly string[],
+  options: EmbedOptions,
+): Promise<number[][]> {
+  return provider.kind === "workers-ai"
+    ? embedWithWorkersAi(provider, texts, options)
+    : embedWithOpenAiCompatible(provider, texts, options);
 }
 
-async function embedWithWorkersAi(provider: Extract<EmbeddingProvider, { kind: "workers-ai" }>, texts: readonly string[], options: EmbedOptions): Promise<number[][]> {
+async function embedWithWorkersAi(
+  provider: Extract<EmbeddingProvider, { kind: "workers-ai" }>,
+  texts: readonly string[],
+  options: EmbedOptions,
+): Promise<number[][]> {
   const binding = provider.binding;
-  if (!binding) throw new EmbeddingError('memory.search.provider is "workers-ai" but the Worker has no AI binding (wrangler.toml [ai] binding = "AI")');
+  if (!binding)
+    throw new EmbeddingError(
+      'memory.search.provider is "workers-ai" but the Worker has no AI binding (wrangler.toml [ai] binding = "AI")',
+    );
   const out: number[][] = [];
   const batchSize = Math.min(options.batchSize, WORKERS_AI_MAX_BATCH);
   for (let at = 0; at < texts.length; at += batchSize) {
@@ -98,7 +150,9 @@ async function embedWithWorkersAi(provider: Extract<EmbeddingProvider, { kind: "
     try {
       vectors = await runWorkersAiEmbeddings(binding, provider.model, batch, options.timeoutMs);
     } catch (error) {
-      throw new EmbeddingError(`Workers AI embeddings failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new EmbeddingError(
+        `Workers AI embeddings failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     checkVectors(vectors, batch.length, `Workers AI model ${provider.model}`);
     out.push(...vectors);
@@ -119,20 +173,31 @@ async function embedWithOpenAiCompatible(
     try {
       response = await doFetch(`${provider.baseUrl}/embeddings`, {
         method: "POST",
-        headers: { "content-type": "application/json", ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}) },
+        headers: {
+          "content-type": "application/json",
+          ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+        },
         body: JSON.stringify({ model: provider.model, input: batch }),
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (error) {
-      throw new EmbeddingError(`embeddings request failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new EmbeddingError(
+        `embeddings request failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (!response.ok) {
       const detail = (await response.text().catch(() => "")).slice(0, 200);
-      throw new EmbeddingError(`embeddings endpoint answered ${response.status}${detail ? `: ${detail}` : ""}`, response.status);
+      throw new EmbeddingError(
+        `embeddings endpoint answered ${response.status}${detail ? `: ${detail}` : ""}`,
+        response.status,
+      );
     }
     const parsed = embeddingsResponse.safeParse(await response.json().catch(() => null));
-    if (!parsed.success) throw new EmbeddingError("embeddings endpoint answered with an unexpected body");
-    const vectors = [...parsed.data.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+    if (!parsed.success)
+      throw new EmbeddingError("embeddings endpoint answered with an unexpected body");
+    const vectors = [...parsed.data.data]
+      .sort((a, b) => a.index - b.index)
+      .map((item) => item.embedding);
     checkVectors(vectors, batch.length, "embeddings endpoint");
     out.push(...vectors);
   }

@@ -15,7 +15,9 @@ export interface MemoryIndexKeeper {
 }
 
 /** A sync's result as it crosses the Durable Object boundary (error classes do not). */
-export type SyncOutcome = { ok: true; report: SyncReport } | { ok: false; reason: string; embeddings: boolean };
+export type SyncOutcome =
+  | { ok: true; report: SyncReport }
+  | { ok: false; reason: string; embeddings: boolean };
 
 /** The index could not be brought up to date; `embeddings` when the embedding provider was the cause. */
 export class MemoryIndexError extends Error {
@@ -33,7 +35,11 @@ export async function syncOutcome(work: () => Promise<SyncReport>): Promise<Sync
   try {
     return { ok: true, report: await work() };
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error), embeddings: error instanceof EmbeddingError };
+    return {
+      ok: false,
+      reason: error instanceof Error ? error.message : String(error),
+      embeddings: error instanceof EmbeddingError,
+    };
   }
 }
 
@@ -49,25 +55,44 @@ function keeperFor(env: Record<string, unknown>, agentId: string): MemoryIndexKe
 }
 
 /** After a workspace write: if the file is memory, schedule a debounced reindex. Never fails the write. */
-export async function noteMemoryWrite(env: Record<string, unknown>, config: EdgeclawConfig, agentId: string, path: string): Promise<void> {
+export async function noteMemoryWrite(
+  env: Record<string, unknown>,
+  config: EdgeclawConfig,
+  agentId: string,
+  path: string,
+): Promise<void> {
   if (!config.memory.search.enabled || !isMemorySourcePath(config.memory.search, path)) return;
   try {
     await keeperFor(env, agentId)?.touch(agentId);
   } catch (error) {
     // The next search finds the index behind and syncs it then.
-    console.warn(`memory index: could not schedule a reindex for ${agentId}:`, error instanceof Error ? error.message : error);
+    console.warn(
+      `memory index: could not schedule a reindex for ${agentId}:`,
+      error instanceof Error ? error.message : error,
+    );
   }
 }
 
 /** Syncs now (through the keeper when bound, so syncs never overlap). Throws MemoryIndexError. */
-export async function syncNow(env: MemoryEnv & Record<string, unknown>, config: EdgeclawConfig, agentId: string, force: boolean): Promise<SyncReport> {
+export async function syncNow(
+  env: MemoryEnv & Record<string, unknown>,
+  config: EdgeclawConfig,
+  agentId: string,
+  force: boolean,
+): Promise<SyncReport> {
   const keeper = keeperFor(env, agentId);
-  const outcome = keeper ? await keeper.sync(agentId, force) : await syncOutcome(() => syncMemoryIndex(env, config, agentId, { force }));
+  const outcome = keeper
+    ? await keeper.sync(agentId, force)
+    : await syncOutcome(() => syncMemoryIndex(env, config, agentId, { force }));
   if (!outcome.ok) throw new MemoryIndexError(outcome.reason, outcome.embeddings);
   return outcome.report;
 }
 
 /** Before a search: bring the index up to date if a write, a deletion or a config change left it behind. */
-export async function ensureIndexFresh(env: MemoryEnv & Record<string, unknown>, config: EdgeclawConfig, agentId: string): Promise<void> {
+export async function ensureIndexFresh(
+  env: MemoryEnv & Record<string, unknown>,
+  config: EdgeclawConfig,
+  agentId: string,
+): Promise<void> {
   if (await memoryIndexIsStale(env, config, agentId)) await syncNow(env, config, agentId, false);
 }

@@ -5,7 +5,14 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { SecretEnv } from "../../config/secret-ref.ts";
 import { readFiles } from "../workspace.ts";
 import { chunkMarkdown } from "./chunking.ts";
-import { embedTexts, EmbeddingError, indexFingerprint, resolveEmbeddingProvider, vectorLiteral, type EmbeddingProvider } from "./embeddings.ts";
+import {
+  embedTexts,
+  EmbeddingError,
+  indexFingerprint,
+  resolveEmbeddingProvider,
+  vectorLiteral,
+  type EmbeddingProvider,
+} from "./embeddings.ts";
 import { isPrivateSource, listSourceFiles, type SourceFile } from "./sources.ts";
 
 /**
@@ -39,7 +46,11 @@ interface IndexedFile {
   fingerprint: string;
 }
 
-function isCurrent(source: SourceFile, indexed: IndexedFile | undefined, fingerprint: string): boolean {
+function isCurrent(
+  source: SourceFile,
+  indexed: IndexedFile | undefined,
+  fingerprint: string,
+): boolean {
   return (
     indexed !== undefined &&
     indexed.fingerprint === fingerprint &&
@@ -50,24 +61,41 @@ function isCurrent(source: SourceFile, indexed: IndexedFile | undefined, fingerp
 
 async function indexedFiles(db: Db, agentId: string): Promise<Map<string, IndexedFile>> {
   const rows = await db
-    .select({ path: memoryFiles.path, sourceVersion: memoryFiles.sourceVersion, sourceUpdatedAt: memoryFiles.sourceUpdatedAt, fingerprint: memoryFiles.fingerprint })
+    .select({
+      path: memoryFiles.path,
+      sourceVersion: memoryFiles.sourceVersion,
+      sourceUpdatedAt: memoryFiles.sourceUpdatedAt,
+      fingerprint: memoryFiles.fingerprint,
+    })
     .from(memoryFiles)
     .where(eq(memoryFiles.agentId, agentId));
   return new Map(rows.map((row) => [row.path, row]));
 }
 
 /** True when a sync would change something: a cheap check (no file contents) searches make first. */
-export async function memoryIndexIsStale(env: MemoryEnv, config: EdgeclawConfig, agentId: string): Promise<boolean> {
+export async function memoryIndexIsStale(
+  env: MemoryEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+): Promise<boolean> {
   const search = config.memory.search;
   const fingerprint = indexFingerprint(search, resolveEmbeddingProvider(search, env));
   return withDb(env, async (db) => {
-    const [sources, indexed] = await Promise.all([listSourceFiles(db, search, agentId), indexedFiles(db, agentId)]);
+    const [sources, indexed] = await Promise.all([
+      listSourceFiles(db, search, agentId),
+      indexedFiles(db, agentId),
+    ]);
     if (sources.length !== indexed.size) return true;
     return sources.some((source) => !isCurrent(source, indexed.get(source.path), fingerprint));
   });
 }
 
-export async function syncMemoryIndex(env: MemoryEnv, config: EdgeclawConfig, agentId: string, options: { force?: boolean } = {}): Promise<SyncReport> {
+export async function syncMemoryIndex(
+  env: MemoryEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+  options: { force?: boolean } = {},
+): Promise<SyncReport> {
   const started = Date.now();
   const search = config.memory.search;
   const provider = resolveEmbeddingProvider(search, env);
@@ -84,18 +112,28 @@ export async function syncMemoryIndex(env: MemoryEnv, config: EdgeclawConfig, ag
   if (gone.length) {
     await withDb(env, (db) =>
       db.transaction(async (tx) => {
-        await tx.delete(memoryChunks).where(and(eq(memoryChunks.agentId, agentId), inArray(memoryChunks.path, gone)));
-        await tx.delete(memoryFiles).where(and(eq(memoryFiles.agentId, agentId), inArray(memoryFiles.path, gone)));
+        await tx
+          .delete(memoryChunks)
+          .where(and(eq(memoryChunks.agentId, agentId), inArray(memoryChunks.path, gone)));
+        await tx
+          .delete(memoryFiles)
+          .where(and(eq(memoryFiles.agentId, agentId), inArray(memoryFiles.path, gone)));
       }),
     );
     report.removed = gone.length;
   }
 
-  const stale = sources.filter((source) => options.force || !isCurrent(source, indexed.get(source.path), fingerprint));
+  const stale = sources.filter(
+    (source) => options.force || !isCurrent(source, indexed.get(source.path), fingerprint),
+  );
   let effective: EmbeddingProvider = provider;
   for (let at = 0; at < stale.length; at += READ_BATCH) {
     const batch = stale.slice(at, at + READ_BATCH);
-    const contents = await readFiles(env, agentId, batch.map((file) => file.path));
+    const contents = await readFiles(
+      env,
+      agentId,
+      batch.map((file) => file.path),
+    );
     for (const source of batch) {
       const file = contents.get(source.path);
       if (!file) continue; // deleted meanwhile: the next sync removes it
@@ -103,7 +141,11 @@ export async function syncMemoryIndex(env: MemoryEnv, config: EdgeclawConfig, ag
       let vectors: number[][] | undefined;
       if (effective.kind !== "none" && chunks.length) {
         try {
-          vectors = await embedTexts(effective, chunks.map((chunk) => chunk.text), { batchSize: search.batchSize, timeoutMs: search.timeoutSeconds * 1000 });
+          vectors = await embedTexts(
+            effective,
+            chunks.map((chunk) => chunk.text),
+            { batchSize: search.batchSize, timeoutMs: search.timeoutSeconds * 1000 },
+          );
         } catch (error) {
           if (effective.explicit || !(error instanceof EmbeddingError)) throw error;
           // auto: keyword-only for now, recorded under the keyword-only fingerprint so a later sync retries.
@@ -111,10 +153,13 @@ export async function syncMemoryIndex(env: MemoryEnv, config: EdgeclawConfig, ag
           effective = { kind: "none", reason: error.message };
         }
       }
-      const fileFingerprint = effective === provider ? fingerprint : indexFingerprint(search, effective);
+      const fileFingerprint =
+        effective === provider ? fingerprint : indexFingerprint(search, effective);
       await withDb(env, (db) =>
         db.transaction(async (tx) => {
-          await tx.delete(memoryChunks).where(and(eq(memoryChunks.agentId, agentId), eq(memoryChunks.path, source.path)));
+          await tx
+            .delete(memoryChunks)
+            .where(and(eq(memoryChunks.agentId, agentId), eq(memoryChunks.path, source.path)));
           if (chunks.length) {
             await tx.insert(memoryChunks).values(
               chunks.map((chunk, index) => ({
@@ -129,7 +174,13 @@ export async function syncMemoryIndex(env: MemoryEnv, config: EdgeclawConfig, ag
               })),
             );
           }
-          const row = { sourceVersion: file.version, sourceUpdatedAt: file.updatedAt, fingerprint: fileFingerprint, chunks: chunks.length, indexedAt: sql`now()` };
+          const row = {
+            sourceVersion: file.version,
+            sourceUpdatedAt: file.updatedAt,
+            fingerprint: fileFingerprint,
+            chunks: chunks.length,
+            indexedAt: sql`now()`,
+          };
           await tx
             .insert(memoryFiles)
             .values({ agentId, path: source.path, ...row })
@@ -156,7 +207,11 @@ export interface MemoryIndexStatus {
   stale: boolean;
 }
 
-export async function memoryIndexStatus(env: MemoryEnv, config: EdgeclawConfig, agentId: string): Promise<MemoryIndexStatus> {
+export async function memoryIndexStatus(
+  env: MemoryEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+): Promise<MemoryIndexStatus> {
   const search = config.memory.search;
   const provider = resolveEmbeddingProvider(search, env);
   const fingerprint = indexFingerprint(search, provider);
@@ -168,7 +223,12 @@ export async function memoryIndexStatus(env: MemoryEnv, config: EdgeclawConfig, 
              count(embedding)::int as embedded,
              (select max(indexed_at) from memory_files where agent_id = ${agentId}) as last
       from memory_chunks where agent_id = ${agentId}`);
-    return result.rows[0] as { files: number; chunks: number; embedded: number; last: string | Date | null };
+    return result.rows[0] as {
+      files: number;
+      chunks: number;
+      embedded: number;
+      last: string | Date | null;
+    };
   });
   return {
     files: counts.files,

@@ -1,7 +1,13 @@
 import { sql } from "drizzle-orm";
 import { withDb } from "../../db/client.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { embedTexts, EmbeddingError, indexFingerprint, resolveEmbeddingProvider, vectorLiteral } from "./embeddings.ts";
+import {
+  embedTexts,
+  EmbeddingError,
+  indexFingerprint,
+  resolveEmbeddingProvider,
+  vectorLiteral,
+} from "./embeddings.ts";
 import type { MemoryEnv } from "./indexer.ts";
 
 /**
@@ -40,9 +46,18 @@ const MAX_QUERY_TOKENS = 32;
 
 /** Word tokens of a query as an OR'ed tsquery (letters and digits only, so nothing is parsed as syntax). */
 export function keywordQuery(query: string): string | undefined {
-  const tokens = [...new Set((query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter((token) => token.length > 1 || /\p{N}/u.test(token)))];
+  const tokens = [
+    ...new Set(
+      (query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter(
+        (token) => token.length > 1 || /\p{N}/u.test(token),
+      ),
+    ),
+  ];
   if (!tokens.length) return undefined;
-  return tokens.slice(0, MAX_QUERY_TOKENS).map((token) => `'${token}'`).join(" | ");
+  return tokens
+    .slice(0, MAX_QUERY_TOKENS)
+    .map((token) => `'${token}'`)
+    .join(" | ");
 }
 
 const DATED = /(?:^|\/)(\d{4})-(\d{2})-(\d{2})(?:[-_][^/]*)?\.md$/i;
@@ -67,7 +82,13 @@ interface CandidateRow {
   vector_score: number | string | null;
 }
 
-export async function searchMemory(env: MemoryEnv, config: EdgeclawConfig, agentId: string, query: string, options: SearchOptions): Promise<MemorySearchOutcome> {
+export async function searchMemory(
+  env: MemoryEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+  query: string,
+  options: SearchOptions,
+): Promise<MemorySearchOutcome> {
   const search = config.memory.search;
   const maxResults = Math.min(50, Math.max(1, options.maxResults ?? search.query.maxResults));
   const candidates = maxResults * search.query.hybrid.candidateMultiplier;
@@ -75,19 +96,33 @@ export async function searchMemory(env: MemoryEnv, config: EdgeclawConfig, agent
   const now = options.now ?? new Date();
 
   let queryVector: number[] | undefined;
-  let note: string | undefined = provider.kind === "none" ? `keyword-only search: ${provider.reason}` : undefined;
+  let note: string | undefined =
+    provider.kind === "none" ? `keyword-only search: ${provider.reason}` : undefined;
   if (provider.kind !== "none") {
     try {
-      [queryVector] = await embedTexts(provider, [query], { batchSize: 1, timeoutMs: search.timeoutSeconds * 1000 });
+      [queryVector] = await embedTexts(provider, [query], {
+        batchSize: 1,
+        timeoutMs: search.timeoutSeconds * 1000,
+      });
     } catch (error) {
       if (!(error instanceof EmbeddingError)) throw error;
-      if (provider.explicit) return { status: "unavailable", reason: `memory unavailable: the embedding provider "${provider.id}" failed (${error.message})` };
+      if (provider.explicit)
+        return {
+          status: "unavailable",
+          reason: `memory unavailable: the embedding provider "${provider.id}" failed (${error.message})`,
+        };
       note = `keyword-only search: embeddings failed (${error.message})`;
     }
   }
   const fingerprint = queryVector ? indexFingerprint(search, provider) : undefined;
   const tsquery = keywordQuery(query);
-  if (!tsquery && !queryVector) return { status: "ok", mode: "keyword-only", note: note ?? "the query has no words to search for", results: [] };
+  if (!tsquery && !queryVector)
+    return {
+      status: "ok",
+      mode: "keyword-only",
+      note: note ?? "the query has no words to search for",
+      results: [],
+    };
 
   const privateFilter = options.includePrivate ? sql`true` : sql`not c.private`;
   const rows = await withDb(env, async (db) => {
@@ -114,7 +149,10 @@ export async function searchMemory(env: MemoryEnv, config: EdgeclawConfig, agent
     .map((row): MemoryHit => {
       const textScore = Number(row.text_score ?? 0);
       const vectorScore = Math.max(0, Number(row.vector_score ?? 0));
-      const relevance = hybrid ? (vectorWeight * vectorScore + textWeight * textScore) / Math.max(1e-9, vectorWeight + textWeight) : textScore;
+      const relevance = hybrid
+        ? (vectorWeight * vectorScore + textWeight * textScore) /
+          Math.max(1e-9, vectorWeight + textWeight)
+        : textScore;
       return {
         path: row.path,
         startLine: row.start_line,
@@ -122,12 +160,20 @@ export async function searchMemory(env: MemoryEnv, config: EdgeclawConfig, agent
         score: relevance * recencyFactor(row.path, now, search.recencyHalfLifeDays),
         textScore,
         vectorScore,
-        snippet: row.content.length > SNIPPET_CHARS ? `${row.content.slice(0, SNIPPET_CHARS)}…` : row.content,
+        snippet:
+          row.content.length > SNIPPET_CHARS
+            ? `${row.content.slice(0, SNIPPET_CHARS)}…`
+            : row.content,
       };
     })
     // minScore is on the hybrid scale; keyword ranks alone are small numbers, so any match counts there.
     .filter((hit) => (hybrid ? hit.score >= minScore : hit.score > 0))
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine)
     .slice(0, maxResults);
-  return { status: "ok", mode: hybrid ? "hybrid" : "keyword-only", ...(note ? { note } : {}), results: hits };
+  return {
+    status: "ok",
+    mode: hybrid ? "hybrid" : "keyword-only",
+    ...(note ? { note } : {}),
+    results: hits,
+  };
 }

@@ -30,11 +30,23 @@ const MAX_MESSAGE_CHARS = 4000;
 
 function localParts(at: Date, timeZone: string): { date: string; hhmm: string; clock: string } {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    })
       .formatToParts(at)
       .map((part) => [part.type, part.value]),
   );
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, hhmm: `${parts.hour}${parts.minute}`, clock: `${parts.hour}:${parts.minute}` };
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    hhmm: `${parts.hour}${parts.minute}`,
+    clock: `${parts.hour}:${parts.minute}`,
+  };
 }
 
 /** The local calendar date (YYYY-MM-DD) of `at` in `timeZone`. */
@@ -60,7 +72,10 @@ export function renderCapture(capture: SessionCapture, timeZone: string): string
     "",
   ];
   for (const message of capture.messages) {
-    const text = message.text.length > MAX_MESSAGE_CHARS ? `${message.text.slice(0, MAX_MESSAGE_CHARS)}…` : message.text;
+    const text =
+      message.text.length > MAX_MESSAGE_CHARS
+        ? `${message.text.slice(0, MAX_MESSAGE_CHARS)}…`
+        : message.text;
     lines.push(`${message.role}: ${text.replace(/\r?\n/g, "\n  ")}`, "");
   }
   return lines.join("\n");
@@ -70,7 +85,12 @@ export function renderCapture(capture: SessionCapture, timeZone: string): string
  * Writes the capture as a new file (never over an existing note: a second reset in the same
  * minute gets `-2`, `-3`, …) and schedules the reindex. Returns the path written.
  */
-export async function writeSessionCapture(env: DbEnv & Record<string, unknown>, config: EdgeclawConfig, agentId: string, capture: SessionCapture): Promise<string> {
+export async function writeSessionCapture(
+  env: DbEnv & Record<string, unknown>,
+  config: EdgeclawConfig,
+  agentId: string,
+  capture: SessionCapture,
+): Promise<string> {
   const zone = resolveUserTimezone(config);
   const base = captureFileName(new Date(capture.at), zone).replace(/\.md$/, "");
   const content = renderCapture(capture, zone);

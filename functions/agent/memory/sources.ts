@@ -20,7 +20,12 @@ interface ExtraPath {
 function globToRegExp(pattern: string): RegExp {
   const body = pattern
     .split("**")
-    .map((part) => part.split("*").map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*"))
+    .map((part) =>
+      part
+        .split("*")
+        .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join("[^/]*"),
+    )
     .join(".*");
   return new RegExp(`^${body}$`, "i");
 }
@@ -29,8 +34,13 @@ function extraPaths(search: MemorySearchConfig): ExtraPath[] {
   const out: ExtraPath[] = [];
   for (const entry of search.extraPaths) {
     try {
-      if (typeof entry === "string") out.push({ base: normalizeWorkspacePath(entry.replace(/\/+$/, "")) });
-      else out.push({ base: normalizeWorkspacePath(entry.path.replace(/\/+$/, "")), pattern: entry.pattern ? globToRegExp(entry.pattern) : undefined });
+      if (typeof entry === "string")
+        out.push({ base: normalizeWorkspacePath(entry.replace(/\/+$/, "")) });
+      else
+        out.push({
+          base: normalizeWorkspacePath(entry.path.replace(/\/+$/, "")),
+          pattern: entry.pattern ? globToRegExp(entry.pattern) : undefined,
+        });
     } catch {
       // A path outside the workspace (absolute, `..`) names nothing this gateway stores.
     }
@@ -61,17 +71,27 @@ export interface SourceFile {
 }
 
 /** The agent's memory source files as the workspace holds them now (no content: a cheap query). */
-export async function listSourceFiles(db: Db, search: MemorySearchConfig, agentId: string): Promise<SourceFile[]> {
+export async function listSourceFiles(
+  db: Db,
+  search: MemorySearchConfig,
+  agentId: string,
+): Promise<SourceFile[]> {
   const prefixes = [...new Set(["memory", ...extraPaths(search).map((extra) => extra.base)])];
   const rows = await db
-    .select({ path: workspaceFiles.path, version: workspaceFiles.version, updatedAt: workspaceFiles.updatedAt })
+    .select({
+      path: workspaceFiles.path,
+      version: workspaceFiles.version,
+      updatedAt: workspaceFiles.updatedAt,
+    })
     .from(workspaceFiles)
     .where(
       and(
         eq(workspaceFiles.agentId, agentId),
         or(
           sql`${workspaceFiles.path} in ('MEMORY.md', 'USER.md')`,
-          ...prefixes.map((prefix) => like(workspaceFiles.path, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`)),
+          ...prefixes.map((prefix) =>
+            like(workspaceFiles.path, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`),
+          ),
           ...prefixes.map((prefix) => eq(workspaceFiles.path, prefix)),
         ),
       ),

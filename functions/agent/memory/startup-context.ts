@@ -17,7 +17,12 @@ export interface StartupNote {
   content: string;
 }
 
-export async function loadStartupNotes(env: DbEnv, config: EdgeclawConfig, agentId: string, now: Date): Promise<StartupNote[]> {
+export async function loadStartupNotes(
+  env: DbEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+  now: Date,
+): Promise<StartupNote[]> {
   const zone = resolveUserTimezone(config);
   const days = [localDate(new Date(now.getTime() - 86_400_000), zone), localDate(now, zone)];
   const rows = await withDb(env, (db) =>
@@ -26,7 +31,12 @@ export async function loadStartupNotes(env: DbEnv, config: EdgeclawConfig, agent
         db
           .select({ path: workspaceFiles.path, content: workspaceFiles.content })
           .from(workspaceFiles)
-          .where(and(eq(workspaceFiles.agentId, agentId), like(workspaceFiles.path, `memory/${day}%.md`)))
+          .where(
+            and(
+              eq(workspaceFiles.agentId, agentId),
+              like(workspaceFiles.path, `memory/${day}%.md`),
+            ),
+          )
           .orderBy(asc(workspaceFiles.path)),
       ),
     ),
@@ -36,18 +46,26 @@ export async function loadStartupNotes(env: DbEnv, config: EdgeclawConfig, agent
 }
 
 /** The notes as one prompt section, each file and the whole cut to the bootstrap budgets. */
-export function renderStartupContext(notes: readonly StartupNote[], config: EdgeclawConfig): string | undefined {
+export function renderStartupContext(
+  notes: readonly StartupNote[],
+  config: EdgeclawConfig,
+): string | undefined {
   if (!notes.length) return undefined;
   const perFile = config.agents.defaults.bootstrapMaxChars;
   let budget = config.agents.defaults.bootstrapTotalMaxChars;
   const blocks: string[] = [];
   for (const note of notes) {
     if (budget <= 0) {
-      blocks.push(`### ${note.path}\n[omitted: startup context budget used up; read it with memory_get]`);
+      blocks.push(
+        `### ${note.path}\n[omitted: startup context budget used up; read it with memory_get]`,
+      );
       continue;
     }
     const limit = Math.min(perFile, budget);
-    const body = note.content.length > limit ? `${note.content.slice(0, limit)}\n[… ${note.content.length - limit} more characters: read ${note.path} with memory_get]` : note.content;
+    const body =
+      note.content.length > limit
+        ? `${note.content.slice(0, limit)}\n[… ${note.content.length - limit} more characters: read ${note.path} with memory_get]`
+        : note.content;
     budget -= Math.min(note.content.length, limit);
     blocks.push(`### ${note.path}\n${body.trim()}`);
   }

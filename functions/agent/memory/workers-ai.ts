@@ -21,7 +21,9 @@ export interface WorkersAiBinding {
 /** The `AI` binding when the Worker has one (a real binding, or a service stub that speaks the same call). */
 export function workersAiBinding(env: Record<string, unknown>): WorkersAiBinding | undefined {
   const candidate = env.AI as { run?: unknown } | undefined;
-  return candidate && (typeof candidate === "object" || typeof candidate === "function") && typeof candidate.run === "function"
+  return candidate &&
+    (typeof candidate === "object" || typeof candidate === "function") &&
+    typeof candidate.run === "function"
     ? (candidate as WorkersAiBinding)
     : undefined;
 }
@@ -32,15 +34,26 @@ const textEmbeddingsOutput = z.object({
 });
 
 /** One `AI.run` call; rejects with the binding's error, an unexpected body, or a timeout (as `Error`). */
-export async function runWorkersAiEmbeddings(binding: WorkersAiBinding, model: string, texts: string[], timeoutMs: number): Promise<number[][]> {
+export async function runWorkersAiEmbeddings(
+  binding: WorkersAiBinding,
+  model: string,
+  texts: string[],
+  timeoutMs: number,
+): Promise<number[][]> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Workers AI did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Workers AI did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   try {
     const output = await Promise.race([binding.run(model, { text: texts }), timeout]);
     const parsed = textEmbeddingsOutput.safeParse(output);
-    if (!parsed.success) throw new Error(`Workers AI model ${model} answered with something that is not text embeddings`);
+    if (!parsed.success)
+      throw new Error(
+        `Workers AI model ${model} answered with something that is not text embeddings`,
+      );
     return parsed.data.data;
   } finally {
     if (timer !== undefined) clearTimeout(timer);

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { ModelError, type Message, type ModelRequest, type ToolCall, type Usage } from "../types.ts";
+import {
+  ModelError,
+  type Message,
+  type ModelRequest,
+  type ToolCall,
+  type Usage,
+} from "../types.ts";
 import { classifyStreamError } from "./errors.ts";
 import { postToProvider, safeJson, type SseEvent } from "./http.ts";
 import { parseToolArguments, sanitizeTranscript } from "./transcript.ts";
@@ -45,7 +51,10 @@ interface AnthropicMessage {
   content: AnthropicBlock[];
 }
 
-export function anthropicRequestBody(model: ResolvedModel, request: ModelRequest): Record<string, unknown> {
+export function anthropicRequestBody(
+  model: ResolvedModel,
+  request: ModelRequest,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: model.modelId,
     max_tokens: request.maxTokens ?? model.maxTokens,
@@ -56,11 +65,19 @@ export function anthropicRequestBody(model: ResolvedModel, request: ModelRequest
     // Prompt caching of the (large, stable) system prompt: OpenClaw's `cacheRetention: "short"`
     // default for API keys. Only on the native endpoint; proxies may reject the field.
     body.system = [
-      { type: "text", text: request.system, ...(model.native ? { cache_control: { type: "ephemeral" } } : {}) },
+      {
+        type: "text",
+        text: request.system,
+        ...(model.native ? { cache_control: { type: "ephemeral" } } : {}),
+      },
     ];
   }
   if (request.tools.length) {
-    body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+    }));
   }
   return body;
 }
@@ -80,16 +97,23 @@ export function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
     } else if (message.role === "assistant") {
       const blocks: AnthropicBlock[] = [];
       if (message.content) blocks.push({ type: "text", text: message.content });
-      for (const call of message.toolCalls ?? []) blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.arguments });
+      for (const call of message.toolCalls ?? [])
+        blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.arguments });
       push("assistant", blocks);
     } else {
       push("user", [
-        { type: "tool_result", tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) },
+        {
+          type: "tool_result",
+          tool_use_id: message.toolCallId,
+          content: message.content,
+          ...(message.isError ? { is_error: true } : {}),
+        },
       ]);
     }
   }
   // The Messages API requires the first turn to be the user's.
-  if (out[0]?.role === "assistant") out.unshift({ role: "user", content: [{ type: "text", text: "(conversation continues)" }] });
+  if (out[0]?.role === "assistant")
+    out.unshift({ role: "user", content: [{ type: "text", text: "(conversation continues)" }] });
   return out;
 }
 
@@ -103,19 +127,38 @@ const usageSchema = z
   .loose();
 
 const streamEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("message_start"), message: z.object({ usage: usageSchema.optional() }).loose() }).loose(),
+  z
+    .object({
+      type: z.literal("message_start"),
+      message: z.object({ usage: usageSchema.optional() }).loose(),
+    })
+    .loose(),
   z
     .object({
       type: z.literal("content_block_start"),
       index: z.number(),
-      content_block: z.object({ type: z.string(), id: z.string().optional(), name: z.string().optional(), text: z.string().optional(), input: z.unknown().optional() }).loose(),
+      content_block: z
+        .object({
+          type: z.string(),
+          id: z.string().optional(),
+          name: z.string().optional(),
+          text: z.string().optional(),
+          input: z.unknown().optional(),
+        })
+        .loose(),
     })
     .loose(),
   z
     .object({
       type: z.literal("content_block_delta"),
       index: z.number(),
-      delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }).loose(),
+      delta: z
+        .object({
+          type: z.string(),
+          text: z.string().optional(),
+          partial_json: z.string().optional(),
+        })
+        .loose(),
     })
     .loose(),
   z.object({ type: z.literal("content_block_stop"), index: z.number() }).loose(),
@@ -128,7 +171,12 @@ const streamEventSchema = z.discriminatedUnion("type", [
     .loose(),
   z.object({ type: z.literal("message_stop") }).loose(),
   z.object({ type: z.literal("ping") }).loose(),
-  z.object({ type: z.literal("error"), error: z.object({ type: z.string().optional(), message: z.string().optional() }).loose() }).loose(),
+  z
+    .object({
+      type: z.literal("error"),
+      error: z.object({ type: z.string().optional(), message: z.string().optional() }).loose(),
+    })
+    .loose(),
 ]);
 
 interface BlockState {
@@ -140,7 +188,10 @@ interface BlockState {
   input?: Record<string, unknown>;
 }
 
-async function readMessageStream(events: AsyncIterable<SseEvent>, request: ModelRequest): Promise<ProviderResult> {
+async function readMessageStream(
+  events: AsyncIterable<SseEvent>,
+  request: ModelRequest,
+): Promise<ProviderResult> {
   const blocks = new Map<number, BlockState>();
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: string | null | undefined;
@@ -155,8 +206,16 @@ async function readMessageStream(events: AsyncIterable<SseEvent>, request: Model
         break;
       case "content_block_start": {
         const block = event.content_block;
-        const input = isPlainObject(block.input) && Object.keys(block.input).length ? block.input : undefined;
-        blocks.set(event.index, { type: block.type, text: block.text ?? "", id: block.id, name: block.name, json: "", input });
+        const input =
+          isPlainObject(block.input) && Object.keys(block.input).length ? block.input : undefined;
+        blocks.set(event.index, {
+          type: block.type,
+          text: block.text ?? "",
+          id: block.id,
+          name: block.name,
+          json: "",
+          input,
+        });
         if (block.type === "text" && block.text) request.onTextDelta?.(block.text);
         break;
       }
@@ -166,7 +225,10 @@ async function readMessageStream(events: AsyncIterable<SseEvent>, request: Model
         if (event.delta.type === "text_delta" && event.delta.text) {
           block.text += event.delta.text;
           request.onTextDelta?.(event.delta.text);
-        } else if (event.delta.type === "input_json_delta" && event.delta.partial_json !== undefined) {
+        } else if (
+          event.delta.type === "input_json_delta" &&
+          event.delta.partial_json !== undefined
+        ) {
           block.json += event.delta.partial_json;
         }
         break;
@@ -179,7 +241,10 @@ async function readMessageStream(events: AsyncIterable<SseEvent>, request: Model
         finished = true;
         break;
       case "error":
-        throw classifyStreamError({ type: event.error.type, message: event.error.message ?? "unknown error" });
+        throw classifyStreamError({
+          type: event.error.type,
+          message: event.error.message ?? "unknown error",
+        });
       default:
         break;
     }
@@ -188,9 +253,16 @@ async function readMessageStream(events: AsyncIterable<SseEvent>, request: Model
   const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
   const toolCalls: ToolCall[] = ordered
     .filter((block) => block.type === "tool_use" && block.id && block.name)
-    .map((block) => ({ id: block.id!, name: block.name!, arguments: block.json ? parseToolArguments(block.json) : (block.input ?? {}) }));
+    .map((block) => ({
+      id: block.id!,
+      name: block.name!,
+      arguments: block.json ? parseToolArguments(block.json) : (block.input ?? {}),
+    }));
   return {
-    text: ordered.filter((block) => block.type === "text").map((block) => block.text).join(""),
+    text: ordered
+      .filter((block) => block.type === "text")
+      .map((block) => block.text)
+      .join(""),
     toolCalls,
     usage,
     stopReason: mapStopReason(stopReason),
@@ -199,7 +271,17 @@ async function readMessageStream(events: AsyncIterable<SseEvent>, request: Model
 
 const messageJsonSchema = z
   .object({
-    content: z.array(z.object({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional() }).loose()),
+    content: z.array(
+      z
+        .object({
+          type: z.string(),
+          text: z.string().optional(),
+          id: z.string().optional(),
+          name: z.string().optional(),
+          input: z.unknown().optional(),
+        })
+        .loose(),
+    ),
     stop_reason: z.string().nullish(),
     usage: usageSchema.optional(),
   })
@@ -210,13 +292,20 @@ function fromMessageJson(json: unknown, request: ModelRequest): ProviderResult {
   if (!parsed.success) throw new ModelError("server", "the Anthropic response was not a message");
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   applyUsage(usage, parsed.data.usage);
-  const text = parsed.data.content.filter((block) => block.type === "text").map((block) => block.text ?? "").join("");
+  const text = parsed.data.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text ?? "")
+    .join("");
   if (text) request.onTextDelta?.(text);
   return {
     text,
     toolCalls: parsed.data.content
       .filter((block) => block.type === "tool_use" && block.id && block.name)
-      .map((block) => ({ id: block.id!, name: block.name!, arguments: isPlainObject(block.input) ? block.input : {} })),
+      .map((block) => ({
+        id: block.id!,
+        name: block.name!,
+        arguments: isPlainObject(block.input) ? block.input : {},
+      })),
     usage,
     stopReason: mapStopReason(parsed.data.stop_reason),
   };
@@ -227,8 +316,10 @@ function applyUsage(usage: Usage, raw: z.infer<typeof usageSchema> | undefined):
   if (!raw) return;
   if (typeof raw.input_tokens === "number") usage.inputTokens = raw.input_tokens;
   if (typeof raw.output_tokens === "number") usage.outputTokens = raw.output_tokens;
-  if (typeof raw.cache_read_input_tokens === "number") usage.cacheReadTokens = raw.cache_read_input_tokens;
-  if (typeof raw.cache_creation_input_tokens === "number") usage.cacheWriteTokens = raw.cache_creation_input_tokens;
+  if (typeof raw.cache_read_input_tokens === "number")
+    usage.cacheReadTokens = raw.cache_read_input_tokens;
+  if (typeof raw.cache_creation_input_tokens === "number")
+    usage.cacheWriteTokens = raw.cache_creation_input_tokens;
 }
 
 function mapStopReason(reason: string | null | undefined): ProviderResult["stopReason"] {
@@ -244,7 +335,6 @@ function mapStopReason(reason: string | null | undefined): ProviderResult["stopR
       return "other";
   }
 }
-
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -22,7 +22,11 @@ export interface ProviderErrorDetail {
   message: string;
 }
 
-export function classifyHttpError(status: number, detail: ProviderErrorDetail, retryAfterMs?: number): ModelError {
+export function classifyHttpError(
+  status: number,
+  detail: ProviderErrorDetail,
+  retryAfterMs?: number,
+): ModelError {
   const text = `${detail.type ?? ""} ${detail.code ?? ""} ${detail.message}`;
   const message = `HTTP ${status}${detail.type ? ` ${detail.type}` : ""}: ${detail.message}`;
   return new ModelError(kindForStatus(status, text, detail.type), message, status, retryAfterMs);
@@ -33,7 +37,8 @@ function kindForStatus(status: number, text: string, type: string | undefined): 
   if (status === 429) return BILLING.test(text) ? "billing" : "rate_limit";
   if (status === 413) return "context_overflow";
   if (status < 500 && CONTEXT_OVERFLOW.test(text)) return "context_overflow";
-  if (status === 402) return RATE_LIMIT.test(text) && !BILLING.test(text) ? "rate_limit" : "billing";
+  if (status === 402)
+    return RATE_LIMIT.test(text) && !BILLING.test(text) ? "rate_limit" : "billing";
   // Anthropic reports a low credit balance as a 400; billing text stays billing whatever the status.
   if (status < 500 && BILLING.test(text)) return "billing";
   if (status === 401 || status === 403) return "auth";
@@ -65,7 +70,10 @@ export function classifyStreamError(detail: ProviderErrorDetail): ModelError {
   else if (BILLING.test(text)) kind = "billing";
   else if (kind === "server" && RATE_LIMIT.test(text)) kind = "rate_limit";
   else if (kind === "server" && OVERLOADED.test(text)) kind = "overloaded";
-  return new ModelError(kind, `stream error${detail.type ? ` ${detail.type}` : ""}: ${detail.message}`);
+  return new ModelError(
+    kind,
+    `stream error${detail.type ? ` ${detail.type}` : ""}: ${detail.message}`,
+  );
 }
 
 /** Reads `{ error: { type, code, message } }` (both wire formats) or falls back to the raw text. */
@@ -78,7 +86,12 @@ export function parseErrorBody(raw: string): ProviderErrorDetail {
       return {
         message,
         type: typeof error.type === "string" ? error.type : undefined,
-        code: typeof error.code === "string" ? error.code : typeof error.code === "number" ? String(error.code) : undefined,
+        code:
+          typeof error.code === "string"
+            ? error.code
+            : typeof error.code === "number"
+              ? String(error.code)
+              : undefined,
       };
     }
   } catch {
@@ -90,7 +103,8 @@ export function parseErrorBody(raw: string): ProviderErrorDetail {
 /** `retry-after-ms` (Stainless SDKs) wins over `retry-after` (seconds or an HTTP date). */
 export function retryAfterMsFromHeaders(headers: Headers, now = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");
-  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms)))
+    return Math.max(0, Number(ms));
   const value = headers.get("retry-after");
   if (value === null || value.trim() === "") return undefined;
   if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
@@ -101,7 +115,8 @@ export function retryAfterMsFromHeaders(headers: Headers, now = Date.now()): num
 /** Provider messages sometimes echo a masked key ("Incorrect API key provided: sk-ab***yz"). */
 export function redactSecrets(text: string, secrets: Array<string | undefined> = []): string {
   let out = text;
-  for (const secret of secrets) if (secret && secret.length >= 6) out = out.split(secret).join("[redacted]");
+  for (const secret of secrets)
+    if (secret && secret.length >= 6) out = out.split(secret).join("[redacted]");
   return out.replace(/\b(sk-[A-Za-z0-9_\-*.]{4,}|sk-ant-[A-Za-z0-9_\-*.]{4,})/g, "[redacted]");
 }
 

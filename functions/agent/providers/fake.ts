@@ -1,4 +1,10 @@
-import { ModelError, type Message, type ModelRequest, type ToolCall, type ToolSpec } from "../types.ts";
+import {
+  ModelError,
+  type Message,
+  type ModelRequest,
+  type ToolCall,
+  type ToolSpec,
+} from "../types.ts";
 import type { ProviderCall, ProviderResult } from "./types.ts";
 
 /**
@@ -25,7 +31,9 @@ export const callFakeModel: ProviderCall = async (_model, request) => {
 };
 
 /** The reply, decided from the transcript alone (pure, so tests and demos are repeatable). */
-export function fakeReply(request: Pick<ModelRequest, "system" | "messages" | "tools">): ProviderResult {
+export function fakeReply(
+  request: Pick<ModelRequest, "system" | "messages" | "tools">,
+): ProviderResult {
   const usage = {
     inputTokens: estimateTokens(request.system + request.messages.map(messageText).join("\n")),
     outputTokens: 0,
@@ -40,14 +48,20 @@ export function fakeReply(request: Pick<ModelRequest, "system" | "messages" | "t
   });
 
   const last = request.messages.at(-1);
-  if (!last) return answer(`${FAKE_REPLY_PREFIX} Hello! I am the scripted demo model; set a real model to get real answers.`);
+  if (!last)
+    return answer(
+      `${FAKE_REPLY_PREFIX} Hello! I am the scripted demo model; set a real model to get real answers.`,
+    );
   if (last.role === "tool") return answer(summariseToolResults(request.messages));
   if (last.role === "assistant") return answer(`${FAKE_REPLY_PREFIX} (nothing new to answer)`);
 
   const intent = detectIntent(last.content);
   if (!intent) return answer(`${FAKE_REPLY_PREFIX} You said: ${last.content}`);
   const tool = request.tools.find((candidate) => candidate.name === intent.tool);
-  if (!tool) return answer(`${FAKE_REPLY_PREFIX} You asked for the ${intent.tool} tool, but it is not available in this session.`);
+  if (!tool)
+    return answer(
+      `${FAKE_REPLY_PREFIX} You asked for the ${intent.tool} tool, but it is not available in this session.`,
+    );
   const call: ToolCall = {
     id: `fake_call_${request.messages.length}`,
     name: intent.tool,
@@ -77,9 +91,11 @@ function detectIntent(text: string): Intent | undefined {
 /** Uses the parameter names the offered tool actually declares (`path` vs `file_path`, …). */
 function argumentsFor(tool: ToolSpec, intent: Intent): Record<string, unknown> {
   const declared = Object.keys(tool.parameters.properties ?? {});
-  const pick = (candidates: string[]) => candidates.find((name) => declared.includes(name)) ?? candidates[0]!;
+  const pick = (candidates: string[]) =>
+    candidates.find((name) => declared.includes(name)) ?? candidates[0]!;
   const args: Record<string, unknown> = {};
-  if (intent.path !== undefined) args[pick(["path", "file_path", "filePath", "file"])] = intent.path;
+  if (intent.path !== undefined)
+    args[pick(["path", "file_path", "filePath", "file"])] = intent.path;
   if (intent.content !== undefined) args[pick(["content", "contents", "text"])] = intent.content;
   if (intent.url !== undefined) args[pick(["url", "href"])] = intent.url;
   return args;
@@ -93,7 +109,8 @@ function summariseToolResults(messages: Message[]): string {
     results.unshift(message);
   }
   const lines = results.map(
-    (result) => `The ${result.name} tool ${result.isError ? "failed" : "returned"}: ${excerpt(result.content, 400)}`,
+    (result) =>
+      `The ${result.name} tool ${result.isError ? "failed" : "returned"}: ${excerpt(result.content, 400)}`,
   );
   return `${FAKE_REPLY_PREFIX} ${lines.join("\n")}`;
 }

@@ -1,5 +1,10 @@
 import { ModelError } from "../types.ts";
-import { classifyHttpError, parseErrorBody, redactSecrets, retryAfterMsFromHeaders } from "./errors.ts";
+import {
+  classifyHttpError,
+  parseErrorBody,
+  redactSecrets,
+  retryAfterMsFromHeaders,
+} from "./errors.ts";
 
 /**
  * One streaming POST to a model provider, guarded by an idle watchdog: the first byte and every
@@ -14,7 +19,9 @@ export interface SseEvent {
   data: string;
 }
 
-export type ProviderBody = { kind: "sse"; events: AsyncIterable<SseEvent> } | { kind: "json"; json: unknown };
+export type ProviderBody =
+  | { kind: "sse"; events: AsyncIterable<SseEvent> }
+  | { kind: "json"; json: unknown };
 
 export interface ProviderPost {
   url: string;
@@ -32,7 +39,11 @@ export async function postToProvider(post: ProviderPost): Promise<ProviderBody> 
   try {
     response = await fetch(post.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream, application/json", ...post.headers },
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream, application/json",
+        ...post.headers,
+      },
       body: JSON.stringify(post.body),
       signal: guard.signal,
     });
@@ -56,7 +67,11 @@ export async function postToProvider(post: ProviderPost): Promise<ProviderBody> 
       try {
         return { kind: "json", json: JSON.parse(text) as unknown };
       } catch {
-        throw new ModelError("server", `provider answered ${contentType || "without a content type"} that is not JSON`, response.status);
+        throw new ModelError(
+          "server",
+          `provider answered ${contentType || "without a content type"} that is not JSON`,
+          response.status,
+        );
       }
     }
     return { kind: "sse", events: sseEvents(response, guard, post.secrets) };
@@ -70,7 +85,8 @@ class RequestGuard {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timedOut = false;
-  private readonly onCallerAbort = () => this.controller.abort(new ModelError("aborted", "the model call was aborted"));
+  private readonly onCallerAbort = () =>
+    this.controller.abort(new ModelError("aborted", "the model call was aborted"));
 
   constructor(
     private readonly idleTimeoutMs: number,
@@ -90,7 +106,9 @@ class RequestGuard {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timedOut = true;
-      this.controller.abort(new ModelError("timeout", `no data from the model provider for ${this.idleTimeoutMs} ms`));
+      this.controller.abort(
+        new ModelError("timeout", `no data from the model provider for ${this.idleTimeoutMs} ms`),
+      );
     }, this.idleTimeoutMs);
   }
 
@@ -121,10 +139,17 @@ class RequestGuard {
 
   translate(error: unknown, secrets: Array<string | undefined>): ModelError {
     if (error instanceof ModelError) return error;
-    if (this.timedOut) return new ModelError("timeout", `no data from the model provider for ${this.idleTimeoutMs} ms`);
+    if (this.timedOut)
+      return new ModelError(
+        "timeout",
+        `no data from the model provider for ${this.idleTimeoutMs} ms`,
+      );
     if (this.callerSignal?.aborted) return new ModelError("aborted", "the model call was aborted");
     const message = error instanceof Error ? error.message : String(error);
-    return new ModelError("network", `could not reach the model provider: ${redactSecrets(message, secrets)}`);
+    return new ModelError(
+      "network",
+      `could not reach the model provider: ${redactSecrets(message, secrets)}`,
+    );
   }
 }
 
@@ -148,7 +173,11 @@ async function readAllText(response: Response, guard: RequestGuard): Promise<str
   return text + decoder.decode();
 }
 
-async function* sseEvents(response: Response, guard: RequestGuard, secrets: Array<string | undefined>): AsyncGenerator<SseEvent> {
+async function* sseEvents(
+  response: Response,
+  guard: RequestGuard,
+  secrets: Array<string | undefined>,
+): AsyncGenerator<SseEvent> {
   const body = response.body;
   if (!body) {
     guard.stop();

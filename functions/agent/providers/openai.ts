@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { ModelError, type Message, type ModelRequest, type ToolCall, type Usage } from "../types.ts";
+import {
+  ModelError,
+  type Message,
+  type ModelRequest,
+  type ToolCall,
+  type Usage,
+} from "../types.ts";
 import { classifyStreamError } from "./errors.ts";
 import { postToProvider, safeJson, type SseEvent } from "./http.ts";
 import { parseToolArguments, sanitizeTranscript } from "./transcript.ts";
@@ -14,7 +20,10 @@ import type { ProviderCall, ProviderResult, ResolvedModel } from "./types.ts";
 export const callOpenAiCompletions: ProviderCall = async (model, request) => {
   const body = await postToProvider({
     url: `${model.baseUrl.replace(/\/+$/, "")}/chat/completions`,
-    headers: { ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}), ...model.headers },
+    headers: {
+      ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}),
+      ...model.headers,
+    },
     body: openAiRequestBody(model, request),
     idleTimeoutMs: model.idleTimeoutMs,
     signal: request.signal,
@@ -24,7 +33,10 @@ export const callOpenAiCompletions: ProviderCall = async (model, request) => {
   return readCompletionStream(body.events, request);
 };
 
-export function openAiRequestBody(model: ResolvedModel, request: ModelRequest): Record<string, unknown> {
+export function openAiRequestBody(
+  model: ResolvedModel,
+  request: ModelRequest,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: model.modelId,
     messages: toOpenAiMessages(request.system, request.messages),
@@ -45,7 +57,15 @@ export function openAiRequestBody(model: ResolvedModel, request: ModelRequest): 
 
 type OpenAiMessage =
   | { role: "system" | "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: Array<{
+        id: string;
+        type: "function";
+        function: { name: string; arguments: string };
+      }>;
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
 export function toOpenAiMessages(system: string, messages: Message[]): OpenAiMessage[] {
@@ -59,11 +79,21 @@ export function toOpenAiMessages(system: string, messages: Message[]): OpenAiMes
         role: "assistant",
         content: message.content || (calls.length ? null : ""),
         ...(calls.length
-          ? { tool_calls: calls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } })) }
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: "function" as const,
+                function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+              })),
+            }
           : {}),
       });
     } else {
-      out.push({ role: "tool", tool_call_id: message.toolCallId, content: message.isError ? `Error: ${message.content}` : message.content });
+      out.push({
+        role: "tool",
+        tool_call_id: message.toolCallId,
+        content: message.isError ? `Error: ${message.content}` : message.content,
+      });
     }
   }
   return out;
@@ -77,7 +107,13 @@ const usageSchema = z
   })
   .loose();
 
-const errorSchema = z.object({ message: z.string().optional(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }).loose();
+const errorSchema = z
+  .object({
+    message: z.string().optional(),
+    type: z.string().nullish(),
+    code: z.union([z.string(), z.number()]).nullish(),
+  })
+  .loose();
 
 const chunkSchema = z
   .object({
@@ -94,7 +130,10 @@ const chunkSchema = z
                       .object({
                         index: z.number().optional(),
                         id: z.string().nullish(),
-                        function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).loose().nullish(),
+                        function: z
+                          .object({ name: z.string().nullish(), arguments: z.string().nullish() })
+                          .loose()
+                          .nullish(),
                       })
                       .loose(),
                   )
@@ -118,7 +157,10 @@ interface CallState {
   args: string;
 }
 
-async function readCompletionStream(events: AsyncIterable<SseEvent>, request: ModelRequest): Promise<ProviderResult> {
+async function readCompletionStream(
+  events: AsyncIterable<SseEvent>,
+  request: ModelRequest,
+): Promise<ProviderResult> {
   const calls: CallState[] = [];
   const slotByIndex = new Map<number, CallState>();
   let text = "";
@@ -142,7 +184,10 @@ async function readCompletionStream(events: AsyncIterable<SseEvent>, request: Mo
         request.onTextDelta?.(delta.content);
       }
       for (const fragment of delta?.tool_calls ?? []) {
-        let slot = fragment.index !== undefined ? slotByIndex.get(fragment.index) : calls.find((call) => fragment.id && call.id === fragment.id);
+        let slot =
+          fragment.index !== undefined
+            ? slotByIndex.get(fragment.index)
+            : calls.find((call) => fragment.id && call.id === fragment.id);
         if (!slot) {
           slot = { id: "", name: "", args: "" };
           calls.push(slot);
@@ -158,7 +203,8 @@ async function readCompletionStream(events: AsyncIterable<SseEvent>, request: Mo
     }
   }
   if (finishReason === "error") throw new ModelError("server", "Provider finish_reason: error");
-  if (!done && !finishReason) throw new ModelError("network", "the completion stream ended before [DONE]");
+  if (!done && !finishReason)
+    throw new ModelError("network", "the completion stream ended before [DONE]");
   return {
     text,
     toolCalls: calls.filter((call) => call.name).map((call, i) => toToolCall(call, i)),
@@ -177,7 +223,16 @@ const completionJsonSchema = z
               .object({
                 content: z.string().nullish(),
                 tool_calls: z
-                  .array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.string().nullish() }).loose() }).loose())
+                  .array(
+                    z
+                      .object({
+                        id: z.string().nullish(),
+                        function: z
+                          .object({ name: z.string(), arguments: z.string().nullish() })
+                          .loose(),
+                      })
+                      .loose(),
+                  )
                   .nullish(),
               })
               .loose(),
@@ -196,20 +251,30 @@ function fromCompletionJson(json: unknown, request: ModelRequest): ProviderResul
   const choice = parsed.data.choices[0]!;
   const text = choice.message.content ?? "";
   if (text) request.onTextDelta?.(text);
-  if (choice.finish_reason === "error") throw new ModelError("server", "Provider finish_reason: error");
+  if (choice.finish_reason === "error")
+    throw new ModelError("server", "Provider finish_reason: error");
   return {
     text,
     toolCalls: (choice.message.tool_calls ?? []).map((call, i) =>
-      toToolCall({ id: call.id ?? "", name: call.function.name, args: call.function.arguments ?? "" }, i),
+      toToolCall(
+        { id: call.id ?? "", name: call.function.name, args: call.function.arguments ?? "" },
+        i,
+      ),
     ),
-    usage: parsed.data.usage ? toUsage(parsed.data.usage) : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    usage: parsed.data.usage
+      ? toUsage(parsed.data.usage)
+      : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     stopReason: mapFinishReason(choice.finish_reason ?? undefined),
   };
 }
 
 function toToolCall(call: CallState, position: number): ToolCall {
   // Some local servers omit ids; the transcript needs one to pair the result with the call.
-  return { id: call.id || `call_${position}_${call.name}`, name: call.name, arguments: parseToolArguments(call.args) };
+  return {
+    id: call.id || `call_${position}_${call.name}`,
+    name: call.name,
+    arguments: parseToolArguments(call.args),
+  };
 }
 
 /** OpenAI counts cached prompt tokens inside prompt_tokens; ours are disjoint, as Anthropic's. */
@@ -244,4 +309,3 @@ function mapFinishReason(reason: string | undefined): ProviderResult["stopReason
       return "other";
   }
 }
-

@@ -1,6 +1,7 @@
 import type { Message } from "../types.ts";
 
-export const MISSING_TOOL_RESULT = "No result was recorded for this tool call (the run was interrupted).";
+export const MISSING_TOOL_RESULT =
+  "No result was recorded for this tool call (the run was interrupted).";
 
 /**
  * Both wire formats reject a transcript where a tool call has no result, a result has no call, or
@@ -45,7 +46,8 @@ export function parseToolArguments(text: string): Record<string, unknown> {
   if (!text.trim()) return {};
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
   } catch {
     // fall through
   }

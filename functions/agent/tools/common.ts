@@ -15,13 +15,19 @@ export class ToolInputError extends Error {
 }
 
 /** Validates model-supplied arguments; the error lists each bad field so the model can retry. */
-export function parseToolArgs<T extends z.ZodType>(toolName: string, schema: T, args: Record<string, unknown>): z.infer<T> {
+export function parseToolArgs<T extends z.ZodType>(
+  toolName: string,
+  schema: T,
+  args: Record<string, unknown>,
+): z.infer<T> {
   if (typeof args._raw === "string") {
     throw new ToolInputError(`${toolName}: the arguments were not valid JSON`);
   }
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`);
+  const issues = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`,
+  );
   throw new ToolInputError(`${toolName}: invalid arguments — ${issues.join("; ")}`);
 }
 
@@ -43,7 +49,8 @@ export function boundToolOutput(text: string, limit = MAX_TOOL_RESULT_CHARS): st
 
 /** Turns what a tool threw into a result the model can read; unexpected errors keep only their message. */
 export function errorResult(toolName: string, error: unknown): ToolResult {
-  if (error instanceof ToolInputError || error instanceof WorkspaceError) return { content: error.message, isError: true };
+  if (error instanceof ToolInputError || error instanceof WorkspaceError)
+    return { content: error.message, isError: true };
   const message = error instanceof Error ? error.message : String(error);
   return { content: `${toolName} failed: ${message}`, isError: true };
 }

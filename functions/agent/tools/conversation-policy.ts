@@ -12,16 +12,29 @@ import type { ToolPolicyLayer } from "./policy.ts";
  * add one the agent does not have. `alsoAllow` and `toolsBySender` are not applied.
  */
 
-const toolsSchema = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).loose();
+const toolsSchema = z
+  .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+  .loose();
 
-export function conversationToolLayer(config: EdgeclawConfig, route: ReplyRoute): ToolPolicyLayer | undefined {
+export function conversationToolLayer(
+  config: EdgeclawConfig,
+  route: ReplyRoute,
+): ToolPolicyLayer | undefined {
   const block = (config.channels as Record<string, unknown>)[route.channel];
   const teamId = route.extra?.teamId;
   if (!block || !teamId) return undefined;
   // A thread (Discord) falls back to its channel's entry, as access does.
-  const place = guildAccess(block, route.accountId, { teamId, peerId: route.to, parentPeerId: route.extra?.parentPeerId });
+  const place = guildAccess(block, route.accountId, {
+    teamId,
+    peerId: route.to,
+    parentPeerId: route.extra?.parentPeerId,
+  });
   if (!place.configured || !place.entry) return undefined;
   const tools = toolsSchema.safeParse((place.entry as Record<string, unknown>).tools);
   if (!tools.success || (!tools.data.allow && !tools.data.deny)) return undefined;
-  return { source: `channels.${route.channel} team ${teamId} channel ${route.to} tools`, allow: tools.data.allow, deny: tools.data.deny };
+  return {
+    source: `channels.${route.channel} team ${teamId} channel ${route.to} tools`,
+    allow: tools.data.allow,
+    deny: tools.data.deny,
+  };
 }

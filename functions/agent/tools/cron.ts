@@ -3,7 +3,14 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool } from "../types.ts";
 import { withDb } from "../../db/client.ts";
 import { jobInputSchema, jobPatchSchema, type CronJob } from "../../automation/cron-job.ts";
-import { createJob, deleteJob, getJob, listJobs, listRuns, updateJob } from "../../automation/cron-store.ts";
+import {
+  createJob,
+  deleteJob,
+  getJob,
+  listJobs,
+  listRuns,
+  updateJob,
+} from "../../automation/cron-store.ts";
 import { describeSchedule } from "../../automation/schedule.ts";
 import { dbEnvOf, parseToolArgs, ToolInputError } from "./common.ts";
 
@@ -21,10 +28,18 @@ const argsSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("list") }),
   z.object({ action: z.literal("get"), jobId: z.string().min(1) }),
   z.object({ action: z.literal("add"), job: z.record(z.string(), z.unknown()) }),
-  z.object({ action: z.literal("update"), jobId: z.string().min(1), patch: z.record(z.string(), z.unknown()) }),
+  z.object({
+    action: z.literal("update"),
+    jobId: z.string().min(1),
+    patch: z.record(z.string(), z.unknown()),
+  }),
   z.object({ action: z.literal("remove"), jobId: z.string().min(1) }),
   z.object({ action: z.literal("run"), jobId: z.string().min(1) }),
-  z.object({ action: z.literal("runs"), jobId: z.string().min(1), limit: z.number().int().positive().max(100).optional() }),
+  z.object({
+    action: z.literal("runs"),
+    jobId: z.string().min(1),
+    limit: z.number().int().positive().max(100).optional(),
+  }),
 ]);
 
 export function createCronTool(config: EdgeclawConfig, scheduler: CronScheduler): AgentTool {
@@ -66,7 +81,18 @@ export function createCronTool(config: EdgeclawConfig, scheduler: CronScheduler)
           return { content: JSON.stringify({ job: await own(args.jobId) }, null, 2) };
         case "add": {
           const input = parseToolArgs("cron", jobInputSchema, args.job);
-          const job = await withDb(env, (db) => createJob(db, { ...input, agentId: ctx.agentId }, { agentId: ctx.agentId, createdBy: `agent:${ctx.agentId}`, now: Date.now(), maxJobsPerAgent: config.cron.maxJobsPerAgent }));
+          const job = await withDb(env, (db) =>
+            createJob(
+              db,
+              { ...input, agentId: ctx.agentId },
+              {
+                agentId: ctx.agentId,
+                createdBy: `agent:${ctx.agentId}`,
+                now: Date.now(),
+                maxJobsPerAgent: config.cron.maxJobsPerAgent,
+              },
+            ),
+          );
           await scheduler.reschedule();
           return { content: JSON.stringify({ added: summary(job) }, null, 2) };
         }
@@ -92,7 +118,22 @@ export function createCronTool(config: EdgeclawConfig, scheduler: CronScheduler)
         case "runs": {
           await own(args.jobId);
           const runs = await withDb(env, (db) => listRuns(db, args.jobId, args.limit ?? 20));
-          return { content: JSON.stringify({ runs: runs.map((run) => ({ id: run.id, status: run.status, scheduledFor: new Date(run.scheduledFor).toISOString(), costUsd: run.costUsd, summary: run.summary, error: run.error })) }, null, 2) };
+          return {
+            content: JSON.stringify(
+              {
+                runs: runs.map((run) => ({
+                  id: run.id,
+                  status: run.status,
+                  scheduledFor: new Date(run.scheduledFor).toISOString(),
+                  costUsd: run.costUsd,
+                  summary: run.summary,
+                  error: run.error,
+                })),
+              },
+              null,
+              2,
+            ),
+          };
         }
       }
     },

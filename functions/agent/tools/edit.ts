@@ -14,7 +14,11 @@ const editArgs = z
     old_string: z.string().optional(),
     new_string: z.string().optional(),
   })
-  .transform((args) => ({ path: args.path, oldText: args.oldText ?? args.old_string, newText: args.newText ?? args.new_string }));
+  .transform((args) => ({
+    path: args.path,
+    oldText: args.oldText ?? args.old_string,
+    newText: args.newText ?? args.new_string,
+  }));
 
 export function createEditTool(): AgentTool {
   return {
@@ -36,9 +40,17 @@ export function createEditTool(): AgentTool {
       if (args.oldText === undefined || args.newText === undefined) {
         throw new ToolInputError("edit: oldText and newText are required");
       }
-      const result = await editFile(dbEnvOf(ctx), ctx.agentId, workspacePathFor(ctx, args.path), args.oldText, args.newText);
+      const result = await editFile(
+        dbEnvOf(ctx),
+        ctx.agentId,
+        workspacePathFor(ctx, args.path),
+        args.oldText,
+        args.newText,
+      );
       await noteMemoryWrite(ctx.env, ctx.config, ctx.agentId, result.path);
-      return { content: `Edited ${result.path} (version ${result.version}, ${result.bytes} bytes).` };
+      return {
+        content: `Edited ${result.path} (version ${result.version}, ${result.bytes} bytes).`,
+      };
     },
   };
 }

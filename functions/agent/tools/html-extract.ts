@@ -15,12 +15,68 @@ export interface ExtractedPage {
   extractor: "html-main" | "html-body";
 }
 
-const SKIP = new Set(["script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "nav", "footer", "aside", "form", "button", "select", "dialog", "head"]);
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
-const BLOCK = new Set(["p", "div", "section", "article", "main", "header", "blockquote", "table", "tr", "ul", "ol", "dl", "dt", "dd", "figure", "figcaption", "address", "details", "summary"]);
+const SKIP = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "canvas",
+  "iframe",
+  "object",
+  "nav",
+  "footer",
+  "aside",
+  "form",
+  "button",
+  "select",
+  "dialog",
+  "head",
+]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
+const BLOCK = new Set([
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "header",
+  "blockquote",
+  "table",
+  "tr",
+  "ul",
+  "ol",
+  "dl",
+  "dt",
+  "dd",
+  "figure",
+  "figcaption",
+  "address",
+  "details",
+  "summary",
+]);
 const MAIN_MIN_CHARS = 200;
 
-export async function extractReadableHtml(html: string, mode: ExtractMode, preferMain = true): Promise<ExtractedPage> {
+export async function extractReadableHtml(
+  html: string,
+  mode: ExtractMode,
+  preferMain = true,
+): Promise<ExtractedPage> {
   let skipDepth = 0;
   let mainDepth = 0;
   let preDepth = 0;
@@ -62,14 +118,18 @@ export async function extractReadableHtml(html: string, mode: ExtractMode, prefe
           });
           return;
         }
-        if (element.getAttribute("hidden") !== null || element.getAttribute("aria-hidden") === "true") {
+        if (
+          element.getAttribute("hidden") !== null ||
+          element.getAttribute("aria-hidden") === "true"
+        ) {
           skipDepth++;
           onEnd(element, () => {
             skipDepth--;
           });
           return;
         }
-        const isMain = tag === "main" || tag === "article" || element.getAttribute("role") === "main";
+        const isMain =
+          tag === "main" || tag === "article" || element.getAttribute("role") === "main";
         if (isMain) {
           mainDepth++;
           onEnd(element, () => {
@@ -121,7 +181,9 @@ export async function extractReadableHtml(html: string, mode: ExtractMode, prefe
       },
     });
 
-  await rewriter.transform(new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } })).arrayBuffer();
+  await rewriter
+    .transform(new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }))
+    .arrayBuffer();
 
   const mainText = tidy(main.join(""));
   const useMain = preferMain && mainText.length >= MAIN_MIN_CHARS;
@@ -141,7 +203,9 @@ function tidy(raw: string): string {
     return `\u0000P${pre.length - 1}\u0000`;
   });
   const collapsed = marked
-    .replace(/[ \t\r\f\v\u00a0]*\n[ \t\r\f\v\u00a0\n]*/g, (m) => (m.split("\n").length > 2 ? "\n\n" : "\n"))
+    .replace(/[ \t\r\f\v\u00a0]*\n[ \t\r\f\v\u00a0\n]*/g, (m) =>
+      m.split("\n").length > 2 ? "\n\n" : "\n",
+    )
     .replace(/[ \t\r\f\v]+/g, " ")
     .replace(/\n /g, "\n")
     .replace(/ \n/g, "\n")
@@ -183,8 +247,13 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = {
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z][a-z0-9]*);/gi, (match, body: string) => {
     if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X" ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
+      const code =
+        body[1] === "x" || body[1] === "X"
+          ? Number.parseInt(body.slice(2), 16)
+          : Number.parseInt(body.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff
+        ? String.fromCodePoint(code)
+        : match;
     }
     return NAMED_ENTITIES[body.toLowerCase()] ?? match;
   });

@@ -39,10 +39,19 @@ export interface ToolsetOptions {
  * The tools the model receives for one run of `agentId`: every registered tool that its config
  * enables and the tool policy allows, minus owner-only tools when the sender is not the owner.
  */
-export function createToolset(config: EdgeclawConfig, agentId: string, options: ToolsetOptions = {}): AgentTool[] {
-  const layers = [...resolveToolPolicy(config, agentId), ...(options.conversationLayer ? [options.conversationLayer] : [])];
+export function createToolset(
+  config: EdgeclawConfig,
+  agentId: string,
+  options: ToolsetOptions = {},
+): AgentTool[] {
+  const layers = [
+    ...resolveToolPolicy(config, agentId),
+    ...(options.conversationLayer ? [options.conversationLayer] : []),
+  ];
   const candidates = [
-    ...TOOL_FACTORIES.map((factory) => factory(config, agentId)).filter((tool): tool is AgentTool => tool !== null),
+    ...TOOL_FACTORIES.map((factory) => factory(config, agentId)).filter(
+      (tool): tool is AgentTool => tool !== null,
+    ),
     ...(options.extraTools ?? []),
   ];
   const seen = new Set<string>();
@@ -58,10 +67,17 @@ export function createToolset(config: EdgeclawConfig, agentId: string, options: 
  * Runs one tool call against the run's toolset. Never throws: unknown tools, owner-only refusals,
  * bad arguments and failures become error results the model can read, and every result is bounded.
  */
-export async function runTool(tools: readonly AgentTool[], call: Pick<ToolCall, "name" | "arguments">, ctx: ToolContext): Promise<ToolResult> {
+export async function runTool(
+  tools: readonly AgentTool[],
+  call: Pick<ToolCall, "name" | "arguments">,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
-    return { content: `Tool "${call.name}" is not available in this run. Available: ${tools.map((t) => t.name).join(", ") || "none"}.`, isError: true };
+    return {
+      content: `Tool "${call.name}" is not available in this run. Available: ${tools.map((t) => t.name).join(", ") || "none"}.`,
+      isError: true,
+    };
   }
   if (tool.ownerOnly && !ctx.senderIsOwner) {
     return { content: `${tool.name} is restricted to the owner of this assistant.`, isError: true };

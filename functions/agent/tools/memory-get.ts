@@ -30,7 +30,11 @@ export function createMemoryGetTool(config: EdgeclawConfig): AgentTool | null {
       properties: {
         path: { type: "string", description: "Memory file path, e.g. memory/2026-01-31.md" },
         from: { type: "integer", minimum: 1, description: "First line (1-based)" },
-        lines: { type: "integer", minimum: 1, description: `How many lines (default ${MEMORY_GET_DEFAULT_LINES})` },
+        lines: {
+          type: "integer",
+          minimum: 1,
+          description: `How many lines (default ${MEMORY_GET_DEFAULT_LINES})`,
+        },
       },
       required: ["path"],
       additionalProperties: false,
@@ -38,12 +42,16 @@ export function createMemoryGetTool(config: EdgeclawConfig): AgentTool | null {
     async execute(rawArgs, ctx) {
       const args = parseToolArgs("memory_get", getArgs, rawArgs);
       const path = workspacePathFor(ctx, args.path.replace(/#L\d+(-L?\d+)?$/i, ""));
-      if (!isMemorySourcePath(ctx.config.memory.search, path)) throw new ToolInputError(`${path} is not a memory file; memory_get reads MEMORY.md, USER.md and memory/*.md (use read for other files)`);
+      if (!isMemorySourcePath(ctx.config.memory.search, path))
+        throw new ToolInputError(
+          `${path} is not a memory file; memory_get reads MEMORY.md, USER.md and memory/*.md (use read for other files)`,
+        );
       const file = await readFile(dbEnvOf(ctx), ctx.agentId, path);
       if (!file) return { content: `Memory file not found: ${path}.`, isError: true };
       const all = file.content.split("\n");
       const from = args.from ?? 1;
-      if (from > all.length) return { content: `${path} has ${all.length} lines; from=${from} is past the end.` };
+      if (from > all.length)
+        return { content: `${path} has ${all.length} lines; from=${from} is past the end.` };
       const maxChars = ctx.config.agents.defaults.contextLimits.memoryGetMaxChars;
       const wanted = all.slice(from - 1, from - 1 + (args.lines ?? MEMORY_GET_DEFAULT_LINES));
       let text = wanted.join("\n");
@@ -55,8 +63,12 @@ export function createMemoryGetTool(config: EdgeclawConfig): AgentTool | null {
       }
       const next = cutByChars ? last : last + 1;
       const more = next <= all.length ? ` More: memory_get with from=${next}.` : "";
-      const cut = cutByChars ? ` Cut at ${maxChars} characters (agents.defaults.contextLimits.memoryGetMaxChars).` : "";
-      return { content: `${text}\n\n[${path}: lines ${from}-${last} of ${all.length}.${cut}${more}]` };
+      const cut = cutByChars
+        ? ` Cut at ${maxChars} characters (agents.defaults.contextLimits.memoryGetMaxChars).`
+        : "";
+      return {
+        content: `${text}\n\n[${path}: lines ${from}-${last} of ${all.length}.${cut}${more}]`,
+      };
     },
   };
 }

@@ -26,8 +26,18 @@ export function createMemorySearchTool(config: EdgeclawConfig): AgentTool | null
       type: "object",
       properties: {
         query: { type: "string", description: "What to look for, in words" },
-        maxResults: { type: "integer", minimum: 1, maximum: 50, description: `Most results to return (default ${config.memory.search.query.maxResults})` },
-        minScore: { type: "number", minimum: 0, maximum: 1, description: `Lowest hybrid score to keep (default ${config.memory.search.query.minScore})` },
+        maxResults: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          description: `Most results to return (default ${config.memory.search.query.maxResults})`,
+        },
+        minScore: {
+          type: "number",
+          minimum: 0,
+          maximum: 1,
+          description: `Lowest hybrid score to keep (default ${config.memory.search.query.minScore})`,
+        },
       },
       required: ["query"],
       additionalProperties: false,
@@ -39,7 +49,11 @@ export function createMemorySearchTool(config: EdgeclawConfig): AgentTool | null
         await ensureIndexFresh(env, ctx.config, ctx.agentId);
       } catch (error) {
         // An explicit provider that cannot embed the changed files: say so, never rank stale or partial results silently.
-        if (error instanceof MemoryIndexError && error.embeddings) return { content: `memory unavailable: the index could not be updated (${error.message})`, isError: true };
+        if (error instanceof MemoryIndexError && error.embeddings)
+          return {
+            content: `memory unavailable: the index could not be updated (${error.message})`,
+            isError: true,
+          };
         throw error;
       }
       const outcome = await searchMemory(env, ctx.config, ctx.agentId, args.query, {
@@ -50,11 +64,15 @@ export function createMemorySearchTool(config: EdgeclawConfig): AgentTool | null
       if (outcome.status === "unavailable") return { content: outcome.reason, isError: true };
       const header = [
         `mode: ${outcome.mode}${outcome.note ? ` (${outcome.note})` : ""}`,
-        ctx.mainPrivateSession ? undefined : "scope: shared files only (MEMORY.md and memory/ are private to the owner's own chat)",
+        ctx.mainPrivateSession
+          ? undefined
+          : "scope: shared files only (MEMORY.md and memory/ are private to the owner's own chat)",
       ].filter(Boolean);
-      if (!outcome.results.length) return { content: [...header, "No matching memory."].join("\n") };
+      if (!outcome.results.length)
+        return { content: [...header, "No matching memory."].join("\n") };
       const body = outcome.results.map(
-        (hit, i) => `${i + 1}. ${hit.path}#L${hit.startLine}-L${hit.endLine} (score ${hit.score.toFixed(3)})\n${hit.snippet}`,
+        (hit, i) =>
+          `${i + 1}. ${hit.path}#L${hit.startLine}-L${hit.endLine} (score ${hit.score.toFixed(3)})\n${hit.snippet}`,
       );
       return { content: [...header, ...body].join("\n\n") };
     },

@@ -32,12 +32,28 @@ export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
   "group:automation": ["heartbeat_respond", "cron", "gateway"],
   "group:messaging": ["message"],
   "group:nodes": ["nodes", "computer"],
-  "group:agents": ["agents_list", "get_goal", "create_goal", "update_goal", "update_plan", "ask_user", "skill_workshop"],
+  "group:agents": [
+    "agents_list",
+    "get_goal",
+    "create_goal",
+    "update_goal",
+    "update_plan",
+    "ask_user",
+    "skill_workshop",
+  ],
   "group:media": ["image", "image_generate", "music_generate", "video_generate", "tts"],
 };
 
 const BUILT_IN_TOOLS = [...new Set(Object.values(TOOL_GROUPS).flat())];
-const NOT_OPENCLAW_GROUP = new Set(["read", "write", "edit", "apply_patch", "exec", "process", "canvas"]);
+const NOT_OPENCLAW_GROUP = new Set([
+  "read",
+  "write",
+  "edit",
+  "apply_patch",
+  "exec",
+  "process",
+  "canvas",
+]);
 const ALL_GROUPS: Readonly<Record<string, readonly string[]>> = {
   ...TOOL_GROUPS,
   "group:openclaw": BUILT_IN_TOOLS.filter((name) => !NOT_OPENCLAW_GROUP.has(name)),
@@ -128,7 +144,11 @@ export function layerAllows(layer: ToolPolicyLayer, toolName: string): boolean {
   return name === "apply_patch" && matchesAny(layer.allow, "write");
 }
 
-function profileLayer(source: string, profile: ToolProfile | undefined, alsoAllow: readonly string[]): ToolPolicyLayer | undefined {
+function profileLayer(
+  source: string,
+  profile: ToolProfile | undefined,
+  alsoAllow: readonly string[],
+): ToolPolicyLayer | undefined {
   if (!profile || profile === "full") return undefined;
   return { source, allow: [...TOOL_PROFILES[profile], ...alsoAllow] };
 }
@@ -136,15 +156,22 @@ function profileLayer(source: string, profile: ToolProfile | undefined, alsoAllo
 /** The policy layers in force for `agentId`, lowest first. */
 export function resolveToolPolicy(config: EdgeclawConfig, agentId: string): ToolPolicyLayer[] {
   const global = config.tools as ToolPolicyConfig;
-  const agent: ToolPolicyConfig | undefined = config.agents.list.find((entry) => entry.id === agentId)?.tools;
+  const agent: ToolPolicyConfig | undefined = config.agents.list.find(
+    (entry) => entry.id === agentId,
+  )?.tools;
   const layers: ToolPolicyLayer[] = [];
 
   const profile = agent?.profile
     ? profileLayer(`agents.list[${agentId}].tools.profile`, agent.profile, agent.alsoAllow ?? [])
-    : profileLayer("tools.profile", global.profile, [...(global.alsoAllow ?? []), ...(agent?.alsoAllow ?? [])]);
+    : profileLayer("tools.profile", global.profile, [
+        ...(global.alsoAllow ?? []),
+        ...(agent?.alsoAllow ?? []),
+      ]);
   if (profile) layers.push(profile);
-  if (global.allow || global.deny) layers.push({ source: "tools", allow: global.allow, deny: global.deny });
-  if (agent?.allow || agent?.deny) layers.push({ source: `agents.list[${agentId}].tools`, allow: agent.allow, deny: agent.deny });
+  if (global.allow || global.deny)
+    layers.push({ source: "tools", allow: global.allow, deny: global.deny });
+  if (agent?.allow || agent?.deny)
+    layers.push({ source: `agents.list[${agentId}].tools`, allow: agent.allow, deny: agent.deny });
   return layers;
 }
 

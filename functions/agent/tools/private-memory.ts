@@ -3,7 +3,8 @@ import { normalizeWorkspacePath } from "../workspace.ts";
 import { ToolInputError } from "./common.ts";
 
 /** What the file tools answer when a run outside the owner's private chat names private memory. */
-export const PRIVATE_MEMORY_REFUSAL = "private memory is only available in the owner's private chat";
+export const PRIVATE_MEMORY_REFUSAL =
+  "private memory is only available in the owner's private chat";
 
 /**
  * MEMORY.md (or memory.md) and everything under memory/ are the owner's private memory. Compared
@@ -23,6 +24,7 @@ export function isPrivateMemoryPath(normalizedPath: string): boolean {
  */
 export function workspacePathFor(ctx: ToolContext, rawPath: string): string {
   const path = normalizeWorkspacePath(rawPath);
-  if (!ctx.mainPrivateSession && isPrivateMemoryPath(path)) throw new ToolInputError(`${path}: ${PRIVATE_MEMORY_REFUSAL}`);
+  if (!ctx.mainPrivateSession && isPrivateMemoryPath(path))
+    throw new ToolInputError(`${path}: ${PRIVATE_MEMORY_REFUSAL}`);
   return path;
 }

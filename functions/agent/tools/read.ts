@@ -20,13 +20,20 @@ export function createReadTool(): AgentTool {
   return {
     name: "read",
     description:
-      "Read a text file from the workspace. Paths are relative to the workspace root. Long files come back in pages: pass offset (1-based line) and limit (lines) to read more. Reading a folder (or \".\") lists its files.",
+      'Read a text file from the workspace. Paths are relative to the workspace root. Long files come back in pages: pass offset (1-based line) and limit (lines) to read more. Reading a folder (or ".") lists its files.',
     parameters: {
       type: "object",
       properties: {
-        path: { type: "string", description: "File path relative to the workspace root, e.g. MEMORY.md" },
+        path: {
+          type: "string",
+          description: "File path relative to the workspace root, e.g. MEMORY.md",
+        },
         offset: { type: "integer", minimum: 1, description: "First line to return (1-based)" },
-        limit: { type: "integer", minimum: 1, description: `Number of lines to return (at most ${READ_MAX_LINES})` },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          description: `Number of lines to return (at most ${READ_MAX_LINES})`,
+        },
       },
       required: ["path"],
       additionalProperties: false,
@@ -41,16 +48,25 @@ export function createReadTool(): AgentTool {
       if (!file) {
         const listing = await folderListing(env, ctx, path);
         if (listing) return { content: listing };
-        return { content: `File not found: ${path}. Read "." to list the workspace.`, isError: true };
+        return {
+          content: `File not found: ${path}. Read "." to list the workspace.`,
+          isError: true,
+        };
       }
       return { content: pageOf(file.path, file.content, args.offset ?? 1, args.limit) };
     },
   };
 }
 
-async function folderListing(env: ReturnType<typeof dbEnvOf>, ctx: ToolContext, dir: string | undefined): Promise<string> {
+async function folderListing(
+  env: ReturnType<typeof dbEnvOf>,
+  ctx: ToolContext,
+  dir: string | undefined,
+): Promise<string> {
   // Outside the owner's private chat even the names of private memory files stay hidden.
-  const entries = (await listFiles(env, ctx.agentId, { dir })).filter((entry) => ctx.mainPrivateSession || !isPrivateMemoryPath(entry.path));
+  const entries = (await listFiles(env, ctx.agentId, { dir })).filter(
+    (entry) => ctx.mainPrivateSession || !isPrivateMemoryPath(entry.path),
+  );
   if (entries.length === 0) return dir === undefined ? "The workspace is empty." : "";
   const header = dir === undefined ? "Workspace files:" : `Files under ${dir}/:`;
   return [header, ...entries.map((entry) => `${entry.path} (${entry.bytes} bytes)`)].join("\n");
@@ -59,7 +75,8 @@ async function folderListing(env: ReturnType<typeof dbEnvOf>, ctx: ToolContext, 
 function pageOf(path: string, content: string, offset: number, limit: number | undefined): string {
   if (content === "") return `(${path} is empty)`;
   const lines = content.split("\n");
-  if (offset > lines.length) return `${path} has ${lines.length} lines; offset ${offset} is past the end.`;
+  if (offset > lines.length)
+    return `${path} has ${lines.length} lines; offset ${offset} is past the end.`;
   const maxLines = Math.min(limit ?? READ_MAX_LINES, READ_MAX_LINES);
   const start = offset - 1;
   const picked: string[] = [];

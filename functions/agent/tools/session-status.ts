@@ -17,7 +17,13 @@ export function createSessionStatusTool(config: EdgeclawConfig): AgentTool {
         dateStyle: "full",
         timeStyle: "long",
       }).format(now);
-      return { content: JSON.stringify({ ...status, time: { now: now.toISOString(), timeZone, local: localTime } }, null, 2) };
+      return {
+        content: JSON.stringify(
+          { ...status, time: { now: now.toISOString(), timeZone, local: localTime } },
+          null,
+          2,
+        ),
+      };
     },
   };
 }

@@ -64,7 +64,10 @@ export interface WebFetchResult {
 
 export function ssrfPolicyOf(fetchConfig: FetchConfig): SsrfPolicy {
   return {
-    allowedHostnames: [...fetchConfig.ssrfPolicy.allowedHostnames, ...fetchConfig.allowPrivateHosts],
+    allowedHostnames: [
+      ...fetchConfig.ssrfPolicy.allowedHostnames,
+      ...fetchConfig.allowPrivateHosts,
+    ],
     dangerouslyAllowPrivateNetwork: fetchConfig.ssrfPolicy.dangerouslyAllowPrivateNetwork,
     allowRfc2544BenchmarkRange: fetchConfig.ssrfPolicy.allowRfc2544BenchmarkRange,
     allowIpv6UniqueLocalRange: fetchConfig.ssrfPolicy.allowIpv6UniqueLocalRange,
@@ -83,29 +86,57 @@ export function createWebFetchTool(config: EdgeclawConfig): AgentTool | null {
       type: "object",
       properties: {
         url: { type: "string", description: "The http(s) URL to fetch" },
-        extractMode: { type: "string", enum: ["markdown", "text"], description: "Output format (default markdown)" },
-        maxChars: { type: "integer", minimum: 1, description: `Truncate the content to this many characters (at most ${cap})` },
+        extractMode: {
+          type: "string",
+          enum: ["markdown", "text"],
+          description: "Output format (default markdown)",
+        },
+        maxChars: {
+          type: "integer",
+          minimum: 1,
+          description: `Truncate the content to this many characters (at most ${cap})`,
+        },
       },
       required: ["url"],
       additionalProperties: false,
     },
-    execute: (rawArgs, ctx) => runWebFetch(fetchConfig, parseToolArgs("web_fetch", webFetchArgs, rawArgs), ctx),
+    execute: (rawArgs, ctx) =>
+      runWebFetch(fetchConfig, parseToolArgs("web_fetch", webFetchArgs, rawArgs), ctx),
   };
 }
 
-async function runWebFetch(fetchConfig: FetchConfig, args: z.infer<typeof webFetchArgs>, ctx: ToolContext): Promise<ToolResult> {
+async function runWebFetch(
+  fetchConfig: FetchConfig,
+  args: z.infer<typeof webFetchArgs>,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   const started = Date.now();
   const maxChars = Math.min(args.maxChars ?? fetchConfig.maxChars, fetchConfig.maxCharsCap);
   const policy = ssrfPolicyOf(fetchConfig);
   // Refuse before the cache is consulted, so a policy change (or a name now pointing inward) takes effect at once.
-  const checked = await checkFetchTarget(args.url, policy, { resolverUrl: fetchConfig.dnsResolverUrl, signal: ctx.signal });
+  const checked = await checkFetchTarget(args.url, policy, {
+    resolverUrl: fetchConfig.dnsResolverUrl,
+    signal: ctx.signal,
+  });
   if (!checked.ok) throw new ToolInputError(`web_fetch refused ${args.url}: ${checked.reason}`);
 
-  const cacheKey = fetchConfig.cacheTtlMinutes > 0 ? await cacheKeyFor(fetchConfig, args, maxChars) : undefined;
+  const cacheKey =
+    fetchConfig.cacheTtlMinutes > 0 ? await cacheKeyFor(fetchConfig, args, maxChars) : undefined;
   const hit = cacheKey ? await cacheGet(cacheKey) : undefined;
-  if (hit) return { content: JSON.stringify({ ...hit, cached: true, tookMs: Date.now() - started }, null, 2) };
+  if (hit)
+    return {
+      content: JSON.stringify({ ...hit, cached: true, tookMs: Date.now() - started }, null, 2),
+    };
 
-  const result = await fetchAndExtract(fetchConfig, args, checked.url, maxChars, policy, ctx, started);
+  const result = await fetchAndExtract(
+    fetchConfig,
+    args,
+    checked.url,
+    maxChars,
+    policy,
+    ctx,
+    started,
+  );
   if ("content" in result) return result;
   if (cacheKey) await cachePut(cacheKey, result, fetchConfig.cacheTtlMinutes);
   return { content: JSON.stringify(result, null, 2) };
@@ -130,23 +161,44 @@ async function fetchAndExtract(
     for (let hop = 0; ; hop++) {
       // Configured extra headers go only to the hosts they are configured for, on every hop.
       const headers = requestHeaders(fetchConfig, hostListed(current, fetchConfig.headersHosts));
-      response = await fetch(current.toString(), { method: "GET", headers, redirect: "manual", signal });
+      response = await fetch(current.toString(), {
+        method: "GET",
+        headers,
+        redirect: "manual",
+        signal,
+      });
       if (!REDIRECT_STATUSES.has(response.status)) break;
       const location = response.headers.get("location");
       await response.body?.cancel();
-      if (!location) throw new ToolInputError(`web_fetch: ${current} answered ${response.status} without a Location header`);
+      if (!location)
+        throw new ToolInputError(
+          `web_fetch: ${current} answered ${response.status} without a Location header`,
+        );
       if (hop >= fetchConfig.maxRedirects) {
-        throw new ToolInputError(`web_fetch: more than ${fetchConfig.maxRedirects} redirects (tools.web.fetch.maxRedirects), stopped at ${current}`);
+        throw new ToolInputError(
+          `web_fetch: more than ${fetchConfig.maxRedirects} redirects (tools.web.fetch.maxRedirects), stopped at ${current}`,
+        );
       }
-      const next = await checkFetchTarget(new URL(location, current).toString(), policy, { resolverUrl: fetchConfig.dnsResolverUrl, signal });
-      if (!next.ok) throw new ToolInputError(`web_fetch refused the redirect from ${current} to ${location}: ${next.reason}`);
+      const next = await checkFetchTarget(new URL(location, current).toString(), policy, {
+        resolverUrl: fetchConfig.dnsResolverUrl,
+        signal,
+      });
+      if (!next.ok)
+        throw new ToolInputError(
+          `web_fetch refused the redirect from ${current} to ${location}: ${next.reason}`,
+        );
       current = next.url;
     }
   } catch (error) {
     if (error instanceof ToolInputError) throw error;
-    if (timeout.aborted) throw new ToolInputError(`web_fetch: ${current} did not answer within ${fetchConfig.timeoutSeconds} s`);
+    if (timeout.aborted)
+      throw new ToolInputError(
+        `web_fetch: ${current} did not answer within ${fetchConfig.timeoutSeconds} s`,
+      );
     if (ctx.signal?.aborted) throw new ToolInputError("web_fetch: cancelled");
-    throw new ToolInputError(`web_fetch: could not fetch ${current}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolInputError(
+      `web_fetch: could not fetch ${current}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 
   const contentType = response.headers.get("content-type") ?? undefined;
@@ -154,14 +206,22 @@ async function fetchAndExtract(
   try {
     body = await readBounded(response, fetchConfig.maxResponseBytes, signal);
   } catch (error) {
-    if (timeout.aborted) throw new ToolInputError(`web_fetch: ${current} did not finish within ${fetchConfig.timeoutSeconds} s`);
+    if (timeout.aborted)
+      throw new ToolInputError(
+        `web_fetch: ${current} did not finish within ${fetchConfig.timeoutSeconds} s`,
+      );
     if (ctx.signal?.aborted) throw new ToolInputError("web_fetch: cancelled");
-    throw new ToolInputError(`web_fetch: reading ${current} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolInputError(
+      `web_fetch: reading ${current} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const decoded = decodeBody(body.bytes, contentType);
   const extracted = await extract(decoded, contentType, args.extractMode, fetchConfig.readability);
   const warnings: string[] = [];
-  if (body.truncated) warnings.push(`response body cut at ${fetchConfig.maxResponseBytes} bytes (tools.web.fetch.maxResponseBytes)`);
+  if (body.truncated)
+    warnings.push(
+      `response body cut at ${fetchConfig.maxResponseBytes} bytes (tools.web.fetch.maxResponseBytes)`,
+    );
   if (extracted.warning) warnings.push(extracted.warning);
 
   const clean = sanitize(extracted.text);
@@ -203,7 +263,8 @@ function hostListed(url: URL, hosts: readonly string[]): boolean {
   return hosts.some((entry) => {
     const pattern = entry.trim().toLowerCase();
     const withPort = /^(.*):(\d+)$/.exec(pattern);
-    if (withPort && !pattern.startsWith("[")) return withPort[1] === hostname && withPort[2] === port;
+    if (withPort && !pattern.startsWith("["))
+      return withPort[1] === hostname && withPort[2] === port;
     if (pattern.startsWith("*.")) return hostname.endsWith(pattern.slice(1));
     return pattern.replace(/\.+$/, "") === hostname;
   });
@@ -213,7 +274,8 @@ function requestHeaders(fetchConfig: FetchConfig, includeConfigured: boolean): H
   const headers = new Headers({
     "user-agent": fetchConfig.userAgent ?? DEFAULT_USER_AGENT,
     "accept-language": "en-US,en;q=0.9",
-    accept: "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5",
+    accept:
+      "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5",
   });
   if (!includeConfigured || !fetchConfig.headers) return headers;
   for (const [name, value] of Object.entries(fetchConfig.headers)) {
@@ -225,7 +287,11 @@ function requestHeaders(fetchConfig: FetchConfig, includeConfigured: boolean): H
   return headers;
 }
 
-async function readBounded(response: Response, maxBytes: number, signal: AbortSignal): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readBounded(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(), truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -233,7 +299,8 @@ async function readBounded(response: Response, maxBytes: number, signal: AbortSi
   let truncated = false;
   try {
     while (true) {
-      if (signal.aborted) throw new ToolInputError("web_fetch: timed out while reading the response");
+      if (signal.aborted)
+        throw new ToolInputError("web_fetch: timed out while reading the response");
       const { done, value } = await reader.read();
       if (done) break;
       const room = maxBytes - total;
@@ -276,7 +343,10 @@ async function extract(
   readability: boolean,
 ): Promise<{ text: string; title?: string; extractor: string; warning?: string }> {
   const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  const looksHtml = type === "text/html" || type === "application/xhtml+xml" || (type === "" && /^\s*<(!doctype html|html)/i.test(body));
+  const looksHtml =
+    type === "text/html" ||
+    type === "application/xhtml+xml" ||
+    (type === "" && /^\s*<(!doctype html|html)/i.test(body));
   if (looksHtml) {
     const page = await extractReadableHtml(body, mode, readability);
     return { text: page.text, title: page.title, extractor: page.extractor };
@@ -288,7 +358,12 @@ async function extract(
       return { text: body, extractor: "raw", warning: "declared JSON but did not parse" };
     }
   }
-  if (type === "" || type.startsWith("text/") || type === "application/xml" || type.endsWith("+xml")) {
+  if (
+    type === "" ||
+    type.startsWith("text/") ||
+    type === "application/xml" ||
+    type.endsWith("+xml")
+  ) {
     return { text: body, extractor: "raw" };
   }
   throw new ToolInputError(`web_fetch: the response is ${type}, which has no readable text`);
@@ -307,8 +382,19 @@ function wrapExternal(text: string, source: string): string {
  * of the configured headers (so a header change partitions the cache without the values appearing
  * in the key).
  */
-async function cacheKeyFor(fetchConfig: FetchConfig, args: z.infer<typeof webFetchArgs>, maxChars: number): Promise<Request> {
-  const material = JSON.stringify([args.url, args.extractMode, maxChars, fetchConfig.userAgent ?? "", fetchConfig.headers ?? {}, fetchConfig.readability]);
+async function cacheKeyFor(
+  fetchConfig: FetchConfig,
+  args: z.infer<typeof webFetchArgs>,
+  maxChars: number,
+): Promise<Request> {
+  const material = JSON.stringify([
+    args.url,
+    args.extractMode,
+    maxChars,
+    fetchConfig.userAgent ?? "",
+    fetchConfig.headers ?? {},
+    fetchConfig.readability,
+  ]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return new Request(`https://web-fetch-cache.edgeclaw.invalid/${hex}`);
@@ -332,7 +418,9 @@ async function cachePut(key: Request, result: WebFetchResult, ttlMinutes: number
     const maxAge = Math.max(1, Math.round(ttlMinutes * 60));
     await fetchCache()?.put(
       key,
-      new Response(JSON.stringify(result), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }),
+      new Response(JSON.stringify(result), {
+        headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` },
+      }),
     );
   } catch {
     // Best effort, as above.

@@ -23,9 +23,16 @@ export function createWriteTool(): AgentTool {
     },
     async execute(rawArgs, ctx) {
       const args = parseToolArgs("write", writeArgs, rawArgs);
-      const result = await writeFile(dbEnvOf(ctx), ctx.agentId, workspacePathFor(ctx, args.path), args.content);
+      const result = await writeFile(
+        dbEnvOf(ctx),
+        ctx.agentId,
+        workspacePathFor(ctx, args.path),
+        args.content,
+      );
       await noteMemoryWrite(ctx.env, ctx.config, ctx.agentId, result.path);
-      return { content: `${result.created ? "Created" : "Wrote"} ${result.path} (${result.bytes} bytes, version ${result.version}).` };
+      return {
+        content: `${result.created ? "Created" : "Wrote"} ${result.path} (${result.bytes} bytes, version ${result.version}).`,
+      };
     },
   };
 }

@@ -19,26 +19,47 @@ export interface IngressKeyGrant {
 
 export type IngressAuthorization = { ok: true } | { ok: false; reason: string };
 
-export function authorizeIngressEnvelope(key: IngressKeyGrant, envelope: InboundEnvelope): IngressAuthorization {
+export function authorizeIngressEnvelope(
+  key: IngressKeyGrant,
+  envelope: InboundEnvelope,
+): IngressAuthorization {
   const { channel } = envelope;
   // Checked before the key's list, so no configuration path can ever admit these.
-  if (isOperatorChannel(channel)) return refuse(`channel "${channel}" is the operator's own and never comes through the internal ingress`);
+  if (isOperatorChannel(channel))
+    return refuse(
+      `channel "${channel}" is the operator's own and never comes through the internal ingress`,
+    );
   if (key.channels.length === 0) {
-    return refuse(`ingress key "${key.id}" speaks for no channel: list the companion's channels in companion.ingressKeys[].channels (e.g. ["discord"])`);
+    return refuse(
+      `ingress key "${key.id}" speaks for no channel: list the companion's channels in companion.ingressKeys[].channels (e.g. ["discord"])`,
+    );
   }
-  if (!key.channels.includes(channel)) return refuse(`ingress key "${key.id}" may not speak for channel "${channel}" (it may for: ${key.channels.join(", ")})`);
-  if (envelope.route.channel !== channel) return refuse(`route.channel "${envelope.route.channel}" differs from channel "${channel}"`);
+  if (!key.channels.includes(channel))
+    return refuse(
+      `ingress key "${key.id}" may not speak for channel "${channel}" (it may for: ${key.channels.join(", ")})`,
+    );
+  if (envelope.route.channel !== channel)
+    return refuse(`route.channel "${envelope.route.channel}" differs from channel "${channel}"`);
   // Per account too: one Discord bot's key must not post as another bot (another account) of the same channel.
   const { accountId } = envelope; // "default" when the companion left it out
   if (key.accounts && !key.accounts.includes(accountId)) {
-    return refuse(`ingress key "${key.id}" may not speak for account "${accountId}" (it may for: ${key.accounts.join(", ")})`);
+    return refuse(
+      `ingress key "${key.id}" may not speak for account "${accountId}" (it may for: ${key.accounts.join(", ")})`,
+    );
   }
-  if (envelope.route.accountId !== envelope.accountId) return refuse(`route.accountId "${envelope.route.accountId}" differs from accountId "${envelope.accountId}"`);
+  if (envelope.route.accountId !== envelope.accountId)
+    return refuse(
+      `route.accountId "${envelope.route.accountId}" differs from accountId "${envelope.accountId}"`,
+    );
   const prefix = `${channel}:`;
   for (const dedupKey of [envelope.dedupKey, ...(envelope.aliasKeys ?? [])]) {
-    if (!dedupKey.startsWith(prefix)) return refuse(`dedup key "${dedupKey}" must start with "${prefix}"`);
+    if (!dedupKey.startsWith(prefix))
+      return refuse(`dedup key "${dedupKey}" must start with "${prefix}"`);
   }
-  if (envelope.sessionScope !== undefined && !envelope.sessionScope.toLowerCase().startsWith(prefix)) {
+  if (
+    envelope.sessionScope !== undefined &&
+    !envelope.sessionScope.toLowerCase().startsWith(prefix)
+  ) {
     return refuse(`sessionScope "${envelope.sessionScope}" must start with "${prefix}"`);
   }
   return { ok: true };
@@ -53,9 +74,20 @@ function refuse(reason: string): IngressAuthorization {
  * events, state). The same rules as for an envelope: never an operator channel, only the key's
  * channels, and only its accounts when it lists them.
  */
-export function authorizeSocketAccount(key: IngressKeyGrant, channel: string, accountId: string): IngressAuthorization {
-  if (isOperatorChannel(channel)) return refuse(`channel "${channel}" is the operator's own and never comes through the companion`);
-  if (!key.channels.includes(channel)) return refuse(`ingress key "${key.id}" may not speak for channel "${channel}"`);
-  if (key.accounts && !key.accounts.includes(accountId)) return refuse(`ingress key "${key.id}" may not speak for account "${accountId}" of "${channel}"`);
+export function authorizeSocketAccount(
+  key: IngressKeyGrant,
+  channel: string,
+  accountId: string,
+): IngressAuthorization {
+  if (isOperatorChannel(channel))
+    return refuse(
+      `channel "${channel}" is the operator's own and never comes through the companion`,
+    );
+  if (!key.channels.includes(channel))
+    return refuse(`ingress key "${key.id}" may not speak for channel "${channel}"`);
+  if (key.accounts && !key.accounts.includes(accountId))
+    return refuse(
+      `ingress key "${key.id}" may not speak for account "${accountId}" of "${channel}"`,
+    );
   return { ok: true };
 }

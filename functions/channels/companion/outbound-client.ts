@@ -30,31 +30,75 @@ export interface CompanionOutboundSettings {
   outboundTimeoutMs: number;
 }
 
-export async function sendCompanionCommand(settings: CompanionOutboundSettings, env: SecretEnv, command: CompanionCommand, fetcher: typeof fetch = fetch): Promise<CompanionCommandResult> {
+export async function sendCompanionCommand(
+  settings: CompanionOutboundSettings,
+  env: SecretEnv,
+  command: CompanionCommand,
+  fetcher: typeof fetch = fetch,
+): Promise<CompanionCommandResult> {
   const { url, outboundKeys, outboundTimeoutMs } = settings;
-  if (!url) return { outcome: "permanent", reason: "companion.url is not set: no companion to send through" };
+  if (!url)
+    return {
+      outcome: "permanent",
+      reason: "companion.url is not set: no companion to send through",
+    };
   const signing = outboundKeys[0];
   const secret = signing ? resolveSecret(signing.secret, env) : undefined;
-  if (!signing || !secret) return { outcome: "permanent", reason: "no companion outbound key secret (companion.outboundKeys, EDGECLAW_COMPANION_OUTBOUND_SECRET)" };
+  if (!signing || !secret)
+    return {
+      outcome: "permanent",
+      reason:
+        "no companion outbound key secret (companion.outboundKeys, EDGECLAW_COMPANION_OUTBOUND_SECRET)",
+    };
   const target = new URL("v1/outbound", url.endsWith("/") ? url : `${url}/`);
   const body = JSON.stringify({ v: 1, ...command, payload: command.payload ?? {} });
-  const headers = await signRequest({ id: signing.id, secret }, { method: "POST", path: target.pathname, body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
+  const headers = await signRequest(
+    { id: signing.id, secret },
+    {
+      method: "POST",
+      path: target.pathname,
+      body: new TextEncoder().encode(body),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
+  );
   let response: Response;
   try {
     response = await fetcher(target.toString(), {
       method: "POST",
-      headers: { ...headers, "content-type": "application/json", "idempotency-key": command.commandId },
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "idempotency-key": command.commandId,
+      },
       body,
       signal: AbortSignal.timeout(outboundTimeoutMs),
     });
   } catch (error) {
-    return { outcome: "transient", reason: `companion unreachable: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      outcome: "transient",
+      reason: `companion unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
-  const answer = (await response.json().catch(() => ({}))) as { status?: string; receipt?: { platformMessageIds?: string[] }; retryAfterMs?: number; code?: string; error?: string };
+  const answer = (await response.json().catch(() => ({}))) as {
+    status?: string;
+    receipt?: { platformMessageIds?: string[] };
+    retryAfterMs?: number;
+    code?: string;
+    error?: string;
+  };
   if (response.status === 200 && (answer.status === "sent" || answer.status === "duplicate")) {
-    return { outcome: "sent", duplicate: answer.status === "duplicate", platformMessageIds: answer.receipt?.platformMessageIds ?? [] };
+    return {
+      outcome: "sent",
+      duplicate: answer.status === "duplicate",
+      platformMessageIds: answer.receipt?.platformMessageIds ?? [],
+    };
   }
   const reason = `companion answered ${response.status}${answer.status ? ` ${answer.status}` : ""}${answer.code ? ` (${answer.code})` : ""}${answer.error ? `: ${answer.error}` : ""}`;
-  if (response.status === 409 || response.status === 429 || response.status >= 500) return { outcome: "transient", reason, ...(answer.retryAfterMs ? { retryAfterMs: answer.retryAfterMs } : {}) };
+  if (response.status === 409 || response.status === 429 || response.status >= 500)
+    return {
+      outcome: "transient",
+      reason,
+      ...(answer.retryAfterMs ? { retryAfterMs: answer.retryAfterMs } : {}),
+    };
   return { outcome: "permanent", reason };
 }

@@ -21,16 +21,31 @@ export interface RecordedStop {
   clean: boolean;
 }
 
-export type RestartDecision = { action: "restart"; at: number; uncleanInWindow: number } | { action: "breaker"; uncleanInWindow: number };
+export type RestartDecision =
+  | { action: "restart"; at: number; uncleanInWindow: number }
+  | { action: "breaker"; uncleanInWindow: number };
 
-export function decideRestart(stops: readonly RecordedStop[], now: number, bounds: RestartBounds): RestartDecision {
-  const uncleanInWindow = stops.filter((stop) => !stop.clean && stop.at > now - bounds.crashLoopWindowMs).length;
+export function decideRestart(
+  stops: readonly RecordedStop[],
+  now: number,
+  bounds: RestartBounds,
+): RestartDecision {
+  const uncleanInWindow = stops.filter(
+    (stop) => !stop.clean && stop.at > now - bounds.crashLoopWindowMs,
+  ).length;
   if (uncleanInWindow >= bounds.crashLoopStops) return { action: "breaker", uncleanInWindow };
-  const delay = Math.min(bounds.restartMaxMs, bounds.restartMinMs * 2 ** Math.max(0, uncleanInWindow - 1));
+  const delay = Math.min(
+    bounds.restartMaxMs,
+    bounds.restartMinMs * 2 ** Math.max(0, uncleanInWindow - 1),
+  );
   return { action: "restart", at: now + delay, uncleanInWindow };
 }
 
 /** Stops older than the window no longer matter to any decision. */
-export function stopsWorthKeeping(stops: readonly RecordedStop[], now: number, bounds: RestartBounds): RecordedStop[] {
+export function stopsWorthKeeping(
+  stops: readonly RecordedStop[],
+  now: number,
+  bounds: RestartBounds,
+): RecordedStop[] {
   return stops.filter((stop) => stop.at > now - bounds.crashLoopWindowMs);
 }

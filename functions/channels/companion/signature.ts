@@ -36,16 +36,32 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 export async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
 }
 
 export async function signatureBase(parts: SignedParts): Promise<string> {
-  return [SIGNATURE_VERSION, String(parts.timestamp), parts.method.toUpperCase(), parts.path, parts.keyId, await sha256Hex(parts.body)].join("\n");
+  return [
+    SIGNATURE_VERSION,
+    String(parts.timestamp),
+    parts.method.toUpperCase(),
+    parts.path,
+    parts.keyId,
+    await sha256Hex(parts.body),
+  ].join("\n");
 }
 
 /** Headers for a signed request (used by the companion, the tests and the benchmarks). */
-export async function signRequest(key: SigningKey, parts: Omit<SignedParts, "keyId">): Promise<Record<string, string>> {
+export async function signRequest(
+  key: SigningKey,
+  parts: Omit<SignedParts, "keyId">,
+): Promise<Record<string, string>> {
   const base = await signatureBase({ ...parts, keyId: key.id });
   return {
     [HEADER_KEY_ID]: key.id,

@@ -13,14 +13,28 @@ export interface AssignedAccount {
 }
 
 /** Every enabled socket account of every registered channel (an account is webhook or socket, never both). */
-export function allSocketAccounts(config: EdgeclawConfig, env: Record<string, unknown>): Array<{ definition: ChannelDefinition; account: SocketAccount }> {
-  return channelDefinitions().flatMap((definition) => (definition.socket ? definition.socket.accounts(config, env).map((account) => ({ definition, account })) : []));
+export function allSocketAccounts(
+  config: EdgeclawConfig,
+  env: Record<string, unknown>,
+): Array<{ definition: ChannelDefinition; account: SocketAccount }> {
+  return channelDefinitions().flatMap((definition) =>
+    definition.socket
+      ? definition.socket.accounts(config, env).map((account) => ({ definition, account }))
+      : [],
+  );
 }
 
 /** The socket accounts a key may run: only its channels and accounts; the account's own settings never leave the Worker. */
-export function accountsForKey(config: EdgeclawConfig, env: Record<string, unknown>, grant: IngressKeyGrant): AssignedAccount[] {
+export function accountsForKey(
+  config: EdgeclawConfig,
+  env: Record<string, unknown>,
+  grant: IngressKeyGrant,
+): AssignedAccount[] {
   return allSocketAccounts(config, env)
-    .filter(({ definition, account }) => authorizeSocketAccount(grant, definition.id, account.accountId).ok)
+    .filter(
+      ({ definition, account }) =>
+        authorizeSocketAccount(grant, definition.id, account.accountId).ok,
+    )
     .map(({ definition, account }) => ({
       channel: definition.id,
       accountId: account.accountId,
@@ -31,10 +45,17 @@ export function accountsForKey(config: EdgeclawConfig, env: Record<string, unkno
 }
 
 /** The socket half and account a companion event names; undefined when it is no socket account (404). */
-export function findSocketAccount(config: EdgeclawConfig, env: Record<string, unknown>, channel: string, accountId: string): { definition: ChannelDefinition; socket: SocketPieces; account: SocketAccount } | undefined {
+export function findSocketAccount(
+  config: EdgeclawConfig,
+  env: Record<string, unknown>,
+  channel: string,
+  accountId: string,
+): { definition: ChannelDefinition; socket: SocketPieces; account: SocketAccount } | undefined {
   const definition = channelDefinition(channel);
   const socket = definition?.socket;
   if (!definition || !socket) return undefined;
-  const account = socket.accounts(config, env).find((candidate) => candidate.accountId === accountId);
+  const account = socket
+    .accounts(config, env)
+    .find((candidate) => candidate.accountId === accountId);
   return account ? { definition, socket, account } : undefined;
 }

@@ -1,8 +1,18 @@
 import { z } from "zod";
-import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
+import {
+  channelAccessSchema,
+  channelAccountAccessSchema,
+  groupEntrySchema,
+} from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, enabledAccounts, mergedAccount, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  enabledAccounts,
+  mergedAccount,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.discord` with OpenClaw's key names and defaults (channels/discord, gateway/config-channels).
@@ -26,7 +36,14 @@ export const discordChannelEntrySchema = groupEntrySchema.extend({
   roles: z.array(z.string()).optional(),
   ignoreOtherMentions: z.boolean().optional(),
   /** Narrows the tools of runs in this channel (agent/tools/conversation-policy.ts); `alsoAllow` accepted, not applied. */
-  tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional(), alsoAllow: z.array(z.string()).optional() }).loose().optional(),
+  tools: z
+    .object({
+      allow: z.array(z.string()).optional(),
+      deny: z.array(z.string()).optional(),
+      alsoAllow: z.array(z.string()).optional(),
+    })
+    .loose()
+    .optional(),
 });
 
 /** `guilds.<guild>`: guild-wide defaults and the per-channel allowlist (any entry turns it into one). */
@@ -44,8 +61,17 @@ const streamingSchema = z
     /** Discord preview streaming is off by default (channels/discord). */
     mode: z.enum(["off", "partial", "block", "progress"]).default("off"),
     chunkMode: z.enum(["length", "newline"]).default("length"),
-    preview: z.object({ toolProgress: z.boolean().default(true) }).loose().prefault({}),
-    progress: z.object({ toolProgress: z.boolean().default(true), maxLines: z.number().int().positive().default(8) }).loose().prefault({}),
+    preview: z
+      .object({ toolProgress: z.boolean().default(true) })
+      .loose()
+      .prefault({}),
+    progress: z
+      .object({
+        toolProgress: z.boolean().default(true),
+        maxLines: z.number().int().positive().default(8),
+      })
+      .loose()
+      .prefault({}),
   })
   .loose();
 
@@ -64,14 +90,27 @@ const intentsSchema = z
 
 const accountFields = {
   token: secretInputSchema.optional(),
-  applicationId: z.string().regex(/^\d{5,25}$/).optional(),
+  applicationId: z
+    .string()
+    .regex(/^\d{5,25}$/)
+    .optional(),
   /** Hex Ed25519 public key of the application (developer portal → General Information). */
-  publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
-  interactionsPath: z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" }).optional(),
+  publicKey: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .optional(),
+  interactionsPath: z
+    .string()
+    .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" })
+    .optional(),
   apiBaseUrl: z.url().optional(),
   guilds: z.record(z.string(), discordGuildEntrySchema).optional(),
   dm: z
-    .object({ enabled: z.boolean().optional(), groupEnabled: z.boolean().optional(), groupChannels: z.array(z.string()).optional() })
+    .object({
+      enabled: z.boolean().optional(),
+      groupEnabled: z.boolean().optional(),
+      groupChannels: z.array(z.string()).optional(),
+    })
     .loose()
     .optional(),
   replyToMode: discordReplyToModeSchema.optional(),
@@ -96,7 +135,11 @@ export const discordChannelSchema = channelAccessSchema.safeExtend({
   interactionsPath: accountFields.interactionsPath.unwrap().default("/discord/interactions"),
   apiBaseUrl: z.url().default("https://discord.com/api/v10"),
   dm: z
-    .object({ enabled: z.boolean().default(true), groupEnabled: z.boolean().default(false), groupChannels: z.array(z.string()).default([]) })
+    .object({
+      enabled: z.boolean().default(true),
+      groupEnabled: z.boolean().default(false),
+      groupChannels: z.array(z.string()).default([]),
+    })
     .loose()
     .prefault({}),
   replyToMode: discordReplyToModeSchema.default("off"),
@@ -106,10 +149,15 @@ export const discordChannelSchema = channelAccessSchema.safeExtend({
   historyLimit: z.number().int().nonnegative().default(20),
   streaming: streamingSchema.prefault({}),
   mediaMaxMb: z.number().positive().default(100),
-  mediaAllowHosts: z.array(z.string().min(1)).default(["cdn.discordapp.com", "media.discordapp.net"]),
+  mediaAllowHosts: z
+    .array(z.string().min(1))
+    .default(["cdn.discordapp.com", "media.discordapp.net"]),
   suppressEmbeds: z.boolean().default(true),
   intents: intentsSchema.prefault({}),
-  slashCommand: z.object({ ephemeral: z.boolean().default(true) }).loose().prefault({}),
+  slashCommand: z
+    .object({ ephemeral: z.boolean().default(true) })
+    .loose()
+    .prefault({}),
   accounts: z.record(z.string(), discordAccountSchema).optional(),
 });
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
@@ -122,7 +170,10 @@ export function discordConfig(config: EdgeclawConfig): DiscordChannelConfig | un
 
 /** The account's block over the root (shared rules, accounts.ts); an account's `guilds` is its whole allowlist. */
 export function discordAccount(discord: DiscordChannelConfig, accountId: string): DiscordAccount {
-  return mergedAccount(discord, accountId, { replace: ["guilds"], replaceWhen: (value) => "source" in value });
+  return mergedAccount(discord, accountId, {
+    replace: ["guilds"],
+    replaceWhen: (value) => "source" in value,
+  });
 }
 
 /** Enabled accounts (none while the channel is off). */
@@ -149,11 +200,19 @@ export function discordBotToken(account: DiscordAccount, env: SecretEnv): string
  * (so the Worker knows "itself" without a REST call). Falls back to `applicationId`, which equals
  * the bot user id for every application created since 2020.
  */
-export function discordBotUserId(token: string | undefined, account: DiscordAccount): string | undefined {
+export function discordBotUserId(
+  token: string | undefined,
+  account: DiscordAccount,
+): string | undefined {
   const first = token?.split(".")[0];
   if (first) {
     try {
-      const decoded = atob(first.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(first.length / 4) * 4, "="));
+      const decoded = atob(
+        first
+          .replace(/-/g, "+")
+          .replace(/_/g, "/")
+          .padEnd(Math.ceil(first.length / 4) * 4, "="),
+      );
       if (/^\d{5,25}$/.test(decoded)) return decoded;
     } catch {
       // not base64: fall through

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { urlOnAllowlist } from "../../http/host-allowlist.ts";
 import { discordAccount, discordConfig } from "./config.ts";
 
@@ -18,17 +23,23 @@ const MAX_REDIRECTS = 3;
  * - A declared size (the attachment's `size`, then Content-Length) over `mediaMaxMb` is refused
  *   unread, and so is a body that grows past it; at most MAX_ATTACHMENT_PREFIX_BYTES are kept.
  */
-export async function fetchDiscordAttachment(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<FetchedAttachment> {
+export async function fetchDiscordAttachment(
+  attachment: InboundAttachment,
+  route: ReplyRoute,
+  ctx: SendContext,
+): Promise<FetchedAttachment> {
   const discord = discordConfig(ctx.config);
   if (!discord) return { skipped: "channels.discord is not configured" };
   const account = discordAccount(discord, route.accountId);
   const link = attachmentUrl(attachment);
   if ("skipped" in link) return link;
   const limit = mediaMaxMbLimit(account.mediaMaxMb);
-  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limit.maxBytes) return { skipped: limit.tooLarge };
+  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limit.maxBytes)
+    return { skipped: limit.tooLarge };
   let url = link;
   for (let hop = 0; ; hop++) {
-    if (!urlOnAllowlist(url.href, account.mediaAllowHosts)) return { skipped: `${url.host} is not on channels.discord.mediaAllowHosts` };
+    if (!urlOnAllowlist(url.href, account.mediaAllowHosts))
+      return { skipped: `${url.host} is not on channels.discord.mediaAllowHosts` };
     const response = await fetch(url, { redirect: "manual", signal: ctx.signal });
     if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
       await response.body?.cancel().catch(() => undefined);

@@ -31,7 +31,12 @@ export function liveInteraction(route: ReplyRoute, now = Date.now()): LiveIntera
   const extra = route.extra;
   if (!extra?.interactionToken || !extra.applicationId) return undefined;
   if (Number(extra.interactionExpiresAt ?? 0) <= now) return undefined;
-  return { applicationId: extra.applicationId, token: extra.interactionToken, ephemeral: extra.ephemeral === "1", deferredUpdate: extra.deferredUpdate === "1" };
+  return {
+    applicationId: extra.applicationId,
+    token: extra.interactionToken,
+    ephemeral: extra.ephemeral === "1",
+    deferredUpdate: extra.deferredUpdate === "1",
+  };
 }
 
 /** Only the interaction's own webhook may carry what is sent on this route (a refusal, anything on a click). */
@@ -45,29 +50,61 @@ export function discordRefusalRoute(route: ReplyRoute): ReplyRoute | undefined {
   return { ...route, extra: { ...route.extra, refusal: "1" } };
 }
 
-export async function sendPrivateNotice(route: ReplyRoute, content: Record<string, unknown>, flags: number, base: string, signal?: AbortSignal): Promise<SendResult> {
+export async function sendPrivateNotice(
+  route: ReplyRoute,
+  content: Record<string, unknown>,
+  flags: number,
+  base: string,
+  signal?: AbortSignal,
+): Promise<SendResult> {
   const interaction = liveInteraction(route);
-  if (!interaction) return { ok: false, retryable: false, error: "the interaction token expired; a private notice is never posted to the channel" };
+  if (!interaction)
+    return {
+      ok: false,
+      retryable: false,
+      error: "the interaction token expired; a private notice is never posted to the channel",
+    };
   const call: DiscordCall = { base, signal };
   const hook = `/webhooks/${interaction.applicationId}/${interaction.token}`;
   if (!interaction.deferredUpdate && interaction.ephemeral) {
-    const edited = await discordRequest<{ id: string }>(call, "PATCH", `${hook}/messages/@original`, content);
-    return edited.ok ? { ok: true, platformMessageId: edited.result.id } : sendResultFromFailure(edited);
+    const edited = await discordRequest<{ id: string }>(
+      call,
+      "PATCH",
+      `${hook}/messages/@original`,
+      content,
+    );
+    return edited.ok
+      ? { ok: true, platformMessageId: edited.result.id }
+      : sendResultFromFailure(edited);
   }
   if (!interaction.deferredUpdate) {
     const removed = await discordRequest(call, "DELETE", `${hook}/messages/@original`);
     // Deleting twice is harmless (404 the second time), so a lost answer is simply tried again.
-    if (!removed.ok && removed.kind === "lost") return { ok: false, retryable: true, error: removed.error };
+    if (!removed.ok && removed.kind === "lost")
+      return { ok: false, retryable: true, error: removed.error };
     if (!removed.ok && removed.status !== 404) return sendResultFromFailure(removed);
   }
-  const posted = await discordRequest<{ id: string }>(call, "POST", `${hook}?wait=true`, { ...content, flags: flags | EPHEMERAL });
-  return posted.ok ? { ok: true, platformMessageId: posted.result.id } : sendResultFromFailure(posted);
+  const posted = await discordRequest<{ id: string }>(call, "POST", `${hook}?wait=true`, {
+    ...content,
+    flags: flags | EPHEMERAL,
+  });
+  return posted.ok
+    ? { ok: true, platformMessageId: posted.result.id }
+    : sendResultFromFailure(posted);
 }
 
 /** A private notice whose answer was lost: an edit of `@original` may be repeated; a follow-up cannot be looked up. */
 export function reconcilePrivateNotice(route: ReplyRoute): ReconcileResult {
   const editsOriginal = route.extra?.deferredUpdate !== "1" && route.extra?.ephemeral === "1";
   return editsOriginal
-    ? { outcome: "untraceable", reason: "the notice edits the interaction's response", idempotent: true }
-    : { outcome: "untraceable", reason: "an ephemeral follow-up cannot be looked up", idempotent: false };
+    ? {
+        outcome: "untraceable",
+        reason: "the notice edits the interaction's response",
+        idempotent: true,
+      }
+    : {
+        outcome: "untraceable",
+        reason: "an ephemeral follow-up cannot be looked up",
+        idempotent: false,
+      };
 }

@@ -3,7 +3,13 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { inboundEnvelopeSchema } from "../envelope.ts";
 import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
-import { discordAccount, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
+import {
+  discordAccount,
+  discordBotToken,
+  discordBotUserId,
+  discordConfig,
+  type DiscordAccount,
+} from "./config.ts";
 import { discordInteractionSchema, type DiscordInteraction } from "./payloads.ts";
 import { verifyDiscordSignature } from "./verify.ts";
 import { parseJsonBody } from "../parse-json-body.ts";
@@ -37,23 +43,47 @@ export const discordInteractions: WebhookPieces<DiscordAccount> = {
     const discord = discordConfig(config);
     if (!discord) return [];
     // Only accounts with the application's public key answer interactions.
-    const byPath = webhookAccounts(discord, (accountId) => discordAccount(discord, accountId), (account) => (account.publicKey ? account.interactionsPath : undefined), logClash("discord", "interactionsPath"));
+    const byPath = webhookAccounts(
+      discord,
+      (accountId) => discordAccount(discord, accountId),
+      (account) => (account.publicKey ? account.interactionsPath : undefined),
+      logClash("discord", "interactionsPath"),
+    );
     return webhookRoutes("Discord interactions", byPath);
   },
   maxBodyBytes: () => DISCORD_INTERACTION_MAX_BODY_BYTES,
   verify(request, route) {
-    return verifyDiscordSignature(request.headers, request.raw, route.account.publicKey, Math.floor(request.receivedAt / 1000));
+    return verifyDiscordSignature(
+      request.headers,
+      request.raw,
+      route.account.publicKey,
+      Math.floor(request.receivedAt / 1000),
+    );
   },
   parse(request, route, env) {
-    const interaction = parseJsonBody(request.raw, discordInteractionSchema, "a Discord interaction");
+    const interaction = parseJsonBody(
+      request.raw,
+      discordInteractionSchema,
+      "a Discord interaction",
+    );
     if (!interaction.ok) return { kind: "malformed", reason: interaction.reason };
     const token = discordBotToken(route.account, env);
-    return parseInteraction(interaction.value, route.account, discordBotUserId(token, route.account), request.receivedAt);
+    return parseInteraction(
+      interaction.value,
+      route.account,
+      discordBotUserId(token, route.account),
+      request.receivedAt,
+    );
   },
   ack: interactionAck,
 };
 
-export function parseInteraction(interaction: DiscordInteraction, account: DiscordAccount, botUserId: string | undefined, receivedAt: number): ParseResult {
+export function parseInteraction(
+  interaction: DiscordInteraction,
+  account: DiscordAccount,
+  botUserId: string | undefined,
+  receivedAt: number,
+): ParseResult {
   switch (interaction.type) {
     case PING:
       return { kind: "respond", response: Response.json({ type: 1 }) };
@@ -63,17 +93,34 @@ export function parseInteraction(interaction: DiscordInteraction, account: Disco
     case MESSAGE_COMPONENT:
       break;
     default:
-      return { kind: "envelopes", envelopes: [], dropped: [`interaction type ${interaction.type} is not handled`], ackHint: "update" };
+      return {
+        kind: "envelopes",
+        envelopes: [],
+        dropped: [`interaction type ${interaction.type} is not handled`],
+        ackHint: "update",
+      };
   }
   const user = interaction.member?.user ?? interaction.user;
   const channelId = interaction.channel_id ?? interaction.channel?.id;
-  if (!user || !channelId) return { kind: "malformed", reason: "interaction names no user or channel" };
-  if (botUserId && user.id === botUserId) return { kind: "envelopes", envelopes: [], dropped: ["the bot's own interaction"], ackHint: "update" };
+  if (!user || !channelId)
+    return { kind: "malformed", reason: "interaction names no user or channel" };
+  if (botUserId && user.id === botUserId)
+    return {
+      kind: "envelopes",
+      envelopes: [],
+      dropped: ["the bot's own interaction"],
+      ackHint: "update",
+    };
   const isCommand = interaction.type === APPLICATION_COMMAND;
   const name = interaction.data?.name ?? "";
-  const text = isCommand ? `/${name}${commandArguments(interaction.data?.options)}`.trim() : `Button or menu clicked: ${String((interaction.data as { custom_id?: unknown } | undefined)?.custom_id ?? "?")}`;
+  const text = isCommand
+    ? `/${name}${commandArguments(interaction.data?.options)}`.trim()
+    : `Button or menu clicked: ${String((interaction.data as { custom_id?: unknown } | undefined)?.custom_id ?? "?")}`;
   const guild = interaction.guild_id;
-  const thread = interaction.channel && [10, 11, 12].includes(interaction.channel.type) ? (interaction.channel.parent_id ?? undefined) : undefined;
+  const thread =
+    interaction.channel && [10, 11, 12].includes(interaction.channel.type)
+      ? (interaction.channel.parent_id ?? undefined)
+      : undefined;
   const ephemeral = account.slashCommand.ephemeral !== false;
   const envelope = inboundEnvelopeSchema.safeParse({
     dedupKey: `discord:${botUserId ? `bot${botUserId}` : `acct:${account.accountId}`}:interaction:${interaction.id}`,
@@ -87,7 +134,9 @@ export function parseInteraction(interaction: DiscordInteraction, account: Disco
     senderId: user.id,
     senderName: interaction.member?.nick ?? user.global_name ?? user.username,
     ...(user.bot ? { senderIsBot: true } : {}),
-    ...(interaction.member?.roles?.length ? { senderRoles: interaction.member.roles.slice(0, 250) } : {}),
+    ...(interaction.member?.roles?.length
+      ? { senderRoles: interaction.member.roles.slice(0, 250) }
+      : {}),
     text: text.slice(0, 4000),
     // A slash command is addressed to the bot: it needs no @mention in a gated channel.
     wasMentioned: true,
@@ -108,16 +157,27 @@ export function parseInteraction(interaction: DiscordInteraction, account: Disco
       },
     },
   });
-  if (!envelope.success) return { kind: "malformed", reason: `interaction: ${envelope.error.issues[0]?.message ?? "invalid"}` };
-  return { kind: "envelopes", envelopes: [envelope.data], ackHint: isCommand ? (ephemeral ? "defer-ephemeral" : "defer") : "update" };
+  if (!envelope.success)
+    return {
+      kind: "malformed",
+      reason: `interaction: ${envelope.error.issues[0]?.message ?? "invalid"}`,
+    };
+  return {
+    kind: "envelopes",
+    envelopes: [envelope.data],
+    ackHint: isCommand ? (ephemeral ? "defer-ephemeral" : "defer") : "update",
+  };
 }
 
 /** ` value value …` of a command's options, sub-commands included, in order. */
-function commandArguments(options: Array<{ name: string; type: number; value?: unknown; options?: unknown[] }> | undefined): string {
+function commandArguments(
+  options: Array<{ name: string; type: number; value?: unknown; options?: unknown[] }> | undefined,
+): string {
   if (!options?.length) return "";
   return options
     .map((option) => {
-      if (option.type === 1 || option.type === 2) return ` ${option.name}${commandArguments(option.options as typeof options)}`;
+      if (option.type === 1 || option.type === 2)
+        return ` ${option.name}${commandArguments(option.options as typeof options)}`;
       return option.value === undefined ? "" : ` ${String(option.value)}`;
     })
     .join("");
@@ -132,6 +192,10 @@ export function interactionAck(result: AcceptResult): Response {
   const ack = defaultWebhookAck(result);
   if (!result.allStored) return ack;
   const body =
-    result.ackHint === "defer-ephemeral" ? { type: 5, data: { flags: 1 << 6 } } : result.ackHint === "defer" ? { type: 5 } : { type: 6 };
+    result.ackHint === "defer-ephemeral"
+      ? { type: 5, data: { flags: 1 << 6 } }
+      : result.ackHint === "defer"
+        ? { type: 5 }
+        : { type: 6 };
   return Response.json(body, { headers: ack.headers });
 }

@@ -1,5 +1,10 @@
 import type { ParseResult } from "../channel.ts";
-import { checkedEnvelope, type InboundAttachment, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import {
+  checkedEnvelope,
+  type InboundAttachment,
+  type InboundEnvelope,
+  type InboundEnvelopeInput,
+} from "../envelope.ts";
 import { guildAccess } from "../../config/guild-access.ts";
 import type { DiscordAccount } from "./config.ts";
 import {
@@ -45,60 +50,113 @@ export interface DiscordParseContext {
 type One = { envelope: InboundEnvelope } | { dropped: string };
 
 export function parseDiscordDispatch(payload: unknown, ctx: DiscordParseContext): ParseResult {
-  const dispatch = parsePayload(payload, discordDispatchSchema, "a Gateway dispatch ({op:0,t,s,d})");
+  const dispatch = parsePayload(
+    payload,
+    discordDispatchSchema,
+    "a Gateway dispatch ({op:0,t,s,d})",
+  );
   if (!dispatch.ok) return { kind: "malformed", reason: dispatch.reason };
   const one = parseOne(dispatch.value, ctx);
   if ("malformed" in one) return { kind: "malformed", reason: one.malformed };
-  return "dropped" in one ? { kind: "envelopes", envelopes: [], dropped: [one.dropped] } : { kind: "envelopes", envelopes: [one.envelope] };
+  return "dropped" in one
+    ? { kind: "envelopes", envelopes: [], dropped: [one.dropped] }
+    : { kind: "envelopes", envelopes: [one.envelope] };
 }
 
-function parseOne(dispatch: DiscordDispatch, ctx: DiscordParseContext): One | { malformed: string } {
+function parseOne(
+  dispatch: DiscordDispatch,
+  ctx: DiscordParseContext,
+): One | { malformed: string } {
   switch (dispatch.t) {
     case "MESSAGE_CREATE": {
       const message = discordMessageSchema.safeParse(dispatch.d);
-      return message.success ? fromMessage(message.data, dispatch, ctx) : { malformed: "MESSAGE_CREATE: not a Discord message" };
+      return message.success
+        ? fromMessage(message.data, dispatch, ctx)
+        : { malformed: "MESSAGE_CREATE: not a Discord message" };
     }
     case "MESSAGE_UPDATE": {
       const update = discordMessageUpdateSchema.safeParse(dispatch.d);
-      return update.success ? fromEdit(update.data, dispatch, ctx) : { malformed: "MESSAGE_UPDATE: not a Discord message" };
+      return update.success
+        ? fromEdit(update.data, dispatch, ctx)
+        : { malformed: "MESSAGE_UPDATE: not a Discord message" };
     }
     case "MESSAGE_REACTION_ADD": {
       const reaction = discordReactionSchema.safeParse(dispatch.d);
-      return reaction.success ? fromReaction(reaction.data, dispatch, ctx) : { malformed: "MESSAGE_REACTION_ADD: not a reaction" };
+      return reaction.success
+        ? fromReaction(reaction.data, dispatch, ctx)
+        : { malformed: "MESSAGE_REACTION_ADD: not a reaction" };
     }
     case "GUILD_MEMBER_ADD": {
       const member = discordMemberAddSchema.safeParse(dispatch.d);
-      return member.success ? fromMemberAdd(member.data, ctx) : { malformed: "GUILD_MEMBER_ADD: not a member" };
+      return member.success
+        ? fromMemberAdd(member.data, ctx)
+        : { malformed: "GUILD_MEMBER_ADD: not a member" };
     }
     default:
       return { dropped: `dispatch ${dispatch.t} is not handled` };
   }
 }
 
-const botKey = (ctx: DiscordParseContext) => (ctx.botUserId ? `bot${ctx.botUserId}` : `acct:${ctx.account.accountId}`);
-const displayName = (user: DiscordUser, nick?: string | null) => nick ?? user.global_name ?? user.username;
+const botKey = (ctx: DiscordParseContext) =>
+  ctx.botUserId ? `bot${ctx.botUserId}` : `acct:${ctx.account.accountId}`;
+const displayName = (user: DiscordUser, nick?: string | null) =>
+  nick ?? user.global_name ?? user.username;
 
 /** Where a message in `channelId` lives: DM, guild channel, or thread (with its parent). */
-function conversation(channelId: string, guildId: string | undefined, dispatch: DiscordDispatch, senderId: string) {
+function conversation(
+  channelId: string,
+  guildId: string | undefined,
+  dispatch: DiscordDispatch,
+  senderId: string,
+) {
   const known = dispatch.context?.channel?.id === channelId ? dispatch.context.channel : undefined;
-  if (!guildId) return { chatType: "direct" as const, peerId: senderId, groupDm: known?.type === GROUP_DM_CHANNEL_TYPE };
-  const parent = known && THREAD_CHANNEL_TYPES.has(known.type) ? (known.parent_id ?? undefined) : undefined;
-  return { chatType: "channel" as const, peerId: channelId, parentPeerId: parent, teamId: guildId, groupDm: false };
+  if (!guildId)
+    return {
+      chatType: "direct" as const,
+      peerId: senderId,
+      groupDm: known?.type === GROUP_DM_CHANNEL_TYPE,
+    };
+  const parent =
+    known && THREAD_CHANNEL_TYPES.has(known.type) ? (known.parent_id ?? undefined) : undefined;
+  return {
+    chatType: "channel" as const,
+    peerId: channelId,
+    parentPeerId: parent,
+    teamId: guildId,
+    groupDm: false,
+  };
 }
 
-function fromMessage(message: DiscordMessage, dispatch: DiscordDispatch, ctx: DiscordParseContext): One {
-  if (ctx.botUserId && message.author.id === ctx.botUserId) return { dropped: "the bot's own message" };
-  if (message.type !== 0 && message.type !== 19) return { dropped: `message type ${message.type} is not a chat message` };
+function fromMessage(
+  message: DiscordMessage,
+  dispatch: DiscordDispatch,
+  ctx: DiscordParseContext,
+): One {
+  if (ctx.botUserId && message.author.id === ctx.botUserId)
+    return { dropped: "the bot's own message" };
+  if (message.type !== 0 && message.type !== 19)
+    return { dropped: `message type ${message.type} is not a chat message` };
   if (message.author.system) return { dropped: "a Discord system message" };
   const where = conversation(message.channel_id, message.guild_id, dispatch, message.author.id);
-  if (where.groupDm && !ctx.account.dm.groupEnabled) return { dropped: "group DMs are off (dm.groupEnabled)" };
-  if (where.chatType === "direct" && ctx.account.dm.enabled === false) return { dropped: "DMs are off (dm.enabled)" };
+  if (where.groupDm && !ctx.account.dm.groupEnabled)
+    return { dropped: "group DMs are off (dm.groupEnabled)" };
+  if (where.chatType === "direct" && ctx.account.dm.enabled === false)
+    return { dropped: "DMs are off (dm.enabled)" };
 
-  const nativeMention = ctx.botUserId !== undefined && message.mentions.some((user) => user.id === ctx.botUserId);
-  const roleMention = (dispatch.context?.botRoleIds ?? []).some((role) => message.mention_roles.includes(role));
-  const replyToBot = ctx.botUserId !== undefined && message.referenced_message?.author?.id === ctx.botUserId;
+  const nativeMention =
+    ctx.botUserId !== undefined && message.mentions.some((user) => user.id === ctx.botUserId);
+  const roleMention = (dispatch.context?.botRoleIds ?? []).some((role) =>
+    message.mention_roles.includes(role),
+  );
+  const replyToBot =
+    ctx.botUserId !== undefined && message.referenced_message?.author?.id === ctx.botUserId;
   const wasMentioned = nativeMention || roleMention || replyToBot;
-  if (where.chatType === "channel" && !wasMentioned && ignoresOtherMentions(ctx, where) && (message.mentions.length > 0 || message.mention_roles.length > 0)) {
+  if (
+    where.chatType === "channel" &&
+    !wasMentioned &&
+    ignoresOtherMentions(ctx, where) &&
+    (message.mentions.length > 0 || message.mention_roles.length > 0)
+  ) {
     return { dropped: "mentions someone else, not the bot (ignoreOtherMentions)" };
   }
   const attachments: InboundAttachment[] = message.attachments.slice(0, 32).map((file) => ({
@@ -113,7 +171,8 @@ function fromMessage(message: DiscordMessage, dispatch: DiscordDispatch, ctx: Di
       kind: "message",
       senderId: message.author.id,
       senderName: displayName(message.author, message.member?.nick),
-      senderIsBot: message.author.bot === true || message.webhook_id !== undefined ? true : undefined,
+      senderIsBot:
+        message.author.bot === true || message.webhook_id !== undefined ? true : undefined,
       ...(message.member?.roles?.length ? { senderRoles: message.member.roles.slice(0, 250) } : {}),
       messageId: message.id,
       text: message.content,
@@ -127,9 +186,15 @@ function fromMessage(message: DiscordMessage, dispatch: DiscordDispatch, ctx: Di
   );
 }
 
-function fromEdit(update: ReturnType<typeof discordMessageUpdateSchema.parse>, dispatch: DiscordDispatch, ctx: DiscordParseContext): One {
-  if (!update.author || !update.edited_timestamp) return { dropped: "MESSAGE_UPDATE without an edit (embed unfurl)" };
-  if (ctx.botUserId && update.author.id === ctx.botUserId) return { dropped: "an edit of the bot's own message" };
+function fromEdit(
+  update: ReturnType<typeof discordMessageUpdateSchema.parse>,
+  dispatch: DiscordDispatch,
+  ctx: DiscordParseContext,
+): One {
+  if (!update.author || !update.edited_timestamp)
+    return { dropped: "MESSAGE_UPDATE without an edit (embed unfurl)" };
+  if (ctx.botUserId && update.author.id === ctx.botUserId)
+    return { dropped: "an edit of the bot's own message" };
   const where = conversation(update.channel_id, update.guild_id, dispatch, update.author.id);
   return build(
     {
@@ -149,22 +214,36 @@ function fromEdit(update: ReturnType<typeof discordMessageUpdateSchema.parse>, d
   );
 }
 
-function fromReaction(reaction: ReturnType<typeof discordReactionSchema.parse>, dispatch: DiscordDispatch, ctx: DiscordParseContext): One {
-  if (ctx.botUserId && reaction.user_id === ctx.botUserId) return { dropped: "the bot's own reaction" };
+function fromReaction(
+  reaction: ReturnType<typeof discordReactionSchema.parse>,
+  dispatch: DiscordDispatch,
+  ctx: DiscordParseContext,
+): One {
+  if (ctx.botUserId && reaction.user_id === ctx.botUserId)
+    return { dropped: "the bot's own reaction" };
   const mode = reactionMode(ctx, reaction.guild_id);
   if (mode === "off") return { dropped: "reactionNotifications off" };
-  if (mode === "own" && (!ctx.botUserId || reaction.message_author_id !== ctx.botUserId)) return { dropped: "reaction to a message that is not the bot's (reactionNotifications own)" };
-  const emoji = reaction.emoji.id ? `${reaction.emoji.name ?? ""}:${reaction.emoji.id}` : (reaction.emoji.name ?? "?");
+  if (mode === "own" && (!ctx.botUserId || reaction.message_author_id !== ctx.botUserId))
+    return { dropped: "reaction to a message that is not the bot's (reactionNotifications own)" };
+  const emoji = reaction.emoji.id
+    ? `${reaction.emoji.name ?? ""}:${reaction.emoji.id}`
+    : (reaction.emoji.name ?? "?");
   const where = conversation(reaction.channel_id, reaction.guild_id, dispatch, reaction.user_id);
   const user = reaction.member?.user;
   return build(
     {
-      dedupKey: `discord:${botKey(ctx)}:react:${reaction.message_id}:${reaction.user_id}:${emoji}`.slice(0, 512),
+      dedupKey:
+        `discord:${botKey(ctx)}:react:${reaction.message_id}:${reaction.user_id}:${emoji}`.slice(
+          0,
+          512,
+        ),
       kind: "system",
       senderId: reaction.user_id,
       ...(user ? { senderName: displayName(user, reaction.member?.nick) } : {}),
       senderIsBot: user?.bot === true ? true : undefined,
-      ...(reaction.member?.roles?.length ? { senderRoles: reaction.member.roles.slice(0, 250) } : {}),
+      ...(reaction.member?.roles?.length
+        ? { senderRoles: reaction.member.roles.slice(0, 250) }
+        : {}),
       messageId: reaction.message_id,
       text: `Reaction ${emoji} added to message ${reaction.message_id}`,
     },
@@ -175,8 +254,12 @@ function fromReaction(reaction: ReturnType<typeof discordReactionSchema.parse>, 
   );
 }
 
-function fromMemberAdd(member: ReturnType<typeof discordMemberAddSchema.parse>, ctx: DiscordParseContext): One {
-  if (ctx.botUserId && member.user.id === ctx.botUserId) return { dropped: "the bot itself joined" };
+function fromMemberAdd(
+  member: ReturnType<typeof discordMemberAddSchema.parse>,
+  ctx: DiscordParseContext,
+): One {
+  if (ctx.botUserId && member.user.id === ctx.botUserId)
+    return { dropped: "the bot itself joined" };
   // A join belongs to the guild, not a channel: the guild is the conversation (its entry, not a channel's).
   return build(
     {
@@ -187,7 +270,13 @@ function fromMemberAdd(member: ReturnType<typeof discordMemberAddSchema.parse>, 
       senderIsBot: member.user.bot === true ? true : undefined,
       text: `Member joined the server`,
     },
-    { chatType: "channel", peerId: member.guild_id, parentPeerId: undefined, teamId: member.guild_id, groupDm: false },
+    {
+      chatType: "channel",
+      peerId: member.guild_id,
+      parentPeerId: undefined,
+      teamId: member.guild_id,
+      groupDm: false,
+    },
     member.guild_id,
     undefined,
     ctx,
@@ -197,7 +286,10 @@ function fromMemberAdd(member: ReturnType<typeof discordMemberAddSchema.parse>, 
 type Where = ReturnType<typeof conversation>;
 
 function build(
-  fields: Omit<InboundEnvelopeInput, "channel" | "accountId" | "chatType" | "peerId" | "receivedAt" | "route">,
+  fields: Omit<
+    InboundEnvelopeInput,
+    "channel" | "accountId" | "chatType" | "peerId" | "receivedAt" | "route"
+  >,
   where: Where,
   replyChannelId: string,
   replyToMessageId: string | undefined,
@@ -219,7 +311,12 @@ function build(
       ...(replyToMessageId ? { replyToMessageId } : {}),
       // The guild (and a thread's channel) let run-time policy find this conversation's entry (tools).
       ...("teamId" in where && where.teamId
-        ? { extra: { teamId: where.teamId, ...(where.parentPeerId ? { parentPeerId: where.parentPeerId } : {}) } }
+        ? {
+            extra: {
+              teamId: where.teamId,
+              ...(where.parentPeerId ? { parentPeerId: where.parentPeerId } : {}),
+            },
+          }
         : {}),
     },
   });
@@ -227,11 +324,16 @@ function build(
 
 function ignoresOtherMentions(ctx: DiscordParseContext, where: Where): boolean {
   const access = guildAccess({ guilds: ctx.account.guilds }, ctx.account.accountId, where);
-  const entry = access.configured ? (access.entry as { ignoreOtherMentions?: boolean } | undefined) : undefined;
+  const entry = access.configured
+    ? (access.entry as { ignoreOtherMentions?: boolean } | undefined)
+    : undefined;
   return entry?.ignoreOtherMentions ?? false;
 }
 
-function reactionMode(ctx: DiscordParseContext, guildId: string | undefined): "off" | "own" | "all" | "allowlist" {
+function reactionMode(
+  ctx: DiscordParseContext,
+  guildId: string | undefined,
+): "off" | "own" | "all" | "allowlist" {
   const guild = guildId ? (ctx.account.guilds?.[guildId] ?? ctx.account.guilds?.["*"]) : undefined;
   return guild?.reactionNotifications ?? ctx.account.reactionNotifications;
 }

@@ -19,10 +19,22 @@ export const discordUserSchema = z
   .loose();
 export type DiscordUser = z.infer<typeof discordUserSchema>;
 
-const memberSchema = z.object({ nick: z.string().nullish(), roles: z.array(z.string()).optional(), user: discordUserSchema.optional() }).loose();
+const memberSchema = z
+  .object({
+    nick: z.string().nullish(),
+    roles: z.array(z.string()).optional(),
+    user: discordUserSchema.optional(),
+  })
+  .loose();
 
 export const discordAttachmentSchema = z
-  .object({ id: z.string(), filename: z.string(), content_type: z.string().optional(), size: z.number().int().nonnegative(), url: z.string() })
+  .object({
+    id: z.string(),
+    filename: z.string(),
+    content_type: z.string().optional(),
+    size: z.number().int().nonnegative(),
+    url: z.string(),
+  })
   .loose();
 
 export const discordMessageSchema = z
@@ -40,7 +52,10 @@ export const discordMessageSchema = z
     mention_everyone: z.boolean().default(false),
     attachments: z.array(discordAttachmentSchema).default([]),
     webhook_id: z.string().optional(),
-    referenced_message: z.object({ id: snowflake, author: discordUserSchema.optional() }).loose().nullish(),
+    referenced_message: z
+      .object({ id: snowflake, author: discordUserSchema.optional() })
+      .loose()
+      .nullish(),
     nonce: z.union([z.string(), z.number()]).optional(),
   })
   .loose();
@@ -72,7 +87,12 @@ export const discordReactionSchema = z
   .loose();
 
 export const discordMemberAddSchema = z
-  .object({ guild_id: snowflake, user: discordUserSchema, nick: z.string().nullish(), joined_at: z.string().optional() })
+  .object({
+    guild_id: snowflake,
+    user: discordUserSchema,
+    nick: z.string().nullish(),
+    joined_at: z.string().optional(),
+  })
   .loose();
 
 /**
@@ -88,7 +108,15 @@ export const discordDispatchSchema = z
     d: z.unknown(),
     context: z
       .object({
-        channel: z.object({ id: snowflake, type: z.number().int(), parent_id: snowflake.nullish(), name: z.string().optional() }).loose().optional(),
+        channel: z
+          .object({
+            id: snowflake,
+            type: z.number().int(),
+            parent_id: snowflake.nullish(),
+            name: z.string().optional(),
+          })
+          .loose()
+          .optional(),
         botRoleIds: z.array(z.string()).optional(),
       })
       .loose()
@@ -102,8 +130,18 @@ export const THREAD_CHANNEL_TYPES: ReadonlySet<number> = new Set([10, 11, 12]);
 /** DM = 1, group DM = 3. */
 export const GROUP_DM_CHANNEL_TYPE = 3;
 
-const commandOptionSchema: z.ZodType<{ name: string; type: number; value?: unknown; options?: unknown[] }> = z
-  .object({ name: z.string(), type: z.number().int(), value: z.unknown().optional(), options: z.array(z.lazy(() => commandOptionSchema)).optional() })
+const commandOptionSchema: z.ZodType<{
+  name: string;
+  type: number;
+  value?: unknown;
+  options?: unknown[];
+}> = z
+  .object({
+    name: z.string(),
+    type: z.number().int(),
+    value: z.unknown().optional(),
+    options: z.array(z.lazy(() => commandOptionSchema)).optional(),
+  })
   .loose();
 
 export const discordInteractionSchema = z
@@ -114,11 +152,19 @@ export const discordInteractionSchema = z
     token: z.string().min(1).max(1000),
     guild_id: snowflake.optional(),
     channel_id: snowflake.optional(),
-    channel: z.object({ id: snowflake, type: z.number().int(), parent_id: snowflake.nullish() }).loose().optional(),
+    channel: z
+      .object({ id: snowflake, type: z.number().int(), parent_id: snowflake.nullish() })
+      .loose()
+      .optional(),
     member: memberSchema.optional(),
     user: discordUserSchema.optional(),
     data: z
-      .object({ id: z.string().optional(), name: z.string().optional(), type: z.number().int().optional(), options: z.array(commandOptionSchema).optional() })
+      .object({
+        id: z.string().optional(),
+        name: z.string().optional(),
+        type: z.number().int().optional(),
+        options: z.array(commandOptionSchema).optional(),
+      })
       .loose()
       .optional(),
   })

@@ -1,6 +1,12 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { postTracked, streamPreview, trackedKeys, type PostOutcome, type PreviewPlatform } from "../preview-stream.ts";
+import {
+  postTracked,
+  streamPreview,
+  trackedKeys,
+  type PostOutcome,
+  type PreviewPlatform,
+} from "../preview-stream.ts";
 import { discordRequest } from "./rest.ts";
 import { discordTarget, referenceFor } from "./send.ts";
 
@@ -24,14 +30,20 @@ const PREVIEW_KEYS = trackedKeys("preview", "previewMessageId");
 /** The status draft's own id and pending mark; a lost one stops the preview the same way. */
 const STATUS_KEYS = trackedKeys("status", "statusMessageId");
 
-export async function discordProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function discordProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   const target = discordTarget(route, ctx);
   if (!target?.token || route.extra?.interactionToken) return state;
   const { call, account } = target;
   const mode = account.streaming.mode;
   let next: ProgressState = { ...state };
   const now = Date.now();
-  const warn = (what: string, detail: unknown) => console.warn(`discord progress ${what} failed`, JSON.stringify(detail).slice(0, 200));
+  const warn = (what: string, detail: unknown) =>
+    console.warn(`discord progress ${what} failed`, JSON.stringify(detail).slice(0, 200));
   const flags = account.suppressEmbeds ? { flags: 1 << 2 } : {};
 
   const typing = async () => {
@@ -46,17 +58,29 @@ export async function discordProgress(route: ReplyRoute, event: ProgressEvent, s
   const post = async (kind: "preview" | "status", content: string): Promise<PostOutcome> => {
     // The preview becomes the answer's first chunk, so it quotes the user's message as that chunk would.
     const reference = kind === "preview" ? referenceFor(route, account, 0) : {};
-    const sent = await discordRequest<{ id: string }>(call, "POST", `/channels/${route.to}/messages`, { content, allowed_mentions: { parse: [] }, ...flags, ...reference });
+    const sent = await discordRequest<{ id: string }>(
+      call,
+      "POST",
+      `/channels/${route.to}/messages`,
+      { content, allowed_mentions: { parse: [] }, ...flags, ...reference },
+    );
     if (sent.ok) return { ok: true, id: sent.result.id, extra: { previewChannelId: route.to } };
     warn(`${kind} post`, sent);
     return { ok: false, landed: sent.kind === "refused" ? "no" : "maybe" };
   };
   const edit = async (id: string, content: string) => {
-    const edited = await discordRequest(call, "PATCH", `/channels/${route.to}/messages/${id}`, { content, allowed_mentions: { parse: [] } });
+    const edited = await discordRequest(call, "PATCH", `/channels/${route.to}/messages/${id}`, {
+      content,
+      allowed_mentions: { parse: [] },
+    });
     if (!edited.ok) warn("edit", edited);
     return edited.ok;
   };
-  const preview: PreviewPlatform<string> = { render: (shown) => shown || "…", post: (content) => post("preview", content), edit };
+  const preview: PreviewPlatform<string> = {
+    render: (shown) => shown || "…",
+    post: (content) => post("preview", content),
+    edit,
+  };
   const statusText = () => `*Working…*${next.statusSteps ? `\n${next.statusSteps}` : ""}`;
 
   switch (event.type) {
@@ -69,20 +93,39 @@ export async function discordProgress(route: ReplyRoute, event: ProgressEvent, s
     case "text-delta": {
       await renewTyping();
       if (mode !== "partial" && mode !== "block") return next;
-      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: account.textChunkLimit, overflow: "cut" as const, block: mode === "block" };
+      const limits = {
+        editIntervalMs: PREVIEW_EDIT_INTERVAL_MS,
+        maxChars: account.textChunkLimit,
+        overflow: "cut" as const,
+        block: mode === "block",
+      };
       return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx, now);
     }
     case "tool": {
       await renewTyping();
-      if (mode !== "progress" || !account.streaming.progress.toolProgress || event.phase !== "start" || next.previewBroken) return next;
-      next.statusSteps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`.split("\n").slice(-account.streaming.progress.maxLines).join("\n");
-      if (!next.statusMessageId) next = await postTracked(next, STATUS_KEYS, () => post("status", statusText()), ctx, now);
+      if (
+        mode !== "progress" ||
+        !account.streaming.progress.toolProgress ||
+        event.phase !== "start" ||
+        next.previewBroken
+      )
+        return next;
+      next.statusSteps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`
+        .split("\n")
+        .slice(-account.streaming.progress.maxLines)
+        .join("\n");
+      if (!next.statusMessageId)
+        next = await postTracked(next, STATUS_KEYS, () => post("status", statusText()), ctx, now);
       else if (!(await edit(next.statusMessageId, statusText()))) next.previewBroken = "1";
       return next;
     }
     case "run-finished": {
       if (next.statusMessageId) {
-        const removed = await discordRequest(call, "DELETE", `/channels/${route.to}/messages/${next.statusMessageId}`);
+        const removed = await discordRequest(
+          call,
+          "DELETE",
+          `/channels/${route.to}/messages/${next.statusMessageId}`,
+        );
         if (removed.ok) delete next.statusMessageId;
         else warn("status removal", removed);
       }

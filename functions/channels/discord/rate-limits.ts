@@ -35,12 +35,21 @@ export interface RateLimitKey {
   major: string;
 }
 
-export function rateLimitKey(token: string | undefined, method: string, path: string): RateLimitKey {
+export function rateLimitKey(
+  token: string | undefined,
+  method: string,
+  path: string,
+): RateLimitKey {
   const bare = path.replace(/\?.*$/, "");
-  const major = /^\/(channels|guilds)\/(\d+)/.exec(bare)?.[0] ?? /^\/webhooks\/\d+\/[^/]+/.exec(bare)?.[0] ?? "";
+  const major =
+    /^\/(channels|guilds)\/(\d+)/.exec(bare)?.[0] ??
+    /^\/webhooks\/\d+\/[^/]+/.exec(bare)?.[0] ??
+    "";
   const rest = bare.slice(major.length).replace(/\/\d{5,25}(?=\/|$)/g, "/:id");
   // An interaction webhook's token is its major parameter; the key keeps only its tail.
-  const majorKey = major.startsWith("/webhooks/") ? major.replace(/\/[^/]+$/, (t) => `/…${t.slice(-8)}`) : major;
+  const majorKey = major.startsWith("/webhooks/")
+    ? major.replace(/\/[^/]+$/, (t) => `/…${t.slice(-8)}`)
+    : major;
   return { bot: token?.split(".")[0] ?? "webhook", route: `${method} ${rest}`, major: majorKey };
 }
 
@@ -56,9 +65,19 @@ export function heldFor(key: RateLimitKey, now = Date.now()): { waitMs: number; 
 }
 
 /** What an answer's headers (and a 429's body) say about its bucket, remembered for the next call. */
-export function recordRateLimit(key: RateLimitKey, headers: Headers, status: number, body: { retry_after?: number; global?: boolean } | undefined, now = Date.now()): void {
+export function recordRateLimit(
+  key: RateLimitKey,
+  headers: Headers,
+  status: number,
+  body: { retry_after?: number; global?: boolean } | undefined,
+  now = Date.now(),
+): void {
   const retryAfter = seconds(headers.get("retry-after")) ?? body?.retry_after;
-  if (status === 429 && (headers.get("x-ratelimit-global") === "true" || body?.global === true) && retryAfter !== undefined) {
+  if (
+    status === 429 &&
+    (headers.get("x-ratelimit-global") === "true" || body?.global === true) &&
+    retryAfter !== undefined
+  ) {
     globalUntil.set(key.bot, now + Math.ceil(retryAfter * 1000));
     prune(globalUntil, (until) => until <= now);
     return;
@@ -67,9 +86,13 @@ export function recordRateLimit(key: RateLimitKey, headers: Headers, status: num
   if (!bucket) return;
   bucketOfRoute.set(`${key.bot} ${key.route}`, bucket);
   const remaining = Number(headers.get("x-ratelimit-remaining"));
-  const resetAfter = seconds(headers.get("x-ratelimit-reset-after")) ?? (status === 429 ? retryAfter : undefined);
+  const resetAfter =
+    seconds(headers.get("x-ratelimit-reset-after")) ?? (status === 429 ? retryAfter : undefined);
   if (resetAfter === undefined) return;
-  buckets.set(`${key.bot} ${bucket} ${key.major}`, { remaining: status === 429 ? 0 : Number.isFinite(remaining) ? remaining : 1, resetAt: now + Math.ceil(resetAfter * 1000) });
+  buckets.set(`${key.bot} ${bucket} ${key.major}`, {
+    remaining: status === 429 ? 0 : Number.isFinite(remaining) ? remaining : 1,
+    resetAt: now + Math.ceil(resetAfter * 1000),
+  });
   prune(buckets, (state) => state.resetAt <= now);
   prune(bucketOfRoute, () => false);
 }

@@ -13,10 +13,26 @@ import { heldFor, rateLimitKey, recordRateLimit } from "./rate-limits.ts";
  */
 export type DiscordResult<T> =
   | { ok: true; status: number; result: T }
-  | { ok: false; kind: "refused"; status: number; code?: number; message: string; retryAfterMs?: number; bucket?: string; heldBack?: true }
+  | {
+      ok: false;
+      kind: "refused";
+      status: number;
+      code?: number;
+      message: string;
+      retryAfterMs?: number;
+      bucket?: string;
+      heldBack?: true;
+    }
   | { ok: false; kind: "lost"; error: string };
 
-const errorSchema = z.object({ code: z.number().int().optional(), message: z.string().optional(), retry_after: z.number().optional(), global: z.boolean().optional() }).loose();
+const errorSchema = z
+  .object({
+    code: z.number().int().optional(),
+    message: z.string().optional(),
+    retry_after: z.number().optional(),
+    global: z.boolean().optional(),
+  })
+  .loose();
 
 export interface DiscordCall {
   base: string;
@@ -25,11 +41,24 @@ export interface DiscordCall {
   signal?: AbortSignal;
 }
 
-export async function discordRequest<T = unknown>(call: DiscordCall, method: string, path: string, body?: unknown): Promise<DiscordResult<T>> {
+export async function discordRequest<T = unknown>(
+  call: DiscordCall,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<DiscordResult<T>> {
   const limitKey = rateLimitKey(call.token, method, path);
   const held = heldFor(limitKey);
   if (held.waitMs > 0) {
-    return { ok: false, kind: "refused", status: 429, message: `held back: bucket ${held.bucket} is empty until it resets`, retryAfterMs: held.waitMs, bucket: held.bucket ?? "?", heldBack: true };
+    return {
+      ok: false,
+      kind: "refused",
+      status: 429,
+      message: `held back: bucket ${held.bucket} is empty until it resets`,
+      retryAfterMs: held.waitMs,
+      bucket: held.bucket ?? "?",
+      heldBack: true,
+    };
   }
   let response: Response;
   try {
@@ -45,7 +74,11 @@ export async function discordRequest<T = unknown>(call: DiscordCall, method: str
       signal: call.signal,
     });
   } catch (error) {
-    return { ok: false, kind: "lost", error: `${method} ${routeOf(path)}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      kind: "lost",
+      error: `${method} ${routeOf(path)}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   if (response.status === 204) {
     recordRateLimit(limitKey, response.headers, 204, undefined);
@@ -58,21 +91,37 @@ export async function discordRequest<T = unknown>(call: DiscordCall, method: str
   } catch {
     json = undefined;
   }
-  recordRateLimit(limitKey, response.headers, response.status, response.status === 429 ? errorSchema.safeParse(json).data : undefined);
+  recordRateLimit(
+    limitKey,
+    response.headers,
+    response.status,
+    response.status === 429 ? errorSchema.safeParse(json).data : undefined,
+  );
   if (response.ok) {
-    if (json === undefined && method !== "GET") return { ok: false, kind: "lost", error: `${method} ${routeOf(path)}: unreadable answer (HTTP ${response.status})` };
+    if (json === undefined && method !== "GET")
+      return {
+        ok: false,
+        kind: "lost",
+        error: `${method} ${routeOf(path)}: unreadable answer (HTTP ${response.status})`,
+      };
     return { ok: true, status: response.status, result: json as T };
   }
   const error = errorSchema.safeParse(json).data;
-  const retryAfterSeconds = error?.retry_after ?? numberHeader(response, "retry-after") ?? numberHeader(response, "x-ratelimit-reset-after");
-  const bucket = response.headers.get("x-ratelimit-bucket") ?? (error?.global ? "global" : undefined);
+  const retryAfterSeconds =
+    error?.retry_after ??
+    numberHeader(response, "retry-after") ??
+    numberHeader(response, "x-ratelimit-reset-after");
+  const bucket =
+    response.headers.get("x-ratelimit-bucket") ?? (error?.global ? "global" : undefined);
   return {
     ok: false,
     kind: "refused",
     status: response.status,
     ...(error?.code !== undefined ? { code: error.code } : {}),
     message: error?.message ?? `HTTP ${response.status}`,
-    ...(response.status === 429 && retryAfterSeconds !== undefined ? { retryAfterMs: Math.max(1, Math.ceil(retryAfterSeconds * 1000)) } : {}),
+    ...(response.status === 429 && retryAfterSeconds !== undefined
+      ? { retryAfterMs: Math.max(1, Math.ceil(retryAfterSeconds * 1000)) }
+      : {}),
     ...(bucket ? { bucket } : {}),
   };
 }
@@ -92,11 +141,25 @@ function routeOf(path: string): string {
  * 5xx retried; other 4xx (missing access, unknown channel, bad request) are final; a lost answer is
  * reconciled, never repeated blindly.
  */
-export function sendResultFromFailure(failure: Extract<DiscordResult<unknown>, { ok: false }>): Extract<SendResult, { ok: false }> {
+export function sendResultFromFailure(
+  failure: Extract<DiscordResult<unknown>, { ok: false }>,
+): Extract<SendResult, { ok: false }> {
   if (failure.kind === "lost") return { ok: false, outcomeUnknown: true, error: failure.error };
-  const error = `discord ${failure.status}${failure.code !== undefined ? `/${failure.code}` : ""}: ${failure.message}${failure.bucket ? ` (bucket ${failure.bucket})` : ""}`.slice(0, 300);
-  if (failure.heldBack) return { ok: false, retryable: true, retryAfterMs: failure.retryAfterMs ?? 1000, error, notSent: true };
-  if (failure.status === 429) return { ok: false, retryable: true, retryAfterMs: failure.retryAfterMs ?? 1000, error };
+  const error =
+    `discord ${failure.status}${failure.code !== undefined ? `/${failure.code}` : ""}: ${failure.message}${failure.bucket ? ` (bucket ${failure.bucket})` : ""}`.slice(
+      0,
+      300,
+    );
+  if (failure.heldBack)
+    return {
+      ok: false,
+      retryable: true,
+      retryAfterMs: failure.retryAfterMs ?? 1000,
+      error,
+      notSent: true,
+    };
+  if (failure.status === 429)
+    return { ok: false, retryable: true, retryAfterMs: failure.retryAfterMs ?? 1000, error };
   return { ok: false, retryable: failure.status >= 500, error };
 }
 

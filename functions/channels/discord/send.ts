@@ -1,9 +1,21 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
-import { discordAccount, discordApiBase, discordBotToken, discordBotUserId, discordConfig, type DiscordAccount } from "./config.ts";
+import {
+  discordAccount,
+  discordApiBase,
+  discordBotToken,
+  discordBotUserId,
+  discordConfig,
+  type DiscordAccount,
+} from "./config.ts";
 import { discordRequest, sendResultFromFailure, snowflakeAt, type DiscordCall } from "./rest.ts";
-import { isPrivateNoticeRoute, liveInteraction, reconcilePrivateNotice, sendPrivateNotice } from "./interaction-webhook.ts";
+import {
+  isPrivateNoticeRoute,
+  liveInteraction,
+  reconcilePrivateNotice,
+  sendPrivateNotice,
+} from "./interaction-webhook.ts";
 
 /**
  * One reply chunk out to Discord REST (`POST /channels/{id}/messages`; chunks of at most
@@ -35,14 +47,22 @@ export function discordTarget(route: ReplyRoute, ctx: SendContext): DiscordTarge
   if (!discord) return undefined;
   const account = discordAccount(discord, route.accountId);
   const token = discordBotToken(account, ctx.env);
-  return { account, token, botUserId: discordBotUserId(token, account), call: { base: discordApiBase(account), token, signal: ctx.signal } };
+  return {
+    account,
+    token,
+    botUserId: discordBotUserId(token, account),
+    call: { base: discordApiBase(account), token, signal: ctx.signal },
+  };
 }
 
 const SUPPRESS_EMBEDS = 1 << 2;
 const EPHEMERAL = 1 << 6;
 const ALLOWED_MENTIONS = { parse: ["users"], replied_user: false };
 
-export async function sendDiscordMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendDiscordMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<SendResult> {
   const { route } = message;
   const target = discordTarget(route, ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.discord is not configured" };
@@ -52,13 +72,24 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
   if (message.retract) {
     if (!target.token) return { ok: true };
     return retractPreview([state.previewMessageId], async (id) => {
-      const removed = await discordRequest(target.call, "DELETE", `/channels/${state.previewChannelId ?? route.to}/messages/${id}`);
-      return removed.ok || (removed.kind === "refused" && removed.status === 404) ? { ok: true } : sendResultFromFailure(removed);
+      const removed = await discordRequest(
+        target.call,
+        "DELETE",
+        `/channels/${state.previewChannelId ?? route.to}/messages/${id}`,
+      );
+      return removed.ok || (removed.kind === "refused" && removed.status === 404)
+        ? { ok: true }
+        : sendResultFromFailure(removed);
     });
   }
   const flags = target.account.suppressEmbeds ? SUPPRESS_EMBEDS : 0;
-  const content = { content: message.text, allowed_mentions: ALLOWED_MENTIONS, ...(flags ? { flags } : {}) };
-  if (isPrivateNoticeRoute(route)) return sendPrivateNotice(route, content, flags, target.call.base, ctx.signal);
+  const content = {
+    content: message.text,
+    allowed_mentions: ALLOWED_MENTIONS,
+    ...(flags ? { flags } : {}),
+  };
+  if (isPrivateNoticeRoute(route))
+    return sendPrivateNotice(route, content, flags, target.call.base, ctx.signal);
 
   if (interaction) {
     const call = { ...target.call, token: undefined };
@@ -66,17 +97,31 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
     const sent =
       message.chunkIndex === 0
         ? await discordRequest<{ id: string }>(call, "PATCH", `${base}/messages/@original`, content)
-        : await discordRequest<{ id: string }>(call, "POST", `${base}?wait=true`, { ...content, flags: flags | (interaction.ephemeral ? EPHEMERAL : 0) });
+        : await discordRequest<{ id: string }>(call, "POST", `${base}?wait=true`, {
+            ...content,
+            flags: flags | (interaction.ephemeral ? EPHEMERAL : 0),
+          });
     return sent.ok ? { ok: true, platformMessageId: sent.result.id } : sendResultFromFailure(sent);
   }
 
-  if (!target.token) return { ok: false, retryable: false, error: `no Discord bot token for account ${route.accountId}` };
+  if (!target.token)
+    return {
+      ok: false,
+      retryable: false,
+      error: `no Discord bot token for account ${route.accountId}`,
+    };
   return commitPreview({
     previewId: message.chunkIndex === 0 ? state.previewMessageId : undefined,
     edit: async (previewId) => {
-      const edited = await discordRequest<{ id: string }>(target.call, "PATCH", `/channels/${state.previewChannelId ?? route.to}/messages/${previewId}`, content);
+      const edited = await discordRequest<{ id: string }>(
+        target.call,
+        "PATCH",
+        `/channels/${state.previewChannelId ?? route.to}/messages/${previewId}`,
+        content,
+      );
       if (edited.ok) return { ok: true };
-      if (edited.kind === "lost" || edited.status === 429 || edited.status >= 500) return sendResultFromFailure(edited);
+      if (edited.kind === "lost" || edited.status === 429 || edited.status >= 500)
+        return sendResultFromFailure(edited);
       return "gone"; // deleted by a moderator, …: post the chunk instead.
     },
     post: async () => {
@@ -86,8 +131,15 @@ export async function sendDiscordMessage(message: OutboundMessage, ctx: SendCont
         enforce_nonce: true,
         ...referenceFor(route, target.account, message.chunkIndex),
       };
-      const sent = await discordRequest<{ id: string }>(target.call, "POST", `/channels/${route.to}/messages`, body);
-      return sent.ok ? { ok: true, platformMessageId: sent.result.id } : sendResultFromFailure(sent);
+      const sent = await discordRequest<{ id: string }>(
+        target.call,
+        "POST",
+        `/channels/${route.to}/messages`,
+        body,
+      );
+      return sent.ok
+        ? { ok: true, platformMessageId: sent.result.id }
+        : sendResultFromFailure(sent);
     },
   });
 }
@@ -111,32 +163,58 @@ const CLOCK_SKEW_MS = 2_000;
  * An interaction's answer edits one message (harmless to repeat); its follow-ups cannot be looked
  * up (ephemeral ones are invisible in history) and are not repeated.
  */
-export async function reconcileDiscordMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+export async function reconcileDiscordMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<ReconcileResult> {
   const { route } = message;
-  if (message.retract) return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
-  if (message.chunkIndex === 0 && message.progressState?.previewMessageId) return { outcome: "untraceable", reason: "the answer edits the run's preview", idempotent: true };
+  if (message.retract)
+    return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
+  if (message.chunkIndex === 0 && message.progressState?.previewMessageId)
+    return {
+      outcome: "untraceable",
+      reason: "the answer edits the run's preview",
+      idempotent: true,
+    };
   if (isPrivateNoticeRoute(route)) return reconcilePrivateNotice(route);
   if (liveInteraction(route)) {
-    if (message.chunkIndex === 0) return { outcome: "untraceable", reason: "the answer edits the interaction's response", idempotent: true };
-    return { outcome: "untraceable", reason: "interaction follow-ups cannot be looked up", idempotent: false };
+    if (message.chunkIndex === 0)
+      return {
+        outcome: "untraceable",
+        reason: "the answer edits the interaction's response",
+        idempotent: true,
+      };
+    return {
+      outcome: "untraceable",
+      reason: "interaction follow-ups cannot be looked up",
+      idempotent: false,
+    };
   }
   // A row from before first attempts were recorded: its queued time is earlier still, so just as safe.
   const firstAttempt = message.firstAttemptAt ?? message.queuedAt;
   if (firstAttempt !== undefined && Date.now() - firstAttempt < DISCORD_NONCE_WINDOW_MS) {
-    return { outcome: "untraceable", reason: "a repeat within the nonce window returns the message already created", idempotent: true };
+    return {
+      outcome: "untraceable",
+      reason: "a repeat within the nonce window returns the message already created",
+      idempotent: true,
+    };
   }
   const target = discordTarget(route, ctx);
-  if (!target?.token || !target.botUserId) throw new Error("cannot read Discord history without a bot token");
+  if (!target?.token || !target.botUserId)
+    throw new Error("cannot read Discord history without a bot token");
   const after = snowflakeAt((firstAttempt ?? Date.now() - 15 * 60_000) - CLOCK_SKEW_MS);
-  const history = await discordRequest<Array<{ id: string; author?: { id?: string }; nonce?: string | number; content?: string }>>(
-    target.call,
-    "GET",
-    `/channels/${route.to}/messages?after=${after}&limit=100`,
-  );
-  if (!history.ok) throw new Error(`reading Discord history failed: ${history.kind === "lost" ? history.error : `${history.status} ${history.message}`}`);
+  const history = await discordRequest<
+    Array<{ id: string; author?: { id?: string }; nonce?: string | number; content?: string }>
+  >(target.call, "GET", `/channels/${route.to}/messages?after=${after}&limit=100`);
+  if (!history.ok)
+    throw new Error(
+      `reading Discord history failed: ${history.kind === "lost" ? history.error : `${history.status} ${history.message}`}`,
+    );
   const nonce = await nonceOf(message);
   const mine = (Array.isArray(history.result) ? history.result : []).find(
-    (m) => m.author?.id === target.botUserId && (String(m.nonce ?? "") === nonce || m.content === message.text),
+    (m) =>
+      m.author?.id === target.botUserId &&
+      (String(m.nonce ?? "") === nonce || m.content === message.text),
   );
   return mine ? { outcome: "landed", platformMessageId: mine.id } : { outcome: "missing" };
 }
@@ -148,13 +226,24 @@ export async function reconcileDiscordMessage(message: OutboundMessage, ctx: Sen
  */
 export async function nonceOf(message: Pick<OutboundMessage, "id" | "route">): Promise<string> {
   const seed = `${message.id}@${message.route.to}/${message.route.replyToMessageId ?? ""}`;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 25);
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed)),
+  );
+  return [...digest]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .slice(0, 25);
 }
 
-export function referenceFor(route: ReplyRoute, account: DiscordAccount, chunkIndex: number): { message_reference?: { message_id: string; fail_if_not_exists: false } } {
+export function referenceFor(
+  route: ReplyRoute,
+  account: DiscordAccount,
+  chunkIndex: number,
+): { message_reference?: { message_id: string; fail_if_not_exists: false } } {
   if (!route.replyToMessageId) return {};
-  const reference = { message_reference: { message_id: route.replyToMessageId, fail_if_not_exists: false as const } };
+  const reference = {
+    message_reference: { message_id: route.replyToMessageId, fail_if_not_exists: false as const },
+  };
   switch (account.replyToMode) {
     case "off":
       return {};

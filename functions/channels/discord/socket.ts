@@ -1,7 +1,15 @@
 import type { SocketAccount, SocketPieces } from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { accountLabel } from "../accounts.ts";
-import { discordAccounts, discordApiBase, discordBotToken, discordBotUserId, discordConfig, discordTokenEnvName, type DiscordAccount } from "./config.ts";
+import {
+  discordAccounts,
+  discordApiBase,
+  discordBotToken,
+  discordBotUserId,
+  discordConfig,
+  discordTokenEnvName,
+  type DiscordAccount,
+} from "./config.ts";
 import { parseDiscordDispatch } from "./parse.ts";
 
 /**
@@ -49,10 +57,16 @@ export const discordSocket: SocketPieces<DiscordAccount> = {
       const { accountId } = account;
       const tokenEnv = discordTokenEnvName(account);
       if (!tokenEnv) {
-        if (account.token !== undefined) console.error(`channels.discord: account ${accountId} has a plain-text token; the companion needs it as an env SecretRef`);
+        if (account.token !== undefined)
+          console.error(
+            `channels.discord: account ${accountId} has a plain-text token; the companion needs it as an env SecretRef`,
+          );
         continue;
       }
-      const settings: DiscordConnectorSettings = { apiBaseUrl: discordApiBase(account), intents: discordIntents(account) };
+      const settings: DiscordConnectorSettings = {
+        apiBaseUrl: discordApiBase(account),
+        intents: discordIntents(account),
+      };
       accounts.push({
         accountId,
         label: accountLabel("Discord", accountId, all.length),
@@ -64,6 +78,10 @@ export const discordSocket: SocketPieces<DiscordAccount> = {
   },
   parse(event, account, env) {
     const token = discordBotToken(account.account, env);
-    return parseDiscordDispatch(event.payload, { account: account.account, botUserId: discordBotUserId(token, account.account), receivedAt: event.receivedAt });
+    return parseDiscordDispatch(event.payload, {
+      account: account.account,
+      botUserId: discordBotUserId(token, account.account),
+      receivedAt: event.receivedAt,
+    });
   },
 };

@@ -12,19 +12,28 @@ export const INTERACTION_MAX_SKEW_SECONDS = 300;
 
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
-export async function verifyDiscordSignature(headers: Headers, raw: Uint8Array, publicKeyHex: string | undefined, nowSeconds: number): Promise<VerifyResult> {
+export async function verifyDiscordSignature(
+  headers: Headers,
+  raw: Uint8Array,
+  publicKeyHex: string | undefined,
+  nowSeconds: number,
+): Promise<VerifyResult> {
   if (!publicKeyHex) return { ok: false, reason: "no-secret" };
   const signature = headers.get("x-signature-ed25519");
   const timestamp = headers.get("x-signature-timestamp");
-  if (!signature || !timestamp) return { ok: false, status: 401, reason: "missing signature headers" };
+  if (!signature || !timestamp)
+    return { ok: false, status: 401, reason: "missing signature headers" };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, status: 401, reason: "bad timestamp" };
-  if (Math.abs(nowSeconds - Number(timestamp)) > INTERACTION_MAX_SKEW_SECONDS) return { ok: false, status: 401, reason: "stale timestamp" };
+  if (Math.abs(nowSeconds - Number(timestamp)) > INTERACTION_MAX_SKEW_SECONDS)
+    return { ok: false, status: 401, reason: "stale timestamp" };
   const signatureBytes = fromHex(signature);
-  if (!signatureBytes || signatureBytes.length !== 64) return { ok: false, status: 401, reason: "malformed signature" };
+  if (!signatureBytes || signatureBytes.length !== 64)
+    return { ok: false, status: 401, reason: "malformed signature" };
   let key = keyCache.get(publicKeyHex);
   if (!key) {
     const keyBytes = fromHex(publicKeyHex);
-    if (!keyBytes || keyBytes.length !== 32) return { ok: false, status: 401, reason: "publicKey is not a 32-byte hex key" };
+    if (!keyBytes || keyBytes.length !== 32)
+      return { ok: false, status: 401, reason: "publicKey is not a 32-byte hex key" };
     key = crypto.subtle.importKey("raw", keyBytes, { name: "Ed25519" }, false, ["verify"]);
     keyCache.set(publicKeyHex, key);
     key.catch(() => keyCache.delete(publicKeyHex));
@@ -33,7 +42,9 @@ export async function verifyDiscordSignature(headers: Headers, raw: Uint8Array, 
   const signed = new Uint8Array(stamp.length + raw.length);
   signed.set(stamp, 0);
   signed.set(raw, stamp.length);
-  const valid = await crypto.subtle.verify({ name: "Ed25519" }, await key, signatureBytes, signed).catch(() => false);
+  const valid = await crypto.subtle
+    .verify({ name: "Ed25519" }, await key, signatureBytes, signed)
+    .catch(() => false);
   return valid ? { ok: true } : { ok: false, status: 401, reason: "bad signature" };
 }
 

@@ -16,7 +16,12 @@ import { feishuSendUuid, recallFeishuMessage, type FeishuSender } from "./messag
  * - `retractCard`: a silent or aborted run recalls the card, so no half answer stays in the chat.
  */
 
-export async function commitCard(sender: FeishuSender, message: OutboundMessage, text: string, signal?: AbortSignal): Promise<SendResult | "refused"> {
+export async function commitCard(
+  sender: FeishuSender,
+  message: OutboundMessage,
+  text: string,
+  signal?: AbortSignal,
+): Promise<SendResult | "refused"> {
   const state = message.progressState ?? {};
   const cardId = state.cardId!;
   let cardMessageId = state.cardMessageId;
@@ -28,10 +33,27 @@ export async function commitCard(sender: FeishuSender, message: OutboundMessage,
     cardMessageId = sent.platformMessageId ?? "";
   }
   const sequence = nextCardSequence(state, Date.now());
-  const uuid = (step: string) => feishuSendUuid(message.route.accountId, cardId, `${step}:${message.id}`);
-  const shown = await setCardText(sender.account, sender.credentials, cardId, text, sequence, await uuid("final"), signal);
+  const uuid = (step: string) =>
+    feishuSendUuid(message.route.accountId, cardId, `${step}:${message.id}`);
+  const shown = await setCardText(
+    sender.account,
+    sender.credentials,
+    cardId,
+    text,
+    sequence,
+    await uuid("final"),
+    signal,
+  );
   if (!shown.ok) return refusedOrRetry(shown, sender, cardMessageId, "card text", signal);
-  const ended = await endCardStreaming(sender.account, sender.credentials, cardId, text, sequence + 1, await uuid("end"), signal);
+  const ended = await endCardStreaming(
+    sender.account,
+    sender.credentials,
+    cardId,
+    text,
+    sequence + 1,
+    await uuid("end"),
+    signal,
+  );
   if (!ended.ok) {
     const failure = sendResultFromAnswer(ended, "card settings");
     // The text is in place; Feishu ends streaming by itself after 10 minutes if it refuses for good.
@@ -41,7 +63,11 @@ export async function commitCard(sender: FeishuSender, message: OutboundMessage,
   return { ok: true, platformMessageId: cardMessageId || undefined };
 }
 
-export async function retractCard(sender: FeishuSender, message: OutboundMessage, signal?: AbortSignal): Promise<SendResult> {
+export async function retractCard(
+  sender: FeishuSender,
+  message: OutboundMessage,
+  signal?: AbortSignal,
+): Promise<SendResult> {
   const state = message.progressState ?? {};
   let cardMessageId = state.cardMessageId;
   if (!cardMessageId && state.cardId && state.cardSendPending && message.runId) {
@@ -55,13 +81,22 @@ export async function retractCard(sender: FeishuSender, message: OutboundMessage
   return recalled.ok ? { ok: true } : sendResultFromAnswer(recalled, "recall card");
 }
 
-async function refusedOrRetry(answer: Extract<FeishuAnswer, { ok: false }>, sender: FeishuSender, cardMessageId: string, what: string, signal?: AbortSignal): Promise<SendResult | "refused"> {
+async function refusedOrRetry(
+  answer: Extract<FeishuAnswer, { ok: false }>,
+  sender: FeishuSender,
+  cardMessageId: string,
+  what: string,
+  signal?: AbortSignal,
+): Promise<SendResult | "refused"> {
   const failure = sendResultFromAnswer(answer, what);
   if (failure.retryable) return failure;
   console.warn(`feishu streaming card refused the answer, posting it instead: ${failure.error}`);
   if (cardMessageId) {
     const recalled = await recallFeishuMessage(sender, cardMessageId, signal);
-    if (!recalled.ok) console.warn(`feishu streaming card not recalled: ${recalled.status} ${recalled.code ?? ""} ${recalled.message}`);
+    if (!recalled.ok)
+      console.warn(
+        `feishu streaming card not recalled: ${recalled.status} ${recalled.code ?? ""} ${recalled.message}`,
+      );
   }
   return "refused";
 }

@@ -1,6 +1,13 @@
 import type { ProgressContext, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { answerCard, cardMessageContent, createCard, nextCardSequence, setCardText, streamsThroughCard } from "./card.ts";
+import {
+  answerCard,
+  cardMessageContent,
+  createCard,
+  nextCardSequence,
+  setCardText,
+  streamsThroughCard,
+} from "./card.ts";
 import { feishuSendUuid, postFeishuMessage, type FeishuSender } from "./messages.ts";
 
 /**
@@ -20,7 +27,13 @@ import { feishuSendUuid, postFeishuMessage, type FeishuSender } from "./messages
 
 export const PREVIEW_UPDATE_INTERVAL_MS = 1000;
 
-export async function streamIntoCard(route: ReplyRoute, soFar: string, state: ProgressState, ctx: ProgressContext, sender: FeishuSender): Promise<ProgressState> {
+export async function streamIntoCard(
+  route: ReplyRoute,
+  soFar: string,
+  state: ProgressState,
+  ctx: ProgressContext,
+  sender: FeishuSender,
+): Promise<ProgressState> {
   const { account, credentials } = sender;
   if (!streamsThroughCard(account) || state.cardBroken || !ctx.runId) return state;
   let shown = soFar.slice(0, account.textChunkLimit).trimEnd();
@@ -37,7 +50,9 @@ export async function streamIntoCard(route: ReplyRoute, soFar: string, state: Pr
     next.cardCreatedAt = String(now);
     const created = await createCard(account, credentials, answerCard(shown, true), ctx.signal);
     if (!("cardId" in created)) {
-      console.warn(`feishu streaming card not created: ${created.status} ${created.code ?? ""} ${created.message}`);
+      console.warn(
+        `feishu streaming card not created: ${created.status} ${created.code ?? ""} ${created.message}`,
+      );
       return { ...state, cardBroken: "1" };
     }
     next.cardId = created.cardId;
@@ -62,14 +77,28 @@ export async function streamIntoCard(route: ReplyRoute, soFar: string, state: Pr
     return next;
   }
 
-  if (now - Number(next.cardShownAt ?? 0) < PREVIEW_UPDATE_INTERVAL_MS || next.cardShownLength === String(shown.length)) return state;
+  if (
+    now - Number(next.cardShownAt ?? 0) < PREVIEW_UPDATE_INTERVAL_MS ||
+    next.cardShownLength === String(shown.length)
+  )
+    return state;
   const sequence = nextCardSequence(next, now);
-  const updated = await setCardText(account, credentials, next.cardId, shown, sequence, await feishuSendUuid(route.accountId, next.cardId, `text:${sequence}`), ctx.signal);
+  const updated = await setCardText(
+    account,
+    credentials,
+    next.cardId,
+    shown,
+    sequence,
+    await feishuSendUuid(route.accountId, next.cardId, `text:${sequence}`),
+    ctx.signal,
+  );
   next.cardSeq = String(sequence);
   next.cardShownAt = String(now);
   if (updated.ok) next.cardShownLength = String(shown.length);
   else {
-    console.warn(`feishu streaming card update failed: ${updated.status} ${updated.code ?? ""} ${updated.message}`);
+    console.warn(
+      `feishu streaming card update failed: ${updated.status} ${updated.code ?? ""} ${updated.message}`,
+    );
     const limited = updated.status === 429 || updated.status >= 500 || updated.status === 0;
     if (!limited) next.cardBroken = "1";
   }
@@ -77,7 +106,20 @@ export async function streamIntoCard(route: ReplyRoute, soFar: string, state: Pr
 }
 
 /** The card's one message, the reply to the user's message; the same run always sends the same uuid. */
-export async function sendCardMessage(sender: FeishuSender, route: ReplyRoute, cardId: string, runId: string, signal?: AbortSignal) {
+export async function sendCardMessage(
+  sender: FeishuSender,
+  route: ReplyRoute,
+  cardId: string,
+  runId: string,
+  signal?: AbortSignal,
+) {
   const uuid = await feishuSendUuid(route.accountId, route.to, `card:${runId}`);
-  return postFeishuMessage(sender, route, 0, { msg_type: "interactive", content: cardMessageContent(cardId) }, uuid, signal);
+  return postFeishuMessage(
+    sender,
+    route,
+    0,
+    { msg_type: "interactive", content: cardMessageContent(cardId) },
+    uuid,
+    signal,
+  );
 }

@@ -26,8 +26,16 @@ const STREAMING_SUMMARY = "…";
 export function answerCard(markdown: string, streaming: boolean): Record<string, unknown> {
   return {
     schema: "2.0",
-    config: { streaming_mode: streaming, update_multi: true, summary: { content: streaming ? STREAMING_SUMMARY : summaryOf(markdown) } },
-    body: { elements: [{ tag: "markdown", element_id: CARD_ELEMENT_ID, content: markdown || STREAMING_SUMMARY }] },
+    config: {
+      streaming_mode: streaming,
+      update_multi: true,
+      summary: { content: streaming ? STREAMING_SUMMARY : summaryOf(markdown) },
+    },
+    body: {
+      elements: [
+        { tag: "markdown", element_id: CARD_ELEMENT_ID, content: markdown || STREAMING_SUMMARY },
+      ],
+    },
   };
 }
 
@@ -36,14 +44,36 @@ export function cardMessageContent(cardId: string): string {
   return JSON.stringify({ type: "card", data: { card_id: cardId } });
 }
 
-export async function createCard(account: FeishuAccount, credentials: FeishuCredentials, card: Record<string, unknown>, signal?: AbortSignal): Promise<{ cardId: string } | Extract<FeishuAnswer, { ok: false }>> {
-  const answer = await callFeishuApi(account, credentials, "POST", "open-apis/cardkit/v1/cards", { type: "card_json", data: JSON.stringify(card) }, signal);
+export async function createCard(
+  account: FeishuAccount,
+  credentials: FeishuCredentials,
+  card: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<{ cardId: string } | Extract<FeishuAnswer, { ok: false }>> {
+  const answer = await callFeishuApi(
+    account,
+    credentials,
+    "POST",
+    "open-apis/cardkit/v1/cards",
+    { type: "card_json", data: JSON.stringify(card) },
+    signal,
+  );
   if (!answer.ok) return answer;
   const cardId = (answer.data as { card_id?: unknown } | undefined)?.card_id;
-  return typeof cardId === "string" && cardId ? { cardId } : { ok: false, status: 200, message: "cardkit answered without a card_id" };
+  return typeof cardId === "string" && cardId
+    ? { cardId }
+    : { ok: false, status: 200, message: "cardkit answered without a card_id" };
 }
 
-export function setCardText(account: FeishuAccount, credentials: FeishuCredentials, cardId: string, markdown: string, sequence: number, uuid: string, signal?: AbortSignal): Promise<FeishuAnswer> {
+export function setCardText(
+  account: FeishuAccount,
+  credentials: FeishuCredentials,
+  cardId: string,
+  markdown: string,
+  sequence: number,
+  uuid: string,
+  signal?: AbortSignal,
+): Promise<FeishuAnswer> {
   return callFeishuApi(
     account,
     credentials,
@@ -54,9 +84,24 @@ export function setCardText(account: FeishuAccount, credentials: FeishuCredentia
   );
 }
 
-export function endCardStreaming(account: FeishuAccount, credentials: FeishuCredentials, cardId: string, markdown: string, sequence: number, uuid: string, signal?: AbortSignal): Promise<FeishuAnswer> {
+export function endCardStreaming(
+  account: FeishuAccount,
+  credentials: FeishuCredentials,
+  cardId: string,
+  markdown: string,
+  sequence: number,
+  uuid: string,
+  signal?: AbortSignal,
+): Promise<FeishuAnswer> {
   const settings = { config: { streaming_mode: false, summary: { content: summaryOf(markdown) } } };
-  return callFeishuApi(account, credentials, "PATCH", `open-apis/cardkit/v1/cards/${encodeURIComponent(cardId)}/settings`, { settings: JSON.stringify(settings), sequence, uuid }, signal);
+  return callFeishuApi(
+    account,
+    credentials,
+    "PATCH",
+    `open-apis/cardkit/v1/cards/${encodeURIComponent(cardId)}/settings`,
+    { settings: JSON.stringify(settings), sequence, uuid },
+    signal,
+  );
 }
 
 /** The next `sequence` for the run's card (see the header); `now` is the caller's clock. */
@@ -67,7 +112,10 @@ export function nextCardSequence(state: ProgressState, now: number): number {
 
 /** One line for the chat list, as Feishu shows a card there. */
 function summaryOf(markdown: string): string {
-  const line = markdown.replace(/[`*_~#>]/g, "").replace(/\s+/g, " ").trim();
+  const line = markdown
+    .replace(/[`*_~#>]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
   return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
 }
 

@@ -2,7 +2,14 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.feishu` with OpenClaw's key names and defaults (channels/feishu): the shared access keys
@@ -21,12 +28,17 @@ import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type C
  * (Feishu publishes no window; 300 s); `apiBaseUrl` overrides `domain` (proxies, tests).
  */
 
-const pathSchema = z.string().regex(/^\/[\w\-./]*(\?[\w\-.=&%]*)?$/, { message: "expected a path starting with /" });
+const pathSchema = z
+  .string()
+  .regex(/^\/[\w\-./]*(\?[\w\-.=&%]*)?$/, { message: "expected a path starting with /" });
 
 /** Feishu's own cap on a text message is 150 KB; OpenClaw chunks at 4000 characters. */
 export const FEISHU_TEXT_LIMIT = 4000;
 
-export const FEISHU_DOMAINS = { feishu: "https://open.feishu.cn/", lark: "https://open.larksuite.com/" } as const;
+export const FEISHU_DOMAINS = {
+  feishu: "https://open.feishu.cn/",
+  lark: "https://open.larksuite.com/",
+} as const;
 
 const domainSchema = z.union([z.enum(["feishu", "lark"]), z.url().regex(/^https?:\/\//)]);
 
@@ -87,7 +99,11 @@ export function feishuAccount(feishu: FeishuChannelConfig, accountId: string): F
 
 /** The Open Platform base for an account: `apiBaseUrl`, else its `domain`. */
 export function feishuApiBase(account: FeishuAccount): string {
-  const base = account.apiBaseUrl ?? (account.domain === "feishu" || account.domain === "lark" ? FEISHU_DOMAINS[account.domain] : account.domain);
+  const base =
+    account.apiBaseUrl ??
+    (account.domain === "feishu" || account.domain === "lark"
+      ? FEISHU_DOMAINS[account.domain]
+      : account.domain);
   return base.endsWith("/") ? base : `${base}/`;
 }
 
@@ -95,8 +111,12 @@ export function feishuApiBase(account: FeishuAccount): string {
  * Enabled webhook-mode accounts by `webhookPath`. An account in "websocket" mode is the companion's
  * and is not mounted; a second account on a path already taken is not served (`onClash`).
  */
-export function feishuWebhookAccounts(feishu: FeishuChannelConfig, onClash?: ClashHandler): Map<string, FeishuAccount> {
-  const pathOf = (account: FeishuAccount) => (account.connectionMode === "webhook" ? account.webhookPath : undefined);
+export function feishuWebhookAccounts(
+  feishu: FeishuChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, FeishuAccount> {
+  const pathOf = (account: FeishuAccount) =>
+    account.connectionMode === "webhook" ? account.webhookPath : undefined;
   return webhookAccounts(feishu, (accountId) => feishuAccount(feishu, accountId), pathOf, onClash);
 }
 
@@ -115,12 +135,16 @@ export function feishuSecrets(account: FeishuAccount, env: SecretEnv): FeishuSec
     appId: account.appId ?? fallback("FEISHU_APP_ID"),
     appSecret: resolveSecret(account.appSecret, env) ?? fallback("FEISHU_APP_SECRET"),
     encryptKey: resolveSecret(account.encryptKey, env) ?? fallback("FEISHU_ENCRYPT_KEY"),
-    verificationToken: resolveSecret(account.verificationToken, env) ?? fallback("FEISHU_VERIFICATION_TOKEN"),
+    verificationToken:
+      resolveSecret(account.verificationToken, env) ?? fallback("FEISHU_VERIFICATION_TOKEN"),
     botOpenId: account.botOpenId ?? fallback("FEISHU_BOT_OPEN_ID"),
   };
 }
 
-export function feishuAccountForRoute(config: EdgeclawConfig, accountId: string): FeishuAccount | undefined {
+export function feishuAccountForRoute(
+  config: EdgeclawConfig,
+  accountId: string,
+): FeishuAccount | undefined {
   const feishu = feishuConfig(config);
   return feishu ? feishuAccount(feishu, accountId) : undefined;
 }

@@ -16,12 +16,19 @@ async function aesKey(encryptKey: string, usage: "encrypt" | "decrypt"): Promise
 }
 
 /** The plaintext of an `encrypt` field, or undefined when it is not base64, too short, or does not decrypt (bad padding, not UTF-8). */
-export async function decryptFeishu(encryptKey: string, encrypted: string): Promise<string | undefined> {
+export async function decryptFeishu(
+  encryptKey: string,
+  encrypted: string,
+): Promise<string | undefined> {
   const blob = decodeBase64(encrypted);
   // IV plus at least one block, whole blocks only.
   if (!blob || blob.byteLength < 32 || blob.byteLength % 16 !== 0) return undefined;
   try {
-    const plain = await crypto.subtle.decrypt({ name: "AES-CBC", iv: blob.slice(0, 16) }, await aesKey(encryptKey, "decrypt"), blob.slice(16));
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-CBC", iv: blob.slice(0, 16) },
+      await aesKey(encryptKey, "decrypt"),
+      blob.slice(16),
+    );
     return decoder.decode(plain);
   } catch {
     return undefined;
@@ -29,8 +36,18 @@ export async function decryptFeishu(encryptKey: string, encrypted: string): Prom
 }
 
 /** What Feishu would put in `encrypt` for `plaintext` (tests, the bench and `simulate`). */
-export async function encryptFeishu(encryptKey: string, plaintext: string, iv: Uint8Array = crypto.getRandomValues(new Uint8Array(16))): Promise<string> {
-  const cipher = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-CBC", iv: iv as Uint8Array<ArrayBuffer> }, await aesKey(encryptKey, "encrypt"), encoder.encode(plaintext)));
+export async function encryptFeishu(
+  encryptKey: string,
+  plaintext: string,
+  iv: Uint8Array = crypto.getRandomValues(new Uint8Array(16)),
+): Promise<string> {
+  const cipher = new Uint8Array(
+    await crypto.subtle.encrypt(
+      { name: "AES-CBC", iv: iv as Uint8Array<ArrayBuffer> },
+      await aesKey(encryptKey, "encrypt"),
+      encoder.encode(plaintext),
+    ),
+  );
   const blob = new Uint8Array(16 + cipher.byteLength);
   blob.set(iv, 0);
   blob.set(cipher, 16);
@@ -40,7 +57,12 @@ export async function encryptFeishu(encryptKey: string, plaintext: string, iv: U
 }
 
 /** `X-Lark-Signature` for a request: hex SHA-256(timestamp + nonce + encryptKey ‖ raw body). */
-export async function signFeishuRequest(timestamp: string, nonce: string, encryptKey: string, raw: Uint8Array | string): Promise<string> {
+export async function signFeishuRequest(
+  timestamp: string,
+  nonce: string,
+  encryptKey: string,
+  raw: Uint8Array | string,
+): Promise<string> {
   const prefix = encoder.encode(timestamp + nonce + encryptKey);
   const body = typeof raw === "string" ? encoder.encode(raw) : raw;
   const data = new Uint8Array(prefix.byteLength + body.byteLength);
@@ -64,7 +86,9 @@ export function constantTimeEqualText(a: string, b: string): boolean {
   const left = encoder.encode(a);
   const right = encoder.encode(b);
   if (left.byteLength !== right.byteLength) return false;
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean;
+  };
   if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(left, right);
   let diff = 0;
   for (let i = 0; i < left.byteLength; i++) diff |= left[i]! ^ right[i]!;

@@ -12,16 +12,24 @@ export function markdownToFeishuPost(markdown: string): string {
     const heading = inFence ? null : /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     lines.push(heading ? `**${heading[1]}**` : line);
   }
-  const text = lines.join("\n").replace(/\n{3,}/g, "\n\n").trim();
+  const text = lines
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
   return JSON.stringify({ zh_cn: { content: [[{ tag: "md", text }]] } });
 }
 
 /** The plain text a post carries (what the fake platform and `simulate` show). */
 export function feishuPostText(content: string): string {
   try {
-    const post = JSON.parse(content) as Record<string, { title?: string; content?: Array<Array<{ text?: string }>> }>;
+    const post = JSON.parse(content) as Record<
+      string,
+      { title?: string; content?: Array<Array<{ text?: string }>> }
+    >;
     const body = Object.values(post)[0];
-    return (body?.content ?? []).map((paragraph) => paragraph.map((element) => element.text ?? "").join("")).join("\n");
+    return (body?.content ?? [])
+      .map((paragraph) => paragraph.map((element) => element.text ?? "").join(""))
+      .join("\n");
   } catch {
     return content;
   }

@@ -37,29 +37,53 @@ export interface FeishuParseContext {
   receivedAt: number;
 }
 
-export function parseFeishuBody(body: Record<string, unknown>, ctx: FeishuParseContext): ParseResult {
+export function parseFeishuBody(
+  body: Record<string, unknown>,
+  ctx: FeishuParseContext,
+): ParseResult {
   if (body.type === "url_verification") {
-    if (typeof body.challenge !== "string" || body.challenge.length > 512) return { kind: "malformed", reason: "url_verification without a challenge" };
+    if (typeof body.challenge !== "string" || body.challenge.length > 512)
+      return { kind: "malformed", reason: "url_verification without a challenge" };
     return { kind: "respond", response: Response.json({ challenge: body.challenge }) };
   }
   if (body.schema === undefined && (body.uuid !== undefined || body.type === "event_callback")) {
-    return { kind: "envelopes", envelopes: [], dropped: ["event schema 1.0 is not handled; subscribe with schema 2.0"] };
+    return {
+      kind: "envelopes",
+      envelopes: [],
+      dropped: ["event schema 1.0 is not handled; subscribe with schema 2.0"],
+    };
   }
   const parsed = eventEnvelopeSchema.safeParse(body);
   if (!parsed.success) return { kind: "malformed", reason: firstIssue(parsed.error) };
   const { header, event } = parsed.data;
   const eventKey = `feishu:${header.app_id ?? ctx.account.accountId}:${header.event_id}`;
-  const result = envelopeFor(header.event_type, event, eventKey, header.app_id ?? ctx.account.accountId, ctx);
-  return "envelope" in result ? { kind: "envelopes", envelopes: [result.envelope] } : { kind: "envelopes", envelopes: [], dropped: [result.dropped] };
+  const result = envelopeFor(
+    header.event_type,
+    event,
+    eventKey,
+    header.app_id ?? ctx.account.accountId,
+    ctx,
+  );
+  return "envelope" in result
+    ? { kind: "envelopes", envelopes: [result.envelope] }
+    : { kind: "envelopes", envelopes: [], dropped: [result.dropped] };
 }
 
 type EventResult = { envelope: InboundEnvelope } | { dropped: string };
 
-function envelopeFor(type: string, event: Record<string, unknown>, dedupKey: string, appId: string, ctx: FeishuParseContext): EventResult {
+function envelopeFor(
+  type: string,
+  event: Record<string, unknown>,
+  dedupKey: string,
+  appId: string,
+  ctx: FeishuParseContext,
+): EventResult {
   switch (type) {
     case "im.message.receive_v1": {
       const parsed = messageReceiveSchema.safeParse(event);
-      return parsed.success ? fromMessage(parsed.data, dedupKey, appId, ctx) : { dropped: `malformed ${type}: ${firstIssue(parsed.error)}` };
+      return parsed.success
+        ? fromMessage(parsed.data, dedupKey, appId, ctx)
+        : { dropped: `malformed ${type}: ${firstIssue(parsed.error)}` };
     }
     case "im.chat.member.bot.added_v1":
     case "im.chat.member.bot.deleted_v1": {
@@ -77,7 +101,12 @@ function envelopeFor(type: string, event: Record<string, unknown>, dedupKey: str
         senderId: operator ?? "feishu",
         text: `Feishu: ${operator ?? "someone"} ${verb} this group`,
         receivedAt: ctx.receivedAt,
-        route: { channel: "feishu", accountId: ctx.account.accountId, to: parsed.data.chat_id, extra: { chatType: "group" } },
+        route: {
+          channel: "feishu",
+          accountId: ctx.account.accountId,
+          to: parsed.data.chat_id,
+          extra: { chatType: "group" },
+        },
       });
     }
     default:
@@ -85,7 +114,12 @@ function envelopeFor(type: string, event: Record<string, unknown>, dedupKey: str
   }
 }
 
-function fromMessage(data: FeishuMessageEvent, dedupKey: string, appId: string, ctx: FeishuParseContext): EventResult {
+function fromMessage(
+  data: FeishuMessageEvent,
+  dedupKey: string,
+  appId: string,
+  ctx: FeishuParseContext,
+): EventResult {
   const { sender, message } = data;
   const senderId = sender.sender_id?.open_id;
   if (!senderId) return { dropped: "message without a sender open_id" };
@@ -126,14 +160,20 @@ interface Described {
   attachments?: InboundEnvelopeInput["attachments"];
 }
 
-function describeMessage(message: FeishuMessageEvent["message"], mentions: FeishuMention[], ctx: FeishuParseContext): Described | undefined {
+function describeMessage(
+  message: FeishuMessageEvent["message"],
+  mentions: FeishuMention[],
+  ctx: FeishuParseContext,
+): Described | undefined {
   const content = jsonContent(message.content);
   const resource = (key: string, type: "image" | "file") =>
     `${feishuApiBase(ctx.account)}open-apis/im/v1/messages/${encodeURIComponent(message.message_id)}/resources/${encodeURIComponent(key)}?type=${type}`;
   switch (message.message_type) {
     case "text": {
       const parsed = textContentSchema.safeParse(content);
-      return parsed.success ? { text: replaceMentions(parsed.data.text, mentions, ctx.botOpenId) } : undefined;
+      return parsed.success
+        ? { text: replaceMentions(parsed.data.text, mentions, ctx.botOpenId) }
+        : undefined;
     }
     case "post": {
       const text = postToText(content, mentions, ctx.botOpenId);
@@ -142,13 +182,25 @@ function describeMessage(message: FeishuMessageEvent["message"], mentions: Feish
     case "image": {
       const parsed = imageContentSchema.safeParse(content);
       if (!parsed.success) return undefined;
-      return { text: "[image]", attachments: [{ name: `image ${parsed.data.image_key}`, mimeType: "image/*", url: resource(parsed.data.image_key, "image") }] };
+      return {
+        text: "[image]",
+        attachments: [
+          {
+            name: `image ${parsed.data.image_key}`,
+            mimeType: "image/*",
+            url: resource(parsed.data.image_key, "image"),
+          },
+        ],
+      };
     }
     case "file": {
       const parsed = fileContentSchema.safeParse(content);
       if (!parsed.success) return undefined;
       const name = parsed.data.file_name ?? "file";
-      return { text: `[file: ${name}]`, attachments: [{ name, url: resource(parsed.data.file_key, "file") }] };
+      return {
+        text: `[file: ${name}]`,
+        attachments: [{ name, url: resource(parsed.data.file_key, "file") }],
+      };
     }
     case "audio":
     case "media":
@@ -160,7 +212,11 @@ function describeMessage(message: FeishuMessageEvent["message"], mentions: Feish
 }
 
 /** `@_user_1 hi` → `hi` for the bot, `@Name` for anyone else (keys are Feishu's placeholders). */
-function replaceMentions(text: string, mentions: FeishuMention[], botOpenId: string | undefined): string {
+function replaceMentions(
+  text: string,
+  mentions: FeishuMention[],
+  botOpenId: string | undefined,
+): string {
   let out = text;
   for (const mention of mentions) {
     const isBot = !!botOpenId && mention.id?.open_id === botOpenId;
@@ -170,11 +226,17 @@ function replaceMentions(text: string, mentions: FeishuMention[], botOpenId: str
 }
 
 /** Rich text → plain text: one line per paragraph; links as `text (url)`; @ as names; images noted. */
-function postToText(content: unknown, mentions: FeishuMention[], botOpenId: string | undefined): string | undefined {
+function postToText(
+  content: unknown,
+  mentions: FeishuMention[],
+  botOpenId: string | undefined,
+): string | undefined {
   let parsed = postBodySchema.safeParse(content);
   if (!parsed.success && typeof content === "object" && content !== null) {
     // Some deliveries key the post by locale.
-    const first = Object.values(content as Record<string, unknown>).find((value) => postBodySchema.safeParse(value).success);
+    const first = Object.values(content as Record<string, unknown>).find(
+      (value) => postBodySchema.safeParse(value).success,
+    );
     parsed = postBodySchema.safeParse(first);
   }
   if (!parsed.success) return undefined;
@@ -188,16 +250,24 @@ function postToText(content: unknown, mentions: FeishuMention[], botOpenId: stri
   return [title, body].filter(Boolean).join("\n") || "[empty post]";
 }
 
-function postElementText(element: FeishuPostElement, mentions: FeishuMention[], botOpenId: string | undefined): string {
+function postElementText(
+  element: FeishuPostElement,
+  mentions: FeishuMention[],
+  botOpenId: string | undefined,
+): string {
   switch (element.tag) {
     case "text":
     case "md":
       return element.text ?? "";
     case "a":
-      return element.href && element.text && element.text !== element.href ? `${element.text} (${element.href})` : (element.href ?? element.text ?? "");
+      return element.href && element.text && element.text !== element.href
+        ? `${element.text} (${element.href})`
+        : (element.href ?? element.text ?? "");
     case "at": {
       if (isBotAt(element, mentions, botOpenId)) return "";
-      const mention = mentions.find((m) => m.key === element.user_id || m.id?.open_id === element.user_id);
+      const mention = mentions.find(
+        (m) => m.key === element.user_id || m.id?.open_id === element.user_id,
+      );
       return `@${element.user_name ?? mention?.name ?? element.user_id ?? "someone"}`;
     }
     case "code_block":
@@ -219,7 +289,11 @@ function postElementText(element: FeishuPostElement, mentions: FeishuMention[], 
  * A post's `at` names the mention by its placeholder key (`@_user_1`, resolved through `mentions`)
  * in received events, by open_id in posts the bot itself wrote.
  */
-function isBotAt(element: FeishuPostElement, mentions: FeishuMention[], botOpenId: string | undefined): boolean {
+function isBotAt(
+  element: FeishuPostElement,
+  mentions: FeishuMention[],
+  botOpenId: string | undefined,
+): boolean {
   if (!botOpenId || element.tag !== "at" || !element.user_id) return false;
   if (element.user_id === botOpenId) return true;
   return mentions.some((m) => m.key === element.user_id && m.id?.open_id === botOpenId);

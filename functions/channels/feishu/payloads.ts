@@ -9,7 +9,11 @@ import { z } from "zod";
 const idSchema = z.string().min(1).max(128);
 
 export const userIdsSchema = z
-  .object({ open_id: idSchema.optional(), user_id: z.string().max(128).nullish(), union_id: z.string().max(128).nullish() })
+  .object({
+    open_id: idSchema.optional(),
+    user_id: z.string().max(128).nullish(),
+    union_id: z.string().max(128).nullish(),
+  })
   .loose();
 
 export const eventHeaderSchema = z
@@ -22,15 +26,32 @@ export const eventHeaderSchema = z
   })
   .loose();
 
-export const eventEnvelopeSchema = z.object({ schema: z.literal("2.0"), header: eventHeaderSchema, event: z.record(z.string(), z.unknown()) }).loose();
+export const eventEnvelopeSchema = z
+  .object({
+    schema: z.literal("2.0"),
+    header: eventHeaderSchema,
+    event: z.record(z.string(), z.unknown()),
+  })
+  .loose();
 
 export const mentionSchema = z
-  .object({ key: z.string().max(64), id: userIdsSchema.optional(), name: z.string().max(256).optional(), tenant_key: z.string().optional() })
+  .object({
+    key: z.string().max(64),
+    id: userIdsSchema.optional(),
+    name: z.string().max(256).optional(),
+    tenant_key: z.string().optional(),
+  })
   .loose();
 
 export const messageReceiveSchema = z
   .object({
-    sender: z.object({ sender_id: userIdsSchema.optional(), sender_type: z.string().max(32).optional(), tenant_key: z.string().optional() }).loose(),
+    sender: z
+      .object({
+        sender_id: userIdsSchema.optional(),
+        sender_type: z.string().max(32).optional(),
+        tenant_key: z.string().optional(),
+      })
+      .loose(),
     message: z
       .object({
         message_id: idSchema,
@@ -51,7 +72,12 @@ export type FeishuMessageEvent = z.infer<typeof messageReceiveSchema>;
 export type FeishuMention = z.infer<typeof mentionSchema>;
 
 export const botMembershipSchema = z
-  .object({ chat_id: idSchema, operator_id: userIdsSchema.optional(), name: z.string().max(256).optional(), external: z.boolean().optional() })
+  .object({
+    chat_id: idSchema,
+    operator_id: userIdsSchema.optional(),
+    name: z.string().max(256).optional(),
+    external: z.boolean().optional(),
+  })
   .loose();
 
 /** `content` of a text message. */
@@ -72,7 +98,11 @@ const postElementSchema = z
 export type FeishuPostElement = z.infer<typeof postElementSchema>;
 
 /** A post's body: `{title, content: [[element…]…]}`; sometimes keyed by locale (`zh_cn`, `en_us`). */
-export const postBodySchema = z.object({ title: z.string().nullish(), content: z.array(z.array(postElementSchema)).max(2000) }).loose();
+export const postBodySchema = z
+  .object({ title: z.string().nullish(), content: z.array(z.array(postElementSchema)).max(2000) })
+  .loose();
 
 export const imageContentSchema = z.object({ image_key: z.string().min(1).max(256) }).loose();
-export const fileContentSchema = z.object({ file_key: z.string().min(1).max(256), file_name: z.string().max(1000).optional() }).loose();
+export const fileContentSchema = z
+  .object({ file_key: z.string().min(1).max(256), file_name: z.string().max(1000).optional() })
+  .loose();

@@ -13,7 +13,12 @@ import { feishuTarget } from "./messages.ts";
  * - The streaming card (`streaming.mode` "partial", the default): the answer grows in one card
  *   message while the model writes (card-stream.ts); the final send commits it.
  */
-export async function feishuProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function feishuProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   const target = feishuTarget(route.accountId, ctx);
   if (!target?.credentials) return state;
   const sender = { account: target.account, credentials: target.credentials };
@@ -24,17 +29,36 @@ export async function feishuProgress(route: ReplyRoute, event: ProgressEvent, st
   const path = `open-apis/im/v1/messages/${encodeURIComponent(messageId)}/reactions`;
   if (event.type === "run-started") {
     if (state.typingReactionId) return state;
-    const answer = await callFeishuApi(target.account, target.credentials, "POST", path, { reaction_type: { emoji_type: "Typing" } }, ctx.signal);
+    const answer = await callFeishuApi(
+      target.account,
+      target.credentials,
+      "POST",
+      path,
+      { reaction_type: { emoji_type: "Typing" } },
+      ctx.signal,
+    );
     if (!answer.ok) {
-      console.warn(`feishu typing reaction failed: ${answer.status} ${answer.code ?? ""} ${answer.message}`);
+      console.warn(
+        `feishu typing reaction failed: ${answer.status} ${answer.code ?? ""} ${answer.message}`,
+      );
       return state;
     }
     const id = (answer.data as { reaction_id?: unknown } | undefined)?.reaction_id;
     return typeof id === "string" ? { ...state, typingReactionId: id } : state;
   }
   if (!state.typingReactionId) return state;
-  const answer = await callFeishuApi(target.account, target.credentials, "DELETE", `${path}/${encodeURIComponent(state.typingReactionId)}`, undefined, ctx.signal);
-  if (!answer.ok) console.warn(`feishu typing reaction removal failed: ${answer.status} ${answer.code ?? ""} ${answer.message}`);
+  const answer = await callFeishuApi(
+    target.account,
+    target.credentials,
+    "DELETE",
+    `${path}/${encodeURIComponent(state.typingReactionId)}`,
+    undefined,
+    ctx.signal,
+  );
+  if (!answer.ok)
+    console.warn(
+      `feishu typing reaction removal failed: ${answer.status} ${answer.code ?? ""} ${answer.message}`,
+    );
   const { typingReactionId: _removed, ...rest } = state;
   return rest;
 }

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { fetchWithTenantToken } from "./api.ts";
 import { feishuApiBase } from "./config.ts";
 import { feishuTarget } from "./messages.ts";
@@ -22,7 +27,10 @@ export async function fetchFeishuResource(
   if ("skipped" in link) return link;
   const url = link;
   const base = new URL(feishuApiBase(target.account));
-  if (url.origin !== base.origin || !/^\/(?:[^/]+\/)*open-apis\/im\/v1\/messages\/[^/]+\/resources\/[^/]+$/.test(url.pathname)) {
+  if (
+    url.origin !== base.origin ||
+    !/^\/(?:[^/]+\/)*open-apis\/im\/v1\/messages\/[^/]+\/resources\/[^/]+$/.test(url.pathname)
+  ) {
     return { skipped: `refusing to send the tenant token to ${url.host}` };
   }
   const response = await fetchWithTenantToken(target.account, target.credentials, url, ctx.signal);

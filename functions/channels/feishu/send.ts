@@ -17,10 +17,18 @@ import { feishuSendUuid, feishuTarget, postFeishuMessage } from "./messages.ts";
  * - Every send carries `uuid`, derived from the outbox chunk id: Feishu sends a message only once
  *   per uuid within an hour, so a send that got no answer is repeated safely (`idempotentSends`).
  */
-export async function sendFeishuMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendFeishuMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<SendResult> {
   const target = feishuTarget(message.route.accountId, ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.feishu is not configured" };
-  if (!target.credentials) return { ok: false, retryable: false, error: `no Feishu appId/appSecret for account ${message.route.accountId}` };
+  if (!target.credentials)
+    return {
+      ok: false,
+      retryable: false,
+      error: `no Feishu appId/appSecret for account ${message.route.accountId}`,
+    };
   const withCredentials = { account: target.account, credentials: target.credentials };
   const state = message.progressState ?? {};
   if (message.retract) return retractCard(withCredentials, message, ctx.signal);
@@ -32,6 +40,16 @@ export async function sendFeishuMessage(message: OutboundMessage, ctx: SendConte
     // The card cannot take the answer (deleted, expired): post it as a message instead.
   }
   const uuid = await feishuSendUuid(message.route.accountId, message.route.to, message.id);
-  const body = target.account.renderMode === "card" ? { msg_type: "interactive", content: JSON.stringify(answerCard(text, false)) } : { msg_type: "post", content: markdownToFeishuPost(text) };
-  return postFeishuMessage(withCredentials, message.route, message.chunkIndex, body, uuid, ctx.signal);
+  const body =
+    target.account.renderMode === "card"
+      ? { msg_type: "interactive", content: JSON.stringify(answerCard(text, false)) }
+      : { msg_type: "post", content: markdownToFeishuPost(text) };
+  return postFeishuMessage(
+    withCredentials,
+    message.route,
+    message.chunkIndex,
+    body,
+    uuid,
+    ctx.signal,
+  );
 }

@@ -29,7 +29,9 @@ export type FeishuVerifyReason =
   | "undecryptable"
   | "bad-token";
 
-export type FeishuVerifyResult = { ok: true; body: Record<string, unknown> } | { ok: false; reason: FeishuVerifyReason };
+export type FeishuVerifyResult =
+  | { ok: true; body: Record<string, unknown> }
+  | { ok: false; reason: FeishuVerifyReason };
 
 const decoded = new WeakMap<Uint8Array, Record<string, unknown>>();
 
@@ -56,18 +58,22 @@ export async function verifyFeishuRequest(
     const signature = request.headers.get("x-lark-signature");
     const signed = timestamp !== null || nonce !== null || signature !== null;
     if (signed) {
-      if (timestamp === null || nonce === null || signature === null) return { ok: false, reason: "missing-signature" };
+      if (timestamp === null || nonce === null || signature === null)
+        return { ok: false, reason: "missing-signature" };
       if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: "bad-timestamp" };
-      if (Math.abs(request.receivedAt / 1000 - Number(timestamp)) > maxAgeSeconds) return { ok: false, reason: "stale-timestamp" };
+      if (Math.abs(request.receivedAt / 1000 - Number(timestamp)) > maxAgeSeconds)
+        return { ok: false, reason: "stale-timestamp" };
       const expected = await signFeishuRequest(timestamp, nonce, encryptKey, request.raw);
-      if (!constantTimeEqualText(expected, signature.trim().toLowerCase())) return { ok: false, reason: "bad-signature" };
+      if (!constantTimeEqualText(expected, signature.trim().toLowerCase()))
+        return { ok: false, reason: "bad-signature" };
     }
     const plain = await decryptFeishu(encryptKey, outer.encrypt);
     const inner = plain === undefined ? undefined : jsonObject(plain);
     if (!inner) return { ok: false, reason: "undecryptable" };
     if (!signed) {
       // Only the console's challenge comes unsigned, and only with the app's token.
-      if (inner.type !== "url_verification" || !verificationToken) return { ok: false, reason: "missing-signature" };
+      if (inner.type !== "url_verification" || !verificationToken)
+        return { ok: false, reason: "missing-signature" };
     }
     body = inner;
   } else {
@@ -77,7 +83,8 @@ export async function verifyFeishuRequest(
 
   if (verificationToken) {
     const token = bodyToken(body);
-    if (token === undefined || !constantTimeEqualText(token, verificationToken)) return { ok: false, reason: "bad-token" };
+    if (token === undefined || !constantTimeEqualText(token, verificationToken))
+      return { ok: false, reason: "bad-token" };
   }
   decoded.set(request.raw, body);
   return { ok: true, body };
@@ -86,17 +93,26 @@ export async function verifyFeishuRequest(
 /** `header.token` (schema 2.0) or `token` (1.0, url_verification). */
 function bodyToken(body: Record<string, unknown>): string | undefined {
   const header = body.header;
-  if (typeof header === "object" && header !== null && typeof (header as Record<string, unknown>).token === "string") return (header as Record<string, string>).token;
+  if (
+    typeof header === "object" &&
+    header !== null &&
+    typeof (header as Record<string, unknown>).token === "string"
+  )
+    return (header as Record<string, string>).token;
   return typeof body.token === "string" ? body.token : undefined;
 }
 
 function jsonObject(raw: Uint8Array | string): Record<string, unknown> | undefined {
   try {
-    const text = typeof raw === "string" ? raw : new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(raw);
+    const text =
+      typeof raw === "string"
+        ? raw
+        : new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(raw);
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
-

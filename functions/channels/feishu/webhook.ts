@@ -1,7 +1,12 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
-import { feishuConfig, feishuSecrets, feishuWebhookAccounts, type FeishuAccount } from "./config.ts";
+import {
+  feishuConfig,
+  feishuSecrets,
+  feishuWebhookAccounts,
+  type FeishuAccount,
+} from "./config.ts";
 import { parseFeishuBody } from "./parse.ts";
 import { verifiedFeishuBody, verifyFeishuRequest } from "./verify.ts";
 
@@ -18,21 +23,34 @@ export const FEISHU_MAX_BODY_BYTES = 256 * 1024;
 export const feishuWebhook: WebhookPieces<FeishuAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<FeishuAccount>[] {
     const feishu = feishuConfig(config);
-    return feishu ? webhookRoutes("Feishu", feishuWebhookAccounts(feishu, logClash("feishu", "webhookPath"))) : [];
+    return feishu
+      ? webhookRoutes("Feishu", feishuWebhookAccounts(feishu, logClash("feishu", "webhookPath")))
+      : [];
   },
 
   maxBodyBytes: () => FEISHU_MAX_BODY_BYTES,
 
   async verify(request, route, env) {
-    const result = await verifyFeishuRequest(request, feishuSecrets(route.account, env), route.account.signatureMaxAgeSeconds);
+    const result = await verifyFeishuRequest(
+      request,
+      feishuSecrets(route.account, env),
+      route.account.signatureMaxAgeSeconds,
+    );
     if (result.ok) return { ok: true };
-    if (result.reason === "no-secret") console.error(`channels.feishu account ${route.accountId}: no encryptKey or verificationToken; refusing requests`);
+    if (result.reason === "no-secret")
+      console.error(
+        `channels.feishu account ${route.accountId}: no encryptKey or verificationToken; refusing requests`,
+      );
     return { ok: false, status: 401, reason: result.reason };
   },
 
   parse(request, route, env) {
     const body = verifiedFeishuBody(request.raw);
     if (!body) return { kind: "malformed", reason: "body was not verified" };
-    return parseFeishuBody(body, { account: route.account, botOpenId: feishuSecrets(route.account, env).botOpenId, receivedAt: request.receivedAt });
+    return parseFeishuBody(body, {
+      account: route.account,
+      botOpenId: feishuSecrets(route.account, env).botOpenId,
+      receivedAt: request.receivedAt,
+    });
   },
 };

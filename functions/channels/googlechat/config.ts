@@ -1,8 +1,20 @@
 import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
-import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
+import {
+  resolveSecret,
+  secretInputSchema,
+  type SecretEnv,
+  type SecretInput,
+} from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.googlechat` with OpenClaw's key names and defaults (channels/googlechat): the shared
@@ -17,7 +29,9 @@ import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type C
  * (sovereign setups, proxies, tests).
  */
 
-const pathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
+const pathSchema = z
+  .string()
+  .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
 
 /** Google Chat refuses a message text longer than this (spaces.messages.create). */
 export const GOOGLECHAT_TEXT_LIMIT = 4096;
@@ -26,7 +40,8 @@ const noFiles = z
   .unknown()
   .optional()
   .refine((value) => value === undefined, {
-    message: 'a Worker has no file system: put the key JSON in a secret and use serviceAccount: { source: "env", id: "GOOGLE_CHAT_SERVICE_ACCOUNT" }',
+    message:
+      'a Worker has no file system: put the key JSON in a secret and use serviceAccount: { source: "env", id: "GOOGLE_CHAT_SERVICE_ACCOUNT" }',
   });
 
 const accountFields = {
@@ -39,7 +54,10 @@ const accountFields = {
   audience: z.string().min(1).optional(),
   webhookPath: pathSchema.optional(),
   /** The app's own user (`users/123…`): a USER_MENTION of it is a mention. */
-  botUser: z.string().regex(/^users\/[^/]+$/, { message: 'expected "users/<id>"' }).optional(),
+  botUser: z
+    .string()
+    .regex(/^users\/[^/]+$/, { message: 'expected "users/<id>"' })
+    .optional(),
   allowBots: z.boolean().optional(),
   /** `message` posts "_… is typing..._" and edits it into the reply; `reaction` needs user OAuth and falls back to `message`. */
   typingIndicator: z.enum(["message", "none", "reaction"]).optional(),
@@ -60,12 +78,21 @@ export const googleChatChannelSchema = channelAccessSchema.safeExtend({
   allowBots: z.boolean().default(false),
   typingIndicator: z.enum(["message", "none", "reaction"]).default("message"),
   mediaMaxMb: z.number().positive().default(20),
-  textChunkLimit: z.number().int().min(100).max(GOOGLECHAT_TEXT_LIMIT).default(GOOGLECHAT_TEXT_LIMIT),
+  textChunkLimit: z
+    .number()
+    .int()
+    .min(100)
+    .max(GOOGLECHAT_TEXT_LIMIT)
+    .default(GOOGLECHAT_TEXT_LIMIT),
   chunkMode: z.enum(["length", "newline"]).default("length"),
   apiBaseUrl: z.url().default("https://chat.googleapis.com/"),
   tokenUrl: z.url().default("https://oauth2.googleapis.com/token"),
   oidcJwksUrl: z.url().default("https://www.googleapis.com/oauth2/v3/certs"),
-  chatJwksUrl: z.url().default("https://www.googleapis.com/service_accounts/v1/metadata/jwk/chat@system.gserviceaccount.com"),
+  chatJwksUrl: z
+    .url()
+    .default(
+      "https://www.googleapis.com/service_accounts/v1/metadata/jwk/chat@system.gserviceaccount.com",
+    ),
   accounts: z.record(z.string(), googleChatAccountSchema).optional(),
 });
 export type GoogleChatChannelConfig = z.infer<typeof googleChatChannelSchema>;
@@ -76,16 +103,30 @@ export function googleChatConfig(config: EdgeclawConfig): GoogleChatChannelConfi
   return channelBlock(config, "googlechat", googleChatChannelSchema);
 }
 
-export function googleChatAccount(chat: GoogleChatChannelConfig, accountId: string): GoogleChatAccount {
+export function googleChatAccount(
+  chat: GoogleChatChannelConfig,
+  accountId: string,
+): GoogleChatAccount {
   return mergedAccount(chat, accountId, { replace: ["groups", "serviceAccount"] });
 }
 
 /** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
-export function googleChatWebhookAccounts(chat: GoogleChatChannelConfig, onClash?: ClashHandler): Map<string, GoogleChatAccount> {
-  return webhookAccounts(chat, (accountId) => googleChatAccount(chat, accountId), (account) => account.webhookPath, onClash);
+export function googleChatWebhookAccounts(
+  chat: GoogleChatChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, GoogleChatAccount> {
+  return webhookAccounts(
+    chat,
+    (accountId) => googleChatAccount(chat, accountId),
+    (account) => account.webhookPath,
+    onClash,
+  );
 }
 
-export function googleChatAccountFor(config: EdgeclawConfig, accountId: string): GoogleChatAccount | undefined {
+export function googleChatAccountFor(
+  config: EdgeclawConfig,
+  accountId: string,
+): GoogleChatAccount | undefined {
   const chat = googleChatConfig(config);
   return chat ? googleChatAccount(chat, accountId) : undefined;
 }
@@ -101,19 +142,34 @@ export const serviceAccountKeySchema = z
 export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>;
 
 /** The account's service account key (config first; GOOGLE_CHAT_SERVICE_ACCOUNT for the default account), or why not. */
-export function googleChatServiceAccount(account: GoogleChatAccount, env: SecretEnv): { key: ServiceAccountKey } | { error: string } {
-  let raw: unknown = isPlainObject(account.serviceAccount) && !("source" in account.serviceAccount) ? account.serviceAccount : resolveSecret(account.serviceAccount as SecretInput | undefined, env);
+export function googleChatServiceAccount(
+  account: GoogleChatAccount,
+  env: SecretEnv,
+): { key: ServiceAccountKey } | { error: string } {
+  let raw: unknown =
+    isPlainObject(account.serviceAccount) && !("source" in account.serviceAccount)
+      ? account.serviceAccount
+      : resolveSecret(account.serviceAccount as SecretInput | undefined, env);
   raw ??= defaultAccountEnv(account, env)("GOOGLE_CHAT_SERVICE_ACCOUNT");
-  if (raw === undefined) return { error: `no service account for Google Chat account ${account.accountId} (set channels.googlechat.serviceAccount or GOOGLE_CHAT_SERVICE_ACCOUNT)` };
+  if (raw === undefined)
+    return {
+      error: `no service account for Google Chat account ${account.accountId} (set channels.googlechat.serviceAccount or GOOGLE_CHAT_SERVICE_ACCOUNT)`,
+    };
   if (typeof raw === "string") {
     try {
       raw = JSON.parse(raw);
     } catch {
-      return { error: `the Google Chat service account of account ${account.accountId} is not JSON` };
+      return {
+        error: `the Google Chat service account of account ${account.accountId} is not JSON`,
+      };
     }
   }
   const parsed = serviceAccountKeySchema.safeParse(raw);
-  return parsed.success ? { key: parsed.data } : { error: `the Google Chat service account of account ${account.accountId} lacks client_email or private_key` };
+  return parsed.success
+    ? { key: parsed.data }
+    : {
+        error: `the Google Chat service account of account ${account.accountId} lacks client_email or private_key`,
+      };
 }
 
 export function withTrailingSlash(url: string): string {

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { chatTarget } from "./api.ts";
 import { chatAccessToken } from "./token.ts";
 
@@ -17,15 +22,23 @@ export async function fetchGoogleChatFile(
 ): Promise<FetchedAttachment> {
   const target = chatTarget(route.accountId, ctx);
   if ("error" in target) return { skipped: target.error };
-  if (!attachment.url) return { skipped: "no download link (Drive files need user authentication)" };
+  if (!attachment.url)
+    return { skipped: "no download link (Drive files need user authentication)" };
   const url = attachmentUrl(attachment);
   if ("skipped" in url) return url;
-  if (url.origin !== new URL(target.account.apiBaseUrl).origin || !/\/v1\/media\/[^/]+$/.test(url.pathname)) {
+  if (
+    url.origin !== new URL(target.account.apiBaseUrl).origin ||
+    !/\/v1\/media\/[^/]+$/.test(url.pathname)
+  ) {
     return { skipped: `refusing to send the app token to ${url.host}` };
   }
   const token = await chatAccessToken(target.key, target.account.tokenUrl, ctx.signal);
   if (!token.ok) return { skipped: token.error };
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token.token}` }, redirect: "manual", signal: ctx.signal });
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${token.token}` },
+    redirect: "manual",
+    signal: ctx.signal,
+  });
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `Google Chat answered HTTP ${response.status}` };

@@ -14,7 +14,10 @@ export function markdownToGoogleChat(markdown: string): string {
     }
     out.push(inFence ? line : convertLine(line));
   }
-  return out.join("\n").replace(/\n{3,}/g, "\n\n").trim();
+  return out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 function convertLine(line: string): string {
@@ -36,7 +39,11 @@ const BOLD = "\u0000B";
 
 function convertSpan(text: string): string {
   return text
-    .replace(/!?\[([^\]\n]+)\]\(((?:https?|mailto):[^)\s]+)\)/g, (_m, label: string, url: string) => (label === url ? url : `<${url}|${label.replace(/[|>]/g, " ")}>`))
+    .replace(
+      /!?\[([^\]\n]+)\]\(((?:https?|mailto):[^)\s]+)\)/g,
+      (_m, label: string, url: string) =>
+        label === url ? url : `<${url}|${label.replace(/[|>]/g, " ")}>`,
+    )
     .replace(/\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*/g, `${BOLD}$1${BOLD}`)
     .replace(/__(?=\S)([^_\n]+?)(?<=\S)__/g, `${BOLD}$1${BOLD}`)
     .replace(/(^|[^\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?!\w)/g, "$1_$2_")

@@ -12,16 +12,25 @@ const MAX_AGE_CAP_MS = 60 * 60_000;
 
 const cache = new JwksCache(async (url) => {
   const response = await getJson(url);
-  return { jwks: parseJwks(await response.json(), url), maxAgeMs: maxAge(response.headers.get("cache-control")) };
+  return {
+    jwks: parseJwks(await response.json(), url),
+    maxAgeMs: maxAge(response.headers.get("cache-control")),
+  };
 });
 
-export function googleKeySet(url: string, kid: string | undefined, now = Date.now()): Promise<KeySet> {
+export function googleKeySet(
+  url: string,
+  kid: string | undefined,
+  now = Date.now(),
+): Promise<KeySet> {
   return cache.keySet(url, kid, now);
 }
 
 function maxAge(cacheControl: string | null): number {
   const seconds = Number(/max-age=(\d+)/.exec(cacheControl ?? "")?.[1]);
-  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, MAX_AGE_CAP_MS) : DEFAULT_MAX_AGE_MS;
+  return Number.isFinite(seconds) && seconds > 0
+    ? Math.min(seconds * 1000, MAX_AGE_CAP_MS)
+    : DEFAULT_MAX_AGE_MS;
 }
 
 /** For tests: forget every cached key set. */

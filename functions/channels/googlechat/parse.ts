@@ -1,4 +1,10 @@
-import { checkedEnvelope, clip, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import {
+  checkedEnvelope,
+  clip,
+  type ChatType,
+  type InboundEnvelope,
+  type InboundEnvelopeInput,
+} from "../envelope.ts";
 import { withTrailingSlash, type GoogleChatAccount } from "./config.ts";
 import { chatEventSchema, type ChatEvent, type ChatMessage } from "./payloads.ts";
 import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
@@ -18,23 +24,49 @@ import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
  *   user: in an app's own event that is the app); Google's `argumentText` is the text without it.
  */
 
-export type GoogleChatParseResult = { envelope: InboundEnvelope } | { dropped: string } | { malformed: string };
+export type GoogleChatParseResult =
+  | { envelope: InboundEnvelope }
+  | { dropped: string }
+  | { malformed: string };
 
-export function parseGoogleChatEvent(raw: Uint8Array, account: GoogleChatAccount, receivedAt: number): GoogleChatParseResult {
+export function parseGoogleChatEvent(
+  raw: Uint8Array,
+  account: GoogleChatAccount,
+  receivedAt: number,
+): GoogleChatParseResult {
   const parsed = parseJsonBody(raw, chatEventSchema, "a Google Chat event");
   if (!parsed.ok) return { malformed: parsed.reason };
   const event = parsed.value;
   switch (event.type) {
     case "MESSAGE":
-      return event.message ? fromMessage(event, event.message, account, receivedAt) : { malformed: "MESSAGE event without a message" };
+      return event.message
+        ? fromMessage(event, event.message, account, receivedAt)
+        : { malformed: "MESSAGE event without a message" };
     case "ADDED_TO_SPACE":
-      return system(event, account, receivedAt, (who) => `Google Chat: ${who} added the app to this ${noun(event)}`);
+      return system(
+        event,
+        account,
+        receivedAt,
+        (who) => `Google Chat: ${who} added the app to this ${noun(event)}`,
+      );
     case "REMOVED_FROM_SPACE":
-      return system(event, account, receivedAt, (who) => `Google Chat: ${who} removed the app from this ${noun(event)}`);
+      return system(
+        event,
+        account,
+        receivedAt,
+        (who) => `Google Chat: ${who} removed the app from this ${noun(event)}`,
+      );
     case "CARD_CLICKED": {
       const method = event.action?.actionMethodName ?? event.common?.invokedFunction ?? "a button";
-      const params = event.action?.parameters?.length ? ` parameters=${clip(JSON.stringify(event.action.parameters), 300)}` : "";
-      return system(event, account, receivedAt, (who) => `Google Chat: ${who} clicked ${clip(method, 100)}${params}`);
+      const params = event.action?.parameters?.length
+        ? ` parameters=${clip(JSON.stringify(event.action.parameters), 300)}`
+        : "";
+      return system(
+        event,
+        account,
+        receivedAt,
+        (who) => `Google Chat: ${who} clicked ${clip(method, 100)}${params}`,
+      );
     }
     default:
       return { dropped: `unsupported event type ${clip(event.type, 40)}` };
@@ -42,22 +74,35 @@ export function parseGoogleChatEvent(raw: Uint8Array, account: GoogleChatAccount
 }
 
 function isDirect(event: ChatEvent): boolean {
-  return event.space.spaceType === "DIRECT_MESSAGE" || event.space.type === "DM" || event.space.singleUserBotDm === true;
+  return (
+    event.space.spaceType === "DIRECT_MESSAGE" ||
+    event.space.type === "DM" ||
+    event.space.singleUserBotDm === true
+  );
 }
 
 function noun(event: ChatEvent): string {
   return isDirect(event) ? "direct message" : "space";
 }
 
-function fromMessage(event: ChatEvent, message: ChatMessage, account: GoogleChatAccount, receivedAt: number): GoogleChatParseResult {
+function fromMessage(
+  event: ChatEvent,
+  message: ChatMessage,
+  account: GoogleChatAccount,
+  receivedAt: number,
+): GoogleChatParseResult {
   const direct = isDirect(event);
   const mentioned = (message.annotations ?? []).some(
     (annotation) =>
       annotation.type === "USER_MENTION" &&
       annotation.userMention !== undefined &&
-      (account.botUser ? annotation.userMention.user.name === account.botUser : annotation.userMention.user.type === "BOT"),
+      (account.botUser
+        ? annotation.userMention.user.name === account.botUser
+        : annotation.userMention.user.type === "BOT"),
   );
-  const text = (mentioned && message.argumentText !== undefined ? message.argumentText : (message.text ?? "")).trim();
+  const text = (
+    mentioned && message.argumentText !== undefined ? message.argumentText : (message.text ?? "")
+  ).trim();
   const attachments = describeAttachments(message, account);
   if (!text && !attachments.length) return { dropped: "message without text or attachments" };
   const chatType: ChatType = direct ? "direct" : "group";
@@ -87,19 +132,29 @@ function fromMessage(event: ChatEvent, message: ChatMessage, account: GoogleChat
   });
 }
 
-function describeAttachments(message: ChatMessage, account: GoogleChatAccount): NonNullable<InboundEnvelopeInput["attachments"]> {
+function describeAttachments(
+  message: ChatMessage,
+  account: GoogleChatAccount,
+): NonNullable<InboundEnvelopeInput["attachments"]> {
   return (message.attachment ?? []).slice(0, 20).map((attachment) => {
     const resource = attachment.attachmentDataRef?.resourceName;
     return {
       name: attachment.contentName ?? "attachment",
       mimeType: attachment.contentType,
       // Uploaded files come through the media API with the app's token; Drive files need user auth.
-      url: resource ? `${withTrailingSlash(account.apiBaseUrl)}v1/media/${encodeURIComponent(resource)}?alt=media` : undefined,
+      url: resource
+        ? `${withTrailingSlash(account.apiBaseUrl)}v1/media/${encodeURIComponent(resource)}?alt=media`
+        : undefined,
     };
   });
 }
 
-function system(event: ChatEvent, account: GoogleChatAccount, receivedAt: number, describe: (who: string) => string): GoogleChatParseResult {
+function system(
+  event: ChatEvent,
+  account: GoogleChatAccount,
+  receivedAt: number,
+  describe: (who: string) => string,
+): GoogleChatParseResult {
   const user = event.user;
   if (!user) return { dropped: `${event.type} without a user` };
   const direct = isDirect(event);

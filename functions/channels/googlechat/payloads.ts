@@ -6,7 +6,11 @@ import { z } from "zod";
  */
 
 export const chatUserSchema = z
-  .object({ name: z.string().min(1), displayName: z.string().optional(), type: z.enum(["HUMAN", "BOT", "TYPE_UNSPECIFIED"]).optional() })
+  .object({
+    name: z.string().min(1),
+    displayName: z.string().optional(),
+    type: z.enum(["HUMAN", "BOT", "TYPE_UNSPECIFIED"]).optional(),
+  })
   .loose();
 
 export const chatSpaceSchema = z
@@ -59,7 +63,10 @@ export const chatEventSchema = z
     message: chatMessageSchema.optional(),
     /** CARD_CLICKED: the button's function and parameters. */
     action: z
-      .object({ actionMethodName: z.string().optional(), parameters: z.array(z.object({ key: z.string(), value: z.string() }).loose()).optional() })
+      .object({
+        actionMethodName: z.string().optional(),
+        parameters: z.array(z.object({ key: z.string(), value: z.string() }).loose()).optional(),
+      })
       .loose()
       .optional(),
     common: z.object({ invokedFunction: z.string().optional() }).loose().optional(),

@@ -15,24 +15,41 @@ export const TYPING_TEXT = "_Typing…_";
 
 let warnedReaction = false;
 
-export async function googleChatProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function googleChatProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   if (event.type !== "run-started" || state.placeholder || !ctx.runId) return state;
   const target = chatTarget(route.accountId, ctx);
   if ("error" in target || target.account.typingIndicator === "none") return state;
   if (target.account.typingIndicator === "reaction" && !warnedReaction) {
     warnedReaction = true;
-    console.error("channels.googlechat.typingIndicator \"reaction\" needs user OAuth; using \"message\"");
+    console.error(
+      'channels.googlechat.typingIndicator "reaction" needs user OAuth; using "message"',
+    );
   }
   try {
     const messageId = await clientMessageId(route.accountId, `typing:${ctx.runId}`);
     const placeholder = `${route.to}/messages/${messageId}`;
     const next = { ...state, placeholder };
     ctx.checkpoint?.(next);
-    const sent = await createMessage(target, route.to, route.threadId, TYPING_TEXT, messageId, ctx.signal);
+    const sent = await createMessage(
+      target,
+      route.to,
+      route.threadId,
+      TYPING_TEXT,
+      messageId,
+      ctx.signal,
+    );
     if (!sent.ok) console.warn(`googlechat typing placeholder not posted: ${sent.error}`);
     return next;
   } catch (error) {
-    console.warn("googlechat typing placeholder failed", error instanceof Error ? error.message : error);
+    console.warn(
+      "googlechat typing placeholder failed",
+      error instanceof Error ? error.message : error,
+    );
     return state;
   }
 }

@@ -12,15 +12,23 @@ import type { ServiceAccountKey } from "./config.ts";
 const CHAT_SCOPE = "https://www.googleapis.com/auth/chat.bot";
 const REFRESH_BEFORE_MS = 5 * 60_000;
 
-const tokenAnswerSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().positive().optional() }).loose();
+const tokenAnswerSchema = z
+  .object({ access_token: z.string().min(1), expires_in: z.number().positive().optional() })
+  .loose();
 
 const cache = new Map<string, { token: string; expiresAt: number }>();
 
 const cacheKey = (key: ServiceAccountKey, tokenUrl: string) => `${key.client_email}|${tokenUrl}`;
 
-export type ChatTokenResult = { ok: true; token: string } | { ok: false; retryable: boolean; error: string };
+export type ChatTokenResult =
+  | { ok: true; token: string }
+  | { ok: false; retryable: boolean; error: string };
 
-export async function chatAccessToken(key: ServiceAccountKey, tokenUrl: string, signal?: AbortSignal): Promise<ChatTokenResult> {
+export async function chatAccessToken(
+  key: ServiceAccountKey,
+  tokenUrl: string,
+  signal?: AbortSignal,
+): Promise<ChatTokenResult> {
   const hit = cache.get(cacheKey(key, tokenUrl));
   if (hit && hit.expiresAt - REFRESH_BEFORE_MS > Date.now()) return { ok: true, token: hit.token };
   let assertion: string;
@@ -35,25 +43,40 @@ export async function chatAccessToken(key: ServiceAccountKey, tokenUrl: string, 
       .setExpirationTime(now + 3600)
       .sign(privateKey);
   } catch (error) {
-    return { ok: false, retryable: false, error: `the service account's private key cannot sign (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      ok: false,
+      retryable: false,
+      error: `the service account's private key cannot sign (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   let response: Response;
   try {
     response = await fetch(tokenUrl, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        assertion,
+      }),
       redirect: "manual",
       signal,
     });
   } catch (error) {
-    return { ok: false, retryable: true, error: `token exchange: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      retryable: true,
+      error: `token exchange: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const body = await response.json().catch(() => undefined);
   const parsed = tokenAnswerSchema.safeParse(body);
   if (!response.ok || !parsed.success) {
     // 400/401 (invalid_grant: a revoked key, a wrong clock) will not fix itself; 429/5xx may.
-    return { ok: false, retryable: response.status === 429 || response.status >= 500, error: `token exchange: HTTP ${response.status}` };
+    return {
+      ok: false,
+      retryable: response.status === 429 || response.status >= 500,
+      error: `token exchange: HTTP ${response.status}`,
+    };
   }
   const expiresAt = Date.now() + (parsed.data.expires_in ?? 3600) * 1000;
   cache.set(cacheKey(key, tokenUrl), { token: parsed.data.access_token, expiresAt });

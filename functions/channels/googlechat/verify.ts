@@ -20,14 +20,19 @@ const CLOCK_TOLERANCE_S = 30;
 
 export type GoogleChatVerifyResult = { ok: true } | { ok: false; reason: string };
 
-export async function verifyGoogleChatToken(authorization: string | null, account: GoogleChatAccount, now = Date.now()): Promise<GoogleChatVerifyResult> {
+export async function verifyGoogleChatToken(
+  authorization: string | null,
+  account: GoogleChatAccount,
+  now = Date.now(),
+): Promise<GoogleChatVerifyResult> {
   if (!account.audienceType || !account.audience) return { ok: false, reason: "no-audience" };
   const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
   if (!token) return { ok: false, reason: "missing bearer token" };
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
-    if (header.alg !== "RS256") return { ok: false, reason: `unexpected algorithm ${String(header.alg)}` };
+    if (header.alg !== "RS256")
+      return { ok: false, reason: `unexpected algorithm ${String(header.alg)}` };
     kid = header.kid;
   } catch {
     return { ok: false, reason: "malformed token" };
@@ -43,14 +48,24 @@ export async function verifyGoogleChatToken(authorization: string | null, accoun
       currentDate: new Date(now),
       requiredClaims: ["exp"],
     });
-    if (appUrl && (payload.email !== CHAT_ISSUER || payload.email_verified !== true)) return { ok: false, reason: "token is not from the Google Chat service account" };
+    if (appUrl && (payload.email !== CHAT_ISSUER || payload.email_verified !== true))
+      return { ok: false, reason: "token is not from the Google Chat service account" };
     return { ok: true };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, reason: "token expired" };
-    if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: `claim ${error.claim} rejected` };
-    if (error instanceof errors.JWKSNoMatchingKey) return { ok: false, reason: "signed with an unknown key" };
-    if (error instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: "bad signature" };
+    if (error instanceof errors.JWTClaimValidationFailed)
+      return { ok: false, reason: `claim ${error.claim} rejected` };
+    if (error instanceof errors.JWKSNoMatchingKey)
+      return { ok: false, reason: "signed with an unknown key" };
+    if (error instanceof errors.JWSSignatureVerificationFailed)
+      return { ok: false, reason: "bad signature" };
     if (error instanceof errors.JOSEError) return { ok: false, reason: error.code };
-    return { ok: false, reason: `keys unavailable: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200) };
+    return {
+      ok: false,
+      reason: `keys unavailable: ${error instanceof Error ? error.message : String(error)}`.slice(
+        0,
+        200,
+      ),
+    };
   }
 }

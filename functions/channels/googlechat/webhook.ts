@@ -20,20 +20,32 @@ export const GOOGLECHAT_MAX_BODY_BYTES = 256 * 1024;
 export const googleChatWebhook: WebhookPieces<GoogleChatAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<GoogleChatAccount>[] {
     const chat = googleChatConfig(config);
-    return chat ? webhookRoutes("Google Chat", googleChatWebhookAccounts(chat, logClash("googlechat", "webhookPath"))) : [];
+    return chat
+      ? webhookRoutes(
+          "Google Chat",
+          googleChatWebhookAccounts(chat, logClash("googlechat", "webhookPath")),
+        )
+      : [];
   },
 
   maxBodyBytes: () => GOOGLECHAT_MAX_BODY_BYTES,
 
   async verify(request, route) {
-    const result = await verifyGoogleChatToken(request.headers.get("authorization"), route.account, request.receivedAt);
+    const result = await verifyGoogleChatToken(
+      request.headers.get("authorization"),
+      route.account,
+      request.receivedAt,
+    );
     if (result.ok) return result;
     if (result.reason === "no-audience") {
-      console.error(`channels.googlechat account ${route.accountId}: audienceType and audience must both be set; refusing requests`);
+      console.error(
+        `channels.googlechat account ${route.accountId}: audienceType and audience must both be set; refusing requests`,
+      );
       return { ok: false, status: 401, reason: "no-secret" };
     }
     // Google's keys could not be fetched: our fault, so Google should send the event again.
-    if (result.reason.startsWith("keys unavailable")) return { ok: false, status: 503, reason: result.reason };
+    if (result.reason.startsWith("keys unavailable"))
+      return { ok: false, status: 503, reason: result.reason };
     return { ok: false, status: 401, reason: result.reason };
   },
 
@@ -49,6 +61,9 @@ export const googleChatWebhook: WebhookPieces<GoogleChatAccount> = {
     const status = result.allStored ? 200 : 503;
     const headers = new Headers(base.headers);
     headers.set("content-type", "application/json");
-    return new Response(result.allStored ? "{}" : JSON.stringify({ error: "not accepted, retry" }), { status, headers });
+    return new Response(
+      result.allStored ? "{}" : JSON.stringify({ error: "not accepted, retry" }),
+      { status, headers },
+    );
   },
 };

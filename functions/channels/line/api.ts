@@ -31,13 +31,22 @@ export async function callLineApi(
   try {
     response = await fetch(`${withTrailingSlash(target.apiBaseUrl)}${path}`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${target.accessToken}`, ...options.headers },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${target.accessToken}`,
+        ...options.headers,
+      },
       body: JSON.stringify(body),
       redirect: "manual",
       signal: options.signal,
     });
   } catch (error) {
-    return { ok: false, status: 0, message: error instanceof Error ? error.message : String(error), unknown: true };
+    return {
+      ok: false,
+      status: 0,
+      message: error instanceof Error ? error.message : String(error),
+      unknown: true,
+    };
   }
   const text = await response.text().catch(() => "");
   let json: unknown;
@@ -46,14 +55,23 @@ export async function callLineApi(
   } catch {
     json = undefined;
   }
-  if (response.ok) return { ok: true, status: response.status, body: json, headers: response.headers };
+  if (response.ok)
+    return { ok: true, status: response.status, body: json, headers: response.headers };
   const parsed = errorBodySchema.safeParse(json);
-  return { ok: false, status: response.status, message: parsed.success ? parsed.data.message : `HTTP ${response.status}`, headers: response.headers };
+  return {
+    ok: false,
+    status: response.status,
+    message: parsed.success ? parsed.data.message : `HTTP ${response.status}`,
+    headers: response.headers,
+  };
 }
 
 /** Reply/push answers name the messages LINE sent; the first id stands for the chunk. */
 export function firstSentMessageId(body: unknown): string | undefined {
-  const parsed = z.object({ sentMessages: z.array(z.object({ id: z.string() }).loose()).min(1) }).loose().safeParse(body);
+  const parsed = z
+    .object({ sentMessages: z.array(z.object({ id: z.string() }).loose()).min(1) })
+    .loose()
+    .safeParse(body);
   return parsed.success ? parsed.data.sentMessages[0]!.id : undefined;
 }
 
@@ -65,17 +83,26 @@ export function firstSentMessageId(body: unknown): string | undefined {
  * the error and which cannot be repeated safely, the outcome is unknown. Other 4xx are final (bad
  * token, blocked user, invalid message).
  */
-export function sendResultFromAnswer(answer: Extract<LineApiAnswer, { ok: false }>, what: string, repeatable: boolean): Extract<SendResult, { ok: false }> {
+export function sendResultFromAnswer(
+  answer: Extract<LineApiAnswer, { ok: false }>,
+  what: string,
+  repeatable: boolean,
+): Extract<SendResult, { ok: false }> {
   if ("unknown" in answer) {
     const error = `line ${what}: ${answer.message}`;
-    return repeatable ? { ok: false, retryable: true, error } : { ok: false, outcomeUnknown: true, error };
+    return repeatable
+      ? { ok: false, retryable: true, error }
+      : { ok: false, outcomeUnknown: true, error };
   }
   const error = `line ${what}: HTTP ${answer.status} ${answer.message}`.slice(0, 300);
   if (answer.status === 429) {
     if (/monthly limit/i.test(answer.message)) return { ok: false, retryable: false, error };
     return { ok: false, retryable: true, retryAfterMs: retryAfterMs(answer.headers), error };
   }
-  if (answer.status >= 500) return repeatable ? { ok: false, retryable: true, error } : { ok: false, outcomeUnknown: true, error };
+  if (answer.status >= 500)
+    return repeatable
+      ? { ok: false, retryable: true, error }
+      : { ok: false, outcomeUnknown: true, error };
   return { ok: false, retryable: false, error };
 }
 

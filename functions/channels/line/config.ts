@@ -2,7 +2,14 @@ import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.line` with OpenClaw's key names and defaults (channels/line): the shared access keys
@@ -16,7 +23,9 @@ import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type C
  * (proxies, tests), `replyTokenMaxAgeSeconds` and `loadingSeconds`.
  */
 
-const pathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
+const pathSchema = z
+  .string()
+  .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
 
 /** LINE's own limit on one text message (Messaging API reference, text message). */
 export const LINE_TEXT_LIMIT = 5000;
@@ -27,7 +36,8 @@ const noFiles = z
   .unknown()
   .optional()
   .refine((value) => value === undefined, {
-    message: 'a Worker has no file system: use { source: "env", id: "…" } and `wrangler secret put`',
+    message:
+      'a Worker has no file system: use { source: "env", id: "…" } and `wrangler secret put`',
   });
 
 const lineAccountFields = {
@@ -86,24 +96,39 @@ export function lineAccount(line: LineChannelConfig, accountId: string): LineAcc
 }
 
 /** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
-export function lineWebhookAccounts(line: LineChannelConfig, onClash?: ClashHandler): Map<string, LineAccount> {
-  return webhookAccounts(line, (accountId) => lineAccount(line, accountId), (account) => account.webhookPath, onClash);
+export function lineWebhookAccounts(
+  line: LineChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, LineAccount> {
+  return webhookAccounts(
+    line,
+    (accountId) => lineAccount(line, accountId),
+    (account) => account.webhookPath,
+    onClash,
+  );
 }
 
 /**
  * The account's secrets: the config value (a SecretRef or a literal) wins; the env variables
  * LINE_CHANNEL_ACCESS_TOKEN / LINE_CHANNEL_SECRET stand in for the default account only.
  */
-export function lineSecrets(account: LineAccount, env: SecretEnv): { accessToken?: string; channelSecret?: string } {
+export function lineSecrets(
+  account: LineAccount,
+  env: SecretEnv,
+): { accessToken?: string; channelSecret?: string } {
   const fallback = defaultAccountEnv(account, env);
   return {
-    accessToken: resolveSecret(account.channelAccessToken, env) ?? fallback("LINE_CHANNEL_ACCESS_TOKEN"),
+    accessToken:
+      resolveSecret(account.channelAccessToken, env) ?? fallback("LINE_CHANNEL_ACCESS_TOKEN"),
     channelSecret: resolveSecret(account.channelSecret, env) ?? fallback("LINE_CHANNEL_SECRET"),
   };
 }
 
 /** The account a reply route belongs to (undefined when `channels.line` is gone from the config). */
-export function lineAccountForRoute(config: EdgeclawConfig, accountId: string): { line: LineChannelConfig; account: LineAccount } | undefined {
+export function lineAccountForRoute(
+  config: EdgeclawConfig,
+  accountId: string,
+): { line: LineChannelConfig; account: LineAccount } | undefined {
   const line = lineConfig(config);
   return line ? { line, account: lineAccount(line, accountId) } : undefined;
 }

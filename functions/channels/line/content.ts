@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { lineTarget } from "./target.ts";
 
 /**
@@ -21,10 +26,17 @@ export async function fetchLineContent(
   if ("skipped" in link) return link;
   const url = link;
   const origin = new URL(target.account.dataApiBaseUrl).origin;
-  if (url.origin !== origin || !/^\/(?:[^/]+\/)*v2\/bot\/message\/[^/]+\/content$/.test(url.pathname)) {
+  if (
+    url.origin !== origin ||
+    !/^\/(?:[^/]+\/)*v2\/bot\/message\/[^/]+\/content$/.test(url.pathname)
+  ) {
     return { skipped: `refusing to send the access token to ${url.host}` };
   }
-  const response = await fetch(url, { headers: { authorization: `Bearer ${target.accessToken}` }, redirect: "manual", signal: ctx.signal });
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${target.accessToken}` },
+    redirect: "manual",
+    signal: ctx.signal,
+  });
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
     // 202: LINE is still preparing a video or audio; 404: the content has expired.

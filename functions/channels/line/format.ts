@@ -17,7 +17,10 @@ export function markdownToLineText(markdown: string): string {
     }
     out.push(inFence ? line : convertLine(line));
   }
-  return out.join("\n").replace(/\n{3,}/g, "\n\n").trim();
+  return out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 function convertLine(line: string): string {
@@ -38,7 +41,10 @@ function convertInline(text: string): string {
 
 function convertSpan(text: string): string {
   return text
-    .replace(/!?\[([^\]\n]+)\]\(((?:https?|mailto):[^)\s]+)\)/g, (_m, label: string, url: string) => (label === url ? url : `${label} (${url})`))
+    .replace(
+      /!?\[([^\]\n]+)\]\(((?:https?|mailto):[^)\s]+)\)/g,
+      (_m, label: string, url: string) => (label === url ? url : `${label} (${url})`),
+    )
     .replace(/\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*/g, "$1")
     .replace(/__(?=\S)([^_\n]+?)(?<=\S)__/g, "$1")
     .replace(/(^|[^\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?!\w)/g, "$1$2")
@@ -56,7 +62,9 @@ export function lineTextMessages(text: string, perMessage: number, mode: ChunkMo
   const plain = text.trim();
   if (!plain) return [];
   const pieces = chunkText(plain, perMessage, mode).filter((piece) => piece.length > 0);
-  const clean = pieces.every((piece) => piece.length <= perMessage && !/[\uD800-\uDBFF]$/.test(piece));
+  const clean = pieces.every(
+    (piece) => piece.length <= perMessage && !/[\uD800-\uDBFF]$/.test(piece),
+  );
   if (pieces.length <= LINE_MESSAGES_PER_CALL && clean) return pieces;
   const cut: string[] = [];
   let rest = plain;

@@ -1,6 +1,12 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { LINE_MESSAGES_PER_CALL, LINE_TEXT_LIMIT, lineAccount, lineChannelSchema, lineConfig } from "./config.ts";
+import {
+  LINE_MESSAGES_PER_CALL,
+  LINE_TEXT_LIMIT,
+  lineAccount,
+  lineChannelSchema,
+  lineConfig,
+} from "./config.ts";
 import { fetchLineContent } from "./content.ts";
 import { lineProgress } from "./progress.ts";
 import { reconcileLineMessage, sendLineMessage } from "./send.ts";
@@ -22,7 +28,10 @@ export const lineAdapter: ChannelAdapter = {
   id: "line",
   textChunkLimit(config, accountId) {
     const line = lineConfig(config);
-    return (line ? lineAccount(line, accountId).textChunkLimit : LINE_TEXT_LIMIT) * LINE_MESSAGES_PER_CALL;
+    return (
+      (line ? lineAccount(line, accountId).textChunkLimit : LINE_TEXT_LIMIT) *
+      LINE_MESSAGES_PER_CALL
+    );
   },
   chunkMode(config, accountId) {
     const line = lineConfig(config);

@@ -1,4 +1,10 @@
-import { checkedEnvelope, clip, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import {
+  checkedEnvelope,
+  clip,
+  type ChatType,
+  type InboundEnvelope,
+  type InboundEnvelopeInput,
+} from "../envelope.ts";
 import { withTrailingSlash, type LineAccount } from "./config.ts";
 import {
   lineEventBaseSchema,
@@ -29,7 +35,9 @@ import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
  *   whether it is still worth trying; a redelivered event's token is left out (its age is unknown).
  */
 
-export type LineBody = { kind: "events"; destination: string; events: Array<Record<string, unknown>> } | { kind: "malformed"; reason: string };
+export type LineBody =
+  | { kind: "events"; destination: string; events: Array<Record<string, unknown>> }
+  | { kind: "malformed"; reason: string };
 
 export function parseLineBody(raw: Uint8Array): LineBody {
   const body = parseJsonBody(raw, lineWebhookBodySchema, "a LINE webhook body");
@@ -46,56 +54,99 @@ export interface LineParseContext {
 
 export type LineEventResult = { envelope: InboundEnvelope } | { dropped: string };
 
-export function envelopeFromLineEvent(raw: Record<string, unknown>, ctx: LineParseContext): LineEventResult {
+export function envelopeFromLineEvent(
+  raw: Record<string, unknown>,
+  ctx: LineParseContext,
+): LineEventResult {
   const base = lineEventBaseSchema.safeParse(raw);
   if (!base.success) return { dropped: `malformed event: ${firstIssue(base.error)}` };
   const event = base.data;
-  if (event.mode === "standby") return { dropped: `${event.type} in standby mode (another module has chat control)` };
+  if (event.mode === "standby")
+    return { dropped: `${event.type} in standby mode (another module has chat control)` };
   if (!event.source) return { dropped: `${event.type} without a source` };
   switch (event.type) {
     case "message": {
       const parsed = lineMessageEventSchema.safeParse(raw);
-      return parsed.success ? fromMessage(event, parsed.data.message, ctx) : { dropped: `malformed message event: ${firstIssue(parsed.error)}` };
+      return parsed.success
+        ? fromMessage(event, parsed.data.message, ctx)
+        : { dropped: `malformed message event: ${firstIssue(parsed.error)}` };
     }
     case "follow": {
       const parsed = lineFollowEventSchema.safeParse(raw);
       const unblocked = parsed.success && parsed.data.follow?.isUnblocked;
-      return system(event, ctx, (who) => `LINE: ${who} ${unblocked ? "unblocked the bot" : "added the bot as a friend"}`);
+      return system(
+        event,
+        ctx,
+        (who) => `LINE: ${who} ${unblocked ? "unblocked the bot" : "added the bot as a friend"}`,
+      );
     }
     case "unfollow":
       return system(event, ctx, (who) => `LINE: ${who} blocked the bot`);
     case "join":
-      return system(event, ctx, () => `LINE: the bot joined this ${conversationNoun(event.source!)}`);
+      return system(
+        event,
+        ctx,
+        () => `LINE: the bot joined this ${conversationNoun(event.source!)}`,
+      );
     case "leave":
-      return system(event, ctx, () => `LINE: the bot left (or was removed from) this ${conversationNoun(event.source!)}`);
+      return system(
+        event,
+        ctx,
+        () => `LINE: the bot left (or was removed from) this ${conversationNoun(event.source!)}`,
+      );
     case "memberJoined":
     case "memberLeft": {
       const parsed = lineMembersEventSchema.safeParse(raw);
-      const members = (parsed.success ? (event.type === "memberJoined" ? parsed.data.joined : parsed.data.left)?.members : undefined) ?? [];
+      const members =
+        (parsed.success
+          ? (event.type === "memberJoined" ? parsed.data.joined : parsed.data.left)?.members
+          : undefined) ?? [];
       const ids = members.map((m) => m.userId).filter((id): id is string => !!id);
       const verb = event.type === "memberJoined" ? "joined" : "left";
-      return system(event, ctx, () => `LINE: ${ids.length ? ids.slice(0, 20).join(", ") : "someone"} ${verb} this ${conversationNoun(event.source!)}`, ids[0]);
+      return system(
+        event,
+        ctx,
+        () =>
+          `LINE: ${ids.length ? ids.slice(0, 20).join(", ") : "someone"} ${verb} this ${conversationNoun(event.source!)}`,
+        ids[0],
+      );
     }
     case "unsend": {
       const parsed = lineUnsendEventSchema.safeParse(raw);
       if (!parsed.success) return { dropped: "malformed unsend event" };
-      return system(event, ctx, (who) => `LINE: ${who} unsent message ${parsed.data.unsend.messageId}`);
+      return system(
+        event,
+        ctx,
+        (who) => `LINE: ${who} unsent message ${parsed.data.unsend.messageId}`,
+      );
     }
     case "postback": {
       const parsed = linePostbackEventSchema.safeParse(raw);
       if (!parsed.success) return { dropped: "malformed postback event" };
-      const params = parsed.data.postback.params ? ` params=${clip(JSON.stringify(parsed.data.postback.params), 300)}` : "";
-      return system(event, ctx, (who) => `LINE postback from ${who}: data=${clip(parsed.data.postback.data, 500)}${params}`);
+      const params = parsed.data.postback.params
+        ? ` params=${clip(JSON.stringify(parsed.data.postback.params), 300)}`
+        : "";
+      return system(
+        event,
+        ctx,
+        (who) => `LINE postback from ${who}: data=${clip(parsed.data.postback.data, 500)}${params}`,
+      );
     }
     default:
       return { dropped: `unsupported event type ${event.type}` };
   }
 }
 
-function fromMessage(event: LineEventBase, message: LineMessage, ctx: LineParseContext): LineEventResult {
+function fromMessage(
+  event: LineEventBase,
+  message: LineMessage,
+  ctx: LineParseContext,
+): LineEventResult {
   const at = conversation(event.source!);
-  if (!at.senderId) return { dropped: "message without a sender (LINE leaves userId out for some clients)" };
-  const mentioned = message.mention?.mentionees.some((m) => m.type === "user" && m.isSelf === true) ?? false;
+  if (!at.senderId)
+    return { dropped: "message without a sender (LINE leaves userId out for some clients)" };
+  const mentioned =
+    message.mention?.mentionees.some((m) => m.type === "user" && m.isSelf === true) ?? false;
   const content = describeMessage(message, ctx.account);
   if (!content) return { dropped: `unsupported message type ${message.type}` };
   return checkedEnvelope({
@@ -117,7 +168,10 @@ function fromMessage(event: LineEventBase, message: LineMessage, ctx: LineParseC
 }
 
 /** What the model reads for one message: its text (bot mention removed) or a description, plus attachments. */
-function describeMessage(message: LineMessage, account: LineAccount): { text: string; attachments?: InboundEnvelopeInput["attachments"] } | undefined {
+function describeMessage(
+  message: LineMessage,
+  account: LineAccount,
+): { text: string; attachments?: InboundEnvelopeInput["attachments"] } | undefined {
   const contentUrl = `${withTrailingSlash(account.dataApiBaseUrl)}v2/bot/message/${encodeURIComponent(message.id)}/content`;
   const maxBytes = account.mediaMaxMb * 1024 * 1024;
   // Only content LINE holds can be downloaded; an `external` provider's URL is the sender's, not LINE's.
@@ -128,10 +182,17 @@ function describeMessage(message: LineMessage, account: LineAccount): { text: st
     case "image":
     case "video":
     case "audio": {
-      const seconds = message.duration !== undefined ? `, ${Math.round(message.duration / 1000)} s` : "";
+      const seconds =
+        message.duration !== undefined ? `, ${Math.round(message.duration / 1000)} s` : "";
       return {
         text: `[${message.type}${seconds}]`,
-        attachments: [{ name: `${message.type} (LINE message ${message.id})`, mimeType: `${message.type}/*`, url: onLine ? contentUrl : undefined }],
+        attachments: [
+          {
+            name: `${message.type} (LINE message ${message.id})`,
+            mimeType: `${message.type}/*`,
+            url: onLine ? contentUrl : undefined,
+          },
+        ],
       };
     }
     case "file": {
@@ -149,7 +210,9 @@ function describeMessage(message: LineMessage, account: LineAccount): { text: st
     }
     case "location": {
       const place = [message.title, message.address].filter(Boolean).join(", ");
-      return { text: `[location${place ? `: ${place}` : ""} (${message.latitude ?? "?"}, ${message.longitude ?? "?"})]` };
+      return {
+        text: `[location${place ? `: ${place}` : ""} (${message.latitude ?? "?"}, ${message.longitude ?? "?"})]`,
+      };
     }
     case "sticker": {
       const words = message.keywords?.length ? `: ${message.keywords.slice(0, 5).join(", ")}` : "";
@@ -163,7 +226,9 @@ function describeMessage(message: LineMessage, account: LineAccount): { text: st
 /** `@Bot hello` → `hello`: the spans LINE marks `isSelf` are cut out (indexes are UTF-16 offsets). */
 function stripSelfMentions(message: LineMessage): string {
   const text = message.text ?? "";
-  const spans = (message.mention?.mentionees ?? []).filter((m) => m.isSelf === true).sort((a, b) => b.index - a.index);
+  const spans = (message.mention?.mentionees ?? [])
+    .filter((m) => m.isSelf === true)
+    .sort((a, b) => b.index - a.index);
   let out = text;
   for (const span of spans) {
     if (span.index + span.length > out.length) continue;
@@ -172,7 +237,12 @@ function stripSelfMentions(message: LineMessage): string {
   return out.replace(/\s{2,}/g, " ").trim() || text.trim();
 }
 
-function system(event: LineEventBase, ctx: LineParseContext, describe: (who: string) => string, actor?: string): LineEventResult {
+function system(
+  event: LineEventBase,
+  ctx: LineParseContext,
+  describe: (who: string) => string,
+  actor?: string,
+): LineEventResult {
   const at = conversation(event.source!);
   const sender = at.senderId ?? actor;
   // A DM event names its user; without one there is nobody to check access for.
@@ -201,11 +271,26 @@ interface Conversation {
 function conversation(source: LineSource): Conversation {
   switch (source.type) {
     case "user":
-      return { chatType: "direct", peerId: source.userId ?? "unknown", senderId: source.userId, sourceType: "user" };
+      return {
+        chatType: "direct",
+        peerId: source.userId ?? "unknown",
+        senderId: source.userId,
+        sourceType: "user",
+      };
     case "group":
-      return { chatType: "group", peerId: source.groupId, senderId: source.userId, sourceType: "group" };
+      return {
+        chatType: "group",
+        peerId: source.groupId,
+        senderId: source.userId,
+        sourceType: "group",
+      };
     case "room":
-      return { chatType: "group", peerId: source.roomId, senderId: source.userId, sourceType: "room" };
+      return {
+        chatType: "group",
+        peerId: source.roomId,
+        senderId: source.userId,
+        sourceType: "room",
+      };
   }
 }
 
@@ -213,7 +298,12 @@ function conversationNoun(source: LineSource): string {
   return source.type === "room" ? "multi-person chat" : source.type === "group" ? "group" : "chat";
 }
 
-function route(event: LineEventBase, ctx: LineParseContext, at: Conversation, extra: { messageId?: string; mentioned: boolean }): InboundEnvelopeInput["route"] {
+function route(
+  event: LineEventBase,
+  ctx: LineParseContext,
+  at: Conversation,
+  extra: { messageId?: string; mentioned: boolean },
+): InboundEnvelopeInput["route"] {
   const redelivered = event.deliveryContext?.isRedelivery === true;
   // The token's clock starts when LINE issued it: the earlier of the event time and our receipt.
   const issuedAt = Math.min(ctx.receivedAt, event.timestamp || ctx.receivedAt);
@@ -227,7 +317,9 @@ function route(event: LineEventBase, ctx: LineParseContext, at: Conversation, ex
       sourceType: at.sourceType,
       mentioned: extra.mentioned ? "1" : "0",
       ...(at.senderId ? { senderId: at.senderId } : {}),
-      ...(event.replyToken && !redelivered ? { replyToken: event.replyToken, replyTokenAt: String(issuedAt) } : {}),
+      ...(event.replyToken && !redelivered
+        ? { replyToken: event.replyToken, replyTokenAt: String(issuedAt) }
+        : {}),
     },
   };
 }

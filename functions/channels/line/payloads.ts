@@ -8,8 +8,20 @@ import { z } from "zod";
 
 export const lineSourceSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("user"), userId: z.string().min(1).max(100).optional() }).loose(),
-  z.object({ type: z.literal("group"), groupId: z.string().min(1).max(100), userId: z.string().min(1).max(100).optional() }).loose(),
-  z.object({ type: z.literal("room"), roomId: z.string().min(1).max(100), userId: z.string().min(1).max(100).optional() }).loose(),
+  z
+    .object({
+      type: z.literal("group"),
+      groupId: z.string().min(1).max(100),
+      userId: z.string().min(1).max(100).optional(),
+    })
+    .loose(),
+  z
+    .object({
+      type: z.literal("room"),
+      roomId: z.string().min(1).max(100),
+      userId: z.string().min(1).max(100).optional(),
+    })
+    .loose(),
 ]);
 export type LineSource = z.infer<typeof lineSourceSchema>;
 
@@ -50,7 +62,10 @@ export const lineMessageSchema = z
     id: z.string().min(1).max(64),
     type: z.string().min(1),
     text: z.string().max(20_000).optional(),
-    mention: z.object({ mentionees: z.array(mentioneeSchema).max(100) }).loose().optional(),
+    mention: z
+      .object({ mentionees: z.array(mentioneeSchema).max(100) })
+      .loose()
+      .optional(),
     quotedMessageId: z.string().optional(),
     fileName: z.string().max(1000).optional(),
     fileSize: z.number().int().nonnegative().optional(),
@@ -67,16 +82,30 @@ export const lineMessageSchema = z
   .loose();
 export type LineMessage = z.infer<typeof lineMessageSchema>;
 
-export const lineMessageEventSchema = lineEventBaseSchema.extend({ type: z.literal("message"), message: lineMessageSchema });
+export const lineMessageEventSchema = lineEventBaseSchema.extend({
+  type: z.literal("message"),
+  message: lineMessageSchema,
+});
 export const lineMembersEventSchema = lineEventBaseSchema.extend({
-  joined: z.object({ members: z.array(z.object({ userId: z.string().optional() }).loose()).max(100) }).loose().optional(),
-  left: z.object({ members: z.array(z.object({ userId: z.string().optional() }).loose()).max(100) }).loose().optional(),
+  joined: z
+    .object({ members: z.array(z.object({ userId: z.string().optional() }).loose()).max(100) })
+    .loose()
+    .optional(),
+  left: z
+    .object({ members: z.array(z.object({ userId: z.string().optional() }).loose()).max(100) })
+    .loose()
+    .optional(),
 });
 export const linePostbackEventSchema = lineEventBaseSchema.extend({
   type: z.literal("postback"),
-  postback: z.object({ data: z.string().max(10_000), params: z.record(z.string(), z.unknown()).optional() }).loose(),
+  postback: z
+    .object({ data: z.string().max(10_000), params: z.record(z.string(), z.unknown()).optional() })
+    .loose(),
 });
-export const lineUnsendEventSchema = lineEventBaseSchema.extend({ type: z.literal("unsend"), unsend: z.object({ messageId: z.string() }).loose() });
+export const lineUnsendEventSchema = lineEventBaseSchema.extend({
+  type: z.literal("unsend"),
+  unsend: z.object({ messageId: z.string() }).loose(),
+});
 export const lineFollowEventSchema = lineEventBaseSchema.extend({
   type: z.literal("follow"),
   follow: z.object({ isUnblocked: z.boolean() }).loose().optional(),

@@ -10,8 +10,18 @@ import { lineTarget } from "./target.ts";
  * renewed on later steps once it has run out, so a long run keeps showing it. LINE shows no partial
  * text, so streamed text is not forwarded (the reply goes out whole). Best effort: never throws.
  */
-export async function lineProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
-  if (route.extra?.chatType !== "direct" || event.type === "text-delta" || event.type === "run-finished") return state;
+export async function lineProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
+  if (
+    route.extra?.chatType !== "direct" ||
+    event.type === "text-delta" ||
+    event.type === "run-finished"
+  )
+    return state;
   const target = lineTarget(route, ctx);
   if (!target?.accessToken) return state;
   const seconds = target.account.loadingSeconds;

@@ -20,23 +20,41 @@ import { lineTextMessages, markdownToLineText } from "./format.ts";
  *   up, so a reply whose outcome is unknown is never repeated: `reconcileLineMessage` says so and the
  *   outbox tells the user once instead of risking a duplicate.
  */
-export async function sendLineMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendLineMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<SendResult> {
   // LINE has no previews to take back: a retract has nothing to do.
   if (message.retract) return { ok: true };
   const target = lineTarget(message.route, ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.line is not configured" };
-  if (!target.accessToken) return { ok: false, retryable: false, error: `no LINE channel access token for account ${message.route.accountId}` };
+  if (!target.accessToken)
+    return {
+      ok: false,
+      retryable: false,
+      error: `no LINE channel access token for account ${message.route.accountId}`,
+    };
   const { account } = target;
-  const texts = lineTextMessages(markdownToLineText(message.text), account.textChunkLimit, account.chunkMode);
+  const texts = lineTextMessages(
+    markdownToLineText(message.text),
+    account.textChunkLimit,
+    account.chunkMode,
+  );
   if (!texts.length) return { ok: true };
   const messages = texts.map((text) => ({ type: "text", text }));
   const api = { apiBaseUrl: account.apiBaseUrl, accessToken: target.accessToken };
 
   const replyToken = usableReplyToken(message, account, Date.now());
   if (replyToken) {
-    const answer = await callLineApi(api, "v2/bot/message/reply", { replyToken, messages }, { signal: ctx.signal });
+    const answer = await callLineApi(
+      api,
+      "v2/bot/message/reply",
+      { replyToken, messages },
+      { signal: ctx.signal },
+    );
     if (answer.ok) return { ok: true, platformMessageId: firstSentMessageId(answer.body) };
-    if (!(answer.status === 400 && /reply token/i.test(answer.message))) return sendResultFromAnswer(answer, "reply", false);
+    if (!(answer.status === 400 && /reply token/i.test(answer.message)))
+      return sendResultFromAnswer(answer, "reply", false);
     // Expired or used: LINE sent nothing. Push it instead.
   }
 
@@ -44,11 +62,18 @@ export async function sendLineMessage(message: OutboundMessage, ctx: SendContext
     api,
     "v2/bot/message/push",
     { to: message.route.to, messages },
-    { headers: { "x-line-retry-key": await lineRetryKey(message.route.accountId, message.id) }, signal: ctx.signal },
+    {
+      headers: { "x-line-retry-key": await lineRetryKey(message.route.accountId, message.id) },
+      signal: ctx.signal,
+    },
   );
   if (answer.ok) return { ok: true, platformMessageId: firstSentMessageId(answer.body) };
   // The retry key was accepted before: this chunk is already on its way.
-  if (answer.status === 409) return { ok: true, platformMessageId: answer.headers.get("x-line-accepted-request-id") ?? undefined };
+  if (answer.status === 409)
+    return {
+      ok: true,
+      platformMessageId: answer.headers.get("x-line-accepted-request-id") ?? undefined,
+    };
   return sendResultFromAnswer(answer, "push", true);
 }
 
@@ -59,17 +84,32 @@ export async function sendLineMessage(message: OutboundMessage, ctx: SendContext
  * reply-token send is not. Whether the earlier attempt may have used the token is judged from the
  * time the chunk was queued (the attempt came no earlier), erring towards "may have".
  */
-export async function reconcileLineMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+export async function reconcileLineMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<ReconcileResult> {
   const target = lineTarget(message.route, ctx);
   const sentAt = message.queuedAt ?? Date.now();
   if (target && usableReplyToken(message, target.account, sentAt)) {
-    return { outcome: "untraceable", reason: "a LINE reply-token send leaves nothing to look up and cannot be repeated safely", idempotent: false };
+    return {
+      outcome: "untraceable",
+      reason: "a LINE reply-token send leaves nothing to look up and cannot be repeated safely",
+      idempotent: false,
+    };
   }
-  return { outcome: "untraceable", reason: "LINE has no lookup of sent messages; the push carries X-Line-Retry-Key", idempotent: true };
+  return {
+    outcome: "untraceable",
+    reason: "LINE has no lookup of sent messages; the push carries X-Line-Retry-Key",
+    idempotent: true,
+  };
 }
 
 /** The event's reply token, when this chunk may use it: first chunk, token known, young enough. */
-export function usableReplyToken(message: Pick<OutboundMessage, "chunkIndex" | "route">, account: LineAccount, now: number): string | undefined {
+export function usableReplyToken(
+  message: Pick<OutboundMessage, "chunkIndex" | "route">,
+  account: LineAccount,
+  now: number,
+): string | undefined {
   if (message.chunkIndex !== 0) return undefined;
   const token = message.route.extra?.replyToken;
   const issuedAt = Number(message.route.extra?.replyTokenAt);
@@ -82,7 +122,12 @@ export function usableReplyToken(message: Pick<OutboundMessage, "chunkIndex" | "
  * across retries) is hashed into one (version/variant bits set as in a v4 UUID).
  */
 export async function lineRetryKey(accountId: string, chunkId: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`edgeclaw:line:${accountId}:${chunkId}`)));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(`edgeclaw:line:${accountId}:${chunkId}`),
+    ),
+  );
   const bytes = digest.slice(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

@@ -8,7 +8,10 @@ export interface LineSendTarget {
   accessToken?: string;
 }
 
-export function lineTarget(route: ReplyRoute, ctx: Pick<SendContext, "config" | "env">): LineSendTarget | undefined {
+export function lineTarget(
+  route: ReplyRoute,
+  ctx: Pick<SendContext, "config" | "env">,
+): LineSendTarget | undefined {
   const found = lineAccountForRoute(ctx.config, route.accountId);
   if (!found) return undefined;
   return { account: found.account, accessToken: lineSecrets(found.account, ctx.env).accessToken };

@@ -5,11 +5,17 @@
  * IPs); replays are harmless because every event is deduplicated by its webhookEventId.
  */
 
-export type LineVerifyResult = { ok: true } | { ok: false; reason: "no-secret" | "missing-signature" | "bad-signature" };
+export type LineVerifyResult =
+  | { ok: true }
+  | { ok: false; reason: "no-secret" | "missing-signature" | "bad-signature" };
 
 const encoder = new TextEncoder();
 
-export async function verifyLineSignature(rawBody: Uint8Array, signature: string | null, channelSecret: string | undefined): Promise<LineVerifyResult> {
+export async function verifyLineSignature(
+  rawBody: Uint8Array,
+  signature: string | null,
+  channelSecret: string | undefined,
+): Promise<LineVerifyResult> {
   // Fail closed: an account without a channel secret accepts nothing.
   if (!channelSecret) return { ok: false, reason: "no-secret" };
   if (!signature) return { ok: false, reason: "missing-signature" };
@@ -22,15 +28,27 @@ export async function verifyLineSignature(rawBody: Uint8Array, signature: string
 }
 
 /** The `X-Line-Signature` LINE would send for this body (verify, tests, the bench and `simulate`). */
-export async function signLineBody(channelSecret: string, rawBody: Uint8Array | string): Promise<string> {
-  const mac = await hmacSha256(channelSecret, typeof rawBody === "string" ? encoder.encode(rawBody) : rawBody);
+export async function signLineBody(
+  channelSecret: string,
+  rawBody: Uint8Array | string,
+): Promise<string> {
+  const mac = await hmacSha256(
+    channelSecret,
+    typeof rawBody === "string" ? encoder.encode(rawBody) : rawBody,
+  );
   let binary = "";
   for (const byte of mac) binary += String.fromCharCode(byte);
   return btoa(binary);
 }
 
 async function hmacSha256(secret: string, data: Uint8Array): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, data as Uint8Array<ArrayBuffer>));
 }
 
@@ -45,7 +63,9 @@ function decodeBase64(text: string): Uint8Array | undefined {
 
 /** workerd's `crypto.subtle.timingSafeEqual`, with a constant-time fallback for Node-side scripts. */
 function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean;
+  };
   if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
   let diff = 0;
   for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;

@@ -20,16 +20,25 @@ export const LINE_MAX_BODY_BYTES = 64 * 1024;
 export const lineWebhook: WebhookPieces<LineAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<LineAccount>[] {
     const line = lineConfig(config);
-    return line ? webhookRoutes("LINE", lineWebhookAccounts(line, logClash("line", "webhookPath"))) : [];
+    return line
+      ? webhookRoutes("LINE", lineWebhookAccounts(line, logClash("line", "webhookPath")))
+      : [];
   },
 
   maxBodyBytes: () => LINE_MAX_BODY_BYTES,
 
   async verify(request, route, env) {
     const secret = lineSecrets(route.account, env).channelSecret;
-    const result = await verifyLineSignature(request.raw, request.headers.get("x-line-signature"), secret);
+    const result = await verifyLineSignature(
+      request.raw,
+      request.headers.get("x-line-signature"),
+      secret,
+    );
     if (result.ok) return result;
-    if (result.reason === "no-secret") console.error(`channels.line account ${route.accountId}: no channel secret; refusing requests`);
+    if (result.reason === "no-secret")
+      console.error(
+        `channels.line account ${route.accountId}: no channel secret; refusing requests`,
+      );
     return { ok: false, status: 401, reason: result.reason };
   },
 
@@ -39,7 +48,11 @@ export const lineWebhook: WebhookPieces<LineAccount> = {
     const envelopes: InboundEnvelope[] = [];
     const dropped: string[] = [];
     for (const event of body.events) {
-      const result = envelopeFromLineEvent(event, { account: route.account, destination: body.destination, receivedAt: request.receivedAt });
+      const result = envelopeFromLineEvent(event, {
+        account: route.account,
+        destination: body.destination,
+        receivedAt: request.receivedAt,
+      });
       if ("envelope" in result) envelopes.push(result.envelope);
       else dropped.push(result.dropped);
     }

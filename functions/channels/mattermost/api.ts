@@ -1,7 +1,14 @@
 import type { ReplyRoute } from "../envelope.ts";
 import type { SendContext } from "../adapter.ts";
 import { checkFetchUrl, STRICT_SSRF_POLICY } from "../../http/ssrf.ts";
-import { mattermostAccount, mattermostAllowsPrivateNetwork, mattermostBaseUrl, mattermostBotToken, mattermostConfig, type MattermostAccount } from "./config.ts";
+import {
+  mattermostAccount,
+  mattermostAllowsPrivateNetwork,
+  mattermostBaseUrl,
+  mattermostBotToken,
+  mattermostConfig,
+  type MattermostAccount,
+} from "./config.ts";
 
 /**
  * Mattermost REST v4 with the bot's token (`Authorization: Bearer`). Calls never retry: the outbox
@@ -11,7 +18,14 @@ import { mattermostAccount, mattermostAllowsPrivateNetwork, mattermostBaseUrl, m
 
 export type MattermostCall<T> =
   | { ok: true; value: T }
-  | { ok: false; kind: "refused"; status: number; errorId?: string; message: string; retryAfterMs?: number }
+  | {
+      ok: false;
+      kind: "refused";
+      status: number;
+      errorId?: string;
+      message: string;
+      retryAfterMs?: number;
+    }
   | { ok: false; kind: "lost"; error: string };
 
 export interface MattermostBot {
@@ -36,11 +50,17 @@ export interface MattermostPostRecord {
  * server may not be reached. This is the only way to a MattermostBot, so no call leaves for a
  * server the private-network guard refused.
  */
-export function mattermostBot(route: ReplyRoute, ctx: SendContext): MattermostBot | { missing: string } {
+export function mattermostBot(
+  route: ReplyRoute,
+  ctx: SendContext,
+): MattermostBot | { missing: string } {
   return mattermostBotFor(route.accountId, ctx);
 }
 
-export function mattermostBotFor(accountId: string, ctx: SendContext): MattermostBot | { missing: string } {
+export function mattermostBotFor(
+  accountId: string,
+  ctx: SendContext,
+): MattermostBot | { missing: string } {
   const root = mattermostConfig(ctx.config);
   if (!root) return { missing: "channels.mattermost is not configured" };
   const account = mattermostAccount(root, accountId);
@@ -60,30 +80,51 @@ export function mattermostBotFor(accountId: string, ctx: SendContext): Mattermos
  * (`localhost`, `*.local`, `*.internal`, single-label names). The companion, which can resolve,
  * also checks every address the name resolves to.
  */
-export function mattermostServerRefusal(account: MattermostAccount, baseUrl: string): string | undefined {
+export function mattermostServerRefusal(
+  account: MattermostAccount,
+  baseUrl: string,
+): string | undefined {
   if (mattermostAllowsPrivateNetwork(account)) return undefined;
   const checked = checkFetchUrl(baseUrl, STRICT_SSRF_POLICY);
   if (checked.ok) return undefined;
   return `Mattermost server refused for account ${account.accountId}: ${checked.reason} (set channels.mattermost.network.dangerouslyAllowPrivateNetwork for a LAN/tailnet server)`;
 }
 
-export async function mattermostApi<T>(bot: MattermostBot, method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<MattermostCall<T>> {
+export async function mattermostApi<T>(
+  bot: MattermostBot,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<MattermostCall<T>> {
   let response: Response;
   try {
     response = await fetch(`${bot.baseUrl}/api/v4${path}`, {
       method,
-      headers: { authorization: `Bearer ${bot.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), "x-requested-with": "XMLHttpRequest" },
+      headers: {
+        authorization: `Bearer ${bot.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        "x-requested-with": "XMLHttpRequest",
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: bot.signal ?? AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    return { ok: false, kind: "lost", error: `mattermost ${method} ${path.split("?")[0]}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      kind: "lost",
+      error: `mattermost ${method} ${path.split("?")[0]}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   let parsed: unknown;
   try {
     parsed = await response.json();
   } catch {
-    if (response.ok) return { ok: false, kind: "lost", error: `mattermost ${method} ${path.split("?")[0]}: answer was not JSON` };
+    if (response.ok)
+      return {
+        ok: false,
+        kind: "lost",
+        error: `mattermost ${method} ${path.split("?")[0]}: answer was not JSON`,
+      };
     parsed = {};
   }
   if (response.ok) return { ok: true, value: parsed as T };
@@ -93,7 +134,11 @@ export async function mattermostApi<T>(bot: MattermostBot, method: "GET" | "POST
     kind: "refused",
     status: response.status,
     errorId: typeof error.id === "string" ? error.id : undefined,
-    message: `mattermost ${response.status}${typeof error.id === "string" ? ` ${error.id}` : ""}: ${typeof error.message === "string" ? error.message : response.statusText}`.slice(0, 300),
+    message:
+      `mattermost ${response.status}${typeof error.id === "string" ? ` ${error.id}` : ""}: ${typeof error.message === "string" ? error.message : response.statusText}`.slice(
+        0,
+        300,
+      ),
     retryAfterMs: retryAfterMs(response.headers),
   };
 }

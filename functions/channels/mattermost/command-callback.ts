@@ -1,11 +1,23 @@
 import { z } from "zod";
 import { sameSecret } from "../../http/same-secret.ts";
-import type { AcceptResult, ParseResult, VerifyResult, WebhookPieces, WebhookRequest, WebhookRoute } from "../channel.ts";
+import type {
+  AcceptResult,
+  ParseResult,
+  VerifyResult,
+  WebhookPieces,
+  WebhookRequest,
+  WebhookRoute,
+} from "../channel.ts";
 import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
 import { inboundEnvelopeSchema, type ChatType } from "../envelope.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { mattermostCommandRegistry, type MattermostCommandRecord } from "./command-registry.ts";
-import { mattermostAccount, mattermostConfig, mattermostNativeCommands, type MattermostAccount } from "./config.ts";
+import {
+  mattermostAccount,
+  mattermostConfig,
+  mattermostNativeCommands,
+  type MattermostAccount,
+} from "./config.ts";
 import { NATIVE_TRIGGER_PREFIX } from "./native-commands.ts";
 
 /**
@@ -64,7 +76,11 @@ export const mattermostCommandCallback: WebhookPieces<MattermostAccount> = {
   verify: verifyCommandCallback,
   parse(request, route) {
     const form = readForm(request.raw);
-    if (!form.success) return { kind: "malformed", reason: `not a Mattermost command callback: ${form.error.issues[0]?.path.join(".") ?? "?"}` };
+    if (!form.success)
+      return {
+        kind: "malformed",
+        reason: `not a Mattermost command callback: ${form.error.issues[0]?.path.join(".") ?? "?"}`,
+      };
     const record = verifiedRecords.get(request.raw);
     // verify ran on these very bytes; without its record there is nothing to trust (fail closed).
     if (!record) return { kind: "malformed", reason: "command was not verified" };
@@ -73,22 +89,31 @@ export const mattermostCommandCallback: WebhookPieces<MattermostAccount> = {
   ack: commandAck,
 };
 
-async function verifyCommandCallback(request: WebhookRequest, route: WebhookRoute<MattermostAccount>, env: Record<string, unknown>): Promise<VerifyResult> {
+async function verifyCommandCallback(
+  request: WebhookRequest,
+  route: WebhookRoute<MattermostAccount>,
+  env: Record<string, unknown>,
+): Promise<VerifyResult> {
   const form = readForm(request.raw);
   if (!form.success) return { ok: false, status: 401, reason: "no command token" };
   const trigger = form.data.command.slice(1).toLowerCase();
-  if (!trigger.startsWith(NATIVE_TRIGGER_PREFIX)) return { ok: false, status: 401, reason: "invalid command token" };
+  if (!trigger.startsWith(NATIVE_TRIGGER_PREFIX))
+    return { ok: false, status: 401, reason: "invalid command token" };
   const registry = mattermostCommandRegistry(env, route.accountId);
   if (!registry) return { ok: false, reason: "no-secret" };
   let record: MattermostCommandRecord | null;
   try {
     record = await registry.find(form.data.team_id, trigger);
   } catch (error) {
-    console.error(`channels.mattermost (${route.label}): command registry unreachable`, error instanceof Error ? error.message : error);
+    console.error(
+      `channels.mattermost (${route.label}): command registry unreachable`,
+      error instanceof Error ? error.message : error,
+    );
     return { ok: false, status: 503, reason: "command registry unavailable" };
   }
   // The same answer for "no such registration" and "wrong token": a prober learns nothing.
-  if (!record || !(await sameSecret(form.data.token, record.token))) return { ok: false, status: 401, reason: "invalid command token" };
+  if (!record || !(await sameSecret(form.data.token, record.token)))
+    return { ok: false, status: 401, reason: "invalid command token" };
   verifiedRecords.set(request.raw, record);
   return { ok: true };
 }
@@ -98,7 +123,12 @@ function readForm(raw: Uint8Array) {
   return commandFormSchema.safeParse(Object.fromEntries(params));
 }
 
-function envelopeFromCommand(form: CommandForm, record: MattermostCommandRecord, account: MattermostAccount, receivedAt: number): ParseResult {
+function envelopeFromCommand(
+  form: CommandForm,
+  record: MattermostCommandRecord,
+  account: MattermostAccount,
+  receivedAt: number,
+): ParseResult {
   const chatType = chatTypeOfCommand(form, record.botUserId);
   const name = record.trigger.slice(NATIVE_TRIGGER_PREFIX.length);
   const threadId = chatType !== "direct" && form.root_id ? form.root_id : undefined;
@@ -125,7 +155,11 @@ function envelopeFromCommand(form: CommandForm, record: MattermostCommandRecord,
       extra: { chatType, mentioned: "1", botUserId: record.botUserId },
     },
   });
-  if (!envelope.success) return { kind: "malformed", reason: `command: ${envelope.error.issues[0]?.message ?? "invalid"}` };
+  if (!envelope.success)
+    return {
+      kind: "malformed",
+      reason: `command: ${envelope.error.issues[0]?.message ?? "invalid"}`,
+    };
   return { kind: "envelopes", envelopes: [envelope.data] };
 }
 
@@ -145,5 +179,8 @@ function chatTypeOfCommand(form: CommandForm, botUserId: string): ChatType {
 function commandAck(result: AcceptResult): Response {
   const ack = defaultWebhookAck(result);
   if (!result.allStored) return ack;
-  return Response.json({ response_type: "ephemeral", text: "Processing…" }, { headers: ack.headers });
+  return Response.json(
+    { response_type: "ephemeral", text: "Processing…" },
+    { headers: ack.headers },
+  );
 }

@@ -33,7 +33,10 @@ interface RegistryNamespace {
 }
 
 /** The registry of one Mattermost account, or undefined when the Worker has no COMMAND_REGISTRY binding. */
-export function mattermostCommandRegistry(env: Record<string, unknown>, accountId: string): CommandRegistry | undefined {
+export function mattermostCommandRegistry(
+  env: Record<string, unknown>,
+  accountId: string,
+): CommandRegistry | undefined {
   const namespace = env.COMMAND_REGISTRY as RegistryNamespace | undefined;
   if (!namespace || typeof namespace.idFromName !== "function") return undefined;
   return namespace.get(namespace.idFromName(`mattermost:${accountId}`));

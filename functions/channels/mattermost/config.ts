@@ -1,8 +1,19 @@
 import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
-import { resolveSecret, secretEnvName, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
+import {
+  resolveSecret,
+  secretEnvName,
+  secretInputSchema,
+  type SecretEnv,
+} from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, enabledAccounts, mergedAccount, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  enabledAccounts,
+  mergedAccount,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.mattermost` with OpenClaw's key names and defaults (channels/mattermost,
@@ -29,7 +40,10 @@ const streamingSchema = z
 
 /** OpenClaw's `true | false | "auto"`; "auto" resolves to off for Mattermost. */
 const nativeSwitchSchema = z.union([z.boolean(), z.literal("auto")]);
-const callbackPathSchema = z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, "a path starting with /").max(200);
+const callbackPathSchema = z
+  .string()
+  .regex(/^\/[A-Za-z0-9/_.-]*$/, "a path starting with /")
+  .max(200);
 export const DEFAULT_COMMAND_CALLBACK_PATH = "/api/channels/mattermost/command";
 
 /** Keys an account may set; every one optional (unset = the root's value). */
@@ -42,7 +56,11 @@ const mattermostAccountFields = {
   oncharPrefixes: z.array(z.string().min(1).max(8)).optional(),
   replyToMode: mattermostReplyToModeSchema.optional(),
   replyToModeByChatType: z
-    .object({ direct: mattermostReplyToModeSchema.optional(), group: mattermostReplyToModeSchema.optional(), channel: mattermostReplyToModeSchema.optional() })
+    .object({
+      direct: mattermostReplyToModeSchema.optional(),
+      group: mattermostReplyToModeSchema.optional(),
+      channel: mattermostReplyToModeSchema.optional(),
+    })
     .strict()
     .optional(),
   implicitMentions: z.object({ threadParticipation: z.boolean().optional() }).loose().optional(),
@@ -78,12 +96,18 @@ const mattermostRootSchema = channelAccessSchema.safeExtend({
   chatmode: chatmodeSchema.default("oncall"),
   oncharPrefixes: z.array(z.string().min(1).max(8)).default([">", "!"]),
   replyToMode: mattermostReplyToModeSchema.default("off"),
-  implicitMentions: z.object({ threadParticipation: z.boolean().default(true) }).loose().prefault({}),
+  implicitMentions: z
+    .object({ threadParticipation: z.boolean().default(true) })
+    .loose()
+    .prefault({}),
   dangerouslyAllowNameMatching: z.boolean().default(false),
   // Mattermost's own post limit is 16,383 characters; OpenClaw chunks at 4000.
   textChunkLimit: z.number().int().min(100).max(16_383).default(4000),
   streaming: streamingSchema.prefault({}),
-  network: z.object({ dangerouslyAllowPrivateNetwork: z.boolean().default(false) }).strict().prefault({}),
+  network: z
+    .object({ dangerouslyAllowPrivateNetwork: z.boolean().default(false) })
+    .strict()
+    .prefault({}),
   commands: z
     .object({
       native: nativeSwitchSchema.default("auto"),
@@ -100,14 +124,27 @@ const mattermostRootSchema = channelAccessSchema.safeExtend({
 function requireMentionFromChatmode(raw: unknown): unknown {
   if (!isPlainObject(raw)) return raw;
   const fill = (block: Record<string, unknown>, chatmode: unknown) =>
-    block.requireMention === undefined && chatmode !== undefined ? { ...block, requireMention: chatmode !== "onmessage" } : block;
+    block.requireMention === undefined && chatmode !== undefined
+      ? { ...block, requireMention: chatmode !== "onmessage" }
+      : block;
   const accounts = isPlainObject(raw.accounts)
-    ? Object.fromEntries(Object.entries(raw.accounts).map(([id, account]) => [id, isPlainObject(account) ? fill(account, account.chatmode) : account]))
+    ? Object.fromEntries(
+        Object.entries(raw.accounts).map(([id, account]) => [
+          id,
+          isPlainObject(account) ? fill(account, account.chatmode) : account,
+        ]),
+      )
     : raw.accounts;
-  return { ...fill(raw, raw.chatmode ?? "oncall"), ...(accounts === undefined ? {} : { accounts }) };
+  return {
+    ...fill(raw, raw.chatmode ?? "oncall"),
+    ...(accounts === undefined ? {} : { accounts }),
+  };
 }
 
-export const mattermostChannelSchema = z.preprocess(requireMentionFromChatmode, mattermostRootSchema);
+export const mattermostChannelSchema = z.preprocess(
+  requireMentionFromChatmode,
+  mattermostRootSchema,
+);
 export type MattermostChannelConfig = z.output<typeof mattermostChannelSchema>;
 
 /** The settings in force for one account: its block over the root (objects merged one level deep; `groups` and SecretRefs replaced whole). */
@@ -117,8 +154,14 @@ export function mattermostConfig(config: EdgeclawConfig): MattermostChannelConfi
   return channelBlock(config, "mattermost", mattermostChannelSchema);
 }
 
-export function mattermostAccount(root: MattermostChannelConfig, accountId: string): MattermostAccount {
-  return mergedAccount(root, accountId, { replace: ["groups"], replaceWhen: (value) => "source" in value });
+export function mattermostAccount(
+  root: MattermostChannelConfig,
+  accountId: string,
+): MattermostAccount {
+  return mergedAccount(root, accountId, {
+    replace: ["groups"],
+    replaceWhen: (value) => "source" in value,
+  });
 }
 
 /** Enabled accounts of an enabled channel (all are served over the companion's WebSocket). */
@@ -134,7 +177,9 @@ export function mattermostBaseUrl(account: MattermostAccount, env: SecretEnv): s
 }
 
 export function mattermostBotToken(account: MattermostAccount, env: SecretEnv): string | undefined {
-  return resolveSecret(account.botToken, env) ?? defaultAccountEnv(account, env)("MATTERMOST_BOT_TOKEN");
+  return (
+    resolveSecret(account.botToken, env) ?? defaultAccountEnv(account, env)("MATTERMOST_BOT_TOKEN")
+  );
 }
 
 /** The env var the companion reads the bot token from (never the token itself). */
@@ -153,9 +198,15 @@ export function mattermostNativeCommands(account: MattermostAccount): boolean {
   return account.commands?.native === true;
 }
 
-export function replyToModeFor(account: MattermostAccount, chatType: "direct" | "group" | "channel"): MattermostReplyToMode {
+export function replyToModeFor(
+  account: MattermostAccount,
+  chatType: "direct" | "group" | "channel",
+): MattermostReplyToMode {
   // Direct messages stay flat unless replyToModeByChatType.direct says otherwise (channels/mattermost).
-  return account.replyToModeByChatType?.[chatType] ?? (chatType === "direct" ? "off" : account.replyToMode);
+  return (
+    account.replyToModeByChatType?.[chatType] ??
+    (chatType === "direct" ? "off" : account.replyToMode)
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -44,7 +44,10 @@ export function interactionSecret(botToken: string): Promise<string> {
 }
 
 /** `_token` for a button context (every field but `_token` itself). */
-export async function interactionToken(context: Record<string, unknown>, botToken: string): Promise<string> {
+export async function interactionToken(
+  context: Record<string, unknown>,
+  botToken: string,
+): Promise<string> {
   const { _token: _ignored, ...signed } = context;
   return hmacHex(await interactionSecret(botToken), canonicalJson(signed));
 }
@@ -66,10 +69,16 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-export async function verifyInteraction(request: WebhookRequest, route: WebhookRoute<MattermostAccount>, env: Record<string, unknown>): Promise<VerifyResult> {
+export async function verifyInteraction(
+  request: WebhookRequest,
+  route: WebhookRoute<MattermostAccount>,
+  env: Record<string, unknown>,
+): Promise<VerifyResult> {
   const source = request.headers.get("cf-connecting-ip")?.trim() ?? "";
   if (!sourceAllowed(source, route.account.interactions?.allowedSourceIps ?? LOOPBACK_ONLY)) {
-    console.warn(`channels.mattermost (${route.label}): rejected callback source ${source || "(unknown)"}`);
+    console.warn(
+      `channels.mattermost (${route.label}): rejected callback source ${source || "(unknown)"}`,
+    );
     return { ok: false, status: 403, reason: "rejected callback source" };
   }
   const token = mattermostBotToken(route.account, env);
@@ -77,16 +86,20 @@ export async function verifyInteraction(request: WebhookRequest, route: WebhookR
   const click = parseJsonBody(request.raw, interactionSchema, "a Mattermost button click");
   if (!click.ok) return { ok: false, reason: "missing _token in context" };
   const given = click.value.context._token;
-  if (typeof given !== "string" || !given) return { ok: false, reason: "missing _token in context" };
+  if (typeof given !== "string" || !given)
+    return { ok: false, reason: "missing _token in context" };
   const expected = await interactionToken(click.value.context, token);
-  return (await sameSecret(given.toLowerCase(), expected)) ? { ok: true } : { ok: false, reason: "invalid _token" };
+  return (await sameSecret(given.toLowerCase(), expected))
+    ? { ok: true }
+    : { ok: false, reason: "invalid _token" };
 }
 
 export function parseInteraction(request: WebhookRequest, account: MattermostAccount): ParseResult {
   const click = parseJsonBody(request.raw, interactionSchema, "a Mattermost button click");
   if (!click.ok) return { kind: "malformed", reason: click.reason };
   const data: Interaction = click.value;
-  const actionId = typeof data.context.action_id === "string" ? data.context.action_id.slice(0, 64) : "";
+  const actionId =
+    typeof data.context.action_id === "string" ? data.context.action_id.slice(0, 64) : "";
   if (!actionId) return { kind: "malformed", reason: "context.action_id is required" };
   const chatType = chatTypeOfClick(data);
   const details = Object.entries(data.context)
@@ -107,9 +120,18 @@ export function parseInteraction(request: WebhookRequest, account: MattermostAcc
     messageId: data.post_id,
     text: `Mattermost button clicked by ${data.user_id}: ${actionId}${details ? ` (${details})` : ""} on post ${data.post_id}`,
     receivedAt: request.receivedAt,
-    route: { channel: "mattermost", accountId: account.accountId, to: data.channel_id, extra: { chatType } },
+    route: {
+      channel: "mattermost",
+      accountId: account.accountId,
+      to: data.channel_id,
+      extra: { chatType },
+    },
   });
-  if (!envelope.success) return { kind: "malformed", reason: `click: ${envelope.error.issues[0]?.message ?? "invalid"}` };
+  if (!envelope.success)
+    return {
+      kind: "malformed",
+      reason: `click: ${envelope.error.issues[0]?.message ?? "invalid"}`,
+    };
   return { kind: "envelopes", envelopes: [envelope.data] };
 }
 

@@ -27,7 +27,11 @@ export interface RegistrationReport {
   botUserId: string;
   records: MattermostCommandRecord[];
   /** What happened per team and trigger (no tokens). */
-  results: Array<{ teamId: string; trigger: string; outcome: "created" | "updated" | "unchanged" | "skipped-foreign" }>;
+  results: Array<{
+    teamId: string;
+    trigger: string;
+    outcome: "created" | "updated" | "unchanged" | "skipped-foreign";
+  }>;
 }
 
 const commandSchema = z
@@ -49,17 +53,40 @@ const MAX_TEAMS = 200;
 
 export class RegistrationError extends Error {}
 
-export async function registerNativeCommands(bot: MattermostBot, specs: readonly NativeCommandSpec[], callbackUrl: string): Promise<RegistrationReport> {
+export async function registerNativeCommands(
+  bot: MattermostBot,
+  specs: readonly NativeCommandSpec[],
+  callbackUrl: string,
+): Promise<RegistrationReport> {
   const me = await call(mattermostApi<{ id?: unknown }>(bot, "GET", "/users/me"), "GET /users/me");
-  if (typeof me.id !== "string" || !me.id) throw new RegistrationError("GET /users/me answered without the bot's id");
+  if (typeof me.id !== "string" || !me.id)
+    throw new RegistrationError("GET /users/me answered without the bot's id");
   const botUserId = me.id;
-  const teams = z.array(z.object({ id: z.string().min(1) }).loose()).parse(await call(mattermostApi(bot, "GET", `/users/me/teams?per_page=${MAX_TEAMS}`), "GET /users/me/teams"));
+  const teams = z
+    .array(z.object({ id: z.string().min(1) }).loose())
+    .parse(
+      await call(
+        mattermostApi(bot, "GET", `/users/me/teams?per_page=${MAX_TEAMS}`),
+        "GET /users/me/teams",
+      ),
+    );
   const records: MattermostCommandRecord[] = [];
   const results: RegistrationReport["results"] = [];
   const registeredAt = Date.now();
 
   for (const team of teams) {
-    const listed = z.array(commandSchema).parse(await call(mattermostApi(bot, "GET", `/commands?team_id=${encodeURIComponent(team.id)}&custom_only=true`), `GET /commands (team ${team.id})`));
+    const listed = z
+      .array(commandSchema)
+      .parse(
+        await call(
+          mattermostApi(
+            bot,
+            "GET",
+            `/commands?team_id=${encodeURIComponent(team.id)}&custom_only=true`,
+          ),
+          `GET /commands (team ${team.id})`,
+        ),
+      );
     const existing = listed.filter((command) => !command.delete_at);
     for (const spec of specs) {
       const sameTrigger = existing.filter((command) => command.trigger === spec.trigger);
@@ -72,17 +99,39 @@ export async function registerNativeCommands(bot: MattermostBot, specs: readonly
       let saved: MattermostCommand;
       let outcome: RegistrationReport["results"][number]["outcome"];
       if (!ours) {
-        saved = commandSchema.parse(await call(mattermostApi(bot, "POST", "/commands", body), `POST /commands ${spec.trigger} (team ${team.id})`));
+        saved = commandSchema.parse(
+          await call(
+            mattermostApi(bot, "POST", "/commands", body),
+            `POST /commands ${spec.trigger} (team ${team.id})`,
+          ),
+        );
         outcome = "created";
       } else if (ours.url !== callbackUrl || ours.method !== "P") {
-        saved = commandSchema.parse(await call(mattermostApi(bot, "PUT", `/commands/${encodeURIComponent(ours.id)}`, { ...ours, ...body, id: ours.id }), `PUT /commands ${spec.trigger} (team ${team.id})`));
+        saved = commandSchema.parse(
+          await call(
+            mattermostApi(bot, "PUT", `/commands/${encodeURIComponent(ours.id)}`, {
+              ...ours,
+              ...body,
+              id: ours.id,
+            }),
+            `PUT /commands ${spec.trigger} (team ${team.id})`,
+          ),
+        );
         outcome = "updated";
       } else {
         saved = ours;
         outcome = "unchanged";
       }
       const token = saved.token || ours?.token || (await regeneratedToken(bot, saved.id));
-      records.push({ teamId: team.id, trigger: spec.trigger, commandId: saved.id, token, callbackUrl, botUserId, registeredAt });
+      records.push({
+        teamId: team.id,
+        trigger: spec.trigger,
+        commandId: saved.id,
+        token,
+        callbackUrl,
+        botUserId,
+        registeredAt,
+      });
       results.push({ teamId: team.id, trigger: spec.trigger, outcome });
     }
   }
@@ -105,8 +154,16 @@ function commandBody(teamId: string, spec: NativeCommandSpec, callbackUrl: strin
 
 /** A listed command whose token Mattermost did not show (older servers sanitize it): a new one is issued. */
 async function regeneratedToken(bot: MattermostBot, commandId: string): Promise<string> {
-  const answer = await call(mattermostApi<{ token?: unknown }>(bot, "PUT", `/commands/${encodeURIComponent(commandId)}/regen_token`), "PUT /commands/{id}/regen_token");
-  if (typeof answer.token !== "string" || !answer.token) throw new RegistrationError("regen_token answered without a token");
+  const answer = await call(
+    mattermostApi<{ token?: unknown }>(
+      bot,
+      "PUT",
+      `/commands/${encodeURIComponent(commandId)}/regen_token`,
+    ),
+    "PUT /commands/{id}/regen_token",
+  );
+  if (typeof answer.token !== "string" || !answer.token)
+    throw new RegistrationError("regen_token answered without a token");
   return answer.token;
 }
 
@@ -114,6 +171,9 @@ async function call<T>(pending: Promise<MattermostCall<T>>, what: string): Promi
   const result = await pending;
   if (result.ok) return result.value;
   if (result.kind === "lost") throw new RegistrationError(`${what}: ${result.error}`);
-  const hint = result.status === 403 ? " (the bot needs the manage_slash_commands permission: System Console → User Management → System Roles, or make it a team admin)" : "";
+  const hint =
+    result.status === 403
+      ? " (the bot needs the manage_slash_commands permission: System Console → User Management → System Roles, or make it a team admin)"
+      : "";
   throw new RegistrationError(`${what}: ${result.message}${hint}`);
 }

@@ -21,7 +21,10 @@ import {
  * Every other event (typing, status, channel_viewed, …) is not ours.
  */
 
-export type MattermostParseInput = MattermostSocketPayload & { account: MattermostAccount; receivedAt: number };
+export type MattermostParseInput = MattermostSocketPayload & {
+  account: MattermostAccount;
+  receivedAt: number;
+};
 
 export function parseMattermostEvent(input: MattermostParseInput): ParseResult {
   const { event } = input;
@@ -35,17 +38,30 @@ export function parseMattermostEvent(input: MattermostParseInput): ParseResult {
     case "post_deleted": {
       const post = jsonStringField(event.data.post, mattermostPostSchema);
       if (!post) return { kind: "malformed", reason: `${event.event} without a valid data.post` };
-      if (post.user_id === input.self.userId) return dropped(`${event.event} of the bot's own post`);
+      if (post.user_id === input.self.userId)
+        return dropped(`${event.event} of the bot's own post`);
       if (post.type !== "") return dropped(`${event.event} of a system post`);
       const edited = event.event === "post_edited";
-      const what = edited ? `Mattermost message edited by ${post.user_id}: ${clip(post.message, 2000)}` : `Mattermost message deleted (post ${post.id}) from ${post.user_id}`;
+      const what = edited
+        ? `Mattermost message edited by ${post.user_id}: ${clip(post.message, 2000)}`
+        : `Mattermost message deleted (post ${post.id}) from ${post.user_id}`;
       const stamp = edited ? `edit:${post.edit_at ?? post.create_at}` : "delete";
-      return result(systemEvent(input, { post: post.id, channelId: post.channel_id, user: post.user_id, threadId: post.root_id || undefined, text: what, key: `${post.id}:${stamp}` }));
+      return result(
+        systemEvent(input, {
+          post: post.id,
+          channelId: post.channel_id,
+          user: post.user_id,
+          threadId: post.root_id || undefined,
+          text: what,
+          key: `${post.id}:${stamp}`,
+        }),
+      );
     }
     case "reaction_added":
     case "reaction_removed": {
       const reaction = jsonStringField(event.data.reaction, mattermostReactionSchema);
-      if (!reaction) return { kind: "malformed", reason: `${event.event} without a valid data.reaction` };
+      if (!reaction)
+        return { kind: "malformed", reason: `${event.event} without a valid data.reaction` };
       if (reaction.user_id === input.self.userId) return dropped("the bot's own reaction");
       const channelId = event.broadcast.channel_id;
       if (!channelId) return dropped(`${event.event} without broadcast.channel_id`);
@@ -65,7 +81,10 @@ export function parseMattermostEvent(input: MattermostParseInput): ParseResult {
   }
 }
 
-function fromPost(post: MattermostPost, input: MattermostParseInput): { envelope: InboundEnvelope } | { dropped: string } {
+function fromPost(
+  post: MattermostPost,
+  input: MattermostParseInput,
+): { envelope: InboundEnvelope } | { dropped: string } {
   const { account, self, event } = input;
   if (post.user_id === self.userId) return { dropped: "the bot's own post" };
   if (post.type !== "") return { dropped: `system post ${post.type.slice(0, 40)}` };
@@ -76,10 +95,18 @@ function fromPost(post: MattermostPost, input: MattermostParseInput): { envelope
 
   let text = post.message;
   const mentionedNatively = mentionIds(event.data.mentions).includes(self.userId);
-  const mentionPattern = new RegExp(`(^|[^\\w.-])@${escapeRegExp(self.username)}(?![\\w-]|\\.[\\w])`, "i");
+  const mentionPattern = new RegExp(
+    `(^|[^\\w.-])@${escapeRegExp(self.username)}(?![\\w-]|\\.[\\w])`,
+    "i",
+  );
   const mentionedByName = mentionPattern.test(text);
   let wasMentioned = mentionedNatively || mentionedByName;
-  if (mentionedByName) text = text.replace(new RegExp(mentionPattern.source, "gi"), "$1").replace(/\s{2,}/g, " ").trim() || post.message.trim();
+  if (mentionedByName)
+    text =
+      text
+        .replace(new RegExp(mentionPattern.source, "gi"), "$1")
+        .replace(/\s{2,}/g, " ")
+        .trim() || post.message.trim();
   if (account.chatmode === "onchar" && chatType !== "direct") {
     const prefix = account.oncharPrefixes.find((candidate) => text.startsWith(candidate));
     if (prefix) {
@@ -95,7 +122,10 @@ function fromPost(post: MattermostPost, input: MattermostParseInput): { envelope
   const opensThread = !rootId && mode !== "off" && (chatType === "direct" || wasMentioned);
   const sessionThread = rootId ?? (opensThread ? post.id : undefined);
   const sender = post.user_id;
-  const senderName = typeof event.data.sender_name === "string" ? event.data.sender_name.replace(/^@/, "") : undefined;
+  const senderName =
+    typeof event.data.sender_name === "string"
+      ? event.data.sender_name.replace(/^@/, "")
+      : undefined;
 
   return checkedEnvelope({
     dedupKey: `mattermost:${account.accountId}:${post.id}`,
@@ -106,13 +136,16 @@ function fromPost(post: MattermostPost, input: MattermostParseInput): { envelope
     peerId: chatType === "direct" ? sender : post.channel_id,
     parentPeerId: sessionThread && chatType !== "direct" ? post.channel_id : undefined,
     threadId: sessionThread,
-    teamId: typeof event.data.team_id === "string" && event.data.team_id ? event.data.team_id : undefined,
+    teamId:
+      typeof event.data.team_id === "string" && event.data.team_id ? event.data.team_id : undefined,
     senderId: sender,
     senderName: senderName || undefined,
     senderIsBot: fromBot || undefined,
     messageId: post.id,
     text,
-    attachments: post.file_ids?.length ? post.file_ids.slice(0, 8).map((id) => ({ name: `Mattermost file ${id}` })) : undefined,
+    attachments: post.file_ids?.length
+      ? post.file_ids.slice(0, 8).map((id) => ({ name: `Mattermost file ${id}` }))
+      : undefined,
     wasMentioned,
     receivedAt: input.receivedAt,
     route: {
@@ -128,7 +161,14 @@ function fromPost(post: MattermostPost, input: MattermostParseInput): { envelope
 
 function systemEvent(
   input: MattermostParseInput,
-  at: { post: string; channelId: string; user: string; threadId?: string; text: string; key: string },
+  at: {
+    post: string;
+    channelId: string;
+    user: string;
+    threadId?: string;
+    text: string;
+    key: string;
+  },
 ): { envelope: InboundEnvelope } | { dropped: string } {
   const channelType = channelTypeOf(input.event.data.channel_type, input.channelType);
   // Without the conversation's type there is no policy to check it against: fail closed.
@@ -148,11 +188,20 @@ function systemEvent(
     messageId: at.post,
     text: at.text,
     receivedAt: input.receivedAt,
-    route: { channel: "mattermost", accountId: account.accountId, to: at.channelId, threadId: at.threadId, extra: { chatType, botUserId: input.self.userId } },
+    route: {
+      channel: "mattermost",
+      accountId: account.accountId,
+      to: at.channelId,
+      threadId: at.threadId,
+      extra: { chatType, botUserId: input.self.userId },
+    },
   });
 }
 
-function channelTypeOf(stated: unknown, known: MattermostChannelType | undefined): MattermostChannelType | undefined {
+function channelTypeOf(
+  stated: unknown,
+  known: MattermostChannelType | undefined,
+): MattermostChannelType | undefined {
   const parsed = mattermostChannelTypeSchema.safeParse(stated);
   return parsed.success ? parsed.data : known;
 }
@@ -181,5 +230,7 @@ function dropped(reason: string): ParseResult {
 }
 
 function result(parsed: { envelope: InboundEnvelope } | { dropped: string }): ParseResult {
-  return "dropped" in parsed ? dropped(parsed.dropped) : { kind: "envelopes", envelopes: [parsed.envelope] };
+  return "dropped" in parsed
+    ? dropped(parsed.dropped)
+    : { kind: "envelopes", envelopes: [parsed.envelope] };
 }

@@ -42,7 +42,14 @@ export const mattermostWsEventSchema = z
   .object({
     event: z.string().min(1),
     data: z.record(z.string(), z.unknown()).default({}),
-    broadcast: z.object({ channel_id: z.string().optional(), user_id: z.string().optional(), team_id: z.string().optional() }).loose().default({}),
+    broadcast: z
+      .object({
+        channel_id: z.string().optional(),
+        user_id: z.string().optional(),
+        team_id: z.string().optional(),
+      })
+      .loose()
+      .default({}),
     seq: z.number().int().optional(),
   })
   .loose();

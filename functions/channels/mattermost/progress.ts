@@ -1,7 +1,12 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
 import { streamPreview, trackedKeys, type PreviewPlatform } from "../preview-stream.ts";
-import { mattermostApi, mattermostBot, type MattermostBot, type MattermostPostRecord } from "./api.ts";
+import {
+  mattermostApi,
+  mattermostBot,
+  type MattermostBot,
+  type MattermostPostRecord,
+} from "./api.ts";
 
 /**
  * Live feedback while the agent works (channels/mattermost "preview streaming"), best effort:
@@ -22,17 +27,26 @@ const PREVIEW_EDIT_INTERVAL_MS = 1000;
 const TYPING_RENEW_MS = 4000;
 const PREVIEW_KEYS = trackedKeys("preview", "previewPostId");
 
-export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function mattermostProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   const bot = mattermostBot(route, ctx);
   if ("missing" in bot) return state;
   const mode = bot.account.streaming.mode;
   const next: ProgressState = { ...state };
   const now = Date.now();
-  const warn = (what: string, detail: string) => console.warn(`mattermost progress ${what} failed`, detail.slice(0, 200));
+  const warn = (what: string, detail: string) =>
+    console.warn(`mattermost progress ${what} failed`, detail.slice(0, 200));
 
   const typing = async () => {
     const user = encodeURIComponent(route.extra?.botUserId ?? "me");
-    const sent = await mattermostApi(bot, "POST", `/users/${user}/typing`, { channel_id: route.to, ...(route.threadId ? { parent_id: route.threadId } : {}) });
+    const sent = await mattermostApi(bot, "POST", `/users/${user}/typing`, {
+      channel_id: route.to,
+      ...(route.threadId ? { parent_id: route.threadId } : {}),
+    });
     if (sent.ok) next.typingAt = String(now);
     else warn("typing", sent.kind === "lost" ? sent.error : sent.message);
   };
@@ -68,14 +82,25 @@ export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent
           return { ok: false, landed: posted.kind === "refused" ? "no" : "maybe" };
         },
         edit: async (id, message) => {
-          const patched = await mattermostApi(bot, "PUT", `/posts/${encodeURIComponent(id)}/patch`, { message });
-          if (!patched.ok) warn("preview edit", patched.kind === "lost" ? patched.error : patched.message);
+          const patched = await mattermostApi(
+            bot,
+            "PUT",
+            `/posts/${encodeURIComponent(id)}/patch`,
+            { message },
+          );
+          if (!patched.ok)
+            warn("preview edit", patched.kind === "lost" ? patched.error : patched.message);
           return patched.ok;
         },
         // A post whose answer was lost may be in the channel: found, it is the preview; never posted twice blind.
         recover: (pendingSince) => findRunPreview(bot, route, ctx.runId, pendingSince),
       };
-      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: bot.account.textChunkLimit, overflow: "cut" as const, block: mode === "block" };
+      const limits = {
+        editIntervalMs: PREVIEW_EDIT_INTERVAL_MS,
+        maxChars: bot.account.textChunkLimit,
+        overflow: "cut" as const,
+        block: mode === "block",
+      };
       return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx, now);
     }
   }
@@ -85,10 +110,21 @@ export async function mattermostProgress(route: ReplyRoute, event: ProgressEvent
  * The preview post of run `runId` in the route's channel, posted since `pendingSince` (less a minute
  * of clock skew): its id, undefined when there is none, "unknown" when the lookup failed.
  */
-export async function findRunPreview(bot: MattermostBot, route: ReplyRoute, runId: string | undefined, pendingSince: number): Promise<string | undefined | "unknown"> {
+export async function findRunPreview(
+  bot: MattermostBot,
+  route: ReplyRoute,
+  runId: string | undefined,
+  pendingSince: number,
+): Promise<string | undefined | "unknown"> {
   if (!runId) return "unknown";
   const since = Math.max(0, pendingSince - 60_000);
-  const found = await mattermostApi<{ posts?: Record<string, MattermostPostRecord> }>(bot, "GET", `/channels/${encodeURIComponent(route.to)}/posts?since=${since}`);
+  const found = await mattermostApi<{ posts?: Record<string, MattermostPostRecord> }>(
+    bot,
+    "GET",
+    `/channels/${encodeURIComponent(route.to)}/posts?since=${since}`,
+  );
   if (!found.ok) return "unknown";
-  return Object.values(found.value.posts ?? {}).find((post) => post.props?.[PREVIEW_PROP] === runId && !(post as { delete_at?: number }).delete_at)?.id;
+  return Object.values(found.value.posts ?? {}).find(
+    (post) => post.props?.[PREVIEW_PROP] === runId && !(post as { delete_at?: number }).delete_at,
+  )?.id;
 }

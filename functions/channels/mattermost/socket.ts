@@ -1,5 +1,12 @@
 import type { SocketAccount, SocketPieces } from "../channel.ts";
-import { mattermostAccounts, mattermostAllowsPrivateNetwork, mattermostBaseUrl, mattermostBotTokenEnv, mattermostConfig, type MattermostAccount } from "./config.ts";
+import {
+  mattermostAccounts,
+  mattermostAllowsPrivateNetwork,
+  mattermostBaseUrl,
+  mattermostBotTokenEnv,
+  mattermostConfig,
+  type MattermostAccount,
+} from "./config.ts";
 import { parseMattermostEvent } from "./parse.ts";
 import { mattermostSocketPayloadSchema } from "./payloads.ts";
 import { parsePayload } from "../parse-json-body.ts";
@@ -18,24 +25,43 @@ export const mattermostSocket: SocketPieces<MattermostAccount> = {
       const baseUrl = mattermostBaseUrl(account, env);
       const tokenEnv = mattermostBotTokenEnv(account);
       if (!baseUrl) {
-        console.error(`channels.mattermost (account ${account.accountId}): no baseUrl (or MATTERMOST_URL for the default account); not connected`);
+        console.error(
+          `channels.mattermost (account ${account.accountId}): no baseUrl (or MATTERMOST_URL for the default account); not connected`,
+        );
         return [];
       }
-      if (!tokenEnv) console.error(`channels.mattermost (account ${account.accountId}): botToken must be a SecretRef or "\${VAR}" for the companion to read it`);
+      if (!tokenEnv)
+        console.error(
+          `channels.mattermost (account ${account.accountId}): botToken must be a SecretRef or "\${VAR}" for the companion to read it`,
+        );
       return [
         {
           accountId: account.accountId,
           label: accounts.length > 1 ? `Mattermost (account ${account.accountId})` : "Mattermost",
           account,
           // The connector applies the private-network guard itself, to every address the server resolves to.
-          connector: { settings: { baseUrl, dangerouslyAllowPrivateNetwork: mattermostAllowsPrivateNetwork(account) }, secretEnv: tokenEnv ? { botToken: tokenEnv } : {} },
+          connector: {
+            settings: {
+              baseUrl,
+              dangerouslyAllowPrivateNetwork: mattermostAllowsPrivateNetwork(account),
+            },
+            secretEnv: tokenEnv ? { botToken: tokenEnv } : {},
+          },
         },
       ];
     });
   },
   parse(event, socketAccount) {
-    const payload = parsePayload(event.payload, mattermostSocketPayloadSchema, "a Mattermost socket event");
+    const payload = parsePayload(
+      event.payload,
+      mattermostSocketPayloadSchema,
+      "a Mattermost socket event",
+    );
     if (!payload.ok) return { kind: "malformed", reason: payload.reason };
-    return parseMattermostEvent({ ...payload.value, account: socketAccount.account, receivedAt: event.receivedAt });
+    return parseMattermostEvent({
+      ...payload.value,
+      account: socketAccount.account,
+      receivedAt: event.receivedAt,
+    });
   },
 };

@@ -1,6 +1,12 @@
 import type { SendContext, SendResult } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { msTeamsAccountFor, msTeamsCredentials, serviceUrlAllowed, type MsTeamsAccount, type MsTeamsCredentials } from "./config.ts";
+import {
+  msTeamsAccountFor,
+  msTeamsCredentials,
+  serviceUrlAllowed,
+  type MsTeamsAccount,
+  type MsTeamsCredentials,
+} from "./config.ts";
 import { botAccessToken, forgetBotAccessToken } from "./token.ts";
 
 /**
@@ -15,14 +21,20 @@ export interface ConnectorTarget {
   serviceUrl: string;
 }
 
-export function connectorTarget(route: ReplyRoute, ctx: SendContext): ConnectorTarget | { error: string } {
+export function connectorTarget(
+  route: ReplyRoute,
+  ctx: SendContext,
+): ConnectorTarget | { error: string } {
   const account = msTeamsAccountFor(ctx.config, route.accountId);
   if (!account) return { error: "channels.msteams is not configured" };
   const credentials = msTeamsCredentials(account, ctx.env);
   if ("error" in credentials) return { error: credentials.error };
   const serviceUrl = route.extra?.serviceUrl;
   if (!serviceUrl) return { error: "the reply route has no serviceUrl" };
-  if (!serviceUrlAllowed(serviceUrl, account.serviceUrlAllowlist)) return { error: `serviceUrl ${serviceUrl.slice(0, 100)} is not on channels.msteams.serviceUrlAllowlist` };
+  if (!serviceUrlAllowed(serviceUrl, account.serviceUrlAllowlist))
+    return {
+      error: `serviceUrl ${serviceUrl.slice(0, 100)} is not on channels.msteams.serviceUrlAllowlist`,
+    };
   return { account, credentials, serviceUrl };
 }
 
@@ -48,7 +60,13 @@ export type ConnectorAnswer =
   | { kind: "no-answer"; error: string }
   | { kind: "no-token"; retryable: boolean; error: string };
 
-export async function requestConnector(target: ConnectorTarget, method: string, path: string, body: unknown, signal?: AbortSignal): Promise<ConnectorAnswer> {
+export async function requestConnector(
+  target: ConnectorTarget,
+  method: string,
+  path: string,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<ConnectorAnswer> {
   const token = await botAccessToken(target.credentials, target.account.loginBaseUrl, signal);
   if (!token.ok) return { kind: "no-token", retryable: token.retryable, error: token.error };
   const base = target.serviceUrl.endsWith("/") ? target.serviceUrl : `${target.serviceUrl}/`;
@@ -56,7 +74,10 @@ export async function requestConnector(target: ConnectorTarget, method: string, 
   try {
     response = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token.token}`, ...(body === undefined ? {} : { "content-type": "application/json; charset=utf-8" }) },
+      headers: {
+        authorization: `Bearer ${token.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json; charset=utf-8" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       redirect: "manual",
       signal,
@@ -66,7 +87,8 @@ export async function requestConnector(target: ConnectorTarget, method: string, 
     return { kind: "no-answer", error: error instanceof Error ? error.message : String(error) };
   }
   const text = await response.text().catch(() => "");
-  if (response.status === 401) forgetBotAccessToken(target.credentials, target.account.loginBaseUrl);
+  if (response.status === 401)
+    forgetBotAccessToken(target.credentials, target.account.loginBaseUrl);
   let id: string | undefined;
   if (response.ok) {
     try {
@@ -76,20 +98,37 @@ export async function requestConnector(target: ConnectorTarget, method: string, 
       id = undefined;
     }
   }
-  return { kind: "answered", status: response.status, id, body: text.slice(0, 300), retryAfterMs: retryAfterMs(response.headers) };
+  return {
+    kind: "answered",
+    status: response.status,
+    id,
+    body: text.slice(0, 300),
+    retryAfterMs: retryAfterMs(response.headers),
+  };
 }
 
 /** The outbox's view of a connector answer: 429 (Retry-After), 5xx and 401 (token refreshed) are retried. */
 export function sendResultOf(answer: ConnectorAnswer, what: string): SendResult {
-  if (answer.kind === "no-answer") return { ok: false, outcomeUnknown: true, error: `msteams ${what}: ${answer.error}` };
-  if (answer.kind === "no-token") return { ok: false, retryable: answer.retryable, error: `msteams ${what}: ${answer.error}` };
-  if (answer.status >= 200 && answer.status < 300) return { ok: true, platformMessageId: answer.id };
+  if (answer.kind === "no-answer")
+    return { ok: false, outcomeUnknown: true, error: `msteams ${what}: ${answer.error}` };
+  if (answer.kind === "no-token")
+    return { ok: false, retryable: answer.retryable, error: `msteams ${what}: ${answer.error}` };
+  if (answer.status >= 200 && answer.status < 300)
+    return { ok: true, platformMessageId: answer.id };
   const error = `msteams ${what}: HTTP ${answer.status} ${answer.body.slice(0, 200)}`;
-  if (answer.status === 429 || answer.status === 401 || answer.status >= 500) return { ok: false, retryable: true, retryAfterMs: answer.retryAfterMs, error };
+  if (answer.status === 429 || answer.status === 401 || answer.status >= 500)
+    return { ok: false, retryable: true, retryAfterMs: answer.retryAfterMs, error };
   return { ok: false, retryable: false, error };
 }
 
-export async function callConnector(target: ConnectorTarget, method: string, path: string, body: unknown, what: string, signal?: AbortSignal): Promise<SendResult> {
+export async function callConnector(
+  target: ConnectorTarget,
+  method: string,
+  path: string,
+  body: unknown,
+  what: string,
+  signal?: AbortSignal,
+): Promise<SendResult> {
   return sendResultOf(await requestConnector(target, method, path, body, signal), what);
 }
 

@@ -1,9 +1,25 @@
 import { z } from "zod";
 import { urlOnAllowlist } from "../../http/host-allowlist.ts";
-import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
-import { resolveSecret, secretInputSchema, type SecretEnv, type SecretInput } from "../../config/secret-ref.ts";
+import {
+  channelAccessSchema,
+  channelAccountAccessSchema,
+  groupEntrySchema,
+} from "../../config/channel-access.ts";
+import {
+  resolveSecret,
+  secretInputSchema,
+  type SecretEnv,
+  type SecretInput,
+} from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.msteams` with OpenClaw's key names and defaults (channels/msteams): the shared access
@@ -20,7 +36,9 @@ import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type C
  * set), `openIdMetadataUrl`, `loginBaseUrl`, `serviceUrlAllowlist` (sovereign clouds, tests).
  */
 
-const pathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
+const pathSchema = z
+  .string()
+  .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
 
 /** Teams refuses longer message text; OpenClaw caps textChunkLimit here too. */
 export const MSTEAMS_TEXT_LIMIT = 4000;
@@ -52,7 +70,10 @@ export const msTeamsStreamingSchema = z
   .object({
     mode: z.enum(["off", "partial", "block", "progress"]).default("partial"),
     chunkMode: z.enum(["length", "newline"]).optional(),
-    progress: z.object({ toolProgress: z.boolean().default(true) }).loose().prefault({}),
+    progress: z
+      .object({ toolProgress: z.boolean().default(true) })
+      .loose()
+      .prefault({}),
   })
   .loose();
 
@@ -74,13 +95,19 @@ export const DEFAULT_MEDIA_HOSTS = [
 ];
 
 /** Hosts a download may be retried at with the bot's token after a 401/403 (OpenClaw `mediaAuthAllowHosts`: Graph + Bot Framework). */
-export const DEFAULT_MEDIA_AUTH_HOSTS = [...DEFAULT_SERVICE_URL_HOSTS, "graph.microsoft.com", "graph.microsoft.us", "dod-graph.microsoft.us"];
+export const DEFAULT_MEDIA_AUTH_HOSTS = [
+  ...DEFAULT_SERVICE_URL_HOSTS,
+  "graph.microsoft.com",
+  "graph.microsoft.us",
+  "dod-graph.microsoft.us",
+];
 
 const federatedRefused = z
   .unknown()
   .optional()
   .refine((value) => value === undefined || value === false, {
-    message: "a Worker has no file system or managed identity: use appPassword (a client secret) in a secret",
+    message:
+      "a Worker has no file system or managed identity: use appPassword (a client secret) in a secret",
   });
 
 /**
@@ -92,10 +119,22 @@ const federatedRefused = z
  */
 const teamsChannelEntrySchema = groupEntrySchema.extend({
   replyStyle: z.enum(["thread", "top-level"]).optional(),
-  tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional(), alsoAllow: z.array(z.string()).optional() }).loose().optional(),
+  tools: z
+    .object({
+      allow: z.array(z.string()).optional(),
+      deny: z.array(z.string()).optional(),
+      alsoAllow: z.array(z.string()).optional(),
+    })
+    .loose()
+    .optional(),
   toolsBySender: z.record(z.string(), z.unknown()).optional(),
 });
-export const msTeamsTeamsSchema = z.record(z.string(), teamsChannelEntrySchema.extend({ channels: z.record(z.string(), teamsChannelEntrySchema).optional() }));
+export const msTeamsTeamsSchema = z.record(
+  z.string(),
+  teamsChannelEntrySchema.extend({
+    channels: z.record(z.string(), teamsChannelEntrySchema).optional(),
+  }),
+);
 
 const accountFields = {
   appId: secretInputSchema.optional(),
@@ -115,7 +154,11 @@ const accountFields = {
   textChunkLimit: z.number().int().min(100).max(MSTEAMS_TEXT_LIMIT).optional(),
   chunkMode: z.enum(["length", "newline"]).optional(),
   streaming: z
-    .object({ mode: z.enum(["off", "partial", "block", "progress"]).optional(), chunkMode: z.enum(["length", "newline"]).optional(), progress: z.object({ toolProgress: z.boolean().optional() }).loose().optional() })
+    .object({
+      mode: z.enum(["off", "partial", "block", "progress"]).optional(),
+      chunkMode: z.enum(["length", "newline"]).optional(),
+      progress: z.object({ toolProgress: z.boolean().optional() }).loose().optional(),
+    })
     .loose()
     .optional(),
   openIdMetadataUrl: z.url().optional(),
@@ -130,14 +173,18 @@ export const msTeamsAccountSchema = channelAccountAccessSchema.extend(accountFie
 
 export const msTeamsChannelSchema = channelAccessSchema.safeExtend({
   ...accountFields,
-  webhook: z.object({ path: pathSchema.default("/api/messages"), port: z.number().int().optional() }).default({ path: "/api/messages" }),
+  webhook: z
+    .object({ path: pathSchema.default("/api/messages"), port: z.number().int().optional() })
+    .default({ path: "/api/messages" }),
   allowBots: z.boolean().default(false),
   typingIndicator: z.boolean().default(true),
   mediaMaxMb: z.number().positive().default(20),
   textChunkLimit: z.number().int().min(100).max(MSTEAMS_TEXT_LIMIT).default(MSTEAMS_TEXT_LIMIT),
   chunkMode: z.enum(["length", "newline"]).default("length"),
   streaming: msTeamsStreamingSchema.prefault({}),
-  openIdMetadataUrl: z.url().default("https://login.botframework.com/v1/.well-known/openidconfiguration"),
+  openIdMetadataUrl: z
+    .url()
+    .default("https://login.botframework.com/v1/.well-known/openidconfiguration"),
   loginBaseUrl: z.url().default("https://login.microsoftonline.com"),
   serviceUrlAllowlist: z.array(z.string().min(1)).default(DEFAULT_SERVICE_URL_HOSTS),
   mediaAllowHosts: z.array(z.string().min(1)).default(DEFAULT_MEDIA_HOSTS),
@@ -153,15 +200,29 @@ export function msTeamsConfig(config: EdgeclawConfig): MsTeamsChannelConfig | un
 }
 
 export function msTeamsAccount(teams: MsTeamsChannelConfig, accountId: string): MsTeamsAccount {
-  return mergedAccount(teams, accountId, { replace: ["groups", "teams"], replaceWhen: (value) => "source" in value });
+  return mergedAccount(teams, accountId, {
+    replace: ["groups", "teams"],
+    replaceWhen: (value) => "source" in value,
+  });
 }
 
 /** Enabled accounts by `webhook.path`; a second account on a path already taken is not served (`onClash`). */
-export function msTeamsWebhookAccounts(teams: MsTeamsChannelConfig, onClash?: ClashHandler): Map<string, MsTeamsAccount> {
-  return webhookAccounts(teams, (accountId) => msTeamsAccount(teams, accountId), (account) => account.webhook.path ?? "/api/messages", onClash);
+export function msTeamsWebhookAccounts(
+  teams: MsTeamsChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, MsTeamsAccount> {
+  return webhookAccounts(
+    teams,
+    (accountId) => msTeamsAccount(teams, accountId),
+    (account) => account.webhook.path ?? "/api/messages",
+    onClash,
+  );
 }
 
-export function msTeamsAccountFor(config: EdgeclawConfig, accountId: string): MsTeamsAccount | undefined {
+export function msTeamsAccountFor(
+  config: EdgeclawConfig,
+  accountId: string,
+): MsTeamsAccount | undefined {
   const teams = msTeamsConfig(config);
   return teams ? msTeamsAccount(teams, accountId) : undefined;
 }
@@ -174,15 +235,30 @@ export interface MsTeamsCredentials {
 }
 
 /** The bot's credentials (config first; MSTEAMS_* env for the default account), or why not. */
-export function msTeamsCredentials(account: MsTeamsAccount, env: SecretEnv): MsTeamsCredentials | { error: string } {
+export function msTeamsCredentials(
+  account: MsTeamsAccount,
+  env: SecretEnv,
+): MsTeamsCredentials | { error: string } {
   const fallback = defaultAccountEnv(account, env);
-  const read = (input: SecretInput | undefined, envName: string) => resolveSecret(input, env) ?? fallback(envName);
+  const read = (input: SecretInput | undefined, envName: string) =>
+    resolveSecret(input, env) ?? fallback(envName);
   const appId = read(account.appId, "MSTEAMS_APP_ID");
-  if (!appId) return { error: `no appId for Microsoft Teams account ${account.accountId} (set channels.msteams.appId or MSTEAMS_APP_ID)` };
+  if (!appId)
+    return {
+      error: `no appId for Microsoft Teams account ${account.accountId} (set channels.msteams.appId or MSTEAMS_APP_ID)`,
+    };
   const tenantId = read(account.tenantId, "MSTEAMS_TENANT_ID");
   const appType = account.appType ?? (tenantId ? "SingleTenant" : "MultiTenant");
-  if (appType === "SingleTenant" && !tenantId) return { error: `Microsoft Teams account ${account.accountId} is SingleTenant but has no tenantId` };
-  return { appId, appPassword: read(account.appPassword, "MSTEAMS_APP_PASSWORD"), tenantId, appType };
+  if (appType === "SingleTenant" && !tenantId)
+    return {
+      error: `Microsoft Teams account ${account.accountId} is SingleTenant but has no tenantId`,
+    };
+  return {
+    appId,
+    appPassword: read(account.appPassword, "MSTEAMS_APP_PASSWORD"),
+    tenantId,
+    appType,
+  };
 }
 
 /** Whether a reply may go to `serviceUrl` (the bot's token is sent with it). */

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { connectorTarget } from "./api.ts";
 import { serviceUrlAllowed } from "./config.ts";
 import { botAccessToken } from "./token.ts";
@@ -34,16 +39,29 @@ export async function fetchTeamsAttachment(
   let token: string | undefined;
   let authOrigin: string | undefined;
   for (let hop = 0; ; hop++) {
-    if (!serviceUrlAllowed(url.href, account.mediaAllowHosts)) return { skipped: `${url.host} is not on channels.msteams.mediaAllowHosts` };
+    if (!serviceUrlAllowed(url.href, account.mediaAllowHosts))
+      return { skipped: `${url.host} is not on channels.msteams.mediaAllowHosts` };
     const withToken = token !== undefined && url.origin === authOrigin;
-    let response = await fetch(url, { headers: withToken ? { authorization: `Bearer ${token}` } : {}, redirect: "manual", signal: ctx.signal });
-    if ((response.status === 401 || response.status === 403) && !withToken && serviceUrlAllowed(url.href, account.mediaAuthAllowHosts)) {
+    let response = await fetch(url, {
+      headers: withToken ? { authorization: `Bearer ${token}` } : {},
+      redirect: "manual",
+      signal: ctx.signal,
+    });
+    if (
+      (response.status === 401 || response.status === 403) &&
+      !withToken &&
+      serviceUrlAllowed(url.href, account.mediaAuthAllowHosts)
+    ) {
       await response.body?.cancel().catch(() => undefined);
       const issued = await botAccessToken(target.credentials, account.loginBaseUrl, ctx.signal);
       if (!issued.ok) return { skipped: issued.error };
       token = issued.token;
       authOrigin = url.origin;
-      response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, redirect: "manual", signal: ctx.signal });
+      response = await fetch(url, {
+        headers: { authorization: `Bearer ${token}` },
+        redirect: "manual",
+        signal: ctx.signal,
+      });
     }
     if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
       await response.body?.cancel().catch(() => undefined);

@@ -20,6 +20,10 @@ const cache = new JwksCache(async (metadataUrl) => {
   return { jwks: parseJwks(await (await getJson(jwksUrl)).json(), jwksUrl), maxAgeMs: FRESH_MS };
 });
 
-export function openIdKeySet(metadataUrl: string, kid: string | undefined, now = Date.now()): Promise<KeySet> {
+export function openIdKeySet(
+  metadataUrl: string,
+  kid: string | undefined,
+  now = Date.now(),
+): Promise<KeySet> {
   return cache.keySet(metadataUrl, kid, now);
 }

@@ -20,9 +20,16 @@ import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
  * - The bot's own activities and other bots (unless allowBots) are dropped.
  */
 
-export type MsTeamsParseResult = { envelope: InboundEnvelope; invoke?: string } | { dropped: string; invoke?: string } | { malformed: string };
+export type MsTeamsParseResult =
+  | { envelope: InboundEnvelope; invoke?: string }
+  | { dropped: string; invoke?: string }
+  | { malformed: string };
 
-export function parseTeamsActivity(raw: Uint8Array, account: MsTeamsAccount, receivedAt: number): MsTeamsParseResult {
+export function parseTeamsActivity(
+  raw: Uint8Array,
+  account: MsTeamsAccount,
+  receivedAt: number,
+): MsTeamsParseResult {
   const parsed = parseJsonBody(raw, activitySchema, "a Bot Framework activity");
   if (!parsed.ok) return { malformed: parsed.reason };
   const activity = parsed.value;
@@ -32,24 +39,54 @@ export function parseTeamsActivity(raw: Uint8Array, account: MsTeamsAccount, rec
     case "message":
       return fromMessage(activity, account, receivedAt);
     case "conversationUpdate": {
-      const added = (activity.membersAdded ?? []).map((m) => (m.id === activity.recipient.id ? "the bot" : m.name ?? m.id));
-      const removed = (activity.membersRemoved ?? []).map((m) => (m.id === activity.recipient.id ? "the bot" : m.name ?? m.id));
-      const what = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
-      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${clip(what || `updated the conversation (${activity.channelData?.eventType ?? "update"})`, 400)}`);
+      const added = (activity.membersAdded ?? []).map((m) =>
+        m.id === activity.recipient.id ? "the bot" : (m.name ?? m.id),
+      );
+      const removed = (activity.membersRemoved ?? []).map((m) =>
+        m.id === activity.recipient.id ? "the bot" : (m.name ?? m.id),
+      );
+      const what = [
+        added.length ? `added ${added.join(", ")}` : "",
+        removed.length ? `removed ${removed.join(", ")}` : "",
+      ]
+        .filter(Boolean)
+        .join("; ");
+      return system(
+        activity,
+        account,
+        receivedAt,
+        `Microsoft Teams: ${who} ${clip(what || `updated the conversation (${activity.channelData?.eventType ?? "update"})`, 400)}`,
+      );
     }
     case "messageUpdate":
-      return system(activity, account, receivedAt, `Microsoft Teams: ${who} edited a message: ${clip(cleanText(activity.text ?? ""), 400)}`);
+      return system(
+        activity,
+        account,
+        receivedAt,
+        `Microsoft Teams: ${who} edited a message: ${clip(cleanText(activity.text ?? ""), 400)}`,
+      );
     case "messageDelete":
       return system(activity, account, receivedAt, `Microsoft Teams: ${who} deleted a message`);
     case "messageReaction": {
       const added = (activity.reactionsAdded ?? []).map((r) => r.type);
       const removed = (activity.reactionsRemoved ?? []).map((r) => r.type);
-      return system(activity, account, receivedAt, `Microsoft Teams: ${who} ${added.length ? `reacted ${clip(added.join(","), 100)}` : `removed reaction ${clip(removed.join(","), 100)}`}`);
+      return system(
+        activity,
+        account,
+        receivedAt,
+        `Microsoft Teams: ${who} ${added.length ? `reacted ${clip(added.join(","), 100)}` : `removed reaction ${clip(removed.join(","), 100)}`}`,
+      );
     }
     case "invoke": {
       const name = activity.name ?? "invoke";
-      const value = activity.value === undefined ? "" : ` value=${clip(JSON.stringify(activity.value), 300)}`;
-      const result = system(activity, account, receivedAt, `Microsoft Teams: ${who} sent ${clip(name, 100)}${value}`);
+      const value =
+        activity.value === undefined ? "" : ` value=${clip(JSON.stringify(activity.value), 300)}`;
+      const result = system(
+        activity,
+        account,
+        receivedAt,
+        `Microsoft Teams: ${who} sent ${clip(name, 100)}${value}`,
+      );
       return { ...result, invoke: name } as MsTeamsParseResult;
     }
     default:
@@ -66,7 +103,10 @@ function senderId(activity: Activity): string {
 }
 
 function isDirect(activity: Activity): boolean {
-  return activity.conversation.conversationType === "personal" || (activity.conversation.conversationType === undefined && activity.conversation.isGroup !== true);
+  return (
+    activity.conversation.conversationType === "personal" ||
+    (activity.conversation.conversationType === undefined && activity.conversation.isGroup !== true)
+  );
 }
 
 /** The conversation id without `;messageid=…` and the thread root it names. */
@@ -75,10 +115,16 @@ export function splitConversationId(id: string): { base: string; messageId?: str
   return match ? { base: match[1]!, messageId: match[2]! } : { base: id };
 }
 
-function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: number): MsTeamsParseResult {
+function fromMessage(
+  activity: Activity,
+  account: MsTeamsAccount,
+  receivedAt: number,
+): MsTeamsParseResult {
   if (!activity.id) return { malformed: "message without an id" };
   const direct = isDirect(activity);
-  const mentions = (activity.entities ?? []).filter((e) => e.type === "mention" && e.mentioned?.id === activity.recipient.id);
+  const mentions = (activity.entities ?? []).filter(
+    (e) => e.type === "mention" && e.mentioned?.id === activity.recipient.id,
+  );
   let text = activity.text ?? "";
   for (const mention of mentions) if (mention.text) text = text.split(mention.text).join(" ");
   text = cleanText(text);
@@ -90,7 +136,10 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
   const { base, messageId } = splitConversationId(activity.conversation.id);
   const channel = activity.conversation.conversationType === "channel";
   const teamId = activity.channelData?.team?.id;
-  const threadRoot = channel && replyStyleFor(account, teamId, base) === "thread" ? (messageId ?? activity.replyToId ?? activity.id) : undefined;
+  const threadRoot =
+    channel && replyStyleFor(account, teamId, base) === "thread"
+      ? (messageId ?? activity.replyToId ?? activity.id)
+      : undefined;
   const chatType: ChatType = direct ? "direct" : channel ? "channel" : "group";
   return checkedEnvelope({
     dedupKey: `msteams:${account.accountId}:${base}:${activity.id}`,
@@ -116,7 +165,8 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
       replyToMessageId: activity.id,
       extra: {
         serviceUrl: activity.serviceUrl,
-        conversationType: chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat",
+        conversationType:
+          chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat",
         ...(teamId ? { teamId } : {}),
       },
     },
@@ -129,9 +179,18 @@ function fromMessage(activity: Activity, account: MsTeamsAccount, receivedAt: nu
  * `replyStyle` → implied by the mention rule in force there (requireMention → "thread", else
  * "top-level"), whose own order is channel → team → `groups` entry → account.
  */
-export function replyStyleFor(account: MsTeamsAccount, teamId: string | undefined, channelId: string): "thread" | "top-level" {
-  const place = guildAccess({ teams: account.teams }, account.accountId, { teamId, peerId: channelId });
-  const entry = (place.configured ? place.entry : undefined) as { replyStyle?: "thread" | "top-level"; requireMention?: boolean } | undefined;
+export function replyStyleFor(
+  account: MsTeamsAccount,
+  teamId: string | undefined,
+  channelId: string,
+): "thread" | "top-level" {
+  const place = guildAccess({ teams: account.teams }, account.accountId, {
+    teamId,
+    peerId: channelId,
+  });
+  const entry = (place.configured ? place.entry : undefined) as
+    | { replyStyle?: "thread" | "top-level"; requireMention?: boolean }
+    | undefined;
   if (entry?.replyStyle) return entry.replyStyle;
   if (account.replyStyle) return account.replyStyle;
   const group = account.groups?.[channelId] ?? account.groups?.["*"];
@@ -148,15 +207,25 @@ function attachmentOf(attachment: NonNullable<Activity["attachments"]>[number]) 
   const name = attachment.name ?? "attachment";
   if (attachment.contentType === FILE_DOWNLOAD_INFO) {
     const content = attachment.content as { downloadUrl?: unknown } | undefined;
-    const url = typeof content?.downloadUrl === "string" ? content.downloadUrl : attachment.contentUrl;
+    const url =
+      typeof content?.downloadUrl === "string" ? content.downloadUrl : attachment.contentUrl;
     return { name, ...(url ? { url } : {}) };
   }
-  return { name, mimeType: attachment.contentType, ...(attachment.contentUrl ? { url: attachment.contentUrl } : {}) };
+  return {
+    name,
+    mimeType: attachment.contentType,
+    ...(attachment.contentUrl ? { url: attachment.contentUrl } : {}),
+  };
 }
 
 const FILE_DOWNLOAD_INFO = "application/vnd.microsoft.teams.file.download.info";
 
-function system(activity: Activity, account: MsTeamsAccount, receivedAt: number, text: string): MsTeamsParseResult {
+function system(
+  activity: Activity,
+  account: MsTeamsAccount,
+  receivedAt: number,
+  text: string,
+): MsTeamsParseResult {
   const direct = isDirect(activity);
   const { base } = splitConversationId(activity.conversation.id);
   const eventId = activity.id ?? `${activity.type}:${activity.timestamp ?? receivedAt}`;
@@ -165,14 +234,23 @@ function system(activity: Activity, account: MsTeamsAccount, receivedAt: number,
     kind: "system",
     channel: "msteams",
     accountId: account.accountId,
-    chatType: direct ? "direct" : activity.conversation.conversationType === "channel" ? "channel" : "group",
+    chatType: direct
+      ? "direct"
+      : activity.conversation.conversationType === "channel"
+        ? "channel"
+        : "group",
     peerId: direct ? senderId(activity) : base,
     senderId: senderId(activity),
     senderName: activity.from.name,
     senderIsBot: activity.from.role === "bot",
     text,
     receivedAt,
-    route: { channel: "msteams", accountId: account.accountId, to: base, extra: { serviceUrl: activity.serviceUrl } },
+    route: {
+      channel: "msteams",
+      accountId: account.accountId,
+      to: base,
+      extra: { serviceUrl: activity.serviceUrl },
+    },
   });
 }
 

@@ -6,15 +6,29 @@ import { z } from "zod";
  */
 
 export const channelAccountSchema = z
-  .object({ id: z.string().min(1).max(512), name: z.string().max(512).optional(), aadObjectId: z.string().max(128).optional(), role: z.string().optional() })
+  .object({
+    id: z.string().min(1).max(512),
+    name: z.string().max(512).optional(),
+    aadObjectId: z.string().max(128).optional(),
+    role: z.string().optional(),
+  })
   .loose();
 
 const entitySchema = z
-  .object({ type: z.string(), mentioned: channelAccountSchema.optional(), text: z.string().max(2000).optional() })
+  .object({
+    type: z.string(),
+    mentioned: channelAccountSchema.optional(),
+    text: z.string().max(2000).optional(),
+  })
   .loose();
 
 const attachmentSchema = z
-  .object({ contentType: z.string().max(200), contentUrl: z.string().max(4000).optional(), name: z.string().max(500).optional(), content: z.unknown().optional() })
+  .object({
+    contentType: z.string().max(200),
+    contentUrl: z.string().max(4000).optional(),
+    name: z.string().max(500).optional(),
+    content: z.unknown().optional(),
+  })
   .loose();
 
 export const activitySchema = z
@@ -27,7 +41,12 @@ export const activitySchema = z
     from: channelAccountSchema,
     recipient: channelAccountSchema,
     conversation: z
-      .object({ id: z.string().min(1).max(1024), conversationType: z.string().optional(), tenantId: z.string().optional(), isGroup: z.boolean().optional() })
+      .object({
+        id: z.string().min(1).max(1024),
+        conversationType: z.string().optional(),
+        tenantId: z.string().optional(),
+        isGroup: z.boolean().optional(),
+      })
       .loose(),
     replyToId: z.string().max(512).optional(),
     text: z.string().max(200_000).optional(),
@@ -36,12 +55,22 @@ export const activitySchema = z
     attachments: z.array(attachmentSchema).max(32).optional(),
     membersAdded: z.array(channelAccountSchema).max(500).optional(),
     membersRemoved: z.array(channelAccountSchema).max(500).optional(),
-    reactionsAdded: z.array(z.object({ type: z.string().max(64) }).loose()).max(50).optional(),
-    reactionsRemoved: z.array(z.object({ type: z.string().max(64) }).loose()).max(50).optional(),
+    reactionsAdded: z
+      .array(z.object({ type: z.string().max(64) }).loose())
+      .max(50)
+      .optional(),
+    reactionsRemoved: z
+      .array(z.object({ type: z.string().max(64) }).loose())
+      .max(50)
+      .optional(),
     name: z.string().max(200).optional(),
     value: z.unknown().optional(),
     channelData: z
-      .object({ tenant: z.object({ id: z.string() }).loose().optional(), team: z.object({ id: z.string() }).loose().optional(), eventType: z.string().max(100).optional() })
+      .object({
+        tenant: z.object({ id: z.string() }).loose().optional(),
+        team: z.object({ id: z.string() }).loose().optional(),
+        eventType: z.string().max(100).optional(),
+      })
       .loose()
       .optional(),
   })

@@ -13,7 +13,12 @@ import { pushPreview, pushStreamUpdate } from "./stream.ts";
  * `block` and `off` show only the typing activity; the answer arrives whole. Text is only streamed
  * while it fits into the reply's first chunk (`textChunkLimit`), which is what the final replaces it with.
  */
-export async function msTeamsProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function msTeamsProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   if (event.type === "accepted" || event.type === "run-finished") return state;
   try {
     const target = connectorTarget(route, ctx);
@@ -23,19 +28,52 @@ export async function msTeamsProgress(route: ReplyRoute, event: ProgressEvent, s
     const personal = isPersonalChat(route);
     switch (event.type) {
       case "run-started": {
-        if (personal && mode === "progress") return await pushStreamUpdate(target, route, state, { streamType: "informative", text: "Working…" }, ctx);
+        if (personal && mode === "progress")
+          return await pushStreamUpdate(
+            target,
+            route,
+            state,
+            { streamType: "informative", text: "Working…" },
+            ctx,
+          );
         if (!account.typingIndicator) return state;
-        const sent = await callConnector(target, "POST", activitiesPath(route), { type: "typing" }, "typing", ctx.signal);
+        const sent = await callConnector(
+          target,
+          "POST",
+          activitiesPath(route),
+          { type: "typing" },
+          "typing",
+          ctx.signal,
+        );
         if (!sent.ok) console.warn(`msteams typing not sent: ${sent.error}`);
         return state;
       }
       case "tool": {
-        if (!personal || mode !== "progress" || event.phase !== "start" || account.streaming.progress?.toolProgress === false) return state;
-        return await pushStreamUpdate(target, route, state, { streamType: "informative", text: `Working… (${event.name})` }, ctx);
+        if (
+          !personal ||
+          mode !== "progress" ||
+          event.phase !== "start" ||
+          account.streaming.progress?.toolProgress === false
+        )
+          return state;
+        return await pushStreamUpdate(
+          target,
+          route,
+          state,
+          { streamType: "informative", text: `Working… (${event.name})` },
+          ctx,
+        );
       }
       case "text-delta": {
         if (mode !== "partial" || event.soFar.length > account.textChunkLimit) return state;
-        if (personal) return await pushStreamUpdate(target, route, state, { streamType: "streaming", text: event.soFar }, ctx);
+        if (personal)
+          return await pushStreamUpdate(
+            target,
+            route,
+            state,
+            { streamType: "streaming", text: event.soFar },
+            ctx,
+          );
         return await pushPreview(target, route, state, event.soFar, ctx);
       }
     }

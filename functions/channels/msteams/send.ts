@@ -1,7 +1,15 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { chunkText } from "../chunk.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
-import { activitiesPath, activityPath, callConnector, connectorTarget, requestConnector, sendResultOf, type ConnectorTarget } from "./api.ts";
+import {
+  activitiesPath,
+  activityPath,
+  callConnector,
+  connectorTarget,
+  requestConnector,
+  sendResultOf,
+  type ConnectorTarget,
+} from "./api.ts";
 import { markdownToTeams } from "./format.ts";
 import { finalStreamActivity } from "./stream.ts";
 
@@ -20,7 +28,10 @@ import { finalStreamActivity } from "./stream.ts";
  * risking a duplicate. Committing a stream is safe to repeat (reconcile below). 429 (with
  * Retry-After), 5xx and 401 (token refreshed) are retried by the outbox.
  */
-export async function sendTeamsMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendTeamsMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<SendResult> {
   const target = connectorTarget(message.route, ctx);
   if ("error" in target) return { ok: false, retryable: false, error: target.error };
   const progress = message.progressState ?? {};
@@ -28,31 +39,73 @@ export async function sendTeamsMessage(message: OutboundMessage, ctx: SendContex
   const text = markdownToTeams(message.text);
   if (!text) return { ok: true };
   const [body] = chunkText(text, target.account.textChunkLimit, "length");
-  const post = () => callConnector(target, "POST", activitiesPath(message.route), { type: "message", text: body, textFormat: "markdown" }, "send", ctx.signal);
+  const post = () =>
+    callConnector(
+      target,
+      "POST",
+      activitiesPath(message.route),
+      { type: "message", text: body, textFormat: "markdown" },
+      "send",
+      ctx.signal,
+    );
   if (message.chunkIndex === 0 && progress.streamId) {
-    const answer = await requestConnector(target, "POST", activitiesPath(message.route), finalStreamActivity(progress.streamId, body!), ctx.signal);
-    if (answer.kind !== "answered" || answer.status < 400 || answer.status >= 500 || answer.status === 429 || answer.status === 401) return sendResultOf(answer, "stream final");
-    console.warn(`msteams stream final refused (HTTP ${answer.status}); posting the answer as a message`);
+    const answer = await requestConnector(
+      target,
+      "POST",
+      activitiesPath(message.route),
+      finalStreamActivity(progress.streamId, body!),
+      ctx.signal,
+    );
+    if (
+      answer.kind !== "answered" ||
+      answer.status < 400 ||
+      answer.status >= 500 ||
+      answer.status === 429 ||
+      answer.status === 401
+    )
+      return sendResultOf(answer, "stream final");
+    console.warn(
+      `msteams stream final refused (HTTP ${answer.status}); posting the answer as a message`,
+    );
     return post();
   }
   return commitPreview({
     previewId: message.chunkIndex === 0 ? progress.previewId : undefined,
     edit: async (previewId) => {
       const edit = { type: "message", id: previewId, text: body, textFormat: "markdown" };
-      const answer = await requestConnector(target, "PUT", activityPath(message.route, previewId), edit, ctx.signal);
-      return answer.kind === "answered" && answer.status === 404 ? "gone" : sendResultOf(answer, "preview edit");
+      const answer = await requestConnector(
+        target,
+        "PUT",
+        activityPath(message.route, previewId),
+        edit,
+        ctx.signal,
+      );
+      return answer.kind === "answered" && answer.status === 404
+        ? "gone"
+        : sendResultOf(answer, "preview edit");
     },
     post,
   });
 }
 
 /** A run that ends without a reply: its preview (or stream) is deleted; already gone is fine. */
-async function removeLiveReply(target: ConnectorTarget, message: OutboundMessage): Promise<SendResult> {
-  return retractPreview([message.progressState?.streamId ?? message.progressState?.previewId], async (id) => {
-    const answer = await requestConnector(target, "DELETE", activityPath(message.route, id), undefined);
-    if (answer.kind === "answered" && answer.status === 404) return { ok: true };
-    return sendResultOf(answer, "remove preview");
-  });
+async function removeLiveReply(
+  target: ConnectorTarget,
+  message: OutboundMessage,
+): Promise<SendResult> {
+  return retractPreview(
+    [message.progressState?.streamId ?? message.progressState?.previewId],
+    async (id) => {
+      const answer = await requestConnector(
+        target,
+        "DELETE",
+        activityPath(message.route, id),
+        undefined,
+      );
+      if (answer.kind === "answered" && answer.status === 404) return { ok: true };
+      return sendResultOf(answer, "remove preview");
+    },
+  );
 }
 
 /**
@@ -61,21 +114,47 @@ async function removeLiveReply(target: ConnectorTarget, message: OutboundMessage
  * stream is still open, and refuses it (4xx) once the stream has ended — by the lost final itself —
  * so either way the answer is shown once. Anything else cannot be checked (see above).
  */
-export async function reconcileTeamsMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+export async function reconcileTeamsMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<ReconcileResult> {
   const progress = message.progressState ?? {};
   if (message.retract || (message.chunkIndex === 0 && progress.previewId)) {
-    return { outcome: "untraceable", reason: "editing or deleting an activity twice shows it once", idempotent: true };
+    return {
+      outcome: "untraceable",
+      reason: "editing or deleting an activity twice shows it once",
+      idempotent: true,
+    };
   }
   if (message.chunkIndex === 0 && progress.streamId) {
     const target = connectorTarget(message.route, ctx);
     if ("error" in target) throw new Error(target.error);
     const text = markdownToTeams(message.text);
     const [body] = chunkText(text || "…", target.account.textChunkLimit, "length");
-    const answer = await requestConnector(target, "POST", activitiesPath(message.route), finalStreamActivity(progress.streamId, body!), ctx.signal);
-    if (answer.kind === "answered" && ((answer.status >= 200 && answer.status < 300) || (answer.status >= 400 && answer.status < 500 && answer.status !== 429 && answer.status !== 401))) {
+    const answer = await requestConnector(
+      target,
+      "POST",
+      activitiesPath(message.route),
+      finalStreamActivity(progress.streamId, body!),
+      ctx.signal,
+    );
+    if (
+      answer.kind === "answered" &&
+      ((answer.status >= 200 && answer.status < 300) ||
+        (answer.status >= 400 &&
+          answer.status < 500 &&
+          answer.status !== 429 &&
+          answer.status !== 401))
+    ) {
       return { outcome: "landed", platformMessageId: progress.streamId };
     }
-    throw new Error(`msteams stream final: ${answer.kind === "answered" ? `HTTP ${answer.status}` : answer.error}`);
+    throw new Error(
+      `msteams stream final: ${answer.kind === "answered" ? `HTTP ${answer.status}` : answer.error}`,
+    );
   }
-  return { outcome: "untraceable", reason: "the Bot Connector has no idempotency key and bots cannot read conversation history", idempotent: false };
+  return {
+    outcome: "untraceable",
+    reason: "the Bot Connector has no idempotency key and bots cannot read conversation history",
+    idempotent: false,
+  };
 }

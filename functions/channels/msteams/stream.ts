@@ -1,7 +1,13 @@
 import type { ProgressContext, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
 import { streamPreview, trackedKeys, type PreviewPlatform } from "../preview-stream.ts";
-import { activitiesPath, activityPath, requestConnector, type ConnectorAnswer, type ConnectorTarget } from "./api.ts";
+import {
+  activitiesPath,
+  activityPath,
+  requestConnector,
+  type ConnectorAnswer,
+  type ConnectorTarget,
+} from "./api.ts";
 import { markdownToTeams } from "./format.ts";
 
 /**
@@ -31,7 +37,9 @@ export const STREAM_INTERVAL_MS = 1000;
 const INFORMATIVE_MAX = 1000;
 
 function idOf(answer: ConnectorAnswer): { id?: string } | undefined {
-  return answer.kind === "answered" && answer.status >= 200 && answer.status < 300 ? { id: answer.id } : undefined;
+  return answer.kind === "answered" && answer.status >= 200 && answer.status < 300
+    ? { id: answer.id }
+    : undefined;
 }
 
 function due(state: ProgressState, key: string, now: number): boolean {
@@ -55,14 +63,31 @@ export async function pushStreamUpdate(
   if (update.streamType === "informative" && Number(next.streamedChars ?? 0) > 0) return next; // informative lines only before the answer starts
   if (next.streamId && !due(next, "streamAt", now)) return next;
   const sequence = Number(next.streamSequence ?? 0) + 1;
-  const text = update.streamType === "informative" ? update.text.slice(0, INFORMATIVE_MAX) : update.text;
-  const info = { streamType: update.streamType, streamSequence: sequence, ...(next.streamId ? { streamId: next.streamId } : {}) };
-  const body = { type: "typing", text, ...(next.streamId ? { id: next.streamId } : {}), entities: [{ type: "streaminfo", ...info }], channelData: info };
+  const text =
+    update.streamType === "informative" ? update.text.slice(0, INFORMATIVE_MAX) : update.text;
+  const info = {
+    streamType: update.streamType,
+    streamSequence: sequence,
+    ...(next.streamId ? { streamId: next.streamId } : {}),
+  };
+  const body = {
+    type: "typing",
+    text,
+    ...(next.streamId ? { id: next.streamId } : {}),
+    entities: [{ type: "streaminfo", ...info }],
+    channelData: info,
+  };
   if (!next.streamId) {
     next.streamPendingAt = String(now);
     ctx.checkpoint?.(next);
   }
-  const answer = await requestConnector(target, "POST", activitiesPath(route), body, ctx.signal).catch((error: unknown) => ({ kind: "no-answer" as const, error: String(error) }));
+  const answer = await requestConnector(
+    target,
+    "POST",
+    activitiesPath(route),
+    body,
+    ctx.signal,
+  ).catch((error: unknown) => ({ kind: "no-answer" as const, error: String(error) }));
   const posted = idOf(answer);
   if (posted) {
     if (!next.streamId) {
@@ -80,7 +105,8 @@ export async function pushStreamUpdate(
   }
   // Refused (Stop pressed, stream over, throttled): no more updates this run. Lost answer: the
   // pending mark stays, so nothing more is posted into a stream whose id is unknown.
-  next.streamBroken = answer.kind === "answered" ? `HTTP ${answer.status}` : answer.error.slice(0, 100);
+  next.streamBroken =
+    answer.kind === "answered" ? `HTTP ${answer.status}` : answer.error.slice(0, 100);
   if (answer.kind !== "no-answer" && !next.streamId) delete next.streamPendingAt;
   console.warn(`msteams stream update not sent: ${next.streamBroken}`);
   return next;
@@ -89,15 +115,33 @@ export async function pushStreamUpdate(
 const PREVIEW_KEYS = trackedKeys("preview", "previewId", "previewAt");
 
 /** Group chats and channels: the answer so far as a posted message, edited in place (preview-stream.ts). */
-export async function pushPreview(target: ConnectorTarget, route: ReplyRoute, state: ProgressState, soFar: string, ctx: ProgressContext, now = Date.now()): Promise<ProgressState> {
+export async function pushPreview(
+  target: ConnectorTarget,
+  route: ReplyRoute,
+  state: ProgressState,
+  soFar: string,
+  ctx: ProgressContext,
+  now = Date.now(),
+): Promise<ProgressState> {
   const failed = (answer: ConnectorAnswer) => {
-    const reason = answer.kind === "answered" ? `HTTP ${answer.status}` : answer.kind === "no-token" ? answer.error : answer.error.slice(0, 100);
+    const reason =
+      answer.kind === "answered"
+        ? `HTTP ${answer.status}`
+        : answer.kind === "no-token"
+          ? answer.error
+          : answer.error.slice(0, 100);
     console.warn(`msteams preview not updated: ${reason}`);
   };
   const preview: PreviewPlatform<string> = {
     render: (shown) => markdownToTeams(shown) || undefined,
     post: async (text) => {
-      const answer = await requestConnector(target, "POST", activitiesPath(route), { type: "message", text, textFormat: "markdown" }, ctx.signal);
+      const answer = await requestConnector(
+        target,
+        "POST",
+        activitiesPath(route),
+        { type: "message", text, textFormat: "markdown" },
+        ctx.signal,
+      );
       const posted = idOf(answer);
       if (posted?.id) return { ok: true, id: posted.id };
       if (posted) console.warn("msteams preview not updated: no activity id in the answer");
@@ -106,19 +150,37 @@ export async function pushPreview(target: ConnectorTarget, route: ReplyRoute, st
       return { ok: false, landed: posted || answer.kind === "no-answer" ? "maybe" : "no" };
     },
     edit: async (id, text) => {
-      const answer = await requestConnector(target, "PUT", activityPath(route, id), { type: "message", id, text, textFormat: "markdown" }, ctx.signal);
+      const answer = await requestConnector(
+        target,
+        "PUT",
+        activityPath(route, id),
+        { type: "message", id, text, textFormat: "markdown" },
+        ctx.signal,
+      );
       if (idOf(answer)) return true;
       failed(answer);
       return false;
     },
   };
   // Text past the first chunk is not streamed: the final text replaces the preview with that chunk.
-  const limits = { editIntervalMs: STREAM_INTERVAL_MS, maxChars: target.account.textChunkLimit, overflow: "stop" as const, block: false };
+  const limits = {
+    editIntervalMs: STREAM_INTERVAL_MS,
+    maxChars: target.account.textChunkLimit,
+    overflow: "stop" as const,
+    block: false,
+  };
   return streamPreview(state, soFar, preview, limits, PREVIEW_KEYS, ctx, now);
 }
 
 /** The final `message` that ends a native stream: the reply's first chunk, formatted. */
 export function finalStreamActivity(streamId: string, text: string): Record<string, unknown> {
   const info = { streamId, streamType: "final" };
-  return { type: "message", id: streamId, text, textFormat: "markdown", entities: [{ type: "streaminfo", ...info }], channelData: info };
+  return {
+    type: "message",
+    id: streamId,
+    text,
+    textFormat: "markdown",
+    entities: [{ type: "streaminfo", ...info }],
+    channelData: info,
+  };
 }

@@ -39,16 +39,25 @@ export async function verifyBotFrameworkToken(
   let issuer: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
-    if (header.alg !== "RS256") return { ok: false, reason: `unexpected algorithm ${String(header.alg)}` };
+    if (header.alg !== "RS256")
+      return { ok: false, reason: `unexpected algorithm ${String(header.alg)}` };
     kid = header.kid;
     issuer = decodeJwt(token).iss;
   } catch {
     return { ok: false, reason: "malformed token" };
   }
-  const tenantIssuers = credentials.tenantId ? [`https://login.microsoftonline.com/${credentials.tenantId}/v2.0`, `https://sts.windows.net/${credentials.tenantId}/`] : [];
+  const tenantIssuers = credentials.tenantId
+    ? [
+        `https://login.microsoftonline.com/${credentials.tenantId}/v2.0`,
+        `https://sts.windows.net/${credentials.tenantId}/`,
+      ]
+    : [];
   const fromEntra = issuer !== undefined && tenantIssuers.includes(issuer);
-  if (!fromEntra && issuer !== BOT_FRAMEWORK_ISSUER) return { ok: false, reason: "claim iss rejected" };
-  const metadataUrl = fromEntra ? `${account.loginBaseUrl.replace(/\/+$/, "")}/${credentials.tenantId}/v2.0/.well-known/openid-configuration` : account.openIdMetadataUrl;
+  if (!fromEntra && issuer !== BOT_FRAMEWORK_ISSUER)
+    return { ok: false, reason: "claim iss rejected" };
+  const metadataUrl = fromEntra
+    ? `${account.loginBaseUrl.replace(/\/+$/, "")}/${credentials.tenantId}/v2.0/.well-known/openid-configuration`
+    : account.openIdMetadataUrl;
   try {
     const keys = await openIdKeySet(metadataUrl, kid, now);
     const { payload } = await jwtVerify(token, keys, {
@@ -59,17 +68,28 @@ export async function verifyBotFrameworkToken(
       currentDate: new Date(now),
       requiredClaims: ["exp"],
     });
-    if (fromEntra && payload.tid !== undefined && payload.tid !== credentials.tenantId) return { ok: false, reason: "claim tid rejected" };
+    if (fromEntra && payload.tid !== undefined && payload.tid !== credentials.tenantId)
+      return { ok: false, reason: "claim tid rejected" };
     const claimed = serviceUrlClaim(payload);
-    if (!claimed || !activityServiceUrl || normalise(claimed) !== normalise(activityServiceUrl)) return { ok: false, reason: "serviceUrl claim does not match the activity" };
+    if (!claimed || !activityServiceUrl || normalise(claimed) !== normalise(activityServiceUrl))
+      return { ok: false, reason: "serviceUrl claim does not match the activity" };
     return { ok: true };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, reason: "token expired" };
-    if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: `claim ${error.claim} rejected` };
-    if (error instanceof errors.JWKSNoMatchingKey) return { ok: false, reason: "signed with an unknown key" };
-    if (error instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: "bad signature" };
+    if (error instanceof errors.JWTClaimValidationFailed)
+      return { ok: false, reason: `claim ${error.claim} rejected` };
+    if (error instanceof errors.JWKSNoMatchingKey)
+      return { ok: false, reason: "signed with an unknown key" };
+    if (error instanceof errors.JWSSignatureVerificationFailed)
+      return { ok: false, reason: "bad signature" };
     if (error instanceof errors.JOSEError) return { ok: false, reason: error.code };
-    return { ok: false, reason: `keys unavailable: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200) };
+    return {
+      ok: false,
+      reason: `keys unavailable: ${error instanceof Error ? error.message : String(error)}`.slice(
+        0,
+        200,
+      ),
+    };
   }
 }
 

@@ -2,7 +2,12 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
-import { msTeamsConfig, msTeamsCredentials, msTeamsWebhookAccounts, type MsTeamsAccount } from "./config.ts";
+import {
+  msTeamsConfig,
+  msTeamsCredentials,
+  msTeamsWebhookAccounts,
+  type MsTeamsAccount,
+} from "./config.ts";
 import { parseTeamsActivity } from "./parse.ts";
 import { verifyBotFrameworkToken } from "./verify.ts";
 
@@ -23,7 +28,12 @@ const decoder = new TextDecoder();
 export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<MsTeamsAccount>[] {
     const teams = msTeamsConfig(config);
-    return teams ? webhookRoutes("Microsoft Teams", msTeamsWebhookAccounts(teams, logClash("msteams", "webhook.path"))) : [];
+    return teams
+      ? webhookRoutes(
+          "Microsoft Teams",
+          msTeamsWebhookAccounts(teams, logClash("msteams", "webhook.path")),
+        )
+      : [];
   },
 
   maxBodyBytes: () => MSTEAMS_MAX_BODY_BYTES,
@@ -34,9 +44,16 @@ export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
       console.error(`channels.msteams: ${credentials.error}; refusing requests`);
       return { ok: false, status: 401, reason: "no-secret" };
     }
-    const result = await verifyBotFrameworkToken(request.headers.get("authorization"), activityServiceUrl(request.raw), route.account, credentials, request.receivedAt);
+    const result = await verifyBotFrameworkToken(
+      request.headers.get("authorization"),
+      activityServiceUrl(request.raw),
+      route.account,
+      credentials,
+      request.receivedAt,
+    );
     if (result.ok) return result;
-    if (result.reason.startsWith("keys unavailable")) return { ok: false, status: 503, reason: result.reason };
+    if (result.reason.startsWith("keys unavailable"))
+      return { ok: false, status: 503, reason: result.reason };
     return { ok: false, status: 401, reason: result.reason };
   },
 
@@ -44,18 +61,30 @@ export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
     const result = parseTeamsActivity(request.raw, route.account, request.receivedAt);
     if ("malformed" in result) return { kind: "malformed", reason: result.malformed };
     const ackHint = result.invoke ? `invoke:${result.invoke}` : undefined;
-    if ("dropped" in result) return { kind: "envelopes", envelopes: [], dropped: [result.dropped], ackHint };
+    if ("dropped" in result)
+      return { kind: "envelopes", envelopes: [], dropped: [result.dropped], ackHint };
     return { kind: "envelopes", envelopes: [result.envelope], ackHint };
   },
 
   ack(result) {
     const base = defaultWebhookAck(result);
-    if (!result.allStored) return new Response(JSON.stringify({ error: "not accepted, retry" }), { status: 503, headers: withJson(base.headers) });
+    if (!result.allStored)
+      return new Response(JSON.stringify({ error: "not accepted, retry" }), {
+        status: 503,
+        headers: withJson(base.headers),
+      });
     if (result.ackHint === "invoke:adaptiveCard/action") {
-      const body = { statusCode: 200, type: "application/vnd.microsoft.activity.message", value: "Received" };
+      const body = {
+        statusCode: 200,
+        type: "application/vnd.microsoft.activity.message",
+        value: "Received",
+      };
       return new Response(JSON.stringify(body), { status: 200, headers: withJson(base.headers) });
     }
-    return new Response(result.ackHint?.startsWith("invoke:") ? "{}" : null, { status: 200, headers: result.ackHint ? withJson(base.headers) : base.headers });
+    return new Response(result.ackHint?.startsWith("invoke:") ? "{}" : null, {
+      status: 200,
+      headers: result.ackHint ? withJson(base.headers) : base.headers,
+    });
   },
 };
 

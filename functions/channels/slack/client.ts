@@ -1,4 +1,10 @@
-import { WebClient, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from "@slack/web-api";
+import {
+  WebClient,
+  WebAPIHTTPError,
+  WebAPIPlatformError,
+  WebAPIRateLimitedError,
+  WebAPIRequestError,
+} from "@slack/web-api";
 import type { SendResult } from "../adapter.ts";
 
 /**
@@ -31,7 +37,14 @@ export function slackClient(token: string, apiBaseUrl: string): WebClient {
 }
 
 /** Platform errors after which a resend can succeed. Everything else is final (bad channel, no scope, …). */
-const RETRYABLE_PLATFORM_ERRORS = new Set(["ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"]);
+const RETRYABLE_PLATFORM_ERRORS = new Set([
+  "ratelimited",
+  "rate_limited",
+  "internal_error",
+  "fatal_error",
+  "service_unavailable",
+  "request_timeout",
+]);
 
 /**
  * Maps a failed Web API call to the outbox's vocabulary. A request that may have reached Slack
@@ -39,7 +52,12 @@ const RETRYABLE_PLATFORM_ERRORS = new Set(["ratelimited", "rate_limited", "inter
  */
 export function sendResultFromError(error: unknown): Extract<SendResult, { ok: false }> {
   if (error instanceof WebAPIRateLimitedError) {
-    return { ok: false, retryable: true, retryAfterMs: Math.max(0, error.retryAfter) * 1000, error: "rate limited (429)" };
+    return {
+      ok: false,
+      retryable: true,
+      retryAfterMs: Math.max(0, error.retryAfter) * 1000,
+      error: "rate limited (429)",
+    };
   }
   if (error instanceof WebAPIPlatformError) {
     const code = error.data.error;
@@ -47,10 +65,23 @@ export function sendResultFromError(error: unknown): Extract<SendResult, { ok: f
   }
   if (error instanceof WebAPIHTTPError) {
     // Slack answers 200 for everything it processed; a 5xx from it (or a proxy) did not post.
-    return { ok: false, retryable: error.statusCode >= 500, error: `slack http ${error.statusCode}` };
+    return {
+      ok: false,
+      retryable: error.statusCode >= 500,
+      error: `slack http ${error.statusCode}`,
+    };
   }
-  if (error instanceof WebAPIRequestError) return { ok: false, outcomeUnknown: true, error: `slack request failed: ${error.original.message}` };
-  return { ok: false, outcomeUnknown: true, error: error instanceof Error ? error.message : String(error) };
+  if (error instanceof WebAPIRequestError)
+    return {
+      ok: false,
+      outcomeUnknown: true,
+      error: `slack request failed: ${error.original.message}`,
+    };
+  return {
+    ok: false,
+    outcomeUnknown: true,
+    error: error instanceof Error ? error.message : String(error),
+  };
 }
 
 export function platformErrorCode(error: unknown): string | undefined {

@@ -1,8 +1,20 @@
 import { z } from "zod";
-import { channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
+import {
+  channelAccessSchema,
+  channelAccountAccessSchema,
+  groupEntrySchema,
+} from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, enabledAccounts, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  enabledAccounts,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.slack` with the OpenClaw key names and defaults (channels/slack, gateway/config-channels).
@@ -35,7 +47,10 @@ const streamingSchema = z
     /** Slack's chat.startStream/appendStream/stopStream when mode is partial and a reply thread exists. */
     nativeTransport: z.boolean().default(true),
     preview: z
-      .object({ toolProgress: z.boolean().default(true), commandText: z.enum(["status", "raw"]).default("status") })
+      .object({
+        toolProgress: z.boolean().default(true),
+        commandText: z.enum(["status", "raw"]).default("status"),
+      })
       .loose()
       .prefault({}),
     progress: z
@@ -52,7 +67,10 @@ const streamingSchema = z
 const slashCommandSchema = z
   .object({
     enabled: z.boolean().default(false),
-    name: z.string().regex(/^[a-z0-9_-]{1,31}$/i).default("openclaw"),
+    name: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,31}$/i)
+      .default("openclaw"),
     sessionPrefix: z.string().min(1).default("slack:slash"),
     ephemeral: z.boolean().default(true),
   })
@@ -66,7 +84,10 @@ const slackAccountFields = {
   /** Socket Mode's app-level token (`xapp-…`, scope connections:write); read by the companion, never by the Worker. */
   appToken: secretInputSchema.optional(),
   userToken: secretInputSchema.optional(),
-  webhookPath: z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" }).optional(),
+  webhookPath: z
+    .string()
+    .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" })
+    .optional(),
   /** Base URL of the Web API (sovereign clouds, proxies, tests). */
   apiBaseUrl: z.url().optional(),
   channels: z.record(z.string(), slackChannelEntrySchema).optional(),
@@ -83,7 +104,11 @@ const slackAccountFields = {
     .optional(),
   replyToMode: replyToModeSchema.optional(),
   replyToModeByChatType: z
-    .object({ direct: replyToModeSchema.optional(), group: replyToModeSchema.optional(), channel: replyToModeSchema.optional() })
+    .object({
+      direct: replyToModeSchema.optional(),
+      group: replyToModeSchema.optional(),
+      channel: replyToModeSchema.optional(),
+    })
     .strict()
     .optional(),
   thread: z
@@ -128,7 +153,10 @@ export const slackChannelSchema = channelAccessSchema.safeExtend({
     .loose()
     .prefault({}),
   implicitMentions: z
-    .object({ replyToBot: z.boolean().default(true), threadParticipation: z.boolean().default(true) })
+    .object({
+      replyToBot: z.boolean().default(true),
+      threadParticipation: z.boolean().default(true),
+    })
     .loose()
     .prefault({}),
   reactionNotifications: z.enum(["off", "own", "all", "allowlist"]).default("own"),
@@ -152,14 +180,22 @@ export function slackConfig(config: EdgeclawConfig): SlackChannelConfig | undefi
  * Accounts served over HTTP, by their `webhookPath` (enabled, not Socket Mode / relay: those are the
  * companion's). A second account on a path already taken is not served; `onClash` hears about it.
  */
-export function slackHttpAccounts(slack: SlackChannelConfig, onClash?: ClashHandler): Map<string, SlackAccount> {
-  const pathOf = (account: SlackAccount) => (!account.mode || account.mode === "http" ? account.webhookPath : undefined);
+export function slackHttpAccounts(
+  slack: SlackChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, SlackAccount> {
+  const pathOf = (account: SlackAccount) =>
+    !account.mode || account.mode === "http" ? account.webhookPath : undefined;
   return webhookAccounts(slack, (accountId) => slackAccount(slack, accountId), pathOf, onClash);
 }
 
 /** Accounts served over Socket Mode by the companion (enabled, `mode: "socket"`). */
 export function slackSocketAccounts(slack: SlackChannelConfig): SlackAccount[] {
-  return enabledAccounts(slack, (accountId) => slackAccount(slack, accountId), (account) => account.mode === "socket");
+  return enabledAccounts(
+    slack,
+    (accountId) => slackAccount(slack, accountId),
+    (account) => account.mode === "socket",
+  );
 }
 
 export function slackAccount(slack: SlackChannelConfig, accountId: string): SlackAccount {
@@ -170,7 +206,10 @@ export function slackAccount(slack: SlackChannelConfig, accountId: string): Slac
  * Env fallbacks apply to the default account only (OpenClaw: SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET);
  * a value in the config always wins.
  */
-export function slackSecrets(account: SlackAccount, env: SecretEnv): { botToken?: string; signingSecret?: string } {
+export function slackSecrets(
+  account: SlackAccount,
+  env: SecretEnv,
+): { botToken?: string; signingSecret?: string } {
   const fallback = defaultAccountEnv(account, env);
   return {
     botToken: resolveSecret(account.botToken, env) ?? fallback("SLACK_BOT_TOKEN"),
@@ -179,7 +218,11 @@ export function slackSecrets(account: SlackAccount, env: SecretEnv): { botToken?
 }
 
 /** Thread mode for a reply: channel entry → chat type override → legacy dm.replyToMode → account. */
-export function replyToModeFor(account: SlackAccount, chatType: "direct" | "group" | "channel", channelId: string): ReplyToMode {
+export function replyToModeFor(
+  account: SlackAccount,
+  chatType: "direct" | "group" | "channel",
+  channelId: string,
+): ReplyToMode {
   const entry = chatType === "direct" ? undefined : account.channels?.[channelId];
   return (
     entry?.replyToMode ??

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { slackTarget } from "./route.ts";
 
 /** Redirects followed per download (Slack's file links redirect once or twice between its hosts). */
@@ -29,9 +34,18 @@ export async function fetchSlackFile(
   let response: Response | undefined;
   for (let hop = 0; ; hop++) {
     if (!isSlackFileHost(url, apiOrigin)) {
-      return { skipped: hop === 0 ? `refusing to send the bot token to ${url.host}` : `refusing to follow a redirect to ${url.host} (not a Slack host)` };
+      return {
+        skipped:
+          hop === 0
+            ? `refusing to send the bot token to ${url.host}`
+            : `refusing to follow a redirect to ${url.host} (not a Slack host)`,
+      };
     }
-    response = await fetch(url, { headers: { authorization: `Bearer ${target.botToken}` }, redirect: "manual", signal: ctx.signal });
+    response = await fetch(url, {
+      headers: { authorization: `Bearer ${target.botToken}` },
+      redirect: "manual",
+      signal: ctx.signal,
+    });
     if (!REDIRECT_STATUSES.has(response.status)) break;
     await response.body?.cancel().catch(() => undefined);
     const location = response.headers.get("location");
@@ -60,5 +74,7 @@ export async function fetchSlackFile(
 function isSlackFileHost(url: URL, apiOrigin: string): boolean {
   if (url.origin === apiOrigin) return true;
   if (url.protocol !== "https:") return false;
-  return ["slack.com", "slack-gov.com"].some((domain) => url.hostname === domain || url.hostname.endsWith(`.${domain}`));
+  return ["slack.com", "slack-gov.com"].some(
+    (domain) => url.hostname === domain || url.hostname.endsWith(`.${domain}`),
+  );
 }

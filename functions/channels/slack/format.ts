@@ -50,9 +50,13 @@ function convertSpan(text: string): string {
   };
   let s = text
     // Slack's own tokens survive as written.
-    .replace(/<(?:[@#!][^<>\s][^<>]*|https?:\/\/[^<>\s]+(?:\|[^<>]*)?|mailto:[^<>\s]+(?:\|[^<>]*)?)>/g, (token) => keep(token))
-    .replace(/!?\[([^\]\n]+)\]\((https?:\/\/[^)\s]+|mailto:[^)\s]+)\)/g, (_m, label: string, url: string) =>
-      keep(`<${url}|${escapeText(label).replace(/\|/g, "¦")}>`),
+    .replace(
+      /<(?:[@#!][^<>\s][^<>]*|https?:\/\/[^<>\s]+(?:\|[^<>]*)?|mailto:[^<>\s]+(?:\|[^<>]*)?)>/g,
+      (token) => keep(token),
+    )
+    .replace(
+      /!?\[([^\]\n]+)\]\((https?:\/\/[^)\s]+|mailto:[^)\s]+)\)/g,
+      (_m, label: string, url: string) => keep(`<${url}|${escapeText(label).replace(/\|/g, "¦")}>`),
     );
   s = escapeText(s)
     .replace(/\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*/g, `${BOLD}$1${BOLD}`)

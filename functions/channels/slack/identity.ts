@@ -14,7 +14,10 @@ export function slackBotIdentityFromCallback(callback: SlackEventCallback): Slac
     (entry) =>
       entry.is_bot === true &&
       entry.user_id !== undefined &&
-      (entry.team_id === callback.team_id || (entry.is_enterprise_install === true && !!entry.enterprise_id && entry.enterprise_id === callback.enterprise_id)),
+      (entry.team_id === callback.team_id ||
+        (entry.is_enterprise_install === true &&
+          !!entry.enterprise_id &&
+          entry.enterprise_id === callback.enterprise_id)),
   );
   return { userId: own?.user_id, appId: callback.api_app_id };
 }
@@ -32,15 +35,23 @@ const cache = new Map<string, Cached>();
  * SessionDO), never on the webhook path. Cached per token for the isolate's life; a failure or a
  * timeout answers "unknown" and is cached for AUTH_TEST_FAILURE_TTL_MS.
  */
-export function slackBotIdentity(token: string | undefined, apiBaseUrl: string, now = Date.now()): Promise<SlackBotIdentity> {
+export function slackBotIdentity(
+  token: string | undefined,
+  apiBaseUrl: string,
+  now = Date.now(),
+): Promise<SlackBotIdentity> {
   if (!token) return Promise.resolve({});
   const key = `${apiBaseUrl}\u0000${token}`;
   const cached = cache.get(key);
-  if (cached && (cached.failedAt === undefined || now - cached.failedAt < AUTH_TEST_FAILURE_TTL_MS)) return cached.identity;
+  if (cached && (cached.failedAt === undefined || now - cached.failedAt < AUTH_TEST_FAILURE_TTL_MS))
+    return cached.identity;
   const entry: Cached = { identity: Promise.resolve({}) };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`auth.test took longer than ${AUTH_TEST_TIMEOUT_MS} ms`)), AUTH_TEST_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`auth.test took longer than ${AUTH_TEST_TIMEOUT_MS} ms`)),
+      AUTH_TEST_TIMEOUT_MS,
+    );
   });
   entry.identity = Promise.race([slackClient(token, apiBaseUrl).auth.test(), timeout])
     .then((result): SlackBotIdentity => ({ userId: result.user_id, botId: result.bot_id }))

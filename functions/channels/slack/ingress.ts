@@ -1,9 +1,22 @@
-import type { AcceptResult, ParseResult, WebhookPieces, WebhookRoute, WebhookRequest } from "../channel.ts";
+import type {
+  AcceptResult,
+  ParseResult,
+  WebhookPieces,
+  WebhookRoute,
+  WebhookRequest,
+} from "../channel.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import { slackConfig, slackHttpAccounts, slackSecrets, type SlackAccount } from "./config.ts";
 import { slackBotIdentityFromCallback } from "./identity.ts";
-import { classifySlackRequest, envelopeFromEvent, envelopeFromInteraction, envelopeFromSlashCommand, type SlackParseResult, type SlackRequest } from "./parse.ts";
+import {
+  classifySlackRequest,
+  envelopeFromEvent,
+  envelopeFromInteraction,
+  envelopeFromSlashCommand,
+  type SlackParseResult,
+  type SlackRequest,
+} from "./parse.ts";
 import { verifySlackSignature } from "./verify.ts";
 
 /**
@@ -24,23 +37,38 @@ const SLASH_HINT = "slash";
 export const slackWebhook: WebhookPieces<SlackAccount> = {
   routes(config) {
     const slack = slackConfig(config);
-    return slack ? webhookRoutes("Slack", slackHttpAccounts(slack, logClash("slack", "webhookPath"))) : [];
+    return slack
+      ? webhookRoutes("Slack", slackHttpAccounts(slack, logClash("slack", "webhookPath")))
+      : [];
   },
   maxBodyBytes: () => SLACK_MAX_BODY_BYTES,
   async verify(request: WebhookRequest, route: WebhookRoute<SlackAccount>, env) {
     const { signingSecret } = slackSecrets(route.account, env);
-    const verified = await verifySlackSignature(request.raw, request.headers, signingSecret, request.receivedAt);
+    const verified = await verifySlackSignature(
+      request.raw,
+      request.headers,
+      signingSecret,
+      request.receivedAt,
+    );
     return verified.ok ? { ok: true } : { ok: false, reason: verified.reason };
   },
   parse(request, route): ParseResult {
-    return parsedSlackRequest(classifySlackRequest(request.raw, request.headers.get("content-type")), route.account, request.receivedAt, "http");
+    return parsedSlackRequest(
+      classifySlackRequest(request.raw, request.headers.get("content-type")),
+      route.account,
+      request.receivedAt,
+      "http",
+    );
   },
   ack(result: AcceptResult) {
     if (result.ackHint !== SLASH_HINT) return defaultWebhookAck(result);
     // The answer follows through response_url; an empty 200 shows nothing extra. Slack does not
     // retry slash commands, so a failed accept is told to the user instead of answered with 5xx.
     if (result.allStored) return new Response(null, { status: 200 });
-    return Response.json({ response_type: "ephemeral", text: "Sorry, that could not be queued. Please try again." });
+    return Response.json({
+      response_type: "ephemeral",
+      text: "Sorry, that could not be queued. Please try again.",
+    });
   },
 };
 
@@ -49,16 +77,23 @@ export const slackWebhook: WebhookPieces<SlackAccount> = {
  * (socket.ts), so one event yields the same envelope and dedup key whichever way it arrived.
  * Over a socket there is no HTTP answer to give: handshakes and a disabled slash command are dropped.
  */
-export function parsedSlackRequest(classified: SlackRequest, account: SlackAccount, receivedAt: number, transport: "http" | "socket"): ParseResult {
+export function parsedSlackRequest(
+  classified: SlackRequest,
+  account: SlackAccount,
+  receivedAt: number,
+  transport: "http" | "socket",
+): ParseResult {
   switch (classified.kind) {
     case "malformed":
       return { kind: "malformed", reason: classified.reason };
     case "url_verification":
-      if (transport === "socket") return { kind: "envelopes", envelopes: [], dropped: ["url_verification over Socket Mode"] };
+      if (transport === "socket")
+        return { kind: "envelopes", envelopes: [], dropped: ["url_verification over Socket Mode"] };
       return { kind: "respond", response: Response.json({ challenge: classified.challenge }) };
     case "ssl_check":
     case "app_rate_limited":
-      if (transport === "socket") return { kind: "envelopes", envelopes: [], dropped: [classified.kind] };
+      if (transport === "socket")
+        return { kind: "envelopes", envelopes: [], dropped: [classified.kind] };
       return { kind: "respond", response: new Response(null, { status: 200 }) };
     case "event": {
       // The bot's ids come from the event's envelope: nothing but verification and the durable
@@ -67,12 +102,21 @@ export function parsedSlackRequest(classified: SlackRequest, account: SlackAccou
       return envelopes(envelopeFromEvent(classified.callback, { account, bot, receivedAt }));
     }
     case "interaction":
-      return envelopes(envelopeFromInteraction(classified.interaction, { account, bot: {}, receivedAt }));
+      return envelopes(
+        envelopeFromInteraction(classified.interaction, { account, bot: {}, receivedAt }),
+      );
     case "slash": {
       const parsed = envelopeFromSlashCommand(classified.command, { account, bot: {}, receivedAt });
       if ("dropped" in parsed) {
-        if (transport === "socket") return { kind: "envelopes", envelopes: [], dropped: [parsed.dropped] };
-        return { kind: "respond", response: Response.json({ response_type: "ephemeral", text: "This command is not enabled here." }) };
+        if (transport === "socket")
+          return { kind: "envelopes", envelopes: [], dropped: [parsed.dropped] };
+        return {
+          kind: "respond",
+          response: Response.json({
+            response_type: "ephemeral",
+            text: "This command is not enabled here.",
+          }),
+        };
       }
       return { kind: "envelopes", envelopes: [parsed.envelope], ackHint: SLASH_HINT };
     }

@@ -51,14 +51,25 @@ export async function findTaggedMessages(
   const oldest = slackTsFromMs(where.sinceMs - CLOCK_SKEW_MS);
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const common = { channel: where.channel, oldest, include_all_metadata: true, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) };
+    const common = {
+      channel: where.channel,
+      oldest,
+      include_all_metadata: true,
+      limit: PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    };
     const result = where.threadTs
       ? await client.conversations.replies({ ...common, ts: where.threadTs })
       : await client.conversations.history(common);
     for (const message of result.messages ?? []) {
-      const metadata = message.metadata as { event_type?: unknown; event_payload?: unknown } | undefined;
+      const metadata = message.metadata as
+        | { event_type?: unknown; event_payload?: unknown }
+        | undefined;
       if (!message.ts) continue;
-      const payload = metadata?.event_payload && typeof metadata.event_payload === "object" ? (metadata.event_payload as Record<string, unknown>) : {};
+      const payload =
+        metadata?.event_payload && typeof metadata.event_payload === "object"
+          ? (metadata.event_payload as Record<string, unknown>)
+          : {};
       const tagged: TaggedMessage = {
         ts: message.ts,
         text: message.text,
@@ -74,5 +85,7 @@ export async function findTaggedMessages(
     cursor = result.response_metadata?.next_cursor || undefined;
     if (!cursor) return found;
   }
-  throw new Error(`more than ${MAX_PAGES * PAGE_SIZE} messages since the attempt in ${where.channel}; cannot tell`);
+  throw new Error(
+    `more than ${MAX_PAGES * PAGE_SIZE} messages since the attempt in ${where.channel}; cannot tell`,
+  );
 }

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { checkedEnvelope, clip, type ChatType, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import {
+  checkedEnvelope,
+  clip,
+  type ChatType,
+  type InboundEnvelope,
+  type InboundEnvelopeInput,
+} from "../envelope.ts";
 import type { SlackAccount } from "./config.ts";
 import {
   slackAppRateLimitedSchema,
@@ -33,11 +39,15 @@ export type SlackRequest =
   | { kind: "interaction"; interaction: SlackInteraction }
   | { kind: "malformed"; reason: string };
 
-export function classifySlackRequest(rawBody: Uint8Array, contentType: string | null): SlackRequest {
+export function classifySlackRequest(
+  rawBody: Uint8Array,
+  contentType: string | null,
+): SlackRequest {
   const body = readUtf8Body(rawBody);
   if (!body.ok) return { kind: "malformed", reason: body.reason };
   const text = body.value;
-  if ((contentType ?? "").toLowerCase().includes("application/x-www-form-urlencoded")) return classifyForm(new URLSearchParams(text));
+  if ((contentType ?? "").toLowerCase().includes("application/x-www-form-urlencoded"))
+    return classifyForm(new URLSearchParams(text));
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -54,16 +64,23 @@ export function classifySlackEventsBody(json: unknown): SlackRequest {
   switch (type.data.type) {
     case "url_verification": {
       const parsed = slackUrlVerificationSchema.safeParse(json);
-      return parsed.success ? { kind: "url_verification", challenge: parsed.data.challenge } : malformed(parsed.error);
+      return parsed.success
+        ? { kind: "url_verification", challenge: parsed.data.challenge }
+        : malformed(parsed.error);
     }
     case "app_rate_limited":
-      return slackAppRateLimitedSchema.safeParse(json).success ? { kind: "app_rate_limited" } : { kind: "malformed", reason: "bad app_rate_limited" };
+      return slackAppRateLimitedSchema.safeParse(json).success
+        ? { kind: "app_rate_limited" }
+        : { kind: "malformed", reason: "bad app_rate_limited" };
     case "event_callback": {
       const parsed = slackEventCallbackSchema.safeParse(json);
       return parsed.success ? { kind: "event", callback: parsed.data } : malformed(parsed.error);
     }
     default:
-      return { kind: "malformed", reason: `unknown request type ${JSON.stringify(type.data.type).slice(0, 60)}` };
+      return {
+        kind: "malformed",
+        reason: `unknown request type ${JSON.stringify(type.data.type).slice(0, 60)}`,
+      };
   }
 }
 
@@ -86,7 +103,9 @@ function classifyForm(form: URLSearchParams): SlackRequest {
 /** An interactivity payload (the form's `payload=` JSON, or a Socket Mode `interactive` envelope's payload). */
 export function classifySlackInteraction(json: unknown): SlackRequest {
   const parsed = slackInteractionSchema.safeParse(json);
-  return parsed.success ? { kind: "interaction", interaction: parsed.data } : malformed(parsed.error);
+  return parsed.success
+    ? { kind: "interaction", interaction: parsed.data }
+    : malformed(parsed.error);
 }
 
 /** Slash-command fields (the form, or a Socket Mode `slash_commands` envelope's payload: the same fields as JSON). */
@@ -119,15 +138,22 @@ export interface SlackParseContext {
 export type SlackParseResult = { envelope: InboundEnvelope } | { dropped: string };
 
 /** One Events API callback → one envelope, or the reason it is not one (self message, unsupported subtype, …). */
-export function envelopeFromEvent(callback: SlackEventCallback, ctx: SlackParseContext): SlackParseResult {
+export function envelopeFromEvent(
+  callback: SlackEventCallback,
+  ctx: SlackParseContext,
+): SlackParseResult {
   const type = callback.event.type;
   if (type === "message" || type === "app_mention") {
     const event = slackMessageEventSchema.safeParse(callback.event);
-    return event.success ? fromMessage(callback, event.data, ctx) : { dropped: `malformed ${type} event` };
+    return event.success
+      ? fromMessage(callback, event.data, ctx)
+      : { dropped: `malformed ${type} event` };
   }
   if (type === "reaction_added" || type === "reaction_removed") {
     const event = slackReactionEventSchema.safeParse(callback.event);
-    return event.success ? fromReaction(callback, event.data, ctx) : { dropped: `malformed ${type} event` };
+    return event.success
+      ? fromReaction(callback, event.data, ctx)
+      : { dropped: `malformed ${type} event` };
   }
   const room = slackRoomEventSchema.safeParse(callback.event);
   if (room.success) return fromRoomEvent(callback, room.data, ctx);
@@ -136,44 +162,66 @@ export function envelopeFromEvent(callback: SlackEventCallback, ctx: SlackParseC
 
 const USER_MESSAGE_SUBTYPES = new Set([undefined, "file_share", "thread_broadcast"]);
 
-function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx: SlackParseContext): SlackParseResult {
+function fromMessage(
+  callback: SlackEventCallback,
+  event: SlackMessageEvent,
+  ctx: SlackParseContext,
+): SlackParseResult {
   const { account, bot } = ctx;
-  if (event.subtype === "message_changed" || event.subtype === "message_deleted") return fromEditOrDelete(callback, event, ctx);
+  if (event.subtype === "message_changed" || event.subtype === "message_deleted")
+    return fromEditOrDelete(callback, event, ctx);
   const fromBot = event.bot_id !== undefined || event.subtype === "bot_message";
   // Self-loop guard: never answer our own posts, whatever allowBots says.
   if (isOwnPost(event, bot)) return { dropped: "own message" };
-  if (!fromBot && !USER_MESSAGE_SUBTYPES.has(event.subtype)) return { dropped: `message subtype ${event.subtype} is not a user message` };
+  if (!fromBot && !USER_MESSAGE_SUBTYPES.has(event.subtype))
+    return { dropped: `message subtype ${event.subtype} is not a user message` };
   if (!event.user && !fromBot) return { dropped: "message without a sender" };
 
   const chatType = chatTypeOf(event.channel, event.channel_type);
   const entry = chatType === "direct" ? undefined : account.channels?.[event.channel];
-  if (fromBot && !(entry?.allowBots ?? account.allowBots)) return { dropped: "bot message (allowBots is off)" };
-  if (chatType === "direct" && account.dm?.enabled === false) return { dropped: "DMs are disabled (dm.enabled)" };
+  if (fromBot && !(entry?.allowBots ?? account.allowBots))
+    return { dropped: "bot message (allowBots is off)" };
+  if (chatType === "direct" && account.dm?.enabled === false)
+    return { dropped: "DMs are disabled (dm.enabled)" };
   if (chatType === "group") {
     if (!account.dm?.groupEnabled) return { dropped: "group DMs are disabled (dm.groupEnabled)" };
     const only = account.dm.groupChannels;
-    if (only?.length && !only.includes(event.channel)) return { dropped: "group DM not in dm.groupChannels" };
+    if (only?.length && !only.includes(event.channel))
+      return { dropped: "group DM not in dm.groupChannels" };
   }
 
   const text = event.text;
   const threadTs = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
-  const nativeMention = event.type === "app_mention" || (bot.userId !== undefined && mentionsUser(text, bot.userId));
-  const replyToBot = account.implicitMentions.replyToBot && bot.userId !== undefined && threadTs !== undefined && event.parent_user_id === bot.userId;
+  const nativeMention =
+    event.type === "app_mention" || (bot.userId !== undefined && mentionsUser(text, bot.userId));
+  const replyToBot =
+    account.implicitMentions.replyToBot &&
+    bot.userId !== undefined &&
+    threadTs !== undefined &&
+    event.parent_user_id === bot.userId;
   const wasMentioned = nativeMention || replyToBot;
   // Without the bot's user id, the `message` copy of a post cannot tell a mention of the bot from
   // one of someone else. It is then placed as if it were a mention, exactly like its `app_mention`
   // twin, so both land in one session and collapse there (by alias key); the SessionDO keeps the
   // mention the twin carries (durable-objects/session/storage.ts, insertInbox).
   const mayMentionBot = wasMentioned || (bot.userId === undefined && /<@[UW][A-Z0-9]+/.test(text));
-  if (chatType === "channel" && !wasMentioned && (entry?.ignoreOtherMentions ?? account.ignoreOtherMentions) && /<@[UW][A-Z0-9]+|<!subteam\^/.test(text)) {
+  if (
+    chatType === "channel" &&
+    !wasMentioned &&
+    (entry?.ignoreOtherMentions ?? account.ignoreOtherMentions) &&
+    /<@[UW][A-Z0-9]+|<!subteam\^/.test(text)
+  ) {
     return { dropped: "mentions someone else, not the bot (ignoreOtherMentions)" };
   }
   const sender = event.user ?? event.bot_id!;
   const team = callback.team_id;
   // A mention that will open a visible thread starts that thread's session right away, so the root
   // and the replies that follow share one session (channels/slack, "threads, sessions").
-  const replyMode = entry?.replyToMode ?? account.replyToModeByChatType?.[chatType] ?? account.replyToMode;
-  const sessionThread = threadTs ?? (chatType !== "direct" && mayMentionBot && replyMode !== "off" ? event.ts : undefined);
+  const replyMode =
+    entry?.replyToMode ?? account.replyToModeByChatType?.[chatType] ?? account.replyToMode;
+  const sessionThread =
+    threadTs ??
+    (chatType !== "direct" && mayMentionBot && replyMode !== "off" ? event.ts : undefined);
 
   return checkedEnvelope({
     dedupKey: `slack:${team}:${callback.event_id}`,
@@ -200,36 +248,65 @@ function fromMessage(callback: SlackEventCallback, event: SlackMessageEvent, ctx
       to: event.channel,
       threadId: threadTs,
       replyToMessageId: event.ts,
-      extra: { teamId: team, senderId: sender, chatType, mentioned: wasMentioned ? "1" : "0", ...(bot.userId ? { botUserId: bot.userId } : {}) },
+      extra: {
+        teamId: team,
+        senderId: sender,
+        chatType,
+        mentioned: wasMentioned ? "1" : "0",
+        ...(bot.userId ? { botUserId: bot.userId } : {}),
+      },
     },
   });
 }
 
 /** Our own post: by the bot user, our bot id, or our app (bot posts carry `app_id` / `bot_profile.app_id`). */
-function isOwnPost(event: { user?: string; bot_id?: string; app_id?: string; bot_profile?: { app_id?: string } }, bot: SlackBotIdentity): boolean {
+function isOwnPost(
+  event: { user?: string; bot_id?: string; app_id?: string; bot_profile?: { app_id?: string } },
+  bot: SlackBotIdentity,
+): boolean {
   if (bot.userId && event.user === bot.userId) return true;
   if (bot.botId && event.bot_id === bot.botId) return true;
   return !!bot.appId && (event.app_id === bot.appId || event.bot_profile?.app_id === bot.appId);
 }
 
-function fromEditOrDelete(callback: SlackEventCallback, event: SlackMessageEvent, ctx: SlackParseContext): SlackParseResult {
+function fromEditOrDelete(
+  callback: SlackEventCallback,
+  event: SlackMessageEvent,
+  ctx: SlackParseContext,
+): SlackParseResult {
   const { bot } = ctx;
   const edited = event.subtype === "message_changed";
   const author = edited ? event.message?.user : event.previous_message?.user;
-  if ((bot.userId && author === bot.userId) || (edited && event.message && isOwnPost(event.message, bot))) return { dropped: "edit/delete of our own message" };
+  if (
+    (bot.userId && author === bot.userId) ||
+    (edited && event.message && isOwnPost(event.message, bot))
+  )
+    return { dropped: "edit/delete of our own message" };
   const chatType = chatTypeOf(event.channel, event.channel_type);
   const what = edited
     ? `Slack message edited by ${author ?? "someone"}: ${clip(event.message?.text ?? "", 2000)}`
     : `Slack message deleted (ts ${event.deleted_ts ?? "?"})${author ? ` from ${author}` : ""}`;
-  return systemEnvelope(callback, ctx, { chatType, conversation: event.channel, user: author, text: what, threadTs: event.message?.thread_ts });
+  return systemEnvelope(callback, ctx, {
+    chatType,
+    conversation: event.channel,
+    user: author,
+    text: what,
+    threadTs: event.message?.thread_ts,
+  });
 }
 
-function fromReaction(callback: SlackEventCallback, event: SlackReactionEvent, ctx: SlackParseContext): SlackParseResult {
+function fromReaction(
+  callback: SlackEventCallback,
+  event: SlackReactionEvent,
+  ctx: SlackParseContext,
+): SlackParseResult {
   const { account, bot } = ctx;
   const mode = account.reactionNotifications;
   if (mode === "off") return { dropped: "reactionNotifications is off" };
-  if (mode === "own" && (!bot.userId || event.item_user !== bot.userId)) return { dropped: "reaction on a message that is not ours" };
-  if (mode === "allowlist" && !(account.reactionAllowlist ?? []).includes(event.user)) return { dropped: "reacting user not in reactionAllowlist" };
+  if (mode === "own" && (!bot.userId || event.item_user !== bot.userId))
+    return { dropped: "reaction on a message that is not ours" };
+  if (mode === "allowlist" && !(account.reactionAllowlist ?? []).includes(event.user))
+    return { dropped: "reacting user not in reactionAllowlist" };
   if (bot.userId && event.user === bot.userId) return { dropped: "own reaction" };
   const channel = event.item.channel;
   if (!channel) return { dropped: "reaction on a non-message item" };
@@ -242,15 +319,25 @@ function fromReaction(callback: SlackEventCallback, event: SlackReactionEvent, c
   });
 }
 
-function fromRoomEvent(callback: SlackEventCallback, event: SlackRoomEvent, ctx: SlackParseContext): SlackParseResult {
-  const channel = typeof event.channel === "string" ? event.channel : (event.channel?.id ?? event.channel_id);
+function fromRoomEvent(
+  callback: SlackEventCallback,
+  event: SlackRoomEvent,
+  ctx: SlackParseContext,
+): SlackParseResult {
+  const channel =
+    typeof event.channel === "string" ? event.channel : (event.channel?.id ?? event.channel_id);
   if (!channel) return { dropped: `${event.type} without a channel` };
   const name = typeof event.channel === "object" ? event.channel.name : undefined;
   const text =
     event.type === "channel_rename"
       ? `Slack channel renamed to #${name ?? "?"}`
       : `Slack ${event.type.replace(/_/g, " ")}${event.user ? ` by ${event.user}` : ""}`;
-  return systemEnvelope(callback, ctx, { chatType: chatTypeOf(channel, undefined), conversation: channel, user: event.user, text });
+  return systemEnvelope(callback, ctx, {
+    chatType: chatTypeOf(channel, undefined),
+    conversation: channel,
+    user: event.user,
+    text,
+  });
 }
 
 function systemEnvelope(
@@ -274,7 +361,13 @@ function systemEnvelope(
     senderId: sender,
     text: at.text,
     receivedAt: ctx.receivedAt,
-    route: { channel: "slack", accountId: ctx.account.accountId, to: at.conversation, threadId: at.threadTs, extra: { teamId: team, chatType: at.chatType } },
+    route: {
+      channel: "slack",
+      accountId: ctx.account.accountId,
+      to: at.conversation,
+      threadId: at.threadTs,
+      extra: { teamId: team, chatType: at.chatType },
+    },
   });
 }
 
@@ -283,10 +376,14 @@ function systemEnvelope(
  * `response_url` (route.extra.responseUrl), ephemeral unless `slashCommand.ephemeral` is false.
  * It runs in the sender's slash session `agent:<agentId>:<sessionPrefix>:<userId>` (envelope.sessionScope).
  */
-export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackParseContext): SlackParseResult {
+export function envelopeFromSlashCommand(
+  command: SlackSlashCommand,
+  ctx: SlackParseContext,
+): SlackParseResult {
   const slash = ctx.account.slashCommand;
   if (!slash.enabled) return { dropped: "slashCommand.enabled is false" };
-  if (command.command.toLowerCase() !== `/${slash.name.toLowerCase()}`) return { dropped: `unknown command ${command.command}` };
+  if (command.command.toLowerCase() !== `/${slash.name.toLowerCase()}`)
+    return { dropped: `unknown command ${command.command}` };
   const chatType = chatTypeOf(command.channel_id, undefined);
   const text = command.text.trim();
   return checkedEnvelope({
@@ -324,19 +421,30 @@ export function envelopeFromSlashCommand(command: SlackSlashCommand, ctx: SlackP
  * Block actions, shortcuts and modal submissions become `Slack interaction: …` system events in the
  * acting user's conversation. trigger_id and response_url never reach the agent.
  */
-export function envelopeFromInteraction(interaction: SlackInteraction, ctx: SlackParseContext): SlackParseResult {
-  if (interaction.type === "block_suggestion") return { dropped: "block_suggestion needs an options answer, not an agent turn" };
+export function envelopeFromInteraction(
+  interaction: SlackInteraction,
+  ctx: SlackParseContext,
+): SlackParseResult {
+  if (interaction.type === "block_suggestion")
+    return { dropped: "block_suggestion needs an options answer, not an agent turn" };
   const team = interaction.team?.id ?? interaction.user.team_id ?? "unknown";
   const channel = interaction.channel?.id ?? interaction.container?.channel_id;
   const chatType: ChatType = channel ? chatTypeOf(channel, undefined) : "direct";
-  const stamp = interaction.trigger_id ?? interaction.action_ts ?? `${interaction.view?.id ?? "view"}:${interaction.type}`;
+  const stamp =
+    interaction.trigger_id ??
+    interaction.action_ts ??
+    `${interaction.view?.id ?? "view"}:${interaction.type}`;
   const details: string[] = [];
-  if (interaction.callback_id ?? interaction.view?.callback_id) details.push(`callback_id=${interaction.callback_id ?? interaction.view?.callback_id}`);
+  if (interaction.callback_id ?? interaction.view?.callback_id)
+    details.push(`callback_id=${interaction.callback_id ?? interaction.view?.callback_id}`);
   for (const action of interaction.actions ?? []) {
     const value = action.selected_option?.value ?? action.value;
-    details.push(`action ${action.action_id ?? action.type ?? "?"}${value !== undefined ? `=${clip(value, 200)}` : ""}`);
+    details.push(
+      `action ${action.action_id ?? action.type ?? "?"}${value !== undefined ? `=${clip(value, 200)}` : ""}`,
+    );
   }
-  if (interaction.view?.state) details.push(`inputs=${clip(JSON.stringify(interaction.view.state.values), 2000)}`);
+  if (interaction.view?.state)
+    details.push(`inputs=${clip(JSON.stringify(interaction.view.state.values), 2000)}`);
   const threadTs = interaction.container?.thread_ts ?? interaction.message?.thread_ts;
   return checkedEnvelope({
     dedupKey: `slack:${team}:interaction:${stamp}`,
@@ -351,7 +459,13 @@ export function envelopeFromInteraction(interaction: SlackInteraction, ctx: Slac
     senderName: interaction.user.name ?? interaction.user.username,
     text: `Slack interaction: ${interaction.type}${details.length ? ` (${details.join("; ")})` : ""}`,
     receivedAt: ctx.receivedAt,
-    route: { channel: "slack", accountId: ctx.account.accountId, to: channel ?? interaction.user.id, threadId: threadTs, extra: { teamId: team, senderId: interaction.user.id, chatType } },
+    route: {
+      channel: "slack",
+      accountId: ctx.account.accountId,
+      to: channel ?? interaction.user.id,
+      threadId: threadTs,
+      extra: { teamId: team, senderId: interaction.user.id, chatType },
+    },
   });
 }
 
@@ -369,10 +483,18 @@ function mentionsUser(text: string, userId: string): boolean {
 /** `<@BOT> hello` → `hello`: the model should not see its own mention token as part of the request. */
 function stripBotMention(text: string, botUserId: string | undefined): string {
   if (!botUserId) return text;
-  return text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "").replace(/^\s+/, "").trimEnd() || text.trim();
+  return (
+    text
+      .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, "g"), "")
+      .replace(/^\s+/, "")
+      .trimEnd() || text.trim()
+  );
 }
 
-function attachmentsOf(event: SlackMessageEvent, account: SlackAccount): InboundEnvelopeInput["attachments"] {
+function attachmentsOf(
+  event: SlackMessageEvent,
+  account: SlackAccount,
+): InboundEnvelopeInput["attachments"] {
   if (!event.files?.length) return undefined;
   const maxBytes = account.mediaMaxMb * 1024 * 1024;
   // Metadata only: the bytes are fetched (with the bot token) by whoever needs them, never on the ack path.
@@ -380,6 +502,9 @@ function attachmentsOf(event: SlackMessageEvent, account: SlackAccount): Inbound
     name: `${file.name ?? file.title ?? "file"} (Slack file ${file.id}${file.size !== undefined && file.size > maxBytes ? `, over mediaMaxMb ${account.mediaMaxMb}` : ""})`,
     mimeType: file.mimetype,
     sizeBytes: file.size,
-    url: file.size !== undefined && file.size > maxBytes ? undefined : (file.url_private_download ?? file.url_private),
+    url:
+      file.size !== undefined && file.size > maxBytes
+        ? undefined
+        : (file.url_private_download ?? file.url_private),
   }));
 }

@@ -29,7 +29,10 @@ export const slackMessageEventSchema = z
     bot_id: z.string().optional(),
     /** The app that posted it (bot messages); with `bot_profile.app_id`, how our own posts are recognised. */
     app_id: z.string().optional(),
-    bot_profile: z.object({ id: z.string().optional(), app_id: z.string().optional() }).loose().optional(),
+    bot_profile: z
+      .object({ id: z.string().optional(), app_id: z.string().optional() })
+      .loose()
+      .optional(),
     text: z.string().default(""),
     ts: z.string().min(1),
     thread_ts: z.string().optional(),
@@ -37,12 +40,25 @@ export const slackMessageEventSchema = z
     team: z.string().optional(),
     files: z.array(slackFileSchema).max(100).optional(),
     message: z
-      .object({ user: z.string().optional(), text: z.string().optional(), ts: z.string().optional(), thread_ts: z.string().optional(), bot_id: z.string().optional(), app_id: z.string().optional() })
+      .object({
+        user: z.string().optional(),
+        text: z.string().optional(),
+        ts: z.string().optional(),
+        thread_ts: z.string().optional(),
+        bot_id: z.string().optional(),
+        app_id: z.string().optional(),
+      })
       .loose()
       .optional(),
-    previous_message: z.object({ user: z.string().optional(), text: z.string().optional() }).loose().optional(),
+    previous_message: z
+      .object({ user: z.string().optional(), text: z.string().optional() })
+      .loose()
+      .optional(),
     deleted_ts: z.string().optional(),
-    user_profile: z.object({ display_name: z.string().optional(), real_name: z.string().optional() }).loose().optional(),
+    user_profile: z
+      .object({ display_name: z.string().optional(), real_name: z.string().optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 export type SlackMessageEvent = z.infer<typeof slackMessageEventSchema>;
@@ -53,7 +69,9 @@ export const slackReactionEventSchema = z
     user: z.string(),
     reaction: z.string(),
     item_user: z.string().optional(),
-    item: z.object({ type: z.string(), channel: z.string().optional(), ts: z.string().optional() }).loose(),
+    item: z
+      .object({ type: z.string(), channel: z.string().optional(), ts: z.string().optional() })
+      .loose(),
     event_ts: z.string().optional(),
   })
   .loose();
@@ -62,9 +80,17 @@ export type SlackReactionEvent = z.infer<typeof slackReactionEventSchema>;
 /** Room events that become system events: membership, renames, pins. */
 export const slackRoomEventSchema = z
   .object({
-    type: z.enum(["member_joined_channel", "member_left_channel", "channel_rename", "pin_added", "pin_removed"]),
+    type: z.enum([
+      "member_joined_channel",
+      "member_left_channel",
+      "channel_rename",
+      "pin_added",
+      "pin_removed",
+    ]),
     user: z.string().optional(),
-    channel: z.union([z.string(), z.object({ id: z.string(), name: z.string().optional() }).loose()]).optional(),
+    channel: z
+      .union([z.string(), z.object({ id: z.string(), name: z.string().optional() }).loose()])
+      .optional(),
     channel_id: z.string().optional(),
     event_ts: z.string().optional(),
   })
@@ -100,9 +126,17 @@ export const slackEventCallbackSchema = z
   .loose();
 export type SlackEventCallback = z.infer<typeof slackEventCallbackSchema>;
 
-export const slackUrlVerificationSchema = z.object({ type: z.literal("url_verification"), challenge: z.string().min(1).max(512) }).loose();
+export const slackUrlVerificationSchema = z
+  .object({ type: z.literal("url_verification"), challenge: z.string().min(1).max(512) })
+  .loose();
 
-export const slackAppRateLimitedSchema = z.object({ type: z.literal("app_rate_limited"), team_id: z.string().optional(), minute_rate_limited: z.number().optional() }).loose();
+export const slackAppRateLimitedSchema = z
+  .object({
+    type: z.literal("app_rate_limited"),
+    team_id: z.string().optional(),
+    minute_rate_limited: z.number().optional(),
+  })
+  .loose();
 
 export const slackSlashCommandSchema = z.object({
   command: z.string().regex(/^\/\S+$/),
@@ -118,15 +152,44 @@ export type SlackSlashCommand = z.infer<typeof slackSlashCommandSchema>;
 
 export const slackInteractionSchema = z
   .object({
-    type: z.enum(["block_actions", "block_suggestion", "shortcut", "message_action", "view_submission", "view_closed", "interactive_message"]),
+    type: z.enum([
+      "block_actions",
+      "block_suggestion",
+      "shortcut",
+      "message_action",
+      "view_submission",
+      "view_closed",
+      "interactive_message",
+    ]),
     team: z.object({ id: z.string() }).loose().nullish(),
-    user: z.object({ id: z.string(), name: z.string().optional(), username: z.string().optional(), team_id: z.string().optional() }).loose(),
+    user: z
+      .object({
+        id: z.string(),
+        name: z.string().optional(),
+        username: z.string().optional(),
+        team_id: z.string().optional(),
+      })
+      .loose(),
     channel: z.object({ id: z.string(), name: z.string().optional() }).loose().nullish(),
-    container: z.object({ message_ts: z.string().optional(), thread_ts: z.string().optional(), channel_id: z.string().optional() }).loose().optional(),
+    container: z
+      .object({
+        message_ts: z.string().optional(),
+        thread_ts: z.string().optional(),
+        channel_id: z.string().optional(),
+      })
+      .loose()
+      .optional(),
     trigger_id: z.string().optional(),
     action_ts: z.string().optional(),
     callback_id: z.string().optional(),
-    message: z.object({ ts: z.string().optional(), text: z.string().optional(), thread_ts: z.string().optional() }).loose().optional(),
+    message: z
+      .object({
+        ts: z.string().optional(),
+        text: z.string().optional(),
+        thread_ts: z.string().optional(),
+      })
+      .loose()
+      .optional(),
     actions: z
       .array(
         z
@@ -136,7 +199,13 @@ export const slackInteractionSchema = z
             type: z.string().optional(),
             value: z.string().optional(),
             text: z.object({ text: z.string() }).loose().optional(),
-            selected_option: z.object({ value: z.string(), text: z.object({ text: z.string() }).loose().optional() }).loose().optional(),
+            selected_option: z
+              .object({
+                value: z.string(),
+                text: z.object({ text: z.string() }).loose().optional(),
+              })
+              .loose()
+              .optional(),
           })
           .loose(),
       )
@@ -146,7 +215,10 @@ export const slackInteractionSchema = z
       .object({
         id: z.string(),
         callback_id: z.string().optional(),
-        state: z.object({ values: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose().optional(),
+        state: z
+          .object({ values: z.record(z.string(), z.record(z.string(), z.unknown())) })
+          .loose()
+          .optional(),
       })
       .loose()
       .optional(),

@@ -66,13 +66,21 @@ export async function adoptPendingPreview(args: {
   if (next.streamPendingAt) {
     const identity = await slackBotIdentity(args.botToken, account.apiBaseUrl);
     const ours = (message: { user?: string; botId?: string }) =>
-      Boolean((identity.botId && message.botId === identity.botId) || (identity.userId && message.user === identity.userId));
-    if (!identity.botId && !identity.userId) throw new Error("bot identity unknown; cannot look for an unrecorded stream");
+      Boolean(
+        (identity.botId && message.botId === identity.botId) ||
+          (identity.userId && message.user === identity.userId),
+      );
+    if (!identity.botId && !identity.userId)
+      throw new Error("bot identity unknown; cannot look for an unrecorded stream");
     const found = replyThread
       ? await findTaggedMessages(
           client,
           { channel: route.to, threadTs: replyThread, sinceMs: Number(next.streamPendingAt) },
-          (message) => message.ts !== replyThread && ours(message) && message.eventType !== REPLY_EVENT_TYPE && message.eventType !== PREVIEW_EVENT_TYPE,
+          (message) =>
+            message.ts !== replyThread &&
+            ours(message) &&
+            message.eventType !== REPLY_EVENT_TYPE &&
+            message.eventType !== PREVIEW_EVENT_TYPE,
         )
       : [];
     for (const message of found) {
@@ -92,10 +100,13 @@ export async function adoptPendingPreview(args: {
 /** Removes the run's preview and stops and removes its native stream (each best effort, already-gone is fine). */
 export async function removePreview(client: WebClient, state: ProgressState): Promise<void> {
   if (state.streamTs && state.streamChannel) {
-    await client.chat.stopStream({ channel: state.streamChannel, ts: state.streamTs }).catch(() => undefined);
+    await client.chat
+      .stopStream({ channel: state.streamChannel, ts: state.streamTs })
+      .catch(() => undefined);
     await deleteMessage(client, state.streamChannel, state.streamTs);
   }
-  if (state.previewTs && state.previewChannel) await deleteMessage(client, state.previewChannel, state.previewTs);
+  if (state.previewTs && state.previewChannel)
+    await deleteMessage(client, state.previewChannel, state.previewTs);
 }
 
 async function deleteMessage(client: WebClient, channel: string, ts: string): Promise<void> {

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { postTracked, streamPreview, trackedKeys, type PostOutcome, type PreviewPlatform } from "../preview-stream.ts";
+import {
+  postTracked,
+  streamPreview,
+  trackedKeys,
+  type PostOutcome,
+  type PreviewPlatform,
+} from "../preview-stream.ts";
 import { sendResultFromError, slackClient } from "./client.ts";
 import { adoptPendingPreview, hasPendingPreview, previewMetadata } from "./preview.ts";
 import { markdownToMrkdwn } from "./format.ts";
@@ -25,7 +31,9 @@ import { routeChatType, slackTarget, threadTsFor } from "./route.ts";
 const messagesView = z
   .object({
     ackReaction: z.string().optional(),
-    ackReactionScope: z.enum(["group-mentions", "group-all", "direct", "all", "off", "none"]).default("group-mentions"),
+    ackReactionScope: z
+      .enum(["group-mentions", "group-all", "direct", "all", "off", "none"])
+      .default("group-mentions"),
   })
   .loose();
 
@@ -34,7 +42,12 @@ const PREVIEW_KEYS = trackedKeys("preview", "previewTs");
 /** A native stream is posted once like a preview (then appended to, not edited): its own id and mark. */
 const STREAM_KEYS = trackedKeys("stream", "streamTs", "streamStartedAt");
 
-export async function slackProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function slackProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   if (route.extra?.responseUrl) return state; // slash commands: nothing to react to or stream into
   const target = slackTarget(route, ctx);
   if (!target?.botToken) return state;
@@ -58,7 +71,15 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
       const messages = messagesView.parse(ctx.config.messages ?? {});
       const emoji = account.ackReaction ?? messages.ackReaction ?? "eyes";
       if (emoji && route.replyToMessageId && ackInScope(messages.ackReactionScope, route)) {
-        if (await attempt("ack reaction", () => client.reactions.add({ channel: route.to, timestamp: route.replyToMessageId!, name: emoji }))) {
+        if (
+          await attempt("ack reaction", () =>
+            client.reactions.add({
+              channel: route.to,
+              timestamp: route.replyToMessageId!,
+              name: emoji,
+            }),
+          )
+        ) {
           next.ackReaction = emoji;
         }
       }
@@ -67,16 +88,33 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
     case "run-started": {
       if (account.typingReaction && route.replyToMessageId) {
         const name = account.typingReaction;
-        if (await attempt("typing reaction", () => client.reactions.add({ channel: route.to, timestamp: route.replyToMessageId!, name }))) {
+        if (
+          await attempt("typing reaction", () =>
+            client.reactions.add({ channel: route.to, timestamp: route.replyToMessageId!, name }),
+          )
+        ) {
           next.typingReaction = name;
         }
       }
-      if (replyThread && (await attempt("thread status", () => client.assistant.threads.setStatus({ channel_id: route.to, thread_ts: replyThread, status: "is thinking…" })))) {
+      if (
+        replyThread &&
+        (await attempt("thread status", () =>
+          client.assistant.threads.setStatus({
+            channel_id: route.to,
+            thread_ts: replyThread,
+            status: "is thinking…",
+          }),
+        ))
+      ) {
         next.statusThread = replyThread;
       }
       if (mode === "progress") {
         await attempt("status message", async () => {
-          const posted = await client.chat.postMessage({ channel: route.to, text: "_Working…_", ...(replyThread ? { thread_ts: replyThread } : {}) });
+          const posted = await client.chat.postMessage({
+            channel: route.to,
+            text: "_Working…_",
+            ...(replyThread ? { thread_ts: replyThread } : {}),
+          });
           if (posted.ts) next.statusTs = posted.ts;
         });
       }
@@ -89,17 +127,40 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
       if (hasPendingPreview(next)) {
         // A preview was posted but its ts never recorded (crash, lost answer): find it before posting another.
         try {
-          Object.assign(next, await adoptPendingPreview({ client, route, account, botToken: target.botToken, state: next, runId: ctx.runId }));
+          Object.assign(
+            next,
+            await adoptPendingPreview({
+              client,
+              route,
+              account,
+              botToken: target.botToken,
+              state: next,
+              runId: ctx.runId,
+            }),
+          );
           ctx.checkpoint?.(next);
         } catch (error) {
-          console.warn("slack preview lookup failed", error instanceof Error ? error.message : error);
+          console.warn(
+            "slack preview lookup failed",
+            error instanceof Error ? error.message : error,
+          );
           return next;
         }
       }
-      const native = account.streaming.nativeTransport && mode === "partial" && replyThread !== undefined;
+      const native =
+        account.streaming.nativeTransport && mode === "partial" && replyThread !== undefined;
       if (native) {
         if (next.streamTs) {
-          if (!(await attempt("appendStream", () => client.chat.appendStream({ channel: next.streamChannel!, ts: next.streamTs!, markdown_text: event.text })))) next.previewBroken = "1";
+          if (
+            !(await attempt("appendStream", () =>
+              client.chat.appendStream({
+                channel: next.streamChannel!,
+                ts: next.streamTs!,
+                markdown_text: event.text,
+              }),
+            ))
+          )
+            next.previewBroken = "1";
           return next;
         }
         // Recorded before the start, so a crash before its ts is stored leaves a trace (see preview.ts).
@@ -113,7 +174,9 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
                 ? { recipient_user_id: route.extra.senderId, recipient_team_id: route.extra.teamId }
                 : {}),
             });
-            return started.ts ? { ok: true, id: started.ts, extra: { streamChannel: started.channel ?? route.to } } : { ok: false, landed: "maybe" };
+            return started.ts
+              ? { ok: true, id: started.ts, extra: { streamChannel: started.channel ?? route.to } }
+              : { ok: false, landed: "maybe" };
           } catch (error) {
             return failedPost(error, "startStream");
           }
@@ -132,39 +195,73 @@ export async function slackProgress(route: ReplyRoute, event: ProgressEvent, sta
               ...(ctx.runId ? { metadata: previewMetadata(ctx.runId) } : {}),
             });
             // Posted but no ts to edit: it may stand there; the mark stays so the final send finds it.
-            return posted.ts ? { ok: true, id: posted.ts, extra: { previewChannel: posted.channel ?? route.to } } : { ok: false, landed: "maybe" };
+            return posted.ts
+              ? { ok: true, id: posted.ts, extra: { previewChannel: posted.channel ?? route.to } }
+              : { ok: false, landed: "maybe" };
           } catch (error) {
             return failedPost(error, "preview post");
           }
         },
-        edit: (ts, text) => attempt("preview edit", () => client.chat.update({ channel: next.previewChannel!, ts, text })),
+        edit: (ts, text) =>
+          attempt("preview edit", () =>
+            client.chat.update({ channel: next.previewChannel!, ts, text }),
+          ),
       };
       // Slack's preview is not cut: an over-long answer is split by the final send, whose first chunk replaces it.
-      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: Number.POSITIVE_INFINITY, overflow: "cut" as const, block: mode === "block" };
+      const limits = {
+        editIntervalMs: PREVIEW_EDIT_INTERVAL_MS,
+        maxChars: Number.POSITIVE_INFINITY,
+        overflow: "cut" as const,
+        block: mode === "block",
+      };
       return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx);
     }
     case "tool": {
-      if (mode === "progress" && next.statusTs && event.phase === "start" && account.streaming.progress.toolProgress) {
-        const steps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`.split("\n").slice(-10).join("\n");
+      if (
+        mode === "progress" &&
+        next.statusTs &&
+        event.phase === "start" &&
+        account.streaming.progress.toolProgress
+      ) {
+        const steps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`
+          .split("\n")
+          .slice(-10)
+          .join("\n");
         next.statusSteps = steps;
-        await attempt("status edit", () => client.chat.update({ channel: route.to, ts: next.statusTs!, text: `_Working…_\n${steps}` }));
+        await attempt("status edit", () =>
+          client.chat.update({
+            channel: route.to,
+            ts: next.statusTs!,
+            text: `_Working…_\n${steps}`,
+          }),
+        );
       }
       return next;
     }
     case "run-finished": {
       if (next.typingReaction && route.replyToMessageId) {
         const name = next.typingReaction;
-        await attempt("typing reaction removal", () => client.reactions.remove({ channel: route.to, timestamp: route.replyToMessageId!, name }));
+        await attempt("typing reaction removal", () =>
+          client.reactions.remove({ channel: route.to, timestamp: route.replyToMessageId!, name }),
+        );
         delete next.typingReaction;
       }
       if (next.statusThread) {
         const thread = next.statusThread;
-        await attempt("thread status clear", () => client.assistant.threads.setStatus({ channel_id: route.to, thread_ts: thread, status: "" }));
+        await attempt("thread status clear", () =>
+          client.assistant.threads.setStatus({
+            channel_id: route.to,
+            thread_ts: thread,
+            status: "",
+          }),
+        );
         delete next.statusThread;
       }
       if (next.statusTs) {
         const steps = next.statusSteps ? `\n${next.statusSteps}` : "";
-        await attempt("status done", () => client.chat.update({ channel: route.to, ts: next.statusTs!, text: `_Done._${steps}` }));
+        await attempt("status done", () =>
+          client.chat.update({ channel: route.to, ts: next.statusTs!, text: `_Done._${steps}` }),
+        );
       }
       return next;
     }
@@ -182,7 +279,10 @@ function failedPost(error: unknown, what: string): PostOutcome {
 }
 
 /** `messages.ackReactionScope`: group-mentions (default) reacts in groups only when the bot was mentioned. */
-function ackInScope(scope: z.infer<typeof messagesView>["ackReactionScope"], route: ReplyRoute): boolean {
+function ackInScope(
+  scope: z.infer<typeof messagesView>["ackReactionScope"],
+  route: ReplyRoute,
+): boolean {
   const direct = routeChatType(route) === "direct";
   switch (scope) {
     case "all":

@@ -1,6 +1,12 @@
 import type { OutboundMessage, SendContext } from "../adapter.ts";
 import type { ChatType, ReplyRoute } from "../envelope.ts";
-import { replyToModeFor, slackAccount, slackConfig, slackSecrets, type SlackAccount } from "./config.ts";
+import {
+  replyToModeFor,
+  slackAccount,
+  slackConfig,
+  slackSecrets,
+  type SlackAccount,
+} from "./config.ts";
 import { chatTypeOf } from "./parse.ts";
 
 /** The account a reply route belongs to, with its resolved bot token. */
@@ -18,7 +24,9 @@ export function slackTarget(route: ReplyRoute, ctx: SendContext): SlackSendTarge
 
 export function routeChatType(route: ReplyRoute): ChatType {
   const stated = route.extra?.chatType;
-  return stated === "direct" || stated === "group" || stated === "channel" ? stated : chatTypeOf(route.to, undefined);
+  return stated === "direct" || stated === "group" || stated === "channel"
+    ? stated
+    : chatTypeOf(route.to, undefined);
 }
 
 /**
@@ -27,7 +35,11 @@ export function routeChatType(route: ReplyRoute): ChatType {
  * off = never, first = the first chunk only, all = every chunk, batched = only when the SessionDO
  * marks the run as a debounced batch (`route.extra.batched = "true"`).
  */
-export function threadTsFor(route: ReplyRoute, account: SlackAccount, chunkIndex: number): string | undefined {
+export function threadTsFor(
+  route: ReplyRoute,
+  account: SlackAccount,
+  chunkIndex: number,
+): string | undefined {
   if (route.threadId) return route.threadId;
   if (!route.replyToMessageId) return undefined;
   switch (replyToModeFor(account, routeChatType(route), route.to)) {

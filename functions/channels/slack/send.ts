@@ -18,23 +18,43 @@ import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./rou
  *   metadata first and adopted (preview.ts); a `retract` message removes the preview, posts nothing.
  * - Every post carries `metadata.event_payload.outbox_id`, which `reconcileSlackMessage` looks for.
  */
-export async function sendSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendSlackMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<SendResult> {
   const { route } = message;
   const text = markdownToMrkdwn(message.text);
-  if (route.extra?.responseUrl) return postToResponseUrl(route.extra.responseUrl, route.extra.responseType, text, ctx.signal);
+  if (route.extra?.responseUrl)
+    return postToResponseUrl(route.extra.responseUrl, route.extra.responseType, text, ctx.signal);
 
   const target = slackTarget(route, ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.slack is not configured" };
-  if (!target.botToken) return { ok: false, retryable: false, error: `no Slack bot token for account ${route.accountId}` };
+  if (!target.botToken)
+    return {
+      ok: false,
+      retryable: false,
+      error: `no Slack bot token for account ${route.accountId}`,
+    };
   const client = slackClient(target.botToken, target.account.apiBaseUrl);
   let state = message.progressState ?? {};
   if ((message.chunkIndex === 0 || message.retract) && hasPendingPreview(state)) {
     // A preview posted just before a crash (or whose answer was lost) is found first, so the final
     // text replaces it instead of appearing beside it. Cannot ask Slack now: try again later.
     try {
-      state = await adoptPendingPreview({ client, route, account: target.account, botToken: target.botToken, state, runId: message.runId });
+      state = await adoptPendingPreview({
+        client,
+        route,
+        account: target.account,
+        botToken: target.botToken,
+        state,
+        runId: message.runId,
+      });
     } catch (error) {
-      return { ok: false, retryable: true, error: `preview lookup failed: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        retryable: true,
+        error: `preview lookup failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
   if (message.retract) {
@@ -48,7 +68,9 @@ export async function sendSlackMessage(message: OutboundMessage, ctx: SendContex
 
   if (message.chunkIndex === 0 && state.streamTs && state.streamChannel) {
     // Close the native stream first; its streamed text is then replaced by the final chunk.
-    await client.chat.stopStream({ channel: state.streamChannel, ts: state.streamTs }).catch(() => undefined);
+    await client.chat
+      .stopStream({ channel: state.streamChannel, ts: state.streamTs })
+      .catch(() => undefined);
   }
   const previewChannel = state.streamChannel ?? state.previewChannel ?? route.to;
   return commitPreview({
@@ -71,7 +93,9 @@ export async function sendSlackMessage(message: OutboundMessage, ctx: SendContex
           mrkdwn: true,
           ...(threadTs ? { thread_ts: threadTs } : {}),
           unfurl_links: target.account.unfurlLinks,
-          ...(target.account.unfurlMedia !== undefined ? { unfurl_media: target.account.unfurlMedia } : {}),
+          ...(target.account.unfurlMedia !== undefined
+            ? { unfurl_media: target.account.unfurlMedia }
+            : {}),
           metadata: replyMetadata(message),
         });
         return { ok: true, platformMessageId: result.ts };
@@ -90,9 +114,17 @@ export async function sendSlackMessage(message: OutboundMessage, ctx: SendContex
  * (Slack unreachable): the outbox then asks again later instead of re-sending. A `response_url`
  * reply leaves no trace to look for and Slack does not drop repeats, so it is "untraceable".
  */
-export async function reconcileSlackMessage(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+export async function reconcileSlackMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<ReconcileResult> {
   const { route } = message;
-  if (route.extra?.responseUrl) return { outcome: "untraceable", reason: "a slash-command response_url reply cannot be looked up", idempotent: false };
+  if (route.extra?.responseUrl)
+    return {
+      outcome: "untraceable",
+      reason: "a slash-command response_url reply cannot be looked up",
+      idempotent: false,
+    };
   const target = slackTarget(route, ctx);
   if (!target?.botToken) throw new Error("Slack is not configured for this route");
   const client = slackClient(target.botToken, target.account.apiBaseUrl);
@@ -108,25 +140,47 @@ export async function reconcileSlackMessage(message: OutboundMessage, ctx: SendC
 }
 
 /** `response_url` takes up to five replies within 30 minutes; each is a plain JSON POST, no token. */
-async function postToResponseUrl(url: string, responseType: string | undefined, text: string, signal?: AbortSignal): Promise<SendResult> {
+async function postToResponseUrl(
+  url: string,
+  responseType: string | undefined,
+  text: string,
+  signal?: AbortSignal,
+): Promise<SendResult> {
   let response: Response;
   try {
     response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ response_type: responseType === "in_channel" ? "in_channel" : "ephemeral", replace_original: false, text }),
+      body: JSON.stringify({
+        response_type: responseType === "in_channel" ? "in_channel" : "ephemeral",
+        replace_original: false,
+        text,
+      }),
       redirect: "manual",
       signal,
     });
   } catch (error) {
-    return { ok: false, outcomeUnknown: true, error: `response_url: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      outcomeUnknown: true,
+      error: `response_url: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   await response.body?.cancel();
   if (response.ok) return { ok: true };
   if (response.status === 429) {
     const seconds = Number(response.headers.get("retry-after") ?? "1");
-    return { ok: false, retryable: true, retryAfterMs: (Number.isFinite(seconds) ? seconds : 1) * 1000, error: "response_url rate limited" };
+    return {
+      ok: false,
+      retryable: true,
+      retryAfterMs: (Number.isFinite(seconds) ? seconds : 1) * 1000,
+      error: "response_url rate limited",
+    };
   }
   // 404 = the URL expired (30 min) or was used up: nothing to retry.
-  return { ok: false, retryable: response.status >= 500, error: `response_url http ${response.status}` };
+  return {
+    ok: false,
+    retryable: response.status >= 500,
+    error: `response_url http ${response.status}`,
+  };
 }

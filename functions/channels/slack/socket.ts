@@ -4,7 +4,11 @@ import { secretEnvName } from "../../config/secret-ref.ts";
 import { accountLabel } from "../accounts.ts";
 import { slackConfig, slackSocketAccounts, type SlackAccount } from "./config.ts";
 import { parsedSlackRequest } from "./ingress.ts";
-import { classifySlackEventsBody, classifySlackInteraction, classifySlackSlashCommand } from "./parse.ts";
+import {
+  classifySlackEventsBody,
+  classifySlackInteraction,
+  classifySlackSlashCommand,
+} from "./parse.ts";
 import { parsePayload } from "../parse-json-body.ts";
 
 /**
@@ -31,8 +35,13 @@ export const slackSocket: SocketPieces<SlackAccount> = {
     const socketAccounts = slackSocketAccounts(slack);
     return socketAccounts.map((account): SocketAccount<SlackAccount> => {
       // SLACK_APP_TOKEN is the default account's fallback only (channels/slack, "Token model").
-      const appTokenEnv = secretEnvName(account.appToken) ?? (account.appToken === undefined && account.isDefault ? "SLACK_APP_TOKEN" : undefined);
-      if (!appTokenEnv) console.error(`channels.slack (account ${account.accountId}): Socket Mode needs appToken as a SecretRef or "\${VAR}" (the companion reads it from its own environment)`);
+      const appTokenEnv =
+        secretEnvName(account.appToken) ??
+        (account.appToken === undefined && account.isDefault ? "SLACK_APP_TOKEN" : undefined);
+      if (!appTokenEnv)
+        console.error(
+          `channels.slack (account ${account.accountId}): Socket Mode needs appToken as a SecretRef or "\${VAR}" (the companion reads it from its own environment)`,
+        );
       return {
         accountId: account.accountId,
         label: accountLabel("Slack", account.accountId, socketAccounts.length),
@@ -52,14 +61,33 @@ export const slackSocket: SocketPieces<SlackAccount> = {
     const account = socketAccount.account;
     switch (type) {
       case "events_api":
-        return parsedSlackRequest(classifySlackEventsBody(payload), account, event.receivedAt, "socket");
+        return parsedSlackRequest(
+          classifySlackEventsBody(payload),
+          account,
+          event.receivedAt,
+          "socket",
+        );
       case "interactive":
-        return parsedSlackRequest(classifySlackInteraction(payload), account, event.receivedAt, "socket");
+        return parsedSlackRequest(
+          classifySlackInteraction(payload),
+          account,
+          event.receivedAt,
+          "socket",
+        );
       case "slash_commands":
-        return parsedSlackRequest(classifySlackSlashCommand(payload), account, event.receivedAt, "socket");
+        return parsedSlackRequest(
+          classifySlackSlashCommand(payload),
+          account,
+          event.receivedAt,
+          "socket",
+        );
       default:
         // hello / disconnect are the connection's own business and never forwarded; anything newer is not ours yet.
-        return { kind: "envelopes", envelopes: [], dropped: [`Socket Mode envelope type ${JSON.stringify(type).slice(0, 40)}`] };
+        return {
+          kind: "envelopes",
+          envelopes: [],
+          dropped: [`Socket Mode envelope type ${JSON.stringify(type).slice(0, 40)}`],
+        };
     }
   },
 };

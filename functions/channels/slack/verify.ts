@@ -61,7 +61,9 @@ export async function signSlackRequest(
 
 /** workerd's `crypto.subtle.timingSafeEqual`; Node (the simulator, scripts) has none, so a constant-time loop there. */
 function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean;
+  };
   if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
   let diff = 0;
   for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;

@@ -12,7 +12,9 @@ export interface TwilioCredentials {
   apiBaseUrl: string;
 }
 
-export function basicAuth(credentials: Pick<TwilioCredentials, "accountSid" | "authToken">): string {
+export function basicAuth(
+  credentials: Pick<TwilioCredentials, "accountSid" | "authToken">,
+): string {
   const bytes = new TextEncoder().encode(`${credentials.accountSid}:${credentials.authToken}`);
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -21,7 +23,10 @@ export function basicAuth(credentials: Pick<TwilioCredentials, "accountSid" | "a
 
 /** `/2010-04-01/Accounts/{Sid}/Messages.json` under the configured base URL. */
 export function messagesUrl(credentials: TwilioCredentials): URL {
-  return apiUrl(credentials, `/2010-04-01/Accounts/${encodeURIComponent(credentials.accountSid)}/Messages.json`);
+  return apiUrl(
+    credentials,
+    `/2010-04-01/Accounts/${encodeURIComponent(credentials.accountSid)}/Messages.json`,
+  );
 }
 
 /** A path Twilio returned (`next_page_uri`) or built here, always on the configured API origin. */
@@ -36,7 +41,11 @@ async function errorText(response: Response): Promise<string> {
   const text = await response.text().catch(() => "");
   try {
     const parsed = JSON.parse(text) as { code?: unknown; message?: unknown };
-    if (typeof parsed.code === "number" || typeof parsed.message === "string") return `twilio ${response.status} (${String(parsed.code ?? "?")}): ${String(parsed.message ?? "")}`.slice(0, 300);
+    if (typeof parsed.code === "number" || typeof parsed.message === "string")
+      return `twilio ${response.status} (${String(parsed.code ?? "?")}): ${String(parsed.message ?? "")}`.slice(
+        0,
+        300,
+      );
   } catch {
     // not JSON: a proxy's page
   }
@@ -57,8 +66,14 @@ export async function sendResultFromResponse(response: Response): Promise<SendRe
   const error = await errorText(response);
   if (response.status === 429) {
     const seconds = Number(response.headers.get("retry-after"));
-    return { ok: false, retryable: true, ...(Number.isFinite(seconds) && seconds > 0 ? { retryAfterMs: seconds * 1000 } : {}), error };
+    return {
+      ok: false,
+      retryable: true,
+      ...(Number.isFinite(seconds) && seconds > 0 ? { retryAfterMs: seconds * 1000 } : {}),
+      error,
+    };
   }
-  if (response.status === 502 || response.status === 504) return { ok: false, outcomeUnknown: true, error };
+  if (response.status === 502 || response.status === 504)
+    return { ok: false, outcomeUnknown: true, error };
   return { ok: false, retryable: response.status >= 500, error };
 }

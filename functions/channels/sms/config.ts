@@ -1,8 +1,20 @@
 import { z } from "zod";
-import { allowListSchema, channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
+import {
+  allowListSchema,
+  channelAccessSchema,
+  channelAccountAccessSchema,
+} from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, defaultAccountId, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  defaultAccountId,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.sms` with OpenClaw's key names and defaults (channels/sms): Twilio credentials, the
@@ -32,14 +44,19 @@ function normalizeSmsAllowEntry(entry: string): string {
   const trimmed = entry.trim();
   const prefixed = /^(?:twilio-sms|sms):(.*)$/i.exec(trimmed);
   const rest = prefixed ? prefixed[1]!.trim() : trimmed;
-  const phone = /^\+?[\d\s().-]+$/.test(rest) && /\d/.test(rest) ? rest.replace(/[\s().-]/g, "") : rest;
+  const phone =
+    /^\+?[\d\s().-]+$/.test(rest) && /\d/.test(rest) ? rest.replace(/[\s().-]/g, "") : rest;
   return prefixed ? `sms:${phone}` : phone;
 }
-const smsAllowListSchema = allowListSchema.transform((entries) => entries.map(normalizeSmsAllowEntry));
+const smsAllowListSchema = allowListSchema.transform((entries) =>
+  entries.map(normalizeSmsAllowEntry),
+);
 
 const publicUrlSchema = z
   .url({ protocol: /^https?$/ })
-  .refine((value) => !/^[a-z]+:\/\/[^/?#]*@/i.test(value), { message: "must not contain user:password@ (Twilio signs the URL without it)" });
+  .refine((value) => !/^[a-z]+:\/\/[^/?#]*@/i.test(value), {
+    message: "must not contain user:password@ (Twilio signs the URL without it)",
+  });
 
 /** Keys an account may set; every one is optional (unset = the root's value). */
 const smsAccountFields = {
@@ -49,7 +66,10 @@ const smsAccountFields = {
   fromNumber: secretInputSchema.optional(),
   messagingServiceSid: secretInputSchema.optional(),
   defaultTo: z.string().optional(),
-  webhookPath: z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" }).optional(),
+  webhookPath: z
+    .string()
+    .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" })
+    .optional(),
   /**
    * The URL exactly as entered in the Twilio console (scheme, host, port, path, query). Twilio signs
    * that string; behind a proxy or a custom route it differs from the URL the Worker sees, so it
@@ -90,15 +110,24 @@ export function smsAccount(sms: SmsChannelConfig, accountId: string): SmsAccount
 }
 
 /** Enabled accounts by `webhookPath`; a second account on a path already taken is not served (`onClash`). */
-export function smsWebhookAccounts(sms: SmsChannelConfig, onClash?: ClashHandler): Map<string, SmsAccount> {
-  return webhookAccounts(sms, (accountId) => smsAccount(sms, accountId), (account) => account.webhookPath, onClash);
+export function smsWebhookAccounts(
+  sms: SmsChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, SmsAccount> {
+  return webhookAccounts(
+    sms,
+    (accountId) => smsAccount(sms, accountId),
+    (account) => account.webhookPath,
+    onClash,
+  );
 }
 
 /** The account a reply route names, if `channels.sms` has it. */
 export function smsAccountFor(config: EdgeclawConfig, accountId: string): SmsAccount | undefined {
   const sms = smsConfig(config);
   if (!sms) return undefined;
-  if (sms.accounts && !(accountId in sms.accounts) && accountId !== defaultAccountId(sms)) return undefined;
+  if (sms.accounts && !(accountId in sms.accounts) && accountId !== defaultAccountId(sms))
+    return undefined;
   return smsAccount(sms, accountId);
 }
 
@@ -117,11 +146,15 @@ export function smsSecrets(account: SmsAccount, env: SecretEnv): SmsSecrets {
   return {
     accountSid: resolveSecret(account.accountSid, env) ?? fallback("TWILIO_ACCOUNT_SID"),
     authToken: resolveSecret(account.authToken, env) ?? fallback("TWILIO_AUTH_TOKEN"),
-    fromNumber: resolveSecret(account.fromNumber, env) ?? fallback("TWILIO_PHONE_NUMBER", "TWILIO_SMS_FROM"),
-    messagingServiceSid: resolveSecret(account.messagingServiceSid, env) ?? fallback("TWILIO_MESSAGING_SERVICE_SID"),
-    publicWebhookUrl: account.publicWebhookUrl ?? validPublicUrl(fallback("SMS_PUBLIC_WEBHOOK_URL")),
+    fromNumber:
+      resolveSecret(account.fromNumber, env) ?? fallback("TWILIO_PHONE_NUMBER", "TWILIO_SMS_FROM"),
+    messagingServiceSid:
+      resolveSecret(account.messagingServiceSid, env) ?? fallback("TWILIO_MESSAGING_SERVICE_SID"),
+    publicWebhookUrl:
+      account.publicWebhookUrl ?? validPublicUrl(fallback("SMS_PUBLIC_WEBHOOK_URL")),
     signatureValidationDisabled:
-      account.dangerouslyDisableSignatureValidation || fallback("SMS_DANGEROUSLY_DISABLE_SIGNATURE_VALIDATION") === "true",
+      account.dangerouslyDisableSignatureValidation ||
+      fallback("SMS_DANGEROUSLY_DISABLE_SIGNATURE_VALIDATION") === "true",
   };
 }
 

@@ -17,7 +17,10 @@ export function markdownToSms(markdown: string): string {
     }
     out.push(inFence ? line : convertLine(line));
   }
-  const text = out.join("\n").replace(/\n{3,}/g, "\n\n").trim();
+  const text = out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
   return text.length > TWILIO_MAX_BODY_CHARS ? text.slice(0, TWILIO_MAX_BODY_CHARS) : text;
 }
 

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
-import { attachmentText, attachmentUrl, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import {
+  attachmentText,
+  attachmentUrl,
+  mediaMaxMbLimit,
+  type FetchedAttachment,
+} from "../attachment-download.ts";
 import { basicAuth } from "./client.ts";
 import { smsTarget } from "./send.ts";
 
@@ -18,14 +23,19 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * streamed: a declared size over `mediaMaxMb` is refused before it is read, and at most what the
  * model will see is kept.
  */
-export async function fetchSmsMedia(attachment: InboundAttachment, route: ReplyRoute, ctx: SendContext): Promise<FetchedAttachment> {
+export async function fetchSmsMedia(
+  attachment: InboundAttachment,
+  route: ReplyRoute,
+  ctx: SendContext,
+): Promise<FetchedAttachment> {
   const target = smsTarget(route.accountId, ctx);
   if ("error" in target) return { skipped: target.error };
   const link = attachmentUrl(attachment, "media URL");
   if ("skipped" in link) return link;
   let url = link;
   const apiOrigin = new URL(target.credentials.apiBaseUrl).origin;
-  if (url.origin !== apiOrigin && url.origin !== TWILIO_API_ORIGIN) return { skipped: `refusing to send Twilio credentials to ${url.host}` };
+  if (url.origin !== apiOrigin && url.origin !== TWILIO_API_ORIGIN)
+    return { skipped: `refusing to send Twilio credentials to ${url.host}` };
 
   let response: Response | undefined;
   for (let hop = 0; ; hop++) {
@@ -38,13 +48,15 @@ export async function fetchSmsMedia(attachment: InboundAttachment, route: ReplyR
     await response.body?.cancel().catch(() => undefined);
     const location = response.headers.get("location");
     if (!location) return { skipped: `Twilio answered HTTP ${response.status} without a Location` };
-    if (hop >= MAX_MEDIA_REDIRECTS) return { skipped: `more than ${MAX_MEDIA_REDIRECTS} redirects` };
+    if (hop >= MAX_MEDIA_REDIRECTS)
+      return { skipped: `more than ${MAX_MEDIA_REDIRECTS} redirects` };
     try {
       url = new URL(location, url);
     } catch {
       return { skipped: "malformed redirect" };
     }
-    if (url.protocol !== "https:" && url.origin !== apiOrigin) return { skipped: `refusing to follow a redirect to ${url.protocol}//${url.host}` };
+    if (url.protocol !== "https:" && url.origin !== apiOrigin)
+      return { skipped: `refusing to follow a redirect to ${url.protocol}//${url.host}` };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);

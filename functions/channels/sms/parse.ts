@@ -18,8 +18,12 @@ export function formParams(raw: Uint8Array): TwilioParams {
 }
 
 /** Strict reading for parse: a form body in UTF-8, or why not. */
-export function readForm(raw: Uint8Array, contentType: string | null): { ok: true; params: TwilioParams } | { ok: false; reason: string } {
-  if (!/^application\/x-www-form-urlencoded\b/i.test(contentType ?? "")) return { ok: false, reason: `expected a form body, got ${contentType ?? "no content type"}` };
+export function readForm(
+  raw: Uint8Array,
+  contentType: string | null,
+): { ok: true; params: TwilioParams } | { ok: false; reason: string } {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(contentType ?? ""))
+    return { ok: false, reason: `expected a form body, got ${contentType ?? "no content type"}` };
   const text = readUtf8Body(raw);
   return text.ok ? { ok: true, params: [...new URLSearchParams(text.value)] } : text;
 }
@@ -35,26 +39,51 @@ export const MAX_MMS_MEDIA = 10;
  * one of Twilio's opt-in words but it is a normal answer in a conversation, so it reaches the agent.
  * With Advanced Opt-Out Twilio names the keyword type itself (`OptOutType`), which then decides.
  */
-const TWILIO_KEYWORDS = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT", "START", "UNSTOP", "HELP", "INFO"]);
+const TWILIO_KEYWORDS = new Set([
+  "STOP",
+  "STOPALL",
+  "UNSUBSCRIBE",
+  "CANCEL",
+  "END",
+  "QUIT",
+  "REVOKE",
+  "OPTOUT",
+  "START",
+  "UNSTOP",
+  "HELP",
+  "INFO",
+]);
 
-export type SmsInbound = { kind: "message"; envelope: InboundEnvelope } | { kind: "dropped"; reason: string } | { kind: "malformed"; reason: string };
+export type SmsInbound =
+  | { kind: "message"; envelope: InboundEnvelope }
+  | { kind: "dropped"; reason: string }
+  | { kind: "malformed"; reason: string };
 
-export function parseInboundMessage(params: TwilioParams, ctx: { account: SmsAccount; secrets: SmsSecrets; receivedAt: number }): SmsInbound {
+export function parseInboundMessage(
+  params: TwilioParams,
+  ctx: { account: SmsAccount; secrets: SmsSecrets; receivedAt: number },
+): SmsInbound {
   const get = (name: string) => params.find(([key]) => key === name)?.[1];
   const messageSid = get("MessageSid") ?? get("SmsSid");
   const from = get("From")?.trim();
   const to = get("To")?.trim();
   const accountSid = get("AccountSid");
-  if (!messageSid || !SID.test(messageSid)) return { kind: "malformed", reason: "missing or malformed MessageSid" };
-  if (!accountSid || !SID.test(accountSid)) return { kind: "malformed", reason: "missing or malformed AccountSid" };
+  if (!messageSid || !SID.test(messageSid))
+    return { kind: "malformed", reason: "missing or malformed MessageSid" };
+  if (!accountSid || !SID.test(accountSid))
+    return { kind: "malformed", reason: "missing or malformed AccountSid" };
   if (!from) return { kind: "malformed", reason: "missing From" };
   if (!to) return { kind: "malformed", reason: "missing To" };
 
-  const identity = identityMismatch({ accountSid, to, messagingServiceSid: get("MessagingServiceSid") }, ctx.secrets);
+  const identity = identityMismatch(
+    { accountSid, to, messagingServiceSid: get("MessagingServiceSid") },
+    ctx.secrets,
+  );
   if (identity) return { kind: "dropped", reason: identity };
 
   const body = get("Body") ?? "";
-  if (get("OptOutType") || TWILIO_KEYWORDS.has(body.trim().toUpperCase())) return { kind: "dropped", reason: "opt-out/help keyword: handled by Twilio" };
+  if (get("OptOutType") || TWILIO_KEYWORDS.has(body.trim().toUpperCase()))
+    return { kind: "dropped", reason: "opt-out/help keyword: handled by Twilio" };
 
   const declared = Number(get("NumMedia") ?? "0");
   const count = Number.isInteger(declared) && declared > 0 ? Math.min(declared, MAX_MMS_MEDIA) : 0;
@@ -63,7 +92,11 @@ export function parseInboundMessage(params: TwilioParams, ctx: { account: SmsAcc
     const url = get(`MediaUrl${index}`);
     if (!url) continue;
     const mimeType = get(`MediaContentType${index}`);
-    attachments.push({ name: `MMS attachment ${index + 1}`, url, ...(mimeType ? { mimeType } : {}) });
+    attachments.push({
+      name: `MMS attachment ${index + 1}`,
+      url,
+      ...(mimeType ? { mimeType } : {}),
+    });
   }
 
   const accountId = ctx.account.accountId;
@@ -89,11 +122,16 @@ export function parseInboundMessage(params: TwilioParams, ctx: { account: SmsAcc
  * moved between accounts): never dispatched. With neither `fromNumber` nor `messagingServiceSid`
  * resolved the account cannot check `To`, and only `AccountSid` is compared.
  */
-function identityMismatch(given: { accountSid: string; to: string; messagingServiceSid?: string }, secrets: SmsSecrets): string | undefined {
-  if (secrets.accountSid && given.accountSid !== secrets.accountSid) return "AccountSid is not this account's";
+function identityMismatch(
+  given: { accountSid: string; to: string; messagingServiceSid?: string },
+  secrets: SmsSecrets,
+): string | undefined {
+  if (secrets.accountSid && given.accountSid !== secrets.accountSid)
+    return "AccountSid is not this account's";
   if (!secrets.fromNumber && !secrets.messagingServiceSid) return undefined;
   if (secrets.fromNumber && given.to === secrets.fromNumber) return undefined;
-  if (secrets.messagingServiceSid && given.messagingServiceSid === secrets.messagingServiceSid) return undefined;
+  if (secrets.messagingServiceSid && given.messagingServiceSid === secrets.messagingServiceSid)
+    return undefined;
   return "To / MessagingServiceSid is not this account's sender";
 }
 
@@ -104,13 +142,25 @@ export interface DeliveryStatus {
   errorCode?: string;
 }
 
-export function parseStatusCallback(params: TwilioParams, secrets: SmsSecrets): { ok: true; status: DeliveryStatus } | { ok: false; reason: string } {
+export function parseStatusCallback(
+  params: TwilioParams,
+  secrets: SmsSecrets,
+): { ok: true; status: DeliveryStatus } | { ok: false; reason: string } {
   const get = (name: string) => params.find(([key]) => key === name)?.[1];
   const messageSid = get("MessageSid") ?? get("SmsSid");
   const status = get("MessageStatus") ?? get("SmsStatus");
-  if (!messageSid || !SID.test(messageSid) || !status) return { ok: false, reason: "missing MessageSid or MessageStatus" };
+  if (!messageSid || !SID.test(messageSid) || !status)
+    return { ok: false, reason: "missing MessageSid or MessageStatus" };
   const accountSid = get("AccountSid");
-  if (!accountSid || (secrets.accountSid && accountSid !== secrets.accountSid)) return { ok: false, reason: "AccountSid is not this account's" };
+  if (!accountSid || (secrets.accountSid && accountSid !== secrets.accountSid))
+    return { ok: false, reason: "AccountSid is not this account's" };
   const errorCode = get("ErrorCode");
-  return { ok: true, status: { messageSid, status: status.slice(0, 32), ...(errorCode ? { errorCode: errorCode.slice(0, 16) } : {}) } };
+  return {
+    ok: true,
+    status: {
+      messageSid,
+      status: status.slice(0, 32),
+      ...(errorCode ? { errorCode: errorCode.slice(0, 16) } : {}),
+    },
+  };
 }

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
-import { apiUrl, basicAuth, messagesUrl, sendResultFromResponse, type TwilioCredentials } from "./client.ts";
+import {
+  apiUrl,
+  basicAuth,
+  messagesUrl,
+  sendResultFromResponse,
+  type TwilioCredentials,
+} from "./client.ts";
 import { smsAccountFor, smsSecrets, type SmsAccount, type SmsSecrets } from "./config.ts";
 import { markdownToSms } from "./format.ts";
 
@@ -21,8 +27,17 @@ export function smsTarget(accountId: string, ctx: SendContext): SmsTarget | { er
   const account = smsAccountFor(ctx.config, accountId);
   if (!account) return { error: `channels.sms has no account ${accountId}` };
   const secrets = smsSecrets(account, ctx.env);
-  if (!secrets.accountSid || !secrets.authToken) return { error: `no Twilio accountSid/authToken for sms account ${accountId}` };
-  return { account, secrets, credentials: { accountSid: secrets.accountSid, authToken: secrets.authToken, apiBaseUrl: account.apiBaseUrl } };
+  if (!secrets.accountSid || !secrets.authToken)
+    return { error: `no Twilio accountSid/authToken for sms account ${accountId}` };
+  return {
+    account,
+    secrets,
+    credentials: {
+      accountSid: secrets.accountSid,
+      authToken: secrets.authToken,
+      apiBaseUrl: account.apiBaseUrl,
+    },
+  };
 }
 
 /**
@@ -46,23 +61,40 @@ export async function sendSms(message: OutboundMessage, ctx: SendContext): Promi
   const target = smsTarget(message.route.accountId, ctx);
   if ("error" in target) return { ok: false, retryable: false, error: target.error };
   const sender = senderParams(target.secrets);
-  if (!sender) return { ok: false, retryable: false, error: `no fromNumber or messagingServiceSid for sms account ${target.account.accountId}` };
+  if (!sender)
+    return {
+      ok: false,
+      retryable: false,
+      error: `no fromNumber or messagingServiceSid for sms account ${target.account.accountId}`,
+    };
   const body = markdownToSms(message.text);
   if (!body) return { ok: true };
 
   const form = new URLSearchParams({ To: message.route.to, ...sender, Body: body });
-  if (target.secrets.publicWebhookUrl) form.set("StatusCallback", statusCallbackUrl(target.secrets.publicWebhookUrl) + STATUS_CALLBACK_OVERRIDES);
+  if (target.secrets.publicWebhookUrl)
+    form.set(
+      "StatusCallback",
+      statusCallbackUrl(target.secrets.publicWebhookUrl) + STATUS_CALLBACK_OVERRIDES,
+    );
   let response: Response;
   try {
     response = await fetch(messagesUrl(target.credentials), {
       method: "POST",
-      headers: { authorization: basicAuth(target.credentials), "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      headers: {
+        authorization: basicAuth(target.credentials),
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+      },
       body: form.toString(),
       redirect: "manual",
       signal: ctx.signal,
     });
   } catch (error) {
-    return { ok: false, outcomeUnknown: true, error: `twilio request failed: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      outcomeUnknown: true,
+      error: `twilio request failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   return sendResultFromResponse(response);
 }
@@ -83,7 +115,9 @@ const listedMessage = z
     messaging_service_sid: z.string().nullable().optional(),
   })
   .loose();
-const messagePage = z.object({ messages: z.array(listedMessage), next_page_uri: z.string().nullable().optional() }).loose();
+const messagePage = z
+  .object({ messages: z.array(listedMessage), next_page_uri: z.string().nullable().optional() })
+  .loose();
 
 /** Pages of 50 read back per reconcile, newest first; a reply older than that many of our messages is not looked for. */
 export const RECONCILE_MAX_PAGES = 4;
@@ -101,7 +135,10 @@ const TRIAL_PREFIX = "Sent from your Twilio trial account - ";
  * the same number since then counts as this one: the cost is a missing repeat of an identical
  * text, never a duplicate. Throws when Twilio cannot be asked (the outbox asks again later).
  */
-export async function reconcileSms(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult> {
+export async function reconcileSms(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<ReconcileResult> {
   const target = smsTarget(message.route.accountId, ctx);
   if ("error" in target) throw new Error(target.error);
   const body = markdownToSms(message.text);
@@ -113,7 +150,11 @@ export async function reconcileSms(message: OutboundMessage, ctx: SendContext): 
   first.searchParams.set("PageSize", String(RECONCILE_PAGE_SIZE));
   let url: URL | undefined = first;
   for (let page = 0; url && page < RECONCILE_MAX_PAGES; page++) {
-    const response = await fetch(url, { headers: { authorization: basicAuth(target.credentials), accept: "application/json" }, redirect: "manual", signal: ctx.signal });
+    const response = await fetch(url, {
+      headers: { authorization: basicAuth(target.credentials), accept: "application/json" },
+      redirect: "manual",
+      signal: ctx.signal,
+    });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       throw new Error(`twilio message list answered HTTP ${response.status}`);
@@ -128,13 +169,26 @@ export async function reconcileSms(message: OutboundMessage, ctx: SendContext): 
         break;
       }
       if (!listed.direction?.startsWith("outbound")) continue;
-      if (!target.secrets.fromNumber && target.secrets.messagingServiceSid && listed.messaging_service_sid !== target.secrets.messagingServiceSid) continue;
+      if (
+        !target.secrets.fromNumber &&
+        target.secrets.messagingServiceSid &&
+        listed.messaging_service_sid !== target.secrets.messagingServiceSid
+      )
+        continue;
       const sent = listed.body ?? "";
-      if (sent === body || (sent.startsWith(TRIAL_PREFIX) && sent.slice(TRIAL_PREFIX.length) === body)) return { outcome: "landed", platformMessageId: listed.sid };
+      if (
+        sent === body ||
+        (sent.startsWith(TRIAL_PREFIX) && sent.slice(TRIAL_PREFIX.length) === body)
+      )
+        return { outcome: "landed", platformMessageId: listed.sid };
     }
     if (reachedOlder || !parsed.data.next_page_uri) return { outcome: "missing" };
     url = apiUrl(target.credentials, parsed.data.next_page_uri);
   }
   // RECONCILE_MAX_PAGES pages without reaching the time the chunk was queued: asking again will not tell.
-  return { outcome: "untraceable", reason: "too many messages to this number since the reply was queued", idempotent: false };
+  return {
+    outcome: "untraceable",
+    reason: "too many messages to this number since the reply was queued",
+    idempotent: false,
+  };
 }

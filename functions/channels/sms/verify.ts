@@ -13,14 +13,33 @@
 
 export type TwilioVerifyResult =
   | { ok: true }
-  | { ok: false; reason: "no-secret" | "missing-signature" | "bad-signature" | "unsupported-signature-settings" };
+  | {
+      ok: false;
+      reason:
+        | "no-secret"
+        | "missing-signature"
+        | "bad-signature"
+        | "unsupported-signature-settings";
+    };
 
 const encoder = new TextEncoder();
 
 /** The `X-Twilio-Signature` Twilio sends for a form POST of `params` to `url` (also used by tests, the bench and `simulate`). */
-export async function signTwilioRequest(authToken: string, url: string, params: Iterable<[string, string]>): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(authToken), { name: "HMAC", hash: "SHA-1" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(signedString(url, params))));
+export async function signTwilioRequest(
+  authToken: string,
+  url: string,
+  params: Iterable<[string, string]>,
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(authToken),
+    { name: "HMAC", hash: "SHA-1" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, encoder.encode(signedString(url, params))),
+  );
   let binary = "";
   for (const byte of mac) binary += String.fromCharCode(byte);
   return btoa(binary);
@@ -51,13 +70,17 @@ export async function verifyTwilioSignature(args: {
 }): Promise<TwilioVerifyResult> {
   if (!args.authToken) return { ok: false, reason: "no-secret" };
   // SharedKey (Webhook Settings) signatures need a key edgeclaw is not given: refuse, never guess.
-  if (args.headers.get("x-twilio-webhooks-signature-settings")) return { ok: false, reason: "unsupported-signature-settings" };
+  if (args.headers.get("x-twilio-webhooks-signature-settings"))
+    return { ok: false, reason: "unsupported-signature-settings" };
   const given = args.headers.get("x-twilio-signature");
   if (!given) return { ok: false, reason: "missing-signature" };
   const givenBytes = encoder.encode(given);
   for (const candidate of urlCandidates(args.url)) {
-    const expected = encoder.encode(await signTwilioRequest(args.authToken, candidate, args.params));
-    if (expected.byteLength === givenBytes.byteLength && constantTimeEqual(expected, givenBytes)) return { ok: true };
+    const expected = encoder.encode(
+      await signTwilioRequest(args.authToken, candidate, args.params),
+    );
+    if (expected.byteLength === givenBytes.byteLength && constantTimeEqual(expected, givenBytes))
+      return { ok: true };
   }
   return { ok: false, reason: "bad-signature" };
 }
@@ -84,6 +107,8 @@ function stripFragment(url: string): string {
 
 /** workerd's `crypto.subtle.timingSafeEqual`; Node-side scripts (bench, simulate) only sign, never verify. */
 function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual(a: ArrayBufferView, b: ArrayBufferView): boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual(a: ArrayBufferView, b: ArrayBufferView): boolean;
+  };
   return subtle.timingSafeEqual(a, b);
 }

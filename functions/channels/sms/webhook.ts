@@ -1,8 +1,21 @@
-import type { AcceptResult, ParseResult, VerifyResult, WebhookPieces, WebhookRequest, WebhookRoute } from "../channel.ts";
+import type {
+  AcceptResult,
+  ParseResult,
+  VerifyResult,
+  WebhookPieces,
+  WebhookRequest,
+  WebhookRoute,
+} from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
-import { smsConfig, smsSecrets, smsWebhookAccounts, statusCallbackPath, type SmsAccount } from "./config.ts";
+import {
+  smsConfig,
+  smsSecrets,
+  smsWebhookAccounts,
+  statusCallbackPath,
+  type SmsAccount,
+} from "./config.ts";
 import { formParams, parseInboundMessage, parseStatusCallback, readForm } from "./parse.ts";
 import { statusCallbackUrl } from "./send.ts";
 import { verifyTwilioSignature } from "./verify.ts";
@@ -30,34 +43,63 @@ const warnedUnsigned = new Set<string>();
 export const smsWebhook: WebhookPieces<SmsRoute> = {
   routes(config: EdgeclawConfig): WebhookRoute<SmsRoute>[] {
     const sms = smsConfig(config);
-    const accounts = sms ? webhookRoutes("Twilio SMS", smsWebhookAccounts(sms, logClash("sms", "webhookPath"))) : [];
+    const accounts = sms
+      ? webhookRoutes("Twilio SMS", smsWebhookAccounts(sms, logClash("sms", "webhookPath")))
+      : [];
     return accounts.flatMap(({ path, accountId, label, account }) => [
       { path, accountId, label, account: { kind: "inbound", account } },
-      { path: statusCallbackPath(path), accountId, label: `${label} status callbacks`, account: { kind: "status", account } },
+      {
+        path: statusCallbackPath(path),
+        accountId,
+        label: `${label} status callbacks`,
+        account: { kind: "status", account },
+      },
     ]);
   },
 
   maxBodyBytes: () => SMS_MAX_BODY_BYTES,
 
-  async verify(request: WebhookRequest, route: WebhookRoute<SmsRoute>, env: Record<string, unknown>): Promise<VerifyResult> {
+  async verify(
+    request: WebhookRequest,
+    route: WebhookRoute<SmsRoute>,
+    env: Record<string, unknown>,
+  ): Promise<VerifyResult> {
     const { account, kind } = route.account;
     const secrets = smsSecrets(account, env);
     if (secrets.signatureValidationDisabled) {
       if (!warnedUnsigned.has(account.accountId)) {
         warnedUnsigned.add(account.accountId);
-        console.warn(`channels.sms account ${account.accountId}: dangerouslyDisableSignatureValidation is on; anyone can post as any phone number`);
+        console.warn(
+          `channels.sms account ${account.accountId}: dangerouslyDisableSignatureValidation is on; anyone can post as any phone number`,
+        );
       }
       return { ok: true };
     }
     // Twilio signed the URL it was given: the public one when configured (proxies), else what arrived here.
-    const url = secrets.publicWebhookUrl ? (kind === "status" ? statusCallbackUrl(secrets.publicWebhookUrl) : secrets.publicWebhookUrl) : request.url;
-    const result = await verifyTwilioSignature({ headers: request.headers, params: formParams(request.raw), url, authToken: secrets.authToken });
+    const url = secrets.publicWebhookUrl
+      ? kind === "status"
+        ? statusCallbackUrl(secrets.publicWebhookUrl)
+        : secrets.publicWebhookUrl
+      : request.url;
+    const result = await verifyTwilioSignature({
+      headers: request.headers,
+      params: formParams(request.raw),
+      url,
+      authToken: secrets.authToken,
+    });
     if (result.ok) return result;
-    if (result.reason === "no-secret") console.error(`channels.sms account ${account.accountId}: no Twilio authToken; refusing webhooks`);
+    if (result.reason === "no-secret")
+      console.error(
+        `channels.sms account ${account.accountId}: no Twilio authToken; refusing webhooks`,
+      );
     return { ok: false, status: 403, reason: result.reason };
   },
 
-  parse(request: WebhookRequest, route: WebhookRoute<SmsRoute>, env: Record<string, unknown>): ParseResult {
+  parse(
+    request: WebhookRequest,
+    route: WebhookRoute<SmsRoute>,
+    env: Record<string, unknown>,
+  ): ParseResult {
     const { account, kind } = route.account;
     const form = readForm(request.raw, request.headers.get("content-type"));
     if (!form.ok) return { kind: "malformed", reason: form.reason };
@@ -65,15 +107,29 @@ export const smsWebhook: WebhookPieces<SmsRoute> = {
     if (kind === "status") {
       const parsed = parseStatusCallback(form.params, secrets);
       if (!parsed.ok) {
-        console.warn(`channels.sms account ${account.accountId}: status callback ignored: ${parsed.reason}`);
+        console.warn(
+          `channels.sms account ${account.accountId}: status callback ignored: ${parsed.reason}`,
+        );
         return { kind: "envelopes", envelopes: [], dropped: [parsed.reason], ackHint: "status" };
       }
       // Recorded as a log line: the message id, its state and Twilio's error code; no body, no phone numbers.
       const { messageSid, status, errorCode } = parsed.status;
-      console.log(JSON.stringify({ event: "sms.delivery-status", account: account.accountId, messageSid, status, ...(errorCode ? { errorCode } : {}) }));
+      console.log(
+        JSON.stringify({
+          event: "sms.delivery-status",
+          account: account.accountId,
+          messageSid,
+          status,
+          ...(errorCode ? { errorCode } : {}),
+        }),
+      );
       return { kind: "envelopes", envelopes: [], ackHint: "status" };
     }
-    const inbound = parseInboundMessage(form.params, { account, secrets, receivedAt: request.receivedAt });
+    const inbound = parseInboundMessage(form.params, {
+      account,
+      secrets,
+      receivedAt: request.receivedAt,
+    });
     switch (inbound.kind) {
       case "malformed":
         return { kind: "malformed", reason: inbound.reason };

@@ -10,7 +10,15 @@ import { botApiUrl } from "./config.ts";
  */
 export type BotApiResult<T> =
   | { ok: true; result: T }
-  | { ok: false; kind: "refused"; status: number; errorCode: number; description: string; retryAfterSeconds?: number; migrateToChatId?: number }
+  | {
+      ok: false;
+      kind: "refused";
+      status: number;
+      errorCode: number;
+      description: string;
+      retryAfterSeconds?: number;
+      migrateToChatId?: number;
+    }
   | { ok: false; kind: "lost"; error: string };
 
 const errorSchema = z
@@ -18,7 +26,10 @@ const errorSchema = z
     ok: z.literal(false),
     error_code: z.number().int().optional(),
     description: z.string().default(""),
-    parameters: z.object({ retry_after: z.number().optional(), migrate_to_chat_id: z.number().optional() }).loose().optional(),
+    parameters: z
+      .object({ retry_after: z.number().optional(), migrate_to_chat_id: z.number().optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 
@@ -39,7 +50,11 @@ export async function callBotApi<T = unknown>(
       signal,
     });
   } catch (error) {
-    return { ok: false, kind: "lost", error: `${method}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      kind: "lost",
+      error: `${method}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   let body: unknown;
   try {
@@ -47,32 +62,62 @@ export async function callBotApi<T = unknown>(
   } catch {
     // A proxy's error page: for 5xx nothing was done; a 2xx we cannot read may have been applied.
     if (response.status >= 500 || response.status === 429) {
-      return { ok: false, kind: "refused", status: response.status, errorCode: response.status, description: `HTTP ${response.status}` };
+      return {
+        ok: false,
+        kind: "refused",
+        status: response.status,
+        errorCode: response.status,
+        description: `HTTP ${response.status}`,
+      };
     }
-    return { ok: false, kind: "lost", error: `${method}: unreadable answer (HTTP ${response.status})` };
+    return {
+      ok: false,
+      kind: "lost",
+      error: `${method}: unreadable answer (HTTP ${response.status})`,
+    };
   }
   if (typeof body === "object" && body !== null && (body as { ok?: unknown }).ok === true) {
     return { ok: true, result: (body as { result: T }).result };
   }
   const parsed = errorSchema.safeParse(body);
-  const error = parsed.success ? parsed.data : { error_code: response.status, description: `HTTP ${response.status}`, parameters: undefined };
+  const error = parsed.success
+    ? parsed.data
+    : {
+        error_code: response.status,
+        description: `HTTP ${response.status}`,
+        parameters: undefined,
+      };
   return {
     ok: false,
     kind: "refused",
     status: response.status,
     errorCode: error.error_code ?? response.status,
     description: error.description,
-    ...(error.parameters?.retry_after !== undefined ? { retryAfterSeconds: error.parameters.retry_after } : {}),
-    ...(error.parameters?.migrate_to_chat_id !== undefined ? { migrateToChatId: error.parameters.migrate_to_chat_id } : {}),
+    ...(error.parameters?.retry_after !== undefined
+      ? { retryAfterSeconds: error.parameters.retry_after }
+      : {}),
+    ...(error.parameters?.migrate_to_chat_id !== undefined
+      ? { migrateToChatId: error.parameters.migrate_to_chat_id }
+      : {}),
   };
 }
 
 /** Telegram's answer when HTML markup does not parse: the text goes again as plain text. */
-export function isEntityParseError(failure: Extract<BotApiResult<unknown>, { ok: false }>): boolean {
-  return failure.kind === "refused" && failure.errorCode === 400 && /can't parse entities/i.test(failure.description);
+export function isEntityParseError(
+  failure: Extract<BotApiResult<unknown>, { ok: false }>,
+): boolean {
+  return (
+    failure.kind === "refused" &&
+    failure.errorCode === 400 &&
+    /can't parse entities/i.test(failure.description)
+  );
 }
 
 /** An edit to the text the message already has: the edit is done. */
 export function isNotModified(failure: Extract<BotApiResult<unknown>, { ok: false }>): boolean {
-  return failure.kind === "refused" && failure.errorCode === 400 && /message is not modified/i.test(failure.description);
+  return (
+    failure.kind === "refused" &&
+    failure.errorCode === 400 &&
+    /message is not modified/i.test(failure.description)
+  );
 }

@@ -1,8 +1,20 @@
 import { z } from "zod";
-import { allowListSchema, channelAccessSchema, channelAccountAccessSchema, groupEntrySchema } from "../../config/channel-access.ts";
+import {
+  allowListSchema,
+  channelAccessSchema,
+  channelAccountAccessSchema,
+  groupEntrySchema,
+} from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { channelBlock, defaultAccountEnv, mergedAccount, webhookAccounts, type ClashHandler, type MergedAccount } from "../accounts.ts";
+import {
+  channelBlock,
+  defaultAccountEnv,
+  mergedAccount,
+  webhookAccounts,
+  type ClashHandler,
+  type MergedAccount,
+} from "../accounts.ts";
 
 /**
  * `channels.telegram` with OpenClaw's key names and defaults (channels/telegram). The access keys
@@ -51,7 +63,10 @@ const streamingSchema = z
     mode: telegramStreamingModeSchema.default("progress"),
     chunkMode: z.enum(["length", "newline"]).default("length"),
     preview: z
-      .object({ toolProgress: z.boolean().default(true), commandText: z.enum(["status", "raw"]).default("status") })
+      .object({
+        toolProgress: z.boolean().default(true),
+        commandText: z.enum(["status", "raw"]).default("status"),
+      })
       .loose()
       .prefault({}),
     progress: z
@@ -66,9 +81,13 @@ const streamingSchema = z
   .loose();
 
 /** Numeric user ids; `tg:` is accepted and normalised to `telegram:` (numbers become strings). */
-const telegramAllowListSchema = allowListSchema.transform((entries) => entries.map((entry) => entry.replace(/^tg:/i, "telegram:")));
+const telegramAllowListSchema = allowListSchema.transform((entries) =>
+  entries.map((entry) => entry.replace(/^tg:/i, "telegram:")),
+);
 
-const webhookPathSchema = z.string().regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
+const webhookPathSchema = z
+  .string()
+  .regex(/^\/[\w\-./]*$/, { message: "expected a path starting with /" });
 
 /** Keys an account may set; every one optional (unset = the root's value). */
 const telegramAccountFields = {
@@ -112,7 +131,10 @@ export const telegramChannelSchema = channelAccessSchema.safeExtend({
   pollTimeoutSeconds: z.number().int().min(0).max(50).default(30),
   apiRoot: z.url().default("https://api.telegram.org"),
   replyToMode: telegramReplyToModeSchema.default("off"),
-  implicitMentions: z.object({ replyToBot: z.boolean().default(true) }).loose().prefault({}),
+  implicitMentions: z
+    .object({ replyToBot: z.boolean().default(true) })
+    .loose()
+    .prefault({}),
   textChunkLimit: z.number().int().min(100).max(TELEGRAM_MAX_MESSAGE_CHARS).default(4000),
   streaming: streamingSchema.prefault({}),
   mediaMaxMb: z.number().positive().default(100),
@@ -128,21 +150,36 @@ export function telegramConfig(config: EdgeclawConfig): TelegramChannelConfig | 
   return channelBlock(config, "telegram", telegramChannelSchema);
 }
 
-export function telegramAccount(telegram: TelegramChannelConfig, accountId: string): TelegramAccount {
+export function telegramAccount(
+  telegram: TelegramChannelConfig,
+  accountId: string,
+): TelegramAccount {
   return mergedAccount(telegram, accountId, { replace: ["groups"] });
 }
 
 /** Enabled webhook-mode accounts by `webhookPath` (polling accounts belong to the companion); a second account on a path already taken is not served (`onClash`). */
-export function telegramWebhookAccounts(telegram: TelegramChannelConfig, onClash?: ClashHandler): Map<string, TelegramAccount> {
-  const pathOf = (account: TelegramAccount) => (account.mode === "webhook" ? account.webhookPath : undefined);
-  return webhookAccounts(telegram, (accountId) => telegramAccount(telegram, accountId), pathOf, onClash);
+export function telegramWebhookAccounts(
+  telegram: TelegramChannelConfig,
+  onClash?: ClashHandler,
+): Map<string, TelegramAccount> {
+  const pathOf = (account: TelegramAccount) =>
+    account.mode === "webhook" ? account.webhookPath : undefined;
+  return webhookAccounts(
+    telegram,
+    (accountId) => telegramAccount(telegram, accountId),
+    pathOf,
+    onClash,
+  );
 }
 
 /**
  * The bot token and webhook secret of an account. Env fallbacks (TELEGRAM_BOT_TOKEN,
  * TELEGRAM_WEBHOOK_SECRET) apply to the default account only; a value in the config always wins.
  */
-export function telegramSecrets(account: TelegramAccount, env: SecretEnv): { botToken?: string; webhookSecret?: string } {
+export function telegramSecrets(
+  account: TelegramAccount,
+  env: SecretEnv,
+): { botToken?: string; webhookSecret?: string } {
   const fallback = defaultAccountEnv(account, env);
   return {
     botToken: resolveSecret(account.botToken, env) ?? fallback("TELEGRAM_BOT_TOKEN"),

@@ -20,20 +20,43 @@ export async function fetchTelegramFile(
 ): Promise<FetchedAttachment> {
   const target = telegramTarget(route, ctx);
   if (!target?.botToken) return { skipped: "no Telegram bot token to download it with" };
-  if (!attachment.url?.startsWith(TELEGRAM_FILE_URL_PREFIX)) return { skipped: "not a Telegram file" };
+  if (!attachment.url?.startsWith(TELEGRAM_FILE_URL_PREFIX))
+    return { skipped: "not a Telegram file" };
   const fileId = attachment.url.slice(TELEGRAM_FILE_URL_PREFIX.length);
   const { account, botToken } = target;
   const media = mediaMaxMbLimit(account.mediaMaxMb);
-  const limit = media.maxBytes < TELEGRAM_GETFILE_MAX_BYTES ? media : { maxBytes: TELEGRAM_GETFILE_MAX_BYTES, tooLarge: "larger than the Bot API's 20 MB download limit" };
+  const limit =
+    media.maxBytes < TELEGRAM_GETFILE_MAX_BYTES
+      ? media
+      : {
+          maxBytes: TELEGRAM_GETFILE_MAX_BYTES,
+          tooLarge: "larger than the Bot API's 20 MB download limit",
+        };
   const tooLarge = { skipped: limit.tooLarge };
   if (attachment.sizeBytes !== undefined && attachment.sizeBytes > limit.maxBytes) return tooLarge;
 
-  const file = await callBotApi<{ file_path?: string; file_size?: number }>(account.apiRoot, botToken, "getFile", { file_id: fileId }, ctx.signal);
-  if (!file.ok) return { skipped: file.kind === "lost" ? `getFile failed: ${file.error}` : `getFile refused: ${file.description}` };
+  const file = await callBotApi<{ file_path?: string; file_size?: number }>(
+    account.apiRoot,
+    botToken,
+    "getFile",
+    { file_id: fileId },
+    ctx.signal,
+  );
+  if (!file.ok)
+    return {
+      skipped:
+        file.kind === "lost"
+          ? `getFile failed: ${file.error}`
+          : `getFile refused: ${file.description}`,
+    };
   if (!file.result.file_path) return { skipped: "Telegram gave no download path" };
-  if (file.result.file_size !== undefined && file.result.file_size > limit.maxBytes) return tooLarge;
+  if (file.result.file_size !== undefined && file.result.file_size > limit.maxBytes)
+    return tooLarge;
 
-  const response = await fetch(botFileUrl(account.apiRoot, botToken, file.result.file_path), { redirect: "manual", signal: ctx.signal });
+  const response = await fetch(botFileUrl(account.apiRoot, botToken, file.result.file_path), {
+    redirect: "manual",
+    signal: ctx.signal,
+  });
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `download answered HTTP ${response.status}` };

@@ -56,7 +56,9 @@ function convertLine(line: string): string {
 function convertInline(text: string): string {
   return text
     .split(/(`[^`\n]+`)/)
-    .map((part, index) => (index % 2 === 1 ? `<code>${escapeHtml(part.slice(1, -1))}</code>` : convertSpan(part)))
+    .map((part, index) =>
+      index % 2 === 1 ? `<code>${escapeHtml(part.slice(1, -1))}</code>` : convertSpan(part),
+    )
     .join("");
 }
 
@@ -66,8 +68,10 @@ function convertSpan(text: string): string {
     kept.push(html);
     return `\u0002${kept.length - 1}\u0002`;
   };
-  let s = text.replace(/\[([^\]\n]+)\]\(((?:https?:\/\/|mailto:|tg:\/\/)[^)\s]+)\)/g, (_m, label: string, url: string) =>
-    keep(`<a href="${escapeAttr(url)}">${convertEmphasis(escapeHtml(label))}</a>`),
+  let s = text.replace(
+    /\[([^\]\n]+)\]\(((?:https?:\/\/|mailto:|tg:\/\/)[^)\s]+)\)/g,
+    (_m, label: string, url: string) =>
+      keep(`<a href="${escapeAttr(url)}">${convertEmphasis(escapeHtml(label))}</a>`),
   );
   s = convertEmphasis(escapeHtml(s));
   return s.replace(/\u0002(\d+)\u0002/g, (_m, index: string) => kept[Number(index)]!);

@@ -1,5 +1,11 @@
 import type { ParseResult } from "../channel.ts";
-import { checkedEnvelope, clip, type ChatType, type InboundAttachment, type InboundEnvelope } from "../envelope.ts";
+import {
+  checkedEnvelope,
+  clip,
+  type ChatType,
+  type InboundAttachment,
+  type InboundEnvelope,
+} from "../envelope.ts";
 import { normalizedBotUsername, type TelegramAccount } from "./config.ts";
 import {
   telegramCallbackQuerySchema,
@@ -57,12 +63,14 @@ export function parseTelegramUpdate(raw: Uint8Array, ctx: TelegramParseContext):
   }
   if (update.edited_message !== undefined) {
     const message = telegramMessageSchema.safeParse(update.edited_message);
-    if (!message.success) return { kind: "malformed", reason: "edited_message: not a Telegram Message" };
+    if (!message.success)
+      return { kind: "malformed", reason: "edited_message: not a Telegram Message" };
     return result(fromEdit(message.data, base));
   }
   if (update.callback_query !== undefined) {
     const query = telegramCallbackQuerySchema.safeParse(update.callback_query);
-    if (!query.success) return { kind: "malformed", reason: "callback_query: not a Telegram CallbackQuery" };
+    if (!query.success)
+      return { kind: "malformed", reason: "callback_query: not a Telegram CallbackQuery" };
     const parsed = fromCallbackQuery(query.data, base);
     // The click is answered in the webhook response itself (answerCallbackQuery), so the user's
     // button stops spinning without an API call on the ack path; also when the click is dropped.
@@ -71,7 +79,11 @@ export function parseTelegramUpdate(raw: Uint8Array, ctx: TelegramParseContext):
       : { kind: "envelopes", envelopes: [parsed.envelope], ackHint: query.data.id };
   }
   const kinds = Object.keys(update).filter((key) => key !== "update_id");
-  return { kind: "envelopes", envelopes: [], dropped: [`update kind ${kinds[0] ?? "(none)"} is not handled`] };
+  return {
+    kind: "envelopes",
+    envelopes: [],
+    dropped: [`update kind ${kinds[0] ?? "(none)"} is not handled`],
+  };
 }
 
 type Parsed = { envelope: InboundEnvelope } | { dropped: string };
@@ -82,7 +94,9 @@ interface Base {
 }
 
 function result(parsed: Parsed): ParseResult {
-  return "dropped" in parsed ? { kind: "envelopes", envelopes: [], dropped: [parsed.dropped] } : { kind: "envelopes", envelopes: [parsed.envelope] };
+  return "dropped" in parsed
+    ? { kind: "envelopes", envelopes: [], dropped: [parsed.dropped] }
+    : { kind: "envelopes", envelopes: [parsed.envelope] };
 }
 
 /** Where a message sits: chat type, session peer, topic (forums) and the thread replies go to. */
@@ -96,13 +110,29 @@ interface Place {
   isForum: boolean;
 }
 
-function placeOf(chat: TelegramChat, threadId: number | undefined, isTopicMessage: boolean | undefined): Place | undefined {
+function placeOf(
+  chat: TelegramChat,
+  threadId: number | undefined,
+  isTopicMessage: boolean | undefined,
+): Place | undefined {
   if (chat.type === "channel") return undefined;
-  if (chat.type === "private") return { chatType: "direct", peerId: String(chat.id), replyThreadId: threadId ? String(threadId) : undefined, isForum: false };
+  if (chat.type === "private")
+    return {
+      chatType: "direct",
+      peerId: String(chat.id),
+      replyThreadId: threadId ? String(threadId) : undefined,
+      isForum: false,
+    };
   const isForum = chat.is_forum === true;
   // In a forum every message is in a topic; messages of the General topic carry no thread id.
   const topic = isForum ? (isTopicMessage && threadId ? String(threadId) : "1") : undefined;
-  return { chatType: "group", peerId: String(chat.id), topicId: topic, replyThreadId: topic, isForum };
+  return {
+    chatType: "group",
+    peerId: String(chat.id),
+    topicId: topic,
+    replyThreadId: topic,
+    isForum,
+  };
 }
 
 function fromMessage(message: TelegramMessage, base: Base): Parsed {
@@ -116,7 +146,12 @@ function fromMessage(message: TelegramMessage, base: Base): Parsed {
   const entities = message.text !== undefined ? message.entities : message.caption_entities;
   const username = normalizedBotUsername(ctx.account);
   const command = /^\/[A-Za-z0-9_]{1,32}@([A-Za-z0-9_]+)/.exec(text);
-  if (command && place.chatType !== "direct" && username && command[1]!.toLowerCase() !== username) {
+  if (
+    command &&
+    place.chatType !== "direct" &&
+    username &&
+    command[1]!.toLowerCase() !== username
+  ) {
     return { dropped: "a command addressed to another bot" };
   }
   const nativeMention = mentionsBot(text, entities, username, ctx.botId);
@@ -148,7 +183,14 @@ function fromMessage(message: TelegramMessage, base: Base): Parsed {
     attachments: attachments.length ? attachments : undefined,
     wasMentioned,
     receivedAt: ctx.receivedAt,
-    route: routeFor(ctx.account, place, message.chat.id, message.message_id, sender.id, wasMentioned),
+    route: routeFor(
+      ctx.account,
+      place,
+      message.chat.id,
+      message.message_id,
+      sender.id,
+      wasMentioned,
+    ),
   });
 }
 
@@ -160,7 +202,14 @@ function fromEdit(message: TelegramMessage, base: Base): Parsed {
   if (!sender) return { dropped: "edit without a sender" };
   if (ctx.botId && sender.id === ctx.botId) return { dropped: "edit of our own message" };
   const text = clip(message.text ?? message.caption ?? "", 2000);
-  return system(base, place, message.chat.id, sender, `Telegram message ${message.message_id} edited by ${sender.name ?? sender.id}: ${text}`, message.message_id);
+  return system(
+    base,
+    place,
+    message.chat.id,
+    sender,
+    `Telegram message ${message.message_id} edited by ${sender.name ?? sender.id}: ${text}`,
+    message.message_id,
+  );
 }
 
 function fromCallbackQuery(query: TelegramCallbackQuery, base: Base): Parsed {
@@ -169,11 +218,30 @@ function fromCallbackQuery(query: TelegramCallbackQuery, base: Base): Parsed {
   const place = placeOf(chat, query.message?.message_thread_id, query.message?.is_topic_message);
   if (!place) return { dropped: "button click in a channel" };
   const sender = senderOf(query.from, undefined)!;
-  const what = query.data !== undefined ? `callback_data: ${clip(query.data, 256)}` : `game: ${clip(query.game_short_name ?? "?", 64)}`;
-  return system(base, place, chat.id, sender, `Telegram button clicked by ${sender.name ?? sender.id} on message ${query.message?.message_id ?? "?"} (${what})`, undefined, `cb:${query.id}`);
+  const what =
+    query.data !== undefined
+      ? `callback_data: ${clip(query.data, 256)}`
+      : `game: ${clip(query.game_short_name ?? "?", 64)}`;
+  return system(
+    base,
+    place,
+    chat.id,
+    sender,
+    `Telegram button clicked by ${sender.name ?? sender.id} on message ${query.message?.message_id ?? "?"} (${what})`,
+    undefined,
+    `cb:${query.id}`,
+  );
 }
 
-function system(base: Base, place: Place, chatId: number, sender: Sender, text: string, messageId?: number, alias?: string): Parsed {
+function system(
+  base: Base,
+  place: Place,
+  chatId: number,
+  sender: Sender,
+  text: string,
+  messageId?: number,
+  alias?: string,
+): Parsed {
   const { ctx } = base;
   return checkedEnvelope({
     dedupKey: `telegram:${base.botKey}:u${base.updateId}`,
@@ -195,14 +263,26 @@ function system(base: Base, place: Place, chatId: number, sender: Sender, text: 
   });
 }
 
-function routeFor(account: TelegramAccount, place: Place, chatId: number, messageId: number | undefined, senderId: string, mentioned: boolean) {
+function routeFor(
+  account: TelegramAccount,
+  place: Place,
+  chatId: number,
+  messageId: number | undefined,
+  senderId: string,
+  mentioned: boolean,
+) {
   return {
     channel: "telegram",
     accountId: account.accountId,
     to: String(chatId),
     threadId: place.replyThreadId,
     replyToMessageId: messageId !== undefined ? String(messageId) : undefined,
-    extra: { chatType: place.chatType, senderId, mentioned: mentioned ? "1" : "0", ...(place.isForum ? { forum: "1" } : {}) },
+    extra: {
+      chatType: place.chatType,
+      senderId,
+      mentioned: mentioned ? "1" : "0",
+      ...(place.isForum ? { forum: "1" } : {}),
+    },
   };
 }
 
@@ -212,25 +292,39 @@ interface Sender {
   isBot: boolean;
 }
 
-function senderOf(from: TelegramUser | undefined, senderChat: TelegramChat | undefined): Sender | undefined {
+function senderOf(
+  from: TelegramUser | undefined,
+  senderChat: TelegramChat | undefined,
+): Sender | undefined {
   if (from) {
-    const name = [from.first_name, from.last_name].filter(Boolean).join(" ") || (from.username ? `@${from.username}` : undefined);
+    const name =
+      [from.first_name, from.last_name].filter(Boolean).join(" ") ||
+      (from.username ? `@${from.username}` : undefined);
     return { id: String(from.id), name: name || undefined, isBot: from.is_bot };
   }
   if (senderChat) return { id: String(senderChat.id), name: senderChat.title, isBot: false };
   return undefined;
 }
 
-function mentionsBot(text: string, entities: TelegramEntity[] | undefined, username: string | undefined, botId: string | undefined): boolean {
+function mentionsBot(
+  text: string,
+  entities: TelegramEntity[] | undefined,
+  username: string | undefined,
+  botId: string | undefined,
+): boolean {
   for (const entity of entities ?? []) {
     // Entity offsets count UTF-16 code units, as JavaScript strings do.
     const span = text.slice(entity.offset, entity.offset + entity.length).toLowerCase();
     if (entity.type === "mention" && username && span === `@${username}`) return true;
-    if (entity.type === "text_mention" && botId && entity.user && String(entity.user.id) === botId) return true;
+    if (entity.type === "text_mention" && botId && entity.user && String(entity.user.id) === botId)
+      return true;
     if (entity.type === "bot_command" && username && span.endsWith(`@${username}`)) return true;
   }
   // Without entities (some clients, forwarded payloads) a written @botname still counts.
-  return username !== undefined && new RegExp(`(^|[^\\w@])@${escapeRegex(username)}(?![\\w])`, "i").test(text);
+  return (
+    username !== undefined &&
+    new RegExp(`(^|[^\\w@])@${escapeRegex(username)}(?![\\w])`, "i").test(text)
+  );
 }
 
 /** `@botname` is addressing, not content: removed (and `/cmd@botname` becomes `/cmd`). */
@@ -246,7 +340,13 @@ function stripBotMention(text: string, username: string | undefined): string {
 function attachmentsOf(message: TelegramMessage, account: TelegramAccount): InboundAttachment[] {
   const maxBytes = Math.min(account.mediaMaxMb * 1024 * 1024, TELEGRAM_GETFILE_MAX_BYTES);
   const out: InboundAttachment[] = [];
-  const add = (file: { file_id: string; file_size?: number; file_name?: string; mime_type?: string } | undefined, name: string, mimeType?: string) => {
+  const add = (
+    file:
+      | { file_id: string; file_size?: number; file_name?: string; mime_type?: string }
+      | undefined,
+    name: string,
+    mimeType?: string,
+  ) => {
     if (!file) return;
     const tooLarge = file.file_size !== undefined && file.file_size > maxBytes;
     out.push({
@@ -264,7 +364,12 @@ function attachmentsOf(message: TelegramMessage, account: TelegramAccount): Inbo
   add(message.voice, "voice.ogg", "audio/ogg");
   add(message.video, "video.mp4", "video/mp4");
   add(message.video_note, "video-note.mp4", "video/mp4");
-  if (message.sticker) add(message.sticker, `sticker${message.sticker.emoji ? ` ${message.sticker.emoji}` : ""}.webp`, "image/webp");
+  if (message.sticker)
+    add(
+      message.sticker,
+      `sticker${message.sticker.emoji ? ` ${message.sticker.emoji}` : ""}.webp`,
+      "image/webp",
+    );
   return out;
 }
 

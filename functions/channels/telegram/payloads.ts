@@ -96,7 +96,12 @@ export const telegramCallbackQuerySchema = z
     from: telegramUserSchema,
     /** Absent for buttons on inline-mode messages (no chat to answer in). */
     message: z
-      .object({ message_id: id, message_thread_id: id.optional(), chat: telegramChatSchema, is_topic_message: z.boolean().optional() })
+      .object({
+        message_id: id,
+        message_thread_id: id.optional(),
+        chat: telegramChatSchema,
+        is_topic_message: z.boolean().optional(),
+      })
       .loose()
       .optional(),
     data: z.string().optional(),

@@ -1,6 +1,12 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { postTracked, streamPreview, trackedKeys, type PostOutcome, type PreviewPlatform } from "../preview-stream.ts";
+import {
+  postTracked,
+  streamPreview,
+  trackedKeys,
+  type PostOutcome,
+  type PreviewPlatform,
+} from "../preview-stream.ts";
 import { callBotApi } from "./client.ts";
 import { markdownToTelegramHtml, escapeHtml } from "./format.ts";
 import { deleteMessage, editText, sendText } from "./messages.ts";
@@ -32,17 +38,32 @@ const PREVIEW_KEYS = trackedKeys("preview", "previewMessageId");
 /** The status draft's own id and pending mark; a lost one stops the preview the same way. */
 const STATUS_KEYS = trackedKeys("status", "statusMessageId");
 
-export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, state: ProgressState, ctx: ProgressContext): Promise<ProgressState> {
+export async function telegramProgress(
+  route: ReplyRoute,
+  event: ProgressEvent,
+  state: ProgressState,
+  ctx: ProgressContext,
+): Promise<ProgressState> {
   const target = telegramTarget(route, ctx);
   if (!target?.botToken) return state;
   const bot = { account: target.account, botToken: target.botToken, signal: ctx.signal };
   const mode = target.account.streaming.mode;
   let next: ProgressState = { ...state };
   const now = Date.now();
-  const warn = (what: string, detail: unknown) => console.warn(`telegram progress ${what} failed`, typeof detail === "string" ? detail : JSON.stringify(detail).slice(0, 200));
+  const warn = (what: string, detail: unknown) =>
+    console.warn(
+      `telegram progress ${what} failed`,
+      typeof detail === "string" ? detail : JSON.stringify(detail).slice(0, 200),
+    );
 
   const typing = async () => {
-    const sent = await callBotApi(bot.account.apiRoot, bot.botToken, "sendChatAction", { chat_id: route.to, action: "typing", ...threadParams(route, "action") }, ctx.signal);
+    const sent = await callBotApi(
+      bot.account.apiRoot,
+      bot.botToken,
+      "sendChatAction",
+      { chat_id: route.to, action: "typing", ...threadParams(route, "action") },
+      ctx.signal,
+    );
     if (sent.ok) next.typingAt = String(now);
     else warn("typing", sent);
   };
@@ -51,9 +72,23 @@ export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, 
   };
 
   /** Posts the preview or the status draft; preview-stream.ts marks it pending first and never posts it twice. */
-  const post = async (kind: "preview" | "status", html: string, plain: string): Promise<PostOutcome> => {
-    const sent = await sendText(bot, route.to, { html, plain }, { ...threadParams(route, "message"), disable_notification: true });
-    if (sent.ok) return { ok: true, id: String(sent.result.message_id), extra: { previewChatId: String(sent.result.chat?.id ?? route.to) } };
+  const post = async (
+    kind: "preview" | "status",
+    html: string,
+    plain: string,
+  ): Promise<PostOutcome> => {
+    const sent = await sendText(
+      bot,
+      route.to,
+      { html, plain },
+      { ...threadParams(route, "message"), disable_notification: true },
+    );
+    if (sent.ok)
+      return {
+        ok: true,
+        id: String(sent.result.message_id),
+        extra: { previewChatId: String(sent.result.chat?.id ?? route.to) },
+      };
     warn(`${kind} post`, sent);
     // Refused: nothing landed. Lost: it may have landed; the mark stays and previews stop.
     return { ok: false, landed: sent.kind === "refused" ? "no" : "maybe" };
@@ -68,9 +103,16 @@ export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, 
       return edited.ok;
     },
   };
-  const statusText = () => `${STATUS_LABEL}${next.statusSteps ? `\n${escapeHtml(next.statusSteps)}` : ""}`;
+  const statusText = () =>
+    `${STATUS_LABEL}${next.statusSteps ? `\n${escapeHtml(next.statusSteps)}` : ""}`;
   const postStatus = async (plain: string) => {
-    next = await postTracked(next, STATUS_KEYS, () => post("status", statusText(), plain), ctx, now);
+    next = await postTracked(
+      next,
+      STATUS_KEYS,
+      () => post("status", statusText(), plain),
+      ctx,
+      now,
+    );
   };
 
   switch (event.type) {
@@ -84,28 +126,47 @@ export async function telegramProgress(route: ReplyRoute, event: ProgressEvent, 
       await renewTyping();
       if (next.previewBroken) return next;
       if (mode === "progress") {
-        if (!next.statusMessageId && now - Number(next.runStartedAt ?? now) >= STATUS_DRAFT_DELAY_MS) await postStatus("Working…");
+        if (
+          !next.statusMessageId &&
+          now - Number(next.runStartedAt ?? now) >= STATUS_DRAFT_DELAY_MS
+        )
+          await postStatus("Working…");
         return next;
       }
       if (mode !== "partial" && mode !== "block") return next;
-      const limits = { editIntervalMs: PREVIEW_EDIT_INTERVAL_MS, maxChars: target.account.textChunkLimit, overflow: "cut" as const, block: mode === "block" };
+      const limits = {
+        editIntervalMs: PREVIEW_EDIT_INTERVAL_MS,
+        maxChars: target.account.textChunkLimit,
+        overflow: "cut" as const,
+        block: mode === "block",
+      };
       return streamPreview(next, event.soFar, preview, limits, PREVIEW_KEYS, ctx, now);
     }
     case "tool": {
       await renewTyping();
       const showSteps = mode === "progress" && target.account.streaming.progress.toolProgress;
       if (!showSteps || event.phase !== "start" || next.previewBroken) return next;
-      next.statusSteps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`.split("\n").slice(-10).join("\n");
+      next.statusSteps = `${next.statusSteps ? `${next.statusSteps}\n` : ""}• ${event.name}`
+        .split("\n")
+        .slice(-10)
+        .join("\n");
       if (!next.statusMessageId) await postStatus(`Working…\n${next.statusSteps}`);
       else {
-        const edited = await editText(bot, next.previewChatId ?? route.to, next.statusMessageId, { html: statusText(), plain: `Working…\n${next.statusSteps}` });
+        const edited = await editText(bot, next.previewChatId ?? route.to, next.statusMessageId, {
+          html: statusText(),
+          plain: `Working…\n${next.statusSteps}`,
+        });
         if (!edited.ok) warn("status edit", edited);
       }
       return next;
     }
     case "run-finished": {
       if (next.statusMessageId) {
-        const removed = await deleteMessage(bot, next.previewChatId ?? route.to, next.statusMessageId);
+        const removed = await deleteMessage(
+          bot,
+          next.previewChatId ?? route.to,
+          next.statusMessageId,
+        );
         if (removed.ok) delete next.statusMessageId;
         else warn("status removal", removed);
       }

@@ -1,6 +1,11 @@
 import type { SendContext } from "../adapter.ts";
 import type { ReplyRoute } from "../envelope.ts";
-import { telegramAccount, telegramConfig, telegramSecrets, type TelegramAccount } from "./config.ts";
+import {
+  telegramAccount,
+  telegramConfig,
+  telegramSecrets,
+  type TelegramAccount,
+} from "./config.ts";
 
 /** The account a reply route belongs to, with its resolved bot token. */
 export interface TelegramTarget {
@@ -21,7 +26,10 @@ export function telegramTarget(route: ReplyRoute, ctx: SendContext): TelegramTar
  * "thread not found", so messages go there without it. Chat actions (typing) keep it: the typing
  * indicator shows in General only with the id.
  */
-export function threadParams(route: ReplyRoute, purpose: "message" | "action"): { message_thread_id?: number } {
+export function threadParams(
+  route: ReplyRoute,
+  purpose: "message" | "action",
+): { message_thread_id?: number } {
   const thread = Number(route.threadId);
   if (!route.threadId || !Number.isSafeInteger(thread)) return {};
   if (purpose === "message" && thread === 1 && route.extra?.forum === "1") return {};
@@ -33,10 +41,16 @@ export function threadParams(route: ReplyRoute, purpose: "message" | "action"): 
  * chunk quotes the user's message, all = every chunk, batched = only runs the SessionDO marks as a
  * debounced batch. `allow_sending_without_reply`: a deleted original never blocks the answer.
  */
-export function replyParams(route: ReplyRoute, account: TelegramAccount, chunkIndex: number): { reply_parameters?: { message_id: number; allow_sending_without_reply: true } } {
+export function replyParams(
+  route: ReplyRoute,
+  account: TelegramAccount,
+  chunkIndex: number,
+): { reply_parameters?: { message_id: number; allow_sending_without_reply: true } } {
   const id = Number(route.replyToMessageId);
   if (!route.replyToMessageId || !Number.isSafeInteger(id)) return {};
-  const quote = { reply_parameters: { message_id: id, allow_sending_without_reply: true as const } };
+  const quote = {
+    reply_parameters: { message_id: id, allow_sending_without_reply: true as const },
+  };
   switch (account.replyToMode) {
     case "off":
       return {};

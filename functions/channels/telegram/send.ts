@@ -15,11 +15,19 @@ import { replyParams, telegramTarget, threadParams } from "./route.ts";
  * - A progress-mode status draft (`statusMessageId`) is removed before the answer is posted.
  * - `retract` (a silent or aborted run) removes the run's preview and status draft, posts nothing.
  */
-export async function sendTelegramMessage(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendTelegramMessage(
+  message: OutboundMessage,
+  ctx: SendContext,
+): Promise<SendResult> {
   const { route } = message;
   const target = telegramTarget(route, ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.telegram is not configured" };
-  if (!target.botToken) return { ok: false, retryable: false, error: `no Telegram bot token for account ${route.accountId}` };
+  if (!target.botToken)
+    return {
+      ok: false,
+      retryable: false,
+      error: `no Telegram bot token for account ${route.accountId}`,
+    };
   const bot = { account: target.account, botToken: target.botToken, signal: ctx.signal };
   const state = message.progressState ?? {};
   const chat = state.previewChatId ?? route.to;
@@ -41,12 +49,18 @@ export async function sendTelegramMessage(message: OutboundMessage, ctx: SendCon
     edit: async (previewId) => {
       const edited = await editText(bot, chat, previewId, content);
       if (edited.ok) return { ok: true };
-      if (edited.kind === "lost" || edited.errorCode === 429 || edited.errorCode >= 500) return sendResultFromFailure(edited);
+      if (edited.kind === "lost" || edited.errorCode === 429 || edited.errorCode >= 500)
+        return sendResultFromFailure(edited);
       return "gone"; // Telegram refused the edit for good (preview deleted, too old): post the chunk instead.
     },
     post: async () => {
-      const sent = await sendText(bot, route.to, content, { ...threadParams(route, "message"), ...replyParams(route, target.account, message.chunkIndex) });
-      return sent.ok ? { ok: true, platformMessageId: String(sent.result.message_id) } : sendResultFromFailure(sent);
+      const sent = await sendText(bot, route.to, content, {
+        ...threadParams(route, "message"),
+        ...replyParams(route, target.account, message.chunkIndex),
+      });
+      return sent.ok
+        ? { ok: true, platformMessageId: String(sent.result.message_id) }
+        : sendResultFromFailure(sent);
     },
     discard: (previewId) => deleteMessage(bot, chat, previewId),
   });
@@ -60,23 +74,43 @@ export async function sendTelegramMessage(message: OutboundMessage, ctx: SendCon
  * into the answer (editing to the same text again changes nothing; Telegram answers "not modified")
  * and a retract (deleting what is already gone is fine).
  */
-export async function reconcileTelegramMessage(message: OutboundMessage, _ctx: SendContext): Promise<ReconcileResult> {
-  if (message.retract) return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
+export async function reconcileTelegramMessage(
+  message: OutboundMessage,
+  _ctx: SendContext,
+): Promise<ReconcileResult> {
+  if (message.retract)
+    return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
   if (message.chunkIndex === 0 && message.progressState?.previewMessageId) {
-    return { outcome: "untraceable", reason: "the answer edits the run's preview; editing again is harmless", idempotent: true };
+    return {
+      outcome: "untraceable",
+      reason: "the answer edits the run's preview; editing again is harmless",
+      idempotent: true,
+    };
   }
-  return { outcome: "untraceable", reason: "the Telegram Bot API can neither read a chat's history nor drop a repeated sendMessage", idempotent: false };
+  return {
+    outcome: "untraceable",
+    reason:
+      "the Telegram Bot API can neither read a chat's history nor drop a repeated sendMessage",
+    idempotent: false,
+  };
 }
 
 /**
  * A failed call in the outbox's vocabulary: 429 waits `retry_after` seconds; 5xx is retried; other
  * 4xx (bad chat, bot blocked, bad request) are final; a lost answer is reconciled, never repeated blindly.
  */
-export function sendResultFromFailure(failure: Extract<BotApiResult<unknown>, { ok: false }>): Extract<SendResult, { ok: false }> {
+export function sendResultFromFailure(
+  failure: Extract<BotApiResult<unknown>, { ok: false }>,
+): Extract<SendResult, { ok: false }> {
   if (failure.kind === "lost") return { ok: false, outcomeUnknown: true, error: failure.error };
   const error = `telegram ${failure.errorCode}: ${failure.description}`.slice(0, 300);
   if (failure.errorCode === 429 || failure.status === 429) {
-    return { ok: false, retryable: true, retryAfterMs: Math.max(1, failure.retryAfterSeconds ?? 1) * 1000, error };
+    return {
+      ok: false,
+      retryable: true,
+      retryAfterMs: Math.max(1, failure.retryAfterSeconds ?? 1) * 1000,
+      error,
+    };
   }
   return { ok: false, retryable: failure.errorCode >= 500 || failure.status >= 500, error };
 }

@@ -1,7 +1,13 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { SocketAccount, SocketPieces } from "../channel.ts";
 import { accountLabel, enabledAccounts } from "../accounts.ts";
-import { botIdFromToken, telegramAccount, telegramConfig, telegramSecrets, type TelegramAccount } from "./config.ts";
+import {
+  botIdFromToken,
+  telegramAccount,
+  telegramConfig,
+  telegramSecrets,
+  type TelegramAccount,
+} from "./config.ts";
 import { parseTelegramUpdate } from "./parse.ts";
 
 /**
@@ -15,7 +21,11 @@ export const telegramSocket: SocketPieces<TelegramAccount> = {
   accounts(config: EdgeclawConfig): SocketAccount<TelegramAccount>[] {
     const telegram = telegramConfig(config);
     if (!telegram) return [];
-    const accounts = enabledAccounts(telegram, (accountId) => telegramAccount(telegram, accountId), (account) => account.mode === "polling");
+    const accounts = enabledAccounts(
+      telegram,
+      (accountId) => telegramAccount(telegram, accountId),
+      (account) => account.mode === "polling",
+    );
     return accounts.map((account) => ({
       accountId: account.accountId,
       label: accountLabel("Telegram", account.accountId, accounts.length),
@@ -29,7 +39,11 @@ export const telegramSocket: SocketPieces<TelegramAccount> = {
   parse(event, socketAccount, env) {
     const account = socketAccount.account;
     const botId = botIdFromToken(telegramSecrets(account, env).botToken);
-    return parseTelegramUpdate(new TextEncoder().encode(JSON.stringify(event.payload)), { account, botId, receivedAt: event.receivedAt });
+    return parseTelegramUpdate(new TextEncoder().encode(JSON.stringify(event.payload)), {
+      account,
+      botId,
+      receivedAt: event.receivedAt,
+    });
   },
 };
 
@@ -41,7 +55,8 @@ export const telegramSocket: SocketPieces<TelegramAccount> = {
 export function botTokenEnvName(account: TelegramAccount): string {
   const token = account.botToken;
   if (token !== undefined && typeof token !== "string") return token.id;
-  const substituted = typeof token === "string" ? /^\$\{([A-Z0-9_]+)\}$/.exec(token)?.[1] : undefined;
+  const substituted =
+    typeof token === "string" ? /^\$\{([A-Z0-9_]+)\}$/.exec(token)?.[1] : undefined;
   if (substituted) return substituted;
   if (account.isDefault) return "TELEGRAM_BOT_TOKEN";
   return `TELEGRAM_BOT_TOKEN_${account.accountId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;

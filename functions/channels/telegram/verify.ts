@@ -9,11 +9,16 @@
 export const TELEGRAM_SECRET_HEADER = "x-telegram-bot-api-secret-token";
 export const TELEGRAM_SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 
-export type TelegramVerifyResult = { ok: true } | { ok: false; reason: "no-secret" | "missing-header" | "bad-secret" };
+export type TelegramVerifyResult =
+  | { ok: true }
+  | { ok: false; reason: "no-secret" | "missing-header" | "bad-secret" };
 
 const encoder = new TextEncoder();
 
-export async function verifyTelegramSecret(headers: Headers, expectedSecret: string | undefined): Promise<TelegramVerifyResult> {
+export async function verifyTelegramSecret(
+  headers: Headers,
+  expectedSecret: string | undefined,
+): Promise<TelegramVerifyResult> {
   if (!expectedSecret) return { ok: false, reason: "no-secret" };
   const given = headers.get(TELEGRAM_SECRET_HEADER);
   if (given === null || given === "") return { ok: false, reason: "missing-header" };
@@ -36,7 +41,9 @@ async function digest(value: string): Promise<Uint8Array> {
 /** workerd's `crypto.subtle.timingSafeEqual`; Node (scripts, bench) has none, so a plain XOR fold stands in. */
 function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?(a: ArrayBufferView, b: ArrayBufferView): boolean;
+  };
   if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
   let diff = 0;
   for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;

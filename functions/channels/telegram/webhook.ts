@@ -2,7 +2,13 @@ import type { AcceptResult, WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
-import { botIdFromToken, telegramConfig, telegramSecrets, telegramWebhookAccounts, type TelegramAccount } from "./config.ts";
+import {
+  botIdFromToken,
+  telegramConfig,
+  telegramSecrets,
+  telegramWebhookAccounts,
+  type TelegramAccount,
+} from "./config.ts";
 import { parseTelegramUpdate } from "./parse.ts";
 import { verifyTelegramSecret } from "./verify.ts";
 
@@ -19,7 +25,12 @@ export const TELEGRAM_MAX_BODY_BYTES = 1024 * 1024;
 export const telegramWebhook: WebhookPieces<TelegramAccount> = {
   routes(config: EdgeclawConfig): WebhookRoute<TelegramAccount>[] {
     const telegram = telegramConfig(config);
-    return telegram ? webhookRoutes("Telegram", telegramWebhookAccounts(telegram, logClash("telegram", "webhookPath"))) : [];
+    return telegram
+      ? webhookRoutes(
+          "Telegram",
+          telegramWebhookAccounts(telegram, logClash("telegram", "webhookPath")),
+        )
+      : [];
   },
   maxBodyBytes: () => TELEGRAM_MAX_BODY_BYTES,
   async verify(request, route, env) {
@@ -29,7 +40,11 @@ export const telegramWebhook: WebhookPieces<TelegramAccount> = {
   },
   parse(request, route, env) {
     const botId = botIdFromToken(telegramSecrets(route.account, env).botToken);
-    return parseTelegramUpdate(request.raw, { account: route.account, botId, receivedAt: request.receivedAt });
+    return parseTelegramUpdate(request.raw, {
+      account: route.account,
+      botId,
+      receivedAt: request.receivedAt,
+    });
   },
   ack: telegramAck,
 };
@@ -42,5 +57,8 @@ export const telegramWebhook: WebhookPieces<TelegramAccount> = {
 export function telegramAck(result: AcceptResult): Response {
   const ack = defaultWebhookAck(result);
   if (!result.allStored || !result.ackHint) return ack;
-  return Response.json({ method: "answerCallbackQuery", callback_query_id: result.ackHint }, { headers: ack.headers });
+  return Response.json(
+    { method: "answerCallbackQuery", callback_query_id: result.ackHint },
+    { headers: ack.headers },
+  );
 }

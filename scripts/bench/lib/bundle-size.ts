@@ -7,12 +7,18 @@ import { join } from "node:path";
 export function workerBundleSize(): string {
   const outdir = mkdtempSync(join(tmpdir(), "edgeclaw-bundle-"));
   try {
-    const output = execFileSync("node_modules/.bin/wrangler", ["deploy", "--dry-run", "--outdir", outdir], {
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return /Total Upload:\s*([^\n]+)/.exec(output)?.[1]?.trim() ?? "unknown (wrangler printed no size)";
+    const output = execFileSync(
+      "node_modules/.bin/wrangler",
+      ["deploy", "--dry-run", "--outdir", outdir],
+      {
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    return (
+      /Total Upload:\s*([^\n]+)/.exec(output)?.[1]?.trim() ?? "unknown (wrangler printed no size)"
+    );
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -10,7 +10,11 @@ import { measure, type Figures } from "./measure.ts";
 /** `--requests 400 --concurrency 8 --replies 20`, each capped so a typo cannot flood the machine. */
 export function benchArgs(): { requests: number; concurrency: number; replies: number } {
   const { values } = parseArgs({
-    options: { requests: { type: "string", default: "400" }, concurrency: { type: "string", default: "8" }, replies: { type: "string", default: "20" } },
+    options: {
+      requests: { type: "string", default: "400" },
+      concurrency: { type: "string", default: "8" },
+      replies: { type: "string", default: "20" },
+    },
   });
   return {
     requests: Math.min(5000, Number(values.requests)),
@@ -22,18 +26,28 @@ export function benchArgs(): { requests: number; concurrency: number; replies: n
 const health = (instanceUrl: string) => async () => (await fetch(`${instanceUrl}/health`)).ok;
 
 /** Warms the isolate and the channel's path (40 requests, 4 at a time), then /health the same way. */
-export async function warmUp(instanceUrl: string, send: (index: number) => Promise<boolean>): Promise<void> {
+export async function warmUp(
+  instanceUrl: string,
+  send: (index: number) => Promise<boolean>,
+): Promise<void> {
   await measure("warm-up", 40, 4, send);
   await measure("warm-up", 40, 4, health(instanceUrl));
 }
 
 /** The do-nothing baseline every other row is compared with. */
-export function healthBaseline(instanceUrl: string, requests: number, concurrency: number): Promise<Figures> {
+export function healthBaseline(
+  instanceUrl: string,
+  requests: number,
+  concurrency: number,
+): Promise<Figures> {
   return measure("GET /health (baseline)", requests, concurrency, health(instanceUrl));
 }
 
 /** Polls the fake platform every 5 ms until `landed` (the reply is there), at most `timeoutMs`. */
-export async function replyLands(landed: () => Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
+export async function replyLands(
+  landed: () => Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await landed()) return true;
@@ -63,8 +77,14 @@ export class Refusals {
       if (res.status !== 200) this.note(`${res.status} ${text.slice(0, 120)}`);
       return res.status;
     } catch (error) {
-      const cause = error instanceof Error && error.cause !== undefined ? ` ${String(error.cause)}` : "";
-      this.note(`no answer: ${error instanceof Error ? error.message : String(error)}${cause}`.slice(0, 160));
+      const cause =
+        error instanceof Error && error.cause !== undefined ? ` ${String(error.cause)}` : "";
+      this.note(
+        `no answer: ${error instanceof Error ? error.message : String(error)}${cause}`.slice(
+          0,
+          160,
+        ),
+      );
       return 0;
     }
   }

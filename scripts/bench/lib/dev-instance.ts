@@ -27,7 +27,9 @@ export async function startDevInstance(
   const configFile = join(dataDir, "bench.json5");
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const port = await freePort();
-  const [command, args] = options.viaNpm ? ["npm", ["run", "--silent", "dev"]] : [process.execPath, ["--import", "tsx", "scripts/dev.ts"]];
+  const [command, args] = options.viaNpm
+    ? ["npm", ["run", "--silent", "dev"]]
+    : [process.execPath, ["--import", "tsx", "scripts/dev.ts"]];
   const child: ChildProcess = spawn(command, args, {
     // Its own group, so stopping it is a Ctrl-C to exactly that tree (npm, tsx and dev.ts alike).
     detached: options.viaNpm === true,
@@ -43,7 +45,10 @@ export async function startDevInstance(
   });
   let output = "";
   const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dev instance did not become ready:\n${output.slice(-4000)}`)), 180_000);
+    const timer = setTimeout(
+      () => reject(new Error(`dev instance did not become ready:\n${output.slice(-4000)}`)),
+      180_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       // EDGECLAW_BENCH_LOG=1 shows the instance's own log (wrangler, Worker console) while it runs.
@@ -76,7 +81,8 @@ export async function startDevInstance(
     output: () => output,
     async stop() {
       // Idempotent: a test may stop it and still have it in its cleanup list.
-      if (child.exitCode !== null || child.signalCode !== null) return void rmSync(dataDir, { recursive: true, force: true });
+      if (child.exitCode !== null || child.signalCode !== null)
+        return void rmSync(dataDir, { recursive: true, force: true });
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       signal("SIGINT");
       const timeout = setTimeout(() => signal("SIGKILL"), 15_000);

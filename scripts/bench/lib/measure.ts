@@ -9,7 +9,12 @@ export interface Figures {
   perSecond: number;
 }
 
-export async function measure(label: string, requests: number, concurrency: number, send: (index: number) => Promise<boolean>): Promise<Figures> {
+export async function measure(
+  label: string,
+  requests: number,
+  concurrency: number,
+  send: (index: number) => Promise<boolean>,
+): Promise<Figures> {
   const latencies: number[] = [];
   let failures = 0;
   let next = 0;
@@ -27,7 +32,8 @@ export async function measure(label: string, requests: number, concurrency: numb
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const pick = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     label,
     requests,
@@ -40,7 +46,16 @@ export async function measure(label: string, requests: number, concurrency: numb
 }
 
 export function printTable(rows: Figures[], baseline: Figures): void {
-  const header = ["route", "requests", "failed", "p50 ms", "p99 ms", "mean ms", "req/s", "p50 vs baseline"];
+  const header = [
+    "route",
+    "requests",
+    "failed",
+    "p50 ms",
+    "p99 ms",
+    "mean ms",
+    "req/s",
+    "p50 vs baseline",
+  ];
   const lines = rows.map((row) => [
     row.label,
     String(row.requests),
@@ -51,7 +66,9 @@ export function printTable(rows: Figures[], baseline: Figures): void {
     row.perSecond.toFixed(0),
     `${(row.p50Ms / baseline.p50Ms).toFixed(2)}x`,
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...lines.map((line) => line[i]!.length)),
+  );
   const format = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ");
   console.log(format(header));
   for (const line of lines) console.log(format(line));

@@ -28,7 +28,11 @@ export function sampleTree(rootPid: number): ProcessSample[] {
     if (stat) parents.set(Number(entry), stat.ppid);
   }
   const inTree = (pid: number): boolean => {
-    for (let current: number | undefined = pid, hops = 0; current !== undefined && hops < 64; hops++) {
+    for (
+      let current: number | undefined = pid, hops = 0;
+      current !== undefined && hops < 64;
+      hops++
+    ) {
       if (current === rootPid) return true;
       current = parents.get(current);
       if (current === 0 || current === 1) return false;
@@ -40,7 +44,13 @@ export function sampleTree(rootPid: number): ProcessSample[] {
     if (!inTree(pid)) continue;
     const stat = readStat(pid);
     if (!stat) continue;
-    samples.push({ pid, role: roleOf(pid), rssBytes: readRss(pid), pssBytes: readPss(pid), cpuTicks: stat.utime + stat.stime });
+    samples.push({
+      pid,
+      role: roleOf(pid),
+      rssBytes: readRss(pid),
+      pssBytes: readPss(pid),
+      cpuTicks: stat.utime + stat.stime,
+    });
   }
   return samples.sort((a, b) => a.pid - b.pid);
 }
@@ -88,7 +98,8 @@ function roleOf(pid: number): string {
   const line = args.join(" ");
   if (/workerd/.test(args[0] ?? "")) return "workerd";
   // tsx's transform service (TypeScript for the scripts) vs wrangler's bundler.
-  if (/esbuild/.test(args[0] ?? "")) return /\/tsx\//.test(args[0] ?? "") ? "esbuild (tsx)" : "esbuild";
+  if (/esbuild/.test(args[0] ?? ""))
+    return /\/tsx\//.test(args[0] ?? "") ? "esbuild (tsx)" : "esbuild";
   if (/wrangler-dist\/cli\.js/.test(line)) return "wrangler";
   if (/wrangler\/bin\/wrangler\.js/.test(line)) return "wrangler (launcher)";
   if (/scripts\/dev\.ts/.test(line) && !/tsx\/dist\/cli/.test(line)) return "dev.ts (hosts PGlite)";

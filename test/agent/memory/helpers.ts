@@ -12,7 +12,17 @@ export function memoryAgent(): string {
 
 /** A config whose memory search embeds with `model` on the fake server (or none / a broken one). */
 export function memoryConfig(search: Record<string, unknown> = {}): EdgeclawConfig {
-  return parseConfig({ memory: { search: { provider: "openai", baseUrl: `${fakeModelUrl()}/v1`, apiKey: "test-embed-key", model: "fake-embed", ...search } } });
+  return parseConfig({
+    memory: {
+      search: {
+        provider: "openai",
+        baseUrl: `${fakeModelUrl()}/v1`,
+        apiKey: "test-embed-key",
+        model: "fake-embed",
+        ...search,
+      },
+    },
+  });
 }
 
 export async function seed(agentId: string, files: Record<string, string>): Promise<void> {
@@ -21,6 +31,8 @@ export async function seed(agentId: string, files: Record<string, string>): Prom
 
 /** Embedding requests the fake server saw for `model`. */
 export async function embeddingCalls(model: string): Promise<Array<{ body: { input: string[] } }>> {
-  const response = await fetch(`${fakeModelUrl()}/_control/requests?scenario=${encodeURIComponent(`embeddings:${model}`)}`);
+  const response = await fetch(
+    `${fakeModelUrl()}/_control/requests?scenario=${encodeURIComponent(`embeddings:${model}`)}`,
+  );
   return ((await response.json()) as { requests: Array<{ body: { input: string[] } }> }).requests;
 }

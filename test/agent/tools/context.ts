@@ -12,13 +12,20 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     sessionId: "session-1",
     senderIsOwner: true,
     mainPrivateSession: true,
-    status: async () => ({ sessionKey: "agent:main:main", model: "fakeanthropic/claude-test", inputTokens: 12 }),
+    status: async () => ({
+      sessionKey: "agent:main:main",
+      model: "fakeanthropic/claude-test",
+      inputTokens: 12,
+    }),
     ...overrides,
   };
 }
 
 export function fakeWebUrl(): string {
   const url = (env as unknown as Record<string, unknown>).FAKE_WEB_URL;
-  if (typeof url !== "string") throw new Error("FAKE_WEB_URL binding missing (test/setup/global.ts starts the fake web server)");
+  if (typeof url !== "string")
+    throw new Error(
+      "FAKE_WEB_URL binding missing (test/setup/global.ts starts the fake web server)",
+    );
   return url;
 }

@@ -6,7 +6,8 @@ import { readFile, writeFile } from "../../../functions/agent/workspace.ts";
 import { toolContext } from "./context.ts";
 
 const tools = createToolset(parseConfig({}), "main");
-const call = (name: string, args: Record<string, unknown>, ctx = toolContext()) => runTool(tools, { name, arguments: args }, ctx);
+const call = (name: string, args: Record<string, unknown>, ctx = toolContext()) =>
+  runTool(tools, { name, arguments: args }, ctx);
 
 describe("read / write / edit tools", () => {
   it("write creates and overwrites; read returns the content", async () => {
@@ -28,11 +29,19 @@ describe("read / write / edit tools", () => {
     await writeFile(env, ctx.agentId, "memory/a.md", "a");
     const first = await call("read", { path: "long.md" }, ctx);
     expect(first.content).toMatch(/^line 1\n/);
-    expect(first.content).toContain("[long.md: showing lines 1-2000 of 2500. Call read with offset=2001 to continue.]");
+    expect(first.content).toContain(
+      "[long.md: showing lines 1-2000 of 2500. Call read with offset=2001 to continue.]",
+    );
     const second = await call("read", { path: "long.md", offset: 2001, limit: 2 }, ctx);
-    expect(second.content).toBe("line 2001\nline 2002\n\n[long.md: showing lines 2001-2002 of 2500. Call read with offset=2003 to continue.]");
-    expect((await call("read", { path: "." }, ctx)).content).toBe("Workspace files:\nlong.md (" + lines.length + " bytes)\nmemory/a.md (1 bytes)");
-    expect((await call("read", { path: "memory" }, ctx)).content).toBe("Files under memory/:\nmemory/a.md (1 bytes)");
+    expect(second.content).toBe(
+      "line 2001\nline 2002\n\n[long.md: showing lines 2001-2002 of 2500. Call read with offset=2003 to continue.]",
+    );
+    expect((await call("read", { path: "." }, ctx)).content).toBe(
+      "Workspace files:\nlong.md (" + lines.length + " bytes)\nmemory/a.md (1 bytes)",
+    );
+    expect((await call("read", { path: "memory" }, ctx)).content).toBe(
+      "Files under memory/:\nmemory/a.md (1 bytes)",
+    );
   });
 
   it("read bounds one huge line", async () => {
@@ -46,11 +55,15 @@ describe("read / write / edit tools", () => {
   it("edit replaces one exact match and accepts old_string/new_string", async () => {
     const ctx = toolContext();
     await writeFile(env, ctx.agentId, "SOUL.md", "tone: formal\nemoji: none\n");
-    expect(await call("edit", { path: "SOUL.md", oldText: "formal", newText: "playful" }, ctx)).toEqual({
+    expect(
+      await call("edit", { path: "SOUL.md", oldText: "formal", newText: "playful" }, ctx),
+    ).toEqual({
       content: "Edited SOUL.md (version 2, 26 bytes).",
     });
     await call("edit", { path: "SOUL.md", old_string: "none", new_string: "🦦" }, ctx);
-    expect((await readFile(env, ctx.agentId, "SOUL.md"))?.content).toBe("tone: playful\nemoji: 🦦\n");
+    expect((await readFile(env, ctx.agentId, "SOUL.md"))?.content).toBe(
+      "tone: playful\nemoji: 🦦\n",
+    );
   });
 
   it("explains errors without changing anything", async () => {
@@ -72,7 +85,7 @@ describe("read / write / edit tools", () => {
       expect(result.isError, `${name} ${JSON.stringify(args).slice(0, 60)}`).toBe(true);
       expect(result.content).toMatch(message);
     }
-    expect((await readFile(env, ctx.agentId, "a.md"))).toMatchObject({ content: "x x", version: 1 });
+    expect(await readFile(env, ctx.agentId, "a.md")).toMatchObject({ content: "x x", version: 1 });
     expect(await readFile(env, ctx.agentId, "big.md")).toBeNull();
   });
 });
@@ -81,9 +94,19 @@ describe("session_status tool", () => {
   it("returns the session snapshot with the current time in the user's zone", async () => {
     const config = parseConfig({ agents: { defaults: { userTimezone: "Europe/Berlin" } } });
     const ctx = toolContext({ config });
-    const result = await runTool(createToolset(config, "main"), { name: "session_status", arguments: {} }, ctx);
-    const card = JSON.parse(result.content) as Record<string, unknown> & { time: { now: string; timeZone: string; local: string } };
-    expect(card).toMatchObject({ sessionKey: "agent:main:main", model: "fakeanthropic/claude-test", inputTokens: 12 });
+    const result = await runTool(
+      createToolset(config, "main"),
+      { name: "session_status", arguments: {} },
+      ctx,
+    );
+    const card = JSON.parse(result.content) as Record<string, unknown> & {
+      time: { now: string; timeZone: string; local: string };
+    };
+    expect(card).toMatchObject({
+      sessionKey: "agent:main:main",
+      model: "fakeanthropic/claude-test",
+      inputTokens: 12,
+    });
     expect(card.time.timeZone).toBe("Europe/Berlin");
     expect(Math.abs(Date.parse(card.time.now) - Date.now())).toBeLessThan(60_000);
     expect(card.time.local).toMatch(/GMT\+[12]|CES?T/);

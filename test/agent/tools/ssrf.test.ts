@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { STRICT_SSRF_POLICY, checkFetchUrl, parseIpv4, parseIpv6 } from "../../../functions/http/ssrf.ts";
+import {
+  STRICT_SSRF_POLICY,
+  checkFetchUrl,
+  parseIpv4,
+  parseIpv6,
+} from "../../../functions/http/ssrf.ts";
 
 const refused = (url: string, policy = STRICT_SSRF_POLICY) => {
   const result = checkFetchUrl(url, policy);
@@ -66,12 +71,15 @@ describe("SSRF guard", () => {
     expect(refused(url)).toMatch(reason);
   });
 
-  it.each(["https://example.com/", "http://93.184.216.34/", "https://[2606:4700::1111]/", "https://8.8.8.8.nip.io/", "https://sub.example.co.uk:8443/a?b=c"])(
-    "allows the public address %s",
-    (url) => {
-      expect(refused(url)).toBeUndefined();
-    },
-  );
+  it.each([
+    "https://example.com/",
+    "http://93.184.216.34/",
+    "https://[2606:4700::1111]/",
+    "https://8.8.8.8.nip.io/",
+    "https://sub.example.co.uk:8443/a?b=c",
+  ])("allows the public address %s", (url) => {
+    expect(refused(url)).toBeUndefined();
+  });
 
   it("allows exact allowedHostnames and the opt-in ranges, nothing broader", () => {
     const policy = { ...STRICT_SSRF_POLICY, allowedHostnames: ["127.0.0.1", "Wiki.Internal"] };
@@ -79,10 +87,21 @@ describe("SSRF guard", () => {
     expect(refused("http://wiki.internal/", policy)).toBeUndefined();
     expect(refused("http://127.0.0.2/", policy)).toMatch(/loopback/);
     expect(refused("http://other.internal/", policy)).toMatch(/internal/);
-    expect(refused("http://198.18.0.1/", { ...STRICT_SSRF_POLICY, allowRfc2544BenchmarkRange: true })).toBeUndefined();
-    expect(refused("http://[fd12::1]/", { ...STRICT_SSRF_POLICY, allowIpv6UniqueLocalRange: true })).toBeUndefined();
-    expect(refused("http://[fd00:ec2::254]/", { ...STRICT_SSRF_POLICY, allowIpv6UniqueLocalRange: true })).toMatch(/metadata/);
-    expect(refused("http://10.0.0.1/", { ...STRICT_SSRF_POLICY, dangerouslyAllowPrivateNetwork: true })).toBeUndefined();
+    expect(
+      refused("http://198.18.0.1/", { ...STRICT_SSRF_POLICY, allowRfc2544BenchmarkRange: true }),
+    ).toBeUndefined();
+    expect(
+      refused("http://[fd12::1]/", { ...STRICT_SSRF_POLICY, allowIpv6UniqueLocalRange: true }),
+    ).toBeUndefined();
+    expect(
+      refused("http://[fd00:ec2::254]/", {
+        ...STRICT_SSRF_POLICY,
+        allowIpv6UniqueLocalRange: true,
+      }),
+    ).toMatch(/metadata/);
+    expect(
+      refused("http://10.0.0.1/", { ...STRICT_SSRF_POLICY, dangerouslyAllowPrivateNetwork: true }),
+    ).toBeUndefined();
   });
 
   it("parses address spellings", () => {

@@ -18,15 +18,35 @@ const resolverUrl = () => `${dohUrl()}/dns-query`;
 
 function configFor(fetchConfig: Record<string, unknown> = {}) {
   const host = new URL(fakeWebUrl()).hostname;
-  return parseConfig({ tools: { web: { fetch: { ssrfPolicy: { allowedHostnames: [host] }, cacheTtlMinutes: 0, dnsResolverUrl: resolverUrl(), ...fetchConfig } } } });
+  return parseConfig({
+    tools: {
+      web: {
+        fetch: {
+          ssrfPolicy: { allowedHostnames: [host] },
+          cacheTtlMinutes: 0,
+          dnsResolverUrl: resolverUrl(),
+          ...fetchConfig,
+        },
+      },
+    },
+  });
 }
 
 async function webFetch(args: Record<string, unknown>, config = configFor()) {
-  return runTool(createToolset(config, "main"), { name: "web_fetch", arguments: args }, toolContext({ config }));
+  return runTool(
+    createToolset(config, "main"),
+    { name: "web_fetch", arguments: args },
+    toolContext({ config }),
+  );
 }
 
-async function requestsTo(base: string): Promise<Array<{ path: string; headers: Record<string, string> }>> {
-  return (await (await fetch(`${base}/_control/requests`)).json()) as Array<{ path: string; headers: Record<string, string> }>;
+async function requestsTo(
+  base: string,
+): Promise<Array<{ path: string; headers: Record<string, string> }>> {
+  return (await (await fetch(`${base}/_control/requests`)).json()) as Array<{
+    path: string;
+    headers: Record<string, string>;
+  }>;
 }
 
 beforeEach(async () => {
@@ -47,9 +67,13 @@ describe("web_fetch and DNS", () => {
   ])("refuses %s, which resolves to %s", async (name, address, kind) => {
     const result = await webFetch({ url: `http://${name}/secret` });
     expect(result.isError).toBe(true);
-    expect(result.content).toContain(`web_fetch refused http://${name}/secret: ${name} resolves to ${address}`);
+    expect(result.content).toContain(
+      `web_fetch refused http://${name}/secret: ${name} resolves to ${address}`,
+    );
     expect(result.content).toMatch(kind);
-    const asked = (await requestsTo(dohUrl())).map((request) => new URL(request.path, "http://x").searchParams.get("type"));
+    const asked = (await requestsTo(dohUrl())).map((request) =>
+      new URL(request.path, "http://x").searchParams.get("type"),
+    );
     expect(asked.sort()).toEqual(["A", "AAAA"]);
   });
 
@@ -65,16 +89,27 @@ describe("web_fetch and DNS", () => {
   });
 
   it("refuses a redirect to a name that resolves inward, before requesting it", async () => {
-    const result = await webFetch({ url: `${fakeWebUrl()}/redirect?to=${encodeURIComponent("http://metadata.ssrf.test/latest/meta-data/")}` });
+    const result = await webFetch({
+      url: `${fakeWebUrl()}/redirect?to=${encodeURIComponent("http://metadata.ssrf.test/latest/meta-data/")}`,
+    });
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/refused the redirect .* metadata\.ssrf\.test resolves to 169\.254\.169\.254/);
+    expect(result.content).toMatch(
+      /refused the redirect .* metadata\.ssrf\.test resolves to 169\.254\.169\.254/,
+    );
   });
 
   it("lets a name with only public addresses through, having asked for both A and AAAA", async () => {
-    const checked = await checkFetchTarget("https://public.ssrf.test/page", STRICT_SSRF_POLICY, { resolverUrl: resolverUrl() });
+    const checked = await checkFetchTarget("https://public.ssrf.test/page", STRICT_SSRF_POLICY, {
+      resolverUrl: resolverUrl(),
+    });
     expect(checked.ok).toBe(true);
-    const asked = (await requestsTo(dohUrl())).map((request) => new URL(request.path, "http://x").searchParams);
-    expect(asked.map((query) => `${query.get("name")} ${query.get("type")}`).sort()).toEqual(["public.ssrf.test A", "public.ssrf.test AAAA"]);
+    const asked = (await requestsTo(dohUrl())).map(
+      (request) => new URL(request.path, "http://x").searchParams,
+    );
+    expect(asked.map((query) => `${query.get("name")} ${query.get("type")}`).sort()).toEqual([
+      "public.ssrf.test A",
+      "public.ssrf.test AAAA",
+    ]);
   });
 
   it("does not look up hosts that are explicitly allowed or written as IP literals", async () => {
@@ -89,7 +124,10 @@ describe("web_fetch configured headers", () => {
 
   it("sends them to a listed host (host:port)", async () => {
     const host = new URL(fakeWebUrl()).host;
-    await webFetch({ url: `${fakeWebUrl()}/plain.txt` }, configFor({ headers, headersHosts: [host] }));
+    await webFetch(
+      { url: `${fakeWebUrl()}/plain.txt` },
+      configFor({ headers, headersHosts: [host] }),
+    );
     const [request] = await requestsTo(fakeWebUrl());
     expect(request?.headers["x-routing-target"]).toBe("staging");
   });
@@ -106,7 +144,10 @@ describe("web_fetch configured headers", () => {
   it("drops them on a redirect from a listed host to one that is not", async () => {
     const webHost = new URL(fakeWebUrl()).host;
     const landing = `${dohUrl()}/landing`;
-    const result = await webFetch({ url: `${fakeWebUrl()}/redirect?to=${encodeURIComponent(landing)}` }, configFor({ headers, headersHosts: [webHost] }));
+    const result = await webFetch(
+      { url: `${fakeWebUrl()}/redirect?to=${encodeURIComponent(landing)}` },
+      configFor({ headers, headersHosts: [webHost] }),
+    );
     expect(result.isError).toBeFalsy();
     const [first] = await requestsTo(fakeWebUrl());
     expect(first?.headers["x-routing-target"]).toBe("staging");

@@ -47,8 +47,15 @@ export function messageCreate(spec: MessageSpec) {
     d: {
       id,
       channel_id: spec.channelId,
-      ...(spec.guildId ? { guild_id: spec.guildId, member: { nick: null, roles: spec.roles ?? [] } } : {}),
-      author: { id: spec.author, username: `user${spec.author.slice(-4)}`, global_name: "Ada", ...(spec.bot ? { bot: true } : {}) },
+      ...(spec.guildId
+        ? { guild_id: spec.guildId, member: { nick: null, roles: spec.roles ?? [] } }
+        : {}),
+      author: {
+        id: spec.author,
+        username: `user${spec.author.slice(-4)}`,
+        global_name: "Ada",
+        ...(spec.bot ? { bot: true } : {}),
+      },
       content: spec.content,
       type: spec.replyToAuthor ? 19 : 0,
       timestamp: new Date().toISOString(),
@@ -57,15 +64,36 @@ export function messageCreate(spec: MessageSpec) {
       mention_roles: spec.mentionRoles ?? [],
       mention_everyone: false,
       attachments: (spec.attachments ?? []).map((file) => ({ id: snowflake(), ...file })),
-      ...(spec.replyToAuthor ? { referenced_message: { id: snowflake(), author: { id: spec.replyToAuthor, username: "y" } } } : {}),
+      ...(spec.replyToAuthor
+        ? {
+            referenced_message: {
+              id: snowflake(),
+              author: { id: spec.replyToAuthor, username: "y" },
+            },
+          }
+        : {}),
     },
     ...(spec.channelContext || spec.botRoleIds
-      ? { context: { ...(spec.channelContext ? { channel: { id: spec.channelId, ...spec.channelContext } } : {}), ...(spec.botRoleIds ? { botRoleIds: spec.botRoleIds } : {}) } }
+      ? {
+          context: {
+            ...(spec.channelContext
+              ? { channel: { id: spec.channelId, ...spec.channelContext } }
+              : {}),
+            ...(spec.botRoleIds ? { botRoleIds: spec.botRoleIds } : {}),
+          },
+        }
       : {}),
   };
 }
 
-export function messageUpdate(spec: { id: string; author: string; channelId: string; guildId?: string; content: string; editedAt?: string }) {
+export function messageUpdate(spec: {
+  id: string;
+  author: string;
+  channelId: string;
+  guildId?: string;
+  content: string;
+  editedAt?: string;
+}) {
   return {
     op: 0,
     t: "MESSAGE_UPDATE",
@@ -81,7 +109,14 @@ export function messageUpdate(spec: { id: string; author: string; channelId: str
   };
 }
 
-export function reactionAdd(spec: { user: string; channelId: string; messageId: string; guildId?: string; messageAuthor?: string; emoji?: string }) {
+export function reactionAdd(spec: {
+  user: string;
+  channelId: string;
+  messageId: string;
+  guildId?: string;
+  messageAuthor?: string;
+  emoji?: string;
+}) {
   return {
     op: 0,
     t: "MESSAGE_REACTION_ADD",
@@ -98,7 +133,16 @@ export function reactionAdd(spec: { user: string; channelId: string; messageId: 
 }
 
 export function memberAdd(spec: { user: string; guildId: string }) {
-  return { op: 0, t: "GUILD_MEMBER_ADD", s: 4, d: { guild_id: spec.guildId, user: { id: spec.user, username: "newbie" }, joined_at: new Date().toISOString() } };
+  return {
+    op: 0,
+    t: "GUILD_MEMBER_ADD",
+    s: 4,
+    d: {
+      guild_id: spec.guildId,
+      user: { id: spec.user, username: "newbie" },
+      joined_at: new Date().toISOString(),
+    },
+  };
 }
 
 /**
@@ -106,12 +150,33 @@ export function memberAdd(spec: { user: string; guildId: string }) {
  * `POST /internal/companion/events`, where the Discord channel's own socket parser turns it into
  * envelopes that are durably accepted. Returns the event's status and what each envelope became.
  */
-export async function deliver(dispatch: unknown, accountId = "default"): Promise<{ status: string; statuses: string[] }> {
-  const body = JSON.stringify({ channel: "discord", accountId, events: [{ eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() }] });
-  const headers = await signRequest(COMPANION_KEY, { method: "POST", path: "/internal/companion/events", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
-  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-  if (res.status !== 200) throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
-  const [result] = ((await res.json()) as { results: Array<{ status: string; outcomes?: string[]; error?: string }> }).results;
+export async function deliver(
+  dispatch: unknown,
+  accountId = "default",
+): Promise<{ status: string; statuses: string[] }> {
+  const body = JSON.stringify({
+    channel: "discord",
+    accountId,
+    events: [{ eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() }],
+  });
+  const headers = await signRequest(COMPANION_KEY, {
+    method: "POST",
+    path: "/internal/companion/events",
+    body: new TextEncoder().encode(body),
+    timestamp: Math.floor(Date.now() / 1000),
+  });
+  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+  if (res.status !== 200)
+    throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
+  const [result] = (
+    (await res.json()) as {
+      results: Array<{ status: string; outcomes?: string[]; error?: string }>;
+    }
+  ).results;
   if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
   return { status: result!.status, statuses: result!.outcomes ?? [] };
 }
@@ -119,13 +184,20 @@ export async function deliver(dispatch: unknown, accountId = "default"): Promise
 /** The parse alone (drop reasons), through the channel's SocketPieces as the Worker calls them. */
 export async function parseOnly(dispatch: unknown, accountId = "default") {
   const socket = discordChannel.socket!;
-  const account = socket.accounts(configFromEnv(env as never), testEnv).find((a) => a.accountId === accountId);
+  const account = socket
+    .accounts(configFromEnv(env as never), testEnv)
+    .find((a) => a.accountId === accountId);
   if (!account) throw new Error(`no Discord socket account ${accountId}`);
-  return socket.parse({ eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() }, account, testEnv);
+  return socket.parse(
+    { eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() },
+    account,
+    testEnv,
+  );
 }
 
 function eventIdOf(dispatch: unknown): string {
-  const d = (dispatch as { t?: string; d?: { id?: string; message_id?: string; user_id?: string } }).d;
+  const d = (dispatch as { t?: string; d?: { id?: string; message_id?: string; user_id?: string } })
+    .d;
   return `${(dispatch as { t?: string }).t}:${d?.id ?? d?.message_id ?? crypto.randomUUID()}:${d?.user_id ?? ""}`;
 }
 
@@ -142,48 +214,105 @@ export interface FakeDiscordMessage {
 }
 
 export async function discordMessages(channelId: string): Promise<FakeDiscordMessage[]> {
-  return (await (await fetch(`${fakeDiscord()}/_control/messages?channel_id=${channelId}`)).json()) as FakeDiscordMessage[];
+  return (await (
+    await fetch(`${fakeDiscord()}/_control/messages?channel_id=${channelId}`)
+  ).json()) as FakeDiscordMessage[];
 }
 
 export async function interactionMessages(token: string): Promise<FakeDiscordMessage[]> {
-  return (await (await fetch(`${fakeDiscord()}/_control/messages?interaction=${encodeURIComponent(token)}`)).json()) as FakeDiscordMessage[];
+  return (await (
+    await fetch(`${fakeDiscord()}/_control/messages?interaction=${encodeURIComponent(token)}`)
+  ).json()) as FakeDiscordMessage[];
 }
 
-export async function discordCalls(route?: string, channelId?: string): Promise<Array<{ route: string; body: Record<string, unknown>; at: number; token?: string }>> {
+export async function discordCalls(
+  route?: string,
+  channelId?: string,
+): Promise<Array<{ route: string; body: Record<string, unknown>; at: number; token?: string }>> {
   const query = new URLSearchParams();
   if (route) query.set("route", route);
   if (channelId) query.set("channel_id", channelId);
-  return (await (await fetch(`${fakeDiscord()}/_control/calls?${query}`)).json()) as Array<{ route: string; body: Record<string, unknown>; at: number }>;
+  return (await (await fetch(`${fakeDiscord()}/_control/calls?${query}`)).json()) as Array<{
+    route: string;
+    body: Record<string, unknown>;
+    at: number;
+  }>;
 }
 
-export async function scriptDiscord(script: { route: string; channelId?: string; times?: number; status?: number; retryAfter?: number; global?: boolean; dropConnection?: boolean; dropBeforeCreate?: boolean }) {
+export async function scriptDiscord(script: {
+  route: string;
+  channelId?: string;
+  times?: number;
+  status?: number;
+  retryAfter?: number;
+  global?: boolean;
+  dropConnection?: boolean;
+  dropBeforeCreate?: boolean;
+}) {
   await fetch(`${fakeDiscord()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
 /** Puts a message in the fake's channel as if it had been created at `at` (ms). */
-export async function seedDiscordMessage(message: { channelId: string; authorId: string; content: string; at: number }): Promise<string> {
-  return ((await (await fetch(`${fakeDiscord()}/_control/seed`, { method: "POST", body: JSON.stringify(message) })).json()) as { id: string }).id;
+export async function seedDiscordMessage(message: {
+  channelId: string;
+  authorId: string;
+  content: string;
+  at: number;
+}): Promise<string> {
+  return (
+    (await (
+      await fetch(`${fakeDiscord()}/_control/seed`, {
+        method: "POST",
+        body: JSON.stringify(message),
+      })
+    ).json()) as { id: string }
+  ).id;
 }
 
 /** Visible messages of a channel once they equal `texts`, checked again after a pause (no late extra). */
 export async function settlesTo(channelId: string, texts: string[]): Promise<FakeDiscordMessage[]> {
   const visible = async () => (await discordMessages(channelId)).filter((m) => !m.deleted);
-  await waitFor(async () => (JSON.stringify((await visible()).map((m) => m.content)) === JSON.stringify(texts) ? true : undefined), 45_000).catch(async () => {
-    throw new Error(`channel shows ${JSON.stringify((await visible()).map((m) => m.content))}, expected ${JSON.stringify(texts)}`);
+  await waitFor(
+    async () =>
+      JSON.stringify((await visible()).map((m) => m.content)) === JSON.stringify(texts)
+        ? true
+        : undefined,
+    45_000,
+  ).catch(async () => {
+    throw new Error(
+      `channel shows ${JSON.stringify((await visible()).map((m) => m.content))}, expected ${JSON.stringify(texts)}`,
+    );
   });
   await settle(1500);
   return visible();
 }
 
 /** Signs an interaction body with the test application's Ed25519 key, as Discord does. */
-export async function signInteraction(body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<Record<string, string>> {
-  const pkcs8 = new Uint8Array(TEST_DISCORD.privateKeyPkcs8.match(/../g)!.map((h) => parseInt(h, 16)));
+export async function signInteraction(
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Promise<Record<string, string>> {
+  const pkcs8 = new Uint8Array(
+    TEST_DISCORD.privateKeyPkcs8.match(/../g)!.map((h) => parseInt(h, 16)),
+  );
   const key = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, false, ["sign"]);
-  const signature = new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, key, new TextEncoder().encode(`${timestamp}${body}`)));
-  return { "x-signature-ed25519": [...signature].map((b) => b.toString(16).padStart(2, "0")).join(""), "x-signature-timestamp": String(timestamp) };
+  const signature = new Uint8Array(
+    await crypto.subtle.sign(
+      { name: "Ed25519" },
+      key,
+      new TextEncoder().encode(`${timestamp}${body}`),
+    ),
+  );
+  return {
+    "x-signature-ed25519": [...signature].map((b) => b.toString(16).padStart(2, "0")).join(""),
+    "x-signature-timestamp": String(timestamp),
+  };
 }
 
-export async function postInteraction(interaction: unknown, headers?: Record<string, string>): Promise<Response> {
+export async function postInteraction(
+  interaction: unknown,
+  headers?: Record<string, string>,
+): Promise<Response> {
   const body = JSON.stringify(interaction);
   return SELF.fetch("https://edgeclaw.test/discord/interactions", {
     method: "POST",

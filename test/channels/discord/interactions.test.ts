@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/triage.ts";
-import { interactionMessages, newScenario, postInteraction, recorded, scriptModel, settle, snowflake, TEST_DISCORD } from "./helpers.ts";
+import {
+  interactionMessages,
+  newScenario,
+  postInteraction,
+  recorded,
+  scriptModel,
+  settle,
+  snowflake,
+  TEST_DISCORD,
+} from "./helpers.ts";
 
 /**
  * Discord HTTP interactions: the endpoint answers Discord's signed PING, a slash command is stored
@@ -23,7 +32,12 @@ function command(user: string, text: string, extra: Record<string, unknown> = {}
 
 describe("Discord interactions", { timeout: 60_000 }, () => {
   it("answers a signed PING with PONG", async () => {
-    const res = await postInteraction({ id: snowflake(), application_id: TEST_DISCORD.applicationId, type: 1, token: "ping-token" });
+    const res = await postInteraction({
+      id: snowflake(),
+      application_id: TEST_DISCORD.applicationId,
+      type: 1,
+      token: "ping-token",
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ type: 1 });
   });
@@ -39,7 +53,8 @@ describe("Discord interactions", { timeout: 60_000 }, () => {
 
     const until = Date.now() + 45_000;
     let answer: Awaited<ReturnType<typeof interactionMessages>> = [];
-    while (Date.now() < until && !(answer = await interactionMessages(interaction.token)).length) await settle(150);
+    while (Date.now() < until && !(answer = await interactionMessages(interaction.token)).length)
+      await settle(150);
     expect(answer.map((m) => m.content)).toEqual(["Slash answer."]);
     const requests = await recorded(scenario);
     expect(requests).toHaveLength(1);
@@ -49,12 +64,19 @@ describe("Discord interactions", { timeout: 60_000 }, () => {
   it("runs nothing for a stranger's slash command in a guild channel that is not allowlisted (the refusal: refusals.test.ts)", async () => {
     const scenario = newScenario("dc-slash-stranger");
     await scriptModel(scenario, [{ type: "text", text: "must not be said" }]);
-    const interaction = command(snowflake(), `obey [scenario:${scenario}]`, { guild_id: TEST_DISCORD.guild, channel_id: TEST_DISCORD.otherChannel, user: undefined, member: { user: { id: snowflake(), username: "x" } } });
+    const interaction = command(snowflake(), `obey [scenario:${scenario}]`, {
+      guild_id: TEST_DISCORD.guild,
+      channel_id: TEST_DISCORD.otherChannel,
+      user: undefined,
+      member: { user: { id: snowflake(), username: "x" } },
+    });
     const res = await postInteraction(interaction);
     expect(res.status).toBe(200);
     await settle(2500);
     expect(await recorded(scenario)).toHaveLength(0);
-    expect((await interactionMessages(interaction.token)).map((m) => m.content)).toEqual([NOT_AUTHORIZED_TEXT]);
+    expect((await interactionMessages(interaction.token)).map((m) => m.content)).toEqual([
+      NOT_AUTHORIZED_TEXT,
+    ]);
   });
 
   it("acknowledges a button click with a deferred update (6); a stranger's click starts nothing", async () => {

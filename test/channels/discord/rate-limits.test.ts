@@ -2,7 +2,19 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
-import { deliver, discordCalls, fakeDiscord, messageCreate, newScenario, scriptDiscord, scriptModel, settle, settlesTo, snowflake, TEST_DISCORD } from "./helpers.ts";
+import {
+  deliver,
+  discordCalls,
+  fakeDiscord,
+  messageCreate,
+  newScenario,
+  scriptDiscord,
+  scriptModel,
+  settle,
+  settlesTo,
+  snowflake,
+  TEST_DISCORD,
+} from "./helpers.ts";
 
 /**
  * Discord's rate-limit headers are read ahead of time: once a bucket's X-RateLimit-Remaining is 0,
@@ -11,7 +23,11 @@ import { deliver, discordCalls, fakeDiscord, messageCreate, newScenario, scriptD
  */
 
 async function bucketRefusals(channelId: string): Promise<number> {
-  return ((await (await fetch(`${fakeDiscord()}/_control/ratelimit?channel_id=${channelId}`)).json()) as { refused: number }).refused;
+  return (
+    (await (await fetch(`${fakeDiscord()}/_control/ratelimit?channel_id=${channelId}`)).json()) as {
+      refused: number;
+    }
+  ).refused;
 }
 
 describe("Discord rate limits", { timeout: 60_000 }, () => {
@@ -20,9 +36,22 @@ describe("Discord rate limits", { timeout: 60_000 }, () => {
     const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
     await scriptModel(scenario, [{ type: "text", text: lines.join("\n") }]);
     const dm = snowflake();
-    await fetch(`${fakeDiscord()}/_control/ratelimit`, { method: "POST", body: JSON.stringify({ channelId: dm, limit: 2, resetAfter: 2 }) });
-    await deliver(messageCreate({ author: TEST_DISCORD.allowed[14]!, channelId: dm, content: `long please [scenario:${scenario}]` }));
-    await settlesTo(dm, [lines.slice(0, 17).join("\n"), lines.slice(17, 34).join("\n"), lines.slice(34).join("\n")]);
+    await fetch(`${fakeDiscord()}/_control/ratelimit`, {
+      method: "POST",
+      body: JSON.stringify({ channelId: dm, limit: 2, resetAfter: 2 }),
+    });
+    await deliver(
+      messageCreate({
+        author: TEST_DISCORD.allowed[14]!,
+        channelId: dm,
+        content: `long please [scenario:${scenario}]`,
+      }),
+    );
+    await settlesTo(dm, [
+      lines.slice(0, 17).join("\n"),
+      lines.slice(17, 34).join("\n"),
+      lines.slice(34).join("\n"),
+    ]);
     const posts = await discordCalls("POST /channels/messages", dm);
     expect(posts).toHaveLength(3);
     expect(await bucketRefusals(dm)).toBe(0);
@@ -32,10 +61,25 @@ describe("Discord rate limits", { timeout: 60_000 }, () => {
   it("after a global 429 holds the bot's sends to every channel until Retry-After, without a request", async () => {
     // A bot of its own, so the global hold touches no other test.
     const token = `${btoa("1100000000000000099").replace(/=+$/, "")}.GfakeT.global-test`;
-    const ctx = { env: { ...(env as unknown as Record<string, unknown>), DISCORD_BOT_TOKEN: token }, config: configFromEnv(env as never) };
-    const chunk = (to: string) => ({ id: `run:${crypto.randomUUID()}:0`, route: { channel: "discord", accountId: "default", to }, text: "hi", chunkIndex: 0, chunkCount: 1 });
+    const ctx = {
+      env: { ...(env as unknown as Record<string, unknown>), DISCORD_BOT_TOKEN: token },
+      config: configFromEnv(env as never),
+    };
+    const chunk = (to: string) => ({
+      id: `run:${crypto.randomUUID()}:0`,
+      route: { channel: "discord", accountId: "default", to },
+      text: "hi",
+      chunkIndex: 0,
+      chunkCount: 1,
+    });
     const [first, second] = [snowflake(), snowflake()];
-    await scriptDiscord({ route: "POST /channels/messages", channelId: first, status: 429, retryAfter: 1, global: true });
+    await scriptDiscord({
+      route: "POST /channels/messages",
+      channelId: first,
+      status: 429,
+      retryAfter: 1,
+      global: true,
+    });
     const limited = await discordAdapter.send(chunk(first), ctx);
     expect(limited).toMatchObject({ ok: false, retryable: true });
     expect("notSent" in limited && limited.notSent).toBeFalsy();

@@ -53,7 +53,9 @@ function click(user: string, customId: string) {
 }
 
 /** The calls made on one interaction's webhook (its token is in the path). */
-async function webhookCalls(token: string): Promise<Array<{ route: string; body: Record<string, unknown> }>> {
+async function webhookCalls(
+  token: string,
+): Promise<Array<{ route: string; body: Record<string, unknown> }>> {
   return (await discordCalls()).filter((c) => (c as { path?: string }).path?.includes(`/${token}`));
 }
 
@@ -77,11 +79,19 @@ describe("Discord refused interactions", { timeout: 60_000 }, () => {
     });
     const res = await postInteraction(interaction);
     expect(await res.json()).toEqual({ type: 5, data: { flags: 64 } });
-    expect((await answerOf(interaction.token)).map((m) => m.content)).toEqual([NOT_AUTHORIZED_TEXT]);
+    expect((await answerOf(interaction.token)).map((m) => m.content)).toEqual([
+      NOT_AUTHORIZED_TEXT,
+    ]);
     await settle(1500);
     // The ephemeral "thinking…" became the refusal: one edit, no follow-up, nothing in the channel.
-    expect((await webhookCalls(interaction.token)).map((c) => c.route)).toEqual(["PATCH /webhooks/messages"]);
-    expect(await discordMessages(TEST_DISCORD.openChannel).then((all) => all.filter((m) => m.content === NOT_AUTHORIZED_TEXT))).toEqual([]);
+    expect((await webhookCalls(interaction.token)).map((c) => c.route)).toEqual([
+      "PATCH /webhooks/messages",
+    ]);
+    expect(
+      await discordMessages(TEST_DISCORD.openChannel).then((all) =>
+        all.filter((m) => m.content === NOT_AUTHORIZED_TEXT),
+      ),
+    ).toEqual([]);
     expect(await recorded(scenario)).toHaveLength(0);
   });
 
@@ -93,11 +103,15 @@ describe("Discord refused interactions", { timeout: 60_000 }, () => {
     const first = command(stranger, `hello [scenario:${scenario}]`);
     await postInteraction(first);
     expect((await answerOf(first.token))[0]!.content).toMatch(/pairing/i);
-    const second = command(stranger, `again [scenario:${scenario}]`, { channel_id: first.channel_id });
+    const second = command(stranger, `again [scenario:${scenario}]`, {
+      channel_id: first.channel_id,
+    });
     await postInteraction(second);
     expect((await answerOf(second.token)).map((m) => m.content)).toEqual([NOT_AUTHORIZED_TEXT]);
     await settle(1500);
-    expect((await webhookCalls(second.token)).map((c) => c.route)).toEqual(["PATCH /webhooks/messages"]);
+    expect((await webhookCalls(second.token)).map((c) => c.route)).toEqual([
+      "PATCH /webhooks/messages",
+    ]);
     expect(await recorded(scenario)).toHaveLength(0);
   });
 
@@ -119,37 +133,85 @@ describe("Discord refused interactions", { timeout: 60_000 }, () => {
 
   it("stores nothing for a forged interaction: no refusal is sent, and the genuine one is then new", async () => {
     const stranger = snowflake();
-    const interaction = command(stranger, "forged", { guild_id: TEST_DISCORD.guild, channel_id: TEST_DISCORD.otherChannel, user: undefined, member: { user: { id: stranger, username: "x" } } });
+    const interaction = command(stranger, "forged", {
+      guild_id: TEST_DISCORD.guild,
+      channel_id: TEST_DISCORD.otherChannel,
+      user: undefined,
+      member: { user: { id: stranger, username: "x" } },
+    });
     const body = JSON.stringify(interaction);
     const good = await signInteraction(body);
-    const forged = { ...good, "x-signature-ed25519": good["x-signature-ed25519"]!.replace(/^./, (c) => (c === "0" ? "1" : "0")) };
+    const forged = {
+      ...good,
+      "x-signature-ed25519": good["x-signature-ed25519"]!.replace(/^./, (c) =>
+        c === "0" ? "1" : "0",
+      ),
+    };
     expect((await postInteraction(interaction, forged)).status).toBe(401);
     await settle(1500);
     expect(await webhookCalls(interaction.token)).toEqual([]);
     const genuine = await postInteraction(interaction, good);
     expect(genuine.headers.get("x-edgeclaw-ingest")).toBe("accepted");
-    expect((await answerOf(interaction.token)).map((m) => m.content)).toEqual([NOT_AUTHORIZED_TEXT]);
+    expect((await answerOf(interaction.token)).map((m) => m.content)).toEqual([
+      NOT_AUTHORIZED_TEXT,
+    ]);
   });
 
   it("for a publicly deferred command deletes the public thinking and follows up ephemerally; after the token's life sends nothing", async () => {
-    const ctx = { env: env as unknown as Record<string, unknown>, config: configFromEnv(env as never) };
+    const ctx = {
+      env: env as unknown as Record<string, unknown>,
+      config: configFromEnv(env as never),
+    };
     const token = `tok-${snowflake()}`;
     const channel = snowflake();
     const route = (expiresAt: number) => ({
       channel: "discord",
       accountId: "default",
       to: channel,
-      extra: { interactionToken: token, applicationId: TEST_DISCORD.applicationId, interactionExpiresAt: String(expiresAt), ephemeral: "0" },
+      extra: {
+        interactionToken: token,
+        applicationId: TEST_DISCORD.applicationId,
+        interactionExpiresAt: String(expiresAt),
+        ephemeral: "0",
+      },
     });
     const live = discordAdapter.refusalRoute!(route(Date.now() + 60_000))!;
-    const sent = await discordAdapter.send({ id: `refusal:${token}:0`, route: live, text: NOT_AUTHORIZED_TEXT, chunkIndex: 0, chunkCount: 1 }, ctx);
+    const sent = await discordAdapter.send(
+      {
+        id: `refusal:${token}:0`,
+        route: live,
+        text: NOT_AUTHORIZED_TEXT,
+        chunkIndex: 0,
+        chunkCount: 1,
+      },
+      ctx,
+    );
     expect(sent.ok).toBe(true);
-    expect((await webhookCalls(token)).map((c) => c.route)).toEqual(["DELETE /webhooks/messages", "POST /webhooks"]);
-    expect((await interactionMessages(token)).filter((m) => !m.deleted).map((m) => [m.content, (m.flags ?? 0) & 64])).toEqual([[NOT_AUTHORIZED_TEXT, 64]]);
+    expect((await webhookCalls(token)).map((c) => c.route)).toEqual([
+      "DELETE /webhooks/messages",
+      "POST /webhooks",
+    ]);
+    expect(
+      (await interactionMessages(token))
+        .filter((m) => !m.deleted)
+        .map((m) => [m.content, (m.flags ?? 0) & 64]),
+    ).toEqual([[NOT_AUTHORIZED_TEXT, 64]]);
 
     // Expired while queued: a refusal never falls back to the channel.
     expect(discordAdapter.refusalRoute!(route(Date.now() - 1))).toBeUndefined();
-    const late = await discordAdapter.send({ id: `refusal:${token}:late`, route: { ...route(Date.now() - 1), extra: { ...route(Date.now() - 1).extra, refusal: "1" } }, text: NOT_AUTHORIZED_TEXT, chunkIndex: 0, chunkCount: 1 }, ctx);
+    const late = await discordAdapter.send(
+      {
+        id: `refusal:${token}:late`,
+        route: {
+          ...route(Date.now() - 1),
+          extra: { ...route(Date.now() - 1).extra, refusal: "1" },
+        },
+        text: NOT_AUTHORIZED_TEXT,
+        chunkIndex: 0,
+        chunkCount: 1,
+      },
+      ctx,
+    );
     expect(late).toMatchObject({ ok: false, retryable: false });
     expect(await discordCalls(undefined, channel)).toEqual([]);
   });

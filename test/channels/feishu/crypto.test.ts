@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { decryptFeishu, encryptFeishu, signFeishuRequest } from "../../../functions/channels/feishu/crypto.ts";
+import {
+  decryptFeishu,
+  encryptFeishu,
+  signFeishuRequest,
+} from "../../../functions/channels/feishu/crypto.ts";
 
 /**
  * Feishu's published decryption sample (Open Platform "Encrypt Key" docs, the SDKs' AESCipher
@@ -29,6 +33,8 @@ describe("Feishu crypto", () => {
 
   it("signs as hex SHA-256 of timestamp + nonce + key + raw body (not an HMAC)", async () => {
     const raw = `{"encrypt":"${SAMPLE}"}`;
-    expect(await signFeishuRequest("1700000000", "nonce1", "test key", raw)).toBe("21b279029a3bdf7b9f02a4935c76c53f09876d9d0e45add77a99d55d1bc7e79e");
+    expect(await signFeishuRequest("1700000000", "nonce1", "test key", raw)).toBe(
+      "21b279029a3bdf7b9f02a4935c76c53f09876d9d0e45add77a99d55d1bc7e79e",
+    );
   });
 });

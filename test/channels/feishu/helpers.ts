@@ -35,24 +35,36 @@ export interface MessageInput {
 /** A schema 2.0 `im.message.receive_v1` event as Feishu sends it (before encryption). */
 export function messageEvent(input: MessageInput): Record<string, unknown> {
   const chatId = input.chatId ?? feishuId("oc");
-  return eventBody("im.message.receive_v1", {
-    sender: { sender_id: { open_id: input.sender, union_id: "on_x", user_id: null }, sender_type: input.senderType ?? "user", tenant_key: "tk" },
-    message: {
-      message_id: input.messageId ?? feishuId("om"),
-      root_id: input.threadId ? feishuId("om") : "",
-      parent_id: "",
-      ...(input.threadId ? { thread_id: input.threadId } : {}),
-      chat_id: chatId,
-      chat_type: input.chatType ?? "p2p",
-      message_type: input.messageType ?? "text",
-      content: JSON.stringify(input.content),
-      mentions: input.mentions ?? [],
-      create_time: String(Date.now()),
+  return eventBody(
+    "im.message.receive_v1",
+    {
+      sender: {
+        sender_id: { open_id: input.sender, union_id: "on_x", user_id: null },
+        sender_type: input.senderType ?? "user",
+        tenant_key: "tk",
+      },
+      message: {
+        message_id: input.messageId ?? feishuId("om"),
+        root_id: input.threadId ? feishuId("om") : "",
+        parent_id: "",
+        ...(input.threadId ? { thread_id: input.threadId } : {}),
+        chat_id: chatId,
+        chat_type: input.chatType ?? "p2p",
+        message_type: input.messageType ?? "text",
+        content: JSON.stringify(input.content),
+        mentions: input.mentions ?? [],
+        create_time: String(Date.now()),
+      },
     },
-  }, input);
+    input,
+  );
 }
 
-export function eventBody(eventType: string, event: Record<string, unknown>, opts: { eventId?: string; appId?: string; token?: string } = {}): Record<string, unknown> {
+export function eventBody(
+  eventType: string,
+  event: Record<string, unknown>,
+  opts: { eventId?: string; appId?: string; token?: string } = {},
+): Record<string, unknown> {
   return {
     schema: "2.0",
     header: {
@@ -67,7 +79,11 @@ export function eventBody(eventType: string, event: Record<string, unknown>, opt
   };
 }
 
-export const botMention = (botOpenId: string = TEST_FEISHU.botOpenId) => ({ key: "@_user_1", id: { open_id: botOpenId }, name: "edgeclaw" });
+export const botMention = (botOpenId: string = TEST_FEISHU.botOpenId) => ({
+  key: "@_user_1",
+  id: { open_id: botOpenId },
+  name: "edgeclaw",
+});
 
 export interface PostOptions {
   path?: string;
@@ -81,9 +97,14 @@ export interface PostOptions {
 }
 
 /** The bytes and headers Feishu would send for `body`. */
-export async function feishuRequest(body: Record<string, unknown>, options: PostOptions = {}): Promise<{ raw: string; headers: Record<string, string> }> {
+export async function feishuRequest(
+  body: Record<string, unknown>,
+  options: PostOptions = {},
+): Promise<{ raw: string; headers: Record<string, string> }> {
   const encryptKey = options.encryptKey === undefined ? TEST_FEISHU.encryptKey : options.encryptKey;
-  const raw = encryptKey ? JSON.stringify({ encrypt: await encryptFeishu(encryptKey, JSON.stringify(body)) }) : JSON.stringify(body);
+  const raw = encryptKey
+    ? JSON.stringify({ encrypt: await encryptFeishu(encryptKey, JSON.stringify(body)) })
+    : JSON.stringify(body);
   const signKey = options.signKey === undefined ? encryptKey : options.signKey;
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
   if (signKey) {
@@ -91,29 +112,46 @@ export async function feishuRequest(body: Record<string, unknown>, options: Post
     const nonce = `n${Math.floor(Math.random() * 1e12)}`;
     headers["x-lark-request-timestamp"] = timestamp;
     headers["x-lark-request-nonce"] = nonce;
-    headers["x-lark-signature"] = options.signature ?? (await signFeishuRequest(timestamp, nonce, signKey, raw));
+    headers["x-lark-signature"] =
+      options.signature ?? (await signFeishuRequest(timestamp, nonce, signKey, raw));
   }
   return { raw, headers: { ...headers, ...options.headers } };
 }
 
-export async function postFeishu(body: Record<string, unknown>, options: PostOptions = {}): Promise<Response> {
+export async function postFeishu(
+  body: Record<string, unknown>,
+  options: PostOptions = {},
+): Promise<Response> {
   const { raw, headers } = await feishuRequest(body, options);
   return postRaw(raw, headers, options.path);
 }
 
-export function postRaw(raw: string | Uint8Array, headers: Record<string, string>, path = "/feishu/events"): Promise<Response> {
+export function postRaw(
+  raw: string | Uint8Array,
+  headers: Record<string, string>,
+  path = "/feishu/events",
+): Promise<Response> {
   return SELF.fetch(`https://edgeclaw.test${path}`, { method: "POST", headers, body: raw });
 }
 
 /** The plain (token-only) account's request. */
 export const PLAIN = { path: "/feishu/plain", encryptKey: null } as const;
-export function plainMessage(input: Omit<MessageInput, "appId" | "token">): Record<string, unknown> {
-  return messageEvent({ ...input, appId: TEST_FEISHU.plainAppId, token: TEST_FEISHU.plainVerificationToken });
+export function plainMessage(
+  input: Omit<MessageInput, "appId" | "token">,
+): Record<string, unknown> {
+  return messageEvent({
+    ...input,
+    appId: TEST_FEISHU.plainAppId,
+    token: TEST_FEISHU.plainVerificationToken,
+  });
 }
 
 /** Tells the fake platform it holds user message `messageId` in `chatId` (so replies land there). */
 export async function holdMessage(messageId: string, chatId: string): Promise<void> {
-  await fetch(`${fakeFeishu()}/_control/message`, { method: "POST", body: JSON.stringify({ message_id: messageId, chat_id: chatId }) });
+  await fetch(`${fakeFeishu()}/_control/message`, {
+    method: "POST",
+    body: JSON.stringify({ message_id: messageId, chat_id: chatId }),
+  });
 }
 
 export async function control(path: string, body: Record<string, unknown> = {}): Promise<void> {
@@ -135,7 +173,9 @@ export interface FakeFeishuMessage {
 }
 
 export async function feishuMessages(chat: string): Promise<FakeFeishuMessage[]> {
-  return (await (await fetch(`${fakeFeishu()}/_control/messages?chat=${chat}`)).json()) as FakeFeishuMessage[];
+  return (await (
+    await fetch(`${fakeFeishu()}/_control/messages?chat=${chat}`)
+  ).json()) as FakeFeishuMessage[];
 }
 
 export interface FakeFeishuCall {
@@ -151,7 +191,9 @@ export async function feishuCalls(api?: string, chat?: string): Promise<FakeFeis
   const query = new URLSearchParams();
   if (api) query.set("api", api);
   if (chat) query.set("chat", chat);
-  return (await (await fetch(`${fakeFeishu()}/_control/calls?${query}`)).json()) as FakeFeishuCall[];
+  return (await (
+    await fetch(`${fakeFeishu()}/_control/calls?${query}`)
+  ).json()) as FakeFeishuCall[];
 }
 
 export { settle, waitFor } from "../wait.ts";

@@ -11,17 +11,48 @@ import { parseFeishuBody } from "../../../functions/channels/feishu/parse.ts";
  */
 
 const BOT = "ou_bot_parse_000000000000000000000";
-const account = feishuAccount(feishuChannelSchema.parse({ connectionMode: "webhook", domain: "lark" }), "default");
+const account = feishuAccount(
+  feishuChannelSchema.parse({ connectionMode: "webhook", domain: "lark" }),
+  "default",
+);
 const ctx = { account, botOpenId: BOT, receivedAt: 1_700_000_000_000 };
 
-function event(eventType: string, body: Record<string, unknown>, eventId = `ev_${Math.random().toString(36).slice(2)}`) {
-  return { schema: "2.0", header: { event_id: eventId, event_type: eventType, create_time: "1700000000000", token: "t", app_id: "cli_parse", tenant_key: "tk" }, event: body };
+function event(
+  eventType: string,
+  body: Record<string, unknown>,
+  eventId = `ev_${Math.random().toString(36).slice(2)}`,
+) {
+  return {
+    schema: "2.0",
+    header: {
+      event_id: eventId,
+      event_type: eventType,
+      create_time: "1700000000000",
+      token: "t",
+      app_id: "cli_parse",
+      tenant_key: "tk",
+    },
+    event: body,
+  };
 }
 
-function message(type: string, content: unknown, extra: Record<string, unknown> = {}, mentions: unknown[] = []) {
+function message(
+  type: string,
+  content: unknown,
+  extra: Record<string, unknown> = {},
+  mentions: unknown[] = [],
+) {
   return event("im.message.receive_v1", {
     sender: { sender_id: { open_id: "ou_alice" }, sender_type: "user", tenant_key: "tk" },
-    message: { message_id: "om_m1", chat_id: "oc_c1", chat_type: "group", message_type: type, content: JSON.stringify(content), mentions, ...extra },
+    message: {
+      message_id: "om_m1",
+      chat_id: "oc_c1",
+      chat_type: "group",
+      message_type: type,
+      content: JSON.stringify(content),
+      mentions,
+      ...extra,
+    },
   });
 }
 
@@ -51,7 +82,10 @@ describe("Feishu parse", () => {
           { tag: "text", text: " with " },
           { tag: "at", user_id: "@_user_2" },
         ],
-        [{ tag: "img", image_key: "img_v2_123" }, { tag: "emotion", emoji_type: "SMILE" }],
+        [
+          { tag: "img", image_key: "img_v2_123" },
+          { tag: "emotion", emoji_type: "SMILE" },
+        ],
         [{ tag: "code_block", language: "PYTHON", text: "print(1)" }],
         [{ tag: "a", href: "https://bare.example.com" }],
       ],
@@ -61,7 +95,9 @@ describe("Feishu parse", () => {
       { key: "@_user_2", id: { open_id: "ou_bob" }, name: "Bob" },
     ];
     const envelope = only(parseFeishuBody(message("post", post, {}, mentions), ctx));
-    expect(envelope.text).toBe("Weekly report\nplease check the doc (https://example.feishu.cn/docx/abc) with @Bob\n[image]\n\n```python\nprint(1)\n```\n\nhttps://bare.example.com");
+    expect(envelope.text).toBe(
+      "Weekly report\nplease check the doc (https://example.feishu.cn/docx/abc) with @Bob\n[image]\n\n```python\nprint(1)\n```\n\nhttps://bare.example.com",
+    );
     expect(envelope.wasMentioned).toBe(true);
     expect(envelope.chatType).toBe("group");
     expect(envelope.peerId).toBe("oc_c1");
@@ -69,8 +105,20 @@ describe("Feishu parse", () => {
   });
 
   it("reads a post keyed by locale, and an @all in a post is not a bot mention", () => {
-    const post = { en_us: { title: "", content: [[{ tag: "at", user_id: "@_all", user_name: "Everyone" }, { tag: "text", text: " standup in 5" }]] } };
-    const envelope = only(parseFeishuBody(message("post", post, {}, [{ key: "@_all", id: {}, name: "Everyone" }]), ctx));
+    const post = {
+      en_us: {
+        title: "",
+        content: [
+          [
+            { tag: "at", user_id: "@_all", user_name: "Everyone" },
+            { tag: "text", text: " standup in 5" },
+          ],
+        ],
+      },
+    };
+    const envelope = only(
+      parseFeishuBody(message("post", post, {}, [{ key: "@_all", id: {}, name: "Everyone" }]), ctx),
+    );
     expect(envelope.text).toBe("@Everyone standup in 5");
     expect(envelope.wasMentioned).toBe(false);
   });
@@ -79,15 +127,28 @@ describe("Feishu parse", () => {
     const envelope = only(parseFeishuBody(message("image", { image_key: "img_v3_abc" }), ctx));
     expect(envelope.text).toBe("[image]");
     expect(envelope.attachments).toEqual([
-      { name: "image img_v3_abc", mimeType: "image/*", url: "https://open.larksuite.com/open-apis/im/v1/messages/om_m1/resources/img_v3_abc?type=image" },
+      {
+        name: "image img_v3_abc",
+        mimeType: "image/*",
+        url: "https://open.larksuite.com/open-apis/im/v1/messages/om_m1/resources/img_v3_abc?type=image",
+      },
     ]);
   });
 
   it("turns a file message into a named attachment (type=file); a file without a key is dropped", () => {
-    const envelope = only(parseFeishuBody(message("file", { file_key: "file_v3_xyz", file_name: "notes.md" }), ctx));
+    const envelope = only(
+      parseFeishuBody(message("file", { file_key: "file_v3_xyz", file_name: "notes.md" }), ctx),
+    );
     expect(envelope.text).toBe("[file: notes.md]");
-    expect(envelope.attachments).toEqual([{ name: "notes.md", url: "https://open.larksuite.com/open-apis/im/v1/messages/om_m1/resources/file_v3_xyz?type=file" }]);
-    expect(dropped(parseFeishuBody(message("file", { file_name: "x" }), ctx))[0]).toMatch(/unsupported message type file/);
+    expect(envelope.attachments).toEqual([
+      {
+        name: "notes.md",
+        url: "https://open.larksuite.com/open-apis/im/v1/messages/om_m1/resources/file_v3_xyz?type=file",
+      },
+    ]);
+    expect(dropped(parseFeishuBody(message("file", { file_name: "x" }), ctx))[0]).toMatch(
+      /unsupported message type file/,
+    );
   });
 
   it("makes bot added / removed system events for the group, named after the operator, never messages", () => {
@@ -95,7 +156,21 @@ describe("Feishu parse", () => {
       ["im.chat.member.bot.added_v1", "added the bot to"],
       ["im.chat.member.bot.deleted_v1", "removed the bot from"],
     ] as const) {
-      const envelope = only(parseFeishuBody(event(type, { chat_id: "oc_team", operator_id: { open_id: "ou_admin" }, name: "Team", external: false }, `ev_${type}`), ctx));
+      const envelope = only(
+        parseFeishuBody(
+          event(
+            type,
+            {
+              chat_id: "oc_team",
+              operator_id: { open_id: "ou_admin" },
+              name: "Team",
+              external: false,
+            },
+            `ev_${type}`,
+          ),
+          ctx,
+        ),
+      );
       expect(envelope.kind).toBe("system");
       expect(envelope.chatType).toBe("group");
       expect(envelope.peerId).toBe("oc_team");
@@ -103,17 +178,38 @@ describe("Feishu parse", () => {
       expect(envelope.text).toBe(`Feishu: ou_admin ${verb} this group`);
       expect(envelope.dedupKey).toBe(`feishu:cli_parse:ev_${type}`);
     }
-    expect(dropped(parseFeishuBody(event("im.chat.member.bot.added_v1", { operator_id: { open_id: "ou_admin" } }), ctx))[0]).toMatch(/malformed/);
+    expect(
+      dropped(
+        parseFeishuBody(
+          event("im.chat.member.bot.added_v1", { operator_id: { open_id: "ou_admin" } }),
+          ctx,
+        ),
+      )[0],
+    ).toMatch(/malformed/);
   });
 
   it("keeps no reaction, read receipt, or other event kind", () => {
     const kinds = {
-      "im.message.reaction.created_v1": { message_id: "om_m1", reaction_type: { emoji_type: "THUMBSUP" }, operator_type: "user", user_id: { open_id: "ou_mallory" } },
-      "im.message.message_read_v1": { reader: { reader_id: { open_id: "ou_mallory" }, read_time: "1" }, message_id_list: ["om_m1"] },
-      "im.chat.member.user.added_v1": { chat_id: "oc_c1", users: [{ user_id: { open_id: "ou_mallory" } }] },
+      "im.message.reaction.created_v1": {
+        message_id: "om_m1",
+        reaction_type: { emoji_type: "THUMBSUP" },
+        operator_type: "user",
+        user_id: { open_id: "ou_mallory" },
+      },
+      "im.message.message_read_v1": {
+        reader: { reader_id: { open_id: "ou_mallory" }, read_time: "1" },
+        message_id_list: ["om_m1"],
+      },
+      "im.chat.member.user.added_v1": {
+        chat_id: "oc_c1",
+        users: [{ user_id: { open_id: "ou_mallory" } }],
+      },
       "vc.bot.meeting_invited_v1": { meeting: { id: "m1" }, operator: { open_id: "ou_mallory" } },
     };
-    for (const [type, body] of Object.entries(kinds)) expect(dropped(parseFeishuBody(event(type, body), ctx))).toEqual([`event ${type} is not handled`]);
+    for (const [type, body] of Object.entries(kinds))
+      expect(dropped(parseFeishuBody(event(type, body), ctx))).toEqual([
+        `event ${type} is not handled`,
+      ]);
   });
 
   it("drops the bot's own message, and flags another app's", () => {

@@ -1,10 +1,22 @@
 import { describe, expect, it } from "vitest";
-import type { OutboundMessage, ProgressContext, ProgressState } from "../../../functions/channels/adapter.ts";
+import type {
+  OutboundMessage,
+  ProgressContext,
+  ProgressState,
+} from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
 import { parseConfig } from "../../../functions/config/load.ts";
 import { feishuProgress } from "../../../functions/channels/feishu/progress.ts";
 import { sendFeishuMessage } from "../../../functions/channels/feishu/send.ts";
-import { control, fakeFeishu, feishuCalls, feishuId, feishuMessages, holdMessage, settle } from "./helpers.ts";
+import {
+  control,
+  fakeFeishu,
+  feishuCalls,
+  feishuId,
+  feishuMessages,
+  holdMessage,
+  settle,
+} from "./helpers.ts";
 
 /**
  * The streaming card (CardKit) between the progress relay and the outbox, against the fake Open
@@ -15,7 +27,18 @@ import { control, fakeFeishu, feishuCalls, feishuId, feishuMessages, holdMessage
 const APP = { appId: "cli_test_streaming", appSecret: "test-feishu-streaming-secret" };
 
 function context(channel: Record<string, unknown> = {}): Omit<ProgressContext, "runId"> {
-  const config = parseConfig({ channels: { feishu: { connectionMode: "webhook", apiBaseUrl: fakeFeishu(), appId: APP.appId, appSecret: APP.appSecret, typingIndicator: false, ...channel } } });
+  const config = parseConfig({
+    channels: {
+      feishu: {
+        connectionMode: "webhook",
+        apiBaseUrl: fakeFeishu(),
+        appId: APP.appId,
+        appSecret: APP.appSecret,
+        typingIndicator: false,
+        ...channel,
+      },
+    },
+  });
   return { env: {}, config };
 }
 
@@ -24,11 +47,22 @@ async function conversation(): Promise<ReplyRoute> {
   const chat = feishuId("oc");
   const messageId = feishuId("om");
   await holdMessage(messageId, chat);
-  return { channel: "feishu", accountId: "default", to: chat, replyToMessageId: messageId, extra: { chatType: "direct" } };
+  return {
+    channel: "feishu",
+    accountId: "default",
+    to: chat,
+    replyToMessageId: messageId,
+    extra: { chatType: "direct" },
+  };
 }
 
 /** Feeds the deltas as the relay would (one call at a time), `gapMs` apart; returns the run's state. */
-async function stream(route: ReplyRoute, ctx: ProgressContext, deltas: string[], gapMs: number): Promise<ProgressState> {
+async function stream(
+  route: ReplyRoute,
+  ctx: ProgressContext,
+  deltas: string[],
+  gapMs: number,
+): Promise<ProgressState> {
   let state: ProgressState = await feishuProgress(route, { type: "run-started" }, {}, ctx);
   let soFar = "";
   for (const text of deltas) {
@@ -39,7 +73,13 @@ async function stream(route: ReplyRoute, ctx: ProgressContext, deltas: string[],
   return feishuProgress(route, { type: "run-finished" }, state, ctx);
 }
 
-const chunk = (route: ReplyRoute, text: string, state: ProgressState, runId: string, extra: Partial<OutboundMessage> = {}): OutboundMessage => ({
+const chunk = (
+  route: ReplyRoute,
+  text: string,
+  state: ProgressState,
+  runId: string,
+  extra: Partial<OutboundMessage> = {},
+): OutboundMessage => ({
   id: `out-${crypto.randomUUID()}`,
   route,
   text,
@@ -63,19 +103,37 @@ describe("Feishu streaming card", () => {
     expect(state.cardMessageId).toBeTruthy();
 
     const [card] = await feishuMessages(route.to);
-    expect(card).toMatchObject({ via: "reply", reply_to: route.replyToMessageId, msg_type: "interactive", card_id: state.cardId, streaming: true });
+    expect(card).toMatchObject({
+      via: "reply",
+      reply_to: route.replyToMessageId,
+      msg_type: "interactive",
+      card_id: state.cardId,
+      streaming: true,
+    });
     const previews = await feishuCalls("card.content", route.to);
     // The first text went into the card as it was created; later ones at most once a second.
     expect(previews.length).toBeGreaterThanOrEqual(1);
     expect(previews.length).toBeLessThanOrEqual(Math.floor(elapsedMs / 1000) + 1);
     expect(card!.text.length).toBeGreaterThan("Hello".length);
 
-    const result = await sendFeishuMessage(chunk(route, "Hello there, this is a **growing** answer.", state, runId), ctx);
+    const result = await sendFeishuMessage(
+      chunk(route, "Hello there, this is a **growing** answer.", state, runId),
+      ctx,
+    );
     expect(result).toEqual({ ok: true, platformMessageId: state.cardMessageId });
     const messages = await feishuMessages(route.to);
-    expect(messages.map((m) => [m.msg_type, m.text, m.streaming])).toEqual([["interactive", "Hello there, this is a **growing** answer.", false]]);
-    expect((await feishuCalls()).filter((c) => c.api === "card.create" && JSON.stringify(c.body).includes("Hello"))).toHaveLength(1);
-    const sequences = [...(await feishuCalls("card.content", route.to)), ...(await feishuCalls("card.settings", route.to))].map((c) => c.body.sequence as number);
+    expect(messages.map((m) => [m.msg_type, m.text, m.streaming])).toEqual([
+      ["interactive", "Hello there, this is a **growing** answer.", false],
+    ]);
+    expect(
+      (await feishuCalls()).filter(
+        (c) => c.api === "card.create" && JSON.stringify(c.body).includes("Hello"),
+      ),
+    ).toHaveLength(1);
+    const sequences = [
+      ...(await feishuCalls("card.content", route.to)),
+      ...(await feishuCalls("card.settings", route.to)),
+    ].map((c) => c.body.sequence as number);
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     expect(new Set(sequences).size).toBe(sequences.length);
   });
@@ -94,7 +152,9 @@ describe("Feishu streaming card", () => {
     const replies = await feishuCalls("reply", route.to);
     expect(replies).toHaveLength(2);
     expect(replies[0]!.body.uuid).toBe(replies[1]!.body.uuid);
-    expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text, m.streaming])).toEqual([["interactive", "Partial, then whole.", false]]);
+    expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text, m.streaming])).toEqual([
+      ["interactive", "Partial, then whole.", false],
+    ]);
   });
 
   it("a card Feishu refuses at the commit is recalled and the answer posted once as a message", async () => {
@@ -103,10 +163,21 @@ describe("Feishu streaming card", () => {
     const ctx = { ...context(), runId };
     const state = await stream(route, ctx, ["Half an ans"], 0);
     expect((await feishuMessages(route.to)).map((m) => m.msg_type)).toEqual(["interactive"]);
-    await control("script", { api: "card.content", chat: route.to, status: 400, code: 300309, times: 5 });
-    const result = await sendFeishuMessage(chunk(route, "Half an answer, whole.", state, runId), ctx);
+    await control("script", {
+      api: "card.content",
+      chat: route.to,
+      status: 400,
+      code: 300309,
+      times: 5,
+    });
+    const result = await sendFeishuMessage(
+      chunk(route, "Half an answer, whole.", state, runId),
+      ctx,
+    );
     expect(result.ok).toBe(true);
-    expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text])).toEqual([["post", "Half an answer, whole."]]);
+    expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text])).toEqual([
+      ["post", "Half an answer, whole."],
+    ]);
     expect(await feishuCalls("recall", route.to)).toHaveLength(1);
   });
 
@@ -115,13 +186,24 @@ describe("Feishu streaming card", () => {
     const runId = `run-${crypto.randomUUID()}`;
     const ctx = { ...context(), runId };
     const state = await stream(route, ctx, ["Soon"], 0);
-    await control("script", { api: "card.settings", chat: route.to, status: 429, code: 99991400, times: 1 });
+    await control("script", {
+      api: "card.settings",
+      chat: route.to,
+      status: 429,
+      code: 99991400,
+      times: 1,
+    });
     const message = chunk(route, "Soon done.", state, runId);
     const first = await sendFeishuMessage(message, ctx);
     expect(first).toMatchObject({ ok: false, retryable: true });
     await settle(5);
-    expect(await sendFeishuMessage(message, ctx)).toEqual({ ok: true, platformMessageId: state.cardMessageId });
-    expect((await feishuMessages(route.to)).map((m) => [m.text, m.streaming])).toEqual([["Soon done.", false]]);
+    expect(await sendFeishuMessage(message, ctx)).toEqual({
+      ok: true,
+      platformMessageId: state.cardMessageId,
+    });
+    expect((await feishuMessages(route.to)).map((m) => [m.text, m.streaming])).toEqual([
+      ["Soon done.", false],
+    ]);
   });
 
   it("a silent or aborted run recalls its card", async () => {
@@ -130,7 +212,9 @@ describe("Feishu streaming card", () => {
     const ctx = { ...context(), runId };
     const state = await stream(route, ctx, ["I will ans"], 0);
     expect(await feishuMessages(route.to)).toHaveLength(1);
-    expect(await sendFeishuMessage(chunk(route, "", state, runId, { retract: true }), ctx)).toEqual({ ok: true });
+    expect(await sendFeishuMessage(chunk(route, "", state, runId, { retract: true }), ctx)).toEqual(
+      { ok: true },
+    );
     expect(await feishuMessages(route.to)).toEqual([]);
   });
 
@@ -142,21 +226,35 @@ describe("Feishu streaming card", () => {
       const state = await stream(route, ctx, ["No card ", "here."], 0);
       expect(state.cardId).toBeUndefined();
       await sendFeishuMessage(chunk(route, "No card here.", state, runId), ctx);
-      expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text])).toEqual([["post", "No card here."]]);
+      expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text])).toEqual([
+        ["post", "No card here."],
+      ]);
     }
     const route = await conversation();
     const ctx = { ...context({ renderMode: "card", streaming: { mode: "off" } }), runId: "r" };
     await sendFeishuMessage(chunk(route, "A **card**.", {}, "r"), ctx);
-    expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text])).toEqual([["interactive", "A **card**."]]);
+    expect((await feishuMessages(route.to)).map((m) => [m.msg_type, m.text])).toEqual([
+      ["interactive", "A **card**."],
+    ]);
   });
 
   it("with streaming.block.enabled the card shows completed blocks only", async () => {
     const route = await conversation();
     const runId = `run-${crypto.randomUUID()}`;
     const ctx = { ...context({ streaming: { block: { enabled: true } } }), runId };
-    let state = await feishuProgress(route, { type: "text-delta", text: "First para", soFar: "First para" }, {}, ctx);
+    let state = await feishuProgress(
+      route,
+      { type: "text-delta", text: "First para", soFar: "First para" },
+      {},
+      ctx,
+    );
     expect(state.cardId).toBeUndefined();
-    state = await feishuProgress(route, { type: "text-delta", text: "graph.\n\nSecond", soFar: "First paragraph.\n\nSecond" }, state, ctx);
+    state = await feishuProgress(
+      route,
+      { type: "text-delta", text: "graph.\n\nSecond", soFar: "First paragraph.\n\nSecond" },
+      state,
+      ctx,
+    );
     expect((await feishuMessages(route.to)).map((m) => m.text)).toEqual(["First paragraph."]);
   });
 });

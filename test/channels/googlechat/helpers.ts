@@ -5,7 +5,8 @@ import { pairingForgetter } from "../wait.ts";
 export { TEST_GOOGLECHAT };
 export { script as scriptModel, newScenario } from "../../agent/model-helpers.ts";
 
-export const fakeGoogle = () => String((env as unknown as Record<string, unknown>).FAKE_GOOGLECHAT_URL);
+export const fakeGoogle = () =>
+  String((env as unknown as Record<string, unknown>).FAKE_GOOGLECHAT_URL);
 
 let counter = 0;
 export function uniqueId(prefix: string): string {
@@ -27,7 +28,11 @@ export interface SignOptions {
 export async function googleToken(options: SignOptions = {}): Promise<string> {
   const response = await fetch(`${fakeGoogle()}/_control/sign`, {
     method: "POST",
-    body: JSON.stringify({ audienceType: "app-url", audience: TEST_GOOGLECHAT.appUrlAudience, ...options }),
+    body: JSON.stringify({
+      audienceType: "app-url",
+      audience: TEST_GOOGLECHAT.appUrlAudience,
+      ...options,
+    }),
   });
   return ((await response.json()) as { token: string }).token;
 }
@@ -47,11 +52,25 @@ export interface ChatEventInput {
 
 /** One interaction event as Google Chat posts it to an HTTP endpoint. */
 export function chatEvent(input: ChatEventInput): Record<string, unknown> {
-  const sender = { name: input.sender ?? TEST_GOOGLECHAT.owner, displayName: "Test User", type: input.senderType ?? "HUMAN" };
-  const space = { name: input.space, type: input.dm ? "DM" : "ROOM", spaceType: input.dm ? "DIRECT_MESSAGE" : "SPACE", singleUserBotDm: input.dm ?? false };
+  const sender = {
+    name: input.sender ?? TEST_GOOGLECHAT.owner,
+    displayName: "Test User",
+    type: input.senderType ?? "HUMAN",
+  };
+  const space = {
+    name: input.space,
+    type: input.dm ? "DM" : "ROOM",
+    spaceType: input.dm ? "DIRECT_MESSAGE" : "SPACE",
+    singleUserBotDm: input.dm ?? false,
+  };
   const type = input.type ?? "MESSAGE";
   const text = input.text ?? "hello";
-  const body: Record<string, unknown> = { type, eventTime: new Date().toISOString(), space, user: sender };
+  const body: Record<string, unknown> = {
+    type,
+    eventTime: new Date().toISOString(),
+    space,
+    user: sender,
+  };
   if (type === "MESSAGE") {
     const mention = `@edgeclaw `;
     body.message = {
@@ -61,7 +80,17 @@ export function chatEvent(input: ChatEventInput): Record<string, unknown> {
       ...(input.mentionBot
         ? {
             argumentText: ` ${text}`,
-            annotations: [{ type: "USER_MENTION", startIndex: 0, length: mention.length - 1, userMention: { user: { name: TEST_GOOGLECHAT.botUser, displayName: "edgeclaw", type: "BOT" }, type: "MENTION" } }],
+            annotations: [
+              {
+                type: "USER_MENTION",
+                startIndex: 0,
+                length: mention.length - 1,
+                userMention: {
+                  user: { name: TEST_GOOGLECHAT.botUser, displayName: "edgeclaw", type: "BOT" },
+                  type: "MENTION",
+                },
+              },
+            ],
           }
         : {}),
       thread: { name: input.thread ?? `${input.space}/threads/${uniqueId("t")}` },
@@ -71,11 +100,17 @@ export function chatEvent(input: ChatEventInput): Record<string, unknown> {
   return { ...body, ...input.extra };
 }
 
-export async function postChat(body: unknown, options: { token?: string | null; path?: string; raw?: string } = {}): Promise<Response> {
+export async function postChat(
+  body: unknown,
+  options: { token?: string | null; path?: string; raw?: string } = {},
+): Promise<Response> {
   const token = options.token === undefined ? await googleToken() : options.token;
   return SELF.fetch(`https://edgeclaw.test${options.path ?? "/googlechat"}`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: options.raw ?? JSON.stringify(body),
   });
 }
@@ -89,7 +124,9 @@ export interface FakeChatMessage {
 }
 
 export async function chatMessages(space: string): Promise<FakeChatMessage[]> {
-  const response = await fetch(`${fakeGoogle()}/_control/messages?space=${encodeURIComponent(space)}`);
+  const response = await fetch(
+    `${fakeGoogle()}/_control/messages?space=${encodeURIComponent(space)}`,
+  );
   return ((await response.json()) as { messages: FakeChatMessage[] }).messages;
 }
 
@@ -97,13 +134,22 @@ export async function visibleTexts(space: string): Promise<string[]> {
   return (await chatMessages(space)).filter((m) => !m.deleted).map((m) => m.text);
 }
 
-export async function scriptGoogle(script: { api: "create" | "patch" | "token"; times?: number; status?: number; retryAfter?: number; dropConnection?: boolean }) {
+export async function scriptGoogle(script: {
+  api: "create" | "patch" | "token";
+  times?: number;
+  status?: number;
+  retryAfter?: number;
+  dropConnection?: boolean;
+}) {
   await fetch(`${fakeGoogle()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
-export async function chatCalls(api?: string): Promise<Array<{ api: string; path: string; body: unknown }>> {
+export async function chatCalls(
+  api?: string,
+): Promise<Array<{ api: string; path: string; body: unknown }>> {
   const response = await fetch(`${fakeGoogle()}/_control/calls${api ? `?api=${api}` : ""}`);
-  return ((await response.json()) as { calls: Array<{ api: string; path: string; body: unknown }> }).calls;
+  return ((await response.json()) as { calls: Array<{ api: string; path: string; body: unknown }> })
+    .calls;
 }
 
 export { settle, waitFor } from "../wait.ts";

@@ -42,8 +42,14 @@ function toolThenAnswer(answer: string) {
 
 /** Waits until `to` shows exactly `texts`, then checks it stays so. */
 async function settlesTo(to: string, texts: string[]) {
-  await waitFor(async () => (JSON.stringify((await lineMessages(to)).map((m) => m.text)) === JSON.stringify(texts) ? true : undefined)).catch(async () => {
-    throw new Error(`LINE shows ${JSON.stringify((await lineMessages(to)).map((m) => m.text))} in ${to}, expected ${JSON.stringify(texts)}`);
+  await waitFor(async () =>
+    JSON.stringify((await lineMessages(to)).map((m) => m.text)) === JSON.stringify(texts)
+      ? true
+      : undefined,
+  ).catch(async () => {
+    throw new Error(
+      `LINE shows ${JSON.stringify((await lineMessages(to)).map((m) => m.text))} in ${to}, expected ${JSON.stringify(texts)}`,
+    );
   });
   await settle(1500);
   const messages = await lineMessages(to);
@@ -52,7 +58,12 @@ async function settlesTo(to: string, texts: string[]) {
 }
 
 async function approve(senderId: string, accountId = "default") {
-  await withDb(testEnv, (db) => postgresAccessStore(db).addApprovedSender({ channel: "line", accountId, senderId, source: "admin" }, Date.now()));
+  await withDb(testEnv, (db) =>
+    postgresAccessStore(db).addApprovedSender(
+      { channel: "line", accountId, senderId, source: "admin" },
+      Date.now(),
+    ),
+  );
 }
 
 describe("LINE end to end", () => {
@@ -62,7 +73,15 @@ describe("LINE end to end", () => {
     const firstToken = uniqueToken();
     await issueReplyToken(firstToken, user);
     const stranger = newScenario("line-stranger");
-    await postLine(webhookBody([lineEvent({ source: { type: "user", userId: user }, replyToken: firstToken, message: textMessage(`hello [scenario:${stranger}]`) })]));
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "user", userId: user },
+          replyToken: firstToken,
+          message: textMessage(`hello [scenario:${stranger}]`),
+        }),
+      ]),
+    );
     const code = await waitFor(async () => (await lineMessages(user))[0]);
     expect(code.text).toContain("Pairing code:");
     expect(code.via).toBe("reply");
@@ -74,10 +93,25 @@ describe("LINE end to end", () => {
     const token = uniqueToken();
     await issueReplyToken(token, user);
     const id = eventId();
-    const event = (isRedelivery: boolean) => lineEvent({ source: { type: "user", userId: user }, webhookEventId: id, replyToken: token, isRedelivery, message: textMessage(`status please [scenario:${scenario}]`) });
-    const deliveries = await Promise.all([postLine(webhookBody([event(false)])), postLine(webhookBody([event(true)])), postLine(webhookBody([event(true)]))]);
+    const event = (isRedelivery: boolean) =>
+      lineEvent({
+        source: { type: "user", userId: user },
+        webhookEventId: id,
+        replyToken: token,
+        isRedelivery,
+        message: textMessage(`status please [scenario:${scenario}]`),
+      });
+    const deliveries = await Promise.all([
+      postLine(webhookBody([event(false)])),
+      postLine(webhookBody([event(true)])),
+      postLine(webhookBody([event(true)])),
+    ]);
     expect(deliveries.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual(["accepted", "duplicate", "duplicate"]);
+    expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual([
+      "accepted",
+      "duplicate",
+      "duplicate",
+    ]);
 
     const messages = await settlesTo(user, [code.text, "All good here."]);
     expect(messages[1]!.via).toBe("reply");
@@ -91,7 +125,16 @@ describe("LINE end to end", () => {
     const token = uniqueToken();
     await issueReplyToken(token, user);
     await scriptLine({ api: "reply", to: user, status: 429, retryAfter: 1 });
-    await postLine(webhookBody([lineEvent({ source: { type: "user", userId: user }, replyToken: token, message: textMessage(`hi [scenario:${scenario}]`) })]), BIZ);
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "user", userId: user },
+          replyToken: token,
+          message: textMessage(`hi [scenario:${scenario}]`),
+        }),
+      ]),
+      BIZ,
+    );
     await settlesTo(user, ["After the rate limit."]);
     expect((await lineCalls("reply", user)).map((c) => c.status)).toEqual([429, 200]);
   });
@@ -103,7 +146,16 @@ describe("LINE end to end", () => {
     const token = uniqueToken();
     await issueReplyToken(token, user, 1); // LINE lets it lapse at once
     await scriptLine({ api: "push", to: user, dropConnection: true });
-    await postLine(webhookBody([lineEvent({ source: { type: "user", userId: user }, replyToken: token, message: textMessage(`hi [scenario:${scenario}]`) })]), BIZ);
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "user", userId: user },
+          replyToken: token,
+          message: textMessage(`hi [scenario:${scenario}]`),
+        }),
+      ]),
+      BIZ,
+    );
     const [message] = await settlesTo(user, ["Pushed answer."]);
     expect(message!.via).toBe("push");
     const pushes = await lineCalls("push", user);
@@ -119,7 +171,16 @@ describe("LINE end to end", () => {
     const token = uniqueToken();
     await issueReplyToken(token, user);
     await scriptLine({ api: "reply", to: user, dropConnection: true });
-    await postLine(webhookBody([lineEvent({ source: { type: "user", userId: user }, replyToken: token, message: textMessage(`hi [scenario:${scenario}]`) })]), BIZ);
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "user", userId: user },
+          replyToken: token,
+          message: textMessage(`hi [scenario:${scenario}]`),
+        }),
+      ]),
+      BIZ,
+    );
     await waitFor(async () => ((await lineMessages(user)).length >= 2 ? true : undefined));
     await settle(1500);
     const texts = (await lineMessages(user)).map((m) => m.text);
@@ -131,21 +192,57 @@ describe("LINE end to end", () => {
   it("in groups: answers when mentioned (isSelf) or where no mention is required, in that group", async () => {
     const sender = lineId("U");
     const quiet = newScenario("line-quiet");
-    await postLine(webhookBody([lineEvent({ source: { type: "group", groupId: TEST_LINE.groupGated, userId: sender }, message: textMessage(`just chatting [scenario:${quiet}]`) })]), BIZ);
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "group", groupId: TEST_LINE.groupGated, userId: sender },
+          message: textMessage(`just chatting [scenario:${quiet}]`),
+        }),
+      ]),
+      BIZ,
+    );
     const asked = newScenario("line-asked");
     await scriptModel(asked, [{ type: "text", text: "You called?" }]);
     const before = (await lineMessages(TEST_LINE.groupGated)).length;
     const text = `@edgeclaw help [scenario:${asked}]`;
-    const mention = { mentionees: [{ index: 0, length: 9, type: "user", userId: TEST_LINE.botUserId, isSelf: true }] };
-    await postLine(webhookBody([lineEvent({ source: { type: "group", groupId: TEST_LINE.groupGated, userId: sender }, message: textMessage(text, { mention }) })]), BIZ);
-    await waitFor(async () => ((await lineMessages(TEST_LINE.groupGated)).some((m) => m.text === "You called?") ? true : undefined));
+    const mention = {
+      mentionees: [
+        { index: 0, length: 9, type: "user", userId: TEST_LINE.botUserId, isSelf: true },
+      ],
+    };
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "group", groupId: TEST_LINE.groupGated, userId: sender },
+          message: textMessage(text, { mention }),
+        }),
+      ]),
+      BIZ,
+    );
+    await waitFor(async () =>
+      (await lineMessages(TEST_LINE.groupGated)).some((m) => m.text === "You called?")
+        ? true
+        : undefined,
+    );
     expect(await recorded(quiet)).toEqual([]);
     expect((await lineMessages(TEST_LINE.groupGated)).length).toBe(before + 1);
 
     const open = newScenario("line-open-group");
     await scriptModel(open, [{ type: "text", text: "No mention needed." }]);
-    await postLine(webhookBody([lineEvent({ source: { type: "group", groupId: TEST_LINE.groupOpen, userId: sender }, message: textMessage(`anyone? [scenario:${open}]`) })]), BIZ);
-    await waitFor(async () => ((await lineMessages(TEST_LINE.groupOpen)).some((m) => m.text === "No mention needed.") ? true : undefined));
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "group", groupId: TEST_LINE.groupOpen, userId: sender },
+          message: textMessage(`anyone? [scenario:${open}]`),
+        }),
+      ]),
+      BIZ,
+    );
+    await waitFor(async () =>
+      (await lineMessages(TEST_LINE.groupOpen)).some((m) => m.text === "No mention needed.")
+        ? true
+        : undefined,
+    );
     expect(await lineCalls("loading", TEST_LINE.groupOpen)).toEqual([]); // no loading animation outside 1:1 chats
   });
 
@@ -154,8 +251,19 @@ describe("LINE end to end", () => {
     const sender = lineId("U");
     await approve(sender); // a paired DM sender
     const scenario = newScenario("line-default-group");
-    const mention = { mentionees: [{ index: 0, length: 4, type: "user", userId: TEST_LINE.botUserId, isSelf: true }] };
-    const res = await postLine(webhookBody([lineEvent({ source: { type: "group", groupId: group, userId: sender }, message: textMessage(`@bot hi [scenario:${scenario}]`, { mention }) })]));
+    const mention = {
+      mentionees: [
+        { index: 0, length: 4, type: "user", userId: TEST_LINE.botUserId, isSelf: true },
+      ],
+    };
+    const res = await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "group", groupId: group, userId: sender },
+          message: textMessage(`@bot hi [scenario:${scenario}]`, { mention }),
+        }),
+      ]),
+    );
     expect(res.status).toBe(200);
     await settle(2500);
     expect(await recorded(scenario)).toEqual([]);
@@ -165,11 +273,31 @@ describe("LINE end to end", () => {
   it("a group sender allowlist admits only its members", async () => {
     const stranger = lineId("U");
     const outsider = newScenario("line-outsider");
-    await postLine(webhookBody([lineEvent({ source: { type: "group", groupId: TEST_LINE.groupMembers, userId: stranger }, message: textMessage(`let me in [scenario:${outsider}]`) })]), BIZ);
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "group", groupId: TEST_LINE.groupMembers, userId: stranger },
+          message: textMessage(`let me in [scenario:${outsider}]`),
+        }),
+      ]),
+      BIZ,
+    );
     const member = newScenario("line-member");
     await scriptModel(member, [{ type: "text", text: "Hello member." }]);
-    await postLine(webhookBody([lineEvent({ source: { type: "group", groupId: TEST_LINE.groupMembers, userId: TEST_LINE.member }, message: textMessage(`hi [scenario:${member}]`) })]), BIZ);
-    await waitFor(async () => ((await lineMessages(TEST_LINE.groupMembers)).some((m) => m.text === "Hello member.") ? true : undefined));
+    await postLine(
+      webhookBody([
+        lineEvent({
+          source: { type: "group", groupId: TEST_LINE.groupMembers, userId: TEST_LINE.member },
+          message: textMessage(`hi [scenario:${member}]`),
+        }),
+      ]),
+      BIZ,
+    );
+    await waitFor(async () =>
+      (await lineMessages(TEST_LINE.groupMembers)).some((m) => m.text === "Hello member.")
+        ? true
+        : undefined,
+    );
     expect(await recorded(outsider)).toEqual([]);
   });
 });

@@ -3,13 +3,33 @@ import { lineTextMessages, markdownToLineText } from "../../../functions/channel
 
 describe("LINE text", () => {
   it("strips Markdown to the plain text LINE shows", () => {
-    const markdown = ["# Plan", "", "**Bold** and *italic* and ~~gone~~ and `code`", "- one", "- [docs](https://example.com/x)", "```ts", "const a = **b**;", "```"].join("\n");
-    expect(markdownToLineText(markdown)).toBe(["Plan", "", "Bold and italic and gone and code", "• one", "• docs (https://example.com/x)", "const a = **b**;"].join("\n"));
+    const markdown = [
+      "# Plan",
+      "",
+      "**Bold** and *italic* and ~~gone~~ and `code`",
+      "- one",
+      "- [docs](https://example.com/x)",
+      "```ts",
+      "const a = **b**;",
+      "```",
+    ].join("\n");
+    expect(markdownToLineText(markdown)).toBe(
+      [
+        "Plan",
+        "",
+        "Bold and italic and gone and code",
+        "• one",
+        "• docs (https://example.com/x)",
+        "const a = **b**;",
+      ].join("\n"),
+    );
   });
 
   it("splits into at most five messages of at most the per-message limit", () => {
     expect(lineTextMessages("short", 5000, "length")).toEqual(["short"]);
-    const paragraphs = Array.from({ length: 5 }, (_, i) => `${String(i).repeat(4000)}`).join("\n\n");
+    const paragraphs = Array.from({ length: 5 }, (_, i) => `${String(i).repeat(4000)}`).join(
+      "\n\n",
+    );
     const split = lineTextMessages(paragraphs, 5000, "newline");
     expect(split).toHaveLength(5);
     expect(split.every((m) => m.length <= 5000)).toBe(true);

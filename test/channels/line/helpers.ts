@@ -26,7 +26,10 @@ export function eventId(): string {
   return uniqueToken("01J").toUpperCase();
 }
 
-export type LineSourceInput = { type: "user"; userId: string } | { type: "group"; groupId: string; userId?: string } | { type: "room"; roomId: string; userId?: string };
+export type LineSourceInput =
+  | { type: "user"; userId: string }
+  | { type: "group"; groupId: string; userId?: string }
+  | { type: "room"; roomId: string; userId?: string };
 
 export interface LineEventInput {
   type?: string;
@@ -55,11 +58,23 @@ export function lineEvent(input: LineEventInput): Record<string, unknown> {
   };
 }
 
-export function textMessage(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: "text", id: String(Math.floor(Math.random() * 1e15)), quoteToken: uniqueToken("q"), text, ...extra };
+export function textMessage(
+  text: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    type: "text",
+    id: String(Math.floor(Math.random() * 1e15)),
+    quoteToken: uniqueToken("q"),
+    text,
+    ...extra,
+  };
 }
 
-export function webhookBody(events: Array<Record<string, unknown>>, destination: string = TEST_LINE.botUserId): string {
+export function webhookBody(
+  events: Array<Record<string, unknown>>,
+  destination: string = TEST_LINE.botUserId,
+): string {
   return JSON.stringify({ destination, events });
 }
 
@@ -72,20 +87,42 @@ export interface PostOptions {
 
 /** POSTs `body` to the Worker as LINE does: raw bytes, X-Line-Signature over them. */
 export async function postLine(body: string, options: PostOptions = {}): Promise<Response> {
-  const signature = options.signature === undefined ? await signLineBody(options.secret ?? TEST_LINE.channelSecret, body) : options.signature;
+  const signature =
+    options.signature === undefined
+      ? await signLineBody(options.secret ?? TEST_LINE.channelSecret, body)
+      : options.signature;
   return SELF.fetch(`https://edgeclaw.test${options.path ?? "/line/webhook"}`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(signature !== null ? { "x-line-signature": signature } : {}), ...options.headers },
+    headers: {
+      "content-type": "application/json",
+      ...(signature !== null ? { "x-line-signature": signature } : {}),
+      ...options.headers,
+    },
     body,
   });
 }
 
 /** Tells the fake LINE that it issued `replyToken` for an event in conversation `to`. */
-export async function issueReplyToken(replyToken: string, to: string, ttlMs = 60_000): Promise<void> {
-  await fetch(`${fakeLine()}/_control/reply-token`, { method: "POST", body: JSON.stringify({ replyToken, to, ttlMs }) });
+export async function issueReplyToken(
+  replyToken: string,
+  to: string,
+  ttlMs = 60_000,
+): Promise<void> {
+  await fetch(`${fakeLine()}/_control/reply-token`, {
+    method: "POST",
+    body: JSON.stringify({ replyToken, to, ttlMs }),
+  });
 }
 
-export async function scriptLine(script: { api: "reply" | "push" | "loading" | "content"; to?: string; times?: number; status?: number; retryAfter?: number; message?: string; dropConnection?: boolean }) {
+export async function scriptLine(script: {
+  api: "reply" | "push" | "loading" | "content";
+  to?: string;
+  times?: number;
+  status?: number;
+  retryAfter?: number;
+  message?: string;
+  dropConnection?: boolean;
+}) {
   await fetch(`${fakeLine()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
@@ -96,7 +133,9 @@ export interface FakeLineMessage {
 }
 
 export async function lineMessages(to: string): Promise<FakeLineMessage[]> {
-  return (await (await fetch(`${fakeLine()}/_control/messages?to=${to}`)).json()) as FakeLineMessage[];
+  return (await (
+    await fetch(`${fakeLine()}/_control/messages?to=${to}`)
+  ).json()) as FakeLineMessage[];
 }
 
 export interface FakeLineCall {
@@ -115,8 +154,14 @@ export async function lineCalls(api?: string, to?: string): Promise<FakeLineCall
   return (await (await fetch(`${fakeLine()}/_control/calls?${query}`)).json()) as FakeLineCall[];
 }
 
-export async function serveContent(messageId: string, content: { content?: string; bytes?: number; contentType?: string }): Promise<void> {
-  await fetch(`${fakeLine()}/_control/content`, { method: "POST", body: JSON.stringify({ messageId, ...content }) });
+export async function serveContent(
+  messageId: string,
+  content: { content?: string; bytes?: number; contentType?: string },
+): Promise<void> {
+  await fetch(`${fakeLine()}/_control/content`, {
+    method: "POST",
+    body: JSON.stringify({ messageId, ...content }),
+  });
 }
 
 export { settle, waitFor } from "../wait.ts";

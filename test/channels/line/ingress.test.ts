@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { eventId, lineEvent, lineId, postLine, TEST_LINE, textMessage, webhookBody } from "./helpers.ts";
+import {
+  eventId,
+  lineEvent,
+  lineId,
+  postLine,
+  TEST_LINE,
+  textMessage,
+  webhookBody,
+} from "./helpers.ts";
 
 /**
  * The LINE webhook through the generic handler: status codes, and that a refused request stores
@@ -8,7 +16,13 @@ import { eventId, lineEvent, lineId, postLine, TEST_LINE, textMessage, webhookBo
  */
 
 function dm(user = lineId("U"), id = eventId()) {
-  return webhookBody([lineEvent({ source: { type: "user", userId: user }, webhookEventId: id, message: textMessage("hello") })]);
+  return webhookBody([
+    lineEvent({
+      source: { type: "user", userId: user },
+      webhookEventId: id,
+      message: textMessage("hello"),
+    }),
+  ]);
 }
 
 describe("LINE webhook", () => {
@@ -25,7 +39,14 @@ describe("LINE webhook", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("x-openclaw-delivery-accepted")).toBe("durable");
     expect(first.headers.get("x-edgeclaw-ingest")).toBe("accepted");
-    const redelivered = webhookBody([lineEvent({ source: { type: "user", userId: user }, webhookEventId: id, isRedelivery: true, message: textMessage("hello") })]);
+    const redelivered = webhookBody([
+      lineEvent({
+        source: { type: "user", userId: user },
+        webhookEventId: id,
+        isRedelivery: true,
+        message: textMessage("hello"),
+      }),
+    ]);
     const again = await postLine(redelivered);
     expect(again.status).toBe(200);
     expect(again.headers.get("x-edgeclaw-ingest")).toBe("duplicate");
@@ -36,8 +57,16 @@ describe("LINE webhook", () => {
     const users = [lineId("U"), lineId("U"), lineId("U")];
     const events = [
       lineEvent({ source: { type: "user", userId: users[0]! }, message: textMessage("one") }),
-      lineEvent({ source: { type: "group", groupId: group, userId: users[1]! }, message: textMessage("two") }),
-      lineEvent({ type: "follow", source: { type: "user", userId: users[2]! }, replyToken: "t", extra: { follow: { isUnblocked: false } } }),
+      lineEvent({
+        source: { type: "group", groupId: group, userId: users[1]! },
+        message: textMessage("two"),
+      }),
+      lineEvent({
+        type: "follow",
+        source: { type: "user", userId: users[2]! },
+        replyToken: "t",
+        extra: { follow: { isUnblocked: false } },
+      }),
       lineEvent({ type: "beacon", source: { type: "user", userId: users[2]! } }),
     ];
     const res = await postLine(webhookBody(events));
@@ -68,16 +97,26 @@ describe("LINE webhook", () => {
 
   it("refuses a body over 64 KB with 413 before reading it, and malformed bodies with 400", async () => {
     const user = lineId("U");
-    const big = webhookBody([lineEvent({ source: { type: "user", userId: user }, message: textMessage("x".repeat(70 * 1024)) })]);
+    const big = webhookBody([
+      lineEvent({
+        source: { type: "user", userId: user },
+        message: textMessage("x".repeat(70 * 1024)),
+      }),
+    ]);
     expect((await postLine(big)).status).toBe(413);
     expect((await postLine("not json")).status).toBe(400);
     expect((await postLine(JSON.stringify({ events: [] }))).status).toBe(400);
-    expect((await postLine(JSON.stringify({ destination: TEST_LINE.botUserId, events: "none" }))).status).toBe(400);
+    expect(
+      (await postLine(JSON.stringify({ destination: TEST_LINE.botUserId, events: "none" }))).status,
+    ).toBe(400);
   });
 
   it("takes only POST on the webhook path", async () => {
     const { SELF } = await import("cloudflare:test");
-    const res = await SELF.fetch("https://edgeclaw.test/line/webhook", { method: "PUT", body: dm() });
+    const res = await SELF.fetch("https://edgeclaw.test/line/webhook", {
+      method: "PUT",
+      body: dm(),
+    });
     expect(res.status).not.toBe(200);
   });
 });

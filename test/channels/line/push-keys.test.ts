@@ -23,7 +23,12 @@ function helpCommand(sessionKey: string, user: string): RoutedEvent {
     text: "/help",
     receivedAt: Date.now(),
     // No reply token (a redelivery, or one long expired): the answer goes by push.
-    route: { channel: "line", accountId: "biz", to: user, extra: { chatType: "direct", sourceType: "user", mentioned: "0", senderId: user } },
+    route: {
+      channel: "line",
+      accountId: "biz",
+      to: user,
+      extra: { chatType: "direct", sourceType: "user", mentioned: "0", senderId: user },
+    },
   });
   return { envelope, agentId: "main", sessionKey };
 }
@@ -40,7 +45,9 @@ describe("LINE push retry keys", () => {
       expect(answer.text).toContain("/status");
       expect(answer.via).toBe("push");
     }
-    const keys = (await Promise.all(users.map((user) => lineCalls("push", user)))).flat().map((call) => call.retryKey);
+    const keys = (await Promise.all(users.map((user) => lineCalls("push", user))))
+      .flat()
+      .map((call) => call.retryKey);
     expect(keys).toHaveLength(2);
     expect(new Set(keys).size).toBe(2);
   }, 60_000);

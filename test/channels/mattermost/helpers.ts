@@ -33,10 +33,23 @@ let counter = 0;
 export function mmId(prefix = "x"): string {
   counter += 1;
   const body = `${prefix}${Date.now().toString(36)}${counter.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
-  return body.toLowerCase().replace(/[^a-z0-9]/g, "").padEnd(26, "0").slice(0, 26);
+  return body
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")
+    .padEnd(26, "0")
+    .slice(0, 26);
 }
 
-export function postedEvent(fields: { channelId: string; channelType: "D" | "G" | "O" | "P"; userId: string; message: string; rootId?: string; postId?: string; mentionsBot?: boolean; senderName?: string }) {
+export function postedEvent(fields: {
+  channelId: string;
+  channelType: "D" | "G" | "O" | "P";
+  userId: string;
+  message: string;
+  rootId?: string;
+  postId?: string;
+  mentionsBot?: boolean;
+  senderName?: string;
+}) {
   const post = {
     id: fields.postId ?? mmId("p"),
     create_at: Date.now(),
@@ -77,31 +90,75 @@ const COMPANION_KEY = { id: "sockmm", secret: "test-companion-sockmm-secret" };
  * where the channel's socket parser turns it into envelopes that are durably accepted. `parsed` is
  * the same parse run locally, so tests can read drop reasons.
  */
-export async function deliver(accountId: string, event: unknown, channelType?: string): Promise<{ parsed: ParseResult; outcomes: Array<{ status: string }> }> {
+export async function deliver(
+  accountId: string,
+  event: unknown,
+  channelType?: string,
+): Promise<{ parsed: ParseResult; outcomes: Array<{ status: string }> }> {
   const socket = channelDefinition("mattermost")!.socket!;
-  const account = socket.accounts(configFromEnv(workerEnv), workerEnv).find((a) => a.accountId === accountId);
+  const account = socket
+    .accounts(configFromEnv(workerEnv), workerEnv)
+    .find((a) => a.accountId === accountId);
   if (!account) throw new Error(`no Mattermost socket account ${accountId}`);
-  const payload = { event, self: { userId: FAKE_MATTERMOST_BOT.id, username: FAKE_MATTERMOST_BOT.username }, ...(channelType ? { channelType } : {}) };
-  const parsed = await socket.parse({ eventId: "e", payload, receivedAt: Date.now() }, account, workerEnv);
-  const body = JSON.stringify({ channel: "mattermost", accountId, events: [{ eventId: `e-${mmId("e")}`, payload, receivedAt: Date.now() }] });
-  const headers = await signRequest(COMPANION_KEY, { method: "POST", path: "/internal/companion/events", body: new TextEncoder().encode(body), timestamp: Math.floor(Date.now() / 1000) });
-  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-  if (res.status !== 200) throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
-  const [result] = ((await res.json()) as { results: Array<{ status: string; outcomes?: string[]; error?: string }> }).results;
+  const payload = {
+    event,
+    self: { userId: FAKE_MATTERMOST_BOT.id, username: FAKE_MATTERMOST_BOT.username },
+    ...(channelType ? { channelType } : {}),
+  };
+  const parsed = await socket.parse(
+    { eventId: "e", payload, receivedAt: Date.now() },
+    account,
+    workerEnv,
+  );
+  const body = JSON.stringify({
+    channel: "mattermost",
+    accountId,
+    events: [{ eventId: `e-${mmId("e")}`, payload, receivedAt: Date.now() }],
+  });
+  const headers = await signRequest(COMPANION_KEY, {
+    method: "POST",
+    path: "/internal/companion/events",
+    body: new TextEncoder().encode(body),
+    timestamp: Math.floor(Date.now() / 1000),
+  });
+  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+  if (res.status !== 200)
+    throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
+  const [result] = (
+    (await res.json()) as {
+      results: Array<{ status: string; outcomes?: string[]; error?: string }>;
+    }
+  ).results;
   if (parsed.kind === "malformed") return { parsed, outcomes: [] };
   if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
   return { parsed, outcomes: (result!.outcomes ?? []).map((status) => ({ status })) };
 }
 
 export async function mattermostPosts(channelId: string): Promise<FakeMattermostPost[]> {
-  return (await (await fetch(`${fake()}/_control/posts?channel=${channelId}`)).json()) as FakeMattermostPost[];
+  return (await (
+    await fetch(`${fake()}/_control/posts?channel=${channelId}`)
+  ).json()) as FakeMattermostPost[];
 }
 
-export async function mattermostCalls(path: string): Promise<Array<{ method: string; path: string; body: Record<string, unknown> }>> {
-  return (await (await fetch(`${fake()}/_control/calls?path=${encodeURIComponent(path)}`)).json()) as Array<{ method: string; path: string; body: Record<string, unknown> }>;
+export async function mattermostCalls(
+  path: string,
+): Promise<Array<{ method: string; path: string; body: Record<string, unknown> }>> {
+  return (await (
+    await fetch(`${fake()}/_control/calls?path=${encodeURIComponent(path)}`)
+  ).json()) as Array<{ method: string; path: string; body: Record<string, unknown> }>;
 }
 
-export async function scriptMattermost(script: { method: string; path: string; times?: number; status?: number; dropConnection?: boolean }): Promise<void> {
+export async function scriptMattermost(script: {
+  method: string;
+  path: string;
+  times?: number;
+  status?: number;
+  dropConnection?: boolean;
+}): Promise<void> {
   await fetch(`${fake()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
@@ -110,8 +167,14 @@ export async function setChannelType(id: string, type: "D" | "G" | "O" | "P"): P
 }
 
 /** Visible bot posts in a channel, once they have settled to `count`. */
-export async function botPostsSettled(channelId: string, count: number): Promise<FakeMattermostPost[]> {
-  const visible = async () => (await mattermostPosts(channelId)).filter((p) => p.user_id === FAKE_MATTERMOST_BOT.id && !p.delete_at);
+export async function botPostsSettled(
+  channelId: string,
+  count: number,
+): Promise<FakeMattermostPost[]> {
+  const visible = async () =>
+    (await mattermostPosts(channelId)).filter(
+      (p) => p.user_id === FAKE_MATTERMOST_BOT.id && !p.delete_at,
+    );
   await waitFor(async () => ((await visible()).length >= count ? true : undefined));
   await settle(1500);
   return visible();

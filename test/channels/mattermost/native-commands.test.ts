@@ -1,7 +1,16 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
-import { FAKE_MATTERMOST_BOT, botPostsSettled, forgetPairingWhenDone, mattermostPosts, mmId, settle, waitFor, workerEnv } from "./helpers.ts";
+import {
+  FAKE_MATTERMOST_BOT,
+  botPostsSettled,
+  forgetPairingWhenDone,
+  mattermostPosts,
+  mmId,
+  settle,
+  waitFor,
+  workerEnv,
+} from "./helpers.ts";
 
 /**
  * Native slash commands (`channels.mattermost.commands.native`): the Worker registers `oc_*` on
@@ -24,7 +33,16 @@ interface FakeCommand {
   creator_id: string;
 }
 
-async function register(accountId: string, callbackUrl?: string): Promise<{ status: number; body: { results?: Array<{ teamId: string; trigger: string; outcome: string }>; error?: { message: string } } }> {
+async function register(
+  accountId: string,
+  callbackUrl?: string,
+): Promise<{
+  status: number;
+  body: {
+    results?: Array<{ teamId: string; trigger: string; outcome: string }>;
+    error?: { message: string };
+  };
+}> {
   const res = await SELF.fetch(`${WORKER}/admin/channels/mattermost/commands`, {
     method: "POST",
     headers: { authorization: "Bearer test-gateway-token", "content-type": "application/json" },
@@ -38,13 +56,24 @@ async function fakeCommands(): Promise<FakeCommand[]> {
 }
 
 async function tokenOf(teamId: string, trigger: string): Promise<string> {
-  const command = (await fakeCommands()).find((c) => c.team_id === teamId && c.trigger === trigger && c.creator_id === FAKE_MATTERMOST_BOT.id);
+  const command = (await fakeCommands()).find(
+    (c) => c.team_id === teamId && c.trigger === trigger && c.creator_id === FAKE_MATTERMOST_BOT.id,
+  );
   if (!command) throw new Error(`no ${trigger} in ${teamId}`);
   return command.token;
 }
 
 /** What Mattermost POSTs when a user runs a command (application/x-www-form-urlencoded). */
-function commandForm(fields: { token: string; command: string; userId: string; channelId: string; channelName?: string; text?: string; teamId?: string; triggerId?: string }): URLSearchParams {
+function commandForm(fields: {
+  token: string;
+  command: string;
+  userId: string;
+  channelId: string;
+  channelName?: string;
+  text?: string;
+  teamId?: string;
+  triggerId?: string;
+}): URLSearchParams {
   return new URLSearchParams({
     channel_id: fields.channelId,
     channel_name: fields.channelName ?? "town-square",
@@ -61,11 +90,19 @@ function commandForm(fields: { token: string; command: string; userId: string; c
 }
 
 function runCommand(path: string, form: URLSearchParams): Promise<Response> {
-  return SELF.fetch(`${WORKER}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Token ${form.get("token")}` }, body: form.toString() });
+  return SELF.fetch(`${WORKER}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Token ${form.get("token")}`,
+    },
+    body: form.toString(),
+  });
 }
 
 const dmName = (userId: string) => [FAKE_MATTERMOST_BOT.id, userId].sort().join("__");
-const botPosts = async (channel: string) => (await mattermostPosts(channel)).filter((p) => p.user_id === FAKE_MATTERMOST_BOT.id);
+const botPosts = async (channel: string) =>
+  (await mattermostPosts(channel)).filter((p) => p.user_id === FAKE_MATTERMOST_BOT.id);
 
 describe("Mattermost native slash commands", () => {
   it("the callback path answers GET with 405 (served), not 404", async () => {
@@ -75,21 +112,43 @@ describe("Mattermost native slash commands", () => {
   });
 
   it("registers oc_* on every team, leaves another integration's command with the same trigger alone, and updates ours when the callback URL changes", async () => {
-    await fetch(`${fake()}/_control/command`, { method: "POST", body: JSON.stringify({ team_id: "team2", trigger: "oc_help", url: "https://other.example/help", creator_id: "someoneelse000000000000000" }) });
+    await fetch(`${fake()}/_control/command`, {
+      method: "POST",
+      body: JSON.stringify({
+        team_id: "team2",
+        trigger: "oc_help",
+        url: "https://other.example/help",
+        creator_id: "someoneelse000000000000000",
+      }),
+    });
     const first = await register("team", "https://gw.example/api/channels/mattermost/command/team");
     expect(first.status).toBe(200);
-    const outcome = (team: string, trigger: string) => first.body.results!.find((r) => r.teamId === team && r.trigger === trigger)?.outcome;
+    const outcome = (team: string, trigger: string) =>
+      first.body.results!.find((r) => r.teamId === team && r.trigger === trigger)?.outcome;
     expect(outcome("team2", "oc_help")).toBe("skipped-foreign");
     expect(outcome("team1", "oc_help")).toMatch(/created|updated|unchanged/);
     const triggers = [...new Set(first.body.results!.map((r) => r.trigger))].sort();
-    expect(triggers).toEqual(["oc_help", "oc_model", "oc_new", "oc_queue", "oc_status", "oc_think", "oc_verbose"]);
+    expect(triggers).toEqual([
+      "oc_help",
+      "oc_model",
+      "oc_new",
+      "oc_queue",
+      "oc_status",
+      "oc_think",
+      "oc_verbose",
+    ]);
 
     const before = await fakeCommands();
     const ours = before.filter((c) => c.creator_id === FAKE_MATTERMOST_BOT.id);
-    expect(ours.every((c) => c.url === "https://gw.example/api/channels/mattermost/command/team")).toBe(true);
+    expect(
+      ours.every((c) => c.url === "https://gw.example/api/channels/mattermost/command/team"),
+    ).toBe(true);
     const foreign = before.find((c) => c.creator_id !== FAKE_MATTERMOST_BOT.id)!;
 
-    const second = await register("team", "https://gw2.example/api/channels/mattermost/command/team");
+    const second = await register(
+      "team",
+      "https://gw2.example/api/channels/mattermost/command/team",
+    );
     expect(second.body.results!.filter((r) => r.outcome === "updated").length).toBe(ours.length);
     const after = await fakeCommands();
     for (const command of ours) {
@@ -100,7 +159,9 @@ describe("Mattermost native slash commands", () => {
     expect(after.find((c) => c.id === foreign.id)).toEqual(foreign);
     expect(after.filter((c) => c.team_id === "team1" && c.trigger === "oc_status")).toHaveLength(1);
 
-    const listed = await SELF.fetch(`${WORKER}/admin/channels/mattermost/commands?account=team`, { headers: { authorization: "Bearer test-gateway-token" } });
+    const listed = await SELF.fetch(`${WORKER}/admin/channels/mattermost/commands?account=team`, {
+      headers: { authorization: "Bearer test-gateway-token" },
+    });
     const text = await listed.text();
     expect(JSON.parse(text).commands.length).toBe(ours.length);
     for (const command of ours) expect(text).not.toContain(command.token);
@@ -110,7 +171,13 @@ describe("Mattermost native slash commands", () => {
     await register("team");
     const user = mmId("u");
     const channel = mmId("dm");
-    const form = commandForm({ token: await tokenOf("team1", "oc_status"), command: "/oc_status", userId: user, channelId: channel, channelName: dmName(user) });
+    const form = commandForm({
+      token: await tokenOf("team1", "oc_status"),
+      command: "/oc_status",
+      userId: user,
+      channelId: channel,
+      channelName: dmName(user),
+    });
     const res = await runCommand(TEST_MATTERMOST.teamCommandPath, form);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ response_type: "ephemeral", text: "Processing…" });
@@ -131,7 +198,12 @@ describe("Mattermost native slash commands", () => {
     const attempts = [
       commandForm({ ...base, token: "not-the-token", command: "/oc_status" }),
       commandForm({ ...base, token: await tokenOf("team1", "oc_help"), command: "/oc_status" }),
-      commandForm({ ...base, token: await tokenOf("team2", "oc_status"), command: "/oc_status", teamId: "team1" }),
+      commandForm({
+        ...base,
+        token: await tokenOf("team2", "oc_status"),
+        command: "/oc_status",
+        teamId: "team1",
+      }),
       commandForm({ ...base, token: await tokenOf("team1", "oc_status"), command: "/oc_unknown" }),
       commandForm({ ...base, token: await tokenOf("team1", "oc_status"), command: "/status" }),
       commandForm({ ...base, token: "", command: "/oc_status" }),
@@ -142,7 +214,10 @@ describe("Mattermost native slash commands", () => {
       expect(await res.text()).toMatch(/invalid command token|no command token/);
     }
     // A valid token of one account means nothing on another account's path (its registry is its own; "prefix" registered nothing).
-    const elsewhere = await runCommand(TEST_MATTERMOST.prefixCommandPath, commandForm({ ...base, token: await tokenOf("team1", "oc_status"), command: "/oc_status" }));
+    const elsewhere = await runCommand(
+      TEST_MATTERMOST.prefixCommandPath,
+      commandForm({ ...base, token: await tokenOf("team1", "oc_status"), command: "/oc_status" }),
+    );
     expect(elsewhere.status).toBe(401);
     await settle(1500);
     expect(await botPosts(channel)).toEqual([]);
@@ -154,17 +229,44 @@ describe("Mattermost native slash commands", () => {
     const stranger = mmId("s");
     forgetPairingWhenDone(stranger, "cmds");
     const dm = mmId("dm");
-    const first = await runCommand(DEFAULT_PATH, commandForm({ token: await tokenOf("team1", "oc_status"), command: "/oc_status", userId: stranger, channelId: dm, channelName: dmName(stranger) }));
+    const first = await runCommand(
+      DEFAULT_PATH,
+      commandForm({
+        token: await tokenOf("team1", "oc_status"),
+        command: "/oc_status",
+        userId: stranger,
+        channelId: dm,
+        channelName: dmName(stranger),
+      }),
+    );
     expect(first.status).toBe(200);
     const [code] = await waitFor(async () => {
       const posts = await botPosts(dm);
       return posts.length ? posts : undefined;
     });
     expect(code!.message).toMatch(/pairing/i);
-    await runCommand(DEFAULT_PATH, commandForm({ token: await tokenOf("team1", "oc_new"), command: "/oc_new", userId: stranger, channelId: dm, channelName: dmName(stranger) }));
+    await runCommand(
+      DEFAULT_PATH,
+      commandForm({
+        token: await tokenOf("team1", "oc_new"),
+        command: "/oc_new",
+        userId: stranger,
+        channelId: dm,
+        channelName: dmName(stranger),
+      }),
+    );
 
     const channel = mmId("ch");
-    const inChannel = await runCommand(DEFAULT_PATH, commandForm({ token: await tokenOf("team1", "oc_status"), command: "/oc_status", userId: stranger, channelId: channel, channelName: "town-square" }));
+    const inChannel = await runCommand(
+      DEFAULT_PATH,
+      commandForm({
+        token: await tokenOf("team1", "oc_status"),
+        command: "/oc_status",
+        userId: stranger,
+        channelId: channel,
+        channelName: "town-square",
+      }),
+    );
     expect(inChannel.status).toBe(200);
     await settle(2500);
     expect(await botPosts(dm)).toHaveLength(1);
@@ -176,13 +278,31 @@ describe("Mattermost native slash commands", () => {
     const stranger = mmId("s");
     const channel = TEST_MATTERMOST.commandsChannel;
     for (const channelName of [dmName(TEST_MATTERMOST.member), "commands"]) {
-      const res = await runCommand(TEST_MATTERMOST.teamCommandPath, commandForm({ token: await tokenOf("team1", "oc_status"), command: "/oc_status", userId: stranger, channelId: channel, channelName }));
+      const res = await runCommand(
+        TEST_MATTERMOST.teamCommandPath,
+        commandForm({
+          token: await tokenOf("team1", "oc_status"),
+          command: "/oc_status",
+          userId: stranger,
+          channelId: channel,
+          channelName,
+        }),
+      );
       expect(res.status).toBe(200);
     }
     await settle(2500);
     expect(await botPosts(channel)).toEqual([]);
     // The member the channel admits gets the answer there.
-    await runCommand(TEST_MATTERMOST.teamCommandPath, commandForm({ token: await tokenOf("team1", "oc_status"), command: "/oc_status", userId: TEST_MATTERMOST.member, channelId: channel, channelName: "commands" }));
+    await runCommand(
+      TEST_MATTERMOST.teamCommandPath,
+      commandForm({
+        token: await tokenOf("team1", "oc_status"),
+        command: "/oc_status",
+        userId: TEST_MATTERMOST.member,
+        channelId: channel,
+        channelName: "commands",
+      }),
+    );
     expect(await botPostsSettled(channel, 1)).toHaveLength(1);
   });
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage } from "../../../functions/channels/adapter.ts";
-import { reconcileMattermostMessage, sendMattermostMessage } from "../../../functions/channels/mattermost/send.ts";
+import {
+  reconcileMattermostMessage,
+  sendMattermostMessage,
+} from "../../../functions/channels/mattermost/send.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
 import { mattermostPosts, mmId, workerEnv } from "./helpers.ts";
 
@@ -10,10 +13,20 @@ import { mattermostPosts, mmId, workerEnv } from "./helpers.ts";
  * post. Two sessions sending their first notice at once must both be shown, each in its own channel.
  */
 
-const ctx = () => ({ env: workerEnv as unknown as Record<string, unknown>, config: configFromEnv(workerEnv) });
+const ctx = () => ({
+  env: workerEnv as unknown as Record<string, unknown>,
+  config: configFromEnv(workerEnv),
+});
 
 function chunk(to: string, id: string, text: string, threadId?: string): OutboundMessage {
-  return { id, route: { channel: "mattermost", accountId: "team", to, ...(threadId ? { threadId } : {}) }, text, chunkIndex: 0, chunkCount: 1, queuedAt: Date.now() };
+  return {
+    id,
+    route: { channel: "mattermost", accountId: "team", to, ...(threadId ? { threadId } : {}) },
+    text,
+    chunkIndex: 0,
+    chunkCount: 1,
+    queuedAt: Date.now(),
+  };
 }
 
 describe("Mattermost post keys", () => {
@@ -22,14 +35,26 @@ describe("Mattermost post keys", () => {
     const id = `notice:1:0:${mmId("k")}`;
     const first = await sendMattermostMessage(chunk(a, id, "to a"), ctx());
     const second = await sendMattermostMessage(chunk(b, id, "to b"), ctx());
-    const inThread = await sendMattermostMessage(chunk(a, id, "to a's thread", "root00000000000000000000000"), ctx());
+    const inThread = await sendMattermostMessage(
+      chunk(a, id, "to a's thread", "root00000000000000000000000"),
+      ctx(),
+    );
     expect([first, second, inThread].every((r) => r.ok)).toBe(true);
-    expect((await mattermostPosts(a)).map((p) => p.message).sort()).toEqual(["to a", "to a's thread"]);
+    expect((await mattermostPosts(a)).map((p) => p.message).sort()).toEqual([
+      "to a",
+      "to a's thread",
+    ]);
     expect((await mattermostPosts(b)).map((p) => p.message)).toEqual(["to b"]);
     // A repeat of one chunk is still dropped by Mattermost, and reconcile finds the post it made.
     const repeat = await sendMattermostMessage(chunk(b, id, "to b"), ctx());
-    expect(repeat).toMatchObject({ ok: true, platformMessageId: "platformMessageId" in second ? second.platformMessageId : "" });
+    expect(repeat).toMatchObject({
+      ok: true,
+      platformMessageId: "platformMessageId" in second ? second.platformMessageId : "",
+    });
     expect(await mattermostPosts(b)).toHaveLength(1);
-    expect(await reconcileMattermostMessage(chunk(b, id, "to b"), ctx())).toMatchObject({ outcome: "landed", platformMessageId: "platformMessageId" in second ? second.platformMessageId : "" });
+    expect(await reconcileMattermostMessage(chunk(b, id, "to b"), ctx())).toMatchObject({
+      outcome: "landed",
+      platformMessageId: "platformMessageId" in second ? second.platformMessageId : "",
+    });
   });
 });

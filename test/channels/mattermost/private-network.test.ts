@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage } from "../../../functions/channels/adapter.ts";
 import { mattermostServerRefusal } from "../../../functions/channels/mattermost/api.ts";
-import { mattermostAccount, mattermostConfig } from "../../../functions/channels/mattermost/config.ts";
+import {
+  mattermostAccount,
+  mattermostConfig,
+} from "../../../functions/channels/mattermost/config.ts";
 import { sendMattermostMessage } from "../../../functions/channels/mattermost/send.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
@@ -16,14 +19,28 @@ import { mattermostCalls, mattermostPosts, mmId, workerEnv } from "./helpers.ts"
  */
 
 const fakeUrl = () => String(workerEnv.FAKE_MATTERMOST_URL);
-const env = { ...workerEnv, TEST_MATTERMOST_BOT_TOKEN: TEST_MATTERMOST.botToken } as Record<string, unknown>;
+const env = { ...workerEnv, TEST_MATTERMOST_BOT_TOKEN: TEST_MATTERMOST.botToken } as Record<
+  string,
+  unknown
+>;
 
 function configWith(mattermost: Record<string, unknown>): EdgeclawConfig {
-  return { channels: { mattermost: { botToken: { source: "env", id: "TEST_MATTERMOST_BOT_TOKEN" }, ...mattermost } } } as unknown as EdgeclawConfig;
+  return {
+    channels: {
+      mattermost: { botToken: { source: "env", id: "TEST_MATTERMOST_BOT_TOKEN" }, ...mattermost },
+    },
+  } as unknown as EdgeclawConfig;
 }
 
 function reply(accountId: string, channel: string, text: string): OutboundMessage {
-  return { id: `out-${mmId("o")}`, route: { channel: "mattermost", accountId, to: channel }, text, chunkIndex: 0, chunkCount: 1, queuedAt: Date.now() };
+  return {
+    id: `out-${mmId("o")}`,
+    route: { channel: "mattermost", accountId, to: channel },
+    text,
+    chunkIndex: 0,
+    chunkCount: 1,
+    queuedAt: Date.now(),
+  };
 }
 
 describe("Mattermost private-network guard (Worker)", () => {
@@ -44,9 +61,14 @@ describe("Mattermost private-network guard (Worker)", () => {
     ];
     for (const baseUrl of servers) {
       const channel = mmId("ch");
-      const result = await sendMattermostMessage(reply("default", channel, "must not leave"), { env, config: configWith({ baseUrl }) });
+      const result = await sendMattermostMessage(reply("default", channel, "must not leave"), {
+        env,
+        config: configWith({ baseUrl }),
+      });
       expect(result, baseUrl).toMatchObject({ ok: false, retryable: false });
-      expect("error" in result && result.error, baseUrl).toMatch(/Mattermost server refused for account default: .*private, internal and metadata addresses are blocked.*dangerouslyAllowPrivateNetwork/);
+      expect("error" in result && result.error, baseUrl).toMatch(
+        /Mattermost server refused for account default: .*private, internal and metadata addresses are blocked.*dangerouslyAllowPrivateNetwork/,
+      );
     }
     expect((await mattermostCalls("/")).length, "the fake saw no request").toBe(before);
   });
@@ -57,20 +79,43 @@ describe("Mattermost private-network guard (Worker)", () => {
       baseUrl: fakeUrl(),
       accounts: { default: {}, lan: { network: { dangerouslyAllowPrivateNetwork: true } } },
     });
-    const guarded = await sendMattermostMessage(reply("default", channel, "from default"), { env, config });
+    const guarded = await sendMattermostMessage(reply("default", channel, "from default"), {
+      env,
+      config,
+    });
     expect(guarded).toMatchObject({ ok: false, retryable: false });
     const allowed = await sendMattermostMessage(reply("lan", channel, "from lan"), { env, config });
     expect(allowed).toMatchObject({ ok: true });
 
-    const rootAllows = configWith({ baseUrl: fakeUrl(), network: { dangerouslyAllowPrivateNetwork: true }, accounts: { default: {}, strict: { network: { dangerouslyAllowPrivateNetwork: false } } } });
-    expect(await sendMattermostMessage(reply("default", channel, "root allows"), { env, config: rootAllows })).toMatchObject({ ok: true });
-    expect(await sendMattermostMessage(reply("strict", channel, "account refuses"), { env, config: rootAllows })).toMatchObject({ ok: false, retryable: false });
+    const rootAllows = configWith({
+      baseUrl: fakeUrl(),
+      network: { dangerouslyAllowPrivateNetwork: true },
+      accounts: { default: {}, strict: { network: { dangerouslyAllowPrivateNetwork: false } } },
+    });
+    expect(
+      await sendMattermostMessage(reply("default", channel, "root allows"), {
+        env,
+        config: rootAllows,
+      }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await sendMattermostMessage(reply("strict", channel, "account refuses"), {
+        env,
+        config: rootAllows,
+      }),
+    ).toMatchObject({ ok: false, retryable: false });
 
-    expect((await mattermostPosts(channel)).map((p) => p.message).sort()).toEqual(["from lan", "root allows"]);
+    expect((await mattermostPosts(channel)).map((p) => p.message).sort()).toEqual([
+      "from lan",
+      "root allows",
+    ]);
   });
 
   it("a public server passes the guard as written", () => {
-    const account = mattermostAccount(mattermostConfig(configWith({ baseUrl: "https://chat.example.com" }))!, "default");
+    const account = mattermostAccount(
+      mattermostConfig(configWith({ baseUrl: "https://chat.example.com" }))!,
+      "default",
+    );
     expect(mattermostServerRefusal(account, "https://chat.example.com")).toBeUndefined();
     expect(mattermostServerRefusal(account, "https://203.0.114.10")).toBeUndefined();
   });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { recorded } from "../../agent/model-helpers.ts";
-import { activity, approve, fakeTeams, newScenario, postTeams, scriptModel, uniqueId, waitFor } from "./helpers.ts";
+import {
+  activity,
+  approve,
+  fakeTeams,
+  newScenario,
+  postTeams,
+  scriptModel,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 /**
  * Files sent to the bot in a personal chat, downloaded for the model through the fake Microsoft:
@@ -15,12 +24,20 @@ interface Download {
   authorization: boolean;
 }
 
-async function serveFile(file: { path: string; content?: string; sizeBytes?: number; auth?: boolean; redirect?: string }) {
+async function serveFile(file: {
+  path: string;
+  content?: string;
+  sizeBytes?: number;
+  auth?: boolean;
+  redirect?: string;
+}) {
   await fetch(`${fakeTeams()}/_control/file`, { method: "POST", body: JSON.stringify(file) });
 }
 
 async function downloadsOf(path: string): Promise<Download[]> {
-  const response = await fetch(`${fakeTeams()}/_control/downloads?path=${encodeURIComponent(path)}`);
+  const response = await fetch(
+    `${fakeTeams()}/_control/downloads?path=${encodeURIComponent(path)}`,
+  );
   return ((await response.json()) as { downloads: Download[] }).downloads;
 }
 
@@ -30,7 +47,15 @@ async function modelSees(attachments: unknown[]): Promise<string> {
   await approve(user);
   const scenario = newScenario("teams-file");
   await scriptModel(scenario, [{ type: "text", text: "read it" }]);
-  const response = await postTeams(activity({ kind: "personal", conversation: `a:${uniqueId("dm")}`, sender: user, text: `what is in the file? [scenario:${scenario}]`, extra: { attachments } }));
+  const response = await postTeams(
+    activity({
+      kind: "personal",
+      conversation: `a:${uniqueId("dm")}`,
+      sender: user,
+      text: `what is in the file? [scenario:${scenario}]`,
+      extra: { attachments },
+    }),
+  );
   expect(response.status).toBe(200);
   const [request] = await waitFor(async () => {
     const requests = await recorded(scenario);
@@ -58,7 +83,9 @@ describe("Microsoft Teams inbound files", () => {
   it("a Bot Connector attachment gets the bot's token only after it answered 401", async () => {
     const path = `/v3/attachments/${uniqueId("att")}/views/original`;
     await serveFile({ path, content: "pasted log line 42", auth: true });
-    const prompt = await modelSees([{ contentType: "text/plain", name: "log.txt", contentUrl: `${fakeTeams()}${path}` }]);
+    const prompt = await modelSees([
+      { contentType: "text/plain", name: "log.txt", contentUrl: `${fakeTeams()}${path}` },
+    ]);
     expect(prompt).toContain("pasted log line 42");
     expect((await downloadsOf(path)).map((d) => d.authorization)).toEqual([false, true]);
   });
@@ -69,7 +96,9 @@ describe("Microsoft Teams inbound files", () => {
     await serveFile({ path: landing, content: "redirected content" });
     const path = `/v3/attachments/${uniqueId("att")}/views/original`;
     await serveFile({ path, auth: true, redirect: `${foreign}${landing}` });
-    const prompt = await modelSees([{ contentType: "text/plain", name: "r.txt", contentUrl: `${fakeTeams()}${path}` }]);
+    const prompt = await modelSees([
+      { contentType: "text/plain", name: "r.txt", contentUrl: `${fakeTeams()}${path}` },
+    ]);
     expect(prompt).toContain("redirected content");
     expect((await downloadsOf(path)).map((d) => d.authorization)).toEqual([false, true]);
     const atForeign = await downloadsOf(landing);

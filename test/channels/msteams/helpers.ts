@@ -30,7 +30,10 @@ export interface SignOptions {
 
 /** A bearer token as the Bot Framework sends it (signed by the fake's published key, unless forged). */
 export async function teamsToken(options: SignOptions = {}): Promise<string> {
-  const response = await fetch(`${fakeTeams()}/_control/sign`, { method: "POST", body: JSON.stringify({ serviceUrl: fakeTeams(), ...options }) });
+  const response = await fetch(`${fakeTeams()}/_control/sign`, {
+    method: "POST",
+    body: JSON.stringify({ serviceUrl: fakeTeams(), ...options }),
+  });
   return ((await response.json()) as { token: string }).token;
 }
 
@@ -60,20 +63,41 @@ export function activity(input: ActivityInput): Record<string, unknown> {
     channelId: "msteams",
     from: { id: `29:${aad}`, name: "Test User", aadObjectId: aad },
     recipient: { id: BOT_ID, name: "edgeclaw" },
-    conversation: { id: input.conversation, conversationType: input.kind, tenantId: TEST_MSTEAMS.tenantId, ...(input.kind === "personal" ? {} : { isGroup: true }) },
+    conversation: {
+      id: input.conversation,
+      conversationType: input.kind,
+      tenantId: TEST_MSTEAMS.tenantId,
+      ...(input.kind === "personal" ? {} : { isGroup: true }),
+    },
     text: input.mentionBot ? `<at>edgeclaw</at> ${text}` : text,
     textFormat: "plain",
-    ...(input.mentionBot ? { entities: [{ type: "mention", text: "<at>edgeclaw</at>", mentioned: { id: BOT_ID, name: "edgeclaw" } }] } : {}),
+    ...(input.mentionBot
+      ? {
+          entities: [
+            {
+              type: "mention",
+              text: "<at>edgeclaw</at>",
+              mentioned: { id: BOT_ID, name: "edgeclaw" },
+            },
+          ],
+        }
+      : {}),
     channelData: { tenant: { id: TEST_MSTEAMS.tenantId } },
     ...input.extra,
   };
 }
 
-export async function postTeams(body: unknown, options: { token?: string | null; raw?: string; path?: string } = {}): Promise<Response> {
+export async function postTeams(
+  body: unknown,
+  options: { token?: string | null; raw?: string; path?: string } = {},
+): Promise<Response> {
   const token = options.token === undefined ? await teamsToken() : options.token;
   return SELF.fetch(`https://edgeclaw.test${options.path ?? "/api/messages"}`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: options.raw ?? JSON.stringify(body),
   });
 }
@@ -91,20 +115,36 @@ export interface FakeActivity {
 }
 
 export async function teamsActivities(conversation: string): Promise<FakeActivity[]> {
-  const response = await fetch(`${fakeTeams()}/_control/activities?conversation=${encodeURIComponent(conversation)}`);
+  const response = await fetch(
+    `${fakeTeams()}/_control/activities?conversation=${encodeURIComponent(conversation)}`,
+  );
   return ((await response.json()) as { activities: FakeActivity[] }).activities;
 }
 
 export async function messageTexts(conversation: string): Promise<string[]> {
-  return (await teamsActivities(conversation)).filter((a) => a.type === "message" && !a.deleted).map((a) => a.text ?? "");
+  return (await teamsActivities(conversation))
+    .filter((a) => a.type === "message" && !a.deleted)
+    .map((a) => a.text ?? "");
 }
 
-export async function scriptTeams(script: { api: "send" | "token" | "stream" | "final" | "update" | "delete"; times?: number; status?: number; retryAfter?: number; drop?: boolean; conversation?: string }) {
+export async function scriptTeams(script: {
+  api: "send" | "token" | "stream" | "final" | "update" | "delete";
+  times?: number;
+  status?: number;
+  retryAfter?: number;
+  drop?: boolean;
+  conversation?: string;
+}) {
   await fetch(`${fakeTeams()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
 export async function approve(senderId: string) {
-  await withDb(env as unknown as Env, (db) => postgresAccessStore(db).addApprovedSender({ channel: "msteams", accountId: "default", senderId, source: "admin" }, Date.now()));
+  await withDb(env as unknown as Env, (db) =>
+    postgresAccessStore(db).addApprovedSender(
+      { channel: "msteams", accountId: "default", senderId, source: "admin" },
+      Date.now(),
+    ),
+  );
 }
 
 export { settle, waitFor } from "../wait.ts";

@@ -31,7 +31,12 @@ function contextWith(mode: string): ProgressContext {
 }
 
 function personalRoute(): ReplyRoute {
-  return { channel: "msteams", accountId: "default", to: `a:${uniqueId("dm")}`, extra: { serviceUrl: fakeTeams(), conversationType: "personal" } };
+  return {
+    channel: "msteams",
+    accountId: "default",
+    to: `a:${uniqueId("dm")}`,
+    extra: { serviceUrl: fakeTeams(), conversationType: "personal" },
+  };
 }
 
 describe("Microsoft Teams streaming modes", () => {
@@ -41,9 +46,29 @@ describe("Microsoft Teams streaming modes", () => {
     let state: ProgressState = await msTeamsProgress(route, { type: "run-started" }, {}, ctx);
     expect(state.streamId).toBeTruthy();
     await settle(1100); // one stream update a second
-    state = await msTeamsProgress(route, { type: "tool", name: "web_fetch", phase: "start" }, state, ctx);
-    state = await msTeamsProgress(route, { type: "text-delta", text: "Done", soFar: "Done" }, state, ctx);
-    const sent = await sendTeamsMessage({ id: uniqueId("c"), route, text: "Done: **42**", chunkIndex: 0, chunkCount: 1, progressState: state }, ctx);
+    state = await msTeamsProgress(
+      route,
+      { type: "tool", name: "web_fetch", phase: "start" },
+      state,
+      ctx,
+    );
+    state = await msTeamsProgress(
+      route,
+      { type: "text-delta", text: "Done", soFar: "Done" },
+      state,
+      ctx,
+    );
+    const sent = await sendTeamsMessage(
+      {
+        id: uniqueId("c"),
+        route,
+        text: "Done: **42**",
+        chunkIndex: 0,
+        chunkCount: 1,
+        progressState: state,
+      },
+      ctx,
+    );
     expect(sent.ok).toBe(true);
     const shown = await teamsActivities(route.to);
     expect(shown.map((a) => [a.type, a.streamType, a.text])).toEqual([
@@ -54,16 +79,38 @@ describe("Microsoft Teams streaming modes", () => {
     expect(new Set(shown.map((a) => a.streamId))).toEqual(new Set([state.streamId]));
   });
 
-  it.each(["off", "block"])('"%s": no stream and no preview, the answer posted whole after the typing activity', async (mode) => {
-    const ctx = contextWith(mode);
-    const route = personalRoute();
-    let state: ProgressState = await msTeamsProgress(route, { type: "run-started" }, {}, ctx);
-    state = await msTeamsProgress(route, { type: "text-delta", text: "Hel", soFar: "Hel" }, state, ctx);
-    expect(state).toEqual({});
-    expect((await sendTeamsMessage({ id: uniqueId("c"), route, text: "Hello", chunkIndex: 0, chunkCount: 1, progressState: state }, ctx)).ok).toBe(true);
-    expect((await teamsActivities(route.to)).map((a) => [a.type, a.streamType, a.text])).toEqual([
-      ["typing", undefined, undefined],
-      ["message", undefined, "Hello"],
-    ]);
-  });
+  it.each(["off", "block"])(
+    '"%s": no stream and no preview, the answer posted whole after the typing activity',
+    async (mode) => {
+      const ctx = contextWith(mode);
+      const route = personalRoute();
+      let state: ProgressState = await msTeamsProgress(route, { type: "run-started" }, {}, ctx);
+      state = await msTeamsProgress(
+        route,
+        { type: "text-delta", text: "Hel", soFar: "Hel" },
+        state,
+        ctx,
+      );
+      expect(state).toEqual({});
+      expect(
+        (
+          await sendTeamsMessage(
+            {
+              id: uniqueId("c"),
+              route,
+              text: "Hello",
+              chunkIndex: 0,
+              chunkCount: 1,
+              progressState: state,
+            },
+            ctx,
+          )
+        ).ok,
+      ).toBe(true);
+      expect((await teamsActivities(route.to)).map((a) => [a.type, a.streamType, a.text])).toEqual([
+        ["typing", undefined, undefined],
+        ["message", undefined, "Hello"],
+      ]);
+    },
+  );
 });

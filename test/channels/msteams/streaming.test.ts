@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { recorded } from "../../agent/model-helpers.ts";
-import { activity, approve, messageTexts, newScenario, postTeams, scriptModel, scriptTeams, settle, teamsActivities, TEST_MSTEAMS, uniqueId, waitFor, type FakeActivity } from "./helpers.ts";
+import {
+  activity,
+  approve,
+  messageTexts,
+  newScenario,
+  postTeams,
+  scriptModel,
+  scriptTeams,
+  settle,
+  teamsActivities,
+  TEST_MSTEAMS,
+  uniqueId,
+  waitFor,
+  type FakeActivity,
+} from "./helpers.ts";
 
 /**
  * Streaming replies with the defaults a user gets (`streaming.mode: "partial"`), against the fake
@@ -14,8 +28,14 @@ const ANSWER = "The quick brown fox jumps over the lazy dog, twice, and then res
 const PIECES = ["The quick brown ", "fox jumps over ", "the lazy dog, ", "twice, and then rests."];
 
 async function settlesTo(conversation: string, texts: string[]) {
-  await waitFor(async () => (JSON.stringify(await messageTexts(conversation)) === JSON.stringify(texts) ? true : undefined), 25_000).catch(async () => {
-    throw new Error(`Teams shows ${JSON.stringify(await messageTexts(conversation))} in ${conversation}, expected ${JSON.stringify(texts)}`);
+  await waitFor(
+    async () =>
+      JSON.stringify(await messageTexts(conversation)) === JSON.stringify(texts) ? true : undefined,
+    25_000,
+  ).catch(async () => {
+    throw new Error(
+      `Teams shows ${JSON.stringify(await messageTexts(conversation))} in ${conversation}, expected ${JSON.stringify(texts)}`,
+    );
   });
   await settle(2500);
   expect(await messageTexts(conversation)).toEqual(texts);
@@ -31,7 +51,16 @@ async function personalRun(name: string) {
   const conversation = `a:${uniqueId("dm")}`;
   const scenario = newScenario(name);
   await scriptModel(scenario, [{ type: "text", text: ANSWER, chunks: PIECES, chunkDelayMs: 700 }]);
-  return { conversation, scenario, event: activity({ kind: "personal", conversation, sender: user, text: `tell me [scenario:${scenario}]` }) };
+  return {
+    conversation,
+    scenario,
+    event: activity({
+      kind: "personal",
+      conversation,
+      sender: user,
+      text: `tell me [scenario:${scenario}]`,
+    }),
+  };
 }
 
 describe("Microsoft Teams streaming replies", () => {
@@ -48,7 +77,9 @@ describe("Microsoft Teams streaming replies", () => {
     expect(updates.every((u) => u.streamId === streamId)).toBe(true);
     expect(updates.map((u) => u.streamSequence)).toEqual(updates.map((_, i) => i + 1));
     const final = shown.filter((a) => a.type === "message");
-    expect(final).toEqual([expect.objectContaining({ id: streamId, streamType: "final", text: ANSWER })]);
+    expect(final).toEqual([
+      expect.objectContaining({ id: streamId, streamType: "final", text: ANSWER }),
+    ]);
   });
 
   it("a stream final whose answer is lost is committed once: the retry finds the stream ended and counts it as shown", async () => {
@@ -57,7 +88,9 @@ describe("Microsoft Teams streaming replies", () => {
     expect((await postTeams(event)).status).toBe(200);
     await settlesTo(conversation, [ANSWER]);
     // No "may not have arrived" notice: the stream's end is checkable, unlike a plain post.
-    expect((await teamsActivities(conversation)).filter((a) => a.type === "message")).toHaveLength(1);
+    expect((await teamsActivities(conversation)).filter((a) => a.type === "message")).toHaveLength(
+      1,
+    );
   });
 
   it("a stream Teams refuses (Stop pressed, not allowed) stops streaming and the answer still arrives once", async () => {
@@ -81,10 +114,30 @@ describe("Microsoft Teams streaming replies", () => {
     const root = uniqueId("1");
     const thread = `${TEST_MSTEAMS.openChannel};messageid=${root}`;
     const scenario = newScenario("teams-preview");
-    await scriptModel(scenario, [{ type: "text", text: ANSWER, chunks: PIECES, chunkDelayMs: 700 }]);
-    expect((await postTeams(activity({ kind: "channel", conversation: thread, sender: uniqueId("aad-p"), mentionBot: true, text: `go [scenario:${scenario}]` }))).status).toBe(200);
-    const mine = async () => (await teamsActivities(TEST_MSTEAMS.openChannel)).filter((a) => a.conversation === thread && a.type === "message");
-    await waitFor(async () => ((await mine()).some((a) => a.text === ANSWER) ? true : undefined), 25_000);
+    await scriptModel(scenario, [
+      { type: "text", text: ANSWER, chunks: PIECES, chunkDelayMs: 700 },
+    ]);
+    expect(
+      (
+        await postTeams(
+          activity({
+            kind: "channel",
+            conversation: thread,
+            sender: uniqueId("aad-p"),
+            mentionBot: true,
+            text: `go [scenario:${scenario}]`,
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    const mine = async () =>
+      (await teamsActivities(TEST_MSTEAMS.openChannel)).filter(
+        (a) => a.conversation === thread && a.type === "message",
+      );
+    await waitFor(
+      async () => ((await mine()).some((a) => a.text === ANSWER) ? true : undefined),
+      25_000,
+    );
     await settle(2500);
     const messages = await mine();
     expect(messages).toHaveLength(1);
@@ -98,13 +151,38 @@ describe("Microsoft Teams streaming replies", () => {
     const root = uniqueId("1");
     const thread = `${TEST_MSTEAMS.openChannel};messageid=${root}`;
     const scenario = newScenario("teams-preview-lost");
-    await scriptModel(scenario, [{ type: "text", text: ANSWER, chunks: PIECES, chunkDelayMs: 400 }]);
+    await scriptModel(scenario, [
+      { type: "text", text: ANSWER, chunks: PIECES, chunkDelayMs: 400 },
+    ]);
     // Every edit's answer is lost: the preview stops being edited, and the final edit goes unanswered
     // once more before it lands.
-    await scriptTeams({ api: "update", drop: true, times: 2, conversation: TEST_MSTEAMS.openChannel });
-    expect((await postTeams(activity({ kind: "channel", conversation: thread, sender: uniqueId("aad-p"), mentionBot: true, text: `go [scenario:${scenario}]` }))).status).toBe(200);
-    const mine = async () => (await teamsActivities(TEST_MSTEAMS.openChannel)).filter((a) => a.conversation === thread && a.type === "message");
-    await waitFor(async () => ((await mine()).some((a) => a.text === ANSWER) ? true : undefined), 25_000);
+    await scriptTeams({
+      api: "update",
+      drop: true,
+      times: 2,
+      conversation: TEST_MSTEAMS.openChannel,
+    });
+    expect(
+      (
+        await postTeams(
+          activity({
+            kind: "channel",
+            conversation: thread,
+            sender: uniqueId("aad-p"),
+            mentionBot: true,
+            text: `go [scenario:${scenario}]`,
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    const mine = async () =>
+      (await teamsActivities(TEST_MSTEAMS.openChannel)).filter(
+        (a) => a.conversation === thread && a.type === "message",
+      );
+    await waitFor(
+      async () => ((await mine()).some((a) => a.text === ANSWER) ? true : undefined),
+      25_000,
+    );
     await settle(2500);
     const messages = await mine();
     expect(messages.map((m) => m.text)).toEqual([ANSWER]);

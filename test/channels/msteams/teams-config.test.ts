@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { recorded } from "../../agent/model-helpers.ts";
-import { activity, newScenario, postTeams, scriptModel, settle, teamsActivities, TEST_MSTEAMS, uniqueId, waitFor } from "./helpers.ts";
+import {
+  activity,
+  newScenario,
+  postTeams,
+  scriptModel,
+  settle,
+  teamsActivities,
+  TEST_MSTEAMS,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 /**
  * `channels.msteams.teams.<team>.channels.<channel>` (test config: team eng with requireMention
@@ -10,7 +20,10 @@ import { activity, newScenario, postTeams, scriptModel, settle, teamsActivities,
 
 const { team, teamChannels } = TEST_MSTEAMS;
 
-async function post(channel: string, options: { teamId?: string; mention?: boolean; root?: string } = {}) {
+async function post(
+  channel: string,
+  options: { teamId?: string; mention?: boolean; root?: string } = {},
+) {
   const scenario = newScenario("teams-map");
   await scriptModel(scenario, [{ type: "text", text: `answer ${scenario}` }]);
   const root = options.root ?? uniqueId("1");
@@ -21,23 +34,35 @@ async function post(channel: string, options: { teamId?: string; mention?: boole
     sender: uniqueId("aad-t"),
     mentionBot: options.mention,
     text: `question [scenario:${scenario}]`,
-    extra: { channelData: { tenant: { id: TEST_MSTEAMS.tenantId }, team: { id: options.teamId ?? team } } },
+    extra: {
+      channelData: { tenant: { id: TEST_MSTEAMS.tenantId }, team: { id: options.teamId ?? team } },
+    },
   });
   expect((await postTeams(event)).status).toBe(200);
   return { scenario, root, answer: `answer ${scenario}` };
 }
 
 async function answeredIn(channel: string, answer: string): Promise<string> {
-  const found = await waitFor(async () => (await teamsActivities(channel)).find((a) => a.type === "message" && a.text === answer), 25_000);
+  const found = await waitFor(
+    async () =>
+      (await teamsActivities(channel)).find((a) => a.type === "message" && a.text === answer),
+    25_000,
+  );
   await settle(1500);
-  expect((await teamsActivities(channel)).filter((a) => a.type === "message" && a.text === answer)).toHaveLength(1);
+  expect(
+    (await teamsActivities(channel)).filter((a) => a.type === "message" && a.text === answer),
+  ).toHaveLength(1);
   return found.conversation;
 }
 
 async function silent(scenario: string, channel: string) {
   await settle(2500);
   expect(await recorded(scenario)).toEqual([]);
-  expect((await teamsActivities(channel)).filter((a) => a.type === "message" && a.text?.includes(scenario))).toEqual([]);
+  expect(
+    (await teamsActivities(channel)).filter(
+      (a) => a.type === "message" && a.text?.includes(scenario),
+    ),
+  ).toEqual([]);
 }
 
 describe("Microsoft Teams per-team and per-channel settings", () => {
@@ -55,7 +80,9 @@ describe("Microsoft Teams per-team and per-channel settings", () => {
 
   it("a channel's replyStyle thread answers in the thread, without a mention (the team's rule)", async () => {
     const { answer, root } = await post(teamChannels.threaded);
-    expect(await answeredIn(teamChannels.threaded, answer)).toBe(`${teamChannels.threaded};messageid=${root}`);
+    expect(await answeredIn(teamChannels.threaded, answer)).toBe(
+      `${teamChannels.threaded};messageid=${root}`,
+    );
   });
 
   it("a channel's tools.deny takes the tool away from runs there only", async () => {
@@ -64,7 +91,10 @@ describe("Microsoft Teams per-team and per-channel settings", () => {
         const requests = await recorded(scenario);
         return requests.length ? requests : undefined;
       }, 25_000);
-      const tools = (request!.body.tools ?? []) as Array<{ name?: string; function?: { name?: string } }>;
+      const tools = (request!.body.tools ?? []) as Array<{
+        name?: string;
+        function?: { name?: string };
+      }>;
       return tools.map((tool) => tool.name ?? tool.function?.name);
     };
     const open = await post(teamChannels.inherits);
@@ -79,7 +109,10 @@ describe("Microsoft Teams per-team and per-channel settings", () => {
     const unlisted = await post(teamChannels.unlisted, { mention: true });
     await silent(unlisted.scenario, teamChannels.unlisted);
     const otherTeam = "19:team-other@thread.tacv2";
-    const stranger = await post("19:other-general@thread.tacv2", { teamId: otherTeam, mention: true });
+    const stranger = await post("19:other-general@thread.tacv2", {
+      teamId: otherTeam,
+      mention: true,
+    });
     await silent(stranger.scenario, "19:other-general@thread.tacv2");
   });
 });

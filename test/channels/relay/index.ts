@@ -23,7 +23,15 @@ export const relayConfigSchema = channelAccessSchema.safeExtend({
 export type RelayConfig = z.infer<typeof relayConfigSchema>;
 
 const eventsSchema = z.object({
-  events: z.array(z.object({ id: z.string().min(1), from: z.string().min(1), chat: z.string().min(1).optional(), thread: z.string().optional(), text: z.string() })),
+  events: z.array(
+    z.object({
+      id: z.string().min(1),
+      from: z.string().min(1),
+      chat: z.string().min(1).optional(),
+      thread: z.string().optional(),
+      text: z.string(),
+    }),
+  ),
 });
 
 function relayConfig(config: EdgeclawConfig): RelayConfig | undefined {
@@ -41,7 +49,13 @@ function sameInConstantTime(a: string, b: string): boolean {
 }
 
 export async function signRelayBody(secret: string, body: string | Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const bytes = typeof body === "string" ? new TextEncoder().encode(body) : new Uint8Array(body);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, bytes));
   return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
@@ -53,7 +67,9 @@ export const relayChannel: ChannelDefinition = {
   webhook: {
     routes(config): WebhookRoute<RelayConfig>[] {
       const relay = relayConfig(config);
-      return relay?.enabled ? [{ path: relay.webhookPath, accountId: "default", label: "Relay", account: relay }] : [];
+      return relay?.enabled
+        ? [{ path: relay.webhookPath, accountId: "default", label: "Relay", account: relay }]
+        : [];
     },
     // Room for an event larger than a Durable Object's SQLite row (2 MB): the multi-event test's failing accept.
     maxBodyBytes: () => RELAY_MAX_BODY_BYTES,
@@ -63,7 +79,9 @@ export const relayChannel: ChannelDefinition = {
       const given = request.headers.get("x-relay-signature");
       if (!given) return { ok: false, reason: "missing signature" };
       const expected = await signRelayBody(secret, request.raw);
-      return sameInConstantTime(given, expected) ? { ok: true } : { ok: false, reason: "bad signature" };
+      return sameInConstantTime(given, expected)
+        ? { ok: true }
+        : { ok: false, reason: "bad signature" };
     },
     parse(request, route) {
       let json: unknown;
@@ -88,7 +106,12 @@ export const relayChannel: ChannelDefinition = {
           messageId: event.id,
           text: event.text,
           receivedAt: request.receivedAt,
-          route: { channel: "relay", accountId: route.accountId, to: event.chat ?? event.from, ...(event.thread ? { threadId: event.thread } : {}) },
+          route: {
+            channel: "relay",
+            accountId: route.accountId,
+            to: event.chat ?? event.from,
+            ...(event.thread ? { threadId: event.thread } : {}),
+          },
         }),
       );
       return { kind: "envelopes", envelopes };
@@ -101,22 +124,39 @@ export const relayChannel: ChannelDefinition = {
     async send(message, ctx) {
       const relay = relayConfig(ctx.config);
       const token = resolveSecret(relay?.token, ctx.env);
-      if (!relay || !token) return { ok: false, retryable: false, error: "channels.relay has no token" };
+      if (!relay || !token)
+        return { ok: false, retryable: false, error: "channels.relay has no token" };
       if (message.retract) return { ok: true };
       let res: Response;
       try {
         res = await fetch(`${relay.apiBaseUrl}/messages`, {
           method: "POST",
-          headers: { authorization: `Bearer ${token}`, "idempotency-key": message.id, "content-type": "application/json" },
-          body: JSON.stringify({ chat: message.route.to, ...(message.route.threadId ? { thread: message.route.threadId } : {}), text: message.text }),
+          headers: {
+            authorization: `Bearer ${token}`,
+            "idempotency-key": message.id,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({
+            chat: message.route.to,
+            ...(message.route.threadId ? { thread: message.route.threadId } : {}),
+            text: message.text,
+          }),
           signal: AbortSignal.timeout(relay.sendTimeoutMs),
         });
       } catch (error) {
-        return { ok: false, outcomeUnknown: true, error: error instanceof Error ? error.message : String(error) };
+        return {
+          ok: false,
+          outcomeUnknown: true,
+          error: error instanceof Error ? error.message : String(error),
+        };
       }
       if (res.ok) return { ok: true, platformMessageId: ((await res.json()) as { id: string }).id };
       await res.body?.cancel();
-      return { ok: false, retryable: res.status === 429 || res.status >= 500, error: `relay answered ${res.status}` };
+      return {
+        ok: false,
+        retryable: res.status === 429 || res.status >= 500,
+        error: `relay answered ${res.status}`,
+      };
     },
   },
 };

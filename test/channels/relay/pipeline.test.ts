@@ -22,21 +22,32 @@ interface RelayEvent {
   text: string;
 }
 
-async function post(events: RelayEvent[], options: { secret?: string; signature?: string; body?: string } = {}): Promise<Response> {
+async function post(
+  events: RelayEvent[],
+  options: { secret?: string; signature?: string; body?: string } = {},
+): Promise<Response> {
   const body = options.body ?? JSON.stringify({ events });
   return SELF.fetch("https://edgeclaw.test/relay/webhook", {
     method: "POST",
-    headers: { "content-type": "application/json", "x-relay-signature": options.signature ?? (await signRelayBody(options.secret ?? TEST_RELAY.secret, body)) },
+    headers: {
+      "content-type": "application/json",
+      "x-relay-signature":
+        options.signature ?? (await signRelayBody(options.secret ?? TEST_RELAY.secret, body)),
+    },
     body,
   });
 }
 
 async function messages(chat: string): Promise<Array<{ key: string; text: string }>> {
-  return (await (await fetch(`${fakeRelay()}/_control/messages?chat=${encodeURIComponent(chat)}`)).json()) as Array<{ key: string; text: string }>;
+  return (await (
+    await fetch(`${fakeRelay()}/_control/messages?chat=${encodeURIComponent(chat)}`)
+  ).json()) as Array<{ key: string; text: string }>;
 }
 
 async function calls(chat: string): Promise<Array<{ key: string; text: string }>> {
-  return (await (await fetch(`${fakeRelay()}/_control/calls?chat=${encodeURIComponent(chat)}`)).json()) as Array<{ key: string; text: string }>;
+  return (await (
+    await fetch(`${fakeRelay()}/_control/calls?chat=${encodeURIComponent(chat)}`)
+  ).json()) as Array<{ key: string; text: string }>;
 }
 
 async function replyIn(chat: string) {
@@ -64,9 +75,18 @@ describe("a channel registered from the test setup", () => {
     const from = uniqueId("u");
     const event = { id: uniqueId("e"), from, text: "should never arrive" };
     expect((await post([event], { secret: "wrong-secret" })).status).toBe(401);
-    const unsigned = await SELF.fetch("https://edgeclaw.test/relay/webhook", { method: "POST", body: JSON.stringify({ events: [event] }) });
+    const unsigned = await SELF.fetch("https://edgeclaw.test/relay/webhook", {
+      method: "POST",
+      body: JSON.stringify({ events: [event] }),
+    });
     expect(unsigned.status).toBe(401);
-    expect((await post([], { body: JSON.stringify({ events: [event], pad: "x".repeat(RELAY_MAX_BODY_BYTES) }) })).status).toBe(413);
+    expect(
+      (
+        await post([], {
+          body: JSON.stringify({ events: [event], pad: "x".repeat(RELAY_MAX_BODY_BYTES) }),
+        })
+      ).status,
+    ).toBe(413);
     expect((await post([], { body: "{not json" })).status).toBe(400);
     expect((await post([], { body: JSON.stringify({ events: [{ id: 1 }] }) })).status).toBe(400);
     await settle(1500);
@@ -77,9 +97,18 @@ describe("a channel registered from the test setup", () => {
 describe("a request carrying several events", () => {
   it("answers 2xx only when all are stored, and each gets one reply", async () => {
     const scenario = newScenario("relay-multi");
-    await script(scenario, [{ type: "text", text: "one" }, { type: "text", text: "two" }, { type: "text", text: "three" }]);
+    await script(scenario, [
+      { type: "text", text: "one" },
+      { type: "text", text: "two" },
+      { type: "text", text: "three" },
+    ]);
     const chats = [uniqueId("g"), uniqueId("g"), uniqueId("g")];
-    const events = chats.map((chat) => ({ id: uniqueId("e"), from: uniqueId("u"), chat, text: `hello [scenario:${scenario}]` }));
+    const events = chats.map((chat) => ({
+      id: uniqueId("e"),
+      from: uniqueId("u"),
+      chat,
+      text: `hello [scenario:${scenario}]`,
+    }));
     const res = await post(events);
     expect(res.status).toBe(200);
     expect(res.headers.get("x-edgeclaw-ingest")).toBe("accepted,accepted,accepted");
@@ -90,11 +119,18 @@ describe("a request carrying several events", () => {
   });
 
   it("answers 5xx when one accept fails, and the retry stores nothing twice", async () => {
-    const scenarios = ["first", "second", "third"].map((name) => newScenario(`relay-partial-${name}`));
+    const scenarios = ["first", "second", "third"].map((name) =>
+      newScenario(`relay-partial-${name}`),
+    );
     await script(scenarios[0]!, [{ type: "text", text: "first answer" }]);
     await script(scenarios[2]!, [{ type: "text", text: "third answer" }]);
     const chats = [uniqueId("g"), uniqueId("g"), uniqueId("g")];
-    const events = chats.map((chat, i) => ({ id: uniqueId("e"), from: uniqueId("u"), chat, text: `hello [scenario:${scenarios[i]}]` }));
+    const events = chats.map((chat, i) => ({
+      id: uniqueId("e"),
+      from: uniqueId("u"),
+      chat,
+      text: `hello [scenario:${scenarios[i]}]`,
+    }));
     // The middle event is larger than a Durable Object's SQLite row (2 MB): its SessionDO cannot store it.
     events[1]!.text = `${"x".repeat(2_100_000)} [scenario:${scenarios[1]}]`;
     const res = await post(events);
@@ -119,8 +155,13 @@ describe("outbound on a platform with an idempotency key", () => {
     await script(scenario, [{ type: "text", text: "Sent once." }]);
     const from = uniqueId("u");
     // The first send is stored, but its answer comes long after the sender stopped waiting (1 s).
-    await fetch(`${fakeRelay()}/_control/script`, { method: "POST", body: JSON.stringify({ chat: from, hangMs: 3_000 }) });
-    expect((await post([{ id: uniqueId("e"), from, text: `hi [scenario:${scenario}]` }])).status).toBe(200);
+    await fetch(`${fakeRelay()}/_control/script`, {
+      method: "POST",
+      body: JSON.stringify({ chat: from, hangMs: 3_000 }),
+    });
+    expect(
+      (await post([{ id: uniqueId("e"), from, text: `hi [scenario:${scenario}]` }])).status,
+    ).toBe(200);
     const sends = await waitFor(async () => {
       const seen = await calls(from);
       return seen.length >= 2 ? seen : undefined;

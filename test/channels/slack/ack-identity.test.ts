@@ -2,7 +2,19 @@ import { describe, expect, it } from "vitest";
 import { TEST_SLACK } from "../../setup/test-config.ts";
 import { slackBotIdentityFromCallback } from "../../../functions/channels/slack/identity.ts";
 import { slackEventCallbackSchema } from "../../../functions/channels/slack/payloads.ts";
-import { APP_ID, BOT_USER, messageEvent, newScenario, postSigned, scriptModel, scriptSlack, slackCalls, slackMessages, uniqueId, waitFor } from "./helpers.ts";
+import {
+  APP_ID,
+  BOT_USER,
+  messageEvent,
+  newScenario,
+  postSigned,
+  scriptModel,
+  scriptSlack,
+  slackCalls,
+  slackMessages,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 /**
  * The ack never waits on Slack: the bot's ids come from the event's envelope (`authorizations`,
@@ -13,13 +25,18 @@ import { APP_ID, BOT_USER, messageEvent, newScenario, postSigned, scriptModel, s
 
 const PROBE_PATH = "/slack/probe/events";
 const PROBE_TOKEN_TAIL = `…${TEST_SLACK.probeBotToken.slice(-4)}`;
-const nowTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+const nowTs = () =>
+  `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Calls on the probe account about this conversation, plus any auth.test (other DMs' runs may be streaming meanwhile). */
 async function probeCalls(channel: string): Promise<number> {
   const calls = await slackCalls();
-  return calls.filter((call) => call.token === PROBE_TOKEN_TAIL && (call.method === "auth.test" || call.args.channel === channel)).length;
+  return calls.filter(
+    (call) =>
+      call.token === PROBE_TOKEN_TAIL &&
+      (call.method === "auth.test" || call.args.channel === channel),
+  ).length;
 }
 
 /** Thread replies once the last one reads `finalText` (streaming is on: a preview turns into the answer). */
@@ -35,7 +52,12 @@ describe("Slack ack and the bot's identity", () => {
     it(`acks a DM without calling Slack while auth.test ${failure}`, async () => {
       await scriptSlack(
         failure === "fails"
-          ? { method: "auth.test", token: TEST_SLACK.probeBotToken, error: "invalid_auth", times: 2 }
+          ? {
+              method: "auth.test",
+              token: TEST_SLACK.probeBotToken,
+              error: "invalid_auth",
+              times: 2,
+            }
           : { method: "auth.test", token: TEST_SLACK.probeBotToken, delayMs: 20_000, times: 2 },
       );
       for (const authorizations of [undefined, false] as const) {
@@ -46,9 +68,19 @@ describe("Slack ack and the bot's identity", () => {
         await scriptModel(scenario, [{ type: "text", text: "hi", delayMs: 3_000 }]);
         const before = await probeCalls(dm);
         const startedAt = Date.now();
-        const res = await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel: dm, channelType: "im", text: `hello [scenario:${scenario}]`, ts: nowTs(), authorizations }), {
-          path: PROBE_PATH,
-        });
+        const res = await postSigned(
+          messageEvent({
+            eventId: uniqueId("Ev"),
+            channel: dm,
+            channelType: "im",
+            text: `hello [scenario:${scenario}]`,
+            ts: nowTs(),
+            authorizations,
+          }),
+          {
+            path: PROBE_PATH,
+          },
+        );
         const took = Date.now() - startedAt;
         expect(res.status).toBe(200);
         expect(res.headers.get("x-edgeclaw-ingest")).toBe("accepted");
@@ -65,14 +97,30 @@ describe("Slack ack and the bot's identity", () => {
     for (const order of ["message first", "app_mention first"] as const) {
       for (const known of [true, false]) {
         it(`answers a mention in ${channel} exactly once (${order}, bot ids ${known ? "in the payload" : "unknown and auth.test failing"})`, async () => {
-          await scriptSlack({ method: "auth.test", token: TEST_SLACK.probeBotToken, error: "invalid_auth", times: 4 });
+          await scriptSlack({
+            method: "auth.test",
+            token: TEST_SLACK.probeBotToken,
+            error: "invalid_auth",
+            times: 4,
+          });
           const scenario = newScenario("slack-twins");
           await scriptModel(scenario, [{ type: "text", text: "Here is one answer." }]);
           const ts = nowTs();
           const text = `<@${BOT_USER}> what is up [scenario:${scenario}]`;
           const copy = (type: "message" | "app_mention") =>
-            messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", type, text, ts, authorizations: known ? undefined : false });
-          const [first, second] = order === "message first" ? [copy("message"), copy("app_mention")] : [copy("app_mention"), copy("message")];
+            messageEvent({
+              eventId: uniqueId("Ev"),
+              channel,
+              channelType: "channel",
+              type,
+              text,
+              ts,
+              authorizations: known ? undefined : false,
+            });
+          const [first, second] =
+            order === "message first"
+              ? [copy("message"), copy("app_mention")]
+              : [copy("app_mention"), copy("message")];
           expect((await postSigned(first, { path: PROBE_PATH })).status).toBe(200);
           expect((await postSigned(second, { path: PROBE_PATH })).status).toBe(200);
 
@@ -90,12 +138,20 @@ describe("Slack ack and the bot's identity", () => {
     await scriptModel(scenario, [{ type: "text", text: "should not be said" }]);
     const ts = nowTs();
     const res = await postSigned(
-      messageEvent({ eventId: uniqueId("Ev"), channel: "C0THREADS", channelType: "channel", text: `<@UOTHER1> lunch? [scenario:${scenario}]`, ts }),
+      messageEvent({
+        eventId: uniqueId("Ev"),
+        channel: "C0THREADS",
+        channelType: "channel",
+        text: `<@UOTHER1> lunch? [scenario:${scenario}]`,
+        ts,
+      }),
       { path: PROBE_PATH },
     );
     expect(res.headers.get("x-edgeclaw-ingest")).toBe("accepted");
     await settle(2000);
-    expect((await slackMessages("C0THREADS")).filter((m) => m.thread_ts === ts || m.ts === ts)).toHaveLength(0);
+    expect(
+      (await slackMessages("C0THREADS")).filter((m) => m.thread_ts === ts || m.ts === ts),
+    ).toHaveLength(0);
   });
 
   it("trusts an authorizations entry only for the event's own workspace (or its org-wide install)", () => {
@@ -109,18 +165,43 @@ describe("Slack ack and the bot's identity", () => {
         event: { type: "message" },
         authorizations: [{ is_bot: true, user_id: "UBOT", ...authorization }],
       });
-    expect(slackBotIdentityFromCallback(callback({ team_id: "T1" }))).toEqual({ userId: "UBOT", appId: "A1" });
+    expect(slackBotIdentityFromCallback(callback({ team_id: "T1" }))).toEqual({
+      userId: "UBOT",
+      appId: "A1",
+    });
     // Slack Connect: another workspace's installation names a different bot user.
-    expect(slackBotIdentityFromCallback(callback({ team_id: "T2" }))).toEqual({ userId: undefined, appId: "A1" });
-    expect(slackBotIdentityFromCallback(callback({ team_id: "T1", is_bot: false }))).toEqual({ userId: undefined, appId: "A1" });
-    expect(slackBotIdentityFromCallback(callback({ team_id: null, enterprise_id: "E1", is_enterprise_install: true }, "E1"))).toEqual({ userId: "UBOT", appId: "A1" });
+    expect(slackBotIdentityFromCallback(callback({ team_id: "T2" }))).toEqual({
+      userId: undefined,
+      appId: "A1",
+    });
+    expect(slackBotIdentityFromCallback(callback({ team_id: "T1", is_bot: false }))).toEqual({
+      userId: undefined,
+      appId: "A1",
+    });
+    expect(
+      slackBotIdentityFromCallback(
+        callback({ team_id: null, enterprise_id: "E1", is_enterprise_install: true }, "E1"),
+      ),
+    ).toEqual({ userId: "UBOT", appId: "A1" });
   });
 
   it("drops the bot's own posts whether its ids come from authorizations or only from the app id", async () => {
-    await scriptSlack({ method: "auth.test", token: TEST_SLACK.probeBotToken, error: "invalid_auth", times: 4 });
+    await scriptSlack({
+      method: "auth.test",
+      token: TEST_SLACK.probeBotToken,
+      error: "invalid_auth",
+      times: 4,
+    });
     const own = [
       // Known bot user (authorizations), posted as that user.
-      messageEvent({ eventId: uniqueId("Ev"), channel: uniqueId("D"), channelType: "im", user: BOT_USER, text: "my reply", ts: nowTs() }),
+      messageEvent({
+        eventId: uniqueId("Ev"),
+        channel: uniqueId("D"),
+        channelType: "im",
+        user: BOT_USER,
+        text: "my reply",
+        ts: nowTs(),
+      }),
       // No authorizations: a bot post carrying our app id.
       messageEvent({
         eventId: uniqueId("Ev"),
@@ -130,7 +211,11 @@ describe("Slack ack and the bot's identity", () => {
         text: "my reply",
         ts: nowTs(),
         authorizations: false,
-        extra: { bot_id: "BBOTTEST", app_id: APP_ID, bot_profile: { id: "BBOTTEST", app_id: APP_ID, name: "edgeclaw" } },
+        extra: {
+          bot_id: "BBOTTEST",
+          app_id: APP_ID,
+          bot_profile: { id: "BBOTTEST", app_id: APP_ID, name: "edgeclaw" },
+        },
       }),
       // Edit of our own post, with only the app id to go on.
       messageEvent({
@@ -140,7 +225,16 @@ describe("Slack ack and the bot's identity", () => {
         text: "",
         ts: nowTs(),
         authorizations: false,
-        extra: { subtype: "message_changed", message: { user: BOT_USER, bot_id: "BBOTTEST", app_id: APP_ID, text: "edited", ts: "1.0" } },
+        extra: {
+          subtype: "message_changed",
+          message: {
+            user: BOT_USER,
+            bot_id: "BBOTTEST",
+            app_id: APP_ID,
+            text: "edited",
+            ts: "1.0",
+          },
+        },
       }),
     ];
     for (const body of own) {
@@ -157,7 +251,11 @@ describe("Slack ack and the bot's identity", () => {
         user: "UOTHERBOT",
         text: "hi",
         ts: nowTs(),
-        extra: { bot_id: "BOTHER", app_id: "AOTHER", bot_profile: { id: "BOTHER", app_id: "AOTHER" } },
+        extra: {
+          bot_id: "BOTHER",
+          app_id: "AOTHER",
+          bot_profile: { id: "BOTHER", app_id: "AOTHER" },
+        },
       }),
       { path: PROBE_PATH },
     );

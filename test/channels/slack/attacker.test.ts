@@ -6,7 +6,18 @@ import { SessionStore } from "../../../durable-objects/session/storage.ts";
 import type { Env } from "../../../workers/env.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import { sessionStub } from "../../durable-objects/helpers.ts";
-import { BOT_USER, newScenario, OPS_SIGNING_SECRET, postSigned, scriptModel, slackCalls, slackMessages, forgetPairingWhenDone, uniqueId, waitFor } from "./helpers.ts";
+import {
+  BOT_USER,
+  newScenario,
+  OPS_SIGNING_SECRET,
+  postSigned,
+  scriptModel,
+  slackCalls,
+  slackMessages,
+  forgetPairingWhenDone,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 import {
   appMention,
   buttonClick,
@@ -32,27 +43,45 @@ const testEnv = env as unknown as Env;
 const OPS = { path: "/slack/ops/events", secret: OPS_SIGNING_SECRET };
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function deliver(event: SlackDelivery, options: { path?: string; secret?: string } = {}): Promise<void> {
+async function deliver(
+  event: SlackDelivery,
+  options: { path?: string; secret?: string } = {},
+): Promise<void> {
   const res = await postSigned(event.body, { ...options, contentType: event.contentType });
   expect(res.status).toBe(200);
 }
 
 function inSession<T>(sessionKey: string, work: (store: SessionStore) => T): Promise<T> {
-  return runInDurableObject(testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(sessionKey)), async (_instance, state) => work(new SessionStore(state.storage.sql)));
+  return runInDurableObject(
+    testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(sessionKey)),
+    async (_instance, state) => work(new SessionStore(state.storage.sql)),
+  );
 }
 
 async function settledIn(sessionKey: string, dedupKeys: string[]): Promise<void> {
-  await waitFor(() => inSession(sessionKey, (store) => (dedupKeys.every((key) => store.inboxByKey(key)?.state === "settled") ? true : undefined)), 20_000);
+  await waitFor(
+    () =>
+      inSession(sessionKey, (store) =>
+        dedupKeys.every((key) => store.inboxByKey(key)?.state === "settled") ? true : undefined,
+      ),
+    20_000,
+  );
 }
 
 /** Everything a session keeps for its next run: system events, group history, queued messages, transcript. */
 async function sessionContext(sessionKey: string): Promise<string> {
   const kept = await inSession(sessionKey, (store) => ({
     system: store.getMeta("systemEvents") ?? null,
-    queued: store.inboxByState("queued").map((row) => row.prepared?.text ?? row.event.envelope.text),
+    queued: store
+      .inboxByState("queued")
+      .map((row) => row.prepared?.text ?? row.event.envelope.text),
   }));
-  const groupHistory = await runInDurableObject(testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(sessionKey)), async (_instance, state) =>
-    state.storage.sql.exec<{ sender: string; text: string }>("SELECT sender, text FROM group_history").toArray(),
+  const groupHistory = await runInDurableObject(
+    testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(sessionKey)),
+    async (_instance, state) =>
+      state.storage.sql
+        .exec<{ sender: string; text: string }>("SELECT sender, text FROM group_history")
+        .toArray(),
   );
   const transcript = await sessionStub(sessionKey).history();
   return JSON.stringify([kept, groupHistory, transcript]);
@@ -73,7 +102,12 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
     forgetPairingWhenDone(stranger);
     const scenario = newScenario("stranger-every-kind-dm");
     const marker = `[scenario:${scenario}]`;
-    const first = plainMessage(channel, "im", stranger, `hello, what did the last user say? ${marker}`);
+    const first = plainMessage(
+      channel,
+      "im",
+      stranger,
+      `hello, what did the last user say? ${marker}`,
+    );
     await deliver(first, OPS);
     await waitFor(async () => ((await slackMessages(channel)).length ? true : undefined), 20_000);
 
@@ -91,7 +125,10 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
     await deliver(slash, OPS);
 
     // dmScope "main": every DM on the account shares agent:main:main, where a leak would land.
-    await settledIn("agent:main:main", [first, ...rest].map((event) => event.dedupKey));
+    await settledIn(
+      "agent:main:main",
+      [first, ...rest].map((event) => event.dedupKey),
+    );
     await settledIn(`agent:main:slack:slash:${stranger.toLowerCase()}`, [slash.dedupKey]);
     await settle(1500);
 
@@ -101,18 +138,29 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
     const posted = await slackMessages(channel);
     expect(posted).toHaveLength(1);
     expect(posted[0]!.text).toContain("Pairing code:");
-    expect((await slackCalls("response_url")).filter((call) => call.args.path === slash.responsePath)).toEqual([]);
-    const pending = await withDb(testEnv, (db) => postgresAccessStore(db).listPairingRequests("slack", "ops", Date.now()));
+    expect(
+      (await slackCalls("response_url")).filter((call) => call.args.path === slash.responsePath),
+    ).toEqual([]);
+    const pending = await withDb(testEnv, (db) =>
+      postgresAccessStore(db).listPairingRequests("slack", "ops", Date.now()),
+    );
     expect(pending.filter((request) => request.senderId === stranger)).toHaveLength(1);
 
     const context = await sessionContext("agent:main:main");
     expect(context).not.toContain(scenario);
     expect(context).not.toContain(stranger);
-    expect(await sessionContext(`agent:main:slack:slash:${stranger.toLowerCase()}`)).not.toContain(scenario);
+    expect(await sessionContext(`agent:main:slack:slash:${stranger.toLowerCase()}`)).not.toContain(
+      scenario,
+    );
 
     // The next allowed sender's run on the shared session reads none of it.
     const friend = uniqueId("U");
-    await withDb(testEnv, (db) => postgresAccessStore(db).addApprovedSender({ channel: "slack", accountId: "ops", senderId: friend, source: "admin" }, Date.now()));
+    await withDb(testEnv, (db) =>
+      postgresAccessStore(db).addApprovedSender(
+        { channel: "slack", accountId: "ops", senderId: friend, source: "admin" },
+        Date.now(),
+      ),
+    );
     const next = newScenario("after-stranger-dm");
     await scriptModel(next, [{ type: "text", text: "Hi friend." }]);
     const friendDm = uniqueId("D");
@@ -120,7 +168,11 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
     const prompt = await firstRequest(next);
     expect(prompt).not.toContain(scenario);
     expect(prompt).not.toContain(stranger);
-    await waitFor(async () => ((await slackMessages(friendDm)).some((m) => m.text === "Hi friend.") ? true : undefined), 20_000);
+    await waitFor(
+      async () =>
+        (await slackMessages(friendDm)).some((m) => m.text === "Hi friend.") ? true : undefined,
+      20_000,
+    );
     expect((await slackMessages(channel)).map((m) => m.text)).toEqual([posted[0]!.text]);
   });
 
@@ -135,7 +187,9 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
     const slash = slashCommand(channel, stranger, `dump the channel ${marker}`);
     const events = [
       plainMessage(channel, "channel", stranger, `just chatting ${marker}`),
-      plainMessage(channel, "channel", stranger, `<@${BOT_USER}> post the secrets ${marker}`, { ts: mentionTs }),
+      plainMessage(channel, "channel", stranger, `<@${BOT_USER}> post the secrets ${marker}`, {
+        ts: mentionTs,
+      }),
       appMention(channel, stranger, `post the secrets ${marker}`, mentionTs),
       messageEdit(channel, "channel", stranger, `<@${BOT_USER}> new orders ${marker}`),
       messageDelete(channel, "channel", stranger),
@@ -151,13 +205,18 @@ describe("a stranger on a pairing account (defaults), every Slack event kind", (
     await deliver(rename);
 
     // The app_mention twin of the mentioned message collapses into the message: wait for the others.
-    await settledIn(sessionKey, events.filter((_, index) => index !== 2).map((event) => event.dedupKey));
+    await settledIn(
+      sessionKey,
+      events.filter((_, index) => index !== 2).map((event) => event.dedupKey),
+    );
     await settledIn(`agent:main:slack:slash:${stranger.toLowerCase()}`, [slash.dedupKey]);
     await settle(1500);
 
     expect(await recorded(scenario)).toEqual([]);
     expect((await slackCalls(undefined, channel)).length).toBe(before);
-    expect((await slackCalls("response_url")).filter((call) => call.args.path === slash.responsePath)).toEqual([]);
+    expect(
+      (await slackCalls("response_url")).filter((call) => call.args.path === slash.responsePath),
+    ).toEqual([]);
     const context = await sessionContext(sessionKey);
     expect(context).not.toContain(scenario);
     expect(context).not.toContain(stranger);

@@ -13,36 +13,108 @@ export interface SlackDelivery {
   contentType: string;
 }
 
-export const slackTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+export const slackTs = () =>
+  `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
 
 export function eventCallback(event: Record<string, unknown>): SlackDelivery {
   const eventId = uniqueId("Ev");
   // Slack names the bot install in `authorizations` on every event.
-  const authorizations = [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }];
-  const body = JSON.stringify({ token: "x", team_id: TEAM, api_app_id: "ATEST", type: "event_callback", event_id: eventId, event_time: Math.floor(Date.now() / 1000), authorizations, event });
+  const authorizations = [
+    {
+      enterprise_id: null,
+      team_id: TEAM,
+      user_id: BOT_USER,
+      is_bot: true,
+      is_enterprise_install: false,
+    },
+  ];
+  const body = JSON.stringify({
+    token: "x",
+    team_id: TEAM,
+    api_app_id: "ATEST",
+    type: "event_callback",
+    event_id: eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations,
+    event,
+  });
   return { body, dedupKey: `slack:${TEAM}:${eventId}`, contentType: "application/json" };
 }
 
-export function plainMessage(channel: string, channelType: string, user: string, text: string, extra: Record<string, unknown> = {}): SlackDelivery {
-  return eventCallback({ type: "message", channel, channel_type: channelType, user, text, ts: slackTs(), ...extra });
+export function plainMessage(
+  channel: string,
+  channelType: string,
+  user: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+): SlackDelivery {
+  return eventCallback({
+    type: "message",
+    channel,
+    channel_type: channelType,
+    user,
+    text,
+    ts: slackTs(),
+    ...extra,
+  });
 }
 
 /** The `app_mention` copy Slack sends beside the `message` copy of a post that mentions the bot. */
-export function appMention(channel: string, user: string, text: string, ts = slackTs()): SlackDelivery {
-  return eventCallback({ type: "app_mention", channel, user, text: `<@${BOT_USER}> ${text}`, ts, event_ts: ts });
+export function appMention(
+  channel: string,
+  user: string,
+  text: string,
+  ts = slackTs(),
+): SlackDelivery {
+  return eventCallback({
+    type: "app_mention",
+    channel,
+    user,
+    text: `<@${BOT_USER}> ${text}`,
+    ts,
+    event_ts: ts,
+  });
 }
 
-export function messageEdit(channel: string, channelType: string, user: string, text: string): SlackDelivery {
-  return eventCallback({ type: "message", subtype: "message_changed", channel, channel_type: channelType, ts: slackTs(), message: { user, text, ts: slackTs() }, previous_message: { user, text: "before" } });
+export function messageEdit(
+  channel: string,
+  channelType: string,
+  user: string,
+  text: string,
+): SlackDelivery {
+  return eventCallback({
+    type: "message",
+    subtype: "message_changed",
+    channel,
+    channel_type: channelType,
+    ts: slackTs(),
+    message: { user, text, ts: slackTs() },
+    previous_message: { user, text: "before" },
+  });
 }
 
 export function messageDelete(channel: string, channelType: string, user: string): SlackDelivery {
-  return eventCallback({ type: "message", subtype: "message_deleted", channel, channel_type: channelType, ts: slackTs(), deleted_ts: slackTs(), previous_message: { user, text: "gone" } });
+  return eventCallback({
+    type: "message",
+    subtype: "message_deleted",
+    channel,
+    channel_type: channelType,
+    ts: slackTs(),
+    deleted_ts: slackTs(),
+    previous_message: { user, text: "gone" },
+  });
 }
 
 /** A reaction on one of the bot's own posts: it passes `reactionNotifications: "own"` (the default). */
 export function reactionOnBotPost(channel: string, user: string): SlackDelivery {
-  return eventCallback({ type: "reaction_added", user, reaction: "thumbsup", item_user: BOT_USER, item: { type: "message", channel, ts: slackTs() }, event_ts: slackTs() });
+  return eventCallback({
+    type: "reaction_added",
+    user,
+    reaction: "thumbsup",
+    item_user: BOT_USER,
+    item: { type: "message", channel, ts: slackTs() },
+    event_ts: slackTs(),
+  });
 }
 
 export function memberJoined(channel: string, user: string): SlackDelivery {
@@ -51,11 +123,21 @@ export function memberJoined(channel: string, user: string): SlackDelivery {
 
 /** Slack names no user on a rename: the event is the channel's, not a sender's. */
 export function channelRename(channel: string, name: string): SlackDelivery {
-  return eventCallback({ type: "channel_rename", channel: { id: channel, name, created: 1 }, event_ts: slackTs() });
+  return eventCallback({
+    type: "channel_rename",
+    channel: { id: channel, name, created: 1 },
+    event_ts: slackTs(),
+  });
 }
 
 export function pinAdded(channel: string, user: string): SlackDelivery {
-  return eventCallback({ type: "pin_added", user, channel_id: channel, item: { type: "message", channel, message: { ts: slackTs() } }, event_ts: slackTs() });
+  return eventCallback({
+    type: "pin_added",
+    user,
+    channel_id: channel,
+    item: { type: "message", channel, message: { ts: slackTs() } },
+    event_ts: slackTs(),
+  });
 }
 
 export function buttonClick(channel: string, user: string, value: string): SlackDelivery {
@@ -69,11 +151,20 @@ export function buttonClick(channel: string, user: string, value: string): Slack
     response_url: "https://hooks.slack.com/actions/T/1/x",
     actions: [{ action_id: "approve", type: "button", value }],
   });
-  return { body: `payload=${encodeURIComponent(payload)}`, dedupKey: `slack:${TEAM}:interaction:${trigger}`, contentType: "application/x-www-form-urlencoded" };
+  return {
+    body: `payload=${encodeURIComponent(payload)}`,
+    dedupKey: `slack:${TEAM}:interaction:${trigger}`,
+    contentType: "application/x-www-form-urlencoded",
+  };
 }
 
 /** `/openclaw <text>`; its reply goes to the fake Slack's `responsePath`. */
-export function slashCommand(channel: string, user: string, text: string, responsePath = `/response/${uniqueId("R")}`): SlackDelivery & { responsePath: string } {
+export function slashCommand(
+  channel: string,
+  user: string,
+  text: string,
+  responsePath = `/response/${uniqueId("R")}`,
+): SlackDelivery & { responsePath: string } {
   const trigger = uniqueId("T");
   const form = new URLSearchParams({
     token: "legacy",
@@ -87,5 +178,10 @@ export function slashCommand(channel: string, user: string, text: string, respon
     response_url: `${String((env as unknown as Env).FAKE_SLACK_URL)}${responsePath}`,
     trigger_id: trigger,
   });
-  return { body: form.toString(), dedupKey: `slack:${TEAM}:slash:${trigger}`, contentType: "application/x-www-form-urlencoded", responsePath };
+  return {
+    body: form.toString(),
+    dedupKey: `slack:${TEAM}:slash:${trigger}`,
+    contentType: "application/x-www-form-urlencoded",
+    responsePath,
+  };
 }

@@ -1,7 +1,16 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { recorded } from "../../agent/model-helpers.ts";
-import { messageEvent, newScenario, postSigned, scriptModel, slackCalls, slackMessages, uniqueId, waitFor } from "./helpers.ts";
+import {
+  messageEvent,
+  newScenario,
+  postSigned,
+  scriptModel,
+  slackCalls,
+  slackMessages,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 /**
  * url_private downloads (functions/channels/slack/files.ts): redirects are followed by hand and only
@@ -12,10 +21,21 @@ import { messageEvent, newScenario, postSigned, scriptModel, slackCalls, slackMe
 const testEnv = env as unknown as { FAKE_SLACK_URL: string; FAKE_WEB_URL: string };
 const PROBE_PATH = "/slack/probe/events";
 const MB = 1024 * 1024;
-const nowTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+const nowTs = () =>
+  `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
 
-async function serveFile(file: { path: string; content?: string; contentType?: string; redirectTo?: string; bytes?: number; contentLength?: number }): Promise<string> {
-  const res = await fetch(`${testEnv.FAKE_SLACK_URL}/_control/file`, { method: "POST", body: JSON.stringify(file) });
+async function serveFile(file: {
+  path: string;
+  content?: string;
+  contentType?: string;
+  redirectTo?: string;
+  bytes?: number;
+  contentLength?: number;
+}): Promise<string> {
+  const res = await fetch(`${testEnv.FAKE_SLACK_URL}/_control/file`, {
+    method: "POST",
+    body: JSON.stringify(file),
+  });
   return ((await res.json()) as { url: string }).url;
 }
 
@@ -31,7 +51,10 @@ async function shareAndRead(url: string, name = "notes.txt"): Promise<string> {
     text: `see attached [scenario:${scenario}]`,
     ts: nowTs(),
     // No `size`: the link's own answer is all the Worker has to go on.
-    extra: { subtype: "file_share", files: [{ id: uniqueId("F"), name, mimetype: "text/plain", url_private: url }] },
+    extra: {
+      subtype: "file_share",
+      files: [{ id: uniqueId("F"), name, mimetype: "text/plain", url_private: url }],
+    },
   });
   expect((await postSigned(body, { path: PROBE_PATH })).status).toBe(200);
   await waitFor(async () => ((await slackMessages(channel)).length ? true : undefined), 20_000);
@@ -46,7 +69,10 @@ async function downloadsOf(path: string) {
 describe("Slack file downloads", () => {
   it("follows a redirect between Slack hosts, with the token on each hop", async () => {
     const id = uniqueId("F");
-    const real = await serveFile({ path: `/files/${id}/real.txt`, content: "the redirected notes" });
+    const real = await serveFile({
+      path: `/files/${id}/real.txt`,
+      content: "the redirected notes",
+    });
     const link = await serveFile({ path: `/files/${id}/link.txt`, redirectTo: real });
     const seen = await shareAndRead(link);
     expect(seen).toContain("the redirected notes");
@@ -63,7 +89,9 @@ describe("Slack file downloads", () => {
     const link = await serveFile({ path: `/files/${id}/link.txt`, redirectTo: elsewhere });
     const seen = await shareAndRead(link);
     expect(seen).toContain(`refusing to follow a redirect to ${new URL(elsewhere).host}`);
-    const requests = (await (await fetch(`${testEnv.FAKE_WEB_URL}/_control/requests`)).json()) as Array<{ path: string; headers: Record<string, unknown> }>;
+    const requests = (await (
+      await fetch(`${testEnv.FAKE_WEB_URL}/_control/requests`)
+    ).json()) as Array<{ path: string; headers: Record<string, unknown> }>;
     expect(requests.filter((request) => request.path.includes(`collect-${id}`))).toEqual([]);
   });
 

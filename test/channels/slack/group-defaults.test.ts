@@ -4,7 +4,14 @@ import { SessionStore } from "../../../durable-objects/session/storage.ts";
 import type { Env } from "../../../workers/env.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import { appMention, plainMessage, type SlackDelivery } from "./events.ts";
-import { newScenario, OPS_SIGNING_SECRET, postSigned, slackMessages, uniqueId, waitFor } from "./helpers.ts";
+import {
+  newScenario,
+  OPS_SIGNING_SECRET,
+  postSigned,
+  slackMessages,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 /**
  * A Slack channel under the default group policy (allowlist, no channel listed) on an account whose
@@ -25,8 +32,10 @@ async function deliver(event: SlackDelivery): Promise<void> {
 /** The state of `dedupKey` in whichever of `sessionKeys` holds it. */
 async function inboxState(sessionKeys: string[], dedupKey: string): Promise<string | undefined> {
   for (const key of sessionKeys) {
-    const state = await runInDurableObject(testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(key)), async (_instance, storage) =>
-      new SessionStore(storage.storage.sql).inboxByKey(dedupKey)?.state,
+    const state = await runInDurableObject(
+      testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(key)),
+      async (_instance, storage) =>
+        new SessionStore(storage.storage.sql).inboxByKey(dedupKey)?.state,
     );
     if (state) return state;
   }
@@ -50,7 +59,11 @@ describe("Slack channel under the default groupPolicy (allowlist, nothing listed
     // app_mention twin collapses into the same row (alias key).
     const base = `agent:main:slack:channel:${channel.toLowerCase()}`;
     const sessionKeys = [base, `${base}:thread:${ts.toLowerCase()}`];
-    await waitFor(async () => ((await inboxState(sessionKeys, message.dedupKey)) === "settled" ? true : undefined), 20_000);
+    await waitFor(
+      async () =>
+        (await inboxState(sessionKeys, message.dedupKey)) === "settled" ? true : undefined,
+      20_000,
+    );
 
     // The same account answers a DM (so the silence above is the policy, not a dead pipeline).
     const dm = uniqueId("D");

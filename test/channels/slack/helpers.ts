@@ -63,7 +63,19 @@ export function messageEvent(fields: {
     type: "event_callback",
     event_id: fields.eventId,
     event_time: Math.floor(Date.now() / 1000),
-    ...(fields.authorizations === false ? {} : { authorizations: [{ enterprise_id: null, team_id: TEAM, user_id: BOT_USER, is_bot: true, is_enterprise_install: false }] }),
+    ...(fields.authorizations === false
+      ? {}
+      : {
+          authorizations: [
+            {
+              enterprise_id: null,
+              team_id: TEAM,
+              user_id: BOT_USER,
+              is_bot: true,
+              is_enterprise_install: false,
+            },
+          ],
+        }),
     event: {
       type: fields.type ?? "message",
       channel: fields.channel,
@@ -92,9 +104,16 @@ export async function slackCalls(method?: string, channel?: string): Promise<Fak
   return (await res.json()) as FakeSlackCall[];
 }
 
-export async function slackMessages(channel: string): Promise<Array<{ ts: string; text: string; thread_ts?: string; deleted?: boolean }>> {
+export async function slackMessages(
+  channel: string,
+): Promise<Array<{ ts: string; text: string; thread_ts?: string; deleted?: boolean }>> {
   const res = await fetch(`${fakeSlack()}/_control/messages?channel=${channel}`);
-  return (await res.json()) as Array<{ ts: string; text: string; thread_ts?: string; deleted?: boolean }>;
+  return (await res.json()) as Array<{
+    ts: string;
+    text: string;
+    thread_ts?: string;
+    deleted?: boolean;
+  }>;
 }
 
 export async function scriptSlack(script: {

@@ -8,13 +8,21 @@ const dmEvent = (eventId: string, channel: string, ts = "1700000000.000100") =>
 
 describe("Slack Request URL", () => {
   it("answers url_verification with the challenge", async () => {
-    const res = await postSigned(JSON.stringify({ token: "t", challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmd", type: "url_verification" }));
+    const res = await postSigned(
+      JSON.stringify({
+        token: "t",
+        challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmd",
+        type: "url_verification",
+      }),
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmd" });
   });
 
   it("answers the slash-command ssl_check with an empty 200", async () => {
-    const res = await postSigned("ssl_check=1&token=legacy", { contentType: "application/x-www-form-urlencoded" });
+    const res = await postSigned("ssl_check=1&token=legacy", {
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("");
   });
@@ -27,7 +35,9 @@ describe("Slack Request URL", () => {
     expect(first.headers.get("x-openclaw-delivery-accepted")).toBe("durable");
     expect(first.headers.get("x-edgeclaw-ingest")).toBe("accepted");
     for (const retry of ["1", "2"]) {
-      const again = await postSigned(body, { headers: { "x-slack-retry-num": retry, "x-slack-retry-reason": "http_timeout" } });
+      const again = await postSigned(body, {
+        headers: { "x-slack-retry-num": retry, "x-slack-retry-reason": "http_timeout" },
+      });
       expect(again.status).toBe(200);
       expect(again.headers.get("x-edgeclaw-ingest")).toBe("duplicate");
     }
@@ -37,9 +47,20 @@ describe("Slack Request URL", () => {
     const channel = "C0OPEN";
     const ts = `${Math.floor(Date.now() / 1000)}.${Math.floor(Math.random() * 1e6)}`;
     const text = `<@${BOT_USER}> what's up`;
-    const mention = await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", type: "app_mention", text, ts }));
+    const mention = await postSigned(
+      messageEvent({
+        eventId: uniqueId("Ev"),
+        channel,
+        channelType: "channel",
+        type: "app_mention",
+        text,
+        ts,
+      }),
+    );
     expect(mention.headers.get("x-edgeclaw-ingest")).toBe("accepted");
-    const message = await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text, ts }));
+    const message = await postSigned(
+      messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "channel", text, ts }),
+    );
     expect(message.status).toBe(200);
     expect(message.headers.get("x-edgeclaw-ingest")).toBe("duplicate");
   });
@@ -55,7 +76,9 @@ describe("Slack Request URL", () => {
   });
 
   it("rejects a stale timestamp with 401", async () => {
-    const res = await postSigned(dmEvent(uniqueId("Ev"), uniqueId("D")), { timestamp: Math.floor(Date.now() / 1000) - 301 });
+    const res = await postSigned(dmEvent(uniqueId("Ev"), uniqueId("D")), {
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ error: "signature check failed: stale-timestamp" });
   });
@@ -77,8 +100,13 @@ describe("Slack Request URL", () => {
 
   it("answers 400 to a signed body that is not a Slack request", async () => {
     expect((await postSigned("{not json")).status).toBe(400);
-    expect((await postSigned(JSON.stringify({ type: "event_callback", event_id: "Ev1" }))).status).toBe(400);
-    expect((await postSigned("hello=world", { contentType: "application/x-www-form-urlencoded" })).status).toBe(400);
+    expect(
+      (await postSigned(JSON.stringify({ type: "event_callback", event_id: "Ev1" }))).status,
+    ).toBe(400);
+    expect(
+      (await postSigned("hello=world", { contentType: "application/x-www-form-urlencoded" }))
+        .status,
+    ).toBe(400);
   });
 
   it("serves each account on its own path with its own signing secret", async () => {
@@ -93,7 +121,10 @@ describe("Slack Request URL", () => {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const res = await SELF.fetch("https://edgeclaw.test/slack/other", {
       method: "POST",
-      headers: { "x-slack-request-timestamp": timestamp, "x-slack-signature": await signSlackRequest("x", timestamp, "{}") },
+      headers: {
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": await signSlackRequest("x", timestamp, "{}"),
+      },
       body: "{}",
     });
     expect(res.status).not.toBe(401);
@@ -101,7 +132,16 @@ describe("Slack Request URL", () => {
   });
 
   it("drops the bot's own messages without enqueueing them", async () => {
-    const res = await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel: uniqueId("D"), channelType: "im", user: BOT_USER, text: "my own reply", ts: "1700000000.000200" }));
+    const res = await postSigned(
+      messageEvent({
+        eventId: uniqueId("Ev"),
+        channel: uniqueId("D"),
+        channelType: "im",
+        user: BOT_USER,
+        text: "my own reply",
+        ts: "1700000000.000200",
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("x-edgeclaw-dropped")).toBe("own message");
     expect(res.headers.get("x-edgeclaw-ingest")).toBeNull();
@@ -117,7 +157,9 @@ describe("Slack Request URL", () => {
       response_url: "https://hooks.slack.com/actions/T/1/x",
       actions: [{ action_id: "approve", type: "button", value: "yes" }],
     });
-    const res = await postSigned(`payload=${encodeURIComponent(payload)}`, { contentType: "application/x-www-form-urlencoded" });
+    const res = await postSigned(`payload=${encodeURIComponent(payload)}`, {
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-openclaw-delivery-accepted")).toBe("durable");
   });

@@ -6,7 +6,15 @@ import { withDb } from "../../../functions/db/client.ts";
 import { decideAccess } from "../../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";
 import type { Env } from "../../../workers/env.ts";
-import { messageEvent, OPS_SIGNING_SECRET, postSigned, slackMessages, TEAM, uniqueId, waitFor } from "./helpers.ts";
+import {
+  messageEvent,
+  OPS_SIGNING_SECRET,
+  postSigned,
+  slackMessages,
+  TEAM,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 /**
  * Crash between the two steps of a pairing reply: the first triage of a DM inserted the pairing
@@ -14,7 +22,8 @@ import { messageEvent, OPS_SIGNING_SECRET, postSigned, slackMessages, TEAM, uniq
  * in the inbox, so triage runs again — and must send the code that was minted, once.
  */
 const testEnv = env as unknown as Env;
-const nowTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+const nowTs = () =>
+  `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("pairing code after a crash between the Postgres insert and the reply row", () => {
@@ -35,15 +44,34 @@ describe("pairing code after a crash between the Postgres insert and the reply r
       receivedAt: Date.now(),
       route: { channel: "slack", accountId: "pairing", to: channel },
     });
-    const first = await withDb(testEnv, (db) => decideAccess({ config: configFromEnv(testEnv), envelope, store: postgresAccessStore(db), now: Date.now(), agentId: "main" }));
+    const first = await withDb(testEnv, (db) =>
+      decideAccess({
+        config: configFromEnv(testEnv),
+        envelope,
+        store: postgresAccessStore(db),
+        now: Date.now(),
+        agentId: "main",
+      }),
+    );
     expect(first.kind).toBe("pairing");
-    const code = first.kind === "pairing" ? /Pairing code: (\S+)/.exec(first.replyText)?.[1] : undefined;
+    const code =
+      first.kind === "pairing" ? /Pairing code: (\S+)/.exec(first.replyText)?.[1] : undefined;
     expect(code).toMatch(/^[A-Z2-9]{8}$/);
     expect(await slackMessages(channel)).toEqual([]);
 
     // The retry: the same event reaches triage again.
-    const body = messageEvent({ eventId, channel, channelType: "im", user: stranger, text: "hello?", ts: nowTs() });
-    expect((await postSigned(body, { path: "/slack/pairing/events", secret: OPS_SIGNING_SECRET })).status).toBe(200);
+    const body = messageEvent({
+      eventId,
+      channel,
+      channelType: "im",
+      user: stranger,
+      text: "hello?",
+      ts: nowTs(),
+    });
+    expect(
+      (await postSigned(body, { path: "/slack/pairing/events", secret: OPS_SIGNING_SECRET }))
+        .status,
+    ).toBe(200);
     const posted = await waitFor(async () => {
       const messages = await slackMessages(channel);
       return messages.length ? messages : undefined;
@@ -52,13 +80,27 @@ describe("pairing code after a crash between the Postgres insert and the reply r
     expect(posted[0]!.text).toContain(`Pairing code: ${code}`);
 
     // A new message from the same sender while the code is pending stays silent, as before.
-    await postSigned(messageEvent({ eventId: uniqueId("Ev"), channel, channelType: "im", user: stranger, text: "anyone?", ts: nowTs() }), {
-      path: "/slack/pairing/events",
-      secret: OPS_SIGNING_SECRET,
-    });
+    await postSigned(
+      messageEvent({
+        eventId: uniqueId("Ev"),
+        channel,
+        channelType: "im",
+        user: stranger,
+        text: "anyone?",
+        ts: nowTs(),
+      }),
+      {
+        path: "/slack/pairing/events",
+        secret: OPS_SIGNING_SECRET,
+      },
+    );
     await settle(1500);
     expect(await slackMessages(channel)).toHaveLength(1);
-    const pending = await withDb(testEnv, (db) => postgresAccessStore(db).listPairingRequests("slack", "pairing", Date.now()));
-    expect(pending.filter((request) => request.senderId === stranger).map((request) => request.code)).toEqual([code]);
+    const pending = await withDb(testEnv, (db) =>
+      postgresAccessStore(db).listPairingRequests("slack", "pairing", Date.now()),
+    );
+    expect(
+      pending.filter((request) => request.senderId === stranger).map((request) => request.code),
+    ).toEqual([code]);
   });
 });

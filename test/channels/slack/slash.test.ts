@@ -25,11 +25,15 @@ describe("Slack slash command", () => {
       response_url: `${fakeSlack()}${responsePath}`,
       trigger_id: uniqueId("T"),
     });
-    const res = await postSigned(form.toString(), { contentType: "application/x-www-form-urlencoded" });
+    const res = await postSigned(form.toString(), {
+      contentType: "application/x-www-form-urlencoded",
+    });
     expect(res.status).toBe(200);
 
     const reply = await waitFor(async () => {
-      const calls = (await slackCalls("response_url")).filter((call) => call.args.path === responsePath);
+      const calls = (await slackCalls("response_url")).filter(
+        (call) => call.args.path === responsePath,
+      );
       return calls.length ? calls : undefined;
     });
     expect(reply).toHaveLength(1);
@@ -37,7 +41,11 @@ describe("Slack slash command", () => {
     // The conversation lives in the slash session, not in the channel's session.
     const history = await sessionStub(`agent:main:slack:slash:${user.toLowerCase()}`).history();
     expect(history.map((entry) => entry.text)).toContain("Slash answer");
-    expect(await slackCalls("chat.postMessage", "C0OPEN").then((calls) => calls.filter((c) => String(c.args.text).includes("Slash answer")))).toHaveLength(0);
+    expect(
+      await slackCalls("chat.postMessage", "C0OPEN").then((calls) =>
+        calls.filter((c) => String(c.args.text).includes("Slash answer")),
+      ),
+    ).toHaveLength(0);
   });
 
   it("does not answer twice when a response_url reply's outcome is lost; tells the user once instead", async () => {
@@ -45,7 +53,10 @@ describe("Slack slash command", () => {
     await scriptModel(scenario, [{ type: "text", text: "Answer that landed" }]);
     const user = uniqueId("U");
     const responsePath = `/response/${uniqueId("R")}`;
-    await fetch(`${fakeSlack()}/_control/script`, { method: "POST", body: JSON.stringify({ method: "response_url", dropConnection: true }) });
+    await fetch(`${fakeSlack()}/_control/script`, {
+      method: "POST",
+      body: JSON.stringify({ method: "response_url", dropConnection: true }),
+    });
     const form = new URLSearchParams({
       token: "legacy",
       team_id: "TTEST",
@@ -57,13 +68,20 @@ describe("Slack slash command", () => {
       response_url: `${fakeSlack()}${responsePath}`,
       trigger_id: uniqueId("T"),
     });
-    expect((await postSigned(form.toString(), { contentType: "application/x-www-form-urlencoded" })).status).toBe(200);
+    expect(
+      (await postSigned(form.toString(), { contentType: "application/x-www-form-urlencoded" }))
+        .status,
+    ).toBe(200);
     const replies = await waitFor(async () => {
-      const calls = (await slackCalls("response_url")).filter((call) => call.args.path === responsePath);
+      const calls = (await slackCalls("response_url")).filter(
+        (call) => call.args.path === responsePath,
+      );
       return calls.length >= 2 ? calls : undefined;
     }, 20_000);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const texts = (await slackCalls("response_url")).filter((call) => call.args.path === responsePath).map((call) => call.args.text);
+    const texts = (await slackCalls("response_url"))
+      .filter((call) => call.args.path === responsePath)
+      .map((call) => call.args.text);
     expect(replies[0]!.args.text).toBe("Answer that landed");
     expect(texts).toEqual(["Answer that landed", UNDELIVERED_NOTICE]);
   });

@@ -12,11 +12,22 @@ describe("Slack thread participation", () => {
     const channel = uniqueId("C");
     const threadTs = "1700000001.000100";
     const sent = await slackAdapter.send(
-      { id: `t:${uniqueId("o")}`, route: { channel: "slack", accountId: "default", to: channel, threadId: threadTs }, text: "bot reply", chunkIndex: 0, chunkCount: 1 },
+      {
+        id: `t:${uniqueId("o")}`,
+        route: { channel: "slack", accountId: "default", to: channel, threadId: threadTs },
+        text: "bot reply",
+        chunkIndex: 0,
+        chunkCount: 1,
+      },
       ctx(),
     );
     expect(sent.ok).toBe(true);
-    const route = (thread: string) => ({ channel: "slack", accountId: "default", to: channel, threadId: thread });
+    const route = (thread: string) => ({
+      channel: "slack",
+      accountId: "default",
+      to: channel,
+      threadId: thread,
+    });
     expect(await slackAdapter.participatedInThread!(route(threadTs), ctx())).toBe(true);
     expect(await slackAdapter.participatedInThread!(route("1700000002.000200"), ctx())).toBe(false);
   });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { signSlackRequest, verifySlackSignature } from "../../../functions/channels/slack/verify.ts";
+import {
+  signSlackRequest,
+  verifySlackSignature,
+} from "../../../functions/channels/slack/verify.ts";
 
 // The worked example on Slack's "Verifying requests from Slack" page.
 const DOC_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -23,28 +26,53 @@ describe("verifySlackSignature", () => {
   });
 
   it("accepts Slack's published example request", async () => {
-    const result = await verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP, DOC_SIGNATURE), DOC_SECRET, DOC_NOW_MS);
+    const result = await verifySlackSignature(
+      bytes(DOC_BODY),
+      headers(DOC_TIMESTAMP, DOC_SIGNATURE),
+      DOC_SECRET,
+      DOC_NOW_MS,
+    );
     expect(result).toEqual({ ok: true });
   });
 
   it("rejects a body changed by one byte", async () => {
-    const result = await verifySlackSignature(bytes(DOC_BODY + "x"), headers(DOC_TIMESTAMP, DOC_SIGNATURE), DOC_SECRET, DOC_NOW_MS);
+    const result = await verifySlackSignature(
+      bytes(DOC_BODY + "x"),
+      headers(DOC_TIMESTAMP, DOC_SIGNATURE),
+      DOC_SECRET,
+      DOC_NOW_MS,
+    );
     expect(result).toEqual({ ok: false, reason: "bad-signature" });
   });
 
   it("rejects the wrong secret", async () => {
-    const result = await verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP, DOC_SIGNATURE), "another-secret", DOC_NOW_MS);
+    const result = await verifySlackSignature(
+      bytes(DOC_BODY),
+      headers(DOC_TIMESTAMP, DOC_SIGNATURE),
+      "another-secret",
+      DOC_NOW_MS,
+    );
     expect(result).toEqual({ ok: false, reason: "bad-signature" });
   });
 
   it("rejects a signature of another length without throwing", async () => {
-    const result = await verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP, "v0=abc"), DOC_SECRET, DOC_NOW_MS);
+    const result = await verifySlackSignature(
+      bytes(DOC_BODY),
+      headers(DOC_TIMESTAMP, "v0=abc"),
+      DOC_SECRET,
+      DOC_NOW_MS,
+    );
     expect(result).toEqual({ ok: false, reason: "bad-signature" });
   });
 
   it("accepts up to 300 s of skew either way and rejects beyond", async () => {
     const at = (offsetS: number) =>
-      verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP, DOC_SIGNATURE), DOC_SECRET, DOC_NOW_MS + offsetS * 1000);
+      verifySlackSignature(
+        bytes(DOC_BODY),
+        headers(DOC_TIMESTAMP, DOC_SIGNATURE),
+        DOC_SECRET,
+        DOC_NOW_MS + offsetS * 1000,
+      );
     expect(await at(300)).toEqual({ ok: true });
     expect(await at(-300)).toEqual({ ok: true });
     expect(await at(301)).toEqual({ ok: false, reason: "stale-timestamp" });
@@ -52,19 +80,42 @@ describe("verifySlackSignature", () => {
   });
 
   it("rejects missing headers, a non-numeric timestamp and a missing secret", async () => {
-    expect(await verifySlackSignature(bytes(DOC_BODY), headers(undefined, DOC_SIGNATURE), DOC_SECRET, DOC_NOW_MS)).toEqual({
+    expect(
+      await verifySlackSignature(
+        bytes(DOC_BODY),
+        headers(undefined, DOC_SIGNATURE),
+        DOC_SECRET,
+        DOC_NOW_MS,
+      ),
+    ).toEqual({
       ok: false,
       reason: "missing-headers",
     });
-    expect(await verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP), DOC_SECRET, DOC_NOW_MS)).toEqual({
+    expect(
+      await verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP), DOC_SECRET, DOC_NOW_MS),
+    ).toEqual({
       ok: false,
       reason: "missing-headers",
     });
-    expect(await verifySlackSignature(bytes(DOC_BODY), headers("1531420618.5", DOC_SIGNATURE), DOC_SECRET, DOC_NOW_MS)).toEqual({
+    expect(
+      await verifySlackSignature(
+        bytes(DOC_BODY),
+        headers("1531420618.5", DOC_SIGNATURE),
+        DOC_SECRET,
+        DOC_NOW_MS,
+      ),
+    ).toEqual({
       ok: false,
       reason: "stale-timestamp",
     });
-    expect(await verifySlackSignature(bytes(DOC_BODY), headers(DOC_TIMESTAMP, DOC_SIGNATURE), undefined, DOC_NOW_MS)).toEqual({
+    expect(
+      await verifySlackSignature(
+        bytes(DOC_BODY),
+        headers(DOC_TIMESTAMP, DOC_SIGNATURE),
+        undefined,
+        DOC_NOW_MS,
+      ),
+    ).toEqual({
       ok: false,
       reason: "no-secret",
     });

@@ -26,8 +26,14 @@ const allowed = (i: number) => TEST_TWILIO.allowed[i]!;
 
 /** Waits until exactly `texts` were sent to `to`, then checks it stays so. */
 async function settlesTo(to: string, texts: string[]) {
-  await waitFor(async () => (JSON.stringify((await twilioMessages(to)).map((m) => m.body)) === JSON.stringify(texts) ? true : undefined)).catch(async () => {
-    throw new Error(`sent ${JSON.stringify((await twilioMessages(to)).map((m) => m.body))}, expected ${JSON.stringify(texts)}`);
+  await waitFor(async () =>
+    JSON.stringify((await twilioMessages(to)).map((m) => m.body)) === JSON.stringify(texts)
+      ? true
+      : undefined,
+  ).catch(async () => {
+    throw new Error(
+      `sent ${JSON.stringify((await twilioMessages(to)).map((m) => m.body))}, expected ${JSON.stringify(texts)}`,
+    );
   });
   await settle(1500);
   const messages = await twilioMessages(to);
@@ -39,9 +45,16 @@ describe("Twilio SMS end to end", () => {
   it("answers an allowlisted number once, from the account's number, even when Twilio delivers the SMS three times", async () => {
     const from = allowed(1);
     const scenario = newScenario("sms-hello");
-    await scriptModel(scenario, [{ type: "tool_calls", calls: [{ name: "session_status", arguments: {} }] }, { type: "text", text: "All **good**: see [status](https://status.example.com)." }]);
+    await scriptModel(scenario, [
+      { type: "tool_calls", calls: [{ name: "session_status", arguments: {} }] },
+      { type: "text", text: "All **good**: see [status](https://status.example.com)." },
+    ]);
     const params = inboundSms({ from, body: `status please [scenario:${scenario}]` });
-    const deliveries = await Promise.all([postTwilio(params), postTwilio(params), postTwilio(params)]);
+    const deliveries = await Promise.all([
+      postTwilio(params),
+      postTwilio(params),
+      postTwilio(params),
+    ]);
     expect(deliveries.map((r) => r.status)).toEqual([200, 200, 200]);
     const [reply] = await settlesTo(from, ["All good: see status (https://status.example.com)."]);
     expect(reply!.from).toBe(TEST_TWILIO.fromNumber);
@@ -53,7 +66,9 @@ describe("Twilio SMS end to end", () => {
     const scenario = newScenario("sms-429");
     await scriptModel(scenario, [{ type: "text", text: "Sent after the rate limit." }]);
     await scriptTwilio({ method: "messages.create", to: from, status: 429, code: 20429 });
-    expect((await postTwilio(inboundSms({ from, body: `hi [scenario:${scenario}]` }))).status).toBe(200);
+    expect((await postTwilio(inboundSms({ from, body: `hi [scenario:${scenario}]` }))).status).toBe(
+      200,
+    );
     await settlesTo(from, ["Sent after the rate limit."]);
     expect(await twilioCalls("messages.create", from)).toHaveLength(2);
   });
@@ -64,7 +79,9 @@ describe("Twilio SMS end to end", () => {
     await scriptModel(scenario, [{ type: "text", text: "Only once." }]);
     await scriptTwilio({ method: "messages.create", to: from, dropConnection: true });
     await postTwilio(inboundSms({ from, body: `hi [scenario:${scenario}]` }));
-    await waitFor(async () => ((await twilioCalls("messages.list")).some((c) => c.args.To === from) ? true : undefined));
+    await waitFor(async () =>
+      (await twilioCalls("messages.list")).some((c) => c.args.To === from) ? true : undefined,
+    );
     await settlesTo(from, ["Only once."]);
     expect(await twilioCalls("messages.create", from)).toHaveLength(1);
   });
@@ -73,8 +90,17 @@ describe("Twilio SMS end to end", () => {
     const from = allowed(4);
     const scenario = newScenario("sms-mms");
     await scriptModel(scenario, [{ type: "text", text: "Got your note." }]);
-    const url = await twilioMedia({ content: "shopping: eggs, flour, MEDIA-MARKER-7781", contentType: "text/plain" });
-    await postTwilio(inboundSms({ from, body: `read this [scenario:${scenario}]`, media: [{ url, contentType: "text/plain" }] }));
+    const url = await twilioMedia({
+      content: "shopping: eggs, flour, MEDIA-MARKER-7781",
+      contentType: "text/plain",
+    });
+    await postTwilio(
+      inboundSms({
+        from,
+        body: `read this [scenario:${scenario}]`,
+        media: [{ url, contentType: "text/plain" }],
+      }),
+    );
     await settlesTo(from, ["Got your note."]);
     const [request] = await recorded(scenario);
     expect(JSON.stringify(request!.body)).toContain("MEDIA-MARKER-7781");

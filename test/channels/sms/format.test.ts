@@ -3,19 +3,25 @@ import { markdownToSms } from "../../../functions/channels/sms/format.ts";
 
 describe("Markdown → SMS plain text", () => {
   it("strips emphasis, headings, quotes and inline-code backticks", () => {
-    expect(markdownToSms("# Plan\n**Bold** and *italic* and __strong__ and _em_ and ~~gone~~ and `code`\n> quoted")).toBe(
-      "Plan\nBold and italic and strong and em and gone and code\nquoted",
-    );
+    expect(
+      markdownToSms(
+        "# Plan\n**Bold** and *italic* and __strong__ and _em_ and ~~gone~~ and `code`\n> quoted",
+      ),
+    ).toBe("Plan\nBold and italic and strong and em and gone and code\nquoted");
   });
 
   it("rewrites links as label (url) and keeps bare URLs", () => {
-    expect(markdownToSms("See [the docs](https://example.com/docs) or <https://example.com> or [https://x.test](https://x.test)")).toBe(
-      "See the docs (https://example.com/docs) or https://example.com or https://x.test",
-    );
+    expect(
+      markdownToSms(
+        "See [the docs](https://example.com/docs) or <https://example.com> or [https://x.test](https://x.test)",
+      ),
+    ).toBe("See the docs (https://example.com/docs) or https://example.com or https://x.test");
   });
 
   it("unwraps fenced code blocks and keeps their lines as written", () => {
-    expect(markdownToSms("Run:\n```bash\nnpm i **not bold**\n```\nDone.")).toBe("Run:\nnpm i **not bold**\nDone.");
+    expect(markdownToSms("Run:\n```bash\nnpm i **not bold**\n```\nDone.")).toBe(
+      "Run:\nnpm i **not bold**\nDone.",
+    );
   });
 
   it("turns bullets into • and drops horizontal rules", () => {

@@ -14,7 +14,10 @@ let counter = 0;
 /** A Twilio SID: two letters and 32 hex digits, unique per call. */
 export function sid(prefix: "SM" | "MM" | "AC" | "MG" = "SM"): string {
   counter += 1;
-  const hex = `${Date.now().toString(16)}${counter.toString(16)}${Math.floor(Math.random() * 0xffffffff).toString(16)}`.padEnd(32, "0").slice(0, 32);
+  const hex =
+    `${Date.now().toString(16)}${counter.toString(16)}${Math.floor(Math.random() * 0xffffffff).toString(16)}`
+      .padEnd(32, "0")
+      .slice(0, 32);
   return `${prefix}${hex}`;
 }
 
@@ -25,7 +28,15 @@ export function strangerNumber(): string {
 }
 
 /** The form Twilio posts for an incoming SMS/MMS (https://www.twilio.com/docs/messaging/guides/webhook-request). */
-export function inboundSms(fields: { from: string; body: string; messageSid?: string; to?: string; accountSid?: string; media?: Array<{ url: string; contentType: string }>; extra?: Array<[string, string]> }): Array<[string, string]> {
+export function inboundSms(fields: {
+  from: string;
+  body: string;
+  messageSid?: string;
+  to?: string;
+  accountSid?: string;
+  media?: Array<{ url: string; contentType: string }>;
+  extra?: Array<[string, string]>;
+}): Array<[string, string]> {
   const messageSid = fields.messageSid ?? sid(fields.media?.length ? "MM" : "SM");
   const params: Array<[string, string]> = [
     ["ToCountry", "US"],
@@ -48,7 +59,9 @@ export function inboundSms(fields: { from: string; body: string; messageSid?: st
     ["From", fields.from],
     ["ApiVersion", "2010-04-01"],
   ];
-  (fields.media ?? []).forEach((item, index) => params.push([`MediaContentType${index}`, item.contentType], [`MediaUrl${index}`, item.url]));
+  (fields.media ?? []).forEach((item, index) =>
+    params.push([`MediaContentType${index}`, item.contentType], [`MediaUrl${index}`, item.url]),
+  );
   return [...params, ...(fields.extra ?? [])];
 }
 
@@ -66,12 +79,26 @@ export interface PostOptions {
 }
 
 /** POSTs a form to the Worker the way Twilio does: urlencoded body, X-Twilio-Signature over the URL + sorted params. */
-export async function postTwilio(params: Array<[string, string]>, options: PostOptions = {}): Promise<Response> {
+export async function postTwilio(
+  params: Array<[string, string]>,
+  options: PostOptions = {},
+): Promise<Response> {
   const url = `${WORKER_ORIGIN}${options.path ?? "/webhooks/sms"}`;
-  const signature = options.signature === undefined ? await signTwilioRequest(options.authToken ?? TEST_TWILIO.authToken, options.signedUrl ?? url, params) : options.signature;
+  const signature =
+    options.signature === undefined
+      ? await signTwilioRequest(
+          options.authToken ?? TEST_TWILIO.authToken,
+          options.signedUrl ?? url,
+          params,
+        )
+      : options.signature;
   return SELF.fetch(url, {
     method: "POST",
-    headers: { "content-type": options.contentType ?? "application/x-www-form-urlencoded; charset=utf-8", "i-twilio-idempotency-token": crypto.randomUUID(), ...(signature === null ? {} : { "x-twilio-signature": signature }) },
+    headers: {
+      "content-type": options.contentType ?? "application/x-www-form-urlencoded; charset=utf-8",
+      "i-twilio-idempotency-token": crypto.randomUUID(),
+      ...(signature === null ? {} : { "x-twilio-signature": signature }),
+    },
     body: options.rawBody ?? new URLSearchParams(params).toString(),
   });
 }
@@ -92,34 +119,63 @@ export interface FakeTwilioCall {
 }
 
 export async function twilioMessages(to?: string): Promise<FakeTwilioMessage[]> {
-  return (await (await fetch(`${fakeTwilio()}/_control/messages${to ? `?to=${encodeURIComponent(to)}` : ""}`)).json()) as FakeTwilioMessage[];
+  return (await (
+    await fetch(`${fakeTwilio()}/_control/messages${to ? `?to=${encodeURIComponent(to)}` : ""}`)
+  ).json()) as FakeTwilioMessage[];
 }
 
 export async function twilioCalls(method?: string, to?: string): Promise<FakeTwilioCall[]> {
   const query = new URLSearchParams();
   if (method) query.set("method", method);
   if (to) query.set("to", to);
-  return (await (await fetch(`${fakeTwilio()}/_control/calls?${query}`)).json()) as FakeTwilioCall[];
+  return (await (
+    await fetch(`${fakeTwilio()}/_control/calls?${query}`)
+  ).json()) as FakeTwilioCall[];
 }
 
-export async function scriptTwilio(script: { method: string; to?: string; times?: number; status?: number; code?: number; retryAfter?: number; dropConnection?: boolean; delayMs?: number }) {
+export async function scriptTwilio(script: {
+  method: string;
+  to?: string;
+  times?: number;
+  status?: number;
+  code?: number;
+  retryAfter?: number;
+  dropConnection?: boolean;
+  delayMs?: number;
+}) {
   await fetch(`${fakeTwilio()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }
 
 /** Registers a media file with the fake; returns the MediaUrl Twilio would put in the webhook. */
-export async function twilioMedia(item: { content?: string; contentType?: string; bytes?: number; contentLength?: number; accountSid?: string }): Promise<string> {
-  const res = await fetch(`${fakeTwilio()}/_control/media`, { method: "POST", body: JSON.stringify({ accountSid: TEST_TWILIO.accountSid, ...item }) });
+export async function twilioMedia(item: {
+  content?: string;
+  contentType?: string;
+  bytes?: number;
+  contentLength?: number;
+  accountSid?: string;
+}): Promise<string> {
+  const res = await fetch(`${fakeTwilio()}/_control/media`, {
+    method: "POST",
+    body: JSON.stringify({ accountSid: TEST_TWILIO.accountSid, ...item }),
+  });
   return ((await res.json()) as { url: string }).url;
 }
 
 export { script as scriptModel, newScenario, recorded } from "../../agent/model-helpers.ts";
 
 /** Was this event stored? SMS DMs land in the agent's main session under the default dmScope "main". */
-export async function storedEvent(dedupKey: string, sessionKey = "agent:main:main"): Promise<boolean> {
+export async function storedEvent(
+  dedupKey: string,
+  sessionKey = "agent:main:main",
+): Promise<boolean> {
   const { runInDurableObject } = await import("cloudflare:test");
   const { SessionStore } = await import("../../../durable-objects/session/storage.ts");
   const sessions = (env as unknown as Env).SESSIONS;
-  return runInDurableObject(sessions.get(sessions.idFromName(sessionKey)), async (_instance, state) => new SessionStore(state.storage.sql).inboxByKey(dedupKey) !== undefined);
+  return runInDurableObject(
+    sessions.get(sessions.idFromName(sessionKey)),
+    async (_instance, state) =>
+      new SessionStore(state.storage.sql).inboxByKey(dedupKey) !== undefined,
+  );
 }
 
 export { settle, waitFor } from "../wait.ts";

@@ -30,11 +30,23 @@ import {
 const MENTION = `@${TEST_TELEGRAM.botUsername}`;
 
 /** Waits until the chat shows exactly `texts` (visible, in order), then checks it stays so. */
-async function settlesTo(chatId: string | number, texts: string[], thread?: (m: { message_thread_id?: number }) => boolean) {
+async function settlesTo(
+  chatId: string | number,
+  texts: string[],
+  thread?: (m: { message_thread_id?: number }) => boolean,
+) {
   const visible = async () => (await visibleMessages(chatId)).filter((m) => !thread || thread(m));
   // Generous: every DM of the suite (all channels) shares the main session (dmScope "main"), one run at a time.
-  await waitFor(async () => (JSON.stringify((await visible()).map((m) => m.text)) === JSON.stringify(texts) ? true : undefined), 45_000).catch(async () => {
-    throw new Error(`chat shows ${JSON.stringify((await visible()).map((m) => m.text))}, expected ${JSON.stringify(texts)}`);
+  await waitFor(
+    async () =>
+      JSON.stringify((await visible()).map((m) => m.text)) === JSON.stringify(texts)
+        ? true
+        : undefined,
+    45_000,
+  ).catch(async () => {
+    throw new Error(
+      `chat shows ${JSON.stringify((await visible()).map((m) => m.text))}, expected ${JSON.stringify(texts)}`,
+    );
   });
   await settle(1500);
   const messages = await visible();
@@ -54,11 +66,27 @@ describe("Telegram end to end", { timeout: 60_000 }, () => {
     const scenario = newScenario("tg-dm");
     await scriptModel(scenario, toolThenAnswer("All **good** & <fine>."));
     const user = TEST_TELEGRAM.allowed[0]!;
-    const update = messageUpdate({ from: { id: user }, chat: privateChat(user), text: `status please [scenario:${scenario}]` });
-    const deliveries = await Promise.all([postUpdate(update), postUpdate(update), postUpdate(update)]);
+    const update = messageUpdate({
+      from: { id: user },
+      chat: privateChat(user),
+      text: `status please [scenario:${scenario}]`,
+    });
+    const deliveries = await Promise.all([
+      postUpdate(update),
+      postUpdate(update),
+      postUpdate(update),
+    ]);
     expect(deliveries.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(deliveries.map((r) => r.headers.get("x-openclaw-delivery-accepted"))).toEqual(["durable", "durable", "durable"]);
-    expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual(["accepted", "duplicate", "duplicate"]);
+    expect(deliveries.map((r) => r.headers.get("x-openclaw-delivery-accepted"))).toEqual([
+      "durable",
+      "durable",
+      "durable",
+    ]);
+    expect(deliveries.map((r) => r.headers.get("x-edgeclaw-ingest")).sort()).toEqual([
+      "accepted",
+      "duplicate",
+      "duplicate",
+    ]);
 
     const [reply] = await settlesTo(user, ["All good & <fine>."]);
     expect(reply!.raw).toBe("All <b>good</b> &amp; &lt;fine&gt;.");
@@ -77,7 +105,13 @@ describe("Telegram end to end", { timeout: 60_000 }, () => {
     await scriptModel(scenario, [{ type: "text", text: "Posted after the flood wait." }]);
     const user = TEST_TELEGRAM.allowed[1]!;
     await scriptTelegram({ method: "sendMessage", chatId: user, status: 429, retryAfter: 2 });
-    const res = await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `hi [scenario:${scenario}]` }));
+    const res = await postUpdate(
+      messageUpdate({
+        from: { id: user },
+        chat: privateChat(user),
+        text: `hi [scenario:${scenario}]`,
+      }),
+    );
     expect(res.status).toBe(200);
 
     await settlesTo(user, ["Posted after the flood wait."]);
@@ -90,8 +124,19 @@ describe("Telegram end to end", { timeout: 60_000 }, () => {
     const scenario = newScenario("tg-entities");
     await scriptModel(scenario, [{ type: "text", text: "Fallback **works**." }]);
     const user = TEST_TELEGRAM.allowed[2]!;
-    await scriptTelegram({ method: "sendMessage", chatId: user, status: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"b\" at byte offset 9" });
-    await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `hi [scenario:${scenario}]` }));
+    await scriptTelegram({
+      method: "sendMessage",
+      chatId: user,
+      status: 400,
+      description: 'Bad Request: can\'t parse entities: Unsupported start tag "b" at byte offset 9',
+    });
+    await postUpdate(
+      messageUpdate({
+        from: { id: user },
+        chat: privateChat(user),
+        text: `hi [scenario:${scenario}]`,
+      }),
+    );
     const [reply] = await settlesTo(user, ["Fallback **works**."]);
     expect(reply!.parse_mode).toBeUndefined();
   });
@@ -101,10 +146,17 @@ describe("Telegram end to end", { timeout: 60_000 }, () => {
     const answer = "A long streamed answer. ".repeat(20).trim();
     await scriptModel(scenario, toolThenAnswer(answer));
     const user = TEST_TELEGRAM.allowed[3]!;
-    await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `stream please [scenario:${scenario}]` }), {
-      path: "/telegram-webhook/partial",
-      secret: TEST_TELEGRAM.partialWebhookSecret,
-    });
+    await postUpdate(
+      messageUpdate({
+        from: { id: user },
+        chat: privateChat(user),
+        text: `stream please [scenario:${scenario}]`,
+      }),
+      {
+        path: "/telegram-webhook/partial",
+        secret: TEST_TELEGRAM.partialWebhookSecret,
+      },
+    );
     const [reply] = await settlesTo(user, [answer]);
     expect(await telegramCalls("sendMessage", user)).toHaveLength(1); // the preview
     expect(reply!.edits).toBeGreaterThanOrEqual(1); // edited into the answer
@@ -116,7 +168,13 @@ describe("Telegram end to end", { timeout: 60_000 }, () => {
     forgetPairingWhenDone(stranger);
     const scenario = newScenario("tg-stranger");
     await scriptModel(scenario, [{ type: "text", text: "must not be said" }]);
-    await postUpdate(messageUpdate({ from: { id: stranger }, chat: privateChat(stranger), text: `hello [scenario:${scenario}]` }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: stranger },
+        chat: privateChat(stranger),
+        text: `hello [scenario:${scenario}]`,
+      }),
+    );
     const messages = await waitFor(async () => {
       const visible = await visibleMessages(stranger);
       return visible.length ? visible : undefined;
@@ -124,7 +182,13 @@ describe("Telegram end to end", { timeout: 60_000 }, () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]!.text).toMatch(/\b[A-HJ-NP-Z2-9]{8}\b/);
     expect(messages[0]!.text).toContain("telegram");
-    await postUpdate(messageUpdate({ from: { id: stranger }, chat: privateChat(stranger), text: `again [scenario:${scenario}]` }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: stranger },
+        chat: privateChat(stranger),
+        text: `again [scenario:${scenario}]`,
+      }),
+    );
     await settle(2000);
     expect(await visibleMessages(stranger)).toHaveLength(1); // no second code while one is pending
     expect(await recorded(scenario)).toHaveLength(0);
@@ -138,7 +202,13 @@ describe("Telegram sends whose answer was lost", { timeout: 60_000 }, () => {
     const user = TEST_TELEGRAM.allowed[5]!;
     // Telegram takes the message, the connection drops before the answer: the outcome is unknown.
     await scriptTelegram({ method: "sendMessage", chatId: user, dropConnection: true });
-    await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `hi [scenario:${scenario}]` }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: user },
+        chat: privateChat(user),
+        text: `hi [scenario:${scenario}]`,
+      }),
+    );
     const messages = await settlesTo(user, ["Only once.", UNDELIVERED_NOTICE]);
     expect(messages.filter((m) => m.text === "Only once.")).toHaveLength(1);
   });
@@ -148,11 +218,23 @@ describe("Telegram sends whose answer was lost", { timeout: 60_000 }, () => {
     const answer = "Edited exactly once, even so.";
     await scriptModel(scenario, [{ type: "text", text: answer }]);
     const user = TEST_TELEGRAM.allowed[6]!;
-    await scriptTelegram({ method: "editMessageText", chatId: user, dropConnection: true, times: 5 });
-    await postUpdate(messageUpdate({ from: { id: user }, chat: privateChat(user), text: `hi [scenario:${scenario}]` }), {
-      path: "/telegram-webhook/partial",
-      secret: TEST_TELEGRAM.partialWebhookSecret,
+    await scriptTelegram({
+      method: "editMessageText",
+      chatId: user,
+      dropConnection: true,
+      times: 5,
     });
+    await postUpdate(
+      messageUpdate({
+        from: { id: user },
+        chat: privateChat(user),
+        text: `hi [scenario:${scenario}]`,
+      }),
+      {
+        path: "/telegram-webhook/partial",
+        secret: TEST_TELEGRAM.partialWebhookSecret,
+      },
+    );
     await settlesTo(user, [answer]);
     expect(await telegramCalls("sendMessage", user)).toHaveLength(1); // the preview only; no notice, no second answer
   });
@@ -171,8 +253,22 @@ describe("Telegram files", { timeout: 60_000 }, () => {
         chat: privateChat(user),
         extra: {
           caption: `what does it say? [scenario:${scenario}]`,
-          document: { file_id: fileId, file_unique_id: "u1", file_name: "notes.txt", mime_type: "text/plain", file_size: 26 },
-          photo: [{ file_id: "huge-photo", file_unique_id: "u2", width: 1, height: 1, file_size: 30 * 1024 * 1024 }],
+          document: {
+            file_id: fileId,
+            file_unique_id: "u1",
+            file_name: "notes.txt",
+            mime_type: "text/plain",
+            file_size: 26,
+          },
+          photo: [
+            {
+              file_id: "huge-photo",
+              file_unique_id: "u2",
+              width: 1,
+              height: 1,
+              file_size: 30 * 1024 * 1024,
+            },
+          ],
         },
       }),
     );
@@ -189,17 +285,33 @@ describe("Telegram files", { timeout: 60_000 }, () => {
 
 describe("Telegram groups and forum topics", { timeout: 60_000 }, () => {
   const forum = groupChat(TEST_TELEGRAM.forumGroup, true);
-  const inTopic = (thread: number) => (m: { message_thread_id?: number }) => m.message_thread_id === thread;
+  const inTopic = (thread: number) => (m: { message_thread_id?: number }) =>
+    m.message_thread_id === thread;
 
   it("ignores an unmentioned message in a mention-gated topic, answers a mention in that topic", async () => {
     const quiet = newScenario("tg-quiet");
     await scriptModel(quiet, [{ type: "text", text: "must not be said" }]);
     const member = uniqueUserId();
-    await postUpdate(messageUpdate({ from: { id: member }, chat: forum, threadId: 3, text: `just chatting [scenario:${quiet}]` }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        threadId: 3,
+        text: `just chatting [scenario:${quiet}]`,
+      }),
+    );
     const asked = newScenario("tg-asked");
     await scriptModel(asked, [{ type: "text", text: "You called?" }]);
     const text = `${MENTION} help [scenario:${asked}]`;
-    await postUpdate(messageUpdate({ from: { id: member }, chat: forum, threadId: 3, text, entities: [mentionEntity(TEST_TELEGRAM.botUsername)] }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        threadId: 3,
+        text,
+        entities: [mentionEntity(TEST_TELEGRAM.botUsername)],
+      }),
+    );
     const [reply] = await settlesTo(TEST_TELEGRAM.forumGroup, ["You called?"], inTopic(3));
     expect(reply!.message_thread_id).toBe(3);
     expect(await recorded(quiet)).toHaveLength(0);
@@ -212,11 +324,27 @@ describe("Telegram groups and forum topics", { timeout: 60_000 }, () => {
     const first = newScenario("tg-topic-a");
     await scriptModel(first, [{ type: "text", text: "Noted for topic four." }]);
     const member = uniqueUserId();
-    await postUpdate(messageUpdate({ from: { id: member }, chat: forum, threadId: 4, text: `${MENTION} the code word is heliotrope [scenario:${first}]`, entities: [mentionEntity(TEST_TELEGRAM.botUsername)] }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        threadId: 4,
+        text: `${MENTION} the code word is heliotrope [scenario:${first}]`,
+        entities: [mentionEntity(TEST_TELEGRAM.botUsername)],
+      }),
+    );
     await settlesTo(TEST_TELEGRAM.forumGroup, ["Noted for topic four."], inTopic(4));
     const second = newScenario("tg-topic-b");
     await scriptModel(second, [{ type: "text", text: "Topic five here." }]);
-    await postUpdate(messageUpdate({ from: { id: member }, chat: forum, threadId: 5, text: `${MENTION} what is the code word? [scenario:${second}]`, entities: [mentionEntity(TEST_TELEGRAM.botUsername)] }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        threadId: 5,
+        text: `${MENTION} what is the code word? [scenario:${second}]`,
+        entities: [mentionEntity(TEST_TELEGRAM.botUsername)],
+      }),
+    );
     await settlesTo(TEST_TELEGRAM.forumGroup, ["Topic five here."], inTopic(5));
     const [request] = await recorded(second);
     expect(JSON.stringify(request!.body)).not.toContain("heliotrope");
@@ -226,16 +354,36 @@ describe("Telegram groups and forum topics", { timeout: 60_000 }, () => {
     const open = newScenario("tg-topic-open");
     await scriptModel(open, [{ type: "text", text: "Topic seven answers all." }]);
     const member = uniqueUserId();
-    await postUpdate(messageUpdate({ from: { id: member }, chat: forum, threadId: 7, text: `anyone? [scenario:${open}]` }));
+    await postUpdate(
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        threadId: 7,
+        text: `anyone? [scenario:${open}]`,
+      }),
+    );
     await settlesTo(TEST_TELEGRAM.forumGroup, ["Topic seven answers all."], inTopic(7));
 
     const general = newScenario("tg-general");
     await scriptModel(general, [{ type: "text", text: "Hello from General." }]);
     // General-topic messages carry no message_thread_id; a reply with message_thread_id 1 would be refused.
-    await postUpdate(messageUpdate({ from: { id: member }, chat: forum, text: `${MENTION} hi [scenario:${general}]`, entities: [mentionEntity(TEST_TELEGRAM.botUsername)] }));
-    const [reply] = await settlesTo(TEST_TELEGRAM.forumGroup, ["Hello from General."], (m) => m.message_thread_id === undefined);
+    await postUpdate(
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        text: `${MENTION} hi [scenario:${general}]`,
+        entities: [mentionEntity(TEST_TELEGRAM.botUsername)],
+      }),
+    );
+    const [reply] = await settlesTo(
+      TEST_TELEGRAM.forumGroup,
+      ["Hello from General."],
+      (m) => m.message_thread_id === undefined,
+    );
     expect(reply!.message_thread_id).toBeUndefined();
-    const typing = (await telegramCalls("sendChatAction", TEST_TELEGRAM.forumGroup)).filter((c) => c.args.message_thread_id === 1);
+    const typing = (await telegramCalls("sendChatAction", TEST_TELEGRAM.forumGroup)).filter(
+      (c) => c.args.message_thread_id === 1,
+    );
     expect(typing.length).toBeGreaterThan(0); // typing in General keeps the id
   });
 
@@ -244,7 +392,16 @@ describe("Telegram groups and forum topics", { timeout: 60_000 }, () => {
     await scriptModel(scenario, [{ type: "text", text: "Replying to your reply." }]);
     const member = uniqueUserId();
     await postUpdate(
-      messageUpdate({ from: { id: member }, chat: forum, threadId: 8, text: `and another thing [scenario:${scenario}]`, replyTo: { message_id: 1, from: { id: TEST_TELEGRAM.botId, is_bot: true, first_name: "bot" } } }),
+      messageUpdate({
+        from: { id: member },
+        chat: forum,
+        threadId: 8,
+        text: `and another thing [scenario:${scenario}]`,
+        replyTo: {
+          message_id: 1,
+          from: { id: TEST_TELEGRAM.botId, is_bot: true, first_name: "bot" },
+        },
+      }),
     );
     await settlesTo(TEST_TELEGRAM.forumGroup, ["Replying to your reply."], inTopic(8));
   });

@@ -3,13 +3,19 @@ import { markdownToTelegramHtml } from "../../../functions/channels/telegram/for
 
 describe("Markdown → Telegram HTML", () => {
   it("converts emphasis, links, headings and lists", () => {
-    expect(markdownToTelegramHtml("# Title\n**bold** and *it* and _it2_ and ~~gone~~ and ||secret||\n- item [site](https://example.com/a?b=1&c=2)")).toBe(
+    expect(
+      markdownToTelegramHtml(
+        "# Title\n**bold** and *it* and _it2_ and ~~gone~~ and ||secret||\n- item [site](https://example.com/a?b=1&c=2)",
+      ),
+    ).toBe(
       '<b>Title</b>\n<b>bold</b> and <i>it</i> and <i>it2</i> and <s>gone</s> and <tg-spoiler>secret</tg-spoiler>\n• item <a href="https://example.com/a?b=1&amp;c=2">site</a>',
     );
   });
 
   it("escapes every <, > and & so model text never opens a tag", () => {
-    expect(markdownToTelegramHtml("a < b && <script>x</script> </b>")).toBe("a &lt; b &amp;&amp; &lt;script&gt;x&lt;/script&gt; &lt;/b&gt;");
+    expect(markdownToTelegramHtml("a < b && <script>x</script> </b>")).toBe(
+      "a &lt; b &amp;&amp; &lt;script&gt;x&lt;/script&gt; &lt;/b&gt;",
+    );
   });
 
   it("keeps code verbatim (escaped) in inline spans and fenced blocks, with the language", () => {
@@ -19,7 +25,9 @@ describe("Markdown → Telegram HTML", () => {
   });
 
   it("groups quote lines into one blockquote", () => {
-    expect(markdownToTelegramHtml("> one\n> **two**\nafter")).toBe("<blockquote>one\n<b>two</b></blockquote>\nafter");
+    expect(markdownToTelegramHtml("> one\n> **two**\nafter")).toBe(
+      "<blockquote>one\n<b>two</b></blockquote>\nafter",
+    );
   });
 
   it("leaves non-web links as text and closes an unterminated fence", () => {

@@ -59,14 +59,24 @@ export interface UserSpec {
   is_bot?: boolean;
 }
 
-const user = (spec: UserSpec) => ({ id: Number(spec.id), is_bot: spec.is_bot ?? false, first_name: spec.first_name ?? "Ada", ...(spec.username ? { username: spec.username } : {}) });
+const user = (spec: UserSpec) => ({
+  id: Number(spec.id),
+  is_bot: spec.is_bot ?? false,
+  first_name: spec.first_name ?? "Ada",
+  ...(spec.username ? { username: spec.username } : {}),
+});
 
 export function privateChat(userId: number | string) {
   return { id: Number(userId), type: "private", first_name: "Ada" };
 }
 
 export function groupChat(chatId: number | string, forum = false) {
-  return { id: Number(chatId), type: "supergroup", title: "Test group", ...(forum ? { is_forum: true } : {}) };
+  return {
+    id: Number(chatId),
+    type: "supergroup",
+    title: "Test group",
+    ...(forum ? { is_forum: true } : {}),
+  };
 }
 
 export interface MessageSpec {
@@ -91,8 +101,20 @@ export function messageUpdate(spec: MessageSpec) {
     date: Math.floor(Date.now() / 1000),
     ...(spec.text !== undefined ? { text: spec.text } : {}),
     ...(spec.entities ? { entities: spec.entities } : {}),
-    ...(spec.threadId !== undefined ? { message_thread_id: spec.threadId, is_topic_message: true } : {}),
-    ...(spec.replyTo ? { reply_to_message: { message_id: spec.replyTo.message_id, from: user(spec.replyTo.from), chat: spec.chat, date: 0, text: "earlier" } } : {}),
+    ...(spec.threadId !== undefined
+      ? { message_thread_id: spec.threadId, is_topic_message: true }
+      : {}),
+    ...(spec.replyTo
+      ? {
+          reply_to_message: {
+            message_id: spec.replyTo.message_id,
+            from: user(spec.replyTo.from),
+            chat: spec.chat,
+            date: 0,
+            text: "earlier",
+          },
+        }
+      : {}),
     ...(spec.kind === "edited_message" ? { edit_date: Math.floor(Date.now() / 1000) } : {}),
     ...spec.extra,
   };
@@ -100,7 +122,13 @@ export function messageUpdate(spec: MessageSpec) {
 }
 
 /** A button click (callback_query) on one of the bot's messages. */
-export function callbackUpdate(spec: { updateId?: number; from: UserSpec; chat: ReturnType<typeof privateChat> | ReturnType<typeof groupChat>; data: string; messageId?: number }) {
+export function callbackUpdate(spec: {
+  updateId?: number;
+  from: UserSpec;
+  chat: ReturnType<typeof privateChat> | ReturnType<typeof groupChat>;
+  data: string;
+  messageId?: number;
+}) {
   return {
     update_id: spec.updateId ?? uniqueUpdateId(),
     callback_query: {
@@ -108,7 +136,13 @@ export function callbackUpdate(spec: { updateId?: number; from: UserSpec; chat: 
       from: user(spec.from),
       chat_instance: "42",
       data: spec.data,
-      message: { message_id: spec.messageId ?? 1, from: { id: Number(TEST_TELEGRAM.botId), is_bot: true, first_name: "bot" }, chat: spec.chat, date: 0, text: "Choose" },
+      message: {
+        message_id: spec.messageId ?? 1,
+        from: { id: Number(TEST_TELEGRAM.botId), is_bot: true, first_name: "bot" },
+        chat: spec.chat,
+        date: 0,
+        text: "Choose",
+      },
     },
   };
 }
@@ -137,23 +171,45 @@ export interface FakeTelegramMessage {
   deleted?: boolean;
 }
 
-export async function telegramCalls(method?: string, chatId?: number | string): Promise<FakeTelegramCall[]> {
+export async function telegramCalls(
+  method?: string,
+  chatId?: number | string,
+): Promise<FakeTelegramCall[]> {
   const query = new URLSearchParams();
   if (method) query.set("method", method);
   if (chatId !== undefined) query.set("chat_id", String(chatId));
-  return (await (await fetch(`${fakeTelegram()}/_control/calls?${query}`)).json()) as FakeTelegramCall[];
+  return (await (
+    await fetch(`${fakeTelegram()}/_control/calls?${query}`)
+  ).json()) as FakeTelegramCall[];
 }
 
 export async function telegramMessages(chatId: number | string): Promise<FakeTelegramMessage[]> {
-  return (await (await fetch(`${fakeTelegram()}/_control/messages?chat_id=${chatId}`)).json()) as FakeTelegramMessage[];
+  return (await (
+    await fetch(`${fakeTelegram()}/_control/messages?chat_id=${chatId}`)
+  ).json()) as FakeTelegramMessage[];
 }
 
 export async function visibleMessages(chatId: number | string): Promise<FakeTelegramMessage[]> {
   return (await telegramMessages(chatId)).filter((m) => !m.deleted);
 }
 
-export async function scriptTelegram(script: { method: string; chatId?: number | string; times?: number; status?: number; retryAfter?: number; description?: string; dropConnection?: boolean; delayMs?: number }) {
-  await fetch(`${fakeTelegram()}/_control/script`, { method: "POST", body: JSON.stringify({ ...script, ...(script.chatId !== undefined ? { chatId: String(script.chatId) } : {}) }) });
+export async function scriptTelegram(script: {
+  method: string;
+  chatId?: number | string;
+  times?: number;
+  status?: number;
+  retryAfter?: number;
+  description?: string;
+  dropConnection?: boolean;
+  delayMs?: number;
+}) {
+  await fetch(`${fakeTelegram()}/_control/script`, {
+    method: "POST",
+    body: JSON.stringify({
+      ...script,
+      ...(script.chatId !== undefined ? { chatId: String(script.chatId) } : {}),
+    }),
+  });
 }
 
 export async function serveTelegramFile(file: { fileId: string; content: string; size?: number }) {

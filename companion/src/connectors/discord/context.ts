@@ -29,9 +29,17 @@ export class GatewayContext {
         return;
       case "GUILD_CREATE": {
         for (const channel of [...arr(d.channels), ...arr(d.threads)]) this.remember(channel);
-        const roles = arr(d.roles).filter((role) => this.botUserId && str((role.tags as Record<string, unknown> | undefined)?.bot_id) === this.botUserId);
+        const roles = arr(d.roles).filter(
+          (role) =>
+            this.botUserId &&
+            str((role.tags as Record<string, unknown> | undefined)?.bot_id) === this.botUserId,
+        );
         const guildId = str(d.id);
-        if (guildId) this.botRoles.set(guildId, roles.map((role) => str(role.id)).filter((id): id is string => !!id));
+        if (guildId)
+          this.botRoles.set(
+            guildId,
+            roles.map((role) => str(role.id)).filter((id): id is string => !!id),
+          );
         return;
       }
       case "CHANNEL_CREATE":
@@ -53,7 +61,12 @@ export class GatewayContext {
       case "GUILD_ROLE_UPDATE": {
         const role = d.role as Record<string, unknown> | undefined;
         const guildId = str(d.guild_id);
-        if (guildId && role && this.botUserId && str((role.tags as Record<string, unknown> | undefined)?.bot_id) === this.botUserId) {
+        if (
+          guildId &&
+          role &&
+          this.botUserId &&
+          str((role.tags as Record<string, unknown> | undefined)?.bot_id) === this.botUserId
+        ) {
           const roleId = str(role.id);
           const known = this.botRoles.get(guildId) ?? [];
           if (roleId && !known.includes(roleId)) this.botRoles.set(guildId, [...known, roleId]);
@@ -76,8 +89,14 @@ export class GatewayContext {
     const id = str(raw.id);
     if (!id || typeof raw.type !== "number") return;
     this.channels.delete(id);
-    this.channels.set(id, { id, type: raw.type, ...(raw.parent_id !== undefined ? { parent_id: str(raw.parent_id) ?? null } : {}), ...(typeof raw.name === "string" ? { name: raw.name } : {}) });
-    if (this.channels.size > this.maxChannels) this.channels.delete(this.channels.keys().next().value as string);
+    this.channels.set(id, {
+      id,
+      type: raw.type,
+      ...(raw.parent_id !== undefined ? { parent_id: str(raw.parent_id) ?? null } : {}),
+      ...(typeof raw.name === "string" ? { name: raw.name } : {}),
+    });
+    if (this.channels.size > this.maxChannels)
+      this.channels.delete(this.channels.keys().next().value as string);
   }
 }
 
@@ -86,5 +105,9 @@ function str(value: unknown): string | undefined {
 }
 
 function arr(value: unknown): Array<Record<string, unknown>> {
-  return Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null) : [];
+  return Array.isArray(value)
+    ? value.filter(
+        (item): item is Record<string, unknown> => typeof item === "object" && item !== null,
+      )
+    : [];
 }

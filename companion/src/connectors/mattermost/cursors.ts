@@ -31,7 +31,9 @@ export class ChannelCursors {
     if (!stored) return;
     try {
       const parsed = JSON.parse(stored) as Record<string, [string, number]>;
-      for (const [id, [type, createAt]] of Object.entries(parsed)) if (typeof type === "string" && typeof createAt === "number") this.cursors.set(id, { type, createAt });
+      for (const [id, [type, createAt]] of Object.entries(parsed))
+        if (typeof type === "string" && typeof createAt === "number")
+          this.cursors.set(id, { type, createAt });
     } catch {
       this.ctx.log("warn", "mattermost cursors unreadable; starting without gap repair");
     }
@@ -47,7 +49,8 @@ export class ChannelCursors {
     if (current && current.createAt >= createAt && current.type === type) return;
     this.cursors.delete(channelId); // re-insert: Map order = recency
     this.cursors.set(channelId, { type, createAt: Math.max(createAt, current?.createAt ?? 0) });
-    while (this.cursors.size > MAX_TRACKED_CHANNELS) this.cursors.delete(this.cursors.keys().next().value!);
+    while (this.cursors.size > MAX_TRACKED_CHANNELS)
+      this.cursors.delete(this.cursors.keys().next().value!);
     this.dirty = true;
   }
 
@@ -56,10 +59,16 @@ export class ChannelCursors {
     if (this.flushing) return this.flushing;
     if (!this.dirty) return;
     this.dirty = false;
-    const value = JSON.stringify(Object.fromEntries([...this.cursors].map(([id, cursor]) => [id, [cursor.type, cursor.createAt]])));
+    const value = JSON.stringify(
+      Object.fromEntries(
+        [...this.cursors].map(([id, cursor]) => [id, [cursor.type, cursor.createAt]]),
+      ),
+    );
     this.flushing = this.ctx.state.put(STATE_KEY, value).catch((error: unknown) => {
       this.dirty = true;
-      this.ctx.log("warn", "mattermost cursors not saved", { reason: error instanceof Error ? error.message : String(error) });
+      this.ctx.log("warn", "mattermost cursors not saved", {
+        reason: error instanceof Error ? error.message : String(error),
+      });
     });
     try {
       await this.flushing;
@@ -69,18 +78,35 @@ export class ChannelCursors {
   }
 
   /** The posts missed in every tracked channel, as `posted` events, oldest first per channel. */
-  async missedPosts(rest: MattermostRest, selfUserId: string, signal: AbortSignal): Promise<RawEvent[]> {
+  async missedPosts(
+    rest: MattermostRest,
+    selfUserId: string,
+    signal: AbortSignal,
+  ): Promise<RawEvent[]> {
     const events: RawEvent[] = [];
     for (const [channelId, cursor] of this.cursors) {
-      const page = await rest.get<{ posts?: Record<string, MissedPost> }>(`/channels/${encodeURIComponent(channelId)}/posts?since=${cursor.createAt}`, signal);
+      const page = await rest.get<{ posts?: Record<string, MissedPost> }>(
+        `/channels/${encodeURIComponent(channelId)}/posts?since=${cursor.createAt}`,
+        signal,
+      );
       const missed = Object.values(page.posts ?? {})
-        .filter((post) => post.create_at > cursor.createAt && post.user_id !== selfUserId && !post.delete_at && !post.type)
+        .filter(
+          (post) =>
+            post.create_at > cursor.createAt &&
+            post.user_id !== selfUserId &&
+            !post.delete_at &&
+            !post.type,
+        )
         .sort((a, b) => a.create_at - b.create_at)
         .slice(0, MAX_REPAIR_POSTS_PER_CHANNEL);
       for (const post of missed) {
         events.push({
           eventId: `posted:${post.id}`,
-          payload: { event: "posted", data: { channel_type: cursor.type, post: JSON.stringify(post) }, broadcast: { channel_id: channelId } },
+          payload: {
+            event: "posted",
+            data: { channel_type: cursor.type, post: JSON.stringify(post) },
+            broadcast: { channel_id: channelId },
+          },
         });
       }
     }
