@@ -4,6 +4,7 @@ import {
   fakeReply,
   FAKE_REPLY_PREFIX,
 } from "../../functions/agent/providers/fake.ts";
+import { composeTurnText } from "../../functions/agent/turn-text.ts";
 import type { Message, ToolSpec } from "../../functions/agent/types.ts";
 
 const tool = (name: string, properties: Record<string, unknown>): ToolSpec => ({
@@ -28,6 +29,30 @@ describe("the demo fake model", () => {
     expect(reply.toolCalls).toEqual([]);
     expect(reply.stopReason).toBe("end");
     expect(reply.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  it("answers a channel sender with their words, not with the untrusted-content fence", () => {
+    const from = { channel: "line", chatType: "direct" as const, label: "Alice (U1)" };
+    const plain = composeTurnText({ messages: [{ text: "hello from LINE", from }] });
+    expect(plain).toContain("EXTERNAL_UNTRUSTED_CONTENT");
+    expect(ask(plain).text).toBe(`${FAKE_REPLY_PREFIX} You said: hello from LINE`);
+
+    const group = { channel: "telegram", chatType: "group" as const, label: "Bob (42)" };
+    const busy = composeTurnText({
+      messages: [{ text: "@bot what now?", from: group }],
+      systemEvents: [{ text: "Carol reacted 👍" }],
+      droppedSummary: ["an older message"],
+      groupHistory: [{ sender: "Dave (7)", text: "lunch at noon" }],
+    });
+    const reply = ask(busy).text;
+    expect(reply).toBe(`${FAKE_REPLY_PREFIX} You said: @bot what now?`);
+    expect(reply).not.toMatch(/UNTRUSTED|Source:|reacted|lunch/);
+
+    const read = composeTurnText({ messages: [{ text: "please read AGENTS.md", from }] });
+    expect(ask(read).toolCalls[0]).toMatchObject({
+      name: "read",
+      arguments: { path: "AGENTS.md" },
+    });
   });
 
   it("turns 'read AGENTS.md' into a read tool call", () => {

@@ -5,6 +5,7 @@ import {
   type ToolCall,
   type ToolSpec,
 } from "../types.ts";
+import { CURRENT_MESSAGE_HEADER } from "../../routing/group-history.ts";
 import type { ProviderCall, ProviderResult } from "./types.ts";
 
 /**
@@ -55,8 +56,9 @@ export function fakeReply(
   if (last.role === "tool") return answer(summariseToolResults(request.messages));
   if (last.role === "assistant") return answer(`${FAKE_REPLY_PREFIX} (nothing new to answer)`);
 
-  const intent = detectIntent(last.content);
-  if (!intent) return answer(`${FAKE_REPLY_PREFIX} You said: ${last.content}`);
+  const words = userWords(last.content);
+  const intent = detectIntent(words);
+  if (!intent) return answer(`${FAKE_REPLY_PREFIX} You said: ${words}`);
   const tool = request.tools.find((candidate) => candidate.name === intent.tool);
   if (!tool)
     return answer(
@@ -68,6 +70,29 @@ export function fakeReply(
     arguments: argumentsFor(tool, intent),
   };
   return answer(`${FAKE_REPLY_PREFIX} Calling ${intent.tool}…`, [call]);
+}
+
+/** A fence as functions/agent/untrusted-text.ts draws it: start line, Source line, ---, text, end line. */
+const FENCED_BLOCK =
+  /<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]+)">>>\nSource: ([^\n]*)\n---\n([\s\S]*?)\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="\1">>>/g;
+/** Fences the gateway adds around context, not around what the sender wrote now. */
+const CONTEXT_SOURCES = /^(?:channel system events|the dropped messages|chat history)/;
+
+/**
+ * What the person wrote in this turn, as a reader would see it: a channel sender's message arrives
+ * fenced as untrusted content (turn-text.ts), with system events, dropped-message summaries and
+ * group history around it. The demo answers with the message itself, never with the fence lines.
+ */
+export function userWords(turn: string): string {
+  const headerAt = turn.indexOf(CURRENT_MESSAGE_HEADER);
+  const current = headerAt >= 0 ? turn.slice(headerAt + CURRENT_MESSAGE_HEADER.length) : turn;
+  const words = current
+    .replace(FENCED_BLOCK, (_block, _id: string, source: string, inner: string) =>
+      CONTEXT_SOURCES.test(source) ? "" : inner,
+    )
+    .replace(/^\[Queue overflow: [^\n]*\]$/gm, "")
+    .trim();
+  return words || current.trim();
 }
 
 interface Intent {
