@@ -63,9 +63,7 @@ export function selectionFor(
 }
 
 /** Everything the agent loop needs for one run: prompt, tools, and the model with failover. */
-export async function buildRunDeps(
-  input: RunDepsInput,
-): Promise<
+export async function buildRunDeps(input: RunDepsInput): Promise<
   RunLoopDeps & {
     isSilent: (text: string) => boolean;
     callModel: CallModelFn;
@@ -78,6 +76,7 @@ export async function buildRunDeps(
     senderIsOwner: input.senderIsOwner,
     extraTools: [createCronTool(config, schedulerStub(input.env))],
     conversationLayer: conversationToolLayer(config, input.route),
+    modelRef: selection.primary,
   });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.

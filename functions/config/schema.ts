@@ -1,3 +1,4 @@
+import { execSchema, sandboxSchema } from "./exec-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { sealChannelRegistry } from "../channels/registry.ts";
@@ -108,11 +109,9 @@ export type ToolPolicyConfig = z.infer<typeof agentToolPolicySchema>;
 
 const agentEntrySchema = z
   .object({
-    id: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, {
-        message: "expected an id of letters, digits, _ or -",
-      }),
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, {
+      message: "expected an id of letters, digits, _ or -",
+    }),
     default: z.boolean().optional(),
     name: z.string().optional(),
     model: modelSelection.optional(),
@@ -169,6 +168,7 @@ const agentsSchema = z
           })
           .optional(),
         heartbeat: heartbeatDefaultsSchema,
+        sandbox: sandboxSchema,
       })
       .loose()
       .prefault({}),
@@ -370,6 +370,7 @@ const toolsSchema = z
           .prefault({}),
       })
       .prefault({}),
+    exec: execSchema,
   })
   .loose()
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)

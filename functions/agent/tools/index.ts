@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolCall, ToolContext, ToolResult } from "../types.ts";
 import { boundToolOutput, errorResult } from "./common.ts";
+import { createApplyPatchTool } from "./apply-patch.ts";
 import { createEditTool } from "./edit.ts";
 import { createMemoryGetTool } from "./memory-get.ts";
 import { createMemorySearchTool } from "./memory-search.ts";
@@ -14,12 +15,17 @@ import { createWriteTool } from "./write.ts";
  * The tool registry. Adding a tool is one file plus one line in TOOL_FACTORIES; a factory returns
  * null when its own config switches it off (`tools.web.fetch.enabled: false`).
  */
-export type ToolFactory = (config: EdgeclawConfig, agentId: string) => AgentTool | null;
+export type ToolFactory = (
+  config: EdgeclawConfig,
+  agentId: string,
+  options: ToolsetOptions,
+) => AgentTool | null;
 
 const TOOL_FACTORIES: readonly ToolFactory[] = [
   () => createReadTool(),
   () => createWriteTool(),
   () => createEditTool(),
+  (config, _agentId, options) => createApplyPatchTool(config, options.modelRef),
   (config) => createSessionStatusTool(config),
   (config) => createWebFetchTool(config),
   (config) => createMemorySearchTool(config),
@@ -33,6 +39,8 @@ export interface ToolsetOptions {
   extraTools?: readonly AgentTool[];
   /** A further narrowing layer for the conversation this run answers (conversation-policy.ts). */
   conversationLayer?: ToolPolicyLayer;
+  /** The model this run asks first (tools.exec.applyPatch.allowModels). */
+  modelRef?: string;
 }
 
 /**
@@ -49,7 +57,7 @@ export function createToolset(
     ...(options.conversationLayer ? [options.conversationLayer] : []),
   ];
   const candidates = [
-    ...TOOL_FACTORIES.map((factory) => factory(config, agentId)).filter(
+    ...TOOL_FACTORIES.map((factory) => factory(config, agentId, options)).filter(
       (tool): tool is AgentTool => tool !== null,
     ),
     ...(options.extraTools ?? []),

@@ -20,6 +20,7 @@ const cronTool: AgentTool = {
 describe("tool policy", () => {
   it("offers every built tool when nothing is configured", () => {
     expect(names({})).toEqual([
+      "apply_patch",
       "edit",
       "memory_get",
       "memory_search",
@@ -33,6 +34,7 @@ describe("tool policy", () => {
   it("applies profiles: minimal is session_status only, coding and messaging per the docs", () => {
     expect(names({ tools: { profile: "minimal" } })).toEqual(["session_status"]);
     expect(names({ tools: { profile: "coding" } })).toEqual([
+      "apply_patch",
       "edit",
       "memory_get",
       "memory_search",
@@ -43,6 +45,7 @@ describe("tool policy", () => {
     ]);
     expect(names({ tools: { profile: "messaging" } })).toEqual(["session_status"]);
     expect(names({ tools: { profile: "full" } })).toEqual([
+      "apply_patch",
       "edit",
       "memory_get",
       "memory_search",
@@ -65,12 +68,14 @@ describe("tool policy", () => {
       "web_fetch",
     ]);
     expect(names({ tools: { deny: ["WEB_*", "group:memory"] } })).toEqual([
+      "apply_patch",
       "edit",
       "read",
       "session_status",
       "write",
     ]);
     expect(names({ tools: { allow: ["group:fs", "web_fetch"], deny: ["write"] } })).toEqual([
+      "apply_patch",
       "edit",
       "read",
       "web_fetch",
@@ -89,6 +94,7 @@ describe("tool policy", () => {
       },
     };
     expect(names(config, "main")).toEqual([
+      "apply_patch",
       "memory_get",
       "memory_search",
       "read",
@@ -98,6 +104,7 @@ describe("tool policy", () => {
     ]);
     expect(names(config, "guest")).toEqual(["session_status"]);
     expect(names(config, "reader")).toEqual([
+      "apply_patch",
       "memory_get",
       "memory_search",
       "read",
