@@ -15,7 +15,9 @@ import { readFileSync, watch } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
 import { parseArgs, parseEnv } from "node:util";
+import { workerdLogFilter } from "./workerd-log.mjs";
 
 /** Folders whose changes reach the bundle. The config and workspace seed are bundled at start. */
 const SOURCE_FOLDERS = ["workers", "durable-objects", "functions", "web"];
@@ -82,9 +84,20 @@ function startWorkerd() {
     ["serve", "--experimental", "--verbose", ...inspector, join(outDir, "workerd.capnp")],
     {
       env: { ...process.env, ...vars },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // workerd's output line by line, its repeated connection diagnostics condensed (workerd-log.mjs).
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ]) {
+    const filter = workerdLogFilter();
+    createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+      const kept = filter(line);
+      if (kept !== undefined) to.write(`${kept}\n`);
+    });
+  }
   child.once("exit", (code, signal) => {
     if (stopping || workerd !== child) return;
     console.error(`edgeclaw dev: workerd exited (${signal ?? `code ${code}`})`);

@@ -30,6 +30,7 @@ export const callAnthropic: ProviderCall = async (model, request) => {
     idleTimeoutMs: model.idleTimeoutMs,
     signal: request.signal,
     secrets: [model.apiKey],
+    baseUrlKey: `models.providers.${model.providerId}.baseUrl`,
   });
   if (body.kind === "json") return fromMessageJson(body.json, request);
   return readMessageStream(body.events, request);

@@ -5,12 +5,13 @@ import {
   redactSecrets,
   retryAfterMsFromHeaders,
 } from "./errors.ts";
+import { diagnoseUnreachable, isEdgeDnsError, unreachableError } from "./unreachable.ts";
 
 /**
  * One streaming POST to a model provider, guarded by an idle watchdog: the first byte and every
  * later chunk must arrive within `idleTimeoutMs`, or the request is aborted and reported as a
- * `timeout`. A caller abort is `aborted`, a transport failure `network`, a non-2xx status is
- * classified by errors.ts. The body is consumed either as SSE events or, when a proxy ignores
+ * `timeout`. A caller abort is `aborted`, a transport failure `network` naming its cause (DNS,
+ * refused, TLS: unreachable.ts), a non-2xx status is classified by errors.ts. The body is consumed either as SSE events or, when a proxy ignores
  * `stream: true`, as one JSON document.
  */
 
@@ -31,6 +32,8 @@ export interface ProviderPost {
   signal?: AbortSignal;
   /** Values that must never appear in an error message (the API key). */
   secrets: Array<string | undefined>;
+  /** The config key of the base URL, named when the provider cannot be reached. */
+  baseUrlKey?: string;
 }
 
 export async function postToProvider(post: ProviderPost): Promise<ProviderBody> {
@@ -49,13 +52,16 @@ export async function postToProvider(post: ProviderPost): Promise<ProviderBody> 
     });
   } catch (error) {
     guard.stop();
-    throw guard.translate(error, post.secrets);
+    const translated = guard.translate(error, post.secrets);
+    if (translated.kind !== "network") throw translated;
+    throw unreachableError(post, await diagnoseUnreachable(post, error), error);
   }
   try {
     if (!response.ok) {
       const retryAfterMs = retryAfterMsFromHeaders(response.headers);
       const text = await readAllText(response, guard);
       guard.stop();
+      if (isEdgeDnsError(response.status, text)) throw unreachableError(post, "dns");
       const detail = parseErrorBody(text);
       detail.message = redactSecrets(detail.message, post.secrets);
       throw classifyHttpError(response.status, detail, retryAfterMs);

@@ -28,6 +28,7 @@ export const callOpenAiCompletions: ProviderCall = async (model, request) => {
     idleTimeoutMs: model.idleTimeoutMs,
     signal: request.signal,
     secrets: [model.apiKey],
+    baseUrlKey: `models.providers.${model.providerId}.baseUrl`,
   });
   if (body.kind === "json") return fromCompletionJson(body.json, request);
   return readCompletionStream(body.events, request);
