@@ -1,0 +1,40 @@
+import { COMMANDS, type CommandSpec } from "../cli/commands.ts";
+import { GENERATED_NOTE, tableCell } from "./markdown.ts";
+
+/** docs/reference/cli.md: every `edgeclaw` subcommand from its spec (scripts/cli/commands.ts). */
+
+function usage(spec: CommandSpec): string {
+  const args = spec.args.map((arg) => `<${arg}>`);
+  const options = Object.entries(spec.options).map(([name, value]) =>
+    value === "flag" ? `[--${name}]` : `[--${name} <${value}>]`,
+  );
+  return ["edgeclaw", spec.name, ...args, ...options].join(" ");
+}
+
+export function cliReference(): string {
+  const groups = new Map<string, CommandSpec[]>();
+  for (const spec of COMMANDS) {
+    const group = spec.name.split(" ")[0]!;
+    groups.set(group, [...(groups.get(group) ?? []), spec]);
+  }
+  const sections = [...groups].map(([group, specs]) => {
+    const rows = specs.map(
+      (spec) => `| \`${tableCell(usage(spec))}\` | ${tableCell(spec.summary)} |`,
+    );
+    return `## ${group}\n\n| Command | What it does |\n| --- | --- |\n${rows.join("\n")}`;
+  });
+  return `# CLI
+
+${GENERATED_NOTE}
+
+\`npx edgeclaw <command>\` is the operator CLI over a gateway's [admin API](admin-api.md). With no
+\`--url\` (or \`EDGECLAW_URL\`) it finds the running \`npm run dev\` of \`EDGECLAW_DATA_DIR\` (default
+\`.edgeclaw/data\`) by itself, URL and generated token included. Every command that talks to a
+gateway also takes \`--url <url>\`, \`--token <token>\` (default \`EDGECLAW_GATEWAY_TOKEN\` /
+\`OPENCLAW_GATEWAY_TOKEN\`) and \`--json\` (the server's JSON instead of a table);
+\`edgeclaw <command> --help\` explains one command. An unknown command or option, or a missing or
+extra argument, exits 2 with the command's usage; a failure the server reports exits 1.
+
+${sections.join("\n\n")}
+`;
+}
