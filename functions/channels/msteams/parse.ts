@@ -18,6 +18,11 @@ import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
  * - The sender is the AAD object id when present (stable; what allowFrom should list), else the
  *   Bot Framework id `29:…`. Dedup key: account, conversation id and activity id.
  * - The bot's own activities and other bots (unless allowBots) are dropped.
+ * - Only Teams itself is served: the Bot Framework posts every channel of the Azure Bot (Web Chat,
+ *   Direct Line, …) to the same endpoint with a token that passes every check, and there the client
+ *   picks `from.id` / `aadObjectId` itself, so anything whose `channelId` is not "msteams" is
+ *   dropped (200, nothing stored). With a SingleTenant app (a `tenantId` configured), an activity
+ *   naming another tenant, or none, is dropped the same way.
  */
 
 export type MsTeamsParseResult =
@@ -29,10 +34,13 @@ export function parseTeamsActivity(
   raw: Uint8Array,
   account: MsTeamsAccount,
   receivedAt: number,
+  requiredTenant?: string,
 ): MsTeamsParseResult {
   const parsed = parseJsonBody(raw, activitySchema, "a Bot Framework activity");
   if (!parsed.ok) return { malformed: parsed.reason };
   const activity = parsed.value;
+  const refused = notFromTeams(activity, requiredTenant);
+  if (refused) return { dropped: refused };
   if (activity.from.id === activity.recipient.id) return { dropped: "the bot's own activity" };
   const who = person(activity);
   switch (activity.type) {
@@ -93,6 +101,20 @@ export function parseTeamsActivity(
       return { dropped: `unsupported activity type ${clip(activity.type, 40)}` };
   }
 }
+
+/** Why an activity is not a Teams activity of the configured tenant, or undefined when it is. */
+function notFromTeams(activity: Activity, requiredTenant: string | undefined): string | undefined {
+  if (activity.channelId !== MSTEAMS_CHANNEL_ID)
+    return `Bot Framework channel ${clip(activity.channelId ?? "(none)", 40)} is not served (only msteams)`;
+  if (requiredTenant === undefined) return undefined;
+  const tenant = activity.channelData?.tenant?.id ?? activity.conversation.tenantId;
+  if (tenant !== requiredTenant)
+    return `activity of tenant ${clip(tenant ?? "(none)", 64)} refused: channels.msteams.tenantId is another`;
+  return undefined;
+}
+
+/** The Bot Framework's channel id for Microsoft Teams (Activity.channelId). */
+export const MSTEAMS_CHANNEL_ID = "msteams";
 
 function person(activity: Activity): string {
   return activity.from.name ? `${activity.from.name} (${senderId(activity)})` : senderId(activity);

@@ -57,8 +57,13 @@ export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
     return { ok: false, status: 401, reason: result.reason };
   },
 
-  parse(request, route) {
-    const result = parseTeamsActivity(request.raw, route.account, request.receivedAt);
+  parse(request, route, env) {
+    const result = parseTeamsActivity(
+      request.raw,
+      route.account,
+      request.receivedAt,
+      requiredTenant(route.account, env),
+    );
     if ("malformed" in result) return { kind: "malformed", reason: result.malformed };
     const ackHint = result.invoke ? `invoke:${result.invoke}` : undefined;
     if ("dropped" in result)
@@ -87,6 +92,16 @@ export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
     });
   },
 };
+
+/**
+ * The tenant every activity must name: the configured tenantId of a SingleTenant app. A MultiTenant
+ * app (appType set so) serves every tenant that installed it.
+ */
+function requiredTenant(account: MsTeamsAccount, env: Record<string, unknown>): string | undefined {
+  const credentials = msTeamsCredentials(account, env);
+  if ("error" in credentials || credentials.appType !== "SingleTenant") return undefined;
+  return credentials.tenantId;
+}
 
 function withJson(headers: Headers): Headers {
   const copy = new Headers(headers);

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { recorded } from "../../agent/model-helpers.ts";
+import {
+  activity,
+  messageTexts,
+  newScenario,
+  postTeams,
+  scriptModel,
+  settle,
+  teamsActivities,
+  TEST_MSTEAMS,
+  uniqueId,
+} from "./helpers.ts";
+
+/**
+ * The Azure Bot behind the Teams app also serves Web Chat and Direct Line, and the Bot Framework
+ * posts their activities to the same /api/messages with a token that passes every check. There the
+ * client picks `from.id` and `aadObjectId` itself, so an activity claiming the owner must not run
+ * in the owner's session, nor get an answer posted back. The configured tenant is the other fence.
+ */
+
+async function droppedWithoutRun(response: Response, scenario: string, conversation: string) {
+  expect(response.status).toBe(200);
+  expect(response.headers.get("x-edgeclaw-ingest")).toBeNull();
+  await settle(1_500);
+  expect(await recorded(scenario)).toEqual([]);
+  expect(await teamsActivities(conversation)).toEqual([]);
+}
+
+describe("Microsoft Teams: only Teams activities of the configured tenant", () => {
+  it.each(["directline", "webchat", "emulator"])(
+    "a %s activity with a valid Bot Framework token claiming the owner's AAD id gets no run and no post",
+    async (channelId) => {
+      const scenario = newScenario(`teams-${channelId}`);
+      await scriptModel(scenario, [{ type: "text", text: "the owner's secrets" }]);
+      const conversation = uniqueId("dl-conv");
+      const body = activity({
+        kind: "personal",
+        conversation,
+        text: `what did I tell you yesterday? [scenario:${scenario}]`,
+      });
+      body.channelId = channelId;
+      body.from = { id: TEST_MSTEAMS.owner, name: "Owner", aadObjectId: TEST_MSTEAMS.owner };
+      const response = await postTeams(body);
+      expect(response.headers.get("x-edgeclaw-dropped")).toMatch(
+        new RegExp(`channel ${channelId} is not served`),
+      );
+      await droppedWithoutRun(response, scenario, conversation);
+    },
+  );
+
+  it("an activity without channelId is dropped the same way", async () => {
+    const scenario = newScenario("teams-no-channel");
+    const conversation = `a:${uniqueId("dm")}`;
+    const body = activity({ kind: "personal", conversation, text: `hi [scenario:${scenario}]` });
+    delete body.channelId;
+    await droppedWithoutRun(await postTeams(body), scenario, conversation);
+  });
+
+  it("a Teams activity from another tenant (channelData and conversation) gets no run and no post", async () => {
+    const scenario = newScenario("teams-tenant");
+    await scriptModel(scenario, [{ type: "text", text: "hello other tenant" }]);
+    const conversation = `a:${uniqueId("dm")}`;
+    const other = "22222222-0000-0000-0000-000000000000";
+    const body = activity({ kind: "personal", conversation, text: `hi [scenario:${scenario}]` });
+    body.channelData = { tenant: { id: other } };
+    body.conversation = { ...(body.conversation as object), tenantId: other };
+    const response = await postTeams(body);
+    expect(response.headers.get("x-edgeclaw-dropped")).toMatch(/tenant .* refused/);
+    await droppedWithoutRun(response, scenario, conversation);
+  });
+
+  it("the owner's own Teams activity still runs (the fence is not a wall)", async () => {
+    const scenario = newScenario("teams-owner");
+    await scriptModel(scenario, [{ type: "text", text: "hi owner" }]);
+    const conversation = `a:${uniqueId("dm")}`;
+    const response = await postTeams(
+      activity({ kind: "personal", conversation, text: `hi [scenario:${scenario}]` }),
+    );
+    expect(response.status).toBe(200);
+    for (let i = 0; i < 60 && !(await messageTexts(conversation)).length; i++) await settle(500);
+    expect(await messageTexts(conversation)).toEqual(["hi owner"]);
+  });
+});
