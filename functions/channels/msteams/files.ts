@@ -20,8 +20,11 @@ const MAX_REDIRECTS = 3;
  *
  * - Only hosts on `mediaAllowHosts` are fetched (default: Microsoft / Teams hosts), redirects
  *   included: each hop is followed by hand (at most three) and checked again.
- * - The first request carries no token; only a 401/403 from a host on `mediaAuthAllowHosts` is
- *   retried with the bot's token, and the token is never sent after a redirect to another origin.
+ * - The first request carries no token; only a 401/403 from the Bot Connector's own attachment API
+ *   (`<serviceUrl>v3/attachments/…` of the verified activity the file came in, on a host that is
+ *   also on `mediaAuthAllowHosts`) is retried with the bot's token. Any other URL, even on an
+ *   allowed host, is the sender's choice: the bot must not lend it its token (confused deputy).
+ *   The token is never sent after a redirect to another URL.
  * - A body over `mediaMaxMb` is refused (declared or while reading); at most the first
  *   MAX_ATTACHMENT_PREFIX_BYTES are kept for the model.
  */
@@ -32,7 +35,7 @@ export async function fetchTeamsAttachment(
 ): Promise<FetchedAttachment> {
   const target = connectorTarget(route, ctx);
   if ("error" in target) return { skipped: target.error };
-  const { account } = target;
+  const { account, serviceUrl } = target;
   const link = attachmentUrl(attachment);
   if ("skipped" in link) return link;
   let url = link;
@@ -41,7 +44,8 @@ export async function fetchTeamsAttachment(
   for (let hop = 0; ; hop++) {
     if (!serviceUrlAllowed(url.href, account.mediaAllowHosts))
       return { skipped: `${url.host} is not on channels.msteams.mediaAllowHosts` };
-    const withToken = token !== undefined && url.origin === authOrigin;
+    const withToken =
+      token !== undefined && url.origin === authOrigin && isConnectorAttachment(url, serviceUrl);
     let response = await fetch(url, {
       headers: withToken ? { authorization: `Bearer ${token}` } : {},
       redirect: "manual",
@@ -50,7 +54,8 @@ export async function fetchTeamsAttachment(
     if (
       (response.status === 401 || response.status === 403) &&
       !withToken &&
-      serviceUrlAllowed(url.href, account.mediaAuthAllowHosts)
+      serviceUrlAllowed(url.href, account.mediaAuthAllowHosts) &&
+      isConnectorAttachment(url, serviceUrl)
     ) {
       await response.body?.cancel().catch(() => undefined);
       const issued = await botAccessToken(target.credentials, account.loginBaseUrl, ctx.signal);
@@ -75,4 +80,22 @@ export async function fetchTeamsAttachment(
     }
     return attachmentText(response, mediaMaxMbLimit(account.mediaMaxMb));
   }
+}
+
+/**
+ * Whether `url` is the Bot Connector attachment API (GET /v3/attachments/{id}/views/{view}) under
+ * the verified activity's serviceUrl: same origin, under the serviceUrl's path (regional prefixes
+ * such as /emea/ included), nothing before `v3/attachments/`.
+ */
+export function isConnectorAttachment(url: URL, serviceUrl: string): boolean {
+  let service: URL;
+  try {
+    service = new URL(serviceUrl);
+  } catch {
+    return false;
+  }
+  if (url.origin !== service.origin || url.username || url.password) return false;
+  const base = service.pathname.endsWith("/") ? service.pathname : `${service.pathname}/`;
+  // WHATWG URL parsing has already resolved dot segments (%2e%2e included).
+  return url.pathname.startsWith(`${base}v3/attachments/`);
 }

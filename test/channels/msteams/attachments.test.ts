@@ -7,6 +7,7 @@ import {
   newScenario,
   postTeams,
   scriptModel,
+  settle,
   uniqueId,
   waitFor,
 } from "./helpers.ts";
@@ -121,5 +122,42 @@ describe("Microsoft Teams inbound files", () => {
     const prompt = await modelSees([downloadInfo("big.txt", `${fakeTeams()}${path}`)]);
     expect(prompt).toContain("larger than mediaMaxMb (20 MB)");
     expect(prompt).not.toContain("xxxxxxxxxx");
+  });
+
+  it("confused deputy: an attacker-chosen URL on an allowed auth host that answers 401 never gets the token", async () => {
+    // Same host as the Bot Connector, on mediaAuthAllowHosts, but not its attachment API.
+    const path = `/files/${uniqueId("bait")}/v3/attachments/x`;
+    await serveFile({ path, content: "token please", auth: true });
+    const prompt = await modelSees([
+      { contentType: "text/plain", name: "bait.txt", contentUrl: `${fakeTeams()}${path}` },
+    ]);
+    expect(prompt).toContain("download answered HTTP 401");
+    expect((await downloadsOf(path)).map((d) => d.authorization)).toEqual([false]);
+  });
+
+  it("confused deputy: an activity from another Bot Framework channel fetches nothing, with or without the token", async () => {
+    const user = uniqueId("aad-dl");
+    await approve(user);
+    const scenario = newScenario("teams-dl-file");
+    await scriptModel(scenario, [{ type: "text", text: "read it" }]);
+    const path = `/v3/attachments/${uniqueId("dl")}/views/original`;
+    await serveFile({ path, content: "connector bytes", auth: true });
+    const body = activity({
+      kind: "personal",
+      conversation: uniqueId("dl-conv"),
+      sender: user,
+      text: `open it [scenario:${scenario}]`,
+      extra: {
+        channelId: "directline",
+        attachments: [
+          { contentType: "text/plain", name: "c.txt", contentUrl: `${fakeTeams()}${path}` },
+        ],
+      },
+    });
+    const response = await postTeams(body);
+    expect(response.status).toBe(200);
+    await settle(1_500);
+    expect(await recorded(scenario)).toEqual([]);
+    expect(await downloadsOf(path)).toEqual([]);
   });
 });
