@@ -1,4 +1,4 @@
-import { displayTurns } from "./session/display-log.ts";
+import { displayTurns } from "./session/outbox/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
 import type {
@@ -12,19 +12,19 @@ import {
   discardDeadLetter,
   listDeadLetters,
   retryDeadLetter,
-} from "./session/dead-letter-admin.ts";
+} from "./session/outbox/dead-letter-admin.ts";
 import { SessionState, zeroUsage } from "./session/state.ts";
-import { deliver, mirror } from "./session/delivery.ts";
-import { prune } from "./session/retention.ts";
+import { deliver, mirror } from "./session/outbox/replies.ts";
+import { prune } from "./session/upkeep/retention.ts";
 import { rotateSession } from "./session/identity.ts";
 import { retryPending } from "./session/retry.ts";
-import { executeRun, startNextRun } from "./session/run.ts";
+import { executeRun, startNextRun } from "./session/run/execute.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
-import { savePendingCaptures } from "./session/session-memory.ts";
-import { triage } from "./session/triage-loop.ts";
+import { savePendingCaptures } from "./session/run/session-memory.ts";
+import { triage } from "./session/inbox/triage-pass.ts";
 import { withDbBatch } from "../functions/db/client.ts";
-import { countSession, flushSessionMetrics } from "./session/metrics.ts";
-import { exportPassSpans } from "./session/telemetry.ts";
+import { countSession, flushSessionMetrics } from "./session/upkeep/metrics.ts";
+import { exportPassSpans } from "./session/upkeep/telemetry.ts";
 import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 
 /**

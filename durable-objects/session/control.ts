@@ -1,7 +1,7 @@
 import type { SessionControl } from "../../functions/commands/session-control.ts";
-import { compactNow } from "./compact.ts";
+import { compactNow } from "./run/compact.ts";
 import { currentSessionId, rotateSession, settings, status, updateSettings } from "./identity.ts";
-import { captureEndingSession, markStartupContext } from "./session-memory.ts";
+import { captureEndingSession, markStartupContext } from "./run/session-memory.ts";
 import type { SessionState } from "./state.ts";
 
 /** What slash commands may do to this session (functions/commands). */

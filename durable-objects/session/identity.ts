@@ -6,10 +6,10 @@ import type {
 import { estimateTokens } from "../../functions/agent/compaction.ts";
 import { resolveModel } from "../../functions/agent/model-resolve.ts";
 import type { Message } from "../../functions/agent/types.ts";
-import { queuePolicy } from "./queue-policy.ts";
-import { selectionFor } from "./run-deps.ts";
+import { queuePolicy } from "./inbox/queue-policy.ts";
+import { selectionFor } from "./run/deps.ts";
 import type { SessionState } from "./state.ts";
-import { sessionSpend } from "./model-calls.ts";
+import { sessionSpend } from "./mirror/model-calls.ts";
 
 /** The session id in force, starting the first one on demand. */
 export function currentSessionId(s: SessionState, now: number): string {

@@ -1,9 +1,9 @@
-import { mirrorDueAt } from "./delivery.ts";
-import { nextPruneAt, retentionPolicy } from "./retention.ts";
+import { mirrorDueAt } from "./outbox/replies.ts";
+import { nextPruneAt, retentionPolicy } from "./upkeep/retention.ts";
 import { settings } from "./identity.ts";
-import { metricsFlushDueAt } from "./metrics.ts";
-import { queueReadyAt } from "./run-setup.ts";
-import { pendingCaptureDueAt } from "./session-memory.ts";
+import { metricsFlushDueAt } from "./upkeep/metrics.ts";
+import { queueReadyAt } from "./run/setup.ts";
+import { pendingCaptureDueAt } from "./run/session-memory.ts";
 import type { SessionState } from "./state.ts";
 
 /**

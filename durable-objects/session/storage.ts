@@ -1,7 +1,7 @@
 import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import { migrateSessionSchema, type SchemaHost } from "./schema.ts";
-import type { FoldedRuns } from "./retention.ts";
+import type { FoldedRuns } from "./upkeep/retention.ts";
 import { toInboxRow, toOutboxRow, toRunRow, toTranscriptRow, type Row } from "./storage-rows.ts";
 import type {
   InboxRow,

@@ -7,7 +7,7 @@ import type { BudgetPeriod } from "./budget-periods.ts";
  * requires a meter and calls it around EVERY request it sends to a provider (each attempt, each
  * fallback), so a new kind of model call — memory flush, heartbeat, cron, a sub-run — is metered
  * and budget-checked by construction: there is no way to reach a provider without one. The
- * SessionDO's meter (durable-objects/session/metering.ts) records the call durably and reserves its
+ * SessionDO's meter (durable-objects/session/upkeep/metering.ts) records the call durably and reserves its
  * worst case in the budget objects before the request leaves.
  */
 

@@ -40,7 +40,7 @@ import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } 
  * force (and may refuse: BudgetExceededError, kind "budget", which ends the call — no retry, no
  * failover); after it, `meter.settle` records the actual usage and price. Any new kind of model call
  * (memory flush, heartbeat, cron, …) goes through here, so it is metered and capped like a turn.
- * Inside a SessionDO the meter is durable-objects/session/metering.ts `sessionMeter`.
+ * Inside a SessionDO the meter is durable-objects/session/upkeep/metering.ts `sessionMeter`.
  */
 
 export interface CallModelArgs {

@@ -238,18 +238,16 @@ export async function claimDueRun(db: Db, job: CronJob, now: number): Promise<st
 /** A forced run (`cron run`, the tool's run action): its own id, outside the schedule. */
 export async function claimManualRun(db: Db, job: CronJob, now: number): Promise<string> {
   const runId = `${job.id}@manual:${crypto.randomUUID()}`;
-  await db
-    .insert(cronRuns)
-    .values({
-      id: runId,
-      jobId: job.id,
-      agentId: job.agentId,
-      status: "claimed",
-      scheduledFor: new Date(now),
-      sessionKey: sessionKeyForJob(job),
-      manual: 1,
-      createdAt: new Date(now),
-    });
+  await db.insert(cronRuns).values({
+    id: runId,
+    jobId: job.id,
+    agentId: job.agentId,
+    status: "claimed",
+    scheduledFor: new Date(now),
+    sessionKey: sessionKeyForJob(job),
+    manual: 1,
+    createdAt: new Date(now),
+  });
   return runId;
 }
 

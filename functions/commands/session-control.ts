@@ -42,7 +42,7 @@ export type SessionSettingsPatch = {
   [K in keyof SessionSettings]?: SessionSettings[K] | null;
 };
 
-/** What the session's model calls cost so far (durable-objects/session/model-calls.ts). */
+/** What the session's model calls cost so far (durable-objects/session/mirror/model-calls.ts). */
 export interface SessionSpendView {
   calls: number;
   usd: number;

@@ -12,17 +12,13 @@ export const DEFAULT_HEARTBEAT_PROMPT =
   "Follow the heartbeat monitor scratch context when provided. Recurring tasks are automations; create or change their schedules with the automations tool, not heartbeat scratch. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK.";
 
 /** "30m", "1h", "45s", "2d"; a bare number is minutes (heartbeat `every`: "default unit = minutes"). */
-export const durationText = z
-  .string()
-  .regex(/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$/i, {
-    message: 'expected a duration such as "30m", "1h" or "10s"',
-  });
+export const durationText = z.string().regex(/^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$/i, {
+  message: 'expected a duration such as "30m", "1h" or "10s"',
+});
 
-const hhmm = z
-  .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
-    message: 'expected "HH:MM" (24:00 allowed as an end)',
-  });
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
+  message: 'expected "HH:MM" (24:00 allowed as an end)',
+});
 
 /** Fields one heartbeat block may set; `agents.list[].heartbeat` merges over the defaults. */
 const heartbeatFields = {

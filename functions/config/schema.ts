@@ -240,7 +240,7 @@ const durationMs = z.union([
 
 /**
  * OpenClaw's session-store upkeep, applied here to each session's Durable Object storage
- * (durable-objects/session/retention.ts). `mode` and the disk budgets are accepted and not acted on.
+ * (durable-objects/session/upkeep/retention.ts). `mode` and the disk budgets are accepted and not acted on.
  */
 const sessionMaintenanceSchema = z
   .object({

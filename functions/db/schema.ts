@@ -76,7 +76,7 @@ export const usage = pgTable(
 
 /**
  * One row per model call (every kind: turn, compaction, memory flush, heartbeat, cron, …), written
- * first in the SessionDO (durable-objects/session/metering.ts) and mirrored here in batches. The
+ * first in the SessionDO (durable-objects/session/upkeep/metering.ts) and mirrored here in batches. The
  * spend an operator sees (/admin/budgets, metrics, the control page) is summed from this table;
  * `cost_usd` is the price from `models.providers.*.models[].cost` at the time of the call.
  */

@@ -50,12 +50,10 @@ async function plantDeadReply(sessionKey: string, id: string, to: string, text: 
     );
   });
   await db((d) =>
-    d
-      .insert(auditEvents)
-      .values({
-        kind: "outbox.dead_letter",
-        detail: { sessionKey, outboxId: id, channel: "slack", reason: "slack: channel_not_found" },
-      }),
+    d.insert(auditEvents).values({
+      kind: "outbox.dead_letter",
+      detail: { sessionKey, outboxId: id, channel: "slack", reason: "slack: channel_not_found" },
+    }),
   );
 }
 
@@ -218,29 +216,25 @@ describe("admin API for the control page", () => {
   it("channel status: the webhook URL to paste, the last event, the last failure with secrets masked", async () => {
     const lastEvent = new Date(Date.now() + 3_600_000); // later than any other test's LINE session
     await db((d) =>
-      d
-        .insert(sessions)
-        .values({
-          sessionKey: `agent:main:line:ctl-${crypto.randomUUID()}`,
-          sessionId: "s",
-          agentId: "main",
-          channel: "line",
-          lastRoute: { channel: "line", accountId: "default", to: "U1" },
-          sessionStartedAt: new Date(),
-          lastInteractionAt: lastEvent,
-        }),
+      d.insert(sessions).values({
+        sessionKey: `agent:main:line:ctl-${crypto.randomUUID()}`,
+        sessionId: "s",
+        agentId: "main",
+        channel: "line",
+        lastRoute: { channel: "line", accountId: "default", to: "U1" },
+        sessionStartedAt: new Date(),
+        lastInteractionAt: lastEvent,
+      }),
     );
     await db((d) =>
-      d
-        .insert(auditEvents)
-        .values({
-          kind: "outbox.dead_letter",
-          detail: {
-            sessionKey: "k",
-            channel: "line",
-            reason: "line said: bad token line-token-default",
-          },
-        }),
+      d.insert(auditEvents).values({
+        kind: "outbox.dead_letter",
+        detail: {
+          sessionKey: "k",
+          channel: "line",
+          reason: "line said: bad token line-token-default",
+        },
+      }),
     );
     const body = (await (
       await SELF.fetch(`${BASE}/channels/status`, { headers: auth })

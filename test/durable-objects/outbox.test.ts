@@ -1,7 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
-import { deliverDueOutbox, UNDELIVERED_NOTICE } from "../../durable-objects/session/outbox.ts";
+import {
+  deliverDueOutbox,
+  UNDELIVERED_NOTICE,
+} from "../../durable-objects/session/outbox/deliver-due.ts";
 import type {
   ChannelAdapter,
   OutboundMessage,

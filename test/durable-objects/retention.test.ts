@@ -7,7 +7,7 @@ import {
   pruneSessionStorage,
   PRUNE_EVERY_MS,
   type RetentionPolicy,
-} from "../../durable-objects/session/retention.ts";
+} from "../../durable-objects/session/upkeep/retention.ts";
 import { nextAlarmAt } from "../../durable-objects/session/schedule.ts";
 import type { SessionState } from "../../durable-objects/session/state.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";

@@ -4,7 +4,7 @@ import { SessionStore } from "../../durable-objects/session/storage.ts";
 import {
   pruneSessionStorage,
   type RetentionPolicy,
-} from "../../durable-objects/session/retention.ts";
+} from "../../durable-objects/session/upkeep/retention.ts";
 
 const archived = (activeSessionId: string): RetentionPolicy => ({
   activeSessionId,

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
-import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/triage.ts";
+import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/inbox/triage.ts";
 import {
   discordCalls,
   discordMessages,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import { newScenario, postSigned, scriptModel, slackCalls, uniqueId, waitFor } from "./helpers.ts";
 import { sessionStub } from "../../durable-objects/helpers.ts";
-import { UNDELIVERED_NOTICE } from "../../../durable-objects/session/outbox.ts";
+import { UNDELIVERED_NOTICE } from "../../../durable-objects/session/outbox/deliver-due.ts";
 
 const fakeSlack = () => String((env as unknown as Env).FAKE_SLACK_URL);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNDELIVERED_NOTICE } from "../../../durable-objects/session/outbox.ts";
+import { UNDELIVERED_NOTICE } from "../../../durable-objects/session/outbox/deliver-due.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import {
   forgetPairingWhenDone,

@@ -1,17 +1,17 @@
-import { readFile } from "../../functions/agent/workspace.ts";
+import { readFile } from "../../../functions/agent/workspace.ts";
 import {
   HEARTBEAT_FILE,
   heartbeatReply,
   isEffectivelyEmpty,
-} from "../../functions/automation/heartbeat.ts";
-import { recordRunResult, type CronRunReport } from "../../functions/automation/cron-store.ts";
-import { systemEventFor } from "../scheduler/events.ts";
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
-import { withDb } from "../../functions/db/client.ts";
-import type { AutomationTrigger } from "../session-api.ts";
+} from "../../../functions/automation/heartbeat.ts";
+import { recordRunResult, type CronRunReport } from "../../../functions/automation/cron-store.ts";
+import { systemEventFor } from "../../scheduler/events.ts";
+import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import { withDb } from "../../../functions/db/client.ts";
+import type { AutomationTrigger } from "../../session-api.ts";
 import { queueSystemEvent } from "./system-events.ts";
-import type { InboxRow, RunRow, SessionStore } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import type { InboxRow, RunRow, SessionStore } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 import type { TriageHost } from "./triage.ts";
 
 /**

@@ -1,6 +1,6 @@
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
-import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
-import { scopesFor, type ScopeCheck } from "../../functions/agent/budget-scopes.ts";
+import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
+import { scopesFor, type ScopeCheck } from "../../../functions/agent/budget-scopes.ts";
 import {
   BudgetExceededError,
   describeRefusal,
@@ -12,13 +12,13 @@ import {
   type MeterTicket,
   type ModelCallKind,
   type ModelCallMeter,
-} from "../../functions/agent/metering.ts";
-import { ModelError } from "../../functions/agent/types.ts";
-import type { WarnCrossing } from "../budget.ts";
-import { enqueueReply } from "./delivery.ts";
-import { recordModelCall } from "./model-calls.ts";
-import { scheduleAlarm } from "./schedule.ts";
-import type { SessionState } from "./state.ts";
+} from "../../../functions/agent/metering.ts";
+import { ModelError } from "../../../functions/agent/types.ts";
+import type { WarnCrossing } from "../../budget.ts";
+import { enqueueReply } from "../outbox/replies.ts";
+import { recordModelCall } from "../mirror/model-calls.ts";
+import { scheduleAlarm } from "../schedule.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * THE METER OF EVERY MODEL CALL A SESSION MAKES. `callModel` (functions/agent/model-call.ts) cannot

@@ -1,6 +1,6 @@
-import type { ModelCallKind } from "../../functions/agent/metering.ts";
-import type { Usage } from "../../functions/agent/types.ts";
-import type { SessionStore } from "./storage.ts";
+import type { ModelCallKind } from "../../../functions/agent/metering.ts";
+import type { Usage } from "../../../functions/agent/types.ts";
+import type { SessionStore } from "../storage.ts";
 
 /**
  * The `model_calls` table (one row per attempt sent to a provider) and the session's running spend

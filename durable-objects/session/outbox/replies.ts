@@ -1,19 +1,19 @@
 import { recordDisplayTurns } from "./display-log.ts";
-import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
-import { chunkText } from "../../functions/channels/chunk.ts";
-import { costOfRun } from "./run-deps.ts";
-import { flushCronReports, hasCronReports } from "./automation.ts";
-import { deliverDueOutbox } from "./outbox.ts";
-import { mirrorToPostgres } from "./mirror.ts";
-import { runPlatformCostOf } from "./platform-usage.ts";
+import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
+import { chunkText } from "../../../functions/channels/chunk.ts";
+import { costOfRun } from "../run/deps.ts";
+import { flushCronReports, hasCronReports } from "../inbox/automation.ts";
+import { deliverDueOutbox } from "./deliver-due.ts";
+import { mirrorToPostgres } from "../mirror/postgres.ts";
+import { runPlatformCostOf } from "../upkeep/platform-usage.ts";
 import { ProgressRelay } from "./progress.ts";
-import { recordAuditEvent } from "./audit.ts";
-import { isPostgresUnavailable } from "../../functions/db/client.ts";
-import { settings } from "./identity.ts";
-import { countSession } from "./metrics.ts";
-import { sessionLog } from "./log.ts";
-import type { InboxRow, RunRow } from "./storage.ts";
-import { describeError, zeroUsage, type SessionState } from "./state.ts";
+import { recordAuditEvent } from "../audit.ts";
+import { isPostgresUnavailable } from "../../../functions/db/client.ts";
+import { settings } from "../identity.ts";
+import { countSession } from "../upkeep/metrics.ts";
+import { sessionLog } from "../log.ts";
+import type { InboxRow, RunRow } from "../storage.ts";
+import { describeError, zeroUsage, type SessionState } from "../state.ts";
 
 /**
  * The glue between a session and the outside: reply chunks into the outbox and out to the

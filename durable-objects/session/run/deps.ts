@@ -1,25 +1,25 @@
-import type { Env } from "../env.ts";
-import type { EdgeclawConfig } from "../../functions/config/schema.ts";
-import type { RunLoopDeps } from "../../functions/agent/run-loop.ts";
-import type { ModelRequest, ModelResult, ToolContext } from "../../functions/agent/types.ts";
-import { callModel, type CallModelArgs } from "../../functions/agent/model-call.ts";
-import type { ModelCallKind, ModelCallMeter } from "../../functions/agent/metering.ts";
+import type { Env } from "../../env.ts";
+import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
+import type { RunLoopDeps } from "../../../functions/agent/run-loop.ts";
+import type { ModelRequest, ModelResult, ToolContext } from "../../../functions/agent/types.ts";
+import { callModel, type CallModelArgs } from "../../../functions/agent/model-call.ts";
+import type { ModelCallKind, ModelCallMeter } from "../../../functions/agent/metering.ts";
 import {
   modelSelectionFor,
   resolveModel,
   type ModelSelection,
-} from "../../functions/agent/model-resolve.ts";
-import { costUsd } from "../../functions/agent/model-cost.ts";
-import { modelFallbackNotice } from "../../functions/agent/model-notices.ts";
-import { isSilentReply } from "../../functions/agent/prompt.ts";
-import { loadSystemPrompt } from "../../functions/agent/prompt-load.ts";
-import { isMainPrivateSession } from "../../functions/agent/private-session.ts";
-import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../functions/agent/tools/index.ts";
-import { createCronTool } from "../../functions/agent/tools/cron.ts";
-import { conversationToolLayer } from "../../functions/agent/tools/conversation-policy.ts";
-import { schedulerStub } from "../scheduler-stub.ts";
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
-import type { ChatType } from "../../functions/channels/envelope.ts";
+} from "../../../functions/agent/model-resolve.ts";
+import { costUsd } from "../../../functions/agent/model-cost.ts";
+import { modelFallbackNotice } from "../../../functions/agent/model-notices.ts";
+import { isSilentReply } from "../../../functions/agent/prompt.ts";
+import { loadSystemPrompt } from "../../../functions/agent/prompt-load.ts";
+import { isMainPrivateSession } from "../../../functions/agent/private-session.ts";
+import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../../functions/agent/tools/index.ts";
+import { createCronTool } from "../../../functions/agent/tools/cron.ts";
+import { conversationToolLayer } from "../../../functions/agent/tools/conversation-policy.ts";
+import { schedulerStub } from "../../scheduler-stub.ts";
+import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ChatType } from "../../../functions/channels/envelope.ts";
 
 export interface RunDepsInput {
   env: Env;
@@ -42,7 +42,7 @@ export interface RunDepsInput {
   onAttempt?: CallModelArgs["onAttempt"];
   /** What this run's main calls are metered as ("turn" unless the run is a heartbeat, cron, …). */
   callKind: ModelCallKind;
-  /** The session's meter for a kind of call (durable-objects/session/metering.ts). */
+  /** The session's meter for a kind of call (durable-objects/session/upkeep/metering.ts). */
   meterFor: (kind: ModelCallKind) => ModelCallMeter;
   /** The first run after /new or /reset: the prompt gets today's and yesterday's notes. */
   startupContext?: boolean;

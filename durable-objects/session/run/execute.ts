@@ -1,37 +1,37 @@
-import { recordDisplayTurns } from "./display-log.ts";
-import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
-import type { ChatType } from "../../functions/channels/envelope.ts";
+import { recordDisplayTurns } from "../outbox/display-log.ts";
+import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
+import type { ChatType } from "../../../functions/channels/envelope.ts";
 import {
   closeDanglingToolCalls,
   runAgentLoop,
   RunYield,
   type RunHost,
-} from "../../functions/agent/run-loop.ts";
-import { ModelError, type Message, type ToolCall } from "../../functions/agent/types.ts";
-import { BudgetExceededError, budgetNotice } from "../../functions/agent/metering.ts";
-import { sessionMeter } from "./metering.ts";
-import { addRunPlatformCost } from "./platform-usage.ts";
-import { runCostUsd } from "./model-calls.ts";
-import { usageFooter } from "../../functions/commands/usage.ts";
+} from "../../../functions/agent/run-loop.ts";
+import { ModelError, type Message, type ToolCall } from "../../../functions/agent/types.ts";
+import { BudgetExceededError, budgetNotice } from "../../../functions/agent/metering.ts";
+import { sessionMeter } from "../upkeep/metering.ts";
+import { addRunPlatformCost } from "../upkeep/platform-usage.ts";
+import { runCostUsd } from "../mirror/model-calls.ts";
+import { usageFooter } from "../../../functions/commands/usage.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { memoryFlushIfDue } from "./memory-flush.ts";
-import { enqueueReply, enqueueRetract, progressRelay } from "./delivery.ts";
-import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "./identity.ts";
-import { deadLetterNotice } from "./dead-letter.ts";
-import { admitRun, markParked, runLimits } from "./run-bounds.ts";
-import { clearRetry, recordFailure } from "./retry.ts";
-import { scheduleAlarm, WATCHDOG_MS } from "./schedule.ts";
-import { buildRunDeps, costOfRun } from "./run-deps.ts";
-import { automationOf, recordCronOutcome, visibleReply } from "./automation.ts";
-import { incomingText, prepareRun, routeTarget, type RunPlan } from "./run-setup.ts";
-import { renderIncoming } from "../../functions/agent/turn-text.ts";
-import { newFenceId } from "../../functions/agent/untrusted-text.ts";
-import { takeSystemEvents } from "./system-events.ts";
-import { runTelemetry } from "./telemetry.ts";
-import { sessionLog } from "./log.ts";
+import { enqueueReply, enqueueRetract, progressRelay } from "../outbox/replies.ts";
+import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "../identity.ts";
+import { deadLetterNotice } from "../outbox/dead-letter.ts";
+import { admitRun, markParked, runLimits } from "./bounds.ts";
+import { clearRetry, recordFailure } from "../retry.ts";
+import { scheduleAlarm, WATCHDOG_MS } from "../schedule.ts";
+import { buildRunDeps, costOfRun } from "./deps.ts";
+import { automationOf, recordCronOutcome, visibleReply } from "../inbox/automation.ts";
+import { incomingText, prepareRun, routeTarget, type RunPlan } from "./setup.ts";
+import { renderIncoming } from "../../../functions/agent/turn-text.ts";
+import { newFenceId } from "../../../functions/agent/untrusted-text.ts";
+import { takeSystemEvents } from "../inbox/system-events.ts";
+import { runTelemetry } from "../upkeep/telemetry.ts";
+import { sessionLog } from "../log.ts";
 import { takeStartupContext } from "./session-memory.ts";
-import type { InboxRow, RunRow } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import type { InboxRow, RunRow } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
 export function startNextRun(s: SessionState): RunRow | undefined {

@@ -1,5 +1,5 @@
-import type { EdgeclawConfig, QueueDrop, QueueMode } from "../../functions/config/schema.ts";
-import type { SessionSettings } from "../../functions/commands/session-control.ts";
+import type { EdgeclawConfig, QueueDrop, QueueMode } from "../../../functions/config/schema.ts";
+import type { SessionSettings } from "../../../functions/commands/session-control.ts";
 
 export interface QueuePolicy {
   mode: QueueMode;

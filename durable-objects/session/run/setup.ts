@@ -1,9 +1,9 @@
-import type { EdgeclawConfig } from "../../functions/config/schema.ts";
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
-import type { InboxRow } from "./storage.ts";
-import type { SessionSettings } from "../../functions/commands/session-control.ts";
-import { queuePolicy } from "./queue-policy.ts";
-import { composeTurnText, type IncomingText } from "../../functions/agent/turn-text.ts";
+import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
+import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { InboxRow } from "../storage.ts";
+import type { SessionSettings } from "../../../functions/commands/session-control.ts";
+import { queuePolicy } from "../inbox/queue-policy.ts";
+import { composeTurnText, type IncomingText } from "../../../functions/agent/turn-text.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
 export interface RunPlan {

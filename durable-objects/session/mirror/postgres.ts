@@ -1,15 +1,15 @@
 import { sql } from "drizzle-orm";
-import { withDb, type DbEnv } from "../../functions/db/client.ts";
+import { withDb, type DbEnv } from "../../../functions/db/client.ts";
 import {
   modelCalls,
   runPlatformCost,
   sessions,
   transcriptEntries,
   usage,
-} from "../../functions/db/schema.ts";
-import type { PlatformCost } from "../../functions/agent/platform-cost.ts";
+} from "../../../functions/db/schema.ts";
+import type { PlatformCost } from "../../../functions/agent/platform-cost.ts";
 import { markModelCallsMirrored, unmirroredModelCalls } from "./model-calls.ts";
-import type { RunRow, SessionStore } from "./storage.ts";
+import type { RunRow, SessionStore } from "../storage.ts";
 
 export interface SessionIndexFacts {
   sessionKey: string;

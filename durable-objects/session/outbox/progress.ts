@@ -4,11 +4,11 @@ import type {
   ProgressEvent,
   ProgressState,
   SendContext,
-} from "../../functions/channels/adapter.ts";
-import { createLogger } from "../../functions/logging/logger.ts";
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
-import type { SessionStore } from "./storage.ts";
-import { SILENT_REPLY_TOKEN } from "../../functions/agent/prompt.ts";
+} from "../../../functions/channels/adapter.ts";
+import { createLogger } from "../../../functions/logging/logger.ts";
+import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { SessionStore } from "../storage.ts";
+import { SILENT_REPLY_TOKEN } from "../../../functions/agent/prompt.ts";
 
 /**
  * Forwards run progress to the channel (typing, reactions, streaming previews) one call at a time,

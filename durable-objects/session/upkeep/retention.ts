@@ -1,5 +1,5 @@
-import { TOMBSTONE_MS } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import { TOMBSTONE_MS } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * How long a SessionDO keeps what it stores, and the sweep that enforces it. The bound of every

@@ -1,26 +1,29 @@
-import type { Env } from "../env.ts";
-import { createLogger } from "../../functions/logging/logger.ts";
-import type { EdgeclawConfig } from "../../functions/config/schema.ts";
-import type { RunEvent } from "../session-api.ts";
-import { adapterFor, HTTP_CHANNELS } from "../../functions/channels/registry.ts";
-import { describeAttachments } from "../../functions/channels/attachments.ts";
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { Env } from "../../env.ts";
+import { createLogger } from "../../../functions/logging/logger.ts";
+import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
+import type { RunEvent } from "../../session-api.ts";
+import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
+import { describeAttachments } from "../../../functions/channels/attachments.ts";
+import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
 import {
   decideAccess,
   OPERATOR_ACCESS,
   type AccessDecision,
-} from "../../functions/routing/access.ts";
-import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";
-import { configOnlyAccessStore } from "../../functions/routing/access-store-config-only.ts";
-import { resolveHistoryLimit, senderLabel } from "../../functions/routing/group-history.ts";
-import { resolveResetPolicy, sessionResetDue } from "../../functions/routing/session-reset.ts";
-import { handleCommandMessage } from "../../functions/commands/execute.ts";
-import type { SessionControl, SessionSettings } from "../../functions/commands/session-control.ts";
-import { withDb } from "../../functions/db/client.ts";
+} from "../../../functions/routing/access.ts";
+import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";
+import { configOnlyAccessStore } from "../../../functions/routing/access-store-config-only.ts";
+import { resolveHistoryLimit, senderLabel } from "../../../functions/routing/group-history.ts";
+import { resolveResetPolicy, sessionResetDue } from "../../../functions/routing/session-reset.ts";
+import { handleCommandMessage } from "../../../functions/commands/execute.ts";
+import type {
+  SessionControl,
+  SessionSettings,
+} from "../../../functions/commands/session-control.ts";
+import { withDb } from "../../../functions/db/client.ts";
 import { queuePolicy } from "./queue-policy.ts";
 import { queueSystemEvent } from "./system-events.ts";
 import { triageAutomation } from "./automation.ts";
-import type { InboxRow, SessionStore } from "./storage.ts";
+import type { InboxRow, SessionStore } from "../storage.ts";
 
 /** What triage may do to its session. SessionDO implements it. */
 export interface TriageHost {

@@ -1,21 +1,21 @@
-import type { CompactResult } from "../../functions/commands/session-control.ts";
-import { sessionLog } from "./log.ts";
+import type { CompactResult } from "../../../functions/commands/session-control.ts";
+import { sessionLog } from "../log.ts";
 import {
   compactionCut,
   droppedSummary,
   estimateTokens,
   needsCompaction,
   summarizeInSlices,
-} from "../../functions/agent/compaction.ts";
-import { callModel } from "../../functions/agent/model-call.ts";
-import type { ModelRequest, ModelResult } from "../../functions/agent/types.ts";
-import { contextWindow, currentSessionId, sessionMessages, settings } from "./identity.ts";
-import { selectionFor } from "./run-deps.ts";
-import type { RunRow } from "./storage.ts";
-import type { SessionState } from "./state.ts";
-import { classifyError } from "./error-class.ts";
-import { BudgetExceededError, budgetNotice } from "../../functions/agent/metering.ts";
-import { sessionMeter } from "./metering.ts";
+} from "../../../functions/agent/compaction.ts";
+import { callModel } from "../../../functions/agent/model-call.ts";
+import type { ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
+import { contextWindow, currentSessionId, sessionMessages, settings } from "../identity.ts";
+import { selectionFor } from "./deps.ts";
+import type { RunRow } from "../storage.ts";
+import type { SessionState } from "../state.ts";
+import { classifyError } from "../error-class.ts";
+import { BudgetExceededError, budgetNotice } from "../../../functions/agent/metering.ts";
+import { sessionMeter } from "../upkeep/metering.ts";
 
 type CallModel = (request: ModelRequest) => Promise<ModelResult>;
 

@@ -1,5 +1,5 @@
-import type { AttemptReport } from "../../functions/agent/model-call.ts";
-import type { ToolCall, Usage } from "../../functions/agent/types.ts";
+import type { AttemptReport } from "../../../functions/agent/model-call.ts";
+import type { ToolCall, Usage } from "../../../functions/agent/types.ts";
 import {
   exportSpans,
   otlpTarget,
@@ -7,12 +7,12 @@ import {
   runTraceIds,
   sampled,
   type SpanRecord,
-} from "../../functions/telemetry/otlp.ts";
-import { costOfRun } from "./run-deps.ts";
-import { sessionLog } from "./log.ts";
+} from "../../../functions/telemetry/otlp.ts";
+import { costOfRun } from "../run/deps.ts";
+import { sessionLog } from "../log.ts";
 import { countSession, observeSession } from "./metrics.ts";
-import type { RunRow } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import type { RunRow } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * What one run reports about itself to operators: counters (session/metrics.ts) and, when

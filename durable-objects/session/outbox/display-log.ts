@@ -1,4 +1,4 @@
-import type { SessionState } from "./state.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * What the web chat shows besides the transcript: command turns (`/status` and its answer) and

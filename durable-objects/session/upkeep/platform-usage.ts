@@ -1,8 +1,11 @@
-import { estimateRunPlatformCost, type PlatformCost } from "../../functions/agent/platform-cost.ts";
-import { scopesFor } from "../../functions/agent/budget-scopes.ts";
-import { runModelCalls, sessionSpend } from "./model-calls.ts";
-import type { RunRow } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import {
+  estimateRunPlatformCost,
+  type PlatformCost,
+} from "../../../functions/agent/platform-cost.ts";
+import { scopesFor } from "../../../functions/agent/budget-scopes.ts";
+import { runModelCalls, sessionSpend } from "../mirror/model-calls.ts";
+import type { RunRow } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 
 /** The estimated platform cost of one finished run, from what this object recorded about it. */
 export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {

@@ -1,14 +1,14 @@
-import { estimateTokens } from "../../functions/agent/compaction.ts";
-import { callModel } from "../../functions/agent/model-call.ts";
-import { localDate } from "../../functions/agent/memory/session-capture.ts";
-import { runAgentLoop, type RunHost, type RunLoopDeps } from "../../functions/agent/run-loop.ts";
-import { resolveUserTimezone } from "../../functions/agent/user-time.ts";
-import type { Message, ModelRequest, ModelResult } from "../../functions/agent/types.ts";
-import type { ModelCallKind } from "../../functions/agent/metering.ts";
-import { contextWindow, sessionMessages } from "./identity.ts";
-import { sessionMeter } from "./metering.ts";
-import type { RunRow } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import { estimateTokens } from "../../../functions/agent/compaction.ts";
+import { callModel } from "../../../functions/agent/model-call.ts";
+import { localDate } from "../../../functions/agent/memory/session-capture.ts";
+import { runAgentLoop, type RunHost, type RunLoopDeps } from "../../../functions/agent/run-loop.ts";
+import { resolveUserTimezone } from "../../../functions/agent/user-time.ts";
+import type { Message, ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
+import type { ModelCallKind } from "../../../functions/agent/metering.ts";
+import { contextWindow, sessionMessages } from "../identity.ts";
+import { sessionMeter } from "../upkeep/metering.ts";
+import type { RunRow } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * The pre-compaction memory flush (`agents.defaults.compaction.memoryFlush`): when a session's

@@ -1,9 +1,9 @@
-import { HTTP_CHANNELS } from "../../functions/channels/registry.ts";
-import { recordAuditEvent } from "./audit.ts";
-import { sessionLog } from "./log.ts";
-import { enqueueReply, eventReplyId } from "./delivery.ts";
-import type { InboxRow } from "./storage.ts";
-import { describeError, type SessionState } from "./state.ts";
+import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
+import { recordAuditEvent } from "../audit.ts";
+import { sessionLog } from "../log.ts";
+import { enqueueReply, eventReplyId } from "./replies.ts";
+import type { InboxRow } from "../storage.ts";
+import { describeError, type SessionState } from "../state.ts";
 
 /**
  * What a chat sender is told, once, when their event is set aside. The reason stays with the

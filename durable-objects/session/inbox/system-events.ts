@@ -1,4 +1,4 @@
-import type { SessionStore } from "./storage.ts";
+import type { SessionStore } from "../storage.ts";
 
 /**
  * System events (edits, deletes, reactions, joins/leaves, renames, pins, button clicks) that passed

@@ -5,9 +5,9 @@ import {
   type CounterName,
   type HistogramName,
   type Labels,
-} from "../../functions/metrics/catalog.ts";
-import { metricsShard } from "../../functions/metrics/shards.ts";
-import type { SessionState } from "./state.ts";
+} from "../../../functions/metrics/catalog.ts";
+import { metricsShard } from "../../../functions/metrics/shards.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * This session's counters (owner of the `metrics_pending` table). Counting is one SQLite upsert in

@@ -1,11 +1,11 @@
-import { unfenceForDisplay } from "../../functions/agent/untrusted-text.ts";
+import { unfenceForDisplay } from "../../../functions/agent/untrusted-text.ts";
 import {
   writeSessionCapture,
   type CapturedMessage,
   type SessionCapture,
-} from "../../functions/agent/memory/session-capture.ts";
-import { sessionMemoryHookConfig } from "../../functions/config/memory-keys.ts";
-import type { SessionState } from "./state.ts";
+} from "../../../functions/agent/memory/session-capture.ts";
+import { sessionMemoryHookConfig } from "../../../functions/config/memory-keys.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * The session-memory hook inside the SessionDO. When /new or /reset (or a daily/idle auto-reset)

@@ -1,7 +1,7 @@
-import { secretMasker } from "../../functions/logging/logger.ts";
-import type { DeadLetter, DeadLetterActionResult } from "../session-api.ts";
-import { OUTCOME_UNKNOWN } from "./outbox.ts";
-import type { SessionState } from "./state.ts";
+import { secretMasker } from "../../../functions/logging/logger.ts";
+import type { DeadLetter, DeadLetterActionResult } from "../../session-api.ts";
+import { OUTCOME_UNKNOWN } from "./deliver-due.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * The operator's side of dead letters (admin API, control page): list them, send a dead reply chunk

@@ -1,6 +1,6 @@
-import type { EdgeclawConfig } from "../../functions/config/schema.ts";
-import type { RunRow } from "./storage.ts";
-import type { SessionState } from "./state.ts";
+import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
+import type { RunRow } from "../storage.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * The bounds on one run that hold across alarm passes: its wall time from the first start

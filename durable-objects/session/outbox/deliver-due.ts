@@ -3,8 +3,8 @@ import type {
   OutboundMessage,
   ReconcileResult,
   SendContext,
-} from "../../functions/channels/adapter.ts";
-import type { OutboxRow, SessionStore } from "./storage.ts";
+} from "../../../functions/channels/adapter.ts";
+import type { OutboxRow, SessionStore } from "../storage.ts";
 
 export interface OutboxPolicy {
   maxAttempts: number;

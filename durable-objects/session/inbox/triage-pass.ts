@@ -1,13 +1,13 @@
-import { sessionControl } from "./control.ts";
-import { progressRelay, refuse, reply } from "./delivery.ts";
-import { rotateSession, settings } from "./identity.ts";
-import { captureEndingSession } from "./session-memory.ts";
-import { deadLetterEvents } from "./dead-letter.ts";
-import { clearRetry, recordFailure, retryPending } from "./retry.ts";
-import { scheduleAlarm } from "./schedule.ts";
-import { countSession } from "./metrics.ts";
-import { sessionLog } from "./log.ts";
-import type { SessionState } from "./state.ts";
+import { sessionControl } from "../control.ts";
+import { progressRelay, refuse, reply } from "../outbox/replies.ts";
+import { rotateSession, settings } from "../identity.ts";
+import { captureEndingSession } from "../run/session-memory.ts";
+import { deadLetterEvents } from "../outbox/dead-letter.ts";
+import { clearRetry, recordFailure, retryPending } from "../retry.ts";
+import { scheduleAlarm } from "../schedule.ts";
+import { countSession } from "../upkeep/metrics.ts";
+import { sessionLog } from "../log.ts";
+import type { SessionState } from "../state.ts";
 import { senderMayHearOfFailure, triageInbound, type TriageHost } from "./triage.ts";
 
 /**
