@@ -25,7 +25,7 @@ export interface Env {
   COMPANION: DurableObjectNamespace<CompanionDO>;
   /** One per companion deployment (durable-objects/companion-container.ts): the Cloudflare Container running the companion. */
   COMPANION_CONTAINER: DurableObjectNamespace<CompanionContainerDO>;
-  /** "1" when `npx edgeclaw deploy` added the companion container (socket accounts configured), "0" when it did not; unset in dev and tests. */
+  /** "1" when `npm run deploy` added the companion container (socket accounts configured), "0" when it did not; unset in dev and tests. */
   EDGECLAW_COMPANION_CONTAINER?: string;
   /** Native slash commands a channel account registered, with their callback tokens (durable-objects/command-registry.ts), one per `<channel>:<accountId>`. */
   COMMAND_REGISTRY: DurableObjectNamespace<CommandRegistryDO>;

@@ -78,7 +78,7 @@ async function main(): Promise<number> {
     }
   }
 
-  // Socket accounts configured → the companion runs as a Cloudflare Container (README "Companion").
+  // Socket accounts configured → the companion runs as a Cloudflare Container (docs/concepts/companion.md).
   const container = companionContainerPlan(inputs.loaded.config, process.cwd());
   const generated = writeDeployConfig(process.cwd(), container);
   if (container) {

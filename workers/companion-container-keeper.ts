@@ -3,7 +3,7 @@ import { configFromEnv } from "../functions/config/load.ts";
 import { containerDeployments } from "../functions/channels/companion/container-plan.ts";
 import { companionStub } from "./companion-signed.ts";
 
-/** "1" when `npx edgeclaw deploy` added the companion's `[[containers]]` entry, "0" when it did not (scripts/lib/deploy-config.ts). */
+/** "1" when `npm run deploy` added the companion's `[[containers]]` entry, "0" when it did not (scripts/lib/deploy-config.ts). */
 export function companionContainerDeployed(env: Env): boolean {
   return env.EDGECLAW_COMPANION_CONTAINER === "1";
 }
@@ -16,7 +16,7 @@ export function companionContainerDeployed(env: Env): boolean {
  * the Durable Object's own alarm.
  */
 export async function keepCompanionContainers(env: Env): Promise<void> {
-  // Unset: not deployed by `npx edgeclaw deploy` (npm run dev, tests): no container exists to keep.
+  // Unset: not deployed by `npm run deploy` (npm run dev, tests): no container exists to keep.
   // "0": deployed without one, so one a previous deploy started is told to stop.
   if (env.EDGECLAW_COMPANION_CONTAINER !== "1" && env.EDGECLAW_COMPANION_CONTAINER !== "0") return;
   const config = configFromEnv(env);

@@ -133,7 +133,7 @@ export interface SocketPieces<Account = unknown> {
   ): ParseResult | Promise<ParseResult>;
 }
 
-/** How a user turns the channel on (README "Connect <channel>", `npx edgeclaw channels <id> setup`). */
+/** How a user turns the channel on (docs/channels/<id>.md, `npx edgeclaw channels <id> setup`). */
 export interface ChannelSetup {
   title: string;
   /** Markdown: what to create in the developer portal, secrets (`wrangler secret put …`), the URL to paste, the `simulate` line. */

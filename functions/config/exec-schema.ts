@@ -101,7 +101,7 @@ export const sandboxSchema = z
     backend: z.enum(["companion", "container"]).optional(),
     docker: z
       .object({
-        /** The image `npx edgeclaw deploy` builds for the container backend. */
+        /** The image `npm run deploy` builds for the container backend. */
         image: z.string().default("./sandbox/Dockerfile"),
         /** The only variables a command gets besides PATH/HOME/LANG: secrets never enter otherwise. */
         env: z.record(z.string(), secretInputSchema).default({}),

@@ -20,7 +20,7 @@ const companionChannelId = z
 
 /**
  * edgeclaw's own: the companion run as a Cloudflare Container, one instance per companion deployment
- * that serves a socket account. Read by `npx edgeclaw deploy` (image, instance type) and by the
+ * that serves a socket account. Read by `npm run deploy` (image, instance type) and by the
  * deployment's Durable Object that keeps the container running (restart backoff, crash-loop breaker).
  */
 const companionContainerSchema = z
@@ -102,7 +102,7 @@ export const companionSchema = z
       .default([{ id: "k1", secret: { source: "env", id: "EDGECLAW_COMPANION_OUTBOUND_SECRET" } }]),
     /** One outbound command's wait for the companion's answer. */
     outboundTimeoutMs: z.number().int().positive().max(120_000).default(15_000),
-    /** The companion as a Cloudflare Container (`npx edgeclaw deploy` adds it while socket accounts are configured). */
+    /** The companion as a Cloudflare Container (`npm run deploy` adds it while socket accounts are configured). */
     container: companionContainerSchema,
   })
   .prefault({});

@@ -54,7 +54,7 @@ export function companionContainerSecrets(config: EdgeclawConfig): string[] {
 }
 
 /**
- * What `npx edgeclaw deploy` deploys: wrangler.toml plus the var that tells the Worker whether the
+ * What `npm run deploy` deploys: wrangler.toml plus the var that tells the Worker whether the
  * companion container exists ("1") or not ("0": any container a previous deploy started is told to
  * stop at the Worker's first request), and, with a container, the `[[containers]]` entry on the
  * bound CompanionContainerDO class and the cron that re-arms the keepers. TOML tables may follow the
@@ -76,7 +76,7 @@ export function deployWranglerToml(
   const lines = [
     baseToml.trimEnd(),
     "",
-    "# Added by `npx edgeclaw deploy` (scripts/lib/deploy-config.ts).",
+    "# Added by `npm run deploy` (scripts/lib/deploy-config.ts).",
     "[vars]",
     `EDGECLAW_COMPANION_CONTAINER = "${plan ? "1" : "0"}"`,
     "",

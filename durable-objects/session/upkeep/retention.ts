@@ -3,7 +3,7 @@ import type { SessionState } from "../state.ts";
 
 /**
  * How long a SessionDO keeps what it stores, and the sweep that enforces it. The bound of every
- * table (stated at the schema, schema.ts, and in README → Reliability):
+ * table (stated at the schema, schema.ts, and in docs/concepts/reliability.md):
  *  - inbox: events not yet settled, plus settled ones as dedup tombstones for TOMBSTONE_MS (48 h;
  *    their payload is cleared after an hour); inbox_alias likewise 48 h.
  *  - outbox: chunks still being delivered, sent chunks for 48 h, dead letters for

@@ -14,7 +14,7 @@ export interface ContainerDeployment {
 
 /**
  * The companion deployments that need a running companion: those whose keys speak for at least one
- * enabled socket account. Empty = no container is wanted (and `npx edgeclaw deploy` adds none).
+ * enabled socket account. Empty = no container is wanted (and `npm run deploy` adds none).
  */
 export function containerDeployments(
   config: EdgeclawConfig,

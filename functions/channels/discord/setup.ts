@@ -1,4 +1,4 @@
-/** README "Connect Discord" and `npx edgeclaw channels discord setup`. */
+/** docs/channels/discord.md and `npx edgeclaw channels discord setup`. */
 export const discordSetupSteps = `1. In the [Discord developer portal](https://discord.com/developers/applications): **New Application**, then **Bot**:
    enable the privileged **Message Content Intent** (and **Server Members Intent** for member joins), **Reset Token** and keep it.
 2. **OAuth2 → URL Generator**: scopes \`bot\` and \`applications.commands\`; permissions View Channels, Send Messages,

@@ -1,6 +1,6 @@
 import type { ChannelSetup } from "../channel.ts";
 
-/** How a user connects Feishu / Lark in webhook mode (README "Connect Feishu / Lark", `npx edgeclaw channels feishu setup`). */
+/** How a user connects Feishu / Lark in webhook mode (docs/channels/feishu.md, `npx edgeclaw channels feishu setup`). */
 export const FEISHU_SETUP: ChannelSetup = {
   title: "Connect Feishu / Lark",
   steps: `Try it first with no account: \`EDGECLAW_SIMULATE=1 npm run dev\`, then

@@ -1,6 +1,6 @@
 import type { ChannelSetup } from "../channel.ts";
 
-/** How a user connects Google Chat (README "Connect Google Chat"). */
+/** How a user connects Google Chat (docs/channels/googlechat.md). */
 export const GOOGLECHAT_SETUP: ChannelSetup = {
   title: "Connect Google Chat",
   steps: `Try it first with no account: \`EDGECLAW_SIMULATE=1 npm run dev\`, then

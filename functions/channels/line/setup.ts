@@ -1,6 +1,6 @@
 import type { ChannelSetup } from "../channel.ts";
 
-/** How a user connects LINE (README "Connect LINE", `npx edgeclaw channels line setup`). */
+/** How a user connects LINE (docs/channels/line.md, `npx edgeclaw channels line setup`). */
 export const LINE_SETUP: ChannelSetup = {
   title: "Connect LINE",
   steps: `Try it first with no account: \`EDGECLAW_SIMULATE=1 npm run dev\`, then

@@ -1,6 +1,6 @@
 import type { ChannelSetup } from "../channel.ts";
 
-/** How a user connects Microsoft Teams (README "Connect Microsoft Teams"). */
+/** How a user connects Microsoft Teams (docs/channels/msteams.md). */
 export const MSTEAMS_SETUP: ChannelSetup = {
   title: "Connect Microsoft Teams",
   steps: `1. In the Azure portal create an **Azure Bot** (type Single Tenant), then under **Configuration** copy the

@@ -1,6 +1,6 @@
 import type { ChannelSetup } from "../channel.ts";
 
-/** How a user connects Twilio SMS (also README "Connect Twilio SMS"). */
+/** How a user connects Twilio SMS (also docs/channels/sms.md). */
 export const smsSetup: ChannelSetup = {
   title: "Connect Twilio SMS",
   steps: `1. In the Twilio Console open **Phone Numbers → Manage → Active numbers** and pick an SMS-capable
