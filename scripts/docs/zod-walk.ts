@@ -28,6 +28,7 @@ interface ZodDef {
 }
 interface CheckDef {
   check: string;
+  error?: (issue: unknown) => unknown;
   value?: number;
   inclusive?: boolean;
   format?: string;
@@ -44,6 +45,8 @@ export interface KeyRow {
 
 interface Unwrapped {
   node: ZodNode;
+  /** What the schema's own rules (`.refine`) say when a value breaks them. */
+  rules: string[];
   defaultValue?: unknown;
   hasDefault: boolean;
   nullable: boolean;
@@ -57,8 +60,13 @@ function unwrap(start: ZodNode): Unwrapped {
   let defaultValue: unknown;
   let hasDefault = false;
   let nullable = false;
+  const rules: string[] = [];
   for (;;) {
     const d = def(node);
+    for (const check of d.checks ?? []) {
+      const rule = customRule(check._zod.def);
+      if (rule && !rules.includes(rule)) rules.push(rule);
+    }
     if (d.type === "default" || d.type === "prefault") {
       if (!hasDefault) {
         defaultValue = d.defaultValue;
@@ -76,8 +84,20 @@ function unwrap(start: ZodNode): Unwrapped {
       // z.preprocess(fn, schema) is pipe(transform, schema); schema.transform(fn) is pipe(schema, transform).
       node = def(d.in!).type === "transform" ? d.out! : d.in!;
     } else {
-      return { node, defaultValue, hasDefault, nullable };
+      return { node, defaultValue, hasDefault, nullable, rules };
     }
+  }
+}
+
+/** The message of a `.refine` rule, when it has a fixed one. */
+function customRule(check: CheckDef): string | undefined {
+  if (check.check !== "custom" || typeof check.error !== "function") return undefined;
+  try {
+    const said = check.error({});
+    const text = typeof said === "string" ? said : (said as { message?: unknown })?.message;
+    return typeof text === "string" && text ? text : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -191,11 +211,15 @@ export function keyRows(schema: ZodNode, prefix: string, docs: KeyDocs): KeyRow[
     const mine = new Map<string, KeyRow>();
     for (const [key, child] of Object.entries(shape)) {
       const unwrapped = unwrap(child);
+      const rules = unwrapped.rules.map(
+        (rule) => `A value that breaks its rule is refused with "${rule}".`,
+      );
+      const description = [docs.describe(key, shapeKeys), ...rules].filter(Boolean).join(" ");
       mine.set(key, {
         path: path ? `${path}.${key}` : key,
         type: typeWords(child),
         default: unwrapped.hasDefault ? defaultWords(unwrapped.defaultValue) : undefined,
-        description: docs.describe(key, shapeKeys),
+        description: description || undefined,
       });
     }
     for (const [key, child] of Object.entries(shape)) {
