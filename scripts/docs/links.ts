@@ -105,3 +105,44 @@ export function brokenLinks(root: string): BrokenLink[] {
   }
   return broken;
 }
+
+const REPO_FOLDERS = [
+  "bin",
+  "companion",
+  "docs",
+  "durable-objects",
+  "functions",
+  "migrations",
+  "scripts",
+  "test",
+  "web",
+  "workers",
+  "workspace",
+];
+
+/**
+ * Repository files the docs name in their text (`functions/http/read-body.ts`, workers/webhooks.ts),
+ * with an extension and no placeholder: each must exist, so a file moved or renamed without its
+ * docs is caught. Placeholders (`<id>`, `*`), folder names and build output (`dist/`) are not checked.
+ */
+export function missingPaths(root: string): BrokenLink[] {
+  const pattern = new RegExp(
+    `(?<![\\w./-])(?:${REPO_FOLDERS.join("|")})/[\\w./-]*\\.(?:ts|mts|mjs|js|md|json5?|toml|sql)(?![\\w<*])`,
+    "g",
+  );
+  const missing: BrokenLink[] = [];
+  for (const file of docsFiles(root)) {
+    const name = relative(root, file);
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((text, index) => {
+        for (const match of text.matchAll(pattern)) {
+          const path = match[0].replace(/\.$/, "");
+          if (path.includes("/dist/")) continue;
+          if (!existsSync(join(root, path)))
+            missing.push({ file: name, line: index + 1, target: path, reason: "no such file" });
+        }
+      });
+  }
+  return missing;
+}

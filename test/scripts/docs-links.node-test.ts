@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { brokenLinks, headingAnchors } from "../../scripts/docs/links.ts";
+import { brokenLinks, headingAnchors, missingPaths } from "../../scripts/docs/links.ts";
 import { projectRoot, tempProject } from "./helpers.ts";
 
 describe("docs links", () => {
@@ -9,6 +9,25 @@ describe("docs links", () => {
       (b) => `${b.file}:${b.line}: ${b.target} — ${b.reason}`,
     );
     assert.deepEqual(broken, []);
+  });
+
+  it("every repository file README.md and docs/ name in their text exists", () => {
+    const missing = missingPaths(projectRoot).map((m) => `${m.file}:${m.line}: ${m.target}`);
+    assert.deepEqual(missing, []);
+  });
+
+  it("finds a named file that was moved, and leaves placeholders and build output alone", () => {
+    const root = tempProject({
+      "README.md":
+        "The handler is workers/webhooks.ts; `functions/channels/<id>/index.ts`, companion/dist/main.js.\n",
+      "docs/a.md": "See `durable-objects/session/run.ts` and scripts/docs/gen.ts.\n",
+      "workers/webhooks.ts": "",
+      "scripts/docs/gen.ts": "",
+    });
+    assert.deepEqual(
+      missingPaths(root).map((m) => `${m.file}:${m.line} ${m.target}`),
+      ["docs/a.md:1 durable-objects/session/run.ts"],
+    );
   });
 
   it("finds a missing page, a missing heading and a link out of the repository", () => {
