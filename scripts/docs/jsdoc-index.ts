@@ -72,32 +72,47 @@ export function schemaFiles(dirs: string[]): string[] {
     .sort();
 }
 
+/** The documented properties of one file, parsed once per process (keyDocs is called per channel). */
+const parsedFiles = new Map<string, Array<{ key: string; entry: DocumentedProperty }>>();
+
+function documentedProperties(file: string): Array<{ key: string; entry: DocumentedProperty }> {
+  const cached = parsedFiles.get(file);
+  if (cached) return cached;
+  const found: Array<{ key: string; entry: DocumentedProperty }> = [];
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const visit = (node: ts.Node): void => {
+    if (ts.isObjectLiteralExpression(node)) {
+      const keys = new Set<string>();
+      for (const property of node.properties) {
+        if (
+          (ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) &&
+          propertyName(property.name) !== undefined
+        )
+          keys.add(propertyName(property.name)!);
+      }
+      for (const property of node.properties) {
+        if (!ts.isPropertyAssignment(property)) continue;
+        const key = propertyName(property.name);
+        const doc = key === undefined ? undefined : jsDocText(property, source);
+        if (key !== undefined && doc !== undefined) found.push({ key, entry: { keys, doc } });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  parsedFiles.set(file, found);
+  return found;
+}
+
 /** Every documented property of every object literal in `files`. */
 export function keyDocs(files: string[]): KeyDocs {
   const index = new KeyDocs();
-  for (const file of files) {
-    const text = readFileSync(file, "utf8");
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node): void => {
-      if (ts.isObjectLiteralExpression(node)) {
-        const keys = new Set<string>();
-        for (const property of node.properties) {
-          if (
-            (ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) &&
-            propertyName(property.name) !== undefined
-          )
-            keys.add(propertyName(property.name)!);
-        }
-        for (const property of node.properties) {
-          if (!ts.isPropertyAssignment(property)) continue;
-          const key = propertyName(property.name);
-          const doc = key === undefined ? undefined : jsDocText(property, source);
-          if (key !== undefined && doc !== undefined) index.add(key, { keys, doc });
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
+  for (const file of files)
+    for (const { key, entry } of documentedProperties(file)) index.add(key, entry);
   return index;
 }
