@@ -40,6 +40,12 @@ const noFiles = z
       'a Worker has no file system: use { source: "env", id: "…" } and `wrangler secret put`',
   });
 
+/**
+ * The SessionDO keeps a settled event's dedup key 48 h (durable-objects/session/storage.ts
+ * TOMBSTONE_MS); an accepted event must be older than the age limit before its record goes.
+ */
+export const LINE_EVENT_MAX_AGE_CAP_SECONDS = 47 * 60 * 60;
+
 const lineAccountFields = {
   channelAccessToken: secretInputSchema.optional(),
   channelSecret: secretInputSchema.optional(),
@@ -58,6 +64,13 @@ const lineAccountFields = {
    * goes out by push instead, so a token is never tried at the edge of its life.
    */
   replyTokenMaxAgeSeconds: z.number().int().min(0).max(60).optional(),
+  /**
+   * Events whose signed `timestamp` is older than this are refused (nothing stored): a captured
+   * request stays validly signed forever, and the dedup record that makes a replay a duplicate is
+   * kept 48 h, so the window must end before that record goes. LINE publishes no count or interval
+   * for its opt-in webhook redelivery; a day covers a long outage of the Worker.
+   */
+  eventMaxAgeSeconds: z.number().int().min(60).max(LINE_EVENT_MAX_AGE_CAP_SECONDS).optional(),
   /** Loading animation length in 1:1 chats (LINE: 5–60, a multiple of 5); 0 turns it off. */
   loadingSeconds: z
     .number()
@@ -79,6 +92,12 @@ export const lineChannelSchema = channelAccessSchema.safeExtend({
   chunkMode: z.enum(["length", "newline"]).default("length"),
   mediaMaxMb: z.number().positive().default(10),
   replyTokenMaxAgeSeconds: z.number().int().min(0).max(60).default(50),
+  eventMaxAgeSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(LINE_EVENT_MAX_AGE_CAP_SECONDS)
+    .default(24 * 60 * 60),
   loadingSeconds: lineAccountFields.loadingSeconds.unwrap().default(20),
   accounts: z.record(z.string(), lineAccountSchema).optional(),
 });

@@ -25,6 +25,8 @@ import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
  *
  * - Dedup key: the event's `webhookEventId`, which redeliveries keep (`deliveryContext.isRedelivery`);
  *   a message event also names its `message.id` as an alias key (OpenClaw dedups messages by it).
+ * - An event whose signed `timestamp` is older than `eventMaxAgeSeconds` (24 h) is dropped: past the
+ *   48 h dedup record a replayed request would otherwise be new again.
  * - `mode: "standby"` events belong to another module that holds chat control: acknowledged, not kept.
  * - Messages (text, image, video, audio, file, location, sticker) are `kind: "message"`; follow,
  *   unfollow, join, leave, memberJoined, memberLeft, unsend and postback are `kind: "system"`: they
@@ -64,6 +66,11 @@ export function envelopeFromLineEvent(
   if (event.mode === "standby")
     return { dropped: `${event.type} in standby mode (another module has chat control)` };
   if (!event.source) return { dropped: `${event.type} without a source` };
+  const ageSeconds = Math.floor((ctx.receivedAt - event.timestamp) / 1000);
+  if (ageSeconds > ctx.account.eventMaxAgeSeconds)
+    return {
+      dropped: `${event.type} event signed ${ageSeconds} s ago, older than channels.line.eventMaxAgeSeconds (${ctx.account.eventMaxAgeSeconds})`,
+    };
   switch (event.type) {
     case "message": {
       const parsed = lineMessageEventSchema.safeParse(raw);
