@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { desc, eq, asc } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { modelSelectionFor } from "../functions/agent/model-resolve.ts";
 import { ConfigError, configFromEnv } from "../functions/config/load.ts";
 import { DatabaseNotConfiguredError, withDb } from "../functions/db/client.ts";

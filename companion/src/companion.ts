@@ -56,7 +56,7 @@ export class Companion {
   constructor(
     private readonly settings: CompanionSettings,
     factories: Record<string, ConnectorFactory>,
-    private readonly env: Record<string, string | undefined>,
+    env: Record<string, string | undefined>,
     private readonly log: Log,
   ) {
     this.instanceId = settings.EDGECLAW_COMPANION_INSTANCE_ID ?? `companion-${randomUUID()}`;

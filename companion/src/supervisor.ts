@@ -72,15 +72,13 @@ export class Supervisor {
     await Promise.all(
       entries.map(async (entry) => {
         entry.controller.abort();
-        await entry.connector
-          ?.stop(reason)
-          .catch((error: unknown) =>
-            this.deps.log("warn", "connector stop failed", {
-              channel: entry.account.channel,
-              accountId: entry.account.accountId,
-              error: messageOf(error),
-            }),
-          );
+        await entry.connector?.stop(reason).catch((error: unknown) =>
+          this.deps.log("warn", "connector stop failed", {
+            channel: entry.account.channel,
+            accountId: entry.account.accountId,
+            error: messageOf(error),
+          }),
+        );
         entry.status = { ...entry.status, state: "stopped" };
       }),
     );

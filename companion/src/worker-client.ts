@@ -43,7 +43,7 @@ export class WorkerClient {
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     const raw = await response.text();
-    let json: unknown = undefined;
+    let json: unknown;
     try {
       json = raw ? JSON.parse(raw) : undefined;
     } catch {

@@ -83,9 +83,7 @@ function alive(pid: number): boolean {
 const identifies = (gateway: FakeDiscordGateway) =>
   gateway.connections.flatMap((c) => c.received).filter((frame) => frame.op === 2).length;
 
-async function health(
-  dev: DevInstance,
-): Promise<{
+async function health(dev: DevInstance): Promise<{
   companion?: {
     instance: string | null;
     leaseEpoch?: number;

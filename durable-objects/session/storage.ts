@@ -9,7 +9,6 @@ import type {
   OutboxRow,
   OutboxState,
   PreparedMessage,
-  RunOptions,
   RunRow,
   RunState,
   TranscriptRow,

@@ -148,7 +148,7 @@ export function renderSystemPrompt(input: SystemPromptInput): SystemPrompt {
 function lookup(files: SystemPromptInput["files"]): (path: string) => string | undefined {
   if (files instanceof Map) return (path) => files.get(path);
   const record = files as Readonly<Record<string, string>>;
-  return (path) => (Object.prototype.hasOwnProperty.call(record, path) ? record[path] : undefined);
+  return (path) => (Object.hasOwn(record, path) ? record[path] : undefined);
 }
 
 function agentDisplayName(input: SystemPromptInput): string | undefined {

@@ -119,7 +119,7 @@ export function parseCommandMessage(
 }
 
 function joinArgs(attached: string | undefined, rest: string): string {
-  return [attached, rest].filter((part) => part && part.length).join(" ");
+  return [attached, rest].filter((part) => part?.length).join(" ");
 }
 
 /**

@@ -43,8 +43,9 @@ function walk(
   visit: (value: unknown, path: Array<string | number>) => void,
 ) {
   visit(value, path);
-  if (Array.isArray(value)) value.forEach((item, index) => walk(item, [...path, index], visit));
-  else if (value !== null && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) walk(item, [...path, index], visit);
+  } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) walk(item, [...path, key], visit);
   }
 }

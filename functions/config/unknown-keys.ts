@@ -117,9 +117,8 @@ function walk(
     return;
   }
   if (def.type === "array" && Array.isArray(value)) {
-    value.forEach((item, index) =>
-      walk(item, def.element, [...path, `[${index}]`], [...pattern, "[]"], known, out),
-    );
+    for (const [index, item] of value.entries())
+      walk(item, def.element, [...path, `[${index}]`], [...pattern, "[]"], known, out);
     return;
   }
   if (def.type === "record" && isPlainObject(value)) {

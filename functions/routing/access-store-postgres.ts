@@ -26,24 +26,24 @@ function ms(value: unknown): number {
 
 function toRequest(row: Row): PairingRequest {
   return {
-    channel: String(row["channel"]),
-    accountId: String(row["account_id"]),
-    senderId: String(row["sender_id"]),
-    senderName: row["sender_name"] == null ? undefined : String(row["sender_name"]),
-    code: String(row["code"]),
-    createdAt: ms(row["created_at"]),
-    expiresAt: ms(row["expires_at"]),
-    originKey: row["origin_key"] == null ? undefined : String(row["origin_key"]),
+    channel: String(row.channel),
+    accountId: String(row.account_id),
+    senderId: String(row.sender_id),
+    senderName: row.sender_name == null ? undefined : String(row.sender_name),
+    code: String(row.code),
+    createdAt: ms(row.created_at),
+    expiresAt: ms(row.expires_at),
+    originKey: row.origin_key == null ? undefined : String(row.origin_key),
   };
 }
 
 function toAllowEntry(row: Row): AllowEntry {
   return {
-    channel: String(row["channel"]),
-    accountId: String(row["account_id"]),
-    senderId: String(row["sender_id"]),
-    source: String(row["source"]),
-    createdAt: ms(row["created_at"]),
+    channel: String(row.channel),
+    accountId: String(row.account_id),
+    senderId: String(row.sender_id),
+    source: String(row.source),
+    createdAt: ms(row.created_at),
   };
 }
 
@@ -143,7 +143,7 @@ export function postgresAccessStore(db: Db): AccessStore {
       const result = await db.execute(
         sql`select value from gateway_state where key = ${OWNER_KEY}`,
       );
-      const value = result.rows[0]?.["value"];
+      const value = result.rows[0]?.value;
       return Array.isArray(value)
         ? value.filter((entry): entry is string => typeof entry === "string")
         : [];
@@ -160,7 +160,7 @@ export function postgresAccessStore(db: Db): AccessStore {
 
     async getState(key) {
       const result = await db.execute(sql`select value from gateway_state where key = ${key}`);
-      return result.rows[0]?.["value"];
+      return result.rows[0]?.value;
     },
 
     async setState(key, value, now) {
@@ -180,7 +180,7 @@ export function postgresAccessStore(db: Db): AccessStore {
       const result = await db.execute(sql`
         select count(*)::int as n from audit_events
         where kind = ${kind} and actor = ${actor} and created_at > ${iso(sinceMs)}::timestamptz`);
-      return Number(result.rows[0]?.["n"] ?? 0);
+      return Number(result.rows[0]?.n ?? 0);
     },
   };
 }

@@ -39,9 +39,7 @@ export function listAgents(config: EdgeclawConfig): AgentSummary[] {
     const parsed = looseAgentSchema.safeParse(entry);
     if (parsed.success) raw.push({ id: entry.id, value: parsed.data });
   }
-  const entries = entriesSchema.safeParse(
-    (config.agents as Record<string, unknown>)["entries"] ?? {},
-  );
+  const entries = entriesSchema.safeParse((config.agents as Record<string, unknown>).entries ?? {});
   if (entries.success) {
     for (const [id, value] of Object.entries(entries.data)) raw.push({ id, value });
   }

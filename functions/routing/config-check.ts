@@ -40,7 +40,7 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
     if (!parsed.success) {
       for (const issue of parsed.error.issues)
         errors.push(
-          `channels.${channel}${issue.path.length ? "." + issue.path.join(".") : ""}: ${issue.message}`,
+          `channels.${channel}${issue.path.length ? `.${issue.path.join(".")}` : ""}: ${issue.message}`,
         );
       continue;
     }
@@ -82,8 +82,8 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
   const auth = config.gateway.auth;
   const hasToken =
     auth.token !== undefined ||
-    typeof env["EDGECLAW_GATEWAY_TOKEN"] === "string" ||
-    typeof env["OPENCLAW_GATEWAY_TOKEN"] === "string";
+    typeof env.EDGECLAW_GATEWAY_TOKEN === "string" ||
+    typeof env.OPENCLAW_GATEWAY_TOKEN === "string";
   if (auth.mode !== "none" && auth.mode !== "password" && !hasToken) {
     warnings.push(
       "gateway.auth: no token configured (gateway.auth.token or EDGECLAW_GATEWAY_TOKEN): every operator request is refused",

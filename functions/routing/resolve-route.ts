@@ -32,7 +32,7 @@ export function resolveAgentRoute(
   facts: RoutingFacts = {},
 ): RouteResult {
   const match = matchBinding(config, envelope, facts, knownAgentIds(config));
-  if (!match && (config.agents as Record<string, unknown>)["ownership"] === "explicit") {
+  if (!match && (config.agents as Record<string, unknown>).ownership === "explicit") {
     return {
       rejected: `no binding matches ${envelope.channel}/${envelope.accountId} ${envelope.chatType}:${envelope.peerId} and agents.ownership is "explicit"`,
     };

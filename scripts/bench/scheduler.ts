@@ -22,9 +22,14 @@ interface Status {
   beats: Record<string, { everyMs: number; nextAt: number }>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the bench reads admin API JSON answers loosely.
+type ApiAnswer = any;
+
 async function run(
   config: Record<string, unknown>,
-  work: (api: (method: string, path: string, body?: unknown) => Promise<any>) => Promise<void>,
+  work: (
+    api: (method: string, path: string, body?: unknown) => Promise<ApiAnswer>,
+  ) => Promise<void>,
 ) {
   const instance = await startDevInstance(
     { gateway: { auth: { token } }, ...config },

@@ -15,10 +15,10 @@ export function findConnection(
   flags: { url?: string; token?: string },
   env: NodeJS.ProcessEnv = process.env,
 ): Connection & { source: string } {
-  const explicitUrl = flags.url || env["EDGECLAW_URL"] || undefined;
+  const explicitUrl = flags.url || env.EDGECLAW_URL || undefined;
   const explicitToken =
-    flags.token || env["EDGECLAW_GATEWAY_TOKEN"] || env["OPENCLAW_GATEWAY_TOKEN"] || undefined;
-  const dataDir = resolve(env["EDGECLAW_DATA_DIR"] || ".edgeclaw/data");
+    flags.token || env.EDGECLAW_GATEWAY_TOKEN || env.OPENCLAW_GATEWAY_TOKEN || undefined;
+  const dataDir = resolve(env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
   const local = explicitUrl ? undefined : readLiveDevState(dataDir);
   const url = explicitUrl ?? local?.url;
   if (!url) {

@@ -24,7 +24,7 @@ export async function adminRequest(
   body?: unknown,
 ): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
-  if (conn.token) headers["authorization"] = `Bearer ${conn.token}`;
+  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {

@@ -51,6 +51,7 @@ export interface Recorded {
   api: "anthropic" | "openai";
   path: string;
   headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the recorded JSON body at any depth.
   body: Record<string, any>;
 }
 

@@ -117,7 +117,10 @@ describe("preview-stream", () => {
     const result = await commitPreview({
       previewId: state.previewId,
       edit: async () => ({ ok: true }),
-      post: async () => (posted.push("Hi there, done"), { ok: true, platformMessageId: "final" }),
+      post: async () => {
+        posted.push("Hi there, done");
+        return { ok: true, platformMessageId: "final" };
+      },
     });
     expect(result).toEqual({ ok: true, platformMessageId: "final" });
     expect(posted).toEqual(["Hi there, done"]);
@@ -209,9 +212,10 @@ describe("preview-stream", () => {
 
   it("commit: a preview gone posts the chunk and discards the stale one; a transient failure is returned without posting", async () => {
     const log: string[] = [];
-    const post = async (): Promise<SendResult> => (
-      log.push("post"), { ok: true, platformMessageId: "new" }
-    );
+    const post = async (): Promise<SendResult> => {
+      log.push("post");
+      return { ok: true, platformMessageId: "new" };
+    };
     const gone = await commitPreview({
       previewId: "p",
       edit: async () => "gone",
@@ -232,10 +236,10 @@ describe("preview-stream", () => {
 
   it("retract removes every preview message and returns the first failure for the outbox to retry", async () => {
     const removed: string[] = [];
-    const ok = await retractPreview(
-      ["a", undefined, "b"],
-      async (id) => (removed.push(id), { ok: true }),
-    );
+    const ok = await retractPreview(["a", undefined, "b"], async (id) => {
+      removed.push(id);
+      return { ok: true };
+    });
     expect(ok).toEqual({ ok: true });
     expect(removed).toEqual(["a", "b"]);
     const failed = await retractPreview(["a", "b"], async (id) =>

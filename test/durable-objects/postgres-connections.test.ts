@@ -12,7 +12,7 @@ import { collectRunEvents, scriptModel, sessionStub, waitFor, webchatEvent } fro
 
 // What test/setup/global.ts provides (that file is typechecked with the Node config, not this one).
 declare module "vitest" {
-  export interface ProvidedContext {
+  interface ProvidedContext {
     pgChaosProxy: string;
   }
 }
@@ -127,9 +127,8 @@ describe("Postgres connections", () => {
     );
 
     const events = await Promise.all(answers);
-    events.forEach((runEvents, i) =>
-      expect(runEvents.at(-1)).toMatchObject({ type: "done", text: `answer ${i}` }),
-    );
+    for (const [i, runEvents] of events.entries())
+      expect(runEvents.at(-1)).toMatchObject({ type: "done", text: `answer ${i}` });
     for (const key of strangers) {
       const facts = await waitFor(
         async () => {

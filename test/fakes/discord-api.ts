@@ -107,7 +107,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       downloads.push({ path: url.pathname, authorization: req.headers.authorization ?? null });
       const file = files.get(url.pathname);
       if (!file) return json(res, 404, { message: "404: Not Found", code: 0 });
-      if (file.redirect) return (res.writeHead(302, { location: file.redirect }), res.end());
+      if (file.redirect) return void res.writeHead(302, { location: file.redirect }).end();
       const bytes = Buffer.from(file.body, "utf8");
       res.writeHead(200, {
         "content-type": file.contentType ?? "application/octet-stream",
@@ -190,7 +190,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       script?.dropConnection ? void req.socket.destroy() : json(res, status, payload);
 
     if (channel[2] === "typing")
-      return script?.dropConnection ? void req.socket.destroy() : (res.writeHead(204), res.end());
+      return script?.dropConnection ? void req.socket.destroy() : void res.writeHead(204).end();
     const messageId = channel[3];
     if (method === "GET" && !messageId) {
       const after = BigInt(url.searchParams.get("after") ?? "0");
@@ -278,7 +278,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     }
     if (method === "DELETE") {
       target.deleted = true;
-      return script?.dropConnection ? void req.socket.destroy() : (res.writeHead(204), res.end());
+      return script?.dropConnection ? void req.socket.destroy() : void res.writeHead(204).end();
     }
     return json(res, 405, { message: "405: Method Not Allowed", code: 0 });
   }
@@ -313,7 +313,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
           deleted: true,
           at: Date.now(),
         });
-      return drop ? void req.socket.destroy() : (res.writeHead(204), res.end());
+      return drop ? void req.socket.destroy() : void res.writeHead(204).end();
     }
     const invalid = checkContent(body);
     if (invalid) return json(res, 400, invalid);
@@ -349,7 +349,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     } else return json(res, 405, { message: "405: Method Not Allowed", code: 0 });
     if (drop) return void req.socket.destroy();
     return url.searchParams.get("wait") === "false"
-      ? (res.writeHead(204), res.end())
+      ? void res.writeHead(204).end()
       : json(res, 200, publicMessage(message));
   }
 

@@ -423,7 +423,7 @@ async function streamFile(
     sent += piece.length;
     call.args.sentBytes = sent;
     if (!res.write(piece))
-      await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
   }
   if (!closed) res.end();
 }
@@ -444,7 +444,7 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
 function compareTs(a: string, b: string): number {
   const micros = (ts: string) => {
     const [seconds = "0", fraction = ""] = ts.split(".");
-    return BigInt(seconds) * 1_000_000n + BigInt((fraction + "000000").slice(0, 6));
+    return BigInt(seconds) * 1_000_000n + BigInt(`${fraction}000000`.slice(0, 6));
   };
   const diff = micros(a) - micros(b);
   return diff === 0n ? 0 : diff < 0n ? -1 : 1;

@@ -410,7 +410,7 @@ async function streamBytes(res: ServerResponse, item: Media): Promise<void> {
     const piece = chunk.subarray(0, Math.min(chunk.length, item.bytes! - sent));
     sent += piece.length;
     if (!res.write(piece))
-      await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
   }
   if (!closed) res.end();
 }

@@ -9,7 +9,7 @@ import { describe, expect, inject, it } from "vitest";
 
 // What test/setup/global.ts provides (that file is typechecked with the Node config, not this one).
 declare module "vitest" {
-  export interface ProvidedContext {
+  interface ProvidedContext {
     fakeModelUrl: string;
     fakeWebUrl: string;
   }

@@ -30,7 +30,7 @@ export function scriptedSessions(
         const ndjson =
           typeof script === "string"
             ? script
-            : script.map((e) => JSON.stringify(e) + "\n").join("");
+            : script.map((e) => `${JSON.stringify(e)}\n`).join("");
         return new Response(ndjson).body!;
       },
       async history() {

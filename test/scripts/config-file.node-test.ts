@@ -104,7 +104,7 @@ describe("npm run config:check", () => {
     const run = check(cwd);
     assert.equal(run.status, 1);
     assert.match(run.stderr, new RegExp(`invalid config in ${join(cwd, "edgeclaw.json5")}`));
-    assert.match(run.stderr, /^  messages\.queue\.debounceMs: /m);
+    assert.match(run.stderr, /^ {2}messages\.queue\.debounceMs: /m);
   });
 
   it("rejects typos — unknown keys at any depth — naming the closest key", () => {
@@ -113,16 +113,16 @@ describe("npm run config:check", () => {
     });
     const run = check(cwd);
     assert.equal(run.status, 1, run.stdout);
-    assert.match(run.stderr, /^  sesion: unknown key \(did you mean "session"\?\)$/m);
-    assert.match(run.stderr, /^  foo: unknown key$/m);
+    assert.match(run.stderr, /^ {2}sesion: unknown key \(did you mean "session"\?\)$/m);
+    assert.match(run.stderr, /^ {2}foo: unknown key$/m);
     assert.match(
       run.stderr,
-      /^  agents\.defaults\.modle: unknown key \(did you mean "model"\?\)$/m,
+      /^ {2}agents\.defaults\.modle: unknown key \(did you mean "model"\?\)$/m,
     );
-    assert.match(run.stderr, /^  channels\.slak: unknown key \(did you mean "slack"\?\)$/m);
+    assert.match(run.stderr, /^ {2}channels\.slak: unknown key \(did you mean "slack"\?\)$/m);
     assert.match(
       run.stderr,
-      /^  channels\.slack\.dmPolcy: unknown key \(did you mean "dmPolicy"\?\)$/m,
+      /^ {2}channels\.slack\.dmPolcy: unknown key \(did you mean "dmPolicy"\?\)$/m,
     );
   });
 
@@ -148,14 +148,14 @@ describe("npm run config:check", () => {
     });
     const run = check(cwd);
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /^  agents\.defaults\.userTimezone: expected an IANA time zone/m);
+    assert.match(run.stderr, /^ {2}agents\.defaults\.userTimezone: expected an IANA time zone/m);
     assert.match(
       run.stderr,
-      /^  agents\.defaults\.model\.primary: expected string, received number$/m,
+      /^ {2}agents\.defaults\.model\.primary: expected string, received number$/m,
     );
     assert.match(
       run.stderr,
-      /^  gateway\.auth\.token: expected string or object, received number$/m,
+      /^ {2}gateway\.auth\.token: expected string or object, received number$/m,
     );
     assert.doesNotMatch(run.stderr, /Invalid input/);
     assert.equal(

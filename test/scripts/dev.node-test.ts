@@ -58,7 +58,7 @@ describe("npm run dev", { concurrency: false }, () => {
       },
     });
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /^  session\.dmScope: /m);
+    assert.match(run.stderr, /^ {2}session\.dmScope: /m);
     assert.equal(existsSync(join(dir, "data")), false, "nothing started");
   });
 
@@ -78,7 +78,7 @@ describe("npm run dev", { concurrency: false }, () => {
     const url = `http://127.0.0.1:${port}`;
     assert.match(
       first.output(),
-      /^  Model: anthropic\/claude-sonnet-\S+ \(default for the anthropic API key/m,
+      /^ {2}Model: anthropic\/claude-sonnet-\S+ \(default for the anthropic API key/m,
     );
     assert.match(
       first.output(),
@@ -186,7 +186,7 @@ describe("npm run dev", { concurrency: false }, () => {
       OPENAI_API_KEY: "",
     });
     assert.match(second.output(), new RegExp(`Gateway token: ${token} \\(kept in`));
-    assert.match(second.output(), /^  Model: fake\/edgeclaw-demo \(the scripted demo model/m);
+    assert.match(second.output(), /^ {2}Model: fake\/edgeclaw-demo \(the scripted demo model/m);
     const secondVars = parseEnv(readFileSync(join(dataDir, "dev-secrets.env"), "utf8"));
     const rows = await withNeonPool(
       secondVars.DATABASE_URL!,
@@ -271,8 +271,8 @@ describe("npm run dev", { concurrency: false }, () => {
       shown = local("sessions", "show", "agent:main:openai-user:cli-reader");
     }
     assert.equal(shown.status, 0, shown.stderr);
-    assert.match(shown.stdout, /^\[[^\]]+\] #\d+ user:\n    hello from the cli test$/m);
-    assert.match(shown.stdout, /^\[[^\]]+\] #\d+ assistant:\n    \S/m);
+    assert.match(shown.stdout, /^\[[^\]]+\] #\d+ user:\n {4}hello from the cli test$/m);
+    assert.match(shown.stdout, /^\[[^\]]+\] #\d+ assistant:\n {4}\S/m);
     assert.doesNotMatch(shown.stdout, /"role"/);
 
     const otherDir = join(tempProject(), "data");

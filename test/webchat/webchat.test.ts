@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../durable-objects/session-api.ts";
 import {

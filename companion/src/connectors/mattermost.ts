@@ -199,11 +199,10 @@ class MattermostConnector implements Connector {
       : "";
     let greeted!: (connectionId: string) => void;
     let refused!: (reason: string) => void;
-    const hello = new Promise<string>(
-      (resolve, reject) => (
-        (greeted = resolve), (refused = (reason) => reject(new FatalError(reason)))
-      ),
-    );
+    const hello = new Promise<string>((resolve, reject) => {
+      greeted = resolve;
+      refused = (reason) => reject(new FatalError(reason));
+    });
     hello.catch(() => undefined);
     let queue: Promise<void> = Promise.resolve();
     let expectedSeq: number | undefined;

@@ -116,7 +116,6 @@ class SlackSocketModeConnector implements Connector {
   private readonly options: Required<SlackConnectorOptions>;
   private readonly stopper = new AbortController();
   private readonly links = new Set<SlackLink>();
-  private ctx: ConnectorContext | undefined;
   private loop: Promise<void> = Promise.resolve();
   private status: ConnectorStatus = { state: "starting" };
 
@@ -136,7 +135,6 @@ class SlackSocketModeConnector implements Connector {
   }
 
   async start(ctx: ConnectorContext): Promise<void> {
-    this.ctx = ctx;
     const signal = AbortSignal.any([ctx.signal, this.stopper.signal]);
     this.loop = this.run(ctx, signal).catch((error: unknown) =>
       this.report(ctx, { state: "fatal", lastError: messageOf(error) }),

@@ -3,7 +3,7 @@ import { recordAuditEvent } from "../audit.ts";
 import { sessionLog } from "../log.ts";
 import { enqueueReply, eventReplyId } from "./replies.ts";
 import type { InboxRow } from "../storage.ts";
-import { describeError, type SessionState } from "../state.ts";
+import type { SessionState } from "../state.ts";
 
 /**
  * What a chat sender is told, once, when their event is set aside. The reason stays with the

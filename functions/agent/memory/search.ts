@@ -70,7 +70,7 @@ export function recencyFactor(path: string, now: Date, halfLifeDays: number): nu
   const noted = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   if (!Number.isFinite(noted)) return 1;
   const ageDays = Math.max(0, (now.getTime() - noted) / 86_400_000);
-  return Math.pow(0.5, ageDays / halfLifeDays);
+  return 0.5 ** (ageDays / halfLifeDays);
 }
 
 interface CandidateRow {

@@ -204,7 +204,7 @@ async function* sseEvents(
       guard.kick();
       for (const event of parser.push(decoder.decode(chunk.value, { stream: true }))) yield event;
     }
-    for (const event of parser.push(decoder.decode() + "\n\n")) yield event;
+    for (const event of parser.push(`${decoder.decode()}\n\n`)) yield event;
   } finally {
     guard.stop();
     reader.cancel().catch(() => undefined);

@@ -27,12 +27,12 @@ export async function verifyDiscordSignature(
   if (Math.abs(nowSeconds - Number(timestamp)) > INTERACTION_MAX_SKEW_SECONDS)
     return { ok: false, status: 401, reason: "stale timestamp" };
   const signatureBytes = fromHex(signature);
-  if (!signatureBytes || signatureBytes.length !== 64)
+  if (signatureBytes?.length !== 64)
     return { ok: false, status: 401, reason: "malformed signature" };
   let key = keyCache.get(publicKeyHex);
   if (!key) {
     const keyBytes = fromHex(publicKeyHex);
-    if (!keyBytes || keyBytes.length !== 32)
+    if (keyBytes?.length !== 32)
       return { ok: false, status: 401, reason: "publicKey is not a 32-byte hex key" };
     key = crypto.subtle.importKey("raw", keyBytes, { name: "Ed25519" }, false, ["verify"]);
     keyCache.set(publicKeyHex, key);

@@ -7,7 +7,7 @@ import {
 } from "../envelope.ts";
 import { withTrailingSlash, type GoogleChatAccount } from "./config.ts";
 import { chatEventSchema, type ChatEvent, type ChatMessage } from "./payloads.ts";
-import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
+import { parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * A verified Google Chat interaction event → at most one envelope.

@@ -2,7 +2,7 @@ import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../e
 import { guildAccess } from "../../config/guild-access.ts";
 import type { MsTeamsAccount } from "./config.ts";
 import { activitySchema, type Activity } from "./payloads.ts";
-import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
+import { parseJsonBody } from "../parse-json-body.ts";
 
 /**
  * A verified Bot Framework activity → at most one envelope.

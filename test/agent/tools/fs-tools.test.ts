@@ -37,7 +37,7 @@ describe("read / write / edit tools", () => {
       "line 2001\nline 2002\n\n[long.md: showing lines 2001-2002 of 2500. Call read with offset=2003 to continue.]",
     );
     expect((await call("read", { path: "." }, ctx)).content).toBe(
-      "Workspace files:\nlong.md (" + lines.length + " bytes)\nmemory/a.md (1 bytes)",
+      `Workspace files:\nlong.md (${lines.length} bytes)\nmemory/a.md (1 bytes)`,
     );
     expect((await call("read", { path: "memory" }, ctx)).content).toBe(
       "Files under memory/:\nmemory/a.md (1 bytes)",

@@ -107,7 +107,7 @@ describe("web_fetch", () => {
       (await webFetch({ url: `${fakeWebUrl()}/big.txt`, maxChars: 100 })).content,
     ) as FetchResult;
     expect(small.truncated).toBe(true);
-    expect(small.text).toContain("0123456789".repeat(10) + "\n<<<END_EXTERNAL");
+    expect(small.text).toContain(`${"0123456789".repeat(10)}\n<<<END_EXTERNAL`);
     const capped = JSON.parse(
       (await webFetch({ url: `${fakeWebUrl()}/big.txt`, maxChars: 999_999 })).content,
     ) as FetchResult;

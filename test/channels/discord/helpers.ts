@@ -1,5 +1,4 @@
 import { env, SELF } from "cloudflare:test";
-import { and } from "drizzle-orm";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";

@@ -1,5 +1,4 @@
 import { env, SELF } from "cloudflare:test";
-import { and } from "drizzle-orm";
 import { encryptFeishu, signFeishuRequest } from "../../../functions/channels/feishu/crypto.ts";
 import { TEST_FEISHU } from "../../setup/test-config.ts";
 import { pairingForgetter } from "../wait.ts";

@@ -36,7 +36,7 @@ describe("LINE signature", () => {
 
   it("signs exactly as @line/bot-sdk validates, over raw bytes including multi-byte text", async () => {
     const bodies = [
-      JSON.stringify({ destination: "U" + "f".repeat(32), events: [] }),
+      JSON.stringify({ destination: `U${"f".repeat(32)}`, events: [] }),
       JSON.stringify({
         destination: "Uabc",
         events: [

@@ -35,7 +35,7 @@ const eventsSchema = z.object({
 });
 
 function relayConfig(config: EdgeclawConfig): RelayConfig | undefined {
-  const block = (config.channels as Record<string, unknown>)["relay"];
+  const block = (config.channels as Record<string, unknown>).relay;
   return block === undefined ? undefined : relayConfigSchema.parse(block);
 }
 

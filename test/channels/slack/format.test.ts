@@ -26,8 +26,7 @@ describe("markdownToMrkdwn", () => {
 
 describe("chunkForSlack", () => {
   it("keeps every chunk within the limit and never leaves a code fence open", () => {
-    const code =
-      "```js\n" + Array.from({ length: 80 }, (_, i) => `line(${i});`).join("\n") + "\n```";
+    const code = `\`\`\`js\n${Array.from({ length: 80 }, (_, i) => `line(${i});`).join("\n")}\n\`\`\``;
     const chunks = chunkForSlack(`intro paragraph\n\n${code}\n\noutro`, 300, "newline");
     expect(chunks.length).toBeGreaterThan(2);
     for (const chunk of chunks) {

@@ -1,7 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
 import { signSlackRequest } from "../../../functions/channels/slack/verify.ts";
-import { and } from "drizzle-orm";
 import { pairingForgetter } from "../wait.ts";
 
 export const SIGNING_SECRET = "test-slack-signing-secret";

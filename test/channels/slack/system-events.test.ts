@@ -7,7 +7,6 @@ import type { Env } from "../../../workers/env.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import {
   BOT_USER,
-  messageEvent,
   newScenario,
   OPS_SIGNING_SECRET,
   postSigned,

@@ -37,7 +37,7 @@ describe("verifySlackSignature", () => {
 
   it("rejects a body changed by one byte", async () => {
     const result = await verifySlackSignature(
-      bytes(DOC_BODY + "x"),
+      bytes(`${DOC_BODY}x`),
       headers(DOC_TIMESTAMP, DOC_SIGNATURE),
       DOC_SECRET,
       DOC_NOW_MS,

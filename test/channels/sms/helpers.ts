@@ -1,5 +1,4 @@
 import { env, SELF } from "cloudflare:test";
-import { and } from "drizzle-orm";
 import { signTwilioRequest } from "../../../functions/channels/sms/verify.ts";
 import type { Env } from "../../../workers/env.ts";
 import { TEST_TWILIO } from "../../setup/test-config.ts";
@@ -59,9 +58,8 @@ export function inboundSms(fields: {
     ["From", fields.from],
     ["ApiVersion", "2010-04-01"],
   ];
-  (fields.media ?? []).forEach((item, index) =>
-    params.push([`MediaContentType${index}`, item.contentType], [`MediaUrl${index}`, item.url]),
-  );
+  for (const [index, item] of (fields.media ?? []).entries())
+    params.push([`MediaContentType${index}`, item.contentType], [`MediaUrl${index}`, item.url]);
   return [...params, ...(fields.extra ?? [])];
 }
 

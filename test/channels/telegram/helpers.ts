@@ -1,5 +1,4 @@
 import { env, SELF } from "cloudflare:test";
-import { and } from "drizzle-orm";
 import { TEST_TELEGRAM } from "../../setup/test-config.ts";
 import { pairingForgetter } from "../wait.ts";
 
