@@ -248,6 +248,11 @@ export async function claimManualRun(db: Db, job: CronJob, now: number): Promise
     manual: 1,
     createdAt: new Date(now),
   });
+  // "Last run" means any run, a forced one too; the schedule (nextRunAt) stays as it was.
+  await db
+    .update(cronJobs)
+    .set({ lastRunAt: new Date(now), updatedAt: new Date(now) })
+    .where(eq(cronJobs.id, job.id));
   return runId;
 }
 

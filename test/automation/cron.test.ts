@@ -274,6 +274,13 @@ describe("/admin/cron", () => {
       await SELF.fetch(`http://gw/admin/cron/${job.id}/runs`, { headers: AUTH })
     ).json()) as { runs: unknown[] };
     expect(history.runs).toHaveLength(1);
+    // The forced run is the job's last run (the control page's "Last run"); its schedule stays.
+    const after = (await (
+      await SELF.fetch(`http://gw/admin/cron/${job.id}`, { headers: AUTH })
+    ).json()) as { job: CronJob };
+    expect(after.job.lastRunAt).toBeGreaterThanOrEqual(job.createdAt);
+    expect(after.job.lastStatus).toBe("ok");
+    expect(after.job.nextRunAt).toBe(job.nextRunAt);
     expect(
       (await SELF.fetch(`http://gw/admin/cron/${job.id}`, { method: "DELETE", headers: AUTH }))
         .status,
