@@ -1,4 +1,4 @@
-import { displayTurns } from "./session/outbox/display-log.ts";
+import { displayTurns, type HistoryEntry } from "./session/outbox/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
 import type {
@@ -91,20 +91,24 @@ export class SessionDO extends DurableObject<Env> {
     return readable;
   }
 
-  /** The visible conversation of the current session, for the web chat. */
-  async history(
-    limit = 200,
-  ): Promise<Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }>> {
+  /** The visible conversation of the current session, for the web chat (answers name their model). */
+  async history(limit = 200): Promise<HistoryEntry[]> {
     const sessionId = this.s.store.getMeta("sessionId");
     if (!sessionId) return [];
-    const entries: Array<{ role: "user" | "assistant"; text: string; at: number; notice?: true }> =
-      [];
+    const entries: HistoryEntry[] = [];
     for (const row of this.s.store.transcript(sessionId, limit * 4)) {
       const m = row.message;
       if (m.role === "user")
         entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
-      else if (m.role === "assistant" && !m.toolCalls?.length && m.content)
-        entries.push({ role: "assistant", text: m.content, at: row.createdAt });
+      else if (m.role === "assistant" && !m.toolCalls?.length && m.content) {
+        const model = row.runId ? this.s.store.getRun(row.runId)?.modelRef : undefined;
+        entries.push({
+          role: "assistant",
+          text: m.content,
+          at: row.createdAt,
+          ...(model ? { model } : {}),
+        });
+      }
     }
     // Command turns and notices (display-log.ts), in time order with the transcript.
     entries.push(...displayTurns(this.s, sessionId));

@@ -1,10 +1,16 @@
+import { MARKDOWN_CSS, MARKDOWN_SCRIPT } from "./chat-markdown.ts";
 import { operatorPageHtml } from "./page-shell.ts";
 
 /**
  * The web chat: one dependency-free page that talks to the gateway's own OpenAI-compatible API
  * (/v1/chat/completions with `stream: true`) using the gateway token. It keeps the token and a
  * stable `user` id in localStorage, so a reload reopens the same session, whose transcript it
- * fetches from /v1/edgeclaw/history. The head, theme and nonces come from the shared shell (page-shell.ts).
+ * fetches from /v1/edgeclaw/history. Answers are rendered as Markdown built from DOM text nodes
+ * (chat-markdown.ts; no HTML from the model is ever parsed) and carry the label of the model that
+ * gave them, after a reload too. A message sent while the agent is still answering is queued and
+ * sent after that answer; the queue is kept in localStorage until the gateway accepted the message,
+ * and each queued message keeps its idempotency key, so a reload re-sends it without a duplicate.
+ * The head, theme and nonces come from the shared shell (page-shell.ts).
  * Written without template literals so it can live in these String.raw blocks unchanged.
  */
 export const CHAT_PAGE_HTML = operatorPageHtml({
@@ -31,6 +37,10 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
   .tools div { overflow: hidden; text-overflow: ellipsis; }
   .tools:empty { display: none; }
   .status { color: var(--muted); font-size: .85rem; }
+  .model { margin-top: .3rem; font-size: .75rem; }
+  .queued { opacity: .7; }
+  .queued::after { content: " · queued"; font-size: .75rem; }
+${MARKDOWN_CSS}
   form { display: flex; gap: .5rem; padding: .7rem 1rem; border-top: 1px solid var(--line); background: var(--card); }
   textarea { flex: 1; font: inherit; resize: none; min-height: 2.6rem; max-height: 12rem; padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg); }
   form button { background: var(--me); color: #fff; border: none; }
@@ -56,13 +66,17 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
 </form>`,
   script: String.raw`(function () {
   "use strict";
+${MARKDOWN_SCRIPT}
   var TOKEN_KEY = "edgeclaw.webchat.token";
   var USER_KEY = "edgeclaw.webchat.user";
   var AGENT_KEY = "edgeclaw.webchat.agent";
+  var QUEUE_KEY = "edgeclaw.webchat.queue";
   var $ = function (id) { return document.getElementById(id); };
   var log = $("log"), composer = $("composer"), input = $("input"), sendButton = $("send");
   var tokenForm = $("token-form"), tokenInput = $("token-input"), tokenError = $("token-error"), agentSelect = $("agent");
   var busy = false;
+  // Messages sent while an answer is running: { text, id, user, model }, oldest first.
+  var queue = [], restoreQueue = true;
 
   function newId() {
     if (crypto.randomUUID) return crypto.randomUUID();
@@ -98,6 +112,30 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
     log.appendChild(el);
     log.scrollTop = log.scrollHeight;
     return el;
+  }
+
+  function answerBubble(text, modelRef) {
+    var el = add("assistant", "");
+    var body = document.createElement("div");
+    body.className = "md";
+    el.appendChild(body);
+    renderMarkdown(body, text);
+    if (modelRef) modelLabel(el, modelRef);
+    return el;
+  }
+  function modelLabel(bubble, modelRef) {
+    var label = bubble.querySelector(".model");
+    if (!label) { label = document.createElement("div"); label.className = "status model"; bubble.appendChild(label); }
+    label.textContent = modelRef;
+  }
+
+  function saveQueue() {
+    var kept = queue.map(function (m) { return { text: m.text, id: m.id, user: m.user, model: m.model }; });
+    if (kept.length) localStorage.setItem(QUEUE_KEY, JSON.stringify(kept));
+    else localStorage.removeItem(QUEUE_KEY);
+  }
+  function loadQueue() {
+    try { return JSON.parse(localStorage.getItem(QUEUE_KEY) || "[]") || []; } catch (e) { return []; }
   }
 
   function showError(error) {
@@ -156,8 +194,20 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
     }).then(function (body) {
       if (!body) return;
       if (!body.data.length) add("note", "New conversation. Say hello.");
-      body.data.forEach(function (entry) { add(entry.notice ? "warn" : entry.role, entry.text); });
+      body.data.forEach(function (entry) {
+        if (entry.role === "assistant" && !entry.notice) answerBubble(entry.text, entry.model);
+        else add(entry.notice ? "warn" : entry.role, entry.text);
+      });
       input.focus();
+      // Once per page: messages queued before a reload and not yet accepted, sent now with their own keys.
+      if (restoreQueue) {
+        restoreQueue = false;
+        queue = loadQueue().filter(function (m) { return m.user === user() && m.model === model(); });
+        queue.forEach(function (m) { m.el = add("user queued", m.text); });
+        if (!busy) sendNext();
+      } else {
+        queue.forEach(function (m) { if (m.user === user() && m.model === model() && m.el) log.appendChild(m.el); });
+      }
     }).catch(function () { showError({ message: "Could not load the conversation." }); });
   }
 
@@ -181,6 +231,7 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
     var tools = document.createElement("div");
     tools.className = "tools";
     var body = document.createElement("div");
+    body.className = "md";
     var status = document.createElement("div");
     status.className = "status";
     status.textContent = "waiting…";
@@ -204,14 +255,14 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
       if (event === "status") {
         if (payload.state === "reset") { text = ""; body.textContent = ""; status.textContent = "retrying…"; return; }
         status.textContent = payload.state === "queued" ? "queued…" : payload.state === "running" ? "thinking…" : "";
-        if (payload.state === "done" && payload.modelRef) status.textContent = payload.modelRef;
+        if (payload.state === "done" && payload.modelRef) { status.textContent = payload.modelRef; status.className = "status model"; }
         return;
       }
       if (payload.error) { failed = payload.error; return; }
       var choice = payload.choices && payload.choices[0];
       if (choice && choice.delta && choice.delta.content) {
         text += choice.delta.content;
-        body.textContent = text;
+        renderMarkdown(body, text);
         log.scrollTop = log.scrollHeight;
       }
     }
@@ -236,39 +287,63 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
     return pump();
   }
 
-  function send(text) {
-    busy = true; sendButton.disabled = true;
+  function sendNext() {
+    if (!queue.length) return;
+    var next = queue[0];
+    next.el.classList.remove("queued");
+    send(next);
+  }
+
+  // message: { text, id, user, model, el? }; it leaves the queue once the gateway accepted it.
+  function send(message) {
+    busy = true;
     var first = log.querySelector(".note");
     if (first && log.children.length === 1) first.remove();
-    add("user", text);
+    if (!message.el) message.el = add("user", message.text);
     var bubble = add("assistant", "");
+    var waiting = document.createElement("div");
+    waiting.className = "status";
+    waiting.textContent = "sending…";
+    bubble.appendChild(waiting);
+    var text = message.text;
+    function accepted() {
+      var at = queue.indexOf(message);
+      if (at >= 0) { queue.splice(at, 1); saveQueue(); }
+    }
     fetch("/v1/chat/completions", {
       method: "POST",
       headers: headers({
         "content-type": "application/json",
         "x-openclaw-message-channel": "webchat",
         "x-edgeclaw-events": "tools",
-        "idempotency-key": newId()
+        "idempotency-key": message.id
       }),
-      body: JSON.stringify({ model: model(), user: user(), stream: true, messages: [{ role: "user", content: text }] })
+      body: JSON.stringify({ model: message.model, user: message.user, stream: true, messages: [{ role: "user", content: text }] })
     }).then(function (response) {
       if (response.status === 401) { bubble.remove(); askForToken("That token was not accepted."); return; }
+      accepted();
       if (!response.ok) return readError(response).then(function (error) { bubble.remove(); showError(error); });
       return readStream(response, bubble);
     }).catch(function () {
       bubble.remove();
       showError({ message: "The connection to the gateway was lost." });
     }).then(function () {
-      busy = false; sendButton.disabled = false; input.focus();
+      busy = false; input.focus();
+      if (queue.length && queue[0] !== message) sendNext();
     });
   }
 
   composer.addEventListener("submit", function (e) {
     e.preventDefault();
     var text = input.value.trim();
-    if (!text || busy) return;
+    if (!text) return;
     input.value = ""; input.style.height = "";
-    send(text);
+    var message = { text: text, id: newId(), user: user(), model: model() };
+    queue.push(message);
+    saveQueue();
+    // While an answer is running the message waits its turn (sent right after, never dropped).
+    if (busy) { message.el = add("user queued", text); return; }
+    send(message);
   });
   input.addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); composer.requestSubmit(); }

@@ -20,6 +20,10 @@ export const historyEntrySchema = z.object({
   role: z.enum(["user", "assistant"]),
   text: z.string(),
   at: z.number(),
+  /** Said in place of an answer (display-log.ts): the page shows it as a notice. */
+  notice: z.literal(true).optional(),
+  /** The model that answered (`provider/model`), so a reloaded page keeps its label. */
+  model: z.string().optional(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

@@ -14,6 +14,11 @@ export interface DisplayTurn {
   notice?: true;
 }
 
+/** One entry of the web chat's history: a display turn, or a transcript turn whose answer names the model that gave it. */
+export interface HistoryEntry extends DisplayTurn {
+  model?: string;
+}
+
 const KEY = "displayLog";
 /** Turns kept for the current session (the web chat shows at most 200 entries anyway). */
 export const DISPLAY_LOG_MAX = 200;
