@@ -17,8 +17,11 @@ import { projectRoot } from "./helpers.ts";
  * PGlite), with Slack pointed at the loopback fake: a stranger's DM makes a pairing request that
  * the page approves; the approved sender's answer bounces (channel_not_found, scripted once) into
  * a dead letter that the page retries, and it arrives once; the session is found by search and
- * reset; a cron job is disabled and run; a budget cap is raised. Every view is opened at 1280 px
- * and at 390 px (no sideways scrolling on a phone) and screenshotted into test-output/control-page/.
+ * reset; a cron job is disabled and run (its "Last run" shown); a budget cap is raised; the
+ * channel card shows its last event and a webhook URL that wraps only after its separators; the
+ * companion (a Discord account served by a companion this test does not start) is a readable
+ * table, not JSON. Every view is opened at 1280 px and at 390 px (no sideways scrolling on a phone,
+ * every tab on screen) and screenshotted into test-output/control-page/.
  * Chromium missing is a failure, not a skip: `.ci/run` installs it.
  */
 const CHROMIUM = "/usr/bin/chromium";
@@ -130,6 +133,27 @@ async function screenshotAll(page: Page, base: string, suffix: string): Promise<
           scrollWidth <= 390,
           `${view} at 390 px scrolls sideways (${scrollWidth} px wide)`,
         );
+        // Every tab reachable without a hidden sideways scroll, the active one among them.
+        const tabs = await page.evaluate(() => {
+          const nav = document.getElementById("nav")!;
+          const off = [...nav.querySelectorAll("a")]
+            .filter((a) => {
+              const box = a.getBoundingClientRect();
+              return box.width === 0 || box.left < 0 || box.right > window.innerWidth;
+            })
+            .map((a) => a.textContent);
+          return {
+            off,
+            hidden: nav.scrollWidth - nav.clientWidth,
+            on: nav.querySelector("a.on")?.getAttribute("data-view"),
+          };
+        });
+        assert.deepEqual(tabs.off, [], `${view} at 390 px: tabs off screen`);
+        assert.ok(
+          tabs.hidden <= 0,
+          `${view} at 390 px: the tabs scroll sideways by ${tabs.hidden} px`,
+        );
+        assert.equal(tabs.on, view);
       }
     }
   }
@@ -164,6 +188,16 @@ describe("control page (headless Chromium)", () => {
             signingSecret: SIGNING_SECRET,
             streaming: { mode: "off" },
           },
+          discord: { enabled: true, token: { source: "env", id: "DISCORD_BOT_TOKEN" } },
+        },
+        companion: {
+          ingressKeys: [
+            {
+              id: "control-test",
+              secret: { source: "env", id: "EDGECLAW_COMPANION_INGRESS_SECRET" },
+              channels: ["discord"],
+            },
+          ],
         },
         budgets: { global: { day: { usd: 5 } } },
       }),
@@ -178,6 +212,10 @@ describe("control page (headless Chromium)", () => {
         ANTHROPIC_API_KEY: "",
         OPENAI_API_KEY: "",
         EDGECLAW_GATEWAY_TOKEN: "",
+        // The companion is not started: /health reports the deployment as not reported yet.
+        EDGECLAW_DEV_COMPANION: "0",
+        DISCORD_BOT_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.Gctl.control-page-token",
+        EDGECLAW_COMPANION_INGRESS_SECRET: "control-page-companion-secret",
       },
       180_000,
     );
@@ -344,6 +382,11 @@ describe("control page (headless Chromium)", () => {
     await page.locator("button[data-action=toggle]", { hasText: "Disable" }).waitFor();
     await page.click("button[data-action=run-now]");
     await page.locator("#toast", { hasText: "Started daily digest" }).waitFor();
+    const lastRun = page.locator("main td[data-label='Last run']").first();
+    await until("the manual run in Last run", async () => {
+      await open(page, base, "cron");
+      return (await lastRun.textContent()) !== "never" ? true : undefined;
+    });
 
     // Budgets: raise the global day cap.
     await open(page, base, "budgets");
@@ -361,10 +404,39 @@ describe("control page (headless Chromium)", () => {
     assert.equal(await page.locator("svg.chart").count(), 2);
     assert.ok((await page.locator("svg.chart rect").count()) >= 4);
     await open(page, base, "channels");
+    const slackCard = page.locator("[data-channel='slack:default']");
     assert.equal(
-      await page.locator("[data-channel='slack:default'] [data-field=webhook-url]").textContent(),
+      await slackCard.locator("[data-field=webhook-url]").textContent(),
       `${base}/slack/events`,
     );
+    // Events were accepted (the DMs above): the card says when the last one came.
+    const lastEvent = (await slackCard.locator("[data-field=last-event]").textContent()) ?? "";
+    assert.ok(!Number.isNaN(Date.parse(lastEvent)) || /\d{1,2}:\d{2}/.test(lastEvent), lastEvent);
+    // The companion as a readable table: deployment and note as labelled lines, no JSON dump.
+    const companion = page.locator("[data-field=companion]");
+    await companion.locator("dl.kv dt", { hasText: "Deployment" }).waitFor();
+    assert.equal(await companion.locator("pre").count(), 0);
+    assert.match((await companion.textContent()) ?? "", /no companion has reported yet/);
+    // The webhook URL at phone width: it may wrap, but only after a separator.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const url = await page.evaluate(() => {
+      const code = document.querySelector(
+        "[data-channel='slack:default'] [data-field=webhook-url]",
+      )!;
+      const parts = [...code.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE);
+      const broken = parts.filter((node) => {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        return range.getClientRects().length > 1;
+      });
+      return {
+        breaks: code.querySelectorAll("wbr").length,
+        broken: broken.map((n) => n.textContent),
+      };
+    });
+    assert.ok(url.breaks >= 2, "break opportunities after the URL's separators");
+    assert.deepEqual(url.broken, [], "no part of the URL is broken inside");
+    await page.setViewportSize({ width: 1280, height: 900 });
     await open(page, base, "config");
     await page.locator("[data-field=config-ok]", { hasText: "Config OK" }).waitFor();
 

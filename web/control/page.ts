@@ -35,6 +35,11 @@ export const CONTROL_PAGE_HTML = operatorPageHtml({
   .badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; border: 1px solid currentColor; font-size: .8rem; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: .3rem 0; padding: .5rem .6rem; background: var(--bg); border-radius: 6px; font-size: .86rem; }
   code { font-size: .86rem; overflow-wrap: anywhere; }
+  /* A URL breaks after a separator (the <wbr>s urlCode puts there), mid-word only if one part is wider than the line. */
+  code.url { overflow-wrap: break-word; word-break: normal; }
+  .kv { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: .3rem 0 .6rem; font-size: .9rem; }
+  .kv dt { color: var(--muted); }
+  .kv dd { margin: 0; overflow-wrap: anywhere; }
   table { width: 100%; border-collapse: collapse; font-size: .92rem; }
   th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
   th { color: var(--muted); font-weight: 500; }
@@ -43,7 +48,8 @@ export const CONTROL_PAGE_HTML = operatorPageHtml({
   /* A phone (390 px): each table row becomes a small card, each cell a labelled line. */
   @media (max-width: 640px) {
     header { flex-wrap: wrap; padding: .5rem .6rem; }
-    nav { order: 3; flex-basis: 100%; }
+    /* Every tab on screen: the tabs wrap onto a second line instead of a hidden sideways scroll. */
+    nav { order: 3; flex-basis: 100%; flex-wrap: wrap; overflow: visible; }
     main { padding: .6rem; }
     table, tbody, tr, td { display: block; width: 100%; }
     thead { display: none; }

@@ -93,6 +93,26 @@ function table(columns, rows, onRow) {
   return h("table", null, h("thead", null, h("tr", null, columns.map(function (c) { return h("th", { text: c.label }); }))), body);
 }
 
+/** A URL as code that wraps after its separators (/ ? & = #), never inside a name. */
+function urlCode(url, attrs) {
+  var el = h("code", attrs);
+  el.className = ((attrs && attrs.cls) || "") + " url";
+  var tokens = String(url).match(/[^\/?&=#]+|[\/?&=#]+/g) || [];
+  tokens.forEach(function (part, index) {
+    el.appendChild(document.createTextNode(part));
+    // Not inside "https://": the scheme and the host stay together.
+    if (/^[\/?&=#]+$/.test(part) && !(index === 1 && /:$/.test(tokens[0])) && index < tokens.length - 1) el.appendChild(document.createElement("wbr"));
+  });
+  return el;
+}
+
+/** label → value pairs as a definition list (values as text). */
+function pairs(list) {
+  return h("dl", { cls: "kv" }, list.filter(function (p) { return p[1] !== undefined && p[1] !== null && p[1] !== ""; }).map(function (p) {
+    return [h("dt", { text: p[0] }), h("dd", null, p[1])];
+  }));
+}
+
 function empty(text) { return h("p", { cls: "muted", text: text }); }
 
 function view(id, title, render) { views.push({ id: id, title: title, render: render }); }

@@ -126,6 +126,15 @@ view("channels", "Channels", function () {
   var health = fetch("/health").then(function (r) { return r.json(); }).catch(function () { return null; });
   return Promise.all([api("GET", "/admin/channels/status"), health]).then(function (results) {
     var rows = results[0].channels, companion = results[1] && results[1].companion;
+    var deployments = companion ? (companion.deployments || [companion]) : [];
+    // A companion channel's last event is the connector's report (no webhook reaches the index first).
+    deployments.forEach(function (d) {
+      (d.connectors || []).forEach(function (k) {
+        rows.forEach(function (c) {
+          if (c.channel === k.channel && c.accountId === k.accountId && k.lastEventAt && (!c.lastEventAt || k.lastEventAt > Date.parse(c.lastEventAt))) c.lastEventAt = new Date(k.lastEventAt).toISOString();
+        });
+      });
+    });
     return [h("h2", { text: "Channels" }), rows.length ? rows.map(function (c) {
       var url = c.webhookUrl;
       var copy = url ? h("button", { text: "Copy" }) : null;
@@ -133,13 +142,38 @@ view("channels", "Channels", function () {
       var refused = Object.keys(c.refused).map(function (k) { return k + " " + c.refused[k]; }).join(", ");
       return h("div", { cls: "card", "data-channel": c.channel + ":" + c.accountId },
         h("div", { cls: "row" }, h("b", { text: c.label }), h("span", { cls: "muted", text: "account " + c.accountId })),
-        url ? h("div", { cls: "row" }, h("code", { cls: "grow", "data-field": "webhook-url", text: url }), copy) : h("div", { cls: "muted", text: "No webhook here (disabled, or served by the companion)." }),
-        h("div", null, "Last event: ", when(c.lastEventAt), " · accepted ", count(c.accepted), refused ? " · refused " + refused : ""),
+        url ? h("div", { cls: "row" }, urlCode(url, { cls: "grow", "data-field": "webhook-url" }), copy) : h("div", { cls: "muted", text: "No webhook here (disabled, or served by the companion)." }),
+        h("div", null, "Last event: ", h("span", { "data-field": "last-event", text: c.lastEventAt ? when(c.lastEventAt) : c.accepted ? "accepted, not yet in the session index" : "none yet" }), " · accepted ", count(c.accepted), refused ? " · refused " + refused : ""),
         c.lastError ? h("div", { cls: "err", text: "Last failure " + when(c.lastError.at) + ": " + c.lastError.reason }) : h("div", { cls: "muted", text: "No failures recorded." }));
     }) : h("div", { cls: "card" }, empty("No channels are configured.")),
-    companion ? h("div", { cls: "card" }, h("h3", { text: "Companion" }), h("pre", { text: JSON.stringify(companion, null, 2) })) : null];
+    deployments.length ? h("div", { cls: "card", "data-field": "companion" }, h("h3", { text: "Companion" }), deployments.map(companionPart)) : null];
   });
 });
+
+/** One companion deployment from /health: its lease and container as pairs, its connectors as a table. */
+function companionPart(d) {
+  var container = d.container || {};
+  var stop = container.lastStop;
+  return h("div", { "data-deployment": d.deployment },
+    pairs([
+      ["Deployment", d.deployment],
+      ["Instance", d.instance || null],
+      ["Lease", d.instance ? (d.leaseHeld ? "held" : "not held") + " (epoch " + d.leaseEpoch + ")" : null],
+      ["Reported", d.reportedAt ? when(d.reportedAt) : null],
+      ["Note", d.note],
+      ["Error", d.error ? h("span", { cls: "err", text: d.error }) : null],
+      ["Container", container.state],
+      ["Last stop", stop ? when(stop.at) + " · exit " + stop.exitCode + " · " + stop.reason : null],
+      ["Container error", container.lastError ? h("span", { cls: "err", text: container.lastError }) : null],
+      ["Missing secrets", container.missingSecrets && container.missingSecrets.length ? h("span", { cls: "err", text: container.missingSecrets.join(", ") }) : null],
+    ]),
+    d.connectors && d.connectors.length ? table([
+      { label: "Channel", cell: function (k) { return k.channel + (k.accountId !== "default" ? " (" + k.accountId + ")" : ""); } },
+      { label: "State", cell: function (k) { return h("span", { cls: k.state === "connected" || k.state === "ready" ? "ok" : "warn", text: k.state }); } },
+      { label: "Last event", cell: function (k) { return k.lastEventAt ? when(k.lastEventAt) : "none yet"; } },
+      { label: "Last error", cell: function (k) { return k.lastError ? h("span", { cls: "err", text: k.lastError }) : "—"; } },
+    ], d.connectors) : null);
+}
 
 view("config", "Config", function () {
   return api("GET", "/admin/config/report").then(function (r) {
