@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
+import { handlerReader, parse } from "./admin-handlers.ts";
 import { pathToFileURL } from "node:url";
 import { GENERATED_NOTE, tableCell } from "./markdown.ts";
 
@@ -17,14 +17,12 @@ interface Route {
   file: string;
   query: string[];
   jsonBody: boolean;
+  /** The keys of the zod object(s) the handler checks the JSON body against, when it names them. */
+  bodyKeys: string[][];
   doc?: string;
 }
 
 const METHODS = new Set(["get", "post", "put", "patch", "delete"]);
-
-function parse(file: string): ts.SourceFile {
-  return ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-}
 
 function docOf(node: ts.Node, source: ts.SourceFile): string | undefined {
   const statement = ts.findAncestor(node, ts.isExpressionStatement);
@@ -41,8 +39,12 @@ function docOf(node: ts.Node, source: ts.SourceFile): string | undefined {
  * The paths a route declaration names: a string, or a template over the variable of an enclosing
  * `for (const action of ["a", "b"])` (one route per word).
  */
-function routePaths(arg: ts.Expression, source: ts.SourceFile): string[] {
-  if (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg)) return [arg.text];
+function routePaths(
+  arg: ts.Expression,
+  source: ts.SourceFile,
+): Array<{ path: string; word?: string }> {
+  if (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg))
+    return [{ path: arg.text }];
   if (!ts.isTemplateExpression(arg)) return [];
   const loop = ts.findAncestor(arg, ts.isForOfStatement);
   const declaration =
@@ -60,8 +62,9 @@ function routePaths(arg: ts.Expression, source: ts.SourceFile): string[] {
   )
     throw new Error(`cannot read the route path ${arg.getText(source)}`);
   const variable = declaration.name.text;
-  return words.elements.filter(ts.isStringLiteral).map(
-    (word) =>
+  return words.elements.filter(ts.isStringLiteral).map((word) => ({
+    word: word.text,
+    path:
       arg.head.text +
       arg.templateSpans
         .map((span) => {
@@ -70,12 +73,13 @@ function routePaths(arg: ts.Expression, source: ts.SourceFile): string[] {
           return word.text + span.literal.text;
         })
         .join(""),
-  );
+  }));
 }
 
 /** `app.get("/x", …)` calls on the given Hono app variables, with the prefix each is mounted at. */
 function routesIn(file: string, mounts: Map<string, string>): Route[] {
   const source = parse(file);
+  const reads = handlerReader(file, source);
   const routes: Route[] = [];
   const visit = (node: ts.Node): void => {
     if (
@@ -91,13 +95,12 @@ function routesIn(file: string, mounts: Map<string, string>): Route[] {
         .slice(1)
         .map((a) => a.getText(source))
         .join("\n");
-      for (const sub of routePaths(node.arguments[0], source))
+      for (const { path: sub, word } of routePaths(node.arguments[0], source))
         routes.push({
           method: node.expression.name.text.toUpperCase(),
           path: `/admin${prefix === "/" ? "" : prefix}${sub === "/" && prefix !== "/" ? "" : sub}`,
           file,
-          query: [...new Set([...handler.matchAll(/req\.query\(\s*"([^"]+)"/g)].map((m) => m[1]!))],
-          jsonBody: /readJson\(|req\.json\(/.test(handler),
+          ...reads(handler, word),
           doc: docOf(node, source),
         });
     }
@@ -180,7 +183,13 @@ export async function adminReference(root: string): Promise<string> {
   const rows = routes.map((route) => {
     const takes = [
       ...route.query.map((q) => `\`?${q}=\``),
-      ...(route.jsonBody ? ["JSON body"] : []),
+      ...(route.jsonBody
+        ? [
+            route.bodyKeys.length
+              ? `JSON ${route.bodyKeys.map((keys) => `\`{ ${keys.join(", ")} }\``).join(" or ")}`
+              : "JSON body",
+          ]
+        : []),
     ].join(", ");
     const file = route.file.slice(route.file.lastIndexOf("workers/"));
     return `| \`${route.method}\` | \`${route.path}\` | ${takes} | ${tableCell(route.doc ?? "")} | [${file}](../../${file}) |`;

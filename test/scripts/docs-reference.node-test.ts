@@ -38,7 +38,7 @@ describe("generated reference pages", async () => {
   it("the admin page lists routes declared in a loop, the CLI page every command", () => {
     assert.match(
       pages["docs/reference/admin-api.md"]!,
-      /`POST` \| `\/admin\/pairing\/:channel\/approve`/,
+      /`POST` \| `\/admin\/pairing\/:channel\/approve` \| JSON `\{ code \}`/,
     );
     assert.match(pages["docs/reference/cli.md"]!, /`edgeclaw pairing approve <channel> <code>`/);
     assert.match(
