@@ -82,12 +82,24 @@ export function isFakeModelEnabled(env: SecretEnv): boolean {
 }
 
 /**
- * The selection for one agent: its own `model` (strict unless it lists `fallbacks`, as OpenClaw),
- * else `agents.defaults.model` with the default fallbacks. With no model named anywhere, the demo
- * model when it is switched on (an explicit opt-in beats a key that happens to be in the shell),
- * else the default model of each built-in provider whose key is set (the first is primary).
+ * The selection for one agent. The demo model first when it is switched on: EDGECLAW_FAKE_MODEL=1
+ * is an explicit opt-in for this deployment, so it beats the config's models and any key in the
+ * shell (a newcomer starting from edgeclaw.example.json5 with the demo switch gets the demo, not
+ * "All models failed"). Otherwise the agent's own `model` (strict unless it lists `fallbacks`, as
+ * OpenClaw), else `agents.defaults.model` with the default fallbacks, else the default model of
+ * each built-in provider whose key is set (the first is primary).
  */
 export function modelSelectionFor(
+  config: EdgeclawConfig,
+  env: SecretEnv,
+  agentId?: string,
+): ModelSelection {
+  if (isFakeModelEnabled(env)) return { primary: FAKE_MODEL_REF, fallbacks: [], origin: "demo" };
+  return configuredSelection(config, env, agentId);
+}
+
+/** The selection the config and the keys give, ignoring the demo switch. */
+function configuredSelection(
   config: EdgeclawConfig,
   env: SecretEnv,
   agentId?: string,
@@ -98,7 +110,6 @@ export function modelSelectionFor(
     return { primary: agent.model.primary, fallbacks: agent.model.fallbacks, origin: "config" };
   const fallbacks = agent?.model?.fallbacks.length ? agent.model.fallbacks : defaults.fallbacks;
   if (defaults.primary) return { primary: defaults.primary, fallbacks, origin: "config" };
-  if (isFakeModelEnabled(env)) return { primary: FAKE_MODEL_REF, fallbacks: [], origin: "demo" };
   const keyed = keyDefaultModels(config, env);
   if (keyed.length === 0) return { fallbacks };
   return {
@@ -237,8 +248,9 @@ export function listConfiguredModels(config: EdgeclawConfig, env: SecretEnv): Co
     if (name && !entry.name) entry.name = name;
     if (!entry.roles.includes(role)) entry.roles.push(role);
   };
-  const selection = modelSelectionFor(config, env);
-  if (selection.primary && selection.origin !== "demo") add(selection.primary, "primary");
+  // What the config names is listed even while the demo switch answers in its place.
+  const selection = configuredSelection(config, env);
+  if (selection.primary) add(selection.primary, "primary");
   for (const ref of selection.fallbacks) add(ref, "fallback");
   for (const agent of config.agents.list) {
     if (agent.model?.primary) add(agent.model.primary, "agent");

@@ -21,7 +21,7 @@ export function activeModelLine(config: EdgeclawConfig, vars: Record<string, str
   const provider = parseModelRef(primary)?.providerId ?? primary;
   const why =
     selection.origin === "demo"
-      ? "the scripted demo model, EDGECLAW_FAKE_MODEL=1"
+      ? `the scripted demo model, EDGECLAW_FAKE_MODEL=1${replacedByDemo(config)}`
       : selection.origin === "key-default"
         ? `default for the ${provider} API key; set agents.defaults.model.primary to choose another`
         : "from the config";
@@ -33,4 +33,14 @@ export function activeModelLine(config: EdgeclawConfig, vars: Record<string, str
   }
   const fallbacks = selection.fallbacks.length ? `, then ${selection.fallbacks.join(", ")}` : "";
   return `  Model: ${primary} (${why})${fallbacks}${problem}`;
+}
+
+/** The switch wins over the config's models: say which ones it stands in for, so nobody wonders. */
+function replacedByDemo(config: EdgeclawConfig): string {
+  const named = [
+    config.agents.defaults.model.primary,
+    ...config.agents.list.map((agent) => agent.model?.primary),
+  ].filter((ref): ref is string => Boolean(ref));
+  const unique = [...new Set(named)];
+  return unique.length ? `; answers instead of ${unique.join(", ")} from the config` : "";
 }

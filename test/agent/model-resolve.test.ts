@@ -191,9 +191,25 @@ describe("modelSelectionFor", () => {
       fallbacks: ["anthropic/claude-haiku-4-5"],
       origin,
     });
-    expect(
-      modelSelectionFor(config, { EDGECLAW_FAKE_MODEL: "1", OPENAI_API_KEY: "k" }),
-    ).toMatchObject({ primary: "anthropic/claude-sonnet-4-5", origin });
+  });
+
+  it("EDGECLAW_FAKE_MODEL=1 wins over every model the config names, for every agent", () => {
+    // The README's path: edgeclaw.example.json5 (which names Claude and GPT) plus the demo switch.
+    const config = parseConfig({
+      agents: {
+        defaults: {
+          model: { primary: "anthropic/claude-sonnet-4-5", fallbacks: ["openai/gpt-5.2"] },
+        },
+        list: [{ id: "ops", model: "openai/gpt-5.5" }],
+      },
+    });
+    const demo = { primary: "fake/edgeclaw-demo", fallbacks: [], origin: "demo" };
+    const env = { EDGECLAW_FAKE_MODEL: "1", OPENAI_API_KEY: "k" };
+    expect(modelSelectionFor(config, env)).toEqual(demo);
+    expect(modelSelectionFor(config, env, "ops")).toEqual(demo);
+    expect(modelSelectionFor(config, { OPENAI_API_KEY: "k" }, "ops").primary).toBe(
+      "openai/gpt-5.5",
+    );
   });
 
   it("with no model in the config, a provider key alone selects that provider's current model", () => {
