@@ -12,6 +12,7 @@ import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
 import { reportConfigError } from "./lib/config-file.ts";
 import { describeDatabaseError } from "./lib/database-error.ts";
 import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
+import { databaseUrlProblem } from "./lib/neon-node.ts";
 import { requiredSecrets } from "../functions/config/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
 import {
@@ -37,6 +38,11 @@ async function main(): Promise<number> {
   if (!skipMigrations) {
     const databaseUrl = process.env.DATABASE_URL;
     const wsProxy = process.env.EDGECLAW_PG_WS_PROXY || undefined;
+    const problem = databaseUrl ? databaseUrlProblem(databaseUrl) : undefined;
+    if (problem) {
+      console.error(`edgeclaw deploy: ${problem}`);
+      return 1;
+    }
     if (dryRun) {
       // A dry run changes nothing anywhere: it only says what a deploy would apply.
       if (!databaseUrl)

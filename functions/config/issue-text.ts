@@ -42,7 +42,8 @@ function expectation(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type") return issue.expected;
   if (issue.code === "invalid_value")
     return issue.values.map((value) => JSON.stringify(value)).join(" | ");
-  return issue.message.replace(/^Invalid input: /, "");
+  // A custom message already says "expected …" (a path pattern): the caller adds the word once.
+  return issue.message.replace(/^Invalid input: /, "").replace(/^expected /, "");
 }
 
 function where(path: PropertyKey[]): string {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CommandSpec } from "./commands.ts";
-import { adminRequest, CliError } from "./http.ts";
+import { adminRequest, CliError, UsageError } from "./http.ts";
 import { renderTable } from "./table.ts";
 
 /**
@@ -21,39 +21,71 @@ const windowSchema = z.object({
   reservedTokens: z.number(),
   raised: z.boolean(),
 });
-const scopeSchema = z.object({ scope: z.string(), windows: z.array(windowSchema) });
+const scopeSchema = z.object({
+  scope: z.string(),
+  windows: z.array(windowSchema),
+  timeZone: z.string().optional(),
+});
 const listSchema = z.object({ timeZone: z.string(), scopes: z.array(scopeSchema) });
 const actionSchema = z.object({ ok: z.literal(true), scope: z.string(), window: windowSchema });
 
 type Window = z.infer<typeof windowSchema>;
 
+/** Dollars as people read them: cents, or four decimals for fractions of a cent. */
 const usd = (value: number | undefined) =>
-  value === undefined ? undefined : `$${value.toFixed(4)}`;
+  value === undefined
+    ? undefined
+    : value === 0 || value >= 0.01
+      ? `$${value.toFixed(2)}`
+      : `$${value.toFixed(4)}`;
 
-function rows(scope: string, windows: Window[]): Array<Array<string | number | undefined>> {
+/** `2026-12-01 00:00` in the budgets' time zone (the one their days and months are counted in). */
+function localTime(ms: number, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    })
+      .formatToParts(ms)
+      .map((part) => [part.type, part.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+function rows(
+  scope: string,
+  windows: Window[],
+  timeZone: string,
+): Array<Array<string | number | undefined>> {
   return windows.map((w) => [
     scope,
-    w.key,
-    [usd(w.spentUsd), usd(w.limitUsd)].filter(Boolean).join(" / ") || "-",
+    w.key.replace(":", " "),
+    usd(w.spentUsd),
+    w.limitUsd === undefined ? "none" : usd(w.limitUsd),
     w.limitTokens !== undefined ? `${w.spentTokens} / ${w.limitTokens}` : String(w.spentTokens),
-    usd(w.reservedUsd),
+    w.reservedUsd > 0 ? usd(w.reservedUsd) : "",
     w.raised ? "yes" : "",
-    new Date(w.resetsAt).toISOString(),
+    localTime(w.resetsAt, timeZone),
   ]);
 }
 
-const HEADERS = ["SCOPE", "PERIOD", "SPENT / CAP (USD)", "TOKENS", "IN FLIGHT", "RAISED", "RESETS"];
+const HEADERS = ["SCOPE", "PERIOD", "SPENT", "CAP", "TOKENS", "IN FLIGHT", "RAISED", "RESETS"];
 
 function period(value: string | undefined): "day" | "month" {
   if (value === "day" || value === "month") return value;
-  throw new CliError(`period must be day or month, got "${value}"`);
+  throw new UsageError(`period must be day or month, got "${value}"`);
 }
 
 function positive(name: string, value: string | boolean | undefined): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
   if (typeof value !== "string" || !Number.isFinite(number) || number <= 0)
-    throw new CliError(`--${name} must be a positive number, got "${value}"`);
+    throw new UsageError(`--${name} must be a positive number, got "${value}"`);
   return number;
 }
 
@@ -69,10 +101,10 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
       print(
         json,
         () =>
-          `time zone ${data.timeZone}\n${renderTable(
+          `${renderTable(
             HEADERS,
-            data.scopes.flatMap((scope) => rows(scope.scope, scope.windows)),
-          )}`,
+            data.scopes.flatMap((scope) => rows(scope.scope, scope.windows, data.timeZone)),
+          )}\n(times in ${data.timeZone}, budgets.timeZone)`,
       );
       return 0;
     },
@@ -89,7 +121,12 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
         `/budgets/${encodeURIComponent(scope!)}`,
       );
       const data = scopeSchema.parse(json);
-      print(json, () => renderTable(HEADERS, rows(data.scope, data.windows)));
+      const timeZone = data.timeZone ?? "UTC";
+      print(
+        json,
+        () =>
+          `${renderTable(HEADERS, rows(data.scope, data.windows, timeZone))}\n(times in ${timeZone})`,
+      );
       return 0;
     },
   },
@@ -105,7 +142,7 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
         tokens: positive("tokens", options.tokens),
       };
       if (body.usd === undefined && body.tokens === undefined)
-        throw new CliError("give --usd and/or --tokens");
+        throw new UsageError("give --usd and/or --tokens");
       const json = await adminRequest(
         connection(),
         "POST",

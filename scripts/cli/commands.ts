@@ -13,6 +13,7 @@ import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
 import { AUDIT_COMMANDS } from "./audit.ts";
 import { SIMULATE_COMMAND } from "./simulate.ts";
+import { DEPLOY_COMMAND } from "./deploy.ts";
 
 /**
  * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
@@ -33,6 +34,8 @@ export interface CommandSpec {
   /** Options beyond the shared ones, with their value name (`"flag"`: a boolean switch that takes no value). */
   options: Record<string, string>;
   summary: string;
+  /** Talks to no gateway: no --url / --token / --json. */
+  offline?: boolean;
   run(input: CommandInput): Promise<number>;
 }
 
@@ -311,6 +314,7 @@ export const COMMANDS: CommandSpec[] = [
   ...CRON_COMMANDS,
   ...AUDIT_COMMANDS,
   SIMULATE_COMMAND,
+  DEPLOY_COMMAND,
 ];
 
 /** A local config file, parsed (JSON5); the check reports every problem in it. */

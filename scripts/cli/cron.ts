@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminRequest, CliError } from "./http.ts";
+import { adminRequest, CliError, UsageError } from "./http.ts";
 import { renderTable } from "./table.ts";
 import type { CommandSpec } from "./commands.ts";
 
@@ -51,7 +51,7 @@ function jobFromOptions(
     str("every") && { kind: "every", every: str("every") },
     str("at") && { kind: "at", at: str("at"), tz: str("tz") },
   ].filter(Boolean);
-  if (schedules.length !== 1) throw new CliError("give exactly one of --cron, --every, --at");
+  if (schedules.length !== 1) throw new UsageError("give exactly one of --cron, --every, --at");
   const payloads = [
     str("message") && {
       kind: "agentTurn",
@@ -61,15 +61,15 @@ function jobFromOptions(
     },
     str("system-event") && { kind: "systemEvent", text: str("system-event") },
   ].filter(Boolean);
-  if (payloads.length !== 1) throw new CliError("give exactly one of --message, --system-event");
-  if (!str("name")) throw new CliError("--name is required");
+  if (payloads.length !== 1) throw new UsageError("give exactly one of --message, --system-event");
+  if (!str("name")) throw new UsageError("--name is required");
   const channel = str("channel");
   const to = str("to");
   if ((channel === undefined) !== (to === undefined))
-    throw new CliError("announce needs both --channel and --to");
+    throw new UsageError("announce needs both --channel and --to");
   const keep = str("keep-after-run");
   if (keep !== undefined && keep !== "true" && keep !== "false")
-    throw new CliError("--keep-after-run takes true or false");
+    throw new UsageError("--keep-after-run takes true or false");
   return {
     name: str("name"),
     agentId: str("agent"),
@@ -227,7 +227,7 @@ export const CRON_COMMANDS: CommandSpec[] = [
     options: { text: "text", mode: "now|next-heartbeat", agent: "id" },
     summary: "queue a system event for the main session; --mode now wakes the heartbeat",
     async run({ options, connection, print }) {
-      if (typeof options.text !== "string") throw new CliError("--text is required");
+      if (typeof options.text !== "string") throw new UsageError("--text is required");
       const json = await adminRequest(connection(), "POST", "/system/event", {
         text: options.text,
         mode: options.mode,

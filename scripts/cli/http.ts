@@ -12,6 +12,17 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * The command line itself is wrong (unknown command or option, a missing or malformed value): exit
+ * 2 with the command's usage, never 1 (1 is a failure of the gateway or the platform).
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
 export interface Connection {
   url: string;
   token?: string;
@@ -50,10 +61,9 @@ export async function adminRequest(
   if (!res.ok) {
     const reason = serverReason(json) ?? (text.slice(0, 300) || res.statusText);
     const retry = res.headers.get("retry-after");
-    throw new CliError(
-      `${res.status}: ${reason}${retry ? ` (retry after ${retry}s)` : ""}`,
-      res.status,
-    );
+    // Every unknown id (session, job, scope, pairing code) reads the same, whatever route said it.
+    const what = res.status === 404 ? "not found" : String(res.status);
+    throw new CliError(`${what}: ${reason}${retry ? ` (retry after ${retry}s)` : ""}`, res.status);
   }
   if (json === undefined)
     throw new CliError(`the server answered ${res.status} with a body that is not JSON`);

@@ -3,7 +3,7 @@ import { deflateSync } from "node:zlib";
 import { crc32, zip } from "../lib/zip.ts";
 import { loadConfigFile } from "../lib/config-file.ts";
 import type { CommandSpec } from "./commands.ts";
-import { CliError } from "./http.ts";
+import { CliError, UsageError } from "./http.ts";
 
 /**
  * `edgeclaw channels msteams package`: writes the Teams app package to upload (Apps → Manage your
@@ -88,7 +88,7 @@ function appIdFrom(options: Record<string, string | boolean | undefined>): strin
   const raw = loadConfigFile().raw as { channels?: { msteams?: { appId?: unknown } } };
   const fromConfig = raw.channels?.msteams?.appId;
   if (typeof fromConfig === "string" && fromConfig) return fromConfig;
-  throw new CliError(
+  throw new UsageError(
     "no app id: pass --app-id, set MSTEAMS_APP_ID, or put channels.msteams.appId in edgeclaw.json5 (the Azure Bot's Microsoft App ID)",
   );
 }
@@ -102,7 +102,7 @@ export const MSTEAMS_COMMANDS: CommandSpec[] = [
     async run({ options, print }) {
       const appId = appIdFrom(options);
       if (!GUID.test(appId))
-        throw new CliError(
+        throw new UsageError(
           `the app id must be the Azure Bot's Microsoft App ID (a GUID), got "${appId}"`,
         );
       const out = typeof options.out === "string" ? options.out : "edgeclaw-teams-app.zip";

@@ -4,7 +4,7 @@ import { simulateOnce } from "../simulate/send.ts";
 import { readSimulateState } from "../simulate/state.ts";
 import { readLiveDevState } from "../lib/data-dir-lock.ts";
 import type { CommandSpec } from "./commands.ts";
-import { CliError } from "./http.ts";
+import { CliError, UsageError } from "./http.ts";
 
 /**
  * `edgeclaw simulate <channel> "text"`: plays the platform against the local `npm run dev` started
@@ -20,7 +20,7 @@ export const SIMULATE_COMMAND: CommandSpec = {
     const [channel, text] = args as [string, string];
     const simulator = simulatorFor(channel);
     if (!simulator)
-      throw new CliError(
+      throw new UsageError(
         `no simulator for "${channel}"; simulated channels: ${channelSimulators.map((s) => s.id).join(", ")}`,
       );
     const dataDir = resolve(process.env.EDGECLAW_DATA_DIR || ".edgeclaw/data");
@@ -36,7 +36,7 @@ export const SIMULATE_COMMAND: CommandSpec = {
       );
     const timeout = options.timeout === undefined ? 60 : Number(options.timeout);
     if (!Number.isFinite(timeout) || timeout <= 0)
-      throw new CliError(`--timeout must be a number of seconds, got "${options.timeout}"`);
+      throw new UsageError(`--timeout must be a number of seconds, got "${options.timeout}"`);
     const str = (value: unknown) => (typeof value === "string" ? value : undefined);
     const message = {
       text,

@@ -4,7 +4,7 @@ import {
   TELEGRAM_SECRET_TOKEN_PATTERN,
 } from "../../functions/channels/telegram/verify.ts";
 import type { CommandSpec } from "./commands.ts";
-import { CliError } from "./http.ts";
+import { CliError, UsageError } from "./http.ts";
 
 /**
  * `edgeclaw channels telegram set-webhook | delete-webhook | info`: the Bot API calls that connect a
@@ -80,12 +80,12 @@ export const TELEGRAM_COMMANDS: CommandSpec[] = [
     async run({ options, print }) {
       const url = str(options.url);
       if (!url || !/^https:\/\/[^/\s]+/.test(url))
-        throw new CliError(
+        throw new UsageError(
           "--url must be the public https:// URL of the Worker's Telegram path (e.g. https://edgeclaw.example.workers.dev/telegram-webhook)",
         );
       const secret = str(options.secret) ?? generateTelegramSecretToken();
       if (!TELEGRAM_SECRET_TOKEN_PATTERN.test(secret))
-        throw new CliError("--secret must be 1-256 characters of A-Z, a-z, 0-9, _ and -");
+        throw new UsageError("--secret must be 1-256 characters of A-Z, a-z, 0-9, _ and -");
       const bot = botFrom(options);
       await call(bot, "setWebhook", {
         url,

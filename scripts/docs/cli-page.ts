@@ -32,8 +32,13 @@ ${GENERATED_NOTE}
 \`.edgeclaw/data\`) by itself, URL and generated token included. Every command that talks to a
 gateway also takes \`--url <url>\`, \`--token <token>\` (default \`EDGECLAW_GATEWAY_TOKEN\` /
 \`OPENCLAW_GATEWAY_TOKEN\`) and \`--json\` (the server's JSON instead of a table);
-\`edgeclaw <command> --help\` explains one command. An unknown command or option, or a missing or
-extra argument, exits 2 with the command's usage; a failure the server reports exits 1.
+\`edgeclaw <command> --help\` explains one command; a group alone (\`edgeclaw sessions\`) lists its
+commands. A usage error — an unknown command or option, a missing or extra argument, a bad value
+(numbers must be positive: \`--limit -5\` is refused) — exits 2 with the command's usage and, for a
+typo, the closest command (\`did you mean "sessions list"?\`). A failure the server or the
+platform reports exits 1; an unknown id (session, job, budget scope) always reads
+\`not found: <reason>\`. A value that starts with a dash is the option's value
+(\`--group -1001234567890\`, Telegram's negative group ids).
 
 ${sections.join("\n\n")}
 `;

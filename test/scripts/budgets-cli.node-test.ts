@@ -69,7 +69,16 @@ describe("edgeclaw budgets", () => {
   it("lists scopes as a table, with the gateway token", async () => {
     const run = await edgeclaw(["budgets", "list"]);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /global\s+day:2026-11-30\s+\$1\.5000 \/ \$25\.0000/);
+    // Cents, not four decimals; one column each for spend and cap; the reset in the budgets' zone.
+    assert.match(
+      run.stdout,
+      /^SCOPE\s+PERIOD\s+SPENT\s+CAP\s+TOKENS\s+IN FLIGHT\s+RAISED\s+RESETS$/m,
+    );
+    assert.match(
+      run.stdout,
+      /^global\s+day 2026-11-30\s+\$1\.50\s+\$25\.00\s+1200\s+yes\s+2026-12-01 00:00$/m,
+    );
+    assert.match(run.stdout, /\(times in UTC, budgets\.timeZone\)/);
     assert.equal(seen.at(-1)?.auth, "Bearer tok-123");
   });
 
@@ -83,7 +92,7 @@ describe("edgeclaw budgets", () => {
       "25",
     ]);
     assert.equal(raised.status, 0, raised.stderr);
-    assert.match(raised.stdout, /Raised session:agent:main:x day:2026-11-30: cap \$25\.0000/);
+    assert.match(raised.stdout, /Raised session:agent:main:x day:2026-11-30: cap \$25\.00 until/);
     assert.deepEqual(
       { method: seen.at(-1)?.method, url: seen.at(-1)?.url, body: JSON.parse(seen.at(-1)!.body) },
       {
@@ -97,14 +106,23 @@ describe("edgeclaw budgets", () => {
     assert.deepEqual(JSON.parse(seen.at(-1)!.body), { period: "month" });
   });
 
+  it("an unknown id reads as every unknown id does: not found, exit 1", async () => {
+    const run = await edgeclaw(["budgets", "show", "agent:nobody"]);
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr.trim(), "edgeclaw: not found: no such scope");
+  });
+
   it("refuses a bad period or amount before calling the gateway", async () => {
     const before = seen.length;
     const badPeriod = await edgeclaw(["budgets", "reset", "global", "week"]);
-    assert.equal(badPeriod.status, 1);
+    assert.equal(badPeriod.status, 2, "a usage error");
     assert.match(badPeriod.stderr, /period must be day or month/);
     const badAmount = await edgeclaw(["budgets", "raise", "global", "day", "--usd", "0"]);
-    assert.equal(badAmount.status, 1);
-    assert.match(badAmount.stderr, /--usd must be a positive number/);
+    assert.equal(badAmount.status, 2, "a usage error");
+    assert.match(badAmount.stderr, /--usd must be a positive amount in USD, got "0"/);
+    const negative = await edgeclaw(["budgets", "raise", "global", "day", "--tokens", "-5"]);
+    assert.equal(negative.status, 2);
+    assert.match(negative.stderr, /--tokens must be a positive whole number of tokens, got "-5"/);
     assert.equal(seen.length, before);
   });
 });

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { z } from "zod";
+import { describeIssues } from "../../functions/config/issue-text.ts";
+import { databaseUrlProblem, neonWebSocketAddress } from "../../scripts/lib/neon-node.ts";
 import { projectRoot, tempProject } from "./helpers.ts";
 
 /** The operator CLI without a gateway: help, usage errors, offline config check, finding the stack. */
@@ -69,5 +72,82 @@ describe("edgeclaw CLI", () => {
     const run = edgeclaw(["agents", "list"]);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /no running `npm run dev` found for .*data: start it, or pass --url/);
+  });
+
+  it("lists a group's commands for a bare group, and suggests the closest command", () => {
+    const bare = edgeclaw(["sessions"]);
+    assert.equal(bare.status, 2);
+    assert.match(bare.stderr, /"sessions" needs a command/);
+    for (const name of ["sessions list", "sessions show <key>", "sessions reset <key>"])
+      assert.ok(bare.stderr.includes(`  ${name}`), bare.stderr);
+    const help = edgeclaw(["channels", "telegram", "--help"]);
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^usage: edgeclaw channels telegram <command>/);
+    assert.match(help.stdout, /channels telegram set-webhook/);
+    for (const [typed, meant] of [
+      [["sesions", "list"], "sessions list"],
+      [["sessions", "lst"], "sessions list"],
+      [["cron", "lst"], "cron list"],
+    ] as const) {
+      const run = edgeclaw([...typed]);
+      assert.equal(run.status, 2, run.stderr);
+      assert.match(run.stderr, new RegExp(`did you mean "${meant}"\\?`));
+    }
+  });
+
+  it("refuses negative numbers with a clear message and exit 2, and takes negative ids as values", () => {
+    const cases: Array<[string[], RegExp]> = [
+      [["sessions", "list", "--limit", "-5"], /--limit must be a positive whole number, got "-5"/],
+      [["sessions", "show", "-5"], /"-5": a negative number is not a valid argument here/],
+      [["simulate", "telegram", "--timeout", "-1", "hi"], /--timeout must be a positive number/],
+      [["simulate", "carrier-pigeon", "hi"], /no simulator for "carrier-pigeon"/],
+    ];
+    for (const [args, reason] of cases) {
+      const run = edgeclaw(args);
+      assert.equal(run.status, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, reason);
+      assert.doesNotMatch(run.stderr, /ambiguous|Unknown option/);
+    }
+    // Telegram's group ids are negative: `--group -100…` is the id, not an option.
+    const group = edgeclaw(["simulate", "telegram", "--group", "-1001234567890", "hi"]);
+    assert.equal(group.status, 1, group.stderr);
+    assert.match(group.stderr, /no simulated platforms running/);
+  });
+
+  it("has `deploy`, which is npm run deploy: it refuses a DATABASE_URL that is not Postgres", () => {
+    const help = edgeclaw(["deploy", "--help"]);
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^usage: edgeclaw deploy \[--dry-run\] \[--skip-migrations\]/);
+    const project = tempProject({ "edgeclaw.json5": "{}" });
+    const run = edgeclaw(["deploy", "--dry-run"], {
+      DATABASE_URL: "mysql://user:pw@db.example.com:3306/app",
+      EDGECLAW_CONFIG: join(project, "edgeclaw.json5"),
+    });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /^edgeclaw deploy: /m, "scripts/deploy.ts ran");
+    assert.match(run.stderr, /DATABASE_URL must be a Postgres connection string .*not mysql:\/\//);
+    assert.doesNotMatch(run.stderr, /pw/);
+  });
+
+  it("honours the database URL's port and names only Postgres URLs usable", () => {
+    assert.equal(neonWebSocketAddress("ep-x.neon.tech", 5432), "ep-x.neon.tech/v2");
+    assert.equal(neonWebSocketAddress("db.internal", 6543), "db.internal:6543/v2");
+    assert.equal(databaseUrlProblem("postgresql://u:p@h:6543/db"), undefined);
+    assert.match(databaseUrlProblem("https://h/db")!, /not https:\/\//);
+    assert.match(databaseUrlProblem("not a url")!, /not a URL/);
+  });
+
+  it('says what a key expects once (no "expected expected")', () => {
+    const schema = z.object({
+      path: z.union([
+        z.string().regex(/^\//, { message: "expected a path starting with /" }),
+        z.string().regex(/^https:/, { message: "expected an https:// URL" }),
+      ]),
+    });
+    const result = schema.safeParse({ path: "nope" });
+    assert.ok(!result.success);
+    const [line] = describeIssues(result.error.issues);
+    assert.equal(line, "path: expected a path starting with / or an https:// URL");
+    assert.doesNotMatch(line!, /expected expected/);
   });
 });

@@ -130,7 +130,7 @@ describe("edgeclaw cron / system event", () => {
       "--message",
       "m",
     ]);
-    assert.equal(two.status, 1);
+    assert.equal(two.status, 2, "a usage error");
     assert.match(two.stderr, /exactly one of --cron, --every, --at/);
     const half = await edgeclaw([
       "cron",

@@ -65,10 +65,10 @@ describe("edgeclaw channels msteams package", () => {
   it("refuses without an app id, or with one that is not a GUID", async () => {
     const dir = mkdtempSync(join(tmpdir(), "teams-pkg-"));
     const none = await edgeclaw(["channels", "msteams", "package"], dir);
-    assert.equal(none.status, 1);
+    assert.equal(none.status, 2, "a usage error");
     assert.match(none.stderr, /no app id/);
     const bad = await edgeclaw(["channels", "msteams", "package", "--app-id", "nope"], dir);
-    assert.equal(bad.status, 1);
+    assert.equal(bad.status, 2, "a usage error");
     assert.match(bad.stderr, /GUID/);
   });
 });

@@ -165,7 +165,7 @@ describe("edgeclaw simulate against EDGECLAW_SIMULATE=1 npm run dev", () => {
       [tsxCli, "scripts/cli.ts", "simulate", "carrier-pigeon", "hi"],
       { cwd: projectRoot, env, encoding: "utf8" },
     );
-    assert.equal(unknown.status, 1);
+    assert.equal(unknown.status, 2, "an unknown channel is a usage error");
     assert.match(unknown.stderr, /no simulator for "carrier-pigeon"/);
 
     const exited = new Promise((resolve) => dev.once("exit", resolve));

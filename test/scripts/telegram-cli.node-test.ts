@@ -125,7 +125,7 @@ describe("edgeclaw channels telegram", () => {
       "--url",
       "http://claw.example/telegram-webhook",
     ]);
-    assert.equal(http.status, 1);
+    assert.equal(http.status, 2, "a usage error");
     assert.match(http.stderr, /--url must be the public https:\/\/ URL/);
     const badSecret = await edgeclaw([
       "channels",
