@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CommandSpec } from "./commands.ts";
-import { adminRequest, CliError, UsageError } from "./http.ts";
+import { adminRequest, UsageError } from "./http.ts";
 import { renderTable } from "./table.ts";
 
 /**

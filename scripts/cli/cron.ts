@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminRequest, CliError, UsageError } from "./http.ts";
+import { adminRequest, UsageError } from "./http.ts";
 import { renderTable } from "./table.ts";
 import type { CommandSpec } from "./commands.ts";
 

@@ -3,7 +3,7 @@ import { deflateSync } from "node:zlib";
 import { crc32, zip } from "../lib/zip.ts";
 import { loadConfigFile } from "../lib/config-file.ts";
 import type { CommandSpec } from "./commands.ts";
-import { CliError, UsageError } from "./http.ts";
+import { UsageError } from "./http.ts";
 
 /**
  * `edgeclaw channels msteams package`: writes the Teams app package to upload (Apps → Manage your
