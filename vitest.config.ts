@@ -1,4 +1,4 @@
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { buildTestConfig } from "./test/setup/test-config.ts";
 
@@ -29,6 +29,8 @@ export default defineConfig({
             modules: true,
             scriptPath: "./test/fakes/container-runtime.js",
             compatibilityDate: "2026-04-20",
+            // Miniflare 5 serves a Durable Object class only for a namespace its own Worker declares.
+            durableObjects: { COMPANION_CONTAINER: "FakeCompanionContainer" },
           },
         ],
         bindings: {

@@ -1,9 +1,9 @@
-import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 
 /**
- * The companion's durable outbox (SQLite, WAL, synchronous FULL): every raw event is written here
+ * The companion's durable outbox (Node's built-in SQLite, WAL, synchronous FULL): every raw event is written here
  * before anything else happens to it, and its row is deleted only when the Worker answered "stored"
  * (or dead-lettered when the Worker says it can never be stored). Rows left by a crash are sent
  * again at the next start, before any connector runs. Bounded: past `maxRows` submit() refuses, so
@@ -30,17 +30,17 @@ export class OutboxFullError extends Error {
 }
 
 export class Outbox {
-  private readonly db: Database.Database;
+  private readonly db: DatabaseSync;
 
   constructor(
     dataDir: string,
     private readonly maxRows: number,
   ) {
     mkdirSync(dataDir, { recursive: true });
-    this.db = new Database(join(dataDir, "outbox.sqlite"));
-    this.db.pragma("journal_mode = WAL");
+    this.db = new DatabaseSync(join(dataDir, "outbox.sqlite"));
+    this.db.exec("PRAGMA journal_mode = WAL");
     // FULL: a row is on disk when insert returns, even if the machine (not just the process) dies.
-    this.db.pragma("synchronous = FULL");
+    this.db.exec("PRAGMA synchronous = FULL");
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL, account_id TEXT NOT NULL, event_id TEXT NOT NULL, payload TEXT NOT NULL, received_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, UNIQUE (channel, account_id, event_id));
       CREATE TABLE IF NOT EXISTS dead_events (channel TEXT NOT NULL, account_id TEXT NOT NULL, event_id TEXT NOT NULL, error TEXT NOT NULL, dead_at INTEGER NOT NULL);
@@ -59,7 +59,7 @@ export class Outbox {
       `INSERT OR IGNORE INTO events (channel, account_id, event_id, payload, received_at) VALUES (?, ?, ?, ?, ?)`,
     );
     const count = this.db.prepare(`SELECT COUNT(*) AS n FROM events`);
-    this.db.transaction(() => {
+    this.transaction(() => {
       if ((count.get() as { n: number }).n + events.length > this.maxRows)
         throw new OutboxFullError(this.maxRows);
       for (const event of events)
@@ -70,7 +70,7 @@ export class Outbox {
           JSON.stringify(event.payload ?? null),
           receivedAt,
         );
-    })();
+    });
   }
 
   /** The oldest rows of one account, in arrival order (per-account FIFO). */
@@ -79,7 +79,15 @@ export class Outbox {
       .prepare(
         `SELECT seq, channel, account_id AS accountId, event_id AS eventId, payload, received_at AS receivedAt FROM events WHERE channel = ? AND account_id = ? ORDER BY seq LIMIT ?`,
       )
-      .all(channel, accountId, limit) as OutboxRow[];
+      .all(channel, accountId, limit)
+      .map((row) => ({
+        seq: Number(row.seq),
+        channel: String(row.channel),
+        accountId: String(row.accountId),
+        eventId: String(row.eventId),
+        payload: String(row.payload),
+        receivedAt: Number(row.receivedAt),
+      }));
   }
 
   has(channel: string, accountId: string, eventId: string): boolean {
@@ -94,14 +102,14 @@ export class Outbox {
     const remove = this.db.prepare(
       `DELETE FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`,
     );
-    this.db.transaction(() => {
+    this.transaction(() => {
       for (const eventId of eventIds) remove.run(channel, accountId, eventId);
-    })();
+    });
   }
 
   /** The Worker said this event can never be stored: keep why (not the payload) and let the account go on. */
   deadLetter(channel: string, accountId: string, eventId: string, error: string): void {
-    this.db.transaction(() => {
+    this.transaction(() => {
       this.db
         .prepare(
           `INSERT INTO dead_events (channel, account_id, event_id, error, dead_at) VALUES (?, ?, ?, ?, ?)`,
@@ -110,23 +118,24 @@ export class Outbox {
       this.db
         .prepare(`DELETE FROM events WHERE channel = ? AND account_id = ? AND event_id = ?`)
         .run(channel, accountId, eventId);
-    })();
+    });
   }
 
   markAttempt(channel: string, accountId: string, eventIds: string[]): void {
     const mark = this.db.prepare(
       `UPDATE events SET attempts = attempts + 1 WHERE channel = ? AND account_id = ? AND event_id = ?`,
     );
-    this.db.transaction(() => {
+    this.transaction(() => {
       for (const eventId of eventIds) mark.run(channel, accountId, eventId);
-    })();
+    });
   }
 
   /** Accounts with rows waiting (resent at start, before connectors start). */
   accountsWithRows(): Array<{ channel: string; accountId: string }> {
     return this.db
       .prepare(`SELECT DISTINCT channel, account_id AS accountId FROM events`)
-      .all() as Array<{ channel: string; accountId: string }>;
+      .all()
+      .map((row) => ({ channel: String(row.channel), accountId: String(row.accountId) }));
   }
 
   size(): number {
@@ -149,6 +158,18 @@ export class Outbox {
       .prepare(`INSERT OR REPLACE INTO receipts (command_id, answer, at) VALUES (?, ?, ?)`)
       .run(commandId, JSON.stringify(answer), Date.now());
     this.db.prepare(`DELETE FROM receipts WHERE at <= ?`).run(Date.now() - ttlMs);
+  }
+
+  /** Runs `work` as one SQLite transaction: all of it is on disk, or (when it throws) none of it. */
+  private transaction(work: () => void): void {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      work();
+      this.db.exec("COMMIT");
+    } catch (error) {
+      this.db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   close(): void {

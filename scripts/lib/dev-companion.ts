@@ -37,7 +37,8 @@ export function companionBundleStale(): boolean {
   } catch {
     return true;
   }
-  for (const input of [...inputs, "package.json", "package-lock.json"]) {
+  // The lock is the workspace root's (companion/ is an npm workspace).
+  for (const input of [...inputs, "package.json", "../package-lock.json"]) {
     const path = resolve(companionDir, input);
     if (!existsSync(path) || statSync(path).mtimeMs > builtAt) return true;
   }

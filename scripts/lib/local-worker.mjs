@@ -73,8 +73,9 @@ let workerd;
 let stopping = false;
 
 function startWorkerd() {
-  const workerdPath =
-    process.env.MINIFLARE_WORKERD_PATH ?? createRequire(import.meta.url)("workerd").default;
+  // The workerd that wrangler ships with (its own dependency: npm may not hoist it to the top).
+  const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler"));
+  const workerdPath = process.env.MINIFLARE_WORKERD_PATH ?? fromWrangler("workerd").default;
   const inspector = values["inspector-port"]
     ? [`--inspector-addr=${values.ip}:${values["inspector-port"]}`]
     : [];

@@ -70,7 +70,7 @@ describe("companion container in the deploy config", () => {
     );
   });
 
-  it("npx edgeclaw deploy --dry-run: wrangler 4.86 accepts the generated [[containers]] entry, its cron and var, with no unknown key", async () => {
+  it("npx edgeclaw deploy --dry-run: wrangler accepts the generated [[containers]] entry, its cron and var, with no unknown key", async () => {
     const dir = tempProject({
       "edgeclaw.json5": JSON.stringify(
         socketConfig({
