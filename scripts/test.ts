@@ -2,22 +2,36 @@ import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 
 /**
- * `npm test`: the project's checks as named stages, each an npm script, run in order and timed, so
- * CI time is visible per stage and a regression points at its stage. The first failing stage stops
+ * `npm test`: the project's checks as named stages of npm scripts, run in order and timed, so CI
+ * time is visible per stage and a regression points at its stage. The first failing stage stops
  * the run (the later ones would only repeat its noise). A table of wall-clock seconds is printed at
  * the end, and appended to the file named by EDGECLAW_STAGE_TIMES when set (.ci/run prints its
  * install stage and these in one table).
  *
- * `npm test -- <stage> …` runs only the named stages, in the order given.
+ * `npm test -- <script> …` runs only the stages holding the named scripts.
  */
-const STAGES = [
-  { name: "lint", script: "lint" },
-  { name: "typecheck", script: "typecheck" },
-  { name: "build", script: "build" },
-  { name: "workerd tests", script: "test:workerd" },
-  { name: "script tests", script: "test:scripts" },
-  { name: "companion tests", script: "test:companion" },
-] as const;
+const STAGES: Stage[] = [
+  { name: "lint", scripts: ["lint"] },
+  { name: "typecheck", scripts: ["typecheck"] },
+  // The companion bundle too: the dev stacks the script and companion tests start side by side
+  // then find it fresh instead of both rebuilding companion/dist at once.
+  { name: "build", scripts: ["build", "build:companion"] },
+  { name: "workerd tests", scripts: ["test:workerd"] },
+  // Side by side: separate processes, ports (freePort) and temporary data dirs; each mostly waits
+  // on the stacks it starts, so on two cores they overlap instead of queueing.
+  {
+    name: "script and companion tests",
+    scripts: ["test:scripts", "test:companion"],
+    together: true,
+  },
+];
+
+interface Stage {
+  name: string;
+  /** npm scripts, run one after another, or all at once when `together`. */
+  scripts: string[];
+  together?: boolean;
+}
 
 interface Timing {
   name: string;
@@ -33,6 +47,18 @@ function runScript(script: string): Promise<number> {
   });
 }
 
+async function runStage(stage: Stage): Promise<number> {
+  if (stage.together) {
+    const codes = await Promise.all(stage.scripts.map(runScript));
+    return codes.find((code) => code !== 0) ?? 0;
+  }
+  for (const script of stage.scripts) {
+    const code = await runScript(script);
+    if (code !== 0) return code;
+  }
+  return 0;
+}
+
 function table(timings: Timing[]): string {
   const width = Math.max(...timings.map((timing) => timing.name.length));
   const total = timings.reduce((sum, timing) => sum + timing.seconds, 0);
@@ -45,23 +71,26 @@ function table(timings: Timing[]): string {
 
 async function main(): Promise<number> {
   const wanted = process.argv.slice(2);
-  const unknown = wanted.filter((name) => !STAGES.some((stage) => stage.script === name));
+  const known = STAGES.flatMap((stage) => stage.scripts);
+  const unknown = wanted.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     console.error(
-      `npm test: unknown stage ${unknown.join(", ")}; the stages are ${STAGES.map((stage) => stage.script).join(", ")}`,
+      `npm test: unknown stage ${unknown.join(", ")}; the stages are ${known.join(", ")}`,
     );
     return 2;
   }
   const stages =
     wanted.length > 0
-      ? wanted.map((name) => STAGES.find((stage) => stage.script === name)!)
-      : [...STAGES];
+      ? STAGES.filter((stage) => stage.scripts.some((script) => wanted.includes(script)))
+      : STAGES;
   const timings: Timing[] = [];
   let code = 0;
   for (const stage of stages) {
-    console.log(`\n=== ${stage.name} (npm run ${stage.script})`);
+    console.log(
+      `\n=== ${stage.name} (npm run ${stage.scripts.join(stage.together ? " & " : " && ")})`,
+    );
     const started = performance.now();
-    code = await runScript(stage.script);
+    code = await runStage(stage);
     const timing = {
       name: stage.name,
       seconds: (performance.now() - started) / 1000,
