@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { desc, eq } from "drizzle-orm";
 import { modelSelectionFor } from "../functions/agent/model-resolve.ts";
-import { ConfigError, configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv, rawConfigFromEnv } from "../functions/config/load.ts";
 import { DatabaseNotConfiguredError, withDb } from "../functions/db/client.ts";
 import { sessions, transcriptEntries } from "../functions/db/schema.ts";
 import { postgresAccessStore } from "../functions/routing/access-store-postgres.ts";
@@ -397,11 +397,12 @@ admin.get("/agents", (c) => {
 admin.get("/config/check", (c) => {
   let raw: unknown;
   try {
-    // The config in force: EDGECLAW_CONFIG, else the bundled one (already validated when it parses).
-    raw = c.env.EDGECLAW_CONFIG ? JSON.parse(c.env.EDGECLAW_CONFIG) : configFromEnv(c.env);
+    // The config in force as the user wrote it (EDGECLAW_CONFIG, else the bundled one), the same
+    // input the control page's report and `config check --file` read. Never the parsed config: its
+    // defaults are not a config anyone wrote (the default companion key lists no channels, which
+    // the schema refuses when it is written), so a valid file was called INVALID here.
+    raw = rawConfigFromEnv(c.env);
   } catch (error) {
-    if (error instanceof ConfigError)
-      return c.json({ ok: false, errors: error.issues, warnings: [] });
     return c.json({
       ok: false,
       errors: [

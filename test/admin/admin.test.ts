@@ -209,6 +209,22 @@ describe("allowlist, sessions, agents, config", () => {
     ).toBe(404);
   });
 
+  it("checks the config as written when it is the bundled one (no EDGECLAW_CONFIG), as npm run dev runs", async () => {
+    // `npx edgeclaw config check` against dev said INVALID (companion.ingressKeys.0.channels: Too
+    // small) for no file, the example file and a channels-only file: it re-checked the parsed config.
+    const { admin } = await import("../../workers/admin.ts");
+    const bundled = { ...env, EDGECLAW_CONFIG: undefined, EDGECLAW_GATEWAY_TOKEN: TOKEN };
+    const res = await admin.request(
+      "/config/check",
+      { headers: { authorization: `Bearer ${TOKEN}` } },
+      bundled,
+    );
+    expect(res.status).toBe(200);
+    const report = (await res.json()) as { ok: boolean; errors: string[] };
+    expect(report.errors).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
   it("lists agents and checks config", async () => {
     const agents = (await (await call(`/agents`)).json()) as {
       agents: Array<{ id: string; default: boolean }>;
