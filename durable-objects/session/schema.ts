@@ -159,6 +159,13 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
     // Null until the first attempt (and for rows written before this step: queued time stands in).
     statements: [`ALTER TABLE outbox ADD COLUMN first_attempt_at INTEGER`],
   },
+  {
+    version: 6,
+    why: "dedup keys kept past the 48 h tombstone for platforms whose signatures carry no timestamp (Twilio SMS): a replayed request stays a duplicate until `until`",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS replay_guard (dedup_key TEXT PRIMARY KEY, until INTEGER NOT NULL)`,
+    ],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

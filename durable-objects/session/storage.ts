@@ -83,7 +83,10 @@ export class SessionStore {
   insertInbox(event: RoutedEvent, now: number): number | null {
     if (
       this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, event.envelope.dedupKey).toArray()
-        .length > 0
+        .length > 0 ||
+      this.sql
+        .exec(`SELECT 1 FROM replay_guard WHERE dedup_key = ?`, event.envelope.dedupKey)
+        .toArray().length > 0
     )
       return null;
     const keys = [event.envelope.dedupKey, ...(event.envelope.aliasKeys ?? [])];
@@ -114,6 +117,12 @@ export class SessionStore {
         now,
       )
       .one().seq;
+    if (event.envelope.replayGuardMs)
+      this.sql.exec(
+        `INSERT OR IGNORE INTO replay_guard(dedup_key, until) VALUES(?, ?)`,
+        event.envelope.dedupKey,
+        now + event.envelope.replayGuardMs,
+      );
     for (const alias of event.envelope.aliasKeys ?? []) {
       this.sql.exec(
         `INSERT OR IGNORE INTO inbox_alias(alias, seq, at) VALUES(?, ?, ?)`,

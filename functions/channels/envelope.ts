@@ -41,6 +41,16 @@ export const inboundEnvelopeSchema = z.object({
   dedupKey: z.string().min(1).max(512),
   /** Further keys that name the same event (Slack's app_mention + message for one post). */
   aliasKeys: z.array(z.string().min(1).max(512)).max(8).optional(),
+  /**
+   * Keep `dedupKey` this long after acceptance, beyond the 48 h tombstone: for platforms whose
+   * signature carries no timestamp (Twilio), so a captured request replayed later stays a duplicate.
+   */
+  replayGuardMs: z
+    .number()
+    .int()
+    .positive()
+    .max(10 * 366 * 86_400_000)
+    .optional(),
   kind: z.enum(["message", "system"]).default("message"),
   channel: z.string().min(1),
   accountId: z.string().min(1).default("default"),

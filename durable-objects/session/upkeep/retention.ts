@@ -5,7 +5,8 @@ import type { SessionState } from "../state.ts";
  * How long a SessionDO keeps what it stores, and the sweep that enforces it. The bound of every
  * table (stated at the schema, schema.ts, and in docs/concepts/reliability.md):
  *  - inbox: events not yet settled, plus settled ones as dedup tombstones for TOMBSTONE_MS (48 h;
- *    their payload is cleared after an hour); inbox_alias likewise 48 h.
+ *    their payload is cleared after an hour); inbox_alias likewise 48 h; replay_guard until each
+ *    key's `until` (channels whose signatures have no timestamp: Twilio SMS, a year by default).
  *  - outbox: chunks still being delivered, sent chunks for 48 h, dead letters for
  *    `session.maintenance.pruneAfter` (30 d) and at most `maxEntries` (500) of them.
  *  - runs: the current session's newest `maxEntries` runs (older ones are folded into one totals
@@ -68,6 +69,7 @@ export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, no
   );
   sql.exec(`DELETE FROM inbox WHERE state = 'settled' AND settled_at < ?`, now - TOMBSTONE_MS);
   sql.exec(`DELETE FROM inbox_alias WHERE at < ?`, now - TOMBSTONE_MS);
+  sql.exec(`DELETE FROM replay_guard WHERE until < ?`, now);
 
   sql.exec(`DELETE FROM outbox WHERE state = 'sent' AND settled_at < ?`, now - TOMBSTONE_MS);
   sql.exec(
@@ -183,6 +185,8 @@ export function nextPruneAt(
   if (settled !== undefined) due.push(settled + TOMBSTONE_MS);
   const sent = first(`SELECT MIN(settled_at) AS at FROM outbox WHERE state = 'sent'`);
   if (sent !== undefined) due.push(sent + TOMBSTONE_MS);
+  const guard = first(`SELECT MIN(until) AS at FROM replay_guard`);
+  if (guard !== undefined) due.push(guard + 1);
   const dead = first(
     `SELECT MIN(COALESCE(settled_at, created_at)) AS at FROM outbox WHERE state = 'dead'`,
   );

@@ -81,6 +81,12 @@ const smsAccountFields = {
   textChunkLimit: z.number().int().min(100).max(TWILIO_MAX_BODY_CHARS).optional(),
   apiBaseUrl: z.url().optional(),
   mediaMaxMb: z.number().positive().optional(),
+  /**
+   * How long a MessageSid is remembered. Twilio's X-Twilio-Signature covers the URL and the
+   * parameters but no time, so a captured request verifies for as long as the Auth Token that
+   * signed it is valid; rotate the Auth Token at least this often.
+   */
+  messageSidRetentionDays: z.number().int().min(2).max(3650).optional(),
   allowFrom: smsAllowListSchema.optional(),
 };
 
@@ -94,6 +100,7 @@ export const smsChannelSchema = channelAccessSchema.safeExtend({
   textChunkLimit: z.number().int().min(100).max(TWILIO_MAX_BODY_CHARS).default(1500),
   apiBaseUrl: z.url().default("https://api.twilio.com"),
   mediaMaxMb: z.number().positive().default(5),
+  messageSidRetentionDays: z.number().int().min(2).max(3650).default(365),
   accounts: z.record(z.string(), smsAccountSchema).optional(),
 });
 export type SmsChannelConfig = z.infer<typeof smsChannelSchema>;

@@ -102,6 +102,8 @@ export function parseInboundMessage(
   const accountId = ctx.account.accountId;
   const envelope: InboundEnvelope = {
     dedupKey: `sms:${accountId}:${messageSid}`,
+    // No timestamp in Twilio's signature: the MessageSid must outlive any replay that could verify.
+    replayGuardMs: ctx.account.messageSidRetentionDays * 86_400_000,
     kind: "message",
     channel: "sms",
     accountId,
