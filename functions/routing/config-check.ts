@@ -5,6 +5,7 @@ import { findUnknownKeys } from "../config/unknown-keys.ts";
 import { listAgents, knownAgentIds } from "./agents.ts";
 import { compileMentionPatterns } from "./mention.ts";
 import { normalizeAgentId } from "./ids.ts";
+import { feishuAccount, feishuConfig } from "../channels/feishu/config.ts";
 
 /**
  * `config check`: validates a config the way the gateway will read it and lists what would silently
@@ -55,6 +56,8 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
     }
   }
 
+  warnings.push(...feishuUnservedWarnings(config));
+
   const agents = knownAgentIds(config);
   config.bindings.forEach((binding, index) => {
     if (!agents.has(normalizeAgentId(binding.agentId))) {
@@ -90,4 +93,22 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
     );
   }
   return { ok: errors.length === 0, errors, warnings };
+}
+
+/**
+ * Feishu accounts in "websocket" mode (OpenClaw's default) get no webhook path here, so their
+ * events were answered 404 with nothing logged: say so, and the key that serves them.
+ */
+function feishuUnservedWarnings(config: EdgeclawConfig): string[] {
+  const feishu = feishuConfig(config);
+  if (!feishu) return [];
+  const ids = ["default", ...Object.keys(feishu.accounts ?? {}).filter((id) => id !== "default")];
+  return ids.flatMap((id) => {
+    const account = feishuAccount(feishu, id);
+    if (!account.enabled || account.connectionMode === "webhook") return [];
+    const key = id === "default" ? "channels.feishu" : `channels.feishu.accounts.${id}`;
+    return [
+      `${key}: connectionMode is "${account.connectionMode}" (OpenClaw's default), so this Worker serves no webhook for it and Feishu's events get 404; set ${key}.connectionMode: "webhook"`,
+    ];
+  });
 }
