@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { channelDefinitions } from "../../../functions/channels/registry.ts";
+import { DM_KITS } from "./kits/index.ts";
+
+/**
+ * Every case a channel cannot meet today is named here with its reason, so an exception is a
+ * decision someone can read (and this test fails when a kit adds or drops one without saying so).
+ * Cases with an `insteadStatus` still run with that status, nothing stored and no model call.
+ */
+
+const LISTED = [
+  "telegram/stale: Telegram signs nothing with a time",
+  "sms/stale: Twilio's signature covers the URL and the form only, no time",
+  "sms/forged: a bad X-Twilio-Signature is answered 403",
+  "line/stale: LINE's signature has no time",
+];
+
+describe("contract exceptions", () => {
+  it("are exactly the listed ones, each with its reason", () => {
+    const actual = DM_KITS.flatMap((kit) =>
+      Object.entries(kit.exceptions ?? {}).map(([name, exception]) => {
+        expect(exception.reason.length, `${kit.channel}/${name} needs a reason`).toBeGreaterThan(
+          20,
+        );
+        return `${kit.channel}/${name}: ${exception.reason}`;
+      }),
+    );
+    expect(actual).toHaveLength(LISTED.length);
+    for (const start of LISTED)
+      expect(
+        actual.some((line) => line.startsWith(start)),
+        start,
+      ).toBe(true);
+  });
+
+  it("every webhook channel in the registry has a kit or is named as served by another suite file", () => {
+    // Discord's webhook is its interactions endpoint and Mattermost's its slash commands: no DMs
+    // arrive there (their DMs come through the companion), so the DM cases do not apply.
+    // "relay" is the test-only channel test/setup/register-channels.ts adds, not a platform.
+    const noDmWebhook = new Set(["discord", "mattermost", "relay"]);
+    const withKit = new Set(DM_KITS.map((kit) => kit.channel));
+    for (const definition of channelDefinitions())
+      if (definition.webhook && !noDmWebhook.has(definition.id))
+        expect(withKit.has(definition.id), `no contract kit for ${definition.id}`).toBe(true);
+  });
+});
