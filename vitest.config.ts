@@ -1,5 +1,4 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { buildTestConfig } from "./test/setup/test-config.ts";
 
@@ -114,8 +113,5 @@ export default defineConfig({
     setupFiles: ["./test/setup/register-channels.ts"],
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
-    // Two files at a time even on two cores (vitest's default there is one): a file mostly waits on
-    // workerd, the loopback fakes and its timers, and the fakes keep each file's scripts apart.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
