@@ -14,9 +14,10 @@ import {
   retryDeadLetter,
 } from "./session/outbox/dead-letter-admin.ts";
 import { SessionState, zeroUsage } from "./session/state.ts";
-import { deliver, mirror } from "./session/outbox/replies.ts";
+import { deliver } from "./session/outbox/replies.ts";
+import { mirror } from "./session/mirror/mirror.ts";
 import { prune } from "./session/upkeep/retention.ts";
-import { rotateSession } from "./session/identity.ts";
+import { rotateSession } from "./session/lifecycle.ts";
 import { retryPending } from "./session/retry.ts";
 import { executeRun, startNextRun } from "./session/run/execute.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
@@ -69,7 +70,7 @@ export class SessionDO extends DurableObject<Env> {
     };
     const { store } = this.s;
     const seq = this.acceptNow(event);
-    const row = seq === null ? store.inboxByKey(event.envelope.dedupKey) : store.inboxBySeq(seq);
+    const row = seq === null ? store.inbox.byKey(event.envelope.dedupKey) : store.inbox.bySeq(seq);
     if (!row) {
       write({
         type: "error",
@@ -93,15 +94,15 @@ export class SessionDO extends DurableObject<Env> {
 
   /** The visible conversation of the current session, for the web chat (answers name their model). */
   async history(limit = 200): Promise<HistoryEntry[]> {
-    const sessionId = this.s.store.getMeta("sessionId");
+    const sessionId = this.s.store.meta.get("sessionId");
     if (!sessionId) return [];
     const entries: HistoryEntry[] = [];
-    for (const row of this.s.store.transcript(sessionId, limit * 4)) {
+    for (const row of this.s.store.transcript.recent(sessionId, limit * 4)) {
       const m = row.message;
       if (m.role === "user")
         entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
       else if (m.role === "assistant" && !m.toolCalls?.length && m.content) {
-        const model = row.runId ? this.s.store.getRun(row.runId)?.modelRef : undefined;
+        const model = row.runId ? this.s.store.runs.get(row.runId)?.modelRef : undefined;
         entries.push({
           role: "assistant",
           text: m.content,
@@ -162,11 +163,11 @@ export class SessionDO extends DurableObject<Env> {
   private acceptNow(event: RoutedEvent): number | null {
     const { store } = this.s;
     const now = Date.now();
-    if (!store.getMeta("sessionKey")) {
-      store.setMeta("sessionKey", event.sessionKey);
-      store.setMeta("agentId", event.agentId);
+    if (!store.meta.get("sessionKey")) {
+      store.meta.set("sessionKey", event.sessionKey);
+      store.meta.set("agentId", event.agentId);
     }
-    const seq = store.insertInbox(event, now);
+    const seq = store.inbox.insert(event, now);
     const channel = event.envelope.channel;
     if (seq === null) {
       countSession(this.s, "edgeclaw_events_duplicate_total", { channel });
@@ -197,13 +198,13 @@ export class SessionDO extends DurableObject<Env> {
         await deliver(this.s);
         await triage(this.s);
         if (retryPending(this.s)) break;
-        const resumed = this.s.store.activeRun();
+        const resumed = this.s.store.runs.active();
         const run = resumed ?? startNextRun(this.s);
         if (!run) break;
         await executeRun(this.s, run, resumed !== undefined);
         // Parked (checkpoint at the end of its slice, or setup waiting to retry): the next pass
         // continues it, so no single alarm handler nears the platform's wall-time limit.
-        if (this.s.store.getRun(run.runId)?.state === "running") break;
+        if (this.s.store.runs.get(run.runId)?.state === "running") break;
       }
       await deliver(this.s);
       await savePendingCaptures(this.s);

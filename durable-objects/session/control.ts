@@ -1,6 +1,8 @@
 import type { SessionControl } from "../../functions/commands/session-control.ts";
 import { compactNow } from "./run/compact.ts";
-import { currentSessionId, rotateSession, settings, status, updateSettings } from "./identity.ts";
+import { currentSessionId, rotateSession } from "./lifecycle.ts";
+import { settings, updateSettings } from "./settings.ts";
+import { status } from "./status.ts";
 import { captureEndingSession, markStartupContext } from "./run/session-memory.ts";
 import type { SessionState } from "./state.ts";
 
@@ -26,9 +28,9 @@ export function sessionControl(s: SessionState): SessionControl {
     },
     stop: async () => {
       const now = Date.now();
-      const queued = s.store.inboxByState("queued");
+      const queued = s.store.inbox.byState("queued");
       for (const row of queued) {
-        s.store.settleInbox(row.seq, null, now);
+        s.store.inbox.settle(row.seq, null, now);
         s.emit([row.seq], { type: "error", code: "stopped", message: "cancelled by /stop" });
       }
       const abortedRun = s.active !== null;

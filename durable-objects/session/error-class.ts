@@ -101,3 +101,13 @@ function httpStatus(error: unknown): number | undefined {
   const status = (error as { status?: unknown }).status;
   return typeof status === "number" && status >= 400 && status < 600 ? status : undefined;
 }
+
+/** An error and its causes on one line (drizzle wraps the driver's error as `cause`). */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = error, depth = 0; current !== undefined && depth < 4; depth++) {
+    parts.push(current instanceof Error ? current.message.split("\n")[0]! : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(" ← ");
+}

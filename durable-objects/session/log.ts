@@ -12,10 +12,10 @@ export function sessionLog(
 ): Logger {
   const texts: string[] = [];
   for (const seq of context.seqs ?? []) {
-    const text = s.store.inboxBySeq(seq)?.event.envelope?.text;
+    const text = s.store.inbox.bySeq(seq)?.event.envelope?.text;
     if (text) texts.push(text);
   }
-  const sessionKey = s.store.getMeta("sessionKey");
+  const sessionKey = s.store.meta.get("sessionKey");
   return createLogger(
     s.config,
     s.env as Record<string, unknown>,

@@ -5,7 +5,7 @@ import { sessionLog } from "./log.ts";
 
 /** A transient failure parks triage and runs until `retryAt`; the alarm brings them back. */
 export function retryPending(s: SessionState): boolean {
-  const retryAt = Number(s.store.getMeta("retryAt") ?? 0);
+  const retryAt = Number(s.store.meta.get("retryAt") ?? 0);
   return retryAt > Date.now();
 }
 
@@ -36,7 +36,7 @@ export function recordFailure(
     // it waits as long as the outage lasts (one probe per backoff and isolate, breaker-paced) and
     // never counts toward maxAttempts, so no stored event is lost to an outage (DESIGN.md).
     const delay = Math.min(maxBackoffMs, Math.max(1_000, error.retryAt - Date.now()));
-    s.store.setMeta("retryAt", String(Date.now() + delay));
+    s.store.meta.set("retryAt", String(Date.now() + delay));
     return { outcome: "retry", reason };
   }
   const log = sessionLog(s, { seqs });
@@ -44,13 +44,13 @@ export function recordFailure(
     log.error(`${what} failed permanently`, { reason, errorClass });
     return { outcome: "dead", reason };
   }
-  const failures = s.store.addInboxFailure(seqs);
+  const failures = s.store.inbox.addFailure(seqs);
   if (failures >= maxAttempts) {
     log.error(`${what} failed ${failures} times; giving up`, { reason, errorClass });
     return { outcome: "dead", reason: `gave up after ${failures} attempts: ${reason}` };
   }
   const delay = Math.min(maxBackoffMs, 1_000 * 2 ** Math.min(failures - 1, 20));
-  s.store.setMeta("retryAt", String(Date.now() + delay));
+  s.store.meta.set("retryAt", String(Date.now() + delay));
   log.warn(`${what} failed; retrying`, {
     reason,
     errorClass,
@@ -62,6 +62,6 @@ export function recordFailure(
 }
 
 export function clearRetry(s: SessionState): void {
-  if (s.store.getMeta("retryAt") === undefined) return;
-  s.store.deleteMeta("retryAt");
+  if (s.store.meta.get("retryAt") === undefined) return;
+  s.store.meta.delete("retryAt");
 }

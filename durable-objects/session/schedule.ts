@@ -1,6 +1,6 @@
-import { mirrorDueAt } from "./outbox/replies.ts";
+import { mirrorDueAt } from "./mirror/mirror.ts";
 import { nextPruneAt, retentionPolicy } from "./upkeep/retention.ts";
-import { settings } from "./identity.ts";
+import { settings } from "./settings.ts";
 import { metricsFlushDueAt } from "./upkeep/metrics.ts";
 import { queueReadyAt } from "./run/setup.ts";
 import { pendingCaptureDueAt } from "./run/session-memory.ts";
@@ -25,15 +25,15 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   const due: number[] = [];
   const notBefore = s.pumping ? now + WATCHDOG_MS : now;
   // A transient failure parks triage and runs (not the outbox or the mirror) until retryAt.
-  const parked = Math.max(notBefore, Number(store.getMeta("retryAt") ?? 0));
-  if (store.countInbox("new") > 0) due.push(parked);
-  if (store.activeRun()) {
+  const parked = Math.max(notBefore, Number(store.meta.get("retryAt") ?? 0));
+  if (store.inbox.count("new") > 0) due.push(parked);
+  if (store.runs.active()) {
     due.push(parked);
   } else {
-    const queued = store.inboxByState("queued");
+    const queued = store.inbox.byState("queued");
     if (queued.length) due.push(Math.max(parked, queueReadyAt(queued, s.config, settings(s))));
   }
-  const outboxAt = store.nextOutboxAt();
+  const outboxAt = store.outbox.nextAt();
   if (outboxAt !== undefined) due.push(outboxAt);
   // A session the user ended with /new or /reset still has its last messages to save to memory/.
   const captureAt = pendingCaptureDueAt(s);
@@ -44,7 +44,7 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   if (metricsAt !== undefined) due.push(Math.max(notBefore, metricsAt));
   // An idle session wakes when something it keeps expires (a tombstone, a dead letter, …), to
   // clean up — not hourly.
-  const pruneAt = nextPruneAt(s.ctx.storage.sql, retentionPolicy(s), now);
+  const pruneAt = nextPruneAt(s.store, retentionPolicy(s), now);
   if (pruneAt !== undefined) due.push(pruneAt);
   return due.length ? Math.max(now, Math.min(...due)) : undefined;
 }

@@ -66,16 +66,6 @@ export class SessionState {
   }
 }
 
-/** An error and its causes on one line (drizzle wraps the driver's error as `cause`). */
-export function describeError(error: unknown): string {
-  const parts: string[] = [];
-  for (let current: unknown = error, depth = 0; current !== undefined && depth < 4; depth++) {
-    parts.push(current instanceof Error ? current.message.split("\n")[0]! : String(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(" ← ");
-}
-
 export function zeroUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }

@@ -31,8 +31,8 @@ function post(path: string, body: unknown, headers: Record<string, string> = aut
 async function plantDeadReply(sessionKey: string, id: string, to: string, text: string) {
   await runInDurableObject(sessionStub(sessionKey), (_instance, state) => {
     const store = new SessionStore(state.storage);
-    store.setMeta("sessionKey", sessionKey);
-    store.insertOutbox(
+    store.meta.set("sessionKey", sessionKey);
+    store.outbox.insert(
       {
         id,
         runId: null,
@@ -43,7 +43,7 @@ async function plantDeadReply(sessionKey: string, id: string, to: string, text: 
       },
       Date.now(),
     );
-    store.updateOutbox(
+    store.outbox.update(
       id,
       { state: "dead", attempts: 1, lastError: "slack: channel_not_found" },
       Date.now(),

@@ -211,13 +211,13 @@ describe("scheduler", () => {
       testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName("agent:main:main")),
       async (_i, state) => {
         const store = new SessionStore(state.storage.sql);
-        const events = store.getJson<Array<{ text: string }>>("systemEvents") ?? [];
+        const events = store.meta.getJson("systemEvents") ?? [];
         // Leave agent:main:main as other files expect it.
-        store.setJson(
+        store.meta.setJson(
           "systemEvents",
           events.filter((e) => e.text !== "Reminder: check the calendar"),
         );
-        return { events, runs: store.inboxByKey(`cron:${run!.id}`)?.runId ?? null };
+        return { events, runs: store.inbox.byKey(`cron:${run!.id}`)?.runId ?? null };
       },
     );
     expect(queued.events.map((e) => e.text)).toContain("Reminder: check the calendar");

@@ -44,7 +44,7 @@ async function settled(sessionKey: string, dedupKey: string) {
   return waitFor(
     async () => {
       const row = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-        new SessionStore(state.storage.sql).inboxByKey(dedupKey),
+        new SessionStore(state.storage.sql).inbox.byKey(dedupKey),
       );
       return row?.state === "settled" && row;
     },
@@ -72,7 +72,7 @@ describe("heartbeat turn", () => {
     // A real message first, so the session has an idle timer to keep.
     await collectRunEvents(await stub(sessionKey).chat(webchatEvent(sessionKey, "hello")));
     const before = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-      new SessionStore(state.storage.sql).getMeta("lastInteractionAt"),
+      new SessionStore(state.storage.sql).meta.get("lastInteractionAt"),
     );
 
     const ok = beat(scenario, channel, sessionKey);
@@ -94,7 +94,7 @@ describe("heartbeat turn", () => {
     expect(posted.filter((m) => m.text.includes("backup failed"))).toHaveLength(1);
     expect(await recorded(scenario)).toHaveLength(2);
     const after = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-      new SessionStore(state.storage.sql).getMeta("lastInteractionAt"),
+      new SessionStore(state.storage.sql).meta.get("lastInteractionAt"),
     );
     expect(after).toBe(before);
   });

@@ -42,7 +42,7 @@ async function sessionInbox(sessionKey: string) {
     testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(sessionKey)),
     async (_i, state) => {
       const store = new SessionStore(state.storage.sql);
-      return ["new", "queued", "taken", "settled"].flatMap((s) => store.inboxByState(s as "new"));
+      return ["new", "queued", "taken", "settled"].flatMap((s) => store.inbox.byState(s as "new"));
     },
   );
 }
@@ -215,9 +215,9 @@ async function cleanMainSystemEvents(text: string): Promise<string[]> {
         testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName("agent:main:main")),
         async (_i, state) => {
           const store = new SessionStore(state.storage.sql);
-          const queued = store.getJson<Array<{ text: string }>>("systemEvents") ?? [];
+          const queued = store.meta.getJson("systemEvents") ?? [];
           if (queued.some((e) => e.text === text))
-            store.setJson(
+            store.meta.setJson(
               "systemEvents",
               queued.filter((e) => e.text !== text),
             );

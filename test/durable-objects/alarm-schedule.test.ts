@@ -25,14 +25,14 @@ async function alarmViolations(key: string, debounceMs: number): Promise<string[
     const store = new SessionStore(state.storage);
     const alarm = await state.storage.getAlarm();
     const now = Date.now();
-    const parkedUntil = Number(store.getMeta("retryAt") ?? 0);
+    const parkedUntil = Number(store.meta.get("retryAt") ?? 0);
     const due: Array<{ what: string; at: number }> = [];
-    for (const row of store.inboxByState("new"))
+    for (const row of store.inbox.byState("new"))
       due.push({ what: `new event ${row.seq}`, at: Math.max(now, parkedUntil) });
-    const running = store.activeRun();
+    const running = store.runs.active();
     if (running)
       due.push({ what: `run ${running.runId}`, at: Math.max(now + WATCHDOG_MS, parkedUntil) });
-    const queued: InboxRow[] = store.inboxByState("queued");
+    const queued: InboxRow[] = store.inbox.byState("queued");
     if (queued.length && !running) {
       const behind = queued.some((row) => row.prepared?.queuedBehindRun);
       const readyAt = behind
@@ -74,12 +74,12 @@ describe("the alarm schedule", () => {
     await runInDurableObject(sessionStub(key), async (_instance, state) => {
       const store = new SessionStore(state.storage);
       const now = Date.now();
-      store.setMeta("sessionKey", key);
-      store.setMeta("agentId", "main");
-      store.setJson("settings", { queue: { mode: "collect", debounceMs: 400 } });
+      store.meta.set("sessionKey", key);
+      store.meta.set("agentId", "main");
+      store.meta.setJson("settings", { queue: { mode: "collect", debounceMs: 400 } });
       // A message that arrived during a run that has since ended: its debounce ends in 400 ms.
-      const seq = store.insertInbox(webchatEvent(key, "queued while the last run was busy"), now)!;
-      store.prepareInbox(seq, {
+      const seq = store.inbox.insert(webchatEvent(key, "queued while the last run was busy"), now)!;
+      store.inbox.prepare(seq, {
         text: "queued while the last run was busy",
         senderIsOwner: true,
         queuedBehindRun: true,
@@ -95,7 +95,7 @@ describe("the alarm schedule", () => {
         receivedAt: now,
         route: { channel: "slack", to: dm },
       });
-      store.insertInbox({ envelope, agentId: "main", sessionKey: key }, now);
+      store.inbox.insert({ envelope, agentId: "main", sessionKey: key }, now);
       await state.storage.setAlarm(now + 60_000);
     });
     expect(await runDurableObjectAlarm(sessionStub(key))).toBe(true);
@@ -106,8 +106,8 @@ describe("the alarm schedule", () => {
       () =>
         runInDurableObject(sessionStub(key), (_instance, state) => {
           const store = new SessionStore(state.storage);
-          const rows = store
-            .inboxByState("settled")
+          const rows = store.inbox
+            .byState("settled")
             .filter((row) => row.event.envelope.channel === "webchat");
           return rows.length ? rows[0]!.reply : undefined;
         }),
@@ -131,7 +131,7 @@ describe("the alarm schedule", () => {
       const stub = sessionStub(session.key);
       await runInDurableObject(stub, (_instance, state) => {
         const store = new SessionStore(state.storage);
-        store.setJson("settings", {
+        store.meta.setJson("settings", {
           queue: { mode: session.mode, debounceMs: session.debounceMs },
         });
       });
@@ -182,7 +182,7 @@ describe("the alarm schedule", () => {
           return runInDurableObject(sessionStub(session.key), (_instance, state) => {
             const store = new SessionStore(state.storage);
             return session.sent.every(
-              (dedupKey) => store.inboxByKey(dedupKey)?.state === "settled",
+              (dedupKey) => store.inbox.byKey(dedupKey)?.state === "settled",
             );
           });
         },
@@ -191,7 +191,7 @@ describe("the alarm schedule", () => {
       );
       const replies = await runInDurableObject(sessionStub(session.key), (_instance, state) => {
         const store = new SessionStore(state.storage);
-        return session.sent.map((dedupKey) => store.inboxByKey(dedupKey)?.reply ?? null);
+        return session.sent.map((dedupKey) => store.inbox.byKey(dedupKey)?.reply ?? null);
       });
       expect(replies.every((reply) => reply !== null)).toBe(true);
     }

@@ -24,20 +24,20 @@ async function plantDead(
   const stub = sessionStub(key);
   await runInDurableObject(stub, (_instance, state) => {
     const store = new SessionStore(state.storage);
-    store.setMeta("sessionKey", key);
-    store.insertOutbox(
+    store.meta.set("sessionKey", key);
+    store.outbox.insert(
       { id, runId: null, route: slackRoute(to), text, chunkIndex: 0, chunkCount: 1 },
       Date.now(),
     );
     if (!options.sendFirst)
-      store.updateOutbox(id, { state: "dead", attempts: 1, lastError }, Date.now());
+      store.outbox.update(id, { state: "dead", attempts: 1, lastError }, Date.now());
   });
   return stub;
 }
 
 async function markDead(key: string, id: string, lastError: string) {
   await runInDurableObject(sessionStub(key), (_instance, state) =>
-    new SessionStore(state.storage).updateOutbox(
+    new SessionStore(state.storage).outbox.update(
       id,
       { state: "dead", attempts: 1, lastError },
       Date.now(),
@@ -85,7 +85,7 @@ describe("dead letters: operator retry and discard", () => {
     expect(posted.map((m) => m.text)).toEqual(["the answer that bounced"]);
     expect(await stub.deadLetters()).toEqual([]);
     const row = await runInDurableObject(stub, (_i, state) =>
-      new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r1:0"),
+      new SessionStore(state.storage).outbox.rows().find((r) => r.id === "run:r1:0"),
     );
     expect(row).toMatchObject({ state: "sent" });
 
@@ -110,7 +110,7 @@ describe("dead letters: operator retry and discard", () => {
         (await runInDurableObject(
           stub,
           (_i, state) =>
-            new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r2:0")?.state,
+            new SessionStore(state.storage).outbox.rows().find((r) => r.id === "run:r2:0")?.state,
         )) === "sent"
           ? true
           : undefined,
@@ -129,7 +129,7 @@ describe("dead letters: operator retry and discard", () => {
         (await runInDurableObject(
           stub,
           (_i, state) =>
-            new SessionStore(state.storage).outboxRows().find((r) => r.id === "run:r2:0")?.state,
+            new SessionStore(state.storage).outbox.rows().find((r) => r.id === "run:r2:0")?.state,
         )) === "sent"
           ? true
           : undefined,

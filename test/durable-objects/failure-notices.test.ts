@@ -45,7 +45,7 @@ async function failTriageForGood(sessionKey: string, event: RoutedEvent): Promis
       runInDurableObject(
         stub,
         (_i, state) =>
-          new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey)?.deadReason ??
+          new SessionStore(state.storage).inbox.byKey(event.envelope.dedupKey)?.deadReason ??
           undefined,
       ),
     15_000,

@@ -86,7 +86,7 @@ describe("one bad event never freezes a session", () => {
     const next = await collectRunEvents(await stub.chat(webchatEvent(key, "are you still there?")));
     expect(finalText(next)).toContain("are you still there?");
     const bad = await runInDurableObject(stub, (_i, state) =>
-      new SessionStore(state.storage).deadLetteredInbox(),
+      new SessionStore(state.storage).inbox.deadLettered(),
     );
     expect(bad).toHaveLength(1);
     expect(bad[0]).toMatchObject({ state: "settled" });
@@ -125,7 +125,7 @@ describe("one bad event never freezes a session", () => {
     const busy = Object.assign(new Error("sorry, too many clients already"), { code: "53300" });
     const verdicts = await runInDurableObject(stub, (_instance, state) => {
       const s = new SessionState(state, () => env as unknown as Env);
-      const seq = s.store.insertInbox(event, Date.now())!;
+      const seq = s.store.inbox.insert(event, Date.now())!;
       return Array.from({ length: 12 }, () => recordFailure(s, "test step", [seq], busy).outcome);
     });
     expect(verdicts.slice(0, 11)).toEqual(Array(11).fill("retry"));
@@ -141,7 +141,9 @@ describe("one bad event never freezes a session", () => {
     await stub.accept(event);
     await waitFor(
       () =>
-        runInDurableObject(stub, (_i, state) => new SessionStore(state.storage).getMeta("retryAt")),
+        runInDurableObject(stub, (_i, state) =>
+          new SessionStore(state.storage).meta.get("retryAt"),
+        ),
       10_000,
       "the outage being noticed",
     );
@@ -151,11 +153,11 @@ describe("one bad event never freezes a session", () => {
         `UPDATE inbox SET failures = 11 WHERE dedup_key = ?`,
         event.envelope.dedupKey,
       );
-      new SessionStore(state.storage).setMeta("retryAt", String(Date.now() - 1));
+      new SessionStore(state.storage).meta.set("retryAt", String(Date.now() - 1));
     });
     await runDurableObjectAlarm(stub);
     const waiting = await runInDurableObject(stub, (_i, state) =>
-      new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey),
+      new SessionStore(state.storage).inbox.byKey(event.envelope.dedupKey),
     );
     expect(waiting?.deadReason ?? null).toBeNull();
     expect(waiting?.state).toBe("new");
@@ -163,13 +165,13 @@ describe("one bad event never freezes a session", () => {
 
     await runInDurableObject(stub, (instance, state) => {
       setDatabaseProxy(instance, env.EDGECLAW_PG_WS_PROXY);
-      new SessionStore(state.storage).setMeta("retryAt", String(Date.now() - 1));
+      new SessionStore(state.storage).meta.set("retryAt", String(Date.now() - 1));
     });
     await runDurableObjectAlarm(stub);
     const answered = await waitFor(
       () =>
         runInDurableObject(stub, (_i, state) => {
-          const row = new SessionStore(state.storage).inboxByKey(event.envelope.dedupKey);
+          const row = new SessionStore(state.storage).inbox.byKey(event.envelope.dedupKey);
           return row?.state === "settled" ? row : undefined;
         }),
       20_000,
@@ -191,7 +193,7 @@ describe("one bad event never freezes a session", () => {
     const end = events.find((event) => event.type === "error");
     expect(end).toMatchObject({ type: "error", code: "dead_letter" });
     await runInDurableObject(stub, (_i, state) =>
-      new SessionStore(state.storage).setMeta("agentId", "main"),
+      new SessionStore(state.storage).meta.set("agentId", "main"),
     );
     expect(
       finalText(await collectRunEvents(await stub.chat(webchatEvent(key, "and this one?")))),
@@ -206,13 +208,13 @@ describe("compaction that cannot summarise", () => {
     const stub = sessionStub(key);
     await runInDurableObject(stub, (_i, state) => {
       const store = new SessionStore(state.storage);
-      store.setMeta("sessionKey", key);
-      store.setMeta("agentId", "main");
-      store.setMeta("sessionId", "s-compact");
-      store.setMeta("sessionStartedAt", String(Date.now()));
+      store.meta.set("sessionKey", key);
+      store.meta.set("agentId", "main");
+      store.meta.set("sessionId", "s-compact");
+      store.meta.set("sessionStartedAt", String(Date.now()));
       // ~40k tokens of history: far more than keepRecentTokens (20k), so there is something to compact.
       for (let i = 0; i < 40; i++) {
-        store.appendTranscript(
+        store.transcript.append(
           "s-compact",
           null,
           {

@@ -283,11 +283,11 @@ describe("session-memory: /new saves the conversation, and the next run gets the
     const scenario = `memnewgroup-${crypto.randomUUID().slice(0, 8)}`;
     await runInDurableObject(sessionStub(key), (_i, state) => {
       const store = new SessionStore(state.storage);
-      store.setMeta("sessionKey", key);
-      store.setMeta("agentId", agentId);
-      store.setMeta("sessionId", "s-group-new");
-      store.setMeta("sessionStartedAt", String(Date.now()));
-      store.setMeta("startupContextSession", "s-group-new");
+      store.meta.set("sessionKey", key);
+      store.meta.set("agentId", agentId);
+      store.meta.set("sessionId", "s-group-new");
+      store.meta.set("sessionStartedAt", String(Date.now()));
+      store.meta.set("startupContextSession", "s-group-new");
     });
     await scriptModel(scenario, [{ type: "text", text: "hi all" }]);
     await collectRunEvents(
@@ -307,13 +307,13 @@ describe("pre-compaction memory flush", () => {
     // claude-small has a 30k window: compaction starts above 10k tokens (reserve 20k), the flush above 6k.
     await runInDurableObject(stub, (_i, state) => {
       const store = new SessionStore(state.storage);
-      store.setMeta("sessionKey", key);
-      store.setMeta("agentId", agentId);
-      store.setMeta("sessionId", "s-flush");
-      store.setMeta("sessionStartedAt", String(Date.now()));
-      store.setJson("settings", { modelOverride: "fakeanthropic/claude-small" });
+      store.meta.set("sessionKey", key);
+      store.meta.set("agentId", agentId);
+      store.meta.set("sessionId", "s-flush");
+      store.meta.set("sessionStartedAt", String(Date.now()));
+      store.meta.setJson("settings", { modelOverride: "fakeanthropic/claude-small" });
       for (let i = 0; i < 14; i++)
-        store.appendTranscript(
+        store.transcript.append(
           "s-flush",
           null,
           { role: i % 2 ? "assistant" : "user", content: `turn ${i} ${"x".repeat(2000)}` },
@@ -364,7 +364,7 @@ describe("pre-compaction memory flush", () => {
 
     // After a compaction the cycle is new: the next run near the threshold flushes again, once.
     await runInDurableObject(stub, (_i, state) =>
-      new SessionStore(state.storage).setMeta("compactions", "1"),
+      new SessionStore(state.storage).meta.set("compactions", "1"),
     );
     await scriptModel(scenario, [
       { type: "text", text: "NO_REPLY" },

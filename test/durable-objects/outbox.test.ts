@@ -83,19 +83,19 @@ describe("outbox", () => {
       const { adapter, sent } = scriptedChannel([
         { ok: false, retryable: true, retryAfterMs: 7_000, error: "ratelimited" },
       ]);
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r1:0", runId: "r1", route, text: "hi", chunkIndex: 0, chunkCount: 1 },
         1_000,
       );
       await deliver(store, adapter, 1_000);
       expect(sent).toHaveLength(1);
-      const [row] = store.outboxRows();
+      const [row] = store.outbox.rows();
       expect(row).toMatchObject({ state: "pending", attempts: 1, nextAt: 8_000 });
       await deliver(store, adapter, 7_999);
       expect(sent).toHaveLength(1);
       await deliver(store, adapter, 8_000);
       expect(sent).toHaveLength(2);
-      expect(store.outboxRows()[0]).toMatchObject({ state: "sent", platformId: "m2" });
+      expect(store.outbox.rows()[0]).toMatchObject({ state: "sent", platformId: "m2" });
       await deliver(store, adapter, 100_000);
       expect(sent).toHaveLength(2);
     });
@@ -106,11 +106,11 @@ describe("outbox", () => {
       const { adapter, sent } = scriptedChannel([
         { ok: false, retryable: true, retryAfterMs: 1_000, error: "429" },
       ]);
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r2:0", runId: "r2", route, text: "part 1", chunkIndex: 0, chunkCount: 2 },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r2:1", runId: "r2", route, text: "part 2", chunkIndex: 1, chunkCount: 2 },
         0,
       );
@@ -128,11 +128,11 @@ describe("outbox", () => {
         "r3:0": [failing, failing, failing],
         "r4:0": [{ ok: false, retryable: false, error: "channel_not_found" }],
       });
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r3:0", runId: "r3", route, text: "a", chunkIndex: 0, chunkCount: 1 },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r4:0", runId: "r4", route, text: "b", chunkIndex: 0, chunkCount: 1 },
         0,
       );
@@ -148,8 +148,8 @@ describe("outbox", () => {
         "r4:0: channel_not_found",
       ]);
       expect(
-        store
-          .outboxRows("dead")
+        store.outbox
+          .rows("dead")
           .map((row) => row.id)
           .sort(),
       ).toEqual(["r3:0", "r4:0"]);
@@ -164,11 +164,11 @@ describe("outbox", () => {
         { reconcile: [] },
       );
       const idempotent: ChannelAdapter = { ...adapter, idempotentSends: true };
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r9:0", runId: "r9", route, text: "answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r10:0", runId: "r10", route, text: "lost", chunkIndex: 0, chunkCount: 1 },
         0,
       );
@@ -180,7 +180,7 @@ describe("outbox", () => {
       expect(sent.filter((m) => m.id === "r9:0")).toHaveLength(2);
       expect(sent.filter((m) => m.id === "r10:0")).toHaveLength(3);
       expect(reconciled).toHaveLength(0);
-      expect(store.outboxRows().find((row) => row.id === "r9:0")).toMatchObject({ state: "sent" });
+      expect(store.outbox.rows().find((row) => row.id === "r9:0")).toMatchObject({ state: "sent" });
       expect(dead).toEqual(["r10:0: outcome unknown after 3 attempts: timed out"]);
     });
   });
@@ -190,16 +190,16 @@ describe("outbox", () => {
       const { adapter, sent, reconciled } = scriptedChannel(["throw"], {
         reconcile: [{ outcome: "landed", platformMessageId: "ts-1" }],
       });
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r5:0", runId: "r5", route, text: "answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
       await deliver(store, adapter, 0);
-      expect(store.outboxRows()[0]!.state).toBe("unknown");
+      expect(store.outbox.rows()[0]!.state).toBe("unknown");
       await deliver(store, adapter, 120_000);
       expect(sent).toHaveLength(1);
       expect(reconciled).toHaveLength(1);
-      expect(store.outboxRows()[0]).toMatchObject({ state: "sent", platformId: "ts-1" });
+      expect(store.outbox.rows()[0]).toMatchObject({ state: "sent", platformId: "ts-1" });
     });
   });
 
@@ -209,7 +209,7 @@ describe("outbox", () => {
         [{ ok: false, outcomeUnknown: true, error: "timeout" }],
         { reconcile: ["throw", { outcome: "missing" }] },
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r6:0", runId: "r6", route, text: "answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
@@ -218,18 +218,18 @@ describe("outbox", () => {
       expect(sent).toHaveLength(1);
       await deliver(store, adapter, 240_000); // reconcile: not there → send
       expect(sent).toHaveLength(2);
-      expect(store.outboxRows()[0]!.state).toBe("sent");
+      expect(store.outbox.rows()[0]!.state).toBe("sent");
     });
   });
 
   it("a crash mid-send (row left 'sending') on a channel that cannot reconcile is not repeated", async () => {
     await withStore("crash", async (store) => {
       const { adapter, sent } = scriptedChannel([]);
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r7:0", runId: "r7", route, text: "answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
-      store.updateOutbox("r7:0", { state: "sending", attempts: 1 }, 0);
+      store.outbox.update("r7:0", { state: "sending", attempts: 1 }, 0);
       const dead = await deliver(store, adapter, 1);
       expect(sent).toHaveLength(0);
       expect(dead[0]?.reason).toContain("not re-sent");
@@ -241,11 +241,11 @@ describe("outbox", () => {
       const { adapter, sent } = scriptedChannel([
         { ok: false, retryable: true, retryAfterMs: 5_000, error: "429" },
       ]);
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r8:0", runId: "r8", route, text: "part 1", chunkIndex: 0, chunkCount: 2 },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r8:1", runId: "r8", route, text: "part 2", chunkIndex: 1, chunkCount: 2 },
         0,
       );
@@ -253,7 +253,7 @@ describe("outbox", () => {
       // An alarm pass before the Retry-After (another event woke the session): part 2 must not go first.
       await deliver(store, adapter, 1_000);
       expect(sent.map((m) => m.text)).toEqual(["part 1"]);
-      expect(store.nextOutboxAt()).toBe(5_000);
+      expect(store.outbox.nextAt()).toBe(5_000);
       await deliver(store, adapter, 5_000);
       expect(sent.map((m) => m.text)).toEqual(["part 1", "part 1", "part 2"]);
     });
@@ -264,11 +264,11 @@ describe("outbox", () => {
       const { adapter, sent } = scriptedChannel({
         "run:a:0": [{ ok: false, retryable: true, retryAfterMs: 3_000, error: "429" }],
       });
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "run:a:0", runId: "a", route, text: "first answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         {
           id: "notice:7:0",
           runId: null,
@@ -279,7 +279,7 @@ describe("outbox", () => {
         },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "run:b:0", runId: "b", route, text: "second answer", chunkIndex: 0, chunkCount: 1 },
         1,
       );
@@ -303,11 +303,11 @@ describe("outbox", () => {
         { "run:c:0": ["throw"] },
         { reconcile: ["throw", { outcome: "landed", platformMessageId: "ts-c" }] },
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "run:c:0", runId: "c", route, text: "maybe landed", chunkIndex: 0, chunkCount: 1 },
         0,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "run:d:0", runId: "d", route, text: "next", chunkIndex: 0, chunkCount: 1 },
         0,
       );
@@ -324,12 +324,12 @@ describe("outbox", () => {
       const { adapter, sent } = scriptedChannel([
         { ok: false, retryable: true, retryAfterMs: 300_000, error: "429" },
       ]);
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "r9:0", runId: "r9", route, text: "hi", chunkIndex: 0, chunkCount: 1 },
         0,
       );
       await deliver(store, adapter, 0, 3, 60_000);
-      expect(store.outboxRows()[0]).toMatchObject({ state: "pending", nextAt: 300_000 });
+      expect(store.outbox.rows()[0]).toMatchObject({ state: "pending", nextAt: 300_000 });
       await deliver(store, adapter, 299_999, 3, 60_000);
       expect(sent).toHaveLength(1);
       await deliver(store, adapter, 300_000, 3, 60_000);
@@ -348,7 +348,7 @@ describe("outbox", () => {
           ],
         },
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "s1:0", runId: null, route, text: "slash answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
@@ -360,7 +360,7 @@ describe("outbox", () => {
       // The notice's own outcome is lost too: no notice about the notice, nothing repeated.
       for (let t = 2; t < 6; t++) await deliver(store, adapter, t * 120_000);
       expect(sent.map((m) => m.text)).toEqual(["slash answer", UNDELIVERED_NOTICE]);
-      expect(store.outboxRows("dead").map((row) => row.id)).toEqual(["s1:0", "s1:0:undelivered"]);
+      expect(store.outbox.rows("dead").map((row) => row.id)).toEqual(["s1:0", "s1:0:undelivered"]);
     });
   });
 
@@ -370,14 +370,14 @@ describe("outbox", () => {
         { "s2:0": ["throw"] },
         { reconcile: [{ outcome: "untraceable", reason: "keyed", idempotent: true }] },
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "s2:0", runId: null, route, text: "keyed answer", chunkIndex: 0, chunkCount: 1 },
         0,
       );
       await deliver(store, adapter, 0);
       await deliver(store, adapter, 120_000);
       expect(sent.map((m) => m.id)).toEqual(["s2:0", "s2:0"]);
-      expect(store.outboxRows()[0]!.state).toBe("sent");
+      expect(store.outbox.rows()[0]!.state).toBe("sent");
     });
   });
   it("records a chunk's first attempt and hands it to every later send and reconcile (not the queued time, not a later attempt)", async () => {
@@ -389,7 +389,7 @@ describe("outbox", () => {
         ],
         { reconcile: [{ outcome: "missing" }] },
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "fa:0", runId: "fa", route, text: "hi", chunkIndex: 0, chunkCount: 1 },
         1_000,
       );
@@ -398,7 +398,7 @@ describe("outbox", () => {
       await deliver(store, adapter, 60_000, 8);
       expect(sent.map((m) => m.firstAttemptAt)).toEqual([5_000, 5_000, 5_000]);
       expect(reconciled.map((m) => [m.queuedAt, m.firstAttemptAt])).toEqual([[1_000, 5_000]]);
-      expect(store.outboxRows()[0]).toMatchObject({ state: "sent", firstAttemptAt: 5_000 });
+      expect(store.outbox.rows()[0]).toMatchObject({ state: "sent", firstAttemptAt: 5_000 });
     });
   });
   it("counts no attempt for a send the channel held back before any request (an empty rate-limit bucket), and waits it out", async () => {
@@ -406,17 +406,17 @@ describe("outbox", () => {
       const { adapter, sent } = scriptedChannel([
         { ok: false, retryable: true, retryAfterMs: 500, error: "held back", notSent: true },
       ]);
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "hb:0", runId: "hb", route, text: "hi", chunkIndex: 0, chunkCount: 1 },
         1_000,
       );
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "hb2:0", runId: "hb2", route, text: "later", chunkIndex: 0, chunkCount: 1 },
         1_000,
       );
       await deliver(store, adapter, 2_000, 1);
       expect(sent.map((m) => m.id)).toEqual(["hb:0"]);
-      expect(store.outboxRows()[0]).toMatchObject({
+      expect(store.outbox.rows()[0]).toMatchObject({
         state: "pending",
         attempts: 0,
         firstAttemptAt: null,
@@ -427,7 +427,7 @@ describe("outbox", () => {
       // maxAttempts 1: had the hold counted, the chunk would be dead now.
       await deliver(store, adapter, 2_500, 1);
       expect(sent.map((m) => m.id)).toEqual(["hb:0", "hb:0", "hb2:0"]);
-      expect(store.outboxRows().map((r) => [r.state, r.attempts, r.firstAttemptAt])).toEqual([
+      expect(store.outbox.rows().map((r) => [r.state, r.attempts, r.firstAttemptAt])).toEqual([
         ["sent", 1, 2_500],
         ["sent", 1, 2_500],
       ]);

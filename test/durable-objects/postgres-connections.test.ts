@@ -66,15 +66,15 @@ function strangerDm(key: string, tag: string): RoutedEvent {
 function sessionFacts(key: string) {
   return runInDurableObject(sessionStub(key), (_instance, state) => {
     const store = new SessionStore(state.storage.sql);
-    const rows = store.inboxByState("settled");
-    const failures = [...rows, ...store.inboxByState("new")].reduce(
+    const rows = store.inbox.byState("settled");
+    const failures = [...rows, ...store.inbox.byState("new")].reduce(
       (sum, row) => sum + row.failures,
       0,
     );
     return {
       settled: rows.length,
       reply: rows[0]?.reply ?? "",
-      retryAt: store.getMeta("retryAt"),
+      retryAt: store.meta.get("retryAt"),
       failures,
     };
   });

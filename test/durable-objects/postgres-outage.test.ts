@@ -35,8 +35,8 @@ describe("Postgres outage", () => {
       () =>
         runInDurableObject(stub, (_i, state) => {
           const store = new SessionStore(state.storage.sql);
-          const retryAt = store.getMeta("retryAt");
-          return retryAt ? { states: store.inboxByState("new").length, retryAt } : undefined;
+          const retryAt = store.meta.get("retryAt");
+          return retryAt ? { states: store.inbox.byState("new").length, retryAt } : undefined;
         }),
       10_000,
       "the triage failure",
@@ -46,17 +46,17 @@ describe("Postgres outage", () => {
 
     await runInDurableObject(stub, (instance, state) => {
       setDatabaseProxy(instance, env.EDGECLAW_PG_WS_PROXY);
-      new SessionStore(state.storage.sql).setMeta("retryAt", String(Date.now() - 1));
+      new SessionStore(state.storage.sql).meta.set("retryAt", String(Date.now() - 1));
     });
     await runDurableObjectAlarm(stub);
     const after = await runInDurableObject(stub, (_i, state) => {
       const store = new SessionStore(state.storage.sql);
-      const row = store.inboxByKey("testchan:outage-1");
+      const row = store.inbox.byKey("testchan:outage-1");
       return {
-        fresh: store.inboxByState("new").length,
+        fresh: store.inbox.byState("new").length,
         state: row?.state,
         reply: row?.reply ?? "",
-        retryAt: store.getMeta("retryAt"),
+        retryAt: store.meta.get("retryAt"),
       };
     });
     // An unknown DM sender under the default dmPolicy "pairing": decided (a pairing code), not lost.

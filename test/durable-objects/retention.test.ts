@@ -57,7 +57,7 @@ function addRun(
   tokens: number,
   finishedAt: number | null,
 ): void {
-  store.insertRun({
+  store.runs.insert({
     runId,
     sessionId,
     state: "running",
@@ -67,13 +67,13 @@ function addRun(
     options: {},
     startedAt,
   });
-  store.addRunUsage(runId, "fake/model", {
+  store.runs.addUsage(runId, "fake/model", {
     inputTokens: tokens,
     outputTokens: tokens,
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
   });
-  if (finishedAt !== null) store.finishRun(runId, "finished", finishedAt);
+  if (finishedAt !== null) store.runs.finish(runId, "finished", finishedAt);
 }
 
 describe("SessionDO storage bounds (session.maintenance)", () => {
@@ -95,8 +95,8 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
   it("outbox: dead letters live pruneAfter and at most maxEntries; sent chunks 48 h; chunks in delivery stay", async () => {
     await withStorage("outbox", (store, sql) => {
       const add = (id: string, state: "dead" | "sent" | "pending", at: number) => {
-        store.insertOutbox({ id, runId: null, route, text: id, chunkIndex: 0, chunkCount: 1 }, at);
-        if (state !== "pending") store.updateOutbox(id, { state }, at);
+        store.outbox.insert({ id, runId: null, route, text: id, chunkIndex: 0, chunkCount: 1 }, at);
+        if (state !== "pending") store.outbox.update(id, { state }, at);
       };
       add("dead-old", "dead", T0);
       for (let i = 0; i < 4; i++) add(`dead-${i}`, "dead", T0 + 20 * DAY + i);
@@ -105,8 +105,8 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       add("pending-ancient", "pending", T0);
       pruneSessionStorage(sql, policy({ maxEntries: 3 }), T0 + 30 * DAY + HOUR);
       expect(
-        store
-          .outboxRows()
+        store.outbox
+          .rows()
           .map((row) => row.id)
           .sort(),
       ).toEqual(["dead-1", "dead-2", "dead-3", "pending-ancient", "sent-new"]);
@@ -115,33 +115,33 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
 
   it("transcript without DATABASE_URL: compacted rows and earlier sessions go after resetArchiveRetention; the model's context stays", async () => {
     await withStorage("transcript", (store, sql) => {
-      const earlier = store.appendTranscript(
+      const earlier = store.transcript.append(
         "earlier",
         null,
         { role: "user", content: "old session" },
         T0,
       );
-      const compacted = store.appendTranscript(
+      const compacted = store.transcript.append(
         "live",
         null,
         { role: "user", content: "summarised" },
         T0,
       );
-      const recentEarlier = store.appendTranscript(
+      const recentEarlier = store.transcript.append(
         "earlier",
         null,
         { role: "user", content: "old session, recent" },
         T0 + 25 * DAY,
       );
-      const context = store.appendTranscript(
+      const context = store.transcript.append(
         "live",
         null,
         { role: "user", content: "still in context" },
         T0,
       );
-      store.markCompacted("live", context);
+      store.transcript.markCompacted("live", context);
       pruneSessionStorage(sql, policy(), T0 + 31 * DAY);
-      const left = [...store.transcript("live"), ...store.transcript("earlier")]
+      const left = [...store.transcript.recent("live"), ...store.transcript.recent("earlier")]
         .map((row) => row.seq)
         .sort((a, b) => a - b);
       expect(left).toEqual([recentEarlier, context]);
@@ -149,7 +149,7 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       expect(left).not.toContain(compacted);
       // `resetArchiveRetention: false` keeps the archive.
       pruneSessionStorage(sql, policy({ archiveMs: false }), T0 + 365 * DAY);
-      expect(store.transcript("earlier").map((row) => row.seq)).toEqual([recentEarlier]);
+      expect(store.transcript.recent("earlier").map((row) => row.seq)).toEqual([recentEarlier]);
     });
   });
 
@@ -159,14 +159,14 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
       addRun(store, "live-running", "live", T0 + 10, 100, null);
       addRun(store, "earlier-done", "earlier", T0 - DAY, 7, T0 - DAY);
       addRun(store, "earlier-recent", "earlier", T0 - HOUR, 7, T0 - HOUR);
-      const before = store.sessionTotals("live");
+      const before = store.runs.sessionTotals("live");
       pruneSessionStorage(sql, policy({ maxEntries: 3 }), T0 + DAY + HOUR);
       const runIds = sql
         .exec<{ run_id: string }>(`SELECT run_id FROM runs ORDER BY run_id`)
         .toArray()
         .map((row) => row.run_id);
       expect(runIds).toEqual(["earlier-recent", "live-4", "live-5", "live-running"]);
-      expect(store.sessionTotals("live")).toEqual(before);
+      expect(store.runs.sessionTotals("live")).toEqual(before);
       expect(before.runs).toBe(7);
     });
   });
@@ -174,28 +174,28 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
   it("runs and transcript wait for the mirror when DATABASE_URL is set", async () => {
     await withStorage("archived", (store, sql) => {
       addRun(store, "earlier-unmirrored", "earlier", T0, 5, T0);
-      const row = store.appendTranscript(
+      const row = store.transcript.append(
         "earlier",
         null,
         { role: "user", content: "not mirrored yet" },
         T0,
       );
       pruneSessionStorage(sql, policy({ archived: true }), T0 + 365 * DAY);
-      expect(store.getRun("earlier-unmirrored")).toBeDefined();
-      expect(store.transcript("earlier").map((entry) => entry.seq)).toEqual([row]);
+      expect(store.runs.get("earlier-unmirrored")).toBeDefined();
+      expect(store.transcript.recent("earlier").map((entry) => entry.seq)).toEqual([row]);
     });
   });
 
   it("meta: summaries and folded totals of earlier sessions and the ack state of settled events are dropped", async () => {
     await withStorage("meta", (store, sql) => {
-      store.setMeta("summary:earlier", "old summary");
-      store.setMeta("summary:live", "live summary");
-      store.setJson("foldedRuns:earlier", { inputTokens: 1, outputTokens: 1, runs: 1 });
-      const settled = store.insertInbox(webchatEvent("k", "done", "meta-settled"), T0)!;
-      store.settleInbox(settled, "ok", T0);
-      const waiting = store.insertInbox(webchatEvent("k", "waiting", "meta-waiting"), T0)!;
-      store.setJson(`progress:${settled}`, { reaction: "eyes" });
-      store.setJson(`progress:${waiting}`, { reaction: "eyes" });
+      store.meta.set("summary:earlier", "old summary");
+      store.meta.set("summary:live", "live summary");
+      store.meta.setJson("foldedRuns:earlier", { inputTokens: 1, outputTokens: 1, runs: 1 });
+      const settled = store.inbox.insert(webchatEvent("k", "done", "meta-settled"), T0)!;
+      store.inbox.settle(settled, "ok", T0);
+      const waiting = store.inbox.insert(webchatEvent("k", "waiting", "meta-waiting"), T0)!;
+      store.meta.setJson(`progress:${settled}`, { reaction: "eyes" });
+      store.meta.setJson(`progress:${waiting}`, { reaction: "eyes" });
       pruneSessionStorage(sql, policy(), T0 + HOUR);
       const keys = sql
         .exec<{ key: string }>(`SELECT key FROM meta WHERE key LIKE '%:%' ORDER BY key`)
@@ -207,15 +207,15 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
 
   it("group history holds at most the conversation's historyLimit entries", async () => {
     await withStorage("history", (store) => {
-      for (let i = 0; i < 8; i++) store.pushGroupHistory("U1", `message ${i}`, T0 + i, 5);
-      expect(store.takeGroupHistory().map((entry) => entry.text)).toEqual([
+      for (let i = 0; i < 8; i++) store.groupHistory.push("U1", `message ${i}`, T0 + i, 5);
+      expect(store.groupHistory.take().map((entry) => entry.text)).toEqual([
         "message 3",
         "message 4",
         "message 5",
         "message 6",
         "message 7",
       ]);
-      expect(store.takeGroupHistory()).toEqual([]);
+      expect(store.groupHistory.take()).toEqual([]);
     });
   });
 
@@ -223,25 +223,25 @@ describe("SessionDO storage bounds (session.maintenance)", () => {
     await withStorage("schedule", (store, sql, _state, instance) => {
       const s = (instance as unknown as { s: SessionState }).s;
       const now = Date.now();
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "dead-1", runId: null, route, text: "x", chunkIndex: 0, chunkCount: 1 },
         now - 29 * DAY,
       );
-      store.updateOutbox("dead-1", { state: "dead" }, now - 29 * DAY);
+      store.outbox.update("dead-1", { state: "dead" }, now - 29 * DAY);
       expect(nextPruneAt(sql, policy(), now)).toBe(now - 29 * DAY + 30 * DAY);
       // Nothing else is stored: the dead letter's expiry is the object's next alarm.
       expect(nextAlarmAt(s, now)).toBe(now + DAY);
-      store.setMeta("prunedAt", "0");
+      store.meta.set("prunedAt", "0");
       prune(s, now + DAY + 1);
-      expect(store.outboxRows("dead")).toEqual([]);
+      expect(store.outbox.rows("dead")).toEqual([]);
       // At most hourly.
-      store.insertOutbox(
+      store.outbox.insert(
         { id: "dead-2", runId: null, route, text: "y", chunkIndex: 0, chunkCount: 1 },
         now - 40 * DAY,
       );
-      store.updateOutbox("dead-2", { state: "dead" }, now - 40 * DAY);
+      store.outbox.update("dead-2", { state: "dead" }, now - 40 * DAY);
       prune(s, now + DAY + PRUNE_EVERY_MS / 2);
-      expect(store.outboxRows("dead")).toHaveLength(1);
+      expect(store.outbox.rows("dead")).toHaveLength(1);
     });
   });
 });

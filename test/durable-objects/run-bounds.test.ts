@@ -15,13 +15,13 @@ async function seedInterruptedRun(
     const store = new SessionStore(state.storage);
     const now = Date.now();
     const runId = crypto.randomUUID();
-    store.setMeta("sessionKey", key);
-    store.setMeta("agentId", "main");
-    store.setMeta("sessionId", "s-bounds");
-    store.setMeta("sessionStartedAt", String(startedAt));
+    store.meta.set("sessionKey", key);
+    store.meta.set("agentId", "main");
+    store.meta.set("sessionId", "s-bounds");
+    store.meta.set("sessionStartedAt", String(startedAt));
     const text = `a long job [scenario:${scenario}]`;
-    const seq = store.insertInbox(webchatEvent(key, text), startedAt)!;
-    store.insertRun({
+    const seq = store.inbox.insert(webchatEvent(key, text), startedAt)!;
+    store.runs.insert({
       runId,
       sessionId: "s-bounds",
       state: "running",
@@ -31,8 +31,8 @@ async function seedInterruptedRun(
       options: { senderIsOwner: true, triggerSeqs: [seq] },
       startedAt,
     });
-    store.setInboxState(seq, "taken", runId, startedAt);
-    store.appendTranscript("s-bounds", runId, { role: "user", content: text }, startedAt);
+    store.inbox.setState(seq, "taken", runId, startedAt);
+    store.transcript.append("s-bounds", runId, { role: "user", content: text }, startedAt);
     await state.storage.setAlarm(now + 60_000);
     return { runId, seq };
   });
@@ -41,7 +41,7 @@ async function seedInterruptedRun(
 async function runAndEvent(key: string, runId: string, seq: number) {
   return runInDurableObject(sessionStub(key), (_instance, state) => {
     const store = new SessionStore(state.storage);
-    return { run: store.getRun(runId)!, event: store.inboxBySeq(seq)! };
+    return { run: store.runs.get(runId)!, event: store.inbox.bySeq(seq)! };
   });
 }
 
@@ -140,8 +140,8 @@ describe("runs are bounded by config, not by the alarm", () => {
     const facts = await runInDurableObject(stub, (instance, state) => {
       const store = new SessionStore(state.storage);
       const run =
-        store.activeRun() ??
-        store.inboxByState("settled").map((row) => store.getRun(row.runId ?? ""))[0];
+        store.runs.active() ??
+        store.inbox.byState("settled").map((row) => store.runs.get(row.runId ?? ""))[0];
       return {
         passStartedAt: (instance as unknown as { s: { passStartedAt: number } }).s.passStartedAt,
         run,

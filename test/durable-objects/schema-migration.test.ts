@@ -110,7 +110,7 @@ describe("SessionDO schema migrations", () => {
 
       // Old rows read through the store, with the new columns at their defaults.
       const store = new SessionStore(state.storage);
-      const run = store.getRun("run-1")!;
+      const run = store.runs.get("run-1")!;
       expect(run).toMatchObject({
         state: "running",
         steps: 3,
@@ -118,21 +118,21 @@ describe("SessionDO schema migrations", () => {
         startedAt: 1000,
         resumes: 0,
       });
-      expect(store.inboxByKey("testchan:1")).toMatchObject({
+      expect(store.inbox.byKey("testchan:1")).toMatchObject({
         seq: 1,
         state: "taken",
         runId: "run-1",
         failures: 0,
         deadReason: null,
       });
-      expect(store.transcript("s-old").map((row) => row.message)).toEqual([
+      expect(store.transcript.recent("s-old").map((row) => row.message)).toEqual([
         { role: "user", content: "hello" },
       ]);
-      expect(store.outboxRows().map((row) => row.text)).toEqual(["a notice"]);
-      expect(store.getMeta("summary:s-old")).toBe("earlier summary");
+      expect(store.outbox.rows().map((row) => row.text)).toEqual(["a notice"]);
+      expect(store.meta.get("summary:s-old")).toBe("earlier summary");
       // The dedup tombstone and alias still hold.
       expect(
-        store.insertInbox(
+        store.inbox.insert(
           {
             envelope: { dedupKey: "alias:1" },
             agentId: "main",

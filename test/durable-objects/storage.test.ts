@@ -19,24 +19,24 @@ describe("SessionDO storage bounds", () => {
   it("drops transcript rows only once they are archived in Postgres and out of the model's context", async () => {
     await runInDurableObject(sessionStub("agent:main:storage-prune"), async (_instance, state) => {
       const store = new SessionStore(state.storage.sql);
-      const old = store.appendTranscript("old-session", null, { role: "user", content: "old" }, 1);
-      const compacted = store.appendTranscript(
+      const old = store.transcript.append("old-session", null, { role: "user", content: "old" }, 1);
+      const compacted = store.transcript.append(
         "live",
         null,
         { role: "user", content: "summarised" },
         2,
       );
-      const kept = store.appendTranscript("live", null, { role: "user", content: "recent" }, 3);
-      const unarchived = store.appendTranscript(
+      const kept = store.transcript.append("live", null, { role: "user", content: "recent" }, 3);
+      const unarchived = store.transcript.append(
         "old-session",
         null,
         { role: "user", content: "not yet mirrored" },
         4,
       );
-      store.markCompacted("live", kept);
-      store.markTranscriptMirrored(kept);
+      store.transcript.markCompacted("live", kept);
+      store.transcript.markMirrored(kept);
       pruneSessionStorage(state.storage.sql, archived("live"), 10);
-      const left = [...store.transcript("live"), ...store.transcript("old-session")]
+      const left = [...store.transcript.recent("live"), ...store.transcript.recent("old-session")]
         .map((row) => row.seq)
         .sort();
       expect(left).toEqual([kept, unarchived].sort());
@@ -50,12 +50,12 @@ describe("SessionDO storage bounds", () => {
       async (_instance, state) => {
         const store = new SessionStore(state.storage.sql);
         const event = webchatEvent("agent:main:storage-tombstones", "hi", "tomb-1");
-        const seq = store.insertInbox(event, 0)!;
-        store.settleInbox(seq, "answer", 1_000);
+        const seq = store.inbox.insert(event, 0)!;
+        store.inbox.settle(seq, "answer", 1_000);
         pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 47 * 60 * 60 * 1000);
-        expect(store.insertInbox(event, 2_000)).toBeNull();
+        expect(store.inbox.insert(event, 2_000)).toBeNull();
         pruneSessionStorage(state.storage.sql, archived("live"), 1_000 + 49 * 60 * 60 * 1000);
-        expect(store.insertInbox(event, 3_000)).not.toBeNull();
+        expect(store.inbox.insert(event, 3_000)).not.toBeNull();
       },
     );
   });

@@ -37,7 +37,7 @@ export async function triageAutomation(
   const { envelope, agentId } = row.event;
   const now = Date.now();
   const settle = (code: string, message: string) => {
-    host.store.settleInbox(row.seq, null, now);
+    host.store.inbox.settle(row.seq, null, now);
     host.emit(row.seq, { type: "error", code, message });
   };
   if (trigger.action === "system-event") {
@@ -52,10 +52,10 @@ export async function triageAutomation(
   }
   if (trigger.action === "heartbeat") {
     // One run per session: a beat never queues behind (or interrupts) real work; the next one comes.
-    if (host.activeRun || host.store.activeRun() || host.store.inboxByState("queued").length > 0)
+    if (host.activeRun || host.store.runs.active() || host.store.inbox.byState("queued").length > 0)
       return settle("heartbeat-skipped", "busy");
     const file = await readFile(host.env, agentId, HEARTBEAT_FILE);
-    const waitingEvents = (host.store.getJson<unknown[]>("systemEvents") ?? []).length > 0;
+    const waitingEvents = (host.store.meta.getJson("systemEvents") ?? []).length > 0;
     if (file && isEffectivelyEmpty(file.content) && !waitingEvents)
       return settle("heartbeat-skipped", "empty-heartbeat-file");
     const route = resolveRoute(envelope.route, host.store);
@@ -64,7 +64,7 @@ export async function triageAutomation(
       file && !isEffectivelyEmpty(file.content)
         ? `\n\n[${HEARTBEAT_FILE} — heartbeat monitor scratch]\n${file.content.trim()}`
         : "";
-    host.store.prepareInbox(row.seq, {
+    host.store.inbox.prepare(row.seq, {
       text: `${envelope.text}${scratch}`,
       senderIsOwner: true,
       queuedBehindRun: false,
@@ -73,18 +73,18 @@ export async function triageAutomation(
     return;
   }
   // An unattended agent turn: a fresh transcript each time, the contract first.
-  if (trigger.freshSession && !host.activeRun && host.store.getMeta("sessionId"))
+  if (trigger.freshSession && !host.activeRun && host.store.meta.get("sessionId"))
     host.rotateSession("isolated automation run");
   if (trigger.untrustedSource) {
     // A hook body is a third party's text: it is fenced under the hook's name, never obeyed as ours.
-    host.store.prepareInbox(row.seq, {
+    host.store.inbox.prepare(row.seq, {
       text: envelope.text,
       from: { channel: "hook", chatType: "direct", label: trigger.untrustedSource },
       senderIsOwner: false,
       queuedBehindRun: host.activeRun !== null,
     });
   } else {
-    host.store.prepareInbox(row.seq, {
+    host.store.inbox.prepare(row.seq, {
       text: `${UNATTENDED}\n\n${envelope.text}`,
       senderIsOwner: true,
       queuedBehindRun: host.activeRun !== null,
@@ -95,12 +95,12 @@ export async function triageAutomation(
 /** `target: "last"` follows the session's own last route; any other route is already concrete. */
 function resolveRoute(route: ReplyRoute, store: SessionStore): ReplyRoute | undefined {
   if (route.channel !== "automation" || route.to !== "last") return route;
-  return store.getJson<ReplyRoute>("lastRoute");
+  return store.meta.getJson("lastRoute");
 }
 
 /** The automation trigger of a run (its first triggering event), if it was one. */
 export function automationOf(s: SessionState, run: RunRow): AutomationTrigger | undefined {
-  return s.store.inboxByRun(run.runId).find((row) => row.event.automation)?.event.automation;
+  return s.store.inbox.byRun(run.runId).find((row) => row.event.automation)?.event.automation;
 }
 
 /** A heartbeat's final text after the HEARTBEAT_OK contract; other runs' text unchanged. */
@@ -123,7 +123,7 @@ export function recordCronOutcome(
 ): void {
   const trigger = automationOf(s, run);
   if (!trigger?.cronRunId || !trigger.jobId) return;
-  const finished = s.store.getRun(run.runId) ?? run;
+  const finished = s.store.runs.get(run.runId) ?? run;
   const report: CronRunReport = {
     runId: trigger.cronRunId,
     jobId: trigger.jobId,
@@ -137,16 +137,16 @@ export function recordCronOutcome(
     error: state === "finished" ? null : (reply ?? state).slice(0, 2000),
     deleteAfterRun: trigger.deleteAfterRun ?? false,
   };
-  s.store.setJson(REPORTS_KEY, [...(s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? []), report]);
+  s.store.meta.setJson(REPORTS_KEY, [...(s.store.meta.getJson(REPORTS_KEY) ?? []), report]);
 }
 
 export function hasCronReports(store: SessionStore): boolean {
-  return (store.getJson<CronRunReport[]>(REPORTS_KEY) ?? []).length > 0;
+  return (store.meta.getJson(REPORTS_KEY) ?? []).length > 0;
 }
 
 /** Writes kept outcomes to cron_runs (idempotent); each is dropped only once written. */
 export async function flushCronReports(s: SessionState): Promise<void> {
-  const reports = s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? [];
+  const reports = s.store.meta.getJson(REPORTS_KEY) ?? [];
   if (!reports.length) return;
   const disabled = await withDb(s.env, async (db) => {
     const effects = [];
@@ -170,10 +170,8 @@ export async function flushCronReports(s: SessionState): Promise<void> {
     await s.env.SESSIONS.get(s.env.SESSIONS.idFromName(event.sessionKey)).accept(event);
   }
   const sent = new Set(reports.map((report) => report.runId));
-  s.store.setJson(
+  s.store.meta.setJson(
     REPORTS_KEY,
-    (s.store.getJson<CronRunReport[]>(REPORTS_KEY) ?? []).filter(
-      (report) => !sent.has(report.runId),
-    ),
+    (s.store.meta.getJson(REPORTS_KEY) ?? []).filter((report) => !sent.has(report.runId)),
   );
 }

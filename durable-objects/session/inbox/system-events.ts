@@ -21,14 +21,14 @@ export function queueSystemEvent(
   maxQueued: number,
 ): void {
   if (maxQueued <= 0) return;
-  const queued = store.getJson<QueuedSystemEvent[]>(KEY) ?? [];
+  const queued = store.meta.getJson(KEY) ?? [];
   if (queued.at(-1)?.text === event.text) return;
-  store.setJson(KEY, [...queued, event].slice(-maxQueued));
+  store.meta.setJson(KEY, [...queued, event].slice(-maxQueued));
 }
 
 /** Removes and returns every queued event, oldest first; call inside the transaction that starts the run. */
 export function takeSystemEvents(store: SessionStore): QueuedSystemEvent[] {
-  const queued = store.getJson<QueuedSystemEvent[]>(KEY) ?? [];
-  if (queued.length) store.deleteMeta(KEY);
+  const queued = store.meta.getJson(KEY) ?? [];
+  if (queued.length) store.meta.delete(KEY);
   return queued;
 }

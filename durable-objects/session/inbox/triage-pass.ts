@@ -1,6 +1,7 @@
 import { sessionControl } from "../control.ts";
 import { progressRelay, refuse, reply } from "../outbox/replies.ts";
-import { rotateSession, settings } from "../identity.ts";
+import { rotateSession } from "../lifecycle.ts";
+import { settings } from "../settings.ts";
 import { captureEndingSession } from "../run/session-memory.ts";
 import { deadLetterEvents } from "../outbox/dead-letter.ts";
 import { clearRetry, recordFailure, retryPending } from "../retry.ts";
@@ -18,7 +19,7 @@ export function triage(s: SessionState): Promise<void> {
   s.triaging ??= (async () => {
     if (retryPending(s)) return;
     // Re-read after each event: events accepted while one is being triaged join this pass.
-    for (let row = s.store.inboxByState("new")[0]; row; row = s.store.inboxByState("new")[0]) {
+    for (let row = s.store.inbox.byState("new")[0]; row; row = s.store.inbox.byState("new")[0]) {
       try {
         await triageInbound(row, triageHost(s));
         clearRetry(s);
@@ -28,7 +29,7 @@ export function triage(s: SessionState): Promise<void> {
         // or one that outlasts messages.processing.maxAttempts, sets this one event aside.
         const verdict = recordFailure(s, `triage of event ${row.seq}`, [row.seq], error);
         if (verdict.outcome === "retry") return;
-        const current = s.store.inboxBySeq(row.seq);
+        const current = s.store.inbox.bySeq(row.seq);
         if (current?.state === "new")
           deadLetterEvents(s, [current], verdict.reason, {
             tellSender: await senderMayHearOfFailure(current, s.config),

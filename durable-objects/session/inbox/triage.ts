@@ -69,16 +69,16 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       return;
     case "history-only": {
       // The post's mentioned twin (Slack's app_mention) may have arrived while access was decided.
-      const fresh = host.store.inboxBySeq(row.seq);
+      const fresh = host.store.inbox.bySeq(row.seq);
       if (!envelope.wasMentioned && fresh?.state === "new" && fresh.event.envelope?.wasMentioned)
         return triageInbound(fresh, host);
-      host.store.pushGroupHistory(
+      host.store.groupHistory.push(
         senderLabel(envelope),
         envelope.text,
         envelope.receivedAt,
         historyLimit(host.config, row),
       );
-      host.store.settleInbox(row.seq, null, now);
+      host.store.inbox.settle(row.seq, null, now);
       host.emit(row.seq, {
         type: "error",
         code: "history-only",
@@ -97,7 +97,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       { text: envelope.text, at: envelope.receivedAt },
       host.config.messages.systemEvents.maxQueued,
     );
-    host.store.settleInbox(row.seq, null, now);
+    host.store.inbox.settle(row.seq, null, now);
     host.emit(row.seq, {
       type: "error",
       code: "system-event",
@@ -156,7 +156,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       signal: AbortSignal.timeout(30_000),
     },
   );
-  host.store.prepareInbox(row.seq, {
+  host.store.inbox.prepare(row.seq, {
     text,
     // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
     from: HTTP_CHANNELS.has(envelope.channel)
@@ -167,8 +167,8 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     oneShot,
     queuedBehindRun: host.activeRun !== null,
   });
-  host.store.setJson("lastRoute", envelope.route);
-  host.store.setMeta("chatType", envelope.chatType);
+  host.store.meta.setJson("lastRoute", envelope.route);
+  host.store.meta.set("chatType", envelope.chatType);
   await host.progressAccepted(row);
   if (host.activeRun) applyQueueMode(row, host);
 }
@@ -187,7 +187,7 @@ function settleTurnedAway(row: InboxRow, host: TriageHost, now: number): void {
     ? undefined
     : adapterFor(envelope.channel)?.refusalRoute?.(envelope.route);
   if (route) host.refuse(row, route, NOT_AUTHORIZED_TEXT);
-  else host.store.settleInbox(row.seq, null, now);
+  else host.store.inbox.settle(row.seq, null, now);
 }
 
 async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecision> {
@@ -244,7 +244,7 @@ export async function senderMayHearOfFailure(
 
 /** This session answered before, or the platform shows one of the agent's posts in the thread. */
 async function participatedInThread(row: InboxRow, host: TriageHost): Promise<boolean> {
-  if (host.store.hasAnsweredRun()) return true;
+  if (host.store.runs.hasAnswered()) return true;
   const adapter = adapterFor(row.event.envelope.channel);
   if (!adapter?.participatedInThread) return false;
   try {
@@ -266,7 +266,7 @@ async function participatedInThread(row: InboxRow, host: TriageHost): Promise<bo
 
 /** session.reset / resetByType / resetByChannel: a stale session starts over before this message. */
 function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
-  const startedAt = host.store.getMeta("sessionStartedAt");
+  const startedAt = host.store.meta.get("sessionStartedAt");
   if (!startedAt) return;
   const { envelope } = row.event;
   const policy = resolveResetPolicy(host.config, {
@@ -274,7 +274,7 @@ function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
     chatType: envelope.chatType,
     threadId: envelope.threadId,
   });
-  const last = host.store.getMeta("lastInteractionAt");
+  const last = host.store.meta.get("lastInteractionAt");
   const verdict = sessionResetDue({
     policy,
     sessionStartedAt: Number(startedAt),
@@ -304,13 +304,13 @@ function applyQueueMode(row: InboxRow, host: TriageHost): void {
   }
   // OpenClaw ignores a cap below 1.
   if (cap < 1) return;
-  const queued = host.store.inboxByState("queued");
+  const queued = host.store.inbox.byState("queued");
   if (queued.length <= cap) return;
   const now = Date.now();
   const victims = drop === "new" ? [row] : queued.slice(0, queued.length - cap);
-  const summary = host.store.getJson<string[]>("droppedSummary") ?? [];
+  const summary = host.store.meta.getJson("droppedSummary") ?? [];
   for (const victim of victims) {
-    host.store.settleInbox(victim.seq, null, now);
+    host.store.inbox.settle(victim.seq, null, now);
     host.emit(victim.seq, {
       type: "error",
       code: "queue_full",
@@ -318,7 +318,7 @@ function applyQueueMode(row: InboxRow, host: TriageHost): void {
     });
     if (drop === "summarize") summary.push(summarizeLine(victim));
   }
-  if (drop === "summarize") host.store.setJson("droppedSummary", summary.slice(-cap));
+  if (drop === "summarize") host.store.meta.setJson("droppedSummary", summary.slice(-cap));
 }
 
 function summarizeLine(row: InboxRow): string {

@@ -1,6 +1,7 @@
 import type { ModelCallKind } from "../../../functions/agent/metering.ts";
 import type { Usage } from "../../../functions/agent/types.ts";
-import type { SessionStore } from "../storage.ts";
+import { TOMBSTONE_MS } from "../inbox/store.ts";
+import type { MetaStore } from "../meta.ts";
 
 /**
  * The `model_calls` table (one row per attempt sent to a provider) and the session's running spend
@@ -48,51 +49,6 @@ export function emptySpend(): SessionSpend {
   };
 }
 
-/** Records one call and adds it to its session's spend (the caller's transaction makes both one step). */
-export function recordModelCall(store: SessionStore, sql: SqlStorage, row: ModelCallRow): void {
-  sql.exec(
-    `INSERT OR IGNORE INTO model_calls(id, run_id, session_id, kind, provider, model, channel, sender_id, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    row.id,
-    row.runId,
-    row.sessionId,
-    row.kind,
-    row.provider,
-    row.model,
-    row.channel,
-    row.senderId,
-    row.usage.inputTokens,
-    row.usage.outputTokens,
-    row.usage.cacheReadTokens,
-    row.usage.cacheWriteTokens,
-    row.costUsd,
-    row.outcome,
-    row.durationMs,
-    row.at,
-  );
-  const spend = sessionSpend(store, row.sessionId);
-  const tokens =
-    row.usage.inputTokens +
-    row.usage.outputTokens +
-    row.usage.cacheReadTokens +
-    row.usage.cacheWriteTokens;
-  spend.calls += 1;
-  spend.usd += row.costUsd;
-  spend.inputTokens += row.usage.inputTokens;
-  spend.outputTokens += row.usage.outputTokens;
-  spend.cacheReadTokens += row.usage.cacheReadTokens;
-  spend.cacheWriteTokens += row.usage.cacheWriteTokens;
-  const kind = (spend.byKind[row.kind] ??= { calls: 0, usd: 0, tokens: 0 });
-  kind.calls += 1;
-  kind.usd += row.costUsd;
-  kind.tokens += tokens;
-  store.setJson(`spend:${row.sessionId}`, spend);
-}
-
-export function sessionSpend(store: SessionStore, sessionId: string): SessionSpend {
-  return store.getJson<SessionSpend>(`spend:${sessionId}`) ?? emptySpend();
-}
-
 type Stored = {
   id: string;
   run_id: string | null;
@@ -112,55 +68,119 @@ type Stored = {
   at: number;
 };
 
-export function unmirroredModelCalls(sql: SqlStorage, limit: number): ModelCallRow[] {
-  return sql
-    .exec<Stored>(`SELECT * FROM model_calls WHERE mirrored = 0 ORDER BY at LIMIT ?`, limit)
-    .toArray()
-    .map((row) => ({
-      id: row.id,
-      runId: row.run_id,
-      sessionId: row.session_id,
-      kind: row.kind,
-      provider: row.provider,
-      model: row.model,
-      channel: row.channel,
-      senderId: row.sender_id,
-      usage: {
-        inputTokens: row.input_tokens,
-        outputTokens: row.output_tokens,
-        cacheReadTokens: row.cache_read_tokens,
-        cacheWriteTokens: row.cache_write_tokens,
-      },
-      costUsd: row.cost_usd,
-      outcome: row.outcome === "error" ? "error" : "ok",
-      durationMs: row.duration_ms,
-      at: row.at,
-    }));
-}
+/** The `model_calls` table's one owner (and the spend:<sessionId> totals written with each row). */
+export class ModelCallStore {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly meta: MetaStore,
+  ) {}
 
-export function hasUnmirroredModelCalls(sql: SqlStorage): boolean {
-  return sql.exec(`SELECT 1 FROM model_calls WHERE mirrored = 0 LIMIT 1`).toArray().length > 0;
-}
+  /** Records one call and adds it to its session's spend (the caller's transaction makes both one step). */
+  record(row: ModelCallRow): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO model_calls(id, run_id, session_id, kind, provider, model, channel, sender_id, input_tokens, output_tokens,
+       cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      row.id,
+      row.runId,
+      row.sessionId,
+      row.kind,
+      row.provider,
+      row.model,
+      row.channel,
+      row.senderId,
+      row.usage.inputTokens,
+      row.usage.outputTokens,
+      row.usage.cacheReadTokens,
+      row.usage.cacheWriteTokens,
+      row.costUsd,
+      row.outcome,
+      row.durationMs,
+      row.at,
+    );
+    const spend = this.spend(row.sessionId);
+    const tokens =
+      row.usage.inputTokens +
+      row.usage.outputTokens +
+      row.usage.cacheReadTokens +
+      row.usage.cacheWriteTokens;
+    spend.calls += 1;
+    spend.usd += row.costUsd;
+    spend.inputTokens += row.usage.inputTokens;
+    spend.outputTokens += row.usage.outputTokens;
+    spend.cacheReadTokens += row.usage.cacheReadTokens;
+    spend.cacheWriteTokens += row.usage.cacheWriteTokens;
+    const kind = (spend.byKind[row.kind] ??= { calls: 0, usd: 0, tokens: 0 });
+    kind.calls += 1;
+    kind.usd += row.costUsd;
+    kind.tokens += tokens;
+    this.meta.setJson(`spend:${row.sessionId}`, spend);
+  }
 
-export function markModelCallsMirrored(sql: SqlStorage, ids: string[]): void {
-  for (const id of ids) sql.exec(`UPDATE model_calls SET mirrored = 1 WHERE id = ?`, id);
-}
+  spend(sessionId: string): SessionSpend {
+    return this.meta.getJson(`spend:${sessionId}`) ?? emptySpend();
+  }
 
-/** Model calls of one run (count and wall time feed the platform cost estimate). */
-export function runModelCalls(sql: SqlStorage, runId: string): number {
-  return sql
-    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE run_id = ?`, runId)
-    .one().n;
-}
+  unmirrored(limit: number): ModelCallRow[] {
+    return this.sql
+      .exec<Stored>(`SELECT * FROM model_calls WHERE mirrored = 0 ORDER BY at LIMIT ?`, limit)
+      .toArray()
+      .map((row) => ({
+        id: row.id,
+        runId: row.run_id,
+        sessionId: row.session_id,
+        kind: row.kind,
+        provider: row.provider,
+        model: row.model,
+        channel: row.channel,
+        senderId: row.sender_id,
+        usage: {
+          inputTokens: row.input_tokens,
+          outputTokens: row.output_tokens,
+          cacheReadTokens: row.cache_read_tokens,
+          cacheWriteTokens: row.cache_write_tokens,
+        },
+        costUsd: row.cost_usd,
+        outcome: row.outcome === "error" ? "error" : "ok",
+        durationMs: row.duration_ms,
+        at: row.at,
+      }));
+  }
 
-/** What a run's model calls cost so far (for the `/usage full` footer). */
-export function runCostUsd(sql: SqlStorage, runId: string): number {
-  return (
-    sql
-      .exec<{ usd: number | null }>(
-        `SELECT SUM(cost_usd) AS usd FROM model_calls WHERE run_id = ?`,
-        runId,
-      )
-      .one().usd ?? 0
-  );
+  hasUnmirrored(): boolean {
+    return (
+      this.sql.exec(`SELECT 1 FROM model_calls WHERE mirrored = 0 LIMIT 1`).toArray().length > 0
+    );
+  }
+
+  markMirrored(ids: string[]): void {
+    for (const id of ids) this.sql.exec(`UPDATE model_calls SET mirrored = 1 WHERE id = ?`, id);
+  }
+
+  /** Model calls of one run (count and wall time feed the platform cost estimate). */
+  countOfRun(runId: string): number {
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE run_id = ?`, runId)
+      .one().n;
+  }
+
+  /** What a run's model calls cost so far (for the `/usage full` footer). */
+  costOfRun(runId: string): number {
+    return (
+      this.sql
+        .exec<{ usd: number | null }>(
+          `SELECT SUM(cost_usd) AS usd FROM model_calls WHERE run_id = ?`,
+          runId,
+        )
+        .one().usd ?? 0
+    );
+  }
+
+  /** Bound: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>). */
+  prune(policy: { archived: boolean }, now: number): void {
+    this.sql.exec(
+      `DELETE FROM model_calls WHERE (mirrored = 1 OR ? = 1) AND at < ?`,
+      policy.archived ? 0 : 1,
+      now - TOMBSTONE_MS,
+    );
+  }
 }

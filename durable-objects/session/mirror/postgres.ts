@@ -8,7 +8,6 @@ import {
   usage,
 } from "../../../functions/db/schema.ts";
 import type { PlatformCost } from "../../../functions/agent/platform-cost.ts";
-import { markModelCallsMirrored, unmirroredModelCalls } from "./model-calls.ts";
 import type { RunRow, SessionStore } from "../storage.ts";
 
 export interface SessionIndexFacts {
@@ -42,15 +41,13 @@ export async function mirrorToPostgres(args: {
       cacheWriteTokens: number;
     },
   ) => number;
-  /** The model_calls table's storage (model-calls.ts owns it). */
-  sql: SqlStorage;
   platformCostOf: (run: RunRow) => PlatformCost;
 }): Promise<boolean> {
   const { store, facts, batchSize } = args;
-  const entries = store.unmirroredTranscript(batchSize);
-  const runs = store.unmirroredRuns(batchSize);
-  const calls = unmirroredModelCalls(args.sql, batchSize);
-  const totals = store.sessionTotals(facts.sessionId);
+  const entries = store.transcript.unmirrored(batchSize);
+  const runs = store.runs.unmirrored(batchSize);
+  const calls = store.modelCalls.unmirrored(batchSize);
+  const totals = store.runs.sessionTotals(facts.sessionId);
   await withDb(args.env, async (db) => {
     await db
       .insert(sessions)
@@ -158,11 +155,8 @@ export async function mirrorToPostgres(args: {
     }
   });
   const last = entries.at(-1);
-  if (last) store.markTranscriptMirrored(last.seq);
-  store.markRunsMirrored(runs.map((run) => run.runId));
-  markModelCallsMirrored(
-    args.sql,
-    calls.map((call) => call.id),
-  );
+  if (last) store.transcript.markMirrored(last.seq);
+  store.runs.markMirrored(runs.map((run) => run.runId));
+  store.modelCalls.markMirrored(calls.map((call) => call.id));
   return entries.length < batchSize && runs.length < batchSize && calls.length < batchSize;
 }

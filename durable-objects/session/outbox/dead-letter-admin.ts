@@ -18,7 +18,7 @@ import type { SessionState } from "../state.ts";
 export function listDeadLetters(s: SessionState): DeadLetter[] {
   const mask = secretMasker(s.config, s.env as unknown as Record<string, unknown>);
   const clean = (value: string | null) => (value === null ? null : mask(value));
-  const events = s.store.deadLetteredInbox().map(
+  const events = s.store.inbox.deadLettered().map(
     (row): DeadLetter => ({
       kind: "event",
       id: row.event.envelope.dedupKey,
@@ -31,7 +31,7 @@ export function listDeadLetters(s: SessionState): DeadLetter[] {
       retryable: false,
     }),
   );
-  const replies = s.store.outboxRows("dead").map(
+  const replies = s.store.outbox.rows("dead").map(
     (row): DeadLetter => ({
       kind: "reply",
       id: row.id,
@@ -57,9 +57,9 @@ export function listDeadLetters(s: SessionState): DeadLetter[] {
  * second reply to that event; they can be discarded.
  */
 export function retryDeadLetter(s: SessionState, id: string, now: number): DeadLetterActionResult {
-  const row = s.store.outboxRows("dead").find((candidate) => candidate.id === id);
+  const row = s.store.outbox.rows("dead").find((candidate) => candidate.id === id);
   if (!row) {
-    if (s.store.inboxByKey(id)?.deadReason) {
+    if (s.store.inbox.byKey(id)?.deadReason) {
       return {
         ok: false,
         status: 409,
@@ -70,7 +70,7 @@ export function retryDeadLetter(s: SessionState, id: string, now: number): DeadL
     return { ok: false, status: 404, reason: `no dead letter "${id}" in this session` };
   }
   const state = row.lastError?.startsWith(OUTCOME_UNKNOWN) ? "unknown" : "pending";
-  s.store.updateOutbox(row.id, { state, attempts: 0, nextAt: now }, now);
+  s.store.outbox.update(row.id, { state, attempts: 0, nextAt: now }, now);
   return { ok: true, kind: "reply", id: row.id, state };
 }
 
@@ -80,7 +80,7 @@ export function retryDeadLetter(s: SessionState, id: string, now: number): DeadL
  * platform's redelivery from being answered; only its dead-letter mark goes.
  */
 export function discardDeadLetter(s: SessionState, id: string): DeadLetterActionResult {
-  if (s.store.deleteDeadOutbox(id)) return { ok: true, kind: "reply", id, state: "discarded" };
-  if (s.store.clearInboxDeadReason(id)) return { ok: true, kind: "event", id, state: "discarded" };
+  if (s.store.outbox.deleteDead(id)) return { ok: true, kind: "reply", id, state: "discarded" };
+  if (s.store.inbox.clearDeadReason(id)) return { ok: true, kind: "event", id, state: "discarded" };
   return { ok: false, status: 404, reason: `no dead letter "${id}" in this session` };
 }

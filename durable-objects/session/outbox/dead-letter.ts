@@ -39,14 +39,14 @@ export function deadLetterEvents(
       const route = row.event.envelope.route;
       if (!silent && !HTTP_CHANNELS.has(route.channel))
         enqueueReply(s, eventReplyId(s, "dead", row.seq), null, route, DEAD_LETTER_NOTICE, now);
-      s.store.deadLetterInbox(row.seq, reason, silent ? null : noticeFor(row), now);
+      s.store.inbox.deadLetter(row.seq, reason, silent ? null : noticeFor(row), now);
     }
   });
   for (const row of rows)
     s.emit([row.seq], { type: "error", code: "dead_letter", message: noticeFor(row) });
   // Best effort, never awaited by the session: Postgres being down is often why we are here.
   void recordAuditEvent(s.env, "inbox.dead_letter", {
-    sessionKey: s.store.getMeta("sessionKey"),
+    sessionKey: s.store.meta.get("sessionKey"),
     seqs: rows.map((row) => row.seq),
     // The control page's channel status shows each channel's newest failure.
     channel: rows[0]?.event.envelope.channel,

@@ -51,12 +51,12 @@ export async function deliverDueOutbox(args: {
   const { store, policy, now } = args;
   const random = args.random ?? Math.random;
   const dead: DeadLetter[] = [];
-  for (const row of store.unsettledOutbox()) {
+  for (const row of store.outbox.unsettled()) {
     // Not due yet: it waits, and so does everything behind it.
     if (row.nextAt > now()) break;
     const adapter = args.adapterFor(row.route.channel);
     if (!adapter) {
-      store.updateOutbox(
+      store.outbox.update(
         row.id,
         { state: "dead", lastError: `no channel adapter for "${row.route.channel}"` },
         now(),
@@ -87,14 +87,14 @@ export async function deliverDueOutbox(args: {
         // Could not ask right now: try reconciling again later.
         const attempts = row.attempts + 1;
         if (attempts >= policy.maxAttempts) {
-          store.updateOutbox(
+          store.outbox.update(
             row.id,
             { state: "dead", attempts, lastError: `${OUTCOME_UNKNOWN} and reconcile kept failing` },
             now(),
           );
           dead.push({ row, reason: `${OUTCOME_UNKNOWN} and reconcile kept failing` });
         } else {
-          store.updateOutbox(
+          store.outbox.update(
             row.id,
             { state: "unknown", attempts, nextAt: now() + backoff(attempts, policy, random) },
             now(),
@@ -104,7 +104,7 @@ export async function deliverDueOutbox(args: {
         continue;
       }
       if (found.outcome === "landed") {
-        store.updateOutbox(
+        store.outbox.update(
           row.id,
           { state: "sent", platformId: found.platformMessageId ?? null },
           now(),
@@ -115,10 +115,10 @@ export async function deliverDueOutbox(args: {
         // No way to know, and a repeat would not be dropped: a duplicate answer is worse than a gap.
         // Record it, tell the user once (never about a notice itself), and move on.
         const reason = `${OUTCOME_UNKNOWN}; ${found.reason}; not re-sent`;
-        store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
+        store.outbox.update(row.id, { state: "dead", lastError: reason }, now());
         dead.push({ row, reason });
         if (!row.id.endsWith(UNDELIVERED_SUFFIX)) {
-          store.insertOutbox(
+          store.outbox.insert(
             {
               id: `${row.id}${UNDELIVERED_SUFFIX}`,
               runId: null,
@@ -137,7 +137,7 @@ export async function deliverDueOutbox(args: {
 
     const attempts = row.attempts + 1;
     const firstAttemptAt = row.firstAttemptAt ?? now();
-    store.updateOutbox(row.id, { state: "sending", attempts, firstAttemptAt }, now());
+    store.outbox.update(row.id, { state: "sending", attempts, firstAttemptAt }, now());
     message.firstAttemptAt = firstAttemptAt;
     let result;
     try {
@@ -150,7 +150,7 @@ export async function deliverDueOutbox(args: {
       };
     }
     if (result.ok) {
-      store.updateOutbox(
+      store.outbox.update(
         row.id,
         { state: "sent", platformId: result.platformMessageId ?? null, lastError: null },
         now(),
@@ -162,12 +162,12 @@ export async function deliverDueOutbox(args: {
       if (adapter.idempotentSends && attempts >= policy.maxAttempts) {
         // Repeats are safe but not endless: the same bound as any other retry.
         const reason = `${OUTCOME_UNKNOWN} after ${attempts} attempts: ${result.error}`;
-        store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
+        store.outbox.update(row.id, { state: "dead", lastError: reason }, now());
         dead.push({ row, reason });
         continue;
       }
       args.onSend?.(row, "retry");
-      store.updateOutbox(
+      store.outbox.update(
         row.id,
         {
           state: "unknown",
@@ -182,7 +182,7 @@ export async function deliverDueOutbox(args: {
       // Held back before any request (an empty rate-limit bucket): no attempt was made, so none is
       // counted and the first attempt is still ahead; it waits like a Retry-After, holding the rest.
       // A chunk whose earlier outcome is unknown stays so: it is reconciled again before it goes.
-      store.updateOutbox(
+      store.outbox.update(
         row.id,
         {
           state: row.state === "pending" ? "pending" : "unknown",
@@ -199,7 +199,7 @@ export async function deliverDueOutbox(args: {
       const reason = result.retryable
         ? `gave up after ${attempts} attempts: ${result.error}`
         : result.error;
-      store.updateOutbox(row.id, { state: "dead", lastError: reason }, now());
+      store.outbox.update(row.id, { state: "dead", lastError: reason }, now());
       dead.push({ row, reason });
       continue;
     }
@@ -207,7 +207,7 @@ export async function deliverDueOutbox(args: {
     // sending earlier only earns another 429.
     const wait = Math.max(result.retryAfterMs ?? 0, backoff(attempts, policy, random));
     args.onSend?.(row, "retry");
-    store.updateOutbox(
+    store.outbox.update(
       row.id,
       { state: "pending", lastError: result.error, nextAt: now() + wait },
       now(),

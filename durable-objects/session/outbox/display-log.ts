@@ -23,23 +23,23 @@ const KEY = "displayLog";
 /** Turns kept for the current session (the web chat shows at most 200 entries anyway). */
 export const DISPLAY_LOG_MAX = 200;
 
-interface DisplayLog {
+export interface DisplayLog {
   sessionId: string;
   turns: DisplayTurn[];
 }
 
 export function recordDisplayTurns(s: SessionState, turns: DisplayTurn[]): void {
-  const sessionId = s.store.getMeta("sessionId");
+  const sessionId = s.store.meta.get("sessionId");
   if (!sessionId || turns.length === 0) return;
-  const log = s.store.getJson<DisplayLog>(KEY);
+  const log = s.store.meta.getJson(KEY);
   const kept = log?.sessionId === sessionId ? log.turns : [];
-  s.store.setJson(KEY, {
+  s.store.meta.setJson(KEY, {
     sessionId,
     turns: [...kept, ...turns].slice(-DISPLAY_LOG_MAX),
   } satisfies DisplayLog);
 }
 
 export function displayTurns(s: SessionState, sessionId: string): DisplayTurn[] {
-  const log = s.store.getJson<DisplayLog>(KEY);
+  const log = s.store.meta.getJson(KEY);
   return log?.sessionId === sessionId ? log.turns : [];
 }

@@ -37,7 +37,7 @@ export class ProgressRelay {
     const { adapter } = this.args;
     if (!adapter?.progress) return;
     const state = await this.call(adapter, { type: "accepted" }, {});
-    if (state && Object.keys(state).length) this.args.store.setJson(`progress:${seq}`, state);
+    if (state && Object.keys(state).length) this.args.store.meta.setJson(`progress:${seq}`, state);
   }
 
   event(event: ProgressEvent): void {
@@ -71,9 +71,9 @@ export class ProgressRelay {
     const { adapter, store, runId } = this.args;
     if (!adapter || !runId) return;
     this.chain = this.chain.then(async () => {
-      const current = store.getRun(runId)?.progressState ?? {};
+      const current = store.runs.get(runId)?.progressState ?? {};
       const next = await this.call(adapter, make(), current);
-      if (next) store.setRunProgress(runId, next);
+      if (next) store.runs.setProgress(runId, next);
     });
   }
 
@@ -84,7 +84,7 @@ export class ProgressRelay {
   ): Promise<ProgressState | undefined> {
     const { store, runId } = this.args;
     const ctx: ProgressContext = runId
-      ? { ...this.args.ctx, runId, checkpoint: (next) => store.setRunProgress(runId, next) }
+      ? { ...this.args.ctx, runId, checkpoint: (next) => store.runs.setProgress(runId, next) }
       : this.args.ctx;
     try {
       return await adapter.progress!(this.args.route, event, state, ctx);

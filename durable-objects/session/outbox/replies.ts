@@ -1,23 +1,19 @@
 import { recordDisplayTurns } from "./display-log.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { chunkText } from "../../../functions/channels/chunk.ts";
-import { costOfRun } from "../run/deps.ts";
-import { flushCronReports, hasCronReports } from "../inbox/automation.ts";
 import { deliverDueOutbox } from "./deliver-due.ts";
-import { mirrorToPostgres } from "../mirror/postgres.ts";
-import { runPlatformCostOf } from "../upkeep/platform-usage.ts";
 import { ProgressRelay } from "./progress.ts";
 import { recordAuditEvent } from "../audit.ts";
 import { isPostgresUnavailable } from "../../../functions/db/client.ts";
-import { settings } from "../identity.ts";
 import { countSession } from "../upkeep/metrics.ts";
 import { sessionLog } from "../log.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
-import { describeError, zeroUsage, type SessionState } from "../state.ts";
+import { describeError } from "../error-class.ts";
+import { zeroUsage, type SessionState } from "../state.ts";
 
 /**
- * The glue between a session and the outside: reply chunks into the outbox and out to the
- * platform, progress to the channel, and the mirror to Postgres.
+ * Reply chunks into the outbox and out to the platform, and progress to the channel. (The copy to
+ * Postgres is the mirror phase: mirror/mirror.ts.)
  */
 
 /**
@@ -54,7 +50,7 @@ export function enqueueReply(
     adapter?.maxLinesPerChunk?.(s.config, route.accountId),
   );
   chunks.forEach((chunk, index) => {
-    s.store.insertOutbox(
+    s.store.outbox.insert(
       {
         id: `${idPrefix}:${index}`,
         runId,
@@ -76,9 +72,9 @@ export function enqueueReply(
  */
 export function enqueueRetract(s: SessionState, run: RunRow, now: number): void {
   if (HTTP_CHANNELS.has(run.route.channel) || !adapterFor(run.route.channel)?.progress) return;
-  const state = s.store.getRun(run.runId)?.progressState ?? {};
+  const state = s.store.runs.get(run.runId)?.progressState ?? {};
   if (!Object.keys(state).length) return;
-  s.store.insertOutbox(
+  s.store.outbox.insert(
     {
       id: `run:${run.runId}:retract`,
       runId: run.runId,
@@ -102,7 +98,7 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
   s.ctx.storage.transactionSync(() => {
     if (!HTTP_CHANNELS.has(route.channel))
       enqueueReply(s, eventReplyId(s, "notice", row.seq), null, route, text, now);
-    if (settle) s.store.settleInbox(row.seq, text, now);
+    if (settle) s.store.inbox.settle(row.seq, text, now);
     // A settled event never reaches the transcript: keep its turn for the web chat's history.
     const asked = settle ? (row.event.envelope.text ?? "") : "";
     recordDisplayTurns(s, [
@@ -124,7 +120,7 @@ export function refuse(s: SessionState, row: InboxRow, route: RunRow["route"], t
   const now = Date.now();
   s.ctx.storage.transactionSync(() => {
     enqueueReply(s, eventReplyId(s, "refusal", row.seq), null, route, text, now);
-    s.store.settleInbox(row.seq, null, now);
+    s.store.inbox.settle(row.seq, null, now);
   });
 }
 
@@ -155,7 +151,7 @@ async function deliverOnce(s: SessionState): Promise<void> {
     adapterFor,
     ctx: { env: s.env, config: s.config },
     policy: s.config.messages.outbox,
-    progressStateFor: (runId) => (runId ? s.store.getRun(runId)?.progressState : undefined),
+    progressStateFor: (runId) => (runId ? s.store.runs.get(runId)?.progressState : undefined),
     now: Date.now,
     onSend: (row, outcome) =>
       countSession(
@@ -167,7 +163,7 @@ async function deliverOnce(s: SessionState): Promise<void> {
   for (const letter of dead) {
     countSession(s, "edgeclaw_outbox_dead_letters_total", { channel: letter.row.route.channel });
     await recordAuditEvent(s.env, "outbox.dead_letter", {
-      sessionKey: s.store.getMeta("sessionKey"),
+      sessionKey: s.store.meta.get("sessionKey"),
       outboxId: letter.row.id,
       channel: letter.row.route.channel,
       reason: letter.reason,
@@ -175,68 +171,5 @@ async function deliverOnce(s: SessionState): Promise<void> {
       if (!isPostgresUnavailable(error))
         sessionLog(s).error("audit write failed", { error: describeError(error) });
     });
-  }
-}
-
-/** A failed mirror is tried again this long after (Postgres down never blocks a conversation). */
-export const MIRROR_RETRY_MS = 5_000;
-
-/** Something is waiting to be copied to Postgres, and when the mirror may next try. */
-export function mirrorDueAt(s: SessionState, now: number): number | undefined {
-  if (
-    !s.env.DATABASE_URL ||
-    !s.store.getMeta("sessionId") ||
-    !(s.store.hasUnmirrored() || hasCronReports(s.store))
-  )
-    return undefined;
-  return Math.max(now, Number(s.store.getMeta("mirrorRetryAt") ?? 0));
-}
-
-/** Copies what changed to Postgres; a failure is recorded so the alarm schedule backs off. */
-export async function mirror(s: SessionState): Promise<void> {
-  const done = await mirrorOnce(s);
-  if (done) s.store.deleteMeta("mirrorRetryAt");
-  else s.store.setMeta("mirrorRetryAt", String(Date.now() + MIRROR_RETRY_MS));
-}
-
-async function mirrorOnce(s: SessionState): Promise<boolean> {
-  const sessionId = s.store.getMeta("sessionId");
-  if (!sessionId || !s.env.DATABASE_URL) return true;
-  const lastRun = s.store.activeRun();
-  try {
-    await mirrorToPostgres({
-      env: s.env,
-      store: s.store,
-      batchSize: s.config.messages.mirrorBatchSize,
-      costOf: (modelRef, usage) => costOfRun(s.config, s.env, modelRef, usage),
-      sql: s.ctx.storage.sql,
-      platformCostOf: (run) => runPlatformCostOf(s, run),
-      facts: {
-        sessionKey: s.store.getMeta("sessionKey") ?? "",
-        sessionId,
-        agentId: s.store.getMeta("agentId") ?? "main",
-        channel:
-          lastRun?.route.channel ??
-          s.store.getJson<{ channel: string }>("lastRoute")?.channel ??
-          null,
-        chatType: s.store.getMeta("chatType") ?? null,
-        lastRoute: s.store.getJson("lastRoute") ?? null,
-        modelOverride: settings(s).modelOverride ?? null,
-        sessionStartedAt: Number(s.store.getMeta("sessionStartedAt") ?? Date.now()),
-        lastInteractionAt: s.store.getMeta("lastInteractionAt")
-          ? Number(s.store.getMeta("lastInteractionAt"))
-          : null,
-      },
-    });
-    await flushCronReports(s);
-    // A full batch leaves more behind: mirrorDueAt sees the unmirrored rows and asks for a pass now.
-    return true;
-  } catch (error) {
-    // Postgres being down never blocks a conversation: the mirror retries on the next alarm.
-    // First lines only: a failed query's message carries its parameters (transcript text).
-    // An outage was already logged, once, by the database client.
-    if (!isPostgresUnavailable(error))
-      sessionLog(s).error("session mirror failed", { error: describeError(error) });
-    return false;
   }
 }

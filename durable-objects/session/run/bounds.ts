@@ -35,7 +35,7 @@ export function runLimits(
 }
 
 export function markParked(s: SessionState, runId: string): void {
-  s.store.setMeta(PARKED_KEY, runId);
+  s.store.meta.set(PARKED_KEY, runId);
 }
 
 export type Admission = { go: true } | { go: false; notice: string; code: string; reason: string };
@@ -54,10 +54,10 @@ export function admitRun(
   now: number,
 ): Admission {
   if (resumed) {
-    if (s.store.getMeta(PARKED_KEY) === run.runId) {
-      s.store.deleteMeta(PARKED_KEY);
+    if (s.store.meta.get(PARKED_KEY) === run.runId) {
+      s.store.meta.delete(PARKED_KEY);
     } else {
-      const resumes = s.store.addRunResume(run.runId);
+      const resumes = s.store.runs.addResume(run.runId);
       if (resumes > limits.maxResumes) {
         const reason = `the run was interrupted ${resumes} times (agents.defaults.maxRunResumes is ${limits.maxResumes})`;
         return {

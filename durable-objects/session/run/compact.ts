@@ -9,7 +9,9 @@ import {
 } from "../../../functions/agent/compaction.ts";
 import { callModel } from "../../../functions/agent/model-call.ts";
 import type { ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
-import { contextWindow, currentSessionId, sessionMessages, settings } from "../identity.ts";
+import { contextWindow, sessionMessages } from "./context.ts";
+import { currentSessionId } from "../lifecycle.ts";
+import { settings } from "../settings.ts";
 import { selectionFor } from "./deps.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
@@ -52,13 +54,13 @@ async function compactRows(
   call: CallModel,
   options: { window: number; instructions?: string; signal?: AbortSignal },
 ): Promise<{ compacted: boolean; note?: string; reason?: string }> {
-  const rows = s.store.transcript(sessionId);
+  const rows = s.store.transcript.recent(sessionId);
   const cut = compactionCut(
     rows.map((row) => row.message),
     s.config.agents.defaults.compaction.keepRecentTokens,
   );
   if (cut === 0) return { compacted: false };
-  const previous = s.store.getMeta(`summary:${sessionId}`);
+  const previous = s.store.meta.get(`summary:${sessionId}`);
   const older = rows.slice(0, cut).map((row) => row.message);
   let summary: string;
   let note: string | undefined;
@@ -84,9 +86,9 @@ async function compactRows(
     note = `summarising failed (${reason}), so ${cut} older message(s) were dropped without a summary`;
   }
   s.ctx.storage.transactionSync(() => {
-    s.store.markCompacted(sessionId, rows[cut]!.seq);
-    s.store.setMeta(`summary:${sessionId}`, summary);
-    s.store.setMeta("compactions", String(Number(s.store.getMeta("compactions") ?? 0) + 1));
+    s.store.transcript.markCompacted(sessionId, rows[cut]!.seq);
+    s.store.meta.set(`summary:${sessionId}`, summary);
+    s.store.meta.set("compactions", String(Number(s.store.meta.get("compactions") ?? 0) + 1));
   });
   return { compacted: true, note };
 }
@@ -100,7 +102,7 @@ export async function compactNow(
   if (s.active)
     return { compacted: false, reason: "a run is in progress; try again when it finishes" };
   const sessionId = currentSessionId(s, Date.now());
-  const agentId = s.store.getMeta("agentId") ?? "main";
+  const agentId = s.store.meta.get("agentId") ?? "main";
   const selection = selectionFor(s.config, s.env, agentId, settings(s).modelOverride);
   const before = estimateTokens(sessionMessages(s, sessionId));
   const meter = sessionMeter(s, { kind: "compaction", runId: null, sessionId, ...sender });

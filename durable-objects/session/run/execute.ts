@@ -11,12 +11,14 @@ import { ModelError, type Message, type ToolCall } from "../../../functions/agen
 import { BudgetExceededError, budgetNotice } from "../../../functions/agent/metering.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
 import { addRunPlatformCost } from "../upkeep/platform-usage.ts";
-import { runCostUsd } from "../mirror/model-calls.ts";
 import { usageFooter } from "../../../functions/commands/usage.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { memoryFlushIfDue } from "./memory-flush.ts";
 import { enqueueReply, enqueueRetract, progressRelay } from "../outbox/replies.ts";
-import { currentSessionId, queueModeFor, sessionMessages, settings, status } from "../identity.ts";
+import { currentSessionId } from "../lifecycle.ts";
+import { queueModeFor, settings } from "../settings.ts";
+import { sessionMessages } from "./context.ts";
+import { status } from "../status.ts";
 import { deadLetterNotice } from "../outbox/dead-letter.ts";
 import { admitRun, markParked, runLimits } from "./bounds.ts";
 import { clearRetry, recordFailure } from "../retry.ts";
@@ -35,7 +37,7 @@ import type { SessionState } from "../state.ts";
 
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
 export function startNextRun(s: SessionState): RunRow | undefined {
-  const queued = s.store.inboxByState("queued");
+  const queued = s.store.inbox.byState("queued");
   if (!queued.length) return undefined;
   const now = Date.now();
   const plan = prepareRun({ queued, config: s.config, settings: settings(s), now });
@@ -46,9 +48,9 @@ export function startNextRun(s: SessionState): RunRow | undefined {
 function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
   const runId = crypto.randomUUID();
   const sessionId = currentSessionId(s, now);
-  const history = s.store.takeGroupHistory();
+  const history = s.store.groupHistory.take();
   s.ctx.storage.transactionSync(() => {
-    s.store.insertRun({
+    s.store.runs.insert({
       runId,
       sessionId,
       state: "running",
@@ -68,14 +70,14 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
     });
     const text = plan.composeText({
       groupHistory: history,
-      droppedSummary: s.store.getJson<string[]>("droppedSummary"),
+      droppedSummary: s.store.meta.getJson("droppedSummary"),
       systemEvents: takeSystemEvents(s.store),
     });
-    s.store.deleteMeta("droppedSummary");
-    s.store.appendTranscript(sessionId, runId, { role: "user", content: text }, now);
-    for (const seq of plan.seqs) s.store.setInboxState(seq, "taken", runId, now);
-    for (const seq of plan.superseded) s.store.settleInbox(seq, null, now);
-    if (plan.isUserMessage) s.store.setMeta("lastInteractionAt", String(now));
+    s.store.meta.delete("droppedSummary");
+    s.store.transcript.append(sessionId, runId, { role: "user", content: text }, now);
+    for (const seq of plan.seqs) s.store.inbox.setState(seq, "taken", runId, now);
+    for (const seq of plan.superseded) s.store.inbox.settle(seq, null, now);
+    if (plan.isUserMessage) s.store.meta.set("lastInteractionAt", String(now));
   });
   for (const seq of plan.superseded)
     s.emit([seq], {
@@ -83,7 +85,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
       code: "superseded",
       message: "a newer message replaced this one (queue mode interrupt/drop)",
     });
-  return s.store.getRun(runId)!;
+  return s.store.runs.get(runId)!;
 }
 
 /**
@@ -92,14 +94,14 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
  */
 export async function executeRun(s: SessionState, run: RunRow, resumed: boolean): Promise<void> {
   const config = s.config;
-  const agentId = s.store.getMeta("agentId") ?? "main";
+  const agentId = s.store.meta.get("agentId") ?? "main";
   const limits = runLimits(config, agentId, run.options.timeoutSeconds);
   const telemetry = runTelemetry(s, run, agentId);
   const admission = admitRun(s, run, resumed, limits, Date.now());
   if (!admission.go) {
     closeDanglingToolCalls({
-      runMessages: () => s.store.runTranscript(run.runId).map((row) => row.message),
-      append: (message) => s.store.appendTranscript(run.sessionId, run.runId, message, Date.now()),
+      runMessages: () => s.store.transcript.ofRun(run.runId).map((row) => row.message),
+      append: (message) => s.store.transcript.append(run.sessionId, run.runId, message, Date.now()),
     });
     finishRun(
       s,
@@ -114,7 +116,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     return;
   }
   const abort = new AbortController();
-  const seqs = new Set(s.store.inboxByRun(run.runId).map((row) => row.seq));
+  const seqs = new Set(s.store.inbox.byRun(run.runId).map((row) => row.seq));
   s.active = { runId: run.runId, abort, seqs };
   // The timeout counts from the run's first start, whatever passes and restarts came between.
   const remainingMs = Math.max(0, run.startedAt + limits.timeoutMs - Date.now());
@@ -144,17 +146,17 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
 
   const host: RunHost = {
     messages: () => sessionMessages(s, run.sessionId),
-    runMessages: () => s.store.runTranscript(run.runId).map((row) => row.message),
+    runMessages: () => s.store.transcript.ofRun(run.runId).map((row) => row.message),
     append: (message: Message) => {
-      s.store.appendTranscript(run.sessionId, run.runId, message, Date.now());
+      s.store.transcript.append(run.sessionId, run.runId, message, Date.now());
       watchdog();
     },
     recordUsage: (modelRef, usage) => {
       callsThisPass++;
-      s.store.addRunUsage(run.runId, modelRef, usage);
+      s.store.runs.addUsage(run.runId, modelRef, usage);
       telemetry.usage(modelRef, usage);
     },
-    roundsUsed: () => s.store.getRun(run.runId)?.steps ?? 0,
+    roundsUsed: () => s.store.runs.get(run.runId)?.steps ?? 0,
     // At least one model call per pass, so a pass that began late still moves the run forward.
     shouldYield: () => callsThisPass > 0 && Date.now() >= s.passStartedAt + limits.sliceMs,
     hasSteerMessages: () => steerCandidates(s, run).length > 0,
@@ -185,10 +187,10 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       env: s.env,
       config,
       agentId,
-      sessionKey: s.store.getMeta("sessionKey") ?? "",
+      sessionKey: s.store.meta.get("sessionKey") ?? "",
       sessionId: run.sessionId,
       route: run.route,
-      chatType: s.store.getMeta("chatType") as ChatType | undefined,
+      chatType: s.store.meta.get("chatType") as ChatType | undefined,
       modelOverride: run.options.model,
       senderIsOwner: run.options.senderIsOwner ?? false,
       signal: abort.signal,
@@ -198,7 +200,8 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
         s.emit(s.active?.seqs ?? seqs, { type: "text-reset" });
       },
       onNotice: (notice) => s.emit(s.active?.seqs ?? seqs, { type: "notice", text: notice }),
-      toolHasRun: () => s.store.runTranscript(run.runId).some((row) => row.message.role === "tool"),
+      toolHasRun: () =>
+        s.store.transcript.ofRun(run.runId).some((row) => row.message.role === "tool"),
       onAttempt: (report) => telemetry.modelAttempt(report),
       callKind: run.options.callKind ?? "turn",
       meterFor: (kind) =>
@@ -301,18 +304,18 @@ function finishRun(
   deadReason?: string,
 ): void {
   const now = Date.now();
-  const seqs = s.store.inboxByRun(run.runId).map((row) => row.seq);
+  const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
   if (state === "finished" && reply && !silent) reply = withUsageFooter(s, run, reply);
   s.ctx.storage.transactionSync(() => {
-    s.store.finishRun(run.runId, state, now);
+    s.store.runs.finish(run.runId, state, now);
     addRunPlatformCost(s, run.runId);
     if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel))
       enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
     for (const seq of seqs) {
-      if (deadReason) s.store.deadLetterInbox(seq, deadReason, reply, now);
-      else s.store.settleInbox(seq, silent ? "" : reply, now);
+      if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
+      else s.store.inbox.settle(seq, silent ? "" : reply, now);
     }
     // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
     if (state !== "finished" && reply && !silent)
@@ -321,7 +324,7 @@ function finishRun(
   recordCronOutcome(s, run, state, reply, (row) =>
     costOfRun(s.config, s.env, row.modelRef ?? "", row).toFixed(6),
   );
-  const finished = s.store.getRun(run.runId)!;
+  const finished = s.store.runs.get(run.runId)!;
   if (state === "finished") {
     s.emit(seqs, {
       type: "done",
@@ -349,11 +352,11 @@ function withUsageFooter(s: SessionState, run: RunRow, reply: string): string {
   const mode = settings(s).responseUsage ?? s.config.messages.responseUsage;
   // An OpenAI-compatible client parses the content: never add to it.
   if (mode === "off" || run.route.channel === "openai") return reply;
-  const totals = s.store.getRun(run.runId);
+  const totals = s.store.runs.get(run.runId);
   const footer = usageFooter(mode, {
     inputTokens: totals?.inputTokens ?? 0,
     outputTokens: totals?.outputTokens ?? 0,
-    costUsd: runCostUsd(s.ctx.storage.sql, run.runId),
+    costUsd: s.store.modelCalls.costOfRun(run.runId),
     modelRef: totals?.modelRef ?? null,
   });
   return `${reply}\n\n${footer}`;
@@ -367,8 +370,8 @@ function withUsageFooter(s: SessionState, run: RunRow, reply: string): string {
  */
 function steerCandidates(s: SessionState, run: RunRow): InboxRow[] {
   const target = routeTarget(run.route);
-  return s.store
-    .inboxByState("queued")
+  return s.store.inbox
+    .byState("queued")
     .filter(
       (row) =>
         queueModeFor(s, row.event.envelope.channel) === "steer" &&
@@ -382,7 +385,7 @@ function takeSteer(s: SessionState, run: RunRow): string[] {
   const rows = steerCandidates(s, run);
   const now = Date.now();
   for (const row of rows) {
-    s.store.setInboxState(row.seq, "taken", runId, now);
+    s.store.inbox.setState(row.seq, "taken", runId, now);
     s.active?.seqs.add(row.seq);
   }
   // Each steer injection is a user turn of its own, fenced with an id drawn now.
@@ -392,7 +395,7 @@ function takeSteer(s: SessionState, run: RunRow): string[] {
 
 /** The channel and sender a run answers (its first trigger event), for metering and sender budgets. */
 function runSender(s: SessionState, run: RunRow): { channel?: string; senderId?: string } {
-  const envelope = s.store.inboxByRun(run.runId)[0]?.event.envelope;
+  const envelope = s.store.inbox.byRun(run.runId)[0]?.event.envelope;
   return {
     channel: envelope?.channel ?? run.route.channel,
     ...(envelope?.senderId ? { senderId: envelope.senderId } : {}),

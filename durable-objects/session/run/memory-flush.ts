@@ -5,7 +5,7 @@ import { runAgentLoop, type RunHost, type RunLoopDeps } from "../../../functions
 import { resolveUserTimezone } from "../../../functions/agent/user-time.ts";
 import type { Message, ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
 import type { ModelCallKind } from "../../../functions/agent/metering.ts";
-import { contextWindow, sessionMessages } from "../identity.ts";
+import { contextWindow, sessionMessages } from "./context.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
@@ -37,8 +37,8 @@ export function memoryFlushDue(
   if (!compaction.enabled || !flush.enabled || !deps.toolContext.mainPrivateSession) return false;
   if (!deps.tools.some((tool) => tool.name === "write" || tool.name === "edit")) return false;
   if (
-    s.store.getMeta(`memoryFlushCycle:${run.sessionId}`) ===
-    String(Number(s.store.getMeta("compactions") ?? 0))
+    s.store.meta.get(`memoryFlushCycle:${run.sessionId}`) ===
+    String(Number(s.store.meta.get("compactions") ?? 0))
   )
     return false;
   const threshold =
@@ -54,9 +54,9 @@ export async function memoryFlushIfDue(
   signal: AbortSignal,
 ): Promise<boolean> {
   if (!memoryFlushDue(s, run, deps)) return false;
-  s.store.setMeta(
+  s.store.meta.set(
     `memoryFlushCycle:${run.sessionId}`,
-    String(Number(s.store.getMeta("compactions") ?? 0)),
+    String(Number(s.store.meta.get("compactions") ?? 0)),
   );
 
   const flushModel = s.config.agents.defaults.compaction.memoryFlush.model;
@@ -87,7 +87,7 @@ export async function memoryFlushIfDue(
     append: (message) => void turn.push(message),
     recordUsage: (modelRef, usage) => {
       rounds++;
-      s.store.addRunUsage(run.runId, modelRef, usage);
+      s.store.runs.addUsage(run.runId, modelRef, usage);
     },
     roundsUsed: () => rounds,
     shouldYield: () => false,

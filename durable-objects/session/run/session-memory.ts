@@ -21,16 +21,16 @@ const MAX_ATTEMPTS = 5;
 const MAX_PENDING = 20;
 
 function pending(s: SessionState): SessionCapture[] {
-  return s.store.getJson<SessionCapture[]>(PENDING_KEY) ?? [];
+  return s.store.meta.getJson(PENDING_KEY) ?? [];
 }
 
 /** Takes the ending session's last user/assistant messages; call before the session id rotates. */
 export function captureEndingSession(s: SessionState, reason: string, now = Date.now()): void {
   const hook = sessionMemoryHookConfig(s.config);
-  const sessionId = s.store.getMeta("sessionId");
+  const sessionId = s.store.meta.get("sessionId");
   if (!hook.enabled || !sessionId) return;
   const messages: CapturedMessage[] = [];
-  for (const row of s.store.transcript(sessionId)) {
+  for (const row of s.store.transcript.recent(sessionId)) {
     const m = row.message;
     if (m.role === "user" && m.content.trim())
       messages.push({ role: "user", text: unfenceForDisplay(m.content) });
@@ -39,24 +39,24 @@ export function captureEndingSession(s: SessionState, reason: string, now = Date
   }
   if (!messages.length) return;
   const capture: SessionCapture = {
-    sessionKey: s.store.getMeta("sessionKey") ?? "",
+    sessionKey: s.store.meta.get("sessionKey") ?? "",
     sessionId,
     reason,
     at: now,
     messages: messages.slice(-hook.messages),
   };
-  s.store.setJson(PENDING_KEY, [...pending(s), capture].slice(-MAX_PENDING));
+  s.store.meta.setJson(PENDING_KEY, [...pending(s), capture].slice(-MAX_PENDING));
 }
 
 /** The next run of `sessionId` (the one /new or /reset just started) gets the startup context. */
 export function markStartupContext(s: SessionState, sessionId: string): void {
-  s.store.setMeta(STARTUP_KEY, sessionId);
+  s.store.meta.set(STARTUP_KEY, sessionId);
 }
 
 /** True once for the first run of a session started by /new or /reset. */
 export function takeStartupContext(s: SessionState, sessionId: string): boolean {
-  if (s.store.getMeta(STARTUP_KEY) !== sessionId) return false;
-  s.store.deleteMeta(STARTUP_KEY);
+  if (s.store.meta.get(STARTUP_KEY) !== sessionId) return false;
+  s.store.meta.delete(STARTUP_KEY);
   return true;
 }
 
@@ -76,7 +76,7 @@ export function pendingCaptureDueAt(s: SessionState): number | undefined {
 export async function savePendingCaptures(s: SessionState, now = Date.now()): Promise<void> {
   const list = pending(s);
   if (!list.length) return;
-  const agentId = s.store.getMeta("agentId") ?? "main";
+  const agentId = s.store.meta.get("agentId") ?? "main";
   const left: SessionCapture[] = [];
   for (const capture of list) {
     const due =
@@ -100,6 +100,6 @@ export async function savePendingCaptures(s: SessionState, now = Date.now()): Pr
   const added = pending(s).filter(
     (capture) => !list.some((old) => old.sessionId === capture.sessionId && old.at === capture.at),
   );
-  if (left.length || added.length) s.store.setJson(PENDING_KEY, [...left, ...added]);
-  else s.store.deleteMeta(PENDING_KEY);
+  if (left.length || added.length) s.store.meta.setJson(PENDING_KEY, [...left, ...added]);
+  else s.store.meta.delete(PENDING_KEY);
 }

@@ -16,7 +16,6 @@ import {
 import { ModelError } from "../../../functions/agent/types.ts";
 import type { WarnCrossing } from "../../budget.ts";
 import { enqueueReply } from "../outbox/replies.ts";
-import { recordModelCall } from "../mirror/model-calls.ts";
 import { scheduleAlarm } from "../schedule.ts";
 import type { SessionState } from "../state.ts";
 
@@ -51,8 +50,8 @@ export interface MeterContext {
 
 export function sessionMeter(s: SessionState, context: MeterContext): ModelCallMeter {
   const held = new Map<string, ScopeCheck[]>();
-  const agentId = s.store.getMeta("agentId") ?? "main";
-  const sessionKey = s.store.getMeta("sessionKey") ?? "";
+  const agentId = s.store.meta.get("agentId") ?? "main";
+  const sessionKey = s.store.meta.get("sessionKey") ?? "";
   const sender =
     context.channel && context.senderId ? `${context.channel}:${context.senderId}` : undefined;
 
@@ -128,7 +127,7 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       const costUsd = outcome.ok ? outcome.costUsd : 0;
       try {
         s.ctx.storage.transactionSync(() =>
-          recordModelCall(s.store, s.ctx.storage.sql, {
+          s.store.modelCalls.record({
             id: ticket.id,
             runId: context.runId,
             sessionId: context.sessionId,

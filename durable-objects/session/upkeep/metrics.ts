@@ -19,10 +19,10 @@ import type { SessionState } from "../state.ts";
  * Counts made meanwhile wait in `metrics_pending` for the next batch.
  */
 
-const BATCH_KEY = "metricsBatch";
-const BATCH_NO_KEY = "metricsBatchNo";
-const FLUSHED_AT_KEY = "metricsFlushedAt";
-const QUEUE_DEPTH_KEY = "metricsQueueDepth";
+const BATCH_KEY = "metricsBatch" as const;
+const BATCH_NO_KEY = "metricsBatchNo" as const;
+const FLUSHED_AT_KEY = "metricsFlushedAt" as const;
+const QUEUE_DEPTH_KEY = "metricsQueueDepth" as const;
 
 interface PendingBatch {
   no: number;
@@ -52,37 +52,29 @@ export function observeSession(
 }
 
 function addPending(s: SessionState, deltas: Delta[]): void {
-  const sql = s.ctx.storage.sql;
-  for (const [series, by] of deltas) {
-    if (!Number.isFinite(by) || by === 0) continue;
-    sql.exec(
-      `INSERT INTO metrics_pending(series, value) VALUES(?, ?) ON CONFLICT(series) DO UPDATE SET value = value + excluded.value`,
-      series,
-      by,
-    );
-  }
+  s.store.metrics.add(deltas);
 }
 
 /** When the alarm must wake to hand counters over (undefined: nothing waiting). */
 export function metricsFlushDueAt(s: SessionState, now: number): number | undefined {
-  if (!hasPending(s) && s.store.getMeta(BATCH_KEY) === undefined) return undefined;
+  if (!hasPending(s) && s.store.meta.getJson(BATCH_KEY) === undefined) return undefined;
   return Math.max(
     now,
-    Number(s.store.getMeta(FLUSHED_AT_KEY) ?? 0) + s.config.diagnostics.metrics.flushIntervalMs,
+    Number(s.store.meta.get(FLUSHED_AT_KEY) ?? 0) + s.config.diagnostics.metrics.flushIntervalMs,
   );
 }
 
 function hasPending(s: SessionState): boolean {
-  return s.ctx.storage.sql.exec(`SELECT 1 FROM metrics_pending LIMIT 1`).toArray().length > 0;
+  return s.store.metrics.hasAny();
 }
 
 /** Sends the pending counters (or the batch still unacknowledged) to this session's shard. Never throws. */
 export async function flushSessionMetrics(s: SessionState, now = Date.now()): Promise<void> {
   const due = metricsFlushDueAt(s, now);
   if (due === undefined || due > now) return;
-  const batch = s.store.getJson<PendingBatch>(BATCH_KEY) ?? takeBatch(s);
+  const batch = s.store.meta.getJson(BATCH_KEY) ?? takeBatch(s);
   if (!batch) return;
-  s.store.setMeta(FLUSHED_AT_KEY, String(now));
+  s.store.meta.set(FLUSHED_AT_KEY, String(now));
   try {
     const source = s.ctx.id.toString();
     await metricsShard(s.env.METRICS, source).applyBatch(
@@ -91,7 +83,7 @@ export async function flushSessionMetrics(s: SessionState, now = Date.now()): Pr
       batch.deltas,
       s.config.diagnostics.metrics.maxSeries,
     );
-    s.store.deleteMeta(BATCH_KEY);
+    s.store.meta.delete(BATCH_KEY);
   } catch {
     // The shard is unreachable: the same batch goes again on a later pass (metricsFlushDueAt keeps it due).
   }
@@ -100,24 +92,17 @@ export async function flushSessionMetrics(s: SessionState, now = Date.now()): Pr
 /** Moves pending deltas (plus the queue-depth change since the last batch) into a numbered batch, atomically. */
 function takeBatch(s: SessionState): PendingBatch | undefined {
   return s.ctx.storage.transactionSync(() => {
-    const sql = s.ctx.storage.sql;
-    const depth = sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state != 'settled'`)
-      .one().n;
-    const lastDepth = Number(s.store.getMeta(QUEUE_DEPTH_KEY) ?? 0);
+    const depth = s.store.inbox.countUnsettled();
+    const lastDepth = Number(s.store.meta.get(QUEUE_DEPTH_KEY) ?? 0);
     if (depth !== lastDepth) {
       addPending(s, [["edgeclaw_queue_depth", depth - lastDepth]]);
-      s.store.setMeta(QUEUE_DEPTH_KEY, String(depth));
+      s.store.meta.set(QUEUE_DEPTH_KEY, String(depth));
     }
-    const deltas = sql
-      .exec<{ series: string; value: number }>(`SELECT series, value FROM metrics_pending`)
-      .toArray()
-      .map((row): Delta => [row.series, row.value]);
+    const deltas = s.store.metrics.takeAll();
     if (!deltas.length) return undefined;
-    sql.exec(`DELETE FROM metrics_pending`);
-    const batch: PendingBatch = { no: Number(s.store.getMeta(BATCH_NO_KEY) ?? 0) + 1, deltas };
-    s.store.setMeta(BATCH_NO_KEY, String(batch.no));
-    s.store.setJson(BATCH_KEY, batch);
+    const batch: PendingBatch = { no: Number(s.store.meta.get(BATCH_NO_KEY) ?? 0) + 1, deltas };
+    s.store.meta.set(BATCH_NO_KEY, String(batch.no));
+    s.store.meta.setJson(BATCH_KEY, batch);
     return batch;
   });
 }

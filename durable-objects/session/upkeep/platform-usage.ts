@@ -3,7 +3,6 @@ import {
   type PlatformCost,
 } from "../../../functions/agent/platform-cost.ts";
 import { scopesFor } from "../../../functions/agent/budget-scopes.ts";
-import { runModelCalls, sessionSpend } from "../mirror/model-calls.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 
@@ -12,8 +11,8 @@ export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {
   const budgetScopes = scopesFor(
     s.config.budgets,
     {
-      agentId: s.store.getMeta("agentId") ?? "main",
-      sessionKey: s.store.getMeta("sessionKey") ?? "",
+      agentId: s.store.meta.get("agentId") ?? "main",
+      sessionKey: s.store.meta.get("sessionKey") ?? "",
       sender: "x",
     },
     run.startedAt,
@@ -22,7 +21,7 @@ export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {
     {
       events: run.options.triggerSeqs?.length ?? 1,
       alarmPasses: run.resumes + 1,
-      modelCalls: runModelCalls(s.ctx.storage.sql, run.runId),
+      modelCalls: s.store.modelCalls.countOfRun(run.runId),
       budgetScopes,
       wallMs: (run.finishedAt ?? run.startedAt) - run.startedAt,
     },
@@ -32,9 +31,9 @@ export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {
 
 /** Adds a finished run's estimate to its session's spend (inside finishRun's transaction). */
 export function addRunPlatformCost(s: SessionState, runId: string): void {
-  const run = s.store.getRun(runId);
+  const run = s.store.runs.get(runId);
   if (!run) return;
-  const spend = sessionSpend(s.store, run.sessionId);
+  const spend = s.store.modelCalls.spend(run.sessionId);
   spend.platformUsd = (spend.platformUsd ?? 0) + runPlatformCostOf(s, run).estimatedUsd;
-  s.store.setJson(`spend:${run.sessionId}`, spend);
+  s.store.meta.setJson(`spend:${run.sessionId}`, spend);
 }

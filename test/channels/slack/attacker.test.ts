@@ -62,7 +62,7 @@ async function settledIn(sessionKey: string, dedupKeys: string[]): Promise<void>
   await waitFor(
     () =>
       inSession(sessionKey, (store) =>
-        dedupKeys.every((key) => store.inboxByKey(key)?.state === "settled") ? true : undefined,
+        dedupKeys.every((key) => store.inbox.byKey(key)?.state === "settled") ? true : undefined,
       ),
     20_000,
   );
@@ -71,9 +71,9 @@ async function settledIn(sessionKey: string, dedupKeys: string[]): Promise<void>
 /** Everything a session keeps for its next run: system events, group history, queued messages, transcript. */
 async function sessionContext(sessionKey: string): Promise<string> {
   const kept = await inSession(sessionKey, (store) => ({
-    system: store.getMeta("systemEvents") ?? null,
-    queued: store
-      .inboxByState("queued")
+    system: store.meta.get("systemEvents") ?? null,
+    queued: store.inbox
+      .byState("queued")
       .map((row) => row.prepared?.text ?? row.event.envelope.text),
   }));
   const groupHistory = await runInDurableObject(

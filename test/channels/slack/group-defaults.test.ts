@@ -35,7 +35,7 @@ async function inboxState(sessionKeys: string[], dedupKey: string): Promise<stri
     const state = await runInDurableObject(
       testEnv.SESSIONS.get(testEnv.SESSIONS.idFromName(key)),
       async (_instance, storage) =>
-        new SessionStore(storage.storage.sql).inboxByKey(dedupKey)?.state,
+        new SessionStore(storage.storage.sql).inbox.byKey(dedupKey)?.state,
     );
     if (state) return state;
   }

@@ -142,7 +142,7 @@ async function settledIn(sessionKey: string, dedupKeys: string[]): Promise<void>
   await waitFor(
     () =>
       inSession(sessionKey, (store) =>
-        dedupKeys.every((key) => store.inboxByKey(key)?.state === "settled") ? true : undefined,
+        dedupKeys.every((key) => store.inbox.byKey(key)?.state === "settled") ? true : undefined,
       ),
     20_000,
   );
@@ -152,8 +152,8 @@ async function settledIn(sessionKey: string, dedupKeys: string[]): Promise<void>
 async function pendingContext(sessionKey: string): Promise<string> {
   return inSession(sessionKey, (store) =>
     JSON.stringify([
-      store.getMeta("systemEvents") ?? null,
-      store.inboxByState("queued").map((row) => row.prepared?.text),
+      store.meta.get("systemEvents") ?? null,
+      store.inbox.byState("queued").map((row) => row.prepared?.text),
     ]),
   );
 }

@@ -172,7 +172,7 @@ export async function storedEvent(
   return runInDurableObject(
     sessions.get(sessions.idFromName(sessionKey)),
     async (_instance, state) =>
-      new SessionStore(state.storage.sql).inboxByKey(dedupKey) !== undefined,
+      new SessionStore(state.storage.sql).inbox.byKey(dedupKey) !== undefined,
   );
 }
 

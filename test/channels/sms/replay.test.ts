@@ -57,15 +57,15 @@ describe("Twilio SMS replay window", () => {
       const envelope = smsEnvelope();
       expect(envelope.replayGuardMs).toBe(365 * DAY);
       const event: RoutedEvent = { sessionKey: key, agentId: "main", envelope };
-      const seq = store.insertInbox(event, 0)!;
+      const seq = store.inbox.insert(event, 0)!;
       expect(seq).not.toBeNull();
-      store.settleInbox(seq, "answer", 1_000);
+      store.inbox.settle(seq, "answer", 1_000);
       pruneSessionStorage(state.storage.sql, policy, 49 * 60 * 60 * 1000);
-      expect(store.insertInbox(event, 50 * 60 * 60 * 1000)).toBeNull();
+      expect(store.inbox.insert(event, 50 * 60 * 60 * 1000)).toBeNull();
       pruneSessionStorage(state.storage.sql, policy, 364 * DAY);
-      expect(store.insertInbox(event, 364 * DAY)).toBeNull();
+      expect(store.inbox.insert(event, 364 * DAY)).toBeNull();
       pruneSessionStorage(state.storage.sql, policy, 366 * DAY);
-      expect(store.insertInbox(event, 366 * DAY)).not.toBeNull();
+      expect(store.inbox.insert(event, 366 * DAY)).not.toBeNull();
     });
   });
 

@@ -40,7 +40,7 @@ function inSession<T>(sessionKey: string, work: (store: SessionStore) => T): Pro
 }
 
 async function stored(dedupKey: string, sessionKey = MAIN_SESSION): Promise<boolean> {
-  return inSession(sessionKey, (store) => store.inboxByKey(dedupKey) !== undefined);
+  return inSession(sessionKey, (store) => store.inbox.byKey(dedupKey) !== undefined);
 }
 
 const key = (updateId: number) => `telegram:bot${TEST_TELEGRAM.botId}:u${updateId}`;
@@ -115,7 +115,7 @@ describe("forged and refused Telegram requests", () => {
     expect(await recorded(scenario)).toHaveLength(0);
     expect(await visibleMessages(stranger)).toHaveLength(0); // not even a pairing code
     const context = await inSession(MAIN_SESSION, (store) =>
-      JSON.stringify(store.getMeta("systemEvents") ?? null),
+      JSON.stringify(store.meta.get("systemEvents") ?? null),
     );
     expect(context).not.toContain("obey me");
     expect(context).not.toContain("approve");

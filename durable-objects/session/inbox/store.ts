@@ -1,0 +1,250 @@
+import type { RoutedEvent } from "../../session-api.ts";
+import {
+  toInboxRow,
+  type InboxRow,
+  type InboxState,
+  type PreparedMessage,
+  type Row,
+} from "../storage-rows.ts";
+
+/** The largest string or BLOB a Durable Object's SQLite stores (Cloudflare's documented limit: 2 MB). */
+export const MAX_STORED_VALUE_BYTES = 2_000_000;
+
+/** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
+export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
+/** A settled event's payload is cleared after this; its dedup key and reply stay as the tombstone. */
+const PAYLOAD_MS = 60 * 60 * 1000;
+
+/**
+ * The `inbox`, `inbox_alias` and `replay_guard` tables' one owner: every accepted event, its place in the inbox
+ * state machine (new → queued → taken → settled, or settled with a dead reason; README.md), and
+ * its dedup tombstone afterwards.
+ */
+export class InboxStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /**
+   * Inserts unless the key or any alias is known. Returns the new seq, or null for a duplicate.
+   * A copy that names the same post under another key (an alias: Slack's `app_mention` twin of a
+   * `message`) and carries a mention the stored copy lacks is not lost: the stored copy takes the
+   * mention while it is untriaged, and if it was already settled without an answer (kept as
+   * context, or dropped), this copy is stored as an event of its own and triaged again.
+   */
+  insert(event: RoutedEvent, now: number): number | null {
+    if (
+      this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, event.envelope.dedupKey).toArray()
+        .length > 0 ||
+      this.sql
+        .exec(`SELECT 1 FROM replay_guard WHERE dedup_key = ?`, event.envelope.dedupKey)
+        .toArray().length > 0
+    )
+      return null;
+    const keys = [event.envelope.dedupKey, ...(event.envelope.aliasKeys ?? [])];
+    for (const key of keys) {
+      const twin =
+        this.sql
+          .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE dedup_key = ?`, key)
+          .toArray()[0] ??
+        this.sql
+          .exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key)
+          .toArray()[0];
+      if (twin && !this.takeMentionFromTwin(twin.seq, event)) return null;
+      if (twin) break;
+    }
+    const serialized = JSON.stringify(event);
+    // Durable Object SQLite in production refuses a value over 2 MB; local workerd does not. Checked
+    // here so both refuse alike: the accept throws, the webhook answers 5xx, nothing is stored.
+    const bytes = new TextEncoder().encode(serialized).byteLength;
+    if (bytes > MAX_STORED_VALUE_BYTES)
+      throw new Error(
+        `event too large to store (${bytes} bytes; a stored value holds at most ${MAX_STORED_VALUE_BYTES})`,
+      );
+    const seq = this.sql
+      .exec<{ seq: number }>(
+        `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES(?, ?, 'new', ?) RETURNING seq`,
+        event.envelope.dedupKey,
+        serialized,
+        now,
+      )
+      .one().seq;
+    if (event.envelope.replayGuardMs)
+      this.sql.exec(
+        `INSERT OR IGNORE INTO replay_guard(dedup_key, until) VALUES(?, ?)`,
+        event.envelope.dedupKey,
+        now + event.envelope.replayGuardMs,
+      );
+    for (const alias of event.envelope.aliasKeys ?? []) {
+      this.sql.exec(
+        `INSERT OR IGNORE INTO inbox_alias(alias, seq, at) VALUES(?, ?, ?)`,
+        alias,
+        seq,
+        now,
+      );
+    }
+    return seq;
+  }
+
+  /** For insertInbox: true when `copy` must be stored as an event of its own. */
+  private takeMentionFromTwin(seq: number, copy: RoutedEvent): boolean {
+    if (!copy.envelope.wasMentioned) return false;
+    const row = this.bySeq(seq);
+    // A tombstone whose payload was cleared has been answered or dropped long ago.
+    const stored = row?.event;
+    if (!row || !stored?.envelope || stored.envelope.wasMentioned) return false;
+    if (row.state === "new") {
+      const envelope = {
+        ...stored.envelope,
+        wasMentioned: true,
+        route: {
+          ...stored.envelope.route,
+          extra: { ...stored.envelope.route.extra, ...copy.envelope.route.extra },
+        },
+      };
+      this.sql.exec(
+        `UPDATE inbox SET event = ? WHERE seq = ?`,
+        JSON.stringify({ ...stored, envelope }),
+        seq,
+      );
+      return false;
+    }
+    // Settled without a reply, a run or a place in the queue: nobody was answered yet.
+    return (
+      row.state === "settled" && row.reply === null && row.runId === null && row.prepared === null
+    );
+  }
+
+  byState(state: InboxState): InboxRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state)
+      .toArray()
+      .map(toInboxRow);
+  }
+  /** Counts one more transient failure for each event; returns the highest count among them. */
+  addFailure(seqs: number[]): number {
+    let highest = 0;
+    for (const seq of seqs) {
+      const row = this.sql
+        .exec<{ failures: number }>(
+          `UPDATE inbox SET failures = failures + 1 WHERE seq = ? RETURNING failures`,
+          seq,
+        )
+        .toArray()[0];
+      highest = Math.max(highest, row?.failures ?? 0);
+    }
+    return highest;
+  }
+  /** Ends an event without an answer of its own, keeping why (dead letter). */
+  deadLetter(seq: number, reason: string, notice: string | null, now: number): void {
+    this.sql.exec(
+      `UPDATE inbox SET state = 'settled', dead_reason = ?, reply = ?, settled_at = ? WHERE seq = ?`,
+      reason,
+      notice,
+      now,
+      seq,
+    );
+  }
+  deadLettered(): InboxRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE dead_reason IS NOT NULL ORDER BY seq`)
+      .toArray()
+      .map(toInboxRow);
+  }
+  /** An operator discarded this dead letter: the row stays (it is the event's dedup tombstone), the mark goes. */
+  clearDeadReason(dedupKey: string): boolean {
+    return (
+      this.sql.exec(
+        `UPDATE inbox SET dead_reason = NULL WHERE dedup_key = ? AND dead_reason IS NOT NULL`,
+        dedupKey,
+      ).rowsWritten > 0
+    );
+  }
+  count(state: InboxState): number {
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state)
+      .one().n;
+  }
+  bySeq(seq: number): InboxRow | undefined {
+    const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
+    return row ? toInboxRow(row) : undefined;
+  }
+  byKey(dedupKey: string): InboxRow | undefined {
+    const row = this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE dedup_key = ?`, dedupKey)
+      .toArray()[0];
+    return row ? toInboxRow(row) : undefined;
+  }
+  prepare(seq: number, prepared: PreparedMessage): void {
+    this.sql.exec(
+      `UPDATE inbox SET state = 'queued', prepared = ? WHERE seq = ?`,
+      JSON.stringify(prepared),
+      seq,
+    );
+  }
+  settle(seq: number, reply: string | null, now: number): void {
+    this.sql.exec(
+      `UPDATE inbox SET state = 'settled', reply = ?, settled_at = ? WHERE seq = ?`,
+      reply,
+      now,
+      seq,
+    );
+  }
+  byRun(runId: string): InboxRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM inbox WHERE run_id = ? ORDER BY seq`, runId)
+      .toArray()
+      .map(toInboxRow);
+  }
+  setState(seq: number, state: InboxState, runId: string | null, now: number): void {
+    this.sql.exec(
+      `UPDATE inbox SET state = ?, run_id = COALESCE(?, run_id), settled_at = CASE WHEN ? = 'settled' THEN ? ELSE settled_at END WHERE seq = ?`,
+      state,
+      runId,
+      state,
+      now,
+      seq,
+    );
+  }
+
+  /** Seqs of the events not yet settled (their progress state in meta is still live). */
+  unsettledSeqs(): number[] {
+    return this.sql
+      .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE state != 'settled'`)
+      .toArray()
+      .map((row) => row.seq);
+  }
+  countUnsettled(): number {
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state != 'settled'`)
+      .one().n;
+  }
+
+  /** Bound: unsettled events + tombstones for TOMBSTONE_MS (payload cleared after PAYLOAD_MS); aliases likewise. */
+  prune(now: number): void {
+    this.sql.exec(
+      `UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`,
+      now - PAYLOAD_MS,
+    );
+    this.sql.exec(
+      `DELETE FROM inbox WHERE state = 'settled' AND settled_at < ?`,
+      now - TOMBSTONE_MS,
+    );
+    this.sql.exec(`DELETE FROM inbox_alias WHERE at < ?`, now - TOMBSTONE_MS);
+    this.sql.exec(`DELETE FROM replay_guard WHERE until < ?`, now);
+  }
+  /** When prune next has a tombstone or an expired replay-guard key to drop. */
+  pruneDueAt(): number | undefined {
+    const settled = this.sql
+      .exec<{ at: number | null }>(
+        `SELECT MIN(settled_at) AS at FROM inbox WHERE state = 'settled'`,
+      )
+      .one().at;
+    const guard = this.sql
+      .exec<{ at: number | null }>(`SELECT MIN(until) AS at FROM replay_guard`)
+      .one().at;
+    const due = [
+      ...(settled === null ? [] : [settled + TOMBSTONE_MS]),
+      ...(guard === null ? [] : [guard + 1]),
+    ];
+    return due.length ? Math.min(...due) : undefined;
+  }
+}

@@ -1,0 +1,134 @@
+import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { CronRunReport } from "../../functions/automation/cron-store.ts";
+import type { SessionCapture } from "../../functions/agent/memory/session-capture.ts";
+import type { SessionSettings } from "../../functions/commands/session-control.ts";
+import type { Delta } from "../../functions/metrics/catalog.ts";
+import type { SessionSpend } from "./mirror/model-calls.ts";
+import type { DisplayLog } from "./outbox/display-log.ts";
+import type { QueuedSystemEvent } from "./inbox/system-events.ts";
+import type { FoldedRuns } from "./run/runs-store.ts";
+
+/**
+ * Every key the SessionDO keeps in its `meta` table, with its value type and its owner: the one
+ * list (a key that is not here does not type-check). Text values are stored as written; JSON
+ * values are stored as JSON. Keys with a `:<id>` tail are per session (or per inbox event) and
+ * are pruned with it (retention.ts asks `MetaStore.prune`).
+ */
+export interface MetaText {
+  /** schema.ts: the migration step this object has reached. */
+  schemaVersion: string;
+  /** session.ts accept: the routing key and agent this object serves (set on the first event). */
+  sessionKey: string;
+  agentId: string;
+  /** lifecycle.ts: the current session id, when it started, the last inbound interaction. */
+  sessionId: string;
+  sessionStartedAt: string;
+  lastInteractionAt: string;
+  /** inbox/triage.ts: direct | group, from the last event (status, queue policy). */
+  chatType: string;
+  /** retry.ts: a transient failure parks triage/run setup until then (epoch ms). */
+  retryAt: string;
+  /** mirror/mirror.ts: the Postgres mirror failed; try again from then (epoch ms). */
+  mirrorRetryAt: string;
+  /** upkeep/retention.ts: when the sweep last ran (epoch ms). */
+  prunedAt: string;
+  /** run/compact.ts: how often the current session was compacted. */
+  compactions: string;
+  /** run/bounds.ts: the run parked at the end of its slice (a resume is not a crash). */
+  parkedRun: string;
+  /** run/session-memory.ts: the session whose first run gets the startup context. */
+  startupContextSession: string;
+  /** upkeep/metrics.ts: batch numbering, last flush, queue depth reported so far. */
+  metricsBatchNo: string;
+  metricsFlushedAt: string;
+  metricsQueueDepth: string;
+  /** run/compact.ts: the summary that replaces the compacted part of a session's transcript. */
+  [summary: `summary:${string}`]: string;
+  /** run/memory-flush.ts: the compaction cycle whose memory flush already ran. */
+  [cycle: `memoryFlushCycle:${string}`]: string;
+}
+
+export interface MetaJson {
+  /** inbox/triage.ts: where the last accepted message came from (heartbeats, status). */
+  lastRoute: ReplyRoute;
+  /** lifecycle settings (/model, /think, /queue, …). */
+  settings: SessionSettings;
+  /** inbox/triage.ts: one-line summaries of messages the queue cap dropped. */
+  droppedSummary: string[];
+  /** inbox/system-events.ts: events waiting for the next run's prompt. */
+  systemEvents: QueuedSystemEvent[];
+  /** inbox/automation.ts: cron outcomes waiting for the heartbeat's report. */
+  cronReports: CronRunReport[];
+  /** outbox/display-log.ts: command turns and notices for the web chat. */
+  displayLog: DisplayLog;
+  /** run/session-memory.ts: captures of ended sessions not yet saved to memory. */
+  sessionMemoryPending: SessionCapture[];
+  /** upkeep/metrics.ts: the batch handed to the shard and not yet acknowledged. */
+  metricsBatch: { no: number; deltas: Delta[] };
+  /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */
+  [spend: `spend:${string}`]: SessionSpend;
+  /** run/runs-store.ts: usage of a session's runs folded away by the sweep. */
+  [folded: `foldedRuns:${string}`]: FoldedRuns;
+  /** outbox/progress.ts: the ack-progress state of an event not yet settled. */
+  [progress: `progress:${number}`]: Record<string, string>;
+}
+
+export type MetaTextKey = keyof MetaText & string;
+export type MetaJsonKey = keyof MetaJson & string;
+
+/** Per-session keys the sweep keeps only for the current session. */
+const PER_SESSION_PREFIXES = ["summary:", "foldedRuns:", "spend:"] as const;
+
+/** The `meta` table's one owner. */
+export class MetaStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** The stored text (a JSON key's raw JSON). */
+  get(key: MetaTextKey | MetaJsonKey): string | undefined {
+    const row = this.sql
+      .exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key)
+      .toArray()[0];
+    return row?.value;
+  }
+  set(key: MetaTextKey, value: string): void {
+    this.write(key, value);
+  }
+  getJson<K extends MetaJsonKey>(key: K): MetaJson[K] | undefined {
+    const raw = this.get(key);
+    return raw === undefined ? undefined : (JSON.parse(raw) as MetaJson[K]);
+  }
+  setJson<K extends MetaJsonKey>(key: K, value: MetaJson[K]): void {
+    this.write(key, JSON.stringify(value));
+  }
+  delete(key: MetaTextKey | MetaJsonKey): void {
+    this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
+  }
+
+  /**
+   * Drops what belongs to sessions other than `activeSessionId` and the progress state of events
+   * that are settled (`liveSeqs`: the inbox's unsettled events).
+   */
+  prune(activeSessionId: string, liveSeqs: readonly number[]): void {
+    const keep = PER_SESSION_PREFIXES.map((prefix) => `${prefix}${activeSessionId}`);
+    this.sql.exec(
+      `DELETE FROM meta WHERE (key LIKE 'summary:%' OR key LIKE 'foldedRuns:%' OR key LIKE 'spend:%') AND key NOT IN (?, ?, ?)`,
+      ...keep,
+    );
+    const live = new Set(liveSeqs);
+    const progress = this.sql
+      .exec<{ key: string }>(`SELECT key FROM meta WHERE key LIKE 'progress:%'`)
+      .toArray();
+    for (const { key } of progress) {
+      if (!live.has(Number(key.slice("progress:".length))))
+        this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
+    }
+  }
+
+  private write(key: string, value: string): void {
+    this.sql.exec(
+      `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      key,
+      value,
+    );
+  }
+}

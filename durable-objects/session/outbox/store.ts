@@ -1,0 +1,122 @@
+import { TOMBSTONE_MS } from "../inbox/store.ts";
+import { toOutboxRow, type OutboxRow, type OutboxState, type Row } from "../storage-rows.ts";
+
+/**
+ * The `outbox` table's one owner: reply chunks in delivery order (pending → sending → sent, or
+ * unknown → reconciled, or dead).
+ */
+export class OutboxStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  insert(
+    row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount">,
+    now: number,
+  ): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at) VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+      row.id,
+      row.runId,
+      JSON.stringify(row.route),
+      row.text,
+      row.chunkIndex,
+      row.chunkCount,
+      now,
+      now,
+    );
+  }
+  /**
+   * Every chunk not yet settled, in delivery order (insertion order: replies as they were queued,
+   * chunks of a reply by index). The outbox walks this list front to back and stops at the first
+   * chunk that must wait, so nothing overtakes it.
+   */
+  unsettled(): OutboxRow[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid`,
+      )
+      .toArray()
+      .map(toOutboxRow);
+  }
+  /** When the outbox can next make progress: the due time of the first unsettled chunk (all others wait behind it). */
+  nextAt(): number | undefined {
+    const row = this.sql
+      .exec<{ at: number }>(
+        `SELECT next_at AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid LIMIT 1`,
+      )
+      .toArray()[0];
+    return row?.at;
+  }
+  update(
+    id: string,
+    patch: Partial<
+      Pick<
+        OutboxRow,
+        "state" | "attempts" | "nextAt" | "platformId" | "lastError" | "firstAttemptAt"
+      >
+    >,
+    now: number,
+  ): void {
+    const current = this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
+    if (!current) return;
+    const row = { ...toOutboxRow(current), ...patch };
+    const settled = row.state === "sent" || row.state === "dead";
+    this.sql.exec(
+      `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, first_attempt_at = ?, settled_at = ? WHERE id = ?`,
+      row.state,
+      row.attempts,
+      row.nextAt,
+      row.platformId,
+      row.lastError,
+      row.firstAttemptAt,
+      settled ? now : null,
+      id,
+    );
+  }
+  /** An operator discarded this dead reply chunk. Only a dead row can go: a live one is still being delivered. */
+  deleteDead(id: string): boolean {
+    return this.sql.exec(`DELETE FROM outbox WHERE id = ? AND state = 'dead'`, id).rowsWritten > 0;
+  }
+  rows(state?: OutboxState): OutboxRow[] {
+    const rows = state
+      ? this.sql.exec<Row>(`SELECT * FROM outbox WHERE state = ? ORDER BY created_at, rowid`, state)
+      : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, rowid`);
+    return rows.toArray().map(toOutboxRow);
+  }
+
+  /** Runs with a chunk still in delivery (the sweep keeps their run rows). */
+  runsInDelivery(): string[] {
+    return this.sql
+      .exec<{ run_id: string }>(
+        `SELECT DISTINCT run_id FROM outbox WHERE run_id IS NOT NULL AND state NOT IN ('sent', 'dead')`,
+      )
+      .toArray()
+      .map((row) => row.run_id);
+  }
+
+  /**
+   * Bound: chunks in delivery + sent ones for TOMBSTONE_MS + dead letters for `deadLetterMs`, at
+   * most `maxDead` of them.
+   */
+  prune(policy: { deadLetterMs: number; maxEntries: number }, now: number): void {
+    this.sql.exec(`DELETE FROM outbox WHERE state = 'sent' AND settled_at < ?`, now - TOMBSTONE_MS);
+    this.sql.exec(
+      `DELETE FROM outbox WHERE state = 'dead' AND (COALESCE(settled_at, created_at) < ? OR id NOT IN
+         (SELECT id FROM outbox WHERE state = 'dead' ORDER BY COALESCE(settled_at, created_at) DESC, rowid DESC LIMIT ?))`,
+      now - policy.deadLetterMs,
+      policy.maxEntries,
+    );
+  }
+  /** When prune next has a sent chunk or a dead letter to drop. */
+  pruneDueAt(policy: { deadLetterMs: number }): number | undefined {
+    const first = (query: string) =>
+      this.sql.exec<{ at: number | null }>(query).one().at ?? undefined;
+    const due: number[] = [];
+    const sent = first(`SELECT MIN(settled_at) AS at FROM outbox WHERE state = 'sent'`);
+    if (sent !== undefined) due.push(sent + TOMBSTONE_MS);
+    const dead = first(
+      `SELECT MIN(COALESCE(settled_at, created_at)) AS at FROM outbox WHERE state = 'dead'`,
+    );
+    if (dead !== undefined) due.push(dead + policy.deadLetterMs);
+    return due.length ? Math.min(...due) : undefined;
+  }
+}

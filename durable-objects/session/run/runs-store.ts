@@ -1,0 +1,187 @@
+import { TOMBSTONE_MS } from "../inbox/store.ts";
+import type { MetaStore } from "../meta.ts";
+import { toRunRow, type Row, type RunRow, type RunState } from "../storage-rows.ts";
+
+/** Usage of the current session's runs that were folded away (sessionTotals adds it to the live ones). */
+export interface FoldedRuns {
+  inputTokens: number;
+  outputTokens: number;
+  runs: number;
+}
+
+/** The `runs` table's one owner (a run's state, route, usage and progress state). */
+export class RunStore {
+  constructor(
+    private readonly sql: SqlStorage,
+    /** Folded totals live in meta foldedRuns:<sessionId>. */
+    private readonly meta: MetaStore,
+  ) {}
+
+  insert(
+    run: Omit<
+      RunRow,
+      | "steps"
+      | "inputTokens"
+      | "outputTokens"
+      | "cacheReadTokens"
+      | "cacheWriteTokens"
+      | "finishedAt"
+      | "resumes"
+    >,
+  ): void {
+    this.sql.exec(
+      `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+      run.runId,
+      run.sessionId,
+      run.state,
+      JSON.stringify(run.route),
+      run.modelRef,
+      JSON.stringify(run.progressState),
+      JSON.stringify(run.options),
+      run.startedAt,
+    );
+  }
+  active(): RunRow | undefined {
+    const row = this.sql
+      .exec<Row>(`SELECT * FROM runs WHERE state = 'running' ORDER BY started_at LIMIT 1`)
+      .toArray()[0];
+    return row ? toRunRow(row) : undefined;
+  }
+  get(runId: string): RunRow | undefined {
+    const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE run_id = ?`, runId).toArray()[0];
+    return row ? toRunRow(row) : undefined;
+  }
+  addUsage(
+    runId: string,
+    modelRef: string,
+    usage: {
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+    },
+  ): void {
+    this.sql.exec(
+      `UPDATE runs SET steps = steps + 1, model_ref = ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+         cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE run_id = ?`,
+      modelRef,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      runId,
+    );
+  }
+  /** Counts one more restart of the run; returns the new count. */
+  addResume(runId: string): number {
+    const row = this.sql
+      .exec<{ resumes: number }>(
+        `UPDATE runs SET resumes = resumes + 1 WHERE run_id = ? RETURNING resumes`,
+        runId,
+      )
+      .toArray()[0];
+    return row?.resumes ?? 0;
+  }
+  setProgress(runId: string, state: Record<string, string>): void {
+    this.sql.exec(
+      `UPDATE runs SET progress_state = ? WHERE run_id = ?`,
+      JSON.stringify(state),
+      runId,
+    );
+  }
+  finish(runId: string, state: RunState, now: number): void {
+    this.sql.exec(`UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?`, state, now, runId);
+  }
+  /** The agent has replied in this session at least once (thread participation). */
+  hasAnswered(): boolean {
+    return (
+      this.sql.exec(`SELECT 1 FROM runs WHERE state = 'finished' LIMIT 1`).toArray().length > 0
+    );
+  }
+  unmirrored(limit: number): RunRow[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`,
+        limit,
+      )
+      .toArray()
+      .map(toRunRow);
+  }
+  hasUnmirrored(): boolean {
+    return (
+      this.sql
+        .exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`)
+        .toArray().length > 0
+    );
+  }
+  markMirrored(runIds: string[]): void {
+    for (const id of runIds) this.sql.exec(`UPDATE runs SET mirrored = 1 WHERE run_id = ?`, id);
+  }
+  sessionTotals(sessionId: string): { inputTokens: number; outputTokens: number; runs: number } {
+    const row = this.sql
+      .exec<{ i: number | null; o: number | null; n: number }>(
+        `SELECT SUM(input_tokens) AS i, SUM(output_tokens) AS o, COUNT(*) AS n FROM runs WHERE session_id = ?`,
+        sessionId,
+      )
+      .one();
+    // Runs folded away by the retention sweep (prune below) still count.
+    const folded = this.meta.getJson(`foldedRuns:${sessionId}`);
+    return {
+      inputTokens: (row.i ?? 0) + (folded?.inputTokens ?? 0),
+      outputTokens: (row.o ?? 0) + (folded?.outputTokens ?? 0),
+      runs: row.n + (folded?.runs ?? 0),
+    };
+  }
+
+  /**
+   * Bound: the current session's newest `maxEntries` runs (older finished ones, archived and with
+   * no chunk in delivery, are summed into foldedRuns:<sessionId>) and earlier sessions' runs for
+   * TOMBSTONE_MS after they finish, once mirrored (at once without Postgres).
+   */
+  prune(
+    policy: { activeSessionId: string | undefined; archived: boolean; maxEntries: number },
+    now: number,
+    runsInDelivery: readonly string[],
+  ): void {
+    const archivedOrNone = policy.archived ? 0 : 1;
+    this.sql.exec(
+      `DELETE FROM runs WHERE (mirrored = 1 OR ? = 1) AND state != 'running' AND session_id != ? AND finished_at < ?`,
+      archivedOrNone,
+      policy.activeSessionId ?? "",
+      now - TOMBSTONE_MS,
+    );
+    if (policy.activeSessionId)
+      this.foldOld(policy.activeSessionId, policy.maxEntries, archivedOrNone, runsInDelivery);
+  }
+
+  private foldOld(
+    sessionId: string,
+    maxEntries: number,
+    archivedOrNone: number,
+    runsInDelivery: readonly string[],
+  ): void {
+    const inDelivery = new Set(runsInDelivery);
+    const old = this.sql
+      .exec<{ run_id: string; input_tokens: number; output_tokens: number }>(
+        `SELECT run_id, input_tokens, output_tokens FROM runs
+         WHERE session_id = ? AND state != 'running' AND (mirrored = 1 OR ? = 1)
+           AND run_id NOT IN (SELECT run_id FROM runs WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?)`,
+        sessionId,
+        archivedOrNone,
+        sessionId,
+        maxEntries,
+      )
+      .toArray()
+      .filter((run) => !inDelivery.has(run.run_id));
+    if (!old.length) return;
+    const key = `foldedRuns:${sessionId}` as const;
+    const totals = this.meta.getJson(key) ?? { inputTokens: 0, outputTokens: 0, runs: 0 };
+    for (const run of old) {
+      totals.inputTokens += run.input_tokens;
+      totals.outputTokens += run.output_tokens;
+      totals.runs += 1;
+      this.sql.exec(`DELETE FROM runs WHERE run_id = ?`, run.run_id);
+    }
+    this.meta.setJson(key, totals);
+  }
+}

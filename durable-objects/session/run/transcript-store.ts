@@ -1,0 +1,100 @@
+import type { Message } from "../../../functions/agent/types.ts";
+import { toTranscriptRow, type Row, type TranscriptRow } from "../storage-rows.ts";
+
+/**
+ * The `transcript` table's one owner: the model's context (bounded by compaction) and the rows
+ * awaiting the Postgres mirror.
+ */
+export class TranscriptStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  append(sessionId: string, runId: string | null, message: Message, now: number): number {
+    return this.sql
+      .exec<{ seq: number }>(
+        `INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES(?, ?, ?, ?, ?) RETURNING seq`,
+        sessionId,
+        runId,
+        message.role,
+        JSON.stringify(message),
+        now,
+      )
+      .one().seq;
+  }
+  recent(sessionId: string, limit = 10_000): TranscriptRow[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT * FROM (SELECT * FROM transcript WHERE session_id = ? AND compacted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        sessionId,
+        limit,
+      )
+      .toArray()
+      .map(toTranscriptRow);
+  }
+  ofRun(runId: string): TranscriptRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM transcript WHERE run_id = ? ORDER BY seq`, runId)
+      .toArray()
+      .map(toTranscriptRow);
+  }
+  /** Hides everything before `keepFromSeq` from the model; the rows stay for the Postgres archive. */
+  markCompacted(sessionId: string, keepFromSeq: number): number {
+    return this.sql.exec(
+      `UPDATE transcript SET compacted = 1 WHERE session_id = ? AND seq < ? AND compacted = 0`,
+      sessionId,
+      keepFromSeq,
+    ).rowsWritten;
+  }
+  unmirrored(limit: number): TranscriptRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM transcript WHERE mirrored = 0 ORDER BY seq LIMIT ?`, limit)
+      .toArray()
+      .map(toTranscriptRow);
+  }
+  markMirrored(upToSeq: number): void {
+    this.sql.exec(`UPDATE transcript SET mirrored = 1 WHERE mirrored = 0 AND seq <= ?`, upToSeq);
+  }
+
+  hasUnmirrored(): boolean {
+    return (
+      this.sql.exec(`SELECT 1 FROM transcript WHERE mirrored = 0 LIMIT 1`).toArray().length > 0
+    );
+  }
+
+  /**
+   * Bound: compacted rows and earlier sessions' rows go once mirrored (`archived`), or, without
+   * Postgres, `archiveMs` after they were written (never, when false).
+   */
+  prune(
+    policy: { activeSessionId: string | undefined; archived: boolean; archiveMs: number | false },
+    now: number,
+  ): void {
+    const active = policy.activeSessionId ?? "";
+    if (policy.archived) {
+      this.sql.exec(
+        `DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`,
+        active,
+      );
+    } else if (policy.archiveMs !== false) {
+      this.sql.exec(
+        `DELETE FROM transcript WHERE (compacted = 1 OR session_id != ?) AND created_at < ?`,
+        active,
+        now - policy.archiveMs,
+      );
+    }
+  }
+  /** Without Postgres: when prune next has an archive-retention expiry. */
+  pruneDueAt(policy: {
+    activeSessionId: string | undefined;
+    archived: boolean;
+    archiveMs: number | false;
+  }): number | undefined {
+    if (policy.archived || policy.archiveMs === false) return undefined;
+    const at = this.sql
+      .exec<{ at: number | null }>(
+        `SELECT MIN(created_at) AS at FROM transcript WHERE compacted = 1 OR session_id != ?`,
+        policy.activeSessionId ?? "",
+      )
+      .one().at;
+    return at === null ? undefined : at + policy.archiveMs;
+  }
+}

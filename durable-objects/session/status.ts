@@ -1,0 +1,66 @@
+import type { SessionStatus } from "../../functions/commands/session-control.ts";
+import { estimateTokens } from "../../functions/agent/compaction.ts";
+import { queuePolicy } from "./inbox/queue-policy.ts";
+import { currentSessionId } from "./lifecycle.ts";
+import { contextWindow, sessionMessages } from "./run/context.ts";
+import { selectionFor } from "./run/deps.ts";
+import { settings } from "./settings.ts";
+import type { SessionState } from "./state.ts";
+
+function sessionFacts(s: SessionState) {
+  const sessionId = currentSessionId(s, Date.now());
+  const totals = s.store.runs.sessionTotals(sessionId);
+  return {
+    sessionKey: s.store.meta.get("sessionKey") ?? "",
+    agentId: s.store.meta.get("agentId") ?? "main",
+    sessionId,
+    sessionStartedAt: Number(s.store.meta.get("sessionStartedAt") ?? Date.now()),
+    lastInteractionAt: s.store.meta.get("lastInteractionAt")
+      ? Number(s.store.meta.get("lastInteractionAt"))
+      : null,
+    inputTokens: totals.inputTokens,
+    outputTokens: totals.outputTokens,
+    runs: totals.runs,
+    compactions: Number(s.store.meta.get("compactions") ?? 0),
+    activeRunId: s.active?.runId ?? null,
+    queued: s.store.inbox.byState("queued").length,
+    settings: settings(s),
+  };
+}
+
+/** /status and the session_status tool. Reads storage only: never waits on a run or the model. */
+export function status(s: SessionState): SessionStatus {
+  const facts = sessionFacts(s);
+  const current = facts.settings;
+  const selection = selectionFor(s.config, s.env, facts.agentId, current.modelOverride);
+  const channel = s.store.meta.getJson("lastRoute")?.channel ?? "";
+  return {
+    sessionKey: facts.sessionKey,
+    sessionId: facts.sessionId,
+    agentId: facts.agentId,
+    model: selection.primary ?? "(none configured)",
+    ...(selection.origin === "demo" || selection.origin === "key-default"
+      ? { modelOrigin: selection.origin }
+      : {}),
+    modelOverride: current.modelOverride,
+    inputTokens: facts.inputTokens,
+    outputTokens: facts.outputTokens,
+    contextTokens: estimateTokens(sessionMessages(s, facts.sessionId)),
+    contextWindow: contextWindow(s, undefined),
+    queue: queuePolicy(s.config, current, channel),
+    thinkLevel: current.thinkLevel ?? "off",
+    verbose: current.verbose ?? "off",
+    sessionStartedAt: facts.sessionStartedAt,
+    lastInteractionAt: facts.lastInteractionAt ?? undefined,
+    compactions: facts.compactions,
+    runActive: facts.activeRunId !== null,
+    queuedMessages: facts.queued,
+    spend: spendView(s, facts.sessionId),
+    responseUsage: current.responseUsage ?? s.config.messages.responseUsage,
+  };
+}
+
+function spendView(s: SessionState, sessionId: string): SessionStatus["spend"] {
+  const { platformUsd, ...spend } = s.store.modelCalls.spend(sessionId);
+  return { ...spend, platformUsd: platformUsd ?? 0 };
+}
