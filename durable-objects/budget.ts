@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BudgetWindow } from "../functions/agent/budget-scopes.ts";
 import type { BudgetPeriod } from "../functions/agent/budget-periods.ts";
+import { migrate, type SchemaMigration } from "./lib/migrate.ts";
 
 /**
  * The spend of one budget scope (`global`, `agent:<id>`, `session:<key>`, `sender:<channel>:<id>`):
@@ -68,18 +69,29 @@ type WindowRow = {
 /** Period rows not touched for this long are forgotten (a month and a day of slack). */
 const FORGET_WINDOWS_AFTER_MS = 62 * 24 * 60 * 60 * 1000;
 
+/** BudgetDO's tables, versioned by the shared migrator (lib/migrate.ts): append a step to change them. */
+const BUDGET_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    why: "tables of this object (created with IF NOT EXISTS before versioned migrations)",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS windows (
+      key TEXT PRIMARY KEY, spent_usd REAL NOT NULL DEFAULT 0, spent_tokens INTEGER NOT NULL DEFAULT 0,
+      limit_usd REAL, limit_tokens INTEGER, warned INTEGER NOT NULL DEFAULT 0, alerted INTEGER NOT NULL DEFAULT 0,
+      updated_at INTEGER NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS reservations (
+      id TEXT PRIMARY KEY, usd REAL NOT NULL, tokens INTEGER NOT NULL, keys TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+    ],
+  },
+];
+
 export class BudgetDO extends DurableObject {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS windows (
-      key TEXT PRIMARY KEY, spent_usd REAL NOT NULL DEFAULT 0, spent_tokens INTEGER NOT NULL DEFAULT 0,
-      limit_usd REAL, limit_tokens INTEGER, warned INTEGER NOT NULL DEFAULT 0, alerted INTEGER NOT NULL DEFAULT 0,
-      updated_at INTEGER NOT NULL)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS reservations (
-      id TEXT PRIMARY KEY, usd REAL NOT NULL, tokens INTEGER NOT NULL, keys TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+    migrate(ctx.storage, { name: "BudgetDO", migrations: BUDGET_MIGRATIONS });
   }
 
   /**

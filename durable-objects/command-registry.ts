@@ -3,6 +3,18 @@ import type {
   CommandRegistry,
   MattermostCommandRecord,
 } from "../functions/channels/mattermost/command-registry.ts";
+import { migrate, type SchemaMigration } from "./lib/migrate.ts";
+
+/** CommandRegistryDO's tables, versioned by the shared migrator (lib/migrate.ts): append a step to change them. */
+const COMMAND_REGISTRY_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    why: "tables of this object (created with IF NOT EXISTS before versioned migrations)",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS commands (team_id TEXT NOT NULL, trigger TEXT NOT NULL, command_id TEXT NOT NULL, token TEXT NOT NULL, callback_url TEXT NOT NULL, bot_user_id TEXT NOT NULL, registered_at INTEGER NOT NULL, PRIMARY KEY (team_id, trigger))`,
+    ],
+  },
+];
 
 /**
  * The native slash commands one channel account registered on its platform, with the per-command
@@ -20,9 +32,7 @@ export class CommandRegistryDO
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS commands (team_id TEXT NOT NULL, trigger TEXT NOT NULL, command_id TEXT NOT NULL, token TEXT NOT NULL, callback_url TEXT NOT NULL, bot_user_id TEXT NOT NULL, registered_at INTEGER NOT NULL, PRIMARY KEY (team_id, trigger))`,
-    );
+    migrate(ctx.storage, { name: "CommandRegistryDO", migrations: COMMAND_REGISTRY_MIGRATIONS });
   }
 
   async replace(records: MattermostCommandRecord[]): Promise<void> {

@@ -4,6 +4,7 @@ import {
   type RecordedStop,
   type RestartBounds,
 } from "../functions/channels/companion/restart-policy.ts";
+import { migrate, type SchemaMigration } from "./lib/migrate.ts";
 
 /**
  * The part of a companion deployment's Durable Object (companion.ts) that keeps its Cloudflare
@@ -60,17 +61,24 @@ export interface KeeperDeps {
   containerEnv: (deployment: string) => ContainerEnvResult;
 }
 
+/** ContainerKeeper's tables, versioned by the shared migrator (lib/migrate.ts): append a step to change them. */
+const KEEPER_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    why: "tables of this object (created with IF NOT EXISTS before versioned migrations)",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS container_keeper (id INTEGER PRIMARY KEY CHECK (id = 1), deployment TEXT NOT NULL, wanted INTEGER NOT NULL, revision TEXT NOT NULL, restart_at INTEGER, breaker_opened_at INTEGER, launched_at INTEGER, last_stop TEXT, last_error TEXT, missing_secrets TEXT)`,
+      `CREATE TABLE IF NOT EXISTS container_stops (at INTEGER NOT NULL, clean INTEGER NOT NULL)`,
+    ],
+  },
+];
+
 export class ContainerKeeper {
   private readonly sql: SqlStorage;
 
   constructor(private readonly deps: KeeperDeps) {
     this.sql = deps.storage.sql;
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS container_keeper (id INTEGER PRIMARY KEY CHECK (id = 1), deployment TEXT NOT NULL, wanted INTEGER NOT NULL, revision TEXT NOT NULL, restart_at INTEGER, breaker_opened_at INTEGER, launched_at INTEGER, last_stop TEXT, last_error TEXT, missing_secrets TEXT)`,
-    );
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS container_stops (at INTEGER NOT NULL, clean INTEGER NOT NULL)`,
-    );
+    migrate(deps.storage, { name: "ContainerKeeper", migrations: KEEPER_MIGRATIONS });
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   type ContainerKeeperReport,
 } from "./companion-keeper.ts";
 import type { CompanionContainerDO } from "./companion-container.ts";
+import { migrate, type SchemaMigration } from "./lib/migrate.ts";
 
 /**
  * One companion deployment's durable side (named by `companion.ingressKeys[].deployment`, default the
@@ -49,6 +50,19 @@ interface LeaseRow {
   [column: string]: SqlStorageValue;
 }
 
+/** CompanionDO's tables, versioned by the shared migrator (lib/migrate.ts): append a step to change them. */
+const COMPANION_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    why: "tables of this object (created with IF NOT EXISTS before versioned migrations)",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS connector_state (channel TEXT NOT NULL, account_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (channel, account_id, key))`,
+      `CREATE TABLE IF NOT EXISTS status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL)`,
+    ],
+  },
+];
+
 export class CompanionDO extends DurableObject<Record<string, unknown>> {
   private readonly sql: SqlStorage;
   private readonly keeper: ContainerKeeper;
@@ -62,15 +76,7 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
       actuator: () => containerActuator(env),
       containerEnv: (deployment) => containerEnv(configFromEnv(env), env, deployment),
     });
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
-    );
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS connector_state (channel TEXT NOT NULL, account_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (channel, account_id, key))`,
-    );
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS status (id INTEGER PRIMARY KEY CHECK (id = 1), report TEXT NOT NULL)`,
-    );
+    migrate(ctx.storage, { name: "CompanionDO", migrations: COMPANION_MIGRATIONS });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { seriesKey, type Delta } from "../functions/metrics/catalog.ts";
 import type { MetricsShardApi } from "../functions/metrics/shards.ts";
+import { migrate, type SchemaMigration } from "./lib/migrate.ts";
 
 /**
  * One shard of the gateway's metrics (GET /metrics sums every shard). Why a Durable Object: isolates
@@ -21,16 +22,25 @@ import type { MetricsShardApi } from "../functions/metrics/shards.ts";
  */
 const SOURCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** MetricsShardDO's tables, versioned by the shared migrator (lib/migrate.ts): append a step to change them. */
+const METRICS_SHARD_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    why: "tables of this object (created with IF NOT EXISTS before versioned migrations)",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS series (key TEXT PRIMARY KEY, value REAL NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS sources (source TEXT PRIMARY KEY, batch INTEGER NOT NULL, at INTEGER NOT NULL)`,
+    ],
+  },
+];
+
 export class MetricsShardDO extends DurableObject implements MetricsShardApi {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS series (key TEXT PRIMARY KEY, value REAL NOT NULL)`);
-    this.sql.exec(
-      `CREATE TABLE IF NOT EXISTS sources (source TEXT PRIMARY KEY, batch INTEGER NOT NULL, at INTEGER NOT NULL)`,
-    );
+    migrate(ctx.storage, { name: "MetricsShardDO", migrations: METRICS_SHARD_MIGRATIONS });
   }
 
   /** Worker-side deltas (no dedup). */

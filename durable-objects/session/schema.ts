@@ -1,24 +1,22 @@
-/**
- * The SessionDO's SQLite schema, as an ordered list of versioned migrations. An object records the
- * version it has reached in `meta.schemaVersion`; on start-up every later step runs once, in order,
- * in one transaction together with the version bump, so an object is never left half-migrated and
- * no step runs twice. Objects live for months: a step, once released, is never edited — change the
- * schema by appending a step.
- */
+import {
+  keyValueVersionRecord,
+  migrate,
+  type SchemaHost,
+  type SchemaMigration,
+} from "../lib/migrate.ts";
 
-export interface SchemaMigration {
-  /** 1, 2, 3, … with no gaps: the step runs on objects whose stored version is below it. */
-  version: number;
-  /** Why the step exists (shows up in the log line when it is applied). */
-  why: string;
-  statements: string[];
-}
+export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
+
+/**
+ * The SessionDO's SQLite schema, as an ordered list of versioned migrations run by the migrator all
+ * Durable Objects share (../lib/migrate.ts). The version reached is kept in `meta.schemaVersion`.
+ */
 
 /**
  * HOW TO CHANGE THE SCHEMA: append `{ version: <last + 1>, why, statements: [...] }` at the end.
  * - New table or index: `CREATE TABLE …` / `CREATE INDEX …`.
  * - New column: `ALTER TABLE t ADD COLUMN c <type> NOT NULL DEFAULT <value>` (SQLite needs a
- *   default for NOT NULL), and read it in storage.ts with a fallback for rows written before.
+ *   default for NOT NULL), and read it in the table's store with a fallback for rows written before.
  * - Never edit or reorder an earlier step; objects in production have already run it.
  * - Add the old shape to test/durable-objects/schema-migration.test.ts if the step rewrites data.
  */
@@ -170,49 +168,17 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;
 
-/** The part of DurableObjectStorage a migration needs. */
-export interface SchemaHost {
-  sql: SqlStorage;
-  transactionSync<T>(work: () => T): T;
-}
+const SESSION_VERSION = keyValueVersionRecord("meta", "schemaVersion");
 
 /** The version an object's tables are at: 0 for a new object (or one from before versioning). */
 export function storedSchemaVersion(sql: SqlStorage): number {
-  const hasMeta =
-    sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray()
-      .length > 0;
-  if (!hasMeta) return 0;
-  const row = sql
-    .exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'schemaVersion'`)
-    .toArray()[0];
-  return row ? Number(row.value) : 0;
+  return SESSION_VERSION.read(sql);
 }
 
-/**
- * Applies every step above the stored version, in one transaction. Cheap when there is nothing to
- * do (one look-up), so it runs on every construction of the object.
- */
+/** Brings a SessionDO's tables up to date (lib/migrate.ts; the version lives in meta.schemaVersion). */
 export function migrateSessionSchema(
   host: SchemaHost,
   migrations: readonly SchemaMigration[] = SESSION_MIGRATIONS,
 ): number {
-  const from = storedSchemaVersion(host.sql);
-  const target = migrations.at(-1)?.version ?? 0;
-  if (from === target) return from;
-  if (from > target) {
-    // Code older than the data (a rollback): refuse rather than write rows the schema does not expect.
-    throw new Error(`SessionDO schema version ${from} is newer than this code knows (${target})`);
-  }
-  host.transactionSync(() => {
-    for (const step of migrations) {
-      if (step.version <= from) continue;
-      for (const statement of step.statements) host.sql.exec(statement);
-    }
-    host.sql.exec(
-      `INSERT INTO meta(key, value) VALUES('schemaVersion', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-      String(target),
-    );
-  });
-  if (from > 0) console.log(`SessionDO schema migrated from version ${from} to ${target}`);
-  return target;
+  return migrate(host, { name: "SessionDO", migrations, record: SESSION_VERSION });
 }
