@@ -151,7 +151,7 @@ export class SessionDO extends DurableObject<Env> {
     // A pass is already running here (this alarm is its watchdog, or work arrived meanwhile): it
     // will re-plan when it ends. Send what is due (command replies during a run) and re-arm.
     if (this.s.pumping) {
-      await deliver(this.s);
+      await this.s.step("outbox", () => deliver(this.s));
       await scheduleAlarm(this.s);
       return;
     }
@@ -161,6 +161,12 @@ export class SessionDO extends DurableObject<Env> {
   // ---- accept ------------------------------------------------------------------------------
 
   private acceptNow(event: RoutedEvent): number | null {
+    const seq = this.s.stepSync("accept", () => this.acceptStored(event));
+    this.s.profile?.report("accept", event.sessionKey);
+    return seq;
+  }
+
+  private acceptStored(event: RoutedEvent): number | null {
     const { store } = this.s;
     const now = Date.now();
     if (!store.meta.get("sessionKey")) {
@@ -194,28 +200,30 @@ export class SessionDO extends DurableObject<Env> {
   private async pumpOnce(): Promise<void> {
     try {
       this.s.passStartedAt = Date.now();
+      const s = this.s;
       for (let round = 0; round < 1000; round++) {
-        await deliver(this.s);
-        await triage(this.s);
-        if (retryPending(this.s)) break;
-        const resumed = this.s.store.runs.active();
-        const run = resumed ?? startNextRun(this.s);
+        await s.step("outbox", () => deliver(s));
+        await s.step("triage", () => triage(s));
+        if (s.stepSync("run", () => retryPending(s))) break;
+        const resumed = s.store.runs.active();
+        const run = resumed ?? s.stepSync("run", () => startNextRun(s));
         if (!run) break;
-        await executeRun(this.s, run, resumed !== undefined);
+        await s.step("run", () => executeRun(s, run, resumed !== undefined));
         // Parked (checkpoint at the end of its slice, or setup waiting to retry): the next pass
         // continues it, so no single alarm handler nears the platform's wall-time limit.
         if (this.s.store.runs.get(run.runId)?.state === "running") break;
       }
-      await deliver(this.s);
-      await savePendingCaptures(this.s);
-      await mirror(this.s);
-      await flushSessionMetrics(this.s);
-      exportPassSpans(this.s);
-      prune(this.s);
+      await s.step("outbox", () => deliver(s));
+      await s.step("memory", () => savePendingCaptures(s));
+      await s.step("mirror", () => mirror(s));
+      await s.step("metrics", () => flushSessionMetrics(s));
+      s.stepSync("telemetry", () => exportPassSpans(s));
+      s.stepSync("retention", () => prune(s));
     } finally {
       // Cleared before planning, synchronously: any plan made from here on is for after this pass.
       this.s.pumping = null;
-      await scheduleAlarm(this.s);
+      await this.s.step("schedule", () => scheduleAlarm(this.s));
+      this.s.profile?.report("alarm", this.s.store.meta.get("sessionKey"));
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Env } from "../env.ts";
 import type { RunEvent } from "../session-api.ts";
 import { SessionStore } from "./storage.ts";
+import { StepProfile } from "./upkeep/step-profile.ts";
 import { configFromEnv } from "../../functions/config/load.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { ModelError, type Usage } from "../../functions/agent/types.ts";
@@ -32,16 +33,39 @@ export class SessionState {
   /** Outbox passes run one after another, never two at once (a chunk must not be sent twice). */
   deliveries: Promise<void> = Promise.resolve();
 
+  /** Only with EDGECLAW_STEP_PROFILE=1 (the message-cost bench): time, rows and DO calls per step. */
+  readonly profile: StepProfile | undefined;
+  private profiledEnv: Env | undefined;
+
   constructor(
     readonly ctx: DurableObjectState,
     /** Read through the object on every use, so the bindings are always the object's own. */
     private readonly bindings: () => Env,
   ) {
-    this.store = new SessionStore(ctx.storage);
+    const profile = bindings().EDGECLAW_STEP_PROFILE === "1" ? new StepProfile() : undefined;
+    this.profile = profile;
+    this.store = new SessionStore(
+      profile
+        ? {
+            sql: profile.meter(ctx.storage.sql),
+            transactionSync: (work) => ctx.storage.transactionSync(work),
+          }
+        : ctx.storage,
+    );
   }
 
   get env(): Env {
-    return this.bindings();
+    if (!this.profile) return this.bindings();
+    return (this.profiledEnv ??= this.profile.meterEnv(this.bindings()));
+  }
+
+  /** Runs one step of the object's work (session.ts), under its label when profiling. */
+  step<T>(label: string, work: () => Promise<T>): Promise<T> {
+    return this.profile ? this.profile.step(label, work) : work();
+  }
+  /** The same for a synchronous step: no await is added, profiling or not. */
+  stepSync<T>(label: string, work: () => T): T {
+    return this.profile ? this.profile.stepSync(label, work) : work();
   }
 
   get config(): EdgeclawConfig {

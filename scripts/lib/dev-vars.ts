@@ -11,6 +11,8 @@ import { parseEnv } from "node:util";
 /** Shell variables passed through to the local Worker when set (besides those the config names). */
 export const PASSTHROUGH_VARS = [
   "EDGECLAW_FAKE_MODEL",
+  // The message-cost bench: per-step time, rows and DO calls in each SessionDO (upkeep/step-profile.ts).
+  "EDGECLAW_STEP_PROFILE",
   "EDGECLAW_GATEWAY_TOKEN",
   "OPENCLAW_GATEWAY_TOKEN",
   "ANTHROPIC_API_KEY",

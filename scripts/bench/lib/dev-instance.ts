@@ -20,8 +20,11 @@ export interface DevInstance {
 export async function startDevInstance(
   config: Record<string, unknown>,
   extraEnv: Record<string, string> = {},
-  /** viaNpm: start it as a user does (`npm run dev`, with npm and tsx above dev.ts), for whole-tree figures. */
-  options: { viaNpm?: boolean } = {},
+  /**
+   * viaNpm: start it as a user does (`npm run dev`, with npm and tsx above dev.ts), for whole-tree
+   * figures. cwd: another checkout's `npm run dev` (a baseline measured in the same run).
+   */
+  options: { viaNpm?: boolean; cwd?: string } = {},
 ): Promise<DevInstance> {
   const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-bench-"));
   const configFile = join(dataDir, "bench.json5");
@@ -31,6 +34,7 @@ export async function startDevInstance(
     ? ["npm", ["run", "--silent", "dev"]]
     : [process.execPath, ["--import", "tsx", "scripts/dev.ts"]];
   const child: ChildProcess = spawn(command, args, {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     // Its own group, so stopping it is a Ctrl-C to exactly that tree (npm, tsx and dev.ts alike).
     detached: options.viaNpm === true,
     env: {
