@@ -124,7 +124,12 @@ export class MetaStore {
     }
   }
 
+  /**
+   * Upserts, unless the stored value is already this one: rows written are billed and a read is
+   * not (most messages leave chatType, lastRoute, settings … as they were).
+   */
   private write(key: string, value: string): void {
+    if (this.get(key as MetaTextKey) === value) return;
     this.sql.exec(
       `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
       key,

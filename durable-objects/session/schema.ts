@@ -32,7 +32,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *                  once mirrored, or after session.maintenance.resetArchiveRetention (30 d) without Postgres
  *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
  *   group_history  at most historyLimit (50), emptied by each run
- *   metrics_pending one row per series counted since the last batch (bounded by the catalogue's labels)
+ *   metrics_pending one row per series counted (bounded by the catalogue's labels); zeroed by each batch,
+ *                  zero rows dropped by the sweep
  *   model_calls    48 h, and only once mirrored (session totals live in meta spend:<sessionId>)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
