@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
@@ -62,6 +62,53 @@ await db.close();`;
     );
 }
 
+/** The version of an installed package (its package.json, found above its resolved entry point). */
+function packageVersion(name: string): string {
+  for (let dir = dirname(fileURLToPath(import.meta.resolve(name))); dir !== dirname(dir); ) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest)) {
+      const parsed = JSON.parse(readFileSync(manifest, "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (parsed.name === name) return parsed.version ?? "unknown";
+    }
+    dir = dirname(dir);
+  }
+  return "unknown";
+}
+
+/**
+ * A fresh data directory is a copy of one initialised once per installed PGlite (+ pgvector):
+ * initdb is most of a first `npm run dev` — about 37 of 40 s on a loaded 2-core machine, where
+ * starting an existing directory takes about 1 s — and every benchmark and dev-stack test starts in
+ * a fresh one. The template is cleanly shut down (the child closes it), so a copy is a valid data
+ * directory; it lives under node_modules/.cache (gone with `npm ci`) and is keyed by both versions
+ * (the on-disk format). Two processes building it at once each build a private copy; the first
+ * rename wins. Migrations still run on every start, as before.
+ */
+async function initDataDir(dataDir: string): Promise<void> {
+  const key = `pglite-${packageVersion("@electric-sql/pglite")}-vector-${packageVersion("@electric-sql/pglite-pgvector")}`;
+  const template = resolve(
+    fileURLToPath(import.meta.url),
+    "../../../node_modules/.cache/edgeclaw",
+    key,
+  );
+  if (!existsSync(join(template, "PG_VERSION"))) {
+    const building = `${template}.${process.pid}.building`;
+    rmSync(building, { recursive: true, force: true });
+    mkdirSync(building, { recursive: true });
+    await initDataDirInChild(building);
+    try {
+      renameSync(building, template);
+    } catch {
+      // Another process finished its template first; ours is not needed.
+      rmSync(building, { recursive: true, force: true });
+    }
+  }
+  cpSync(template, dataDir, { recursive: true });
+}
+
 export interface LocalPostgres {
   /** Connection string the Neon driver uses (through the WebSocket bridge). */
   databaseUrl: string;
@@ -98,7 +145,7 @@ export async function startLocalPostgres(
   const host = options.host ?? "127.0.0.1";
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
-    if (!existsSync(join(options.dataDir, "PG_VERSION"))) await initDataDirInChild(options.dataDir);
+    if (!existsSync(join(options.dataDir, "PG_VERSION"))) await initDataDir(options.dataDir);
   }
   // pgvector (memory search embeddings); Neon ships it, and the migration creates the extension.
   const db = await PGlite.create(options.dataDir, {
