@@ -60,7 +60,7 @@ export type AccessDecision =
   | { kind: "allow"; senderIsOwner: boolean; commandAuthorized: boolean }
   | { kind: "pairing"; replyText: string }
   | { kind: "history-only" }
-  | { kind: "drop"; reason: string };
+  | { kind: "drop"; reason: string; configKey?: string };
 
 export interface AccessInput {
   config: EdgeclawConfig;
@@ -88,7 +88,11 @@ export async function decideAccess(input: AccessInput): Promise<AccessDecision> 
       reason: `channel ${envelope.channel} (account ${accountId}) is disabled or misconfigured`,
     };
   if (envelope.senderIsBot && !botsAllowed(input, access))
-    return { kind: "drop", reason: "sender is a bot (allowBots is off)" };
+    return {
+      kind: "drop",
+      reason: "sender is a bot (allowBots is off)",
+      configKey: `channels.${envelope.channel}.allowBots`,
+    };
   return envelope.chatType === "direct"
     ? decideDirect(input, access, accountId)
     : decideGroup(input, access);
@@ -101,7 +105,12 @@ async function decideDirect(
 ): Promise<AccessDecision> {
   const { config, envelope, store, now } = input;
   const sender = { channel: envelope.channel, senderId: envelope.senderId };
-  if (access.dmPolicy === "disabled") return { kind: "drop", reason: "dmPolicy is disabled" };
+  if (access.dmPolicy === "disabled")
+    return {
+      kind: "drop",
+      reason: "dmPolicy is disabled",
+      configKey: `channels.${envelope.channel}.dmPolicy`,
+    };
 
   const configured = matchAllowList(access.allowFrom, sender, config.accessGroups);
   // "open" admits everyone only through "*"; pairing approvals never widen it (and never narrow it).
@@ -116,7 +125,11 @@ async function decideDirect(
       reason: `system event from a sender without DM access (dmPolicy ${access.dmPolicy})`,
     };
   if (access.dmPolicy !== "pairing")
-    return { kind: "drop", reason: `sender not in allowFrom (dmPolicy ${access.dmPolicy})` };
+    return {
+      kind: "drop",
+      reason: `sender not in allowFrom (dmPolicy ${access.dmPolicy})`,
+      configKey: `channels.${envelope.channel}.allowFrom`,
+    };
   const outcome = await store.createPairingRequest({
     channel: envelope.channel,
     accountId,
@@ -151,7 +164,12 @@ async function decideGroup(
 ): Promise<AccessDecision> {
   const { config, envelope } = input;
   const sender = { channel: envelope.channel, senderId: envelope.senderId };
-  if (access.groupPolicy === "disabled") return { kind: "drop", reason: "groupPolicy is disabled" };
+  if (access.groupPolicy === "disabled")
+    return {
+      kind: "drop",
+      reason: "groupPolicy is disabled",
+      configKey: `channels.${envelope.channel}.groupPolicy`,
+    };
 
   const groupMap = groupEntries(input.config, envelope.channel, access, envelope.accountId);
   // Discord-style `guilds.<id>.channels.<id>` maps (config/guild-access.ts) take the place of `groups`.
@@ -181,11 +199,17 @@ async function decideGroup(
     : undefined;
 
   if (access.groupPolicy === "allowlist") {
-    if (hasGroupMap && !entry) return { kind: "drop", reason: "group not in the group allowlist" };
+    if (hasGroupMap && !entry)
+      return {
+        kind: "drop",
+        reason: "group not in the group allowlist",
+        configKey: `channels.${envelope.channel}.groups`,
+      };
     if (!hasGroupMap && !senderList)
       return {
         kind: "drop",
         reason: "groupPolicy allowlist with an empty allowlist blocks every group",
+        configKey: `channels.${envelope.channel}.groups`,
       };
   }
   // Explicit per-group users bind even under "open"; groupAllowFrom is bypassed by "open".
@@ -203,7 +227,11 @@ async function decideGroup(
     !roleMatched &&
     !matchAllowList(enforcedList, sender, config.accessGroups).allowed
   ) {
-    return { kind: "drop", reason: "sender not in the group sender allowlist" };
+    return {
+      kind: "drop",
+      reason: "sender not in the group sender allowlist",
+      configKey: `channels.${envelope.channel}.groupAllowFrom`,
+    };
   }
 
   if (envelope.kind === "system") return allow(input, senderMatch?.allowed === true);

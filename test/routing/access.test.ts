@@ -105,7 +105,7 @@ describe("dmPolicy", () => {
     const channel = uniqueChannel();
     for (const sender of ["A", "B", "C"])
       expect((await decide({}, { channel, senderId: sender })).kind).toBe("pairing");
-    expect(await decide({}, { channel, senderId: "D" })).toEqual({
+    expect(await decide({}, { channel, senderId: "D" })).toMatchObject({
       kind: "drop",
       reason: expect.stringMatching(/cap/),
     });
@@ -161,9 +161,10 @@ describe("dmPolicy", () => {
     };
     expect((await decide(config, { channel, senderId: "U1" })).kind).toBe("allow");
     expect((await decide(config, { channel, senderId: "u2" })).kind).toBe("allow");
-    expect(await decide(config, { channel, senderId: "U3" })).toEqual({
+    expect(await decide(config, { channel, senderId: "U3" })).toMatchObject({
       kind: "drop",
       reason: expect.stringMatching(/allowlist/),
+      configKey: `channels.${channel}.allowFrom`,
     });
   });
 
@@ -198,7 +199,7 @@ describe("dmPolicy", () => {
         },
       },
     };
-    expect(await decide(config, { channel, senderId: "U1" })).toEqual({
+    expect(await decide(config, { channel, senderId: "U1" })).toMatchObject({
       kind: "drop",
       reason: "dmPolicy is disabled",
     });
@@ -277,9 +278,10 @@ describe("groups", () => {
 
   it("a missing channel block means allowlist with an empty list: every group is blocked", async () => {
     const channel = uniqueChannel();
-    expect(await decide({}, group(channel, { wasMentioned: true }))).toEqual({
+    expect(await decide({}, group(channel, { wasMentioned: true }))).toMatchObject({
       kind: "drop",
       reason: expect.stringMatching(/empty allowlist/),
+      configKey: `channels.${channel}.groups`,
     });
   });
 
@@ -343,7 +345,7 @@ describe("groups", () => {
       senderId: "U1",
       wasMentioned: true,
     };
-    expect(await decide({ channels: { slack: openDms } }, slackGroup)).toEqual({
+    expect(await decide({ channels: { slack: openDms } }, slackGroup)).toMatchObject({
       kind: "drop",
       reason: expect.stringMatching(/empty allowlist/),
     });
@@ -567,7 +569,7 @@ describe("system events pass the same policy as a message from that sender", () 
 
   it("a DM stranger under pairing is dropped silently and never gets a pairing code", async () => {
     const channel = uniqueChannel();
-    expect(await decide({}, system(channel, { senderId: "U1" }))).toEqual({
+    expect(await decide({}, system(channel, { senderId: "U1" }))).toMatchObject({
       kind: "drop",
       reason: expect.stringMatching(/system event/),
     });

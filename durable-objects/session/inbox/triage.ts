@@ -61,7 +61,14 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     case "drop":
       host.refused(row, "access_denied");
       settleTurnedAway(row, host, now);
-      host.emit(row.seq, { type: "error", code: "dropped", message: decision.reason });
+      logRefusalOnce(row, host, decision.reason, decision.configKey);
+      host.emit(row.seq, {
+        type: "error",
+        code: "dropped",
+        message: decision.configKey
+          ? `${decision.reason} (${decision.configKey})`
+          : decision.reason,
+      });
       return;
     case "pairing":
       host.refused(row, "pairing");
@@ -175,6 +182,26 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
 
 /** What a sender kept waiting by the platform is told when their event is turned away (OpenClaw: "not authorized"). */
 export const NOT_AUTHORIZED_TEXT = "⛔ Not authorized: you cannot use this here.";
+
+/**
+ * Tells the operator's terminal why a conversation gets no reply: once per conversation and
+ * reason (a busy group that is not allowlisted must not fill the log with a line per message).
+ * The sender's text stays out of the line.
+ */
+function logRefusalOnce(row: InboxRow, host: TriageHost, reason: string, configKey?: string) {
+  const seen = `${reason}|${configKey ?? ""}`;
+  if (host.store.getJson<string>("refusalLogged") === seen) return;
+  host.store.setJson("refusalLogged", seen);
+  const { envelope } = row.event;
+  createLogger(host.config, host.env as Record<string, unknown>, {
+    sessionKey: row.event.sessionKey,
+  }).warn("message refused by access policy; later refusals here are not logged", {
+    channel: envelope.channel,
+    chatType: envelope.chatType,
+    reason,
+    ...(configKey ? { configKey } : {}),
+  });
+}
 
 /**
  * Ends an event that was turned away. Silent by default (a stranger must not make the bot speak);
