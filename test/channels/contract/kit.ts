@@ -137,6 +137,6 @@ export function inboxState(sessionKey: string, dedupKey: string): Promise<string
   const sessions = workerEnv.SESSIONS;
   return runInDurableObject(
     sessions.get(sessions.idFromName(sessionKey)),
-    async (_instance, state) => new SessionStore(state.storage.sql).inboxByKey(dedupKey)?.state,
+    async (_instance, state) => new SessionStore(state.storage.sql).inbox.byKey(dedupKey)?.state,
   );
 }
