@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import type { Server } from "node:http";
 import { z } from "zod";
 import type { ConnectorAccount, ConnectorFactory } from "./connector.ts";
@@ -12,6 +13,7 @@ import { Supervisor } from "./supervisor.ts";
 import { startHttp } from "./http.ts";
 import { canSend } from "./outbound.ts";
 import { delay, jitteredDelay } from "./backoff.ts";
+import { SandboxHost } from "./sandbox/host.ts";
 
 /**
  * One companion process: the order of its parts is the durability argument.
@@ -52,6 +54,8 @@ export class Companion {
   private statusSoon: NodeJS.Timeout | undefined;
   private cycle: Promise<void> | undefined;
   port = 0;
+  /** Runs the agent's exec commands in bubblewrap (POST /v1/sandbox), records under the data dir. */
+  readonly sandbox: SandboxHost;
 
   constructor(
     private readonly settings: CompanionSettings,
@@ -79,6 +83,7 @@ export class Companion {
       retryMaxMs: settings.EDGECLAW_COMPANION_RETRY_MAX_MS,
       log,
     });
+    this.sandbox = new SandboxHost(join(settings.EDGECLAW_COMPANION_DATA_DIR, "sandbox"), log);
     this.lease = new LeaseKeeper(this.client, this.instanceId, log);
     const state = new StateClient(
       this.client,
@@ -135,6 +140,7 @@ export class Companion {
             ),
         },
         log: this.log,
+        sandbox: this.sandbox,
       },
       this.settings.EDGECLAW_COMPANION_HOST,
       this.settings.EDGECLAW_COMPANION_PORT,
@@ -251,6 +257,7 @@ export class Companion {
     clearInterval(this.statusTimer);
     clearTimeout(this.statusSoon);
     await this.supervisor.stopAll("shutdown");
+    this.sandbox.stopAll();
     const drained = await this.ingress.flush(this.settings.EDGECLAW_COMPANION_DRAIN_MS);
     if (!drained)
       this.log("warn", "outbox not empty at stop; the rows are resent at the next start", {

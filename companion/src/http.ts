@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { SigningKey } from "../../functions/channels/companion/signature.ts";
 import { verifySigned } from "./verify.ts";
+import { handleSandboxHttp, SANDBOX_PATH } from "./sandbox/server.ts";
+import type { SandboxHost } from "./sandbox/host.ts";
 import {
   outboundCommandSchema,
   OutboundRejectedError,
@@ -21,6 +23,8 @@ export interface HttpDeps {
   sender(channel: string, accountId: string): OutboundSender | undefined;
   receipts: { get(commandId: string): unknown; save(commandId: string, answer: unknown): void };
   log(level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>): void;
+  /** The sandbox host behind `POST /v1/sandbox` (exec for the agent), signed with the outbound keys. */
+  sandbox?: SandboxHost;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -48,6 +52,8 @@ export async function startHttp(
       return send(res, ready ? 200 : 503, { ready, detail });
     }
     if (req.method === "POST" && url.pathname === "/v1/outbound") return outbound(req, res, url);
+    if (req.method === "POST" && url.pathname === SANDBOX_PATH && deps.sandbox)
+      return handleSandboxHttp({ host: deps.sandbox, keys: deps.outboundKeys }, req, res, url);
     return send(res, 404, { error: "not found" });
   }
 
