@@ -55,6 +55,7 @@ export default defineConfig({
               msteams: inject("fakeMsTeamsUrl"),
               discord: inject("fakeDiscordUrl"),
               mattermost: inject("fakeMattermostUrl"),
+              sandbox: inject("sandboxUrl"),
             }),
           ),
           FAKE_WEB_URL: inject("fakeWebUrl"),
@@ -68,6 +69,7 @@ export default defineConfig({
           TEST_SLACK_OPS_BOT_TOKEN: "xoxb-test-ops",
           TEST_SLACK_OPS_SIGNING_SECRET: "test-slack-ops-signing-secret",
           TEST_METRICS_TOKEN: "test-metrics-token",
+          TEST_SANDBOX_OUTBOUND_SECRET: "test-sandbox-outbound-secret",
           TEST_HOOKS_TOKEN: "test-hooks-token",
           FAKE_LINE_URL: inject("fakeLineUrl"),
           // The default LINE account reads these env fallbacks (no secret in its config block).

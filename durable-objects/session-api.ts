@@ -19,7 +19,7 @@ export interface RoutedEvent {
  * heartbeat turn in the main session, skipped while the session is busy.
  */
 export interface AutomationTrigger {
-  source: "cron" | "heartbeat" | "hook";
+  source: "cron" | "heartbeat" | "hook" | "exec";
   action: "agent-turn" | "system-event" | "heartbeat";
   /** cron: the job and the run (cron_runs.id) this event is; its result is reported under that id. */
   jobId?: string;

@@ -23,6 +23,7 @@ import { executeRun, startNextRun } from "./session/run/execute.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
 import { savePendingCaptures } from "./session/run/session-memory.ts";
 import { triage } from "./session/inbox/triage-pass.ts";
+import { pollBackgroundExecs } from "./session/exec-background.ts";
 import { withDbBatch } from "../functions/db/client.ts";
 import { countSession, flushSessionMetrics } from "./session/upkeep/metrics.ts";
 import { exportPassSpans } from "./session/upkeep/telemetry.ts";
@@ -201,6 +202,7 @@ export class SessionDO extends DurableObject<Env> {
     try {
       this.s.passStartedAt = Date.now();
       const s = this.s;
+      await pollBackgroundExecs(s);
       for (let round = 0; round < 1000; round++) {
         await s.step("outbox", () => deliver(s));
         await s.step("triage", () => triage(s));

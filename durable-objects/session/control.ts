@@ -5,6 +5,7 @@ import { settings, updateSettings } from "./settings.ts";
 import { status } from "./status.ts";
 import { captureEndingSession, markStartupContext } from "./run/session-memory.ts";
 import type { SessionState } from "./state.ts";
+import { approveExec, stopSessionExecs } from "./exec-background.ts";
 
 /** What slash commands may do to this session (functions/commands). */
 export function sessionControl(s: SessionState): SessionControl {
@@ -35,8 +36,10 @@ export function sessionControl(s: SessionState): SessionControl {
       }
       const abortedRun = s.active !== null;
       s.abortActiveRun("stopped by /stop");
-      return { abortedRun, cancelledQueued: queued.length };
+      const killedCommands = await stopSessionExecs(s);
+      return { abortedRun, cancelledQueued: queued.length, killedCommands };
     },
+    approveExec: async (id, decision, approver) => approveExec(s, id, decision, approver),
     getSettings: async () => settings(s),
     updateSettings: async (patch) => updateSettings(s, patch),
     compact: async (instructions) => compactNow(s, instructions),

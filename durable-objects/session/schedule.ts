@@ -4,6 +4,7 @@ import { settings } from "./settings.ts";
 import { metricsFlushDueAt } from "./upkeep/metrics.ts";
 import { queueReadyAt } from "./run/setup.ts";
 import { pendingCaptureDueAt } from "./run/session-memory.ts";
+import { execPollDueAt } from "./exec-background.ts";
 import type { SessionState } from "./state.ts";
 
 /**
@@ -40,6 +41,9 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   if (captureAt !== undefined) due.push(Math.max(notBefore, captureAt));
   const mirrorAt = mirrorDueAt(s, now);
   if (mirrorAt !== undefined) due.push(Math.max(notBefore, mirrorAt));
+  // A background command in the sandbox: polled until its end is recorded (exec-background.ts).
+  const execAt = execPollDueAt(s);
+  if (execAt !== undefined) due.push(Math.max(notBefore, execAt));
   const metricsAt = metricsFlushDueAt(s, now);
   if (metricsAt !== undefined) due.push(Math.max(notBefore, metricsAt));
   // An idle session wakes when something it keeps expires (a tombstone, a dead letter, …), to

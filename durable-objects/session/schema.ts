@@ -35,6 +35,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   metrics_pending one row per series counted (bounded by the catalogue's labels); zeroed by each batch,
  *                  zero rows dropped by the sweep
  *   model_calls    48 h, and only once mirrored (session totals live in meta spend:<sessionId>)
+ *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
+ *                  finished (exec-store.ts prunes on every poll pass)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -163,6 +165,30 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
     why: "dedup keys kept past the 48 h tombstone for platforms whose signatures carry no timestamp (Twilio SMS): a replayed request stays a duplicate until `until`",
     statements: [
       `CREATE TABLE IF NOT EXISTS replay_guard (dedup_key TEXT PRIMARY KEY, until INTEGER NOT NULL)`,
+    ],
+  },
+  {
+    version: 7,
+    why: "the session's sandbox commands (exec), keyed by tool-call id: recorded before the sandbox is asked and after it answers, so a resumed run never starts one twice",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS exec_calls (
+         exec_id TEXT PRIMARY KEY,
+         call_id TEXT NOT NULL,
+         session_id TEXT NOT NULL,
+         scope TEXT NOT NULL,
+         state TEXT NOT NULL,
+         command TEXT NOT NULL,
+         request TEXT NOT NULL,
+         background INTEGER NOT NULL DEFAULT 0,
+         notify INTEGER NOT NULL DEFAULT 0,
+         result TEXT,
+         output_seen INTEGER NOT NULL DEFAULT 0,
+         next_poll_at INTEGER,
+         poll_count INTEGER NOT NULL DEFAULT 0,
+         created_at INTEGER NOT NULL,
+         finished_at INTEGER)`,
+      `CREATE INDEX IF NOT EXISTS exec_calls_poll ON exec_calls(next_poll_at)`,
+      `CREATE INDEX IF NOT EXISTS exec_calls_call ON exec_calls(call_id)`,
     ],
   },
 ];

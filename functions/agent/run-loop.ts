@@ -164,6 +164,7 @@ async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[])
         const result = await tool.execute(call.arguments, {
           ...deps.toolContext,
           signal: deps.signal,
+          toolCallId: call.id,
         });
         content = result.content;
         isError = result.isError ?? false;

@@ -1,4 +1,5 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
+import type { ExecHost } from "../sandbox/exec-host.ts";
 
 /** The agent loop's own message model: provider adapters translate to and from their wire formats. */
 
@@ -97,6 +98,10 @@ export interface ToolContext {
    */
   mainPrivateSession: boolean;
   signal?: AbortSignal;
+  /** The id of the tool call being executed (set by the loop): what keys a side effect. */
+  toolCallId?: string;
+  /** The session's sandbox commands (exec, process); absent where no sandbox backend is set. */
+  exec?: ExecHost;
   /** A snapshot of the session for session_status. */
   status: () => Promise<Record<string, unknown>>;
 }

@@ -67,13 +67,16 @@ export async function executeCommand(
     }
     case "stop": {
       const stopped = await session.stop();
-      if (!stopped.abortedRun && stopped.cancelledQueued === 0)
+      const killed = stopped.killedCommands ?? 0;
+      if (!stopped.abortedRun && stopped.cancelledQueued === 0 && killed === 0)
         return { reply: "Nothing is running." };
       const parts = [stopped.abortedRun ? "⏹️ Stopped the current run." : "⏹️ No run was active."];
       if (stopped.cancelledQueued > 0)
         parts.push(
           `Cancelled ${stopped.cancelledQueued} queued message${stopped.cancelledQueued === 1 ? "" : "s"}.`,
         );
+      if (killed > 0)
+        parts.push(`Killed ${killed} command${killed === 1 ? "" : "s"} in the sandbox.`);
       return { reply: parts.join(" ") };
     }
     case "compact": {
@@ -88,6 +91,8 @@ export async function executeCommand(
         reply: `🧹 Compacted the session context${sizes}.${result.note ? ` Note: ${result.note}.` : ""}`,
       };
     }
+    case "approve":
+      return { reply: await approveCommand(cmd.args, session, ctx) };
     case "status":
       return { reply: formatStatus(await session.status(), ctx.now) };
     case "help":
@@ -418,4 +423,24 @@ async function usageCommand(args: string, session: SessionControl): Promise<stri
     case "invalid":
       return `Unknown /usage option "${action.arg}". Options: off, tokens, full, reset, cost.`;
   }
+}
+
+/**
+ * `/approve <id> allow-once|allow-always|deny` (tools__exec-approvals.md): only the owner
+ * (commands.ownerAllowFrom) decides; anyone else — a stranger in an open group above all — is
+ * refused and the command keeps waiting.
+ */
+async function approveCommand(
+  args: string,
+  session: SessionControl,
+  ctx: CommandContext,
+): Promise<string> {
+  const [id, rawDecision] = args.split(/\s+/).filter(Boolean);
+  if (!ctx.senderIsOwner)
+    return "Only the owner can approve commands (commands.ownerAllowFrom); nothing was approved.";
+  if (!id) return "Usage: /approve <id> allow-once|allow-always|deny";
+  const decision = (rawDecision ?? "allow-once").toLowerCase();
+  if (decision !== "allow-once" && decision !== "allow-always" && decision !== "deny")
+    return "Usage: /approve <id> allow-once|allow-always|deny";
+  return session.approveExec(id, decision, `${ctx.sender.channel}:${ctx.sender.senderId}`);
 }

@@ -39,6 +39,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Abort the current run and cancel queued turns",
   },
   {
+    name: "approve",
+    aliases: [],
+    kind: "command",
+    usage: "/approve <id> allow-once|allow-always|deny",
+    description: "Approve or deny a sandbox command waiting for approval (owner only)",
+  },
+  {
     name: "compact",
     aliases: [],
     kind: "command",

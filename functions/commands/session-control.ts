@@ -100,7 +100,13 @@ export interface SessionControl {
   /** In-place reset; `soft` keeps the transcript and only reruns startup. */
   reset(options?: { soft?: boolean }): Promise<{ sessionId: string }>;
   /** Cancels queued turns first, then aborts the active run. */
-  stop(): Promise<{ abortedRun: boolean; cancelledQueued: number }>;
+  stop(): Promise<{ abortedRun: boolean; cancelledQueued: number; killedCommands?: number }>;
+  /** `/approve <id> allow-once|allow-always|deny`: a sandbox command waiting for approval. */
+  approveExec(
+    id: string,
+    decision: "allow-once" | "allow-always" | "deny",
+    approver: string,
+  ): Promise<string>;
   getSettings(): Promise<SessionSettings>;
   updateSettings(patch: SessionSettingsPatch): Promise<SessionSettings>;
   compact(instructions?: string): Promise<CompactResult>;

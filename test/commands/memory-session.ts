@@ -74,6 +74,10 @@ export class MemorySession implements SessionControl {
     this.queued = 0;
     return result;
   }
+  async approveExec(id: string, decision: string, approver: string) {
+    this.log.push(`approve:${id}:${decision}:${approver}`);
+    return `approved ${id}`;
+  }
   async getSettings() {
     return structuredClone(this.settings);
   }

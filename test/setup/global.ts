@@ -13,7 +13,11 @@ import { startFakeRelayApi } from "../fakes/relay-api.ts";
 import { startFakeFeishuApi } from "../fakes/feishu-api.ts";
 import { startFakeDiscordApi } from "../fakes/discord-api.ts";
 import { startFakeMattermost } from "../fakes/mattermost-api.ts";
-import { TEST_FEISHU, TEST_TWILIO } from "./test-config.ts";
+import { TEST_FEISHU, TEST_SANDBOX_KEY, TEST_TWILIO } from "./test-config.ts";
+import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
@@ -78,6 +82,13 @@ export default async function setup(project: TestProject) {
   const fakeMattermost = await startFakeMattermost();
   stops.push(() => fakeMattermost.stop());
   project.provide("fakeMattermostUrl", fakeMattermost.url);
+  // The real local sandbox backend: the companion's sandbox host (bubblewrap), signed requests.
+  const sandbox = await startSandboxServer({
+    root: mkdtempSync(join(tmpdir(), "edgeclaw-test-sandbox-")),
+    keys: [{ id: TEST_SANDBOX_KEY.id, secret: TEST_SANDBOX_KEY.secret }],
+  });
+  stops.push(() => sandbox.stop());
+  project.provide("sandboxUrl", `http://127.0.0.1:${sandbox.port}`);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -103,5 +114,6 @@ declare module "vitest" {
     googleChatServiceAccount: string;
     fakeFeishuUrl: string;
     fakeMattermostUrl: string;
+    sandboxUrl: string;
   }
 }

@@ -11,6 +11,19 @@ export function buildTestConfig(fakes: FakeAddresses): Record<string, unknown> {
     gateway: { auth: { token: "test-gateway-token" } },
     // The signed internal ingress (test/workers/internal-ingress.test.ts): one key, two channels.
     companion: {
+      // The sandbox tests' real local backend (test/setup/global.ts starts it): exec over the
+      // signed channel Worker → companion (POST /v1/sandbox), as `npm run dev` runs it.
+      ...(fakes.sandbox
+        ? {
+            url: fakes.sandbox,
+            outboundKeys: [
+              {
+                id: TEST_SANDBOX_KEY.id,
+                secret: { source: "env", id: "TEST_SANDBOX_OUTBOUND_SECRET" },
+              },
+            ],
+          }
+        : {}),
       ingressKeys: [
         {
           id: "k1",
@@ -121,7 +134,14 @@ export const TEST_OPENAI_MODEL = "fakeopenai/gpt-test";
 
 function modelProviders(fakeModelUrl: string): Record<string, unknown> {
   return {
-    agents: { defaults: { model: { primary: TEST_PRIMARY_MODEL } } },
+    agents: {
+      defaults: { model: { primary: TEST_PRIMARY_MODEL } },
+      // test/sandbox/: an agent whose commands run in the real bubblewrap sandbox; main has none.
+      list: [
+        { id: "main", default: true },
+        { id: "sandboxed", sandbox: { backend: "companion", mode: "all", scope: "session" } },
+      ],
+    },
     models: {
       providers: {
         fakeanthropic: {
@@ -664,3 +684,6 @@ function mattermostTestChannel(fakeMattermostUrl: string): Record<string, unknow
     },
   };
 }
+
+/** The outbound key the test Worker signs sandbox requests with (the sandbox host accepts it). */
+export const TEST_SANDBOX_KEY = { id: "sbx", secret: "test-sandbox-outbound-secret" };

@@ -46,6 +46,8 @@ export interface RunDepsInput {
   meterFor: (kind: ModelCallKind) => ModelCallMeter;
   /** The first run after /new or /reset: the prompt gets today's and yesterday's notes. */
   startupContext?: boolean;
+  /** The session's sandbox commands for exec/process (exec-step.ts), given the run's privacy. */
+  execHost?: (mainPrivateSession: boolean) => ToolContext["exec"];
 }
 
 type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
@@ -110,6 +112,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
       senderIsOwner: input.senderIsOwner,
       mainPrivateSession,
       status: input.status,
+      exec: input.execHost?.(mainPrivateSession),
     },
     maxToolIterations: config.agents.defaults.maxToolIterations,
     maxToolResultChars: MAX_TOOL_RESULT_CHARS,

@@ -31,6 +31,7 @@ import { newFenceId } from "../../../functions/agent/untrusted-text.ts";
 import { takeSystemEvents } from "../inbox/system-events.ts";
 import { runTelemetry } from "../upkeep/telemetry.ts";
 import { sessionLog } from "../log.ts";
+import { sessionExecHost } from "../exec-step.ts";
 import { takeStartupContext } from "./session-memory.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
@@ -200,6 +201,13 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
         s.emit(s.active?.seqs ?? seqs, { type: "text-reset" });
       },
       onNotice: (notice) => s.emit(s.active?.seqs ?? seqs, { type: "notice", text: notice }),
+      execHost: (mainPrivateSession) =>
+        sessionExecHost(s, {
+          sessionId: run.sessionId,
+          agentId,
+          sessionKey: s.store.meta.get("sessionKey") ?? "",
+          mainPrivateSession,
+        }),
       toolHasRun: () =>
         s.store.transcript.ofRun(run.runId).some((row) => row.message.role === "tool"),
       onAttempt: (report) => telemetry.modelAttempt(report),

@@ -3,6 +3,8 @@ import type { AgentTool, ToolCall, ToolContext, ToolResult } from "../types.ts";
 import { boundToolOutput, errorResult } from "./common.ts";
 import { createApplyPatchTool } from "./apply-patch.ts";
 import { createEditTool } from "./edit.ts";
+import { createExecTool } from "./exec.ts";
+import { createProcessTool } from "./process.ts";
 import { createMemoryGetTool } from "./memory-get.ts";
 import { createMemorySearchTool } from "./memory-search.ts";
 import { isToolAllowed, resolveToolPolicy, type ToolPolicyLayer } from "./policy.ts";
@@ -30,6 +32,8 @@ const TOOL_FACTORIES: readonly ToolFactory[] = [
   (config) => createWebFetchTool(config),
   (config) => createMemorySearchTool(config),
   (config) => createMemoryGetTool(config),
+  (config, agentId) => createExecTool(config, agentId),
+  (config, agentId) => createProcessTool(config, agentId),
 ];
 
 export interface ToolsetOptions {
