@@ -55,6 +55,8 @@ export interface MetaJson {
   settings: SessionSettings;
   /** inbox/triage.ts: one-line summaries of messages the queue cap dropped. */
   droppedSummary: string[];
+  /** inbox/triage.ts: the last refusal reason logged (a repeat of it is not logged again). */
+  refusalLogged: string;
   /** inbox/system-events.ts: events waiting for the next run's prompt. */
   systemEvents: QueuedSystemEvent[];
   /** inbox/automation.ts: cron outcomes waiting for the heartbeat's report. */

@@ -190,8 +190,8 @@ export const NOT_AUTHORIZED_TEXT = "⛔ Not authorized: you cannot use this here
  */
 function logRefusalOnce(row: InboxRow, host: TriageHost, reason: string, configKey?: string) {
   const seen = `${reason}|${configKey ?? ""}`;
-  if (host.store.getJson<string>("refusalLogged") === seen) return;
-  host.store.setJson("refusalLogged", seen);
+  if (host.store.meta.getJson("refusalLogged") === seen) return;
+  host.store.meta.setJson("refusalLogged", seen);
   const { envelope } = row.event;
   createLogger(host.config, host.env as Record<string, unknown>, {
     sessionKey: row.event.sessionKey,
