@@ -81,7 +81,7 @@ export async function approveExec(
 ): Promise<string> {
   const store = execStore(s);
   const row = store.byCallId(id);
-  if (!row || row.state !== "approval") return `No command waits for approval under id ${id}.`;
+  if (row?.state !== "approval") return `No command waits for approval under id ${id}.`;
   await recordAuditEvent(
     s.env,
     "exec.approval",

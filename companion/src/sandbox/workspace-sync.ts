@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import {
   closeSync,
   constants,
-  existsSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -75,7 +74,7 @@ function writeNoFollow(root: string, rel: string, content: string): void {
     dir = join(dir, part);
     const stat = existsOrUndefined(dir);
     if (stat && !stat.isDirectory()) unlinkSync(dir);
-    if (!stat || !stat.isDirectory()) mkdirSync(dir);
+    if (!stat?.isDirectory()) mkdirSync(dir);
   }
   const file = join(root, rel);
   const stat = existsOrUndefined(file);
