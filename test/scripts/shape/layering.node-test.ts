@@ -36,6 +36,7 @@ const TIERS: Array<[tier: number, folders: string[]]> = [
       "functions/commands",
       "functions/automation",
       "functions/control",
+      "functions/sandbox",
     ],
   ],
   [
