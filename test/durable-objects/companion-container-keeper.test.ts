@@ -78,6 +78,10 @@ describe("companion container keeper", () => {
       EDGECLAW_COMPANION_KEY_ID: "tgpoll",
       EDGECLAW_COMPANION_INGRESS_SECRET: "test-companion-tgpoll-secret",
       TEST_TELEGRAM_POLL_BOT_TOKEN: "7000000003:test-poll-token",
+      // The test config has an outbound key (the sandbox host's, companion.outboundKeys): the
+      // companion needs it to verify the Worker's signed /v1/outbound and /v1/sandbox calls.
+      EDGECLAW_COMPANION_OUTBOUND_KEY_ID: "sbx",
+      EDGECLAW_COMPANION_OUTBOUND_SECRET: "test-sandbox-outbound-secret",
     });
     // Kept again while it runs: asked to start again (a no-op for a running container), no restart planned.
     expect((await companion().keepContainer(DEPLOYMENT, true, "r1")).state).toBe("running");
