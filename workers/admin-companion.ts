@@ -6,11 +6,13 @@ import { recordAudit } from "../functions/db/audit.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { companionStub } from "./companion-signed.ts";
+import { companionStatusReport } from "./companion-status.ts";
 
 /**
  * /admin/companion (gateway token): the companion containers' keepers (durable-objects/companion-keeper.ts).
  *
- *   GET  /admin/companion/container                   each deployment's container state (as /health shows it)
+ *   GET  /admin/companion/status                      each deployment's last report: lease, connectors (state, last event, last error), container
+ *   GET  /admin/companion/container                   each deployment's container state
  *   POST /admin/companion/container/reset { deployment }   close the crash-loop breaker and start it again
  *
  * The reset is the operator's answer to an open breaker once the cause is fixed (a secret set, a
@@ -33,6 +35,8 @@ function deployments(env: Env): string[] {
     ...new Set(configFromEnv(env).companion.ingressKeys.map((key) => key.deployment ?? key.id)),
   ];
 }
+
+adminCompanion.get("/status", async (c) => c.json(await companionStatusReport(c.env)));
 
 adminCompanion.get("/container", async (c) => {
   const reports = await Promise.all(

@@ -13,7 +13,6 @@ import { CompanionContainerDO } from "../durable-objects/companion-container.ts"
 import { keepCompanionContainers } from "./companion-container-keeper.ts";
 import { CommandRegistryDO } from "../durable-objects/command-registry.ts";
 import { companionApi } from "./companion-api.ts";
-import { companionHealth } from "./companion-health.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
 import { control } from "./control.ts";
@@ -30,9 +29,9 @@ export { CommandRegistryDO };
 
 const app = new Hono<{ Bindings: Env }>();
 
-app.get("/health", async (c) =>
-  c.json({ ok: true, status: "live", ...(await companionHealth(c.env)) }),
-);
+// Liveness only, for anyone: the companion's detail (connector errors, account ids, env var names)
+// is behind the gateway token at /admin/companion/status.
+app.get("/health", (c) => c.json({ ok: true, status: "live" }));
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
 app.route("/", control);

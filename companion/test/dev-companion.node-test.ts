@@ -83,6 +83,9 @@ function alive(pid: number): boolean {
 const identifies = (gateway: FakeDiscordGateway) =>
   gateway.connections.flatMap((c) => c.received).filter((frame) => frame.op === 2).length;
 
+/** The gateway token both dev stacks here run with: the companion's status is behind it. */
+const GATEWAY_TOKEN = "dev-companion-test-gateway-token";
+
 async function health(dev: DevInstance): Promise<{
   companion?: {
     instance: string | null;
@@ -90,7 +93,10 @@ async function health(dev: DevInstance): Promise<{
     connectors?: Array<{ channel: string; state: string }>;
   };
 }> {
-  return (await (await fetch(`${dev.url}/health`)).json()) as never;
+  const response = await fetch(`${dev.url}/admin/companion/status`, {
+    headers: { authorization: `Bearer ${GATEWAY_TOKEN}` },
+  });
+  return (await response.json()) as never;
 }
 
 async function oneReplyEach(rest: FakeDiscordApi, indexes: number[]): Promise<void> {
@@ -118,7 +124,11 @@ describe("npm run dev with a Discord account", { timeout: 600_000 }, () => {
     // No companion block and no token in the config: dev generates the key, DISCORD_BOT_TOKEN comes from the shell.
     const dev = await startDevInstance(
       { session: { dmScope: "per-channel-peer" }, channels: { discord: discordBlock(rest) } },
-      { EDGECLAW_FAKE_MODEL: "1", DISCORD_BOT_TOKEN: STACK_TOKEN },
+      {
+        EDGECLAW_FAKE_MODEL: "1",
+        DISCORD_BOT_TOKEN: STACK_TOKEN,
+        EDGECLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
+      },
       { viaNpm: true },
     );
     cleanups.push(() => dev.stop());
@@ -140,7 +150,7 @@ describe("npm run dev with a Discord account", { timeout: 600_000 }, () => {
           ? (await health(dev)).companion
           : undefined,
       60_000,
-      "the companion in /health",
+      "the companion in /admin/companion/status",
     );
     assert.equal(reported.instance, "npm-run-dev");
     assert.deepEqual(
@@ -188,6 +198,7 @@ describe("two companions on one dev stack and one account", { timeout: 600_000 }
         EDGECLAW_FAKE_MODEL: "1",
         DISCORD_BOT_TOKEN: STACK_TOKEN,
         EDGECLAW_COMPANION_INGRESS_SECRET: key.secret,
+        EDGECLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
       },
     );
     cleanups.push(() => dev.stop());

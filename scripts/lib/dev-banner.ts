@@ -57,11 +57,11 @@ export function devReadyBanner(input: DevBannerInput): string[] {
         : `ingress key "${companion.key.id}" from the config`;
     if (companion.running)
       lines.push(
-        `  Companion: ${companion.accounts.join(", ")} on ${companion.running.url} (pid ${companion.running.pid}; ${key}); connector state in ${url}/health`,
+        `  Companion: ${companion.accounts.join(", ")} on ${companion.running.url} (pid ${companion.running.pid}; ${key}); connector state on ${url}/control (Channels)`,
       );
     else
       lines.push(
-        `  Companion: not started for ${companion.accounts.join(", ")}; run one with EDGECLAW_WORKER_URL=${url} and ${key}; its state in ${url}/health`,
+        `  Companion: not started for ${companion.accounts.join(", ")}; run one with EDGECLAW_WORKER_URL=${url} and ${key}; its state on ${url}/control (Channels)`,
       );
   }
   // Said last and unindented: it is the one line a new user must act on.

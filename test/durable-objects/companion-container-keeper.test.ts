@@ -9,7 +9,7 @@ import {
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Env } from "../../workers/env.ts";
 import worker from "../../workers/index.ts";
-import { companionHealth } from "../../workers/companion-health.ts";
+import { companionStatusReport } from "../../workers/companion-status.ts";
 
 /**
  * The companion container's keeper (durable-objects/companion-keeper.ts) through the deployment's
@@ -121,8 +121,8 @@ describe("companion container keeper", () => {
     expect((await companion().keepContainer(DEPLOYMENT, true, "r1")).state).toBe("breaker-open");
     expect((await runtime().record()).launches).toHaveLength(3);
 
-    // /health (and the control page, which shows it) says so.
-    const health = await companionHealth({ ...testEnv, EDGECLAW_COMPANION_CONTAINER: "1" });
+    // /admin/companion/status (and the control page, which shows it) says so.
+    const health = await companionStatusReport({ ...testEnv, EDGECLAW_COMPANION_CONTAINER: "1" });
     const deployments = (
       health.companion as {
         deployments: Array<{

@@ -212,7 +212,7 @@ describe("control page (headless Chromium)", () => {
         ANTHROPIC_API_KEY: "",
         OPENAI_API_KEY: "",
         EDGECLAW_GATEWAY_TOKEN: "",
-        // The companion is not started: /health reports the deployment as not reported yet.
+        // The companion is not started: /admin/companion/status reports the deployment as not reported yet.
         EDGECLAW_DEV_COMPANION: "0",
         DISCORD_BOT_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.Gctl.control-page-token",
         EDGECLAW_COMPANION_INGRESS_SECRET: "control-page-companion-secret",

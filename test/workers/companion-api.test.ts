@@ -367,7 +367,7 @@ describe("companion lease and state", () => {
     expect(await stub.putState(2, "telegram", "poll", "offset", "6")).toBe(true);
   });
 
-  it("keeps the live holder's status report for /health and refuses a stale one", async () => {
+  it("keeps the live holder's status report for /admin/companion/status and refuses a stale one", async () => {
     const acquired = (await (
       await call("POST", "/internal/companion/lease", {
         instanceId: "instance-h",
@@ -390,10 +390,14 @@ describe("companion lease and state", () => {
     expect((await report(acquired.epoch, "instance-h")).status).toBe(200);
     expect((await report(acquired.epoch + 1, "instance-h")).status).toBe(409);
     expect((await report(acquired.epoch, "someone-else")).status).toBe(409);
-    const health = (await (await SELF.fetch(`${BASE}/health`)).json()) as {
+    const health = (await (
+      await SELF.fetch(`${BASE}/admin/companion/status`, {
+        headers: { authorization: "Bearer test-gateway-token" },
+      })
+    ).json()) as {
       companion: { deployments?: Array<Record<string, unknown>> };
     };
-    // Two keys speak for the polling account here (tgpoll, tgall), so /health lists both deployments.
+    // Two keys speak for the polling account here (tgpoll, tgall), so both deployments are listed.
     const tgpoll = health.companion.deployments?.find((d) => d.deployment === "tgpoll");
     expect(health.companion.deployments?.find((d) => d.deployment === "tgall")).toMatchObject({
       instance: null,

@@ -1,7 +1,7 @@
 /**
  * The control page's views of money and setup: spend per agent / channel / day (stacked bar charts
  * drawn as inline SVG, no chart library), budgets (use against cap, raise cap, reset period), channel
- * status (webhook URL to paste, last event, last failure, companion status when /health reports one)
+ * status (webhook URL to paste, last event, last failure, companion status when /admin/companion/status reports one)
  * and the config check.
  */
 export const CONTROL_INSIGHT_SCRIPT = String.raw`
@@ -123,8 +123,9 @@ function meter(label, fraction) {
 }
 
 view("channels", "Channels", function () {
-  var health = fetch("/health").then(function (r) { return r.json(); }).catch(function () { return null; });
-  return Promise.all([api("GET", "/admin/channels/status"), health]).then(function (results) {
+  // The companion's detail is behind the gateway token (the unauthenticated /health is liveness only).
+  var status = api("GET", "/admin/companion/status").catch(function () { return null; });
+  return Promise.all([api("GET", "/admin/channels/status"), status]).then(function (results) {
     var rows = results[0].channels, companion = results[1] && results[1].companion;
     var deployments = companion ? (companion.deployments || [companion]) : [];
     // A companion channel's last event is the connector's report (no webhook reaches the index first).
@@ -150,7 +151,7 @@ view("channels", "Channels", function () {
   });
 });
 
-/** One companion deployment from /health: its lease and container as pairs, its connectors as a table. */
+/** One companion deployment from /admin/companion/status: its lease and container as pairs, its connectors as a table. */
 function companionPart(d) {
   var container = d.container || {};
   var stop = container.lastStop;

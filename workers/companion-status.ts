@@ -14,11 +14,14 @@ type DeploymentHealth =
   | { deployment: string; error: string };
 
 /**
- * What `GET /health` says about the companion, only when some account is served over it: the last
- * status report of each deployment that runs such an account (instance, lease epoch, whether the
- * lease is still held, per-connector state). One deployment → `companion`; several → `companion.deployments`.
+ * What `GET /admin/companion/status` (gateway token) says about the companion, only when some
+ * account is served over it: the last status report of each deployment that runs such an account
+ * (instance, lease epoch, whether the lease is still held, per-connector state and last error, the
+ * container's missing secrets). One deployment → `companion`; several → `companion.deployments`.
+ * Never on the unauthenticated `/health`: connector errors quote platform answers, and account ids
+ * and env var names tell a stranger what to aim at.
  */
-export async function companionHealth(
+export async function companionStatusReport(
   env: Env,
 ): Promise<{ companion?: DeploymentHealth | { deployments: DeploymentHealth[] } }> {
   const config = configFromEnv(env);
