@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { configFromEnv } from "../functions/config/load.ts";
 import { withDb } from "../functions/db/client.ts";
-import { jobInputSchema, jobPatchSchema } from "../functions/automation/cron-job.ts";
+import { jobInputSchema, jobPatchSchema, type CronJob } from "../functions/automation/cron-job.ts";
 import {
   CronLimitError,
   createJob,
@@ -17,11 +17,14 @@ import { defaultAgentId, knownAgentIds } from "../functions/routing/agents.ts";
 import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
 import { systemEventFor } from "../durable-objects/scheduler/events.ts";
 import type { Env } from "./env.ts";
+import { auditAdminChange } from "./admin-audit-write.ts";
 
 /**
  * /admin/cron (mounted by workers/admin.ts behind the gateway token): list, add, update, remove,
  * run now, run history. Each change is written to Postgres and then the scheduler re-arms its one
- * alarm from what is stored.
+ * alarm from what is stored. Every change and every manual run is audited (`cron.created`,
+ * `cron.updated`, `cron.deleted`, `cron.run`; target = the job id) with what the job is — never its
+ * payload text, which is a prompt.
  */
 type CronContext = Context<{ Bindings: Env }>;
 
@@ -52,6 +55,22 @@ async function body<T>(
   return { ok: true, value: parsed.data };
 }
 
+/** What the audit trail keeps of a job: what it does and when, not what it says. */
+function auditedJob(job: CronJob): Record<string, unknown> {
+  return {
+    agentId: job.agentId,
+    name: job.name,
+    enabled: job.enabled,
+    schedule: job.schedule,
+    sessionTarget: job.sessionTarget,
+    payloadKind: job.payload.kind,
+    delivery:
+      job.delivery.mode === "announce"
+        ? { mode: "announce", channel: job.delivery.channel }
+        : { mode: job.delivery.mode },
+  };
+}
+
 adminCron.onError((error, c) => {
   if (error instanceof ScheduleError || error instanceof CronLimitError)
     return fail(c, 400, "invalid_job", error.message);
@@ -80,6 +99,7 @@ adminCron.post("/", async (c) => {
     }),
   );
   await schedulerStub(c.env).reschedule();
+  await auditAdminChange(c, { action: "cron.created", target: job.id, detail: auditedJob(job) });
   return c.json({ job }, 201);
 });
 
@@ -96,19 +116,34 @@ adminCron.patch("/:id", async (c) => {
   );
   if (!job) return fail(c, 404, "not_found", `no job ${c.req.param("id")}`);
   await schedulerStub(c.env).reschedule();
+  await auditAdminChange(c, {
+    action: "cron.updated",
+    target: job.id,
+    detail: { changed: Object.keys(parsed.value).sort(), job: auditedJob(job) },
+  });
   return c.json({ job });
 });
 
 adminCron.delete("/:id", async (c) => {
-  const removed = await withDb(c.env, (db) => deleteJob(db, c.req.param("id")));
-  if (!removed) return fail(c, 404, "not_found", `no job ${c.req.param("id")}`);
+  const id = c.req.param("id");
+  const { job, removed } = await withDb(c.env, async (db) => {
+    const job = await getJob(db, id);
+    return { job, removed: job ? await deleteJob(db, id) : false };
+  });
+  if (!job || !removed) return fail(c, 404, "not_found", `no job ${id}`);
   await schedulerStub(c.env).reschedule();
+  await auditAdminChange(c, { action: "cron.deleted", target: id, detail: auditedJob(job) });
   return c.json({ removed: true });
 });
 
 adminCron.post("/:id/run", async (c) => {
   const result = await schedulerStub(c.env).runNow(c.req.param("id"));
   if (!result.ok) return fail(c, 404, "not_found", result.error);
+  await auditAdminChange(c, {
+    action: "cron.run",
+    target: c.req.param("id"),
+    detail: { runId: result.runId },
+  });
   return c.json({ runId: result.runId }, 202);
 });
 
@@ -120,7 +155,8 @@ adminCron.get("/:id/runs", async (c) => {
 
 /**
  * /admin/system/event (`edgeclaw system event --text … [--mode now]`): a system event for an
- * agent's main session, optionally waking its heartbeat at once. Never a run by itself.
+ * agent's main session, optionally waking its heartbeat at once. Never a run by itself. Audited as
+ * `system.event` (target = the session key; the text's length, never the text).
  */
 export const adminSystem = new Hono<{ Bindings: Env }>();
 
@@ -144,6 +180,16 @@ adminSystem.post("/event", async (c) => {
     parsed.value.mode === "now"
       ? await schedulerStub(c.env).wake(agentId, `system:${id}`)
       : undefined;
+  await auditAdminChange(c, {
+    action: "system.event",
+    target: event.sessionKey,
+    detail: {
+      agentId,
+      eventId: `system:${id}`,
+      mode: parsed.value.mode,
+      textChars: parsed.value.text.length,
+    },
+  });
   return c.json({
     ok: true,
     sessionKey: event.sessionKey,

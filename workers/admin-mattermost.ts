@@ -17,6 +17,7 @@ import {
 import { configFromEnv } from "../functions/config/load.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
+import { auditAdminChange } from "./admin-audit-write.ts";
 
 /**
  * /admin/channels/mattermost (gateway token): native slash commands.
@@ -28,6 +29,11 @@ import { requireGatewayToken } from "./gateway-auth.ts";
  *
  * The callback URL is the body's, else `commands.callbackUrl`, else this Worker's own origin (as the
  * request reached it) + `commands.callbackPath`.
+ *
+ * A registration changes what users can run on the platform, so it is audited either way:
+ * `mattermost.commands_registered` (target `mattermost:<accountId>`, each team/trigger's outcome) or
+ * `mattermost.commands_register_failed` (the reason; commands before the failure may exist). The
+ * tokens Mattermost issued and the callback URL's query never enter the trail.
  */
 type MattermostAdminContext = Context<{ Bindings: Env }>;
 
@@ -102,16 +108,34 @@ adminMattermost.post("/commands", async (c) => {
     body.data.callbackUrl ??
     account.commands.callbackUrl ??
     `${new URL(c.req.url).origin}${account.commands.callbackPath}`;
+  const audited = { accountId, callback: urlWithoutQuery(callbackUrl) };
   try {
     const report = await registerNativeCommands(bot, mattermostNativeCommandSpecs(), callbackUrl);
     await registry.replace(report.records);
+    await auditAdminChange(c, {
+      action: "mattermost.commands_registered",
+      target: `mattermost:${accountId}`,
+      detail: { ...audited, botUserId: report.botUserId, results: report.results },
+    });
     return c.json({ accountId, callbackUrl, botUserId: report.botUserId, results: report.results });
   } catch (error) {
-    if (error instanceof RegistrationError || error instanceof z.ZodError)
+    if (error instanceof RegistrationError || error instanceof z.ZodError) {
+      await auditAdminChange(c, {
+        action: "mattermost.commands_register_failed",
+        target: `mattermost:${accountId}`,
+        detail: { ...audited, reason: error.message.slice(0, 300) },
+      });
       return fail(c, 502, "mattermost_refused", `registration failed: ${error.message}`);
+    }
     throw error;
   }
 });
+
+/** Where callbacks go, for the audit trail: a query string could carry a credential of the operator's. */
+function urlWithoutQuery(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
 
 adminMattermost.get("/commands", async (c) => {
   const root = mattermostConfig(configFromEnv(c.env));
