@@ -63,17 +63,21 @@ export const UNMETERED: ModelCallMeter = {
  * tool specs as JSON) — byte-level BPE tokenizers never make more tokens than bytes, and the JSON
  * framing covers the provider's per-message overhead — priced at the dearest input rate (plain,
  * cache read or cache write). Output: the request's `maxTokens` (else the model's) at the output
- * rate. Settling charges the actual usage and releases the rest.
+ * rate. Settling charges the actual usage and releases the rest. A model with no price reserves
+ * no USD (a BudgetDO with a USD cap refuses its call outright, unless the operator allowed
+ * unpriced models with `budgets.allowUnpricedModels`); its tokens are reserved all the same.
  */
 export function worstCase(model: ResolvedModel, request: ModelRequest): WorstCase {
   const bytes = new TextEncoder().encode(
     request.system + JSON.stringify(request.messages) + JSON.stringify(request.tools),
   ).length;
   const output = request.maxTokens ?? model.maxTokens;
-  const inputRate = Math.max(model.cost.input, model.cost.cacheRead, model.cost.cacheWrite);
+  const cost = model.cost;
+  if (!cost) return { tokens: bytes + output, usd: 0 };
+  const inputRate = Math.max(cost.input, cost.cacheRead, cost.cacheWrite);
   return {
     tokens: bytes + output,
-    usd: (bytes * inputRate + output * model.cost.output) / 1_000_000,
+    usd: (bytes * inputRate + output * cost.output) / 1_000_000,
   };
 }
 

@@ -238,7 +238,8 @@ async function walkChain(
           },
         );
         report("ok", answer.usage);
-        const price = costUsd(answer.usage, model.cost);
+        // No price: the meter let it through only with no USD cap or allowUnpricedModels; $0 here.
+        const price = model.cost ? costUsd(answer.usage, model.cost) : 0;
         await args.meter.settle(ticket, start, { ok: true, usage: answer.usage, costUsd: price });
         return {
           result: {

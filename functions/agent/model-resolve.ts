@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EdgeclawConfig, ProviderConfig } from "../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
+import { builtInModelPrice } from "./providers/built-in-prices.ts";
 import { FAKE_MODEL_REF, FAKE_PROVIDER_ID } from "./providers/fake.ts";
 import type { ModelCost, ProviderApi, ResolvedModel } from "./providers/types.ts";
 import { ModelError } from "./types.ts";
@@ -187,7 +188,7 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
     headers: { ...(provider?.headers ?? {}) },
     maxTokens: entry?.maxTokens ?? extras.maxTokens ?? DEFAULT_MAX_TOKENS,
     contextWindow: entry?.contextWindow ?? extras.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
-    cost: entry?.cost ? { ...ZERO_COST, ...entry.cost } : ZERO_COST,
+    ...priceOf(providerId, modelId, entry),
     idleTimeoutMs: extras.timeoutSeconds
       ? extras.timeoutSeconds * 1000
       : isSelfHostedHost(host)
@@ -195,6 +196,31 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
         : CLOUD_IDLE_TIMEOUT_MS,
     native: host === NATIVE_HOSTS[api],
   };
+}
+
+/**
+ * The price of `provider/model` as the config and the built-in table give it, with no key needed
+ * (config check reads it offline); undefined when nothing prices it. The demo model is free.
+ */
+export function modelPriceFor(config: EdgeclawConfig, ref: string): ModelCost | undefined {
+  const parts = parseModelRef(ref);
+  if (!parts) return undefined;
+  const configured = findProviderConfig(config, parts.providerId);
+  const providerId = configured?.id ?? parts.providerId.toLowerCase();
+  if (!configured && providerId === FAKE_PROVIDER_ID) return { ...ZERO_COST };
+  const entry = configured?.provider.models.find((model) => model.id === parts.modelId);
+  return priceOf(providerId, parts.modelId, entry).cost;
+}
+
+/** A catalog `cost` wins (missing fields are 0: the operator wrote the entry); else the built-in table. */
+function priceOf(
+  providerId: string,
+  modelId: string,
+  entry: ProviderConfig["models"][number] | undefined,
+): { cost?: ModelCost } {
+  if (entry?.cost) return { cost: { ...ZERO_COST, ...entry.cost } };
+  const builtIn = builtInModelPrice(providerId, modelId);
+  return builtIn ? { cost: builtIn } : {};
 }
 
 export interface ConfiguredModel {

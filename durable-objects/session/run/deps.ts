@@ -154,7 +154,8 @@ export function costOfRun(
 ): number {
   if (!modelRef) return 0;
   try {
-    return costUsd(usage, resolveModel(config, env, modelRef).cost);
+    const cost = resolveModel(config, env, modelRef).cost;
+    return cost ? costUsd(usage, cost) : 0;
   } catch {
     return 0;
   }

@@ -23,7 +23,12 @@ export interface ResolvedModel {
   headers: Record<string, string>;
   maxTokens: number;
   contextWindow: number;
-  cost: ModelCost;
+  /**
+   * The catalog's `cost`, else the built-in price of a provider's default model
+   * (built-in-prices.ts); absent when neither gives one — the price is unknown, and a USD budget
+   * refuses the call rather than count it as free (budgets.allowUnpricedModels opts out).
+   */
+  cost?: ModelCost;
   /** First-byte and between-chunk timeout. */
   idleTimeoutMs: number;
   /** The provider's own public endpoint (api.anthropic.com / api.openai.com), not a proxy. */
