@@ -36,6 +36,8 @@ export interface WindowState {
 
 export type ReserveVerdict =
   | { ok: true }
+  /** The call's model has no price and this period caps USD: its cost cannot be counted. */
+  | { ok: false; unpriced: true; period: BudgetPeriod; resetsAt: number }
   | {
       ok: false;
       period: BudgetPeriod;
@@ -45,6 +47,7 @@ export type ReserveVerdict =
       resetsAt: number;
       /** True for the first refusal in this period: the caller alerts the operator, once. */
       alert: boolean;
+      unpriced?: undefined;
     };
 
 export interface WarnCrossing {
@@ -97,7 +100,9 @@ export class BudgetDO extends DurableObject {
   /**
    * Holds `usd`/`tokens` under reservation `id` if it fits under every window's cap (spent + held by
    * other calls + this one ≤ cap); otherwise holds nothing and says which cap refused it. The same
-   * id reserved twice is one reservation (a retried RPC does not hold twice).
+   * id reserved twice is one reservation (a retried RPC does not hold twice). `unpriced`: the
+   * call's model has no price, so `usd` means nothing — any window with a USD cap (the config's,
+   * or one raised here at run time) refuses it; token caps still apply as usual.
    */
   reserve(args: {
     id: string;
@@ -106,6 +111,7 @@ export class BudgetDO extends DurableObject {
     tokens: number;
     now: number;
     ttlMs: number;
+    unpriced?: boolean;
   }): ReserveVerdict {
     return this.ctx.storage.transactionSync(() => {
       this.sweep(args.now);
@@ -113,6 +119,13 @@ export class BudgetDO extends DurableObject {
         return { ok: true } as const;
       for (const window of args.windows) {
         const state = this.windowState(window);
+        if (args.unpriced && state.limitUsd !== undefined)
+          return {
+            ok: false,
+            unpriced: true,
+            period: window.period,
+            resetsAt: window.resetsAt,
+          } as const;
         const refusal = overCap(state, args.usd, args.tokens);
         if (refusal) {
           const row = this.row(window.key, args.now);

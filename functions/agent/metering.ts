@@ -117,3 +117,41 @@ export function budgetNotice(refusal: BudgetRefusal): string {
   const resets = new Date(refusal.resetsAt).toISOString().replace("T", " ").slice(0, 16);
   return `⚠️ The ${describeRefusal(refusal)} has been reached, so I can't answer right now. It resets at ${resets} UTC, or the operator can raise it.`;
 }
+
+/** A USD cap applies to a call whose model has no price: its cost cannot be known, so it is not made. */
+export interface UnpricedRefusal {
+  /** The first scope whose USD cap the call would have counted against. */
+  scope: string;
+  period: BudgetPeriod;
+  modelRef: string;
+  /** The config key that prices the model: `models.providers.<id>.models[]`. */
+  catalogKey: string;
+}
+
+/**
+ * A model with no price under a USD cap (DESIGN: a money guard fails closed). Kind "budget": the
+ * run stops before the call, no retry and no failover, like a cap with no room.
+ */
+export class UnpricedModelError extends ModelError {
+  constructor(readonly refusal: UnpricedRefusal) {
+    super(
+      "budget",
+      `${refusal.modelRef} has no price, and the ${refusal.scope} scope has a USD cap: set ${refusal.catalogKey} { id, cost } or budgets.allowUnpricedModels: true`,
+    );
+    this.name = "UnpricedModelError";
+  }
+}
+
+/** The one notice a user gets when a run stops because its model has no price under a USD cap. */
+export function unpricedNotice(refusal: UnpricedRefusal): string {
+  const modelId = refusal.modelRef.slice(refusal.modelRef.indexOf("/") + 1);
+  const scope = refusal.scope === "global" ? "gateway" : refusal.scope.split(":")[0];
+  return `⚠️ I can't answer: a ${scope} ${refusal.period === "day" ? "daily" : "monthly"} spending limit is set, but the model ${refusal.modelRef} has no price, so what a call costs cannot be counted. The operator can price it in the config — ${refusal.catalogKey}: { id: "${modelId}", cost: { input, output, cacheRead, cacheWrite } } (USD per million tokens) — or allow unpriced models with budgets.allowUnpricedModels: true.`;
+}
+
+/** The notice for a run (or a compaction) stopped by a budget, or undefined for any other error. */
+export function budgetStopNotice(error: unknown): string | undefined {
+  if (error instanceof BudgetExceededError) return budgetNotice(error.refusal);
+  if (error instanceof UnpricedModelError) return unpricedNotice(error.refusal);
+  return undefined;
+}

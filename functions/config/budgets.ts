@@ -10,7 +10,11 @@ import { replyRouteSchema } from "../channels/envelope.ts";
 
 const limitSchema = z
   .object({
-    /** USD per period, priced from `models.providers.*.models[].cost`. */
+    /**
+     * USD per period, priced from `models.providers.*.models[].cost` (or the built-in price of a
+     * provider's default model). A call to a model with no price is refused under this cap
+     * unless `budgets.allowUnpricedModels` is true.
+     */
     usd: z.number().positive().optional(),
     /** Tokens per period: input + output + cache read + cache write. */
     tokens: z.number().int().positive().optional(),
@@ -52,6 +56,13 @@ export const budgetsSchema = z
      * Longer than any one model call (agents.defaults.timeoutSeconds bounds a whole run).
      */
     reservationTtlSeconds: z.number().int().positive().default(900),
+    /**
+     * A model with no price (no `cost` in its `models.providers.<id>.models[]` entry, and not a
+     * built-in default model) has calls whose cost cannot be known, so under a USD cap they are
+     * refused before they are made. True lets them through: they count $0 against USD caps
+     * (token caps still count them) — a USD cap then does not limit them.
+     */
+    allowUnpricedModels: z.boolean().default(false),
     /** Where the operator's warnings and cap alerts go (a chat the bot can post in). */
     alertTarget: replyRouteSchema
       .pick({ channel: true, accountId: true, to: true, threadId: true })

@@ -14,9 +14,14 @@ export function configWith(extra: Record<string, unknown>): string {
   return JSON.stringify({ ...base, ...extra });
 }
 
-export async function sessionWithConfig(sessionKey: string, config: string) {
+/** `extraEnv`: Worker secrets the test's deployment has beyond the suite's (e.g. a provider key). */
+export async function sessionWithConfig(
+  sessionKey: string,
+  config: string,
+  extraEnv: Record<string, string> = {},
+) {
   const stub = sessionStub(sessionKey);
-  const env: Env = { ...testEnv, EDGECLAW_CONFIG: config };
+  const env: Env = { ...testEnv, ...extraEnv, EDGECLAW_CONFIG: config };
   await runInDurableObject(stub, (instance) => {
     Object.defineProperty(instance, "env", { value: env, configurable: true, writable: true });
   });

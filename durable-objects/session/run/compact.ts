@@ -16,7 +16,7 @@ import { selectionFor } from "./deps.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import { classifyError } from "../error-class.ts";
-import { BudgetExceededError, budgetNotice } from "../../../functions/agent/metering.ts";
+import { budgetStopNotice } from "../../../functions/agent/metering.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
 
 type CallModel = (request: ModelRequest) => Promise<ModelResult>;
@@ -74,8 +74,8 @@ async function compactRows(
   } catch (error) {
     if (options.signal?.aborted) throw error;
     // A budget stop is not the model failing to summarise: nothing is dropped.
-    if (error instanceof BudgetExceededError)
-      return { compacted: false, reason: budgetNotice(error.refusal) };
+    const budgetStop = budgetStopNotice(error);
+    if (budgetStop) return { compacted: false, reason: budgetStop };
     const { class: errorClass, reason } = classifyError(error);
     if (errorClass === "transient")
       return {

@@ -8,7 +8,7 @@ import {
   type RunHost,
 } from "../../../functions/agent/run-loop.ts";
 import { ModelError, type Message, type ToolCall } from "../../../functions/agent/types.ts";
-import { BudgetExceededError, budgetNotice } from "../../../functions/agent/metering.ts";
+import { budgetStopNotice } from "../../../functions/agent/metering.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
 import { addRunPlatformCost } from "../upkeep/platform-usage.ts";
 import { usageFooter } from "../../../functions/commands/usage.ts";
@@ -411,8 +411,10 @@ function runSender(s: SessionState, run: RunRow): { channel?: string; senderId?:
 }
 
 function describeRunFailure(error: unknown): string {
-  // A budget stop: one notice for the run (the run ends here, so no retry or resume repeats it).
-  if (error instanceof BudgetExceededError) return budgetNotice(error.refusal);
+  // A budget stop (no room, or no price under a USD cap): one notice for the run (the run ends
+  // here, so no retry or resume repeats it).
+  const budgetStop = budgetStopNotice(error);
+  if (budgetStop) return budgetStop;
   if (error instanceof ModelError) {
     if (error.kind === "not_configured") return error.message;
     if (error.kind === "timeout") return `⚠️ ${error.message}`;

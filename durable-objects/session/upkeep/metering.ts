@@ -12,9 +12,10 @@ import {
   type MeterTicket,
   type ModelCallKind,
   type ModelCallMeter,
+  UnpricedModelError,
 } from "../../../functions/agent/metering.ts";
 import { ModelError } from "../../../functions/agent/types.ts";
-import type { WarnCrossing } from "../../budget.ts";
+import type { ReserveVerdict, WarnCrossing } from "../../budget.ts";
 import { enqueueReply } from "../outbox/replies.ts";
 import { scheduleAlarm } from "../schedule.ts";
 import type { SessionState } from "../state.ts";
@@ -32,6 +33,10 @@ import type { SessionState } from "../state.ts";
  *            refusal releases the others and throws BudgetExceededError: the provider sees nothing.
  *            The first refusal of a period in a scope alerts the operator (once: the BudgetDO
  *            decides who is first). With no caps configured nothing leaves this object.
+ *            A model with no price is refused by any BudgetDO with a USD cap for it (the config's
+ *            or one raised at run time): its cost cannot be known, so the call is not made
+ *            (UnpricedModelError), unless `budgets.allowUnpricedModels` lets it through at $0
+ *            (token caps still count it).
  *  settle  — the attempt's actual usage and price (`models.providers.*.models[].cost`) is written to
  *            model_calls and the session's spend in one transaction (the mirror copies it to
  *            Postgres), then each reservation is settled with the actual cost; a first crossing of
@@ -63,6 +68,8 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       const scopes = scopesFor(budgets, { agentId, sessionKey, sender }, now);
       if (!scopes.length) return ticket;
       const cost = worstCase(start.model, start.request);
+      // No price: each BudgetDO refuses it under a USD cap (the config's or a raise stored there).
+      const unpriced = !start.model.cost && !budgets.allowUnpricedModels;
       const ttlMs = budgets.reservationTtlSeconds * 1000;
       let verdicts;
       try {
@@ -75,6 +82,7 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
               tokens: cost.tokens,
               now,
               ttlMs,
+              unpriced,
             }),
           ),
         );
@@ -97,9 +105,10 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
         ticket.id,
         now,
       );
+      refuseUnpriced(start, scopes, verdicts);
       let first: BudgetRefusal | undefined;
       for (const [index, verdict] of verdicts.entries()) {
-        if (verdict.ok) continue;
+        if (verdict.ok || verdict.unpriced) continue;
         const refusal: BudgetRefusal = {
           scope: scopes[index]!.scope,
           period: verdict.period,
@@ -177,6 +186,21 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       );
     },
   };
+}
+
+/** Throws UnpricedModelError when a BudgetDO refused the call because its model has no price. */
+function refuseUnpriced(start: MeterStart, scopes: ScopeCheck[], verdicts: ReserveVerdict[]): void {
+  const index = verdicts.findIndex((verdict) => !verdict.ok && verdict.unpriced);
+  const verdict = verdicts[index];
+  if (!verdict || verdict.ok) return;
+  const scope = scopes[index]!.scope;
+  console.warn(JSON.stringify({ event: "budget_unpriced_model", scope, model: start.model.ref }));
+  throw new UnpricedModelError({
+    scope,
+    period: verdict.period,
+    modelRef: start.model.ref,
+    catalogKey: `models.providers.${start.model.providerId}.models[]`,
+  });
 }
 
 export function budgetStub(s: { env: SessionState["env"] }, scope: string) {
