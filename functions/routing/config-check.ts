@@ -6,10 +6,12 @@ import { listAgents, knownAgentIds } from "./agents.ts";
 import { compileMentionPatterns } from "./mention.ts";
 import { normalizeAgentId } from "./ids.ts";
 import { feishuAccount, feishuConfig } from "../channels/feishu/config.ts";
+import { unpricedModelWarnings } from "../agent/unpriced-models.ts";
 
 /**
  * `config check`: validates a config the way the gateway will read it and lists what would silently
- * misbehave (bindings to unknown agents, unknown access groups, bad mention patterns). Errors make
+ * misbehave (bindings to unknown agents, unknown access groups, bad mention patterns, USD caps over
+ * models with no price). Errors make
  * the config unusable; warnings do not.
  */
 export interface ConfigCheckReport {
@@ -57,6 +59,7 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
   }
 
   warnings.push(...feishuUnservedWarnings(config));
+  warnings.push(...unpricedModelWarnings(config, env));
 
   const agents = knownAgentIds(config);
   config.bindings.forEach((binding, index) => {

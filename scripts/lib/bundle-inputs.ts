@@ -7,6 +7,7 @@ import {
   type LoadedConfig,
 } from "./config-file.ts";
 import { plainSecretPaths } from "../../functions/config/secret-scan.ts";
+import { unpricedModelWarnings } from "../../functions/agent/unpriced-models.ts";
 import { bundleDefineArgs, DefineTooLargeError } from "./wrangler.ts";
 import {
   loadWorkspaceSeeds,
@@ -50,6 +51,7 @@ export function loadBundleInputs(lookup: ConfigLookup = {}): BundleInputs {
 
   const warnings = [
     ...loaded.warnings,
+    ...unpricedModelWarnings(loaded.config, process.env),
     ...workspace.warnings.map((line) => `workspace: ${line}`),
     ...plainSecretPaths(loaded.raw).map(
       (path) =>
