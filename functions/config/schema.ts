@@ -183,6 +183,11 @@ const providerModelSchema = z
     name: z.string().optional(),
     contextWindow: z.number().int().positive().optional(),
     maxTokens: z.number().int().positive().optional(),
+    /**
+     * USD per million tokens; fields left out are 0 (`cost: {}` prices a free local model). Without
+     * it the model has no price — unless it is a built-in provider's default model, which carries
+     * its provider's list price — and a USD budget refuses its calls (`budgets.allowUnpricedModels`).
+     */
     cost: z
       .object({
         input: z.number().nonnegative().default(0),
