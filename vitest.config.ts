@@ -112,8 +112,9 @@ export default defineConfig({
   ],
   test: {
     globalSetup: ["./test/setup/global.ts"],
-    setupFiles: ["./test/setup/register-channels.ts"],
+    setupFiles: ["./test/setup/register-channels.ts", "./test/channels/pairing-cleanup.ts"],
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
+    isolate: false,
   },
 });

@@ -59,7 +59,7 @@ function triageHost(s: SessionState): TriageHost {
       rotateSession(s);
     },
     abortActiveRun: (reason) => s.abortActiveRun(reason),
-    reply: (row, texts, settle) => reply(s, row, texts, settle),
+    reply: (row, texts, settle, opts) => reply(s, row, texts, settle, opts),
     refuse: (row, route, text) => refuse(s, row, route, text),
     emit: (seq, event) => s.emit([seq], event),
     progressAccepted: (row) => progressRelay(s, null, row.event.envelope.route).accepted(row.seq),

@@ -35,8 +35,12 @@ export interface TriageHost {
   control: SessionControl;
   rotateSession(reason: string): void;
   abortActiveRun(reason: string): void;
-  /** Sends `texts` once through the outbox (chat platforms) and to HTTP listeners; settles the event when `settle`. */
-  reply(row: InboxRow, texts: string[], settle: boolean): void;
+  /**
+   * Sends `texts` once through the outbox (chat platforms) and to HTTP listeners; settles the event
+   * when `settle`. `private` keeps the exchange out of the session's web-chat history: a pairing
+   * code answers a stranger, whose words are not this conversation's.
+   */
+  reply(row: InboxRow, texts: string[], settle: boolean, opts?: { private?: boolean }): void;
   emit(seq: number, event: RunEvent): void;
   progressAccepted(row: InboxRow): Promise<void>;
   /** Settles a turned-away event and queues `text` once on `route` (a channel's refusal route). */
@@ -72,7 +76,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       return;
     case "pairing":
       host.refused(row, "pairing");
-      host.reply(row, [decision.replyText], true);
+      host.reply(row, [decision.replyText], true, { private: true });
       return;
     case "history-only": {
       // The post's mentioned twin (Slack's app_mention) may have arrived while access was decided.

@@ -89,9 +89,18 @@ export function enqueueRetract(s: SessionState, run: RunRow, now: number): void 
 
 /**
  * Answers that need no model (command replies, pairing codes): queued once in the outbox for chat
- * platforms, and streamed to HTTP listeners. `settle` ends the event (no run follows).
+ * platforms, and streamed to HTTP listeners. `settle` ends the event (no run follows). A `private`
+ * answer (a stranger's pairing code) leaves the session's web-chat history alone: on a shared
+ * session (dmScope "main") that history is the owner's conversation, and a stranger's words and
+ * code do not belong in it.
  */
-export function reply(s: SessionState, row: InboxRow, texts: string[], settle: boolean): void {
+export function reply(
+  s: SessionState,
+  row: InboxRow,
+  texts: string[],
+  settle: boolean,
+  opts: { private?: boolean } = {},
+): void {
   const now = Date.now();
   const route = row.event.envelope.route;
   const text = texts.join("\n\n");
@@ -101,10 +110,11 @@ export function reply(s: SessionState, row: InboxRow, texts: string[], settle: b
     if (settle) s.store.inbox.settle(row.seq, text, now);
     // A settled event never reaches the transcript: keep its turn for the web chat's history.
     const asked = settle ? (row.event.envelope.text ?? "") : "";
-    recordDisplayTurns(s, [
-      ...(asked ? [{ role: "user" as const, text: asked, at: row.receivedAt }] : []),
-      ...(text ? [{ role: "assistant" as const, text, at: now }] : []),
-    ]);
+    if (!opts.private)
+      recordDisplayTurns(s, [
+        ...(asked ? [{ role: "user" as const, text: asked, at: row.receivedAt }] : []),
+        ...(text ? [{ role: "assistant" as const, text, at: now }] : []),
+      ]);
   });
   s.emit([row.seq], { type: "notice", text });
   if (settle)
