@@ -13,7 +13,7 @@ import { reportConfigError } from "./lib/config-file.ts";
 import { describeDatabaseError } from "./lib/database-error.ts";
 import { migrateDatabase, pendingMigrations, redactDatabaseUrl } from "./lib/migrate-neon.ts";
 import { databaseUrlProblem } from "./lib/neon-node.ts";
-import { requiredSecrets } from "../functions/config/required-secrets.ts";
+import { requiredSecrets } from "../functions/control/required-secrets.ts";
 import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
 import {
   companionContainerPlan,

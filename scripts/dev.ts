@@ -28,11 +28,10 @@ import {
   type RunningCompanion,
 } from "./lib/dev-companion.ts";
 import { planDevCompanion, type DevCompanionPlan } from "./lib/dev-companion-plan.ts";
-import { readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
+import { configuredVarNames, readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
 import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
-import { referencedSecretIds } from "../functions/config/secret-scan.ts";
 import { bundleDefineArgs, localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
 import { simulateForDev, type SimulatedDev } from "./simulate/dev.ts";
 
@@ -93,7 +92,7 @@ async function main() {
 
   const vars: Record<string, string> = {
     ...readDevVarsFile(resolve(".dev.vars")),
-    ...shellVars(process.env, referencedSecretIds(inputs.loaded.raw)),
+    ...shellVars(process.env, configuredVarNames(inputs.loaded.raw, inputs.loaded.config)),
   };
   const auth = gatewayAuthForDev(inputs.loaded.config, vars, dataDir);
   if (auth.kind === "generated") vars.EDGECLAW_GATEWAY_TOKEN = auth.token;

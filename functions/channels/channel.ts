@@ -12,6 +12,7 @@ import type { z } from "zod";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { InboundEnvelope } from "./envelope.ts";
 import type { ChannelAdapter } from "./adapter.ts";
+import type { AccountRequirements } from "./credentials.ts";
 
 /** One webhook path a channel serves, resolved from config: which account it belongs to. */
 export interface WebhookRoute<Account = unknown> {
@@ -150,6 +151,12 @@ export interface ChannelDefinition<Config = unknown, Account = unknown> {
   socket?: SocketPieces<Account>;
   outbound: ChannelAdapter;
   setup?: ChannelSetup;
+  /**
+   * Each enabled account's credentials — its secrets with their env fallbacks, and any account the
+   * Worker will not serve (credentials.ts). Config check, the dev banner, the control page and
+   * deploy's secret list name what is missing from this one list (credential-check.ts).
+   */
+  requirements(config: EdgeclawConfig): AccountRequirements[];
   /**
    * OpenClaw's group sender fallback (channels/groups): with no `groupAllowFrom`, `allowFrom` — the
    * DM allowlist — also admits senders in groups. Only where the channel's docs say so (Telegram,

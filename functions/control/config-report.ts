@@ -1,7 +1,8 @@
+import { missingCredentials } from "../channels/credential-check.ts";
 import { webhookRouteTable } from "../channels/webhook-routes.ts";
 import { effectiveChannelAccess } from "../config/channel-access.ts";
 import { ConfigError, parseConfig } from "../config/load.ts";
-import { requiredSecrets } from "../config/required-secrets.ts";
+import { requiredSecrets } from "./required-secrets.ts";
 import { plainSecretPaths } from "../config/secret-scan.ts";
 import { checkConfig, type ConfigCheckReport } from "../routing/config-check.ts";
 
@@ -10,7 +11,7 @@ import { checkConfig, type ConfigCheckReport } from "../routing/config-check.ts"
  * (validation errors, unknown keys, bindings to unknown agents, plain secrets bundled into the
  * script), here about the config the Worker actually runs with — plus which Worker secrets that
  * config needs and whether each is set (names only, never a value), and which channels and
- * accounts are enabled.
+ * accounts are enabled and what each enabled one still lacks.
  */
 export interface ConfigReport extends ConfigCheckReport {
   secrets: Array<{ name: string; why: string; present: boolean }>;
@@ -22,6 +23,8 @@ export interface ConfigReport extends ConfigCheckReport {
     dmPolicy: string;
     groupPolicy: string;
     webhookPath: string | null;
+    /** The credentials this account lacks, as env names (or config keys where no env var can supply one). */
+    missing: string[];
   }>;
 }
 
@@ -42,11 +45,13 @@ export function configReport(raw: unknown, env: Record<string, unknown>): Config
     throw error;
   }
   const rawRecord = raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
-  const secrets = requiredSecrets(config, rawRecord).map(({ name, why }) => ({
+  const isSet = (name: string) => typeof env[name] === "string" && (env[name] as string).length > 0;
+  const secrets = requiredSecrets(config, rawRecord).map(({ name, why, alternatives }) => ({
     name,
     why,
-    present: typeof env[name] === "string" && (env[name] as string).length > 0,
+    present: isSet(name) || (alternatives ?? []).some(isSet),
   }));
+  const missing = missingCredentials(config, env);
   const served = [...webhookRouteTable(config).values()].map(({ definition, route }) => ({
     channel: definition.id,
     accountId: route.accountId,
@@ -73,6 +78,9 @@ export function configReport(raw: unknown, env: Record<string, unknown>): Config
         dmPolicy: access.dmPolicy,
         groupPolicy: access.groupPolicy,
         webhookPath,
+        missing: missing
+          .filter((entry) => entry.channel === channel && entry.accountId === accountId)
+          .map((entry) => (entry.env.length ? entry.env.join(" or ") : entry.keys.join(" or "))),
       };
     });
   });

@@ -5,14 +5,19 @@ import { findUnknownKeys } from "../config/unknown-keys.ts";
 import { listAgents, knownAgentIds } from "./agents.ts";
 import { compileMentionPatterns } from "./mention.ts";
 import { normalizeAgentId } from "./ids.ts";
-import { feishuAccount, feishuConfig } from "../channels/feishu/config.ts";
+import {
+  describeMissing,
+  missingCredentials,
+  notServedLines,
+} from "../channels/credential-check.ts";
 import { unpricedModelWarnings } from "../agent/unpriced-models.ts";
 
 /**
  * `config check`: validates a config the way the gateway will read it and lists what would silently
  * misbehave (bindings to unknown agents, unknown access groups, bad mention patterns, USD caps over
- * models with no price). Errors make
- * the config unusable; warnings do not.
+ * models with no price, an enabled channel account this Worker does not serve or whose credentials
+ * `env` lacks). Errors make the config unusable; warnings do not. `env` is the environment the
+ * Worker runs with (the gateway's own, or the shell for a local file).
  */
 export interface ConfigCheckReport {
   ok: boolean;
@@ -58,7 +63,9 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
     }
   }
 
-  warnings.push(...feishuUnservedWarnings(config));
+  // Each channel declares what its accounts need (functions/channels/<id>/credentials.ts).
+  warnings.push(...notServedLines(config));
+  warnings.push(...missingCredentials(config, env).map(describeMissing));
   warnings.push(...unpricedModelWarnings(config, env));
 
   const agents = knownAgentIds(config);
@@ -96,22 +103,4 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
     );
   }
   return { ok: errors.length === 0, errors, warnings };
-}
-
-/**
- * Feishu accounts in "websocket" mode (OpenClaw's default) get no webhook path here, so their
- * events were answered 404 with nothing logged: say so, and the key that serves them.
- */
-function feishuUnservedWarnings(config: EdgeclawConfig): string[] {
-  const feishu = feishuConfig(config);
-  if (!feishu) return [];
-  const ids = ["default", ...Object.keys(feishu.accounts ?? {}).filter((id) => id !== "default")];
-  return ids.flatMap((id) => {
-    const account = feishuAccount(feishu, id);
-    if (!account.enabled || account.connectionMode === "webhook") return [];
-    const key = id === "default" ? "channels.feishu" : `channels.feishu.accounts.${id}`;
-    return [
-      `${key}: connectionMode is "${account.connectionMode}" (OpenClaw's default), so this Worker serves no webhook for it and Feishu's events get 404; set ${key}.connectionMode: "webhook"`,
-    ];
-  });
 }

@@ -1,3 +1,4 @@
+import { accountProblemLines } from "../../functions/channels/credential-check.ts";
 import { webhookEndpoints } from "../../functions/channels/webhook-endpoints.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { GatewayAuthForDev } from "./gateway-token.ts";
@@ -22,7 +23,8 @@ export interface DevBannerInput {
 
 /**
  * What `npm run dev` prints once /health answers: where everything is (web chat, OpenAI API, every
- * channel's webhook URL), how to authenticate, and which model answers.
+ * channel's webhook URL), how to authenticate, which model answers, and every enabled channel
+ * account that lacks a credential or is not served.
  */
 export function devReadyBanner(input: DevBannerInput): string[] {
   const { url, auth, config } = input;
@@ -49,6 +51,13 @@ export function devReadyBanner(input: DevBannerInput): string[] {
   }
   for (const endpoint of webhookEndpoints(config))
     lines.push(`  ${endpoint.label}: ${url}${endpoint.path}`);
+  // A channel that cannot work is said here, not only by the 401 of its first request.
+  for (const problem of accountProblemLines(
+    config,
+    input.vars,
+    "set in .dev.vars or the shell, then restart (EDGECLAW_SIMULATE=1 tries the channel with test secrets)",
+  ))
+    lines.push(`  ${problem}`);
   const { companion } = input;
   if (companion) {
     const key =

@@ -1,5 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
+import { channelSecretNames } from "../../functions/channels/credential-check.ts";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import { referencedSecretIds } from "../../functions/config/secret-scan.ts";
 
 /**
  * The secrets a local Worker sees. wrangler reads `.dev.vars` itself only when it is given no env
@@ -35,6 +38,18 @@ export function shellVars(
     if (value !== undefined && value !== "") picked[name] = value;
   }
   return picked;
+}
+
+/**
+ * The shell variables the config makes the Worker read, besides PASSTHROUGH_VARS: every SecretRef
+ * id, and the env fallbacks of each enabled channel account (LINE_CHANNEL_SECRET for a
+ * `channels.line` block that names no secret).
+ */
+export function configuredVarNames(raw: Record<string, unknown>, config: EdgeclawConfig): string[] {
+  return [
+    ...referencedSecretIds(raw),
+    ...channelSecretNames(config).flatMap((secret) => [secret.name, ...secret.alternatives]),
+  ];
 }
 
 /** Writes a dotenv file readable only by the owner; returns nothing, throws on unquotable values. */

@@ -277,7 +277,7 @@ describe("admin API for the control page", () => {
     expect(report.ok).toBe(true);
     expect(report.secrets).toEqual(
       expect.arrayContaining([
-        { name: "CTL_MISSING_TOKEN", why: "named in the config", present: false },
+        { name: "CTL_MISSING_TOKEN", why: "channels.line: channel access token", present: false },
         expect.objectContaining({ name: "LINE_CHANNEL_SECRET", present: true }),
       ]),
     );
@@ -288,6 +288,52 @@ describe("admin API for the control page", () => {
       if (typeof value === "string" && /TOKEN|SECRET|PASSWORD|KEY/.test(name) && value.length >= 6)
         expect(text, name).not.toContain(value);
     }
+  });
+
+  it("config report: a channel block with no credentials names its env fallbacks as missing secrets (Discord's DISCORD_BOT_TOKEN), per account", async () => {
+    const config = configJson({
+      channels: {
+        discord: {},
+        line: { channelSecret: { source: "env", id: "LINE_CHANNEL_SECRET" } },
+      },
+    });
+    // The test Worker has every fallback set; this one lacks two of them.
+    const response = await callWorker(new Request(`${BASE}/config/report`, { headers: auth }), {
+      EDGECLAW_CONFIG: config,
+      DISCORD_BOT_TOKEN: "",
+      LINE_CHANNEL_ACCESS_TOKEN: "",
+    } as Partial<Env>);
+    const report = (await response.json()) as {
+      warnings: string[];
+      secrets: Array<{ name: string; present: boolean }>;
+      channels: Array<{ channel: string; accountId: string; missing: string[] }>;
+    };
+    expect(report.secrets).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "DISCORD_BOT_TOKEN", present: false }),
+        expect.objectContaining({ name: "LINE_CHANNEL_SECRET", present: true }),
+        expect.objectContaining({ name: "LINE_CHANNEL_ACCESS_TOKEN", present: false }),
+      ]),
+    );
+    expect(report.channels).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          channel: "discord",
+          accountId: "default",
+          missing: ["DISCORD_BOT_TOKEN"],
+        }),
+        expect.objectContaining({
+          channel: "line",
+          accountId: "default",
+          missing: ["LINE_CHANNEL_ACCESS_TOKEN"],
+        }),
+      ]),
+    );
+    expect(report.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^channels\.discord: no bot token \(DISCORD_BOT_TOKEN is not set/),
+      ]),
+    );
   });
 
   it("lists pending pairing requests of every configured channel", async () => {

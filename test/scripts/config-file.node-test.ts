@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ConfigFileError, loadConfigFile } from "../../scripts/lib/config-file.ts";
@@ -87,7 +88,12 @@ describe("npm run config:check", () => {
     spawnSync(process.execPath, [tsxCli, join(projectRoot, "scripts", "config-check.ts")], {
       cwd,
       encoding: "utf8",
-      env: { ...process.env, EDGECLAW_CONFIG: "" },
+      env: {
+        ...process.env,
+        EDGECLAW_CONFIG: "",
+        LINE_CHANNEL_SECRET: "",
+        LINE_CHANNEL_ACCESS_TOKEN: "",
+      },
     });
 
   it("prints `config OK (<file>)` and exits 0 for a valid config", () => {
@@ -124,6 +130,27 @@ describe("npm run config:check", () => {
       run.stderr,
       /^ {2}channels\.slack\.dmPolcy: unknown key \(did you mean "dmPolicy"\?\)$/m,
     );
+  });
+
+  it("names each enabled channel's missing secrets (env fallbacks too) and a Feishu account nothing serves; .dev.vars counts", () => {
+    const cwd = tempProject({ "edgeclaw.json5": `{ channels: { line: {}, feishu: {} } }` });
+    const run = check(cwd);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /^warning: channels\.line: no channel secret \(LINE_CHANNEL_SECRET is not set, nor channels\.line\.channelSecret\): every LINE webhook is refused \(401\)$/m,
+    );
+    assert.match(
+      run.stderr,
+      /^warning: channels\.line: no channel access token \(LINE_CHANNEL_ACCESS_TOKEN/m,
+    );
+    assert.match(
+      run.stderr,
+      /^warning: channels\.feishu: connectionMode is "websocket" .*set channels\.feishu\.connectionMode: "webhook"$/m,
+    );
+    assert.match(run.stderr, /looked up in \.dev\.vars and this shell/);
+    writeFileSync(join(cwd, ".dev.vars"), "LINE_CHANNEL_SECRET=s\nLINE_CHANNEL_ACCESS_TOKEN=t\n");
+    assert.doesNotMatch(check(cwd).stderr, /channels\.line: no /);
   });
 
   it("accepts OpenClaw keys edgeclaw does not implement yet, with a warning naming each", () => {

@@ -10,7 +10,7 @@ import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 import { migrateDatabase, redactDatabaseUrl } from "../../scripts/lib/migrate-neon.ts";
 import { describeDatabaseError } from "../../scripts/lib/database-error.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
-import { requiredSecrets } from "../../functions/config/required-secrets.ts";
+import { requiredSecrets } from "../../functions/control/required-secrets.ts";
 import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 
 describe("deploy migrations over the Neon driver", () => {

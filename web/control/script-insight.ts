@@ -194,6 +194,7 @@ view("config", "Config", function () {
         { label: "Enabled", cell: function (c) { return h("span", { cls: c.enabled ? "ok" : "muted", text: c.enabled ? "yes" : "no" }); } },
         { label: "DMs / groups", cell: function (c) { return c.dmPolicy + " / " + c.groupPolicy; } },
         { label: "Webhook path", cell: function (c) { return c.webhookPath ? h("code", { text: c.webhookPath }) : "—"; } },
+        { label: "Missing", cell: function (c) { return c.missing && c.missing.length ? h("span", { cls: "err", "data-field": "channel-missing", text: c.missing.join(", ") }) : h("span", { cls: "ok", text: c.enabled ? "nothing" : "—" }); } },
       ], r.channels) : empty("No channels are configured."))];
   });
 });

@@ -181,18 +181,23 @@ export function discordAccounts(discord: DiscordChannelConfig): DiscordAccount[]
   return enabledAccounts(discord, (accountId) => discordAccount(discord, accountId));
 }
 
+/** The env variable that stands in for the default account's bot token (credentials.ts lists it too). */
+export const DISCORD_BOT_TOKEN_ENV = "DISCORD_BOT_TOKEN";
+
 /** The env var the token comes from, when it is a SecretRef (the companion reads the same one). */
 export function discordTokenEnvName(account: DiscordAccount): string | undefined {
   if (account.token !== undefined) {
     if (typeof account.token === "object") return account.token.id;
     return /^\$\{([A-Z0-9_]+)\}$/.exec(account.token)?.[1];
   }
-  return account.isDefault ? "DISCORD_BOT_TOKEN" : undefined;
+  return account.isDefault ? DISCORD_BOT_TOKEN_ENV : undefined;
 }
 
 /** The bot token: the config value wins; DISCORD_BOT_TOKEN is the default account's fallback only. */
 export function discordBotToken(account: DiscordAccount, env: SecretEnv): string | undefined {
-  return resolveSecret(account.token, env) ?? defaultAccountEnv(account, env)("DISCORD_BOT_TOKEN");
+  return (
+    resolveSecret(account.token, env) ?? defaultAccountEnv(account, env)(DISCORD_BOT_TOKEN_ENV)
+  );
 }
 
 /**

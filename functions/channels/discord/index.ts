@@ -8,6 +8,7 @@ import { discordProgress } from "./progress.ts";
 import { reconcileDiscordMessage, sendDiscordMessage } from "./send.ts";
 import { discordSocket } from "./socket.ts";
 import { discordSetupSteps } from "./setup.ts";
+import { discordRequirements } from "./credentials.ts";
 
 /** Replies through Discord REST; a lost send is reconciled through the channel's history (send.ts). */
 export const discordAdapter: ChannelAdapter = {
@@ -34,6 +35,7 @@ export const discordAdapter: ChannelAdapter = {
 /** Discord: Gateway messages through the companion, HTTP interactions (slash commands) in the Worker, REST replies. */
 export const discordChannel: ChannelDefinition = {
   id: "discord",
+  requirements: discordRequirements,
   configSchema: discordChannelSchema,
   webhook: discordInteractions,
   socket: discordSocket,

@@ -128,16 +128,25 @@ export interface FeishuSecrets {
   botOpenId?: string;
 }
 
+/** The env variables that stand in for the default account's settings (credentials.ts lists them too). */
+export const FEISHU_ENV = {
+  appId: "FEISHU_APP_ID",
+  appSecret: "FEISHU_APP_SECRET",
+  encryptKey: "FEISHU_ENCRYPT_KEY",
+  verificationToken: "FEISHU_VERIFICATION_TOKEN",
+  botOpenId: "FEISHU_BOT_OPEN_ID",
+} as const;
+
 /** Config values (SecretRef or literal) win; FEISHU_* env variables stand in for the default account only. */
 export function feishuSecrets(account: FeishuAccount, env: SecretEnv): FeishuSecrets {
   const fallback = defaultAccountEnv(account, env);
   return {
-    appId: account.appId ?? fallback("FEISHU_APP_ID"),
-    appSecret: resolveSecret(account.appSecret, env) ?? fallback("FEISHU_APP_SECRET"),
-    encryptKey: resolveSecret(account.encryptKey, env) ?? fallback("FEISHU_ENCRYPT_KEY"),
+    appId: account.appId ?? fallback(FEISHU_ENV.appId),
+    appSecret: resolveSecret(account.appSecret, env) ?? fallback(FEISHU_ENV.appSecret),
+    encryptKey: resolveSecret(account.encryptKey, env) ?? fallback(FEISHU_ENV.encryptKey),
     verificationToken:
-      resolveSecret(account.verificationToken, env) ?? fallback("FEISHU_VERIFICATION_TOKEN"),
-    botOpenId: account.botOpenId ?? fallback("FEISHU_BOT_OPEN_ID"),
+      resolveSecret(account.verificationToken, env) ?? fallback(FEISHU_ENV.verificationToken),
+    botOpenId: account.botOpenId ?? fallback(FEISHU_ENV.botOpenId),
   };
 }
 

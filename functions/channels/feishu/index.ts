@@ -6,6 +6,7 @@ import { fetchFeishuResource } from "./resources.ts";
 import { sendFeishuMessage } from "./send.ts";
 import { FEISHU_SETUP } from "./setup.ts";
 import { feishuWebhook } from "./webhook.ts";
+import { feishuRequirements } from "./credentials.ts";
 
 /**
  * Replies through the IM v1 message and reply APIs as rich-text posts of up to `textChunkLimit`
@@ -31,6 +32,7 @@ export const feishuAdapter: ChannelAdapter = {
 /** Feishu / Lark in webhook mode: verified (and decrypted) event callbacks in, IM v1 replies out. */
 export const feishuChannel: ChannelDefinition = {
   id: "feishu",
+  requirements: feishuRequirements,
   configSchema: feishuChannelSchema,
   webhook: feishuWebhook,
   outbound: feishuAdapter,

@@ -141,6 +141,9 @@ export const serviceAccountKeySchema = z
   .loose();
 export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>;
 
+/** The env variable that stands in for the default account's service account key (credentials.ts lists it too). */
+export const GOOGLE_CHAT_SERVICE_ACCOUNT_ENV = "GOOGLE_CHAT_SERVICE_ACCOUNT";
+
 /** The account's service account key (config first; GOOGLE_CHAT_SERVICE_ACCOUNT for the default account), or why not. */
 export function googleChatServiceAccount(
   account: GoogleChatAccount,
@@ -150,7 +153,7 @@ export function googleChatServiceAccount(
     isPlainObject(account.serviceAccount) && !("source" in account.serviceAccount)
       ? account.serviceAccount
       : resolveSecret(account.serviceAccount as SecretInput | undefined, env);
-  raw ??= defaultAccountEnv(account, env)("GOOGLE_CHAT_SERVICE_ACCOUNT");
+  raw ??= defaultAccountEnv(account, env)(GOOGLE_CHAT_SERVICE_ACCOUNT_ENV);
   if (raw === undefined)
     return {
       error: `no service account for Google Chat account ${account.accountId} (set channels.googlechat.serviceAccount or GOOGLE_CHAT_SERVICE_ACCOUNT)`,

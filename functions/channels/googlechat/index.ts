@@ -6,6 +6,7 @@ import { googleChatProgress } from "./progress.ts";
 import { reconcileGoogleChatMessage, sendGoogleChatMessage } from "./send.ts";
 import { GOOGLECHAT_SETUP } from "./setup.ts";
 import { googleChatWebhook } from "./webhook.ts";
+import { googleChatRequirements } from "./credentials.ts";
 
 /** Replies through the Chat API as the app (service account); every send names its message id. */
 export const googleChatAdapter: ChannelAdapter = {
@@ -26,6 +27,7 @@ export const googleChatAdapter: ChannelAdapter = {
 /** Google Chat apps over an HTTP endpoint: bearer-token verified events in, Chat API out. */
 export const googleChatChannel: ChannelDefinition = {
   id: "googlechat",
+  requirements: googleChatRequirements,
   configSchema: googleChatChannelSchema,
   webhook: googleChatWebhook,
   outbound: googleChatAdapter,

@@ -127,6 +127,12 @@ export function lineWebhookAccounts(
   );
 }
 
+/** The env variables that stand in for the default account's secrets (credentials.ts lists them too). */
+export const LINE_ENV = {
+  channelAccessToken: "LINE_CHANNEL_ACCESS_TOKEN",
+  channelSecret: "LINE_CHANNEL_SECRET",
+} as const;
+
 /**
  * The account's secrets: the config value (a SecretRef or a literal) wins; the env variables
  * LINE_CHANNEL_ACCESS_TOKEN / LINE_CHANNEL_SECRET stand in for the default account only.
@@ -138,8 +144,8 @@ export function lineSecrets(
   const fallback = defaultAccountEnv(account, env);
   return {
     accessToken:
-      resolveSecret(account.channelAccessToken, env) ?? fallback("LINE_CHANNEL_ACCESS_TOKEN"),
-    channelSecret: resolveSecret(account.channelSecret, env) ?? fallback("LINE_CHANNEL_SECRET"),
+      resolveSecret(account.channelAccessToken, env) ?? fallback(LINE_ENV.channelAccessToken),
+    channelSecret: resolveSecret(account.channelSecret, env) ?? fallback(LINE_ENV.channelSecret),
   };
 }
 

@@ -12,6 +12,7 @@ import { lineProgress } from "./progress.ts";
 import { reconcileLineMessage, sendLineMessage } from "./send.ts";
 import { LINE_SETUP } from "./setup.ts";
 import { lineWebhook } from "./webhook.ts";
+import { lineRequirements } from "./credentials.ts";
 
 /**
  * Replies through the Messaging API. One outbox chunk is one API call of up to five text messages of
@@ -46,6 +47,7 @@ export const lineAdapter: ChannelAdapter = {
 /** LINE Messaging API: signed webhooks in (several events per request), reply/push out. */
 export const lineChannel: ChannelDefinition = {
   id: "line",
+  requirements: lineRequirements,
   configSchema: lineChannelSchema,
   webhook: lineWebhook,
   outbound: lineAdapter,

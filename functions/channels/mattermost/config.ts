@@ -169,23 +169,29 @@ export function mattermostAccounts(root: MattermostChannelConfig): MattermostAcc
   return enabledAccounts(root, (accountId) => mattermostAccount(root, accountId));
 }
 
+/** The env variables that stand in for the default account's server and token (credentials.ts lists them too). */
+export const MATTERMOST_ENV = {
+  baseUrl: "MATTERMOST_URL",
+  botToken: "MATTERMOST_BOT_TOKEN",
+} as const;
+
 /** The server root (no trailing slash, no /api/v4), or undefined when none is configured. */
 export function mattermostBaseUrl(account: MattermostAccount, env: SecretEnv): string | undefined {
   // MATTERMOST_URL / MATTERMOST_BOT_TOKEN stand in for the default account only; the config always wins.
-  const raw = account.baseUrl ?? defaultAccountEnv(account, env)("MATTERMOST_URL");
+  const raw = account.baseUrl ?? defaultAccountEnv(account, env)(MATTERMOST_ENV.baseUrl);
   return raw?.replace(/\/+$/, "").replace(/\/api\/v4$/, "");
 }
 
 export function mattermostBotToken(account: MattermostAccount, env: SecretEnv): string | undefined {
   return (
-    resolveSecret(account.botToken, env) ?? defaultAccountEnv(account, env)("MATTERMOST_BOT_TOKEN")
+    resolveSecret(account.botToken, env) ?? defaultAccountEnv(account, env)(MATTERMOST_ENV.botToken)
   );
 }
 
 /** The env var the companion reads the bot token from (never the token itself). */
 export function mattermostBotTokenEnv(account: MattermostAccount): string | undefined {
   if (account.botToken !== undefined) return secretEnvName(account.botToken);
-  return account.isDefault ? "MATTERMOST_BOT_TOKEN" : undefined;
+  return account.isDefault ? MATTERMOST_ENV.botToken : undefined;
 }
 
 /** Whether this account may reach a server on a private or internal address (network.dangerouslyAllowPrivateNetwork, account over root). */

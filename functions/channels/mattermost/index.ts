@@ -6,6 +6,7 @@ import { reconcileMattermostMessage, sendMattermostMessage } from "./send.ts";
 import { mattermostSocket } from "./socket.ts";
 import { mattermostWebhook } from "./webhook.ts";
 import { mattermostParticipatedInThread } from "./threads.ts";
+import { mattermostRequirements } from "./credentials.ts";
 
 /** Replies through REST v4 (Markdown as written); a lost send is reconciled by its props marker (send.ts). */
 export const mattermostAdapter: ChannelAdapter = {
@@ -37,6 +38,7 @@ const setupSteps = `1. In Mattermost: **System Console → Integrations → Bot 
 /** Mattermost: WebSocket events through the companion; native slash command callbacks and button clicks in the Worker; replies, typing and previews over REST v4 from the Worker. */
 export const mattermostChannel: ChannelDefinition = {
   id: "mattermost",
+  requirements: mattermostRequirements,
   configSchema: mattermostChannelSchema,
   webhook: mattermostWebhook,
   socket: mattermostSocket,

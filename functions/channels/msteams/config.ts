@@ -234,6 +234,13 @@ export interface MsTeamsCredentials {
   appType: "SingleTenant" | "MultiTenant";
 }
 
+/** The env variables that stand in for the default account's credentials (credentials.ts lists them too). */
+export const MSTEAMS_ENV = {
+  appId: "MSTEAMS_APP_ID",
+  appPassword: "MSTEAMS_APP_PASSWORD",
+  tenantId: "MSTEAMS_TENANT_ID",
+} as const;
+
 /** The bot's credentials (config first; MSTEAMS_* env for the default account), or why not. */
 export function msTeamsCredentials(
   account: MsTeamsAccount,
@@ -242,12 +249,12 @@ export function msTeamsCredentials(
   const fallback = defaultAccountEnv(account, env);
   const read = (input: SecretInput | undefined, envName: string) =>
     resolveSecret(input, env) ?? fallback(envName);
-  const appId = read(account.appId, "MSTEAMS_APP_ID");
+  const appId = read(account.appId, MSTEAMS_ENV.appId);
   if (!appId)
     return {
       error: `no appId for Microsoft Teams account ${account.accountId} (set channels.msteams.appId or MSTEAMS_APP_ID)`,
     };
-  const tenantId = read(account.tenantId, "MSTEAMS_TENANT_ID");
+  const tenantId = read(account.tenantId, MSTEAMS_ENV.tenantId);
   const appType = account.appType ?? (tenantId ? "SingleTenant" : "MultiTenant");
   if (appType === "SingleTenant" && !tenantId)
     return {
@@ -255,7 +262,7 @@ export function msTeamsCredentials(
     };
   return {
     appId,
-    appPassword: read(account.appPassword, "MSTEAMS_APP_PASSWORD"),
+    appPassword: read(account.appPassword, MSTEAMS_ENV.appPassword),
     tenantId,
     appType,
   };

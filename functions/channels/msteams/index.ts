@@ -6,6 +6,7 @@ import { msTeamsProgress } from "./progress.ts";
 import { reconcileTeamsMessage, sendTeamsMessage } from "./send.ts";
 import { MSTEAMS_SETUP } from "./setup.ts";
 import { msTeamsWebhook } from "./webhook.ts";
+import { msTeamsRequirements } from "./credentials.ts";
 
 /** Replies through the Bot Connector API at the activity's (allowlisted) serviceUrl. */
 export const msTeamsAdapter: ChannelAdapter = {
@@ -26,6 +27,7 @@ export const msTeamsAdapter: ChannelAdapter = {
 /** Microsoft Teams bots over the Bot Framework: JWT-verified activities in, Bot Connector out. */
 export const msTeamsChannel: ChannelDefinition = {
   id: "msteams",
+  requirements: msTeamsRequirements,
   configSchema: msTeamsChannelSchema,
   webhook: msTeamsWebhook,
   outbound: msTeamsAdapter,

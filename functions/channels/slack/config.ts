@@ -202,6 +202,13 @@ export function slackAccount(slack: SlackChannelConfig, accountId: string): Slac
   return mergedAccount(slack, accountId, { replace: ["channels"] });
 }
 
+/** The env variables that stand in for the default account's secrets (credentials.ts lists them too). */
+export const SLACK_ENV = {
+  botToken: "SLACK_BOT_TOKEN",
+  signingSecret: "SLACK_SIGNING_SECRET",
+  appToken: "SLACK_APP_TOKEN",
+} as const;
+
 /**
  * Env fallbacks apply to the default account only (OpenClaw: SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET);
  * a value in the config always wins.
@@ -212,8 +219,8 @@ export function slackSecrets(
 ): { botToken?: string; signingSecret?: string } {
   const fallback = defaultAccountEnv(account, env);
   return {
-    botToken: resolveSecret(account.botToken, env) ?? fallback("SLACK_BOT_TOKEN"),
-    signingSecret: resolveSecret(account.signingSecret, env) ?? fallback("SLACK_SIGNING_SECRET"),
+    botToken: resolveSecret(account.botToken, env) ?? fallback(SLACK_ENV.botToken),
+    signingSecret: resolveSecret(account.signingSecret, env) ?? fallback(SLACK_ENV.signingSecret),
   };
 }
 

@@ -7,6 +7,7 @@ import { slackProgress } from "./progress.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
 import { fetchSlackFile } from "./files.ts";
 import { slackParticipatedInThread } from "./threads.ts";
+import { slackRequirements } from "./credentials.ts";
 
 /** Replies through the Web API; Slack has no idempotency key, so an unknown outcome is reconciled. */
 export const slackAdapter: ChannelAdapter = {
@@ -32,6 +33,7 @@ export const slackAdapter: ChannelAdapter = {
  */
 export const slackChannel: ChannelDefinition = {
   id: "slack",
+  requirements: slackRequirements,
   configSchema: slackChannelSchema,
   webhook: slackWebhook,
   socket: slackSocket,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ParseResult, SocketAccount, SocketPieces } from "../channel.ts";
 import { secretEnvName } from "../../config/secret-ref.ts";
 import { accountLabel } from "../accounts.ts";
-import { slackConfig, slackSocketAccounts, type SlackAccount } from "./config.ts";
+import { SLACK_ENV, slackConfig, slackSocketAccounts, type SlackAccount } from "./config.ts";
 import { parsedSlackRequest } from "./ingress.ts";
 import {
   classifySlackEventsBody,
@@ -37,7 +37,7 @@ export const slackSocket: SocketPieces<SlackAccount> = {
       // SLACK_APP_TOKEN is the default account's fallback only (channels/slack, "Token model").
       const appTokenEnv =
         secretEnvName(account.appToken) ??
-        (account.appToken === undefined && account.isDefault ? "SLACK_APP_TOKEN" : undefined);
+        (account.appToken === undefined && account.isDefault ? SLACK_ENV.appToken : undefined);
       if (!appTokenEnv)
         console.error(
           `channels.slack (account ${account.accountId}): Socket Mode needs appToken as a SecretRef or "\${VAR}" (the companion reads it from its own environment)`,

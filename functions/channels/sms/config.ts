@@ -148,15 +148,22 @@ export interface SmsSecrets {
   signatureValidationDisabled: boolean;
 }
 
+/** The env variables that stand in for the default account's settings (credentials.ts lists the secrets among them). */
+export const SMS_ENV = {
+  accountSid: ["TWILIO_ACCOUNT_SID"],
+  authToken: ["TWILIO_AUTH_TOKEN"],
+  fromNumber: ["TWILIO_PHONE_NUMBER", "TWILIO_SMS_FROM"],
+  messagingServiceSid: ["TWILIO_MESSAGING_SERVICE_SID"],
+} as const;
+
 export function smsSecrets(account: SmsAccount, env: SecretEnv): SmsSecrets {
   const fallback = defaultAccountEnv(account, env);
   return {
-    accountSid: resolveSecret(account.accountSid, env) ?? fallback("TWILIO_ACCOUNT_SID"),
-    authToken: resolveSecret(account.authToken, env) ?? fallback("TWILIO_AUTH_TOKEN"),
-    fromNumber:
-      resolveSecret(account.fromNumber, env) ?? fallback("TWILIO_PHONE_NUMBER", "TWILIO_SMS_FROM"),
+    accountSid: resolveSecret(account.accountSid, env) ?? fallback(...SMS_ENV.accountSid),
+    authToken: resolveSecret(account.authToken, env) ?? fallback(...SMS_ENV.authToken),
+    fromNumber: resolveSecret(account.fromNumber, env) ?? fallback(...SMS_ENV.fromNumber),
     messagingServiceSid:
-      resolveSecret(account.messagingServiceSid, env) ?? fallback("TWILIO_MESSAGING_SERVICE_SID"),
+      resolveSecret(account.messagingServiceSid, env) ?? fallback(...SMS_ENV.messagingServiceSid),
     publicWebhookUrl:
       account.publicWebhookUrl ?? validPublicUrl(fallback("SMS_PUBLIC_WEBHOOK_URL")),
     signatureValidationDisabled:

@@ -5,6 +5,7 @@ import { fetchSmsMedia } from "./media.ts";
 import { reconcileSms, sendSms } from "./send.ts";
 import { smsSetup } from "./setup.ts";
 import { smsWebhook } from "./webhook.ts";
+import { smsRequirements } from "./credentials.ts";
 
 /** Replies through Twilio's Messages API; no idempotency key exists, so an unknown outcome is reconciled. */
 export const smsAdapter: ChannelAdapter = {
@@ -21,6 +22,7 @@ export const smsAdapter: ChannelAdapter = {
 /** Twilio SMS/MMS: direct messages to a Twilio number (or Messaging Service), replies by the REST API. */
 export const smsChannel: ChannelDefinition = {
   id: "sms",
+  requirements: smsRequirements,
   configSchema: smsChannelSchema,
   webhook: smsWebhook,
   outbound: smsAdapter,

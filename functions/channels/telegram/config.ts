@@ -172,6 +172,12 @@ export function telegramWebhookAccounts(
   );
 }
 
+/** The env variables that stand in for the default account's secrets (credentials.ts lists them too). */
+export const TELEGRAM_ENV = {
+  botToken: "TELEGRAM_BOT_TOKEN",
+  webhookSecret: "TELEGRAM_WEBHOOK_SECRET",
+} as const;
+
 /**
  * The bot token and webhook secret of an account. Env fallbacks (TELEGRAM_BOT_TOKEN,
  * TELEGRAM_WEBHOOK_SECRET) apply to the default account only; a value in the config always wins.
@@ -182,8 +188,9 @@ export function telegramSecrets(
 ): { botToken?: string; webhookSecret?: string } {
   const fallback = defaultAccountEnv(account, env);
   return {
-    botToken: resolveSecret(account.botToken, env) ?? fallback("TELEGRAM_BOT_TOKEN"),
-    webhookSecret: resolveSecret(account.webhookSecret, env) ?? fallback("TELEGRAM_WEBHOOK_SECRET"),
+    botToken: resolveSecret(account.botToken, env) ?? fallback(TELEGRAM_ENV.botToken),
+    webhookSecret:
+      resolveSecret(account.webhookSecret, env) ?? fallback(TELEGRAM_ENV.webhookSecret),
   };
 }
 

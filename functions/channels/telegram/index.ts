@@ -6,6 +6,7 @@ import { telegramProgress } from "./progress.ts";
 import { reconcileTelegramMessage, sendTelegramMessage } from "./send.ts";
 import { telegramWebhook } from "./webhook.ts";
 import { telegramSocket } from "./socket.ts";
+import { telegramRequirements } from "./credentials.ts";
 
 /** Replies through the Bot API (sendMessage, HTML); no idempotency key and no history to look in (send.ts). */
 export const telegramAdapter: ChannelAdapter = {
@@ -42,6 +43,7 @@ const setupSteps = `1. In Telegram, talk to **@BotFather** (check the name), sen
  */
 export const telegramChannel: ChannelDefinition = {
   id: "telegram",
+  requirements: telegramRequirements,
   configSchema: telegramChannelSchema,
   webhook: telegramWebhook,
   socket: telegramSocket as ChannelDefinition["socket"],

@@ -4,6 +4,7 @@ import { accountLabel, enabledAccounts } from "../accounts.ts";
 import {
   botIdFromToken,
   telegramAccount,
+  TELEGRAM_ENV,
   telegramConfig,
   telegramSecrets,
   type TelegramAccount,
@@ -58,6 +59,6 @@ export function botTokenEnvName(account: TelegramAccount): string {
   const substituted =
     typeof token === "string" ? /^\$\{([A-Z0-9_]+)\}$/.exec(token)?.[1] : undefined;
   if (substituted) return substituted;
-  if (account.isDefault) return "TELEGRAM_BOT_TOKEN";
+  if (account.isDefault) return TELEGRAM_ENV.botToken;
   return `TELEGRAM_BOT_TOKEN_${account.accountId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }

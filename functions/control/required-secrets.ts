@@ -1,15 +1,20 @@
-import type { EdgeclawConfig } from "./schema.ts";
-import { referencedSecretIds } from "./secret-scan.ts";
+import { channelSecretNames } from "../channels/credential-check.ts";
+import type { EdgeclawConfig } from "../config/schema.ts";
+import { referencedSecretIds } from "../config/secret-scan.ts";
 
 export interface RequiredSecret {
   name: string;
   why: string;
+  /** Names that stand in for this one; any one set is enough (Feishu's verification token for its encrypt key). */
+  alternatives?: string[];
 }
 
 /**
  * The Worker secrets a deployment of this config reads: the database, the gateway token (unless
  * auth is off or the config carries one inline), a provider key for each model provider in use,
- * and every secret a SecretRef or `${VAR}` in the config names.
+ * each enabled channel account's credentials (their env fallbacks included, as each channel
+ * declares them: functions/channels/<id>/credentials.ts), and every other secret a SecretRef or
+ * `${VAR}` in the config names.
  */
 export function requiredSecrets(
   config: EdgeclawConfig,
@@ -30,9 +35,18 @@ export function requiredSecrets(
     const explicit = config.models.providers[provider]?.apiKey;
     if (known && explicit === undefined) secrets.set(known, `API key for ${provider} models`);
   }
+  const alternatives = new Map<string, string[]>();
+  for (const { name, alternatives: others, why } of channelSecretNames(config)) {
+    if (secrets.has(name)) continue;
+    secrets.set(name, others.length ? `${why} (or ${others.join(" / ")} instead)` : why);
+    if (others.length) alternatives.set(name, others);
+  }
   for (const id of referencedSecretIds(raw))
     if (!secrets.has(id)) secrets.set(id, "named in the config");
-  return [...secrets].map(([name, why]) => ({ name, why }));
+  return [...secrets].map(([name, why]) => {
+    const others = alternatives.get(name);
+    return others ? { name, why, alternatives: others } : { name, why };
+  });
 }
 
 const PROVIDER_KEYS: Record<string, string> = {

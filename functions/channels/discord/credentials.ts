@@ -1,0 +1,20 @@
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
+import { DISCORD_BOT_TOKEN_ENV, discordAccounts, discordConfig } from "./config.ts";
+
+/** What each enabled Discord account needs: the bot token (the companion's Gateway connection, replies). */
+export function discordRequirements(config: EdgeclawConfig): AccountRequirements[] {
+  const discord = discordConfig(config);
+  if (!discord) return [];
+  return discordAccounts(discord).map((account) => ({
+    accountId: account.accountId,
+    key: accountKey("discord", discord, account.accountId),
+    needs: [
+      need(
+        "bot token",
+        "the companion cannot connect and replies cannot be sent",
+        credentialSource("discord", discord, account, "token", [DISCORD_BOT_TOKEN_ENV]),
+      ),
+    ],
+  }));
+}

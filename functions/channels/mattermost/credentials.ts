@@ -1,0 +1,25 @@
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
+import { MATTERMOST_ENV, mattermostAccounts, mattermostConfig } from "./config.ts";
+
+/** What each enabled Mattermost account needs: the server URL and the bot token. */
+export function mattermostRequirements(config: EdgeclawConfig): AccountRequirements[] {
+  const root = mattermostConfig(config);
+  if (!root) return [];
+  return mattermostAccounts(root).map((account) => {
+    const source = (field: keyof typeof MATTERMOST_ENV) =>
+      credentialSource("mattermost", root, account, field, [MATTERMOST_ENV[field]]);
+    return {
+      accountId: account.accountId,
+      key: accountKey("mattermost", root, account.accountId),
+      needs: [
+        need("server URL", "the companion cannot connect", source("baseUrl")),
+        need(
+          "bot token",
+          "the companion cannot connect and replies cannot be sent",
+          source("botToken"),
+        ),
+      ],
+    };
+  });
+}

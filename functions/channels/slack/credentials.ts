@@ -1,0 +1,31 @@
+import type { EdgeclawConfig } from "../../config/schema.ts";
+import { enabledAccounts } from "../accounts.ts";
+import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
+import { SLACK_ENV, slackAccount, slackConfig } from "./config.ts";
+
+/**
+ * What each enabled Slack account needs: the bot token always (replies); over HTTP the signing
+ * secret (verify), over Socket Mode the app-level token (the companion's connection).
+ */
+export function slackRequirements(config: EdgeclawConfig): AccountRequirements[] {
+  const slack = slackConfig(config);
+  if (!slack) return [];
+  return enabledAccounts(slack, (id) => slackAccount(slack, id)).map((account) => {
+    const source = (field: keyof typeof SLACK_ENV) =>
+      credentialSource("slack", slack, account, field, [SLACK_ENV[field]]);
+    const needs = [need("bot token", "replies cannot be sent", source("botToken"))];
+    if (!account.mode || account.mode === "http")
+      needs.push(
+        need("signing secret", "every Slack request is refused (401)", source("signingSecret")),
+      );
+    if (account.mode === "socket")
+      needs.push(
+        need("app-level token", "the companion cannot open Socket Mode", source("appToken")),
+      );
+    return {
+      accountId: account.accountId,
+      key: accountKey("slack", slack, account.accountId),
+      needs,
+    };
+  });
+}
