@@ -36,6 +36,28 @@ export interface AutomationTrigger {
 
 export type AcceptResult = { status: "accepted" | "duplicate" };
 
+/**
+ * What a session did with one accepted event, for operators and `edgeclaw simulate`
+ * (GET /admin/sessions/:key/events/:dedupKey). `pending`: triage has not looked at it yet;
+ * `accepted`: queued for a run or answered by one; `failed`: dead-lettered. `configKey` is the key
+ * that would change a refusal.
+ */
+export interface EventDecision {
+  dedupKey: string;
+  state: "new" | "queued" | "taken" | "settled";
+  outcome:
+    | "pending"
+    | "accepted"
+    | "pairing"
+    | "refused"
+    | "no-mention"
+    | "context"
+    | "command"
+    | "failed";
+  reason?: string;
+  configKey?: string;
+}
+
 /** Something a session gave up on: an undeliverable reply chunk, or an inbound event that failed for good. */
 export interface DeadLetter {
   kind: "reply" | "event";

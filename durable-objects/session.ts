@@ -5,6 +5,7 @@ import type {
   AcceptResult,
   DeadLetter,
   DeadLetterActionResult,
+  EventDecision,
   RoutedEvent,
   RunEvent,
 } from "./session-api.ts";
@@ -23,6 +24,7 @@ import { executeRun, startNextRun } from "./session/run/execute.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
 import { savePendingCaptures } from "./session/run/session-memory.ts";
 import { triage } from "./session/inbox/triage-pass.ts";
+import { eventDecision } from "./session/inbox/decision.ts";
 import { pollBackgroundExecs } from "./session/exec-background.ts";
 import { withDbBatch } from "../functions/db/client.ts";
 import { countSession, flushSessionMetrics } from "./session/upkeep/metrics.ts";
@@ -132,6 +134,11 @@ export class SessionDO extends DurableObject<Env> {
    */
   async deadLetters(): Promise<DeadLetter[]> {
     return listDeadLetters(this.s);
+  }
+
+  /** What this session did with the event a dedup key names (inbox/decision.ts); null when it holds none. */
+  async eventDecision(dedupKey: string): Promise<EventDecision | null> {
+    return eventDecision(this.s.store.inbox, dedupKey) ?? null;
   }
 
   /** Sends a dead reply chunk again through the outbox, under its original chunk id (dead-letter-admin.ts). */

@@ -21,6 +21,7 @@ import { adminDeadLetters } from "./admin-dead-letters.ts";
 import { adminOverview } from "./admin-overview.ts";
 import { adminCompanion } from "./admin-companion.ts";
 import { adminMattermost } from "./admin-mattermost.ts";
+import { adminSessionEvents } from "./admin-session-events.ts";
 import { searchSessions } from "../functions/control/session-search.ts";
 
 /**
@@ -48,6 +49,8 @@ admin.route("/dead-letters", adminDeadLetters);
 admin.route("/companion", adminCompanion);
 // Mattermost native slash commands: /admin/channels/mattermost/commands (workers/admin-mattermost.ts).
 admin.route("/channels/mattermost", adminMattermost);
+// Why one event got the answer it got: /admin/sessions/:key/events/:dedupKey (workers/admin-session-events.ts).
+admin.route("/sessions", adminSessionEvents);
 admin.route("/", adminOverview);
 
 function fail(

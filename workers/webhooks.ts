@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Env } from "./env.ts";
 import type { AcceptResult, WebhookRequest } from "../functions/channels/channel.ts";
 import type { InboundEnvelope } from "../functions/channels/envelope.ts";
-import { defaultWebhookAck } from "../functions/channels/webhook-ack.ts";
+import { defaultWebhookAck, withStoredEvents } from "../functions/channels/webhook-ack.ts";
 import { webhookRouteTable, type WebhookTableEntry } from "../functions/channels/webhook-routes.ts";
 import { readBodyCapped } from "../functions/http/read-body.ts";
 import { configFromEnv } from "../functions/config/load.ts";
@@ -93,5 +93,15 @@ export async function handleWebhook(
     ...(parsed.ackHint !== undefined ? { ackHint: parsed.ackHint } : {}),
     ...(parsed.dropped?.length ? { dropped: parsed.dropped } : {}),
   };
-  return webhook.ack ? webhook.ack(result, route) : defaultWebhookAck(result);
+  const ack = webhook.ack ? webhook.ack(result, route) : defaultWebhookAck(result);
+  // Which session holds each stored event: operators (and `edgeclaw simulate`) ask the admin API
+  // what became of it (/admin/sessions/:key/events/:dedupKey).
+  return withStoredEvents(
+    ack,
+    outcomes.flatMap((outcome, index) =>
+      outcome.status === "accepted" || outcome.status === "duplicate"
+        ? [{ sessionKey: outcome.sessionKey, dedupKey: parsed.envelopes[index]!.dedupKey }]
+        : [],
+    ),
+  );
 }

@@ -191,6 +191,12 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `CREATE INDEX IF NOT EXISTS exec_calls_call ON exec_calls(call_id)`,
     ],
   },
+  {
+    version: 8,
+    why: "what triage decided for each event (refused and why, the config key that would change it; pairing; kept as context; accepted), kept with its tombstone so an operator or the simulator can ask why an event got no answer",
+    // JSON TriageDecision (storage-rows.ts); null until triage has looked at the event, and for rows written before this step.
+    statements: [`ALTER TABLE inbox ADD COLUMN decision TEXT`],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

@@ -28,6 +28,20 @@ export interface InboxRow {
   failures: number;
   /** Why the event was dead-lettered instead of answered; null for every other event. */
   deadReason: string | null;
+  /** What triage decided; null until it has looked at the event (and for automation events). */
+  decision: TriageDecision | null;
+}
+
+/**
+ * What triage made of an event, kept with its tombstone (`inbox.decision`): the answer to "why did
+ * this get no reply" (GET /admin/sessions/:key/events/:dedupKey, `edgeclaw simulate`).
+ */
+export interface TriageDecision {
+  outcome: "accepted" | "pairing" | "refused" | "no-mention" | "context" | "command";
+  /** For people: "group not in the group allowlist". */
+  reason?: string;
+  /** The config key that would change the outcome (functions/routing/access.ts names it). */
+  configKey?: string;
 }
 
 /** What triage decided for an allowed message; the run composes (and fences) it with composeTurnText. */
@@ -125,6 +139,10 @@ export function toInboxRow(row: Row): InboxRow {
     failures: Number(row.failures ?? 0),
     deadReason:
       row.dead_reason === null || row.dead_reason === undefined ? null : String(row.dead_reason),
+    decision:
+      row.decision === null || row.decision === undefined
+        ? null
+        : (JSON.parse(String(row.decision)) as TriageDecision),
   };
 }
 

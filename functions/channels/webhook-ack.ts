@@ -28,3 +28,42 @@ export function defaultWebhookAck(result: AcceptResult): Response {
   if (dropped.length) headers.set("x-edgeclaw-dropped", dropped.join("; ").slice(0, 120));
   return new Response(null, { status: 200, headers });
 }
+
+/** At most this many events are named in `x-edgeclaw-event` (a header stays small). */
+const MAX_NAMED_EVENTS = 10;
+
+/**
+ * The ack with `x-edgeclaw-event`: `<session key> <dedup key>` (each URI-encoded) per stored event,
+ * comma-separated. It names only what the platform sent (its ids, the conversation) and where it
+ * is kept; what became of it is for the gateway token to ask (GET /admin/sessions/:key/events/:dedupKey).
+ */
+export function withStoredEvents(
+  response: Response,
+  events: Array<{ sessionKey: string; dedupKey: string }>,
+): Response {
+  if (!events.length) return response;
+  const value = events
+    .slice(0, MAX_NAMED_EVENTS)
+    .map((event) => `${encodeURIComponent(event.sessionKey)} ${encodeURIComponent(event.dedupKey)}`)
+    .join(", ");
+  const headers = new Headers(response.headers);
+  headers.set("x-edgeclaw-event", value);
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
+/** The events an ack names in `x-edgeclaw-event` (the reader of withStoredEvents). */
+export function storedEvents(
+  header: string | null,
+): Array<{ sessionKey: string; dedupKey: string }> {
+  if (!header) return [];
+  return header.split(",").flatMap((part) => {
+    const [sessionKey, dedupKey] = part.trim().split(" ");
+    return sessionKey && dedupKey
+      ? [{ sessionKey: decodeURIComponent(sessionKey), dedupKey: decodeURIComponent(dedupKey) }]
+      : [];
+  });
+}

@@ -149,11 +149,16 @@ async function decideDirect(
       // the reply was stored. The code is derivable from the request, so the reply is sent now.
       if (outcome.request.originKey === envelope.dedupKey)
         return { kind: "pairing", replyText: pairingReplyText(outcome.request) };
-      return { kind: "drop", reason: "pairing pending: the code was already sent" };
+      return {
+        kind: "drop",
+        reason: "pairing pending: the code was already sent; approve it, or list the sender",
+        configKey: `channels.${envelope.channel}.allowFrom`,
+      };
     case "cap-reached":
       return {
         kind: "drop",
         reason: `pairing cap reached (${PAIRING_MAX_PENDING_PER_ACCOUNT} pending requests on this account)`,
+        configKey: `channels.${envelope.channel}.allowFrom`,
       };
   }
 }
@@ -203,13 +208,13 @@ async function decideGroup(
       return {
         kind: "drop",
         reason: "group not in the group allowlist",
-        configKey: `channels.${envelope.channel}.groups`,
+        configKey: groupAllowlistKey(envelope.channel),
       };
     if (!hasGroupMap && !senderList)
       return {
         kind: "drop",
         reason: "groupPolicy allowlist with an empty allowlist blocks every group",
-        configKey: `channels.${envelope.channel}.groups`,
+        configKey: groupAllowlistKey(envelope.channel),
       };
   }
   // Explicit per-group users bind even under "open"; groupAllowFrom is bypassed by "open".
@@ -242,6 +247,11 @@ async function decideGroup(
     isCommandLike(envelope.text);
   if (requireMention && !mentioned) return { kind: "history-only" };
   return allow(input, senderMatch?.allowed === true);
+}
+
+/** The key of a channel's group allowlist: `groups`, or Slack's `channels` map (OpenClaw's name there; `groups` works too). */
+function groupAllowlistKey(channel: string): string {
+  return `channels.${channel}.${channel === "slack" ? "channels" : "groups"}`;
 }
 
 const rolesView = z.object({ roles: z.array(z.string()).min(1).optional() }).loose();

@@ -1,22 +1,26 @@
 import { resolve } from "node:path";
+import { z } from "zod";
 import { channelSimulators, simulatorFor } from "../simulate/registry.ts";
-import { simulateOnce } from "../simulate/send.ts";
+import { simulateOnce, type DecisionLookup, type SimulateOutcome } from "../simulate/send.ts";
 import { readSimulateState } from "../simulate/state.ts";
 import { readLiveDevState } from "../lib/data-dir-lock.ts";
 import type { CommandSpec } from "./commands.ts";
-import { CliError, UsageError } from "./http.ts";
+import { adminRequest, CliError, UsageError, type Connection } from "./http.ts";
 
 /**
  * `edgeclaw simulate <channel> "text"`: plays the platform against the local `npm run dev` started
  * with EDGECLAW_SIMULATE=1 — builds and signs the webhook exactly as the platform would, posts it,
- * and prints the reply the simulated platform received. Needs no account and no internet.
+ * and prints the reply the simulated platform received. When the Worker turns the message away
+ * (access denied, not allowlisted, mention required, pairing) it prints the reason the Worker
+ * decided and the config key that would change it, at once instead of after `--timeout`. Needs no
+ * account and no internet.
  */
 export const SIMULATE_COMMAND: CommandSpec = {
   name: "simulate",
   args: ["channel", "text"],
   options: { from: "id", group: "id", thread: "id", timeout: "seconds" },
-  summary: `send a message as the platform would to a local EDGECLAW_SIMULATE=1 dev (${channelSimulators.map((s) => s.id).join(", ")}) and print the reply`,
-  async run({ args, options, print }) {
+  summary: `send a message as the platform would to a local EDGECLAW_SIMULATE=1 dev (${channelSimulators.map((s) => s.id).join(", ")}) and print the reply, or why there is none`,
+  async run({ args, options, print, connection }) {
     const [channel, text] = args as [string, string];
     const simulator = simulatorFor(channel);
     if (!simulator)
@@ -44,14 +48,91 @@ export const SIMULATE_COMMAND: CommandSpec = {
       group: str(options.group),
       thread: str(options.thread),
     };
-    const outcome = await simulateOnce(simulator, target, message, { timeoutMs: timeout * 1000 });
-    print(outcome, () => {
-      if (outcome.status >= 300)
-        return `the gateway answered ${outcome.status}; nothing was delivered`;
-      if (!outcome.replies.length)
-        return `delivered (${outcome.status}); no reply within ${timeout} s`;
-      return outcome.replies.map((reply) => `${channel} ▸ ${reply}`).join("\n");
+    const outcome = await simulateOnce(simulator, target, message, {
+      timeoutMs: timeout * 1000,
+      decisionOf: decisionLookup(connection),
     });
-    return outcome.status >= 300 || outcome.replies.length === 0 ? 1 : 0;
+    print(outcome, () => describeOutcome(channel, outcome, timeout));
+    const answered = outcome.replies.length > 0 && outcome.decision?.outcome !== "refused";
+    return outcome.status >= 300 || !answered ? 1 : 0;
   },
 };
+
+const decisionSchema = z.object({
+  sessionKey: z.string(),
+  dedupKey: z.string(),
+  outcome: z.enum([
+    "pending",
+    "accepted",
+    "pairing",
+    "refused",
+    "no-mention",
+    "context",
+    "command",
+    "failed",
+  ]),
+  reason: z.string().optional(),
+  configKey: z.string().optional(),
+});
+
+/** Reads the decision from the dev's admin API; an older Worker or an unreachable one just says nothing. */
+function decisionLookup(connection: () => Connection): DecisionLookup {
+  return async ({ sessionKey, dedupKey }) => {
+    try {
+      const json = await adminRequest(
+        connection(),
+        "GET",
+        `/sessions/${encodeURIComponent(sessionKey)}/events/${encodeURIComponent(dedupKey)}`,
+      );
+      return decisionSchema.parse(json);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** What the user reads: the replies as the platform shows them, and why the Worker gave none. */
+export function describeOutcome(
+  channel: string,
+  outcome: SimulateOutcome,
+  timeout: number,
+): string {
+  if (outcome.status >= 300) return `the gateway answered ${outcome.status}; nothing was delivered`;
+  const lines = outcome.replies.map((reply) => `${channel} ▸ ${reply}`);
+  const decision = outcome.decision;
+  const key = decision?.configKey;
+  switch (decision?.outcome) {
+    case "pairing":
+      lines.push(
+        `(not answered by the agent: ${decision.reason}; let the sender in with \`npx edgeclaw pairing approve ${channel} <code>\`, or list their id in ${key})`,
+      );
+      break;
+    case "refused":
+      lines.push(
+        `delivered (${outcome.status}); refused by the access policy: ${decision.reason}`,
+        ...(key ? [`  the config key that would change it: ${key}`] : []),
+        ...(decision.reason?.startsWith("pairing pending")
+          ? [`  pending codes: npx edgeclaw pairing list ${channel}`]
+          : []),
+      );
+      break;
+    case "no-mention":
+      lines.push(
+        `delivered (${outcome.status}); ${decision.reason}`,
+        `  mention the bot in the text, or set ${key}: false`,
+      );
+      break;
+    case "context":
+    case "failed":
+      lines.push(`delivered (${outcome.status}); ${decision.outcome}: ${decision.reason}`);
+      break;
+    default:
+      if (!outcome.replies.length)
+        lines.push(
+          decision?.outcome === "accepted"
+            ? `delivered (${outcome.status}); accepted for a run, but no reply within ${timeout} s (the dev terminal says why)`
+            : `delivered (${outcome.status}); no reply within ${timeout} s`,
+        );
+  }
+  return lines.join("\n");
+}

@@ -58,7 +58,11 @@ describe("dmPolicy", () => {
       decide({}, { channel, senderId: "U1" }, T0 + 1000),
       decide({}, { channel, senderId: "U1" }, T0 + 1000),
     ]);
-    expect(again).toEqual({ kind: "drop", reason: expect.stringMatching(/pending/) });
+    expect(again).toEqual({
+      kind: "drop",
+      reason: expect.stringMatching(/pending/),
+      configKey: `channels.${channel}.allowFrom`,
+    });
     expect(duplicate.kind).toBe("drop");
     const pending = await withDb(env, (db) =>
       postgresAccessStore(db).listPairingRequests(channel, undefined, T0 + 1000),

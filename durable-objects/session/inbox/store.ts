@@ -5,6 +5,7 @@ import {
   type InboxState,
   type PreparedMessage,
   type Row,
+  type TriageDecision,
 } from "../storage-rows.ts";
 
 /** The largest string or BLOB a Durable Object's SQLite stores (Cloudflare's documented limit: 2 MB). */
@@ -173,6 +174,15 @@ export class InboxStore {
       .toArray()[0];
     return row ? toInboxRow(row) : undefined;
   }
+  /** The event a key names: its own dedup key, or an alias of a stored twin (Slack's app_mention copy). */
+  byKeyOrAlias(key: string): InboxRow | undefined {
+    const own = this.byKey(key);
+    if (own) return own;
+    const alias = this.sql
+      .exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key)
+      .toArray()[0];
+    return alias ? this.bySeq(alias.seq) : undefined;
+  }
   prepare(seq: number, prepared: PreparedMessage): void {
     this.sql.exec(
       `UPDATE inbox SET state = 'queued', prepared = ? WHERE seq = ?`,
@@ -187,6 +197,10 @@ export class InboxStore {
       now,
       seq,
     );
+  }
+  /** Records what triage decided for the event (kept as long as its tombstone). */
+  decide(seq: number, decision: TriageDecision): void {
+    this.sql.exec(`UPDATE inbox SET decision = ? WHERE seq = ?`, JSON.stringify(decision), seq);
   }
   byRun(runId: string): InboxRow[] {
     return this.sql

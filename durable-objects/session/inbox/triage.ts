@@ -63,6 +63,11 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   const now = Date.now();
   switch (decision.kind) {
     case "drop":
+      host.store.inbox.decide(row.seq, {
+        outcome: "refused",
+        reason: decision.reason,
+        ...(decision.configKey ? { configKey: decision.configKey } : {}),
+      });
       host.refused(row, "access_denied");
       settleTurnedAway(row, host, now);
       logRefusalOnce(row, host, decision.reason, decision.configKey);
@@ -75,6 +80,11 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       });
       return;
     case "pairing":
+      host.store.inbox.decide(row.seq, {
+        outcome: "pairing",
+        reason: `the sender is not allowed yet (dmPolicy pairing): a pairing code was sent`,
+        configKey: `channels.${envelope.channel}.allowFrom`,
+      });
       host.refused(row, "pairing");
       host.reply(row, [decision.replyText], true, { private: true });
       return;
@@ -83,6 +93,11 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       const fresh = host.store.inbox.bySeq(row.seq);
       if (!envelope.wasMentioned && fresh?.state === "new" && fresh.event.envelope?.wasMentioned)
         return triageInbound(fresh, host);
+      host.store.inbox.decide(row.seq, {
+        outcome: "no-mention",
+        reason: "the bot was not mentioned: kept as group context, no run",
+        configKey: `channels.${envelope.channel}.requireMention`,
+      });
       host.store.groupHistory.push(
         senderLabel(envelope),
         envelope.text,
@@ -103,6 +118,10 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
 
   if (envelope.kind === "system") {
     // Context for the next run, nothing more: no run, no model call, no reply, no ack reaction.
+    host.store.inbox.decide(row.seq, {
+      outcome: "context",
+      reason: "a system event: kept as context for the next run",
+    });
     queueSystemEvent(
       host.store,
       { text: envelope.text, at: envelope.receivedAt },
@@ -139,6 +158,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     },
   );
   if (outcome.action === "drop") {
+    host.store.inbox.decide(row.seq, { outcome: "refused", reason: "command not authorized" });
     // An unauthorized command-only message is ignored silently (tools/slash-commands), unless the
     // platform keeps its sender waiting for an answer (a Discord slash command): then "not authorized".
     settleTurnedAway(row, host, Date.now());
@@ -146,6 +166,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     return;
   }
   if (outcome.action === "reply") {
+    host.store.inbox.decide(row.seq, { outcome: "command", reason: "answered by a command" });
     host.reply(row, outcome.replies.length ? outcome.replies : ["✅"], true);
     return;
   }
@@ -167,6 +188,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       signal: AbortSignal.timeout(30_000),
     },
   );
+  host.store.inbox.decide(row.seq, { outcome: "accepted" });
   host.store.inbox.prepare(row.seq, {
     text,
     // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
