@@ -9,20 +9,33 @@ import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 
 /**
  * Every simulated channel answered by a configured OpenAI-compatible provider (the loopback fake
- * model server), not the in-Worker demo model: `EDGECLAW_SIMULATE=1 npm run dev` with
- * `agents.defaults.model` on a `models.providers` entry, then `edgeclaw simulate <channel> "…"`
- * for each channel must print the provider's answer, and the provider must have been called once
- * per channel.
+ * model server), not the in-Worker demo model, with the channel blocks a user writes
+ * (`channels: { line: {} }`: the defaults, dmPolicy "pairing" and groups allowlist-only): a
+ * stranger's first DM gets the pairing code and `simulate` says why the agent did not answer and
+ * how to let the sender in; after `pairing approve` the provider answers; a group message that is
+ * not allowlisted is refused at once with the reason and the config key, not after `--timeout`.
  */
-const OPEN = `{ dmPolicy: "open", allowFrom: ["*"] }`;
 let dev: ChildProcess | undefined;
 let output = "";
 let model: Awaited<ReturnType<typeof startFakeModelServer>>;
 let env: NodeJS.ProcessEnv;
 
+/** A group of each simulated channel that has one (SMS has none); Telegram's ids are negative. */
+const GROUPS: Record<string, string[]> = {
+  slack: ["--group", "C0TEAM", "<@UBOTTEST> hi"],
+  telegram: ["--group=-1001234567890", "@edgeclaw_sim_bot hi"],
+  line: ["--group", "C0123456789abcdef0123456789abcdef", "@edgeclaw hi"],
+  googlechat: ["--group", "spaces/AAAA", "@edgeclaw hi"],
+  feishu: ["--group", "oc_team", "@edgeclaw hi"],
+  msteams: ["--group", "19:abc@thread.tacv2", "@edgeclaw hi"],
+};
+
 before(async () => {
   model = await startFakeModelServer();
-  const channels = channelSimulators.map((s) => `${s.id}: ${OPEN}`).join(", ");
+  // Feishu's block needs its mode: OpenClaw's default (websocket) is not served by the Worker.
+  const channels = channelSimulators
+    .map((s) => `${s.id}: ${s.id === "feishu" ? `{ connectionMode: "webhook" }` : "{}"}`)
+    .join(", ");
   const project = tempProject({
     "edgeclaw.json5": `{
       agents: { defaults: { model: "local/echo" } },
@@ -42,6 +55,8 @@ before(async () => {
     LOCAL_MODEL_KEY: "sk-local-test",
     ANTHROPIC_API_KEY: "",
     OPENAI_API_KEY: "",
+    EDGECLAW_GATEWAY_TOKEN: "",
+    OPENCLAW_GATEWAY_TOKEN: "",
     WRANGLER_SEND_METRICS: "false",
   };
   dev = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
@@ -68,11 +83,11 @@ after(async () => {
   await model?.stop();
 });
 
-function simulate(
+function edgeclaw(
   args: string[],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsxCli, "scripts/cli.ts", "simulate", ...args], {
+    const child = spawn(process.execPath, [tsxCli, "scripts/cli.ts", ...args], {
       cwd: projectRoot,
       env,
     });
@@ -83,20 +98,76 @@ function simulate(
   });
 }
 
-describe("every simulated channel with a configured provider model", { timeout: 600_000 }, () => {
+async function providerSaw(text: string): Promise<boolean> {
+  const requests = (await (await fetch(`${model.url}/_control/requests`)).json()) as {
+    requests: Array<{ body: unknown }>;
+  };
+  return requests.requests.some((request) => JSON.stringify(request.body).includes(text));
+}
+
+describe("every simulated channel with a configured provider model and the default access rules", {
+  timeout: 900_000,
+}, () => {
+  it("the simulated stack names no missing secret for a simulated channel", () => {
+    assert.doesNotMatch(output, /channels\.\w+: (missing|not served)/, output);
+  });
+
   for (const simulator of channelSimulators) {
-    it(`${simulator.id}: the provider answers a simulated DM`, { timeout: 120_000 }, async () => {
-      const text = `hello ${simulator.id} from a provider test`;
-      const result = await simulate([simulator.id, "--timeout", "60", text]);
+    const id = simulator.id;
+    it(`${id}: a stranger is told about pairing; once approved, the provider answers`, {
+      timeout: 180_000,
+    }, async () => {
+      const first = `hello ${id} from a stranger`;
+      const stranger = await edgeclaw(["simulate", id, "--timeout", "60", first]);
+      const log = `${stranger.stdout}\n${stranger.stderr}\n--- dev:\n${output}`;
+      assert.equal(stranger.status, 0, log);
+      assert.match(stranger.stdout, new RegExp(`^${id} ▸ .*access not configured`, "m"), log);
+      assert.match(
+        stranger.stdout,
+        new RegExp(
+          `not answered by the agent: the sender is not allowed yet \\(dmPolicy pairing\\).*npx edgeclaw pairing approve ${id} <code>.*channels\\.${id}\\.allowFrom`,
+        ),
+        log,
+      );
+      assert.equal(await providerSaw(first), false, "a stranger's text reached the model");
+      const code = /Pairing code: ([A-Z0-9]{8})/.exec(stranger.stdout)?.[1];
+      assert.ok(code, log);
+      const approved = await edgeclaw(["pairing", "approve", id, code]);
+      assert.equal(approved.status, 0, `${approved.stdout}\n${approved.stderr}`);
+
+      const text = `hello ${id} from a provider test`;
+      const result = await edgeclaw(["simulate", id, "--timeout", "60", text]);
       assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`);
-      assert.match(result.stdout, new RegExp(`^${simulator.id} ▸ You said: `, "m"));
+      assert.match(result.stdout, new RegExp(`^${id} ▸ You said: `, "m"));
       assert.match(result.stdout, new RegExp(text));
-      const requests = (await (await fetch(`${model.url}/_control/requests`)).json()) as {
-        requests: Array<{ body: unknown }>;
-      };
+      assert.ok(await providerSaw(text), `the provider never saw "${text}"`);
+    });
+
+    const group = GROUPS[id];
+    if (!group) continue;
+    it(`${id}: a group that is not allowlisted is refused at once, with the reason and the key`, {
+      timeout: 60_000,
+    }, async () => {
+      const started = Date.now();
+      const result = await edgeclaw(["simulate", id, "--timeout", "45", ...group]);
+      const log = `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`;
+      assert.equal(result.status, 1, log);
+      assert.match(
+        result.stdout,
+        /^delivered \(200\); refused by the access policy: groupPolicy allowlist with an empty allowlist blocks every group$/m,
+        log,
+      );
+      assert.match(
+        result.stdout,
+        new RegExp(
+          `^ {2}the config key that would change it: channels\\.${id}\\.${id === "slack" ? "channels" : "groups"}$`,
+          "m",
+        ),
+        log,
+      );
       assert.ok(
-        requests.requests.some((request) => JSON.stringify(request.body).includes(text)),
-        `the provider never saw "${text}"`,
+        Date.now() - started < 30_000,
+        `took ${Date.now() - started} ms: waited out the timeout`,
       );
     });
   }
