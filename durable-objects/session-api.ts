@@ -1,4 +1,4 @@
-import type { InboundEnvelope } from "../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import type { Usage } from "../functions/agent/types.ts";
 
 /** An inbound event after routing: which agent and session it belongs to. */

@@ -1,5 +1,5 @@
 import type { Env } from "./env.ts";
-import type { InboundEnvelope } from "../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import { isRejected, resolveAgentRoute } from "../functions/routing/resolve-route.ts";
 import type { RoutedEvent } from "../durable-objects/session-api.ts";

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Env } from "./env.ts";
 import { configFromEnv } from "../functions/config/load.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
-import { inboundEnvelopeSchema } from "../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../functions/core/envelope.ts";
 import type { SigningKey } from "../functions/channels/companion/signature.ts";
 import { verifySignedRequest } from "../functions/channels/companion/verify.ts";
 import { authorizeIngressEnvelope } from "../functions/channels/companion/authorize.ts";

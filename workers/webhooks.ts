@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Env } from "./env.ts";
 import type { AcceptResult, WebhookRequest } from "../functions/channels/channel.ts";
-import type { InboundEnvelope } from "../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import { defaultWebhookAck, withStoredEvents } from "../functions/channels/webhook-ack.ts";
 import { webhookRouteTable, type WebhookTableEntry } from "../functions/channels/webhook-routes.ts";
 import { readBodyCapped } from "../functions/http/read-body.ts";

@@ -1,5 +1,5 @@
-import { inboundEnvelopeSchema, type ReplyRoute } from "../../functions/channels/envelope.ts";
-import { AUTOMATION_CHANNEL } from "../../functions/channels/operator-channels.ts";
+import { inboundEnvelopeSchema, type ReplyRoute } from "../../functions/core/envelope.ts";
+import { AUTOMATION_CHANNEL } from "../../functions/core/operator-channels.ts";
 import type { CronJob, CronRun } from "../../functions/automation/cron-job.ts";
 import type { HeartbeatPlan } from "../../functions/automation/heartbeat.ts";
 import type { HookAction } from "../../functions/automation/hook-request.ts";

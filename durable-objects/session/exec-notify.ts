@@ -1,5 +1,5 @@
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
-import { AUTOMATION_CHANNEL } from "../../functions/channels/operator-channels.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
+import { AUTOMATION_CHANNEL } from "../../functions/core/operator-channels.ts";
 import { mainSessionKey } from "../../functions/routing/session-key.ts";
 import { schedulerStub } from "../scheduler-stub.ts";
 import type { RoutedEvent } from "../session-api.ts";

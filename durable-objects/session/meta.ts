@@ -1,4 +1,4 @@
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../functions/core/envelope.ts";
 import type { CronRunReport } from "../../functions/automation/cron-store.ts";
 import type { SessionCapture } from "../../functions/agent/memory/session-capture.ts";
 import type { SessionSettings } from "../../functions/commands/session-control.ts";

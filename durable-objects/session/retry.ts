@@ -1,5 +1,5 @@
 import { isPostgresUnavailable } from "../../functions/db/client.ts";
-import { classifyError } from "./error-class.ts";
+import { classifyError } from "../../functions/core/classify-error.ts";
 import type { SessionState } from "./state.ts";
 import { sessionLog } from "./log.ts";
 

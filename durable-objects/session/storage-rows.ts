@@ -1,4 +1,4 @@
-import type { ReplyRoute } from "../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../functions/core/envelope.ts";
 import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import type { IncomingText } from "../../functions/agent/turn-text.ts";

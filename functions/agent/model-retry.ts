@@ -1,4 +1,4 @@
-import type { ModelErrorKind } from "./types.ts";
+import { RETRYABLE_MODEL_ERRORS, type ModelErrorKind } from "./types.ts";
 
 /**
  * Which failures are worth another try, and how long to wait. Per concepts/retry: 3 attempts,
@@ -12,13 +12,6 @@ export const MODEL_RETRY_MAX_DELAY_MS = 30_000;
 export const MODEL_RETRY_JITTER = 0.1;
 export const MODEL_RETRY_AFTER_CAP_MS = 60_000;
 
-const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set([
-  "rate_limit",
-  "overloaded",
-  "server",
-  "timeout",
-  "network",
-]);
 /** Failures that move to the next model in the fallback chain (after retries, where retryable). */
 const FAILOVER: ReadonlySet<ModelErrorKind> = new Set([
   "rate_limit",
@@ -32,7 +25,7 @@ const FAILOVER: ReadonlySet<ModelErrorKind> = new Set([
 ]);
 
 export function isRetryable(kind: ModelErrorKind): boolean {
-  return RETRYABLE.has(kind);
+  return RETRYABLE_MODEL_ERRORS.has(kind);
 }
 
 /** bad_request and context_overflow would fail the same way on any model; aborts are the caller's. */

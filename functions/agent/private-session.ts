@@ -1,4 +1,4 @@
-import type { ChatType } from "../channels/envelope.ts";
+import type { ChatType } from "../core/envelope.ts";
 
 /**
  * OpenClaw loads MEMORY.md only in the main private session: the owner talking to the agent in a

@@ -1,6 +1,6 @@
 import { formatLocalDate, resolveUserTimezone } from "./user-time.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
-import type { ChatType } from "../channels/envelope.ts";
+import type { ChatType } from "../core/envelope.ts";
 import type { ToolSpec } from "./types.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { AttachmentText } from "../channels/attachments.ts";
-import type { ChatType } from "../channels/envelope.ts";
+import type { ChatType } from "../core/envelope.ts";
 import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../routing/group-history.ts";
 import {
   fenceBlock,

@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ExecHost } from "../sandbox/exec-host.ts";
+import { EdgeclawError } from "../core/errors.ts";
 
 /** The agent loop's own message model: provider adapters translate to and from their wire formats. */
 
@@ -70,16 +71,32 @@ export type ModelErrorKind =
   | "budget"
   | "aborted";
 
-/** A model call that failed; `kind` decides retry (rate_limit, overloaded, server, timeout, network) and failover. */
-export class ModelError extends Error {
+/** The kinds worth another try (concepts/retry): model-retry.ts retries exactly these. */
+export const RETRYABLE_MODEL_ERRORS: ReadonlySet<ModelErrorKind> = new Set([
+  "rate_limit",
+  "overloaded",
+  "server",
+  "timeout",
+  "network",
+]);
+
+/**
+ * A model call that failed; `kind` decides retry and failover, and so its class: a retryable kind
+ * is transient, and so is an aborted call (an eviction or /stop cut it short, not the request);
+ * every other kind fails the same way again (bad request, auth, budget, …).
+ */
+export class ModelError extends EdgeclawError {
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
     readonly status?: number,
-    readonly retryAfterMs?: number,
+    retryAfterMs?: number,
   ) {
-    super(message);
-    this.name = "ModelError";
+    super(
+      kind === "aborted" || RETRYABLE_MODEL_ERRORS.has(kind) ? "transient" : "permanent",
+      message,
+      { retryAfterMs },
+    );
   }
 }
 

@@ -1,15 +1,10 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
+import { isTimeZone } from "../core/time-zone.ts";
 
 /** A valid IANA zone from `agents.defaults.userTimezone`, else UTC (a Worker has no local zone). */
 export function resolveUserTimezone(config: EdgeclawConfig): string {
   const zone = config.agents.defaults.userTimezone;
-  if (!zone) return "UTC";
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return zone;
-  } catch {
-    return "UTC";
-  }
+  return zone && isTimeZone(zone) ? zone : "UTC";
 }
 
 export function formatLocalDate(now: Date, timeZone: string): string {

@@ -3,6 +3,7 @@ import { withDb, type DbEnv } from "../db/client.ts";
 import { gatewayState, workspaceFiles } from "../db/schema.ts";
 import { workspaceSeedFor } from "../config/bundled-workspace.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
+import { EdgeclawError } from "../core/errors.ts";
 
 /**
  * The agent's workspace ("disk") on Postgres: one row per file, keyed by (agent, path), with a
@@ -23,14 +24,17 @@ export type WorkspaceErrorCode =
   | "no_match"
   | "ambiguous_match";
 
-/** A workspace operation refused for a reason the caller (often the model) can act on. */
-export class WorkspaceError extends Error {
+/**
+ * A workspace operation refused for a reason the caller (often the model) can act on. A version
+ * conflict is transient (another writer got there first: read again and retry); the rest fail the
+ * same way every time.
+ */
+export class WorkspaceError extends EdgeclawError {
   constructor(
     readonly code: WorkspaceErrorCode,
     message: string,
   ) {
-    super(message);
-    this.name = "WorkspaceError";
+    super(code === "version_conflict" ? "transient" : "permanent", message);
   }
 }
 

@@ -11,6 +11,7 @@ import {
 } from "./cron-job.ts";
 import { firstDue, nextDueAfter, normalizeSchedule, type StoredSchedule } from "./schedule.ts";
 import { mainSessionKey } from "../routing/session-key.ts";
+import { PermanentError } from "../core/errors.ts";
 
 /**
  * The cron tables (functions/db/schema.ts) behind the admin API, the CLI, the cron tool and the
@@ -63,9 +64,8 @@ function toRun(row: RunRow): CronRun {
   };
 }
 
-export class CronLimitError extends Error {
-  override name = "CronLimitError";
-}
+/** The agent holds its most cron jobs (`cron.maxJobsPerAgent`) until one is removed. */
+export class CronLimitError extends PermanentError {}
 
 export async function createJob(
   db: Db,

@@ -1,9 +1,10 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
-import type { ReplyRoute } from "../channels/envelope.ts";
+import type { ReplyRoute } from "../core/envelope.ts";
 import { adapterFor } from "../channels/registry.ts";
 import { listAgents, defaultAgentId } from "../routing/agents.ts";
 import { normalizeAgentId } from "../routing/ids.ts";
-import { parseDuration, isValidTimeZone } from "./schedule.ts";
+import { parseDuration } from "./schedule.ts";
+import { isTimeZone, wallClock } from "../core/time-zone.ts";
 
 /**
  * The heartbeat (gateway/heartbeat): a periodic turn in an agent's main session. This module is
@@ -113,20 +114,13 @@ export function withinActiveHours(
   if (start === end) return false;
   const zone = activeHours.timezone;
   const tz =
-    zone && zone !== "user" && zone !== "local" && isValidTimeZone(zone)
+    zone && zone !== "user" && zone !== "local" && isTimeZone(zone)
       ? zone
       : zone === "local"
         ? "UTC"
         : (userTimezone ?? "UTC");
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: tz,
-    hourCycle: "h23",
-    hour: "2-digit",
-    minute: "2-digit",
-  }).formatToParts(new Date(now));
-  const at =
-    Number(parts.find((p) => p.type === "hour")?.value ?? 0) * 60 +
-    Number(parts.find((p) => p.type === "minute")?.value ?? 0);
+  const clock = wallClock(now, tz);
+  const at = clock.hour * 60 + clock.minute;
   return start < end ? at >= start && at < end : at >= start || at < end;
 }
 

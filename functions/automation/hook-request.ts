@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { HookMapping } from "../config/automation-schema.ts";
-import type { ReplyRoute } from "../channels/envelope.ts";
+import type { ReplyRoute } from "../core/envelope.ts";
 import { adapterFor } from "../channels/registry.ts";
 import { defaultAgentId, knownAgentIds } from "../routing/agents.ts";
 import { effectiveHookMappings } from "./hook-presets.ts";

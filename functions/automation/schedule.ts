@@ -1,4 +1,6 @@
 import { Cron } from "croner";
+import { PermanentError } from "../core/errors.ts";
+import { isTimeZone, zonedTimeToUtc } from "../core/time-zone.ts";
 
 /**
  * When a job is due (automation/cron-jobs "Schedule types"): a one-shot `at` (ISO 8601; no offset
@@ -18,9 +20,8 @@ export type ScheduleInput =
   | { kind: "every"; every: string }
   | { kind: "cron"; expr: string; tz?: string };
 
-export class ScheduleError extends Error {
-  override name = "ScheduleError";
-}
+/** A schedule that cannot be read (bad duration, expression or zone): the input must change. */
+export class ScheduleError extends PermanentError {}
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -30,15 +31,6 @@ export function parseDuration(text: string, defaultUnit: keyof typeof UNIT_MS = 
   if (!match)
     throw new ScheduleError(`invalid duration "${text}" (expected e.g. "30s", "10m", "1h", "1d")`);
   return Math.round(Number(match[1]) * UNIT_MS[(match[2] ?? defaultUnit).toLowerCase()]!);
-}
-
-export function isValidTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function normalizeSchedule(input: ScheduleInput, now: number): StoredSchedule {
@@ -52,7 +44,7 @@ export function normalizeSchedule(input: ScheduleInput, now: number): StoredSche
     }
     case "cron": {
       const tz = input.tz ?? "UTC";
-      if (!isValidTimeZone(tz)) throw new ScheduleError(`unknown time zone "${tz}"`);
+      if (!isTimeZone(tz)) throw new ScheduleError(`unknown time zone "${tz}"`);
       const fields = input.expr.trim().split(/\s+/).length;
       if (fields !== 5 && fields !== 6)
         throw new ScheduleError(`cron expression "${input.expr}" must have 5 or 6 fields`);
@@ -148,37 +140,6 @@ function parseAt(text: string, tz: string | undefined, now: number): number {
   }
   // No offset: UTC, unless a time zone was given (then the wall time is read in that zone).
   if (!tz) return wall;
-  if (!isValidTimeZone(tz)) throw new ScheduleError(`unknown time zone "${tz}"`);
-  return wallTimeInZone(wall, tz);
-}
-
-/** The instant at which the clock in `tz` shows the wall time `wall` (given as if it were UTC). */
-export function wallTimeInZone(wall: number, tz: string): number {
-  let guess = wall;
-  for (let i = 0; i < 3; i++) guess = wall - zoneOffsetMs(guess, tz);
-  return guess;
-}
-
-/** How far the clock in `tz` is ahead of UTC at `instant`. */
-export function zoneOffsetMs(instant: number, tz: string): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: tz,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(instant));
-  const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(
-    get("year"),
-    get("month") - 1,
-    get("day"),
-    get("hour"),
-    get("minute"),
-    get("second"),
-  );
-  return asUtc - Math.floor(instant / 1000) * 1000;
+  if (!isTimeZone(tz)) throw new ScheduleError(`unknown time zone "${tz}"`);
+  return zonedTimeToUtc(wall, tz);
 }

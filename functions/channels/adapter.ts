@@ -1,5 +1,5 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
-import type { InboundAttachment, ReplyRoute } from "./envelope.ts";
+import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
 import type { FetchedAttachment } from "./attachment-download.ts";
 import type { ChunkMode } from "./chunk.ts";
 

@@ -1,6 +1,6 @@
 import { readBodyPrefix } from "../http/read-prefix.ts";
 import { MAX_ATTACHMENT_CHARS } from "./attachments.ts";
-import type { InboundAttachment } from "./envelope.ts";
+import type { InboundAttachment } from "../core/envelope.ts";
 
 /**
  * The two ends every channel's `fetchAttachment` shares; what lies between (whose token goes to

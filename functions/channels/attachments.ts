@@ -1,5 +1,5 @@
 import type { ChannelAdapter, SendContext } from "./adapter.ts";
-import type { InboundAttachment, ReplyRoute } from "./envelope.ts";
+import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
 
 /** Characters of one attachment's text the model sees; the rest is cut with a marker. */
 export const MAX_ATTACHMENT_CHARS = 50_000;

@@ -10,7 +10,7 @@
  */
 import type { z } from "zod";
 import type { EdgeclawConfig } from "../config/schema.ts";
-import type { InboundEnvelope } from "./envelope.ts";
+import type { InboundEnvelope } from "../core/envelope.ts";
 import type { ChannelAdapter } from "./adapter.ts";
 import type { AccountRequirements } from "./credentials.ts";
 

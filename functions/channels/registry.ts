@@ -1,6 +1,6 @@
 import type { ChannelAdapter } from "./adapter.ts";
 import type { ChannelDefinition } from "./channel.ts";
-import { OPERATOR_CHANNELS } from "./operator-channels.ts";
+import { OPERATOR_CHANNELS } from "../core/operator-channels.ts";
 import { slackChannel } from "./slack/index.ts";
 import { telegramChannel } from "./telegram/index.ts";
 import { smsChannel } from "./sms/index.ts";
@@ -64,7 +64,7 @@ export function channelDefinition(channel: string): ChannelDefinition | undefine
 
 /**
  * Channels whose replies go back on the HTTP response itself (no outbound platform API): the
- * operator's own channels (operator-channels.ts), whose senders triage trusts as the operator.
+ * operator's own channels (functions/core/operator-channels.ts), whose senders triage trusts as the operator.
  */
 export const HTTP_CHANNELS: ReadonlySet<string> = OPERATOR_CHANNELS;
 

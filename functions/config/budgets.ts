@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { replyRouteSchema } from "../channels/envelope.ts";
+import { replyRouteSchema } from "../core/envelope.ts";
+import { isTimeZone } from "../core/time-zone.ts";
 
 /**
  * edgeclaw's own `budgets` and `metering` config (OpenClaw has no spend limits). A budget is a cap
@@ -32,17 +33,7 @@ export const scopeLimitsSchema = z
 
 export type ScopeLimits = z.infer<typeof scopeLimitsSchema>;
 
-const timeZoneSchema = z.string().refine(
-  (zone) => {
-    try {
-      new Intl.DateTimeFormat("en-US", { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: "unknown IANA time zone" },
-);
+const timeZoneSchema = z.string().refine(isTimeZone, { message: "unknown IANA time zone" });
 
 export const budgetsSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
-import { isOperatorChannel } from "../channels/operator-channels.ts";
+import { isOperatorChannel } from "../core/operator-channels.ts";
 
 /**
  * edgeclaw's own keys for the infrastructure around the agent (no OpenClaw counterpart): the

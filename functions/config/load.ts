@@ -1,10 +1,11 @@
 import { describeIssues } from "./issue-text.ts";
 import { configSchema, type EdgeclawConfig } from "./schema.ts";
+import { PermanentError } from "../core/errors.ts";
 
-export class ConfigError extends Error {
+/** The config does not validate: the same file fails the same way until it is changed. */
+export class ConfigError extends PermanentError {
   constructor(readonly issues: string[]) {
     super(`invalid config:\n${issues.map((line) => `  ${line}`).join("\n")}`);
-    this.name = "ConfigError";
   }
 }
 

@@ -18,21 +18,13 @@ import {
 } from "../routing/config-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
 import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
+import { isTimeZone } from "../core/time-zone.ts";
 
 /**
  * The config file (`edgeclaw.json5`), with OpenClaw's key names and defaults. Unknown keys are
  * kept (OpenClaw has many keys this gateway does not act on yet) but every key that is read here is
  * validated, so a typo in a known block fails fast with its path.
  */
-
-function isIanaTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const modelRef = z.string().regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' });
 
@@ -163,7 +155,7 @@ const agentsSchema = z
         contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
         userTimezone: z
           .string()
-          .refine(isIanaTimeZone, {
+          .refine(isTimeZone, {
             message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"',
           })
           .optional(),

@@ -7,6 +7,7 @@ import {
   type Db,
   type PgConnection,
 } from "./connection.ts";
+import { TransientError } from "../core/errors.ts";
 import { ConnectionGate, PostgresUnavailableError, type GateLimits, type Permit } from "./gate.ts";
 
 export type { Db } from "./connection.ts";
@@ -18,12 +19,15 @@ export interface DbEnv {
   EDGECLAW_CONFIG?: string;
 }
 
-export class DatabaseNotConfiguredError extends Error {
+/**
+ * Transient: the events that need the database wait (within their bound on attempts) for the
+ * deploy that sets the secret, instead of being dead-lettered at once.
+ */
+export class DatabaseNotConfiguredError extends TransientError {
   constructor() {
     super(
       "DATABASE_URL is not set: run `npm run dev`, or set the Worker secret DATABASE_URL to your Neon connection string",
     );
-    this.name = "DatabaseNotConfiguredError";
   }
 }
 

@@ -2,6 +2,7 @@ import { Client } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import * as schema from "./schema.ts";
 import { GuardedSocket } from "./socket.ts";
+import { TransientError } from "../core/errors.ts";
 
 export type Db = NeonDatabase<typeof schema>;
 
@@ -28,12 +29,7 @@ export interface PgConnection {
 }
 
 /** The connection could not be opened or broke mid-use (network, timeout, server gone). */
-export class ConnectionFailedError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ConnectionFailedError";
-  }
-}
+export class ConnectionFailedError extends TransientError {}
 
 /**
  * Opens one connection with every failure path handled. The driver reports a dead socket by
@@ -122,7 +118,9 @@ export async function openConnection(
 
 /**
  * True when `error` came from the transport rather than from Postgres answering: a Postgres error
- * carries a five-character SQLSTATE `code` and leaves the connection usable.
+ * carries a five-character SQLSTATE `code` and leaves the connection usable. The driver's own
+ * transport errors carry nothing but their words, so this is the one place they are read: here they
+ * become a typed, classed error (the gate's PostgresUnavailableError) and nothing above reads text.
  */
 export function isTransportFailure(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; depth++) {

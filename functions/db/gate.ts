@@ -5,6 +5,8 @@
  * passed, then one probe tries again). An outage is logged when it starts, at most every few
  * minutes while it lasts, and when it ends — a few lines, however many sessions are waiting.
  */
+import { describeError } from "../core/describe-error.ts";
+import { TransientError } from "../core/errors.ts";
 
 export interface GateLimits {
   maxConnections: number;
@@ -17,16 +19,15 @@ export interface GateLimits {
 }
 
 /** Postgres is known to be unreachable; try again at `retryAt` (epoch ms). Already logged. */
-export class PostgresUnavailableError extends Error {
+export class PostgresUnavailableError extends TransientError {
   constructor(
     readonly retryAt: number,
     options?: { cause?: unknown },
   ) {
-    super(
-      `Postgres is unreachable; next attempt after ${new Date(retryAt).toISOString()}`,
-      options,
-    );
-    this.name = "PostgresUnavailableError";
+    super(`Postgres is unreachable; next attempt after ${new Date(retryAt).toISOString()}`, {
+      cause: options?.cause,
+      retryAfterMs: Math.max(0, retryAt - Date.now()),
+    });
   }
 }
 
@@ -164,12 +165,12 @@ export class ConnectionGate {
       this.outageSince = now;
       this.lastLoggedAt = now;
       console.error(
-        `${this.name} unreachable (${describeCause(cause)}); database work waits and retries with backoff`,
+        `${this.name} unreachable (${describeError(cause, { innermost: true })}); database work waits and retries with backoff`,
       );
     } else if (now - this.lastLoggedAt >= STILL_DOWN_LOG_EVERY_MS) {
       this.lastLoggedAt = now;
       console.error(
-        `${this.name} still unreachable after ${Math.round((now - this.outageSince) / 1000)} s (${this.failures} attempts; ${describeCause(cause)})`,
+        `${this.name} still unreachable after ${Math.round((now - this.outageSince) / 1000)} s (${this.failures} attempts; ${describeError(cause, { innermost: true })})`,
       );
     }
     return new PostgresUnavailableError(this.openUntil, { cause });
@@ -183,21 +184,4 @@ export class ConnectionGate {
       });
     }
   }
-}
-
-/**
- * The innermost cause's first line: the transport's own words, never a failed query's text and
- * parameters (drizzle puts those in the outer message, and they can hold transcript text).
- */
-export function describeCause(error: unknown): string {
-  let current = error;
-  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++)
-    current = current.cause;
-  const text =
-    current instanceof Error
-      ? current.message
-      : typeof current === "object" && current && "message" in current
-        ? String(current.message)
-        : String(current);
-  return text.split("\n")[0]!.slice(0, 200);
 }

@@ -1,4 +1,4 @@
-import type { InboundEnvelope } from "../channels/envelope.ts";
+import type { InboundEnvelope } from "../core/envelope.ts";
 import { channelDefinition } from "../channels/registry.ts";
 import { z } from "zod";
 import {

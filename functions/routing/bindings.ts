@@ -1,4 +1,4 @@
-import type { InboundEnvelope } from "../channels/envelope.ts";
+import type { InboundEnvelope } from "../core/envelope.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { defaultAccountId } from "./accounts.ts";
 import type { Binding } from "./config-keys.ts";

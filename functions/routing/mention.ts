@@ -1,4 +1,4 @@
-import type { InboundEnvelope } from "../channels/envelope.ts";
+import type { InboundEnvelope } from "../core/envelope.ts";
 import type { MentionPatternPolicy } from "../config/channel-access.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { listAgents } from "./agents.ts";

@@ -1,4 +1,4 @@
-import type { InboundEnvelope } from "../channels/envelope.ts";
+import type { InboundEnvelope } from "../core/envelope.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { defaultAgentId, knownAgentIds } from "./agents.ts";
 import { matchBinding, type BindingTier, type RoutingFacts } from "./bindings.ts";

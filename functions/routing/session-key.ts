@@ -1,4 +1,4 @@
-import type { ChatType } from "../channels/envelope.ts";
+import type { ChatType } from "../core/envelope.ts";
 import { MAIN_KEY, normalizeAccountId, normalizeAgentId, normalizeToken } from "./ids.ts";
 
 /**

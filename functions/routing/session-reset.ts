@@ -1,4 +1,5 @@
-import type { ChatType } from "../channels/envelope.ts";
+import type { ChatType } from "../core/envelope.ts";
+import { wallClock, zonedTimeToUtc } from "../core/time-zone.ts";
 import type { EdgeclawConfig, ResetPolicy } from "../config/schema.ts";
 
 /**
@@ -52,58 +53,11 @@ export function sessionResetDue(input: {
 
 /** The most recent `atHour:00` local time at or before `now`, as Unix ms. */
 export function lastDailyBoundary(now: number, atHour: number, timeZone = "UTC"): number {
-  const local = localParts(now, timeZone);
-  let boundary = zonedToUtc({ ...local, hour: atHour, minute: 0, second: 0 }, timeZone);
+  const local = wallClock(now, timeZone);
+  let boundary = zonedTimeToUtc({ ...local, hour: atHour, minute: 0, second: 0 }, timeZone);
   if (boundary > now) {
-    const yesterday = localParts(now - 24 * 3_600_000, timeZone);
-    boundary = zonedToUtc({ ...yesterday, hour: atHour, minute: 0, second: 0 }, timeZone);
+    const yesterday = wallClock(now - 24 * 3_600_000, timeZone);
+    boundary = zonedTimeToUtc({ ...yesterday, hour: atHour, minute: 0, second: 0 }, timeZone);
   }
   return boundary;
-}
-
-interface LocalParts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-function localParts(instant: number, timeZone: string): LocalParts {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(instant));
-  const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  return {
-    year: get("year"),
-    month: get("month"),
-    day: get("day"),
-    hour: get("hour"),
-    minute: get("minute"),
-    second: get("second"),
-  };
-}
-
-/** Local wall time → UTC, correcting once for the zone offset (exact outside DST gaps). */
-function zonedToUtc(wall: LocalParts, timeZone: string): number {
-  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
-  let guess = asUtc - offsetMs(asUtc, timeZone);
-  guess = asUtc - offsetMs(guess, timeZone);
-  return guess;
-}
-
-function offsetMs(instant: number, timeZone: string): number {
-  const p = localParts(instant, timeZone);
-  return (
-    Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) -
-    Math.floor(instant / 1000) * 1000
-  );
 }

@@ -3,6 +3,7 @@ import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
 import type { CompanionOutboundSettings } from "../channels/companion/outbound-client.ts";
 import { signRequest } from "../channels/companion/signature.ts";
 import { hostErrorSchema, type SandboxOpInput } from "./wire.ts";
+import { EdgeclawError, type ErrorClass } from "../core/errors.ts";
 
 /**
  * One backend interface for every place commands run: it carries a sandbox protocol request
@@ -25,15 +26,21 @@ export type SandboxErrorCode =
   /** The host refused the request (bad workdir, bad signature, misconfiguration). */
   | "refused";
 
-export class SandboxError extends Error {
+/** Its class follows the code: unavailable is transient, unreachable unknown, refused permanent. */
+export class SandboxError extends EdgeclawError {
   constructor(
     readonly code: SandboxErrorCode,
     message: string,
   ) {
-    super(message);
-    this.name = "SandboxError";
+    super(SANDBOX_ERROR_CLASS[code], message);
   }
 }
+
+const SANDBOX_ERROR_CLASS: Record<SandboxErrorCode, ErrorClass> = {
+  unavailable: "transient",
+  unreachable: "outcome-unknown",
+  refused: "permanent",
+};
 
 export function companionBackend(
   settings: CompanionOutboundSettings,

@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkedEnvelope,
-  clip,
-  type InboundEnvelopeInput,
-} from "../../functions/channels/envelope.ts";
+import { checkedEnvelope, clip, type InboundEnvelopeInput } from "../../functions/core/envelope.ts";
 
 const input: InboundEnvelopeInput = {
   dedupKey: "test:1",

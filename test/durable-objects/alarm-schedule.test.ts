@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { SessionDO } from "../../durable-objects/session.ts";
 import { SessionStore, type InboxRow } from "../../durable-objects/session/storage.ts";
 import { WATCHDOG_MS } from "../../durable-objects/session/schedule.ts";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import type { Env } from "../../workers/env.ts";
 import { scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import { slackCalls, TEAM, uniqueId } from "../channels/slack/helpers.ts";
 import { opsDmEvent, sessionStub, waitFor } from "./helpers.ts";

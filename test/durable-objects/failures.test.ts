@@ -5,9 +5,9 @@ import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { SessionState } from "../../durable-objects/session/state.ts";
 import { recordFailure } from "../../durable-objects/session/retry.ts";
 import type { Env } from "../../workers/env.ts";
-import { classifyError } from "../../durable-objects/session/error-class.ts";
+import { classifyError } from "../../functions/core/classify-error.ts";
 import { ModelError } from "../../functions/agent/types.ts";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts";
 import { slackCalls } from "../channels/slack/helpers.ts";
 import {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
-import type { InboundEnvelopeInput } from "../../functions/channels/envelope.ts";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import type { InboundEnvelopeInput } from "../../functions/core/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts";
 import { TEAM, uniqueId } from "../channels/slack/helpers.ts";
 import { withDb } from "../../functions/db/client.ts";

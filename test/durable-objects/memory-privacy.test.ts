@@ -1,9 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  inboundEnvelopeSchema,
-  type InboundEnvelopeInput,
-} from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema, type InboundEnvelopeInput } from "../../functions/core/envelope.ts";
 import { writeFile } from "../../functions/agent/workspace.ts";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import { PRIVATE_MEMORY_REFUSAL } from "../../functions/agent/tools/private-memory.ts";

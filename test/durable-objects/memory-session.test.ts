@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { memoryFiles } from "../../functions/db/schema.ts";
 import { configFromEnv } from "../../functions/config/load.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import { collectRunEvents, scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
 import { slackCalls, slackMessages, uniqueId } from "../channels/slack/helpers.ts";
 

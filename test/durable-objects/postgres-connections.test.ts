@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest"
 import { inArray } from "drizzle-orm";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import { configFromEnv } from "../../functions/config/load.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { sessions } from "../../functions/db/schema.ts";

@@ -2,7 +2,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
-import { inboundEnvelopeSchema } from "../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import { sessionStub, waitFor } from "./helpers.ts";
 
 /** Points one live SessionDO at an address where nothing listens (locally the driver goes through the bridge), as during an outage. */

@@ -7,7 +7,7 @@ import { postgresAccessStore } from "../../functions/routing/access-store-postgr
 import { approvePairingCode } from "../../functions/routing/pairing.ts";
 import { PAIRING_CODE_ALPHABET } from "../../functions/routing/pairing-code.ts";
 import { envelope, uniqueChannel } from "./helpers.ts";
-import type { InboundEnvelopeInput } from "../../functions/channels/envelope.ts";
+import type { InboundEnvelopeInput } from "../../functions/core/envelope.ts";
 
 const T0 = 1_800_000_000_000;
 const HOUR = 3_600_000;

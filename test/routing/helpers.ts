@@ -2,7 +2,7 @@ import {
   inboundEnvelopeSchema,
   type InboundEnvelope,
   type InboundEnvelopeInput,
-} from "../../functions/channels/envelope.ts";
+} from "../../functions/core/envelope.ts";
 
 let counter = 0;
 

@@ -6,7 +6,7 @@ import {
 } from "../../../functions/automation/heartbeat.ts";
 import { recordRunResult, type CronRunReport } from "../../../functions/automation/cron-store.ts";
 import { systemEventFor } from "../../scheduler/events.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import type { AutomationTrigger } from "../../session-api.ts";
 import { queueSystemEvent } from "./system-events.ts";

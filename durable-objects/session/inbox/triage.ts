@@ -4,7 +4,7 @@ import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import type { RunEvent } from "../../session-api.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { describeAttachments } from "../../../functions/channels/attachments.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import {
   decideAccess,
   OPERATOR_ACCESS,

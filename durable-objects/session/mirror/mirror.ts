@@ -6,7 +6,7 @@ import { isPostgresUnavailable } from "../../../functions/db/client.ts";
 import { settings } from "../settings.ts";
 import { sessionLog } from "../log.ts";
 import type { SessionStore } from "../storage.ts";
-import { describeError } from "../error-class.ts";
+import { describeError } from "../../../functions/core/describe-error.ts";
 import type { SessionState } from "../state.ts";
 
 /**

@@ -6,7 +6,7 @@ import type {
   SendContext,
 } from "../../../functions/channels/adapter.ts";
 import { createLogger } from "../../../functions/logging/logger.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { SessionStore } from "../storage.ts";
 import { SILENT_REPLY_TOKEN } from "../../../functions/agent/prompt.ts";
 

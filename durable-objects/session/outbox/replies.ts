@@ -8,7 +8,7 @@ import { isPostgresUnavailable } from "../../../functions/db/client.ts";
 import { countSession } from "../upkeep/metrics.ts";
 import { sessionLog } from "../log.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
-import { describeError } from "../error-class.ts";
+import { describeError } from "../../../functions/core/describe-error.ts";
 import { zeroUsage, type SessionState } from "../state.ts";
 
 /**

@@ -15,7 +15,7 @@ import { settings } from "../settings.ts";
 import { selectionFor } from "./deps.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
-import { classifyError } from "../error-class.ts";
+import { classifyError } from "../../../functions/core/classify-error.ts";
 import { budgetStopNotice } from "../../../functions/agent/metering.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
 

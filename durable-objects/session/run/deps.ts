@@ -18,8 +18,8 @@ import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../../functions/agent/t
 import { createCronTool } from "../../../functions/agent/tools/cron.ts";
 import { conversationToolLayer } from "../../../functions/agent/tools/conversation-policy.ts";
 import { schedulerStub } from "../../scheduler-stub.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
-import type { ChatType } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+import type { ChatType } from "../../../functions/core/envelope.ts";
 
 export interface RunDepsInput {
   env: Env;

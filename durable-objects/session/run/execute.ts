@@ -1,6 +1,6 @@
 import { recordDisplayTurns } from "../outbox/display-log.ts";
 import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
-import type { ChatType } from "../../../functions/channels/envelope.ts";
+import type { ChatType } from "../../../functions/core/envelope.ts";
 import {
   closeDanglingToolCalls,
   runAgentLoop,

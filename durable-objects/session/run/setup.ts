@@ -1,5 +1,5 @@
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { InboxRow } from "../storage.ts";
 import type { SessionSettings } from "../../../functions/commands/session-control.ts";
 import { queuePolicy } from "../inbox/queue-policy.ts";

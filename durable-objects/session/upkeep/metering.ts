@@ -1,4 +1,4 @@
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { scopesFor, type ScopeCheck } from "../../../functions/agent/budget-scopes.ts";
 import {

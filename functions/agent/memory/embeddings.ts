@@ -8,6 +8,7 @@ import {
   workersAiBinding,
   type WorkersAiBinding,
 } from "./workers-ai.ts";
+import { classOfHttpStatus, EdgeclawError } from "../../core/errors.ts";
 
 /**
  * The embedding provider for memory search: any OpenAI-compatible `/embeddings` endpoint
@@ -90,13 +91,13 @@ export function indexFingerprint(search: MemorySearchConfig, provider: Embedding
   return `v1|${embedder}|${search.chunking.tokens}/${search.chunking.overlap}`;
 }
 
-export class EmbeddingError extends Error {
+/** The embedding provider failed: by its HTTP status, or transient when it did not answer. */
+export class EmbeddingError extends EdgeclawError {
   constructor(
     message: string,
     readonly status?: number,
   ) {
-    super(message);
-    this.name = "EmbeddingError";
+    super(status === undefined ? "transient" : classOfHttpStatus(status), message);
   }
 }
 

@@ -2,6 +2,7 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import { memoryIndexIsStale, syncMemoryIndex, type MemoryEnv, type SyncReport } from "./indexer.ts";
 import { isMemorySourcePath } from "./sources.ts";
 import { EmbeddingError } from "./embeddings.ts";
+import { TransientError } from "../../core/errors.ts";
 
 /**
  * How the rest of the gateway reaches an agent's index keeper (MemoryIndexDO, one per agent, bound
@@ -20,13 +21,12 @@ export type SyncOutcome =
   | { ok: false; reason: string; embeddings: boolean };
 
 /** The index could not be brought up to date; `embeddings` when the embedding provider was the cause. */
-export class MemoryIndexError extends Error {
+export class MemoryIndexError extends TransientError {
   constructor(
     message: string,
     readonly embeddings: boolean,
   ) {
     super(message);
-    this.name = "MemoryIndexError";
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DbEnv } from "../../db/client.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
+import { wallClock } from "../../core/time-zone.ts";
 import { resolveUserTimezone } from "../user-time.ts";
 import { writeFile, WorkspaceError } from "../workspace.ts";
 import { noteMemoryWrite } from "./index-signal.ts";
@@ -29,23 +30,12 @@ export interface SessionCapture {
 const MAX_MESSAGE_CHARS = 4000;
 
 function localParts(at: Date, timeZone: string): { date: string; hhmm: string; clock: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    })
-      .formatToParts(at)
-      .map((part) => [part.type, part.value]),
-  );
+  const clock = wallClock(at.getTime(), timeZone);
+  const pad = (value: number) => String(value).padStart(2, "0");
   return {
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    hhmm: `${parts.hour}${parts.minute}`,
-    clock: `${parts.hour}:${parts.minute}`,
+    date: `${clock.year}-${pad(clock.month)}-${pad(clock.day)}`,
+    hhmm: `${pad(clock.hour)}${pad(clock.minute)}`,
+    clock: `${pad(clock.hour)}:${pad(clock.minute)}`,
   };
 }
 

@@ -1,3 +1,4 @@
+import { PermanentError } from "../../core/errors.ts";
 import { PatchFormatError, type PatchHunk, type PatchOperation } from "./parse.ts";
 
 /**
@@ -20,12 +21,8 @@ export interface PatchChange {
   expectedVersion: number;
 }
 
-export class PatchApplyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PatchApplyError";
-  }
-}
+/** The patch does not fit the files as they are: the model must write it again. */
+export class PatchApplyError extends PermanentError {}
 
 export function applyOperations(
   operations: readonly PatchOperation[],

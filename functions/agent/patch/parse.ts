@@ -1,3 +1,5 @@
+import { PermanentError } from "../../core/errors.ts";
+
 /**
  * OpenClaw's (Codex's) patch format, parsed into file operations before anything is touched:
  *
@@ -29,12 +31,8 @@ export type PatchOperation =
   | { kind: "delete"; path: string }
   | { kind: "update"; path: string; moveTo?: string; hunks: PatchHunk[] };
 
-export class PatchFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PatchFormatError";
-  }
-}
+/** The patch text is not in the format: the model must write it again. */
+export class PatchFormatError extends PermanentError {}
 
 const BEGIN = "*** Begin Patch";
 const END = "*** End Patch";

@@ -2,17 +2,13 @@ import type { z } from "zod";
 import type { DbEnv } from "../../db/client.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { WorkspaceError } from "../workspace.ts";
+import { PermanentError } from "../../core/errors.ts";
 
 /** Upper bound on any tool result the model sees; a tool that returns more is cut with a marker. */
 export const MAX_TOOL_RESULT_CHARS = 64_000;
 
 /** A tool failure whose message is meant for the model (bad arguments, refused URL, …). */
-export class ToolInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ToolInputError";
-  }
-}
+export class ToolInputError extends PermanentError {}
 
 /** Validates model-supplied arguments; the error lists each bad field so the model can retry. */
 export function parseToolArgs<T extends z.ZodType>(

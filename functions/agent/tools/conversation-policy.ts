@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { guildAccess } from "../../config/guild-access.ts";
-import type { ReplyRoute } from "../../channels/envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import type { ToolPolicyLayer } from "./policy.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { InboundEnvelope } from "../envelope.ts";
-import { isOperatorChannel } from "../operator-channels.ts";
+import type { InboundEnvelope } from "../../core/envelope.ts";
+import { isOperatorChannel } from "../../core/operator-channels.ts";
 
 /**
  * What one companion ingress key may claim. A valid signature proves who sent the request, not what

@@ -1,5 +1,5 @@
 import type { ReconcileResult, SendResult } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import { discordRequest, sendResultFromFailure, type DiscordCall } from "./rest.ts";
 
 /**

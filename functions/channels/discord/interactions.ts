@@ -1,7 +1,7 @@
 import type { AcceptResult, ParseResult, WebhookPieces, WebhookRoute } from "../channel.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
-import { inboundEnvelopeSchema } from "../envelope.ts";
+import { inboundEnvelopeSchema } from "../../core/envelope.ts";
 import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
 import {
   discordAccount,

@@ -4,7 +4,7 @@ import {
   type InboundAttachment,
   type InboundEnvelope,
   type InboundEnvelopeInput,
-} from "../envelope.ts";
+} from "../../core/envelope.ts";
 import { guildAccess } from "../../config/guild-access.ts";
 import type { DiscordAccount } from "./config.ts";
 import {

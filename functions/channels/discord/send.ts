@@ -1,5 +1,5 @@
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
 import {
   discordAccount,

@@ -1,4 +1,8 @@
-import { checkedEnvelope, type InboundEnvelope, type InboundEnvelopeInput } from "../envelope.ts";
+import {
+  checkedEnvelope,
+  type InboundEnvelope,
+  type InboundEnvelopeInput,
+} from "../../core/envelope.ts";
 import type { ParseResult } from "../channel.ts";
 import { feishuApiBase, type FeishuAccount } from "./config.ts";
 import {

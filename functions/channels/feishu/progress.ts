@@ -1,5 +1,5 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import { callFeishuApi } from "./api.ts";
 import { streamIntoCard } from "./card-stream.ts";
 import { feishuTarget } from "./messages.ts";

@@ -4,7 +4,7 @@ import {
   type ChatType,
   type InboundEnvelope,
   type InboundEnvelopeInput,
-} from "../envelope.ts";
+} from "../../core/envelope.ts";
 import { withTrailingSlash, type GoogleChatAccount } from "./config.ts";
 import { chatEventSchema, type ChatEvent, type ChatMessage } from "./payloads.ts";
 import { parseJsonBody } from "../parse-json-body.ts";

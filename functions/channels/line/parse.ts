@@ -4,7 +4,7 @@ import {
   type ChatType,
   type InboundEnvelope,
   type InboundEnvelopeInput,
-} from "../envelope.ts";
+} from "../../core/envelope.ts";
 import { withTrailingSlash, type LineAccount } from "./config.ts";
 import {
   lineEventBaseSchema,

@@ -1,5 +1,5 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import type { InboundEnvelope } from "../envelope.ts";
+import type { InboundEnvelope } from "../../core/envelope.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import { lineConfig, lineSecrets, lineWebhookAccounts, type LineAccount } from "./config.ts";

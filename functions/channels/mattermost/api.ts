@@ -1,4 +1,4 @@
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import type { SendContext } from "../adapter.ts";
 import { checkFetchUrl, STRICT_SSRF_POLICY } from "../../http/ssrf.ts";
 import {

@@ -9,7 +9,7 @@ import type {
   WebhookRoute,
 } from "../channel.ts";
 import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
-import { inboundEnvelopeSchema, type ChatType } from "../envelope.ts";
+import { inboundEnvelopeSchema, type ChatType } from "../../core/envelope.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { mattermostCommandRegistry, type MattermostCommandRecord } from "./command-registry.ts";
 import {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sameSecret } from "../../http/same-secret.ts";
 import type { ParseResult, VerifyResult, WebhookRequest, WebhookRoute } from "../channel.ts";
 import { hmacHex } from "../companion/signature.ts";
-import { inboundEnvelopeSchema, type ChatType } from "../envelope.ts";
+import { inboundEnvelopeSchema, type ChatType } from "../../core/envelope.ts";
 import { parseJsonBody } from "../parse-json-body.ts";
 import { parseIpv4, parseIpv6 } from "../../http/ssrf.ts";
 import { mattermostBotToken, type MattermostAccount } from "./config.ts";

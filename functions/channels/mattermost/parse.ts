@@ -1,5 +1,5 @@
 import type { ParseResult } from "../channel.ts";
-import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../../core/envelope.ts";
 import { replyToModeFor, type MattermostAccount } from "./config.ts";
 import {
   jsonStringField,

@@ -1,5 +1,5 @@
 import type { SendContext, SendResult } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import {
   msTeamsAccountFor,
   msTeamsCredentials,

@@ -1,4 +1,4 @@
-import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../envelope.ts";
+import { checkedEnvelope, clip, type ChatType, type InboundEnvelope } from "../../core/envelope.ts";
 import { guildAccess } from "../../config/guild-access.ts";
 import type { MsTeamsAccount } from "./config.ts";
 import { activitySchema, type Activity } from "./payloads.ts";

@@ -1,5 +1,5 @@
 import type { SendContext } from "../adapter.ts";
-import type { InboundAttachment, ReplyRoute } from "../envelope.ts";
+import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import {
   attachmentText,
   attachmentUrl,

@@ -5,7 +5,7 @@ import {
   type ChatType,
   type InboundEnvelope,
   type InboundEnvelopeInput,
-} from "../envelope.ts";
+} from "../../core/envelope.ts";
 import type { SlackAccount } from "./config.ts";
 import {
   slackAppRateLimitedSchema,

@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import type { ProgressState } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import type { SlackAccount } from "./config.ts";
 import { slackBotIdentity } from "./identity.ts";
 import { findTaggedMessages } from "./lookup.ts";

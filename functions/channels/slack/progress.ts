@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import {
   postTracked,
   streamPreview,

@@ -1,5 +1,5 @@
 import type { OutboundMessage, SendContext } from "../adapter.ts";
-import type { ChatType, ReplyRoute } from "../envelope.ts";
+import type { ChatType, ReplyRoute } from "../../core/envelope.ts";
 import {
   replyToModeFor,
   slackAccount,

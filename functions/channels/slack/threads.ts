@@ -1,5 +1,5 @@
 import type { SendContext } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import { slackClient } from "./client.ts";
 import { slackBotIdentity } from "./identity.ts";
 import type { SlackBotIdentity } from "./parse.ts";

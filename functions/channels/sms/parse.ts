@@ -1,4 +1,4 @@
-import type { InboundAttachment, InboundEnvelope } from "../envelope.ts";
+import type { InboundAttachment, InboundEnvelope } from "../../core/envelope.ts";
 import type { SmsAccount, SmsSecrets } from "./config.ts";
 import { readUtf8Body } from "../parse-json-body.ts";
 

@@ -5,7 +5,7 @@ import {
   type ChatType,
   type InboundAttachment,
   type InboundEnvelope,
-} from "../envelope.ts";
+} from "../../core/envelope.ts";
 import { normalizedBotUsername, type TelegramAccount } from "./config.ts";
 import {
   telegramCallbackQuerySchema,

@@ -1,5 +1,5 @@
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
-import type { ReplyRoute } from "../envelope.ts";
+import type { ReplyRoute } from "../../core/envelope.ts";
 import {
   postTracked,
   streamPreview,

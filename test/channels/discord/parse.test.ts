@@ -5,7 +5,7 @@ import {
   discordBotUserId,
 } from "../../../functions/channels/discord/config.ts";
 import { parseDiscordDispatch } from "../../../functions/channels/discord/parse.ts";
-import type { InboundEnvelope } from "../../../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import {
   memberAdd,
   messageCreate,

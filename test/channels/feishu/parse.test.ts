@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ParseResult } from "../../../functions/channels/channel.ts";
-import type { InboundEnvelope } from "../../../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import { feishuAccount, feishuChannelSchema } from "../../../functions/channels/feishu/config.ts";
 import { parseFeishuBody } from "../../../functions/channels/feishu/parse.ts";
 

@@ -4,7 +4,7 @@ import type {
   ProgressContext,
   ProgressState,
 } from "../../../functions/channels/adapter.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { parseConfig } from "../../../functions/config/load.ts";
 import { feishuProgress } from "../../../functions/channels/feishu/progress.ts";
 import { sendFeishuMessage } from "../../../functions/channels/feishu/send.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inboundEnvelopeSchema } from "../../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../../functions/core/envelope.ts";
 import type { RoutedEvent } from "../../../durable-objects/session-api.ts";
 import { sessionStub } from "../../durable-objects/helpers.ts";
 import { eventId, lineCalls, lineId, lineMessages, waitFor } from "./helpers.ts";

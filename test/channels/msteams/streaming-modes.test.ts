@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../../functions/config/load.ts";
 import type { ProgressContext, ProgressState } from "../../../functions/channels/adapter.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { msTeamsProgress } from "../../../functions/channels/msteams/progress.ts";
 import { sendTeamsMessage } from "../../../functions/channels/msteams/send.ts";
 import { fakeTeams, settle, teamsActivities, TEST_MSTEAMS, uniqueId } from "./helpers.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChannelDefinition, WebhookRoute } from "../../../functions/channels/channel.ts";
-import type { InboundEnvelope } from "../../../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import { channelAccessSchema } from "../../../functions/config/channel-access.ts";
 import { resolveSecret, secretInputSchema } from "../../../functions/config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inboundEnvelopeSchema } from "../../../functions/channels/envelope.ts";
+import { inboundEnvelopeSchema } from "../../../functions/core/envelope.ts";
 import { configFromEnv } from "../../../functions/config/load.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import { decideAccess } from "../../../functions/routing/access.ts";

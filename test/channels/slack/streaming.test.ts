@@ -5,7 +5,7 @@ import type {
   ProgressState,
   SendContext,
 } from "../../../functions/channels/adapter.ts";
-import type { ReplyRoute } from "../../../functions/channels/envelope.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { parseConfig } from "../../../functions/config/load.ts";
 import { slackProgress } from "../../../functions/channels/slack/progress.ts";
 import { sendSlackMessage } from "../../../functions/channels/slack/send.ts";

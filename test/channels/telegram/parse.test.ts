@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InboundEnvelope } from "../../../functions/channels/envelope.ts";
+import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import {
   telegramAccount,
   telegramChannelSchema,
