@@ -3,7 +3,7 @@
 // KJ exception several times, each with a `stack:` line of binary addresses, then echo the JS
 // error twice as "uncaught exception" although the Worker caught it (and logs its own line that
 // names the cause: functions/agent/providers/unreachable.ts). This keeps one short line per cause
-// and drops the copies; every other line passes unchanged. Plain JavaScript: local-worker.mjs
+// and drops the copies, and drops the inspector's start-up note; every other line passes unchanged. Plain JavaScript: local-worker.mjs
 // runs under plain node.
 
 /** How long an identical condensed line is not repeated (one failure prints its cause ~3 times). */
@@ -15,6 +15,12 @@ const ADDRESS_STACK = /^stack:( \S+@[0-9a-f]+)+(;.*)?\s*$/;
 /** The JS-side echo of a fetch failure: workerd's messages for refused/reset and DNS/TLS. */
 const FETCH_FAILURE_ECHO =
   /^uncaught exception; (?:source = Uncaught \((?:in promise|async)\); stack = Error|exception = workerd\/jsg\/\S+: (?:disconnected|failed): jsg\.Error): (?:Network connection lost\.|internal error; reference = \w+)\s*$/;
+
+/**
+ * workerd's note that the inspector it was given a port for is up: printed before dev's banner, it
+ * names neither the port nor a use, and is the first thing a new user reads ("is that an error?").
+ */
+const INSPECTOR_NOTE = /^Inspector is listening\s*$/;
 
 /** KJ exception lines that name a connection's cause, as a short line (or undefined). */
 function condensedCause(line) {
@@ -38,7 +44,12 @@ export function workerdLogFilter(now = () => Date.now()) {
   const lastPrinted = new Map();
   return (line) => {
     const message = line.replace(LOG_PREFIX, "");
-    if (ADDRESS_STACK.test(message) || FETCH_FAILURE_ECHO.test(message)) return undefined;
+    if (
+      ADDRESS_STACK.test(message) ||
+      FETCH_FAILURE_ECHO.test(message) ||
+      INSPECTOR_NOTE.test(message)
+    )
+      return undefined;
     const condensed = condensedCause(message);
     if (condensed === undefined) return line;
     const at = now();
