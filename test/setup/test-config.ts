@@ -183,6 +183,8 @@ export const TEST_SLACK = {
   botUserId: "UBOTTEST",
   botId: "BBOTTEST",
   probeBotToken: "xoxb-test-probe-P7Q9",
+  /** Account "nodm": the default account's secrets with DMs off (`dm.enabled: false`). */
+  noDmPath: "/slack/nodm/events",
 } as const;
 
 function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
@@ -204,6 +206,9 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
     accounts: {
       default: {},
       plain: { webhookPath: "/slack/plain/events", streaming: { mode: "off" } },
+      // DMs turned off: a DM's edits, reactions and clicks are dropped like its messages
+      // (test/channels/contract/system-events.test.ts).
+      nodm: { webhookPath: TEST_SLACK.noDmPath, dm: { enabled: false } },
       ops: {
         webhookPath: "/slack/ops/events",
         dmPolicy: "pairing",
@@ -528,6 +533,9 @@ export const TEST_MSTEAMS = {
     threaded: "19:eng-threads@thread.tacv2",
     unlisted: "19:eng-secret@thread.tacv2",
   },
+  /** Account "open" (groupPolicy open): in `team`, `membersChannel` admits only the owner as a sender. */
+  openPath: "/api/messages/open",
+  membersChannel: "19:eng-members@thread.tacv2",
 };
 
 function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
@@ -553,6 +561,25 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
           [TEST_MSTEAMS.teamChannels.threaded]: {
             replyStyle: "thread",
             tools: { deny: ["write"] },
+          },
+        },
+      },
+    },
+    accounts: {
+      default: {},
+      // Every group open (groupPolicy "open") but one team channel narrowed to the owner: what a
+      // sender refused there must stay refused in every kind of event (test/channels/contract/system-events.test.ts).
+      open: {
+        webhook: { path: TEST_MSTEAMS.openPath },
+        appPassword: { source: "env", id: "MSTEAMS_APP_PASSWORD" },
+        groupPolicy: "open",
+        teams: {
+          [TEST_MSTEAMS.team]: {
+            requireMention: false,
+            channels: {
+              [TEST_MSTEAMS.membersChannel]: { users: [TEST_MSTEAMS.owner] },
+              "*": {},
+            },
           },
         },
       },

@@ -14,7 +14,9 @@ import { parseJsonBody } from "../parse-json-body.ts";
  * - A mention is a `mention` entity naming the bot (`recipient.id`); its `<at>…</at>` text is cut.
  * - conversationUpdate (members added/removed, installs), messageUpdate, messageDelete,
  *   messageReaction and invoke (adaptive card actions, file consent) are system events: the same
- *   access checks as a message from that user there, and never start a run.
+ *   access checks as a message from that user there, and never start a run. They are placed by the
+ *   message's own rules (placeOf): the same chat type, peer and team, so a channel's
+ *   `teams.<team>.channels.<channel>` rules judge its reactions and clicks as they judge its messages.
  * - The sender is the AAD object id when present (stable; what allowFrom should list), else the
  *   Bot Framework id `29:…`. Dedup key: account, conversation id and activity id.
  * - The bot's own activities and other bots (unless allowBots) are dropped.
@@ -137,13 +139,49 @@ export function splitConversationId(id: string): { base: string; messageId?: str
   return match ? { base: match[1]!, messageId: match[2]! } : { base: id };
 }
 
+/**
+ * Where an activity happened, read the same way for a message and for every system event (the
+ * access check and routing read these): chat type, the conversation (the user in a 1:1 chat, else
+ * the conversation id without `;messageid=`), the thread root that id names, and the team — which
+ * Teams puts in `channelData.team` on every activity of a channel, reactions and clicks included.
+ */
+interface Place {
+  chatType: ChatType;
+  base: string;
+  messageId?: string;
+  peerId: string;
+  teamId?: string;
+}
+
+function placeOf(activity: Activity): Place {
+  const direct = isDirect(activity);
+  const { base, messageId } = splitConversationId(activity.conversation.id);
+  const chatType: ChatType = direct
+    ? "direct"
+    : activity.conversation.conversationType === "channel"
+      ? "channel"
+      : "group";
+  const teamId = activity.channelData?.team?.id;
+  return {
+    chatType,
+    base,
+    ...(messageId ? { messageId } : {}),
+    peerId: direct ? senderId(activity) : base,
+    ...(teamId ? { teamId } : {}),
+  };
+}
+
+/** Another bot: its role says so, or its Bot Framework id (`28:` is a bot's, `29:` a user's). */
+function fromBot(activity: Activity): boolean {
+  return activity.from.role === "bot" || activity.from.id.startsWith("28:");
+}
+
 function fromMessage(
   activity: Activity,
   account: MsTeamsAccount,
   receivedAt: number,
 ): MsTeamsParseResult {
   if (!activity.id) return { malformed: "message without an id" };
-  const direct = isDirect(activity);
   const mentions = (activity.entities ?? []).filter(
     (e) => e.type === "mention" && e.mentioned?.id === activity.recipient.id,
   );
@@ -155,25 +193,23 @@ function fromMessage(
     .slice(0, 20)
     .map(attachmentOf);
   if (!text && !attachments.length) return { dropped: "message without text or attachments" };
-  const { base, messageId } = splitConversationId(activity.conversation.id);
-  const channel = activity.conversation.conversationType === "channel";
-  const teamId = activity.channelData?.team?.id;
+  const place = placeOf(activity);
+  const { base, chatType, teamId } = place;
   const threadRoot =
-    channel && replyStyleFor(account, teamId, base) === "thread"
-      ? (messageId ?? activity.replyToId ?? activity.id)
+    chatType === "channel" && replyStyleFor(account, teamId, base) === "thread"
+      ? (place.messageId ?? activity.replyToId ?? activity.id)
       : undefined;
-  const chatType: ChatType = direct ? "direct" : channel ? "channel" : "group";
   return checkedEnvelope({
     dedupKey: `msteams:${account.accountId}:${base}:${activity.id}`,
     kind: "message",
     channel: "msteams",
     accountId: account.accountId,
     chatType,
-    peerId: direct ? senderId(activity) : base,
+    peerId: place.peerId,
     ...(teamId ? { teamId } : {}),
     senderId: senderId(activity),
     senderName: activity.from.name,
-    senderIsBot: activity.from.role === "bot" || activity.from.id.startsWith("28:"),
+    senderIsBot: fromBot(activity),
     messageId: activity.id,
     text: text || `[${attachments.length} attachment${attachments.length === 1 ? "" : "s"}]`,
     ...(attachments.length ? { attachments } : {}),
@@ -185,14 +221,22 @@ function fromMessage(
       to: base,
       ...(threadRoot ? { threadId: threadRoot } : {}),
       replyToMessageId: activity.id,
-      extra: {
-        serviceUrl: activity.serviceUrl,
-        conversationType:
-          chatType === "direct" ? "personal" : chatType === "channel" ? "channel" : "groupChat",
-        ...(teamId ? { teamId } : {}),
-      },
+      extra: routeExtra(activity, place),
     },
   });
+}
+
+function routeExtra(activity: Activity, place: Place): Record<string, string> {
+  return {
+    serviceUrl: activity.serviceUrl,
+    conversationType:
+      place.chatType === "direct"
+        ? "personal"
+        : place.chatType === "channel"
+          ? "channel"
+          : "groupChat",
+    ...(place.teamId ? { teamId: place.teamId } : {}),
+  };
 }
 
 /**
@@ -248,30 +292,28 @@ function system(
   receivedAt: number,
   text: string,
 ): MsTeamsParseResult {
-  const direct = isDirect(activity);
-  const { base } = splitConversationId(activity.conversation.id);
+  const place = placeOf(activity);
   const eventId = activity.id ?? `${activity.type}:${activity.timestamp ?? receivedAt}`;
   return checkedEnvelope({
-    dedupKey: `msteams:${account.accountId}:${base}:${activity.type}:${eventId}`,
+    dedupKey: `msteams:${account.accountId}:${place.base}:${activity.type}:${eventId}`,
     kind: "system",
     channel: "msteams",
     accountId: account.accountId,
-    chatType: direct
-      ? "direct"
-      : activity.conversation.conversationType === "channel"
-        ? "channel"
-        : "group",
-    peerId: direct ? senderId(activity) : base,
+    chatType: place.chatType,
+    peerId: place.peerId,
+    // The team/channel allowlist (`teams.<team>.channels.<channel>`) is found by the team: without
+    // it a channel's reactions and clicks would be judged by the flat `groups` map instead.
+    ...(place.teamId ? { teamId: place.teamId } : {}),
     senderId: senderId(activity),
     senderName: activity.from.name,
-    senderIsBot: activity.from.role === "bot",
+    senderIsBot: fromBot(activity),
     text,
     receivedAt,
     route: {
       channel: "msteams",
       accountId: account.accountId,
-      to: base,
-      extra: { serviceUrl: activity.serviceUrl },
+      to: place.base,
+      extra: routeExtra(activity, place),
     },
   });
 }

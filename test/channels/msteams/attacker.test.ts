@@ -1,4 +1,7 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { SessionStore } from "../../../durable-objects/session/storage.ts";
+import type { Env } from "../../../workers/env.ts";
 import { recorded } from "../../agent/model-helpers.ts";
 import {
   activity,
@@ -10,7 +13,10 @@ import {
   teamsActivities,
   TEST_MSTEAMS,
   uniqueId,
+  waitFor,
 } from "./helpers.ts";
+
+const workerEnv = env as unknown as Env;
 
 /**
  * The Azure Bot behind the Teams app also serves Web Chat and Direct Line, and the Bot Framework
@@ -80,5 +86,51 @@ describe("Microsoft Teams: only Teams activities of the configured tenant", () =
     expect(response.status).toBe(200);
     for (let i = 0; i < 60 && !(await messageTexts(conversation)).length; i++) await settle(500);
     expect(await messageTexts(conversation)).toEqual(["hi owner"]);
+  });
+});
+
+describe("Microsoft Teams: a channel's team/channel rules judge its system events too", () => {
+  // Account "open" (groupPolicy open) narrows one team channel to the owner. A stranger refused for
+  // messages there must not get his reactions or card clicks into that channel's context: they
+  // carry the team (channelData.team), so teams.<team>.channels.<channel> applies to them.
+  const channelId = TEST_MSTEAMS.membersChannel;
+  const sessionKey = `agent:main:msteams:channel:${channelId.toLowerCase()}`;
+  const inChannel = (sender: string, fields: Record<string, unknown>) =>
+    activity({
+      kind: "channel",
+      conversation: `${channelId};messageid=${uniqueId("1")}`,
+      sender,
+      extra: {
+        ...fields,
+        channelData: {
+          tenant: { id: TEST_MSTEAMS.tenantId },
+          team: { id: TEST_MSTEAMS.team },
+          channel: { id: channelId },
+        },
+      },
+    });
+
+  it.each([
+    ["reaction", { type: "messageReaction", reactionsAdded: [{ type: "like" }] }],
+    ["card click", { type: "invoke", name: "adaptiveCard/action", value: { verb: "approve" } }],
+  ])("a refused sender's %s is dropped, the owner's is kept as context", async (_name, fields) => {
+    const stranger = uniqueId("aad-stranger-");
+    const queued = () =>
+      runInDurableObject(
+        workerEnv.SESSIONS.get(workerEnv.SESSIONS.idFromName(sessionKey)),
+        (_instance, state) =>
+          (new SessionStore(state.storage.sql).meta.getJson("systemEvents") ?? []).map(
+            (event) => event.text,
+          ),
+      );
+    const post = (sender: string) =>
+      postTeams(inChannel(sender, fields), { path: TEST_MSTEAMS.openPath });
+    expect((await post(stranger)).status).toBe(200);
+    expect((await post(TEST_MSTEAMS.owner)).status).toBe(200);
+    const texts = await waitFor(async () => {
+      const lines = await queued();
+      return lines.some((line) => line.includes(TEST_MSTEAMS.owner)) ? lines : undefined;
+    });
+    expect(texts.filter((line) => line.includes(stranger))).toEqual([]);
   });
 });
