@@ -181,14 +181,8 @@ function fromMessage(
   const entry = chatType === "direct" ? undefined : account.channels?.[event.channel];
   if (fromBot && !(entry?.allowBots ?? account.allowBots))
     return { dropped: "bot message (allowBots is off)" };
-  if (chatType === "direct" && account.dm?.enabled === false)
-    return { dropped: "DMs are disabled (dm.enabled)" };
-  if (chatType === "group") {
-    if (!account.dm?.groupEnabled) return { dropped: "group DMs are disabled (dm.groupEnabled)" };
-    const only = account.dm.groupChannels;
-    if (only?.length && !only.includes(event.channel))
-      return { dropped: "group DM not in dm.groupChannels" };
-  }
+  const closed = closedConversation(account, chatType, event.channel);
+  if (closed) return { dropped: closed };
 
   const text = event.text;
   const threadTs = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
@@ -259,6 +253,32 @@ function fromMessage(
   });
 }
 
+/**
+ * Why the account takes nothing from this conversation, before any access check: DMs off
+ * (`dm.enabled: false`), group DMs off (`dm.groupEnabled`, off by default) or not in
+ * `dm.groupChannels`. Messages and every system event there (edits, reactions, clicks) alike: a
+ * closed conversation has no side door.
+ */
+function closedConversation(
+  account: SlackAccount,
+  chatType: ChatType,
+  channel: string,
+): string | undefined {
+  if (chatType === "direct" && account.dm?.enabled === false)
+    return "DMs are disabled (dm.enabled)";
+  if (chatType === "group") {
+    if (!account.dm?.groupEnabled) return "group DMs are disabled (dm.groupEnabled)";
+    const only = account.dm.groupChannels;
+    if (only?.length && !only.includes(channel)) return "group DM not in dm.groupChannels";
+  }
+  return undefined;
+}
+
+/** A thread's ts, unless it is the message's own (a thread's root sits in its channel, not in the thread). */
+function replyThread(threadTs: string | undefined, ts: string | undefined): string | undefined {
+  return threadTs && threadTs !== ts ? threadTs : undefined;
+}
+
 /** Our own post: by the bot user, our bot id, or our app (bot posts carry `app_id` / `bot_profile.app_id`). */
 function isOwnPost(
   event: { user?: string; bot_id?: string; app_id?: string; bot_profile?: { app_id?: string } },
@@ -286,12 +306,14 @@ function fromEditOrDelete(
   const what = edited
     ? `Slack message edited by ${author ?? "someone"}: ${clip(event.message?.text ?? "", 2000)}`
     : `Slack message deleted (ts ${event.deleted_ts ?? "?"})${author ? ` from ${author}` : ""}`;
+  // The thread the message was in: an edit names it on the new message, a delete on the old one.
+  const post = edited ? event.message : event.previous_message;
   return systemEnvelope(callback, ctx, {
     chatType,
     conversation: event.channel,
     user: author,
     text: what,
-    threadTs: event.message?.thread_ts,
+    threadTs: replyThread(post?.thread_ts, post?.ts),
   });
 }
 
@@ -349,6 +371,9 @@ function systemEnvelope(
   const sender = at.user ?? "slack";
   const direct = at.chatType === "direct";
   if (direct && !at.user) return { dropped: "DM system event without a user" };
+  const closed = closedConversation(ctx.account, at.chatType, at.conversation);
+  if (closed) return { dropped: closed };
+  const threadId = direct ? undefined : at.threadTs;
   return checkedEnvelope({
     dedupKey: `slack:${team}:${callback.event_id}`,
     kind: "system",
@@ -356,7 +381,8 @@ function systemEnvelope(
     accountId: ctx.account.accountId,
     chatType: at.chatType,
     peerId: direct ? sender : at.conversation,
-    threadId: direct ? undefined : at.threadTs,
+    // A thread's events sit where its messages do: the thread, under its channel.
+    ...(threadId ? { threadId, parentPeerId: at.conversation } : {}),
     teamId: team,
     senderId: sender,
     text: at.text,
@@ -445,7 +471,13 @@ export function envelopeFromInteraction(
   }
   if (interaction.view?.state)
     details.push(`inputs=${clip(JSON.stringify(interaction.view.state.values), 2000)}`);
-  const threadTs = interaction.container?.thread_ts ?? interaction.message?.thread_ts;
+  const threadTs = replyThread(
+    interaction.container?.thread_ts ?? interaction.message?.thread_ts,
+    interaction.container?.message_ts ?? interaction.message?.ts,
+  );
+  const closed = closedConversation(ctx.account, chatType, channel ?? interaction.user.id);
+  if (closed) return { dropped: closed };
+  const threadId = chatType === "direct" ? undefined : threadTs;
   return checkedEnvelope({
     dedupKey: `slack:${team}:interaction:${stamp}`,
     kind: "system",
@@ -453,7 +485,7 @@ export function envelopeFromInteraction(
     accountId: ctx.account.accountId,
     chatType,
     peerId: chatType === "direct" ? interaction.user.id : channel!,
-    threadId: chatType === "direct" ? undefined : threadTs,
+    ...(threadId ? { threadId, parentPeerId: channel } : {}),
     teamId: team,
     senderId: interaction.user.id,
     senderName: interaction.user.name ?? interaction.user.username,

@@ -51,7 +51,12 @@ export const slackMessageEventSchema = z
       .loose()
       .optional(),
     previous_message: z
-      .object({ user: z.string().optional(), text: z.string().optional() })
+      .object({
+        user: z.string().optional(),
+        text: z.string().optional(),
+        ts: z.string().optional(),
+        thread_ts: z.string().optional(),
+      })
       .loose()
       .optional(),
     deleted_ts: z.string().optional(),
