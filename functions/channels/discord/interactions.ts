@@ -10,7 +10,12 @@ import {
   discordConfig,
   type DiscordAccount,
 } from "./config.ts";
-import { discordInteractionSchema, type DiscordInteraction } from "./payloads.ts";
+import {
+  discordInteractionSchema,
+  GROUP_DM_CHANNEL_TYPE,
+  type DiscordInteraction,
+} from "./payloads.ts";
+import { closedConversation } from "./parse.ts";
 import { verifyDiscordSignature } from "./verify.ts";
 import { parseJsonBody } from "../parse-json-body.ts";
 
@@ -112,6 +117,18 @@ export function parseInteraction(
       ackHint: "update",
     };
   const isCommand = interaction.type === APPLICATION_COMMAND;
+  // A click where the account takes no messages (a group DM with dm.groupEnabled off, DMs off) is
+  // dropped like a message there would be, before any access check.
+  const closed = isCommand
+    ? undefined
+    : closedConversation(
+        { account },
+        {
+          chatType: interaction.guild_id ? "channel" : "direct",
+          groupDm: interaction.channel?.type === GROUP_DM_CHANNEL_TYPE,
+        },
+      );
+  if (closed) return { kind: "envelopes", envelopes: [], dropped: [closed], ackHint: "update" };
   const name = interaction.data?.name ?? "";
   const text = isCommand
     ? `/${name}${commandArguments(interaction.data?.options)}`.trim()

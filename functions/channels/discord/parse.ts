@@ -138,10 +138,8 @@ function fromMessage(
     return { dropped: `message type ${message.type} is not a chat message` };
   if (message.author.system) return { dropped: "a Discord system message" };
   const where = conversation(message.channel_id, message.guild_id, dispatch, message.author.id);
-  if (where.groupDm && !ctx.account.dm.groupEnabled)
-    return { dropped: "group DMs are off (dm.groupEnabled)" };
-  if (where.chatType === "direct" && ctx.account.dm.enabled === false)
-    return { dropped: "DMs are off (dm.enabled)" };
+  const closed = closedConversation(ctx, where);
+  if (closed) return { dropped: closed };
 
   const nativeMention =
     ctx.botUserId !== undefined && message.mentions.some((user) => user.id === ctx.botUserId);
@@ -196,6 +194,8 @@ function fromEdit(
   if (ctx.botUserId && update.author.id === ctx.botUserId)
     return { dropped: "an edit of the bot's own message" };
   const where = conversation(update.channel_id, update.guild_id, dispatch, update.author.id);
+  const closed = closedConversation(ctx, where);
+  if (closed) return { dropped: closed };
   return build(
     {
       dedupKey: `discord:${botKey(ctx)}:msg:${update.id}:edit:${update.edited_timestamp}`,
@@ -229,6 +229,8 @@ function fromReaction(
     ? `${reaction.emoji.name ?? ""}:${reaction.emoji.id}`
     : (reaction.emoji.name ?? "?");
   const where = conversation(reaction.channel_id, reaction.guild_id, dispatch, reaction.user_id);
+  const closed = closedConversation(ctx, where);
+  if (closed) return { dropped: closed };
   const user = reaction.member?.user;
   return build(
     {
@@ -268,7 +270,7 @@ function fromMemberAdd(
       senderId: member.user.id,
       senderName: displayName(member.user, member.nick),
       senderIsBot: member.user.bot === true ? true : undefined,
-      text: `Member joined the server`,
+      text: `${displayName(member.user, member.nick)} (${member.user.id}) joined the server`,
     },
     {
       chatType: "channel",
@@ -320,6 +322,21 @@ function build(
         : {}),
     },
   });
+}
+
+/**
+ * Why the account takes nothing from this conversation before any access check: a group DM while
+ * `dm.groupEnabled` is off (the default), a DM while `dm.enabled` is false. Messages, edits and
+ * reactions alike (interactions.ts asks too): a closed conversation has no side door.
+ */
+export function closedConversation(
+  ctx: { account: DiscordAccount },
+  where: { chatType: "direct" | "channel"; groupDm: boolean },
+): string | undefined {
+  if (where.groupDm && !ctx.account.dm.groupEnabled) return "group DMs are off (dm.groupEnabled)";
+  if (where.chatType === "direct" && ctx.account.dm.enabled === false)
+    return "DMs are off (dm.enabled)";
+  return undefined;
 }
 
 function ignoresOtherMentions(ctx: DiscordParseContext, where: Where): boolean {
