@@ -85,6 +85,11 @@ export interface FakeMattermost {
   stop(): Promise<void>;
 }
 
+/** Every channel of the fake is in team "team1"; DMs and group messages belong to no team, as in Mattermost. */
+function teamOf(channelType: string): string {
+  return channelType === "D" || channelType === "G" ? "" : "team1";
+}
+
 export async function startFakeMattermost(
   options: { tokens?: string[] } = {},
 ): Promise<FakeMattermost> {
@@ -153,7 +158,7 @@ export async function startFakeMattermost(
         post: JSON.stringify(post),
         sender_name: senderName,
         set_online: true,
-        team_id: "team1",
+        team_id: teamOf(channelType),
         ...mentions,
       },
       { channel_id: post.channel_id },
@@ -290,7 +295,7 @@ export async function startFakeMattermost(
       if (req.method === "GET" && (match = /^\/channels\/([^/]+)$/.exec(path))) {
         const type = channels.get(match[1]!);
         return type
-          ? answer(200, { id: match[1], type })
+          ? answer(200, { id: match[1], type, team_id: teamOf(type) })
           : error(404, "app.channel.get.existing.app_error", "channel not found");
       }
       if (req.method === "POST" && path === "/posts") {

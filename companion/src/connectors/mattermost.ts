@@ -306,9 +306,16 @@ class MattermostConnector implements Connector {
           ? broadcast.channel_id
           : undefined;
     const statedType = typeof data.channel_type === "string" ? data.channel_type : undefined;
-    const channelType =
-      statedType ??
-      (channelId ? await this.channelType(rest, cursors, channelId, signal) : undefined);
+    const statedTeam = typeof data.team_id === "string" ? data.team_id : undefined;
+    if (channelId && statedTeam !== undefined) this.remember(channelId, { teamId: statedTeam });
+    // Edits and reactions carry neither the channel's type nor its team: the Worker needs both to
+    // place them where the channel's messages go (access, bindings).
+    const learnt =
+      channelId && (statedType === undefined || statedTeam === undefined)
+        ? await this.channelFacts(rest, cursors, channelId, signal)
+        : {};
+    const channelType = statedType ?? learnt.type;
+    const teamId = statedTeam === undefined ? learnt.teamId : undefined;
 
     const reactor =
       typeof data.reaction === "string"
@@ -320,7 +327,12 @@ class MattermostConnector implements Connector {
       await ctx.submit([
         {
           eventId: eventIdOf(frame, post, data),
-          payload: { event: frame, self, ...(channelType && !statedType ? { channelType } : {}) },
+          payload: {
+            event: frame,
+            self,
+            ...(channelType && !statedType ? { channelType } : {}),
+            ...(teamId ? { teamId } : {}),
+          },
         },
       ]);
       this.report(ctx, { lastEventAt: Date.now() });
@@ -352,13 +364,18 @@ class MattermostConnector implements Connector {
       });
     for (const event of missed) {
       const frame = event.payload as Record<string, unknown>;
-      await ctx.submit([
-        { eventId: event.eventId, payload: { event: frame, self } } satisfies RawEvent,
-      ]);
       const post = safeJson(String(((frame.data ?? {}) as Record<string, unknown>).post)) as {
         channel_id: string;
         create_at: number;
       };
+      // A repaired post comes from REST, which does not name the team: the one learnt, if any.
+      const teamId = this.facts.get(post.channel_id)?.teamId;
+      await ctx.submit([
+        {
+          eventId: event.eventId,
+          payload: { event: frame, self, ...(teamId ? { teamId } : {}) },
+        } satisfies RawEvent,
+      ]);
       cursors.advance(
         post.channel_id,
         String(((frame.data ?? {}) as Record<string, unknown>).channel_type),
@@ -368,37 +385,55 @@ class MattermostConnector implements Connector {
     await cursors.flush();
   }
 
-  /** The type (D/G/O/P) of a channel an edit or reaction happened in: known from its posts, else `GET /channels/{id}`. */
-  private async channelType(
+  /**
+   * The type (D/G/O/P) and team ("" for DMs and group messages) of the channel an edit or reaction
+   * happened in: known from its posts (the cursors keep types across restarts, posted events name the
+   * team), else `GET /channels/{id}` once.
+   */
+  private async channelFacts(
     rest: MattermostRest,
     cursors: ChannelCursors,
     channelId: string,
     signal: AbortSignal,
-  ): Promise<string | undefined> {
-    const known = cursors.typeOf(channelId) ?? this.types.get(channelId);
-    if (known) return known;
+  ): Promise<ChannelFacts> {
+    const known = { ...this.facts.get(channelId) };
+    known.type ??= cursors.typeOf(channelId);
+    if (known.type !== undefined && known.teamId !== undefined) return known;
     try {
-      const channel = await rest.get<{ type?: unknown }>(
+      const channel = await rest.get<{ type?: unknown; team_id?: unknown }>(
         `/channels/${encodeURIComponent(channelId)}`,
         signal,
       );
-      if (typeof channel.type === "string") {
-        if (this.types.size > 1000) this.types.clear();
-        this.types.set(channelId, channel.type);
-        return channel.type;
-      }
+      const facts: ChannelFacts = {
+        ...(typeof channel.type === "string" ? { type: channel.type } : {}),
+        ...(typeof channel.team_id === "string" ? { teamId: channel.team_id } : {}),
+      };
+      this.remember(channelId, facts);
+      return { ...known, ...facts };
     } catch (error) {
       if (error instanceof MattermostAuthError) throw error;
     }
-    return undefined; // the Worker drops an event whose conversation type it cannot tell (fail closed)
+    // Without a type the Worker drops the event (fail closed); without a team it judges it teamless.
+    return known;
   }
 
-  private readonly types = new Map<string, string>();
+  private remember(channelId: string, facts: ChannelFacts): void {
+    if (this.facts.size > 1000) this.facts.clear();
+    this.facts.set(channelId, { ...this.facts.get(channelId), ...facts });
+  }
+
+  private readonly facts = new Map<string, ChannelFacts>();
 
   private report(ctx: ConnectorContext, change: Partial<ConnectorStatus>): void {
     this.status = { ...this.status, ...change };
     ctx.setStatus(this.status);
   }
+}
+
+/** What the connector knows of a channel that its edit and reaction events do not say. */
+interface ChannelFacts {
+  type?: string;
+  teamId?: string;
 }
 
 /** Stable across redeliveries and repairs: the post id for posts, the post id + edit time for edits, the reaction's identity. */

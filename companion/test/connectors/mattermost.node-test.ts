@@ -24,6 +24,7 @@ type Forwarded = {
   event: { event: string; data: Record<string, unknown>; broadcast: Record<string, unknown> };
   self: { userId: string; username: string };
   channelType?: string;
+  teamId?: string;
 };
 
 describe("Mattermost connector", () => {
@@ -103,6 +104,39 @@ describe("Mattermost connector", () => {
     );
     await connector.stop("shutdown");
     assert.equal(ctx.state_, "stopped");
+  });
+
+  it("adds the channel's team to edits and reactions in a channel (DMs have none), as its posts name it", async () => {
+    const { ctx, connector } = await started();
+    await until(() => ctx.state_ === "ready", 5_000, "ready");
+    const channel = id("ch");
+    const dm = id("dm");
+    await control("channel", { id: channel, type: "O" });
+    await control("channel", { id: dm, type: "D" });
+    const react = (where: string, n: number) =>
+      control("event", {
+        event: "reaction_added",
+        data: {
+          reaction: JSON.stringify({
+            user_id: "u2".padEnd(26, "0"),
+            post_id: `p${n}`.padEnd(26, "0"),
+            emoji_name: "+1",
+            create_at: n,
+          }),
+        },
+        broadcast: { channel_id: where, team_id: "" },
+      });
+    await react(channel, 1);
+    await react(dm, 2);
+    await until(() => ctx.stored.length >= 2 || undefined, 5_000, "reactions forwarded");
+    const [inChannel, inDm] = ctx.stored.map((e) => e.payload as Forwarded);
+    assert.deepEqual([inChannel!.channelType, inChannel!.teamId], ["O", "team1"]);
+    assert.deepEqual([inDm!.channelType, inDm!.teamId], ["D", undefined]);
+    // A posted event names its team itself: nothing is added to it.
+    await userPost(channel, "hello");
+    await until(() => ctx.stored.length >= 3 || undefined, 5_000, "post forwarded");
+    assert.equal((ctx.stored[2]!.payload as Forwarded).teamId, undefined);
+    await connector.stop("shutdown");
   });
 
   it("adds the channel type to edits and reactions (which do not carry it), from GET /channels/{id}", async () => {

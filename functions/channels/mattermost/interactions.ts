@@ -6,6 +6,7 @@ import { inboundEnvelopeSchema, type ChatType } from "../../core/envelope.ts";
 import { parseJsonBody } from "../parse-json-body.ts";
 import { parseIpv4, parseIpv6 } from "../../http/ssrf.ts";
 import { mattermostBotToken, type MattermostAccount } from "./config.ts";
+import { teamOf } from "./parse.ts";
 
 /**
  * Mattermost interactive buttons: a click is POSTed (JSON) to `/mattermost/interactions/<accountId>`
@@ -114,7 +115,7 @@ export function parseInteraction(request: WebhookRequest, account: MattermostAcc
     accountId: account.accountId,
     chatType,
     peerId: chatType === "direct" ? data.user_id : data.channel_id,
-    ...(data.team_id ? { teamId: data.team_id } : {}),
+    ...(teamOf(chatType, data.team_id) ? { teamId: teamOf(chatType, data.team_id) } : {}),
     senderId: data.user_id,
     ...(data.user_name ? { senderName: data.user_name } : {}),
     messageId: data.post_id,

@@ -17,7 +17,9 @@ import {
  *   mention = Mattermost's own `data.mentions` naming the bot, `@botname` in the text, or (chatmode
  *   onchar) a trigger prefix; DMs (channel_type D) need none. Dedup key: the post id.
  * - `post_edited`, `post_deleted`, `reaction_added`, `reaction_removed`: system events from that user
- *   in that conversation — the same access policy as a message, context for the next run only.
+ *   in that conversation — the same access policy as a message, context for the next run only —
+ *   with the message's routing facts: chat type and team (which these events do not carry) from what
+ *   the connector learnt of the channel.
  * Every other event (typing, status, channel_viewed, …) is not ours.
  */
 
@@ -136,8 +138,7 @@ function fromPost(
     peerId: chatType === "direct" ? sender : post.channel_id,
     parentPeerId: sessionThread && chatType !== "direct" ? post.channel_id : undefined,
     threadId: sessionThread,
-    teamId:
-      typeof event.data.team_id === "string" && event.data.team_id ? event.data.team_id : undefined,
+    teamId: teamOf(chatType, event.data.team_id || input.teamId),
     senderId: sender,
     senderName: senderName || undefined,
     senderIsBot: fromBot || undefined,
@@ -184,6 +185,11 @@ function systemEvent(
     peerId: chatType === "direct" ? at.user : at.channelId,
     parentPeerId: at.threadId && chatType !== "direct" ? at.channelId : undefined,
     threadId: chatType === "direct" ? undefined : at.threadId,
+    // The team its messages name (bindings match on it): the event's own, else the connector's.
+    teamId: teamOf(
+      chatType,
+      input.event.data.team_id || input.teamId || input.event.broadcast.team_id,
+    ),
     senderId: at.user,
     messageId: at.post,
     text: at.text,
@@ -204,6 +210,12 @@ function channelTypeOf(
 ): MattermostChannelType | undefined {
   const parsed = mattermostChannelTypeSchema.safeParse(stated);
   return parsed.success ? parsed.data : known;
+}
+
+/** A channel's team; DMs and group messages belong to none (Mattermost sends `team_id: ""` there). */
+export function teamOf(chatType: ChatType, teamId: unknown): string | undefined {
+  if (chatType !== "channel") return undefined;
+  return typeof teamId === "string" && teamId ? teamId : undefined;
 }
 
 export function chatTypeOf(type: MattermostChannelType): ChatType {

@@ -59,12 +59,14 @@ export type MattermostWsEvent = z.infer<typeof mattermostWsEventSchema>;
  * What the companion's Mattermost connector forwards: the WebSocket event unchanged, plus what the
  * connection knows and the event does not carry — who the bot is (`GET /users/me` at connect: its
  * own posts are never answered; `@username` is its mention) and, for events without
- * `data.channel_type` (edits, reactions), the channel's type as the connector learnt it.
+ * `data.channel_type` / `data.team_id` (edits, reactions), the channel's type and team as the
+ * connector learnt them (from the channel's posts, else `GET /channels/{id}`).
  */
 export const mattermostSocketPayloadSchema = z.object({
   event: mattermostWsEventSchema,
   self: z.object({ userId: z.string().min(1), username: z.string().min(1) }),
   channelType: mattermostChannelTypeSchema.optional(),
+  teamId: z.string().max(64).optional(),
 });
 export type MattermostSocketPayload = z.infer<typeof mattermostSocketPayloadSchema>;
 
