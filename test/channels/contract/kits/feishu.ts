@@ -1,5 +1,6 @@
 import {
   control,
+  eventBody,
   feishuId,
   feishuMessages,
   feishuRequest,
@@ -9,6 +10,7 @@ import {
   TEST_FEISHU,
 } from "../../feishu/helpers.ts";
 import type { ChannelKit, WireRequest } from "../kit.ts";
+import type { Conversation, Delivery, SystemEventKit } from "../system-kit.ts";
 
 /**
  * Feishu / Lark event subscriptions. The default account encrypts and signs (X-Lark-Signature over
@@ -96,4 +98,95 @@ export const feishuKit: ChannelKit = {
   async replies(conversation) {
     return (await feishuMessages(conversation)).map((m) => m.text);
   },
+};
+
+// ---- System events (system-events.test.ts) ----
+
+/** An app's webhook as the suite's config serves it: "plain" (token only) or the default (encrypted, signed). */
+const FEISHU_APPS = {
+  plain: {
+    path: "/feishu/plain",
+    ids: { appId: TEST_FEISHU.plainAppId, token: TEST_FEISHU.plainVerificationToken },
+    options: { encryptKey: null } as Parameters<typeof feishuRequest>[1],
+  },
+  default: {
+    path: "/feishu/events",
+    ids: { appId: TEST_FEISHU.appId, token: TEST_FEISHU.verificationToken },
+    options: {} as Parameters<typeof feishuRequest>[1],
+  },
+} as const;
+type FeishuApp = (typeof FEISHU_APPS)[keyof typeof FEISHU_APPS];
+
+async function feishuDelivery(app: FeishuApp, body: Record<string, unknown>): Promise<Delivery> {
+  return { via: "webhook", request: await wire(app.path, body, app.options) };
+}
+
+/** A group chat of `app`: a plain message there, and the bot added to or removed from it by `sender`. */
+function feishuGroup(
+  name: string,
+  app: FeishuApp,
+  chatId: string,
+  senders: { allowed?: string; refused?: string },
+): Conversation {
+  const membership = (type: string) => (sender: string) =>
+    feishuDelivery(
+      app,
+      eventBody(
+        type,
+        {
+          chat_id: chatId,
+          operator_id: { open_id: sender, union_id: "on_x", user_id: null },
+          external: false,
+          operator_tenant_key: "tk",
+          name: "Test group",
+        },
+        app.ids,
+      ),
+    );
+  return {
+    name,
+    ...senders,
+    message: (sender) =>
+      feishuDelivery(
+        app,
+        messageEvent({
+          sender,
+          chatId,
+          chatType: "group",
+          content: { text: "an ordinary message" },
+          ...app.ids,
+        }),
+      ),
+    events: {
+      "im.chat.member.bot.added_v1": membership("im.chat.member.bot.added_v1"),
+      "im.chat.member.bot.deleted_v1": membership("im.chat.member.bot.deleted_v1"),
+    },
+  };
+}
+
+export const feishuSystemKit: SystemEventKit = {
+  channel: "feishu",
+  kinds: ["im.chat.member.bot.added_v1", "im.chat.member.bot.deleted_v1"],
+  conversations: [
+    feishuGroup(
+      "a group that admits only MEMBER (plain)",
+      FEISHU_APPS.plain,
+      TEST_FEISHU.groupMembers,
+      {
+        allowed: TEST_FEISHU.member,
+        refused: feishuId("ou"),
+      },
+    ),
+    feishuGroup("a listed open group (plain)", FEISHU_APPS.plain, TEST_FEISHU.groupOpen, {
+      allowed: feishuId("ou"),
+    }),
+    feishuGroup(
+      "an unlisted group (default: groupPolicy allowlist, none listed)",
+      FEISHU_APPS.default,
+      feishuId("oc"),
+      {
+        refused: feishuId("ou"),
+      },
+    ),
+  ],
 };

@@ -1,11 +1,15 @@
 import type { ChannelKit } from "../kit.ts";
-import { feishuKit } from "./feishu.ts";
-import { googleChatKit } from "./googlechat.ts";
-import { lineKit } from "./line.ts";
-import { msTeamsKit } from "./msteams.ts";
+import type { SystemEventKit } from "../system-kit.ts";
+import { discordSystemKit } from "./discord.ts";
+import { feishuKit, feishuSystemKit } from "./feishu.ts";
+import { googleChatKit, googleChatSystemKit } from "./googlechat.ts";
+import { lineKit, lineSystemKit } from "./line.ts";
+import { mattermostSystemKit } from "./mattermost.ts";
+import { msTeamsKit, msTeamsSystemKit } from "./msteams.ts";
 import { slackKit } from "./slack.ts";
+import { slackSystemKit } from "./slack-system.ts";
 import { smsKit } from "./sms.ts";
-import { telegramKit } from "./telegram.ts";
+import { telegramKit, telegramSystemKit } from "./telegram.ts";
 
 /** One kit per webhook channel that takes direct messages (the DM cases run over these). */
 export const DM_KITS: ChannelKit[] = [
@@ -17,3 +21,24 @@ export const DM_KITS: ChannelKit[] = [
   feishuKit,
   msTeamsKit,
 ];
+
+/**
+ * One system-event kit per channel in the registry (system-events.test.ts checks that none is
+ * missing): the conversations and event kinds the cross-check holds to the message's decision.
+ */
+export const SYSTEM_KITS: SystemEventKit[] = [
+  slackSystemKit,
+  telegramSystemKit,
+  lineSystemKit,
+  googleChatSystemKit,
+  feishuSystemKit,
+  msTeamsSystemKit,
+  discordSystemKit,
+  mattermostSystemKit,
+];
+
+/** Channels that parse no system event at all, and why (the cross-check has nothing to hold them to). */
+export const NO_SYSTEM_EVENTS: Record<string, string> = {
+  sms: "Twilio posts only inbound messages (and status callbacks, which are not events from a sender)",
+  relay: "the suite's test-only channel (test/channels/relay) parses messages only",
+};

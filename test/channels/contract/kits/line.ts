@@ -10,6 +10,7 @@ import {
   webhookBody,
 } from "../../line/helpers.ts";
 import type { ChannelKit, WireRequest } from "../kit.ts";
+import type { Conversation, Delivery, SenderlessEvent, SystemEventKit } from "../system-kit.ts";
 
 /** LINE Messaging API webhooks: X-Line-Signature, HMAC-SHA256 of the body with the channel secret. */
 
@@ -95,4 +96,162 @@ export const lineKit: ChannelKit = {
   async replies(conversation) {
     return (await lineMessages(conversation)).map((m) => m.text);
   },
+};
+
+// ---- System events (system-events.test.ts) ----
+
+type LineAccountUrl = { path: string; secret: string };
+const BIZ: LineAccountUrl = ACCOUNTS.allowed;
+const DEFAULT: LineAccountUrl = ACCOUNTS.stranger;
+
+async function lineDelivery(
+  url: LineAccountUrl,
+  event: Record<string, unknown>,
+): Promise<Delivery> {
+  return {
+    via: "webhook",
+    request: await signed(url.path, url.secret, webhookBody([event])),
+  };
+}
+
+type Source =
+  | { type: "user"; userId: string }
+  | { type: "group"; groupId: string; userId?: string };
+
+/** Events a user causes: the user in `source` (or, for membership changes, in `joined`/`left`). */
+function lineUserEvents(url: LineAccountUrl, source: (sender: string) => Source, inGroup: boolean) {
+  const at = (sender: string, type: string, extra: Record<string, unknown> = {}) =>
+    lineDelivery(
+      url,
+      lineEvent({ type, source: source(sender), replyToken: uniqueToken(), extra }),
+    );
+  const common = {
+    unsend: (sender: string) => at(sender, "unsend", { unsend: { messageId: uniqueToken("m") } }),
+    postback: (sender: string) =>
+      at(sender, "postback", { postback: { data: `action=${uniqueToken("pb")}` } }),
+  };
+  if (!inGroup)
+    return {
+      ...common,
+      follow: (sender: string) => at(sender, "follow", { follow: { isUnblocked: false } }),
+      unfollow: (sender: string) => at(sender, "unfollow"),
+    };
+  // LINE names who joined or left in `joined` / `left`; the source is the group alone.
+  const group = (sender: string) => {
+    const { userId: _who, ...where } = source(sender) as Source & { userId?: string };
+    return where as Source;
+  };
+  const members = (sender: string, type: "memberJoined" | "memberLeft") =>
+    lineDelivery(
+      url,
+      lineEvent({
+        type,
+        source: group(sender),
+        extra: {
+          [type === "memberJoined" ? "joined" : "left"]: {
+            members: [{ type: "user", userId: sender }],
+          },
+        },
+      }),
+    );
+  return {
+    ...common,
+    memberJoined: (sender: string) => members(sender, "memberJoined"),
+    memberLeft: (sender: string) => members(sender, "memberLeft"),
+  };
+}
+
+/** The bot joining or leaving a group: LINE names no user, the envelope's sender is "line". */
+function botMembership(url: LineAccountUrl, groupId: string) {
+  const of = (type: "join" | "leave"): SenderlessEvent => ({
+    sender: "line",
+    build: () =>
+      lineDelivery(
+        url,
+        lineEvent({
+          type,
+          source: { type: "group", groupId },
+          ...(type === "join" ? { replyToken: uniqueToken() } : {}),
+        }),
+      ),
+  });
+  return { join: of("join"), leave: of("leave") };
+}
+
+function lineConversation(
+  name: string,
+  url: LineAccountUrl,
+  source: (sender: string) => Source,
+  senders: { allowed?: string; refused?: string },
+  groupId?: string,
+): Conversation {
+  return {
+    name,
+    ...senders,
+    message: (sender) =>
+      lineDelivery(
+        url,
+        lineEvent({ source: source(sender), message: textMessage("an ordinary message") }),
+      ),
+    events: {
+      ...lineUserEvents(url, source, groupId !== undefined),
+      ...(groupId ? botMembership(url, groupId) : {}),
+    },
+  };
+}
+
+const inGroup = (groupId: string) => (sender: string) =>
+  ({ type: "group", groupId, userId: sender }) as Source;
+
+const UNLISTED_GROUP = lineId("C");
+
+export const lineSystemKit: SystemEventKit = {
+  channel: "line",
+  kinds: [
+    "follow",
+    "unfollow",
+    "join",
+    "leave",
+    "memberJoined",
+    "memberLeft",
+    "unsend",
+    "postback",
+  ],
+  conversations: [
+    lineConversation(
+      "a 1:1 chat (biz: dmPolicy open)",
+      BIZ,
+      (sender) => ({ type: "user", userId: sender }),
+      {
+        allowed: lineId("U"),
+      },
+    ),
+    lineConversation(
+      "a 1:1 chat (default: dmPolicy pairing)",
+      DEFAULT,
+      (sender) => ({ type: "user", userId: sender }),
+      { refused: lineId("U") },
+    ),
+    lineConversation(
+      "a group that admits only MEMBER (biz)",
+      BIZ,
+      inGroup(TEST_LINE.groupMembers),
+      { allowed: TEST_LINE.member, refused: lineId("U") },
+      TEST_LINE.groupMembers,
+    ),
+    lineConversation(
+      "a listed open group (biz)",
+      BIZ,
+      inGroup(TEST_LINE.groupOpen),
+      { allowed: lineId("U") },
+      TEST_LINE.groupOpen,
+    ),
+    lineConversation(
+      "an unlisted group (default)",
+      DEFAULT,
+      inGroup(UNLISTED_GROUP),
+      { refused: lineId("U") },
+      UNLISTED_GROUP,
+    ),
+  ],
 };

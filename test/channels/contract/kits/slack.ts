@@ -10,7 +10,7 @@ import type { ChannelKit, WireRequest } from "../kit.ts";
 
 /** Slack Events API: v0 HMAC over `v0:<timestamp>:<body>`, five-minute window. */
 
-async function signed(
+export async function signed(
   body: string,
   options: { path?: string; secret?: string; timestamp?: number } = {},
 ): Promise<WireRequest> {
