@@ -4,11 +4,11 @@ import { dirname, join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { startPgBridge, type PgBridge } from "./pg-bridge.ts";
+import { startPgliteServer } from "./pglite-server.ts";
 
 export const migrationsFolder = fileURLToPath(new URL("../../migrations", import.meta.url));
 
@@ -122,7 +122,7 @@ export interface LocalPostgres {
 }
 
 /**
- * Postgres with nothing to install: PGlite (WASM Postgres) behind a TCP socket server, plus a small
+ * Postgres with nothing to install: PGlite (WASM Postgres) behind a TCP socket server (pglite-server.ts), plus a small
  * WebSocket bridge so the Neon serverless driver — the one production uses — reaches it from workerd.
  * `dataDir` undefined keeps everything in memory (tests); a folder keeps it across restarts (dev).
  */
@@ -154,9 +154,8 @@ export async function startLocalPostgres(
   });
   if (options.migrate !== false) await migrate(drizzle(db), { migrationsFolder });
 
-  const pgServer = new PGLiteSocketServer({ db, host, port: 0, maxConnections: 64 });
-  await pgServer.start();
-  const pgPort = Number(pgServer.getServerConn().split(":").pop());
+  const pgServer = await startPgliteServer({ db, host, maxConnections: 64 });
+  const pgPort = pgServer.port;
 
   const bridge = await startPgBridge({ host, pgPort });
   const extras: PgBridge[] = [];

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { sampleTree } from "../../scripts/bench/lib/process-tree.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
-import { LOCAL_POSTGRES_SETTINGS, startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
+import { LOCAL_POSTGRES_SETTINGS } from "../../scripts/lib/local-postgres.ts";
 import { workerdConfig } from "../../scripts/lib/workerd-config.ts";
 import { projectRoot, tempProject } from "./helpers.ts";
 
@@ -22,27 +21,34 @@ after(() => {
   for (const cleanup of cleanups) cleanup();
 });
 
+/** One fresh-data-dir start of local Postgres in a child process of its own (fixtures/pglite-rss.ts). */
+function measureStart(): { grown: number; sharedBuffers?: string; migrated: number } {
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(projectRoot, "test/scripts/fixtures/pglite-rss.ts")],
+    { cwd: projectRoot, encoding: "utf8", timeout: 120_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}");
+}
+
 describe("local Postgres", () => {
-  it("runs with buffers sized for one developer, and a new data dir's initdb does not stay resident", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "edgeclaw-pg-"));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const before = process.memoryUsage().rss;
-    const pg = await startLocalPostgres({ dataDir });
-    try {
-      const grown = process.memoryUsage().rss - before;
-      const { rows } = await pg.db.query<{ shared_buffers: string }>("show shared_buffers");
-      assert.equal(rows[0]?.shared_buffers, LOCAL_POSTGRES_SETTINGS.shared_buffers);
-      // initdb in this process alone left ~500 MB resident (and 128 MB of buffers on top).
-      assert.ok(grown < 300 * MiB, `PGlite grew this process by ${Math.round(grown / MiB)} MiB`);
-      const migrated = await pg.db.query("select count(*) from gateway_state");
-      assert.equal(
-        migrated.rows.length,
-        1,
-        "the migrations ran on the server this process serves from",
-      );
-    } finally {
-      await pg.stop();
+  it("runs with buffers sized for one developer, and a new data dir's initdb does not stay resident", () => {
+    // initdb in the serving process left ~500 MB resident (and 128 MB of buffers on top); a start
+    // from the template grows it by ~130 MiB on a quiet machine, but a loaded one was seen at up
+    // to ~570 MiB in one run of five (the collector and the WASM tier-up lag behind). So: the
+    // lowest of up to three starts, each in a fresh process; a real regression is high in all.
+    const runs: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const start = measureStart();
+      assert.equal(start.sharedBuffers, LOCAL_POSTGRES_SETTINGS.shared_buffers);
+      assert.equal(start.migrated, 1, "the migrations ran on the server this process serves from");
+      runs.push(start.grown);
+      if (start.grown < 300 * MiB) return;
     }
+    assert.fail(
+      `PGlite grew a fresh process by ${runs.map((grown) => Math.round(grown / MiB)).join(", ")} MiB in three starts`,
+    );
   });
 });
 
