@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { containerEnv } from "../functions/channels/companion/container-plan.ts";
 import {
   ContainerKeeper,

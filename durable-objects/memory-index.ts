@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { syncMemoryIndex, type SyncReport } from "../functions/agent/memory/indexer.ts";
 import { syncOutcome, type SyncOutcome } from "../functions/agent/memory/index-signal.ts";
 

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb } from "../functions/db/client.ts";
 import { limitsForScope, windowsFor, type BudgetWindow } from "../functions/agent/budget-scopes.ts";
 import { recordAudit } from "../functions/db/audit.ts";

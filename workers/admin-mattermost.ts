@@ -14,7 +14,7 @@ import {
   RegistrationError,
   type NativeCommandSpec,
 } from "../functions/channels/mattermost/native-commands.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { auditAdminChange } from "./admin-audit-write.ts";

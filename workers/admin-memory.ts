@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { memoryIndexStatus } from "../functions/agent/memory/indexer.ts";
 import {
   ensureIndexFresh,

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { configFromEnv, rawConfigFromEnv } from "../functions/config/load.ts";
+import { rawConfigFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb } from "../functions/db/client.ts";
 import { channelStatus } from "../functions/control/channel-status.ts";
 import { configReport } from "../functions/control/config-report.ts";

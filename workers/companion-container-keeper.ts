@@ -1,5 +1,5 @@
 import type { Env } from "./env.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { containerDeployments } from "../functions/channels/companion/container-plan.ts";
 import { companionStub } from "./companion-signed.ts";
 

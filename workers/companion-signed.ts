@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { Env } from "./env.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
 import type { SigningKey } from "../functions/channels/companion/signature.ts";
 import { verifySignedRequest } from "../functions/channels/companion/verify.ts";

@@ -1,5 +1,5 @@
 import type { Env } from "./env.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { allSocketAccounts } from "../functions/channels/companion/socket-accounts.ts";
 import { authorizeSocketAccount } from "../functions/channels/companion/authorize.ts";
 import type { CompanionStatus } from "../durable-objects/companion.ts";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { createLogger } from "../functions/logging/logger.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
 import type { AuthVerdict } from "../durable-objects/auth-limiter.ts";

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import type { Env } from "./env.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
 import { readBodyCapped } from "../functions/http/read-body.ts";

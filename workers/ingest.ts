@@ -1,6 +1,6 @@
 import type { Env } from "./env.ts";
 import type { InboundEnvelope } from "../functions/core/envelope.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { isRejected, resolveAgentRoute } from "../functions/routing/resolve-route.ts";
 import type { RoutedEvent } from "../durable-objects/session-api.ts";
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Env } from "./env.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
 import { inboundEnvelopeSchema } from "../functions/core/envelope.ts";
 import type { SigningKey } from "../functions/channels/companion/signature.ts";

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "../functions/metrics/prometheus.ts";
 import { scrapeShards } from "../functions/metrics/shards.ts";

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { createLogger } from "../functions/logging/logger.ts";
 import type { RoutedEvent } from "../durable-objects/session-api.ts";
 import { inboundEnvelopeSchema, type InboundEnvelope } from "../functions/core/envelope.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";

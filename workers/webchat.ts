@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { CHAT_PAGE_HTML } from "../web/chat-page.ts";
 import type { Env } from "./env.ts";
 import { htmlPageResponse } from "./html-page.ts";

@@ -5,7 +5,7 @@ import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import { defaultWebhookAck, withStoredEvents } from "../functions/channels/webhook-ack.ts";
 import { webhookRouteTable, type WebhookTableEntry } from "../functions/channels/webhook-routes.ts";
 import { readBodyCapped } from "../functions/http/read-body.ts";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { ingestEnvelope, type IngestOutcome } from "./ingest.ts";
 import { observeIngress } from "./metrics.ts";
 

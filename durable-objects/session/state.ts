@@ -2,7 +2,7 @@ import type { Env } from "../env.ts";
 import type { RunEvent } from "../session-api.ts";
 import { SessionStore } from "./storage.ts";
 import { StepProfile } from "./upkeep/step-profile.ts";
-import { configFromEnv } from "../../functions/config/load.ts";
+import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { ModelError, type Usage } from "../../functions/agent/types.ts";
 

@@ -1,6 +1,5 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
-import type { FetchedAttachment } from "./attachment-download.ts";
 import type { ChunkMode } from "./chunk.ts";
 
 /** One reply chunk as the outbox hands it to a channel. */
@@ -86,6 +85,9 @@ export type ProgressEvent =
   | { type: "text-delta"; text: string; soFar: string }
   | { type: "tool"; name: string; phase: "start" | "end" }
   | { type: "run-finished" };
+
+/** What `fetchAttachment` answers: the file's text (cut at the source when `truncated`), or why there is none. */
+export type FetchedAttachment = { text: string; truncated?: boolean } | { skipped: string };
 
 export interface ChannelAdapter {
   /** Channel id as used in config (`channels.<id>`), session keys and routes. */

@@ -1,14 +1,12 @@
 import { readBodyPrefix } from "../http/read-prefix.ts";
 import { MAX_ATTACHMENT_CHARS } from "./attachments.ts";
 import type { InboundAttachment } from "../core/envelope.ts";
+import type { FetchedAttachment } from "./adapter.ts";
 
 /**
  * The two ends every channel's `fetchAttachment` shares; what lies between (whose token goes to
  * which host, which redirects are followed) stays with the channel, since that is where they differ.
  */
-
-/** What `fetchAttachment` answers: the file's text (cut at the source when `truncated`), or why there is none. */
-export type FetchedAttachment = { text: string; truncated?: boolean } | { skipped: string };
 
 /** Bytes kept of a download: the model reads at most MAX_ATTACHMENT_CHARS characters (≤ 4 bytes each in UTF-8). */
 export const MAX_ATTACHMENT_PREFIX_BYTES = MAX_ATTACHMENT_CHARS * 4;

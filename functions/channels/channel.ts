@@ -5,8 +5,8 @@
  * durable accept of every envelope, in parallel → ack. Channels never see the Hono app.
  *
  * Channel modules must load in Node too (the `npm run dev` banner and `config:check` read their
- * routes and schemas): no `cloudflare:` imports, and from functions/config/schema.ts types only
- * (the config schema imports the registry, which imports the channels).
+ * routes and schemas): no `cloudflare:` imports. A channel's config.ts holds its block's schema and
+ * loads no send code: the gateway's config (gateway-config.ts) is composed from those alone.
  */
 import type { z } from "zod";
 import type { EdgeclawConfig } from "../config/schema.ts";
@@ -144,7 +144,10 @@ export interface ChannelSetup {
 /** Everything one channel brings. `functions/channels/registry.ts` lists them; adding a channel = its folder + one line there. */
 export interface ChannelDefinition<Config = unknown, Account = unknown> {
   id: string;
-  /** zod schema of `channels.<id>` with OpenClaw's key names and defaults; registered, not written into config/schema.ts. */
+  /**
+   * zod schema of `channels.<id>` with OpenClaw's key names and defaults, from the channel's
+   * config.ts: the same one gateway-config.ts composes the gateway's config from.
+   */
   configSchema: z.ZodType<Config>;
   webhook?: WebhookPieces<Account>;
   /** Served by a companion connector (socket-only transports); see SocketPieces. */

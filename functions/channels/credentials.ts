@@ -1,5 +1,4 @@
 import { secretEnvName, type SecretInput } from "../config/secret-ref.ts";
-import type { AccountsRoot } from "./accounts.ts";
 
 /**
  * What one channel account cannot work without: its secrets (and the few settings the platform's
@@ -43,8 +42,15 @@ export interface AccountRequirements {
   notServed?: string;
 }
 
+/**
+ * A parsed `channels.<id>` block as far as this file reads it (accounts.ts's AccountsRoot, said
+ * again here so that the contract in channel.ts, which names AccountRequirements, and accounts.ts,
+ * which names channel.ts's WebhookRoute, do not import each other through this file).
+ */
+type ChannelBlock = { accounts?: Record<string, object> };
+
 /** `channels.<id>`, or `channels.<id>.accounts.<account>` when the block lists its accounts. */
-export function accountKey(channel: string, root: AccountsRoot, accountId: string): string {
+export function accountKey(channel: string, root: ChannelBlock, accountId: string): string {
   return root.accounts && accountId in root.accounts
     ? `channels.${channel}.accounts.${accountId}`
     : `channels.${channel}`;
@@ -58,7 +64,7 @@ export function accountKey(channel: string, root: AccountsRoot, accountId: strin
  */
 export function credentialSource(
   channel: string,
-  root: AccountsRoot,
+  root: ChannelBlock,
   account: { accountId: string; isDefault: boolean },
   field: string,
   fallbackEnv: readonly string[] = [],

@@ -1,6 +1,7 @@
 import type { ChannelAdapter } from "./adapter.ts";
 import type { ChannelDefinition } from "./channel.ts";
 import { OPERATOR_CHANNELS } from "../core/operator-channels.ts";
+import { addChannelConfigSchema } from "./gateway-config.ts";
 import { slackChannel } from "./slack/index.ts";
 import { telegramChannel } from "./telegram/index.ts";
 import { smsChannel } from "./sms/index.ts";
@@ -12,8 +13,9 @@ import { discordChannel } from "./discord/index.ts";
 import { mattermostChannel } from "./mattermost/index.ts";
 
 /**
- * Every channel the Worker serves. Adding a channel = one folder under functions/channels/ and one
- * line in this list (plus its import). Keep one entry per line: several channels land in parallel.
+ * Every channel the Worker serves. Adding a channel = one folder under functions/channels/, one
+ * line in this list (plus its import) and its config schema in gateway-config.ts. Keep one entry
+ * per line: several channels land in parallel.
  */
 const builtInChannels: ChannelDefinition[] = [
   slackChannel,
@@ -30,31 +32,20 @@ const builtInChannels: ChannelDefinition[] = [
 const registered = new Map<string, ChannelDefinition>();
 for (const definition of builtInChannels) registered.set(definition.id, definition);
 
-/** Set once the config schema has read the list: a later registration would go unvalidated. */
-let sealed = false;
-
 /** The channels in force, in registration order. */
 export function channelDefinitions(): ChannelDefinition[] {
   return [...registered.values()];
 }
 
-/** Read by the config schema when it is first built; later registrations are refused. */
-export function sealChannelRegistry(): ChannelDefinition[] {
-  sealed = true;
-  return channelDefinitions();
-}
-
 /**
  * Adds a channel beside the built-in ones (a test-only channel from the test setup). Must run
- * before the first config is parsed, since its `configSchema` joins the config schema then.
+ * before the first config is parsed, since its `configSchema` joins the gateway's config schema
+ * then (gateway-config.ts refuses it after).
  */
 export function registerChannel(definition: ChannelDefinition): void {
   if (registered.has(definition.id))
     throw new Error(`channel ${definition.id} is already registered`);
-  if (sealed)
-    throw new Error(
-      `channel ${definition.id} registered after the config schema was built; register it before the first config parse`,
-    );
+  addChannelConfigSchema(definition.id, definition.configSchema);
   registered.set(definition.id, definition);
 }
 

@@ -1,7 +1,6 @@
 import { execSchema, sandboxSchema } from "./exec-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
-import { sealChannelRegistry } from "../channels/registry.ts";
 import {
   cronSchema,
   heartbeatDefaultsSchema,
@@ -15,7 +14,7 @@ import {
   bindingsSchema,
   commandsSchema,
   groupChatSchema,
-} from "../routing/config-keys.ts";
+} from "./routing-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
 import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
 import { isTimeZone } from "../core/time-zone.ts";
@@ -374,24 +373,17 @@ const toolsSchema = z
   .prefault({});
 
 /**
- * One block per channel. A registered channel (functions/channels/registry.ts) validates its own
- * block with its `configSchema` (defaults applied); any other block is kept as given. Built on first
- * use, not at import: the registry imports the channels, which may import this file's types.
+ * One block per channel, each kept as given here: the base schema knows no channel. The channel
+ * registry composes the schema the gateway parses with (functions/channels/gateway-config.ts),
+ * where every registered channel validates its own block with its `configSchema`.
  */
-const channelsSchema = z
-  .lazy(
-    (): z.ZodType<Record<string, unknown>> =>
-      z
-        .object(
-          Object.fromEntries(
-            sealChannelRegistry().map((channel) => [channel.id, channel.configSchema.optional()]),
-          ),
-        )
-        .loose(),
-  )
-  .default({});
+const channelsSchema = z.record(z.string(), z.unknown()).default({});
 
-export const configSchema = z
+/**
+ * The config file without the channels' own blocks: what every key outside `channels.<id>` means.
+ * Imports no channel, no routing and no database code.
+ */
+export const baseConfigSchema = z
   .object({
     companion: companionSchema,
     database: databaseSchema,
@@ -415,7 +407,7 @@ export const configSchema = z
   })
   .loose();
 
-export type EdgeclawConfig = z.infer<typeof configSchema>;
+export type EdgeclawConfig = z.infer<typeof baseConfigSchema>;
 export type AgentEntry = z.infer<typeof agentEntrySchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type QueueMode = z.infer<typeof queueModeSchema>;

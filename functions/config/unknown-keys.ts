@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import { channelAccessSchema } from "./channel-access.ts";
 import { OPENCLAW_KEY_TREE, type KeyTree } from "./openclaw-keys.ts";
-import { configSchema } from "./schema.ts";
 
 /**
  * Keys in a config file that edgeclaw does not read. A key OpenClaw documents (openclaw-keys.ts) is
@@ -15,7 +14,7 @@ export interface UnknownKeys {
 }
 
 /**
- * Keys the gateway reads through views of its own rather than through configSchema (agents.ts,
+ * Keys the gateway reads through views of its own rather than through the config schema (agents.ts,
  * accounts.ts, access.ts, commands/models.ts, slack/progress.ts, sandbox/placement.ts): known, and not this pass's to check.
  * "*" matches any one segment.
  */
@@ -46,9 +45,10 @@ const OTHER_CHANNEL_SCHEMA: z.ZodType = channelAccessSchema;
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
 
+/** `schema` is the one the config is parsed with (the gateway's: functions/channels/gateway-config.ts). */
 export function findUnknownKeys(
   raw: unknown,
-  schema: z.ZodType = configSchema,
+  schema: z.ZodType,
   tree: KeyTree = OPENCLAW_KEY_TREE,
 ): UnknownKeys {
   const result: UnknownKeys = { errors: [], warnings: [] };

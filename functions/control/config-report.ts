@@ -1,7 +1,8 @@
 import { missingCredentials } from "../channels/credential-check.ts";
 import { webhookRouteTable } from "../channels/webhook-routes.ts";
 import { effectiveChannelAccess } from "../config/channel-access.ts";
-import { ConfigError, parseConfig } from "../config/load.ts";
+import { ConfigError } from "../config/load.ts";
+import { parseConfig } from "../channels/gateway-config.ts";
 import { requiredSecrets } from "./required-secrets.ts";
 import { plainSecretPaths } from "../config/secret-scan.ts";
 import { checkConfig, type ConfigCheckReport } from "../routing/config-check.ts";

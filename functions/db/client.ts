@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { configFromEnv } from "../config/load.ts";
+import { configFromEnvWith } from "../config/load.ts";
+import { databaseSchema } from "../config/infrastructure-schema.ts";
 import {
   isTransportFailure,
   openConnection,
@@ -107,7 +108,8 @@ function gateFor(target: ConnectionTarget): ConnectionGate {
 }
 
 function limitsFor(env: DbEnv): DatabaseLimits {
-  const database = configFromEnv(env).database;
+  // Only the `database` section: the client never loads the rest of the config (nor any channel).
+  const database = configFromEnvWith(databaseSchema, env, "database");
   // A holder touches its slot whenever a query starts or ends; silence longer than one connect, one
   // query and the idle close together (plus slack) means its object is gone.
   return {

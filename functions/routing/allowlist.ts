@@ -1,4 +1,4 @@
-import type { AccessGroup } from "./config-keys.ts";
+import type { AccessGroup } from "../config/routing-keys.ts";
 import { normalizeToken } from "./ids.ts";
 
 /**

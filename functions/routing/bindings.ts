@@ -1,7 +1,7 @@
 import type { InboundEnvelope } from "../core/envelope.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { defaultAccountId } from "./accounts.ts";
-import type { Binding } from "./config-keys.ts";
+import type { Binding } from "../config/routing-keys.ts";
 import { normalizeAccountId, normalizeAgentId, normalizeToken } from "./ids.ts";
 
 /**

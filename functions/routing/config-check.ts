@@ -1,5 +1,6 @@
 import { channelAccessSchema } from "../config/channel-access.ts";
-import { parseConfig, ConfigError } from "../config/load.ts";
+import { ConfigError } from "../config/load.ts";
+import { gatewayConfigSchema, parseConfig } from "../channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { findUnknownKeys } from "../config/unknown-keys.ts";
 import { listAgents, knownAgentIds } from "./agents.ts";
@@ -27,7 +28,7 @@ export interface ConfigCheckReport {
 
 export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): ConfigCheckReport {
   // Typos are errors, OpenClaw keys not implemented here warnings (unknown-keys.ts).
-  const unknown = findUnknownKeys(raw);
+  const unknown = findUnknownKeys(raw, gatewayConfigSchema());
   let config: EdgeclawConfig;
   try {
     config = parseConfig(raw);

@@ -11,7 +11,7 @@
 import { env } from "cloudflare:test";
 import { it } from "vitest";
 import { sql } from "drizzle-orm";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { memoryIndexIsStale, syncMemoryIndex } from "../../functions/agent/memory/indexer.ts";
 import { searchMemory } from "../../functions/agent/memory/search.ts";

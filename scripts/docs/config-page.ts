@@ -1,12 +1,12 @@
 import { join, relative, sep } from "node:path";
-import { configSchema } from "../../functions/config/schema.ts";
+import { baseConfigSchema } from "../../functions/config/schema.ts";
 import { channelDefinitions } from "../../functions/channels/registry.ts";
 import { keyDocs, schemaFiles } from "./jsdoc-index.ts";
 import { keyRows, type KeyRow } from "./zod-walk.ts";
 import { GENERATED_NOTE, tableCell } from "./markdown.ts";
 
 /**
- * docs/reference/config.md: every key the config schema (functions/config/schema.ts) validates,
+ * docs/reference/config.md: every key the base config schema (functions/config/schema.ts) validates,
  * each channel's block from that channel's own `configSchema`. Descriptions are the comments
  * written above the keys; a channel's keys take comments only from its own folder and the shared
  * files, so two channels' keys of one name never borrow each other's words.
@@ -28,7 +28,7 @@ export function configReference(root: string): string {
     return parts.length > 1 && !parts[0]!.startsWith("..") ? parts[0] : undefined;
   };
   const sharedDocs = keyDocs(files.filter((file) => channelFolder(file) === undefined));
-  const shape = (configSchema as unknown as { shape: Record<string, unknown> }).shape;
+  const shape = (baseConfigSchema as unknown as { shape: Record<string, unknown> }).shape;
   const sections: string[] = [];
   for (const key of Object.keys(shape)) {
     if (key === "channels") continue;

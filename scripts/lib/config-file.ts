@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
-import { ConfigError, parseConfig } from "../../functions/config/load.ts";
+import { ConfigError } from "../../functions/config/load.ts";
+import { gatewayConfigSchema, parseConfig } from "../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { findUnknownKeys } from "../../functions/config/unknown-keys.ts";
 
@@ -92,7 +93,7 @@ export function validateConfig(
   raw: Record<string, unknown>,
   file: string | undefined,
 ): { config: EdgeclawConfig; warnings: string[] } {
-  const unknown = findUnknownKeys(raw);
+  const unknown = findUnknownKeys(raw, gatewayConfigSchema());
   let config: EdgeclawConfig | undefined;
   let issues: string[] = [];
   try {

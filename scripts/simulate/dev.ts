@@ -1,4 +1,4 @@
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { BundleInputs } from "../lib/bundle-inputs.ts";
 import { bundleDefineArgs } from "../lib/wrangler.ts";

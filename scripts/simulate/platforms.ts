@@ -1,5 +1,5 @@
 import { webhookRouteTable } from "../../functions/channels/webhook-routes.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { channelSimulators } from "./registry.ts";
 import type { RunningFake } from "./simulator.ts";
 import type { SimulateState } from "./state.ts";

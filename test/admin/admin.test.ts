@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { decideAccess } from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import { configFromEnv } from "../../functions/config/load.ts";
+import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { Message } from "../../functions/agent/types.ts";
 import type { Env } from "../../workers/env.ts";

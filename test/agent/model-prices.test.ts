@@ -6,7 +6,7 @@ import {
 } from "../../functions/agent/model-resolve.ts";
 import { BUILT_IN_MODEL_PRICES } from "../../functions/agent/providers/built-in-prices.ts";
 import { FAKE_MODEL_REF } from "../../functions/agent/providers/fake.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 
 /**
  * Where a model's price comes from: the catalog's `cost`, else the built-in table of the providers'

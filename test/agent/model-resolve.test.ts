@@ -9,7 +9,7 @@ import {
   SELF_HOSTED_IDLE_TIMEOUT_MS,
 } from "../../functions/agent/model-resolve.ts";
 import { ModelError } from "../../functions/agent/types.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 
 function thrown(fn: () => unknown): ModelError {
   try {

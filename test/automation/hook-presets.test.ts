@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decideHook } from "../../functions/automation/hook-request.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 
 /** `hooks.presets: ["gmail"]` serves /hooks/gmail without a hand-written mapping; a user's mapping on the same path wins. */
 const gmailBody = {

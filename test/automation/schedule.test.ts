@@ -12,7 +12,7 @@ import {
   resolveHeartbeats,
   withinActiveHours,
 } from "../../functions/automation/heartbeat.ts";
-import { configSchema } from "../../functions/config/schema.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -127,10 +127,10 @@ describe("heartbeat rules", () => {
   });
 
   it("defaults every 30m to the owner; no owner DM means no beat is armed; 0m disables; per-agent blocks narrow", () => {
-    const none = resolveHeartbeats(configSchema.parse({}));
+    const none = resolveHeartbeats(parseConfig({}));
     expect(none).toEqual([{ ok: false, agentId: "main", reason: "no-route" }]);
     const owner = resolveHeartbeats(
-      configSchema.parse({ commands: { ownerAllowFrom: ["slack:U0OWNER"] } }),
+      parseConfig({ commands: { ownerAllowFrom: ["slack:U0OWNER"] } }),
     );
     expect(owner[0]).toMatchObject({
       ok: true,
@@ -142,14 +142,14 @@ describe("heartbeat rules", () => {
       },
     });
     const off = resolveHeartbeats(
-      configSchema.parse({
+      parseConfig({
         commands: { ownerAllowFrom: ["slack:U0OWNER"] },
         agents: { defaults: { heartbeat: { every: "0m" } } },
       }),
     );
     expect(off[0]).toMatchObject({ ok: false, reason: "disabled" });
     const perAgent = resolveHeartbeats(
-      configSchema.parse({
+      parseConfig({
         agents: {
           defaults: { heartbeat: { target: "none" } },
           list: [

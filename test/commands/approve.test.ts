@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { handleCommandMessage, type CommandContext } from "../../functions/commands/execute.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { MemorySession } from "./memory-session.ts";
 
 /** /approve decides a sandbox command waiting for approval: the owner only, never a stranger. */

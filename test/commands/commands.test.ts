@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { handleCommandMessage, type CommandContext } from "../../functions/commands/execute.ts";
 import { parseCommandMessage } from "../../functions/commands/parse.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { MemorySession } from "./memory-session.ts";
 
 const config = parseConfig({

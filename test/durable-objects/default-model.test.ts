@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { modelSelectionFor } from "../../functions/agent/model-resolve.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import type { Env } from "../../workers/env.ts";
 import { fakeModelUrl, newScenario, testEnv } from "../agent/model-helpers.ts";
 import {

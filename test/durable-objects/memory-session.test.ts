@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { memoryFiles } from "../../functions/db/schema.ts";
-import { configFromEnv } from "../../functions/config/load.ts";
+import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import { createToolset, runTool } from "../../functions/agent/tools/index.ts";
 import { listFiles, readFile, writeFile } from "../../functions/agent/workspace.ts";
 import { localDate } from "../../functions/agent/memory/session-capture.ts";

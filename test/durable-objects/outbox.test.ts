@@ -11,7 +11,7 @@ import type {
   ReconcileResult,
   SendResult,
 } from "../../functions/channels/adapter.ts";
-import { configFromEnv } from "../../functions/config/load.ts";
+import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import { env } from "cloudflare:test";
 import { sessionStub } from "./helpers.ts";
 

@@ -4,7 +4,7 @@ import { inArray } from "drizzle-orm";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
-import { configFromEnv } from "../../functions/config/load.ts";
+import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { sessions } from "../../functions/db/schema.ts";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";

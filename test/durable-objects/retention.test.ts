@@ -11,7 +11,7 @@ import {
 import { nextAlarmAt } from "../../durable-objects/session/schedule.ts";
 import type { SessionState } from "../../durable-objects/session/state.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { sessionStub, webchatEvent } from "./helpers.ts";
 
 const HOUR = 3_600_000;

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { decideAccess, type AccessDecision } from "../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../functions/routing/access-store-postgres.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { resolveAgentRoute, type RouteResult } from "../../functions/routing/resolve-route.ts";
 import { buildSessionKey } from "../../functions/routing/session-key.ts";
 import { envelope } from "./helpers.ts";

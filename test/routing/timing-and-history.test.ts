@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import {
   appendHistory,
   CURRENT_MESSAGE_HEADER,

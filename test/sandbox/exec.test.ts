@@ -202,7 +202,7 @@ describe("exec in the bubblewrap sandbox", () => {
 
   it("offers exec only to agents with a sandbox backend, and only to the owner", async () => {
     const { createToolset } = await import("../../functions/agent/tools/index.ts");
-    const { configFromEnv } = await import("../../functions/config/load.ts");
+    const { configFromEnv } = await import("../../functions/channels/gateway-config.ts");
     const config = configFromEnv(env as never);
     const names = (agentId: string, senderIsOwner: boolean) =>
       createToolset(config, agentId, { senderIsOwner }).map((tool) => tool.name);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import {
   channelSecretNames,
   describeMissing,

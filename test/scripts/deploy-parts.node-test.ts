@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { describe, it } from "node:test";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { writeEnvFile } from "../../scripts/lib/dev-vars.ts";
 import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 import { migrateDatabase, redactDatabaseUrl } from "../../scripts/lib/migrate-neon.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { accountsForKey } from "../../functions/channels/companion/socket-accounts.ts";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import {
   GENERATED_INGRESS_SECRET_FILE,
   GENERATED_SECRET_VAR,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { parseConfig } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { parseConfigText } from "../../scripts/lib/config-file.ts";
 import { activeModelLine } from "../../scripts/lib/model-status.ts";
 import { projectRoot } from "./helpers.ts";

@@ -2,7 +2,8 @@ import { SELF, env, listDurableObjectIds } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { signRequest } from "../../functions/channels/companion/signature.ts";
 import type { InboundEnvelopeInput } from "../../functions/core/envelope.ts";
-import { ConfigError, parseConfig } from "../../functions/config/load.ts";
+import { ConfigError } from "../../functions/config/load.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import type { Env } from "../../workers/env.ts";
 import { callWorker } from "../openai/scripted-sessions.ts";
 

@@ -1,11 +1,6 @@
-import type { SendContext } from "../adapter.ts";
+import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
-import {
-  attachmentText,
-  attachmentUrl,
-  mediaMaxMbLimit,
-  type FetchedAttachment,
-} from "../attachment-download.ts";
+import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
 import { fetchWithTenantToken } from "./api.ts";
 import { feishuApiBase } from "./config.ts";
 import { feishuTarget } from "./messages.ts";

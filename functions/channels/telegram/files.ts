@@ -1,6 +1,7 @@
 import type { SendContext } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
-import { attachmentText, mediaMaxMbLimit, type FetchedAttachment } from "../attachment-download.ts";
+import type { FetchedAttachment } from "../adapter.ts";
+import { attachmentText, mediaMaxMbLimit } from "../attachment-download.ts";
 import { callBotApi } from "./client.ts";
 import { botFileUrl } from "./config.ts";
 import { TELEGRAM_FILE_URL_PREFIX, TELEGRAM_GETFILE_MAX_BYTES } from "./parse.ts";

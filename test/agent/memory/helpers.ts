@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { writeFile } from "../../../functions/agent/workspace.ts";
 import { fakeModelUrl } from "../model-helpers.ts";

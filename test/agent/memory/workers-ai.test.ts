@@ -6,7 +6,7 @@ import {
   syncMemoryIndex,
 } from "../../../functions/agent/memory/indexer.ts";
 import { searchMemory } from "../../../functions/agent/memory/search.ts";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { fakeModelUrl, memoryAgent, memoryConfig, seed } from "./helpers.ts";
 
 // env.AI is the loopback Workers AI stand-in (vitest.config.ts → test/fakes/workers-ai-binding.js).

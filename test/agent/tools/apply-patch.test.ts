@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { createToolset, runTool } from "../../../functions/agent/tools/index.ts";
 import { listFiles, readFile, writeFile } from "../../../functions/agent/workspace.ts";
 import { toolContext } from "./context.ts";

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import type { ToolContext } from "../../../functions/agent/types.ts";
 
 /** A tool context for one test agent, with a workspace of its own. */

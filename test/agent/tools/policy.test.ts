@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { createToolset, runTool } from "../../../functions/agent/tools/index.ts";
 import type { AgentTool } from "../../../functions/agent/types.ts";
 import { toolContext } from "./context.ts";

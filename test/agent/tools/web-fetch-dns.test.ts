@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { createToolset, runTool } from "../../../functions/agent/tools/index.ts";
 import { checkFetchTarget, STRICT_SSRF_POLICY } from "../../../functions/http/ssrf.ts";
 import { fakeWebUrl, toolContext } from "./context.ts";

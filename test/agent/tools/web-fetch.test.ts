@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { createToolset, runTool } from "../../../functions/agent/tools/index.ts";
 import { extractReadableHtml } from "../../../functions/agent/tools/html-extract.ts";
 import { fakeWebUrl, toolContext } from "./context.ts";

@@ -2,7 +2,7 @@ import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { SessionStore } from "../../../durable-objects/session/storage.ts";
 import type { WebhookRequest } from "../../../functions/channels/channel.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { isRejected, resolveAgentRoute } from "../../../functions/routing/resolve-route.ts";
 import type { Env } from "../../../workers/env.ts";
 

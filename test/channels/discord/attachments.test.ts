@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import {
   deliver,

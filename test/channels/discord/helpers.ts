@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { discordChannel } from "../../../functions/channels/discord/index.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { TEST_DISCORD } from "../../setup/test-config.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
 

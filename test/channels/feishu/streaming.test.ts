@@ -5,7 +5,7 @@ import type {
   ProgressState,
 } from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { feishuProgress } from "../../../functions/channels/feishu/progress.ts";
 import { sendFeishuMessage } from "../../../functions/channels/feishu/send.ts";
 import {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage, SendContext } from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { reconcileLineMessage, sendLineMessage } from "../../../functions/channels/line/send.ts";
 import { lineProgress } from "../../../functions/channels/line/progress.ts";
 import { fetchLineContent } from "../../../functions/channels/line/content.ts";

@@ -196,7 +196,7 @@ describe("Mattermost strangers", () => {
   it("refuses a payload that is not a Mattermost event (no self, post not JSON)", async () => {
     const { channelDefinition } = await import("../../../functions/channels/registry.ts");
     const socket = channelDefinition("mattermost")!.socket!;
-    const { configFromEnv } = await import("../../../functions/config/load.ts");
+    const { configFromEnv } = await import("../../../functions/channels/gateway-config.ts");
     const { workerEnv } = await import("./helpers.ts");
     const account = socket
       .accounts(configFromEnv(workerEnv), workerEnv)

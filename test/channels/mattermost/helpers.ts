@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
 import type { ParseResult } from "../../../functions/channels/channel.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";

@@ -4,7 +4,7 @@ import {
   reconcileMattermostMessage,
   sendMattermostMessage,
 } from "../../../functions/channels/mattermost/send.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { mattermostPosts, mmId, workerEnv } from "./helpers.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import type { ProgressContext, ProgressState } from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { msTeamsProgress } from "../../../functions/channels/msteams/progress.ts";

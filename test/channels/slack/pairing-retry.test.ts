@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inboundEnvelopeSchema } from "../../../functions/core/envelope.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import { decideAccess } from "../../../functions/routing/access.ts";
 import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";

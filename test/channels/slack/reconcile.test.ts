@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage, SendContext } from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "../../../functions/channels/slack/send.ts";
 import type { Env } from "../../../workers/env.ts";
 import { slackCalls, slackMessages, uniqueId } from "./helpers.ts";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import type { SocketAccount } from "../../../functions/channels/channel.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import {
   BOT_USER,

@@ -6,7 +6,7 @@ import type {
   SendContext,
 } from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
-import { parseConfig } from "../../../functions/config/load.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { slackProgress } from "../../../functions/channels/slack/progress.ts";
 import { sendSlackMessage } from "../../../functions/channels/slack/send.ts";
 import type { Env } from "../../../workers/env.ts";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { slackAdapter } from "../../../functions/channels/slack/index.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import type { Env } from "../../../workers/env.ts";
 import { uniqueId } from "./helpers.ts";
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { allowListSchema } from "../config/channel-access.ts";
+import { allowListSchema } from "./channel-access.ts";
 
 /**
- * Config keys owned by routing and commands, plugged into functions/config/schema.ts:
- * `bindings`, `commands`, `accessGroups`, `messages.groupChat`. Names and defaults are OpenClaw's
+ * The config keys routing and commands read (functions/routing/, functions/commands/), part of the
+ * base schema (schema.ts): `bindings`, `commands`, `accessGroups`, `messages.groupChat`. Names and defaults are OpenClaw's
  * (concepts/agent-bindings, tools/slash-commands, channels/access-groups, channels/groups).
  */
 
