@@ -4,7 +4,7 @@ import type { InboxRow } from "../../../durable-objects/session/storage.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
-import { configFromEnv } from "../../../functions/config/load.ts";
+import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { decideAccess } from "../../../functions/routing/access.ts";
 import { configOnlyAccessStore } from "../../../functions/routing/access-store-config-only.ts";
 import { isRejected, resolveAgentRoute } from "../../../functions/routing/resolve-route.ts";
