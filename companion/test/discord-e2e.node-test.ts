@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { messageCreateData } from "./connectors/fake-discord-gateway.ts";
+import { messageCreateData } from "../../scripts/simulate/fakes/discord-gateway.ts";
 import {
   channelMessages,
   startDiscordStack,

@@ -2,10 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startFakeDiscordApi, type FakeDiscordApi } from "../../test/fakes/discord-api.ts";
+import {
+  startFakeDiscordApi,
+  type FakeDiscordApi,
+} from "../../scripts/simulate/fakes/discord-api.ts";
 import { startDevInstance, type DevInstance } from "../../scripts/bench/lib/dev-instance.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
-import { FakeDiscordGateway } from "./connectors/fake-discord-gateway.ts";
+import { FakeDiscordGateway } from "../../scripts/simulate/fakes/discord-gateway.ts";
 
 /**
  * The whole Discord path on one machine, for the end-to-end test and the benchmark: the fake

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startFakeTelegramApi, type FakeTelegramApi } from "../../test/fakes/telegram-api.ts";
+import {
+  startFakeTelegramApi,
+  type FakeTelegramApi,
+} from "../../scripts/simulate/fakes/telegram-api.ts";
 import { FakeWorker } from "./fake-worker.ts";
 import {
   companionEnv,

@@ -7,10 +7,10 @@
  *                        agent run competes for the 2 cores: the ack path
  *   event → reply        one DM at a time, timed until the answer (typing placeholder edited into it)
  *                        shows in the fake Chat API, with the in-Worker demo model (no network)
- * Google (keys, token exchange, Chat API) is test/fakes/googlechat-api.ts on loopback.
+ * Google (keys, token exchange, Chat API) is scripts/simulate/fakes/googlechat-api.ts on loopback.
  *   npx tsx scripts/bench/googlechat.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { startFakeGoogleChatApi } from "../../test/fakes/googlechat-api.ts";
+import { startFakeGoogleChatApi } from "../simulate/fakes/googlechat-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
 import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";

@@ -11,15 +11,17 @@
 import { env } from "cloudflare:test";
 import { it } from "vitest";
 import { sql } from "drizzle-orm";
-import { parseConfig } from "../../functions/channels/gateway-config.ts";
+import { configFromEnv, parseConfig } from "../../functions/channels/gateway-config.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { memoryIndexIsStale, syncMemoryIndex } from "../../functions/agent/memory/indexer.ts";
 import { searchMemory } from "../../functions/agent/memory/search.ts";
-import { fakeModelUrl } from "../../test/agent/model-helpers.ts";
 
 const menv = env as unknown as Record<string, unknown> & { DATABASE_URL?: string };
 const FILES = Number((menv.EDGECLAW_BENCH_FILES as string | undefined) ?? 1000);
 const QUERIES = Number((menv.EDGECLAW_BENCH_QUERIES as string | undefined) ?? 200);
+/** The fake model server (it also serves embeddings), as the suite's config names it. */
+const fakeModelUrl = configFromEnv(menv as { EDGECLAW_CONFIG?: string }).models.providers
+  .fakeanthropic?.baseUrl;
 
 /** A deterministic generator, so every run indexes the same text. */
 function random(seed: number): () => number {
@@ -57,7 +59,7 @@ it(`memory search over ${FILES} files`, async () => {
     memory: {
       search: {
         provider: "openai",
-        baseUrl: `${fakeModelUrl()}/v1`,
+        baseUrl: `${fakeModelUrl}/v1`,
         apiKey: "bench",
         model: "bench-embed",
       },

@@ -6,11 +6,11 @@
  *                         durable accept and no agent run competes for the 2 cores: the ack path alone
  *   event → reply         one signed event at a time, timed until the reply lands in the fake Slack
  *                         Web API, with the in-Worker demo model (EDGECLAW_FAKE_MODEL=1, no network)
- * The Web API is test/fakes/slack-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ * The Web API is scripts/simulate/fakes/slack-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/slack.ts [--requests 400 --concurrency 8 --replies 20]
  */
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
-import { startFakeSlackApi } from "../../test/fakes/slack-api.ts";
+import { startFakeSlackApi } from "../simulate/fakes/slack-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
 import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";

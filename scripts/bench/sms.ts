@@ -8,11 +8,11 @@
  *   event → reply         one signed SMS at a time from an allowlisted number, timed until the reply
  *                         lands in the fake Twilio Messages API, with the in-Worker demo model
  *                         (EDGECLAW_FAKE_MODEL=1, no network)
- * The REST API is test/fakes/twilio-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ * The REST API is scripts/simulate/fakes/twilio-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/sms.ts [--requests 400 --concurrency 8 --replies 20]
  */
 import { signTwilioRequest } from "../../functions/channels/sms/verify.ts";
-import { startFakeTwilioApi } from "../../test/fakes/twilio-api.ts";
+import { startFakeTwilioApi } from "../simulate/fakes/twilio-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
 import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";

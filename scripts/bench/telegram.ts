@@ -7,10 +7,10 @@
  *                           2 cores: the ack path alone
  *   update → reply          one private message at a time, timed until the reply lands in the fake
  *                           Bot API, with the in-Worker demo model (EDGECLAW_FAKE_MODEL=1, no network)
- * The Bot API is test/fakes/telegram-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ * The Bot API is scripts/simulate/fakes/telegram-api.ts on loopback. Bounded counts; nothing leaves the machine.
  *   npx tsx scripts/bench/telegram.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { startFakeTelegramApi } from "../../test/fakes/telegram-api.ts";
+import { startFakeTelegramApi } from "../simulate/fakes/telegram-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
 import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
 import { measure, printTable } from "./lib/measure.ts";

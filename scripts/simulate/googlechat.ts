@@ -1,9 +1,9 @@
-import { startFakeGoogleChatApi } from "../../test/fakes/googlechat-api.ts";
+import { startFakeGoogleChatApi } from "./fakes/googlechat-api.ts";
 import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId } from "./secrets.ts";
 
 /**
- * Google Chat played by the fake Google (test/fakes/googlechat-api.ts): its key sets, token
+ * Google Chat played by the fake Google (scripts/simulate/fakes/googlechat-api.ts): its key sets, token
  * exchange and Chat API. The channel is pointed at it with the fake's service account key (in
  * GOOGLE_CHAT_SERVICE_ACCOUNT) and, when the block sets no
  * audience, `app-url` with a simulated endpoint URL. Each webhook is an interaction event with a

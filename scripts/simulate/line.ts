@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { signLineBody } from "../../functions/channels/line/verify.ts";
-import { startFakeLineApi } from "../../test/fakes/line-api.ts";
+import { startFakeLineApi } from "./fakes/line-api.ts";
 import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId, simulatedSecret } from "./secrets.ts";
 
 /**
- * LINE played by the fake Messaging API (test/fakes/line-api.ts): a webhook body with one message
+ * LINE played by the fake Messaging API (scripts/simulate/fakes/line-api.ts): a webhook body with one message
  * event, signed with X-Line-Signature over its raw bytes as LINE signs it, carrying a reply token
  * the fake has issued for that conversation (so the answer goes out by reply, as on LINE). `--from`
  * is a user id (U…), `--group` a group (C…) or multi-person chat (R…) id; other strings are turned

@@ -1,9 +1,9 @@
-import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "../../test/fakes/msteams-api.ts";
+import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "./fakes/msteams-api.ts";
 import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId } from "./secrets.ts";
 
 /**
- * Microsoft Teams played by the fake Microsoft (test/fakes/msteams-api.ts): OpenID metadata and
+ * Microsoft Teams played by the fake Microsoft (scripts/simulate/fakes/msteams-api.ts): OpenID metadata and
  * signing keys, the client-credentials token endpoint and the Bot Connector. The channel is pointed
  * at it with the fake's app id, tenant and client secret (the fake only issues tokens for those),
  * and the fake's origin joins the serviceUrl allowlist. Each webhook is an activity with a bearer

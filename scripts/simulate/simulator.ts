@@ -2,7 +2,8 @@
  * A channel's simulator: what `npm run dev` with EDGECLAW_SIMULATE=1 and `npx edgeclaw simulate
  * <channel>` need to play the platform for it, with no account. One file per channel
  * (scripts/simulate/<channel>.ts) and one line in scripts/simulate/registry.ts. Node only: it may
- * start the fake from test/fakes/ and use node: modules; the Worker never imports it.
+ * start the fake from scripts/simulate/fakes/ (never from test/: the shipped CLI does not import
+ * tests) and use node: modules; the Worker never imports it.
  */
 
 /** What `simulate <channel> [--from <id>] [--group <id>] [--thread <id>] "text"` asks for. */

@@ -1,10 +1,10 @@
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
-import { startFakeSlackApi } from "../../test/fakes/slack-api.ts";
+import { startFakeSlackApi } from "./fakes/slack-api.ts";
 import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId, simulatedSecret } from "./secrets.ts";
 
 /**
- * Slack played by the fake Web API (test/fakes/slack-api.ts): Events API `event_callback`s signed
+ * Slack played by the fake Web API (scripts/simulate/fakes/slack-api.ts): Events API `event_callback`s signed
  * with the v0 scheme (HMAC-SHA256 over `v0:<timestamp>:<body>`), replies read back from the
  * messages the fake stored. The fake's bot is UBOTTEST in team TTEST; mention it as <@UBOTTEST>.
  */

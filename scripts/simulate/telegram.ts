@@ -1,9 +1,9 @@
-import { startFakeTelegramApi } from "../../test/fakes/telegram-api.ts";
+import { startFakeTelegramApi } from "./fakes/telegram-api.ts";
 import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedSecret } from "./secrets.ts";
 
 /**
- * Telegram played by the fake Bot API (test/fakes/telegram-api.ts): updates POSTed with the
+ * Telegram played by the fake Bot API (scripts/simulate/fakes/telegram-api.ts): updates POSTed with the
  * `X-Telegram-Bot-Api-Secret-Token` header, as Telegram sends them after `setWebhook`; replies read
  * back from the messages the fake stored, as the user sees them (HTML applied). `--group` is a chat
  * id (negative, e.g. -1001234567890), `--thread` a forum topic id (the group is then a forum).

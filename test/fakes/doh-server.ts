@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { listenOnLoopback } from "./listen.ts";
+import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A DNS-over-HTTPS resolver on loopback speaking the JSON API (`GET /dns-query?name=&type=A|AAAA`,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { z } from "zod";
-import { readBody } from "./read-body.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
+import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { listenOnLoopback } from "./listen.ts";
+import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A fake OpenTelemetry collector: accepts OTLP/HTTP JSON on POST /v1/traces (answering 200 `{}` as a

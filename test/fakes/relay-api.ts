@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { readBody } from "./read-body.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
+import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 
 /**
  * The platform API of "relay", the test-only channel (test/channels/relay/): the smallest platform

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readBody } from "./read-body.ts";
+import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 
 /**
  * A small web site on loopback for `web_fetch` tests: a few fixed pages plus routes a test can

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { startFakeTelegramApi, type FakeTelegramApi } from "../fakes/telegram-api.ts";
+import {
+  startFakeTelegramApi,
+  type FakeTelegramApi,
+} from "../../scripts/simulate/fakes/telegram-api.ts";
 import { projectRoot, tempProject } from "./helpers.ts";
 
 /** `edgeclaw channels telegram …` against the fake Bot API (the same one the workerd tests use). */

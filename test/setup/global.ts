@@ -2,17 +2,17 @@ import type { TestProject } from "vitest/node";
 import { startLocalPostgres } from "../../scripts/lib/local-postgres.ts";
 import { startFakeModelServer } from "../fakes/model-server.ts";
 import { startFakeWebServer } from "../fakes/web-server.ts";
-import { startFakeSlackApi } from "../fakes/slack-api.ts";
+import { startFakeSlackApi } from "../../scripts/simulate/fakes/slack-api.ts";
 import { startFakeDohServer } from "../fakes/doh-server.ts";
-import { startFakeLineApi } from "../fakes/line-api.ts";
-import { startFakeGoogleChatApi } from "../fakes/googlechat-api.ts";
-import { startFakeMsTeamsApi } from "../fakes/msteams-api.ts";
-import { startFakeTwilioApi } from "../fakes/twilio-api.ts";
-import { startFakeTelegramApi } from "../fakes/telegram-api.ts";
+import { startFakeLineApi } from "../../scripts/simulate/fakes/line-api.ts";
+import { startFakeGoogleChatApi } from "../../scripts/simulate/fakes/googlechat-api.ts";
+import { startFakeMsTeamsApi } from "../../scripts/simulate/fakes/msteams-api.ts";
+import { startFakeTwilioApi } from "../../scripts/simulate/fakes/twilio-api.ts";
+import { startFakeTelegramApi } from "../../scripts/simulate/fakes/telegram-api.ts";
 import { startFakeRelayApi } from "../fakes/relay-api.ts";
-import { startFakeFeishuApi } from "../fakes/feishu-api.ts";
-import { startFakeDiscordApi } from "../fakes/discord-api.ts";
-import { startFakeMattermost } from "../fakes/mattermost-api.ts";
+import { startFakeFeishuApi } from "../../scripts/simulate/fakes/feishu-api.ts";
+import { startFakeDiscordApi } from "../../scripts/simulate/fakes/discord-api.ts";
+import { startFakeMattermost } from "../../scripts/simulate/fakes/mattermost-api.ts";
 import { TEST_FEISHU, TEST_SANDBOX_KEY, TEST_TWILIO } from "./test-config.ts";
 import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
 import { mkdtempSync } from "node:fs";
@@ -21,8 +21,9 @@ import { join } from "node:path";
 
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
- * providers) and hands their addresses to the pool through `provide`. Each fake lives in test/fakes/
- * and exposes `/_control/*` endpoints that tests inside workerd call to script it and read its log.
+ * providers) and hands their addresses to the pool through `provide`. The platform fakes are shipped
+ * code (scripts/simulate/fakes/: `edgeclaw simulate` plays the platforms with them), the model,
+ * web and DNS fakes live in test/fakes/; each exposes `/_control/*` endpoints that tests inside workerd call to script it and read its log.
  */
 export default async function setup(project: TestProject) {
   const stops: Array<() => Promise<void>> = [];

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Connector, ConnectorAccount } from "../../src/connector.ts";
 import { discordConnector } from "../../src/connectors/discord.ts";
-import { FakeDiscordGateway, messageCreateData } from "./fake-discord-gateway.ts";
+import {
+  FakeDiscordGateway,
+  messageCreateData,
+} from "../../../scripts/simulate/fakes/discord-gateway.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-token";

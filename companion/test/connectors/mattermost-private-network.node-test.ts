@@ -4,7 +4,10 @@ import { after, before, describe, it } from "node:test";
 import type { ConnectorAccount } from "../../src/connector.ts";
 import { mattermostConnector } from "../../src/connectors/mattermost.ts";
 import { PrivateNetworkError, publicOnlyLookup } from "../../src/private-network.ts";
-import { startFakeMattermost, type FakeMattermost } from "../../../test/fakes/mattermost-api.ts";
+import {
+  startFakeMattermost,
+  type FakeMattermost,
+} from "../../../scripts/simulate/fakes/mattermost-api.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 /**

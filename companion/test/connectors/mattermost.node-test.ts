@@ -6,7 +6,7 @@ import {
   FAKE_MATTERMOST_BOT,
   startFakeMattermost,
   type FakeMattermost,
-} from "../../../test/fakes/mattermost-api.ts";
+} from "../../../scripts/simulate/fakes/mattermost-api.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const TOKEN = "mm-test-token";

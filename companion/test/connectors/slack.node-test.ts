@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ConnectorAccount } from "../../src/connector.ts";
 import { slackConnector } from "../../src/connectors/slack.ts";
-import { eventsApiEnvelope, FakeSlackSocketMode } from "./fake-slack-socket.ts";
+import {
+  eventsApiEnvelope,
+  FakeSlackSocketMode,
+} from "../../../scripts/simulate/fakes/slack-socket.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const APP_TOKEN = "xapp-1-A1-test-token";

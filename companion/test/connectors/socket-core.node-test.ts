@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startFakeMattermost, type FakeMattermost } from "../../../test/fakes/mattermost-api.ts";
+import {
+  startFakeMattermost,
+  type FakeMattermost,
+} from "../../../scripts/simulate/fakes/mattermost-api.ts";
 import { Companion } from "../../src/companion.ts";
 import { connectorFactories } from "../../src/connectors/index.ts";
 import { FakeWorker } from "../fake-worker.ts";
 import { companionEnv, KEY, quietLog, settings, tempDir, until } from "../helpers.ts";
-import { eventsApiEnvelope, FakeSlackSocketMode } from "./fake-slack-socket.ts";
+import {
+  eventsApiEnvelope,
+  FakeSlackSocketMode,
+} from "../../../scripts/simulate/fakes/slack-socket.ts";
 
 /**
  * Slack Socket Mode and Mattermost through the real companion core (outbox, signed batches, lease,

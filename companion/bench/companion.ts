@@ -6,8 +6,8 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { startFakeTelegramApi } from "../../test/fakes/telegram-api.ts";
-import { FakeWorker } from "../../companion/test/fake-worker.ts";
+import { startFakeTelegramApi } from "../../scripts/simulate/fakes/telegram-api.ts";
+import { FakeWorker } from "../test/fake-worker.ts";
 import {
   companionEnv,
   KEY,
@@ -16,7 +16,7 @@ import {
   tempDir,
   until,
   update,
-} from "../../companion/test/helpers.ts";
+} from "../test/helpers.ts";
 
 const total = Number(process.argv[2] ?? 5000);
 const telegram = await startFakeTelegramApi();

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
 import { controlBody, fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
-import { TEST_MATTERMOST } from "../setup/test-config.ts";
+import { FAKE_MATTERMOST_BOT } from "./mattermost-identity.ts";
 
 /**
  * A fake Mattermost server on loopback: REST v4 and the WebSocket, in their wire formats.
@@ -31,7 +31,7 @@ import { TEST_MATTERMOST } from "../setup/test-config.ts";
  *   GET  /_control/posts?channel=  GET /_control/calls?path=  GET /_control/sockets  GET /_control/commands (tokens included)
  */
 
-export const FAKE_MATTERMOST_BOT = TEST_MATTERMOST.bot;
+export { FAKE_MATTERMOST_BOT };
 
 export interface FakeMattermostPost {
   id: string;

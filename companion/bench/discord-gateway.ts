@@ -10,13 +10,13 @@
  *              reaches the last one. The sequence is written at most once a second, so short runs
  *              understate the rate a little.
  *   RSS        the companion process's resident memory idle and right after the burst.
- *   npx tsx scripts/bench/discord-gateway.ts [--events 2000]
+ *   npx tsx companion/bench/discord-gateway.ts [--events 2000]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { signRequest } from "../../functions/channels/companion/signature.ts";
-import { messageCreateData } from "../../companion/test/connectors/fake-discord-gateway.ts";
-import { startDiscordStack, waitUntil } from "../../companion/test/discord-stack.ts";
+import { messageCreateData } from "../../scripts/simulate/fakes/discord-gateway.ts";
+import { startDiscordStack, waitUntil } from "../test/discord-stack.ts";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "2000" } } });
 const events = Math.min(20_000, Math.max(10, Number(values.events)));
