@@ -70,6 +70,10 @@ export default defineConfig({
           TEST_SLACK_OPS_SIGNING_SECRET: "test-slack-ops-signing-secret",
           TEST_METRICS_TOKEN: "test-metrics-token",
           TEST_SANDBOX_OUTBOUND_SECRET: "test-sandbox-outbound-secret",
+          // env.SANDBOX is the real SandboxDO; with no container engine here its ctx.container is the
+          // loopback stand-in (durable-objects/sandbox/loopback-container.ts → test/fakes/container-engine.ts).
+          EDGECLAW_SANDBOX_CONTAINER: "1",
+          EDGECLAW_LOOPBACK_CONTAINERS: inject("containerEngineUrl"),
           TEST_HOOKS_TOKEN: "test-hooks-token",
           FAKE_LINE_URL: inject("fakeLineUrl"),
           // The default LINE account reads these env fallbacks (no secret in its config block).

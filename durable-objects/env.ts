@@ -7,6 +7,7 @@ import type { MemoryIndexDO } from "./memory-index.ts";
 import type { CompanionDO } from "./companion.ts";
 import type { CompanionContainerDO } from "./companion-container.ts";
 import type { CommandRegistryDO } from "./command-registry.ts";
+import type { SandboxDO } from "./sandbox.ts";
 
 /** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
 export interface Env {
@@ -29,6 +30,12 @@ export interface Env {
   EDGECLAW_COMPANION_CONTAINER?: string;
   /** Native slash commands a channel account registered, with their callback tokens (durable-objects/command-registry.ts), one per `<channel>:<accountId>`. */
   COMMAND_REGISTRY: DurableObjectNamespace<CommandRegistryDO>;
+  /** One per sandbox scope (durable-objects/sandbox.ts): the Cloudflare Container the agent's commands run in. */
+  SANDBOX: DurableObjectNamespace<SandboxDO>;
+  /** "1" when `npm run deploy` added the sandbox container (an agent's sandbox backend is "container"), "0" when not; unset in dev. */
+  EDGECLAW_SANDBOX_CONTAINER?: string;
+  /** Tests only: the loopback container engine standing in for the Containers runtime (durable-objects/sandbox/loopback-container.ts). */
+  EDGECLAW_LOOPBACK_CONTAINERS?: string;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

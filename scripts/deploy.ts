@@ -18,6 +18,7 @@ import { runWrangler, uploadSizeLine } from "./lib/wrangler.ts";
 import {
   companionContainerPlan,
   companionContainerSecrets,
+  sandboxContainerPlan,
   writeDeployConfig,
 } from "./lib/deploy-config.ts";
 
@@ -86,7 +87,14 @@ async function main(): Promise<number> {
 
   // Socket accounts configured → the companion runs as a Cloudflare Container (docs/concepts/companion.md).
   const container = companionContainerPlan(inputs.loaded.config, process.cwd());
-  const generated = writeDeployConfig(process.cwd(), container);
+  // An agent's sandbox backend is "container" → the sandbox image too (docs/concepts/sandbox.md).
+  const sandbox = sandboxContainerPlan(inputs.loaded.config, process.cwd());
+  const generated = writeDeployConfig(process.cwd(), container, sandbox);
+  if (sandbox)
+    console.log(
+      `edgeclaw deploy: sandbox container for ${sandbox.agents.join(", ")} (${sandbox.instanceType}, at most ${sandbox.maxInstances} at once, image ${sandbox.image}` +
+        `${sandbox.imageIsDockerfile ? ", built by wrangler: needs a running Docker engine" : ""})`,
+    );
   if (container) {
     console.log(
       `edgeclaw deploy: companion container for ${container.deployments.join(", ")} (${container.instanceType}, image ${container.image}` +
@@ -117,6 +125,11 @@ async function main(): Promise<number> {
     if (container?.imageIsDockerfile && /Docker/i.test(run.output)) {
       console.error(
         "edgeclaw deploy: the companion image is a Dockerfile, which wrangler builds with Docker; start Docker, or push the image once and set companion.container.image to it",
+      );
+    }
+    if (sandbox?.imageIsDockerfile && /Docker/i.test(run.output)) {
+      console.error(
+        "edgeclaw deploy: the sandbox image is a Dockerfile (sandbox/Dockerfile), which wrangler builds with Docker; start Docker, or push the image once and set agents.defaults.sandbox.docker.image to it",
       );
     }
     return run.code;

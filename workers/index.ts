@@ -10,6 +10,7 @@ import { hooks } from "./hooks.ts";
 import { MemoryIndexDO } from "../durable-objects/memory-index.ts";
 import { CompanionDO } from "../durable-objects/companion.ts";
 import { CompanionContainerDO } from "../durable-objects/companion-container.ts";
+import { SandboxDO } from "../durable-objects/sandbox.ts";
 import { keepCompanionContainers } from "./companion-container-keeper.ts";
 import { CommandRegistryDO } from "../durable-objects/command-registry.ts";
 import { companionApi } from "./companion-api.ts";
@@ -25,6 +26,10 @@ export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
 export { MemoryIndexDO };
 export { CompanionDO };
 export { CompanionContainerDO };
+export { SandboxDO };
+// The sandbox container's egress allowlist (docker.allowedHosts) is enforced by this entrypoint of
+// @cloudflare/containers, which the Container class reaches through ctx.exports.
+export { ContainerProxy } from "@cloudflare/containers";
 export { CommandRegistryDO };
 
 const app = new Hono<{ Bindings: Env }>();

@@ -28,6 +28,7 @@ function op(command: string, overrides: Partial<StartOp> = {}): StartOp {
     env: {},
     timeoutSeconds: 30,
     waitMs: 10_000,
+    allowedHosts: [],
     network: false,
     isolation: "bwrap",
     maxOutputChars: 200_000,
@@ -91,6 +92,13 @@ describe("sandbox host (bubblewrap)", () => {
     assert.equal(victim.exitCode, null, "the host process is still alive");
     assert.equal(victim.signalCode, null);
     victim.kill();
+  });
+
+  it("refuses network limited to allowedHosts (bubblewrap cannot limit it) instead of opening it all", async () => {
+    await assert.rejects(
+      host.handle(op("echo should-not-run", { network: true, allowedHosts: ["pypi.org"] })),
+      /cannot limit it to agents\.defaults\.sandbox\.docker\.allowedHosts/,
+    );
   });
 
   it("a background command keeps running; poll sees its output, kill ends it", async () => {

@@ -1,9 +1,10 @@
 import {
   companionBackend,
   containerBackend,
+  containerBackendProblem,
   SandboxError,
+  type ContainerBackendEnv,
   type SandboxBackend,
-  type SandboxNamespace,
 } from "../../functions/sandbox/backend.ts";
 import type { ExecView } from "../../functions/sandbox/exec-host.ts";
 import type { ExecStatus } from "../../functions/sandbox/wire.ts";
@@ -16,13 +17,10 @@ import { sandboxConfigFor } from "../../functions/sandbox/placement.ts";
 export function backendFor(s: SessionState, scope: string, agentId: string): SandboxBackend {
   const sandbox = sandboxConfigFor(s.config, agentId);
   if (sandbox.backend === "container") {
-    const namespace = (s.env as unknown as { SANDBOX?: SandboxNamespace }).SANDBOX;
-    if (!namespace)
-      throw new SandboxError(
-        "refused",
-        'agents.defaults.sandbox.backend is "container" but this Worker has no SANDBOX binding: deploy with `npx edgeclaw deploy`, which adds the sandbox container when a sandbox is configured',
-      );
-    return containerBackend(namespace, scope);
+    const env = s.env as unknown as ContainerBackendEnv;
+    const problem = containerBackendProblem(env);
+    if (problem || !env.SANDBOX) throw new SandboxError("refused", problem ?? "no SANDBOX binding");
+    return containerBackend(env.SANDBOX, scope);
   }
   return companionBackend(s.config.companion, s.env as unknown as SecretEnv);
 }

@@ -59,6 +59,7 @@ export function sessionExecHost(s: SessionState, run: ExecRunContext): ExecHost 
         timeoutSeconds: input.timeoutSeconds,
         waitMs: input.background ? 0 : input.yieldMs,
         network: placement.network,
+        allowedHosts: placement.network ? sandbox.docker.allowedHosts : [],
         isolation: placement.isolation,
         maxOutputChars: exec.maxOutputChars,
         pendingMaxOutputChars: exec.pendingMaxOutputChars,

@@ -116,8 +116,29 @@ export const sandboxSchema = z
       .prefault({}),
     prune: z
       .object({
-        /** A sandbox idle this long sleeps (container) or has its scratch removed (companion). */
+        /** OpenClaw's key; accepted. The container sleeps after `container.sleepAfter` instead. */
         idleHours: z.number().positive().default(24),
+      })
+      .loose()
+      .prefault({}),
+    /**
+     * edgeclaw, backend "container" (Cloudflare Containers): one container per scope, from
+     * `docker.image`. Read from agents.defaults only: one container class serves every agent.
+     */
+    container: z
+      .object({
+        /** Containers instance type (lite, basic, standard-1 … standard-4); basic: ¼ vCPU, 1 GiB, 4 GB disk. */
+        instanceType: z.string().min(1).default("basic"),
+        /** How many sandbox containers may run at once (scopes awake at the same time). */
+        maxInstances: z.number().int().positive().default(10),
+        /**
+         * An idle sandbox stops after this long ("30s", "10m", "1h"): billing stops, its disk is
+         * gone (the workspace comes back from Postgres). Never while a command runs.
+         */
+        sleepAfter: z
+          .string()
+          .regex(/^\d+[smh]$/, 'a duration like "30s", "10m" or "1h"')
+          .default("10m"),
       })
       .loose()
       .prefault({}),

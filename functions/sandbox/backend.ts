@@ -103,6 +103,23 @@ export interface SandboxNamespace {
   };
 }
 
+/** What the container backend needs of the Worker's env: the binding, and the deploy's word that the container exists. */
+export interface ContainerBackendEnv {
+  SANDBOX?: SandboxNamespace;
+  /** "1" when `npx edgeclaw deploy` added the sandbox container (scripts/lib/deploy-config.ts). */
+  EDGECLAW_SANDBOX_CONTAINER?: string;
+}
+
+/**
+ * Why the container backend cannot serve here, or undefined. The SANDBOX binding is always in
+ * wrangler.toml (its migration is never undone), but its container exists only when the deploy
+ * added it; without it the class cannot even be constructed, so the session says so up front.
+ */
+export function containerBackendProblem(env: ContainerBackendEnv): string | undefined {
+  if (env.SANDBOX && env.EDGECLAW_SANDBOX_CONTAINER === "1") return undefined;
+  return 'agents.defaults.sandbox.backend is "container" (a Cloudflare Container per sandbox scope), but this Worker was not deployed with the sandbox container: deploy with `npx edgeclaw deploy`, which adds it when an agent\'s sandbox backend is "container"; under `npm run dev` use backend "companion" (bubblewrap)';
+}
+
 export function containerBackend(namespace: SandboxNamespace, scope: string): SandboxBackend {
   return {
     name: "container",

@@ -32,6 +32,12 @@ export const startOpSchema = z.object({
   /** How long the host waits for the command before answering "running". */
   waitMs: z.number().int().nonnegative().max(120_000),
   network: z.boolean().default(false),
+  /**
+   * With network: the only hosts a command may reach (globs; agents.defaults.sandbox.docker
+   * .allowedHosts). Empty: every host. The container enforces it at its egress; bubblewrap cannot,
+   * so the companion refuses a start that names any (never a silent widening).
+   */
+  allowedHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
   /** "bwrap": bubblewrap (the companion); "none": mode "off" or inside the container, which is the sandbox. */
   isolation: z.enum(["bwrap", "none"]),
   maxOutputChars: z.number().int().positive(),

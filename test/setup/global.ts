@@ -15,6 +15,7 @@ import { startFakeDiscordApi } from "../../scripts/simulate/fakes/discord-api.ts
 import { startFakeMattermost } from "../../scripts/simulate/fakes/mattermost-api.ts";
 import { TEST_FEISHU, TEST_SANDBOX_KEY, TEST_TWILIO } from "./test-config.ts";
 import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
+import { startFakeContainerEngine } from "../fakes/container-engine.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,6 +91,10 @@ export default async function setup(project: TestProject) {
   });
   stops.push(() => sandbox.stop());
   project.provide("sandboxUrl", `http://127.0.0.1:${sandbox.port}`);
+  // The sandbox container backend's stand-in runtime: the image's host process per container.
+  const containerEngine = await startFakeContainerEngine();
+  stops.push(() => containerEngine.stop());
+  project.provide("containerEngineUrl", containerEngine.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -116,5 +121,6 @@ declare module "vitest" {
     fakeFeishuUrl: string;
     fakeMattermostUrl: string;
     sandboxUrl: string;
+    containerEngineUrl: string;
   }
 }

@@ -138,10 +138,13 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
   return {
     agents: {
       defaults: { model: { primary: TEST_PRIMARY_MODEL } },
-      // test/sandbox/: an agent whose commands run in the real bubblewrap sandbox; main has none.
+      // test/sandbox/: an agent whose commands run in the real bubblewrap sandbox, one whose
+      // commands run in the sandbox container (SandboxDO over the loopback container engine,
+      // test/fakes/container-engine.ts); main has none.
       list: [
         { id: "main", default: true },
         { id: "sandboxed", sandbox: { backend: "companion", mode: "all", scope: "session" } },
+        { id: "contained", sandbox: { backend: "container", mode: "all", scope: "session" } },
       ],
     },
     models: {

@@ -56,12 +56,22 @@ export type HostLog = (
   fields?: Record<string, unknown>,
 ) => void;
 
+export interface SandboxHostOptions {
+  /**
+   * One fixed workspace for every scope (the sandbox container: one container per scope, its
+   * workspace at /workspace as the commands see it). Unset: one workspace per scope under `root`
+   * (the companion, which serves many scopes and binds each at /workspace with bubblewrap).
+   */
+  workspaceDir?: string;
+}
+
 export class SandboxHost {
   private readonly live = new Map<string, Live>();
 
   constructor(
     private readonly root: string,
     private readonly log: HostLog,
+    private readonly options: SandboxHostOptions = {},
   ) {
     mkdirSync(root, { recursive: true });
   }
@@ -127,12 +137,17 @@ export class SandboxHost {
     const dir = this.execDir(op.scope, op.execId);
     if (existsSync(join(dir, "request.json")) || op.resume)
       return this.status(op.scope, op.execId, { waitMs: op.waitMs });
+    if (op.network && op.allowedHosts.length && op.isolation === "bwrap")
+      throw new SandboxInputError(
+        "bubblewrap gives a command the whole network or none: it cannot limit it to agents.defaults.sandbox.docker.allowedHosts (the container backend can); clear allowedHosts or set docker.network to none",
+      );
     if (op.isolation === "bwrap") {
       const probe = probeBwrap();
       if (!probe.ok) throw new SandboxUnavailableError(probe.detail);
     }
     const scopeDir = this.scopeDir(op.scope);
-    const workspaceDir = join(scopeDir, "workspace");
+    const workspaceDir = this.options.workspaceDir ?? join(scopeDir, "workspace");
+    mkdirSync(scopeDir, { recursive: true });
     mkdirSync(workspaceDir, { recursive: true });
     if (op.files) syncIn(scopeDir, workspaceDir, op.files);
     const workdir = checkWorkdir(op.workdir);

@@ -78,8 +78,12 @@ export async function startSandboxServer(options: {
   port?: number;
   unsigned?: boolean;
   log?: HostLog;
+  /** One fixed workspace (the sandbox container's /workspace); see SandboxHostOptions. */
+  workspaceDir?: string;
 }): Promise<{ server: Server; port: number; sandbox: SandboxHost; stop(): Promise<void> }> {
-  const sandbox = new SandboxHost(options.root, options.log ?? (() => undefined));
+  const sandbox = new SandboxHost(options.root, options.log ?? (() => undefined), {
+    workspaceDir: options.workspaceDir,
+  });
   const deps: SandboxHttpDeps = { host: sandbox, keys: options.keys, unsigned: options.unsigned };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://sandbox");
