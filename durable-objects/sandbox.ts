@@ -1,5 +1,6 @@
 import { Container, type StopParams } from "@cloudflare/containers";
-import { configFromEnv } from "../functions/config/load.ts";
+import { configFromEnvWith } from "../functions/config/load.ts";
+import { baseConfigSchema } from "../functions/config/schema.ts";
 import type { SandboxOpInput } from "../functions/sandbox/wire.ts";
 import type { Env } from "./env.ts";
 import { containerEgress, type Egress } from "./sandbox/egress.ts";
@@ -28,7 +29,11 @@ export class SandboxDO extends Container<Env> {
   constructor(ctx: ConstructorParameters<typeof Container>[0], env: Env) {
     // Tests (and only they) have no container engine: a loopback stand-in (EDGECLAW_LOOPBACK_CONTAINERS).
     super(withLoopbackContainer(ctx, env), env);
-    this.sleepAfter = configFromEnv(env).agents.defaults.sandbox.container.sleepAfter;
+    // The base schema is enough (agents.*): the sandbox object loads no channel code.
+    this.sleepAfter = configFromEnvWith(
+      baseConfigSchema,
+      env,
+    ).agents.defaults.sandbox.container.sleepAfter;
     this.relay = new SandboxRelay(ctx.storage, {
       running: () => this.ctx.container?.running ?? false,
       start: (egress) => this.startContainer(egress),
