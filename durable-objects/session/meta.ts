@@ -67,6 +67,8 @@ export interface MetaJson {
   sessionMemoryPending: SessionCapture[];
   /** upkeep/metrics.ts: the batch handed to the shard and not yet acknowledged. */
   metricsBatch: { no: number; deltas: Delta[] };
+  /** upkeep/metrics-store.ts: series → value counted since the last batch (schema step 9). */
+  metricsPending: Record<string, number>;
   /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */
   [spend: `spend:${string}`]: SessionSpend;
   /** run/runs-store.ts: usage of a session's runs folded away by the sweep. */

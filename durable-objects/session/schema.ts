@@ -32,8 +32,7 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *                  once mirrored, or after session.maintenance.resetArchiveRetention (30 d) without Postgres
  *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
  *   group_history  at most historyLimit (50), emptied by each run
- *   metrics_pending one row per series counted (bounded by the catalogue's labels); zeroed by each batch,
- *                  zero rows dropped by the sweep
+ *   (metrics_pending, steps 3–8: now meta metricsPending, one map emptied by each batch)
  *   model_calls    48 h, and only once mirrored (session totals live in meta spend:<sessionId>)
  *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
  *                  finished (exec-store.ts prunes on every poll pass)
@@ -196,6 +195,16 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
     why: "what triage decided for each event (refused and why, the config key that would change it; pairing; kept as context; accepted), kept with its tombstone so an operator or the simulator can ask why an event got no answer",
     // JSON TriageDecision (storage-rows.ts); null until triage has looked at the event, and for rows written before this step.
     statements: [`ALTER TABLE inbox ADD COLUMN decision TEXT`],
+  },
+  {
+    version: 9,
+    why: "pending metrics as one JSON row in meta (upkeep/metrics-store.ts): a count writes one row, where a row per series cost a histogram observation a dozen",
+    statements: [
+      `INSERT OR REPLACE INTO meta(key, value)
+         SELECT 'metricsPending', json_group_object(series, value) FROM metrics_pending
+         WHERE value != 0 HAVING count(*) > 0`,
+      `DROP TABLE metrics_pending`,
+    ],
   },
 ];
 

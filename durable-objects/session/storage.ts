@@ -52,6 +52,6 @@ export class SessionStore {
     this.transcript = new TranscriptStore(sql);
     this.outbox = new OutboxStore(sql);
     this.modelCalls = new ModelCallStore(sql, this.meta);
-    this.metrics = new PendingMetricsStore(sql);
+    this.metrics = new PendingMetricsStore(this.meta);
   }
 }

@@ -148,6 +148,26 @@ describe("SessionDO schema migrations", () => {
     });
   });
 
+  it("moves an object's pending metrics rows into one map (step 9), counts and all", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v8"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 8));
+      sql.exec(
+        `INSERT INTO metrics_pending(series, value) VALUES ('a{x="1"}', 3), ('b', 0.5), ('zeroed', 0)`,
+      );
+      expect(migrateSessionSchema(state.storage)).toBe(SESSION_SCHEMA_VERSION);
+      const tables = sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE name = 'metrics_pending'`)
+        .toArray();
+      expect(tables).toEqual([]);
+      const store = new SessionStore(state.storage);
+      store.metrics.add([["b", 1]]);
+      expect(Object.fromEntries(store.metrics.takeAll())).toEqual({ 'a{x="1"}': 3, b: 1.5 });
+      expect(store.metrics.hasAny()).toBe(false);
+    });
+  });
+
   it("applies all steps of a migration or none of them", async () => {
     await runInDurableObject(sessionStub("agent:main:schema-atomic"), async (_instance, state) => {
       const sql = state.storage.sql;

@@ -1,44 +1,39 @@
 import type { Delta } from "../../../functions/metrics/catalog.ts";
+import type { MetaStore } from "../meta.ts";
 
 /**
- * The `metrics_pending` table's one owner: one row per series this object has counted (bounded by
- * the catalogue's labels), holding what was counted since the last batch handed to the metrics
- * shard. A batch zeroes the rows instead of deleting them, so the next count of a series updates
- * its row (one row written) instead of inserting it again with its primary-key entry and deleting
- * both at the next batch; the retention sweep drops rows still at zero.
+ * What this object has counted since the last batch handed to the metrics shard: one JSON map of
+ * series → value under meta `metricsPending` (bounded by the catalogue's labels). One count — a
+ * counter, or a histogram observation's bucket, sum and count series together — is one row
+ * written, where a row per series cost a histogram a dozen (rows written are billed). Read from
+ * SQLite on every count, never cached in memory: a step whose transaction rolls back takes its
+ * counts with it.
  */
 export class PendingMetricsStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly meta: MetaStore) {}
 
   add(deltas: readonly Delta[]): void {
-    for (const [series, by] of deltas) {
-      if (!Number.isFinite(by) || by === 0) continue;
-      this.sql.exec(
-        `INSERT INTO metrics_pending(series, value) VALUES(?, ?) ON CONFLICT(series) DO UPDATE SET value = value + excluded.value`,
-        series,
-        by,
-      );
+    const counted = deltas.filter(([, by]) => Number.isFinite(by) && by !== 0);
+    if (counted.length === 0) return;
+    const pending = { ...this.meta.getJson("metricsPending") };
+    for (const [series, by] of counted) {
+      const value = (pending[series] ?? 0) + by;
+      if (value === 0) delete pending[series];
+      else pending[series] = value;
     }
-  }
-  hasAny(): boolean {
-    return (
-      this.sql.exec(`SELECT 1 FROM metrics_pending WHERE value != 0 LIMIT 1`).toArray().length > 0
-    );
-  }
-  /** Every pending delta, removed from the table (the caller's transaction keeps it one step). */
-  takeAll(): Delta[] {
-    const deltas = this.sql
-      .exec<{ series: string; value: number }>(
-        `SELECT series, value FROM metrics_pending WHERE value != 0`,
-      )
-      .toArray()
-      .map((row): Delta => [row.series, row.value]);
-    if (deltas.length) this.sql.exec(`UPDATE metrics_pending SET value = 0 WHERE value != 0`);
-    return deltas;
+    if (Object.keys(pending).length) this.meta.setJson("metricsPending", pending);
+    else this.meta.delete("metricsPending");
   }
 
-  /** Bound: rows of series not counted since the last batch go (at most hourly, with the sweep). */
-  prune(): void {
-    this.sql.exec(`DELETE FROM metrics_pending WHERE value = 0`);
+  hasAny(): boolean {
+    return this.meta.get("metricsPending") !== undefined;
+  }
+
+  /** Every pending delta, removed from storage (the caller's transaction keeps it one step). */
+  takeAll(): Delta[] {
+    const pending = this.meta.getJson("metricsPending");
+    if (!pending) return [];
+    this.meta.delete("metricsPending");
+    return Object.entries(pending);
   }
 }

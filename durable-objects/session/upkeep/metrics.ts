@@ -10,13 +10,13 @@ import { metricsShard } from "../../../functions/metrics/shards.ts";
 import type { SessionState } from "../state.ts";
 
 /**
- * This session's counters (owner of the `metrics_pending` table). Counting is one SQLite upsert in
+ * This session's counters (their pending map: metrics-store.ts). Counting is one SQLite upsert in
  * the object's own storage, written with whatever the step writes anyway — no network, so the
  * accept path pays microseconds. At the end of an alarm pass (and at most every
  * diagnostics.metrics.flushIntervalMs) the accumulated deltas go to the session's metrics shard as
  * one numbered batch: the batch is moved to meta `metricsBatch` before it is sent, so a send whose
  * answer was lost is resent unchanged and the shard applies it once (durable-objects/metrics-shard.ts).
- * Counts made meanwhile wait in `metrics_pending` for the next batch.
+ * Counts made meanwhile wait in meta `metricsPending` for the next batch.
  */
 
 const BATCH_KEY = "metricsBatch" as const;

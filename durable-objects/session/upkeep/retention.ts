@@ -19,7 +19,7 @@ import type { SessionState } from "../state.ts";
  *    ack-progress state of events not yet settled. Older sessions' entries are dropped.
  *  - group_history: at most the conversation's historyLimit (50), emptied by each run.
  *  - model_calls: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>).
- *  - metrics_pending: one row per series counted; zeroed by each batch, dropped here while zero.
+ *  - metrics: meta metricsPending, one map bounded by the catalogue's labels, emptied by each batch.
  */
 
 /** The sweep runs at most this often; an idle object wakes for it only when something expires. */
@@ -64,7 +64,6 @@ export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: n
   store.transcript.prune(policy, now);
   store.runs.prune(policy, now, store.outbox.runsInDelivery());
   store.modelCalls.prune(policy, now);
-  store.metrics.prune();
   store.meta.prune(policy.activeSessionId ?? "", store.inbox.unsettledSeqs());
 }
 
