@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { listenOnLoopback } from "./listen.ts";
-import { readBody } from "./read-body.ts";
+import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
+import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 
 /**
  * A loopback container engine for the workerd tests, behind the stand-in `ctx.container`
