@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import { withDb, type DbEnv } from "../functions/db/client.ts";
+import { withDb } from "../functions/db/client.ts";
+import type { Env } from "./env.ts";
+import type { AuthLimiterRpc, AuthLimits, AuthVerdict } from "./rpc.ts";
 import { recordAudit } from "../functions/db/audit.ts";
 
 /**
@@ -11,21 +13,6 @@ import { recordAudit } from "../functions/db/audit.ts";
  * The clock is this object's own; the limits come with each call (from `gateway.auth.rateLimit`),
  * so a config change applies to the next attempt without a migration.
  */
-export interface AuthLimits {
-  maxAttempts: number;
-  windowMs: number;
-  lockoutMs: number;
-}
-
-/**
- * `locked`: this attempt was refused because the bucket was already locked out. `retryAfterMs`: the
- * bucket is locked out for that long from now (also set by the failure that started the lockout,
- * which itself is answered as the wrong credential it was).
- */
-export interface AuthVerdict {
-  locked: boolean;
-  retryAfterMs?: number;
-}
 
 interface AttemptState {
   failures: number;
@@ -37,7 +24,7 @@ interface AttemptState {
 
 const STATE_KEY = "attempts";
 
-export class AuthLimiterDO extends DurableObject<DbEnv> {
+export class AuthLimiterDO extends DurableObject<Env> implements AuthLimiterRpc {
   /**
    * The caller presented the right credential. Refused while locked out (so a guesser cannot use
    * the lockout period to test guesses); otherwise the bucket's count is cleared, as in OpenClaw.

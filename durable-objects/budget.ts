@@ -1,7 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BudgetWindow } from "../functions/agent/budget-scopes.ts";
-import type { BudgetPeriod } from "../functions/agent/budget-periods.ts";
 import { migrate, type SchemaMigration } from "./lib/migrate.ts";
+import type { Env } from "./env.ts";
+import type {
+  BudgetRpc,
+  ReserveArgs,
+  ReserveVerdict,
+  SettleArgs,
+  WarnCrossing,
+  WindowState,
+} from "./rpc.ts";
 
 /**
  * The spend of one budget scope (`global`, `agent:<id>`, `session:<key>`, `sender:<channel>:<id>`):
@@ -19,44 +27,6 @@ import { migrate, type SchemaMigration } from "./lib/migrate.ts";
  * what the operator changed at run time (a raised cap, a reset period) is stored here per period.
  * The clock is the caller's `now`, so tests can move it.
  */
-
-export interface WindowState {
-  period: BudgetPeriod;
-  key: string;
-  resetsAt: number;
-  /** Effective caps: a raise stored here, else the config's. */
-  limitUsd?: number;
-  limitTokens?: number;
-  spentUsd: number;
-  spentTokens: number;
-  reservedUsd: number;
-  reservedTokens: number;
-  raised: boolean;
-}
-
-export type ReserveVerdict =
-  | { ok: true }
-  /** The call's model has no price and this period caps USD: its cost cannot be counted. */
-  | { ok: false; unpriced: true; period: BudgetPeriod; resetsAt: number }
-  | {
-      ok: false;
-      period: BudgetPeriod;
-      unit: "usd" | "tokens";
-      limit: number;
-      spent: number;
-      resetsAt: number;
-      /** True for the first refusal in this period: the caller alerts the operator, once. */
-      alert: boolean;
-      unpriced?: undefined;
-    };
-
-export interface WarnCrossing {
-  period: BudgetPeriod;
-  key: string;
-  unit: "usd" | "tokens";
-  limit: number;
-  spent: number;
-}
 
 type WindowRow = {
   key: string;
@@ -88,11 +58,11 @@ const BUDGET_MIGRATIONS: readonly SchemaMigration[] = [
   },
 ];
 
-export class BudgetDO extends DurableObject {
+export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(ctx.storage, { name: "BudgetDO", migrations: BUDGET_MIGRATIONS });
   }
@@ -104,15 +74,7 @@ export class BudgetDO extends DurableObject {
    * call's model has no price, so `usd` means nothing — any window with a USD cap (the config's,
    * or one raised here at run time) refuses it; token caps still apply as usual.
    */
-  reserve(args: {
-    id: string;
-    windows: BudgetWindow[];
-    usd: number;
-    tokens: number;
-    now: number;
-    ttlMs: number;
-    unpriced?: boolean;
-  }): ReserveVerdict {
+  reserve(args: ReserveArgs): ReserveVerdict {
     return this.ctx.storage.transactionSync(() => {
       this.sweep(args.now);
       if (this.sql.exec(`SELECT 1 FROM reservations WHERE id = ?`, args.id).toArray().length)
@@ -163,13 +125,7 @@ export class BudgetDO extends DurableObject {
    * (charged even if the reservation already expired), and the rest is released. Returns each
    * window whose warning threshold this crossed for the first time in its period.
    */
-  settle(args: {
-    id: string;
-    windows: BudgetWindow[];
-    usd: number;
-    tokens: number;
-    now: number;
-  }): WarnCrossing[] {
+  settle(args: SettleArgs): WarnCrossing[] {
     return this.ctx.storage.transactionSync(() => {
       this.sql.exec(`DELETE FROM reservations WHERE id = ?`, args.id);
       const crossings: WarnCrossing[] = [];

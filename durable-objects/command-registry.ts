@@ -4,6 +4,8 @@ import type {
   MattermostCommandRecord,
 } from "../functions/channels/mattermost/command-registry.ts";
 import { migrate, type SchemaMigration } from "./lib/migrate.ts";
+import type { Env } from "./env.ts";
+import type { CommandRegistryRpc } from "./rpc.ts";
 
 /** CommandRegistryDO's tables, versioned by the shared migrator (lib/migrate.ts): append a step to change them. */
 const COMMAND_REGISTRY_MIGRATIONS: readonly SchemaMigration[] = [
@@ -24,12 +26,12 @@ const COMMAND_REGISTRY_MIGRATIONS: readonly SchemaMigration[] = [
  * through `list`.
  */
 export class CommandRegistryDO
-  extends DurableObject<Record<string, unknown>>
-  implements CommandRegistry
+  extends DurableObject<Env>
+  implements CommandRegistry, CommandRegistryRpc
 {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+  constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(ctx.storage, { name: "CommandRegistryDO", migrations: COMMAND_REGISTRY_MIGRATIONS });

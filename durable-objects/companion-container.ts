@@ -1,6 +1,7 @@
 import { Container, type StopParams } from "@cloudflare/containers";
 import { COMPANION_CONTAINER_PORT } from "../functions/channels/companion/container-plan.ts";
 import type { Env } from "./env.ts";
+import type { CompanionContainerRpc } from "./rpc.ts";
 
 /**
  * The companion process as a Cloudflare Container, one instance per companion deployment (named
@@ -10,7 +11,7 @@ import type { Env } from "./env.ts";
  * without a container runtime (@cloudflare/containers throws), so it is never touched by
  * `npm run dev` or the workerd tests, and the lease DO stays small and testable.
  */
-export class CompanionContainerDO extends Container<Env> {
+export class CompanionContainerDO extends Container<Env> implements CompanionContainerRpc {
   override defaultPort = COMPANION_CONTAINER_PORT;
   // Always on while wanted: the activity timer only paces onActivityExpired, which never stops it.
   override sleepAfter = "1h";

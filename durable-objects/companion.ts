@@ -6,8 +6,9 @@ import {
   type ContainerActuator,
   type ContainerKeeperReport,
 } from "./companion-keeper.ts";
-import type { CompanionContainerDO } from "./companion-container.ts";
 import { migrate, type SchemaMigration } from "./lib/migrate.ts";
+import type { Env } from "./env.ts";
+import type { CompanionRpc, CompanionStatus, ConnectorReport, LeaseAnswer } from "./rpc.ts";
 
 /**
  * One companion deployment's durable side (named by `companion.ingressKeys[].deployment`, default the
@@ -21,28 +22,6 @@ import { migrate, type SchemaMigration } from "./lib/migrate.ts";
  * When the deployment runs as a Cloudflare Container, it also keeps that container running
  * (companion-keeper.ts: backoff, crash-loop breaker; its alarm is the pending restart).
  */
-export type LeaseAnswer =
-  | { ok: true; epoch: number; ttlMs: number }
-  | { ok: false; holder: string; retryAfterMs: number };
-
-export interface ConnectorReport {
-  channel: string;
-  accountId: string;
-  state: string;
-  lastEventAt?: number;
-  lastError?: string;
-}
-
-export interface CompanionStatus {
-  instance: string;
-  leaseEpoch: number;
-  /** Unix ms of the report. */
-  reportedAt: number;
-  /** Whether the instance still holds the lease now. */
-  leaseHeld: boolean;
-  connectors: ConnectorReport[];
-}
-
 interface LeaseRow {
   holder: string;
   epoch: number;
@@ -63,11 +42,11 @@ const COMPANION_MIGRATIONS: readonly SchemaMigration[] = [
   },
 ];
 
-export class CompanionDO extends DurableObject<Record<string, unknown>> {
+export class CompanionDO extends DurableObject<Env> implements CompanionRpc {
   private readonly sql: SqlStorage;
   private readonly keeper: ContainerKeeper;
 
-  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+  constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.keeper = new ContainerKeeper({
@@ -225,10 +204,9 @@ export class CompanionDO extends DurableObject<Record<string, unknown>> {
 }
 
 /** The deployment's container through its own Durable Object (named like this one), when the Worker has the binding. */
-function containerActuator(env: Record<string, unknown>): ContainerActuator | undefined {
-  const namespace = env.COMPANION_CONTAINER as
-    | DurableObjectNamespace<CompanionContainerDO>
-    | undefined;
+function containerActuator(env: Env): ContainerActuator | undefined {
+  // Bound only when the deploy adds the companion container.
+  const namespace = env.COMPANION_CONTAINER as Env["COMPANION_CONTAINER"] | undefined;
   if (!namespace) return undefined;
   return {
     launch: async (deployment, vars) => {

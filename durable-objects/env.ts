@@ -1,37 +1,43 @@
-import type { AuthLimiterDO } from "./auth-limiter.ts";
-import type { BudgetDO } from "./budget.ts";
-import type { SessionDO } from "./session.ts";
-import type { MetricsShardDO } from "./metrics-shard.ts";
-import type { SchedulerDO } from "./scheduler.ts";
-import type { MemoryIndexDO } from "./memory-index.ts";
-import type { CompanionDO } from "./companion.ts";
-import type { CompanionContainerDO } from "./companion-container.ts";
-import type { CommandRegistryDO } from "./command-registry.ts";
-import type { SandboxDO } from "./sandbox.ts";
+import type { SessionRpc } from "./session-api.ts";
+import type {
+  AuthLimiterRpc,
+  BudgetRpc,
+  CommandRegistryRpc,
+  CompanionContainerRpc,
+  CompanionRpc,
+  MemoryIndexRpc,
+  MetricsShardRpc,
+  SandboxRpc,
+  SchedulerRpc,
+} from "./rpc.ts";
 
-/** Bindings and secrets the Worker and its Durable Objects receive from wrangler. */
+/**
+ * Bindings and secrets the Worker and its Durable Objects receive from wrangler: the one Env every
+ * Durable Object is typed with (`DurableObject<Env>`). Namespaces are typed by each object's RPC
+ * interface (rpc.ts, session-api.ts), never by its class, so this file imports no Durable Object.
+ */
 export interface Env {
-  SESSIONS: DurableObjectNamespace<SessionDO>;
+  SESSIONS: DurableObjectNamespace<SessionRpc>;
   /** Failed gateway-auth counters, one object per client address bucket (workers/gateway-auth.ts). */
-  AUTH_LIMITER: DurableObjectNamespace<AuthLimiterDO>;
+  AUTH_LIMITER: DurableObjectNamespace<AuthLimiterRpc>;
   /** Durable counters behind GET /metrics, a fixed set of shards (functions/metrics/shards.ts). */
-  METRICS: DurableObjectNamespace<MetricsShardDO>;
+  METRICS: DurableObjectNamespace<MetricsShardRpc>;
   /** Spend counters and reservations, one object per budget scope (durable-objects/budget.ts). */
-  BUDGETS: DurableObjectNamespace<BudgetDO>;
+  BUDGETS: DurableObjectNamespace<BudgetRpc>;
   /** The one scheduler of cron jobs and heartbeats (durable-objects/scheduler.ts), named "global". */
-  SCHEDULER: DurableObjectNamespace<SchedulerDO>;
+  SCHEDULER: DurableObjectNamespace<SchedulerRpc>;
   /** One memory index keeper per agent (durable-objects/memory-index.ts): debounced reindex after writes. */
-  MEMORY_INDEX: DurableObjectNamespace<MemoryIndexDO>;
+  MEMORY_INDEX: DurableObjectNamespace<MemoryIndexRpc>;
   /** One per companion deployment (durable-objects/companion.ts): lease + epoch, connector state, last status. */
-  COMPANION: DurableObjectNamespace<CompanionDO>;
+  COMPANION: DurableObjectNamespace<CompanionRpc>;
   /** One per companion deployment (durable-objects/companion-container.ts): the Cloudflare Container running the companion. */
-  COMPANION_CONTAINER: DurableObjectNamespace<CompanionContainerDO>;
+  COMPANION_CONTAINER: DurableObjectNamespace<CompanionContainerRpc>;
   /** "1" when `npm run deploy` added the companion container (socket accounts configured), "0" when it did not; unset in dev and tests. */
   EDGECLAW_COMPANION_CONTAINER?: string;
   /** Native slash commands a channel account registered, with their callback tokens (durable-objects/command-registry.ts), one per `<channel>:<accountId>`. */
-  COMMAND_REGISTRY: DurableObjectNamespace<CommandRegistryDO>;
+  COMMAND_REGISTRY: DurableObjectNamespace<CommandRegistryRpc>;
   /** One per sandbox scope (durable-objects/sandbox.ts): the Cloudflare Container the agent's commands run in. */
-  SANDBOX: DurableObjectNamespace<SandboxDO>;
+  SANDBOX: DurableObjectNamespace<SandboxRpc>;
   /** "1" when `npm run deploy` added the sandbox container (an agent's sandbox backend is "container"), "0" when not; unset in dev. */
   EDGECLAW_SANDBOX_CONTAINER?: string;
   /** Tests only: the loopback container engine standing in for the Containers runtime (durable-objects/sandbox/loopback-container.ts). */

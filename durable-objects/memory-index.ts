@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
+import type { MemoryIndexRpc } from "./rpc.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { syncMemoryIndex, type SyncReport } from "../functions/agent/memory/indexer.ts";
 import { syncOutcome, type SyncOutcome } from "../functions/agent/memory/index-signal.ts";
@@ -17,7 +18,7 @@ const MAX_BACKOFF_MS = 5 * 60_000;
  * searches that found the index behind and `memory index --force`. Syncs never overlap: a request
  * that arrives during one runs after it.
  */
-export class MemoryIndexDO extends DurableObject<Env> {
+export class MemoryIndexDO extends DurableObject<Env> implements MemoryIndexRpc {
   private chain: Promise<unknown> = Promise.resolve();
 
   async touch(agentId: string): Promise<void> {

@@ -1,7 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { seriesKey, type Delta } from "../functions/metrics/catalog.ts";
-import type { MetricsShardApi } from "../functions/metrics/shards.ts";
 import { migrate, type SchemaMigration } from "./lib/migrate.ts";
+import type { Env } from "./env.ts";
+import type { MetricsShardRpc } from "./rpc.ts";
 
 /**
  * One shard of the gateway's metrics (GET /metrics sums every shard). Why a Durable Object: isolates
@@ -34,11 +35,11 @@ const METRICS_SHARD_MIGRATIONS: readonly SchemaMigration[] = [
   },
 ];
 
-export class MetricsShardDO extends DurableObject implements MetricsShardApi {
+export class MetricsShardDO extends DurableObject<Env> implements MetricsShardRpc {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(ctx.storage, { name: "MetricsShardDO", migrations: METRICS_SHARD_MIGRATIONS });
   }

@@ -3,6 +3,7 @@ import { configFromEnvWith } from "../functions/config/load.ts";
 import { baseConfigSchema } from "../functions/config/schema.ts";
 import type { SandboxOpInput } from "../functions/sandbox/wire.ts";
 import type { Env } from "./env.ts";
+import type { SandboxRpc } from "./rpc.ts";
 import { containerEgress, type Egress } from "./sandbox/egress.ts";
 import { withLoopbackContainer } from "./sandbox/loopback-container.ts";
 import { SandboxRelay, type RelayAnswer, type RelayState } from "./sandbox/relay.ts";
@@ -20,7 +21,7 @@ export const SANDBOX_HOST_PORT = 8080;
  * placement allows, sleeps after `agents.defaults.sandbox.container.sleepAfter` idle, and never
  * while a command it runs has not been reported ended.
  */
-export class SandboxDO extends Container<Env> {
+export class SandboxDO extends Container<Env> implements SandboxRpc {
   override defaultPort = SANDBOX_HOST_PORT;
   // Off unless a start says otherwise (relay → ensure → startContainer).
   override enableInternet = false;

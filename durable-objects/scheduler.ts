@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
+import type { BeatState, SchedulerRpc } from "./rpc.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb, isPostgresUnavailable } from "../functions/db/client.ts";
 import {
@@ -33,11 +34,6 @@ import type { RoutedEvent } from "./session-api.ts";
  * between claim and hand-over leaves a "claimed" row that the next alarm hands over.
  */
 
-interface BeatState {
-  everyMs: number;
-  nextAt: number;
-}
-
 const BEATS_KEY = "beats";
 const FAILURES_KEY = "failures";
 const CONFIG_KEY = "configFingerprint";
@@ -47,7 +43,7 @@ const BACKOFF_MS = [5_000, 15_000, 60_000, 300_000];
 
 export const SCHEDULER_NAME = "global";
 
-export class SchedulerDO extends DurableObject<Env> {
+export class SchedulerDO extends DurableObject<Env> implements SchedulerRpc {
   /** Re-plans the alarm (and the heartbeats, from the config) after jobs changed. */
   async reschedule(): Promise<{ nextAlarmAt: number | null }> {
     await this.syncBeats(Date.now());

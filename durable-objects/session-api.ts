@@ -101,3 +101,34 @@ export type RunEvent =
   | { type: "notice"; text: string }
   | { type: "done"; runId: string; text: string; usage: Usage; modelRef: string }
   | { type: "error"; message: string; code?: string };
+
+/**
+ * One entry of the web chat's history: a turn the web chat shows beside the transcript (a command
+ * and its answer, a notice: outbox/display-log.ts), or a transcript turn whose answer names the
+ * model that gave it.
+ */
+export interface HistoryEntry {
+  role: "user" | "assistant";
+  text: string;
+  at: number;
+  /** Said in place of an answer (a failed run): shown as a notice, not as the agent's reply. */
+  notice?: true;
+  model?: string;
+}
+
+/**
+ * What a SessionDO answers over RPC (session.ts implements it). The Env types SESSIONS with this,
+ * not with the class, so no type cycle runs from the Env through the session's code.
+ */
+export interface SessionRpc extends Rpc.DurableObjectBranded {
+  /** Stores the event (idempotent by its dedup key). Durable when this returns. */
+  accept(event: RoutedEvent): Promise<AcceptResult>;
+  /** Accepts the event and streams NDJSON RunEvents until the run answering it ends. */
+  chat(event: RoutedEvent): Promise<ReadableStream<Uint8Array>>;
+  history(limit?: number): Promise<HistoryEntry[]>;
+  adminReset(): Promise<{ sessionId: string }>;
+  deadLetters(): Promise<DeadLetter[]>;
+  eventDecision(dedupKey: string): Promise<EventDecision | null>;
+  retryDeadLetter(id: string): Promise<DeadLetterActionResult>;
+  discardDeadLetter(id: string): Promise<DeadLetterActionResult>;
+}

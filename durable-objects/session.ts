@@ -1,4 +1,4 @@
-import { displayTurns, type HistoryEntry } from "./session/outbox/display-log.ts";
+import { displayTurns } from "./session/outbox/display-log.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
 import type {
@@ -6,8 +6,10 @@ import type {
   DeadLetter,
   DeadLetterActionResult,
   EventDecision,
+  HistoryEntry,
   RoutedEvent,
   RunEvent,
+  SessionRpc,
 } from "./session-api.ts";
 import {
   discardDeadLetter,
@@ -39,7 +41,7 @@ import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
  *
  * This file is the RPC surface and the alarm dispatcher only; each step lives in session/.
  */
-export class SessionDO extends DurableObject<Env> {
+export class SessionDO extends DurableObject<Env> implements SessionRpc {
   private readonly s: SessionState;
 
   constructor(ctx: DurableObjectState, env: Env) {

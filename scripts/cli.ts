@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
-import { COMMANDS, type CommandSpec } from "./cli/commands.ts";
+import { COMMANDS } from "./cli/commands.ts";
+import type { CommandSpec } from "./cli/command-spec.ts";
 import { findConnection } from "./cli/connection.ts";
 import { CliError, UsageError, type Connection } from "./cli/http.ts";
 

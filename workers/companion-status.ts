@@ -2,7 +2,7 @@ import type { Env } from "./env.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { allSocketAccounts } from "../functions/channels/companion/socket-accounts.ts";
 import { authorizeSocketAccount } from "../functions/channels/companion/authorize.ts";
-import type { CompanionStatus } from "../durable-objects/companion.ts";
+import type { CompanionStatus } from "../durable-objects/rpc.ts";
 import type { ContainerKeeperReport } from "../durable-objects/companion-keeper.ts";
 import { companionStub } from "./companion-signed.ts";
 import { companionContainerDeployed } from "./companion-container-keeper.ts";

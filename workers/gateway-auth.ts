@@ -3,7 +3,7 @@ import { createLogger } from "../functions/logging/logger.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import { resolveSecret } from "../functions/config/secret-ref.ts";
-import type { AuthVerdict } from "../durable-objects/auth-limiter.ts";
+import type { AuthVerdict } from "../durable-objects/rpc.ts";
 import { addressBucket, clientAddress, isLoopback } from "./client-address.ts";
 import type { Env } from "./env.ts";
 

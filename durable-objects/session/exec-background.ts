@@ -12,11 +12,6 @@ import type { SessionState } from "./state.ts";
  * waited for approval, with an audit record either way).
  */
 
-/** The alarm plan's term: the earliest background poll due. */
-export function execPollDueAt(s: SessionState): number | undefined {
-  return execStore(s).nextPollAt();
-}
-
 /** Polls every background command that is due (without waiting on any) and records the ends. */
 export async function pollBackgroundExecs(s: SessionState): Promise<void> {
   const store = execStore(s);

@@ -3,10 +3,45 @@ import type { CronRunReport } from "../../functions/automation/cron-store.ts";
 import type { SessionCapture } from "../../functions/agent/memory/session-capture.ts";
 import type { SessionSettings } from "../../functions/commands/session-control.ts";
 import type { Delta } from "../../functions/metrics/catalog.ts";
-import type { SessionSpend } from "./mirror/model-calls.ts";
-import type { DisplayLog } from "./outbox/display-log.ts";
-import type { QueuedSystemEvent } from "./inbox/system-events.ts";
-import type { FoldedRuns } from "./run/runs-store.ts";
+import type { HistoryEntry } from "../session-api.ts";
+
+// ---- The shapes of the JSON values (each owned by the file named beside its key below) ---------
+
+/** `spend:<id>` (mirror/model-calls.ts): what the session's model calls cost so far. */
+export interface SessionSpend {
+  calls: number;
+  usd: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  byKind: Record<string, { calls: number; usd: number; tokens: number }>;
+  /** Estimated platform cost of the session's finished runs (platform-cost.ts: an estimate). */
+  platformUsd?: number;
+}
+
+/** `foldedRuns:<id>` (run/runs-store.ts): usage of the current session's runs that were folded away (sessionTotals adds it to the live ones). */
+export interface FoldedRuns {
+  inputTokens: number;
+  outputTokens: number;
+  runs: number;
+}
+
+/** One entry of `systemEvents` (inbox/system-events.ts): context waiting for the next run. */
+export interface QueuedSystemEvent {
+  text: string;
+  /** Unix ms at which the gateway received the event. */
+  at: number;
+}
+
+/** A turn of the display log (outbox/display-log.ts). */
+export type DisplayTurn = Omit<HistoryEntry, "model">;
+
+/** `displayLog` (outbox/display-log.ts): the current session's display turns. */
+export interface DisplayLog {
+  sessionId: string;
+  turns: DisplayTurn[];
+}
 
 /**
  * Every key the SessionDO keeps in its `meta` table, with its value type and its owner: the one

@@ -4,7 +4,7 @@ import { settings } from "./settings.ts";
 import { metricsFlushDueAt } from "./upkeep/metrics.ts";
 import { queueReadyAt } from "./run/setup.ts";
 import { pendingCaptureDueAt } from "./run/session-memory.ts";
-import { execPollDueAt } from "./exec-background.ts";
+import { ExecStore } from "./exec-store.ts";
 import type { SessionState } from "./state.ts";
 
 /**
@@ -42,7 +42,7 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   const mirrorAt = mirrorDueAt(s, now);
   if (mirrorAt !== undefined) due.push(Math.max(notBefore, mirrorAt));
   // A background command in the sandbox: polled until its end is recorded (exec-background.ts).
-  const execAt = execPollDueAt(s);
+  const execAt = new ExecStore(s.ctx.storage.sql).nextPollAt();
   if (execAt !== undefined) due.push(Math.max(notBefore, execAt));
   const metricsAt = metricsFlushDueAt(s, now);
   if (metricsAt !== undefined) due.push(Math.max(notBefore, metricsAt));

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { checkConfig } from "../../functions/routing/config-check.ts";
 import { ConfigFileError, parseConfigText } from "../lib/config-file.ts";
-import { adminRequest, CliError, type Connection } from "./http.ts";
+import { adminRequest, CliError } from "./http.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
@@ -14,30 +15,6 @@ import { CRON_COMMANDS } from "./cron.ts";
 import { AUDIT_COMMANDS } from "./audit.ts";
 import { SIMULATE_COMMAND } from "./simulate.ts";
 import { DEPLOY_COMMAND } from "./deploy.ts";
-
-/**
- * Every `edgeclaw` subcommand: its arguments, the options it takes (anything else is a usage error),
- * its own help text, and what it does. Connection options (--url, --token) and --json apply to all
- * commands that talk to a gateway.
- */
-export interface CommandInput {
-  args: string[];
-  options: Record<string, string | boolean | undefined>;
-  /** Resolved on first use, so offline commands never need a gateway. */
-  connection: () => Connection;
-  print: (json: unknown, human: () => string) => void;
-}
-
-export interface CommandSpec {
-  name: string;
-  args: string[];
-  /** Options beyond the shared ones, with their value name (`"flag"`: a boolean switch that takes no value). */
-  options: Record<string, string>;
-  summary: string;
-  /** Talks to no gateway: no --url / --token / --json. */
-  offline?: boolean;
-  run(input: CommandInput): Promise<number>;
-}
 
 const pairingList = z.object({
   requests: z.array(

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { adminRequest, UsageError } from "./http.ts";
 import { renderTable } from "./table.ts";
-import type { CommandSpec } from "./commands.ts";
+import type { CommandSpec } from "./command-spec.ts";
 
 /**
  * `edgeclaw cron list|add|rm|enable|disable|run|runs` and `edgeclaw system event` over /admin/cron and

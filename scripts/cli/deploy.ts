@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { CommandSpec } from "./commands.ts";
+import type { CommandSpec } from "./command-spec.ts";
 
 const DEPLOY_SCRIPT = fileURLToPath(new URL("../deploy.ts", import.meta.url));
 

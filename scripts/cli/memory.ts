@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { CommandSpec } from "./commands.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { adminRequest } from "./http.ts";
 import { renderTable } from "./table.ts";
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { crc32, zip } from "../lib/zip.ts";
 import { loadConfigFile } from "../lib/config-file.ts";
-import type { CommandSpec } from "./commands.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { UsageError } from "./http.ts";
 
 /**

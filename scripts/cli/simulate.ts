@@ -4,7 +4,7 @@ import { channelSimulators, simulatorFor } from "../simulate/registry.ts";
 import { simulateOnce, type DecisionLookup, type SimulateOutcome } from "../simulate/send.ts";
 import { readSimulateState } from "../simulate/state.ts";
 import { readLiveDevState } from "../lib/data-dir-lock.ts";
-import type { CommandSpec } from "./commands.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { adminRequest, CliError, UsageError, type Connection } from "./http.ts";
 
 /**

@@ -3,7 +3,7 @@ import {
   generateTelegramSecretToken,
   TELEGRAM_SECRET_TOKEN_PATTERN,
 } from "../../functions/channels/telegram/verify.ts";
-import type { CommandSpec } from "./commands.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { CliError, UsageError } from "./http.ts";
 
 /**

@@ -1,4 +1,5 @@
-import { COMMANDS, type CommandSpec } from "../cli/commands.ts";
+import { COMMANDS } from "../cli/commands.ts";
+import type { CommandSpec } from "../cli/command-spec.ts";
 import { GENERATED_NOTE, tableCell } from "./markdown.ts";
 
 /** docs/reference/cli.md: every `edgeclaw` subcommand from its spec (scripts/cli/commands.ts). */

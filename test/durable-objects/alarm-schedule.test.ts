@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SessionDO } from "../../durable-objects/session.ts";
+import type { SessionRpc } from "../../durable-objects/session-api.ts";
 import { SessionStore, type InboxRow } from "../../durable-objects/session/storage.ts";
 import { WATCHDOG_MS } from "../../durable-objects/session/schedule.ts";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
@@ -10,7 +10,7 @@ import { scriptModel, sessionStub, waitFor, webchatEvent } from "./helpers.ts";
 const fakeSlack = () => String((env as unknown as Env).FAKE_SLACK_URL);
 
 /** A pass (alarm handler) is running in this object right now. */
-function passRunning(instance: SessionDO): boolean {
+function passRunning(instance: SessionRpc): boolean {
   return (instance as unknown as { s: { pumping: unknown } }).s.pumping !== null;
 }
 

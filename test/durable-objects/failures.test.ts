@@ -1,6 +1,5 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SessionDO } from "../../durable-objects/session.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { SessionState } from "../../durable-objects/session/state.ts";
 import { recordFailure } from "../../durable-objects/session/retry.ts";
@@ -8,7 +7,7 @@ import type { Env } from "../../workers/env.ts";
 import { classifyError } from "../../functions/core/classify-error.ts";
 import { ModelError } from "../../functions/agent/types.ts";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
-import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts";
+import type { RoutedEvent, RunEvent, SessionRpc } from "../../durable-objects/session-api.ts";
 import { slackCalls } from "../channels/slack/helpers.ts";
 import {
   collectRunEvents,
@@ -46,7 +45,7 @@ function slackDm(key: string, dm: string, text: string | undefined): RoutedEvent
   };
 }
 
-function setDatabaseProxy(instance: SessionDO, proxy: string | undefined): void {
+function setDatabaseProxy(instance: SessionRpc, proxy: string | undefined): void {
   (instance as unknown as { env: typeof env }).env = { ...env, EDGECLAW_PG_WS_PROXY: proxy };
 }
 

@@ -1,12 +1,12 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
-import type { SessionDO } from "../../durable-objects/session.ts";
+import type { SessionRpc } from "../../durable-objects/session-api.ts";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
 import { sessionStub, waitFor } from "./helpers.ts";
 
 /** Points one live SessionDO at an address where nothing listens (locally the driver goes through the bridge), as during an outage. */
-function setDatabaseProxy(instance: SessionDO, proxy: string | undefined): void {
+function setDatabaseProxy(instance: SessionRpc, proxy: string | undefined): void {
   (instance as unknown as { env: typeof env }).env = { ...env, EDGECLAW_PG_WS_PROXY: proxy };
 }
 

@@ -12,7 +12,7 @@ import type { AutomationTrigger } from "../../session-api.ts";
 import { queueSystemEvent } from "./system-events.ts";
 import type { InboxRow, RunRow, SessionStore } from "../storage.ts";
 import type { SessionState } from "../state.ts";
-import type { TriageHost } from "./triage.ts";
+import type { TriageHost } from "./triage-host.ts";
 
 /**
  * Events the gateway itself raised (cron jobs, the heartbeat, inbound hooks) inside a session:

@@ -1,3 +1,4 @@
+import type { QueuedSystemEvent } from "../meta.ts";
 import type { SessionStore } from "../storage.ts";
 
 /**
@@ -8,12 +9,6 @@ import type { SessionStore } from "../storage.ts";
  * before it is not queued twice, so a burst of identical events cannot crowd out the prompt.
  */
 const KEY = "systemEvents";
-
-export interface QueuedSystemEvent {
-  text: string;
-  /** Unix ms at which the gateway received the event. */
-  at: number;
-}
 
 export function queueSystemEvent(
   store: SessionStore,

@@ -9,7 +9,8 @@ import { scheduleAlarm } from "../schedule.ts";
 import { countSession } from "../upkeep/metrics.ts";
 import { sessionLog } from "../log.ts";
 import type { SessionState } from "../state.ts";
-import { senderMayHearOfFailure, triageInbound, type TriageHost } from "./triage.ts";
+import { senderMayHearOfFailure, triageInbound } from "./triage.ts";
+import type { TriageHost } from "./triage-host.ts";
 
 /**
  * Triages every new event in arrival order. One pass at a time per object: a caller that arrives

@@ -1,10 +1,7 @@
-import type { Env } from "../../env.ts";
 import { createLogger } from "../../../functions/logging/logger.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
-import type { RunEvent } from "../../session-api.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { describeAttachments } from "../../../functions/channels/attachments.ts";
-import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import {
   decideAccess,
   OPERATOR_ACCESS,
@@ -15,39 +12,12 @@ import { configOnlyAccessStore } from "../../../functions/routing/access-store-c
 import { resolveHistoryLimit, senderLabel } from "../../../functions/routing/group-history.ts";
 import { resolveResetPolicy, sessionResetDue } from "../../../functions/routing/session-reset.ts";
 import { handleCommandMessage } from "../../../functions/commands/execute.ts";
-import type {
-  SessionControl,
-  SessionSettings,
-} from "../../../functions/commands/session-control.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import { queuePolicy } from "./queue-policy.ts";
 import { queueSystemEvent } from "./system-events.ts";
 import { triageAutomation } from "./automation.ts";
-import type { InboxRow, SessionStore } from "../storage.ts";
-
-/** What triage may do to its session. SessionDO implements it. */
-export interface TriageHost {
-  env: Env;
-  config: EdgeclawConfig;
-  store: SessionStore;
-  activeRun: { runId: string } | null;
-  settings(): SessionSettings;
-  control: SessionControl;
-  rotateSession(reason: string): void;
-  abortActiveRun(reason: string): void;
-  /**
-   * Sends `texts` once through the outbox (chat platforms) and to HTTP listeners; settles the event
-   * when `settle`. `private` keeps the exchange out of the session's web-chat history: a pairing
-   * code answers a stranger, whose words are not this conversation's.
-   */
-  reply(row: InboxRow, texts: string[], settle: boolean, opts?: { private?: boolean }): void;
-  emit(seq: number, event: RunEvent): void;
-  progressAccepted(row: InboxRow): Promise<void>;
-  /** Settles a turned-away event and queues `text` once on `route` (a channel's refusal route). */
-  refuse(row: InboxRow, route: ReplyRoute, text: string): void;
-  /** Counts an event the access policy turned away (metrics). */
-  refused(row: InboxRow, reason: "access_denied" | "pairing"): void;
-}
+import type { InboxRow } from "../storage.ts";
+import type { TriageHost } from "./triage-host.ts";
 
 /**
  * Decides what a newly accepted event becomes: dropped, answered without the model (pairing code,

@@ -1,7 +1,7 @@
 import type { ModelCallKind } from "../../../functions/agent/metering.ts";
 import type { Usage } from "../../../functions/agent/types.ts";
 import { TOMBSTONE_MS } from "../inbox/store.ts";
-import type { MetaStore } from "../meta.ts";
+import type { MetaStore, SessionSpend } from "../meta.ts";
 
 /**
  * The `model_calls` table (one row per attempt sent to a provider) and the session's running spend
@@ -23,18 +23,6 @@ export interface ModelCallRow {
   outcome: "ok" | "error";
   durationMs: number;
   at: number;
-}
-
-export interface SessionSpend {
-  calls: number;
-  usd: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  byKind: Record<string, { calls: number; usd: number; tokens: number }>;
-  /** Estimated platform cost of the session's finished runs (platform-cost.ts: an estimate). */
-  platformUsd?: number;
 }
 
 export function emptySpend(): SessionSpend {

@@ -1,3 +1,4 @@
+import type { DisplayLog, DisplayTurn } from "../meta.ts";
 import type { SessionState } from "../state.ts";
 
 /**
@@ -6,27 +7,10 @@ import type { SessionState } from "../state.ts";
  * the transcript (the model must not see them), so they are kept here, in one meta entry per
  * object: bounded, and replaced when the session rotates.
  */
-export interface DisplayTurn {
-  role: "user" | "assistant";
-  text: string;
-  at: number;
-  /** Said in place of an answer (a failed run): shown as a notice, not as the agent's reply. */
-  notice?: true;
-}
-
-/** One entry of the web chat's history: a display turn, or a transcript turn whose answer names the model that gave it. */
-export interface HistoryEntry extends DisplayTurn {
-  model?: string;
-}
 
 const KEY = "displayLog";
 /** Turns kept for the current session (the web chat shows at most 200 entries anyway). */
 export const DISPLAY_LOG_MAX = 200;
-
-export interface DisplayLog {
-  sessionId: string;
-  turns: DisplayTurn[];
-}
 
 export function recordDisplayTurns(s: SessionState, turns: DisplayTurn[]): void {
   const sessionId = s.store.meta.get("sessionId");

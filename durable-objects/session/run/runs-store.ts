@@ -2,13 +2,6 @@ import { TOMBSTONE_MS } from "../inbox/store.ts";
 import type { MetaStore } from "../meta.ts";
 import { toRunRow, type Row, type RunRow, type RunState } from "../storage-rows.ts";
 
-/** Usage of the current session's runs that were folded away (sessionTotals adds it to the live ones). */
-export interface FoldedRuns {
-  inputTokens: number;
-  outputTokens: number;
-  runs: number;
-}
-
 /** The `runs` table's one owner (a run's state, route, usage and progress state). */
 export class RunStore {
   constructor(

@@ -15,7 +15,7 @@ import {
   UnpricedModelError,
 } from "../../../functions/agent/metering.ts";
 import { ModelError } from "../../../functions/agent/types.ts";
-import type { ReserveVerdict, WarnCrossing } from "../../budget.ts";
+import type { ReserveVerdict, WarnCrossing } from "../../rpc.ts";
 import { enqueueReply } from "../outbox/replies.ts";
 import { scheduleAlarm } from "../schedule.ts";
 import type { SessionState } from "../state.ts";

@@ -1,0 +1,199 @@
+import type { BudgetWindow } from "../functions/agent/budget-scopes.ts";
+import type { BudgetPeriod } from "../functions/agent/budget-periods.ts";
+import type { SyncOutcome } from "../functions/agent/memory/index-signal.ts";
+import type { MattermostCommandRecord } from "../functions/channels/mattermost/command-registry.ts";
+import type { MetricsShardApi } from "../functions/metrics/shards.ts";
+import type { SandboxOpInput } from "../functions/sandbox/wire.ts";
+import type { ContainerKeeperReport } from "./companion-keeper.ts";
+import type { RelayAnswer, RelayState } from "./sandbox/relay.ts";
+
+/**
+ * What each Durable Object other than the SessionDO (session-api.ts) answers over RPC, and the
+ * types its answers carry. The Env (env.ts) types every namespace with these interfaces and each
+ * class implements its own, so the compiler holds the two together while neither the Env nor a
+ * caller imports a Durable Object class: no type cycle runs through the Env.
+ */
+
+// ---- AuthLimiterDO (auth-limiter.ts) ----------------------------------------------------------
+
+export interface AuthLimits {
+  maxAttempts: number;
+  windowMs: number;
+  lockoutMs: number;
+}
+
+/**
+ * `locked`: this attempt was refused because the bucket was already locked out. `retryAfterMs`: the
+ * bucket is locked out for that long from now (also set by the failure that started the lockout,
+ * which itself is answered as the wrong credential it was).
+ */
+export interface AuthVerdict {
+  locked: boolean;
+  retryAfterMs?: number;
+}
+
+export interface AuthLimiterRpc extends Rpc.DurableObjectBranded {
+  admit(): Promise<AuthVerdict>;
+  fail(limits: AuthLimits, context?: { bucket: string; path?: string }): Promise<AuthVerdict>;
+}
+
+// ---- BudgetDO (budget.ts) ---------------------------------------------------------------------
+
+export interface WindowState {
+  period: BudgetPeriod;
+  key: string;
+  resetsAt: number;
+  /** Effective caps: a raise stored here, else the config's. */
+  limitUsd?: number;
+  limitTokens?: number;
+  spentUsd: number;
+  spentTokens: number;
+  reservedUsd: number;
+  reservedTokens: number;
+  raised: boolean;
+}
+
+export type ReserveVerdict =
+  | { ok: true }
+  /** The call's model has no price and this period caps USD: its cost cannot be counted. */
+  | { ok: false; unpriced: true; period: BudgetPeriod; resetsAt: number }
+  | {
+      ok: false;
+      period: BudgetPeriod;
+      unit: "usd" | "tokens";
+      limit: number;
+      spent: number;
+      resetsAt: number;
+      /** True for the first refusal in this period: the caller alerts the operator, once. */
+      alert: boolean;
+      unpriced?: undefined;
+    };
+
+export interface WarnCrossing {
+  period: BudgetPeriod;
+  key: string;
+  unit: "usd" | "tokens";
+  limit: number;
+  spent: number;
+}
+
+export interface ReserveArgs {
+  id: string;
+  windows: BudgetWindow[];
+  usd: number;
+  tokens: number;
+  now: number;
+  ttlMs: number;
+  unpriced?: boolean;
+}
+
+export interface SettleArgs {
+  id: string;
+  windows: BudgetWindow[];
+  usd: number;
+  tokens: number;
+  now: number;
+}
+
+export interface BudgetRpc extends Rpc.DurableObjectBranded {
+  reserve(args: ReserveArgs): ReserveVerdict;
+  settle(args: SettleArgs): WarnCrossing[];
+  state(args: { windows: BudgetWindow[]; now: number }): WindowState[];
+  raise(args: { window: BudgetWindow; usd?: number; tokens?: number; now: number }): WindowState;
+  reset(args: { window: BudgetWindow; now: number }): WindowState;
+}
+
+// ---- MetricsShardDO (metrics-shard.ts) --------------------------------------------------------
+
+export interface MetricsShardRpc extends MetricsShardApi, Rpc.DurableObjectBranded {}
+
+// ---- SchedulerDO (scheduler.ts) ---------------------------------------------------------------
+
+/** A heartbeat's plan as the scheduler keeps it: its period and its next beat. */
+export interface BeatState {
+  everyMs: number;
+  nextAt: number;
+}
+
+export interface SchedulerRpc extends Rpc.DurableObjectBranded {
+  reschedule(): Promise<{ nextAlarmAt: number | null }>;
+  ensureConfig(): Promise<void>;
+  runNow(jobId: string): Promise<{ ok: true; runId: string } | { ok: false; error: string }>;
+  wake(agentId: string, key: string): Promise<{ ok: boolean; reason?: string }>;
+  status(): Promise<{ alarmAt: number | null; beats: Record<string, BeatState> }>;
+}
+
+// ---- MemoryIndexDO (memory-index.ts) ----------------------------------------------------------
+
+export interface MemoryIndexRpc extends Rpc.DurableObjectBranded {
+  touch(agentId: string): Promise<void>;
+  sync(agentId: string, force: boolean): Promise<SyncOutcome>;
+}
+
+// ---- CompanionDO (companion.ts) and CompanionContainerDO (companion-container.ts) --------------
+
+export type LeaseAnswer =
+  | { ok: true; epoch: number; ttlMs: number }
+  | { ok: false; holder: string; retryAfterMs: number };
+
+export interface ConnectorReport {
+  channel: string;
+  accountId: string;
+  state: string;
+  lastEventAt?: number;
+  lastError?: string;
+}
+
+export interface CompanionStatus {
+  instance: string;
+  leaseEpoch: number;
+  /** Unix ms of the report. */
+  reportedAt: number;
+  /** Whether the instance still holds the lease now. */
+  leaseHeld: boolean;
+  connectors: ConnectorReport[];
+}
+
+export interface CompanionRpc extends Rpc.DurableObjectBranded {
+  lease(instanceId: string, action: "acquire" | "renew" | "release", ttlMs: number): LeaseAnswer;
+  getState(channel: string, accountId: string, key: string): string | null;
+  putState(
+    epoch: number,
+    channel: string,
+    accountId: string,
+    key: string,
+    value: string | null,
+  ): boolean;
+  report(epoch: number, instanceId: string, connectors: ConnectorReport[]): boolean;
+  status(): CompanionStatus | null;
+  keepContainer(
+    deployment: string,
+    wanted: boolean,
+    revision: string,
+  ): Promise<ContainerKeeperReport>;
+  containerStopped(exitCode: number, reason: string): Promise<ContainerKeeperReport>;
+  resetContainer(): Promise<ContainerKeeperReport>;
+  containerReport(): ContainerKeeperReport;
+}
+
+export interface CompanionContainerRpc extends Rpc.DurableObjectBranded {
+  launch(deployment: string, vars: Record<string, string>): Promise<void>;
+  halt(): Promise<void>;
+}
+
+// ---- CommandRegistryDO (command-registry.ts) --------------------------------------------------
+
+export interface CommandRegistryRpc extends Rpc.DurableObjectBranded {
+  replace(records: MattermostCommandRecord[]): Promise<void>;
+  find(teamId: string, trigger: string): Promise<MattermostCommandRecord | null>;
+  list(): Promise<Array<Omit<MattermostCommandRecord, "token">>>;
+}
+
+// ---- SandboxDO (sandbox.ts) -------------------------------------------------------------------
+
+export interface SandboxRpc extends Rpc.DurableObjectBranded {
+  /** One sandbox protocol request (functions/sandbox/wire.ts) and the host's answer. */
+  sandbox(op: SandboxOpInput): Promise<RelayAnswer>;
+  /** What the control page and `sessions show` say about this scope's sandbox. */
+  describe(): Promise<RelayState & { sleepAfter: string }>;
+}
