@@ -28,6 +28,7 @@ import {
   type RunningCompanion,
 } from "./lib/dev-companion.ts";
 import { planDevCompanion, type DevCompanionPlan } from "./lib/dev-companion-plan.ts";
+import { withCompanionUrl } from "./lib/dev-companion-sandbox.ts";
 import { configuredVarNames, readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
@@ -39,6 +40,8 @@ const HOST = "127.0.0.1";
 /** After this long without /health answering, say what to look at (and keep waiting). */
 const SLOW_START_HINT_MS = 60_000;
 const STOP_GRACE_MS = 8_000;
+/** How long dev waits for the companion it started to answer before printing the ready line. */
+const COMPANION_LISTEN_MS = 15_000;
 const dieWithParentUrl = new URL("./lib/die-with-parent.mjs", import.meta.url).href;
 
 const port = Number.parseInt(process.env.EDGECLAW_PORT ?? "8787", 10);
@@ -115,15 +118,25 @@ async function main() {
   let companionBuild: Promise<void> | undefined;
   if (companionPlan) {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
-    if (companionPlan.key.source === "generated")
-      defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
     if (runCompanion) {
-      companionPort = await companionPortFor(process.env.EDGECLAW_COMPANION_PORT);
+      companionPort = await companionPortFor(
+        process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.sandbox?.configuredUrl),
+      );
+      // The Worker sends the sandbox's commands to companion.url: unset, it is the one dev starts.
+      if (companionPlan.sandbox && !companionPlan.sandbox.configuredUrl)
+        companionPlan.raw = withCompanionUrl(companionPlan.raw, `http://${HOST}:${companionPort}`);
       // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
       if (companionBundleStale()) companionBuild = buildCompanionBundle();
     }
+    if (companionPlan.raw !== (simulated?.raw ?? inputs.loaded.raw))
+      defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
   }
   writeEnvFile(envFile, vars);
+  const url = `http://${HOST}:${port}`;
+  // A companion for the sandbox alone needs nothing of the Worker: up before it, so a run the
+  // Worker resumes at start (after a crash) finds its sandbox host answering.
+  if (companionPlan && runCompanion && !companionPlan.key)
+    companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
 
   const args = [
     // Dies with this process however it ends (see die-with-parent.mjs), via the pipe on fd 3.
@@ -167,16 +180,16 @@ async function main() {
     process.exit(code || 1);
   });
 
-  const url = `http://${HOST}:${port}`;
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
-  if (companionPlan && runCompanion)
+  if (companionPlan && runCompanion && companionPlan.key)
     companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
   const companionLine = companionPlan
     ? {
         accounts: companionPlan.accounts,
         key: companionPlan.key,
+        sandbox: companionPlan.sandbox,
         running: companion && { url: companion.url, pid: companion.pid },
       }
     : undefined;
@@ -193,6 +206,15 @@ async function main() {
   for (const line of simulated?.ready(url, dataDir) ?? []) console.log(line);
 }
 
+/** The port of a loopback companion.url (dev must start the companion there), else undefined. */
+function loopbackPort(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  const parsed = new URL(url);
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname) || !parsed.port)
+    return undefined;
+  return parsed.port;
+}
+
 /** EDGECLAW_COMPANION_PORT when set (it must be free), else any free port. */
 async function companionPortFor(wanted: string | undefined): Promise<number> {
   if (!wanted) return freePort(HOST);
@@ -206,6 +228,12 @@ async function companionPortFor(wanted: string | undefined): Promise<number> {
   return chosen;
 }
 
+/** What the companion is for, as the messages name it. */
+function companionServes(plan: DevCompanionPlan): string {
+  const sandbox = plan.sandbox ? [`exec sandbox (agents ${plan.sandbox.agents.join(", ")})`] : [];
+  return [...plan.accounts, ...sandbox].join(", ");
+}
+
 /** Starts the companion once the Worker answers; a failed build leaves the Worker serving, said loudly. */
 async function startDevCompanion(
   plan: DevCompanionPlan,
@@ -217,12 +245,12 @@ async function startDevCompanion(
     await build;
   } catch (error) {
     console.error(
-      `edgeclaw dev: ${error instanceof Error ? error.message : String(error)}\nedgeclaw dev: the companion is not running: ${plan.accounts.join(", ")} stay disconnected`,
+      `edgeclaw dev: ${error instanceof Error ? error.message : String(error)}\nedgeclaw dev: the companion is not running: ${companionServes(plan)} stay disconnected`,
     );
     return undefined;
   }
   if (stopping) return undefined;
-  return startCompanion({
+  const running = startCompanion({
     plan,
     workerUrl,
     host: HOST,
@@ -231,10 +259,16 @@ async function startDevCompanion(
     onUnexpectedExit(how) {
       if (stopping) return;
       console.error(
-        `edgeclaw dev: the companion exited (${how}): ${plan.accounts.join(", ")} stay disconnected until you restart npm run dev (its log is above); the Worker keeps serving`,
+        `edgeclaw dev: the companion exited (${how}): ${companionServes(plan)} stay disconnected until you restart npm run dev (its log is above); the Worker keeps serving`,
       );
     },
   });
+  // The ready line promises a companion that answers: the first exec may follow it at once.
+  if (!(await running.listening(COMPANION_LISTEN_MS)) && !stopping)
+    console.warn(
+      `edgeclaw dev: the companion does not answer on ${running.url}/healthz after ${COMPANION_LISTEN_MS / 1000} s (its log is above)`,
+    );
+  return running;
 }
 
 /**

@@ -68,7 +68,8 @@ export class Companion {
       settings.EDGECLAW_WORKER_URL,
       {
         id: settings.EDGECLAW_COMPANION_KEY_ID,
-        secret: settings.EDGECLAW_COMPANION_INGRESS_SECRET,
+        // Sandbox-only: never used (no call to the Worker is made).
+        secret: settings.EDGECLAW_COMPANION_INGRESS_SECRET ?? "",
       },
       settings.EDGECLAW_COMPANION_REQUEST_TIMEOUT_MS,
     );
@@ -151,8 +152,10 @@ export class Companion {
       port,
       instanceId: this.instanceId,
       leftovers: this.outbox.size(),
+      ...(this.settings.EDGECLAW_COMPANION_SANDBOX_ONLY ? { sandboxOnly: true } : {}),
     });
-    this.cycle = this.run();
+    // Sandbox only: no lease to hold and no account to run, so nothing to ask the Worker.
+    if (!this.settings.EDGECLAW_COMPANION_SANDBOX_ONLY) this.cycle = this.run();
   }
 
   /** Lease → accounts → connectors, again after every loss, until stop(). */

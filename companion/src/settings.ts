@@ -10,7 +10,16 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 export const companionSettingsSchema = z.object({
   EDGECLAW_WORKER_URL: z.url(),
   EDGECLAW_COMPANION_KEY_ID: z.string().min(1).default("k1"),
-  EDGECLAW_COMPANION_INGRESS_SECRET: z.string().min(1),
+  /** Required unless EDGECLAW_COMPANION_SANDBOX_ONLY (checked in settingsFromEnv). */
+  EDGECLAW_COMPANION_INGRESS_SECRET: z.string().min(1).optional(),
+  /**
+   * "1": the companion only runs the agent's exec sandbox (POST /v1/sandbox): no lease, no
+   * accounts, no connectors, no call to the Worker (`npm run dev` with a sandbox and no socket account).
+   */
+  EDGECLAW_COMPANION_SANDBOX_ONLY: z
+    .enum(["0", "1"])
+    .default("0")
+    .transform((flag) => flag === "1"),
   /** Accepts Worker → companion `/v1/outbound` signed under EDGECLAW_COMPANION_OUTBOUND_KEY_ID (default: the key id). Unset = /v1/outbound refuses everything. */
   EDGECLAW_COMPANION_OUTBOUND_SECRET: z.string().min(1).optional(),
   EDGECLAW_COMPANION_OUTBOUND_KEY_ID: z.string().min(1).optional(),
@@ -46,6 +55,14 @@ export type CompanionSettings = z.infer<typeof companionSettingsSchema>;
 
 export function settingsFromEnv(env: Record<string, string | undefined>): CompanionSettings {
   const parsed = companionSettingsSchema.safeParse(env);
+  if (
+    parsed.success &&
+    !parsed.data.EDGECLAW_COMPANION_SANDBOX_ONLY &&
+    !parsed.data.EDGECLAW_COMPANION_INGRESS_SECRET
+  )
+    throw new Error(
+      "companion settings: EDGECLAW_COMPANION_INGRESS_SECRET: required (the key the companion signs its events with), unless EDGECLAW_COMPANION_SANDBOX_ONLY=1",
+    );
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues
     .map((issue) => `${issue.path.join(".")}: ${issue.message}`)

@@ -16,7 +16,10 @@ export interface DevBannerInput {
   /** Socket accounts: the companion's key, and the process dev started (none with EDGECLAW_DEV_COMPANION=0 or a failed build). */
   companion?: {
     accounts: string[];
-    key: { id: string; source: "configured" | "generated"; file?: string };
+    /** None when it serves only the exec sandbox. */
+    key?: { id: string; source: "configured" | "generated"; file?: string };
+    /** The agents whose exec runs on it (agents.*.sandbox.backend "companion"). */
+    sandbox?: { agents: string[]; outboundKey: { id: string; source: string; file?: string } };
     running?: { url: string; pid: number };
   };
 }
@@ -60,17 +63,32 @@ export function devReadyBanner(input: DevBannerInput): string[] {
     lines.push(`  ${problem}`);
   const { companion } = input;
   if (companion) {
-    const key =
-      companion.key.source === "generated"
-        ? `generated ingress key "${companion.key.id}", secret in ${companion.key.file}`
-        : `ingress key "${companion.key.id}" from the config`;
+    const keys: string[] = [];
+    if (companion.key)
+      keys.push(
+        companion.key.source === "generated"
+          ? `generated ingress key "${companion.key.id}", secret in ${companion.key.file}`
+          : `ingress key "${companion.key.id}" from the config`,
+      );
+    const sandbox = companion.sandbox;
+    if (sandbox)
+      keys.push(
+        sandbox.outboundKey.source === "generated"
+          ? `generated outbound key "${sandbox.outboundKey.id}", secret in ${sandbox.outboundKey.file}`
+          : `outbound key "${sandbox.outboundKey.id}" from the config`,
+      );
+    const serves = [
+      ...companion.accounts,
+      ...(sandbox ? [`exec sandbox (bubblewrap) for ${sandbox.agents.join(", ")}`] : []),
+    ].join(", ");
+    const where = companion.accounts.length ? `; connector state on ${url}/control (Channels)` : "";
     if (companion.running)
       lines.push(
-        `  Companion: ${companion.accounts.join(", ")} on ${companion.running.url} (pid ${companion.running.pid}; ${key}); connector state on ${url}/control (Channels)`,
+        `  Companion: ${serves} on ${companion.running.url} (pid ${companion.running.pid}; ${keys.join("; ")})${where}`,
       );
     else
       lines.push(
-        `  Companion: not started for ${companion.accounts.join(", ")}; run one with EDGECLAW_WORKER_URL=${url} and ${key}; its state on ${url}/control (Channels)`,
+        `  Companion: not started for ${serves}; run one with EDGECLAW_WORKER_URL=${url} and ${keys.join("; ")}${where}`,
       );
   }
   // Said last and unindented: it is the one line a new user must act on.

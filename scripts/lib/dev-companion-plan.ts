@@ -5,12 +5,18 @@ import { authorizeSocketAccount } from "../../functions/channels/companion/autho
 import { allSocketAccounts } from "../../functions/channels/companion/socket-accounts.ts";
 import { resolveSecret } from "../../functions/config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import {
+  companionSandboxAgents,
+  planDevSandbox,
+  type DevSandboxPlan,
+} from "./dev-companion-sandbox.ts";
 
 /**
  * What `npm run dev` needs to run the companion next to the local Worker, decided from the config
- * alone: whether any account is a socket account (the Worker's own rule, `definition.socket.accounts`),
- * which ingress key the companion signs with, and which env vars it must get. No process is started
- * here (dev-companion.ts does that).
+ * alone: whether any account is a socket account (the Worker's own rule, `definition.socket.accounts`)
+ * or any agent's exec sandbox is the companion (dev-companion-sandbox.ts), which ingress key the
+ * companion signs with (none for a sandbox alone: it then runs no connector and takes no lease),
+ * and which env vars it must get. No process is started here (dev-companion.ts does that).
  */
 
 /** File under the data dir that keeps the generated ingress secret across restarts (like the gateway token). */
@@ -24,9 +30,12 @@ const INHERITED_ENV =
   /^(PATH|HOME|TMPDIR|TZ|LANG|LC_[A-Z]+|NODE_EXTRA_CA_CERTS|NODE_USE_ENV_PROXY|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|EDGECLAW_COMPANION_[A-Z0-9_]+)$/;
 
 export interface DevCompanionPlan {
-  /** The config to bundle: the one given, or with the generated key added to `companion.ingressKeys`. */
+  /** The config to bundle: the one given, or with generated keys added (`companion.ingressKeys`, `outboundKeys`). */
   raw: Record<string, unknown>;
-  key: { id: string; secret: string; source: "configured" | "generated"; file?: string };
+  /** The ingress key; none when the companion serves only the sandbox (no socket account). */
+  key?: { id: string; secret: string; source: "configured" | "generated"; file?: string };
+  /** When an agent's sandbox backend is "companion": for whom, and the outbound key it verifies. */
+  sandbox?: DevSandboxPlan;
   /** Labels of the accounts the companion will run ("Discord", "Slack (account ops)"). */
   accounts: string[];
   /** Env of the companion process except the settings only known once running (Worker URL, port, data dir). */
@@ -44,11 +53,20 @@ export interface DevCompanionInput {
   dataDir: string;
 }
 
-/** undefined when no account is served over the companion: dev then starts none. */
+/** undefined when no account is served over the companion and no agent's sandbox is: dev then starts none. */
 export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | undefined {
   const { config, vars, shellEnv } = input;
   const accounts = allSocketAccounts(config, vars);
-  if (!accounts.length) return undefined;
+  if (!accounts.length) {
+    if (!companionSandboxAgents(config).length) return undefined;
+    return withSandbox(
+      input,
+      { raw: input.raw, accounts: [], env: inheritedEnv(shellEnv), warnings: [] },
+      {
+        EDGECLAW_COMPANION_SANDBOX_ONLY: "1",
+      },
+    );
+  }
   const warnings: string[] = [];
 
   // The Worker resolves the same names to parse and reply (e.g. DISCORD_BOT_TOKEN, the default
@@ -111,14 +129,42 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
     });
   }
 
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(shellEnv))
-    if (value !== undefined && INHERITED_ENV.test(name)) env[name] = value;
+  const env = inheritedEnv(shellEnv);
   Object.assign(env, platformEnv, {
     EDGECLAW_COMPANION_KEY_ID: key.id,
     EDGECLAW_COMPANION_INGRESS_SECRET: key.secret,
   });
-  return { raw, key, accounts: served.map(({ account }) => account.label), env, warnings };
+  return withSandbox(
+    input,
+    { raw, key, accounts: served.map(({ account }) => account.label), env, warnings },
+    {},
+  );
+}
+
+/** Adds the sandbox part (the outbound key, a generated one into the config) when an agent needs it. */
+function withSandbox(
+  input: DevCompanionInput,
+  plan: DevCompanionPlan,
+  extraEnv: Record<string, string>,
+): DevCompanionPlan {
+  const { raw, sandbox } = planDevSandbox({
+    raw: plan.raw,
+    config: input.config,
+    vars: input.vars,
+    shellEnv: input.shellEnv,
+    dataDir: input.dataDir,
+    env: plan.env,
+    warnings: plan.warnings,
+  });
+  Object.assign(plan.env, extraEnv);
+  return { ...plan, raw, ...(sandbox ? { sandbox } : {}) };
+}
+
+function inheritedEnv(shellEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(shellEnv))
+    if (value !== undefined && INHERITED_ENV.test(name)) env[name] = value;
+  return env;
 }
 
 function generatedSecret(dataDir: string): { secret: string; file: string } {

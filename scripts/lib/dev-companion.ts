@@ -79,6 +79,8 @@ export function buildCompanionBundle(): Promise<void> {
 export interface RunningCompanion {
   pid: number;
   url: string;
+  /** Resolves once it answers GET /healthz (true), or false if it exited or did not within `ms`. */
+  listening(ms: number): Promise<boolean>;
   /** Graceful: SIGTERM, then SIGKILL to its group after the grace. */
   stop(): Promise<void>;
   /** At once (a second Ctrl-C, or dev itself dying). */
@@ -129,9 +131,24 @@ export function startCompanion(options: StartCompanionOptions): RunningCompanion
       // Already gone.
     }
   };
+  const url = `http://${options.host}:${options.port}`;
   return {
     pid: child.pid!,
-    url: `http://${options.host}:${options.port}`,
+    url,
+    async listening(ms) {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
+        try {
+          const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+          await response.body?.cancel();
+          if (response.ok) return true;
+        } catch {
+          // Not listening yet.
+        }
+        await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+      }
+      return false;
+    },
     async stop() {
       asked = true;
       if (child.exitCode !== null || child.signalCode !== null) return;

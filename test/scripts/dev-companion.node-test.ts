@@ -10,6 +10,11 @@ import {
   GENERATED_SECRET_VAR,
   planDevCompanion,
 } from "../../scripts/lib/dev-companion-plan.ts";
+import {
+  GENERATED_OUTBOUND_SECRET_FILE,
+  GENERATED_OUTBOUND_SECRET_VAR,
+  withCompanionUrl,
+} from "../../scripts/lib/dev-companion-sandbox.ts";
 
 /**
  * What `npm run dev` decides about the companion from the config (scripts/lib/dev-companion-plan.ts):
@@ -64,15 +69,15 @@ describe("npm run dev's companion plan", () => {
     };
     const { dataDir, vars, result } = plan(raw, {}, shell);
     assert.ok(result);
-    assert.equal(result.key.source, "generated");
-    assert.equal(result.key.id, "dev-local");
+    assert.equal(result.key!.source, "generated");
+    assert.equal(result.key!.id, "dev-local");
     assert.deepEqual(result.accounts, ["Discord"]);
     const file = join(dataDir, GENERATED_INGRESS_SECRET_FILE);
-    assert.equal(readFileSync(file, "utf8").trim(), result.key.secret);
+    assert.equal(readFileSync(file, "utf8").trim(), result.key!.secret);
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    assert.ok(result.key.secret.length >= 40);
+    assert.ok(result.key!.secret.length >= 40);
     // The Worker: the key's secret and the platform token (the config never names DISCORD_BOT_TOKEN).
-    assert.equal(vars[GENERATED_SECRET_VAR], result.key.secret);
+    assert.equal(vars[GENERATED_SECRET_VAR], result.key!.secret);
     assert.equal(vars.DISCORD_BOT_TOKEN, "discord-token-from-shell");
     // The bundled config gets the key, and the Worker's own rule lets it run that account.
     const bundled = parseConfig(result.raw);
@@ -90,7 +95,7 @@ describe("npm run dev's companion plan", () => {
     assert.equal((raw as Record<string, unknown>).companion, undefined);
     // The companion: its key, the token, its own tuning and PATH; not the model key.
     assert.equal(result.env.EDGECLAW_COMPANION_KEY_ID, "dev-local");
-    assert.equal(result.env.EDGECLAW_COMPANION_INGRESS_SECRET, result.key.secret);
+    assert.equal(result.env.EDGECLAW_COMPANION_INGRESS_SECRET, result.key!.secret);
     assert.equal(result.env.DISCORD_BOT_TOKEN, "discord-token-from-shell");
     assert.equal(result.env.EDGECLAW_COMPANION_DEBUG, "1");
     assert.equal(result.env.PATH, "/usr/bin");
@@ -104,7 +109,7 @@ describe("npm run dev's companion plan", () => {
       shellEnv: shell,
       dataDir,
     });
-    assert.equal(again?.key.secret, result.key.secret);
+    assert.equal(again?.key?.secret, result.key!.secret);
   });
 
   it("uses the configured key when its secret is set (.dev.vars wins over the shell for the token), and says which accounts it cannot run", () => {
@@ -151,7 +156,7 @@ describe("npm run dev's companion plan", () => {
     };
     const { vars, result } = plan(raw, {}, {});
     assert.ok(result);
-    assert.equal(result.key.source, "generated");
+    assert.equal(result.key!.source, "generated");
     assert.ok(result.warnings.some((w) => /ingressKeys "dc": its secret is not set/.test(w)));
     assert.ok(result.warnings.some((w) => /TELEGRAM_BOT_TOKEN is not set/.test(w)));
     const keys = parseConfig(result.raw).companion.ingressKeys;
@@ -162,5 +167,57 @@ describe("npm run dev's companion plan", () => {
     );
     assert.deepEqual(keys[1]!.channels, ["telegram"]);
     assert.ok(vars[GENERATED_SECRET_VAR]);
+  });
+
+  it("starts the companion for an agent whose sandbox backend is companion, with no socket account: sandbox only, a generated outbound key the Worker signs with", () => {
+    const raw = {
+      agents: { list: [{ id: "main" }, { id: "coder", sandbox: { backend: "companion" } }] },
+    };
+    const { vars, result, dataDir } = plan(raw, {}, { PATH: "/usr/bin", SECRET_IN_SHELL: "x" });
+    assert.ok(result, "a companion is planned for the sandbox alone");
+    assert.equal(result.key, undefined, "no ingress key: it runs no connector");
+    assert.deepEqual(result.accounts, []);
+    assert.deepEqual(result.sandbox?.agents, ["coder"]);
+    assert.equal(result.env.EDGECLAW_COMPANION_SANDBOX_ONLY, "1");
+    assert.equal(result.env.EDGECLAW_COMPANION_OUTBOUND_KEY_ID, "dev-local");
+    const secret = result.env.EDGECLAW_COMPANION_OUTBOUND_SECRET;
+    assert.ok(secret && secret.length >= 32);
+    assert.equal(vars[GENERATED_OUTBOUND_SECRET_VAR], secret, "the Worker gets the same secret");
+    assert.equal(result.env.SECRET_IN_SHELL, undefined);
+    const companion = parseConfig(result.raw).companion;
+    assert.deepEqual(companion.outboundKeys, [
+      { id: "dev-local", secret: { source: "env", id: GENERATED_OUTBOUND_SECRET_VAR } },
+    ]);
+    assert.equal(
+      readFileSync(join(dataDir, GENERATED_OUTBOUND_SECRET_FILE), "utf8").trim(),
+      secret,
+    );
+    assert.equal(statSync(join(dataDir, GENERATED_OUTBOUND_SECRET_FILE)).mode & 0o777, 0o600);
+    // companion.url: dev points it at the companion it starts.
+    assert.equal(
+      parseConfig(withCompanionUrl(result.raw, "http://127.0.0.1:9999")).companion.url,
+      "http://127.0.0.1:9999",
+    );
+  });
+
+  it("uses the configured outbound key when its secret is set, and no sandbox companion when no agent's backend is companion", () => {
+    const raw = {
+      agents: { defaults: { sandbox: { backend: "companion" } } },
+      companion: {
+        url: "http://127.0.0.1:8790",
+        outboundKeys: [{ id: "ob", secret: { source: "env", id: "MY_OUTBOUND" } }],
+      },
+    };
+    const { result } = plan(raw, { MY_OUTBOUND: "from-dev-vars" });
+    assert.equal(result?.env.EDGECLAW_COMPANION_OUTBOUND_SECRET, "from-dev-vars");
+    assert.equal(result?.env.EDGECLAW_COMPANION_OUTBOUND_KEY_ID, "ob");
+    assert.equal(result?.sandbox?.outboundKey.source, "configured");
+    assert.equal(result?.sandbox?.configuredUrl, "http://127.0.0.1:8790");
+    assert.equal(result?.raw, raw, "the config is bundled as written");
+    assert.deepEqual(result?.sandbox?.agents, ["main"]);
+    assert.equal(
+      plan({ agents: { defaults: { sandbox: { backend: "container" } } } }).result,
+      undefined,
+    );
   });
 });

@@ -79,9 +79,10 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
       );
       if (decision.kind === "deny") throw new ToolInputError(`exec: refused: ${decision.reason}`);
       const env = sandboxEnv(ctx.config, ctx.env as SecretEnv, args.env ?? {});
+      const callId = ctx.toolCallId ?? crypto.randomUUID();
       try {
         const view = await ctx.exec.start({
-          callId: ctx.toolCallId ?? crypto.randomUUID(),
+          callId,
           command: args.command,
           workdir: args.workdir ?? "",
           env,
@@ -93,6 +94,13 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
         });
         return formatExecView(view);
       } catch (error) {
+        // Unreachable: the start may have arrived. The session keeps asking the sandbox about it
+        // (exec-background.ts), so the model must not start it again under a new call.
+        if (error instanceof SandboxError && error.code === "unreachable")
+          return {
+            content: `exec: ${error.message}. Whether the command started is not known: it is tracked (id ${callId}) and its end, or its loss, will be reported. Do not start it again.`,
+            isError: true,
+          };
         if (error instanceof SandboxError)
           return { content: `exec: ${error.message}`, isError: true };
         throw error;

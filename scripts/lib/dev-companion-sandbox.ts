@@ -1,0 +1,123 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveSecret } from "../../functions/config/secret-ref.ts";
+import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import { knownAgentIds } from "../../functions/routing/agents.ts";
+import { sandboxConfigFor } from "../../functions/sandbox/placement.ts";
+
+/**
+ * The companion as the exec sandbox under `npm run dev`: when an agent's sandbox backend is
+ * "companion", dev starts the companion even with no socket account, hands it the outbound key the
+ * Worker signs `POST /v1/sandbox` with (the configured one when its secret is set, else one
+ * generated and kept in the data dir, like the ingress key), and points `companion.url` at it when
+ * the config leaves it unset. Decided from the config alone; dev-companion-plan.ts folds it in.
+ */
+
+export const GENERATED_OUTBOUND_SECRET_FILE = "companion-outbound-secret";
+export const GENERATED_OUTBOUND_KEY_ID = "dev-local";
+export const GENERATED_OUTBOUND_SECRET_VAR = "EDGECLAW_COMPANION_DEV_OUTBOUND_SECRET";
+
+export interface DevSandboxPlan {
+  /** The agents whose commands the dev companion runs. */
+  agents: string[];
+  outboundKey: { id: string; source: "configured" | "generated"; file?: string };
+  /** companion.url as configured; unset: dev points it at the companion it starts. */
+  configuredUrl: string | undefined;
+}
+
+/** Agents whose `exec` runs on the companion (agents.defaults.sandbox or their own agents.list[].sandbox). */
+export function companionSandboxAgents(config: EdgeclawConfig): string[] {
+  return [...knownAgentIds(config)].filter(
+    (agentId) => sandboxConfigFor(config, agentId).backend === "companion",
+  );
+}
+
+/**
+ * undefined when no agent's sandbox is the companion. Otherwise the plan, with the companion's env
+ * (the outbound key) written into `env` and a generated key's secret into `vars` (the Worker's
+ * env file); `raw` comes back with the generated key added to `companion.outboundKeys`.
+ */
+export function planDevSandbox(input: {
+  raw: Record<string, unknown>;
+  config: EdgeclawConfig;
+  vars: Record<string, string>;
+  shellEnv: NodeJS.ProcessEnv;
+  dataDir: string;
+  env: Record<string, string>;
+  warnings: string[];
+}): { raw: Record<string, unknown>; sandbox: DevSandboxPlan | undefined } {
+  const { config, vars, shellEnv } = input;
+  const agents = companionSandboxAgents(config);
+  if (!agents.length) return { raw: input.raw, sandbox: undefined };
+  const configured = config.companion.outboundKeys[0];
+  const lookup = { ...shellEnv, ...vars } as Record<string, string>;
+  const secret = configured ? resolveSecret(configured.secret, lookup) : undefined;
+  let raw = input.raw;
+  let outboundKey: DevSandboxPlan["outboundKey"];
+  if (configured && secret) {
+    outboundKey = { id: configured.id, source: "configured" };
+    input.env.EDGECLAW_COMPANION_OUTBOUND_SECRET = secret;
+    input.env.EDGECLAW_COMPANION_OUTBOUND_KEY_ID = configured.id;
+    const name = (configured.secret as { id?: string }).id;
+    if (name && !vars[name]) vars[name] = secret;
+  } else {
+    if (configured && !isSchemaDefaultKey(input.raw))
+      input.warnings.push(
+        `companion.outboundKeys "${configured.id}": its secret is not set (in .dev.vars or the shell); the dev sandbox uses a generated key instead`,
+      );
+    const generated = generatedSecret(input.dataDir);
+    outboundKey = { id: GENERATED_OUTBOUND_KEY_ID, source: "generated", file: generated.file };
+    vars[GENERATED_OUTBOUND_SECRET_VAR] = generated.secret;
+    input.env.EDGECLAW_COMPANION_OUTBOUND_SECRET = generated.secret;
+    input.env.EDGECLAW_COMPANION_OUTBOUND_KEY_ID = GENERATED_OUTBOUND_KEY_ID;
+    raw = withCompanionKeys(raw, {
+      outboundKeys: [
+        {
+          id: GENERATED_OUTBOUND_KEY_ID,
+          secret: { source: "env", id: GENERATED_OUTBOUND_SECRET_VAR },
+        },
+      ],
+    });
+  }
+  return {
+    raw,
+    sandbox: { agents, outboundKey, configuredUrl: config.companion.url },
+  };
+}
+
+/** The config with `companion.url` pointing at the companion dev started (only when unset). */
+export function withCompanionUrl(
+  raw: Record<string, unknown>,
+  url: string,
+): Record<string, unknown> {
+  return withCompanionKeys(raw, { url });
+}
+
+function withCompanionKeys(
+  raw: Record<string, unknown>,
+  keys: Record<string, unknown>,
+): Record<string, unknown> {
+  const companion = isRecord(raw.companion) ? raw.companion : {};
+  return { ...raw, companion: { ...companion, ...keys } };
+}
+
+/** No outboundKeys in the file: the schema's default entry (EDGECLAW_COMPANION_OUTBOUND_SECRET) is not the user's. */
+function isSchemaDefaultKey(raw: Record<string, unknown>): boolean {
+  return !(isRecord(raw.companion) && Array.isArray(raw.companion.outboundKeys));
+}
+
+function generatedSecret(dataDir: string): { secret: string; file: string } {
+  const file = join(dataDir, GENERATED_OUTBOUND_SECRET_FILE);
+  if (existsSync(file)) {
+    const secret = readFileSync(file, "utf8").trim();
+    if (secret) return { secret, file };
+  }
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return { secret, file };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

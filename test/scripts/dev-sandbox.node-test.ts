@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { startFakeModelServer } from "../fakes/model-server.ts";
+import { freePort } from "../../scripts/lib/local-ports.ts";
+import { killStartedDevs, startDev, stopDev, tryKill, type RunningDev } from "./dev-process.ts";
+import { tempProject } from "./helpers.ts";
+
+/**
+ * `npm run dev` with an agent whose sandbox backend is "companion" and no socket account: dev
+ * starts the companion for the sandbox alone (sandbox only: no lease, no connector), signs
+ * `POST /v1/sandbox` with a generated outbound key, and a scripted model's `exec` runs in
+ * bubblewrap. Then the whole stack is SIGKILLed while a command runs; after a restart on the same
+ * data dir the resumed run is told the command was lost, and the command ran exactly once (its
+ * counter file in the sandbox workspace, which outlives the processes, has one line).
+ */
+const TOKEN = "dev-sandbox-test-token";
+let model: Awaited<ReturnType<typeof startFakeModelServer>>;
+let project: string;
+let env: Record<string, string>;
+
+before(async () => {
+  model = await startFakeModelServer();
+  project = tempProject({
+    "edgeclaw.json5": JSON.stringify({
+      agents: {
+        defaults: { model: "local/echo", sandbox: { backend: "companion", mode: "all" } },
+      },
+      models: {
+        providers: {
+          local: {
+            baseUrl: `${model.url}/v1`,
+            api: "openai-completions",
+            apiKey: { source: "env", id: "LOCAL_MODEL_KEY" },
+            models: [{ id: "echo" }],
+          },
+        },
+      },
+    }),
+  });
+  env = {
+    EDGECLAW_CONFIG: join(project, "edgeclaw.json5"),
+    EDGECLAW_FAKE_MODEL: "",
+    LOCAL_MODEL_KEY: "sk-local-test",
+    ANTHROPIC_API_KEY: "",
+    OPENAI_API_KEY: "",
+    EDGECLAW_GATEWAY_TOKEN: TOKEN,
+    OPENCLAW_GATEWAY_TOKEN: "",
+    EDGECLAW_COMPANION_OUTBOUND_SECRET: "",
+    WRANGLER_SEND_METRICS: "false",
+  };
+});
+
+after(async () => {
+  killStartedDevs();
+  await model?.stop();
+});
+
+async function script(scenario: string, steps: unknown[]): Promise<void> {
+  const response = await fetch(`${model.url}/_control/script`, {
+    method: "POST",
+    body: JSON.stringify({ scenario, steps }),
+  });
+  assert.equal(response.status, 200, await response.text());
+}
+
+async function requests(scenario: string): Promise<Array<{ body: { messages: unknown[] } }>> {
+  const response = await fetch(`${model.url}/_control/requests?scenario=${scenario}`);
+  return ((await response.json()) as { requests: Array<{ body: { messages: unknown[] } }> })
+    .requests;
+}
+
+/** The content of the tool result for `callId` in the last model request that has it. */
+function toolResult(log: Array<{ body: { messages: unknown[] } }>, callId: string): string {
+  for (const request of [...log].reverse()) {
+    const message = (
+      request.body.messages as Array<{ tool_call_id?: string; content?: string }>
+    ).find((m) => m.tool_call_id === callId);
+    if (message) return message.content ?? "";
+  }
+  return "";
+}
+
+function chat(dev: RunningDev, user: string, text: string): Promise<Response> {
+  return fetch(`${dev.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "openclaw/default",
+      user,
+      messages: [{ role: "user", content: text }],
+    }),
+  });
+}
+
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  ms = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Every file named `name` under the companion's sandbox workspaces (data dir/companion/sandbox/<scope>/workspace). */
+function sandboxFiles(dataDir: string, name: string): string[] {
+  const root = join(dataDir, "companion", "sandbox");
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .map((scope) => join(root, scope, "workspace", name))
+    .filter((path) => existsSync(path));
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    const stat = execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" });
+    return !stat.trim().startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
+describe("npm run dev with the companion as the exec sandbox", () => {
+  it("starts the companion for the sandbox alone, and exec runs in bubblewrap", async () => {
+    const dataDir = join(project, "data-basic");
+    const dev = await startDev(dataDir, await freePort("127.0.0.1"), env);
+    try {
+      assert.match(
+        dev.output(),
+        /^ {2}Companion: exec sandbox \(bubblewrap\) for main on http:\/\/127\.0\.0\.1:\d+ \(pid \d+; generated outbound key "dev-local", secret in \S+companion-outbound-secret\)$/m,
+      );
+      assert.doesNotMatch(dev.output(), /could not read accounts|lease/i);
+      const scenario = `dev-sandbox-${Date.now()}`;
+      await script(scenario, [
+        {
+          type: "tool_calls",
+          calls: [
+            { id: "call_dev_1", name: "exec", arguments: { command: "echo from-dev; id -u; pwd" } },
+          ],
+        },
+        { type: "text", text: "Ran it." },
+      ]);
+      const answer = await chat(dev, "sandbox-basic", `run it [scenario:${scenario}]`);
+      assert.equal(answer.status, 200, await answer.clone().text());
+      assert.match(await answer.text(), /Ran it\./);
+      const seen = toolResult(await requests(scenario), "call_dev_1");
+      assert.match(seen, /^from-dev\n1000\n\/workspace\n/, dev.output());
+      assert.match(seen, /exit code 0/);
+    } finally {
+      await stopDev(dev);
+    }
+  });
+
+  it("SIGKILL of the whole stack mid-command: after a restart the command is reported lost, and it ran once", async () => {
+    const dataDir = join(project, "data-kill");
+    const first = await startDev(dataDir, await freePort("127.0.0.1"), env);
+    const companionPid = Number(/Companion: .* \(pid (\d+);/.exec(first.output())?.[1]);
+    assert.ok(companionPid > 0, first.output());
+    const scenario = `dev-sandbox-kill-${Date.now()}`;
+    await script(scenario, [
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "call_killed",
+            name: "exec",
+            arguments: {
+              command: "echo ran >> counter.txt; echo started; sleep 20; echo finished",
+              yieldMs: 60_000,
+            },
+          },
+        ],
+      },
+      { type: "text", text: "Noted the loss." },
+    ]);
+    const cut = chat(first, "sandbox-kill", `run the long one [scenario:${scenario}]`).catch(
+      (error: unknown) => error,
+    );
+    // The command is running once its counter line is on the sandbox's disk.
+    await until("the command to start", async () =>
+      sandboxFiles(dataDir, "counter.txt").length ? true : undefined,
+    );
+    tryKill(-first.child.pid!, "SIGKILL");
+    await cut;
+    // die-with-parent takes the companion (and bubblewrap with the command) down too.
+    await until("the companion to die", async () =>
+      processAlive(companionPid) ? undefined : true,
+    );
+
+    const second = await startDev(dataDir, await freePort("127.0.0.1"), env);
+    try {
+      // The run resumes by itself (its alarm), asks again, and is told the command was lost.
+      const resumed = await until("the resumed run's model call", async () => {
+        const log = await requests(scenario);
+        return log.length >= 2 ? toolResult(log, "call_killed") : undefined;
+      });
+      assert.match(resumed, /^Error: started\n/);
+      assert.match(resumed, /NOT run again \(id call_killed\)/);
+      assert.doesNotMatch(resumed, /^finished$/m);
+      const counters = sandboxFiles(dataDir, "counter.txt");
+      assert.equal(counters.length, 1);
+      assert.equal(readFileSync(counters[0]!, "utf8"), "ran\n", "the command ran exactly once");
+      assert.equal((await requests(scenario)).length, 2, "one model call per turn, no replay");
+    } finally {
+      await stopDev(second);
+    }
+  });
+});
