@@ -153,6 +153,14 @@ describe("a session's background command whose container dies", () => {
       { type: "text", text: "Understood." },
     ]);
     expect(doneText(await chat(key, `go [scenario:${scenario}]`))).toBe("Started.");
+    // The crash must come after the command began (a loaded machine can take its time to spawn it).
+    let probe = 0;
+    await waitFor(async () => {
+      const seen = await sandboxOf(key).sandbox(
+        startOp(`session:${key}`, `probe-${++probe}`, `test -s ${counter} && echo began`),
+      );
+      return JSON.stringify(seen).includes("began") ? true : undefined;
+    }, 20_000);
     await crashContainer(key);
     // The session's alarm polls the command, learns it is gone, and raises one system event.
     await waitFor(async () => {
