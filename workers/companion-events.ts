@@ -56,7 +56,7 @@ async function storeOne(
       error: `malformed ${channel} event: ${parsed.reason}`,
       permanent: true,
     };
-  if (parsed.kind === "respond") return { eventId, status: "stored", outcomes: [] };
+  if (parsed.kind === "respond") return { eventId, status: "stored", outcomes: [], events: [] };
   for (const envelope of parsed.envelopes) {
     // The parser is ours, but the key's limits hold for whatever it produced (defence in depth).
     const authorized = authorizeIngressEnvelope(grant, envelope);
@@ -81,11 +81,23 @@ async function storeOne(
     );
     return { eventId, status: "failed", error: message };
   }
+  const outcomes = settled.flatMap((outcome) =>
+    outcome.status === "fulfilled" ? [outcome.value] : [],
+  );
+  const dropped = [
+    ...(parsed.dropped ?? []),
+    ...outcomes.flatMap((outcome) => (outcome.status === "unrouted" ? [outcome.reason] : [])),
+  ];
   return {
     eventId,
     status: "stored",
-    outcomes: settled.map((outcome) =>
-      outcome.status === "fulfilled" ? outcome.value.status : "unrouted",
+    outcomes: outcomes.map((outcome) => outcome.status),
+    // Named like a webhook's x-edgeclaw-event, so `edgeclaw simulate` can ask what became of it.
+    events: outcomes.flatMap((outcome, index) =>
+      outcome.status === "unrouted"
+        ? []
+        : [{ sessionKey: outcome.sessionKey, dedupKey: parsed.envelopes[index]!.dedupKey }],
     ),
+    ...(dropped.length ? { dropped } : {}),
   };
 }

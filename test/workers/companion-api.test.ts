@@ -137,12 +137,46 @@ describe("companion events", () => {
     });
     const first = await call("POST", "/internal/companion/events", pollEvents([update]));
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({
-      results: [{ eventId: String(update.update_id), status: "stored", outcomes: ["accepted"] }],
+    const stored = (await first.json()) as {
+      results: Array<{ events: Array<{ sessionKey: string; dedupKey: string }> }>;
+    };
+    const event = stored.results[0]!.events[0]!;
+    expect(stored).toEqual({
+      results: [
+        {
+          eventId: String(update.update_id),
+          status: "stored",
+          outcomes: ["accepted"],
+          events: [
+            {
+              sessionKey: expect.any(String),
+              dedupKey: `telegram:bot7000000003:u${update.update_id}`,
+            },
+          ],
+        },
+      ],
     });
     const retry = await call("POST", "/internal/companion/events", pollEvents([update]));
     expect(await retry.json()).toEqual({
-      results: [{ eventId: String(update.update_id), status: "stored", outcomes: ["duplicate"] }],
+      results: [
+        {
+          eventId: String(update.update_id),
+          status: "stored",
+          outcomes: ["duplicate"],
+          events: [event],
+        },
+      ],
+    });
+    // The answer names where the event is kept, as a webhook's x-edgeclaw-event does: the admin
+    // API says what the session decided for it (`edgeclaw simulate` asks there).
+    const decision = await SELF.fetch(
+      `${BASE}/admin/sessions/${encodeURIComponent(event.sessionKey)}/events/${encodeURIComponent(event.dedupKey)}`,
+      { headers: { authorization: "Bearer test-gateway-token" } },
+    );
+    expect(decision.status).toBe(200);
+    expect(await decision.json()).toMatchObject({
+      sessionKey: event.sessionKey,
+      dedupKey: event.dedupKey,
     });
     // The reply goes out through the Worker's Bot API adapter, with the polling bot's token.
     await waitFor(

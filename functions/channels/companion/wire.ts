@@ -30,8 +30,19 @@ export type EventsRequest = z.infer<typeof eventsRequestSchema>;
  * retrying forever.
  */
 export type EventResult =
-  /** `outcomes`: what each envelope became (for logs and figures; the companion needs only `status`). */
-  | { eventId: string; status: "stored"; outcomes: Array<"accepted" | "duplicate" | "unrouted"> }
+  | {
+      eventId: string;
+      status: "stored";
+      /** What each envelope became (for logs and figures; the companion needs only `status`). */
+      outcomes: Array<"accepted" | "duplicate" | "unrouted">;
+      /**
+       * Where each accepted or duplicate envelope is kept, as a webhook's `x-edgeclaw-event` names
+       * it: what became of it is for the gateway token to ask (GET /admin/sessions/:key/events/:dedupKey).
+       */
+      events: Array<{ sessionKey: string; dedupKey: string }>;
+      /** Why the parser or the routing took nothing from (part of) the event. */
+      dropped?: string[];
+    }
   | { eventId: string; status: "failed"; error: string; permanent?: true };
 
 export const leaseRequestSchema = z.object({
