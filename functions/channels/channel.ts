@@ -167,4 +167,10 @@ export interface ChannelDefinition<Config = unknown, Account = unknown> {
    * group allowlist alone, so opening DMs (`dmPolicy: "open"`, `allowFrom: ["*"]`) never opens groups.
    */
   groupSendersFallBackToAllowFrom?: boolean;
+  /**
+   * The key under `channels.<id>` that lists the groups a message may come from, named when a group
+   * is refused for not being listed: "groups" unless the channel calls it otherwise (Slack
+   * `channels`, Discord `guilds`).
+   */
+  groupAllowlistKey?: string;
 }

@@ -251,7 +251,7 @@ async function decideGroup(
 
 /** The key of a channel's group allowlist: `groups`, or Slack's `channels` map (OpenClaw's name there; `groups` works too). */
 function groupAllowlistKey(channel: string): string {
-  return `channels.${channel}.${channel === "slack" ? "channels" : "groups"}`;
+  return `channels.${channel}.${channelDefinition(channel)?.groupAllowlistKey ?? "groups"}`;
 }
 
 const rolesView = z.object({ roles: z.array(z.string()).min(1).optional() }).loose();

@@ -289,6 +289,20 @@ describe("groups", () => {
     });
   });
 
+  it("names the group allowlist by each channel's own key (Slack channels, Discord guilds)", async () => {
+    // What `edgeclaw simulate` prints as "the config key that would change it": a key that exists.
+    for (const [channel, key] of [
+      ["slack", "channels.slack.channels"],
+      ["discord", "channels.discord.guilds"],
+      ["mattermost", "channels.mattermost.groups"],
+    ])
+      expect(await decide({}, group(channel!, { wasMentioned: true }))).toMatchObject({
+        kind: "drop",
+        reason: expect.stringMatching(/empty allowlist/),
+        configKey: key,
+      });
+  });
+
   it("disabled drops groups", async () => {
     const channel = uniqueChannel();
     expect(

@@ -41,4 +41,6 @@ export const discordChannel: ChannelDefinition = {
   socket: discordSocket,
   outbound: discordAdapter,
   setup: { title: "Connect Discord", steps: discordSetupSteps },
+  // guilds.<server id> (with channels.<channel id> inside) is Discord's group allowlist.
+  groupAllowlistKey: "guilds",
 };

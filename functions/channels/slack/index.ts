@@ -38,4 +38,5 @@ export const slackChannel: ChannelDefinition = {
   webhook: slackWebhook,
   socket: slackSocket,
   outbound: slackAdapter,
+  groupAllowlistKey: "channels",
 };
