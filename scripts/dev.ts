@@ -184,7 +184,13 @@ async function main() {
 
   lock?.publish({ url, tokenFile: auth.kind === "generated" ? auth.file : undefined });
   if (companionPlan && runCompanion && companionPlan.key)
-    companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
+    companion = await startDevCompanion(
+      companionPlan,
+      // Simulating: through a pass-through that keeps the Worker's answers for `edgeclaw simulate`.
+      (await simulated?.companionWorkerUrl(url)) ?? url,
+      companionPort,
+      companionBuild,
+    );
   const companionLine = companionPlan
     ? {
         accounts: companionPlan.accounts,

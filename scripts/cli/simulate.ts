@@ -51,6 +51,10 @@ export const SIMULATE_COMMAND: CommandSpec = {
     const outcome = await simulateOnce(simulator, target, message, {
       timeoutMs: timeout * 1000,
       decisionOf: decisionLookup(connection),
+      ...(state.companionTapUrl ? { tapUrl: state.companionTapUrl } : {}),
+    }).catch((error: unknown) => {
+      // The companion never connected to the fake, or the fake is gone: say so, not a stack.
+      throw new CliError(error instanceof Error ? error.message : String(error));
     });
     print(outcome, () => describeOutcome(channel, outcome, timeout));
     const answered = outcome.replies.length > 0 && outcome.decision?.outcome !== "refused";
@@ -97,8 +101,12 @@ export function describeOutcome(
   outcome: SimulateOutcome,
   timeout: number,
 ): string {
+  if (outcome.via === "companion" && outcome.status >= 300)
+    return `the Worker did not store the event the companion forwarded: ${outcome.error}`;
   if (outcome.status >= 300) return `the gateway answered ${outcome.status}; nothing was delivered`;
   const lines = outcome.replies.map((reply) => `${channel} ▸ ${reply}`);
+  // "delivered (200)": the webhook's answer; over a socket, the companion forwarded it and the Worker stored it.
+  const delivered = `delivered (${outcome.via === "companion" ? "over the companion" : outcome.status})`;
   const decision = outcome.decision;
   const key = decision?.configKey;
   switch (decision?.outcome) {
@@ -109,7 +117,7 @@ export function describeOutcome(
       break;
     case "refused":
       lines.push(
-        `delivered (${outcome.status}); refused by the access policy: ${decision.reason}`,
+        `${delivered}; refused by the access policy: ${decision.reason}`,
         ...(key ? [`  the config key that would change it: ${key}`] : []),
         ...(decision.reason?.startsWith("pairing pending")
           ? [`  pending codes: npx edgeclaw pairing list ${channel}`]
@@ -118,20 +126,22 @@ export function describeOutcome(
       break;
     case "no-mention":
       lines.push(
-        `delivered (${outcome.status}); ${decision.reason}`,
+        `${delivered}; ${decision.reason}`,
         `  mention the bot in the text, or set ${key}: false`,
       );
       break;
     case "context":
     case "failed":
-      lines.push(`delivered (${outcome.status}); ${decision.outcome}: ${decision.reason}`);
+      lines.push(`${delivered}; ${decision.outcome}: ${decision.reason}`);
       break;
     default:
       if (!outcome.replies.length)
         lines.push(
           decision?.outcome === "accepted"
-            ? `delivered (${outcome.status}); accepted for a run, but no reply within ${timeout} s (the dev terminal says why)`
-            : `delivered (${outcome.status}); no reply within ${timeout} s`,
+            ? `${delivered}; accepted for a run, but no reply within ${timeout} s (the dev terminal says why)`
+            : outcome.dropped?.length && !decision
+              ? `${delivered}; nothing was taken from it: ${outcome.dropped.join("; ")}`
+              : `${delivered}; no reply within ${timeout} s`,
         );
   }
   return lines.join("\n");

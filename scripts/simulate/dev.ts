@@ -2,6 +2,7 @@ import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import type { BundleInputs } from "../lib/bundle-inputs.ts";
 import { bundleDefineArgs } from "../lib/wrangler.ts";
+import { startCompanionTap, type CompanionTap } from "./companion-tap.ts";
 import { simulateState, startSimulatedPlatforms } from "./platforms.ts";
 import { removeSimulateState, writeSimulateState } from "./state.ts";
 
@@ -11,6 +12,11 @@ export interface SimulatedDev {
   /** The config as bundled (the companion's dev key is added on top of it). */
   raw: Record<string, unknown>;
   config: EdgeclawConfig;
+  /**
+   * The Worker URL to give the dev companion: a loopback pass-through that keeps the Worker's
+   * ingress answers for `simulate` (companion-tap.ts).
+   */
+  companionWorkerUrl(gatewayUrl: string): Promise<string>;
   /** Once the gateway answers: writes the state `edgeclaw simulate` reads; returns banner lines. */
   ready(gatewayUrl: string, dataDir: string): string[];
   stop(dataDir: string): Promise<void>;
@@ -26,25 +32,32 @@ export async function simulateForDev(
 ): Promise<SimulatedDev> {
   const platforms = await startSimulatedPlatforms(inputs.loaded.raw, vars);
   for (const [name, value] of Object.entries(platforms.vars)) vars[name] ??= value;
+  let tap: CompanionTap | undefined;
   return {
     defineArgs: bundleDefineArgs(platforms.raw, inputs.workspace.seeds),
     raw: platforms.raw,
     config: parseConfig(platforms.raw),
+    async companionWorkerUrl(gatewayUrl) {
+      tap ??= await startCompanionTap(gatewayUrl);
+      return tap.url;
+    },
     ready(gatewayUrl, dataDir) {
-      const state = simulateState(platforms, gatewayUrl);
+      const state = simulateState(platforms, gatewayUrl, vars, tap?.url);
       writeSimulateState(dataDir, state);
       const ids = Object.keys(state.channels);
       if (!ids.length)
         return [
           "  Simulate: no channel to simulate (add a channels.<id> block, e.g. channels: { slack: {} })",
         ];
-      return ids.map(
-        (id) =>
-          `  Simulated ${id} at ${state.channels[id]!.fakeUrl}; try: npx edgeclaw simulate ${id} "hello"`,
-      );
+      return ids.map((id) => {
+        const channel = state.channels[id]!;
+        const how = channel.via === "companion" ? " (its socket held by the companion)" : "";
+        return `  Simulated ${id} at ${channel.fakeUrl}${how}; try: npx edgeclaw simulate ${id} "hello"`;
+      });
     },
     async stop(dataDir) {
       removeSimulateState(dataDir);
+      await tap?.stop();
       await platforms.stop();
     },
   };

@@ -1,6 +1,6 @@
 import { encryptFeishu, signFeishuRequest } from "../../functions/channels/feishu/crypto.ts";
 import { startFakeFeishuApi } from "./fakes/feishu-api.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
+import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId, simulatedSecret } from "./secrets.ts";
 
 /**
@@ -23,7 +23,7 @@ const chatOf = (message: SimulatedMessage) =>
       : `oc_${message.group}`
     : `oc_p2p_${(message.from ?? DEFAULT_SENDER).replace(/\W+/g, "")}`;
 
-export const feishuSimulator: ChannelSimulator = {
+export const feishuSimulator: WebhookSimulator = {
   id: "feishu",
   startFake: () => startFakeFeishuApi(),
   prepare(block, fakeUrl, env) {

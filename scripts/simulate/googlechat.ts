@@ -1,5 +1,5 @@
 import { startFakeGoogleChatApi } from "./fakes/googlechat-api.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
+import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId } from "./secrets.ts";
 
 /**
@@ -33,7 +33,7 @@ const userOf = (message: SimulatedMessage) =>
       : `users/${message.from}`
     : DEFAULT_SENDER;
 
-export const googleChatSimulator: ChannelSimulator = {
+export const googleChatSimulator: WebhookSimulator = {
   id: "googlechat",
   async startFake() {
     const fake = await startFakeGoogleChatApi();

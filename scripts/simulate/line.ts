@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { signLineBody } from "../../functions/channels/line/verify.ts";
 import { startFakeLineApi } from "./fakes/line-api.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
+import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId, simulatedSecret } from "./secrets.ts";
 
 /**
@@ -35,7 +35,7 @@ function pointAtFake(block: Record<string, unknown>, fakeUrl: string): Record<st
   return { ...block, apiBaseUrl: fakeUrl, dataApiBaseUrl: fakeUrl };
 }
 
-export const lineSimulator: ChannelSimulator = {
+export const lineSimulator: WebhookSimulator = {
   id: "line",
   startFake: () => startFakeLineApi(),
   prepare(block, fakeUrl, env) {

@@ -1,5 +1,5 @@
 import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "./fakes/msteams-api.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
+import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId } from "./secrets.ts";
 
 /**
@@ -17,7 +17,7 @@ const BOT_ID = `28:${FAKE_MSTEAMS_APP.appId}`;
 const conversationOf = (message: SimulatedMessage) =>
   message.group ?? `a:sim-${(message.from ?? DEFAULT_SENDER).replace(/\W+/g, "-")}`;
 
-export const msTeamsSimulator: ChannelSimulator = {
+export const msTeamsSimulator: WebhookSimulator = {
   id: "msteams",
   startFake: () => startFakeMsTeamsApi(),
   prepare(block, fakeUrl) {

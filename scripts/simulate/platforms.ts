@@ -1,4 +1,5 @@
 import { webhookRouteTable } from "../../functions/channels/webhook-routes.ts";
+import { allSocketAccounts } from "../../functions/channels/companion/socket-accounts.ts";
 import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { channelSimulators } from "./registry.ts";
 import type { RunningFake } from "./simulator.ts";
@@ -53,16 +54,44 @@ export async function startSimulatedPlatforms(
   };
 }
 
-/** The state `edgeclaw simulate` reads: each channel's default-account webhook URL on `gatewayUrl`. */
-export function simulateState(platforms: SimulatedPlatforms, gatewayUrl: string): SimulateState {
-  const routes = [...webhookRouteTable(parseConfig(platforms.raw)).values()];
-  const state: SimulateState = { channels: {} };
+/**
+ * The state `edgeclaw simulate` reads: how each channel's default account takes messages. An
+ * account the companion serves (Discord, Mattermost, Slack Socket Mode, Telegram polling) is
+ * simulated over its socket — even where the channel also has a webhook route (Discord's
+ * interactions); otherwise the default account's (or the first) webhook URL on `gatewayUrl`.
+ * `env` is the Worker's (an account's server URL may come from it).
+ */
+export function simulateState(
+  platforms: SimulatedPlatforms,
+  gatewayUrl: string,
+  env: Readonly<Record<string, string>>,
+  companionTapUrl?: string,
+): SimulateState {
+  const config = parseConfig(platforms.raw);
+  const routes = [...webhookRouteTable(config).values()];
+  const socketDefaults = allSocketAccounts(config, env)
+    .filter(({ account }) => account.accountId === "default")
+    .map(({ definition }) => definition.id);
+  const state: SimulateState = {
+    channels: {},
+    ...(companionTapUrl ? { companionTapUrl } : {}),
+  };
   for (const channel of platforms.channels) {
-    const own = routes.filter((entry) => entry.definition.id === channel.id);
-    const route = (own.find((entry) => entry.route.accountId === "default") ?? own[0])?.route;
-    if (route)
+    const simulator = channelSimulators.find((candidate) => candidate.id === channel.id);
+    if (simulator?.socket && socketDefaults.includes(channel.id)) {
       state.channels[channel.id] = {
         fakeUrl: channel.fakeUrl,
+        via: "companion",
+        secrets: channel.secrets,
+      };
+      continue;
+    }
+    const own = routes.filter((entry) => entry.definition.id === channel.id);
+    const route = (own.find((entry) => entry.route.accountId === "default") ?? own[0])?.route;
+    if (route && simulator?.webhook)
+      state.channels[channel.id] = {
+        fakeUrl: channel.fakeUrl,
+        via: "webhook",
         webhookUrl: `${gatewayUrl}${route.path}`,
         secrets: channel.secrets,
       };

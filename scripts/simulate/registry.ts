@@ -6,6 +6,8 @@ import { lineSimulator } from "./line.ts";
 import { googleChatSimulator } from "./googlechat.ts";
 import { feishuSimulator } from "./feishu.ts";
 import { msTeamsSimulator } from "./msteams.ts";
+import { discordSimulator } from "./discord.ts";
+import { mattermostSimulator } from "./mattermost.ts";
 
 /** One simulator per channel that can be tried locally with no account; one entry per line. */
 export const channelSimulators: ChannelSimulator[] = [
@@ -16,6 +18,8 @@ export const channelSimulators: ChannelSimulator[] = [
   googleChatSimulator,
   feishuSimulator,
   msTeamsSimulator,
+  discordSimulator,
+  mattermostSimulator,
 ];
 
 export function simulatorFor(channel: string): ChannelSimulator | undefined {

@@ -47,11 +47,21 @@ export interface ChannelSimulator {
     fakeUrl: string,
     env: Readonly<Record<string, string>>,
   ): PreparedChannel;
-  /** Builds and signs the webhook exactly as the platform would send it to `webhookUrl`. */
-  webhook(
+  /**
+   * Builds and signs the webhook exactly as the platform would send it to `webhookUrl`; absent for a
+   * channel whose messages only ever arrive over a socket (Discord, Mattermost).
+   */
+  webhook?(
     message: SimulatedMessage,
     target: { webhookUrl: string; secrets: Record<string, string>; fakeUrl: string },
   ): Promise<Request>;
+  /**
+   * For an account the companion serves (Discord's Gateway, Mattermost's WebSocket, Slack Socket
+   * Mode, Telegram long polling): has the fake platform send the message over the socket (or poll)
+   * the running companion holds, as the platform would, and returns the event id the companion
+   * forwards it under (its outbox key, named in the Worker's ingress answer).
+   */
+  socket?: SocketSimulation;
   /**
    * The replies the fake has received so far in the conversation `message` is in (oldest first),
    * formatted as the platform shows them. `simulate` reads them before and after posting and prints
@@ -59,3 +69,17 @@ export interface ChannelSimulator {
    */
   replies(fakeUrl: string, message: SimulatedMessage): Promise<string[]>;
 }
+
+export interface SocketSimulation {
+  /**
+   * Hands `message` to the fake for the companion to read; waits (up to `deadline`, Unix ms) for the
+   * companion to be connected to the fake first, and throws a readable error when it never is.
+   */
+  deliver(
+    message: SimulatedMessage,
+    target: { fakeUrl: string; secrets: Record<string, string>; deadline: number },
+  ): Promise<{ eventId: string }>;
+}
+
+/** A simulator that can post its platform's webhooks (every channel but the socket-only ones). */
+export type WebhookSimulator = ChannelSimulator & Required<Pick<ChannelSimulator, "webhook">>;

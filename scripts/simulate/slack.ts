@@ -1,12 +1,15 @@
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
 import { startFakeSlackApi } from "./fakes/slack-api.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
+import { untilConnected } from "./socket-wait.ts";
+import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedId, simulatedSecret } from "./secrets.ts";
 
 /**
  * Slack played by the fake Web API (scripts/simulate/fakes/slack-api.ts): Events API `event_callback`s signed
  * with the v0 scheme (HMAC-SHA256 over `v0:<timestamp>:<body>`), replies read back from the
  * messages the fake stored. The fake's bot is UBOTTEST in team TTEST; mention it as <@UBOTTEST>.
+ * An account in Socket Mode (`mode: "socket"`) gets the same event as an `events_api` envelope on
+ * the WebSocket the companion opened with apps.connections.open (the same fake serves both).
  */
 const TEAM = "TTEST";
 const BOT_USER = "UBOTTEST";
@@ -16,7 +19,7 @@ function conversationOf(message: SimulatedMessage): string {
   return message.group ?? `D${(message.from ?? DEFAULT_SENDER).replace(/^U/, "")}`;
 }
 
-export const slackSimulator: ChannelSimulator = {
+export const slackSimulator: WebhookSimulator = {
   id: "slack",
   startFake: () => startFakeSlackApi(),
   prepare(block, fakeUrl, env) {
@@ -29,41 +32,19 @@ export const slackSimulator: ChannelSimulator = {
     );
     const signing = simulatedSecret(own.signingSecret, "SLACK_SIGNING_SECRET", env);
     const bot = simulatedSecret(own.botToken, "SLACK_BOT_TOKEN", env, "xoxb-sim-");
+    // The app-level token only Socket Mode needs (the companion opens the connection with it).
+    const app =
+      own.mode === "socket"
+        ? simulatedSecret(own.appToken, "SLACK_APP_TOKEN", env, "xapp-sim-")
+        : { add: {} };
     return {
       block: { ...own, apiBaseUrl, ...(Object.keys(accounts).length ? { accounts } : {}) },
-      env: { ...signing.add, ...bot.add },
+      env: { ...signing.add, ...bot.add, ...app.add },
       secrets: { signingSecret: signing.value },
     };
   },
   async webhook(message, { webhookUrl, secrets }) {
-    const ts = `${Math.floor(Date.now() / 1000)}.${String(Date.now() % 1_000_000).padStart(6, "0")}`;
-    const body = JSON.stringify({
-      token: "simulated",
-      team_id: TEAM,
-      api_app_id: "A0SIM",
-      type: "event_callback",
-      event_id: simulatedId("Ev"),
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [
-        {
-          enterprise_id: null,
-          team_id: TEAM,
-          user_id: BOT_USER,
-          is_bot: true,
-          is_enterprise_install: false,
-        },
-      ],
-      event: {
-        type: "message",
-        channel: conversationOf(message),
-        channel_type: message.group ? "channel" : "im",
-        user: message.from ?? DEFAULT_SENDER,
-        text: message.text,
-        ts,
-        event_ts: ts,
-        ...(message.thread ? { thread_ts: message.thread } : {}),
-      },
-    });
+    const body = JSON.stringify(eventCallback(message));
     const timestamp = String(Math.floor(Date.now() / 1000));
     return new Request(webhookUrl, {
       method: "POST",
@@ -74,6 +55,37 @@ export const slackSimulator: ChannelSimulator = {
       },
       body,
     });
+  },
+  socket: {
+    async deliver(message, { fakeUrl, deadline }) {
+      const payload = eventCallback(message);
+      const envelope = {
+        envelope_id: simulatedId("env-"),
+        type: "events_api",
+        accepts_response_payload: false,
+        retry_attempt: 0,
+        retry_reason: "",
+        payload,
+      };
+      await untilConnected(
+        "Slack",
+        "the companion has not opened Socket Mode on the simulated Slack",
+        deadline,
+        async () => {
+          const res = await fetch(`${fakeUrl}/_control/socket-envelope`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ envelope }),
+          });
+          await res.body?.cancel();
+          if (res.status === 409) return false;
+          if (!res.ok) throw new Error(`the simulated Slack answered ${res.status}`);
+          return true;
+        },
+      );
+      // The companion's outbox key for an events_api envelope (companion/src/connectors/slack.ts).
+      return { eventId: `event:${payload.event_id}` };
+    },
   },
   async replies(fakeUrl, message) {
     const res = await fetch(
@@ -90,6 +102,38 @@ export const slackSimulator: ChannelSimulator = {
       .map((m) => `${m.thread_ts ? `[thread ${m.thread_ts}] ` : ""}${unescapeSlack(m.text)}`);
   },
 };
+
+/** The Events API body Slack sends for a message, over HTTP or inside a Socket Mode envelope. */
+function eventCallback(message: SimulatedMessage) {
+  const ts = `${Math.floor(Date.now() / 1000)}.${String(Date.now() % 1_000_000).padStart(6, "0")}`;
+  return {
+    token: "simulated",
+    team_id: TEAM,
+    api_app_id: "A0SIM",
+    type: "event_callback",
+    event_id: simulatedId("Ev"),
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: TEAM,
+        user_id: BOT_USER,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    event: {
+      type: "message",
+      channel: conversationOf(message),
+      channel_type: message.group ? "channel" : "im",
+      user: message.from ?? DEFAULT_SENDER,
+      text: message.text,
+      ts,
+      event_ts: ts,
+      ...(message.thread ? { thread_ts: message.thread } : {}),
+    },
+  };
+}
 
 /** What Slack's client shows for mrkdwn's three escapes. */
 function unescapeSlack(text: string): string {

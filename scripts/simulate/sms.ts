@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { resolveSecret, type SecretInput } from "../../functions/config/secret-ref.ts";
 import { signTwilioRequest } from "../../functions/channels/sms/verify.ts";
 import { startFakeTwilioApi } from "./fakes/twilio-api.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
+import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
 import { simulatedSecret } from "./secrets.ts";
 
 /**
@@ -34,7 +34,7 @@ function resolved(
   return undefined;
 }
 
-export const smsSimulator: ChannelSimulator = {
+export const smsSimulator: WebhookSimulator = {
   id: "sms",
   startFake: () => startFakeTwilioApi(),
   prepare(block, fakeUrl, env) {

@@ -28,7 +28,14 @@ const GROUPS: Record<string, string[]> = {
   googlechat: ["--group", "spaces/AAAA", "@edgeclaw hi"],
   feishu: ["--group", "oc_team", "@edgeclaw hi"],
   msteams: ["--group", "19:abc@thread.tacv2", "@edgeclaw hi"],
+  discord: ["--group", "1300000000000000011", "<@1100000000000000001> hi"],
+  mattermost: ["--group", "mmteamchannel0000000000000", "@edgebot hi"],
 };
+
+/** Each channel's group allowlist, as the refusal names it. */
+const GROUP_KEYS: Record<string, string> = { slack: "channels", discord: "guilds" };
+/** How a channel's message went in: the webhook's 200, or over the companion's socket. */
+const OVER_COMPANION = new Set(["discord", "mattermost"]);
 
 before(async () => {
   model = await startFakeModelServer();
@@ -68,7 +75,7 @@ before(async () => {
   dev.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   dev.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const until = Date.now() + 240_000;
-  while (!/Simulated msteams at/.test(output)) {
+  while (!/Simulated mattermost at/.test(output)) {
     assert.ok(Date.now() < until && dev.exitCode === null, `dev did not get ready:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
@@ -152,15 +159,19 @@ describe("every simulated channel with a configured provider model and the defau
       const result = await edgeclaw(["simulate", id, "--timeout", "45", ...group]);
       const log = `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`;
       assert.equal(result.status, 1, log);
+      const delivered = OVER_COMPANION.has(id) ? "over the companion" : "200";
       assert.match(
         result.stdout,
-        /^delivered \(200\); refused by the access policy: groupPolicy allowlist with an empty allowlist blocks every group$/m,
+        new RegExp(
+          `^delivered \\(${delivered}\\); refused by the access policy: groupPolicy allowlist with an empty allowlist blocks every group$`,
+          "m",
+        ),
         log,
       );
       assert.match(
         result.stdout,
         new RegExp(
-          `^ {2}the config key that would change it: channels\\.${id}\\.${id === "slack" ? "channels" : "groups"}$`,
+          `^ {2}the config key that would change it: channels\\.${id}\\.${GROUP_KEYS[id] ?? "groups"}$`,
           "m",
         ),
         log,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { controlBody, fakeServer, json } from "./kit.ts";
+import { FakeDiscordGateway } from "./discord-gateway.ts";
 import { listenOnLoopback } from "./listen.ts";
 
 /**
@@ -25,7 +26,10 @@ import { listenOnLoopback } from "./listen.ts";
  *        `resetAfter` s, X-RateLimit-* headers on each answer, 429 once empty; GET ?channel_id= → {refused, …}
  *   GET  /_control/calls?route=&channel_id=     recorded calls (token cut to its last 4)
  *   GET  /_control/messages?channel_id=         messages posted by bots (content, edits, deleted, reference, nonce, flags)
- *   POST /_control/gateway {url}                what GET /gateway/bot answers
+ *   POST /_control/gateway {url}                what GET /gateway/bot answers (default: its own Gateway, below)
+ *   POST /_control/dispatch {t, d}              a dispatch on its own Gateway's live session (409 while no
+ *        client has identified): the same server takes Gateway connections (discord-gateway.ts), for any
+ *        token the REST API accepts, with READY naming the token's bot
  *   POST /_control/reset
  */
 
@@ -99,6 +103,12 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   >();
 
   const server = fakeServer(handle);
+  const gateway = new FakeDiscordGateway(
+    (token) => botIdOfToken(token) !== undefined && !token.endsWith("invalid"),
+    { server, botUserIdOf: botIdOfToken },
+  );
+  // Discord's own cadence: a companion that heartbeats against this fake idles as it would there.
+  gateway.heartbeatInterval = 41_250;
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", raw, res);
@@ -428,6 +438,10 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
       case "POST /_control/gateway":
         gatewayUrl = String(body.url);
         return json(res, 200, { ok: true });
+      case "POST /_control/dispatch":
+        if (!gateway.live)
+          return json(res, 409, { error: "no Gateway session: no client has identified yet" });
+        return json(res, 200, { s: gateway.dispatch(String(body.t), body.d) });
       case "POST /_control/reset":
         calls = [];
         messages = [];
@@ -442,7 +456,14 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   }
 
   const { url, stop } = await listenOnLoopback(server);
-  return { url, stop };
+  gatewayUrl = `${url.replace(/^http/, "ws")}/gw`;
+  return {
+    url,
+    stop: async () => {
+      await gateway.close();
+      await stop();
+    },
+  };
 }
 
 function checkContent(body: Record<string, unknown>): Record<string, unknown> | undefined {

@@ -6,10 +6,20 @@ import { WebSocketServer, type WebSocket } from "ws";
  * A fake Discord Gateway v10 (+ `GET /api/v10/gateway/bot`): HELLO on connect, IDENTIFY → READY
  * (session id, resume_gateway_url, the bot user), RESUME → the missed dispatches replayed in order,
  * then RESUMED (or INVALID_SESSION false for an unknown/invalidated session), heartbeat → ACK,
- * op 1 heartbeat requests. A token not equal to the configured one is closed with 4004. Sequence
- * numbers count per session, as Discord's. Tests drive it: dispatch, close with a code, stop ACKs,
- * send RECONNECT / INVALID_SESSION, and read every frame the client sent.
+ * op 1 heartbeat requests. A token the gateway does not accept (not the configured one, or refused
+ * by the given check) is closed with 4004. Sequence numbers count per session, as Discord's. Tests
+ * drive it: dispatch, close with a code, stop ACKs, send RECONNECT / INVALID_SESSION, and read every
+ * frame the client sent. Standalone it has its own server; given `server` (the fake REST API's,
+ * discord-api.ts) it takes that server's WebSocket upgrades instead, and the REST fake answers
+ * `GET /gateway/bot`.
  */
+export interface GatewayOptions {
+  /** Share this HTTP server (its upgrades) instead of listening on one of its own. */
+  server?: Server;
+  /** The bot's user id in READY for a token (Discord's is the token's first segment); default botUserId. */
+  botUserIdOf?: (token: string) => string | undefined;
+}
+
 export interface GatewayConnection {
   socket: WebSocket;
   path: string;
@@ -36,31 +46,41 @@ export class FakeDiscordGateway {
   private server: Server;
   private wss: WebSocketServer;
   private sessionCounter = 0;
+  private readonly attached: boolean;
+  private readonly accepts: (token: unknown) => boolean;
+  private readonly botUserIdOf: (token: string) => string | undefined;
 
-  constructor(private readonly token: string) {
-    this.server = createServer((req, res) => {
-      if (req.method === "GET" && req.url === "/api/v10/gateway/bot") {
-        this.gatewayBotCalls.push({ authorization: req.headers.authorization });
-        res.setHeader("content-type", "application/json");
-        if (req.headers.authorization !== `Bot ${this.token}`)
-          return void res
-            .writeHead(401)
-            .end(JSON.stringify({ message: "401: Unauthorized", code: 0 }));
-        return void res.end(
-          JSON.stringify({
-            url: `ws://127.0.0.1:${this.port}/gw`,
-            shards: 1,
-            session_start_limit: {
-              total: 1000,
-              remaining: 999,
-              reset_after: 0,
-              max_concurrency: 1,
-            },
-          }),
-        );
-      }
-      res.writeHead(404).end();
-    });
+  constructor(token: string | ((token: string) => boolean), options: GatewayOptions = {}) {
+    this.accepts = (given) =>
+      typeof given === "string" && (typeof token === "string" ? given === token : token(given));
+    this.botUserIdOf = options.botUserIdOf ?? (() => undefined);
+    this.attached = options.server !== undefined;
+    this.server =
+      options.server ??
+      createServer((req, res) => {
+        if (req.method === "GET" && req.url === "/api/v10/gateway/bot") {
+          this.gatewayBotCalls.push({ authorization: req.headers.authorization });
+          res.setHeader("content-type", "application/json");
+          const auth = req.headers.authorization ?? "";
+          if (!auth.startsWith("Bot ") || !this.accepts(auth.slice(4)))
+            return void res
+              .writeHead(401)
+              .end(JSON.stringify({ message: "401: Unauthorized", code: 0 }));
+          return void res.end(
+            JSON.stringify({
+              url: `ws://127.0.0.1:${this.port}/gw`,
+              shards: 1,
+              session_start_limit: {
+                total: 1000,
+                remaining: 999,
+                reset_after: 0,
+                max_concurrency: 1,
+              },
+            }),
+          );
+        }
+        res.writeHead(404).end();
+      });
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on("upgrade", (req, socket, head) => {
       const url = new URL(req.url ?? "/", "http://x");
@@ -85,7 +105,8 @@ export class FakeDiscordGateway {
   }
 
   async listen(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    if (!this.attached)
+      await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
     return this;
   }
 
@@ -118,6 +139,7 @@ export class FakeDiscordGateway {
   async close(): Promise<void> {
     for (const connection of this.connections) connection.socket.terminate();
     this.wss.close();
+    if (this.attached) return;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -150,7 +172,7 @@ export class FakeDiscordGateway {
         if (this.ackHeartbeats) connection.socket.send(JSON.stringify({ op: 11 }));
         return;
       case 2: {
-        if (d.token !== this.token)
+        if (!this.accepts(d.token))
           return void connection.socket.close(4004, "Authentication failed.");
         const id = `session-${++this.sessionCounter}`;
         this.sessions.set(id, { id, seq: 0, events: [], valid: true });
@@ -161,7 +183,11 @@ export class FakeDiscordGateway {
             v: 10,
             session_id: id,
             resume_gateway_url: `ws://127.0.0.1:${this.port}/resume`,
-            user: { id: this.botUserId, username: "edgeclaw", bot: true },
+            user: {
+              id: this.botUserIdOf(String(d.token)) ?? this.botUserId,
+              username: "edgeclaw",
+              bot: true,
+            },
             guilds: [],
           },
           connection,
@@ -169,7 +195,7 @@ export class FakeDiscordGateway {
         return;
       }
       case 6: {
-        if (d.token !== this.token)
+        if (!this.accepts(d.token))
           return void connection.socket.close(4004, "Authentication failed.");
         const session = this.sessions.get(String(d.session_id));
         if (!session?.valid)

@@ -91,9 +91,13 @@ function teamOf(channelType: string): string {
 }
 
 export async function startFakeMattermost(
-  options: { tokens?: string[] } = {},
+  /** The bot tokens it takes: a list (default the test suite's), or a check (`simulate` takes any). */
+  options: { tokens?: string[] | ((token: string) => boolean) } = {},
 ): Promise<FakeMattermost> {
-  const tokens = new Set(options.tokens ?? ["mm-test-token"]);
+  const given = options.tokens ?? ["mm-test-token"];
+  const tokens = {
+    has: typeof given === "function" ? given : (token: string) => given.includes(token),
+  };
   const posts = new Map<string, FakeMattermostPost>();
   const channels = new Map<string, string>();
   const pending = new Map<string, { postId: string; at: number }>();

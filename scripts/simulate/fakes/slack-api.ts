@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fakeServer, json } from "./kit.ts";
 import { listenOnLoopback } from "./listen.ts";
+import { FakeSlackSocketMode } from "./slack-socket.ts";
 
 /**
  * A fake Slack Web API on loopback, speaking Slack's wire format: `POST /api/<method>` with a
@@ -29,6 +30,9 @@ import { listenOnLoopback } from "./listen.ts";
  *   GET  /_control/messages?channel=                            messages as stored (after edits/deletes)
  *   GET  /_control/count                                        {messages}: how many are stored and not deleted
  *   POST /_control/reset                                        forget calls, messages and scripts
+ *   POST /_control/socket-envelope {envelope}   Socket Mode: send an envelope on the newest open connection
+ *        (409 while none is open); `apps.connections.open` takes any `xapp-…` token but `xapp-invalid`
+ *        and its WebSocket is served here too (slack-socket.ts), so one fake serves an app in either mode
  * Tokens: any `xoxb-…` works except `xoxb-invalid` (invalid_auth). Unknown methods → unknown_method.
  */
 
@@ -86,6 +90,10 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   };
 
   const server = fakeServer(handle);
+  const socketMode = new FakeSlackSocketMode(
+    (token) => token.startsWith("xapp-") && token !== "xapp-invalid",
+    { server },
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
@@ -161,6 +169,9 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
         return json(res, script.status, { ok: false, error: "server_error" });
       return json(res, 200, { ok: false, error: script.error ?? "internal_error" });
     }
+    // Socket Mode's one Web API method, called with the app-level token (xapp-), not a bot token.
+    if (method === "apps.connections.open")
+      return json(res, 200, socketMode.open(req.headers.authorization));
     if (!token.startsWith("xox") || token === "xoxb-invalid")
       return json(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
 
@@ -318,6 +329,12 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       identities.clear();
       return json(res, 200, { ok: true });
     }
+    if (path === "socket-envelope" && method === "POST") {
+      const live = socketMode.live;
+      if (!live) return json(res, 409, { ok: false, error: "no Socket Mode connection is open" });
+      socketMode.send(live, (JSON.parse(body) as { envelope: unknown }).envelope);
+      return json(res, 200, { ok: true });
+    }
     if (path === "script" && method === "POST") {
       const script = JSON.parse(body) as Partial<Script> & { method: string };
       scripts.push({ times: 1, ...script });
@@ -385,7 +402,14 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     return json(res, 404, { error: "unknown control endpoint" });
   }
 
-  return listenOnLoopback(server);
+  const listening = await listenOnLoopback(server);
+  return {
+    url: listening.url,
+    stop: async () => {
+      await socketMode.close();
+      await listening.stop();
+    },
+  };
 }
 
 /** What `/_control/file` serves at a path; see streamFile for `bytes` / `contentLength`. */

@@ -6,6 +6,8 @@ import { WebSocketServer, type WebSocket } from "ws";
  * A fake Slack for Socket Mode: `POST /api/apps.connections.open` (Bearer app token, answers
  * `{ ok, url }` with a one-use ticket) and the WebSocket behind that URL, which greets with `hello`
  * like Slack. The test drives each connection: send envelopes / disconnect, read the acks.
+ * Standalone it has its own server; given `server` (the fake Web API's, slack-api.ts) it takes that
+ * server's upgrades and the Web API hands it `apps.connections.open` (`open`).
  */
 export interface FakeSlackConnection {
   ticket: string;
@@ -30,30 +32,30 @@ export class FakeSlackSocketMode {
   private tickets = 0;
   private readonly validTickets = new Set<string>();
 
-  constructor(private readonly appToken: string) {
-    this.server = createServer((req, res) => {
-      if (req.method !== "POST" || req.url !== "/api/apps.connections.open") {
-        res.writeHead(404).end();
-        return;
-      }
-      this.opens.push({ authorization: req.headers.authorization });
-      res.setHeader("content-type", "application/json");
-      if (req.headers.authorization !== `Bearer ${this.appToken}`)
-        return void res.end(JSON.stringify({ ok: false, error: "invalid_auth" }));
-      const error = this.openErrors.shift();
-      if (error) return void res.end(JSON.stringify({ ok: false, error }));
-      const ticket = `t${++this.tickets}`;
-      this.validTickets.add(ticket);
-      res.end(
-        JSON.stringify({
-          ok: true,
-          url: `ws://127.0.0.1:${this.port}/link/?ticket=${ticket}&app_id=A1`,
-        }),
-      );
-    });
+  private readonly accepts: (token: string) => boolean;
+  private readonly attached: boolean;
+
+  constructor(appToken: string | ((token: string) => boolean), options: { server?: Server } = {}) {
+    this.accepts = typeof appToken === "string" ? (token) => token === appToken : appToken;
+    this.attached = options.server !== undefined;
+    this.server =
+      options.server ??
+      createServer((req, res) => {
+        if (req.method !== "POST" || req.url !== "/api/apps.connections.open") {
+          res.writeHead(404).end();
+          return;
+        }
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify(this.open(req.headers.authorization)));
+      });
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on("upgrade", (req, socket, head) => {
-      const ticket = new URL(req.url ?? "/", "http://x").searchParams.get("ticket") ?? "";
+      const url = new URL(req.url ?? "/", "http://x");
+      if (url.pathname !== "/link/") {
+        if (!this.attached) socket.destroy();
+        return; // another upgrade of a shared server is its business
+      }
+      const ticket = url.searchParams.get("ticket") ?? "";
       if (!this.validTickets.delete(ticket)) return void socket.destroy(); // one use per URL, as Slack's
       this.wss.handleUpgrade(req, socket, head, (ws) => {
         const connection: FakeSlackConnection = {
@@ -86,6 +88,23 @@ export class FakeSlackSocketMode {
     });
   }
 
+  /** `apps.connections.open` for this `Authorization` header: `{ ok, url }` or `{ ok: false, error }`. */
+  open(authorization: string | undefined): Record<string, unknown> {
+    this.opens.push({ authorization });
+    if (!authorization?.startsWith("Bearer ") || !this.accepts(authorization.slice(7)))
+      return { ok: false, error: "invalid_auth" };
+    const error = this.openErrors.shift();
+    if (error) return { ok: false, error };
+    const ticket = `t${++this.tickets}`;
+    this.validTickets.add(ticket);
+    return { ok: true, url: `ws://127.0.0.1:${this.port}/link/?ticket=${ticket}&app_id=A1` };
+  }
+
+  /** The newest connection still open (where Slack would send the next envelope). */
+  get live(): FakeSlackConnection | undefined {
+    return this.connections.filter((connection) => !connection.closed).at(-1);
+  }
+
   get port(): number {
     return (this.server.address() as AddressInfo).port;
   }
@@ -95,7 +114,8 @@ export class FakeSlackSocketMode {
   }
 
   async listen(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    if (!this.attached)
+      await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
     return this;
   }
 
@@ -106,6 +126,7 @@ export class FakeSlackSocketMode {
   async close(): Promise<void> {
     for (const client of this.wss.clients) client.terminate();
     await new Promise((resolve) => this.wss.close(resolve));
+    if (this.attached) return;
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
