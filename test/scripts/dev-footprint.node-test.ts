@@ -34,17 +34,19 @@ function measureStart(): { grown: number; sharedBuffers?: string; migrated: numb
 
 describe("local Postgres", () => {
   it("runs with buffers sized for one developer, and a new data dir's initdb does not stay resident", () => {
-    // initdb in the serving process left ~500 MB resident (and 128 MB of buffers on top); a start
-    // from the template grows it by ~130 MiB on a quiet machine, but a loaded one was seen at up
-    // to ~570 MiB in one run of five (the collector and the WASM tier-up lag behind). So: the
-    // lowest of up to three starts, each in a fresh process; a real regression is high in all.
+    // initdb in the serving process left ~500 MB resident on top of the ~130 MiB a start from the
+    // template grows a quiet process by (and 128 MB of default buffers). On a loaded 2-core machine
+    // a start alone was seen at 400-570 MiB, three times in a row while the companion tests ran
+    // beside it (the collector and the WASM compiler lag behind), so the bound sits between the
+    // two: the lowest of up to three starts, each in a fresh process, under 600 MiB. The quiet
+    // figure is the bench's to watch (scripts/bench/memory.ts).
     const runs: number[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
       const start = measureStart();
       assert.equal(start.sharedBuffers, LOCAL_POSTGRES_SETTINGS.shared_buffers);
       assert.equal(start.migrated, 1, "the migrations ran on the server this process serves from");
       runs.push(start.grown);
-      if (start.grown < 300 * MiB) return;
+      if (start.grown < 600 * MiB) return;
     }
     assert.fail(
       `PGlite grew a fresh process by ${runs.map((grown) => Math.round(grown / MiB)).join(", ")} MiB in three starts`,
