@@ -130,6 +130,22 @@ describe("edgeclaw simulate discord against EDGECLAW_SIMULATE=1 npm run dev", ()
         group: ["--group", "1300000000000000011", "<@1100000000000000001> hi"],
         groupKey: "channels.discord.guilds",
       });
+      // An event the Worker takes nothing from says why, from its answer to the companion.
+      const own = await stack.edgeclaw([
+        "simulate",
+        "discord",
+        "--from",
+        "1100000000000000001",
+        "--timeout",
+        "30",
+        "an echo of the bot",
+      ]);
+      assert.equal(own.status, 1, own.log);
+      assert.match(
+        own.stdout,
+        /^delivered \(over the companion\); nothing was taken from it: the bot's own message$/m,
+        own.log,
+      );
     } finally {
       await stack.stop();
     }
