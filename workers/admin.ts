@@ -23,6 +23,7 @@ import { adminOverview } from "./admin-overview.ts";
 import { adminCompanion } from "./admin-companion.ts";
 import { adminMattermost } from "./admin-mattermost.ts";
 import { adminSessionEvents } from "./admin-session-events.ts";
+import { adminExecApprovals } from "./admin-exec-approvals.ts";
 import { searchSessions } from "../functions/control/session-search.ts";
 
 /**
@@ -52,6 +53,8 @@ admin.route("/companion", adminCompanion);
 admin.route("/channels/mattermost", adminMattermost);
 // Why one event got the answer it got: /admin/sessions/:key/events/:dedupKey (workers/admin-session-events.ts).
 admin.route("/sessions", adminSessionEvents);
+// Commands allowed always by /approve … allow-always, and their revocation (workers/admin-exec-approvals.ts).
+admin.route("/exec-approvals", adminExecApprovals);
 admin.route("/", adminOverview);
 
 function fail(

@@ -99,6 +99,12 @@ describe("the sandbox image's host process", () => {
     assert.equal(readFileSync(join(workspace, "counter.txt"), "utf8"), "once\n");
   });
 
+  it("pty: true gives the command a terminal without bubblewrap too (the container's path)", async () => {
+    const answer = await call(startOp("test -t 1 && echo on-a-tty; stty size", { pty: true }));
+    assert.equal(answer.body.state, "exited");
+    assert.equal(answer.body.output, "on-a-tty\n40 120\n");
+  });
+
   it("on SIGTERM (the container stopping) its commands go with it and it exits cleanly", async () => {
     const own = await start({ EDGECLAW_SANDBOX_WORKSPACE: join(dir, "ws2") });
     const saved = base;

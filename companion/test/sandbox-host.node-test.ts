@@ -29,6 +29,7 @@ function op(command: string, overrides: Partial<StartOp> = {}): StartOp {
     timeoutSeconds: 30,
     waitMs: 10_000,
     allowedHosts: [],
+    pty: false,
     network: false,
     isolation: "bwrap",
     maxOutputChars: 200_000,
@@ -99,6 +100,51 @@ describe("sandbox host (bubblewrap)", () => {
       host.handle(op("echo should-not-run", { network: true, allowedHosts: ["pypi.org"] })),
       /cannot limit it to agents\.defaults\.sandbox\.docker\.allowedHosts/,
     );
+  });
+
+  it("pty: true runs the command on a terminal inside bubblewrap; keys sent are keystrokes (Ctrl-C interrupts)", async () => {
+    const tty = await run("tty; test -t 0 && test -t 1 && echo on-a-tty; stty size; echo $TERM", {
+      pty: true,
+    });
+    assert.equal(tty.state, "exited");
+    assert.equal(tty.exitCode, 0);
+    assert.match(tty.output, /^\/dev\/pts\/\d+\non-a-tty\n40 120\nxterm-256color\n$/);
+    const plain = await run("test -t 1 && echo tty || echo no-tty");
+    assert.equal(plain.output, "no-tty\n", "without pty: pipes, as before");
+
+    const started = (await host.handle(
+      op("printf 'name? '; read name; echo hello-$name; sleep 30; echo never", {
+        pty: true,
+        waitMs: 500,
+      }),
+    )) as ExecStatus;
+    assert.equal(started.state, "running");
+    await host.handle({
+      op: "write",
+      scope: "agent:test",
+      execId: started.execId,
+      data: "ada\r",
+      eof: false,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await host.handle({
+      op: "write",
+      scope: "agent:test",
+      execId: started.execId,
+      data: "\u0003",
+      eof: false,
+    });
+    const ended = (await host.handle({
+      op: "poll",
+      scope: "agent:test",
+      execId: started.execId,
+      waitMs: 5000,
+      offset: 0,
+    })) as ExecStatus;
+    assert.equal(ended.state, "exited");
+    assert.equal(ended.exitCode, 130, "interrupted by the terminal's Ctrl-C");
+    assert.match(ended.output, /hello-ada\n/);
+    assert.doesNotMatch(ended.output, /never|\r/);
   });
 
   it("a background command keeps running; poll sees its output, kill ends it", async () => {

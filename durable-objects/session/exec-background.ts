@@ -5,6 +5,11 @@ import { backendFor, pollDelayMs } from "./exec-backend.ts";
 import { notifyExecDenied } from "./exec-notify.ts";
 import { execStore, finalize, killExec, startOrReconcile } from "./exec-step.ts";
 import type { SessionState } from "./state.ts";
+import {
+  TrustLimitError,
+  trustCommand,
+  type TrustOutcome,
+} from "../../functions/sandbox/trusted-commands.ts";
 
 /**
  * The session's commands outside a tool call: the alarm's poll of background commands, /stop
@@ -63,10 +68,11 @@ export async function stopSessionExecs(s: SessionState): Promise<number> {
 export type ApproveDecision = "allow-once" | "allow-always" | "deny";
 
 /**
- * /approve <id> allow-once|deny from the owner: an approved command starts now in the background
- * (its end arrives as the notifyOnExit event); a denied one never runs and the agent is told.
- * `allow-always` is taken as allow-once: edgeclaw keeps no persistent allowlist of approved
- * commands (tools.exec.allowlist in the config is the durable one). Audited either way.
+ * /approve <id> allow-once|allow-always|deny from the owner: an approved command starts now in the
+ * background (its end arrives as the notifyOnExit event); a denied one never runs and the agent is
+ * told. `allow-always` also stores the command's segments for the agent (trusted-commands.ts), so
+ * the same command runs without asking from then on (not under ask "always"); one it cannot bind to
+ * runs once and the reply says why. Audited either way, with what was stored.
  */
 export async function approveExec(
   s: SessionState,
@@ -77,10 +83,27 @@ export async function approveExec(
   const store = execStore(s);
   const row = store.byCallId(id);
   if (row?.state !== "approval") return `No command waits for approval under id ${id}.`;
+  // Stored before the command starts: a crash after this leaves the trust, never a second run.
+  let trust: TrustOutcome | undefined;
+  if (decision === "allow-always") {
+    try {
+      trust = await trustCommand(s.env, row.request.agentId, row.command, approver);
+    } catch (error) {
+      if (!(error instanceof TrustLimitError)) throw error;
+      return `Not approved: ${error.message}.`;
+    }
+  }
   await recordAuditEvent(
     s.env,
     "exec.approval",
-    { sessionKey: row.request.sessionKey, id, decision, command: row.command.slice(0, 500) },
+    {
+      sessionKey: row.request.sessionKey,
+      id,
+      decision,
+      command: row.command.slice(0, 500),
+      ...(trust?.kind === "stored" ? { alwaysAllowed: trust.segments } : {}),
+      ...(trust?.kind === "unbindable" ? { storedNothing: trust.reason } : {}),
+    },
     approver,
   );
   if (decision === "deny") {
@@ -91,11 +114,17 @@ export async function approveExec(
   // Approved commands run in the background and always report their end (OpenClaw's Exec finished).
   store.approve(row.execId);
   const started = store.get(row.execId)!;
+  const always =
+    trust?.kind === "stored"
+      ? ` From now on it runs without asking (${trust.segments.map((segment) => `\`${segment}\``).join(", ")}; revoke with \`edgeclaw approvals revoke\`).`
+      : trust?.kind === "unbindable"
+        ? ` Allowed once only: ${trust.reason}.`
+        : "";
   try {
     const view = await startOrReconcile(s, started, 0);
     return view.state === "running"
-      ? `✅ Approved: \`${row.command.slice(0, 200)}\` is running (id ${id}); its result arrives when it ends.`
-      : `✅ Approved: \`${row.command.slice(0, 200)}\` ran (exit ${view.exitCode ?? "?"}).`;
+      ? `✅ Approved: \`${row.command.slice(0, 200)}\` is running (id ${id}); its result arrives when it ends.${always}`
+      : `✅ Approved: \`${row.command.slice(0, 200)}\` ran (exit ${view.exitCode ?? "?"}).${always}`;
   } catch (error) {
     return `Approved, but the sandbox could not start it: ${error instanceof Error ? error.message : String(error)}`;
   }

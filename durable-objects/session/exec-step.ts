@@ -57,6 +57,7 @@ export function sessionExecHost(s: SessionState, run: ExecRunContext): ExecHost 
         workdir: input.workdir,
         env: input.env,
         timeoutSeconds: input.timeoutSeconds,
+        pty: input.pty,
         waitMs: input.background ? 0 : input.yieldMs,
         network: placement.network,
         allowedHosts: placement.network ? sandbox.docker.allowedHosts : [],

@@ -273,4 +273,28 @@ export const cronRuns = pgTable(
   ],
 );
 
+/**
+ * Commands an agent may run without asking again: `/approve <id> allow-always` stores each segment
+ * of the approved command (functions/sandbox/trusted-commands.ts), bound to its exact text as
+ * OpenClaw's generated entries are bound to their argv. Consulted under tools.exec.security
+ * "allowlist" beside tools.exec.allowlist; never under ask "always". Revoked with
+ * `edgeclaw approvals revoke` (DELETE /admin/exec-approvals/:id).
+ */
+export const execApprovals = pgTable(
+  "exec_approvals",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    /** One pipeline segment, whitespace normalised ("git status --short"). */
+    segment: text("segment").notNull(),
+    /** Its executable (argv[0]), for the list. */
+    executable: text("executable").notNull(),
+    source: text("source").notNull().default("allow-always"),
+    approvedBy: text("approved_by"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("exec_approvals_segment_idx").on(t.agentId, t.segment)],
+);
+
 export { memoryChunks, memoryFiles } from "./memory-schema.ts";

@@ -15,6 +15,8 @@ export interface ExecStartInput {
   yieldMs: number;
   background: boolean;
   timeoutSeconds: number;
+  /** Under a pseudo-terminal (OpenClaw's pty). */
+  pty: boolean;
   /** The approval decision already taken for it (approval.ts). */
   needsApproval: { reason: string } | undefined;
 }

@@ -51,6 +51,8 @@ export const startOpSchema = z.object({
   /** The first start already happened (or may have): report, never start. */
   resume: z.boolean().default(false),
   setupCommand: z.string().optional(),
+  /** Run under a pseudo-terminal (the host refuses when it cannot give one). */
+  pty: z.boolean().default(false),
 });
 
 export const sandboxOpSchema = z.discriminatedUnion("op", [

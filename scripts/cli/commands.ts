@@ -13,6 +13,7 @@ import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
 import { AUDIT_COMMANDS } from "./audit.ts";
+import { APPROVAL_COMMANDS } from "./approvals.ts";
 import { SIMULATE_COMMAND } from "./simulate.ts";
 import { DEPLOY_COMMAND } from "./deploy.ts";
 
@@ -290,6 +291,7 @@ export const COMMANDS: CommandSpec[] = [
   ...MEMORY_COMMANDS,
   ...CRON_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...APPROVAL_COMMANDS,
   SIMULATE_COMMAND,
   DEPLOY_COMMAND,
 ];

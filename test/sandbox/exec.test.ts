@@ -141,6 +141,33 @@ describe("exec in the bubblewrap sandbox", () => {
     expect(prompt).not.toContain("Exec finished (id call_sleeper)");
   });
 
+  it("pty: true reaches the sandbox: the command runs on a terminal", async () => {
+    const scenario = newScenario("exec-pty");
+    const key = sessionKey("pty");
+    await scriptModel(scenario, [
+      {
+        type: "tool_calls",
+        calls: [
+          {
+            id: "call_pty",
+            name: "exec",
+            arguments: { command: "test -t 1 && echo terminal-yes || echo terminal-no", pty: true },
+          },
+          {
+            id: "call_nopty",
+            name: "exec",
+            arguments: { command: "test -t 1 && echo terminal-yes || echo terminal-no" },
+          },
+        ],
+      },
+      { type: "text", text: "Checked." },
+    ]);
+    expect(doneText(await chat(key, `tty? [scenario:${scenario}]`))).toBe("Checked.");
+    const seen = await toolResults(scenario, 1);
+    expect(seen).toMatch(/"tool_use_id":"call_pty","content":"terminal-yes/);
+    expect(seen).toMatch(/"tool_use_id":"call_nopty","content":"terminal-no/);
+  });
+
   it("/stop kills the session's running commands", async () => {
     const scenario = newScenario("exec-stop");
     const key = sessionKey("stop");

@@ -145,6 +145,12 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
         { id: "main", default: true },
         { id: "sandboxed", sandbox: { backend: "companion", mode: "all", scope: "session" } },
         { id: "contained", sandbox: { backend: "container", mode: "all", scope: "session" } },
+        // test/sandbox/approvals.test.ts: its own approval policy (agents.list[].tools.exec).
+        {
+          id: "asker",
+          sandbox: { backend: "companion", mode: "all", scope: "session" },
+          tools: { exec: { mode: "ask", allowlist: ["ls"] } },
+        },
       ],
     },
     models: {

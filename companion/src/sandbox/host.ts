@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +9,8 @@ import type {
   SandboxOp,
   StartOp,
 } from "../../../functions/sandbox/wire.ts";
-import { bwrapArgs, probeBwrap } from "./bwrap.ts";
+import { probeBwrap } from "./bwrap.ts";
+import { crlfToLf, killTree, PTY_UNAVAILABLE, ptyAvailable, spawnSandboxed } from "./spawn.ts";
 import { scanChanges, syncIn } from "./workspace-sync.ts";
 
 /**
@@ -141,6 +142,7 @@ export class SandboxHost {
       throw new SandboxInputError(
         "bubblewrap gives a command the whole network or none: it cannot limit it to agents.defaults.sandbox.docker.allowedHosts (the container backend can); clear allowedHosts or set docker.network to none",
       );
+    if (op.pty && !ptyAvailable()) throw new SandboxInputError(PTY_UNAVAILABLE);
     if (op.isolation === "bwrap") {
       const probe = probeBwrap();
       if (!probe.ok) throw new SandboxUnavailableError(probe.detail);
@@ -159,11 +161,11 @@ export class SandboxHost {
     writeFileSync(join(dir, "request.json"), JSON.stringify(record));
     writeFileSync(join(dir, "out"), "");
     if (op.setupCommand && !existsSync(join(scopeDir, "setup.done"))) {
-      const setup = this.spawnCommand(op, op.setupCommand, workspaceDir, "");
+      const setup = spawnSandboxed({ ...op, pty: false }, op.setupCommand, workspaceDir, "");
       const code = await new Promise<number | null>((resolve) => setup.once("close", resolve));
       writeFileSync(join(scopeDir, "setup.done"), String(code));
     }
-    const child = this.spawnCommand(op, op.command, workspaceDir, workdir);
+    const child = spawnSandboxed(op, op.command, workspaceDir, workdir);
     const live: Live = {
       child,
       outChars: 0,
@@ -172,8 +174,9 @@ export class SandboxHost {
       exited: Promise.resolve(),
     };
     const outFile = join(dir, "out");
+    const fromTerminal = op.pty ? crlfToLf() : (text: string) => text;
     const onData = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
+      const text = fromTerminal(chunk.toString("utf8"));
       const room = op.maxOutputChars - live.outChars;
       if (room <= 0) {
         live.dropped += text.length;
@@ -227,35 +230,6 @@ export class SandboxHost {
       pid: child.pid,
     });
     return this.status(op.scope, op.execId, { waitMs: op.waitMs });
-  }
-
-  private spawnCommand(
-    op: StartOp,
-    command: string,
-    workspaceDir: string,
-    workdir: string,
-  ): ChildProcess {
-    const env = {
-      PATH: "/usr/local/bin:/usr/bin:/bin",
-      HOME: "/workspace",
-      LANG: "C.UTF-8",
-      TMPDIR: "/tmp",
-      OPENCLAW_SHELL: "exec",
-      ...op.env,
-    };
-    if (op.isolation === "bwrap") {
-      return spawn(
-        "bwrap",
-        bwrapArgs({ workspaceDir, workdir, env, network: op.network, command }),
-        { stdio: ["pipe", "pipe", "pipe"] },
-      );
-    }
-    return spawn("/bin/sh", ["-lc", command], {
-      cwd: workdir ? join(workspaceDir, workdir) : workspaceDir,
-      env: { ...env, HOME: workspaceDir },
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
   }
 
   private async status(
@@ -356,18 +330,6 @@ function checkWorkdir(workdir: string): string {
 }
 
 export class SandboxInputError extends Error {}
-
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (!child.pid) return;
-  try {
-    // bwrap: killing it ends its pid namespace (its init), so everything inside dies. Without
-    // bwrap the command leads its own process group.
-    if (child.spawnargs[0] === "bwrap") child.kill(signal);
-    else process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
 
 function empty(execId: string): ExecStatus {
   return {

@@ -3,7 +3,15 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../../config/secret-ref.ts";
 import type { AgentTool } from "../types.ts";
 import { sandboxConfigFor } from "../../sandbox/placement.ts";
-import { decideExec } from "../../sandbox/approval.ts";
+import {
+  commandSegments,
+  decideExec,
+  effectivePolicy,
+  execPolicyFor,
+  withAskAlways,
+} from "../../sandbox/approval.ts";
+import { touchTrusted, trustedSegments } from "../../sandbox/trusted-commands.ts";
+import type { DbEnv } from "../../db/client.ts";
 import { SandboxError } from "../../sandbox/backend.ts";
 import type { ExecView } from "../../sandbox/exec-host.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
@@ -54,7 +62,11 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
         yieldMs: { type: "number", description: "Milliseconds to wait before backgrounding" },
         background: { type: "boolean", description: "Run in the background at once" },
         timeoutSeconds: { type: "number", description: "Kill after this many seconds (0: never)" },
-        pty: { type: "boolean", description: "Pseudo-terminal (not supported by this sandbox)" },
+        pty: {
+          type: "boolean",
+          description:
+            "Run in a pseudo-terminal (TTY-only CLIs, terminal UIs); send keys with process send-keys",
+        },
       },
       required: ["command"],
       additionalProperties: false,
@@ -73,11 +85,22 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
         throw new ToolInputError(
           "exec: this session has no sandbox (agents.defaults.sandbox.backend is not set)",
         );
-      const decision = decideExec(
-        args.ask === "always" ? { ...ctx.config.tools.exec, ask: "always" } : ctx.config.tools.exec,
-        args.command,
-      );
+      const policy = execPolicyFor(ctx.config, ctx.agentId);
+      const effective = args.ask === "always" ? withAskAlways(policy) : policy;
+      const { security, ask } = effectivePolicy(effective);
+      // allow-always entries matter only where the allowlist decides (and never under "always").
+      const trusted =
+        security === "allowlist" && ask !== "always"
+          ? await trustedSegments(ctx.env as DbEnv, ctx.agentId)
+          : [];
+      const decision = decideExec(effective, args.command, trusted);
       if (decision.kind === "deny") throw new ToolInputError(`exec: refused: ${decision.reason}`);
+      if (decision.kind === "run" && trusted.length)
+        await touchTrusted(
+          ctx.env as DbEnv,
+          ctx.agentId,
+          commandSegments(args.command) ?? [],
+        ).catch(() => undefined);
       const env = sandboxEnv(ctx.config, ctx.env as SecretEnv, args.env ?? {});
       const callId = ctx.toolCallId ?? crypto.randomUUID();
       try {
@@ -90,6 +113,7 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
           background: args.background ?? false,
           timeoutSeconds:
             args.timeoutSeconds ?? args.timeout ?? ctx.config.tools.exec.timeoutSeconds,
+          pty: args.pty ?? false,
           needsApproval: decision.kind === "ask" ? { reason: decision.reason } : undefined,
         });
         return formatExecView(view);
@@ -148,7 +172,7 @@ export function formatExecView(view: ExecView): { content: string; isError?: boo
       content: [
         `status: approval-pending (id ${view.id})`,
         `The command has NOT run: ${view.approvalReason ?? "it needs approval"}.`,
-        `The owner approves it in this chat with: /approve ${view.id} allow-once (or /approve ${view.id} deny). Its result is reported when it ends.`,
+        `The owner approves it in this chat with: /approve ${view.id} allow-once (or allow-always to stop asking for this exact command, or deny). Its result is reported when it ends.`,
       ].join("\n"),
     };
   }
