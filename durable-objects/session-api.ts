@@ -1,3 +1,4 @@
+import type { SandboxReport } from "../functions/sandbox/report.ts";
 import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import type { Usage } from "../functions/agent/types.ts";
 
@@ -131,4 +132,6 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   eventDecision(dedupKey: string): Promise<EventDecision | null>;
   retryDeadLetter(id: string): Promise<DeadLetterActionResult>;
   discardDeadLetter(id: string): Promise<DeadLetterActionResult>;
+  /** The session's sandbox for operators (functions/sandbox/report.ts). */
+  sandbox(): Promise<SandboxReport>;
 }

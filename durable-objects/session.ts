@@ -28,6 +28,8 @@ import { savePendingCaptures } from "./session/run/session-memory.ts";
 import { triage } from "./session/inbox/triage-pass.ts";
 import { eventDecision } from "./session/inbox/decision.ts";
 import { pollBackgroundExecs } from "./session/exec-background.ts";
+import { sandboxReport } from "./session/exec-report.ts";
+import type { SandboxReport } from "../functions/sandbox/report.ts";
 import { withDbBatch } from "../functions/db/client.ts";
 import { countSession, flushSessionMetrics } from "./session/upkeep/metrics.ts";
 import { exportPassSpans } from "./session/upkeep/telemetry.ts";
@@ -136,6 +138,11 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
    */
   async deadLetters(): Promise<DeadLetter[]> {
     return listDeadLetters(this.s);
+  }
+
+  /** Its sandbox for operators: placement, commands, metered time, the container (exec-report.ts). */
+  async sandbox(): Promise<SandboxReport> {
+    return sandboxReport(this.s);
   }
 
   /** What this session did with the event a dedup key names (inbox/decision.ts); null when it holds none. */

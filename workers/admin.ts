@@ -295,8 +295,13 @@ admin.get("/sessions/:key", async (c) => {
     return { row, entries: entries.reverse() };
   });
   if (!found) return fail(c, 404, "session_not_found", `no session "${key}"`);
+  // The sandbox lives in the SessionDO (its commands, metered time) and, for containers, its SandboxDO.
+  const sandbox = await c.env.SESSIONS.get(c.env.SESSIONS.idFromName(key))
+    .sandbox()
+    .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
   return c.json({
     session: sessionJson(found.row),
+    sandbox,
     transcript: found.entries.map((e) => ({
       seq: e.seq,
       sessionId: e.sessionId,

@@ -11,6 +11,7 @@ import { commitSandboxChanges, filesForSandbox } from "./exec-sync.ts";
 import { ExecStore, type ExecRequest, type ExecRow } from "./exec-store.ts";
 import { scheduleAlarm } from "./schedule.ts";
 import { notifyExecEnded } from "./exec-notify.ts";
+import { meterExecEnd } from "./exec-report.ts";
 import type { SessionState } from "./state.ts";
 
 /**
@@ -233,7 +234,12 @@ export async function finalize(
   const current = store.get(row.execId) ?? row;
   if (current.state === "finished") return current;
   const { quiet, ...marks } = extra;
-  store.finish(row.execId, { ...finalFrom(status, sync), ...marks }, Date.now());
+  const final = { ...finalFrom(status, sync), ...marks };
+  // The end and its metering in one transaction: a command is counted exactly once.
+  s.ctx.storage.transactionSync(() => {
+    store.finish(row.execId, final, Date.now());
+    meterExecEnd(s, current, final.durationMs);
+  });
   const ended = store.get(row.execId)!;
   // A command the agent killed itself (process kill) needs no news of its end.
   if (ended.background && !quiet) await notifyExecEnded(s, ended);

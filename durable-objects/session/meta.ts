@@ -20,6 +20,14 @@ export interface SessionSpend {
   platformUsd?: number;
 }
 
+/** `sandboxUsage:<id>` (exec-report.ts): the session's finished sandbox commands and their wall time. */
+export interface SandboxUsage {
+  commands: number;
+  ms: number;
+  /** The part that ran in a Cloudflare Container (the companion's is not billed here). */
+  containerMs: number;
+}
+
 /** `foldedRuns:<id>` (run/runs-store.ts): usage of the current session's runs that were folded away (sessionTotals adds it to the live ones). */
 export interface FoldedRuns {
   inputTokens: number;
@@ -106,6 +114,8 @@ export interface MetaJson {
   metricsPending: Record<string, number>;
   /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */
   [spend: `spend:${string}`]: SessionSpend;
+  /** exec-report.ts: a session's sandbox time, added once per finished command. */
+  [sandbox: `sandboxUsage:${string}`]: SandboxUsage;
   /** run/runs-store.ts: usage of a session's runs folded away by the sweep. */
   [folded: `foldedRuns:${string}`]: FoldedRuns;
   /** outbox/progress.ts: the ack-progress state of an event not yet settled. */
@@ -116,7 +126,7 @@ export type MetaTextKey = keyof MetaText & string;
 export type MetaJsonKey = keyof MetaJson & string;
 
 /** Per-session keys the sweep keeps only for the current session. */
-const PER_SESSION_PREFIXES = ["summary:", "foldedRuns:", "spend:"] as const;
+const PER_SESSION_PREFIXES = ["summary:", "foldedRuns:", "spend:", "sandboxUsage:"] as const;
 
 /** The `meta` table's one owner. */
 export class MetaStore {

@@ -1,3 +1,4 @@
+import { sandboxUsage } from "./exec-report.ts";
 import type { SessionStatus } from "../../functions/commands/session-control.ts";
 import { estimateTokens } from "../../functions/agent/compaction.ts";
 import { queuePolicy } from "./inbox/queue-policy.ts";
@@ -62,5 +63,5 @@ export function status(s: SessionState): SessionStatus {
 
 function spendView(s: SessionState, sessionId: string): SessionStatus["spend"] {
   const { platformUsd, ...spend } = s.store.modelCalls.spend(sessionId);
-  return { ...spend, platformUsd: platformUsd ?? 0 };
+  return { ...spend, platformUsd: platformUsd ?? 0, sandbox: sandboxUsage(s, sessionId) };
 }

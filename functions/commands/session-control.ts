@@ -1,3 +1,4 @@
+import type { SandboxUsageView } from "../sandbox/report.ts";
 import type { QueueDrop, QueueMode } from "../config/schema.ts";
 
 /**
@@ -53,6 +54,8 @@ export interface SessionSpendView {
   byKind: Record<string, { calls: number; usd: number; tokens: number }>;
   /** Estimated platform cost of the finished runs (an estimate from list prices). */
   platformUsd: number;
+  /** Finished sandbox commands and their wall time (container time priced as an estimate). */
+  sandbox?: SandboxUsageView;
 }
 
 export interface SessionStatus {

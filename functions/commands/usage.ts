@@ -49,6 +49,14 @@ export function formatSpend(spend: SessionSpendView): string {
     `💸 Session spend: ${usd(spend.usd)} over ${spend.calls} model call${spend.calls === 1 ? "" : "s"}${kinds ? ` (${kinds})` : ""}`,
     `🧮 Tokens: ${tokens(spend.inputTokens)} in / ${tokens(spend.outputTokens)} out / ${tokens(spend.cacheReadTokens)} cache read / ${tokens(spend.cacheWriteTokens)} cache write`,
     `☁️ Platform (estimate from list prices): ${usd(spend.platformUsd)}`,
+    ...(spend.sandbox?.commands
+      ? [
+          `🧰 Sandbox: ${spend.sandbox.commands} command${spend.sandbox.commands === 1 ? "" : "s"}, ${spend.sandbox.seconds.toFixed(1)} s` +
+            (spend.sandbox.containerSeconds
+              ? ` (${spend.sandbox.containerSeconds.toFixed(1)} s in a container, estimate ${usd(spend.sandbox.estimatedUsd)})`
+              : ""),
+        ]
+      : []),
   ].join("\n");
 }
 

@@ -6,6 +6,7 @@ import { adminRequest, CliError } from "./http.ts";
 import type { CommandSpec } from "./command-spec.ts";
 import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
+import { formatSandbox, sandboxReportSchema } from "./sandbox-view.ts";
 import { TELEGRAM_COMMANDS } from "./telegram.ts";
 import { MSTEAMS_COMMANDS } from "./msteams.ts";
 import { MATTERMOST_COMMANDS } from "./mattermost.ts";
@@ -59,6 +60,7 @@ const sessionRow = z.object({
 const sessionsList = z.object({ sessions: z.array(sessionRow) });
 const sessionShow = z.object({
   session: sessionRow,
+  sandbox: sandboxReportSchema.optional(),
   transcript: z.array(
     z.object({ seq: z.number(), role: z.string(), content: z.unknown(), createdAt: z.string() }),
   ),
@@ -227,6 +229,7 @@ export const COMMANDS: CommandSpec[] = [
       print(json, () =>
         [
           `${s.sessionKey} — agent ${s.agentId}, session ${s.sessionId}, started ${s.sessionStartedAt}, tokens ${s.inputTokens} in / ${s.outputTokens} out`,
+          ...formatSandbox(data.sandbox),
           "",
           ...(data.transcript.length ? formatTranscript(data.transcript) : ["(no turns yet)"]),
         ].join("\n"),

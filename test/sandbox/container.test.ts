@@ -13,6 +13,7 @@ import {
 } from "../durable-objects/helpers.ts";
 import { newScenario } from "../agent/model-helpers.ts";
 import { containerBackendProblem } from "../../functions/sandbox/backend.ts";
+import { containerCostUsd } from "../../functions/sandbox/container-prices.ts";
 import type { ExecStatus } from "../../functions/sandbox/wire.ts";
 
 // What test/setup/global.ts provides (that file is typechecked with the Node config, not this one).
@@ -130,6 +131,17 @@ describe("exec in the sandbox container (SandboxDO)", () => {
     expect(log.starts[0]).toEqual({ env: {}, enableInternet: false, at: expect.any(Number) });
     const state = await sandboxOf(key).describe();
     expect(state).toMatchObject({ running: true, generation: 1, egress: { kind: "none" } });
+    // What operators see: the session's report carries the container's state and metered time.
+    const report = await sessionStub(key).sandbox();
+    expect(report.placement).toMatchObject({ backend: "container", scope: `session:${key}` });
+    expect(report.container).toMatchObject({ running: true, generation: 1, sleepAfter: "10m" });
+    expect(report.commands).toMatchObject([{ id: "call_c_1", state: "exited", exitCode: 0 }]);
+    expect(report.usage.commands).toBe(1);
+    expect(report.usage.containerSeconds).toBe(report.usage.seconds);
+    expect(report.usage.estimatedUsd).toBeGreaterThanOrEqual(0);
+    const usage = JSON.stringify(await chat(key, "/usage cost"));
+    expect(usage).toContain("🧰 Sandbox: 1 command");
+    expect(usage).toContain("in a container, estimate");
   });
 });
 
@@ -309,6 +321,14 @@ describe("the sandbox container's lifetime and egress", () => {
     log = (await (await fetch(`${engine}/_control/containers/${id}`)).json()) as EngineLog;
     expect(log.starts.map((start) => start.enableInternet)).toEqual([false, false]);
     expect(await stub.describe()).toMatchObject({ generation: 2, egress: { kind: "none" } });
+  });
+
+  it("prices container time from the published rates (an estimate: CPU counted as busy)", () => {
+    // basic: 1 GiB × $0.0000025 + 4 GB × $0.00000007 + ¼ vCPU × $0.000020 per second.
+    expect(containerCostUsd("basic", 3600)).toBeCloseTo(0.028008, 6);
+    expect(containerCostUsd("lite", 3600)).toBeCloseTo(0.007254, 6);
+    expect(containerCostUsd("standard-1", 3600)).toBeCloseTo(0.074016, 6);
+    expect(containerCostUsd("gpu-huge", 3600)).toBeUndefined();
   });
 
   it("a Worker deployed without the sandbox container says so instead of failing to construct it", () => {

@@ -139,6 +139,18 @@ describe("exec in the bubblewrap sandbox", () => {
     expect(prompt).toContain("finished");
     // The killed command was in the foreground turn: no event for it (it was seen there).
     expect(prompt).not.toContain("Exec finished (id call_sleeper)");
+    // Metered once each, however often their ends were read (alarm polls, process poll, kill).
+    const report = await sessionStub(key).sandbox();
+    expect(report.usage.commands).toBe(2);
+    expect(report.usage.seconds).toBeGreaterThan(1);
+    expect(report.usage.containerSeconds).toBe(0);
+    expect(report.placement).toMatchObject({ backend: "companion", network: false });
+    expect(report.commands.map((c) => [c.id, c.state, c.background])).toEqual(
+      expect.arrayContaining([
+        ["call_bg_1", "exited", true],
+        ["call_sleeper", "exited", true],
+      ]),
+    );
   });
 
   it("pty: true reaches the sandbox: the command runs on a terminal", async () => {

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeModelServer } from "../fakes/model-server.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { killStartedDevs, startDev, stopDev, tryKill, type RunningDev } from "./dev-process.ts";
-import { tempProject } from "./helpers.ts";
+import { chromium } from "playwright-core";
+import { projectRoot, tempProject } from "./helpers.ts";
 
 /**
  * `npm run dev` with an agent whose sandbox backend is "companion" and no socket account: dev
@@ -153,6 +154,52 @@ describe("npm run dev with the companion as the exec sandbox", () => {
       const seen = toolResult(await requests(scenario), "call_dev_1");
       assert.match(seen, /^from-dev\n1000\n\/workspace\n/, dev.output());
       assert.match(seen, /exit code 0/);
+
+      // Operators see it: `sessions show` and the control page list the command and its time.
+      const key = "agent:main:openai-user:sandbox-basic";
+      const show = () =>
+        spawnSync(
+          process.execPath,
+          [join(projectRoot, "bin", "edgeclaw.mjs"), "sessions", "show", key],
+          {
+            cwd: projectRoot,
+            encoding: "utf8",
+            timeout: 60_000,
+            env: { ...process.env, EDGECLAW_URL: dev.url, EDGECLAW_GATEWAY_TOKEN: TOKEN },
+          },
+        );
+      const shown = await until("the session index", async () => {
+        const run = show();
+        return run.status === 0 && /Sandbox:/.test(run.stdout) ? run.stdout : undefined;
+      });
+      assert.match(
+        shown,
+        /^Sandbox: companion, scope agent:main, network none; 1 command finished, \d+\.\d s$/m,
+      );
+      assert.match(shown, /^ {2}call_dev_1 \[exit 0, \d+\.\d s\] echo from-dev; id -u; pwd$/m);
+
+      const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${dev.url}/control`);
+        await page.fill("#token-input", TOKEN);
+        await page.click("#login button[type=submit]");
+        await page.locator("main h2", { hasText: "Sessions" }).waitFor();
+        await page.goto(`${dev.url}/control#sessions/${encodeURIComponent(key)}`);
+        const section = page.locator("[data-list=sandbox]");
+        await section.locator("code", { hasText: "call_dev_1" }).waitFor();
+        assert.match(
+          (await section.locator("[data-field=sandbox-summary]").textContent()) ?? "",
+          /^companion · scope agent:main · network none · 1 finished, \d+\.\d s$/,
+        );
+        assert.match((await section.textContent()) ?? "", /exit 0/);
+      } finally {
+        await browser.close();
+      }
+
+      // /usage cost meters the sandbox time.
+      const usage = await chat(dev, "sandbox-basic", "/usage cost");
+      assert.match(await usage.text(), /🧰 Sandbox: 1 command, \d+\.\d s/);
     } finally {
       await stopDev(dev);
     }

@@ -1,5 +1,5 @@
 /**
- * The control page's operational views: sessions (search, transcript, reset), pairing requests
+ * The control page's operational views: sessions (search, transcript, sandbox, reset), pairing requests
  * (approve, deny), dead letters (inspect, retry, discard) and cron jobs (run now, enable/disable,
  * runs). Each is one or two admin API calls; every change goes through the same endpoints as the
  * CLI, so it is validated and audited there.
@@ -59,12 +59,45 @@ function sessionDetail(key) {
           h("div", { cls: "muted", "data-field": "session-id", text: "session id " + sessionId + " · started " + when(s.sessionStartedAt) + " · tokens " + count(s.inputTokens) + " in / " + count(s.outputTokens) + " out" })),
         reset),
       results[1].deadLetters.length ? h("p", { cls: "warn" }, results[1].deadLetters.length + " dead letter(s): ", h("a", { href: "#dead-letters", text: "see Dead letters" })) : null,
+      sandboxSection(data.sandbox),
       h("h3", { text: "Transcript (current session)" }),
       h("div", { cls: "card", "data-list": "transcript" }, transcript.length ? transcript.map(function (e) {
         return h("div", { cls: "msg " + e.role }, h("span", { cls: "who", text: e.role + " · " + when(e.createdAt) }), transcriptText(e.content));
       }) : empty("Nothing in this session yet (a reset starts an empty one; the archive keeps earlier ones).")),
     ];
   });
+}
+
+// The session's sandbox (GET /admin/sessions/:key → sandbox, functions/sandbox/report.ts):
+// where its commands run, their metered time, the scope's container, each command and its end.
+function sandboxSection(sb) {
+  if (!sb) return null;
+  if (sb.error) return h("p", { cls: "warn", text: "Sandbox: could not be read (" + sb.error + ")" });
+  if (!sb.placement) return null;
+  var p = sb.placement, u = sb.usage, c = sb.container;
+  var head = p.backend + (p.sandboxed ? "" : " (mode off: not isolated)") + " · scope " + p.scope +
+    " · network " + (p.network ? "allowed" : "none") + " · " + u.commands + " finished, " + u.seconds.toFixed(1) + " s" +
+    (u.containerSeconds ? " (container estimate $" + u.estimatedUsd.toFixed(6) + ")" : "");
+  var box = c ? (c.error ? "container: could not be asked (" + c.error + ")" :
+    "container: " + (c.running ? "running" : "asleep") + " · generation " + c.generation + " · " + c.starts +
+    " start(s) · egress " + (c.egress ? c.egress.kind : "none") + " · sleeps after " + c.sleepAfter + " idle") : null;
+  function ended(x) {
+    if (x.state !== "exited") return x.state;
+    return x.timedOut ? "timed out" : x.signal ? "killed (" + x.signal + ")" : "exit " + x.exitCode;
+  }
+  return [
+    h("h3", { text: "Sandbox" }),
+    h("div", { cls: "card", "data-list": "sandbox" },
+      h("div", { cls: "muted", "data-field": "sandbox-summary", text: head }),
+      box ? h("div", { cls: "muted", "data-field": "sandbox-container", text: box }) : null,
+      sb.commands.length ? table([
+        { label: "Id", cell: function (x) { return h("code", { text: x.id }); } },
+        { label: "Command", cell: function (x) { return h("code", { text: x.command.slice(0, 160) }); } },
+        { label: "State", cell: function (x) { return ended(x) + (x.background ? " · background" : ""); } },
+        { label: "Started", cell: function (x) { return when(new Date(x.startedAt).toISOString()); } },
+        { label: "Took", cell: function (x) { return x.durationMs === null ? "—" : (x.durationMs / 1000).toFixed(1) + " s"; } },
+      ], sb.commands) : empty("No commands in this session.")),
+  ];
 }
 
 function transcriptText(content) {
