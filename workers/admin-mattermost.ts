@@ -1,11 +1,10 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { COMMANDS } from "../functions/commands/registry.ts";
-import { mattermostBotFor } from "../functions/channels/mattermost/api.ts";
+import { mattermostBot } from "../functions/channels/mattermost/api.ts";
 import { mattermostCommandRegistry } from "../functions/channels/mattermost/command-registry.ts";
 import {
   mattermostAccount,
-  mattermostConfig,
   mattermostNativeCommands,
 } from "../functions/channels/mattermost/config.ts";
 import {
@@ -15,6 +14,8 @@ import {
   type NativeCommandSpec,
 } from "../functions/channels/mattermost/native-commands.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
+import { contextFor, rootOf } from "../functions/channels/channel-account.ts";
+import { mattermostChannel } from "../functions/channels/mattermost/index.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { auditAdminChange } from "./admin-audit-write.ts";
@@ -83,7 +84,7 @@ adminMattermost.post("/commands", async (c) => {
   if (!body.success)
     return fail(c, 400, "invalid_request", body.error.issues[0]?.message ?? "invalid body");
   const config = configFromEnv(c.env);
-  const root = mattermostConfig(config);
+  const root = rootOf(mattermostChannel, config);
   if (!root) return fail(c, 404, "not_configured", "channels.mattermost is not configured");
   const accountId = body.data.accountId ?? root.defaultAccount ?? "default";
   const account = mattermostAccount(root, accountId);
@@ -102,7 +103,7 @@ adminMattermost.post("/commands", async (c) => {
       "no_registry",
       "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)",
     );
-  const bot = mattermostBotFor(accountId, { env: c.env, config });
+  const bot = mattermostBot(contextFor(mattermostChannel, { env: c.env, config }, accountId));
   if ("missing" in bot) return fail(c, 409, "not_configured", bot.missing);
   const callbackUrl =
     body.data.callbackUrl ??
@@ -138,7 +139,7 @@ function urlWithoutQuery(url: string): string {
 }
 
 adminMattermost.get("/commands", async (c) => {
-  const root = mattermostConfig(configFromEnv(c.env));
+  const root = rootOf(mattermostChannel, configFromEnv(c.env));
   if (!root) return fail(c, 404, "not_configured", "channels.mattermost is not configured");
   const accountId = c.req.query("account") ?? root.defaultAccount ?? "default";
   const registry = mattermostCommandRegistry(c.env, accountId);

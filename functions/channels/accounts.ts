@@ -1,5 +1,3 @@
-import type { z } from "zod";
-import type { EdgeclawConfig } from "../config/schema.ts";
 import type { SecretEnv } from "../config/secret-ref.ts";
 import type { WebhookRoute } from "./channel.ts";
 
@@ -37,29 +35,6 @@ export interface MergeRules {
 
 /** Called for an account whose webhook path another account already holds. */
 export type ClashHandler = (accountId: string, path: string) => void;
-
-const parsedBlocks = new WeakMap<z.ZodType, WeakMap<object, unknown>>();
-
-/**
- * `channels.<channelId>` parsed with the channel's schema, once per config object. The config
- * loader has validated it already; parsing again narrows the type and applies the defaults to
- * configs built by hand (tests, scripts).
- */
-export function channelBlock<S extends z.ZodType>(
-  config: EdgeclawConfig,
-  channelId: string,
-  schema: S,
-): z.output<S> | undefined {
-  const block = (config.channels as Record<string, unknown>)[channelId];
-  if (typeof block !== "object" || block === null) return undefined;
-  let cache = parsedBlocks.get(schema);
-  if (!cache) {
-    cache = new WeakMap();
-    parsedBlocks.set(schema, cache);
-  }
-  if (!cache.has(block)) cache.set(block, schema.parse(block));
-  return cache.get(block) as z.output<S>;
-}
 
 export function defaultAccountId(root: AccountsRoot): string {
   return root.defaultAccount ?? DEFAULT_ACCOUNT_ID;

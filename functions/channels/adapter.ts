@@ -60,14 +60,20 @@ export type SendResult =
   /** The request may or may not have reached the platform (timeout, reset): reconcile, do not re-send blindly. */
   | { ok: false; outcomeUnknown: true; error: string };
 
-export interface SendContext {
+export interface SendContext<Account = unknown> {
   env: Record<string, unknown>;
   config: EdgeclawConfig;
+  /**
+   * The settings in force for the account the call is for (its route's), resolved once by the
+   * pipeline from the parsed `channels.<id>` block (channel-account.ts); undefined when the config
+   * has no block for the channel. A channel never reads its block out of `config` itself.
+   */
+  account: Account | undefined;
   signal?: AbortSignal;
 }
 
 /** What a progress call gets beyond the send context: the run, and a way to record state mid-call. */
-export interface ProgressContext extends SendContext {
+export interface ProgressContext<Account = unknown> extends SendContext<Account> {
   /** The run this progress belongs to (absent for `accepted`, which precedes any run). */
   runId?: string;
   /**
@@ -89,15 +95,19 @@ export type ProgressEvent =
 /** What `fetchAttachment` answers: the file's text (cut at the source when `truncated`), or why there is none. */
 export type FetchedAttachment = { text: string; truncated?: boolean } | { skipped: string };
 
-export interface ChannelAdapter {
+/**
+ * The outbound half of a channel. Every call gets the account it is for, resolved by the pipeline
+ * (`account`, or `ctx.account`): undefined when the config has no block for the channel.
+ */
+export interface ChannelAdapter<Account = unknown> {
   /** Channel id as used in config (`channels.<id>`), session keys and routes. */
   readonly id: string;
   /** Largest chunk the platform takes; the outbox chunks replies to this unless config says less. */
-  textChunkLimit(config: EdgeclawConfig, accountId: string): number;
+  textChunkLimit(account: Account | undefined): number;
   /** How the outbox splits long replies (`newline` prefers paragraph breaks); default `length`. */
-  chunkMode?(config: EdgeclawConfig, accountId: string): ChunkMode;
+  chunkMode?(account: Account | undefined): ChunkMode;
   /** Most lines per chunk (Discord `maxLinesPerMessage`, 17), beside the character limit; unset = no line limit. */
-  maxLinesPerChunk?(config: EdgeclawConfig, accountId: string): number | undefined;
+  maxLinesPerChunk?(account: Account | undefined): number | undefined;
   /**
    * The platform drops a repeated send that carries the same idempotency key (LINE
    * `X-Line-Retry-Key`, Feishu `uuid`): `send` passes `message.id` (the outbox chunk id) as that key,
@@ -106,7 +116,7 @@ export interface ChannelAdapter {
    */
   idempotentSends?: boolean;
   /** Sends one chunk. Must not retry on its own: the outbox owns retries. */
-  send(message: OutboundMessage, ctx: SendContext): Promise<SendResult>;
+  send(message: OutboundMessage, ctx: SendContext<Account>): Promise<SendResult>;
   /**
    * Where to tell a sender their event was turned away (access, pairing pending, command not
    * authorized), or undefined to stay silent — the default everywhere, since a stranger must not make
@@ -119,7 +129,7 @@ export interface ChannelAdapter {
    * Called when a send's outcome is unknown: finds out whether the message reached the platform
    * (e.g. by a marker in its history since `message.queuedAt`). Throws when it cannot tell right now.
    */
-  reconcile?(message: OutboundMessage, ctx: SendContext): Promise<ReconcileResult>;
+  reconcile?(message: OutboundMessage, ctx: SendContext<Account>): Promise<ReconcileResult>;
   /**
    * Downloads an inbound attachment the model may read (text-like files), with the channel's own
    * credentials and size bound. Called after access control, never on the ack path. Returns the
@@ -128,13 +138,13 @@ export interface ChannelAdapter {
   fetchAttachment?(
     attachment: InboundAttachment,
     route: ReplyRoute,
-    ctx: SendContext,
+    ctx: SendContext<Account>,
   ): Promise<FetchedAttachment>;
   /**
    * Whether the agent has posted in the thread `route.threadId` (thread participation counts as a
    * mention in gated groups). Asked only for unmentioned thread messages in groups.
    */
-  participatedInThread?(route: ReplyRoute, ctx: SendContext): Promise<boolean>;
+  participatedInThread?(route: ReplyRoute, ctx: SendContext<Account>): Promise<boolean>;
   /**
    * Optional live progress (typing, reactions, streaming previews). Receives the run's state and
    * returns it updated; failures must not throw (progress is best effort, the reply is not).
@@ -143,6 +153,6 @@ export interface ChannelAdapter {
     route: ReplyRoute,
     event: ProgressEvent,
     state: ProgressState,
-    ctx: ProgressContext,
+    ctx: ProgressContext<Account>,
   ): Promise<ProgressState>;
 }

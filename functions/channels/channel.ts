@@ -9,7 +9,6 @@
  * loads no send code: the gateway's config (gateway-config.ts) is composed from those alone.
  */
 import type { z } from "zod";
-import type { EdgeclawConfig } from "../config/schema.ts";
 import type { InboundEnvelope } from "../core/envelope.ts";
 import type { ChannelAdapter } from "./adapter.ts";
 import type { AccountRequirements } from "./credentials.ts";
@@ -69,9 +68,12 @@ export interface AcceptResult {
 }
 
 /** The inbound half of a webhook channel. Pure pieces; the generic handler (workers/webhooks.ts) owns the order. */
-export interface WebhookPieces<Account = unknown> {
-  /** Paths from config (only enabled accounts served over webhooks). Two accounts on one path: the second is refused with a log line. */
-  routes(config: EdgeclawConfig): WebhookRoute<Account>[];
+export interface WebhookPieces<Account = unknown, Config = unknown> {
+  /**
+   * Paths from the channel's parsed block (only enabled accounts served over webhooks); not called
+   * when the config has no block. Two accounts on one path: the second is refused with a log line.
+   */
+  routes(root: Config): WebhookRoute<Account>[];
   /** Bytes read before verification; larger → 413, nothing stored. */
   maxBodyBytes(route: WebhookRoute<Account>): number;
   /** HTTP methods served on the path (default ["POST"]). */
@@ -123,9 +125,12 @@ export interface SocketEvent {
  * the same parser (and so the same dedup keys) as the channel's webhook mode where it has one — so
  * the companion holds no config logic, and a leaked companion key cannot forge routing fields.
  */
-export interface SocketPieces<Account = unknown> {
-  /** Accounts served over the companion (enabled, socket mode). An account is either webhook or socket, never both. */
-  accounts(config: EdgeclawConfig, env: Record<string, unknown>): SocketAccount<Account>[];
+export interface SocketPieces<Account = unknown, Config = unknown> {
+  /**
+   * Accounts served over the companion (enabled, socket mode), from the channel's parsed block; not
+   * called when the config has no block. An account is either webhook or socket, never both.
+   */
+  accounts(root: Config, env: Record<string, unknown>): SocketAccount<Account>[];
   /** Raw event → envelopes, like WebhookPieces.parse (mention gating, access metadata, dedup keys). Never calls the platform. */
   parse(
     event: SocketEvent,
@@ -142,24 +147,36 @@ export interface ChannelSetup {
 }
 
 /** Everything one channel brings. `functions/channels/registry.ts` lists them; adding a channel = its folder + one line there. */
-export interface ChannelDefinition<Config = unknown, Account = unknown> {
+/**
+ * `Config` is the parsed `channels.<id>` block, `Account` one account's settings in force, and
+ * `RouteAccount` what a webhook route carries (the account, or the account with what the path adds:
+ * Twilio's public URL, Mattermost's endpoint kind).
+ */
+export interface ChannelDefinition<Config = unknown, Account = unknown, RouteAccount = Account> {
   id: string;
   /**
    * zod schema of `channels.<id>` with OpenClaw's key names and defaults, from the channel's
    * config.ts: the same one gateway-config.ts composes the gateway's config from.
    */
   configSchema: z.ZodType<Config>;
-  webhook?: WebhookPieces<Account>;
+  /**
+   * The settings in force for one account, from the parsed block: the root's keys with the
+   * account's own over them (accounts.ts `mergedAccount`, by the channel's merge rules), or
+   * undefined for an account the channel will not answer for (SMS: one the block does not list).
+   * The pipeline calls it once per call and hands the result to the piece (SendContext.account).
+   */
+  account(root: Config, accountId: string): Account | undefined;
+  webhook?: WebhookPieces<RouteAccount, Config>;
   /** Served by a companion connector (socket-only transports); see SocketPieces. */
-  socket?: SocketPieces<Account>;
-  outbound: ChannelAdapter;
+  socket?: SocketPieces<Account, Config>;
+  outbound: ChannelAdapter<Account>;
   setup?: ChannelSetup;
   /**
    * Each enabled account's credentials — its secrets with their env fallbacks, and any account the
    * Worker will not serve (credentials.ts). Config check, the dev banner, the control page and
    * deploy's secret list name what is missing from this one list (credential-check.ts).
    */
-  requirements(config: EdgeclawConfig): AccountRequirements[];
+  requirements(root: Config): AccountRequirements[];
   /**
    * OpenClaw's group sender fallback (channels/groups): with no `groupAllowFrom`, `allowFrom` — the
    * DM allowlist — also admits senders in groups. Only where the channel's docs say so (Telegram,

@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { AccountRequirements, CredentialNeed } from "./credentials.ts";
 import { channelDefinitions } from "./registry.ts";
+import { withRoot } from "./channel-account.ts";
 
 /**
  * The channels' declared requirements (credentials.ts) read against an environment: what is
@@ -27,7 +28,7 @@ export function channelRequirements(
   config: EdgeclawConfig,
 ): Array<AccountRequirements & { channel: string }> {
   return channelDefinitions().flatMap((definition) =>
-    (definition.requirements?.(config) ?? []).map((account) => ({
+    withRoot(definition, config, (root) => definition.requirements(root)).map((account) => ({
       ...account,
       channel: definition.id,
     })),

@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ChannelDefinition, WebhookPieces, WebhookRoute } from "./channel.ts";
+import { withRoot } from "./channel-account.ts";
 import { channelDefinitions } from "./registry.ts";
 
 /** One served path: the channel that owns it and the account it belongs to. */
@@ -24,7 +25,7 @@ export function webhookRouteTable(config: EdgeclawConfig): Map<string, WebhookTa
   for (const definition of channelDefinitions()) {
     const webhook = definition.webhook;
     if (!webhook) continue;
-    for (const route of webhook.routes(config)) {
+    for (const route of withRoot(definition, config, (root) => webhook.routes(root))) {
       const taken = table.get(route.path);
       if (taken) {
         console.error(

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   accountIds,
-  channelBlock,
   defaultAccountEnv,
   enabledAccounts,
   logClash,
@@ -15,7 +14,6 @@ import {
   channelAccessSchema,
   channelAccountAccessSchema,
 } from "../../functions/config/channel-access.ts";
-import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 
 /** A channel as small as the helpers allow: a path, a token, a nested object and a mode. */
 const accountFields = {
@@ -34,7 +32,6 @@ const schema = channelAccessSchema.safeExtend({
 });
 type Demo = z.infer<typeof schema>;
 
-const configWith = (demo: unknown) => ({ channels: { demo } }) as unknown as EdgeclawConfig;
 const accountOf = (demo: Demo) => (accountId: string) =>
   mergedAccount(demo, accountId, { replace: ["groups"] });
 const served = (demo: Demo, onClash?: (accountId: string, path: string) => void) =>
@@ -48,16 +45,6 @@ const served = (demo: Demo, onClash?: (accountId: string, path: string) => void)
 afterEach(() => vi.restoreAllMocks());
 
 describe("channel accounts", () => {
-  it("parses `channels.<id>` once per config object, with the schema's defaults; a missing block is undefined", () => {
-    const config = configWith({ accounts: { ops: {} } });
-    const first = channelBlock(config, "demo", schema);
-    expect(first).toMatchObject({ enabled: true, dmPolicy: "pairing", webhookPath: "/demo" });
-    expect(channelBlock(config, "demo", schema)).toBe(first);
-    expect(channelBlock(configWith({ accounts: { ops: {} } }), "demo", schema)).not.toBe(first);
-    expect(channelBlock(configWith(undefined), "demo", schema)).toBeUndefined();
-    expect(() => channelBlock(configWith({ dmPolicy: "sometimes" }), "demo", schema)).toThrow();
-  });
-
   it("lists each `accounts.<id>`, or the root alone as the default account (`defaultAccount` names it)", () => {
     expect(accountIds(schema.parse({}))).toEqual(["default"]);
     expect(accountIds(schema.parse({ defaultAccount: "main" }))).toEqual(["main"]);

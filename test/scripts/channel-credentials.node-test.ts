@@ -7,43 +7,30 @@ import {
   missingCredentials,
 } from "../../functions/channels/credential-check.ts";
 import { channelDefinitions } from "../../functions/channels/registry.ts";
-import {
-  discordAccount,
-  discordBotToken,
-  discordConfig,
-} from "../../functions/channels/discord/config.ts";
-import {
-  feishuAccount,
-  feishuConfig,
-  feishuSecrets,
-} from "../../functions/channels/feishu/config.ts";
+import { discordAccount, discordBotToken } from "../../functions/channels/discord/config.ts";
+import { feishuAccount, feishuSecrets } from "../../functions/channels/feishu/config.ts";
 import {
   googleChatAccount,
-  googleChatConfig,
   googleChatServiceAccount,
 } from "../../functions/channels/googlechat/config.ts";
-import { lineAccount, lineConfig, lineSecrets } from "../../functions/channels/line/config.ts";
+import { lineAccount, lineSecrets } from "../../functions/channels/line/config.ts";
 import {
   mattermostAccount,
   mattermostBaseUrl,
   mattermostBotToken,
-  mattermostConfig,
 } from "../../functions/channels/mattermost/config.ts";
-import {
-  msTeamsAccount,
-  msTeamsConfig,
-  msTeamsCredentials,
-} from "../../functions/channels/msteams/config.ts";
-import { slackAccount, slackConfig, slackSecrets } from "../../functions/channels/slack/config.ts";
-import { smsAccount, smsConfig, smsSecrets } from "../../functions/channels/sms/config.ts";
-import {
-  telegramAccount,
-  telegramConfig,
-  telegramSecrets,
-} from "../../functions/channels/telegram/config.ts";
+import { msTeamsAccount, msTeamsCredentials } from "../../functions/channels/msteams/config.ts";
+import { slackAccount, slackSecrets } from "../../functions/channels/slack/config.ts";
+import { smsAccount, smsSecrets } from "../../functions/channels/sms/config.ts";
+import { telegramAccount, telegramSecrets } from "../../functions/channels/telegram/config.ts";
 import { checkConfig } from "../../functions/routing/config-check.ts";
 import { requiredSecrets } from "../../functions/control/required-secrets.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
+import { channelRoot } from "../../functions/channels/channel-account.ts";
+
+/** `channels.<id>` as the gateway parsed it, for the channel's own account resolver. */
+const root = <Block>(config: EdgeclawConfig, channel: string): Block =>
+  channelRoot(config, channel) as Block;
 
 /**
  * One list of what each channel account needs (functions/channels/<id>/credentials.ts), env
@@ -69,32 +56,35 @@ const CASES: Record<string, Case> = {
     block: {},
     missing: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"],
     resolved: (c, env) =>
-      Object.values(slackSecrets(slackAccount(slackConfig(c)!, "default"), env)),
+      Object.values(slackSecrets(slackAccount(root(c, "slack"), "default"), env)),
   },
   telegram: {
     block: {},
     missing: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"],
     resolved: (c, env) =>
-      Object.values(telegramSecrets(telegramAccount(telegramConfig(c)!, "default"), env)),
+      Object.values(telegramSecrets(telegramAccount(root(c, "telegram"), "default"), env)),
   },
   sms: {
     block: {},
     missing: ["TWILIO_AUTH_TOKEN", "TWILIO_ACCOUNT_SID", "TWILIO_PHONE_NUMBER"],
     resolved: (c, env) => {
-      const s = smsSecrets(smsAccount(smsConfig(c)!, "default"), env);
+      const s = smsSecrets(smsAccount(root(c, "sms"), "default"), env);
       return [s.accountSid, s.authToken, s.fromNumber];
     },
   },
   line: {
     block: {},
     missing: ["LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"],
-    resolved: (c, env) => Object.values(lineSecrets(lineAccount(lineConfig(c)!, "default"), env)),
+    resolved: (c, env) => Object.values(lineSecrets(lineAccount(root(c, "line"), "default"), env)),
   },
   googlechat: {
     block: { audienceType: "app-url", audience: "https://bot.example/googlechat" },
     missing: ["GOOGLE_CHAT_SERVICE_ACCOUNT"],
     resolved: (c, env) => {
-      const key = googleChatServiceAccount(googleChatAccount(googleChatConfig(c)!, "default"), env);
+      const key = googleChatServiceAccount(
+        googleChatAccount(root(c, "googlechat"), "default"),
+        env,
+      );
       return ["key" in key ? key.key : undefined];
     },
   },
@@ -102,7 +92,7 @@ const CASES: Record<string, Case> = {
     block: { connectionMode: "webhook" },
     missing: ["FEISHU_APP_ID", "FEISHU_APP_SECRET", "FEISHU_ENCRYPT_KEY"],
     resolved: (c, env) => {
-      const s = feishuSecrets(feishuAccount(feishuConfig(c)!, "default"), env);
+      const s = feishuSecrets(feishuAccount(root(c, "feishu"), "default"), env);
       return [s.appId, s.appSecret, s.encryptKey];
     },
   },
@@ -110,20 +100,20 @@ const CASES: Record<string, Case> = {
     block: {},
     missing: ["MSTEAMS_APP_ID", "MSTEAMS_APP_PASSWORD"],
     resolved: (c, env) => {
-      const s = msTeamsCredentials(msTeamsAccount(msTeamsConfig(c)!, "default"), env);
+      const s = msTeamsCredentials(msTeamsAccount(root(c, "msteams"), "default"), env);
       return "error" in s ? [undefined] : [s.appId, s.appPassword];
     },
   },
   discord: {
     block: {},
     missing: ["DISCORD_BOT_TOKEN"],
-    resolved: (c, env) => [discordBotToken(discordAccount(discordConfig(c)!, "default"), env)],
+    resolved: (c, env) => [discordBotToken(discordAccount(root(c, "discord"), "default"), env)],
   },
   mattermost: {
     block: {},
     missing: ["MATTERMOST_URL", "MATTERMOST_BOT_TOKEN"],
     resolved: (c, env) => {
-      const account = mattermostAccount(mattermostConfig(c)!, "default");
+      const account = mattermostAccount(root(c, "mattermost"), "default");
       return [mattermostBaseUrl(account, env), mattermostBotToken(account, env)];
     },
   },

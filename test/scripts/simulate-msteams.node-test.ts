@@ -8,6 +8,9 @@ import {
 import { parseTeamsActivity } from "../../functions/channels/msteams/parse.ts";
 import { verifyBotFrameworkToken } from "../../functions/channels/msteams/verify.ts";
 import { sendTeamsMessage } from "../../functions/channels/msteams/send.ts";
+import { msTeamsChannel } from "../../functions/channels/msteams/index.ts";
+import { contextFor } from "../../functions/channels/channel-account.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { msTeamsSimulator } from "../../scripts/simulate/msteams.ts";
 
 /** The Teams simulator: what it sends passes the Worker's own verify and parse, and the stack it prepares can reply. */
@@ -54,10 +57,10 @@ describe("msteams simulator", () => {
       assert.equal(channel.text, "status");
       assert.equal(channel.route.threadId, "1700");
 
-      const config = { channels: { msteams: prepared.block } } as never;
+      const config = parseConfig({ channels: { msteams: prepared.block } });
       const sent = await sendTeamsMessage(
         { id: "c1", route: dm.route, text: "Hi there", chunkIndex: 0, chunkCount: 1 },
-        { env: prepared.env, config },
+        contextFor(msTeamsChannel, { env: prepared.env, config }, dm.route.accountId),
       );
       assert.equal(sent.ok, true);
       assert.deepEqual(await msTeamsSimulator.replies(fake.url, { text: "" }), ["Hi there"]);

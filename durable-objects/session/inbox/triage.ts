@@ -2,6 +2,7 @@ import { createLogger } from "../../../functions/logging/logger.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { describeAttachments } from "../../../functions/channels/attachments.ts";
+import { sendContextFor } from "../../../functions/channels/channel-account.ts";
 import {
   decideAccess,
   OPERATOR_ACCESS,
@@ -152,11 +153,10 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     envelope.attachments,
     adapterFor(envelope.channel),
     envelope.route,
-    {
-      env: host.env,
-      config: host.config,
-      signal: AbortSignal.timeout(30_000),
-    },
+    sendContextFor(
+      { env: host.env, config: host.config, signal: AbortSignal.timeout(30_000) },
+      envelope.route,
+    ),
   );
   host.store.inbox.decide(row.seq, { outcome: "accepted" });
   host.store.inbox.prepare(row.seq, {
@@ -271,11 +271,14 @@ async function participatedInThread(row: InboxRow, host: TriageHost): Promise<bo
   const adapter = adapterFor(row.event.envelope.channel);
   if (!adapter?.participatedInThread) return false;
   try {
-    return await adapter.participatedInThread(row.event.envelope.route, {
-      env: host.env,
-      config: host.config,
-      signal: AbortSignal.timeout(10_000),
-    });
+    const route = row.event.envelope.route;
+    return await adapter.participatedInThread(
+      route,
+      sendContextFor(
+        { env: host.env, config: host.config, signal: AbortSignal.timeout(10_000) },
+        route,
+      ),
+    );
   } catch (error) {
     createLogger(
       host.config,

@@ -5,6 +5,7 @@ import type {
   SendContext,
 } from "../../../functions/channels/adapter.ts";
 import type { OutboxRow, SessionStore } from "../storage.ts";
+import { sendContextFor } from "../../../functions/channels/channel-account.ts";
 
 export interface OutboxPolicy {
   maxAttempts: number;
@@ -40,7 +41,8 @@ export interface DeadLetter {
 export async function deliverDueOutbox(args: {
   store: SessionStore;
   adapterFor: (channel: string) => ChannelAdapter | undefined;
-  ctx: SendContext;
+  /** What every call shares; each gets the account of its chunk's route added (sendContextFor). */
+  ctx: Omit<SendContext, "account">;
   policy: OutboxPolicy;
   progressStateFor: (runId: string | null) => Record<string, string> | undefined;
   now: () => number;
@@ -81,7 +83,9 @@ export async function deliverDueOutbox(args: {
     // simply sent the same chunk id again (below); any other is asked, never sent blindly.
     if ((row.state === "sending" || row.state === "unknown") && !adapter.idempotentSends) {
       const found: ReconcileResult | undefined = adapter.reconcile
-        ? await adapter.reconcile(message, args.ctx).catch(() => undefined)
+        ? await adapter
+            .reconcile(message, sendContextFor(args.ctx, row.route))
+            .catch(() => undefined)
         : { outcome: "untraceable", reason: "channel cannot reconcile", idempotent: false };
       if (found === undefined) {
         // Could not ask right now: try reconciling again later.
@@ -141,7 +145,7 @@ export async function deliverDueOutbox(args: {
     message.firstAttemptAt = firstAttemptAt;
     let result;
     try {
-      result = await adapter.send(message, args.ctx);
+      result = await adapter.send(message, sendContextFor(args.ctx, row.route));
     } catch (error) {
       result = {
         ok: false as const,

@@ -10,6 +10,7 @@ import { sessionLog } from "../log.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import { describeError } from "../../../functions/core/describe-error.ts";
 import { zeroUsage, type SessionState } from "../state.ts";
+import { channelAccount, sendContextFor } from "../../../functions/channels/channel-account.ts";
 
 /**
  * Reply chunks into the outbox and out to the platform, and progress to the channel. (The copy to
@@ -42,12 +43,13 @@ export function enqueueReply(
   now: number,
 ): void {
   const adapter = adapterFor(route.channel);
-  const limit = adapter ? adapter.textChunkLimit(s.config, route.accountId) : 4000;
+  const account = channelAccount(s.config, route.channel, route.accountId);
+  const limit = adapter ? adapter.textChunkLimit(account) : 4000;
   const chunks = chunkText(
     text,
     limit,
-    adapter?.chunkMode?.(s.config, route.accountId) ?? "length",
-    adapter?.maxLinesPerChunk?.(s.config, route.accountId),
+    adapter?.chunkMode?.(account) ?? "length",
+    adapter?.maxLinesPerChunk?.(account),
   );
   chunks.forEach((chunk, index) => {
     s.store.outbox.insert(
@@ -142,7 +144,7 @@ export function progressRelay(
   return new ProgressRelay({
     adapter: HTTP_CHANNELS.has(route.channel) ? undefined : adapterFor(route.channel),
     route,
-    ctx: { env: s.env, config: s.config },
+    ctx: sendContextFor({ env: s.env, config: s.config }, route),
     store: s.store,
     runId: run?.runId ?? null,
   });

@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { ChannelDefinition, SocketAccount, SocketPieces } from "../channel.ts";
+import { withRoot } from "../channel-account.ts";
 import { channelDefinitions, channelDefinition } from "../registry.ts";
 import { authorizeSocketAccount, type IngressKeyGrant } from "./authorize.ts";
 
@@ -17,11 +18,14 @@ export function allSocketAccounts(
   config: EdgeclawConfig,
   env: Record<string, unknown>,
 ): Array<{ definition: ChannelDefinition; account: SocketAccount }> {
-  return channelDefinitions().flatMap((definition) =>
-    definition.socket
-      ? definition.socket.accounts(config, env).map((account) => ({ definition, account }))
-      : [],
-  );
+  return channelDefinitions().flatMap((definition) => {
+    const socket = definition.socket;
+    if (!socket) return [];
+    return withRoot(definition, config, (root) => socket.accounts(root, env)).map((account) => ({
+      definition,
+      account,
+    }));
+  });
 }
 
 /** The socket accounts a key may run: only its channels and accounts; the account's own settings never leave the Worker. */
@@ -54,8 +58,8 @@ export function findSocketAccount(
   const definition = channelDefinition(channel);
   const socket = definition?.socket;
   if (!definition || !socket) return undefined;
-  const account = socket
-    .accounts(config, env)
-    .find((candidate) => candidate.accountId === accountId);
+  const account = withRoot(definition, config, (root) => socket.accounts(root, env)).find(
+    (candidate) => candidate.accountId === accountId,
+  );
   return account ? { definition, socket, account } : undefined;
 }

@@ -5,9 +5,7 @@ import {
   groupEntrySchema,
 } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   enabledAccounts,
   mergedAccount,
@@ -163,10 +161,6 @@ export const discordChannelSchema = channelAccessSchema.safeExtend({
 export type DiscordChannelConfig = z.infer<typeof discordChannelSchema>;
 
 export type DiscordAccount = MergedAccount<DiscordChannelConfig>;
-
-export function discordConfig(config: EdgeclawConfig): DiscordChannelConfig | undefined {
-  return channelBlock(config, "discord", discordChannelSchema);
-}
 
 /** The account's block over the root (shared rules, accounts.ts); an account's `guilds` is its whole allowlist. */
 export function discordAccount(discord: DiscordChannelConfig, accountId: string): DiscordAccount {

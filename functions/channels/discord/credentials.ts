@@ -1,11 +1,8 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { DISCORD_BOT_TOKEN_ENV, discordAccounts, discordConfig } from "./config.ts";
+import { DISCORD_BOT_TOKEN_ENV, discordAccounts, type DiscordChannelConfig } from "./config.ts";
 
 /** What each enabled Discord account needs: the bot token (the companion's Gateway connection, replies). */
-export function discordRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const discord = discordConfig(config);
-  if (!discord) return [];
+export function discordRequirements(discord: DiscordChannelConfig): AccountRequirements[] {
   return discordAccounts(discord).map((account) => ({
     accountId: account.accountId,
     key: accountKey("discord", discord, account.accountId),

@@ -2,7 +2,7 @@ import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
 import { urlOnAllowlist } from "../../http/host-allowlist.ts";
-import { discordAccount, discordConfig } from "./config.ts";
+import type { DiscordAccount } from "./config.ts";
 
 const MAX_REDIRECTS = 3;
 
@@ -20,12 +20,11 @@ const MAX_REDIRECTS = 3;
  */
 export async function fetchDiscordAttachment(
   attachment: InboundAttachment,
-  route: ReplyRoute,
-  ctx: SendContext,
+  _route: ReplyRoute,
+  ctx: SendContext<DiscordAccount>,
 ): Promise<FetchedAttachment> {
-  const discord = discordConfig(ctx.config);
-  if (!discord) return { skipped: "channels.discord is not configured" };
-  const account = discordAccount(discord, route.accountId);
+  const account = ctx.account;
+  if (!account) return { skipped: "channels.discord is not configured" };
   const link = attachmentUrl(attachment);
   if ("skipped" in link) return link;
   const limit = mediaMaxMbLimit(account.mediaMaxMb);

@@ -1,6 +1,11 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { discordAccount, discordChannelSchema, discordConfig } from "./config.ts";
+import {
+  discordAccount,
+  discordChannelSchema,
+  type DiscordChannelConfig,
+  type DiscordAccount,
+} from "./config.ts";
 import { discordInteractions } from "./interactions.ts";
 import { discordRefusalRoute } from "./interaction-webhook.ts";
 import { fetchDiscordAttachment } from "./files.ts";
@@ -11,20 +16,11 @@ import { discordSetupSteps } from "./setup.ts";
 import { discordRequirements } from "./credentials.ts";
 
 /** Replies through Discord REST; a lost send is reconciled through the channel's history (send.ts). */
-export const discordAdapter: ChannelAdapter = {
+export const discordAdapter: ChannelAdapter<DiscordAccount> = {
   id: "discord",
-  textChunkLimit(config, accountId) {
-    const discord = discordConfig(config);
-    return discord ? discordAccount(discord, accountId).textChunkLimit : 2000;
-  },
-  chunkMode(config, accountId) {
-    const discord = discordConfig(config);
-    return discord ? discordAccount(discord, accountId).streaming.chunkMode : "length";
-  },
-  maxLinesPerChunk(config, accountId) {
-    const discord = discordConfig(config);
-    return discord ? discordAccount(discord, accountId).maxLinesPerMessage : 17;
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? 2000,
+  chunkMode: (account) => account?.streaming.chunkMode ?? "length",
+  maxLinesPerChunk: (account) => account?.maxLinesPerMessage ?? 17,
   send: sendDiscordMessage,
   reconcile: reconcileDiscordMessage,
   refusalRoute: discordRefusalRoute,
@@ -33,8 +29,9 @@ export const discordAdapter: ChannelAdapter = {
 };
 
 /** Discord: Gateway messages through the companion, HTTP interactions (slash commands) in the Worker, REST replies. */
-export const discordChannel: ChannelDefinition = {
+export const discordChannel: ChannelDefinition<DiscordChannelConfig, DiscordAccount> = {
   id: "discord",
+  account: discordAccount,
   requirements: discordRequirements,
   configSchema: discordChannelSchema,
   webhook: discordInteractions,

@@ -1,5 +1,4 @@
 import type { AcceptResult, ParseResult, WebhookPieces, WebhookRoute } from "../channel.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { inboundEnvelopeSchema } from "../../core/envelope.ts";
 import { logClash, webhookAccounts, webhookRoutes } from "../accounts.ts";
@@ -7,8 +6,8 @@ import {
   discordAccount,
   discordBotToken,
   discordBotUserId,
-  discordConfig,
   type DiscordAccount,
+  type DiscordChannelConfig,
 } from "./config.ts";
 import {
   discordInteractionSchema,
@@ -43,10 +42,8 @@ const APPLICATION_COMMAND = 2;
 const MESSAGE_COMPONENT = 3;
 const AUTOCOMPLETE = 4;
 
-export const discordInteractions: WebhookPieces<DiscordAccount> = {
-  routes(config: EdgeclawConfig): WebhookRoute<DiscordAccount>[] {
-    const discord = discordConfig(config);
-    if (!discord) return [];
+export const discordInteractions: WebhookPieces<DiscordAccount, DiscordChannelConfig> = {
+  routes(discord: DiscordChannelConfig): WebhookRoute<DiscordAccount>[] {
     // Only accounts with the application's public key answer interactions.
     const byPath = webhookAccounts(
       discord,

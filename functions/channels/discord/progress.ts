@@ -1,3 +1,4 @@
+import type { DiscordAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import {
@@ -34,9 +35,9 @@ export async function discordProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<DiscordAccount>,
 ): Promise<ProgressState> {
-  const target = discordTarget(route, ctx);
+  const target = discordTarget(ctx);
   if (!target?.token || route.extra?.interactionToken) return state;
   const { call, account } = target;
   const mode = account.streaming.mode;

@@ -2,11 +2,9 @@ import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
 import {
-  discordAccount,
   discordApiBase,
   discordBotToken,
   discordBotUserId,
-  discordConfig,
   type DiscordAccount,
 } from "./config.ts";
 import { discordRequest, sendResultFromFailure, snowflakeAt, type DiscordCall } from "./rest.ts";
@@ -42,10 +40,10 @@ export interface DiscordTarget {
   call: DiscordCall;
 }
 
-export function discordTarget(route: ReplyRoute, ctx: SendContext): DiscordTarget | undefined {
-  const discord = discordConfig(ctx.config);
-  if (!discord) return undefined;
-  const account = discordAccount(discord, route.accountId);
+/** The account the pipeline resolved for the call (the route's), with its token and API base. */
+export function discordTarget(ctx: SendContext<DiscordAccount>): DiscordTarget | undefined {
+  const account = ctx.account;
+  if (!account) return undefined;
   const token = discordBotToken(account, ctx.env);
   return {
     account,
@@ -61,10 +59,10 @@ const ALLOWED_MENTIONS = { parse: ["users"], replied_user: false };
 
 export async function sendDiscordMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<DiscordAccount>,
 ): Promise<SendResult> {
   const { route } = message;
-  const target = discordTarget(route, ctx);
+  const target = discordTarget(ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.discord is not configured" };
   const state = message.progressState ?? {};
   const interaction = liveInteraction(route);
@@ -165,7 +163,7 @@ const CLOCK_SKEW_MS = 2_000;
  */
 export async function reconcileDiscordMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<DiscordAccount>,
 ): Promise<ReconcileResult> {
   const { route } = message;
   if (message.retract)
@@ -199,7 +197,7 @@ export async function reconcileDiscordMessage(
       idempotent: true,
     };
   }
-  const target = discordTarget(route, ctx);
+  const target = discordTarget(ctx);
   if (!target?.token || !target.botUserId)
     throw new Error("cannot read Discord history without a bot token");
   const after = snowflakeAt((firstAttempt ?? Date.now() - 15 * 60_000) - CLOCK_SKEW_MS);

@@ -1,14 +1,13 @@
 import type { SocketAccount, SocketPieces } from "../channel.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { accountLabel } from "../accounts.ts";
 import {
   discordAccounts,
   discordApiBase,
   discordBotToken,
   discordBotUserId,
-  discordConfig,
   discordTokenEnvName,
   type DiscordAccount,
+  type DiscordChannelConfig,
 } from "./config.ts";
 import { parseDiscordDispatch } from "./parse.ts";
 
@@ -47,10 +46,8 @@ export interface DiscordConnectorSettings {
   intents: number;
 }
 
-export const discordSocket: SocketPieces<DiscordAccount> = {
-  accounts(config: EdgeclawConfig): SocketAccount<DiscordAccount>[] {
-    const discord = discordConfig(config);
-    if (!discord) return [];
+export const discordSocket: SocketPieces<DiscordAccount, DiscordChannelConfig> = {
+  accounts(discord: DiscordChannelConfig): SocketAccount<DiscordAccount>[] {
     const accounts: SocketAccount<DiscordAccount>[] = [];
     const all = discordAccounts(discord);
     for (const account of all) {

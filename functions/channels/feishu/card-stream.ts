@@ -1,3 +1,4 @@
+import type { FeishuAccount } from "./config.ts";
 import type { ProgressContext, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import {
@@ -31,7 +32,7 @@ export async function streamIntoCard(
   route: ReplyRoute,
   soFar: string,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<FeishuAccount>,
   sender: FeishuSender,
 ): Promise<ProgressState> {
   const { account, credentials } = sender;

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   mergedAccount,
   webhookAccounts,
@@ -89,10 +87,6 @@ export type FeishuChannelConfig = z.infer<typeof feishuChannelSchema>;
 /** The settings in force for one account: its block over the root (objects merged one level deep, `groups` replaced). */
 export type FeishuAccount = MergedAccount<FeishuChannelConfig>;
 
-export function feishuConfig(config: EdgeclawConfig): FeishuChannelConfig | undefined {
-  return channelBlock(config, "feishu", feishuChannelSchema);
-}
-
 export function feishuAccount(feishu: FeishuChannelConfig, accountId: string): FeishuAccount {
   return mergedAccount(feishu, accountId, { replace: ["groups"] });
 }
@@ -148,12 +142,4 @@ export function feishuSecrets(account: FeishuAccount, env: SecretEnv): FeishuSec
       resolveSecret(account.verificationToken, env) ?? fallback(FEISHU_ENV.verificationToken),
     botOpenId: account.botOpenId ?? fallback(FEISHU_ENV.botOpenId),
   };
-}
-
-export function feishuAccountForRoute(
-  config: EdgeclawConfig,
-  accountId: string,
-): FeishuAccount | undefined {
-  const feishu = feishuConfig(config);
-  return feishu ? feishuAccount(feishu, accountId) : undefined;
 }

@@ -1,16 +1,13 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { FEISHU_ENV, feishuAccount, feishuConfig } from "./config.ts";
+import { FEISHU_ENV, feishuAccount, type FeishuChannelConfig } from "./config.ts";
 
 /**
  * What each enabled Feishu / Lark account needs: the app id and secret (tokens for replies) and
  * an encrypt key or a verification token (verify). An account in "websocket" mode (OpenClaw's
  * default) is not served here at all: its events would get 404, so that is said too.
  */
-export function feishuRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const feishu = feishuConfig(config);
-  if (!feishu) return [];
+export function feishuRequirements(feishu: FeishuChannelConfig): AccountRequirements[] {
   return enabledAccounts(feishu, (id) => feishuAccount(feishu, id)).map((account) => {
     const key = accountKey("feishu", feishu, account.accountId);
     const source = (field: keyof typeof FEISHU_ENV) =>

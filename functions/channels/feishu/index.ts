@@ -1,6 +1,12 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { FEISHU_TEXT_LIMIT, feishuAccount, feishuChannelSchema, feishuConfig } from "./config.ts";
+import {
+  FEISHU_TEXT_LIMIT,
+  feishuAccount,
+  feishuChannelSchema,
+  type FeishuChannelConfig,
+  type FeishuAccount,
+} from "./config.ts";
 import { feishuProgress } from "./progress.ts";
 import { fetchFeishuResource } from "./resources.ts";
 import { sendFeishuMessage } from "./send.ts";
@@ -13,16 +19,10 @@ import { feishuRequirements } from "./credentials.ts";
  * characters, streamed through a CardKit card while the model writes (`streaming.mode` "partial"). Every send carries `uuid` (from the outbox chunk id) and Feishu sends a uuid only once
  * within an hour: a send whose answer was lost is simply sent again (`idempotentSends`).
  */
-export const feishuAdapter: ChannelAdapter = {
+export const feishuAdapter: ChannelAdapter<FeishuAccount> = {
   id: "feishu",
-  textChunkLimit(config, accountId) {
-    const feishu = feishuConfig(config);
-    return feishu ? feishuAccount(feishu, accountId).textChunkLimit : FEISHU_TEXT_LIMIT;
-  },
-  chunkMode(config, accountId) {
-    const feishu = feishuConfig(config);
-    return (feishu ? feishuAccount(feishu, accountId).streaming?.chunkMode : undefined) ?? "length";
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? FEISHU_TEXT_LIMIT,
+  chunkMode: (account) => account?.streaming?.chunkMode ?? "length",
   idempotentSends: true,
   send: sendFeishuMessage,
   fetchAttachment: fetchFeishuResource,
@@ -30,8 +30,9 @@ export const feishuAdapter: ChannelAdapter = {
 };
 
 /** Feishu / Lark in webhook mode: verified (and decrypted) event callbacks in, IM v1 replies out. */
-export const feishuChannel: ChannelDefinition = {
+export const feishuChannel: ChannelDefinition<FeishuChannelConfig, FeishuAccount> = {
   id: "feishu",
+  account: feishuAccount,
   requirements: feishuRequirements,
   configSchema: feishuChannelSchema,
   webhook: feishuWebhook,

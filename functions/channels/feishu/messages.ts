@@ -1,6 +1,6 @@
 import type { SendContext, SendResult } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
-import { feishuAccountForRoute, feishuSecrets, type FeishuAccount } from "./config.ts";
+import { feishuSecrets, type FeishuAccount } from "./config.ts";
 import {
   callFeishuApi,
   sendResultFromAnswer,
@@ -64,11 +64,11 @@ export interface FeishuTarget {
   credentials?: FeishuCredentials;
 }
 
+/** The account the pipeline resolved for the call (the route's), with its app credentials. */
 export function feishuTarget(
-  accountId: string,
-  ctx: Pick<SendContext, "config" | "env">,
+  ctx: Pick<SendContext<FeishuAccount>, "account" | "env">,
 ): FeishuTarget | undefined {
-  const account = feishuAccountForRoute(ctx.config, accountId);
+  const account = ctx.account;
   if (!account) return undefined;
   const secrets = feishuSecrets(account, ctx.env);
   return {

@@ -1,3 +1,4 @@
+import type { FeishuAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { callFeishuApi } from "./api.ts";
@@ -17,9 +18,9 @@ export async function feishuProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<FeishuAccount>,
 ): Promise<ProgressState> {
-  const target = feishuTarget(route.accountId, ctx);
+  const target = feishuTarget(ctx);
   if (!target?.credentials) return state;
   const sender = { account: target.account, credentials: target.credentials };
   if (event.type === "text-delta") return streamIntoCard(route, event.soFar, state, ctx, sender);

@@ -2,7 +2,7 @@ import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
 import { fetchWithTenantToken } from "./api.ts";
-import { feishuApiBase } from "./config.ts";
+import { feishuApiBase, type FeishuAccount } from "./config.ts";
 import { feishuTarget } from "./messages.ts";
 
 /**
@@ -13,10 +13,10 @@ import { feishuTarget } from "./messages.ts";
  */
 export async function fetchFeishuResource(
   attachment: InboundAttachment,
-  route: ReplyRoute,
-  ctx: SendContext,
+  _route: ReplyRoute,
+  ctx: SendContext<FeishuAccount>,
 ): Promise<FetchedAttachment> {
-  const target = feishuTarget(route.accountId, ctx);
+  const target = feishuTarget(ctx);
   if (!target?.credentials) return { skipped: "no Feishu app credentials to download it with" };
   const link = attachmentUrl(attachment);
   if ("skipped" in link) return link;

@@ -1,3 +1,4 @@
+import type { FeishuAccount } from "./config.ts";
 import type { OutboundMessage, SendContext, SendResult } from "../adapter.ts";
 import { answerCard } from "./card.ts";
 import { commitCard, retractCard } from "./card-reply.ts";
@@ -19,9 +20,9 @@ import { feishuSendUuid, feishuTarget, postFeishuMessage } from "./messages.ts";
  */
 export async function sendFeishuMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<FeishuAccount>,
 ): Promise<SendResult> {
-  const target = feishuTarget(message.route.accountId, ctx);
+  const target = feishuTarget(ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.feishu is not configured" };
   if (!target.credentials)
     return {

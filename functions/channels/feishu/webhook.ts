@@ -1,11 +1,10 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import {
-  feishuConfig,
   feishuSecrets,
   feishuWebhookAccounts,
   type FeishuAccount,
+  type FeishuChannelConfig,
 } from "./config.ts";
 import { parseFeishuBody } from "./parse.ts";
 import { verifiedFeishuBody, verifyFeishuRequest } from "./verify.ts";
@@ -20,12 +19,12 @@ import { verifiedFeishuBody, verifyFeishuRequest } from "./verify.ts";
 /** Pre-auth cap: an event body is a few KB; a long post stays well under this. */
 export const FEISHU_MAX_BODY_BYTES = 256 * 1024;
 
-export const feishuWebhook: WebhookPieces<FeishuAccount> = {
-  routes(config: EdgeclawConfig): WebhookRoute<FeishuAccount>[] {
-    const feishu = feishuConfig(config);
-    return feishu
-      ? webhookRoutes("Feishu", feishuWebhookAccounts(feishu, logClash("feishu", "webhookPath")))
-      : [];
+export const feishuWebhook: WebhookPieces<FeishuAccount, FeishuChannelConfig> = {
+  routes(feishu: FeishuChannelConfig): WebhookRoute<FeishuAccount>[] {
+    return webhookRoutes(
+      "Feishu",
+      feishuWebhookAccounts(feishu, logClash("feishu", "webhookPath")),
+    );
   },
 
   maxBodyBytes: () => FEISHU_MAX_BODY_BYTES,

@@ -2,7 +2,6 @@ import { z } from "zod";
 import type { SendResult } from "../adapter.ts";
 import type { SendContext } from "../adapter.ts";
 import {
-  googleChatAccountFor,
   googleChatServiceAccount,
   withTrailingSlash,
   type GoogleChatAccount,
@@ -37,8 +36,9 @@ const errorSchema = z
   })
   .loose();
 
-export function chatTarget(accountId: string, ctx: SendContext): ChatApiTarget | { error: string } {
-  const account = googleChatAccountFor(ctx.config, accountId);
+/** The account the pipeline resolved for the call (the route's), with its service account key. */
+export function chatTarget(ctx: SendContext<GoogleChatAccount>): ChatApiTarget | { error: string } {
+  const account = ctx.account;
   if (!account) return { error: "channels.googlechat is not configured" };
   const key = googleChatServiceAccount(account, ctx.env);
   return "error" in key ? { error: key.error } : { account, key: key.key };

@@ -6,9 +6,7 @@ import {
   type SecretEnv,
   type SecretInput,
 } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   mergedAccount,
   webhookAccounts,
@@ -99,10 +97,6 @@ export type GoogleChatChannelConfig = z.infer<typeof googleChatChannelSchema>;
 /** The settings in force for one account: its block over the root (`groups` and the service account key replaced whole). */
 export type GoogleChatAccount = MergedAccount<GoogleChatChannelConfig>;
 
-export function googleChatConfig(config: EdgeclawConfig): GoogleChatChannelConfig | undefined {
-  return channelBlock(config, "googlechat", googleChatChannelSchema);
-}
-
 export function googleChatAccount(
   chat: GoogleChatChannelConfig,
   accountId: string,
@@ -121,14 +115,6 @@ export function googleChatWebhookAccounts(
     (account) => account.webhookPath,
     onClash,
   );
-}
-
-export function googleChatAccountFor(
-  config: EdgeclawConfig,
-  accountId: string,
-): GoogleChatAccount | undefined {
-  const chat = googleChatConfig(config);
-  return chat ? googleChatAccount(chat, accountId) : undefined;
 }
 
 /** The parts of a service account key the Worker uses. */

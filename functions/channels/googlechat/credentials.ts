@@ -1,16 +1,17 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { GOOGLE_CHAT_SERVICE_ACCOUNT_ENV, googleChatAccount, googleChatConfig } from "./config.ts";
+import {
+  GOOGLE_CHAT_SERVICE_ACCOUNT_ENV,
+  googleChatAccount,
+  type GoogleChatChannelConfig,
+} from "./config.ts";
 
 /**
  * What each enabled Google Chat account needs: the token audience (audienceType and audience,
  * settings, not secrets: without them every request is refused) and the service account key
  * (replies).
  */
-export function googleChatRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const chat = googleChatConfig(config);
-  if (!chat) return [];
+export function googleChatRequirements(chat: GoogleChatChannelConfig): AccountRequirements[] {
   return enabledAccounts(chat, (id) => googleChatAccount(chat, id)).map((account) => {
     const key = accountKey("googlechat", chat, account.accountId);
     return {

@@ -1,3 +1,4 @@
+import type { GoogleChatAccount } from "./config.ts";
 import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
@@ -12,10 +13,10 @@ import { chatAccessToken } from "./token.ts";
  */
 export async function fetchGoogleChatFile(
   attachment: InboundAttachment,
-  route: ReplyRoute,
-  ctx: SendContext,
+  _route: ReplyRoute,
+  ctx: SendContext<GoogleChatAccount>,
 ): Promise<FetchedAttachment> {
-  const target = chatTarget(route.accountId, ctx);
+  const target = chatTarget(ctx);
   if ("error" in target) return { skipped: target.error };
   if (!attachment.url)
     return { skipped: "no download link (Drive files need user authentication)" };

@@ -1,6 +1,12 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { GOOGLECHAT_TEXT_LIMIT, googleChatAccountFor, googleChatChannelSchema } from "./config.ts";
+import {
+  GOOGLECHAT_TEXT_LIMIT,
+  googleChatChannelSchema,
+  type GoogleChatChannelConfig,
+  type GoogleChatAccount,
+  googleChatAccount,
+} from "./config.ts";
 import { fetchGoogleChatFile } from "./files.ts";
 import { googleChatProgress } from "./progress.ts";
 import { reconcileGoogleChatMessage, sendGoogleChatMessage } from "./send.ts";
@@ -9,15 +15,11 @@ import { googleChatWebhook } from "./webhook.ts";
 import { googleChatRequirements } from "./credentials.ts";
 
 /** Replies through the Chat API as the app (service account); every send names its message id. */
-export const googleChatAdapter: ChannelAdapter = {
+export const googleChatAdapter: ChannelAdapter<GoogleChatAccount> = {
   id: "googlechat",
   idempotentSends: true,
-  textChunkLimit(config, accountId) {
-    return googleChatAccountFor(config, accountId)?.textChunkLimit ?? GOOGLECHAT_TEXT_LIMIT;
-  },
-  chunkMode(config, accountId) {
-    return googleChatAccountFor(config, accountId)?.chunkMode ?? "length";
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? GOOGLECHAT_TEXT_LIMIT,
+  chunkMode: (account) => account?.chunkMode ?? "length",
   send: sendGoogleChatMessage,
   reconcile: reconcileGoogleChatMessage,
   fetchAttachment: fetchGoogleChatFile,
@@ -25,8 +27,9 @@ export const googleChatAdapter: ChannelAdapter = {
 };
 
 /** Google Chat apps over an HTTP endpoint: bearer-token verified events in, Chat API out. */
-export const googleChatChannel: ChannelDefinition = {
+export const googleChatChannel: ChannelDefinition<GoogleChatChannelConfig, GoogleChatAccount> = {
   id: "googlechat",
+  account: googleChatAccount,
   requirements: googleChatRequirements,
   configSchema: googleChatChannelSchema,
   webhook: googleChatWebhook,

@@ -1,3 +1,4 @@
+import type { GoogleChatAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { chatTarget, clientMessageId } from "./api.ts";
@@ -19,10 +20,10 @@ export async function googleChatProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<GoogleChatAccount>,
 ): Promise<ProgressState> {
   if (event.type !== "run-started" || state.placeholder || !ctx.runId) return state;
-  const target = chatTarget(route.accountId, ctx);
+  const target = chatTarget(ctx);
   if ("error" in target || target.account.typingIndicator === "none") return state;
   if (target.account.typingIndicator === "reaction" && !warnedReaction) {
     warnedReaction = true;

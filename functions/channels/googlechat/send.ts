@@ -1,3 +1,4 @@
+import type { GoogleChatAccount } from "./config.ts";
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { chunkText } from "../chunk.ts";
 import {
@@ -20,9 +21,9 @@ import { markdownToGoogleChat } from "./format.ts";
  */
 export async function sendGoogleChatMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<GoogleChatAccount>,
 ): Promise<SendResult> {
-  const target = chatTarget(message.route.accountId, ctx);
+  const target = chatTarget(ctx);
   if ("error" in target) return { ok: false, retryable: false, error: target.error };
   const placeholder = message.progressState?.placeholder;
 

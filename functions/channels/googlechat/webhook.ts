@@ -1,8 +1,11 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
-import { googleChatConfig, googleChatWebhookAccounts, type GoogleChatAccount } from "./config.ts";
+import {
+  googleChatWebhookAccounts,
+  type GoogleChatAccount,
+  type GoogleChatChannelConfig,
+} from "./config.ts";
 import { parseGoogleChatEvent } from "./parse.ts";
 import { verifyGoogleChatToken } from "./verify.ts";
 
@@ -17,15 +20,12 @@ import { verifyGoogleChatToken } from "./verify.ts";
 /** Chat events are small; this bounds what is read before the token is checked. */
 export const GOOGLECHAT_MAX_BODY_BYTES = 256 * 1024;
 
-export const googleChatWebhook: WebhookPieces<GoogleChatAccount> = {
-  routes(config: EdgeclawConfig): WebhookRoute<GoogleChatAccount>[] {
-    const chat = googleChatConfig(config);
-    return chat
-      ? webhookRoutes(
-          "Google Chat",
-          googleChatWebhookAccounts(chat, logClash("googlechat", "webhookPath")),
-        )
-      : [];
+export const googleChatWebhook: WebhookPieces<GoogleChatAccount, GoogleChatChannelConfig> = {
+  routes(chat: GoogleChatChannelConfig): WebhookRoute<GoogleChatAccount>[] {
+    return webhookRoutes(
+      "Google Chat",
+      googleChatWebhookAccounts(chat, logClash("googlechat", "webhookPath")),
+    );
   },
 
   maxBodyBytes: () => GOOGLECHAT_MAX_BODY_BYTES,

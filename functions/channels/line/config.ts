@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   mergedAccount,
   webhookAccounts,
@@ -106,10 +104,6 @@ export type LineChannelConfig = z.infer<typeof lineChannelSchema>;
 /** The settings in force for one account: its block over the root (objects merged one level deep, `groups` replaced). */
 export type LineAccount = MergedAccount<LineChannelConfig>;
 
-export function lineConfig(config: EdgeclawConfig): LineChannelConfig | undefined {
-  return channelBlock(config, "line", lineChannelSchema);
-}
-
 export function lineAccount(line: LineChannelConfig, accountId: string): LineAccount {
   return mergedAccount(line, accountId, { replace: ["groups"] });
 }
@@ -147,15 +141,6 @@ export function lineSecrets(
       resolveSecret(account.channelAccessToken, env) ?? fallback(LINE_ENV.channelAccessToken),
     channelSecret: resolveSecret(account.channelSecret, env) ?? fallback(LINE_ENV.channelSecret),
   };
-}
-
-/** The account a reply route belongs to (undefined when `channels.line` is gone from the config). */
-export function lineAccountForRoute(
-  config: EdgeclawConfig,
-  accountId: string,
-): { line: LineChannelConfig; account: LineAccount } | undefined {
-  const line = lineConfig(config);
-  return line ? { line, account: lineAccount(line, accountId) } : undefined;
 }
 
 export function withTrailingSlash(url: string): string {

@@ -1,3 +1,4 @@
+import type { LineAccount } from "./config.ts";
 import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
@@ -12,10 +13,10 @@ import { lineTarget } from "./target.ts";
  */
 export async function fetchLineContent(
   attachment: InboundAttachment,
-  route: ReplyRoute,
-  ctx: SendContext,
+  _route: ReplyRoute,
+  ctx: SendContext<LineAccount>,
 ): Promise<FetchedAttachment> {
-  const target = lineTarget(route, ctx);
+  const target = lineTarget(ctx);
   if (!target?.accessToken) return { skipped: "no LINE channel access token to download it with" };
   const link = attachmentUrl(attachment);
   if ("skipped" in link) return link;

@@ -1,12 +1,9 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { LINE_ENV, lineAccount, lineConfig } from "./config.ts";
+import { LINE_ENV, lineAccount, type LineChannelConfig } from "./config.ts";
 
 /** What each enabled LINE account needs: the channel secret (verify) and access token (reply). */
-export function lineRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const line = lineConfig(config);
-  if (!line) return [];
+export function lineRequirements(line: LineChannelConfig): AccountRequirements[] {
   return enabledAccounts(line, (id) => lineAccount(line, id)).map((account) => {
     const source = (field: keyof typeof LINE_ENV) =>
       credentialSource("line", line, account, field, [LINE_ENV[field]]);

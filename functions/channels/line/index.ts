@@ -5,7 +5,8 @@ import {
   LINE_TEXT_LIMIT,
   lineAccount,
   lineChannelSchema,
-  lineConfig,
+  type LineChannelConfig,
+  type LineAccount,
 } from "./config.ts";
 import { fetchLineContent } from "./content.ts";
 import { lineProgress } from "./progress.ts";
@@ -25,19 +26,11 @@ import { lineRequirements } from "./credentials.ts";
  * find the token used and push the same text again. `reconcileLineMessage` says so, and the outbox
  * tells the user once instead (test/channels/line/e2e.test.ts, "a reply whose answer was lost").
  */
-export const lineAdapter: ChannelAdapter = {
+export const lineAdapter: ChannelAdapter<LineAccount> = {
   id: "line",
-  textChunkLimit(config, accountId) {
-    const line = lineConfig(config);
-    return (
-      (line ? lineAccount(line, accountId).textChunkLimit : LINE_TEXT_LIMIT) *
-      LINE_MESSAGES_PER_CALL
-    );
-  },
-  chunkMode(config, accountId) {
-    const line = lineConfig(config);
-    return line ? lineAccount(line, accountId).chunkMode : "length";
-  },
+  textChunkLimit: (account) =>
+    (account?.textChunkLimit ?? LINE_TEXT_LIMIT) * LINE_MESSAGES_PER_CALL,
+  chunkMode: (account) => account?.chunkMode ?? "length",
   send: sendLineMessage,
   reconcile: reconcileLineMessage,
   fetchAttachment: fetchLineContent,
@@ -45,8 +38,9 @@ export const lineAdapter: ChannelAdapter = {
 };
 
 /** LINE Messaging API: signed webhooks in (several events per request), reply/push out. */
-export const lineChannel: ChannelDefinition = {
+export const lineChannel: ChannelDefinition<LineChannelConfig, LineAccount> = {
   id: "line",
+  account: lineAccount,
   requirements: lineRequirements,
   configSchema: lineChannelSchema,
   webhook: lineWebhook,

@@ -1,3 +1,4 @@
+import type { LineAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { callLineApi } from "./api.ts";
@@ -14,7 +15,7 @@ export async function lineProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<LineAccount>,
 ): Promise<ProgressState> {
   if (
     route.extra?.chatType !== "direct" ||
@@ -22,7 +23,7 @@ export async function lineProgress(
     event.type === "run-finished"
   )
     return state;
-  const target = lineTarget(route, ctx);
+  const target = lineTarget(ctx);
   if (!target?.accessToken) return state;
   const seconds = target.account.loadingSeconds;
   if (seconds <= 0) return state;

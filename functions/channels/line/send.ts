@@ -22,11 +22,11 @@ import { lineTextMessages, markdownToLineText } from "./format.ts";
  */
 export async function sendLineMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<LineAccount>,
 ): Promise<SendResult> {
   // LINE has no previews to take back: a retract has nothing to do.
   if (message.retract) return { ok: true };
-  const target = lineTarget(message.route, ctx);
+  const target = lineTarget(ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.line is not configured" };
   if (!target.accessToken)
     return {
@@ -86,9 +86,9 @@ export async function sendLineMessage(
  */
 export async function reconcileLineMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<LineAccount>,
 ): Promise<ReconcileResult> {
-  const target = lineTarget(message.route, ctx);
+  const target = lineTarget(ctx);
   const sentAt = message.queuedAt ?? Date.now();
   if (target && usableReplyToken(message, target.account, sentAt)) {
     return {

@@ -1,6 +1,5 @@
 import type { SendContext } from "../adapter.ts";
-import type { ReplyRoute } from "../../core/envelope.ts";
-import { lineAccountForRoute, lineSecrets, type LineAccount } from "./config.ts";
+import { lineSecrets, type LineAccount } from "./config.ts";
 
 /** The account a reply route belongs to, with its resolved channel access token. */
 export interface LineSendTarget {
@@ -8,11 +7,10 @@ export interface LineSendTarget {
   accessToken?: string;
 }
 
+/** The account the pipeline resolved for the call (the route's), with its access token. */
 export function lineTarget(
-  route: ReplyRoute,
-  ctx: Pick<SendContext, "config" | "env">,
+  ctx: Pick<SendContext<LineAccount>, "account" | "env">,
 ): LineSendTarget | undefined {
-  const found = lineAccountForRoute(ctx.config, route.accountId);
-  if (!found) return undefined;
-  return { account: found.account, accessToken: lineSecrets(found.account, ctx.env).accessToken };
+  const account = ctx.account;
+  return account && { account, accessToken: lineSecrets(account, ctx.env).accessToken };
 }

@@ -1,8 +1,12 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { InboundEnvelope } from "../../core/envelope.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
-import { lineConfig, lineSecrets, lineWebhookAccounts, type LineAccount } from "./config.ts";
+import {
+  lineSecrets,
+  lineWebhookAccounts,
+  type LineAccount,
+  type LineChannelConfig,
+} from "./config.ts";
 import { envelopeFromLineEvent, parseLineBody } from "./parse.ts";
 import { verifyLineSignature } from "./verify.ts";
 
@@ -17,12 +21,9 @@ import { verifyLineSignature } from "./verify.ts";
 /** OpenClaw's pre-auth cap for LINE bodies (channels/line, security notes). */
 export const LINE_MAX_BODY_BYTES = 64 * 1024;
 
-export const lineWebhook: WebhookPieces<LineAccount> = {
-  routes(config: EdgeclawConfig): WebhookRoute<LineAccount>[] {
-    const line = lineConfig(config);
-    return line
-      ? webhookRoutes("LINE", lineWebhookAccounts(line, logClash("line", "webhookPath")))
-      : [];
+export const lineWebhook: WebhookPieces<LineAccount, LineChannelConfig> = {
+  routes(line: LineChannelConfig): WebhookRoute<LineAccount>[] {
+    return webhookRoutes("LINE", lineWebhookAccounts(line, logClash("line", "webhookPath")));
   },
 
   maxBodyBytes: () => LINE_MAX_BODY_BYTES,

@@ -1,12 +1,9 @@
-import type { ReplyRoute } from "../../core/envelope.ts";
 import type { SendContext } from "../adapter.ts";
 import { checkFetchUrl, STRICT_SSRF_POLICY } from "../../http/ssrf.ts";
 import {
-  mattermostAccount,
   mattermostAllowsPrivateNetwork,
   mattermostBaseUrl,
   mattermostBotToken,
-  mattermostConfig,
   type MattermostAccount,
 } from "./config.ts";
 
@@ -51,19 +48,11 @@ export interface MattermostPostRecord {
  * server the private-network guard refused.
  */
 export function mattermostBot(
-  route: ReplyRoute,
-  ctx: SendContext,
+  ctx: SendContext<MattermostAccount>,
 ): MattermostBot | { missing: string } {
-  return mattermostBotFor(route.accountId, ctx);
-}
-
-export function mattermostBotFor(
-  accountId: string,
-  ctx: SendContext,
-): MattermostBot | { missing: string } {
-  const root = mattermostConfig(ctx.config);
-  if (!root) return { missing: "channels.mattermost is not configured" };
-  const account = mattermostAccount(root, accountId);
+  const account = ctx.account;
+  if (!account) return { missing: "channels.mattermost is not configured" };
+  const { accountId } = account;
   const baseUrl = mattermostBaseUrl(account, ctx.env);
   if (!baseUrl) return { missing: `no Mattermost baseUrl for account ${accountId}` };
   const refused = mattermostServerRefusal(account, baseUrl);

@@ -14,9 +14,9 @@ import { defaultWebhookAck } from "../webhook-ack.ts";
 import { mattermostCommandRegistry, type MattermostCommandRecord } from "./command-registry.ts";
 import {
   mattermostAccount,
-  mattermostConfig,
   mattermostNativeCommands,
   type MattermostAccount,
+  type MattermostChannelConfig,
 } from "./config.ts";
 import { NATIVE_TRIGGER_PREFIX } from "./native-commands.ts";
 
@@ -60,34 +60,34 @@ type CommandForm = z.infer<typeof commandFormSchema>;
 /** The registration each verified body matched, so parse does not look it up twice (same raw bytes object). */
 const verifiedRecords = new WeakMap<Uint8Array, MattermostCommandRecord>();
 
-export const mattermostCommandCallback: WebhookPieces<MattermostAccount> = {
-  routes(config) {
-    const root = mattermostConfig(config);
-    if (!root) return [];
-    const byPath = webhookAccounts(
-      root,
-      (accountId) => mattermostAccount(root, accountId),
-      (account) => (mattermostNativeCommands(account) ? account.commands.callbackPath : undefined),
-      logClash("mattermost", "commands.callbackPath"),
-    );
-    return webhookRoutes("Mattermost slash commands", byPath);
-  },
-  maxBodyBytes: () => MATTERMOST_COMMAND_MAX_BODY_BYTES,
-  verify: verifyCommandCallback,
-  parse(request, route) {
-    const form = readForm(request.raw);
-    if (!form.success)
-      return {
-        kind: "malformed",
-        reason: `not a Mattermost command callback: ${form.error.issues[0]?.path.join(".") ?? "?"}`,
-      };
-    const record = verifiedRecords.get(request.raw);
-    // verify ran on these very bytes; without its record there is nothing to trust (fail closed).
-    if (!record) return { kind: "malformed", reason: "command was not verified" };
-    return envelopeFromCommand(form.data, record, route.account, request.receivedAt);
-  },
-  ack: commandAck,
-};
+export const mattermostCommandCallback: WebhookPieces<MattermostAccount, MattermostChannelConfig> =
+  {
+    routes(root: MattermostChannelConfig) {
+      const byPath = webhookAccounts(
+        root,
+        (accountId) => mattermostAccount(root, accountId),
+        (account) =>
+          mattermostNativeCommands(account) ? account.commands.callbackPath : undefined,
+        logClash("mattermost", "commands.callbackPath"),
+      );
+      return webhookRoutes("Mattermost slash commands", byPath);
+    },
+    maxBodyBytes: () => MATTERMOST_COMMAND_MAX_BODY_BYTES,
+    verify: verifyCommandCallback,
+    parse(request, route) {
+      const form = readForm(request.raw);
+      if (!form.success)
+        return {
+          kind: "malformed",
+          reason: `not a Mattermost command callback: ${form.error.issues[0]?.path.join(".") ?? "?"}`,
+        };
+      const record = verifiedRecords.get(request.raw);
+      // verify ran on these very bytes; without its record there is nothing to trust (fail closed).
+      if (!record) return { kind: "malformed", reason: "command was not verified" };
+      return envelopeFromCommand(form.data, record, route.account, request.receivedAt);
+    },
+    ack: commandAck,
+  };
 
 async function verifyCommandCallback(
   request: WebhookRequest,

@@ -6,9 +6,7 @@ import {
   secretInputSchema,
   type SecretEnv,
 } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   enabledAccounts,
   mergedAccount,
@@ -149,10 +147,6 @@ export type MattermostChannelConfig = z.output<typeof mattermostChannelSchema>;
 
 /** The settings in force for one account: its block over the root (objects merged one level deep; `groups` and SecretRefs replaced whole). */
 export type MattermostAccount = MergedAccount<MattermostChannelConfig>;
-
-export function mattermostConfig(config: EdgeclawConfig): MattermostChannelConfig | undefined {
-  return channelBlock(config, "mattermost", mattermostChannelSchema);
-}
 
 export function mattermostAccount(
   root: MattermostChannelConfig,

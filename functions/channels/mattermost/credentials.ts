@@ -1,11 +1,8 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { MATTERMOST_ENV, mattermostAccounts, mattermostConfig } from "./config.ts";
+import { MATTERMOST_ENV, mattermostAccounts, type MattermostChannelConfig } from "./config.ts";
 
 /** What each enabled Mattermost account needs: the server URL and the bot token. */
-export function mattermostRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const root = mattermostConfig(config);
-  if (!root) return [];
+export function mattermostRequirements(root: MattermostChannelConfig): AccountRequirements[] {
   return mattermostAccounts(root).map((account) => {
     const source = (field: keyof typeof MATTERMOST_ENV) =>
       credentialSource("mattermost", root, account, field, [MATTERMOST_ENV[field]]);

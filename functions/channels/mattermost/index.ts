@@ -1,24 +1,23 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { mattermostAccount, mattermostChannelSchema, mattermostConfig } from "./config.ts";
+import {
+  mattermostAccount,
+  mattermostChannelSchema,
+  type MattermostChannelConfig,
+  type MattermostAccount,
+} from "./config.ts";
 import { mattermostProgress } from "./progress.ts";
 import { reconcileMattermostMessage, sendMattermostMessage } from "./send.ts";
 import { mattermostSocket } from "./socket.ts";
-import { mattermostWebhook } from "./webhook.ts";
+import { mattermostWebhook, type MattermostEndpoint } from "./webhook.ts";
 import { mattermostParticipatedInThread } from "./threads.ts";
 import { mattermostRequirements } from "./credentials.ts";
 
 /** Replies through REST v4 (Markdown as written); a lost send is reconciled by its props marker (send.ts). */
-export const mattermostAdapter: ChannelAdapter = {
+export const mattermostAdapter: ChannelAdapter<MattermostAccount> = {
   id: "mattermost",
-  textChunkLimit(config, accountId) {
-    const root = mattermostConfig(config);
-    return root ? mattermostAccount(root, accountId).textChunkLimit : 4000;
-  },
-  chunkMode(config, accountId) {
-    const root = mattermostConfig(config);
-    return root ? mattermostAccount(root, accountId).streaming.chunkMode : "length";
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? 4000,
+  chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendMattermostMessage,
   reconcile: reconcileMattermostMessage,
   participatedInThread: mattermostParticipatedInThread,
@@ -36,8 +35,13 @@ const setupSteps = `1. In Mattermost: **System Console → Integrations → Bot 
 4. List \`"mattermost"\` in the companion's \`companion.ingressKeys[].channels\` and start the companion.`;
 
 /** Mattermost: WebSocket events through the companion; native slash command callbacks and button clicks in the Worker; replies, typing and previews over REST v4 from the Worker. */
-export const mattermostChannel: ChannelDefinition = {
+export const mattermostChannel: ChannelDefinition<
+  MattermostChannelConfig,
+  MattermostAccount,
+  MattermostEndpoint
+> = {
   id: "mattermost",
+  account: mattermostAccount,
   requirements: mattermostRequirements,
   configSchema: mattermostChannelSchema,
   webhook: mattermostWebhook,

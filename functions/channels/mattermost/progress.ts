@@ -1,3 +1,4 @@
+import type { MattermostAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { streamPreview, trackedKeys, type PreviewPlatform } from "../preview-stream.ts";
@@ -31,9 +32,9 @@ export async function mattermostProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<MattermostAccount>,
 ): Promise<ProgressState> {
-  const bot = mattermostBot(route, ctx);
+  const bot = mattermostBot(ctx);
   if ("missing" in bot) return state;
   const mode = bot.account.streaming.mode;
   const next: ProgressState = { ...state };

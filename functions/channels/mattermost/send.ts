@@ -1,3 +1,4 @@
+import type { MattermostAccount } from "./config.ts";
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
 import {
@@ -32,9 +33,9 @@ export const OUTBOX_PROP = "edgeclaw_outbox_id";
 
 export async function sendMattermostMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<MattermostAccount>,
 ): Promise<SendResult> {
-  const bot = mattermostBot(message.route, ctx);
+  const bot = mattermostBot(ctx);
   if ("missing" in bot) return { ok: false, retryable: false, error: bot.missing };
   const state = { ...(message.progressState ?? {}) };
   if (
@@ -106,7 +107,7 @@ export async function postKey(message: OutboundMessage): Promise<string> {
 /** Did a lost attempt land? The channel's posts since the chunk was queued, looked up by the chunk id in their props. */
 export async function reconcileMattermostMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<MattermostAccount>,
 ): Promise<ReconcileResult> {
   if (message.retract)
     return { outcome: "untraceable", reason: "a retract only deletes", idempotent: true };
@@ -117,7 +118,7 @@ export async function reconcileMattermostMessage(
       idempotent: true,
     };
   }
-  const bot = mattermostBot(message.route, ctx);
+  const bot = mattermostBot(ctx);
   if ("missing" in bot) throw new Error(bot.missing);
   // A minute of slack for clock skew between the Worker and the Mattermost server.
   const since = Math.max(0, (message.queuedAt ?? Date.now() - 24 * 3600_000) - 60_000);

@@ -4,8 +4,8 @@ import {
   mattermostAllowsPrivateNetwork,
   mattermostBaseUrl,
   mattermostBotTokenEnv,
-  mattermostConfig,
   type MattermostAccount,
+  type MattermostChannelConfig,
 } from "./config.ts";
 import { parseMattermostEvent } from "./parse.ts";
 import { mattermostSocketPayloadSchema } from "./payloads.ts";
@@ -16,10 +16,8 @@ import { parsePayload } from "../parse-json-body.ts";
  * every enabled account. The connector gets the server URL, whether it may be a private address, and the env var name of the bot token;
  * the token itself never travels. Events come back raw and are parsed here (parse.ts).
  */
-export const mattermostSocket: SocketPieces<MattermostAccount> = {
-  accounts(config, env) {
-    const root = mattermostConfig(config);
-    if (!root) return [];
+export const mattermostSocket: SocketPieces<MattermostAccount, MattermostChannelConfig> = {
+  accounts(root: MattermostChannelConfig, env) {
     const accounts = mattermostAccounts(root);
     return accounts.flatMap((account): SocketAccount<MattermostAccount>[] => {
       const baseUrl = mattermostBaseUrl(account, env);

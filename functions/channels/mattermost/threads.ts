@@ -1,3 +1,4 @@
+import type { MattermostAccount } from "./config.ts";
 import type { SendContext } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { mattermostApi, mattermostBot, type MattermostPostRecord } from "./api.ts";
@@ -8,9 +9,9 @@ import { mattermostApi, mattermostBot, type MattermostPostRecord } from "./api.t
  */
 export async function mattermostParticipatedInThread(
   route: ReplyRoute,
-  ctx: SendContext,
+  ctx: SendContext<MattermostAccount>,
 ): Promise<boolean> {
-  const bot = mattermostBot(route, ctx);
+  const bot = mattermostBot(ctx);
   const botUserId = route.extra?.botUserId;
   if (
     "missing" in bot ||

@@ -1,7 +1,11 @@
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { mattermostCommandCallback } from "./command-callback.ts";
-import { mattermostAccounts, mattermostConfig, type MattermostAccount } from "./config.ts";
+import {
+  mattermostAccounts,
+  type MattermostAccount,
+  type MattermostChannelConfig,
+} from "./config.ts";
 import {
   INTERACTIONS_PATH_PREFIX,
   MATTERMOST_INTERACTION_MAX_BODY_BYTES,
@@ -19,13 +23,12 @@ export type MattermostEndpoint = MattermostAccount & { endpoint: "command" | "in
 const asAccount = (route: WebhookRoute<MattermostEndpoint>): WebhookRoute<MattermostAccount> =>
   route;
 
-export const mattermostWebhook: WebhookPieces<MattermostEndpoint> = {
-  routes(config) {
+export const mattermostWebhook: WebhookPieces<MattermostEndpoint, MattermostChannelConfig> = {
+  routes(root) {
     const commands = mattermostCommandCallback
-      .routes(config)
+      .routes(root)
       .map((route) => ({ ...route, account: { ...route.account, endpoint: "command" as const } }));
-    const root = mattermostConfig(config);
-    const accounts = root ? mattermostAccounts(root) : [];
+    const accounts = mattermostAccounts(root);
     const clicks = accounts.map((account) => ({
       path: `${INTERACTIONS_PATH_PREFIX}${account.accountId}`,
       accountId: account.accountId,

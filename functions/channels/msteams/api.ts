@@ -1,7 +1,6 @@
 import type { SendContext, SendResult } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import {
-  msTeamsAccountFor,
   msTeamsCredentials,
   serviceUrlAllowed,
   type MsTeamsAccount,
@@ -23,9 +22,9 @@ export interface ConnectorTarget {
 
 export function connectorTarget(
   route: ReplyRoute,
-  ctx: SendContext,
+  ctx: SendContext<MsTeamsAccount>,
 ): ConnectorTarget | { error: string } {
-  const account = msTeamsAccountFor(ctx.config, route.accountId);
+  const account = ctx.account;
   if (!account) return { error: "channels.msteams is not configured" };
   const credentials = msTeamsCredentials(account, ctx.env);
   if ("error" in credentials) return { error: credentials.error };

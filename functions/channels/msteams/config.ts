@@ -11,9 +11,7 @@ import {
   type SecretEnv,
   type SecretInput,
 } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   mergedAccount,
   webhookAccounts,
@@ -195,10 +193,6 @@ export type MsTeamsChannelConfig = z.infer<typeof msTeamsChannelSchema>;
 /** The settings in force for one account: its block over the root (objects merged one level deep; `groups` and SecretRefs replaced). */
 export type MsTeamsAccount = MergedAccount<MsTeamsChannelConfig>;
 
-export function msTeamsConfig(config: EdgeclawConfig): MsTeamsChannelConfig | undefined {
-  return channelBlock(config, "msteams", msTeamsChannelSchema);
-}
-
 export function msTeamsAccount(teams: MsTeamsChannelConfig, accountId: string): MsTeamsAccount {
   return mergedAccount(teams, accountId, {
     replace: ["groups", "teams"],
@@ -217,14 +211,6 @@ export function msTeamsWebhookAccounts(
     (account) => account.webhook.path ?? "/api/messages",
     onClash,
   );
-}
-
-export function msTeamsAccountFor(
-  config: EdgeclawConfig,
-  accountId: string,
-): MsTeamsAccount | undefined {
-  const teams = msTeamsConfig(config);
-  return teams ? msTeamsAccount(teams, accountId) : undefined;
 }
 
 export interface MsTeamsCredentials {

@@ -1,15 +1,12 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { MSTEAMS_ENV, msTeamsAccount, msTeamsConfig } from "./config.ts";
+import { MSTEAMS_ENV, msTeamsAccount, type MsTeamsChannelConfig } from "./config.ts";
 
 /**
  * What each enabled Microsoft Teams account needs: the app id (the token audience), the client
  * secret (replies), and the tenant when the bot is SingleTenant by `appType`.
  */
-export function msTeamsRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const teams = msTeamsConfig(config);
-  if (!teams) return [];
+export function msTeamsRequirements(teams: MsTeamsChannelConfig): AccountRequirements[] {
   return enabledAccounts(teams, (id) => msTeamsAccount(teams, id)).map((account) => {
     const source = (field: keyof typeof MSTEAMS_ENV) =>
       credentialSource("msteams", teams, account, field, [MSTEAMS_ENV[field]]);

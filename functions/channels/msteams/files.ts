@@ -2,7 +2,7 @@ import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
 import { connectorTarget } from "./api.ts";
-import { serviceUrlAllowed } from "./config.ts";
+import { serviceUrlAllowed, type MsTeamsAccount } from "./config.ts";
 import { botAccessToken } from "./token.ts";
 
 const MAX_REDIRECTS = 3;
@@ -26,7 +26,7 @@ const MAX_REDIRECTS = 3;
 export async function fetchTeamsAttachment(
   attachment: InboundAttachment,
   route: ReplyRoute,
-  ctx: SendContext,
+  ctx: SendContext<MsTeamsAccount>,
 ): Promise<FetchedAttachment> {
   const target = connectorTarget(route, ctx);
   if ("error" in target) return { skipped: target.error };

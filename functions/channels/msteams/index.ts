@@ -1,6 +1,12 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { MSTEAMS_TEXT_LIMIT, msTeamsAccountFor, msTeamsChannelSchema } from "./config.ts";
+import {
+  MSTEAMS_TEXT_LIMIT,
+  msTeamsChannelSchema,
+  type MsTeamsChannelConfig,
+  type MsTeamsAccount,
+  msTeamsAccount,
+} from "./config.ts";
 import { fetchTeamsAttachment } from "./files.ts";
 import { msTeamsProgress } from "./progress.ts";
 import { reconcileTeamsMessage, sendTeamsMessage } from "./send.ts";
@@ -9,15 +15,10 @@ import { msTeamsWebhook } from "./webhook.ts";
 import { msTeamsRequirements } from "./credentials.ts";
 
 /** Replies through the Bot Connector API at the activity's (allowlisted) serviceUrl. */
-export const msTeamsAdapter: ChannelAdapter = {
+export const msTeamsAdapter: ChannelAdapter<MsTeamsAccount> = {
   id: "msteams",
-  textChunkLimit(config, accountId) {
-    return msTeamsAccountFor(config, accountId)?.textChunkLimit ?? MSTEAMS_TEXT_LIMIT;
-  },
-  chunkMode(config, accountId) {
-    const account = msTeamsAccountFor(config, accountId);
-    return account?.streaming.chunkMode ?? account?.chunkMode ?? "length";
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? MSTEAMS_TEXT_LIMIT,
+  chunkMode: (account) => account?.streaming.chunkMode ?? account?.chunkMode ?? "length",
   send: sendTeamsMessage,
   reconcile: reconcileTeamsMessage,
   progress: msTeamsProgress,
@@ -25,8 +26,9 @@ export const msTeamsAdapter: ChannelAdapter = {
 };
 
 /** Microsoft Teams bots over the Bot Framework: JWT-verified activities in, Bot Connector out. */
-export const msTeamsChannel: ChannelDefinition = {
+export const msTeamsChannel: ChannelDefinition<MsTeamsChannelConfig, MsTeamsAccount> = {
   id: "msteams",
+  account: msTeamsAccount,
   requirements: msTeamsRequirements,
   configSchema: msTeamsChannelSchema,
   webhook: msTeamsWebhook,

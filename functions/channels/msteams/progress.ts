@@ -1,3 +1,4 @@
+import type { MsTeamsAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { activitiesPath, callConnector, connectorTarget, isPersonalChat } from "./api.ts";
@@ -17,7 +18,7 @@ export async function msTeamsProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<MsTeamsAccount>,
 ): Promise<ProgressState> {
   if (event.type === "accepted" || event.type === "run-finished") return state;
   try {

@@ -1,3 +1,4 @@
+import type { MsTeamsAccount } from "./config.ts";
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { chunkText } from "../chunk.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
@@ -30,7 +31,7 @@ import { finalStreamActivity } from "./stream.ts";
  */
 export async function sendTeamsMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<MsTeamsAccount>,
 ): Promise<SendResult> {
   const target = connectorTarget(message.route, ctx);
   if ("error" in target) return { ok: false, retryable: false, error: target.error };
@@ -116,7 +117,7 @@ async function removeLiveReply(
  */
 export async function reconcileTeamsMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<MsTeamsAccount>,
 ): Promise<ReconcileResult> {
   const progress = message.progressState ?? {};
   if (message.retract || (message.chunkIndex === 0 && progress.previewId)) {

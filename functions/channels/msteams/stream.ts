@@ -1,3 +1,4 @@
+import type { MsTeamsAccount } from "./config.ts";
 import type { ProgressContext, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { streamPreview, trackedKeys, type PreviewPlatform } from "../preview-stream.ts";
@@ -55,7 +56,7 @@ export async function pushStreamUpdate(
   route: ReplyRoute,
   state: ProgressState,
   update: { streamType: "informative" | "streaming"; text: string },
-  ctx: ProgressContext,
+  ctx: ProgressContext<MsTeamsAccount>,
   now = Date.now(),
 ): Promise<ProgressState> {
   const next = { ...state };
@@ -120,7 +121,7 @@ export async function pushPreview(
   route: ReplyRoute,
   state: ProgressState,
   soFar: string,
-  ctx: ProgressContext,
+  ctx: ProgressContext<MsTeamsAccount>,
   now = Date.now(),
 ): Promise<ProgressState> {
   const failed = (answer: ConnectorAnswer) => {

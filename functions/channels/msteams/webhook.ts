@@ -1,12 +1,11 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import {
-  msTeamsConfig,
   msTeamsCredentials,
   msTeamsWebhookAccounts,
   type MsTeamsAccount,
+  type MsTeamsChannelConfig,
 } from "./config.ts";
 import { parseTeamsActivity } from "./parse.ts";
 import { verifyBotFrameworkToken } from "./verify.ts";
@@ -25,15 +24,12 @@ export const MSTEAMS_MAX_BODY_BYTES = 256 * 1024;
 
 const decoder = new TextDecoder();
 
-export const msTeamsWebhook: WebhookPieces<MsTeamsAccount> = {
-  routes(config: EdgeclawConfig): WebhookRoute<MsTeamsAccount>[] {
-    const teams = msTeamsConfig(config);
-    return teams
-      ? webhookRoutes(
-          "Microsoft Teams",
-          msTeamsWebhookAccounts(teams, logClash("msteams", "webhook.path")),
-        )
-      : [];
+export const msTeamsWebhook: WebhookPieces<MsTeamsAccount, MsTeamsChannelConfig> = {
+  routes(teams: MsTeamsChannelConfig): WebhookRoute<MsTeamsAccount>[] {
+    return webhookRoutes(
+      "Microsoft Teams",
+      msTeamsWebhookAccounts(teams, logClash("msteams", "webhook.path")),
+    );
   },
 
   maxBodyBytes: () => MSTEAMS_MAX_BODY_BYTES,

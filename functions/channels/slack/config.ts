@@ -5,9 +5,7 @@ import {
   groupEntrySchema,
 } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   enabledAccounts,
   mergedAccount,
@@ -171,10 +169,6 @@ export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 
 /** The settings in force for one account: its block over the root (objects merged one level deep, `channels` replaced). */
 export type SlackAccount = MergedAccount<SlackChannelConfig>;
-
-export function slackConfig(config: EdgeclawConfig): SlackChannelConfig | undefined {
-  return channelBlock(config, "slack", slackChannelSchema);
-}
 
 /**
  * Accounts served over HTTP, by their `webhookPath` (enabled, not Socket Mode / relay: those are the

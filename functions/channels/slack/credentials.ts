@@ -1,15 +1,12 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { SLACK_ENV, slackAccount, slackConfig } from "./config.ts";
+import { SLACK_ENV, slackAccount, type SlackChannelConfig } from "./config.ts";
 
 /**
  * What each enabled Slack account needs: the bot token always (replies); over HTTP the signing
  * secret (verify), over Socket Mode the app-level token (the companion's connection).
  */
-export function slackRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const slack = slackConfig(config);
-  if (!slack) return [];
+export function slackRequirements(slack: SlackChannelConfig): AccountRequirements[] {
   return enabledAccounts(slack, (id) => slackAccount(slack, id)).map((account) => {
     const source = (field: keyof typeof SLACK_ENV) =>
       credentialSource("slack", slack, account, field, [SLACK_ENV[field]]);

@@ -1,3 +1,4 @@
+import type { SlackAccount } from "./config.ts";
 import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
@@ -17,10 +18,10 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  */
 export async function fetchSlackFile(
   attachment: InboundAttachment,
-  route: ReplyRoute,
-  ctx: SendContext,
+  _route: ReplyRoute,
+  ctx: SendContext<SlackAccount>,
 ): Promise<FetchedAttachment> {
-  const target = slackTarget(route, ctx);
+  const target = slackTarget(ctx);
   if (!target?.botToken) return { skipped: "no Slack bot token to download it with" };
   const link = attachmentUrl(attachment);
   if ("skipped" in link) return link;

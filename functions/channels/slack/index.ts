@@ -1,6 +1,11 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { slackAccount, slackChannelSchema, slackConfig } from "./config.ts";
+import {
+  slackAccount,
+  slackChannelSchema,
+  type SlackAccount,
+  type SlackChannelConfig,
+} from "./config.ts";
 import { slackWebhook } from "./ingress.ts";
 import { slackSocket } from "./socket.ts";
 import { slackProgress } from "./progress.ts";
@@ -10,16 +15,10 @@ import { slackParticipatedInThread } from "./threads.ts";
 import { slackRequirements } from "./credentials.ts";
 
 /** Replies through the Web API; Slack has no idempotency key, so an unknown outcome is reconciled. */
-export const slackAdapter: ChannelAdapter = {
+export const slackAdapter: ChannelAdapter<SlackAccount> = {
   id: "slack",
-  textChunkLimit(config, accountId) {
-    const slack = slackConfig(config);
-    return slack ? slackAccount(slack, accountId).textChunkLimit : 8000;
-  },
-  chunkMode(config, accountId) {
-    const slack = slackConfig(config);
-    return slack ? slackAccount(slack, accountId).streaming.chunkMode : "length";
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? 8000,
+  chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendSlackMessage,
   reconcile: reconcileSlackMessage,
   fetchAttachment: fetchSlackFile,
@@ -31,8 +30,9 @@ export const slackAdapter: ChannelAdapter = {
  * Slack over HTTP Request URLs (Events API, slash commands, interactivity), or Socket Mode through
  * the companion (`mode: "socket"`), + the Web API for replies.
  */
-export const slackChannel: ChannelDefinition = {
+export const slackChannel: ChannelDefinition<SlackChannelConfig, SlackAccount> = {
   id: "slack",
+  account: slackAccount,
   requirements: slackRequirements,
   configSchema: slackChannelSchema,
   webhook: slackWebhook,

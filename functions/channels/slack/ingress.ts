@@ -7,7 +7,12 @@ import type {
 } from "../channel.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
-import { slackConfig, slackHttpAccounts, slackSecrets, type SlackAccount } from "./config.ts";
+import {
+  slackHttpAccounts,
+  slackSecrets,
+  type SlackAccount,
+  type SlackChannelConfig,
+} from "./config.ts";
 import { slackBotIdentityFromCallback } from "./identity.ts";
 import {
   classifySlackRequest,
@@ -34,13 +39,9 @@ export const SLACK_MAX_BODY_BYTES = 1024 * 1024;
 /** ackHint of a slash command: its failure is told to the user, not answered with 5xx. */
 const SLASH_HINT = "slash";
 
-export const slackWebhook: WebhookPieces<SlackAccount> = {
-  routes(config) {
-    const slack = slackConfig(config);
-    return slack
-      ? webhookRoutes("Slack", slackHttpAccounts(slack, logClash("slack", "webhookPath")))
-      : [];
-  },
+export const slackWebhook: WebhookPieces<SlackAccount, SlackChannelConfig> = {
+  routes: (slack) =>
+    webhookRoutes("Slack", slackHttpAccounts(slack, logClash("slack", "webhookPath"))),
   maxBodyBytes: () => SLACK_MAX_BODY_BYTES,
   async verify(request: WebhookRequest, route: WebhookRoute<SlackAccount>, env) {
     const { signingSecret } = slackSecrets(route.account, env);

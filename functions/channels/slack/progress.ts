@@ -1,3 +1,4 @@
+import type { SlackAccount } from "./config.ts";
 import { z } from "zod";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
@@ -46,10 +47,10 @@ export async function slackProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<SlackAccount>,
 ): Promise<ProgressState> {
   if (route.extra?.responseUrl) return state; // slash commands: nothing to react to or stream into
-  const target = slackTarget(route, ctx);
+  const target = slackTarget(ctx);
   if (!target?.botToken) return state;
   const { account } = target;
   const client = slackClient(target.botToken, account.apiBaseUrl);

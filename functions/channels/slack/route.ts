@@ -1,12 +1,6 @@
 import type { OutboundMessage, SendContext } from "../adapter.ts";
 import type { ChatType, ReplyRoute } from "../../core/envelope.ts";
-import {
-  replyToModeFor,
-  slackAccount,
-  slackConfig,
-  slackSecrets,
-  type SlackAccount,
-} from "./config.ts";
+import { replyToModeFor, slackSecrets, type SlackAccount } from "./config.ts";
 import { chatTypeOf } from "./parse.ts";
 
 /** The account a reply route belongs to, with its resolved bot token. */
@@ -15,11 +9,10 @@ export interface SlackSendTarget {
   botToken?: string;
 }
 
-export function slackTarget(route: ReplyRoute, ctx: SendContext): SlackSendTarget | undefined {
-  const slack = slackConfig(ctx.config);
-  if (!slack) return undefined;
-  const account = slackAccount(slack, route.accountId);
-  return { account, botToken: slackSecrets(account, ctx.env).botToken };
+/** The account the pipeline resolved for the call (the route's), with its bot token. */
+export function slackTarget(ctx: SendContext<SlackAccount>): SlackSendTarget | undefined {
+  const account = ctx.account;
+  return account && { account, botToken: slackSecrets(account, ctx.env).botToken };
 }
 
 export function routeChatType(route: ReplyRoute): ChatType {

@@ -1,3 +1,4 @@
+import type { SlackAccount } from "./config.ts";
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { commitPreview } from "../preview-stream.ts";
 import { platformErrorCode, sendResultFromError, slackClient } from "./client.ts";
@@ -20,14 +21,14 @@ import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./rou
  */
 export async function sendSlackMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<SlackAccount>,
 ): Promise<SendResult> {
   const { route } = message;
   const text = markdownToMrkdwn(message.text);
   if (route.extra?.responseUrl)
     return postToResponseUrl(route.extra.responseUrl, route.extra.responseType, text, ctx.signal);
 
-  const target = slackTarget(route, ctx);
+  const target = slackTarget(ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.slack is not configured" };
   if (!target.botToken)
     return {
@@ -116,7 +117,7 @@ export async function sendSlackMessage(
  */
 export async function reconcileSlackMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<SlackAccount>,
 ): Promise<ReconcileResult> {
   const { route } = message;
   if (route.extra?.responseUrl)
@@ -125,7 +126,7 @@ export async function reconcileSlackMessage(
       reason: "a slash-command response_url reply cannot be looked up",
       idempotent: false,
     };
-  const target = slackTarget(route, ctx);
+  const target = slackTarget(ctx);
   if (!target?.botToken) throw new Error("Slack is not configured for this route");
   const client = slackClient(target.botToken, target.account.apiBaseUrl);
   const threadTs = threadTsFor(route, target.account, message.chunkIndex);

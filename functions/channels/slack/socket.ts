@@ -2,7 +2,12 @@ import { z } from "zod";
 import type { ParseResult, SocketAccount, SocketPieces } from "../channel.ts";
 import { secretEnvName } from "../../config/secret-ref.ts";
 import { accountLabel } from "../accounts.ts";
-import { SLACK_ENV, slackConfig, slackSocketAccounts, type SlackAccount } from "./config.ts";
+import {
+  SLACK_ENV,
+  slackSocketAccounts,
+  type SlackAccount,
+  type SlackChannelConfig,
+} from "./config.ts";
 import { parsedSlackRequest } from "./ingress.ts";
 import {
   classifySlackEventsBody,
@@ -28,10 +33,8 @@ const socketEnvelopeSchema = z
   })
   .loose();
 
-export const slackSocket: SocketPieces<SlackAccount> = {
-  accounts(config) {
-    const slack = slackConfig(config);
-    if (!slack) return [];
+export const slackSocket: SocketPieces<SlackAccount, SlackChannelConfig> = {
+  accounts(slack) {
     const socketAccounts = slackSocketAccounts(slack);
     return socketAccounts.map((account): SocketAccount<SlackAccount> => {
       // SLACK_APP_TOKEN is the default account's fallback only (channels/slack, "Token model").

@@ -1,3 +1,4 @@
+import type { SlackAccount } from "./config.ts";
 import type { SendContext } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { slackClient } from "./client.ts";
@@ -11,9 +12,9 @@ import { slackTarget } from "./route.ts";
  */
 export async function slackParticipatedInThread(
   route: ReplyRoute,
-  ctx: SendContext,
+  ctx: SendContext<SlackAccount>,
 ): Promise<boolean> {
-  const target = slackTarget(route, ctx);
+  const target = slackTarget(ctx);
   if (!target?.botToken || !route.threadId) return false;
   // The ids the event's envelope named (parse.ts puts them on the route); auth.test only without them.
   const known = route.extra?.botUserId;

@@ -5,9 +5,7 @@ import {
   channelAccountAccessSchema,
 } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   defaultAccountId,
   mergedAccount,
@@ -108,10 +106,6 @@ export type SmsChannelConfig = z.infer<typeof smsChannelSchema>;
 /** The settings in force for one account: its block over the root (every key it sets replaces the root's). */
 export type SmsAccount = MergedAccount<SmsChannelConfig>;
 
-export function smsConfig(config: EdgeclawConfig): SmsChannelConfig | undefined {
-  return channelBlock(config, "sms", smsChannelSchema);
-}
-
 export function smsAccount(sms: SmsChannelConfig, accountId: string): SmsAccount {
   return mergedAccount(sms, accountId, { mergeObjects: false });
 }
@@ -130,9 +124,7 @@ export function smsWebhookAccounts(
 }
 
 /** The account a reply route names, if `channels.sms` has it. */
-export function smsAccountFor(config: EdgeclawConfig, accountId: string): SmsAccount | undefined {
-  const sms = smsConfig(config);
-  if (!sms) return undefined;
+export function smsAccountIn(sms: SmsChannelConfig, accountId: string): SmsAccount | undefined {
   if (sms.accounts && !(accountId in sms.accounts) && accountId !== defaultAccountId(sms))
     return undefined;
   return smsAccount(sms, accountId);

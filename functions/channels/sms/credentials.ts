@@ -1,15 +1,12 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { SMS_ENV, smsAccount, smsConfig } from "./config.ts";
+import { SMS_ENV, smsAccount, type SmsChannelConfig } from "./config.ts";
 
 /**
  * What each enabled Twilio SMS account needs: the auth token (verify and send), the account SID
  * (send), and a sender — a phone number or a Messaging Service.
  */
-export function smsRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const sms = smsConfig(config);
-  if (!sms) return [];
+export function smsRequirements(sms: SmsChannelConfig): AccountRequirements[] {
   return enabledAccounts(sms, (id) => smsAccount(sms, id)).map((account) => {
     const source = (field: keyof typeof SMS_ENV) =>
       credentialSource("sms", sms, account, field, SMS_ENV[field]);

@@ -1,3 +1,4 @@
+import type { SmsAccount } from "./config.ts";
 import type { SendContext, FetchedAttachment } from "../adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import { attachmentText, attachmentUrl, mediaMaxMbLimit } from "../attachment-download.ts";
@@ -21,7 +22,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 export async function fetchSmsMedia(
   attachment: InboundAttachment,
   route: ReplyRoute,
-  ctx: SendContext,
+  ctx: SendContext<SmsAccount>,
 ): Promise<FetchedAttachment> {
   const target = smsTarget(route.accountId, ctx);
   if ("error" in target) return { skipped: target.error };

@@ -7,7 +7,7 @@ import {
   sendResultFromResponse,
   type TwilioCredentials,
 } from "./client.ts";
-import { smsAccountFor, smsSecrets, type SmsAccount, type SmsSecrets } from "./config.ts";
+import { smsSecrets, type SmsAccount, type SmsSecrets } from "./config.ts";
 import { markdownToSms } from "./format.ts";
 
 /**
@@ -23,8 +23,11 @@ export interface SmsTarget {
   credentials: TwilioCredentials;
 }
 
-export function smsTarget(accountId: string, ctx: SendContext): SmsTarget | { error: string } {
-  const account = smsAccountFor(ctx.config, accountId);
+export function smsTarget(
+  accountId: string,
+  ctx: SendContext<SmsAccount>,
+): SmsTarget | { error: string } {
+  const account = ctx.account;
   if (!account) return { error: `channels.sms has no account ${accountId}` };
   const secrets = smsSecrets(account, ctx.env);
   if (!secrets.accountSid || !secrets.authToken)
@@ -55,7 +58,10 @@ export function statusCallbackUrl(publicWebhookUrl: string): string {
 }
 const STATUS_CALLBACK_OVERRIDES = "#rc=3&rp=5xx";
 
-export async function sendSms(message: OutboundMessage, ctx: SendContext): Promise<SendResult> {
+export async function sendSms(
+  message: OutboundMessage,
+  ctx: SendContext<SmsAccount>,
+): Promise<SendResult> {
   // SMS has no previews to take back.
   if (message.retract) return { ok: true };
   const target = smsTarget(message.route.accountId, ctx);
@@ -137,7 +143,7 @@ const TRIAL_PREFIX = "Sent from your Twilio trial account - ";
  */
 export async function reconcileSms(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<SmsAccount>,
 ): Promise<ReconcileResult> {
   const target = smsTarget(message.route.accountId, ctx);
   if ("error" in target) throw new Error(target.error);

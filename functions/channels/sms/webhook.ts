@@ -6,15 +6,14 @@ import type {
   WebhookRequest,
   WebhookRoute,
 } from "../channel.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
 import {
-  smsConfig,
   smsSecrets,
   smsWebhookAccounts,
   statusCallbackPath,
   type SmsAccount,
+  type SmsChannelConfig,
 } from "./config.ts";
 import { formParams, parseInboundMessage, parseStatusCallback, readForm } from "./parse.ts";
 import { statusCallbackUrl } from "./send.ts";
@@ -40,9 +39,8 @@ export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Re
 
 const warnedUnsigned = new Set<string>();
 
-export const smsWebhook: WebhookPieces<SmsRoute> = {
-  routes(config: EdgeclawConfig): WebhookRoute<SmsRoute>[] {
-    const sms = smsConfig(config);
+export const smsWebhook: WebhookPieces<SmsRoute, SmsChannelConfig> = {
+  routes(sms: SmsChannelConfig): WebhookRoute<SmsRoute>[] {
     const accounts = sms
       ? webhookRoutes("Twilio SMS", smsWebhookAccounts(sms, logClash("sms", "webhookPath")))
       : [];

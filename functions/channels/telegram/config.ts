@@ -6,9 +6,7 @@ import {
   groupEntrySchema,
 } from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import {
-  channelBlock,
   defaultAccountEnv,
   mergedAccount,
   webhookAccounts,
@@ -145,10 +143,6 @@ export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
 
 /** The settings in force for one account: its block over the root (objects merged one level deep, `groups` replaced). */
 export type TelegramAccount = MergedAccount<TelegramChannelConfig>;
-
-export function telegramConfig(config: EdgeclawConfig): TelegramChannelConfig | undefined {
-  return channelBlock(config, "telegram", telegramChannelSchema);
-}
 
 export function telegramAccount(
   telegram: TelegramChannelConfig,

@@ -1,12 +1,9 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { enabledAccounts } from "../accounts.ts";
 import { accountKey, credentialSource, need, type AccountRequirements } from "../credentials.ts";
-import { TELEGRAM_ENV, telegramAccount, telegramConfig } from "./config.ts";
+import { TELEGRAM_ENV, telegramAccount, type TelegramChannelConfig } from "./config.ts";
 
 /** What each enabled Telegram account needs: the bot token, and in webhook mode the webhook secret. */
-export function telegramRequirements(config: EdgeclawConfig): AccountRequirements[] {
-  const telegram = telegramConfig(config);
-  if (!telegram) return [];
+export function telegramRequirements(telegram: TelegramChannelConfig): AccountRequirements[] {
   return enabledAccounts(telegram, (id) => telegramAccount(telegram, id)).map((account) => {
     const source = (field: keyof typeof TELEGRAM_ENV) =>
       credentialSource("telegram", telegram, account, field, [TELEGRAM_ENV[field]]);

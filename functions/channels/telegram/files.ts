@@ -3,7 +3,7 @@ import type { InboundAttachment, ReplyRoute } from "../../core/envelope.ts";
 import type { FetchedAttachment } from "../adapter.ts";
 import { attachmentText, mediaMaxMbLimit } from "../attachment-download.ts";
 import { callBotApi } from "./client.ts";
-import { botFileUrl } from "./config.ts";
+import { botFileUrl, type TelegramAccount } from "./config.ts";
 import { TELEGRAM_FILE_URL_PREFIX, TELEGRAM_GETFILE_MAX_BYTES } from "./parse.ts";
 import { telegramTarget } from "./route.ts";
 
@@ -16,10 +16,10 @@ import { telegramTarget } from "./route.ts";
  */
 export async function fetchTelegramFile(
   attachment: InboundAttachment,
-  route: ReplyRoute,
-  ctx: SendContext,
+  _route: ReplyRoute,
+  ctx: SendContext<TelegramAccount>,
 ): Promise<FetchedAttachment> {
-  const target = telegramTarget(route, ctx);
+  const target = telegramTarget(ctx);
   if (!target?.botToken) return { skipped: "no Telegram bot token to download it with" };
   if (!attachment.url?.startsWith(TELEGRAM_FILE_URL_PREFIX))
     return { skipped: "not a Telegram file" };

@@ -1,6 +1,11 @@
 import type { ChannelAdapter } from "../adapter.ts";
 import type { ChannelDefinition } from "../channel.ts";
-import { telegramAccount, telegramChannelSchema, telegramConfig } from "./config.ts";
+import {
+  telegramAccount,
+  telegramChannelSchema,
+  type TelegramChannelConfig,
+  type TelegramAccount,
+} from "./config.ts";
 import { fetchTelegramFile } from "./files.ts";
 import { telegramProgress } from "./progress.ts";
 import { reconcileTelegramMessage, sendTelegramMessage } from "./send.ts";
@@ -9,16 +14,10 @@ import { telegramSocket } from "./socket.ts";
 import { telegramRequirements } from "./credentials.ts";
 
 /** Replies through the Bot API (sendMessage, HTML); no idempotency key and no history to look in (send.ts). */
-export const telegramAdapter: ChannelAdapter = {
+export const telegramAdapter: ChannelAdapter<TelegramAccount> = {
   id: "telegram",
-  textChunkLimit(config, accountId) {
-    const telegram = telegramConfig(config);
-    return telegram ? telegramAccount(telegram, accountId).textChunkLimit : 4000;
-  },
-  chunkMode(config, accountId) {
-    const telegram = telegramConfig(config);
-    return telegram ? telegramAccount(telegram, accountId).streaming.chunkMode : "length";
-  },
+  textChunkLimit: (account) => account?.textChunkLimit ?? 4000,
+  chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendTelegramMessage,
   reconcile: reconcileTelegramMessage,
   fetchAttachment: fetchTelegramFile,
@@ -41,12 +40,13 @@ const setupSteps = `1. In Telegram, talk to **@BotFather** (check the name), sen
  * Telegram in webhook mode (`setWebhook` with a secret token → the Worker) or, per account with
  * `mode: "polling"`, long-polled by the companion (socket.ts); replies via the Bot API either way.
  */
-export const telegramChannel: ChannelDefinition = {
+export const telegramChannel: ChannelDefinition<TelegramChannelConfig, TelegramAccount> = {
   id: "telegram",
+  account: telegramAccount,
   requirements: telegramRequirements,
   configSchema: telegramChannelSchema,
   webhook: telegramWebhook,
-  socket: telegramSocket as ChannelDefinition["socket"],
+  socket: telegramSocket,
   outbound: telegramAdapter,
   setup: { title: "Connect Telegram", steps: setupSteps },
   groupSendersFallBackToAllowFrom: true,

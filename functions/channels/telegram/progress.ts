@@ -1,3 +1,4 @@
+import type { TelegramAccount } from "./config.ts";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import {
@@ -42,9 +43,9 @@ export async function telegramProgress(
   route: ReplyRoute,
   event: ProgressEvent,
   state: ProgressState,
-  ctx: ProgressContext,
+  ctx: ProgressContext<TelegramAccount>,
 ): Promise<ProgressState> {
-  const target = telegramTarget(route, ctx);
+  const target = telegramTarget(ctx);
   if (!target?.botToken) return state;
   const bot = { account: target.account, botToken: target.botToken, signal: ctx.signal };
   const mode = target.account.streaming.mode;

@@ -1,11 +1,6 @@
 import type { SendContext } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
-import {
-  telegramAccount,
-  telegramConfig,
-  telegramSecrets,
-  type TelegramAccount,
-} from "./config.ts";
+import { telegramSecrets, type TelegramAccount } from "./config.ts";
 
 /** The account a reply route belongs to, with its resolved bot token. */
 export interface TelegramTarget {
@@ -13,11 +8,10 @@ export interface TelegramTarget {
   botToken?: string;
 }
 
-export function telegramTarget(route: ReplyRoute, ctx: SendContext): TelegramTarget | undefined {
-  const telegram = telegramConfig(ctx.config);
-  if (!telegram) return undefined;
-  const account = telegramAccount(telegram, route.accountId);
-  return { account, botToken: telegramSecrets(account, ctx.env).botToken };
+/** The account the pipeline resolved for the call (the route's), with its bot token. */
+export function telegramTarget(ctx: SendContext<TelegramAccount>): TelegramTarget | undefined {
+  const account = ctx.account;
+  return account && { account, botToken: telegramSecrets(account, ctx.env).botToken };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { TelegramAccount } from "./config.ts";
 import type { OutboundMessage, ReconcileResult, SendContext, SendResult } from "../adapter.ts";
 import { commitPreview, retractPreview } from "../preview-stream.ts";
 import type { BotApiResult } from "./client.ts";
@@ -17,10 +18,10 @@ import { replyParams, telegramTarget, threadParams } from "./route.ts";
  */
 export async function sendTelegramMessage(
   message: OutboundMessage,
-  ctx: SendContext,
+  ctx: SendContext<TelegramAccount>,
 ): Promise<SendResult> {
   const { route } = message;
-  const target = telegramTarget(route, ctx);
+  const target = telegramTarget(ctx);
   if (!target) return { ok: false, retryable: false, error: "channels.telegram is not configured" };
   if (!target.botToken)
     return {

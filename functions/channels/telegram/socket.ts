@@ -1,13 +1,12 @@
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { SocketAccount, SocketPieces } from "../channel.ts";
 import { accountLabel, enabledAccounts } from "../accounts.ts";
 import {
   botIdFromToken,
   telegramAccount,
   TELEGRAM_ENV,
-  telegramConfig,
   telegramSecrets,
   type TelegramAccount,
+  type TelegramChannelConfig,
 } from "./config.ts";
 import { parseTelegramUpdate } from "./parse.ts";
 
@@ -18,10 +17,8 @@ import { parseTelegramUpdate } from "./parse.ts";
  * in one mode only: webhook.ts serves no path for a polling account, and the connector refuses to
  * poll while Telegram still has a webhook registered for the bot.
  */
-export const telegramSocket: SocketPieces<TelegramAccount> = {
-  accounts(config: EdgeclawConfig): SocketAccount<TelegramAccount>[] {
-    const telegram = telegramConfig(config);
-    if (!telegram) return [];
+export const telegramSocket: SocketPieces<TelegramAccount, TelegramChannelConfig> = {
+  accounts(telegram: TelegramChannelConfig): SocketAccount<TelegramAccount>[] {
     const accounts = enabledAccounts(
       telegram,
       (accountId) => telegramAccount(telegram, accountId),

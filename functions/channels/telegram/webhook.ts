@@ -1,13 +1,12 @@
 import type { AcceptResult, WebhookPieces, WebhookRoute } from "../channel.ts";
 import { logClash, webhookRoutes } from "../accounts.ts";
-import type { EdgeclawConfig } from "../../config/schema.ts";
 import { defaultWebhookAck } from "../webhook-ack.ts";
 import {
   botIdFromToken,
-  telegramConfig,
   telegramSecrets,
   telegramWebhookAccounts,
   type TelegramAccount,
+  type TelegramChannelConfig,
 } from "./config.ts";
 import { parseTelegramUpdate } from "./parse.ts";
 import { verifyTelegramSecret } from "./verify.ts";
@@ -22,15 +21,12 @@ import { verifyTelegramSecret } from "./verify.ts";
 /** Updates are small (a message holds at most 4096 characters); 1 MiB bounds what is read before the secret check. */
 export const TELEGRAM_MAX_BODY_BYTES = 1024 * 1024;
 
-export const telegramWebhook: WebhookPieces<TelegramAccount> = {
-  routes(config: EdgeclawConfig): WebhookRoute<TelegramAccount>[] {
-    const telegram = telegramConfig(config);
-    return telegram
-      ? webhookRoutes(
-          "Telegram",
-          telegramWebhookAccounts(telegram, logClash("telegram", "webhookPath")),
-        )
-      : [];
+export const telegramWebhook: WebhookPieces<TelegramAccount, TelegramChannelConfig> = {
+  routes(telegram: TelegramChannelConfig): WebhookRoute<TelegramAccount>[] {
+    return webhookRoutes(
+      "Telegram",
+      telegramWebhookAccounts(telegram, logClash("telegram", "webhookPath")),
+    );
   },
   maxBodyBytes: () => TELEGRAM_MAX_BODY_BYTES,
   async verify(request, route, env) {

@@ -3,6 +3,7 @@ import { SessionStore } from "../../../durable-objects/session/storage.ts";
 import type { WebhookRequest } from "../../../functions/channels/channel.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
+import { webhookRouteTable } from "../../../functions/channels/webhook-routes.ts";
 import { isRejected, resolveAgentRoute } from "../../../functions/routing/resolve-route.ts";
 import type { Env } from "../../../workers/env.ts";
 
@@ -91,7 +92,8 @@ export function post(request: WireRequest): Promise<Response> {
 export function routeFor(channel: string, path: string) {
   const webhook = channelDefinition(channel)?.webhook;
   if (!webhook) throw new Error(`channel ${channel} serves no webhook`);
-  const route = webhook.routes(configFromEnv(workerEnv)).find((r) => r.path === path);
+  const entry = webhookRouteTable(configFromEnv(workerEnv)).get(path);
+  const route = entry?.definition.id === channel ? entry.route : undefined;
   if (!route) throw new Error(`channel ${channel} serves no webhook on ${path}`);
   return { webhook, route };
 }

@@ -5,6 +5,8 @@ import { signRequest } from "../../../functions/channels/companion/signature.ts"
 import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
+import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
+import { webhookRouteTable } from "../../../functions/channels/webhook-routes.ts";
 import { decideAccess } from "../../../functions/routing/access.ts";
 import { configOnlyAccessStore } from "../../../functions/routing/access-store-config-only.ts";
 import { isRejected, resolveAgentRoute } from "../../../functions/routing/resolve-route.ts";
@@ -81,9 +83,7 @@ export async function parseDelivery(
   if (delivery.via === "companion") {
     const socket = definition?.socket;
     if (!socket) throw new Error(`channel ${channel} has no companion half`);
-    const account = socket
-      .accounts(config, env)
-      .find((candidate) => candidate.accountId === delivery.accountId);
+    const account = findSocketAccount(config, env, channel, delivery.accountId)?.account;
     if (!account) throw new Error(`no ${channel} socket account ${delivery.accountId}`);
     const parsed = await socket.parse(
       { eventId: delivery.eventId, payload: delivery.payload, receivedAt: Date.now() },
@@ -96,7 +96,8 @@ export async function parseDelivery(
   const webhook = definition?.webhook;
   if (!webhook) throw new Error(`channel ${channel} serves no webhook`);
   const { request } = delivery;
-  const route = webhook.routes(config).find((candidate) => candidate.path === request.path);
+  const entry = webhookRouteTable(config).get(request.path);
+  const route = entry?.definition.id === channel ? entry.route : undefined;
   if (!route) throw new Error(`channel ${channel} serves no webhook on ${request.path}`);
   const webhookRequest = {
     method: "POST",

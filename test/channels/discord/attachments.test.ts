@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
@@ -92,10 +94,15 @@ describe("Discord inbound attachments", { timeout: 60_000 }, () => {
   });
 
   it("fetches only from mediaAllowHosts, a redirect included, and refuses files over mediaMaxMb, declared or not", async () => {
-    const ctx = (patch: Record<string, unknown> = {}) => ({
-      env: env as unknown as Record<string, unknown>,
-      config: withDiscord(configFromEnv(env as never), patch),
-    });
+    const ctx = (patch: Record<string, unknown> = {}) =>
+      contextFor(
+        discordChannel,
+        {
+          env: env as unknown as Record<string, unknown>,
+          config: withDiscord(configFromEnv(env as never), patch),
+        },
+        "default",
+      );
     const fetchFile = (url: string, size?: number, patch?: Record<string, unknown>) =>
       discordAdapter.fetchAttachment!(
         {

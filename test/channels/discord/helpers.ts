@@ -2,6 +2,9 @@ import { env, SELF } from "cloudflare:test";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
+import type { SocketAccount } from "../../../functions/channels/channel.ts";
+import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
+import type { DiscordAccount } from "../../../functions/channels/discord/config.ts";
 import { TEST_DISCORD } from "../../setup/test-config.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
 
@@ -183,9 +186,8 @@ export async function deliver(
 /** The parse alone (drop reasons), through the channel's SocketPieces as the Worker calls them. */
 export async function parseOnly(dispatch: unknown, accountId = "default") {
   const socket = discordChannel.socket!;
-  const account = socket
-    .accounts(configFromEnv(env as never), testEnv)
-    .find((a) => a.accountId === accountId);
+  const account = findSocketAccount(configFromEnv(env as never), testEnv, "discord", accountId)
+    ?.account as SocketAccount<DiscordAccount> | undefined;
   if (!account) throw new Error(`no Discord socket account ${accountId}`);
   return socket.parse(
     { eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() },

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import {
@@ -61,10 +63,14 @@ describe("Discord rate limits", { timeout: 60_000 }, () => {
   it("after a global 429 holds the bot's sends to every channel until Retry-After, without a request", async () => {
     // A bot of its own, so the global hold touches no other test.
     const token = `${btoa("1100000000000000099").replace(/=+$/, "")}.GfakeT.global-test`;
-    const ctx = {
-      env: { ...(env as unknown as Record<string, unknown>), DISCORD_BOT_TOKEN: token },
-      config: configFromEnv(env as never),
-    };
+    const ctx = contextFor(
+      discordChannel,
+      {
+        env: { ...(env as unknown as Record<string, unknown>), DISCORD_BOT_TOKEN: token },
+        config: configFromEnv(env as never),
+      },
+      "default",
+    );
     const chunk = (to: string) => ({
       id: `run:${crypto.randomUUID()}:0`,
       route: { channel: "discord", accountId: "default", to },

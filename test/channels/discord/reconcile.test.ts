@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import {
@@ -22,10 +24,15 @@ import {
  * with the message it already created); past it, history is read only from the chunk's first attempt.
  */
 
-const ctx = () => ({
-  env: env as unknown as Record<string, unknown>,
-  config: configFromEnv(env as never),
-});
+const ctx = () =>
+  contextFor(
+    discordChannel,
+    {
+      env: env as unknown as Record<string, unknown>,
+      config: configFromEnv(env as never),
+    },
+    "default",
+  );
 
 describe("Discord lost sends", { timeout: 60_000 }, () => {
   it("answers the second of two messages when its reply, identical to the first, never reached Discord", async () => {

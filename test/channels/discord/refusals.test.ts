@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/inbox/triage.ts";
@@ -158,10 +160,14 @@ describe("Discord refused interactions", { timeout: 60_000 }, () => {
   });
 
   it("for a publicly deferred command deletes the public thinking and follows up ephemerally; after the token's life sends nothing", async () => {
-    const ctx = {
-      env: env as unknown as Record<string, unknown>,
-      config: configFromEnv(env as never),
-    };
+    const ctx = contextFor(
+      discordChannel,
+      {
+        env: env as unknown as Record<string, unknown>,
+        config: configFromEnv(env as never),
+      },
+      "default",
+    );
     const token = `tok-${snowflake()}`;
     const channel = snowflake();
     const route = (expiresAt: number) => ({

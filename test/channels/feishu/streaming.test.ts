@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import type { FeishuAccount } from "../../../functions/channels/feishu/config.ts";
+import { feishuChannel } from "../../../functions/channels/feishu/index.ts";
 import type {
   OutboundMessage,
   ProgressContext,
@@ -26,7 +29,9 @@ import {
 
 const APP = { appId: "cli_test_streaming", appSecret: "test-feishu-streaming-secret" };
 
-function context(channel: Record<string, unknown> = {}): Omit<ProgressContext, "runId"> {
+function context(
+  channel: Record<string, unknown> = {},
+): Omit<ProgressContext<FeishuAccount>, "runId"> {
   const config = parseConfig({
     channels: {
       feishu: {
@@ -39,7 +44,7 @@ function context(channel: Record<string, unknown> = {}): Omit<ProgressContext, "
       },
     },
   });
-  return { env: {}, config };
+  return contextFor(feishuChannel, { env: {}, config }, "default");
 }
 
 async function conversation(): Promise<ReplyRoute> {
@@ -59,7 +64,7 @@ async function conversation(): Promise<ReplyRoute> {
 /** Feeds the deltas as the relay would (one call at a time), `gapMs` apart; returns the run's state. */
 async function stream(
   route: ReplyRoute,
-  ctx: ProgressContext,
+  ctx: ProgressContext<FeishuAccount>,
   deltas: string[],
   gapMs: number,
 ): Promise<ProgressState> {

@@ -1,6 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage, SendContext } from "../../../functions/channels/adapter.ts";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import type { LineAccount } from "../../../functions/channels/line/config.ts";
+import { lineChannel } from "../../../functions/channels/line/index.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { reconcileLineMessage, sendLineMessage } from "../../../functions/channels/line/send.ts";
@@ -19,10 +22,11 @@ import {
 
 /** The LINE sender against the fake Messaging API, one chunk at a time as the outbox hands them over. */
 
-const ctx: SendContext = {
-  env: env as unknown as Record<string, unknown>,
-  config: configFromEnv(env),
-};
+const base = { env: env as unknown as Record<string, unknown>, config: configFromEnv(env) };
+/** What the pipeline hands the channel for one account (channel-account.ts). */
+const ctxFor = (accountId: string): SendContext<LineAccount> =>
+  contextFor(lineChannel, base, accountId);
+const ctx = ctxFor("default");
 
 function route(to: string, extra: Record<string, string> = {}, accountId = "default"): ReplyRoute {
   return {
@@ -164,7 +168,7 @@ describe("LINE sending", () => {
       ),
     ).toMatchObject({ ok: false, outcomeUnknown: true });
     // A bad token is final.
-    const badCtx: SendContext = {
+    const badCtx: SendContext<LineAccount> = {
       ...ctx,
       env: { ...ctx.env, LINE_CHANNEL_ACCESS_TOKEN: "revoked" },
     };
@@ -229,8 +233,12 @@ describe("LINE sending", () => {
   it("uses each account's own access token", async () => {
     const user = lineId("U");
     expect(
-      (await sendLineMessage({ ...chunk(user, "from biz"), route: route(user, {}, "biz") }, ctx))
-        .ok,
+      (
+        await sendLineMessage(
+          { ...chunk(user, "from biz"), route: route(user, {}, "biz") },
+          ctxFor("biz"),
+        )
+      ).ok,
     ).toBe(true);
     expect((await lineCalls("push", user))[0]!.token).toBe("…-biz");
   });
@@ -267,7 +275,7 @@ describe("LINE sending", () => {
       await fetchLineContent(
         { name: "big.txt", url: `${fakeLine()}/v2/bot/message/${big}/content` },
         route(user, {}, "biz"),
-        ctx,
+        ctxFor("biz"),
       ),
     ).toMatchObject({ skipped: expect.stringContaining("mediaMaxMb") });
     expect(

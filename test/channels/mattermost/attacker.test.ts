@@ -198,9 +198,15 @@ describe("Mattermost strangers", () => {
     const socket = channelDefinition("mattermost")!.socket!;
     const { configFromEnv } = await import("../../../functions/channels/gateway-config.ts");
     const { workerEnv } = await import("./helpers.ts");
-    const account = socket
-      .accounts(configFromEnv(workerEnv), workerEnv)
-      .find((a) => a.accountId === "team")!;
+    const { findSocketAccount } = await import(
+      "../../../functions/channels/companion/socket-accounts.ts"
+    );
+    const account = findSocketAccount(
+      configFromEnv(workerEnv),
+      workerEnv as unknown as Record<string, unknown>,
+      "mattermost",
+      "team",
+    )!.account;
     expect(
       (
         await socket.parse(

@@ -3,6 +3,7 @@ import type { Env } from "../../../workers/env.ts";
 import type { ParseResult } from "../../../functions/channels/channel.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
+import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
@@ -96,9 +97,12 @@ export async function deliver(
   channelType?: string,
 ): Promise<{ parsed: ParseResult; outcomes: Array<{ status: string }> }> {
   const socket = channelDefinition("mattermost")!.socket!;
-  const account = socket
-    .accounts(configFromEnv(workerEnv), workerEnv)
-    .find((a) => a.accountId === accountId);
+  const account = findSocketAccount(
+    configFromEnv(workerEnv),
+    workerEnv as unknown as Record<string, unknown>,
+    "mattermost",
+    accountId,
+  )?.account;
   if (!account) throw new Error(`no Mattermost socket account ${accountId}`);
   const payload = {
     event,

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import { mattermostChannel } from "../../../functions/channels/mattermost/index.ts";
 import type { OutboundMessage } from "../../../functions/channels/adapter.ts";
 import {
   reconcileMattermostMessage,
@@ -13,10 +15,15 @@ import { mattermostPosts, mmId, workerEnv } from "./helpers.ts";
  * post. Two sessions sending their first notice at once must both be shown, each in its own channel.
  */
 
-const ctx = () => ({
-  env: workerEnv as unknown as Record<string, unknown>,
-  config: configFromEnv(workerEnv),
-});
+const ctx = () =>
+  contextFor(
+    mattermostChannel,
+    {
+      env: workerEnv as unknown as Record<string, unknown>,
+      config: configFromEnv(workerEnv),
+    },
+    "team",
+  );
 
 function chunk(to: string, id: string, text: string, threadId?: string): OutboundMessage {
   return {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage } from "../../../functions/channels/adapter.ts";
 import { mattermostServerRefusal } from "../../../functions/channels/mattermost/api.ts";
-import {
-  mattermostAccount,
-  mattermostConfig,
-} from "../../../functions/channels/mattermost/config.ts";
+import { accountOf, contextFor } from "../../../functions/channels/channel-account.ts";
+import { parseConfig } from "../../../functions/channels/gateway-config.ts";
+import { mattermostChannel } from "../../../functions/channels/mattermost/index.ts";
 import { sendMattermostMessage } from "../../../functions/channels/mattermost/send.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { TEST_MATTERMOST } from "../../setup/test-config.ts";
@@ -25,11 +24,17 @@ const env = { ...workerEnv, TEST_MATTERMOST_BOT_TOKEN: TEST_MATTERMOST.botToken 
 >;
 
 function configWith(mattermost: Record<string, unknown>): EdgeclawConfig {
-  return {
+  return parseConfig({
     channels: {
       mattermost: { botToken: { source: "env", id: "TEST_MATTERMOST_BOT_TOKEN" }, ...mattermost },
     },
-  } as unknown as EdgeclawConfig;
+  });
+}
+
+/** A reply as the outbox sends it: with the account of its route (channel-account.ts). */
+function send(message: OutboundMessage, config: EdgeclawConfig) {
+  const ctx = contextFor(mattermostChannel, { env, config }, message.route.accountId);
+  return sendMattermostMessage(message, ctx);
 }
 
 function reply(accountId: string, channel: string, text: string): OutboundMessage {
@@ -61,10 +66,10 @@ describe("Mattermost private-network guard (Worker)", () => {
     ];
     for (const baseUrl of servers) {
       const channel = mmId("ch");
-      const result = await sendMattermostMessage(reply("default", channel, "must not leave"), {
-        env,
-        config: configWith({ baseUrl }),
-      });
+      const result = await send(
+        reply("default", channel, "must not leave"),
+        configWith({ baseUrl }),
+      );
       expect(result, baseUrl).toMatchObject({ ok: false, retryable: false });
       expect("error" in result && result.error, baseUrl).toMatch(
         /Mattermost server refused for account default: .*private, internal and metadata addresses are blocked.*dangerouslyAllowPrivateNetwork/,
@@ -79,12 +84,9 @@ describe("Mattermost private-network guard (Worker)", () => {
       baseUrl: fakeUrl(),
       accounts: { default: {}, lan: { network: { dangerouslyAllowPrivateNetwork: true } } },
     });
-    const guarded = await sendMattermostMessage(reply("default", channel, "from default"), {
-      env,
-      config,
-    });
+    const guarded = await send(reply("default", channel, "from default"), config);
     expect(guarded).toMatchObject({ ok: false, retryable: false });
-    const allowed = await sendMattermostMessage(reply("lan", channel, "from lan"), { env, config });
+    const allowed = await send(reply("lan", channel, "from lan"), config);
     expect(allowed).toMatchObject({ ok: true });
 
     const rootAllows = configWith({
@@ -92,18 +94,13 @@ describe("Mattermost private-network guard (Worker)", () => {
       network: { dangerouslyAllowPrivateNetwork: true },
       accounts: { default: {}, strict: { network: { dangerouslyAllowPrivateNetwork: false } } },
     });
-    expect(
-      await sendMattermostMessage(reply("default", channel, "root allows"), {
-        env,
-        config: rootAllows,
-      }),
-    ).toMatchObject({ ok: true });
-    expect(
-      await sendMattermostMessage(reply("strict", channel, "account refuses"), {
-        env,
-        config: rootAllows,
-      }),
-    ).toMatchObject({ ok: false, retryable: false });
+    expect(await send(reply("default", channel, "root allows"), rootAllows)).toMatchObject({
+      ok: true,
+    });
+    expect(await send(reply("strict", channel, "account refuses"), rootAllows)).toMatchObject({
+      ok: false,
+      retryable: false,
+    });
 
     expect((await mattermostPosts(channel)).map((p) => p.message).sort()).toEqual([
       "from lan",
@@ -112,10 +109,11 @@ describe("Mattermost private-network guard (Worker)", () => {
   });
 
   it("a public server passes the guard as written", () => {
-    const account = mattermostAccount(
-      mattermostConfig(configWith({ baseUrl: "https://chat.example.com" }))!,
+    const account = accountOf(
+      mattermostChannel,
+      configWith({ baseUrl: "https://chat.example.com" }),
       "default",
-    );
+    )!;
     expect(mattermostServerRefusal(account, "https://chat.example.com")).toBeUndefined();
     expect(mattermostServerRefusal(account, "https://203.0.114.10")).toBeUndefined();
   });

@@ -1,5 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import type { MsTeamsAccount } from "../../../functions/channels/msteams/config.ts";
+import { msTeamsChannel } from "../../../functions/channels/msteams/index.ts";
 import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import type { ProgressContext, ProgressState } from "../../../functions/channels/adapter.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
@@ -13,7 +16,7 @@ import { fakeTeams, settle, teamsActivities, TEST_MSTEAMS, uniqueId } from "./he
  * the answer as the final message; "off" and "block" stream nothing and post the answer whole.
  */
 
-function contextWith(mode: string): ProgressContext {
+function contextWith(mode: string): ProgressContext<MsTeamsAccount> {
   const config = parseConfig({
     channels: {
       msteams: {
@@ -27,7 +30,8 @@ function contextWith(mode: string): ProgressContext {
       },
     },
   });
-  return { config, env: env as unknown as Record<string, unknown>, runId: uniqueId("run") };
+  const base = { config, env: env as unknown as Record<string, unknown> };
+  return { ...contextFor(msTeamsChannel, base, "default"), runId: uniqueId("run") };
 }
 
 function personalRoute(): ReplyRoute {

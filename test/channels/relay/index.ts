@@ -3,7 +3,6 @@ import type { ChannelDefinition, WebhookRoute } from "../../../functions/channel
 import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import { channelAccessSchema } from "../../../functions/config/channel-access.ts";
 import { resolveSecret, secretInputSchema } from "../../../functions/config/secret-ref.ts";
-import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 
 /**
  * "relay": a test-only channel, registered from the test setup (test/setup/register-channels.ts),
@@ -34,11 +33,6 @@ const eventsSchema = z.object({
   ),
 });
 
-function relayConfig(config: EdgeclawConfig): RelayConfig | undefined {
-  const block = (config.channels as Record<string, unknown>).relay;
-  return block === undefined ? undefined : relayConfigSchema.parse(block);
-}
-
 export const RELAY_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 function sameInConstantTime(a: string, b: string): boolean {
@@ -61,22 +55,23 @@ export async function signRelayBody(secret: string, body: string | Uint8Array): 
   return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-export const relayChannel: ChannelDefinition = {
+export const relayChannel: ChannelDefinition<RelayConfig, RelayConfig> = {
   id: "relay",
   configSchema: relayConfigSchema,
+  // One account: the block itself.
+  account: (relay) => relay,
   // Its secret is the test config's own value: nothing for the checks to name.
   requirements: () => [],
   webhook: {
-    routes(config): WebhookRoute<RelayConfig>[] {
-      const relay = relayConfig(config);
-      return relay?.enabled
+    routes(relay): WebhookRoute<RelayConfig>[] {
+      return relay.enabled
         ? [{ path: relay.webhookPath, accountId: "default", label: "Relay", account: relay }]
         : [];
     },
     // Room for an event larger than a Durable Object's SQLite row (2 MB): the multi-event test's failing accept.
     maxBodyBytes: () => RELAY_MAX_BODY_BYTES,
     async verify(request, route, env) {
-      const secret = resolveSecret((route.account as RelayConfig).secret, env);
+      const secret = resolveSecret(route.account.secret, env);
       if (!secret) return { ok: false, reason: "no-secret" };
       const given = request.headers.get("x-relay-signature");
       if (!given) return { ok: false, reason: "missing signature" };
@@ -124,7 +119,7 @@ export const relayChannel: ChannelDefinition = {
     textChunkLimit: () => 4000,
     idempotentSends: true,
     async send(message, ctx) {
-      const relay = relayConfig(ctx.config);
+      const relay = ctx.account;
       const token = resolveSecret(relay?.token, ctx.env);
       if (!relay || !token)
         return { ok: false, retryable: false, error: "channels.relay has no token" };

@@ -1,6 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage, SendContext } from "../../../functions/channels/adapter.ts";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import type { SlackAccount } from "../../../functions/channels/slack/config.ts";
+import { slackChannel } from "../../../functions/channels/slack/index.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "../../../functions/channels/slack/send.ts";
@@ -14,19 +17,23 @@ import { slackCalls, slackMessages, uniqueId } from "./helpers.ts";
 const testEnv = env as unknown as Env;
 const fakeSlack = () => String(testEnv.FAKE_SLACK_URL);
 
-const ctx: SendContext = {
-  env: {},
-  config: parseConfig({
-    channels: {
-      slack: {
-        apiBaseUrl: `${fakeSlack()}/api/`,
-        botToken: "xoxb-reconcile-test",
-        signingSecret: "s",
-        streaming: { mode: "off" },
+const ctx: SendContext<SlackAccount> = contextFor(
+  slackChannel,
+  {
+    env: {},
+    config: parseConfig({
+      channels: {
+        slack: {
+          apiBaseUrl: `${fakeSlack()}/api/`,
+          botToken: "xoxb-reconcile-test",
+          signingSecret: "s",
+          streaming: { mode: "off" },
+        },
       },
-    },
-  }),
-};
+    }),
+  },
+  "default",
+);
 
 async function flood(channel: string, count: number, threadTs?: string) {
   await fetch(`${fakeSlack()}/_control/flood`, {

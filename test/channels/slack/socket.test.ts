@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
 import type { SocketAccount } from "../../../functions/channels/channel.ts";
-import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
+import { configFromEnv, parseConfig } from "../../../functions/channels/gateway-config.ts";
+import {
+  allSocketAccounts,
+  findSocketAccount,
+} from "../../../functions/channels/companion/socket-accounts.ts";
+import { webhookRouteTable } from "../../../functions/channels/webhook-routes.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import {
   BOT_USER,
@@ -31,9 +36,12 @@ const nowTs = () =>
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function socketAccount(accountId = "sock"): SocketAccount {
-  const account = socket
-    .accounts(configFromEnv(workerEnv), workerEnv)
-    .find((a) => a.accountId === accountId);
+  const account = findSocketAccount(
+    configFromEnv(workerEnv),
+    workerEnv,
+    "slack",
+    accountId,
+  )?.account;
   if (!account) throw new Error(`no socket account ${accountId}`);
   return account;
 }
@@ -89,7 +97,9 @@ const eventsApi = (body: string) => ({
 
 describe("Slack Socket Mode (Worker side)", () => {
   it("lists only mode:socket accounts for the companion, with the app token's env name and never its value", () => {
-    const accounts = socket.accounts(configFromEnv(workerEnv), workerEnv);
+    const accounts = allSocketAccounts(configFromEnv(workerEnv), workerEnv)
+      .filter(({ definition }) => definition.id === "slack")
+      .map(({ account }) => account);
     expect(accounts.map((a) => a.accountId)).toEqual(["sock"]);
     expect(accounts[0]!.connector).toEqual({
       settings: { apiBaseUrl: expect.stringMatching(/\/api\/$/) },
@@ -97,22 +107,17 @@ describe("Slack Socket Mode (Worker side)", () => {
     });
     expect(JSON.stringify(accounts[0]!.connector)).not.toContain("xoxb-");
     // …and the socket account has no Request URL.
-    const routes = channelDefinition("slack")!
-      .webhook!.routes(configFromEnv(workerEnv))
-      .map((r) => r.accountId);
+    const routes = [...webhookRouteTable(configFromEnv(workerEnv)).values()]
+      .filter(({ definition }) => definition.id === "slack")
+      .map(({ route }) => route.accountId);
     expect(routes).not.toContain("sock");
   });
 
   it("falls back to SLACK_APP_TOKEN for the default account only", () => {
-    const config = configFromEnv(workerEnv);
-    const own = {
-      ...config,
-      channels: {
-        ...config.channels,
-        slack: { mode: "socket", accounts: { default: {}, other: {} } },
-      },
-    };
-    const accounts = socket.accounts(own as typeof config, workerEnv);
+    const own = parseConfig({
+      channels: { slack: { mode: "socket", accounts: { default: {}, other: {} } } },
+    });
+    const accounts = allSocketAccounts(own, workerEnv).map(({ account }) => account);
     expect(accounts.map((a) => [a.accountId, a.connector.secretEnv])).toEqual([
       ["default", { appToken: "SLACK_APP_TOKEN" }],
       ["other", {}],

@@ -1,5 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import type { SlackAccount } from "../../../functions/channels/slack/config.ts";
+import { slackChannel } from "../../../functions/channels/slack/index.ts";
 import type {
   OutboundMessage,
   ProgressState,
@@ -14,7 +17,7 @@ import { scriptSlack, slackCalls, slackMessages, uniqueId } from "./helpers.ts";
 
 const testEnv = env as unknown as Env;
 
-function context(streaming: Record<string, unknown>): SendContext {
+function context(streaming: Record<string, unknown>): SendContext<SlackAccount> {
   const config = parseConfig({
     channels: {
       slack: {
@@ -27,10 +30,14 @@ function context(streaming: Record<string, unknown>): SendContext {
     },
     messages: { ackReactionScope: "all" },
   });
-  return { env: {}, config };
+  return contextFor(slackChannel, { env: {}, config }, "default");
 }
 
-async function run(route: ReplyRoute, ctx: SendContext, deltas: string[]): Promise<ProgressState> {
+async function run(
+  route: ReplyRoute,
+  ctx: SendContext<SlackAccount>,
+  deltas: string[],
+): Promise<ProgressState> {
   let state: ProgressState = await slackProgress(route, { type: "run-started" }, {}, ctx);
   let soFar = "";
   for (const text of deltas) {

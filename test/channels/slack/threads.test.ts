@@ -1,11 +1,18 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import { slackChannel } from "../../../functions/channels/slack/index.ts";
 import { slackAdapter } from "../../../functions/channels/slack/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import type { Env } from "../../../workers/env.ts";
 import { uniqueId } from "./helpers.ts";
 
-const ctx = () => ({ env: env as unknown as Env, config: configFromEnv(env as unknown as Env) });
+const ctx = () =>
+  contextFor(
+    slackChannel,
+    { env: env as unknown as Env, config: configFromEnv(env as unknown as Env) },
+    "default",
+  );
 
 describe("Slack thread participation", () => {
   it("is true for a thread the bot posted in and false for one it did not", async () => {

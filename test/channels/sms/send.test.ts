@@ -2,6 +2,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { OutboundMessage, SendContext } from "../../../functions/channels/adapter.ts";
 import { fetchSmsMedia } from "../../../functions/channels/sms/media.ts";
+import { contextFor } from "../../../functions/channels/channel-account.ts";
+import type { SmsAccount } from "../../../functions/channels/sms/config.ts";
+import { smsChannel } from "../../../functions/channels/sms/index.ts";
 import {
   reconcileSms,
   RECONCILE_MAX_PAGES,
@@ -19,7 +22,11 @@ import {
 } from "./helpers.ts";
 
 /** Outbound Twilio SMS against the fake Messages API, with the suite's config (channels.sms in test-config.ts). */
-const ctx: SendContext = { env: env as unknown as Record<string, unknown>, config: suiteConfig };
+const base = { env: env as unknown as Record<string, unknown>, config: suiteConfig };
+/** What the pipeline hands the channel for one account (channel-account.ts). */
+const ctxFor = (accountId: string): SendContext<SmsAccount> =>
+  contextFor(smsChannel, base, accountId);
+const ctx = ctxFor("default");
 
 let counter = 0;
 function chunk(to: string, text: string, fields: Partial<OutboundMessage> = {}): OutboundMessage {
@@ -75,7 +82,7 @@ describe("sending SMS through the Messages API", () => {
       (
         await sendSms(
           chunk(to, "via service", { route: { channel: "sms", accountId: "service", to } }),
-          ctx,
+          ctxFor("service"),
         )
       ).ok,
     ).toBe(true);
@@ -91,7 +98,7 @@ describe("sending SMS through the Messages API", () => {
     const to = strangerNumber();
     await sendSms(
       chunk(to, "tracked", { route: { channel: "sms", accountId: "proxied", to } }),
-      ctx,
+      ctxFor("proxied"),
     );
     const [call] = await twilioCalls("messages.create", to);
     expect(call!.args.StatusCallback).toBe(
@@ -127,7 +134,7 @@ describe("sending SMS through the Messages API", () => {
         chunk("+15550000000", "x", {
           route: { channel: "sms", accountId: "nobody", to: "+15550000000" },
         }),
-        ctx,
+        ctxFor("nobody"),
       ),
     ).toMatchObject({ ok: false, retryable: false });
   });
