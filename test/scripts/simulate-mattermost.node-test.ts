@@ -3,6 +3,8 @@ import { after, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { mattermostSocket } from "../../functions/channels/mattermost/socket.ts";
+import { mattermostChannel } from "../../functions/channels/mattermost/index.ts";
+import { rootOf } from "../../functions/channels/channel-account.ts";
 import { FAKE_MATTERMOST_BOT } from "../../scripts/simulate/fakes/mattermost-identity.ts";
 import { mattermostSimulator } from "../../scripts/simulate/mattermost.ts";
 import { killStartedDevs } from "./dev-process.ts";
@@ -41,7 +43,7 @@ describe("mattermost simulator", () => {
       {},
     );
     const config = parseConfig({ channels: { mattermost: fresh.block } });
-    const accounts = mattermostSocket.accounts(config, fresh.env);
+    const accounts = mattermostSocket.accounts(rootOf(mattermostChannel, config)!, fresh.env);
     assert.deepEqual(
       accounts.map((a) => [a.accountId, a.connector.settings]),
       [["ops", { baseUrl: "http://127.0.0.1:9", dangerouslyAllowPrivateNetwork: true }]],
@@ -64,8 +66,9 @@ describe("mattermost simulator", () => {
       client.close();
       const posted = client.events.filter((frame) => frame.event === "posted");
       assert.equal(posted.length, 2);
+      const parsedConfig = parseConfig({ channels: { mattermost: prepared.block } });
       const account = mattermostSocket.accounts(
-        parseConfig({ channels: { mattermost: prepared.block } }),
+        rootOf(mattermostChannel, parsedConfig)!,
         prepared.env,
       )[0]!;
       const self = { userId: FAKE_MATTERMOST_BOT.id, username: FAKE_MATTERMOST_BOT.username };

@@ -3,6 +3,8 @@ import { after, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { slackSocket } from "../../functions/channels/slack/socket.ts";
+import { slackChannel } from "../../functions/channels/slack/index.ts";
+import { rootOf } from "../../functions/channels/channel-account.ts";
 import { slackSimulator } from "../../scripts/simulate/slack.ts";
 import { killStartedDevs } from "./dev-process.ts";
 import { checkDefaultPath, startSimulatedStack } from "./simulated-dev.ts";
@@ -68,7 +70,7 @@ describe("slack simulator, Socket Mode", () => {
       assert.equal(envelope.type, "events_api");
       assert.equal(eventId, `event:${(envelope.payload as { event_id: string }).event_id}`);
       const config = parseConfig({ channels: { slack: prepared.block } });
-      const account = slackSocket.accounts(config, prepared.env)[0]!;
+      const account = slackSocket.accounts(rootOf(slackChannel, config)!, prepared.env)[0]!;
       const parsed = await slackSocket.parse(
         { eventId, payload: envelope, receivedAt: Date.now() },
         account,
