@@ -82,6 +82,14 @@ describe("the demo fake model", () => {
     });
   });
 
+  it("turns 'run `…`' into exec where the agent has a sandbox, and says so where it has none", () => {
+    const withExec = [...TOOLS, tool("exec", { command: { type: "string" } })];
+    expect(ask("please run `uname -a; read x` now", withExec).toolCalls).toMatchObject([
+      { name: "exec", arguments: { command: "uname -a; read x" } },
+    ]);
+    expect(ask("run `ls`").text).toContain("the exec tool, but it is not available");
+  });
+
   it("uses the parameter names the offered tool declares", () => {
     expect(
       ask("read a.md", [tool("read", { file_path: { type: "string" } })]).toolCalls[0]!.arguments,

@@ -11,9 +11,9 @@ import type { ProviderCall, ProviderResult } from "./types.ts";
 /**
  * The demo model: answers inside the Worker with no network when `EDGECLAW_FAKE_MODEL=1`. Every
  * reply says it is the fake, so nobody mistakes a demo for a real model. It is scripted just enough
- * to show the whole loop: "read AGENTS.md", "write notes.md: hello", "fetch https://…" and
- * "session status" become tool calls (when the tool is offered), and the next turn summarises the
- * tool results.
+ * to show the whole loop: "read AGENTS.md", "write notes.md: hello", "fetch https://…",
+ * "session status" and "run `uname -a`" (exec, where the agent has a sandbox) become tool calls
+ * (when the tool is offered), and the next turn summarises the tool results.
  */
 
 export const FAKE_PROVIDER_ID = "fake";
@@ -96,13 +96,16 @@ export function userWords(turn: string): string {
 }
 
 interface Intent {
-  tool: "read" | "write" | "web_fetch" | "session_status";
+  tool: "read" | "write" | "web_fetch" | "session_status" | "exec";
+  command?: string;
   path?: string;
   content?: string;
   url?: string;
 }
 
 function detectIntent(text: string): Intent | undefined {
+  const run = /\brun\s+`([^`\n]+)`/i.exec(text);
+  if (run) return { tool: "exec", command: run[1]!.trim() };
   const write = /\bwrite\s+([^\s:]+)\s*:\s*([\s\S]+)$/i.exec(text);
   if (write) return { tool: "write", path: cleanPath(write[1]!), content: write[2]!.trim() };
   const fetchUrl = /\bfetch\s+(https?:\/\/\S+)/i.exec(text);
@@ -123,6 +126,7 @@ function argumentsFor(tool: ToolSpec, intent: Intent): Record<string, unknown> {
     args[pick(["path", "file_path", "filePath", "file"])] = intent.path;
   if (intent.content !== undefined) args[pick(["content", "contents", "text"])] = intent.content;
   if (intent.url !== undefined) args[pick(["url", "href"])] = intent.url;
+  if (intent.command !== undefined) args[pick(["command", "cmd"])] = intent.command;
   return args;
 }
 
