@@ -1,24 +1,22 @@
 import type { ReplyRoute } from "../../functions/core/envelope.ts";
 import type { CronRunReport } from "../../functions/automation/cron-store.ts";
 import type { SessionCapture } from "../../functions/agent/memory/session-capture.ts";
-import type { SessionSettings } from "../../functions/commands/session-control.ts";
+import type {
+  SessionSettings,
+  SessionSpendView,
+} from "../../functions/commands/session-control.ts";
 import type { Delta } from "../../functions/metrics/catalog.ts";
 import type { HistoryEntry } from "../session-api.ts";
 
 // ---- The shapes of the JSON values (each owned by the file named beside its key below) ---------
 
-/** `spend:<id>` (mirror/model-calls.ts): what the session's model calls cost so far. */
-export interface SessionSpend {
-  calls: number;
-  usd: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  byKind: Record<string, { calls: number; usd: number; tokens: number }>;
-  /** Estimated platform cost of the session's finished runs (platform-cost.ts: an estimate). */
+/**
+ * `spend:<id>` (mirror/model-calls.ts): what the session's model calls cost so far — the view
+ * `/usage` shows, as stored: the platform estimate (platform-cost.ts) only once a run finished.
+ */
+export type SessionSpend = Omit<SessionSpendView, "platformUsd" | "sandbox"> & {
   platformUsd?: number;
-}
+};
 
 /** `sandboxUsage:<id>` (exec-report.ts): the session's finished sandbox commands and their wall time. */
 export interface SandboxUsage {
