@@ -156,9 +156,12 @@ export class MetaStore {
    * that are settled (`liveSeqs`: the inbox's unsettled events).
    */
   prune(activeSessionId: string, liveSeqs: readonly number[]): void {
+    // One LIKE and one kept key per prefix, from the one list: a prefix added there is swept too.
     const keep = PER_SESSION_PREFIXES.map((prefix) => `${prefix}${activeSessionId}`);
+    const matches = PER_SESSION_PREFIXES.map(() => "key LIKE ?").join(" OR ");
     this.sql.exec(
-      `DELETE FROM meta WHERE (key LIKE 'summary:%' OR key LIKE 'foldedRuns:%' OR key LIKE 'spend:%') AND key NOT IN (?, ?, ?)`,
+      `DELETE FROM meta WHERE (${matches}) AND key NOT IN (${keep.map(() => "?").join(", ")})`,
+      ...PER_SESSION_PREFIXES.map((prefix) => `${prefix}%`),
       ...keep,
     );
     const live = new Set(liveSeqs);
