@@ -1,5 +1,6 @@
 import { migrate, type SchemaHost, type SchemaMigration } from "../lib/migrate.ts";
 import {
+  bareExecStatus,
   sandboxOpSchema,
   type ExecStatus,
   type LogAnswer,
@@ -109,7 +110,9 @@ export class SandboxRelay {
     if (op.op === "start") return this.start(op);
     const row = this.record(op.execId);
     if (!row)
-      return ok(op.op === "log" ? logOf(op.execId, "unknown") : statusOf(op.execId, "unknown"));
+      return ok(
+        op.op === "log" ? logOf(op.execId, "unknown") : bareExecStatus(op.execId, "unknown"),
+      );
     if (!this.alive(row)) {
       // Its container is gone, and its output with it: the session keeps what it was told.
       if (op.op === "log")
@@ -122,7 +125,7 @@ export class SandboxRelay {
   private async start(op: StartOp): Promise<RelayAnswer> {
     const known = this.record(op.execId);
     if (known || op.resume) {
-      if (!known) return ok(statusOf(op.execId, "unknown"));
+      if (!known) return ok(bareExecStatus(op.execId, "unknown"));
       if (!this.alive(known)) return ok(this.lost(known));
       return this.forward({ ...op, resume: true, files: undefined }, op.waitMs, known);
     }
@@ -243,7 +246,11 @@ export class SandboxRelay {
 
   private lost(row: ExecRecord): ExecStatus {
     this.end(row.exec_id);
-    return { ...statusOf(row.exec_id, "lost"), startedAt: row.started_at, finishedAt: this.now() };
+    return {
+      ...bareExecStatus(row.exec_id, "lost"),
+      startedAt: row.started_at,
+      finishedAt: this.now(),
+    };
   }
 
   private end(execId: string): void {
@@ -305,22 +312,6 @@ function ok(body: unknown): RelayAnswer {
 
 function refuse(status: number, error: string, code: string): RelayAnswer {
   return { status, body: { error, code } };
-}
-
-function statusOf(execId: string, state: ExecStatus["state"]): ExecStatus {
-  return {
-    execId,
-    state,
-    exitCode: null,
-    signal: null,
-    timedOut: false,
-    startedAt: null,
-    finishedAt: null,
-    output: "",
-    outputChars: 0,
-    droppedChars: 0,
-    omittedChars: 0,
-  };
 }
 
 function logOf(execId: string, state: LogAnswer["state"]): LogAnswer {

@@ -126,6 +126,23 @@ export const execStatusSchema = z.object({
 });
 export type ExecStatus = z.infer<typeof execStatusSchema>;
 
+/** A status that knows nothing beyond its state (no record, lost): every other field at its default. */
+export function bareExecStatus(execId: string, state: ExecStatus["state"]): ExecStatus {
+  return {
+    execId,
+    state,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    startedAt: null,
+    finishedAt: null,
+    output: "",
+    outputChars: 0,
+    droppedChars: 0,
+    omittedChars: 0,
+  };
+}
+
 export const logAnswerSchema = z.object({
   execId: z.string(),
   lines: z.array(z.string()),

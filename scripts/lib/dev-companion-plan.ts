@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { generatedSecret } from "./dev-secret-file.ts";
 import { authorizeSocketAccount } from "../../functions/channels/companion/authorize.ts";
 import { allSocketAccounts } from "../../functions/channels/companion/socket-accounts.ts";
 import { resolveSecret } from "../../functions/config/secret-ref.ts";
@@ -118,7 +116,7 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
     }
   } else {
     const channels = [...new Set(accounts.map(({ definition }) => definition.id))];
-    const generated = generatedSecret(input.dataDir);
+    const generated = generatedSecret(input.dataDir, GENERATED_INGRESS_SECRET_FILE);
     const id = uniqueKeyId(config);
     key = { id, secret: generated.secret, source: "generated", file: generated.file };
     vars[GENERATED_SECRET_VAR] = generated.secret;
@@ -165,17 +163,6 @@ function inheritedEnv(shellEnv: NodeJS.ProcessEnv): Record<string, string> {
   for (const [name, value] of Object.entries(shellEnv))
     if (value !== undefined && INHERITED_ENV.test(name)) env[name] = value;
   return env;
-}
-
-function generatedSecret(dataDir: string): { secret: string; file: string } {
-  const file = join(dataDir, GENERATED_INGRESS_SECRET_FILE);
-  if (existsSync(file)) {
-    const secret = readFileSync(file, "utf8").trim();
-    if (secret) return { secret, file };
-  }
-  const secret = randomBytes(32).toString("base64url");
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return { secret, file };
 }
 
 function uniqueKeyId(config: EdgeclawConfig): string {

@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { generatedSecret } from "./dev-secret-file.ts";
 import { resolveSecret } from "../../functions/config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { knownAgentIds } from "../../functions/routing/agents.ts";
@@ -66,7 +64,7 @@ export function planDevSandbox(input: {
       input.warnings.push(
         `companion.outboundKeys "${configured.id}": its secret is not set (in .dev.vars or the shell); the dev sandbox uses a generated key instead`,
       );
-    const generated = generatedSecret(input.dataDir);
+    const generated = generatedSecret(input.dataDir, GENERATED_OUTBOUND_SECRET_FILE);
     outboundKey = { id: GENERATED_OUTBOUND_KEY_ID, source: "generated", file: generated.file };
     vars[GENERATED_OUTBOUND_SECRET_VAR] = generated.secret;
     input.env.EDGECLAW_COMPANION_OUTBOUND_SECRET = generated.secret;
@@ -105,17 +103,6 @@ function withCompanionKeys(
 /** No outboundKeys in the file: the schema's default entry (EDGECLAW_COMPANION_OUTBOUND_SECRET) is not the user's. */
 function isSchemaDefaultKey(raw: Record<string, unknown>): boolean {
   return !(isRecord(raw.companion) && Array.isArray(raw.companion.outboundKeys));
-}
-
-function generatedSecret(dataDir: string): { secret: string; file: string } {
-  const file = join(dataDir, GENERATED_OUTBOUND_SECRET_FILE);
-  if (existsSync(file)) {
-    const secret = readFileSync(file, "utf8").trim();
-    if (secret) return { secret, file };
-  }
-  const secret = randomBytes(32).toString("base64url");
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return { secret, file };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -2,12 +2,13 @@ import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type {
-  ExecStatus,
-  LogAnswer,
-  ProbeAnswer,
-  SandboxOp,
-  StartOp,
+import {
+  bareExecStatus,
+  type ExecStatus,
+  type LogAnswer,
+  type ProbeAnswer,
+  type SandboxOp,
+  type StartOp,
 } from "../../../functions/sandbox/wire.ts";
 import { probeBwrap } from "./bwrap.ts";
 import { crlfToLf, killTree, PTY_UNAVAILABLE, ptyAvailable, spawnSandboxed } from "./spawn.ts";
@@ -239,7 +240,7 @@ export class SandboxHost {
   ): Promise<ExecStatus> {
     const dir = this.execDir(scope, execId);
     const requestFile = join(dir, "request.json");
-    if (!existsSync(requestFile)) return { ...empty(execId), state: "unknown" };
+    if (!existsSync(requestFile)) return bareExecStatus(execId, "unknown");
     const live = this.live.get(this.key(scope, execId));
     if (live && options.waitMs > 0) await Promise.race([live.exited, delay(options.waitMs)]);
     const record = JSON.parse(readFileSync(requestFile, "utf8")) as StartRecord;
@@ -330,22 +331,6 @@ function checkWorkdir(workdir: string): string {
 }
 
 export class SandboxInputError extends Error {}
-
-function empty(execId: string): ExecStatus {
-  return {
-    execId,
-    state: "unknown",
-    exitCode: null,
-    signal: null,
-    timedOut: false,
-    startedAt: null,
-    finishedAt: null,
-    output: "",
-    outputChars: 0,
-    droppedChars: 0,
-    omittedChars: 0,
-  };
-}
 
 function readJson<T>(path: string): T | undefined {
   try {
