@@ -194,6 +194,12 @@ export interface CommandRegistryRpc extends Rpc.DurableObjectBranded {
 export interface SandboxRpc extends Rpc.DurableObjectBranded {
   /** One sandbox protocol request (functions/sandbox/wire.ts) and the host's answer. */
   sandbox(op: SandboxOpInput): Promise<RelayAnswer>;
-  /** What the control page and `sessions show` say about this scope's sandbox. */
-  describe(): Promise<RelayState & { sleepAfter: string }>;
+  /** What the control page, `sessions show` and `edgeclaw status` say about this scope's sandbox. */
+  describe(): Promise<SandboxDescription>;
 }
+
+export type SandboxDescription = RelayState & {
+  sleepAfter: string;
+  /** Commands the current container runs (or ran) whose end no session has been told yet. */
+  commands: Array<{ execId: string; startedAt: number; timeoutSeconds: number }>;
+};

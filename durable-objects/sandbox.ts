@@ -3,10 +3,10 @@ import { configFromEnvWith } from "../functions/config/load.ts";
 import { baseConfigSchema } from "../functions/config/schema.ts";
 import type { SandboxOpInput } from "../functions/sandbox/wire.ts";
 import type { Env } from "./env.ts";
-import type { SandboxRpc } from "./rpc.ts";
+import type { SandboxDescription, SandboxRpc } from "./rpc.ts";
 import { containerEgress, type Egress } from "./sandbox/egress.ts";
 import { withLoopbackContainer } from "./sandbox/loopback-container.ts";
-import { SandboxRelay, type RelayAnswer, type RelayState } from "./sandbox/relay.ts";
+import { SandboxRelay, type RelayAnswer } from "./sandbox/relay.ts";
 
 /** The port the image's host process listens on (sandbox/Dockerfile, EDGECLAW_SANDBOX_PORT). */
 export const SANDBOX_HOST_PORT = 8080;
@@ -48,9 +48,13 @@ export class SandboxDO extends Container<Env> implements SandboxRpc {
     return this.relay.handle(op);
   }
 
-  /** What the control page and `sessions show` say about this scope's sandbox. */
-  async describe(): Promise<RelayState & { sleepAfter: string }> {
-    return { ...this.relay.state(), sleepAfter: String(this.sleepAfter) };
+  /** What the control page, `sessions show` and `edgeclaw status` say about this scope's sandbox. */
+  async describe(): Promise<SandboxDescription> {
+    return {
+      ...this.relay.state(),
+      sleepAfter: String(this.sleepAfter),
+      commands: this.relay.openCommands(),
+    };
   }
 
   private async startContainer(egress: Egress): Promise<void> {
@@ -89,7 +93,7 @@ export class SandboxDO extends Container<Env> implements SandboxRpc {
 
   override async onActivityExpired(): Promise<void> {
     // Returning without stopping renews the idle timer (the Container class's contract).
-    if (this.relay.shouldStayAwake()) return;
+    if (await this.relay.shouldStayAwake(sleepAfterMs(this.sleepAfter))) return;
     await this.stop("SIGTERM");
   }
 
@@ -104,4 +108,12 @@ export class SandboxDO extends Container<Env> implements SandboxRpc {
       error instanceof Error ? error.message : String(error),
     );
   }
+}
+
+/** `sleepAfter` ("30s", "10m", "1h", or seconds) in ms, as the Container class reads it. */
+function sleepAfterMs(value: string | number): number {
+  if (typeof value === "number") return value * 1000;
+  const match = /^(\d+)([smh])$/.exec(value);
+  if (!match) return 10 * 60_000;
+  return Number(match[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[match[2] as "s" | "m" | "h"];
 }

@@ -39,10 +39,14 @@ export interface RelayAnswer {
   body: unknown;
 }
 
-/** How long past its own timeout an unreported command may keep the container awake. */
-const KEEP_AWAKE_GRACE_MS = 5 * 60_000;
-/** The bound for a command with no timeout (timeoutSeconds 0). */
-const NO_TIMEOUT_KEEP_AWAKE_MS = 24 * 3_600_000;
+/**
+ * How long past its own timeout a command the host does not answer for may keep the container up:
+ * the host kills a command at its timeout (SIGKILL of its process group), so this covers only the
+ * kill and the exit record being written.
+ */
+const KILL_SLACK_MS = 30_000;
+/** How long the relay waits for the host's word on one command when deciding to sleep. */
+const AWAKE_CHECK_TIMEOUT_MS = 5_000;
 
 const MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -61,6 +65,11 @@ const MIGRATIONS: readonly SchemaMigration[] = [
       `CREATE TABLE sandbox_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
     ],
   },
+  {
+    version: 2,
+    why: "when a session last asked about each command: one nobody asks about is an orphan",
+    statements: [`ALTER TABLE sandbox_execs ADD COLUMN asked_at INTEGER`],
+  },
 ];
 
 interface ExecRecord {
@@ -70,6 +79,7 @@ interface ExecRecord {
   started_at: number;
   timeout_seconds: number;
   ended_at: number | null;
+  asked_at: number | null;
   [column: string]: SqlStorageValue;
 }
 
@@ -109,6 +119,7 @@ export class SandboxRelay {
     }
     if (op.op === "start") return this.start(op);
     const row = this.record(op.execId);
+    if (row) this.asked(row.exec_id);
     if (!row)
       return ok(
         op.op === "log" ? logOf(op.execId, "unknown") : bareExecStatus(op.execId, "unknown"),
@@ -124,6 +135,7 @@ export class SandboxRelay {
 
   private async start(op: StartOp): Promise<RelayAnswer> {
     const known = this.record(op.execId);
+    if (known) this.asked(known.exec_id);
     if (known || op.resume) {
       if (!known) return ok(bareExecStatus(op.execId, "unknown"));
       if (!this.alive(known)) return ok(this.lost(known));
@@ -141,13 +153,16 @@ export class SandboxRelay {
       );
     }
     if (refused) return refused;
+    // The host files commands by scope; the relay asks it about them by the same name.
+    this.setMeta("scope", op.scope);
     // Recorded before it is forwarded: from here on this id is never started again.
     this.sql.exec(
-      `INSERT INTO sandbox_execs(exec_id, generation, state, started_at, timeout_seconds) VALUES(?, ?, 'open', ?, ?)`,
+      `INSERT INTO sandbox_execs(exec_id, generation, state, started_at, timeout_seconds, asked_at) VALUES(?, ?, 'open', ?, ?, ?)`,
       op.execId,
       this.generation(),
       this.now(),
       op.timeoutSeconds,
+      this.now(),
     );
     return this.forward(op, op.waitMs, this.record(op.execId));
   }
@@ -215,16 +230,62 @@ export class SandboxRelay {
   }
 
   /**
-   * Whether the container must stay up past its idle time: a command it runs has not been
-   * reported ended and is within its own timeout (plus a grace). The session polls a running
-   * command until its end is recorded, so in practice this holds until ~30 s after the end.
+   * Whether the container must stay up past its idle time (`sleepAfterMs`, asked when it runs
+   * out). Only a command the session has not been told the end of can hold it, and only while
+   * - it still runs in the container and is within its own timeout (the host kills it then), or,
+   *   for a command with no timeout, someone asked about it within `sleepAfterMs` — a live session
+   *   polls a running command at least every 30 s, so an orphan (its session gone, or never
+   *   polling) holds nothing once its own timeout or one idle period has passed;
+   * - or it ended less than `sleepAfterMs` ago: its result (output, file changes) lives only in
+   *   this container, and the session gets one idle period to collect it.
+   * The host is asked directly (a status request that changes no record); one that does not answer
+   * is held by the time bounds alone.
    */
-  shouldStayAwake(): boolean {
+  async shouldStayAwake(sleepAfterMs: number): Promise<boolean> {
     const now = this.now();
-    return this.openRows().some((row) => {
-      const bound = row.timeout_seconds > 0 ? row.timeout_seconds * 1000 : NO_TIMEOUT_KEEP_AWAKE_MS;
-      return now < row.started_at + bound + KEEP_AWAKE_GRACE_MS;
-    });
+    for (const row of this.openRows()) {
+      const deadline =
+        row.timeout_seconds > 0 ? row.started_at + row.timeout_seconds * 1000 + KILL_SLACK_MS : 0;
+      const asked = (row.asked_at ?? row.started_at) > now - sleepAfterMs;
+      const status = await this.hostStatus(row);
+      if (!status) {
+        if (now < deadline || (row.timeout_seconds === 0 && asked)) return true;
+        continue;
+      }
+      if (status.state === "running") {
+        if (now < deadline || (row.timeout_seconds === 0 && asked)) return true;
+        continue;
+      }
+      if (status.state === "exited" && (status.finishedAt ?? 0) > now - sleepAfterMs) return true;
+    }
+    return false;
+  }
+
+  private async hostStatus(row: ExecRecord): Promise<ExecStatus | undefined> {
+    try {
+      const answer = await this.runtime.forward(
+        JSON.stringify({
+          op: "poll",
+          scope: this.meta<string>("scope") ?? "",
+          execId: row.exec_id,
+          waitMs: 0,
+          offset: 0,
+        }),
+        AWAKE_CHECK_TIMEOUT_MS,
+      );
+      return answer.status === 200 ? (answer.body as ExecStatus) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The open commands of the running container, for operators (`edgeclaw status`). */
+  openCommands(): Array<{ execId: string; startedAt: number; timeoutSeconds: number }> {
+    return this.openRows().map((row) => ({
+      execId: row.exec_id,
+      startedAt: row.started_at,
+      timeoutSeconds: row.timeout_seconds,
+    }));
   }
 
   state(): RelayState {
@@ -264,6 +325,10 @@ export class SandboxRelay {
       `DELETE FROM sandbox_execs WHERE state = 'ended' AND ended_at < ?`,
       this.now() - 24 * 3_600_000,
     );
+  }
+
+  private asked(execId: string): void {
+    this.sql.exec(`UPDATE sandbox_execs SET asked_at = ? WHERE exec_id = ?`, this.now(), execId);
   }
 
   private record(execId: string): ExecRecord | undefined {

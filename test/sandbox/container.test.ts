@@ -296,6 +296,71 @@ describe("the sandbox container's lifetime and egress", () => {
     expect(state.openExecs).toBe(0);
   });
 
+  it("an orphaned command (nobody polls it) holds the container only until its own timeout, then one idle period", async () => {
+    const scope = `test:orphan-${crypto.randomUUID().slice(0, 8)}`;
+    const stub = sandboxStub(scope);
+    const id = env.SANDBOX.idFromName(scope).toString();
+    const started = Date.now();
+    await stub.sandbox(startOp(scope, "exec-orphan", "sleep 30", { waitMs: 0, timeoutSeconds: 2 }));
+    const expire = () =>
+      runInDurableObject(env.SANDBOX.getByName(scope), async (instance: SandboxDO) => {
+        instance.sleepAfter = "1s";
+        await instance.onActivityExpired();
+      });
+    const running = async () =>
+      ((await (await fetch(`${engine}/_control/containers/${id}`)).json()) as EngineLog).running;
+    // Within its timeout it still runs: the container stays up.
+    await expire();
+    expect(await running()).toBe(true);
+    // The host kills it at 2 s; one idle period (1 s) after that end, nothing holds the container.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 3_500 - Date.now())));
+    await expire();
+    await waitFor(async () => ((await running()) ? undefined : true));
+    // Before: an unreported command held it for its timeout plus five minutes.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(await stub.describe()).toMatchObject({ running: false, openExecs: 0 });
+  });
+
+  it("an orphan with no timeout holds the container for one idle period after the last time anyone asked", async () => {
+    const scope = `test:orphan0-${crypto.randomUUID().slice(0, 8)}`;
+    const stub = sandboxStub(scope);
+    const id = env.SANDBOX.idFromName(scope).toString();
+    await stub.sandbox(
+      startOp(scope, "exec-forever", "sleep 300", { waitMs: 0, timeoutSeconds: 0 }),
+    );
+    const expire = () =>
+      runInDurableObject(env.SANDBOX.getByName(scope), async (instance: SandboxDO) => {
+        instance.sleepAfter = "1s";
+        await instance.onActivityExpired();
+      });
+    const running = async () =>
+      ((await (await fetch(`${engine}/_control/containers/${id}`)).json()) as EngineLog).running;
+    await expire();
+    expect(await running()).toBe(true);
+    // A live session polls at least every 30 s; this one asks once more, then never again.
+    await stub.sandbox({ op: "poll", scope, execId: "exec-forever" });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await expire();
+    await waitFor(async () => ((await running()) ? undefined : true));
+    // Its session asking later learns the command is lost (its container slept), never re-run.
+    expect(await stub.sandbox({ op: "poll", scope, execId: "exec-forever" })).toMatchObject({
+      body: { state: "lost" },
+    });
+  });
+
+  it("a command that ended unreported keeps its result for one idle period (the session collects it)", async () => {
+    const scope = `test:unread-${crypto.randomUUID().slice(0, 8)}`;
+    const stub = sandboxStub(scope);
+    await stub.sandbox(startOp(scope, "exec-quick", "echo kept", { waitMs: 0 }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await runInDurableObject(env.SANDBOX.getByName(scope), (instance: SandboxDO) =>
+      instance.onActivityExpired(),
+    );
+    expect(await stub.sandbox({ op: "poll", scope, execId: "exec-quick" })).toMatchObject({
+      body: { state: "exited", output: "kept\n" },
+    });
+  });
+
   it("egress: off by default, only the operator's hosts when allowed, and never changed under a running command", async () => {
     const scope = `test:egress-${crypto.randomUUID().slice(0, 8)}`;
     const stub = sandboxStub(scope);
