@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { startFakeTelegramApi } from "../../scripts/simulate/fakes/telegram-api.ts";
+import { startFakeTelegramApi } from "../../functions/channels/telegram/simulate/telegram-api.ts";
 import { FakeWorker } from "../test/fake-worker.ts";
 import {
   companionEnv,

@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { signRequest } from "../../functions/channels/companion/signature.ts";
-import { messageCreateData } from "../../scripts/simulate/fakes/discord-gateway.ts";
+import { messageCreateData } from "../../functions/channels/discord/simulate/discord-gateway.ts";
 import { startDiscordStack, waitUntil } from "../test/discord-stack.ts";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "2000" } } });

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import {
   startFakeTelegramApi,
   type FakeTelegramApi,
-} from "../../scripts/simulate/fakes/telegram-api.ts";
+} from "../../functions/channels/telegram/simulate/telegram-api.ts";
 import { Companion } from "../src/companion.ts";
 import { connectorFactories } from "../src/connectors/index.ts";
 import type { Connector, ConnectorFactory } from "../src/connector.ts";
@@ -26,7 +26,7 @@ import {
 
 /**
  * The companion core with the Telegram polling connector, in process: fake Bot API (getUpdates long
- * poll, scripts/simulate/fakes/telegram-api.ts) → connector → durable outbox → signed batches → a loopback
+ * poll, functions/channels/telegram/simulate/telegram-api.ts) → connector → durable outbox → signed batches → a loopback
  * Worker (fake-worker.ts, the same wire as /internal/companion/*). Lease, fencing, status and the
  * signed /v1/outbound with the Worker's own client.
  */

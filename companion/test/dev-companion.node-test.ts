@@ -6,11 +6,11 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { startDevInstance, type DevInstance } from "../../scripts/bench/lib/dev-instance.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
-import type { FakeDiscordApi } from "../../scripts/simulate/fakes/discord-api.ts";
+import type { FakeDiscordApi } from "../../functions/channels/discord/simulate/discord-api.ts";
 import {
   messageCreateData,
   type FakeDiscordGateway,
-} from "../../scripts/simulate/fakes/discord-gateway.ts";
+} from "../../functions/channels/discord/simulate/discord-gateway.ts";
 import {
   channelMessages,
   STACK_TOKEN,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { messageCreateData } from "../../scripts/simulate/fakes/discord-gateway.ts";
+import { messageCreateData } from "../../functions/channels/discord/simulate/discord-gateway.ts";
 import {
   channelMessages,
   startDiscordStack,

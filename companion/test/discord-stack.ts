@@ -5,10 +5,10 @@ import { join } from "node:path";
 import {
   startFakeDiscordApi,
   type FakeDiscordApi,
-} from "../../scripts/simulate/fakes/discord-api.ts";
+} from "../../functions/channels/discord/simulate/discord-api.ts";
 import { startDevInstance, type DevInstance } from "../../scripts/bench/lib/dev-instance.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
-import { FakeDiscordGateway } from "../../scripts/simulate/fakes/discord-gateway.ts";
+import { FakeDiscordGateway } from "../../functions/channels/discord/simulate/discord-gateway.ts";
 
 /**
  * The whole Discord path on one machine, for the end-to-end test and the benchmark: the fake

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import {
   startFakeTelegramApi,
   type FakeTelegramApi,
-} from "../../scripts/simulate/fakes/telegram-api.ts";
+} from "../../functions/channels/telegram/simulate/telegram-api.ts";
 import { FakeWorker } from "./fake-worker.ts";
 import {
   companionEnv,

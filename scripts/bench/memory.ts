@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
-import { startFakeSlackApi } from "../simulate/fakes/slack-api.ts";
+import { startFakeSlackApi } from "../../functions/channels/slack/simulate/slack-api.ts";
 import { startDevInstance } from "./lib/dev-instance.ts";
 import { cpuSeconds, mib, sampleTree, type ProcessSample } from "./lib/process-tree.ts";
 

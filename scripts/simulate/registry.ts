@@ -1,26 +1,22 @@
+import { channelPieces } from "../lib/channel-pieces.ts";
 import type { ChannelSimulator } from "./simulator.ts";
-import { slackSimulator } from "./slack.ts";
-import { telegramSimulator } from "./telegram.ts";
-import { smsSimulator } from "./sms.ts";
-import { lineSimulator } from "./line.ts";
-import { googleChatSimulator } from "./googlechat.ts";
-import { feishuSimulator } from "./feishu.ts";
-import { msTeamsSimulator } from "./msteams.ts";
-import { discordSimulator } from "./discord.ts";
-import { mattermostSimulator } from "./mattermost.ts";
 
-/** One simulator per channel that can be tried locally with no account; one entry per line. */
-export const channelSimulators: ChannelSimulator[] = [
-  slackSimulator,
-  telegramSimulator,
-  smsSimulator,
-  lineSimulator,
-  googleChatSimulator,
-  feishuSimulator,
-  msTeamsSimulator,
-  discordSimulator,
-  mattermostSimulator,
-];
+function isSimulator(value: unknown): value is ChannelSimulator {
+  const candidate = value as ChannelSimulator | undefined;
+  return typeof candidate?.id === "string" && typeof candidate.startFake === "function";
+}
+
+/**
+ * One simulator per channel that can be tried locally with no account: each channel's
+ * `functions/channels/<id>/simulate/simulator.ts`, in the registry's order.
+ */
+export const channelSimulators: ChannelSimulator[] = (
+  await channelPieces("simulate/simulator.ts", "simulator", isSimulator)
+).map(({ channel, piece }) => {
+  if (piece.id !== channel)
+    throw new Error(`functions/channels/${channel}/simulate/simulator.ts simulates "${piece.id}"`);
+  return piece;
+});
 
 export function simulatorFor(channel: string): ChannelSimulator | undefined {
   return channelSimulators.find((simulator) => simulator.id === channel);

@@ -1,9 +1,10 @@
 /**
  * A channel's simulator: what `npm run dev` with EDGECLAW_SIMULATE=1 and `npx edgeclaw simulate
- * <channel>` need to play the platform for it, with no account. One file per channel
- * (scripts/simulate/<channel>.ts) and one line in scripts/simulate/registry.ts. Node only: it may
- * start the fake from scripts/simulate/fakes/ (never from test/: the shipped CLI does not import
- * tests) and use node: modules; the Worker never imports it.
+ * <channel>` need to play the platform for it, with no account. It lives in the channel's folder,
+ * `functions/channels/<id>/simulate/simulator.ts` (exporting `simulator`), beside the channel's
+ * fake platform; scripts/simulate/registry.ts finds it there for every channel the registry serves.
+ * Node only: it may use node: modules and the shared fake kit in scripts/simulate/fakes/ (never
+ * test/: the shipped CLI does not import tests); the Worker never imports it.
  */
 
 /** What `simulate <channel> [--from <id>] [--group <id>] [--thread <id>] "text"` asks for. */

@@ -8,7 +8,10 @@ import { after, describe, it } from "node:test";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { withNeonPool } from "../../scripts/lib/neon-node.ts";
-import { startFakeSlackApi, type FakeSlackApi } from "../../scripts/simulate/fakes/slack-api.ts";
+import {
+  startFakeSlackApi,
+  type FakeSlackApi,
+} from "../../functions/channels/slack/simulate/slack-api.ts";
 import { killStartedDevs, startDev, stopDev } from "./dev-process.ts";
 import { projectRoot } from "./helpers.ts";
 

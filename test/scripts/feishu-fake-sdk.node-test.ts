@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import * as lark from "@larksuiteoapi/node-sdk";
-import { startFakeFeishuApi } from "../../scripts/simulate/fakes/feishu-api.ts";
+import { startFakeFeishuApi } from "../../functions/channels/feishu/simulate/feishu-api.ts";
 
 /**
- * The fake Open Platform (scripts/simulate/fakes/feishu-api.ts) driven by Feishu's own Node SDK, pointed at it
+ * The fake Open Platform (functions/channels/feishu/simulate/feishu-api.ts) driven by Feishu's own Node SDK, pointed at it
  * as a custom domain: the SDK's tenant token request, its CardKit calls (card.create,
  * cardElement.content, card.settings) and its IM message create / reply / delete reach the fake with
  * the paths, methods and bodies Feishu's SDK uses, and the fake answers in the shape the SDK reads.

@@ -6,7 +6,10 @@ import { after, before, describe, it } from "node:test";
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
 import { startDevInstance, type DevInstance } from "../../scripts/bench/lib/dev-instance.ts";
 import { startFakeOtlpCollector, type FakeOtlpCollector } from "../fakes/otlp-collector.ts";
-import { startFakeSlackApi, type FakeSlackApi } from "../../scripts/simulate/fakes/slack-api.ts";
+import {
+  startFakeSlackApi,
+  type FakeSlackApi,
+} from "../../functions/channels/slack/simulate/slack-api.ts";
 
 /**
  * Observability end to end on a stack of its own (`npm run dev`: workerd, Durable Objects, PGlite),

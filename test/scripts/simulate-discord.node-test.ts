@@ -7,7 +7,7 @@ import {
   discordChannelSchema,
 } from "../../functions/channels/discord/config.ts";
 import { parseDiscordDispatch } from "../../functions/channels/discord/parse.ts";
-import { discordSimulator } from "../../scripts/simulate/discord.ts";
+import { simulator as discordSimulator } from "../../functions/channels/discord/simulate/simulator.ts";
 import { killStartedDevs } from "./dev-process.ts";
 import { checkDefaultPath, startSimulatedStack } from "./simulated-dev.ts";
 

@@ -7,7 +7,7 @@ import {
 } from "../../functions/channels/feishu/config.ts";
 import { parseFeishuBody } from "../../functions/channels/feishu/parse.ts";
 import { verifyFeishuRequest } from "../../functions/channels/feishu/verify.ts";
-import { feishuSimulator } from "../../scripts/simulate/feishu.ts";
+import { simulator as feishuSimulator } from "../../functions/channels/feishu/simulate/simulator.ts";
 
 /** The Feishu simulator: what it sends passes the Worker's own verify and parse; replies read back from the fake. */
 describe("feishu simulator", () => {

@@ -9,7 +9,7 @@ import { verifyGoogleChatToken } from "../../functions/channels/googlechat/verif
 import { forgetGoogleKeySets } from "../../functions/channels/googlechat/keys.ts";
 import { chatAccessToken } from "../../functions/channels/googlechat/token.ts";
 import { serviceAccountKeySchema } from "../../functions/channels/googlechat/config.ts";
-import { googleChatSimulator } from "../../scripts/simulate/googlechat.ts";
+import { simulator as googleChatSimulator } from "../../functions/channels/googlechat/simulate/simulator.ts";
 
 /** The Google Chat simulator: what it sends passes the Worker's own verify and parse, and the stack it prepares can get a token. */
 describe("googlechat simulator", () => {

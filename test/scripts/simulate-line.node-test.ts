@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { lineAccount, lineChannelSchema } from "../../functions/channels/line/config.ts";
 import { envelopeFromLineEvent, parseLineBody } from "../../functions/channels/line/parse.ts";
 import { verifyLineSignature } from "../../functions/channels/line/verify.ts";
-import { lineSimulator } from "../../scripts/simulate/line.ts";
+import { simulator as lineSimulator } from "../../functions/channels/line/simulate/simulator.ts";
 
 /** The LINE simulator: what it sends passes the Worker's own verify and parse; replies read back as LINE shows them. */
 describe("line simulator", () => {

@@ -5,8 +5,8 @@ import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { mattermostSocket } from "../../functions/channels/mattermost/socket.ts";
 import { mattermostChannel } from "../../functions/channels/mattermost/index.ts";
 import { rootOf } from "../../functions/channels/channel-account.ts";
-import { FAKE_MATTERMOST_BOT } from "../../scripts/simulate/fakes/mattermost-identity.ts";
-import { mattermostSimulator } from "../../scripts/simulate/mattermost.ts";
+import { FAKE_MATTERMOST_BOT } from "../../functions/channels/mattermost/simulate/mattermost-identity.ts";
+import { simulator as mattermostSimulator } from "../../functions/channels/mattermost/simulate/simulator.ts";
 import { killStartedDevs } from "./dev-process.ts";
 import { checkDefaultPath, startSimulatedStack } from "./simulated-dev.ts";
 

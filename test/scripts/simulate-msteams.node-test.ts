@@ -11,7 +11,7 @@ import { sendTeamsMessage } from "../../functions/channels/msteams/send.ts";
 import { msTeamsChannel } from "../../functions/channels/msteams/index.ts";
 import { contextFor } from "../../functions/channels/channel-account.ts";
 import { parseConfig } from "../../functions/channels/gateway-config.ts";
-import { msTeamsSimulator } from "../../scripts/simulate/msteams.ts";
+import { simulator as msTeamsSimulator } from "../../functions/channels/msteams/simulate/simulator.ts";
 
 /** The Teams simulator: what it sends passes the Worker's own verify and parse, and the stack it prepares can reply. */
 describe("msteams simulator", () => {

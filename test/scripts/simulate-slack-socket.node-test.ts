@@ -5,7 +5,7 @@ import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { slackSocket } from "../../functions/channels/slack/socket.ts";
 import { slackChannel } from "../../functions/channels/slack/index.ts";
 import { rootOf } from "../../functions/channels/channel-account.ts";
-import { slackSimulator } from "../../scripts/simulate/slack.ts";
+import { simulator as slackSimulator } from "../../functions/channels/slack/simulate/simulator.ts";
 import { killStartedDevs } from "./dev-process.ts";
 import { checkDefaultPath, startSimulatedStack } from "./simulated-dev.ts";
 

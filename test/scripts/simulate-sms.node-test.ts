@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import twilio from "twilio";
-import { smsSimulator } from "../../scripts/simulate/sms.ts";
+import { simulator as smsSimulator } from "../../functions/channels/sms/simulate/simulator.ts";
 
 /**
  * The SMS simulator plays Twilio: its webhook passes Twilio's own validator (the `twilio` package)

@@ -5,7 +5,7 @@ import {
   telegramChannelSchema,
 } from "../../functions/channels/telegram/config.ts";
 import { parseTelegramUpdate } from "../../functions/channels/telegram/parse.ts";
-import { telegramSimulator } from "../../scripts/simulate/telegram.ts";
+import { simulator as telegramSimulator } from "../../functions/channels/telegram/simulate/simulator.ts";
 import { killStartedDevs } from "./dev-process.ts";
 import { checkDefaultPath, startSimulatedStack } from "./simulated-dev.ts";
 

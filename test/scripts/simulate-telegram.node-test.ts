@@ -7,7 +7,7 @@ import {
 } from "../../functions/channels/telegram/config.ts";
 import { parseTelegramUpdate } from "../../functions/channels/telegram/parse.ts";
 import { verifyTelegramSecret } from "../../functions/channels/telegram/verify.ts";
-import { telegramSimulator } from "../../scripts/simulate/telegram.ts";
+import { simulator as telegramSimulator } from "../../functions/channels/telegram/simulate/simulator.ts";
 
 /** The Telegram simulator: what it sends passes the Worker's own check and parse; replies read back as shown. */
 describe("telegram simulator", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { verifySlackSignature } from "../../functions/channels/slack/verify.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
-import { slackSimulator } from "../../scripts/simulate/slack.ts";
+import { simulator as slackSimulator } from "../../functions/channels/slack/simulate/simulator.ts";
 import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
 
 /**

@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import {
   startFakeTelegramApi,
   type FakeTelegramApi,
-} from "../../scripts/simulate/fakes/telegram-api.ts";
+} from "../../functions/channels/telegram/simulate/telegram-api.ts";
 import { projectRoot, tempProject } from "./helpers.ts";
 
 /** `edgeclaw channels telegram …` against the fake Bot API (the same one the workerd tests use). */

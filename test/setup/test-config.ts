@@ -2,7 +2,7 @@
  * The edgeclaw.json5 the workerd test suite runs with, pointed at the loopback fakes. It goes to the
  * Worker as the EDGECLAW_CONFIG binding, exactly as `npm run dev` passes a user's config.
  */
-import { FAKE_MATTERMOST_BOT } from "../../scripts/simulate/fakes/mattermost-identity.ts";
+import { FAKE_MATTERMOST_BOT } from "../../functions/channels/mattermost/simulate/mattermost-identity.ts";
 
 export interface FakeAddresses {
   [name: string]: string;
@@ -179,7 +179,7 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.slack` pointed at the fake Slack Web API (scripts/simulate/fakes/slack-api.ts). Two accounts: the
+ * `channels.slack` pointed at the fake Slack Web API (functions/channels/slack/simulate/slack-api.ts). Two accounts: the
  * default one on /slack/events and "ops" on its own path with its own secrets
  * ("probe": own path and bot token, default signing secret; "plain": own path, the default account's
  * secrets, streaming off for the tests about that setting). Channel C0OPEN needs
@@ -262,7 +262,7 @@ function slackTestChannel(fakeSlackUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.line` pointed at the fake LINE API (scripts/simulate/fakes/line-api.ts, API and content host in
+ * `channels.line` pointed at the fake LINE API (functions/channels/line/simulate/line-api.ts, API and content host in
  * one). The default account is what a user gets: no keys but the base URLs, secrets from the env
  * fallbacks LINE_CHANNEL_ACCESS_TOKEN / LINE_CHANNEL_SECRET, dmPolicy "pairing", groupPolicy
  * "allowlist" with nothing allowed. "biz" is the convenience account (own path and secrets): open
@@ -303,7 +303,7 @@ function lineTestChannel(fakeLineUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.sms` pointed at the fake Twilio API (scripts/simulate/fakes/twilio-api.ts), with the defaults a user
+ * `channels.sms` pointed at the fake Twilio API (functions/channels/sms/simulate/twilio-api.ts), with the defaults a user
  * gets (dmPolicy "pairing", textChunkLimit 1500, no publicWebhookUrl: the URL the Worker sees is the
  * one verified). The numbers in `allowFrom` talk to the agent; any other number is a stranger and
  * gets a pairing code. "proxied" sits behind a proxy: Twilio signs its `publicWebhookUrl`, not the
@@ -346,7 +346,7 @@ function smsTestChannel(fakeTwilioUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.telegram` pointed at the fake Bot API (scripts/simulate/fakes/telegram-api.ts), with the defaults a
+ * `channels.telegram` pointed at the fake Bot API (functions/channels/telegram/simulate/telegram-api.ts), with the defaults a
  * user gets: pairing DMs (only the owner and `allowed` are let in), streaming "progress", replyToMode
  * off. Group forumGroup is a forum supergroup that requires a mention; openGroup an ordinary group
  * that does not. The "partial" account (its own bot, secret and path) streams the answer into an
@@ -418,7 +418,7 @@ function relayTestChannel(fakeRelayUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.googlechat` pointed at the fake Google (scripts/simulate/fakes/googlechat-api.ts: key sets, token
+ * `channels.googlechat` pointed at the fake Google (functions/channels/googlechat/simulate/googlechat-api.ts: key sets, token
  * exchange, Chat API). The default account has the defaults a user gets (pairing DMs, allowlisted
  * spaces with mentions required) with one known user and one open space; "project" verifies
  * project-number tokens on its own path.
@@ -458,7 +458,7 @@ function googleChatTestChannel(fakeUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.feishu` pointed at the fake Open Platform (scripts/simulate/fakes/feishu-api.ts). The default account
+ * `channels.feishu` pointed at the fake Open Platform (functions/channels/feishu/simulate/feishu-api.ts). The default account
  * is what a user gets in webhook mode: only `connectionMode` and the base URL in config; app id,
  * secret, Encrypt Key, Verification Token and the bot's open_id from the FEISHU_* env fallbacks;
  * dmPolicy "pairing", groupPolicy "allowlist" with nothing allowed. "plain" is an app without an
@@ -526,7 +526,7 @@ function feishuTestChannel(fakeFeishuUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.msteams` pointed at the fake Microsoft (scripts/simulate/fakes/msteams-api.ts: OpenID metadata and
+ * `channels.msteams` pointed at the fake Microsoft (functions/channels/msteams/simulate/msteams-api.ts: OpenID metadata and
  * keys, client-credentials tokens, Bot Connector). The defaults a user gets (pairing DMs,
  * allowlisted groups with mentions required, replies in channel threads) with one known user and
  * one open channel; the fake's own origin is added to the serviceUrl allowlist. The app password
@@ -599,7 +599,7 @@ function msTeamsTestChannel(fakeUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.discord` on the fake REST API (scripts/simulate/fakes/discord-api.ts), with the defaults a user gets:
+ * `channels.discord` on the fake REST API (functions/channels/discord/simulate/discord-api.ts), with the defaults a user gets:
  * pairing DMs, replyToMode off, streaming off, guild messages mention-gated. The default account has
  * no token in its block: it reads the DISCORD_BOT_TOKEN env fallback. Guild `guild` allowlists
  * `allowed` senders; its `open` channel needs no mention, `gated` does, any other channel is refused.
@@ -660,7 +660,7 @@ function discordTestChannel(fakeDiscordUrl: string): Record<string, unknown> {
 }
 
 /**
- * `channels.mattermost` pointed at the fake Mattermost (scripts/simulate/fakes/mattermost-api.ts). The default
+ * `channels.mattermost` pointed at the fake Mattermost (functions/channels/mattermost/simulate/mattermost-api.ts). The default
  * account is what a user gets (dmPolicy "pairing", groupPolicy "allowlist" with nothing allowed,
  * chatmode "oncall"); "team" is the convenience account: open DMs, every channel allowed with a
  * mention required, MMOPENCHANNEL0000000000000 without one, MMMEMBERSCHAN0000000000000 only for

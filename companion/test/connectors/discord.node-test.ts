@@ -5,7 +5,7 @@ import { discordConnector } from "../../src/connectors/discord.ts";
 import {
   FakeDiscordGateway,
   messageCreateData,
-} from "../../../scripts/simulate/fakes/discord-gateway.ts";
+} from "../../../functions/channels/discord/simulate/discord-gateway.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GfakeT.test-discord-token";

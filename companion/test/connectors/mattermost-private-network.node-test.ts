@@ -7,7 +7,7 @@ import { PrivateNetworkError, publicOnlyLookup } from "../../src/private-network
 import {
   startFakeMattermost,
   type FakeMattermost,
-} from "../../../scripts/simulate/fakes/mattermost-api.ts";
+} from "../../../functions/channels/mattermost/simulate/mattermost-api.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 /**

@@ -6,7 +6,7 @@ import {
   FAKE_MATTERMOST_BOT,
   startFakeMattermost,
   type FakeMattermost,
-} from "../../../scripts/simulate/fakes/mattermost-api.ts";
+} from "../../../functions/channels/mattermost/simulate/mattermost-api.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const TOKEN = "mm-test-token";

@@ -5,7 +5,7 @@ import { slackConnector } from "../../src/connectors/slack.ts";
 import {
   eventsApiEnvelope,
   FakeSlackSocketMode,
-} from "../../../scripts/simulate/fakes/slack-socket.ts";
+} from "../../../functions/channels/slack/simulate/slack-socket.ts";
 import { MemoryContext, until } from "./memory-context.ts";
 
 const APP_TOKEN = "xapp-1-A1-test-token";

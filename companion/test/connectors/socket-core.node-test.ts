@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import {
   startFakeMattermost,
   type FakeMattermost,
-} from "../../../scripts/simulate/fakes/mattermost-api.ts";
+} from "../../../functions/channels/mattermost/simulate/mattermost-api.ts";
 import { Companion } from "../../src/companion.ts";
 import { connectorFactories } from "../../src/connectors/index.ts";
 import { FakeWorker } from "../fake-worker.ts";
@@ -11,7 +11,7 @@ import { companionEnv, KEY, quietLog, settings, tempDir, until } from "../helper
 import {
   eventsApiEnvelope,
   FakeSlackSocketMode,
-} from "../../../scripts/simulate/fakes/slack-socket.ts";
+} from "../../../functions/channels/slack/simulate/slack-socket.ts";
 
 /**
  * Slack Socket Mode and Mattermost through the real companion core (outbox, signed batches, lease,

@@ -11,7 +11,7 @@ import { pairingForgetter, settle, waitFor } from "../wait.ts";
 /** The bot the fake Mattermost's token belongs to. (The fake itself is Node code; workerd tests only speak to it over HTTP.) */
 export const FAKE_MATTERMOST_BOT = TEST_MATTERMOST.bot;
 
-/** A post as the fake Mattermost stores it (scripts/simulate/fakes/mattermost-api.ts). */
+/** A post as the fake Mattermost stores it (functions/channels/mattermost/simulate/mattermost-api.ts). */
 export interface FakeMattermostPost {
   id: string;
   create_at: number;

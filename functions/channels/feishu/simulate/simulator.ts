@@ -1,10 +1,10 @@
-import { encryptFeishu, signFeishuRequest } from "../../functions/channels/feishu/crypto.ts";
-import { startFakeFeishuApi } from "./fakes/feishu-api.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedId, simulatedSecret } from "./secrets.ts";
+import { encryptFeishu, signFeishuRequest } from "../crypto.ts";
+import { startFakeFeishuApi } from "./feishu-api.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedId, simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Feishu / Lark played by the fake Open Platform (scripts/simulate/fakes/feishu-api.ts), in webhook mode: each
+ * Feishu / Lark played by the fake Open Platform (functions/channels/feishu/simulate/feishu-api.ts), in webhook mode: each
  * event is a schema 2.0 `im.message.receive_v1`, encrypted with the Encrypt Key and signed with
  * X-Lark-Signature exactly as Feishu sends it, for a user message the fake then holds (so the
  * answer goes out by the reply API). The app (id, secret) is registered with the fake's token
@@ -23,7 +23,7 @@ const chatOf = (message: SimulatedMessage) =>
       : `oc_${message.group}`
     : `oc_p2p_${(message.from ?? DEFAULT_SENDER).replace(/\W+/g, "")}`;
 
-export const feishuSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "feishu",
   startFake: () => startFakeFeishuApi(),
   prepare(block, fakeUrl, env) {

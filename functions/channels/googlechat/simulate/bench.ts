@@ -7,13 +7,19 @@
  *                        agent run competes for the 2 cores: the ack path
  *   event → reply        one DM at a time, timed until the answer (typing placeholder edited into it)
  *                        shows in the fake Chat API, with the in-Worker demo model (no network)
- * Google (keys, token exchange, Chat API) is scripts/simulate/fakes/googlechat-api.ts on loopback.
- *   npx tsx scripts/bench/googlechat.ts [--requests 400 --concurrency 8 --replies 20]
+ * Google (keys, token exchange, Chat API) is functions/channels/googlechat/simulate/googlechat-api.ts on loopback.
+ *   npx tsx functions/channels/googlechat/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { startFakeGoogleChatApi } from "../simulate/fakes/googlechat-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { startFakeGoogleChatApi } from "./googlechat-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  Refusals,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 const AUDIENCE = "https://edgeclaw.bench/googlechat";

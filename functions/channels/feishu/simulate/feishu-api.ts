@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import { controlBody, fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A fake Feishu / Lark Open Platform on loopback, speaking its wire format (open-apis, JSON answers

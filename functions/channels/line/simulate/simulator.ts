@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { signLineBody } from "../../functions/channels/line/verify.ts";
-import { startFakeLineApi } from "./fakes/line-api.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedId, simulatedSecret } from "./secrets.ts";
+import { signLineBody } from "../verify.ts";
+import { startFakeLineApi } from "./line-api.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedId, simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * LINE played by the fake Messaging API (scripts/simulate/fakes/line-api.ts): a webhook body with one message
+ * LINE played by the fake Messaging API (functions/channels/line/simulate/line-api.ts): a webhook body with one message
  * event, signed with X-Line-Signature over its raw bytes as LINE signs it, carrying a reply token
  * the fake has issued for that conversation (so the answer goes out by reply, as on LINE). `--from`
  * is a user id (U…), `--group` a group (C…) or multi-person chat (R…) id; other strings are turned
@@ -35,7 +35,7 @@ function pointAtFake(block: Record<string, unknown>, fakeUrl: string): Record<st
   return { ...block, apiBaseUrl: fakeUrl, dataApiBaseUrl: fakeUrl };
 }
 
-export const lineSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "line",
   startFake: () => startFakeLineApi(),
   prepare(block, fakeUrl, env) {

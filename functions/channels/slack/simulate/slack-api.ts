@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 import { FakeSlackSocketMode } from "./slack-socket.ts";
 
 /**

@@ -7,13 +7,18 @@
  *                           2 cores: the ack path alone
  *   update → reply          one private message at a time, timed until the reply lands in the fake
  *                           Bot API, with the in-Worker demo model (EDGECLAW_FAKE_MODEL=1, no network)
- * The Bot API is scripts/simulate/fakes/telegram-api.ts on loopback. Bounded counts; nothing leaves the machine.
- *   npx tsx scripts/bench/telegram.ts [--requests 400 --concurrency 8 --replies 20]
+ * The Bot API is functions/channels/telegram/simulate/telegram-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ *   npx tsx functions/channels/telegram/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { startFakeTelegramApi } from "../simulate/fakes/telegram-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { startFakeTelegramApi } from "./telegram-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 const webhookSecret = "bench-telegram-secret-not-for-production";

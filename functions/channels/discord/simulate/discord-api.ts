@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { controlBody, fakeServer, json } from "./kit.ts";
+import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
 import { FakeDiscordGateway } from "./discord-gateway.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A fake Discord REST API (v10) on loopback, speaking its wire format

@@ -1,10 +1,10 @@
-import { startFakeTelegramApi } from "./fakes/telegram-api.ts";
-import { untilConnected } from "./socket-wait.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedSecret } from "./secrets.ts";
+import { startFakeTelegramApi } from "./telegram-api.ts";
+import { untilConnected } from "../../../../scripts/simulate/socket-wait.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Telegram played by the fake Bot API (scripts/simulate/fakes/telegram-api.ts): updates POSTed with the
+ * Telegram played by the fake Bot API (functions/channels/telegram/simulate/telegram-api.ts): updates POSTed with the
  * `X-Telegram-Bot-Api-Secret-Token` header, as Telegram sends them after `setWebhook`; replies read
  * back from the messages the fake stored, as the user sees them (HTML applied). `--group` is a chat
  * id (negative, e.g. -1001234567890), `--thread` a forum topic id (the group is then a forum).
@@ -20,7 +20,7 @@ function chatOf(message: SimulatedMessage): string {
   return message.group ?? message.from ?? DEFAULT_SENDER;
 }
 
-export const telegramSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "telegram",
   startFake: () => startFakeTelegramApi(),
   prepare(block, fakeUrl, env) {

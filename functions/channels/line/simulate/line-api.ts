@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { controlBody, fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A fake LINE Messaging API on loopback (the API host and the content host in one), speaking LINE's

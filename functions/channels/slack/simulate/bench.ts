@@ -6,14 +6,19 @@
  *                         durable accept and no agent run competes for the 2 cores: the ack path alone
  *   event → reply         one signed event at a time, timed until the reply lands in the fake Slack
  *                         Web API, with the in-Worker demo model (EDGECLAW_FAKE_MODEL=1, no network)
- * The Web API is scripts/simulate/fakes/slack-api.ts on loopback. Bounded counts; nothing leaves the machine.
- *   npx tsx scripts/bench/slack.ts [--requests 400 --concurrency 8 --replies 20]
+ * The Web API is functions/channels/slack/simulate/slack-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ *   npx tsx functions/channels/slack/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
-import { startFakeSlackApi } from "../simulate/fakes/slack-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { signSlackRequest } from "../verify.ts";
+import { startFakeSlackApi } from "./slack-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 const signingSecret = "bench-signing-secret-not-for-production";

@@ -1,11 +1,11 @@
-import { startFakeMattermost } from "./fakes/mattermost-api.ts";
-import { FAKE_MATTERMOST_BOT } from "./fakes/mattermost-identity.ts";
-import { untilConnected } from "./socket-wait.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedSecret } from "./secrets.ts";
+import { startFakeMattermost } from "./mattermost-api.ts";
+import { FAKE_MATTERMOST_BOT } from "./mattermost-identity.ts";
+import { untilConnected } from "../../../../scripts/simulate/socket-wait.ts";
+import type { ChannelSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Mattermost played by the fake server (scripts/simulate/fakes/mattermost-api.ts): REST v4 and the
+ * Mattermost played by the fake server (functions/channels/mattermost/simulate/mattermost-api.ts): REST v4 and the
  * WebSocket the companion authenticates on. A simulated message is a user's post, broadcast as a
  * `posted` event on that socket as Mattermost does; the reply is read back from the bot's posts.
  * `--group` is an open channel id, `--thread` the id of the root post to answer under. Mention the
@@ -21,7 +21,7 @@ function channelOf(message: SimulatedMessage): string {
 /** The fake is on loopback, which an account may reach only with the private-network guard off. */
 const LOOPBACK_ALLOWED = { dangerouslyAllowPrivateNetwork: true };
 
-export const mattermostSimulator: ChannelSimulator = {
+export const simulator: ChannelSimulator = {
   id: "mattermost",
   // Any bot token: `prepare` generates it (or keeps the one the config resolves to) after the start.
   startFake: () => startFakeMattermost({ tokens: (token) => !token.endsWith("invalid") }),

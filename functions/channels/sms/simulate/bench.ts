@@ -8,14 +8,19 @@
  *   event → reply         one signed SMS at a time from an allowlisted number, timed until the reply
  *                         lands in the fake Twilio Messages API, with the in-Worker demo model
  *                         (EDGECLAW_FAKE_MODEL=1, no network)
- * The REST API is scripts/simulate/fakes/twilio-api.ts on loopback. Bounded counts; nothing leaves the machine.
- *   npx tsx scripts/bench/sms.ts [--requests 400 --concurrency 8 --replies 20]
+ * The REST API is functions/channels/sms/simulate/twilio-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ *   npx tsx functions/channels/sms/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { signTwilioRequest } from "../../functions/channels/sms/verify.ts";
-import { startFakeTwilioApi } from "../simulate/fakes/twilio-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { signTwilioRequest } from "../verify.ts";
+import { startFakeTwilioApi } from "./twilio-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 const accountSid = `AC${"b".repeat(32)}`;

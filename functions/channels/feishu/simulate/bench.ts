@@ -8,14 +8,20 @@
  *   forged                the same requests with a signature made without the Encrypt Key: 401 each
  *   event → reply         one DM at a time, timed until the answer is committed in Feishu (the streaming
  *                         card's streaming ended, or a post), with the in-Worker demo model (no network)
- * Feishu (tenant token, IM and CardKit APIs) is scripts/simulate/fakes/feishu-api.ts on loopback.
- *   npx tsx scripts/bench/feishu.ts [--requests 400 --concurrency 8 --replies 20]
+ * Feishu (tenant token, IM and CardKit APIs) is functions/channels/feishu/simulate/feishu-api.ts on loopback.
+ *   npx tsx functions/channels/feishu/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { encryptFeishu, signFeishuRequest } from "../../functions/channels/feishu/crypto.ts";
-import { startFakeFeishuApi } from "../simulate/fakes/feishu-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { encryptFeishu, signFeishuRequest } from "../crypto.ts";
+import { startFakeFeishuApi } from "./feishu-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  Refusals,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 import { parseTelegramHtml } from "./telegram-html.ts";
 
 /**

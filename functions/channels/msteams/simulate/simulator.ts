@@ -1,9 +1,9 @@
-import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "./fakes/msteams-api.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedId } from "./secrets.ts";
+import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "./msteams-api.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedId } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Microsoft Teams played by the fake Microsoft (scripts/simulate/fakes/msteams-api.ts): OpenID metadata and
+ * Microsoft Teams played by the fake Microsoft (functions/channels/msteams/simulate/msteams-api.ts): OpenID metadata and
  * signing keys, the client-credentials token endpoint and the Bot Connector. The channel is pointed
  * at it with the fake's app id, tenant and client secret (the fake only issues tokens for those),
  * and the fake's origin joins the serviceUrl allowlist. Each webhook is an activity with a bearer
@@ -17,7 +17,7 @@ const BOT_ID = `28:${FAKE_MSTEAMS_APP.appId}`;
 const conversationOf = (message: SimulatedMessage) =>
   message.group ?? `a:sim-${(message.from ?? DEFAULT_SENDER).replace(/\W+/g, "-")}`;
 
-export const msTeamsSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "msteams",
   startFake: () => startFakeMsTeamsApi(),
   prepare(block, fakeUrl) {

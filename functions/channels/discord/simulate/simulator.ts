@@ -1,10 +1,10 @@
-import { startFakeDiscordApi } from "./fakes/discord-api.ts";
-import { untilConnected } from "./socket-wait.ts";
-import type { ChannelSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedSecret } from "./secrets.ts";
+import { startFakeDiscordApi } from "./discord-api.ts";
+import { untilConnected } from "../../../../scripts/simulate/socket-wait.ts";
+import type { ChannelSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Discord played by the fake REST API and its Gateway (scripts/simulate/fakes/discord-api.ts,
+ * Discord played by the fake REST API and its Gateway (functions/channels/discord/simulate/discord-api.ts,
  * discord-gateway.ts: one server). The companion connects to the Gateway as to Discord's
  * (GET /gateway/bot, HELLO, IDENTIFY, READY, heartbeats); a simulated message is a MESSAGE_CREATE
  * dispatch on that session, and the reply is read back from the messages the bot posted over REST.
@@ -40,7 +40,7 @@ async function dispatch(fakeUrl: string, t: string, d: unknown): Promise<Respons
   });
 }
 
-export const discordSimulator: ChannelSimulator = {
+export const simulator: ChannelSimulator = {
   id: "discord",
   startFake: () => startFakeDiscordApi(),
   prepare(block, fakeUrl, env) {

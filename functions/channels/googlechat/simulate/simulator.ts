@@ -1,9 +1,9 @@
-import { startFakeGoogleChatApi } from "./fakes/googlechat-api.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedId } from "./secrets.ts";
+import { startFakeGoogleChatApi } from "./googlechat-api.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedId } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Google Chat played by the fake Google (scripts/simulate/fakes/googlechat-api.ts): its key sets, token
+ * Google Chat played by the fake Google (functions/channels/googlechat/simulate/googlechat-api.ts): its key sets, token
  * exchange and Chat API. The channel is pointed at it with the fake's service account key (in
  * GOOGLE_CHAT_SERVICE_ACCOUNT) and, when the block sets no
  * audience, `app-url` with a simulated endpoint URL. Each webhook is an interaction event with a
@@ -33,7 +33,7 @@ const userOf = (message: SimulatedMessage) =>
       : `users/${message.from}`
     : DEFAULT_SENDER;
 
-export const googleChatSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "googlechat",
   async startFake() {
     const fake = await startFakeGoogleChatApi();

@@ -1,11 +1,11 @@
-import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
-import { startFakeSlackApi } from "./fakes/slack-api.ts";
-import { untilConnected } from "./socket-wait.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedId, simulatedSecret } from "./secrets.ts";
+import { signSlackRequest } from "../verify.ts";
+import { startFakeSlackApi } from "./slack-api.ts";
+import { untilConnected } from "../../../../scripts/simulate/socket-wait.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedId, simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Slack played by the fake Web API (scripts/simulate/fakes/slack-api.ts): Events API `event_callback`s signed
+ * Slack played by the fake Web API (functions/channels/slack/simulate/slack-api.ts): Events API `event_callback`s signed
  * with the v0 scheme (HMAC-SHA256 over `v0:<timestamp>:<body>`), replies read back from the
  * messages the fake stored. The fake's bot is UBOTTEST in team TTEST; mention it as <@UBOTTEST>.
  * An account in Socket Mode (`mode: "socket"`) gets the same event as an `events_api` envelope on
@@ -19,7 +19,7 @@ function conversationOf(message: SimulatedMessage): string {
   return message.group ?? `D${(message.from ?? DEFAULT_SENDER).replace(/^U/, "")}`;
 }
 
-export const slackSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "slack",
   startFake: () => startFakeSlackApi(),
   prepare(block, fakeUrl, env) {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
-import { controlBody, fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 import { FAKE_MATTERMOST_BOT } from "./mattermost-identity.ts";
 
 /**

@@ -8,13 +8,19 @@
  *                        2 cores: the ack path
  *   event → reply        one personal chat at a time, timed until the answer shows in the fake Bot
  *                        Connector (client-credentials token, typing activity first), demo model
- * Microsoft (OpenID metadata, keys, token endpoint, Bot Connector) is scripts/simulate/fakes/msteams-api.ts on loopback.
- *   npx tsx scripts/bench/msteams.ts [--requests 400 --concurrency 8 --replies 20]
+ * Microsoft (OpenID metadata, keys, token endpoint, Bot Connector) is functions/channels/msteams/simulate/msteams-api.ts on loopback.
+ *   npx tsx functions/channels/msteams/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "../simulate/fakes/msteams-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { FAKE_MSTEAMS_APP, startFakeMsTeamsApi } from "./msteams-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  Refusals,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 

@@ -7,14 +7,20 @@
  *   POST /line/webhook ×5  the same with five events per request (LINE batches), counted per event
  *   event → reply          one signed 1:1 message at a time, timed until the reply (by reply token)
  *                          lands in the fake LINE API, with the in-Worker demo model (no network)
- * The Messaging API is scripts/simulate/fakes/line-api.ts on loopback. Bounded counts; nothing leaves the machine.
- *   npx tsx scripts/bench/line.ts [--requests 400 --concurrency 8 --replies 20]
+ * The Messaging API is functions/channels/line/simulate/line-api.ts on loopback. Bounded counts; nothing leaves the machine.
+ *   npx tsx functions/channels/line/simulate/bench.ts [--requests 400 --concurrency 8 --replies 20]
  */
-import { signLineBody } from "../../functions/channels/line/verify.ts";
-import { startFakeLineApi } from "../simulate/fakes/line-api.ts";
-import { startDevInstance } from "./lib/dev-instance.ts";
-import { benchArgs, healthBaseline, Refusals, replyLands, warmUp } from "./lib/channel-bench.ts";
-import { measure, printTable } from "./lib/measure.ts";
+import { signLineBody } from "../verify.ts";
+import { startFakeLineApi } from "./line-api.ts";
+import { startDevInstance } from "../../../../scripts/bench/lib/dev-instance.ts";
+import {
+  benchArgs,
+  healthBaseline,
+  Refusals,
+  replyLands,
+  warmUp,
+} from "../../../../scripts/bench/lib/channel-bench.ts";
+import { measure, printTable } from "../../../../scripts/bench/lib/measure.ts";
 
 const { requests, concurrency, replies } = benchArgs();
 const channelSecret = "bench-channel-secret-not-for-production";

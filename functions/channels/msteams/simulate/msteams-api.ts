@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
-import { controlBody, fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
-import { newSigningKey } from "./signing-keys.ts";
+import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
+import { newSigningKey } from "../../../../scripts/simulate/fakes/signing-keys.ts";
 
 /**
  * A fake Microsoft on loopback for Teams bots, speaking the Bot Framework's wire formats:

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT } from "jose";
-import { controlBody, fakeServer, json } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
-import { newSigningKey, type SigningKey } from "./signing-keys.ts";
+import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
+import { newSigningKey, type SigningKey } from "../../../../scripts/simulate/fakes/signing-keys.ts";
 
 /**
  * A fake Google on loopback for Google Chat apps, speaking Google's wire formats:

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { resolveSecret, type SecretInput } from "../../functions/config/secret-ref.ts";
-import { signTwilioRequest } from "../../functions/channels/sms/verify.ts";
-import { startFakeTwilioApi } from "./fakes/twilio-api.ts";
-import type { WebhookSimulator, SimulatedMessage } from "./simulator.ts";
-import { simulatedSecret } from "./secrets.ts";
+import { resolveSecret, type SecretInput } from "../../../config/secret-ref.ts";
+import { signTwilioRequest } from "../verify.ts";
+import { startFakeTwilioApi } from "./twilio-api.ts";
+import type { WebhookSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
- * Twilio SMS played by the fake REST API (scripts/simulate/fakes/twilio-api.ts): an incoming-message webhook
+ * Twilio SMS played by the fake REST API (functions/channels/sms/simulate/twilio-api.ts): an incoming-message webhook
  * form signed with X-Twilio-Signature (HMAC-SHA1 over the URL and the sorted fields, with the
  * account's auth token), replies read back from the messages the fake's Messages API received.
  * SMS has no groups or threads: `--group` / `--thread` are ignored.
@@ -34,7 +34,7 @@ function resolved(
   return undefined;
 }
 
-export const smsSimulator: WebhookSimulator = {
+export const simulator: WebhookSimulator = {
   id: "sms",
   startFake: () => startFakeTwilioApi(),
   prepare(block, fakeUrl, env) {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeServer } from "./kit.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { fakeServer } from "../../../../scripts/simulate/fakes/kit.ts";
+import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A fake Twilio REST API on loopback, speaking Twilio's wire formats (api.twilio.com/2010-04-01):

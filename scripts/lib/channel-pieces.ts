@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { channelDefinitions } from "../../functions/channels/registry.ts";
+
+/**
+ * The Node-side pieces of a channel live in its folder, beside the Worker's: its simulator and fake
+ * platform (`simulate/simulator.ts`), its CLI commands (`cli.ts`), its test kit (`test-kit.ts`).
+ * The Worker never imports them, so they cost its bundle nothing; what reads them (the simulators,
+ * the CLI, the test setup) finds them here, for each channel the registry serves, in the registry's
+ * order. So adding a channel touches its folder and the registry's line, never these readers.
+ *
+ * Each piece file exports its piece under one fixed name (`simulator`, `commands`, `testKit`);
+ * `accept` says whether what it found there is such a piece, so a file that exports something else
+ * fails here, naming the file, instead of later.
+ */
+export async function channelPieces<T>(
+  file: string,
+  exportName: string,
+  accept: (value: unknown) => value is T,
+): Promise<Array<{ channel: string; piece: T }>> {
+  const found: Array<{ channel: string; piece: T }> = [];
+  for (const definition of channelDefinitions()) {
+    const path = join(channelsDir, definition.id, file);
+    if (!existsSync(path)) continue;
+    const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    const piece = module[exportName];
+    if (!accept(piece))
+      throw new Error(
+        `functions/channels/${definition.id}/${file} does not export a valid \`${exportName}\``,
+      );
+    found.push({ channel: definition.id, piece });
+  }
+  return found;
+}
+
+const channelsDir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "functions",
+  "channels",
+);
