@@ -238,6 +238,8 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
       s.stepSync("telemetry", () => exportPassSpans(s));
       s.stepSync("retention", () => prune(s));
     } finally {
+      // What this pass counted and no batch took waits in storage (one row; metrics-store.ts).
+      this.s.store.metrics.persist();
       // Cleared before planning, synchronously: any plan made from here on is for after this pass.
       this.s.pumping = null;
       await this.s.step("schedule", () => scheduleAlarm(this.s));

@@ -79,9 +79,7 @@ export interface MetaText {
   parkedRun: string;
   /** run/session-memory.ts: the session whose first run gets the startup context. */
   startupContextSession: string;
-  /** upkeep/metrics.ts: batch numbering, last flush, queue depth reported so far. */
-  metricsBatchNo: string;
-  metricsFlushedAt: string;
+  /** upkeep/metrics.ts: the queue depth reported so far. */
   metricsQueueDepth: string;
   /** run/compact.ts: the summary that replaces the compacted part of a session's transcript. */
   [summary: `summary:${string}`]: string;
@@ -107,7 +105,9 @@ export interface MetaJson {
   /** run/session-memory.ts: captures of ended sessions not yet saved to memory. */
   sessionMemoryPending: SessionCapture[];
   /** upkeep/metrics.ts: the batch handed to the shard and not yet acknowledged. */
-  metricsBatch: { no: number; deltas: Delta[] };
+  metricsBatch: { no: number; deltas: Delta[]; at?: number };
+  /** upkeep/metrics.ts: the last batch the shard acknowledged, and when (schema step 10). */
+  metricsFlushed: { no: number; at: number };
   /** upkeep/metrics-store.ts: series → value counted since the last batch (schema step 9). */
   metricsPending: Record<string, number>;
   /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */

@@ -9,7 +9,8 @@
  * With --baseline <dir> (a checkout of an earlier commit with `npm ci` done, e.g.
  * `git worktree add /tmp/bench-base <commit>`), the same run starts that checkout's dev too and
  * prints both side by side, and each one's dev start time (spawn → "edgeclaw ready").
- *   npx tsx scripts/bench/message-cost.ts [--messages 5] [--baseline /tmp/bench-base]
+ *   npx tsx scripts/bench/message-cost.ts [--messages 5] [--baseline /tmp/bench-base] [--statements]
+ * --statements also lists every statement that wrote rows, with its count.
  */
 import { parseArgs } from "node:util";
 import { signSlackRequest } from "../../functions/channels/slack/verify.ts";
@@ -21,6 +22,7 @@ const { values } = parseArgs({
   options: {
     messages: { type: "string", default: "5" },
     baseline: { type: "string" },
+    statements: { type: "boolean", default: false },
   },
 });
 const messages = Math.max(1, Math.min(50, Number(values.messages)));
@@ -32,6 +34,8 @@ interface Profile {
   doCalls: number;
   steps: Record<string, { ms: number; rowsWritten: number; rowsRead: number; statements: number }>;
   tables: Record<string, number>;
+  /** Rows written per statement (`step: SQL`); absent from profiles of older checkouts. */
+  writes?: Record<string, number>;
   calls: Record<string, { count: number; ms: number; step: string }>;
 }
 
@@ -44,6 +48,7 @@ interface MessageCost {
   passes: number;
   steps: Map<string, { ms: number; rows: number }>;
   tables: Map<string, number>;
+  writes: Map<string, number>;
   calls: Map<string, { count: number; ms: number }>;
 }
 
@@ -169,6 +174,7 @@ function costOf(profiles: Profile[], replyMs: number): MessageCost {
     passes: 0,
     steps: new Map(),
     tables: new Map(),
+    writes: new Map(),
     calls: new Map(),
   };
   for (const profile of profiles) {
@@ -187,6 +193,8 @@ function costOf(profiles: Profile[], replyMs: number): MessageCost {
     }
     for (const [table, rows] of Object.entries(profile.tables))
       cost.tables.set(table, (cost.tables.get(table) ?? 0) + rows);
+    for (const [statement, rows] of Object.entries(profile.writes ?? {}))
+      cost.writes.set(statement, (cost.writes.get(statement) ?? 0) + rows);
     for (const [name, call] of Object.entries(profile.calls)) add(cost.calls, name, call);
   }
   return cost;
@@ -242,6 +250,7 @@ function print(): void {
     console.log("  rows written per table");
     for (const table of tables)
       line(`    ${table}`, (r) => median(r[kind].map((c) => c.tables.get(table) ?? 0)).toFixed(0));
+    if (values.statements) printStatements(kind);
     const calls = new Set(results.flatMap((r) => r[kind].flatMap((c) => [...c.calls.keys()])));
     console.log("  Durable Object calls: count / ms");
     for (const call of calls)
@@ -254,4 +263,13 @@ function print(): void {
   console.log(
     "\n(rows written are each cursor's rowsWritten, indexes included, as billed; $1.00 per million rows: rows × $1 per million messages. Worker-side metrics go to the shard in coalesced batches and are not per message.)",
   );
+}
+
+/** --statements: every writing statement of each side's last message, with its rows written. */
+function printStatements(kind: "first" | "next"): void {
+  for (const result of results) {
+    console.log(`  rows written per statement (${result.name}, last message)`);
+    for (const [statement, rows] of result[kind].at(-1)?.writes ?? [])
+      console.log(`    ${String(rows).padStart(3)}  ${statement}`);
+  }
 }

@@ -183,10 +183,12 @@ export class InboxStore {
       .toArray()[0];
     return alias ? this.bySeq(alias.seq) : undefined;
   }
-  prepare(seq: number, prepared: PreparedMessage): void {
+  /** new → queued, with what triage decided when it says (one row written for both). */
+  prepare(seq: number, prepared: PreparedMessage, decision?: TriageDecision): void {
     this.sql.exec(
-      `UPDATE inbox SET state = 'queued', prepared = ? WHERE seq = ?`,
+      `UPDATE inbox SET state = 'queued', prepared = ?, decision = COALESCE(?, decision) WHERE seq = ?`,
       JSON.stringify(prepared),
+      decision ? JSON.stringify(decision) : null,
       seq,
     );
   }

@@ -158,18 +158,21 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       envelope.route,
     ),
   );
-  host.store.inbox.decide(row.seq, { outcome: "accepted" });
-  host.store.inbox.prepare(row.seq, {
-    text,
-    // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
-    from: HTTP_CHANNELS.has(envelope.channel)
-      ? undefined
-      : { channel: envelope.channel, chatType: envelope.chatType, label: senderLabel(envelope) },
-    attachments: files.length ? files : undefined,
-    senderIsOwner: decision.senderIsOwner,
-    oneShot,
-    queuedBehindRun: host.activeRun !== null,
-  });
+  host.store.inbox.prepare(
+    row.seq,
+    {
+      text,
+      // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
+      from: HTTP_CHANNELS.has(envelope.channel)
+        ? undefined
+        : { channel: envelope.channel, chatType: envelope.chatType, label: senderLabel(envelope) },
+      attachments: files.length ? files : undefined,
+      senderIsOwner: decision.senderIsOwner,
+      oneShot,
+      queuedBehindRun: host.activeRun !== null,
+    },
+    { outcome: "accepted" },
+  );
   host.store.meta.setJson("lastRoute", envelope.route);
   host.store.meta.set("chatType", envelope.chatType);
   await host.progressAccepted(row);

@@ -75,11 +75,14 @@ export class RunStore {
       .toArray()[0];
     return row?.resumes ?? 0;
   }
+  /** Writes only a change: most progress events (typing, a held delta) leave the state as it was. */
   setProgress(runId: string, state: Record<string, string>): void {
+    const json = JSON.stringify(state);
     this.sql.exec(
-      `UPDATE runs SET progress_state = ? WHERE run_id = ?`,
-      JSON.stringify(state),
+      `UPDATE runs SET progress_state = ? WHERE run_id = ? AND progress_state != ?`,
+      json,
       runId,
+      json,
     );
   }
   finish(runId: string, state: RunState, now: number): void {

@@ -10,23 +10,27 @@ import { metricsShard } from "../../../functions/metrics/shards.ts";
 import type { SessionState } from "../state.ts";
 
 /**
- * This session's counters (their pending map: metrics-store.ts). Counting is one SQLite upsert in
- * the object's own storage, written with whatever the step writes anyway — no network, so the
- * accept path pays microseconds. At the end of an alarm pass (and at most every
+ * This session's counters (their pending map: metrics-store.ts). Counting costs no network and no
+ * row: counts are summed in memory. At the end of an alarm pass (and at most every
  * diagnostics.metrics.flushIntervalMs) the accumulated deltas go to the session's metrics shard as
- * one numbered batch: the batch is moved to meta `metricsBatch` before it is sent, so a send whose
- * answer was lost is resent unchanged and the shard applies it once (durable-objects/metrics-shard.ts).
- * Counts made meanwhile wait in meta `metricsPending` for the next batch.
+ * one numbered batch, and one row records it (meta `metricsFlushed`: its number and time). The
+ * shard applies each (source, number) once and drops a number at or below the last it applied
+ * (durable-objects/metrics-shard.ts), so numbers only grow: the flush time in ms, or one past the
+ * last recorded, whichever is higher — an isolate that died after the shard applied a batch but
+ * before the row was written still numbers its next batch above it. A send that fails (its outcome
+ * unknown) stores the batch under meta `metricsBatch`, and it goes again unchanged until the shard
+ * answers. Counts made when no batch is due wait in meta `metricsPending`.
  */
 
 const BATCH_KEY = "metricsBatch" as const;
-const BATCH_NO_KEY = "metricsBatchNo" as const;
-const FLUSHED_AT_KEY = "metricsFlushedAt" as const;
+const FLUSHED_KEY = "metricsFlushed" as const;
 const QUEUE_DEPTH_KEY = "metricsQueueDepth" as const;
 
 interface PendingBatch {
   no: number;
   deltas: Delta[];
+  /** When it was first sent (epoch ms). */
+  at?: number;
 }
 
 function enabled(s: SessionState): boolean {
@@ -57,24 +61,27 @@ function addPending(s: SessionState, deltas: Delta[]): void {
 
 /** When the alarm must wake to hand counters over (undefined: nothing waiting). */
 export function metricsFlushDueAt(s: SessionState, now: number): number | undefined {
-  if (!hasPending(s) && s.store.meta.getJson(BATCH_KEY) === undefined) return undefined;
-  return Math.max(
-    now,
-    Number(s.store.meta.get(FLUSHED_AT_KEY) ?? 0) + s.config.diagnostics.metrics.flushIntervalMs,
-  );
+  const unacked = s.store.meta.getJson(BATCH_KEY);
+  if (!hasPending(s) && unacked === undefined) return undefined;
+  const flushedAt = Math.max(s.store.meta.getJson(FLUSHED_KEY)?.at ?? 0, unacked?.at ?? 0);
+  return Math.max(now, flushedAt + s.config.diagnostics.metrics.flushIntervalMs);
 }
 
 function hasPending(s: SessionState): boolean {
   return s.store.metrics.hasAny();
 }
 
-/** Sends the pending counters (or the batch still unacknowledged) to this session's shard. Never throws. */
+/**
+ * Sends the pending counters (or the batch still unacknowledged) to this session's shard; when no
+ * batch is due, keeps what this pass counted in meta `metricsPending`. Never throws.
+ */
 export async function flushSessionMetrics(s: SessionState, now = Date.now()): Promise<void> {
   const due = metricsFlushDueAt(s, now);
-  if (due === undefined || due > now) return;
-  const batch = s.store.meta.getJson(BATCH_KEY) ?? takeBatch(s);
+  if (due === undefined) return;
+  if (due > now) return s.store.metrics.persist();
+  const unacked = s.store.meta.getJson(BATCH_KEY);
+  const batch = unacked ?? takeBatch(s, now);
   if (!batch) return;
-  s.store.meta.set(FLUSHED_AT_KEY, String(now));
   try {
     const source = s.ctx.id.toString();
     await metricsShard(s.env.METRICS, source).applyBatch(
@@ -83,26 +90,27 @@ export async function flushSessionMetrics(s: SessionState, now = Date.now()): Pr
       batch.deltas,
       s.config.diagnostics.metrics.maxSeries,
     );
-    s.store.meta.delete(BATCH_KEY);
+    s.ctx.storage.transactionSync(() => {
+      if (unacked) s.store.meta.delete(BATCH_KEY);
+      s.store.meta.setJson(FLUSHED_KEY, { no: batch.no, at: now });
+    });
   } catch {
-    // The shard is unreachable: the same batch goes again on a later pass (metricsFlushDueAt keeps it due).
+    // The shard is unreachable or its answer was lost: the same batch goes again on a later pass
+    // (metricsFlushDueAt keeps it due), and the counts made meanwhile wait in metricsPending.
+    if (!unacked) s.store.meta.setJson(BATCH_KEY, batch);
   }
 }
 
-/** Moves pending deltas (plus the queue-depth change since the last batch) into a numbered batch, atomically. */
-function takeBatch(s: SessionState): PendingBatch | undefined {
-  return s.ctx.storage.transactionSync(() => {
-    const depth = s.store.inbox.countUnsettled();
-    const lastDepth = Number(s.store.meta.get(QUEUE_DEPTH_KEY) ?? 0);
-    if (depth !== lastDepth) {
-      addPending(s, [["edgeclaw_queue_depth", depth - lastDepth]]);
-      s.store.meta.set(QUEUE_DEPTH_KEY, String(depth));
-    }
-    const deltas = s.store.metrics.takeAll();
-    if (!deltas.length) return undefined;
-    const batch: PendingBatch = { no: Number(s.store.meta.get(BATCH_NO_KEY) ?? 0) + 1, deltas };
-    s.store.meta.set(BATCH_NO_KEY, String(batch.no));
-    s.store.meta.setJson(BATCH_KEY, batch);
-    return batch;
-  });
+/** The pending deltas (plus the queue-depth change since the last batch) as the next numbered batch. */
+function takeBatch(s: SessionState, now: number): PendingBatch | undefined {
+  const depth = s.store.inbox.countUnsettled();
+  const lastDepth = Number(s.store.meta.get(QUEUE_DEPTH_KEY) ?? 0);
+  if (depth !== lastDepth) {
+    addPending(s, [["edgeclaw_queue_depth", depth - lastDepth]]);
+    s.store.meta.set(QUEUE_DEPTH_KEY, String(depth));
+  }
+  const deltas = s.store.metrics.takeAll();
+  if (!deltas.length) return undefined;
+  const last = s.store.meta.getJson(FLUSHED_KEY)?.no ?? 0;
+  return { no: Math.max(now, last + 1), deltas, at: now };
 }

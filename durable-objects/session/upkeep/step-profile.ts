@@ -22,6 +22,7 @@ interface StepFigures {
 interface Metered {
   step: string;
   table: string;
+  query: string;
   cursor: SqlStorageCursor<Record<string, SqlStorageValue>>;
 }
 
@@ -50,7 +51,12 @@ export class StepProfile {
         if (property === "exec")
           return (query: string, ...bindings: unknown[]) => {
             const cursor = target.exec(query, ...bindings);
-            this.metered.push({ step: this.label, table: tableOf(query, bindings[0]), cursor });
+            this.metered.push({
+              step: this.label,
+              table: tableOf(query, bindings[0]),
+              query,
+              cursor,
+            });
             return cursor;
           };
         const value = Reflect.get(target, property, target) as unknown;
@@ -130,13 +136,18 @@ export class StepProfile {
   report(trigger: string, sessionKey: string | undefined): void {
     const steps: Record<string, StepFigures> = {};
     const tables: Record<string, number> = {};
+    const writes: Record<string, number> = {};
     let rowsWritten = 0;
-    for (const { step, table, cursor } of this.metered) {
+    for (const { step, table, query, cursor } of this.metered) {
       const figures = (steps[step] ??= { ms: 0, rowsWritten: 0, rowsRead: 0, statements: 0 });
       figures.rowsWritten += cursor.rowsWritten;
       figures.rowsRead += cursor.rowsRead;
       figures.statements += 1;
-      if (cursor.rowsWritten) tables[table] = (tables[table] ?? 0) + cursor.rowsWritten;
+      if (cursor.rowsWritten) {
+        tables[table] = (tables[table] ?? 0) + cursor.rowsWritten;
+        const statement = `${step}: ${table.startsWith("meta:") ? `[${table}] ` : ""}${query.replace(/\s+/g, " ").slice(0, 100)}`;
+        writes[statement] = (writes[statement] ?? 0) + cursor.rowsWritten;
+      }
       rowsWritten += cursor.rowsWritten;
     }
     for (const [step, ms] of this.times)
@@ -152,6 +163,7 @@ export class StepProfile {
         doCalls,
         steps,
         tables,
+        writes,
         calls,
       }),
     );
