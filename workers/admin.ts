@@ -24,6 +24,7 @@ import { adminCompanion } from "./admin-companion.ts";
 import { adminMattermost } from "./admin-mattermost.ts";
 import { adminSessionEvents } from "./admin-session-events.ts";
 import { adminExecApprovals } from "./admin-exec-approvals.ts";
+import { adminEnv } from "./admin-env.ts";
 import { searchSessions } from "../functions/control/session-search.ts";
 
 /**
@@ -55,6 +56,8 @@ admin.route("/channels/mattermost", adminMattermost);
 admin.route("/sessions", adminSessionEvents);
 // Commands allowed always by /approve … allow-always, and their revocation (workers/admin-exec-approvals.ts).
 admin.route("/exec-approvals", adminExecApprovals);
+// AcaClaw's computing environment: envs, packages, disciplines, installs (workers/admin-env.ts).
+admin.route("/env", adminEnv);
 admin.route("/", adminOverview);
 
 function fail(

@@ -14,6 +14,7 @@ import { startHttp } from "./http.ts";
 import { canSend } from "./outbound.ts";
 import { delay, jitteredDelay } from "./backoff.ts";
 import { SandboxHost } from "./sandbox/host.ts";
+import { condaBinds } from "./sandbox/conda-bind.ts";
 
 /**
  * One companion process: the order of its parts is the durability argument.
@@ -84,7 +85,9 @@ export class Companion {
       retryMaxMs: settings.EDGECLAW_COMPANION_RETRY_MAX_MS,
       log,
     });
-    this.sandbox = new SandboxHost(join(settings.EDGECLAW_COMPANION_DATA_DIR, "sandbox"), log);
+    this.sandbox = new SandboxHost(join(settings.EDGECLAW_COMPANION_DATA_DIR, "sandbox"), log, {
+      binds: condaBinds(),
+    });
     this.lease = new LeaseKeeper(this.client, this.instanceId, log);
     const state = new StateClient(
       this.client,

@@ -8,6 +8,9 @@ import {
   type SystemPrompt,
 } from "./prompt.ts";
 import { ensureAgentWorkspace, readFiles } from "./workspace.ts";
+import { computeEnvFor } from "../compute-env/config.ts";
+import { loadManifest } from "../compute-env/manifest.ts";
+import { computingEnvironmentsSection } from "../compute-env/prompt-section.ts";
 
 /** What the prompt needs from the workspace store: bootstrap files and, after a reset, daily notes. */
 
@@ -43,10 +46,20 @@ export async function loadSystemPrompt(
     options.startupContext && runtime.mainPrivateSession === true
       ? renderStartupContext(await loadStartupNotes(env, config, agent.id, runtime.now), config)
       : undefined;
+  // AcaClaw's before_prompt_build: the envs the commands run in, when the run may run commands.
+  const computeEnv = computeEnvFor(config, agent.id);
+  const computing =
+    computeEnv && runtime.tools.some((tool) => tool.name === "exec")
+      ? computingEnvironmentsSection(await loadManifest(env, agent.id), computeEnv)
+      : undefined;
   return renderSystemPrompt({
     config,
     agent,
     files,
-    runtime: { ...runtime, ...(startup ? { startupContext: startup } : {}) },
+    runtime: {
+      ...runtime,
+      ...(startup ? { startupContext: startup } : {}),
+      ...(computing ? { computingEnvironments: computing } : {}),
+    },
   });
 }

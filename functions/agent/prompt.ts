@@ -88,6 +88,8 @@ export interface PromptRuntime {
   extraContext?: string;
   /** The rendered "Startup Context" (daily notes after /new or /reset; main private session only). */
   startupContext?: string;
+  /** The rendered "Computing Environments" (compute-env/prompt-section.ts), when the agent has one. */
+  computingEnvironments?: string;
 }
 
 export interface SystemPromptInput {
@@ -126,6 +128,7 @@ export function renderSystemPrompt(input: SystemPromptInput): SystemPrompt {
     COMMITTED_WORK,
     SAFETY,
     workspaceSection(input.runtime.tools),
+    input.runtime.computingEnvironments,
     mode === "full" ? DOCS : undefined,
     context.text,
   ]

@@ -1,4 +1,5 @@
 import { execSchema, sandboxSchema } from "./exec-schema.ts";
+import { computeEnvSchema } from "./compute-env-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import {
@@ -160,6 +161,8 @@ const agentsSchema = z
           .optional(),
         heartbeat: heartbeatDefaultsSchema,
         sandbox: sandboxSchema,
+        /** AcaClaw's conda environments in the sandbox (compute-env-schema.ts). */
+        computeEnv: computeEnvSchema,
       })
       .loose()
       .prefault({}),

@@ -16,13 +16,14 @@ export interface UnknownKeys {
 /**
  * Keys the gateway reads through views of its own rather than through the config schema (agents.ts,
  * accounts.ts, access.ts, commands/models.ts, slack/progress.ts, sandbox/placement.ts,
- * sandbox/approval.ts's execPolicyFor): known, and not this pass's to check.
+ * sandbox/approval.ts's execPolicyFor, compute-env/config.ts): known, and not this pass's to check.
  * "*" matches any one segment.
  */
 const READ_ELSEWHERE = [
   "agents.list.[].identity",
   "agents.list.[].groupChat",
   "agents.list.[].sandbox",
+  "agents.list.[].computeEnv",
   "agents.list.[].tools.exec",
   "agents.entries",
   "agents.defaults.models",

@@ -298,3 +298,4 @@ export const execApprovals = pgTable(
 );
 
 export { memoryChunks, memoryFiles } from "./memory-schema.ts";
+export { computeEnvInstalls, computeEnvs } from "./compute-env-schema.ts";

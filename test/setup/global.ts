@@ -15,6 +15,7 @@ import { startFakeDiscordApi } from "../../functions/channels/discord/simulate/d
 import { startFakeMattermost } from "../../functions/channels/mattermost/simulate/mattermost-api.ts";
 import { TEST_FEISHU, TEST_SANDBOX_KEY, TEST_TWILIO } from "./test-config.ts";
 import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
+import { makeCondaRoot, SANDBOX_CONDA_PREFIX } from "../fakes/conda/root.ts";
 import { startFakeContainerEngine } from "../fakes/container-engine.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,9 +86,11 @@ export default async function setup(project: TestProject) {
   stops.push(() => fakeMattermost.stop());
   project.provide("fakeMattermostUrl", fakeMattermost.url);
   // The real local sandbox backend: the companion's sandbox host (bubblewrap), signed requests.
+  // It sees a conda root at /opt/conda (the conda stand-in, test/fakes/conda/) as the image has one.
   const sandbox = await startSandboxServer({
     root: mkdtempSync(join(tmpdir(), "edgeclaw-test-sandbox-")),
     keys: [{ id: TEST_SANDBOX_KEY.id, secret: TEST_SANDBOX_KEY.secret }],
+    binds: [{ source: makeCondaRoot(), target: SANDBOX_CONDA_PREFIX, writable: true }],
   });
   stops.push(() => sandbox.stop());
   project.provide("sandboxUrl", `http://127.0.0.1:${sandbox.port}`);

@@ -151,6 +151,13 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           sandbox: { backend: "companion", mode: "all", scope: "session" },
           tools: { exec: { mode: "ask", allowlist: ["ls"] } },
         },
+        // test/compute-env/: AcaClaw's computing environment over the conda stand-in bound at
+        // /opt/conda in the bubblewrap sandbox (test/fakes/conda/), its fixture channel only.
+        {
+          id: "scientist",
+          sandbox: { backend: "companion", mode: "all", scope: "agent" },
+          computeEnv: { enabled: true, channels: ["file:///opt/conda/channel"] },
+        },
       ],
     },
     models: {

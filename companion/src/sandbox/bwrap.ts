@@ -32,6 +32,14 @@ export interface BwrapCommand {
   env: Record<string, string>;
   network: boolean;
   command: string;
+  /** Host directories bound in (a conda installation, read-write so the cascade can install). */
+  binds?: readonly SandboxBind[];
+}
+
+export interface SandboxBind {
+  source: string;
+  target: string;
+  writable: boolean;
 }
 
 export function bwrapArgs(spec: BwrapCommand): string[] {
@@ -52,6 +60,7 @@ export function bwrapArgs(spec: BwrapCommand): string[] {
     "--bind",
     spec.workspaceDir,
     "/workspace",
+    ...(spec.binds ?? []).flatMap((b) => [b.writable ? "--bind" : "--ro-bind", b.source, b.target]),
     "--chdir",
     spec.workdir ? `/workspace/${spec.workdir}` : "/workspace",
     "--unshare-all",

@@ -10,7 +10,7 @@ import {
   type SandboxOp,
   type StartOp,
 } from "../../../functions/sandbox/wire.ts";
-import { probeBwrap } from "./bwrap.ts";
+import { probeBwrap, type SandboxBind } from "./bwrap.ts";
 import { crlfToLf, killTree, PTY_UNAVAILABLE, ptyAvailable, spawnSandboxed } from "./spawn.ts";
 import { scanChanges, syncIn } from "./workspace-sync.ts";
 
@@ -65,6 +65,8 @@ export interface SandboxHostOptions {
    * (the companion, which serves many scopes and binds each at /workspace with bubblewrap).
    */
   workspaceDir?: string;
+  /** Host directories every bubblewrap command sees (conda-bind.ts: a host conda installation). */
+  binds?: readonly SandboxBind[];
 }
 
 export class SandboxHost {
@@ -162,11 +164,17 @@ export class SandboxHost {
     writeFileSync(join(dir, "request.json"), JSON.stringify(record));
     writeFileSync(join(dir, "out"), "");
     if (op.setupCommand && !existsSync(join(scopeDir, "setup.done"))) {
-      const setup = spawnSandboxed({ ...op, pty: false }, op.setupCommand, workspaceDir, "");
+      const setup = spawnSandboxed(
+        { ...op, pty: false },
+        op.setupCommand,
+        workspaceDir,
+        "",
+        this.options.binds,
+      );
       const code = await new Promise<number | null>((resolve) => setup.once("close", resolve));
       writeFileSync(join(scopeDir, "setup.done"), String(code));
     }
-    const child = spawnSandboxed(op, op.command, workspaceDir, workdir);
+    const child = spawnSandboxed(op, op.command, workspaceDir, workdir, this.options.binds);
     const live: Live = {
       child,
       outChars: 0,

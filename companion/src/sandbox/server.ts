@@ -3,7 +3,13 @@ import type { AddressInfo } from "node:net";
 import type { SigningKey } from "../../../functions/channels/companion/signature.ts";
 import { sandboxOpSchema } from "../../../functions/sandbox/wire.ts";
 import { verifySigned } from "../verify.ts";
-import { SandboxHost, SandboxInputError, SandboxUnavailableError, type HostLog } from "./host.ts";
+import {
+  SandboxHost,
+  SandboxInputError,
+  SandboxUnavailableError,
+  type HostLog,
+  type SandboxHostOptions,
+} from "./host.ts";
 
 /**
  * `POST /v1/sandbox`: the Worker's sandbox protocol (functions/sandbox/wire.ts) on the companion,
@@ -80,9 +86,11 @@ export async function startSandboxServer(options: {
   log?: HostLog;
   /** One fixed workspace (the sandbox container's /workspace); see SandboxHostOptions. */
   workspaceDir?: string;
+  binds?: SandboxHostOptions["binds"];
 }): Promise<{ server: Server; port: number; sandbox: SandboxHost; stop(): Promise<void> }> {
   const sandbox = new SandboxHost(options.root, options.log ?? (() => undefined), {
     workspaceDir: options.workspaceDir,
+    binds: options.binds,
   });
   const deps: SandboxHttpDeps = { host: sandbox, keys: options.keys, unsigned: options.unsigned };
   const server = createServer((req, res) => {

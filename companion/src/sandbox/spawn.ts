@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { StartOp } from "../../../functions/sandbox/wire.ts";
-import { bwrapArgs } from "./bwrap.ts";
+import { bwrapArgs, type SandboxBind } from "./bwrap.ts";
 
 /**
  * How one command is started: in bubblewrap (the companion) or directly (the sandbox container,
@@ -32,6 +32,7 @@ export function spawnSandboxed(
   command: string,
   workspaceDir: string,
   workdir: string,
+  binds: readonly SandboxBind[] = [],
 ): ChildProcess {
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
@@ -51,7 +52,7 @@ export function spawnSandboxed(
   if (op.isolation === "bwrap") {
     return spawn(
       "bwrap",
-      bwrapArgs({ workspaceDir, workdir, env, network: op.network, command: line }),
+      bwrapArgs({ workspaceDir, workdir, env, network: op.network, command: line, binds }),
       { stdio: ["pipe", "pipe", "pipe"] },
     );
   }

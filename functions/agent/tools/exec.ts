@@ -15,6 +15,7 @@ import type { DbEnv } from "../../db/client.ts";
 import { SandboxError } from "../../sandbox/backend.ts";
 import type { ExecView } from "../../sandbox/exec-host.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
+import { condaPathEntries, condaWrapped } from "./exec-conda.ts";
 
 /**
  * `exec` (tools__exec.md, gateway__background-process.md): runs a shell command in the session's
@@ -101,12 +102,14 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
           ctx.agentId,
           commandSegments(args.command) ?? [],
         ).catch(() => undefined);
-      const env = sandboxEnv(ctx.config, ctx.env as SecretEnv, args.env ?? {});
+      const env = sandboxEnv(ctx.config, ctx.env as SecretEnv, args.env ?? {}, ctx.agentId);
       const callId = ctx.toolCallId ?? crypto.randomUUID();
+      // computeEnv: the command runs in its conda env (the approval above judged what the model wrote).
+      const wrapped = await condaWrapped(ctx, args.command, callId);
       try {
         const view = await ctx.exec.start({
           callId,
-          command: args.command,
+          command: wrapped?.command ?? args.command,
           workdir: args.workdir ?? "",
           env,
           yieldMs: args.yieldMs ?? ctx.config.tools.exec.backgroundMs,
@@ -116,7 +119,12 @@ export function createExecTool(config: EdgeclawConfig, agentId: string): AgentTo
           pty: args.pty ?? false,
           needsApproval: decision.kind === "ask" ? { reason: decision.reason } : undefined,
         });
-        return formatExecView(view);
+        const result = formatExecView(view);
+        if (!wrapped?.env) return result;
+        return {
+          ...result,
+          content: `[conda env ${wrapped.env}: ${wrapped.reason}]\n${result.content}`,
+        };
       } catch (error) {
         // Unreachable: the start may have arrived. The session keeps asking the sandbox about it
         // (exec-background.ts), so the model must not start it again under a new call.
@@ -142,6 +150,7 @@ export function sandboxEnv(
   config: EdgeclawConfig,
   env: SecretEnv,
   callEnv: Record<string, string>,
+  agentId?: string,
 ): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(config.agents.defaults.sandbox.docker.env)) {
@@ -152,7 +161,10 @@ export function sandboxEnv(
       );
     result[name] = resolved;
   }
-  const prepend = config.tools.exec.pathPrepend;
+  const prepend = [
+    ...config.tools.exec.pathPrepend,
+    ...(agentId ? condaPathEntries(config, agentId) : []),
+  ];
   if (prepend.length) result.PATH = [...prepend, "/usr/local/bin", "/usr/bin", "/bin"].join(":");
   for (const [name, value] of Object.entries(callEnv)) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))

@@ -4,6 +4,7 @@ import { boundToolOutput, errorResult } from "./common.ts";
 import { createApplyPatchTool } from "./apply-patch.ts";
 import { createEditTool } from "./edit.ts";
 import { createExecTool } from "./exec.ts";
+import { createEnvTools } from "./env-tools.ts";
 import { createProcessTool } from "./process.ts";
 import { createMemoryGetTool } from "./memory-get.ts";
 import { createMemorySearchTool } from "./memory-search.ts";
@@ -64,6 +65,7 @@ export function createToolset(
     ...TOOL_FACTORIES.map((factory) => factory(config, agentId, options)).filter(
       (tool): tool is AgentTool => tool !== null,
     ),
+    ...createEnvTools(config, agentId),
     ...(options.extraTools ?? []),
   ];
   const seen = new Set<string>();

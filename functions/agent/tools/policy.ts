@@ -8,7 +8,15 @@ import type { EdgeclawConfig, ToolPolicyConfig } from "../../config/schema.ts";
  */
 
 export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
-  "group:runtime": ["exec", "process", "code_execution", "bash"],
+  "group:runtime": [
+    "exec",
+    "process",
+    "code_execution",
+    "bash",
+    "env_install",
+    "env_create",
+    "env_status",
+  ],
   "group:fs": ["read", "write", "edit", "apply_patch"],
   "group:sessions": [
     "sessions",

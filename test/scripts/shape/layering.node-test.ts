@@ -37,6 +37,7 @@ const TIERS: Array<[tier: number, folders: string[]]> = [
       "functions/automation",
       "functions/control",
       "functions/sandbox",
+      "functions/compute-env",
     ],
   ],
   [
