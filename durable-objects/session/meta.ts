@@ -79,6 +79,8 @@ export interface MetaText {
   parkedRun: string;
   /** run/session-memory.ts: the session whose first run gets the startup context. */
   startupContextSession: string;
+  /** run/transcript-store.ts: the mirror has copied every transcript row up to this seq (step 10). */
+  transcriptMirroredSeq: string;
   /** upkeep/metrics.ts: the queue depth reported so far. */
   metricsQueueDepth: string;
   /** run/compact.ts: the summary that replaces the compacted part of a session's transcript. */

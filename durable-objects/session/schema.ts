@@ -4,6 +4,7 @@ import {
   type SchemaHost,
   type SchemaMigration,
 } from "../lib/migrate.ts";
+import { SESSION_FRESH_SCHEMA } from "./schema-fresh.ts";
 
 export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
 
@@ -13,7 +14,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  */
 
 /**
- * HOW TO CHANGE THE SCHEMA: append `{ version: <last + 1>, why, statements: [...] }` at the end.
+ * HOW TO CHANGE THE SCHEMA: append `{ version: <last + 1>, why, statements: [...] }` at the end,
+ * and bring SESSION_FRESH_SCHEMA (schema-fresh.ts: what a new object creates) to the same tables.
  * - New table or index: `CREATE TABLE …` / `CREATE INDEX …`.
  * - New column: `ALTER TABLE t ADD COLUMN c <type> NOT NULL DEFAULT <value>` (SQLite needs a
  *   default for NOT NULL), and read it in the table's store with a fallback for rows written before.
@@ -206,6 +208,69 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `DROP TABLE metrics_pending`,
     ],
   },
+  {
+    version: 10,
+    why: "fewer rows written per message (issue 19 step 9): an index entry is a billed row on every insert and on every UPDATE of an indexed column",
+    statements: [
+      // The inbox's open events only: a settled event (each one, for 48 h as its tombstone) leaves
+      // the index instead of being written into it again. Queries name `state != 'settled'`.
+      `DROP INDEX IF EXISTS inbox_state`,
+      `CREATE INDEX IF NOT EXISTS inbox_open ON inbox(state, seq) WHERE state != 'settled'`,
+      // Likewise the outbox's chunks in delivery (a sent chunk leaves it).
+      `DROP INDEX IF EXISTS outbox_due`,
+      `CREATE INDEX IF NOT EXISTS outbox_open ON outbox(created_at) WHERE state IN ('pending', 'sending', 'unknown')`,
+      // What the mirror has copied of the transcript is one watermark in meta (transcript-store.ts),
+      // not a flag and an index entry per row: every row up to the first one not yet mirrored.
+      `INSERT OR REPLACE INTO meta(key, value) SELECT 'transcriptMirroredSeq', CAST(seq AS TEXT) FROM
+         (SELECT COALESCE((SELECT MIN(seq) - 1 FROM transcript WHERE mirrored = 0), (SELECT MAX(seq) FROM transcript), 0) AS seq)
+       WHERE seq > 0`,
+      `DROP INDEX IF EXISTS transcript_unmirrored`,
+      `ALTER TABLE transcript DROP COLUMN mirrored`,
+      // Read only by the mirror, over a table bounded to 48 h: a scan, not an entry per call; and
+      // keyed by the call id alone (no rowid): one row per call where there were three.
+      `DROP INDEX IF EXISTS model_calls_unmirrored`,
+      `CREATE TABLE model_calls_v10 (
+         id TEXT PRIMARY KEY,
+         run_id TEXT,
+         session_id TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         provider TEXT NOT NULL,
+         model TEXT NOT NULL,
+         channel TEXT,
+         sender_id TEXT,
+         input_tokens INTEGER NOT NULL DEFAULT 0,
+         output_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+         cost_usd REAL NOT NULL DEFAULT 0,
+         outcome TEXT NOT NULL,
+         duration_ms INTEGER NOT NULL DEFAULT 0,
+         at INTEGER NOT NULL,
+         mirrored INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+      `INSERT INTO model_calls_v10 SELECT id, run_id, session_id, kind, provider, model, channel, sender_id,
+         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at, mirrored
+       FROM model_calls`,
+      `DROP TABLE model_calls`,
+      `ALTER TABLE model_calls_v10 RENAME TO model_calls`,
+      // Keyed by the alias alone: a table without a rowid writes one row per alias, not two.
+      `CREATE TABLE inbox_alias_v10 (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID`,
+      `INSERT INTO inbox_alias_v10(alias, seq, at) SELECT alias, seq, at FROM inbox_alias`,
+      `DROP TABLE inbox_alias`,
+      `ALTER TABLE inbox_alias_v10 RENAME TO inbox_alias`,
+      // The same for meta: each key's first write was two rows (the row and its key's index).
+      `CREATE TABLE meta_v10 (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
+      `INSERT INTO meta_v10(key, value) SELECT key, value FROM meta`,
+      `DROP TABLE meta`,
+      `ALTER TABLE meta_v10 RENAME TO meta`,
+      // Metrics batches are numbered by their flush time (upkeep/metrics.ts): the last one is kept
+      // with its time in one key where two were kept.
+      `INSERT OR REPLACE INTO meta(key, value) SELECT 'metricsFlushed', json_object(
+         'no', CAST(COALESCE((SELECT value FROM meta WHERE key = 'metricsBatchNo'), '0') AS INTEGER),
+         'at', CAST(COALESCE((SELECT value FROM meta WHERE key = 'metricsFlushedAt'), '0') AS INTEGER))
+       WHERE EXISTS (SELECT 1 FROM meta WHERE key IN ('metricsBatchNo', 'metricsFlushedAt'))`,
+      `DELETE FROM meta WHERE key IN ('metricsBatchNo', 'metricsFlushedAt')`,
+    ],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;
@@ -222,5 +287,13 @@ export function migrateSessionSchema(
   host: SchemaHost,
   migrations: readonly SchemaMigration[] = SESSION_MIGRATIONS,
 ): number {
-  return migrate(host, { name: "SessionDO", migrations, record: SESSION_VERSION });
+  return migrate(host, {
+    name: "SessionDO",
+    migrations,
+    record: SESSION_VERSION,
+    // Only for the schema as this code ends it: a test that stops at an earlier step replays steps.
+    ...(migrations === SESSION_MIGRATIONS
+      ? { fresh: { absentTable: "meta", statements: SESSION_FRESH_SCHEMA } }
+      : {}),
+  });
 }

@@ -49,7 +49,7 @@ export class SessionStore {
     this.inbox = new InboxStore(sql);
     this.groupHistory = new GroupHistoryStore(sql);
     this.runs = new RunStore(sql, this.meta);
-    this.transcript = new TranscriptStore(sql);
+    this.transcript = new TranscriptStore(sql, this.meta);
     this.outbox = new OutboxStore(sql);
     this.modelCalls = new ModelCallStore(sql, this.meta);
     this.metrics = new PendingMetricsStore(this.meta);

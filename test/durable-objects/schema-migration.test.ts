@@ -168,6 +168,129 @@ describe("SessionDO schema migrations", () => {
     });
   });
 
+  it("keeps what the mirror copied, the aliases and the metrics numbering across step 10's index changes", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v9"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 9));
+      // Rows 1–3 mirrored, 4 not yet (a batch that failed), 5 mirrored by a later batch.
+      for (const n of [2, 3, 4, 5])
+        sql.exec(
+          `INSERT INTO transcript(session_id, run_id, role, message, created_at, mirrored) VALUES ('s-old', 'run-1', 'user', ?, ?, ?)`,
+          JSON.stringify({ role: "user", content: `m${n}` }),
+          1000 + n,
+          n === 4 ? 0 : 1,
+        );
+      sql.exec(`UPDATE transcript SET mirrored = 1 WHERE seq = 1`);
+      sql.exec(`INSERT INTO inbox_alias(alias, seq, at) VALUES ('alias:2', 1, 2000)`);
+      sql.exec(
+        `INSERT INTO meta(key, value) VALUES ('metricsBatchNo', '41'), ('metricsFlushedAt', '123456')`,
+      );
+      sql.exec(`UPDATE inbox SET state = 'settled', settled_at = 3000 WHERE seq = 1`);
+      const before = counts(sql);
+
+      expect(migrateSessionSchema(state.storage)).toBe(SESSION_SCHEMA_VERSION);
+      expect(counts(sql)).toEqual(before);
+      const store = new SessionStore(state.storage);
+      // Everything from the first unmirrored row on is copied (again): the mirror is idempotent.
+      expect(store.transcript.unmirrored(10).map((row) => row.message.content)).toEqual([
+        "m4",
+        "m5",
+      ]);
+      store.transcript.markMirrored(5);
+      expect(store.transcript.hasUnmirrored()).toBe(false);
+      const seq = store.transcript.append("s-old", null, { role: "user", content: "m6" }, 4000);
+      expect(store.transcript.unmirrored(10).map((row) => row.seq)).toEqual([seq]);
+      // Aliases keep their events: a copy under either alias is a duplicate.
+      for (const alias of ["alias:1", "alias:2"])
+        expect(store.inbox.byKeyOrAlias(alias)?.seq).toBe(1);
+      expect(
+        sql.exec<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'inbox_alias'`).one()
+          .sql,
+      ).toMatch(/WITHOUT ROWID/);
+      expect(store.meta.getJson("metricsFlushed")).toEqual({ no: 41, at: 123456 });
+      expect(store.meta.get("metricsBatchNo" as never)).toBeUndefined();
+      // The open-events index holds only unsettled events, and the inbox queries use it.
+      expect(store.inbox.count("taken")).toBe(0);
+      const plan = sql
+        .exec<{ detail: string }>(
+          `EXPLAIN QUERY PLAN SELECT * FROM inbox WHERE state = 'new' AND state != 'settled' ORDER BY seq`,
+        )
+        .toArray()
+        .map((row) => row.detail)
+        .join(" ");
+      expect(plan).toContain("inbox_open");
+    });
+  });
+
+  it("creates a new object's tables in one go exactly as replaying every step does", async () => {
+    const shape = (sql: SqlStorage) => {
+      const tables = sql
+        .exec<{ name: string; wr: number }>(
+          `SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
+        )
+        .toArray();
+      return tables.map(({ name, wr }) => ({
+        name,
+        withoutRowid: wr,
+        columns: sql
+          .exec(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`, name)
+          .toArray(),
+        indexes: sql
+          .exec<{ name: string; unique: number; origin: string; partial: number }>(
+            `SELECT name, "unique", origin, partial FROM pragma_index_list(?) ORDER BY name`,
+            name,
+          )
+          .toArray()
+          .map((index) => ({
+            ...index,
+            name: index.origin === "c" ? index.name : index.origin,
+            columns: sql
+              .exec(`SELECT name FROM pragma_index_info(?)`, index.name)
+              .toArray()
+              .map((column) => column.name),
+            where: / WHERE (.*)$/s.exec(
+              sql
+                .exec<{ sql: string | null }>(
+                  `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`,
+                  index.name,
+                )
+                .toArray()[0]?.sql ?? "",
+            )?.[1],
+          })),
+      }));
+    };
+    const empty = async (key: string) =>
+      runInDurableObject(sessionStub(key), async (_instance, state) => {
+        const sql = state.storage.sql;
+        for (const { name } of sql
+          .exec<{ name: string }>(
+            `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`,
+          )
+          .toArray())
+          sql.exec(`DROP TABLE ${name}`);
+        return state;
+      });
+    let replayed: unknown;
+    await runInDurableObject(
+      sessionStub("agent:main:schema-replayed"),
+      async (_instance, state) => {
+        await empty("agent:main:schema-replayed");
+        // Every step but through a copy of the list: the fresh path is only for the list itself.
+        expect(migrateSessionSchema(state.storage, [...SESSION_MIGRATIONS])).toBe(
+          SESSION_SCHEMA_VERSION,
+        );
+        replayed = shape(state.storage.sql);
+      },
+    );
+    await runInDurableObject(sessionStub("agent:main:schema-fresh"), async (_instance, state) => {
+      await empty("agent:main:schema-fresh");
+      const written = migrateSessionSchema(state.storage);
+      expect(written).toBe(SESSION_SCHEMA_VERSION);
+      expect(shape(state.storage.sql)).toEqual(replayed);
+    });
+  });
+
   it("applies all steps of a migration or none of them", async () => {
     await runInDurableObject(sessionStub("agent:main:schema-atomic"), async (_instance, state) => {
       const sql = state.storage.sql;

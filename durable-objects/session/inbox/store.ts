@@ -17,6 +17,15 @@ export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
 const PAYLOAD_MS = 60 * 60 * 1000;
 
 /**
+ * The term that lets a query for open events use the partial index `inbox_open` (schema step 10:
+ * it holds only unsettled events); SQLite uses a partial index only for a query that names its
+ * WHERE term.
+ */
+function open(state: InboxState): string {
+  return state === "settled" ? "" : ` AND state != 'settled'`;
+}
+
+/**
  * The `inbox`, `inbox_alias` and `replay_guard` tables' one owner: every accepted event, its place in the inbox
  * state machine (new → queued → taken → settled, or settled with a dead reason; README.md), and
  * its dedup tombstone afterwards.
@@ -116,7 +125,7 @@ export class InboxStore {
 
   byState(state: InboxState): InboxRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM inbox WHERE state = ? ORDER BY seq`, state)
+      .exec<Row>(`SELECT * FROM inbox WHERE state = ?${open(state)} ORDER BY seq`, state)
       .toArray()
       .map(toInboxRow);
   }
@@ -161,7 +170,7 @@ export class InboxStore {
   }
   count(state: InboxState): number {
     return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?`, state)
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?${open(state)}`, state)
       .one().n;
   }
   bySeq(seq: number): InboxRow | undefined {

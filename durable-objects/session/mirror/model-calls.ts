@@ -108,6 +108,7 @@ export class ModelCallStore {
     return this.meta.getJson(`spend:${sessionId}`) ?? emptySpend();
   }
 
+  /** A scan of a table bounded to 48 h (no index: an entry per call was a billed row, schema step 10). */
   unmirrored(limit: number): ModelCallRow[] {
     return this.sql
       .exec<Stored>(`SELECT * FROM model_calls WHERE mirrored = 0 ORDER BY at LIMIT ?`, limit)

@@ -1,12 +1,22 @@
 import type { Message } from "../../../functions/agent/types.ts";
+import type { MetaStore } from "../meta.ts";
 import { toTranscriptRow, type Row, type TranscriptRow } from "../storage-rows.ts";
 
 /**
  * The `transcript` table's one owner: the model's context (bounded by compaction) and the rows
- * awaiting the Postgres mirror.
+ * awaiting the Postgres mirror. What the mirror has copied is one watermark, meta
+ * `transcriptMirroredSeq` (schema step 10): every row up to it. Seqs only grow (AUTOINCREMENT),
+ * so a row written later is always above it.
  */
 export class TranscriptStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly meta: MetaStore,
+  ) {}
+
+  private mirroredSeq(): number {
+    return Number(this.meta.get("transcriptMirroredSeq") ?? 0);
+  }
 
   append(sessionId: string, runId: string | null, message: Message, now: number): number {
     return this.sql
@@ -46,17 +56,22 @@ export class TranscriptStore {
   }
   unmirrored(limit: number): TranscriptRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM transcript WHERE mirrored = 0 ORDER BY seq LIMIT ?`, limit)
+      .exec<Row>(
+        `SELECT * FROM transcript WHERE seq > ? ORDER BY seq LIMIT ?`,
+        this.mirroredSeq(),
+        limit,
+      )
       .toArray()
       .map(toTranscriptRow);
   }
   markMirrored(upToSeq: number): void {
-    this.sql.exec(`UPDATE transcript SET mirrored = 1 WHERE mirrored = 0 AND seq <= ?`, upToSeq);
+    if (upToSeq > this.mirroredSeq()) this.meta.set("transcriptMirroredSeq", String(upToSeq));
   }
 
   hasUnmirrored(): boolean {
     return (
-      this.sql.exec(`SELECT 1 FROM transcript WHERE mirrored = 0 LIMIT 1`).toArray().length > 0
+      this.sql.exec(`SELECT 1 FROM transcript WHERE seq > ? LIMIT 1`, this.mirroredSeq()).toArray()
+        .length > 0
     );
   }
 
@@ -71,7 +86,8 @@ export class TranscriptStore {
     const active = policy.activeSessionId ?? "";
     if (policy.archived) {
       this.sql.exec(
-        `DELETE FROM transcript WHERE mirrored = 1 AND (compacted = 1 OR session_id != ?)`,
+        `DELETE FROM transcript WHERE seq <= ? AND (compacted = 1 OR session_id != ?)`,
+        this.mirroredSeq(),
         active,
       );
     } else if (policy.archiveMs !== false) {
