@@ -2,8 +2,19 @@ import { DurableObject } from "cloudflare:workers";
 import type { BudgetWindow } from "../functions/agent/budget-scopes.ts";
 import { migrate, type SchemaMigration } from "./lib/migrate.ts";
 import type { Env } from "./env.ts";
+import {
+  admitSandbox,
+  chargeSandbox,
+  SANDBOX_RUNS_TABLE,
+  sandboxRunningMs,
+  sweepSandboxRuns,
+} from "./budget-sandbox.ts";
 import type {
   BudgetRpc,
+  RaiseArgs,
+  SandboxAdmitArgs,
+  SandboxChargeArgs,
+  SandboxVerdict,
   ReserveArgs,
   ReserveVerdict,
   SettleArgs,
@@ -34,6 +45,8 @@ type WindowRow = {
   spent_tokens: number;
   limit_usd: number | null;
   limit_tokens: number | null;
+  spent_sandbox_ms: number;
+  limit_sandbox_seconds: number | null;
   warned: number;
   alerted: number;
   updated_at: number;
@@ -54,6 +67,15 @@ const BUDGET_MIGRATIONS: readonly SchemaMigration[] = [
       updated_at INTEGER NOT NULL)`,
       `CREATE TABLE IF NOT EXISTS reservations (
       id TEXT PRIMARY KEY, usd REAL NOT NULL, tokens INTEGER NOT NULL, keys TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+    ],
+  },
+  {
+    version: 2,
+    why: "sandbox command time per period (budget-sandbox.ts): spent, a raised cap, running commands",
+    statements: [
+      `ALTER TABLE windows ADD COLUMN spent_sandbox_ms INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE windows ADD COLUMN limit_sandbox_seconds INTEGER`,
+      SANDBOX_RUNS_TABLE,
     ],
   },
 ];
@@ -80,7 +102,7 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
       if (this.sql.exec(`SELECT 1 FROM reservations WHERE id = ?`, args.id).toArray().length)
         return { ok: true } as const;
       for (const window of args.windows) {
-        const state = this.windowState(window);
+        const state = this.windowState(window, args.now);
         if (args.unpriced && state.limitUsd !== undefined)
           return {
             ok: false,
@@ -138,7 +160,7 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
           args.now,
           window.key,
         );
-        const state = this.windowState(window);
+        const state = this.windowState(window, args.now);
         const row = this.row(window.key, args.now);
         if (row.warned) continue;
         const crossing = warnCrossing(state, window.warnAt);
@@ -156,12 +178,35 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
   state(args: { windows: BudgetWindow[]; now: number }): WindowState[] {
     return this.ctx.storage.transactionSync(() => {
       this.sweep(args.now);
-      return args.windows.map((window) => this.windowState(window));
+      return args.windows.map((window) => this.windowState(window, args.now));
     });
   }
 
+  /**
+   * Admits a sandbox command while the scope's sandbox time (finished plus running) is under every
+   * window's cap, and counts it as running until it is charged (budget-sandbox.ts).
+   */
+  admitSandbox(args: SandboxAdmitArgs): SandboxVerdict {
+    return this.ctx.storage.transactionSync(() => {
+      this.sweep(args.now);
+      return admitSandbox(
+        this.sql,
+        args,
+        (window) =>
+          this.sql.exec<WindowRow>(`SELECT * FROM windows WHERE key = ?`, window.key).toArray()[0]
+            ?.limit_sandbox_seconds ?? window.sandboxSeconds,
+        (key) => this.row(key, args.now),
+      );
+    });
+  }
+
+  /** A command's end: its wall time is added to every window it was admitted in, once. */
+  chargeSandbox(args: SandboxChargeArgs): void {
+    this.ctx.storage.transactionSync(() => chargeSandbox(this.sql, args));
+  }
+
   /** Sets this period's cap (replacing the config's until the period ends) and clears its alert flags. */
-  raise(args: { window: BudgetWindow; usd?: number; tokens?: number; now: number }): WindowState {
+  raise(args: RaiseArgs): WindowState {
     return this.ctx.storage.transactionSync(() => {
       this.row(args.window.key, args.now);
       if (args.usd !== undefined)
@@ -172,12 +217,18 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
           args.tokens,
           args.window.key,
         );
+      if (args.sandboxSeconds !== undefined)
+        this.sql.exec(
+          `UPDATE windows SET limit_sandbox_seconds = ? WHERE key = ?`,
+          args.sandboxSeconds,
+          args.window.key,
+        );
       this.sql.exec(
         `UPDATE windows SET warned = 0, alerted = 0, updated_at = ? WHERE key = ?`,
         args.now,
         args.window.key,
       );
-      return this.windowState(args.window);
+      return this.windowState(args.window, args.now);
     });
   }
 
@@ -186,11 +237,11 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
     return this.ctx.storage.transactionSync(() => {
       this.row(args.window.key, args.now);
       this.sql.exec(
-        `UPDATE windows SET spent_usd = 0, spent_tokens = 0, warned = 0, alerted = 0, updated_at = ? WHERE key = ?`,
+        `UPDATE windows SET spent_usd = 0, spent_tokens = 0, spent_sandbox_ms = 0, warned = 0, alerted = 0, updated_at = ? WHERE key = ?`,
         args.now,
         args.window.key,
       );
-      return this.windowState(args.window);
+      return this.windowState(args.window, args.now);
     });
   }
 
@@ -203,7 +254,7 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
     return this.sql.exec<WindowRow>(`SELECT * FROM windows WHERE key = ?`, key).toArray()[0]!;
   }
 
-  private windowState(window: BudgetWindow): WindowState {
+  private windowState(window: BudgetWindow, now: number): WindowState {
     const row = this.sql
       .exec<WindowRow>(`SELECT * FROM windows WHERE key = ?`, window.key)
       .toArray()[0];
@@ -215,6 +266,7 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
       .toArray()[0];
     const limitUsd = row?.limit_usd ?? window.usd;
     const limitTokens = row?.limit_tokens ?? window.tokens;
+    const limitSandboxSeconds = row?.limit_sandbox_seconds ?? window.sandboxSeconds;
     return {
       period: window.period,
       key: window.key,
@@ -225,13 +277,19 @@ export class BudgetDO extends DurableObject<Env> implements BudgetRpc {
       spentTokens: row?.spent_tokens ?? 0,
       reservedUsd: held?.usd ?? 0,
       reservedTokens: held?.tokens ?? 0,
-      raised: row !== undefined && (row.limit_usd !== null || row.limit_tokens !== null),
+      ...(limitSandboxSeconds !== undefined ? { limitSandboxSeconds } : {}),
+      spentSandboxSeconds: (row?.spent_sandbox_ms ?? 0) / 1000,
+      runningSandboxSeconds: sandboxRunningMs(this.sql, window.key, now) / 1000,
+      raised:
+        row !== undefined &&
+        (row.limit_usd !== null || row.limit_tokens !== null || row.limit_sandbox_seconds !== null),
     };
   }
 
   /** Reservations of calls that never settled (their object crashed) stop holding room here. */
   private sweep(now: number): void {
     this.sql.exec(`DELETE FROM reservations WHERE expires_at <= ?`, now);
+    sweepSandboxRuns(this.sql, now);
     this.sql.exec(`DELETE FROM windows WHERE updated_at < ?`, now - FORGET_WINDOWS_AFTER_MS);
   }
 }

@@ -50,8 +50,40 @@ export interface WindowState {
   spentTokens: number;
   reservedUsd: number;
   reservedTokens: number;
+  /** Sandbox command time: the cap, finished commands' time, and what running ones used so far. */
+  limitSandboxSeconds?: number;
+  spentSandboxSeconds: number;
+  runningSandboxSeconds: number;
   raised: boolean;
 }
+
+export interface SandboxAdmitArgs {
+  /** The exec id (`<sessionId>:<toolCallId>`): admitting it again is not a new command. */
+  id: string;
+  windows: BudgetWindow[];
+  now: number;
+  /** Until when the run counts as running if its end is never charged (its timeout, plus slack). */
+  holdUntil: number;
+}
+
+export interface SandboxChargeArgs {
+  id: string;
+  /** The command's wall time; 0 releases an admission whose command never started. */
+  ms: number;
+  now: number;
+}
+
+export type SandboxVerdict =
+  | { ok: true }
+  | {
+      ok: false;
+      period: BudgetPeriod;
+      limitSeconds: number;
+      usedSeconds: number;
+      resetsAt: number;
+      /** True for the first refusal in this period: the caller alerts the operator, once. */
+      alert: boolean;
+    };
 
 export type ReserveVerdict =
   | { ok: true }
@@ -99,8 +131,18 @@ export interface BudgetRpc extends Rpc.DurableObjectBranded {
   reserve(args: ReserveArgs): ReserveVerdict;
   settle(args: SettleArgs): WarnCrossing[];
   state(args: { windows: BudgetWindow[]; now: number }): WindowState[];
-  raise(args: { window: BudgetWindow; usd?: number; tokens?: number; now: number }): WindowState;
+  raise(args: RaiseArgs): WindowState;
   reset(args: { window: BudgetWindow; now: number }): WindowState;
+  admitSandbox(args: SandboxAdmitArgs): SandboxVerdict;
+  chargeSandbox(args: SandboxChargeArgs): void;
+}
+
+export interface RaiseArgs {
+  window: BudgetWindow;
+  usd?: number;
+  tokens?: number;
+  sandboxSeconds?: number;
+  now: number;
 }
 
 // ---- MetricsShardDO (metrics-shard.ts) --------------------------------------------------------

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb } from "../functions/db/client.ts";
-import { limitsForScope, windowsFor, type BudgetWindow } from "../functions/agent/budget-scopes.ts";
+import { allWindowsFor, type BudgetWindow } from "../functions/agent/budget-scopes.ts";
 import { recordAudit } from "../functions/db/audit.ts";
 import { listAgents } from "../functions/routing/agents.ts";
 import type { Env } from "./env.ts";
@@ -16,7 +16,7 @@ import { requireGatewayToken } from "./gateway-auth.ts";
  *
  *   GET  /admin/budgets                      global + every agent scope with a cap
  *   GET  /admin/budgets/:scope               one scope (`session:<key>`, `sender:<channel>:<id>`, …)
- *   POST /admin/budgets/:scope/raise  { period, usd?, tokens? }
+ *   POST /admin/budgets/:scope/raise  { period, usd?, tokens?, sandboxSeconds? }
  *   POST /admin/budgets/:scope/reset  { period }
  */
 type BudgetContext = Context<{ Bindings: Env }>;
@@ -36,11 +36,14 @@ const raiseSchema = z
     period: periodSchema,
     usd: z.number().positive().optional(),
     tokens: z.number().int().positive().optional(),
+    sandboxSeconds: z.number().int().positive().optional(),
   })
   .strict()
-  .refine((body) => body.usd !== undefined || body.tokens !== undefined, {
-    message: "give usd and/or tokens",
-  });
+  .refine(
+    (body) =>
+      body.usd !== undefined || body.tokens !== undefined || body.sandboxSeconds !== undefined,
+    { message: "give usd, tokens and/or sandboxSeconds" },
+  );
 const resetSchema = z.object({ period: periodSchema }).strict();
 
 function fail(c: BudgetContext, status: 400 | 404 | 409, code: string, message: string) {
@@ -52,8 +55,8 @@ function stub(env: Env, scope: string) {
 }
 
 function windowsOf(env: Env, scope: string, now: number): BudgetWindow[] {
-  const budgets = configFromEnv(env).budgets;
-  return windowsFor(limitsForScope(budgets, scope), budgets, now);
+  // Model caps and sandbox time caps, one window per period.
+  return allWindowsFor(scope, configFromEnv(env).budgets, now);
 }
 
 async function scopeState(env: Env, scope: string, now: number) {
@@ -107,11 +110,15 @@ for (const action of ["raise", "reset"] as const) {
         "no_cap",
         `budgets has no ${body.data.period} cap for ${scope.data}; set one in the config first`,
       );
-    const { usd, tokens } = body.data as { usd?: number; tokens?: number };
+    const { usd, tokens, sandboxSeconds } = body.data as {
+      usd?: number;
+      tokens?: number;
+      sandboxSeconds?: number;
+    };
     const before = (await stub(c.env, scope.data).state({ windows: [window], now }))[0];
     const after =
       action === "raise"
-        ? await stub(c.env, scope.data).raise({ window, usd, tokens, now })
+        ? await stub(c.env, scope.data).raise({ window, usd, tokens, sandboxSeconds, now })
         : await stub(c.env, scope.data).reset({ window, now });
     const actor = c.req.header("cf-connecting-ip")?.trim() || "unknown";
     await withDb(c.env, (db) =>

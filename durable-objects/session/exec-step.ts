@@ -12,6 +12,7 @@ import { ExecStore, type ExecRequest, type ExecRow } from "./exec-store.ts";
 import { scheduleAlarm } from "./schedule.ts";
 import { notifyExecEnded } from "./exec-notify.ts";
 import { meterExecEnd } from "./exec-report.ts";
+import { admitSandboxTime, flushSandboxCharges, queueSandboxCharge } from "./exec-budget.ts";
 import type { SessionState } from "./state.ts";
 
 /**
@@ -181,6 +182,15 @@ export async function startOrReconcile(
   const store = execStore(s);
   const request = row.request;
   const sandbox = sandboxConfigFor(s.config, request.agentId);
+  if (row.state === "starting") {
+    try {
+      // budgets' sandbox time: a scope with none left starts nothing (fail closed).
+      await admitSandboxTime(s, row);
+    } catch (error) {
+      store.remove(row.execId);
+      throw error;
+    }
+  }
   let files;
   if (sandbox.workspaceAccess !== "none" && row.state === "starting")
     files = await filesForSandbox(s.env, request.agentId, sandbox, request.mainPrivateSession);
@@ -192,9 +202,15 @@ export async function startOrReconcile(
       execStatusSchema,
     );
   } catch (error) {
-    // Refused or unavailable: the host did not start it; forget the row so the error is the answer.
-    if (error instanceof SandboxError && error.code !== "unreachable") store.remove(row.execId);
-    else {
+    // Refused or unavailable: the host did not start it; forget the row so the error is the answer
+    // (and give its admitted sandbox time back).
+    if (error instanceof SandboxError && error.code !== "unreachable") {
+      s.ctx.storage.transactionSync(() => {
+        store.remove(row.execId);
+        queueSandboxCharge(s, row, 0);
+      });
+      await flushSandboxCharges(s);
+    } else {
       store.markRunning(row.execId, Date.now() + pollDelayMs(0), 0);
       await scheduleAlarm(s);
     }
@@ -239,7 +255,9 @@ export async function finalize(
   s.ctx.storage.transactionSync(() => {
     store.finish(row.execId, final, Date.now());
     meterExecEnd(s, current, final.durationMs);
+    queueSandboxCharge(s, current, final.durationMs);
   });
+  await flushSandboxCharges(s);
   const ended = store.get(row.execId)!;
   // A command the agent killed itself (process kill) needs no news of its end.
   if (ended.background && !quiet) await notifyExecEnded(s, ended);

@@ -26,6 +26,13 @@ export interface SandboxUsage {
   containerMs: number;
 }
 
+/** One entry of `sandboxCharges` (exec-budget.ts): a finished command's time not yet charged to its budget scopes. */
+export interface PendingSandboxCharge {
+  id: string;
+  scopes: string[];
+  ms: number;
+}
+
 /** `foldedRuns:<id>` (run/runs-store.ts): usage of the current session's runs that were folded away (sessionTotals adds it to the live ones). */
 export interface FoldedRuns {
   inputTokens: number;
@@ -110,6 +117,8 @@ export interface MetaJson {
   metricsBatch: { no: number; deltas: Delta[]; at?: number };
   /** upkeep/metrics.ts: the last batch the shard acknowledged, and when (schema step 10). */
   metricsFlushed: { no: number; at: number };
+  /** exec-budget.ts: finished commands' time the budget scopes have not confirmed yet. */
+  sandboxCharges: PendingSandboxCharge[];
   /** upkeep/metrics-store.ts: series → value counted since the last batch (schema step 9). */
   metricsPending: Record<string, number>;
   /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */

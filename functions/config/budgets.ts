@@ -5,8 +5,9 @@ import { isTimeZone } from "../core/time-zone.ts";
 /**
  * edgeclaw's own `budgets` and `metering` config (OpenClaw has no spend limits). A budget is a cap
  * per scope — global, each agent, each session, each sender — per day and/or per month, in USD
- * and/or tokens. The gateway checks it before every model call with the call's worst case
- * (durable-objects/budget.ts holds the counters, one object per scope).
+ * and/or tokens, and sandbox seconds. The gateway checks it before every model call with the call's
+ * worst case, and before every sandbox command with the time already used (durable-objects/budget.ts
+ * holds the counters, one object per scope).
  */
 
 const limitSchema = z
@@ -19,6 +20,14 @@ const limitSchema = z
     usd: z.number().positive().optional(),
     /** Tokens per period: input + output + cache read + cache write. */
     tokens: z.number().int().positive().optional(),
+    /**
+     * Seconds of sandbox command wall time per period (`exec`, background commands, approved
+     * commands; what /usage cost shows as Sandbox). Once the scope's finished commands plus the
+     * time its running ones have run so far reach it, new commands are refused until the period
+     * ends; running ones keep their own timeout. Counted for global, agent and session scopes
+     * (not per sender: exec is owner-only unless tools.exec.allowNonOwners).
+     */
+    sandboxSeconds: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -54,6 +63,12 @@ export const budgetsSchema = z
      * (token caps still count them) — a USD cap then does not limit them.
      */
     allowUnpricedModels: z.boolean().default(false),
+    /**
+     * The daily sandbox time cap of every session, in seconds, where `budgets.session.day
+     * .sandboxSeconds` is not set: a runaway loop of commands stops at 4 hours of command time a
+     * day per session (on Cloudflare Containers that is at most ~$0.11 on "basic"). 0: no default.
+     */
+    sandboxSecondsPerSessionDay: z.number().int().nonnegative().default(14_400),
     /** Where the operator's warnings and cap alerts go (a chat the bot can post in). */
     alertTarget: replyRouteSchema
       .pick({ channel: true, accountId: true, to: true, threadId: true })

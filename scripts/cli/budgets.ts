@@ -19,6 +19,9 @@ const windowSchema = z.object({
   spentTokens: z.number(),
   reservedUsd: z.number(),
   reservedTokens: z.number(),
+  limitSandboxSeconds: z.number().optional(),
+  spentSandboxSeconds: z.number().default(0),
+  runningSandboxSeconds: z.number().default(0),
   raised: z.boolean(),
 });
 const scopeSchema = z.object({
@@ -69,12 +72,30 @@ function rows(
     w.limitUsd === undefined ? "none" : usd(w.limitUsd),
     w.limitTokens !== undefined ? `${w.spentTokens} / ${w.limitTokens}` : String(w.spentTokens),
     w.reservedUsd > 0 ? usd(w.reservedUsd) : "",
+    sandbox(w),
     w.raised ? "yes" : "",
     localTime(w.resetsAt, timeZone),
   ]);
 }
 
-const HEADERS = ["SCOPE", "PERIOD", "SPENT", "CAP", "TOKENS", "IN FLIGHT", "RAISED", "RESETS"];
+/** Sandbox command time: used (finished + running so far) / cap, in seconds. */
+function sandbox(w: Window): string {
+  const used = Math.round(w.spentSandboxSeconds + w.runningSandboxSeconds);
+  if (w.limitSandboxSeconds === undefined) return used ? `${used} s` : "";
+  return `${used} / ${w.limitSandboxSeconds} s`;
+}
+
+const HEADERS = [
+  "SCOPE",
+  "PERIOD",
+  "SPENT",
+  "CAP",
+  "TOKENS",
+  "IN FLIGHT",
+  "SANDBOX",
+  "RAISED",
+  "RESETS",
+];
 
 function period(value: string | undefined): "day" | "month" {
   if (value === "day" || value === "month") return value;
@@ -133,16 +154,17 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
   {
     name: "budgets raise",
     args: ["scope", "period"],
-    options: { usd: "amount", tokens: "n" },
+    options: { usd: "amount", tokens: "n", "sandbox-seconds": "n" },
     summary: "raise a scope's cap for the current day or month (audited)",
     async run({ args: [scope, which], options, connection, print }) {
       const body = {
         period: period(which),
         usd: positive("usd", options.usd),
         tokens: positive("tokens", options.tokens),
+        sandboxSeconds: positive("sandbox-seconds", options["sandbox-seconds"]),
       };
-      if (body.usd === undefined && body.tokens === undefined)
-        throw new UsageError("give --usd and/or --tokens");
+      if (body.usd === undefined && body.tokens === undefined && body.sandboxSeconds === undefined)
+        throw new UsageError("give --usd, --tokens and/or --sandbox-seconds");
       const json = await adminRequest(
         connection(),
         "POST",
@@ -153,7 +175,7 @@ export const BUDGET_COMMANDS: CommandSpec[] = [
       print(
         json,
         () =>
-          `Raised ${data.scope} ${data.window.key}: cap ${[usd(data.window.limitUsd), data.window.limitTokens && `${data.window.limitTokens} tokens`].filter(Boolean).join(", ")} until ${new Date(data.window.resetsAt).toISOString()}.`,
+          `Raised ${data.scope} ${data.window.key}: cap ${[usd(data.window.limitUsd), data.window.limitTokens && `${data.window.limitTokens} tokens`, data.window.limitSandboxSeconds && `${data.window.limitSandboxSeconds} sandbox seconds`].filter(Boolean).join(", ")} until ${new Date(data.window.resetsAt).toISOString()}.`,
       );
       return 0;
     },

@@ -72,7 +72,7 @@ describe("edgeclaw budgets", () => {
     // Cents, not four decimals; one column each for spend and cap; the reset in the budgets' zone.
     assert.match(
       run.stdout,
-      /^SCOPE\s+PERIOD\s+SPENT\s+CAP\s+TOKENS\s+IN FLIGHT\s+RAISED\s+RESETS$/m,
+      /^SCOPE\s+PERIOD\s+SPENT\s+CAP\s+TOKENS\s+IN FLIGHT\s+SANDBOX\s+RAISED\s+RESETS$/m,
     );
     assert.match(
       run.stdout,

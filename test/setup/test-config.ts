@@ -158,8 +158,11 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           sandbox: { backend: "companion", mode: "all", scope: "agent" },
           computeEnv: { enabled: true, channels: ["file:///opt/conda/channel"] },
         },
+        // test/sandbox/budget.test.ts: 2 s of sandbox time a day (budgets.agents.metered).
+        { id: "metered", sandbox: { backend: "companion", mode: "all", scope: "session" } },
       ],
     },
+    budgets: { agents: { metered: { day: { sandboxSeconds: 2 } } } },
     models: {
       providers: {
         fakeanthropic: {

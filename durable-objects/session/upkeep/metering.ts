@@ -228,7 +228,7 @@ async function release(
  * "first" flag to one caller only. Without a target (or a target the outbox cannot post to) it is
  * a structured log line.
  */
-function notifyOperator(s: SessionState, id: string, text: string): void {
+export function notifyOperator(s: SessionState, id: string, text: string): void {
   const target = s.config.budgets.alertTarget;
   console.warn(JSON.stringify({ event: "budget_notice", id, text }));
   if (!target || HTTP_CHANNELS.has(target.channel)) return;
