@@ -134,4 +134,9 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   discardDeadLetter(id: string): Promise<DeadLetterActionResult>;
   /** The session's sandbox for operators (functions/sandbox/report.ts). */
   sandbox(): Promise<SandboxReport>;
+  /**
+   * An operator's answer to a command waiting for approval (the control page; /approve in the
+   * chat is the owner's): the same decision, start and audit record as /approve. The reply text.
+   */
+  decideExec(id: string, decision: "allow-once" | "deny", approver: string): Promise<string>;
 }

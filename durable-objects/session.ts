@@ -28,6 +28,7 @@ import { savePendingCaptures } from "./session/run/session-memory.ts";
 import { triage } from "./session/inbox/triage-pass.ts";
 import { eventDecision } from "./session/inbox/decision.ts";
 import { pollBackgroundExecs } from "./session/exec-background.ts";
+import { approveExec } from "./session/exec-background.ts";
 import { sandboxReport } from "./session/exec-report.ts";
 import type { SandboxReport } from "../functions/sandbox/report.ts";
 import { withDbBatch } from "../functions/db/client.ts";
@@ -143,6 +144,11 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
   /** Its sandbox for operators: placement, commands, metered time, the container (exec-report.ts). */
   async sandbox(): Promise<SandboxReport> {
     return sandboxReport(this.s);
+  }
+
+  /** An operator's allow-once or deny of a command waiting for approval (exec-background.ts). */
+  async decideExec(id: string, decision: "allow-once" | "deny", approver: string): Promise<string> {
+    return approveExec(this.s, id, decision, approver);
   }
 
   /** What this session did with the event a dedup key names (inbox/decision.ts); null when it holds none. */

@@ -21,6 +21,7 @@ import { adminMemory } from "./admin-memory.ts";
 import { adminDeadLetters } from "./admin-dead-letters.ts";
 import { adminOverview } from "./admin-overview.ts";
 import { adminCompanion } from "./admin-companion.ts";
+import { adminSandbox } from "./sandbox-status.ts";
 import { adminMattermost } from "./admin-mattermost.ts";
 import { adminSessionEvents } from "./admin-session-events.ts";
 import { adminExecApprovals } from "./admin-exec-approvals.ts";
@@ -56,6 +57,8 @@ admin.route("/channels/mattermost", adminMattermost);
 admin.route("/sessions", adminSessionEvents);
 // Commands allowed always by /approve … allow-always, and their revocation (workers/admin-exec-approvals.ts).
 admin.route("/exec-approvals", adminExecApprovals);
+// The sandbox backends for operators: kind, reachability, containers, running commands (workers/sandbox-status.ts).
+admin.route("/sandbox", adminSandbox);
 // AcaClaw's computing environment: envs, packages, disciplines, installs (workers/admin-env.ts).
 admin.route("/env", adminEnv);
 admin.route("/", adminOverview);

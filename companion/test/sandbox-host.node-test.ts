@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { SandboxHost } from "../src/sandbox/host.ts";
+import { hostAllowed } from "../src/sandbox/egress-proxy.ts";
 import type { ExecStatus, StartOp } from "../../functions/sandbox/wire.ts";
 
 /**
@@ -95,11 +97,55 @@ describe("sandbox host (bubblewrap)", () => {
     victim.kill();
   });
 
-  it("refuses network limited to allowedHosts (bubblewrap cannot limit it) instead of opening it all", async () => {
-    await assert.rejects(
-      host.handle(op("echo should-not-run", { network: true, allowedHosts: ["pypi.org"] })),
-      /cannot limit it to agents\.defaults\.sandbox\.docker\.allowedHosts/,
-    );
+  it("network limited to allowedHosts: only the listed host is reachable, through the egress proxy", async () => {
+    // Two loopback fakes: 127.0.0.2 is listed, 127.0.0.3 is not (no internet is involved).
+    const fake = (address: string, text: string) =>
+      new Promise<{ port: number; close(): void }>((resolve) => {
+        const server = createHttpServer((_req, res) => res.end(text));
+        server.listen(0, address, () =>
+          resolve({
+            port: (server.address() as { port: number }).port,
+            close: () => server.close(),
+          }),
+        );
+      });
+    const allowed = await fake("127.0.0.2", "hello-allowed");
+    const other = await fake("127.0.0.3", "hello-other");
+    try {
+      const status = await run(
+        [
+          `curl -sS --max-time 10 http://127.0.0.2:${allowed.port}/; echo " plain=$?"`,
+          // CONNECT (what HTTPS uses): the tunnel goes to the listed host.
+          `curl -sS -p --max-time 10 http://127.0.0.2:${allowed.port}/; echo " tunnel=$?"`,
+          `curl -sS --max-time 10 http://127.0.0.3:${other.port}/; echo " other=$?"`,
+          `curl -sS -p --max-time 10 http://127.0.0.3:${other.port}/ 2>&1; echo " other-tunnel=$?"`,
+          // Around the proxy there is no way out: 127.0.0.2 inside is the sandbox's own loopback.
+          `(exec 3<>/dev/tcp/127.0.0.2/${allowed.port} && cat <&3) 2>/dev/null || echo no-direct`,
+          "getent hosts example.com || echo no-dns",
+        ].join("; "),
+        { network: true, allowedHosts: ["127.0.0.2"] },
+      );
+      assert.equal(status.state, "exited", status.output);
+      assert.match(status.output, /^hello-allowed plain=0$/m);
+      assert.match(status.output, /^hello-allowed tunnel=0$/m);
+      assert.match(status.output, /is not in agents\.defaults\.sandbox\.docker\.allowedHosts/);
+      assert.doesNotMatch(status.output, /hello-other/);
+      assert.match(status.output, /other-tunnel=56/);
+      assert.match(status.output, /^no-direct$/m);
+      assert.match(status.output, /^no-dns$/m);
+    } finally {
+      allowed.close();
+      other.close();
+    }
+  });
+
+  it("allowedHosts patterns: * matches any run of characters, names compare without case", () => {
+    assert.equal(hostAllowed("files.pythonhosted.org", ["*.pythonhosted.org"]), true);
+    assert.equal(hostAllowed("PyPI.org", ["pypi.org"]), true);
+    assert.equal(hostAllowed("pypi.org.evil.test", ["pypi.org"]), false);
+    assert.equal(hostAllowed("evilpythonhosted.org", ["*.pythonhosted.org"]), false);
+    assert.equal(hostAllowed("github.com", ["*"]), true);
+    assert.equal(hostAllowed("api.github.com", ["api.*.com"]), true);
   });
 
   it("pty: true runs the command on a terminal inside bubblewrap; keys sent are keystrokes (Ctrl-C interrupts)", async () => {

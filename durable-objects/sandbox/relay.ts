@@ -118,6 +118,11 @@ export class SandboxRelay {
       return this.forward(op, 0, undefined);
     }
     if (op.op === "start") return this.start(op);
+    // Operators asking: never wakes a sleeping container.
+    if (op.op === "status")
+      return this.runtime.running()
+        ? this.forward(op, 0, undefined)
+        : refuse(409, "the sandbox container is asleep", "asleep");
     const row = this.record(op.execId);
     if (row) this.asked(row.exec_id);
     if (!row)

@@ -14,6 +14,8 @@ import { notifyExecEnded } from "./exec-notify.ts";
 import { meterExecEnd } from "./exec-report.ts";
 import { admitSandboxTime, flushSandboxCharges, queueSandboxCharge } from "./exec-budget.ts";
 import type { SessionState } from "./state.ts";
+import { recordAuditEvent } from "./audit.ts";
+import { describeError } from "../../functions/core/describe-error.ts";
 
 /**
  * The session side of `exec`/`process` (the ExecHost the tools get). Exactly once: the row is in
@@ -88,8 +90,18 @@ export function sessionExecHost(s: SessionState, run: ExecRunContext): ExecHost 
         createdAt: Date.now(),
       };
       store.insert(row);
-      if (input.needsApproval)
+      if (input.needsApproval) {
+        // Audited when asked, so the control page finds the sessions with commands waiting.
+        await recordAuditEvent(s.env, "exec.approval_requested", {
+          sessionKey: run.sessionKey,
+          agentId: run.agentId,
+          id: input.callId,
+          command: input.command.slice(0, 500),
+        }).catch((error: unknown) =>
+          console.warn("exec: the approval request was not audited", describeError(error)),
+        );
         return { ...viewOf(store.get(execId)!), approvalReason: input.needsApproval.reason };
+      }
       return startOrReconcile(s, store.get(execId)!, request.waitMs);
     },
 

@@ -11,10 +11,19 @@ export async function sessionsWithDeadLetters(
   db: Db,
   options: { limit: number; scan?: number },
 ): Promise<string[]> {
+  return sessionsInAudit(db, ["outbox.dead_letter", "inbox.dead_letter"], options);
+}
+
+/** The sessions the newest audit records of these kinds name (detail.sessionKey), newest first. */
+export async function sessionsInAudit(
+  db: Db,
+  kinds: string[],
+  options: { limit: number; scan?: number },
+): Promise<string[]> {
   const rows = await db
     .select({ detail: auditEvents.detail })
     .from(auditEvents)
-    .where(inArray(auditEvents.kind, ["outbox.dead_letter", "inbox.dead_letter"]))
+    .where(inArray(auditEvents.kind, kinds))
     .orderBy(desc(auditEvents.id))
     .limit(options.scan ?? 500);
   const keys: string[] = [];

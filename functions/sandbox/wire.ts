@@ -34,8 +34,9 @@ export const startOpSchema = z.object({
   network: z.boolean().default(false),
   /**
    * With network: the only hosts a command may reach (globs; agents.defaults.sandbox.docker
-   * .allowedHosts). Empty: every host. The container enforces it at its egress; bubblewrap cannot,
-   * so the companion refuses a start that names any (never a silent widening).
+   * .allowedHosts). Empty: every host. The container enforces it at its egress; the companion
+   * gives such a command no network of its own and its egress proxy, which admits only these
+   * hosts (companion/src/sandbox/egress-proxy.ts).
    */
   allowedHosts: z.array(z.string().min(1).max(253)).max(100).default([]),
   /** "bwrap": bubblewrap (the companion); "none": mode "off" or inside the container, which is the sandbox. */
@@ -87,6 +88,8 @@ export const sandboxOpSchema = z.discriminatedUnion("op", [
     signal: z.enum(["SIGTERM", "SIGKILL", "SIGINT"]).default("SIGKILL"),
   }),
   z.object({ op: z.literal("probe"), isolation: z.enum(["bwrap", "none"]) }),
+  /** For operators (`edgeclaw status`): whether bubblewrap works here and what runs now. */
+  z.object({ op: z.literal("status") }),
 ]);
 export type SandboxOp = z.infer<typeof sandboxOpSchema>;
 export type SandboxOpInput = z.input<typeof sandboxOpSchema>;
@@ -161,6 +164,24 @@ export const probeAnswerSchema = z.object({
   startMs: z.number().optional(),
 });
 export type ProbeAnswer = z.infer<typeof probeAnswerSchema>;
+
+export const hostStatusSchema = z.object({
+  /** Whether bubblewrap can create its sandbox on this host (the probe's answer). */
+  bwrap: z.object({ ok: z.boolean(), detail: z.string(), startMs: z.number().optional() }),
+  /** Whether pty: true can be honoured here (util-linux's script). */
+  pty: z.boolean(),
+  running: z.array(
+    z.object({
+      scope: z.string(),
+      execId: z.string(),
+      command: z.string(),
+      startedAt: z.number(),
+      timeoutSeconds: z.number(),
+      pty: z.boolean(),
+    }),
+  ),
+});
+export type HostStatus = z.infer<typeof hostStatusSchema>;
 
 /** Errors a host answers with (HTTP 4xx/5xx body). */
 export const hostErrorSchema = z.object({ error: z.string(), code: z.string() });

@@ -15,6 +15,7 @@ import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
 import { AUDIT_COMMANDS } from "./audit.ts";
 import { APPROVAL_COMMANDS } from "./approvals.ts";
+import { STATUS_COMMAND } from "./status.ts";
 import { ENV_COMMANDS } from "./env.ts";
 import { SIMULATE_COMMAND } from "./simulate.ts";
 import { DEPLOY_COMMAND } from "./deploy.ts";
@@ -296,6 +297,7 @@ export const COMMANDS: CommandSpec[] = [
   ...CRON_COMMANDS,
   ...AUDIT_COMMANDS,
   ...APPROVAL_COMMANDS,
+  STATUS_COMMAND,
   ...ENV_COMMANDS,
   SIMULATE_COMMAND,
   DEPLOY_COMMAND,

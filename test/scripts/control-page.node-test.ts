@@ -40,6 +40,7 @@ const VIEWS = [
   "budgets",
   "channels",
   "config",
+  "sandbox",
 ];
 
 const cleanups: Array<() => Promise<void> | void> = [];

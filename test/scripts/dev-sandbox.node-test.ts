@@ -205,6 +205,107 @@ describe("npm run dev with the companion as the exec sandbox", () => {
     }
   });
 
+  it("the control page approves a waiting command and it runs once; edgeclaw status shows the backend", async () => {
+    // Its own project: every command asks (tools.exec.ask "always").
+    const asking = tempProject({
+      "edgeclaw.json5": JSON.stringify({
+        ...JSON.parse(readFileSync(env.EDGECLAW_CONFIG!, "utf8")),
+        tools: { exec: { ask: "always" } },
+      }),
+    });
+    const askEnv = { ...env, EDGECLAW_CONFIG: join(asking, "edgeclaw.json5") };
+    const dataDir = join(asking, "data-approve");
+    const dev = await startDev(dataDir, await freePort("127.0.0.1"), askEnv);
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [join(projectRoot, "bin", "edgeclaw.mjs"), ...args], {
+        cwd: projectRoot,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, EDGECLAW_URL: dev.url, EDGECLAW_GATEWAY_TOKEN: TOKEN },
+      });
+    try {
+      const scenario = `dev-sandbox-approve-${Date.now()}`;
+      await script(scenario, [
+        {
+          type: "tool_calls",
+          calls: [
+            {
+              id: "call_ask_1",
+              name: "exec",
+              arguments: { command: "echo approved >> approved.txt; echo ran-once" },
+            },
+          ],
+        },
+        { type: "text", text: "Waiting for the operator." },
+      ]);
+      const answer = await chat(dev, "sandbox-approve", `run it [scenario:${scenario}]`);
+      assert.match(await answer.text(), /Waiting for the operator\./);
+      assert.match(toolResult(await requests(scenario), "call_ask_1"), /approval/i);
+      assert.equal(sandboxFiles(dataDir, "approved.txt").length, 0, "nothing runs before approval");
+
+      // edgeclaw status: the companion answers, bubblewrap works, the command waits.
+      const status = cli("status");
+      assert.equal(status.status, 0, status.stderr);
+      assert.match(status.stdout, /^ {2}agent main: companion · mode all · scope agent:main/m);
+      assert.match(status.stdout, /^Companion \(http:\/\/127\.0\.0\.1:\d+\): reachable$/m);
+      assert.match(status.stdout, /^ {2}bubblewrap: works · pty available$/m);
+      assert.match(
+        status.stdout,
+        /^ {2}agent:main:openai-user:sandbox-approve · call_ask_1: echo approved/m,
+      );
+
+      const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${dev.url}/control`);
+        await page.fill("#token-input", TOKEN);
+        await page.click("#login button[type=submit]");
+        await page.locator("main h2", { hasText: "Sessions" }).waitFor();
+        await page.goto(`${dev.url}/control#sandbox`);
+        assert.equal(await page.locator("[data-field=companion-reachable]").textContent(), "yes");
+        const pending = page.locator("[data-list=pending-approvals]");
+        await pending.locator("code", { hasText: "call_ask_1" }).waitFor();
+        await pending.locator("button[data-action=approve-once]").click();
+        await page.locator("#toast", { hasText: "Approved" }).waitFor();
+        await page
+          .locator("[data-list=pending-approvals]", { hasText: "No command waits" })
+          .waitFor();
+      } finally {
+        await browser.close();
+      }
+
+      // It ran, once: its file is in the sandbox workspace with one line.
+      const files = await until("the approved command to run", async () => {
+        const found = sandboxFiles(dataDir, "approved.txt");
+        return found.length ? found : undefined;
+      });
+      // Deciding again finds nothing waiting and starts nothing.
+      const again = await fetch(`${dev.url}/admin/exec-approvals/pending/decide`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          sessionKey: "agent:main:openai-user:sandbox-approve",
+          id: "call_ask_1",
+          decision: "allow-once",
+        }),
+      });
+      assert.equal(again.status, 404);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(readFileSync(files[0]!, "utf8"), "approved\n", "the command ran exactly once");
+      // The decision is audited with the operator's address.
+      const audit = (await (
+        await fetch(`${dev.url}/admin/audit?action=exec.approval`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+      ).json()) as { entries: Array<{ actor: string | null; detail: Record<string, unknown> }> };
+      assert.equal(audit.entries.length, 1);
+      assert.equal(audit.entries[0]!.detail.decision, "allow-once");
+      assert.match(audit.entries[0]!.actor ?? "", /^operator:/);
+    } finally {
+      await stopDev(dev);
+    }
+  });
+
   it("SIGKILL of the whole stack mid-command: after a restart the command is reported lost, and it ran once", async () => {
     const dataDir = join(project, "data-kill");
     const first = await startDev(dataDir, await freePort("127.0.0.1"), env);

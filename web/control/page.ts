@@ -2,6 +2,7 @@ import { operatorPageHtml } from "../page-shell.ts";
 import { CONTROL_CORE_SCRIPT } from "./script-core.ts";
 import { CONTROL_OPERATIONS_SCRIPT } from "./script-operations.ts";
 import { CONTROL_INSIGHT_SCRIPT } from "./script-insight.ts";
+import { CONTROL_SANDBOX_SCRIPT } from "./script-sandbox.ts";
 
 /**
  * The control page (`/control`): one dependency-free page over the token-protected admin API. The
@@ -88,6 +89,7 @@ export const CONTROL_PAGE_HTML = operatorPageHtml({
 ${CONTROL_CORE_SCRIPT}
 ${CONTROL_OPERATIONS_SCRIPT}
 ${CONTROL_INSIGHT_SCRIPT}
+${CONTROL_SANDBOX_SCRIPT}
 start();
 })();`,
 });

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { FORWARDER, NODE_PATH, proxyEnv, SOCKET_PATH } from "./egress-forwarder.ts";
 
 /**
  * The bubblewrap command line of one sandboxed command: the host's /usr read-only (and the few /etc
@@ -34,6 +35,11 @@ export interface BwrapCommand {
   command: string;
   /** Host directories bound in (a conda installation, read-write so the cascade can install). */
   binds?: readonly SandboxBind[];
+  /**
+   * Egress limited to allowedHosts (egress-proxy.ts): no network namespace shared, the proxy's
+   * socket and the companion's node bound in, and the command started by the forwarder.
+   */
+  egressSocket?: string;
 }
 
 export interface SandboxBind {
@@ -61,10 +67,13 @@ export function bwrapArgs(spec: BwrapCommand): string[] {
     spec.workspaceDir,
     "/workspace",
     ...(spec.binds ?? []).flatMap((b) => [b.writable ? "--bind" : "--ro-bind", b.source, b.target]),
+    ...(spec.egressSocket
+      ? ["--ro-bind", process.execPath, NODE_PATH, "--bind", spec.egressSocket, SOCKET_PATH]
+      : []),
     "--chdir",
     spec.workdir ? `/workspace/${spec.workdir}` : "/workspace",
     "--unshare-all",
-    ...(spec.network ? ["--share-net"] : []),
+    ...(spec.network && !spec.egressSocket ? ["--share-net"] : []),
     "--uid",
     "1000",
     "--gid",
@@ -75,8 +84,12 @@ export function bwrapArgs(spec: BwrapCommand): string[] {
     "--new-session",
     "--clearenv",
   );
-  for (const [name, value] of Object.entries(spec.env)) args.push("--setenv", name, value);
-  args.push("/bin/sh", "-lc", spec.command);
+  const env = spec.egressSocket
+    ? { ...spec.env, ...proxyEnv(), EDGECLAW_EGRESS_COMMAND: spec.command }
+    : spec.env;
+  for (const [name, value] of Object.entries(env)) args.push("--setenv", name, value);
+  if (spec.egressSocket) args.push(NODE_PATH, "-e", FORWARDER);
+  else args.push("/bin/sh", "-lc", spec.command);
   return args;
 }
 

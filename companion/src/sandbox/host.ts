@@ -5,6 +5,7 @@ import { join } from "node:path";
 import {
   bareExecStatus,
   type ExecStatus,
+  type HostStatus,
   type LogAnswer,
   type ProbeAnswer,
   type SandboxOp,
@@ -13,6 +14,7 @@ import {
 import { probeBwrap, type SandboxBind } from "./bwrap.ts";
 import { crlfToLf, killTree, PTY_UNAVAILABLE, ptyAvailable, spawnSandboxed } from "./spawn.ts";
 import { scanChanges, syncIn } from "./workspace-sync.ts";
+import { startEgressProxy } from "./egress-proxy.ts";
 
 /**
  * A sandbox host: runs the Worker's commands, one workspace per scope, and keeps every exec's
@@ -27,6 +29,8 @@ import { scanChanges, syncIn } from "./workspace-sync.ts";
  */
 
 interface Live {
+  op: StartOp;
+  startedAt: number;
   child: ChildProcess;
   outChars: number;
   dropped: number;
@@ -80,10 +84,12 @@ export class SandboxHost {
     mkdirSync(root, { recursive: true });
   }
 
-  async handle(op: SandboxOp): Promise<ExecStatus | LogAnswer | ProbeAnswer> {
+  async handle(op: SandboxOp): Promise<ExecStatus | LogAnswer | ProbeAnswer | HostStatus> {
     switch (op.op) {
       case "probe":
         return this.probe(op.isolation);
+      case "status":
+        return this.describe();
       case "start":
         return this.start(op);
       case "poll":
@@ -121,6 +127,23 @@ export class SandboxHost {
     return { ok: probe.ok, isolation, detail: probe.detail, startMs: probe.startMs };
   }
 
+  /** What operators see of this host: bubblewrap's state and the commands running now. */
+  describe(): HostStatus {
+    const probe = probeBwrap();
+    return {
+      bwrap: { ok: probe.ok, detail: probe.detail, startMs: probe.startMs },
+      pty: ptyAvailable(),
+      running: [...this.live.values()].map((live) => ({
+        scope: live.op.scope,
+        execId: live.op.execId,
+        command: live.op.command.slice(0, 500),
+        startedAt: live.startedAt,
+        timeoutSeconds: live.op.timeoutSeconds,
+        pty: live.op.pty,
+      })),
+    };
+  }
+
   private scopeDir(scope: string): string {
     return join(this.root, createHash("sha256").update(scope).digest("hex").slice(0, 24));
   }
@@ -141,10 +164,6 @@ export class SandboxHost {
     const dir = this.execDir(op.scope, op.execId);
     if (existsSync(join(dir, "request.json")) || op.resume)
       return this.status(op.scope, op.execId, { waitMs: op.waitMs });
-    if (op.network && op.allowedHosts.length && op.isolation === "bwrap")
-      throw new SandboxInputError(
-        "bubblewrap gives a command the whole network or none: it cannot limit it to agents.defaults.sandbox.docker.allowedHosts (the container backend can); clear allowedHosts or set docker.network to none",
-      );
     if (op.pty && !ptyAvailable()) throw new SandboxInputError(PTY_UNAVAILABLE);
     if (op.isolation === "bwrap") {
       const probe = probeBwrap();
@@ -163,6 +182,13 @@ export class SandboxHost {
     const record: StartRecord = { op: { ...op, files: undefined }, startedAt: Date.now() };
     writeFileSync(join(dir, "request.json"), JSON.stringify(record));
     writeFileSync(join(dir, "out"), "");
+    // Network limited to the operator's hosts: bubblewrap shares none, the proxy is the way out.
+    const egress =
+      op.network && op.allowedHosts.length && op.isolation === "bwrap"
+        ? await startEgressProxy(op.allowedHosts, (message, fields) =>
+            this.log("warn", message, { ...fields, scope: op.scope, execId: op.execId }),
+          )
+        : undefined;
     if (op.setupCommand && !existsSync(join(scopeDir, "setup.done"))) {
       const setup = spawnSandboxed(
         { ...op, pty: false },
@@ -170,12 +196,23 @@ export class SandboxHost {
         workspaceDir,
         "",
         this.options.binds,
+        egress?.socketPath,
       );
       const code = await new Promise<number | null>((resolve) => setup.once("close", resolve));
       writeFileSync(join(scopeDir, "setup.done"), String(code));
     }
-    const child = spawnSandboxed(op, op.command, workspaceDir, workdir, this.options.binds);
+    const child = spawnSandboxed(
+      op,
+      op.command,
+      workspaceDir,
+      workdir,
+      this.options.binds,
+      egress?.socketPath,
+    );
+    if (egress) child.once("close", () => egress.close());
     const live: Live = {
+      op: { ...op, files: undefined },
+      startedAt: record.startedAt,
       child,
       outChars: 0,
       dropped: 0,

@@ -33,6 +33,8 @@ export function spawnSandboxed(
   workspaceDir: string,
   workdir: string,
   binds: readonly SandboxBind[] = [],
+  /** The egress proxy's socket when the command may reach only allowedHosts (egress-proxy.ts). */
+  egressSocket?: string,
 ): ChildProcess {
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
@@ -52,7 +54,15 @@ export function spawnSandboxed(
   if (op.isolation === "bwrap") {
     return spawn(
       "bwrap",
-      bwrapArgs({ workspaceDir, workdir, env, network: op.network, command: line, binds }),
+      bwrapArgs({
+        workspaceDir,
+        workdir,
+        env,
+        network: op.network,
+        command: line,
+        binds,
+        ...(egressSocket ? { egressSocket } : {}),
+      }),
       { stdio: ["pipe", "pipe", "pipe"] },
     );
   }
