@@ -83,6 +83,17 @@ export const budgetsSchema = z
     sender: scopeLimitsSchema.optional(),
   })
   .strict()
+  .superRefine((budgets, ctx) => {
+    // Sandbox time is counted per global, agent and session scope only: a sender cap would be ignored.
+    for (const period of ["day", "month"] as const)
+      if (budgets.sender?.[period]?.sandboxSeconds !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["sender", period, "sandboxSeconds"],
+          message:
+            "sandbox time is capped per global, agent and session scope, not per sender (exec is owner-only unless tools.exec.allowNonOwners); set budgets.session or budgets.agent",
+        });
+  })
   .prefault({});
 
 export type BudgetsConfig = z.infer<typeof budgetsSchema>;

@@ -143,6 +143,10 @@ describe("budgets: sandbox time cap", () => {
       { period: "day", sandboxSeconds: 14_400 },
     ]);
     expect(sandboxWindowsFor("agent:x", defaults, Date.now())).toEqual([]);
+    // A sender cap for sandbox time would be ignored, so it is refused with the keys that work.
+    const sender = budgetsSchema.safeParse({ sender: { day: { sandboxSeconds: 60 } } });
+    expect(sender.success).toBe(false);
+    expect(JSON.stringify(sender.error?.issues)).toContain("not per sender");
     const off = budgetsSchema.parse({ sandboxSecondsPerSessionDay: 0 });
     expect(sandboxWindowsFor("session:x", off, Date.now())).toEqual([]);
   });
