@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Server } from "node:http";
 import { z } from "zod";
-import type { ConnectorAccount, ConnectorFactory } from "./connector.ts";
+import type { ConnectorAccount, ConnectorSource } from "./connector.ts";
 import type { CompanionSettings } from "./settings.ts";
 import { Outbox } from "./outbox.ts";
 import { WorkerClient, describeAnswer } from "./worker-client.ts";
@@ -60,7 +60,7 @@ export class Companion {
 
   constructor(
     private readonly settings: CompanionSettings,
-    factories: Record<string, ConnectorFactory>,
+    connectors: ConnectorSource,
     env: Record<string, string | undefined>,
     private readonly log: Log,
   ) {
@@ -95,7 +95,7 @@ export class Companion {
       (reason) => this.lease.lost(reason),
     );
     this.supervisor = new Supervisor({
-      factories,
+      connectors,
       submit: (channel, accountId, events) => this.ingress.submit(channel, accountId, events),
       state,
       env,

@@ -69,3 +69,6 @@ export interface Connector {
 
 /** channel id → factory; connectors/index.ts registers one line per connector. */
 export type ConnectorFactory = (account: ConnectorAccount) => Connector;
+
+/** Finds a channel's connector (connectors/index.ts: the channel's own folder); undefined = none. */
+export type ConnectorSource = (channel: string) => Promise<ConnectorFactory | undefined>;

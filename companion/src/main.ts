@@ -1,6 +1,6 @@
 import { settingsFromEnv } from "./settings.ts";
 import { Companion, type Log } from "./companion.ts";
-import { connectorFactories } from "./connectors/index.ts";
+import { connectorSource } from "./connectors/index.ts";
 
 /**
  * Entry point: `node dist/main.js` in the image, `node --import tsx companion/src/main.ts` locally
@@ -13,7 +13,7 @@ const log: Log = (level, message, fields) => {
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 };
 
-const companion = new Companion(settingsFromEnv(process.env), connectorFactories, process.env, log);
+const companion = new Companion(settingsFromEnv(process.env), connectorSource(), process.env, log);
 await companion.start();
 
 let stopping = false;

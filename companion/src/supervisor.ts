@@ -2,7 +2,7 @@ import type {
   Connector,
   ConnectorAccount,
   ConnectorContext,
-  ConnectorFactory,
+  ConnectorSource,
   ConnectorStatus,
   RawEvent,
 } from "./connector.ts";
@@ -16,7 +16,7 @@ import { delay, jitteredDelay } from "./backoff.ts";
  * Connectors are isolated: one that throws never takes the others or the process down.
  */
 export interface SupervisorDeps {
-  factories: Record<string, ConnectorFactory>;
+  connectors: ConnectorSource;
   submit(channel: string, accountId: string, events: RawEvent[]): Promise<void>;
   state: {
     get(channel: string, accountId: string, key: string): Promise<string | undefined>;
@@ -100,7 +100,7 @@ export class Supervisor {
 
   private async run(entry: Running): Promise<void> {
     const { account, controller } = entry;
-    const factory = this.deps.factories[account.channel];
+    const factory = await this.deps.connectors(account.channel);
     if (!factory)
       return this.setStatus(entry, {
         state: "fatal",

@@ -5,7 +5,7 @@ import {
   type FakeTelegramApi,
 } from "../../functions/channels/telegram/simulate/telegram-api.ts";
 import { Companion } from "../src/companion.ts";
-import { connectorFactories } from "../src/connectors/index.ts";
+import { connectorSource } from "../src/connectors/index.ts";
 import type { Connector, ConnectorFactory } from "../src/connector.ts";
 import { OutboundRejectedError, type OutboundCommand } from "../src/outbound.ts";
 import { sendCompanionCommand } from "../../functions/channels/companion/outbound-client.ts";
@@ -41,12 +41,7 @@ async function startCompanion(
   dataDir = tempDir(),
 ): Promise<Companion> {
   const env = companionEnv(worker.url, dataDir, extraEnv);
-  const companion = new Companion(
-    settings(env),
-    { ...connectorFactories, ...extraFactories },
-    env,
-    quietLog,
-  );
+  const companion = new Companion(settings(env), connectorSource(extraFactories), env, quietLog);
   await companion.start();
   running.push(companion);
   return companion;

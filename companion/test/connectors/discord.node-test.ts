@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Connector, ConnectorAccount } from "../../src/connector.ts";
-import { discordConnector } from "../../src/connectors/discord.ts";
+import { discordConnector } from "../../../functions/channels/discord/companion/connector.ts";
 import {
   FakeDiscordGateway,
   messageCreateData,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Agent, request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import type { ConnectorAccount } from "../../src/connector.ts";
-import { mattermostConnector } from "../../src/connectors/mattermost.ts";
+import { mattermostConnector } from "../../../functions/channels/mattermost/companion/connector.ts";
 import { PrivateNetworkError, publicOnlyLookup } from "../../src/private-network.ts";
 import {
   startFakeMattermost,

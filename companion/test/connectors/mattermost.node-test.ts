@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ConnectorAccount } from "../../src/connector.ts";
-import { mattermostConnector } from "../../src/connectors/mattermost.ts";
+import { mattermostConnector } from "../../../functions/channels/mattermost/companion/connector.ts";
 import {
   FAKE_MATTERMOST_BOT,
   startFakeMattermost,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ConnectorAccount } from "../../src/connector.ts";
-import { slackConnector } from "../../src/connectors/slack.ts";
+import { slackConnector } from "../../../functions/channels/slack/companion/connector.ts";
 import {
   eventsApiEnvelope,
   FakeSlackSocketMode,

@@ -5,7 +5,7 @@ import {
   type FakeMattermost,
 } from "../../../functions/channels/mattermost/simulate/mattermost-api.ts";
 import { Companion } from "../../src/companion.ts";
-import { connectorFactories } from "../../src/connectors/index.ts";
+import { connectorSource } from "../../src/connectors/index.ts";
 import { FakeWorker } from "../fake-worker.ts";
 import { companionEnv, KEY, quietLog, settings, tempDir, until } from "../helpers.ts";
 import {
@@ -65,7 +65,7 @@ describe("socket connectors through the companion core", () => {
       SLACK_APP_TOKEN: APP_TOKEN,
       MATTERMOST_BOT_TOKEN: MM_TOKEN,
     });
-    const companion = new Companion(settings(env), connectorFactories, env, quietLog);
+    const companion = new Companion(settings(env), connectorSource(), env, quietLog);
     await companion.start();
     running.push(companion);
     return companion;

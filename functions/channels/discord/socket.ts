@@ -13,7 +13,7 @@ import { parseDiscordDispatch } from "./parse.ts";
 
 /**
  * Discord messages arrive over the Gateway, a socket the companion holds
- * (companion/src/connectors/discord/). Every enabled account whose token is a Worker secret / env
+ * (functions/channels/discord/companion/). Every enabled account whose token is a Worker secret / env
  * var is a socket account; the companion reads the same env var itself (the token never travels).
  * A plain-string token in the config cannot be handed over, so that account is not served (logged).
  */

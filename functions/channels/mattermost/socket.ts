@@ -12,7 +12,7 @@ import { mattermostSocketPayloadSchema } from "./payloads.ts";
 import { parsePayload } from "../parse-json-body.ts";
 
 /**
- * Mattermost is served by the companion's WebSocket connector (companion/src/connectors/mattermost.ts):
+ * Mattermost is served by the companion's WebSocket connector (functions/channels/mattermost/companion/connector.ts):
  * every enabled account. The connector gets the server URL, whether it may be a private address, and the env var name of the bot token;
  * the token itself never travels. Events come back raw and are parsed here (parse.ts).
  */

@@ -17,7 +17,7 @@ import {
 import { parsePayload } from "../parse-json-body.ts";
 
 /**
- * Slack Socket Mode, Worker side. The companion (companion/src/connectors/slack.ts) holds the
+ * Slack Socket Mode, Worker side. The companion (functions/channels/slack/companion/connector.ts) holds the
  * WebSocket and forwards each Socket Mode envelope unchanged; its `payload` is exactly what the
  * Request URL would have received (an Events API body, an interactivity payload, the slash command's
  * fields as JSON), so it goes through the same classification and parsing as HTTP mode and yields

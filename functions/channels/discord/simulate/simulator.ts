@@ -111,7 +111,7 @@ export const simulator: ChannelSimulator = {
           return true;
         },
       );
-      // The companion's outbox key for a MESSAGE_CREATE (companion/src/connectors/discord/protocol.ts).
+      // The companion's outbox key for a MESSAGE_CREATE (functions/channels/discord/companion/protocol.ts).
       return { eventId: `message:${id}` };
     },
   },

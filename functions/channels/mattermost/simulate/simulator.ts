@@ -71,7 +71,7 @@ export const simulator: ChannelSimulator = {
       });
       if (!res.ok) throw new Error(`the simulated Mattermost answered ${res.status}`);
       const post = (await res.json()) as { id: string };
-      // The companion's outbox key for a posted event (companion/src/connectors/mattermost.ts).
+      // The companion's outbox key for a posted event (functions/channels/mattermost/companion/connector.ts).
       return { eventId: `posted:${post.id}` };
     },
   },

@@ -83,7 +83,7 @@ export const simulator: WebhookSimulator = {
           return true;
         },
       );
-      // The companion's outbox key for an events_api envelope (companion/src/connectors/slack.ts).
+      // The companion's outbox key for an events_api envelope (functions/channels/slack/companion/connector.ts).
       return { eventId: `event:${payload.event_id}` };
     },
   },

@@ -77,7 +77,7 @@ export const simulator: WebhookSimulator = {
       });
       await res.body?.cancel();
       if (!res.ok) throw new Error(`the simulated Telegram answered ${res.status}`);
-      // The companion's outbox key for an Update (companion/src/connectors/telegram.ts).
+      // The companion's outbox key for an Update (functions/channels/telegram/companion/connector.ts).
       return { eventId: String(update.update_id) };
     },
   },

@@ -1,11 +1,16 @@
 import { z } from "zod";
 import type {
+  ConnectorFactory,
   Connector,
   ConnectorAccount,
   ConnectorContext,
   ConnectorStatus,
-} from "../connector.ts";
-import { DEFAULT_BACKOFF, ReconnectBackoff, sleep } from "./reconnect-backoff.ts";
+} from "../../../../companion/src/connector.ts";
+import {
+  DEFAULT_BACKOFF,
+  ReconnectBackoff,
+  sleep,
+} from "../../../../companion/src/connectors/reconnect-backoff.ts";
 
 /**
  * Telegram long polling for one bot (`channels.telegram.mode: "polling"`): getUpdates with the
@@ -180,3 +185,6 @@ export function telegramConnector(
     },
   };
 }
+
+/** What the companion runs for an account of this channel (companion/src/connectors/index.ts finds it here). */
+export const connector: ConnectorFactory = (account) => telegramConnector(account);

@@ -1,16 +1,17 @@
 import type {
+  ConnectorFactory,
   Connector,
   ConnectorAccount,
   ConnectorContext,
   ConnectorStatus,
-} from "../connector.ts";
-import { JsonSocket, type SocketEnd } from "./json-socket.ts";
+} from "../../../../companion/src/connector.ts";
+import { JsonSocket, type SocketEnd } from "../../../../companion/src/connectors/json-socket.ts";
 import {
   DEFAULT_BACKOFF,
   ReconnectBackoff,
   sleep,
   type BackoffOptions,
-} from "./reconnect-backoff.ts";
+} from "../../../../companion/src/connectors/reconnect-backoff.ts";
 
 /**
  * Slack Socket Mode for one app (docs.slack.dev "Using Socket Mode"): `apps.connections.open` with
@@ -57,6 +58,9 @@ export function slackConnector(
 ): Connector {
   return new SlackSocketModeConnector(account, options);
 }
+
+/** What the companion runs for an account of this channel (companion/src/connectors/index.ts finds it here). */
+export const connector: ConnectorFactory = (account) => slackConnector(account);
 
 type LinkEnd =
   | { kind: "closed"; end: SocketEnd }

@@ -1,26 +1,27 @@
 import type {
+  ConnectorFactory,
   Connector,
   ConnectorAccount,
   ConnectorContext,
   ConnectorStatus,
   RawEvent,
-} from "../connector.ts";
-import { JsonSocket } from "./json-socket.ts";
-import { ChannelCursors } from "./mattermost/cursors.ts";
+} from "../../../../companion/src/connector.ts";
+import { JsonSocket } from "../../../../companion/src/connectors/json-socket.ts";
+import { ChannelCursors } from "./cursors.ts";
 import {
   MattermostAuthError,
   mattermostRest,
   serverRoot,
   websocketUrl,
   type MattermostRest,
-} from "./mattermost/rest.ts";
-import { PrivateNetworkError, serverAgent } from "../private-network.ts";
+} from "./rest.ts";
+import { PrivateNetworkError, serverAgent } from "../../../../companion/src/private-network.ts";
 import {
   DEFAULT_BACKOFF,
   ReconnectBackoff,
   sleep,
   type BackoffOptions,
-} from "./reconnect-backoff.ts";
+} from "../../../../companion/src/connectors/reconnect-backoff.ts";
 
 /**
  * Mattermost over its WebSocket (api/v4/websocket) for one bot account. At connect: `GET /users/me`
@@ -64,6 +65,9 @@ export function mattermostConnector(
 ): Connector {
   return new MattermostConnector(account, options);
 }
+
+/** What the companion runs for an account of this channel (companion/src/connectors/index.ts finds it here). */
+export const connector: ConnectorFactory = (account) => mattermostConnector(account);
 
 class MattermostConnector implements Connector {
   readonly channel = "mattermost";

@@ -1,4 +1,4 @@
-import type { ConnectorContext, RawEvent } from "../../connector.ts";
+import type { ConnectorContext, RawEvent } from "../../../../companion/src/connector.ts";
 import type { MattermostRest } from "./rest.ts";
 
 /**

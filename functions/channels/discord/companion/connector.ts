@@ -1,17 +1,18 @@
 import type {
+  ConnectorFactory,
   Connector,
   ConnectorAccount,
   ConnectorContext,
   ConnectorStatus,
-} from "../connector.ts";
-import { JsonSocket } from "./json-socket.ts";
+} from "../../../../companion/src/connector.ts";
+import { JsonSocket } from "../../../../companion/src/connectors/json-socket.ts";
 import {
   DEFAULT_BACKOFF,
   ReconnectBackoff,
   sleep,
   type BackoffOptions,
-} from "./reconnect-backoff.ts";
-import { GatewayContext } from "./discord/context.ts";
+} from "../../../../companion/src/connectors/reconnect-backoff.ts";
+import { GatewayContext } from "./context.ts";
 import {
   classifyClose,
   dispatchEventId,
@@ -20,7 +21,7 @@ import {
   OP,
   RESUMABLE_CLOSE,
   type GatewayFrame,
-} from "./discord/protocol.ts";
+} from "./protocol.ts";
 
 /**
  * The Discord Gateway for one bot (https://discord.com/developers/docs/events/gateway):
@@ -66,6 +67,9 @@ export function discordConnector(
 ): Connector {
   return new DiscordGatewayConnector(account, options);
 }
+
+/** What the companion runs for an account of this channel (companion/src/connectors/index.ts finds it here). */
+export const connector: ConnectorFactory = (account) => discordConnector(account);
 
 class DiscordGatewayConnector implements Connector {
   readonly channel = "discord";
