@@ -51,6 +51,15 @@ export function gatewayConfigSchema(): z.ZodType<EdgeclawConfig> {
   return composed;
 }
 
+/**
+ * The ids of the channels the gateway knows, in registration order: what the Node-side readers of a
+ * channel's folder (simulators, CLI commands, test kits) go through without loading any channel's
+ * runtime.
+ */
+export function channelIds(): string[] {
+  return [...channelConfigSchemas.keys()];
+}
+
 /** The schema `channels.<id>` is validated with, if the channel is known. */
 export function channelConfigSchema(channelId: string): z.ZodType | undefined {
   return channelConfigSchemas.get(channelId);

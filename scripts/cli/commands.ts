@@ -7,9 +7,6 @@ import type { CommandSpec } from "./command-spec.ts";
 import { renderTable } from "./table.ts";
 import { formatTranscript } from "./transcript.ts";
 import { formatSandbox, sandboxReportSchema } from "./sandbox-view.ts";
-import { TELEGRAM_COMMANDS } from "./telegram.ts";
-import { MSTEAMS_COMMANDS } from "./msteams.ts";
-import { MATTERMOST_COMMANDS } from "./mattermost.ts";
 import { BUDGET_COMMANDS } from "./budgets.ts";
 import { MEMORY_COMMANDS } from "./memory.ts";
 import { CRON_COMMANDS } from "./cron.ts";
@@ -19,6 +16,19 @@ import { STATUS_COMMAND } from "./status.ts";
 import { ENV_COMMANDS } from "./env.ts";
 import { SIMULATE_COMMAND } from "./simulate.ts";
 import { DEPLOY_COMMAND } from "./deploy.ts";
+import { channelPieces } from "../lib/channel-pieces.ts";
+
+function isCommandList(value: unknown): value is CommandSpec[] {
+  return (
+    Array.isArray(value) &&
+    value.every((spec) => typeof spec?.name === "string" && typeof spec.run === "function")
+  );
+}
+
+/** Each channel's own commands (`functions/channels/<id>/cli.ts`), in the registry's order. */
+const channelCommands = (await channelPieces("cli.ts", "commands", isCommandList)).flatMap(
+  ({ piece }) => piece,
+);
 
 const pairingList = z.object({
   requests: z.array(
@@ -289,9 +299,7 @@ export const COMMANDS: CommandSpec[] = [
       return data.ok ? 0 : 1;
     },
   },
-  ...TELEGRAM_COMMANDS,
-  ...MSTEAMS_COMMANDS,
-  ...MATTERMOST_COMMANDS,
+  ...channelCommands,
   ...BUDGET_COMMANDS,
   ...MEMORY_COMMANDS,
   ...CRON_COMMANDS,

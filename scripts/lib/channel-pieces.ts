@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { channelDefinitions } from "../../functions/channels/registry.ts";
+import { channelIds } from "../../functions/channels/gateway-config.ts";
 
 /**
  * The Node-side pieces of a channel live in its folder, beside the Worker's: its simulator and fake
  * platform (`simulate/simulator.ts`), its CLI commands (`cli.ts`), its test kit (`test-kit.ts`).
  * The Worker never imports them, so they cost its bundle nothing; what reads them (the simulators,
- * the CLI, the test setup) finds them here, for each channel the registry serves, in the registry's
- * order. So adding a channel touches its folder and the registry's line, never these readers.
+ * the CLI, the test setup) finds them here, for each channel the gateway knows (gateway-config.ts:
+ * the channels' config modules only, no runtime), in the registry's order. So adding a channel touches its folder and the registry's line, never these readers.
  *
  * Each piece file exports its piece under one fixed name (`simulator`, `commands`, `testKit`);
  * `accept` says whether what it found there is such a piece, so a file that exports something else
@@ -20,16 +20,14 @@ export async function channelPieces<T>(
   accept: (value: unknown) => value is T,
 ): Promise<Array<{ channel: string; piece: T }>> {
   const found: Array<{ channel: string; piece: T }> = [];
-  for (const definition of channelDefinitions()) {
-    const path = join(channelsDir, definition.id, file);
+  for (const id of channelIds()) {
+    const path = join(channelsDir, id, file);
     if (!existsSync(path)) continue;
     const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
     const piece = module[exportName];
     if (!accept(piece))
-      throw new Error(
-        `functions/channels/${definition.id}/${file} does not export a valid \`${exportName}\``,
-      );
-    found.push({ channel: definition.id, piece });
+      throw new Error(`functions/channels/${id}/${file} does not export a valid \`${exportName}\``);
+    found.push({ channel: id, piece });
   }
   return found;
 }

@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
-import { crc32, zip } from "../lib/zip.ts";
-import { loadConfigFile } from "../lib/config-file.ts";
-import type { CommandSpec } from "./command-spec.ts";
-import { UsageError } from "./http.ts";
+import { crc32, zip } from "../../../scripts/lib/zip.ts";
+import { loadConfigFile } from "../../../scripts/lib/config-file.ts";
+import type { CommandSpec } from "../../../scripts/cli/command-spec.ts";
+import { UsageError } from "../../../scripts/cli/http.ts";
 
 /**
  * `edgeclaw channels msteams package`: writes the Teams app package to upload (Apps → Manage your
@@ -93,7 +93,8 @@ function appIdFrom(options: Record<string, string | boolean | undefined>): strin
   );
 }
 
-export const MSTEAMS_COMMANDS: CommandSpec[] = [
+/** This channel's `edgeclaw` commands (scripts/cli/commands.ts finds them here). */
+export const commands: CommandSpec[] = [
   {
     name: "channels msteams package",
     args: [],

@@ -1,10 +1,7 @@
-import { callBotApi, type BotApiResult } from "../../functions/channels/telegram/client.ts";
-import {
-  generateTelegramSecretToken,
-  TELEGRAM_SECRET_TOKEN_PATTERN,
-} from "../../functions/channels/telegram/verify.ts";
-import type { CommandSpec } from "./command-spec.ts";
-import { CliError, UsageError } from "./http.ts";
+import { callBotApi, type BotApiResult } from "./client.ts";
+import { generateTelegramSecretToken, TELEGRAM_SECRET_TOKEN_PATTERN } from "./verify.ts";
+import type { CommandSpec } from "../../../scripts/cli/command-spec.ts";
+import { CliError, UsageError } from "../../../scripts/cli/http.ts";
 
 /**
  * `edgeclaw channels telegram set-webhook | delete-webhook | info`: the Bot API calls that connect a
@@ -70,7 +67,8 @@ interface WebhookInfo {
   allowed_updates?: string[];
 }
 
-export const TELEGRAM_COMMANDS: CommandSpec[] = [
+/** This channel's `edgeclaw` commands (scripts/cli/commands.ts finds them here). */
+export const commands: CommandSpec[] = [
   {
     name: "channels telegram set-webhook",
     args: [],

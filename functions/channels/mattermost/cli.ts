@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { CommandSpec } from "./command-spec.ts";
-import { adminRequest } from "./http.ts";
-import { renderTable } from "./table.ts";
+import type { CommandSpec } from "../../../scripts/cli/command-spec.ts";
+import { adminRequest } from "../../../scripts/cli/http.ts";
+import { renderTable } from "../../../scripts/cli/table.ts";
 
 /**
  * `edgeclaw channels mattermost register-commands | commands`: native slash commands. Unlike the
@@ -32,7 +32,8 @@ const listing = z.object({
 const str = (value: string | boolean | undefined) =>
   typeof value === "string" && value ? value : undefined;
 
-export const MATTERMOST_COMMANDS: CommandSpec[] = [
+/** This channel's `edgeclaw` commands (scripts/cli/commands.ts finds them here). */
+export const commands: CommandSpec[] = [
   {
     name: "channels mattermost register-commands",
     args: [],
