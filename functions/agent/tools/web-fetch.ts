@@ -5,6 +5,7 @@ import { checkFetchTarget, type SsrfPolicy } from "../../http/ssrf.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
 import { extractReadableHtml, type ExtractMode } from "./html-extract.ts";
 import { fenceBlock, newFenceId, sanitizeUntrusted } from "../untrusted-text.ts";
+import { cacheGet, cachePut, webFetchCacheKey } from "./web-fetch-cache.ts";
 
 /**
  * `web_fetch` per tools/web-fetch: a plain GET (no JavaScript), readable text out of HTML, bounded
@@ -121,8 +122,10 @@ async function runWebFetch(
   if (!checked.ok) throw new ToolInputError(`web_fetch refused ${args.url}: ${checked.reason}`);
 
   const cacheKey =
-    fetchConfig.cacheTtlMinutes > 0 ? await cacheKeyFor(fetchConfig, args, maxChars) : undefined;
-  const hit = cacheKey ? await cacheGet(cacheKey) : undefined;
+    fetchConfig.cacheTtlMinutes > 0
+      ? await webFetchCacheKey(fetchConfig, args.url, args.extractMode, maxChars)
+      : undefined;
+  const hit = cacheKey ? await cacheGet<WebFetchResult>(cacheKey) : undefined;
   if (hit)
     return {
       content: JSON.stringify({ ...hit, cached: true, tookMs: Date.now() - started }, null, 2),
@@ -374,55 +377,4 @@ const sanitize = sanitizeUntrusted;
 /** Marks fetched (already sanitized) text as untrusted data, with an id the page cannot guess. */
 function wrapExternal(text: string, source: string): string {
   return fenceBlock(text, `External (web_fetch ${source})`, newFenceId());
-}
-
-/**
- * The fetch cache lives in the Workers Cache API (per data centre, best effort). The key covers
- * everything that changes the bytes sent or the result shape: URL, mode, char limit and a digest
- * of the configured headers (so a header change partitions the cache without the values appearing
- * in the key).
- */
-async function cacheKeyFor(
-  fetchConfig: FetchConfig,
-  args: z.infer<typeof webFetchArgs>,
-  maxChars: number,
-): Promise<Request> {
-  const material = JSON.stringify([
-    args.url,
-    args.extractMode,
-    maxChars,
-    fetchConfig.userAgent ?? "",
-    fetchConfig.headers ?? {},
-    fetchConfig.readability,
-  ]);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return new Request(`https://web-fetch-cache.edgeclaw.invalid/${hex}`);
-}
-
-function fetchCache(): Cache | undefined {
-  return typeof caches === "undefined" ? undefined : caches.default;
-}
-
-async function cacheGet(key: Request): Promise<WebFetchResult | undefined> {
-  try {
-    const hit = await fetchCache()?.match(key);
-    return hit ? ((await hit.json()) as WebFetchResult) : undefined;
-  } catch {
-    return undefined; // A cache failure costs a refetch, never the call.
-  }
-}
-
-async function cachePut(key: Request, result: WebFetchResult, ttlMinutes: number): Promise<void> {
-  try {
-    const maxAge = Math.max(1, Math.round(ttlMinutes * 60));
-    await fetchCache()?.put(
-      key,
-      new Response(JSON.stringify(result), {
-        headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` },
-      }),
-    );
-  } catch {
-    // Best effort, as above.
-  }
 }
