@@ -24,7 +24,7 @@ import { join } from "node:path";
 /**
  * Starts the loopback services every workerd test talks to (Postgres, fake platforms, fake model
  * providers) and hands their addresses to the pool through `provide`. The platform fakes are shipped
- * code (scripts/simulate/fakes/: `edgeclaw simulate` plays the platforms with them), the model,
+ * code (functions/channels/<id>/simulate/: `edgeclaw simulate` plays the platforms with them), the model,
  * web and DNS fakes live in test/fakes/; each exposes `/_control/*` endpoints that tests inside workerd call to script it and read its log.
  */
 export default async function setup(project: TestProject) {

@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { channelIds } from "../../../functions/channels/gateway-config.ts";
+import { projectRoot } from "../helpers.ts";
+import { channelsNamed } from "./channel-names.ts";
+import { importGraph, runtimeClosure, runtimePath, sourceFiles } from "./import-graph.ts";
+
+/**
+ * Issue 19 step 3, "a channel is one folder": adding a channel touches its folder
+ * (functions/channels/<id>/), the registry's line and the docs navigation — nothing under these
+ * folders. So no file here names a channel id in code (channel-names.ts says what counts); what
+ * reads a channel's pieces goes through the registry (scripts/lib/channel-pieces.ts, the
+ * companion's connectors/index.ts, the channel definitions).
+ */
+const GENERIC = ["workers", "durable-objects", "scripts", "companion/src", "test/setup"];
+
+/**
+ * What still names a channel, each with why. The list may only shrink: an entry no longer needed
+ * fails too, so it is deleted when the step that removes it lands.
+ */
+const ALLOWED: Record<string, { channels: string[]; why: string }> = {
+  "workers/admin.ts": {
+    channels: ["mattermost"],
+    why: "mounts /admin/channels/mattermost by hand; goes when admin routes are declared on the channel definition",
+  },
+  "workers/admin-mattermost.ts": {
+    channels: ["mattermost"],
+    why: "Mattermost's admin routes; move to the channel's folder with the admin-route declaration (it imports the command list and the admin audit, which a tier-2 channel folder may not, so they must be handed in)",
+  },
+  "durable-objects/command-registry.ts": {
+    channels: ["mattermost"],
+    why: "CommandRegistryDO, a DO class for one channel's state; replaced by the generic channel-state DO",
+  },
+  "durable-objects/rpc.ts": {
+    channels: ["mattermost"],
+    why: "CommandRegistryDO's RPC types; go with it",
+  },
+  "test/setup/global.ts": {
+    channels: [
+      "slack",
+      "telegram",
+      "sms",
+      "line",
+      "googlechat",
+      "feishu",
+      "msteams",
+      "discord",
+      "mattermost",
+    ],
+    why: "starts each channel's fake by hand; goes when each channel's test kit (functions/channels/<id>/test-kit.ts) starts its own and provides its URLs",
+  },
+  "test/setup/test-config.ts": {
+    channels: [
+      "slack",
+      "telegram",
+      "sms",
+      "line",
+      "googlechat",
+      "feishu",
+      "msteams",
+      "discord",
+      "mattermost",
+    ],
+    why: "the test config's channel blocks and secrets; go into each channel's test kit with the fakes",
+  },
+  "scripts/bench/memory.ts": {
+    channels: ["slack"],
+    why: "a benchmark of the memory path needs one concrete channel to send through; it stays Slack on purpose",
+  },
+  "scripts/bench/message-cost.ts": {
+    channels: ["slack"],
+    why: "the per-message cost bench sends one plain Slack message on purpose (its figures are Slack's)",
+  },
+  "scripts/bench/metrics-overhead.ts": {
+    channels: ["slack"],
+    why: "the metrics-overhead bench drives Slack webhooks on purpose (its baseline is Slack's)",
+  },
+  "scripts/lib/local-worker.mjs": {
+    channels: ["line"],
+    why: "readline's 'line' event, not LINE",
+  },
+  "scripts/test-workerd.ts": {
+    channels: ["line"],
+    why: "readline's 'line' event, not LINE",
+  },
+};
+
+/** A channel's Node-only pieces: never in the Worker's bundle. */
+const NODE_ONLY_PIECE =
+  /^functions\/channels\/[^/]+\/(simulate\/|companion\/|cli\.ts$|test-kit\.ts$)/;
+
+describe("a channel is one folder", () => {
+  const ids = channelIds();
+
+  it("no file under workers/, durable-objects/, scripts/, companion/src/ or test/setup/ names a channel, beyond the list", () => {
+    assert.ok(ids.length >= 9, `only ${ids.length} channels registered`);
+    const files = sourceFiles(GENERIC);
+    assert.ok(files.length > 100, `read only ${files.length} files`);
+    const found: Record<string, string[]> = {};
+    const unexpected: string[] = [];
+    for (const file of files) {
+      const named = channelsNamed(file, readFileSync(join(projectRoot, file), "utf8"), ids);
+      if (named.size === 0) continue;
+      found[file] = [...named.keys()];
+      const allowed = new Set(ALLOWED[file]?.channels ?? []);
+      for (const [id, token] of named)
+        if (!allowed.has(id)) unexpected.push(`${file} names ${id} (${token})`);
+    }
+    assert.deepEqual(
+      unexpected,
+      [],
+      "go through the registry, or list the file in ALLOWED with why",
+    );
+    const stale = Object.entries(ALLOWED).flatMap(([file, entry]) =>
+      entry.channels
+        .filter((id) => !found[file]?.includes(id))
+        .map((id) => `${file}: ${id} is no longer named; remove it from ALLOWED`),
+    );
+    assert.deepEqual(stale, []);
+  });
+
+  it("the Worker's bundle loads no simulator, fake, companion connector, CLI or test kit", () => {
+    const graph = importGraph();
+    const closure = [...runtimeClosure(graph, "workers/index.ts")];
+    assert.ok(
+      closure.includes("functions/channels/slack/index.ts"),
+      "the closure reaches the channels",
+    );
+    const offenders = closure
+      .filter((file) => NODE_ONLY_PIECE.test(file))
+      .map((file) => runtimePath(graph, "workers/index.ts", file).join(" → "));
+    assert.deepEqual(offenders, []);
+  });
+
+  it("the rule sees a channel named in code and nowhere else", () => {
+    const source = [
+      `import { a } from "../functions/channels/discord/api.ts";`,
+      `const b = startFakeSlackApi;`,
+      `const c = { path: "/line/webhook", d: "googlechat" };`,
+      `const e = process.env.TEST_TWILIO_TOKEN;`,
+      `// Telegram, Feishu and Microsoft Teams in a comment`,
+      `const f = "MS Teams is down: try again";`,
+      `for (const line of lines) KILL_SLACK_MS + line.length;`,
+    ].join("\n");
+    assert.deepEqual([...channelsNamed("example.ts", source, ids).keys()].sort(), [
+      "discord",
+      "googlechat",
+      "line",
+      "slack",
+      "sms",
+    ]);
+  });
+});
