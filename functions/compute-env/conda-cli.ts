@@ -85,9 +85,16 @@ export function removeEnv(c: CondaCommands, env: string): string {
   return `${c.exe} env remove -n ${env} -y --json`;
 }
 
-/** The seed's wrapping: `conda run --no-banner -n <env> …`. */
+/**
+ * The seed's wrapping, `conda run -n <env> …`. The seed writes `--no-banner`, which conda's `run`
+ * does not accept (its options: -n/-p, --cwd, -v, --no-capture-output/--live-stream/-s, --dev,
+ * --debug-wrapper-scripts) and would refuse the command for. `--no-capture-output` is added
+ * instead: without it conda holds the command's output until it exits, so a background command's
+ * log and `process poll` would stay empty. micromamba's `run` streams already and takes no such flag.
+ */
 export function runIn(c: CondaCommands, env: string, argv: string): string {
-  return `${c.exe} run --no-banner -n ${env} ${argv}`;
+  const streams = /(^|\/)micromamba$/.test(c.exe) ? "" : " --no-capture-output";
+  return `${c.exe} run${streams} -n ${env} ${argv}`;
 }
 
 const packageRecord = z

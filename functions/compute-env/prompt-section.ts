@@ -81,7 +81,7 @@ export function computingEnvironmentsSection(
   lines.push(
     "",
     `Use the primary env for general tasks.${auxiliaries.map((aux) => ` Switch to ${aux.name} for ${aux.description || "what it was created for"}.`).join("")}`,
-    `Every exec command already runs as \`${config.condaExe} run --no-banner -n ${primaryName} …\`: do not activate envs yourself. A command that needs a package only an auxiliary env has is routed there; to choose yourself, start the command with \`${config.condaExe} run -n <env>\`.`,
+    `Every exec command already runs as \`${config.condaExe} run -n ${primaryName} …\`: do not activate envs yourself. A command that needs a package only an auxiliary env has is routed there; to choose yourself, start the command with \`${config.condaExe} run -n <env>\`.`,
     "The packages above are already installed. Do not run pip install, conda install or install.packages() unless the user asks; when a package is missing, tell the user and, if they want it, install it with env_install (it tries the primary env, then the auxiliary envs, and asks before creating a new env; it never breaks a working env).",
   );
   return lines.join("\n");

@@ -4,7 +4,7 @@ import type { ManifestEnv } from "./manifest.ts";
 
 /**
  * AcaClaw's before_tool_call hook: every exec command runs in a conda env, as
- * `conda run --no-banner -n <env> …`. The primary env by default; an auxiliary env when the command
+ * `conda run --no-capture-output -n <env> …`. The primary env by default; an auxiliary env when the command
  * needs a package only that env has (from its imports, the Python script it runs, or the program it
  * calls); left alone when it already names an env or is itself a conda command.
  */

@@ -84,7 +84,7 @@ async function manifestTrue(): Promise<void> {
     }>;
     expect(Object.fromEntries(listed.map((p) => [p.name, p.version]))).toEqual(e.packages);
     expect(
-      await inSandbox(`conda run --no-banner -n ${e.name} python -c "print('usable')"`),
+      await inSandbox(`conda run --no-capture-output -n ${e.name} python -c "print('usable')"`),
     ).toContain("usable");
   }
 }
@@ -104,7 +104,7 @@ describe("AcaClaw's cascade, day by day", () => {
     ]);
     expect(toolResults(requests[1]!)).toContain("env acaclaw");
     expect(toolResults(requests[1]!)).toContain("[conda env acaclaw: the primary env]");
-    expect(await condaLog()).toContain("run --no-banner -n acaclaw python analysis.py");
+    expect(await condaLog()).toContain("run --no-capture-output -n acaclaw python analysis.py");
 
     // Day 2: the biology discipline, merged into acaclaw (npx edgeclaw env add-discipline biology).
     const added = await SELF.fetch("https://edgeclaw.test/admin/env/disciplines", {
@@ -213,7 +213,7 @@ describe("AcaClaw's cascade, day by day", () => {
     expect(toolResults(requests[1]!)).toContain("env acaclaw-gpu");
     expect(toolResults(requests[1]!)).toContain("it needs pytorch, which only acaclaw-gpu has");
     log = await condaLog();
-    expect(log).toContain("run --no-banner -n acaclaw-gpu python train.py");
+    expect(log).toContain("run --no-capture-output -n acaclaw-gpu python train.py");
     // An env named by the command is left alone.
     expect(log).toContain("run -n acaclaw python analysis.py");
 

@@ -10,7 +10,7 @@ import type { ToolContext } from "../types.ts";
 
 /**
  * exec's hook into the computing environment (AcaClaw's before_tool_call): the command the model
- * wrote, as it runs — `conda run --no-banner -n <env> …` in the env it needs — or undefined when
+ * wrote, as it runs — `conda run --no-capture-output -n <env> …` in the env it needs — or undefined when
  * the agent has no computeEnv. The manifest is filled by detection the first time (one command in
  * the sandbox, keyed by this call's id so a resumed call does not detect twice).
  */
