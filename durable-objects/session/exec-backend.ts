@@ -1,28 +1,19 @@
-import {
-  companionBackend,
-  containerBackend,
-  containerBackendProblem,
-  SandboxError,
-  type ContainerBackendEnv,
-  type SandboxBackend,
-} from "../../functions/sandbox/backend.ts";
+import { sandboxBackend, type SandboxBackend } from "../../functions/sandbox/backend.ts";
 import type { ExecView } from "../../functions/sandbox/exec-host.ts";
 import type { ExecStatus } from "../../functions/sandbox/wire.ts";
-import type { SecretEnv } from "../../functions/config/secret-ref.ts";
 import type { ExecFinal, ExecRow } from "./exec-store.ts";
 import type { SessionState } from "./state.ts";
 import { sandboxConfigFor } from "../../functions/sandbox/placement.ts";
 
 /** The backend that serves a scope under the session's config (companion or container). */
 export function backendFor(s: SessionState, scope: string, agentId: string): SandboxBackend {
-  const sandbox = sandboxConfigFor(s.config, agentId);
-  if (sandbox.backend === "container") {
-    const env = s.env as unknown as ContainerBackendEnv;
-    const problem = containerBackendProblem(env);
-    if (problem || !env.SANDBOX) throw new SandboxError("refused", problem ?? "no SANDBOX binding");
-    return containerBackend(env.SANDBOX, scope);
-  }
-  return companionBackend(s.config.companion, s.env as unknown as SecretEnv);
+  const kind = sandboxConfigFor(s.config, agentId).backend;
+  return sandboxBackend(
+    kind,
+    s.config.companion,
+    s.env as unknown as Record<string, unknown>,
+    scope,
+  );
 }
 
 /** The next background poll after `count` polls: 1 s, 2 s, 4 s … at most 30 s. */

@@ -1,15 +1,7 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ComputeEnvConfig } from "../config/compute-env-schema.ts";
-import type { SecretEnv } from "../config/secret-ref.ts";
-import {
-  companionBackend,
-  containerBackend,
-  containerBackendProblem,
-  SandboxError,
-  type ContainerBackendEnv,
-  type SandboxBackend,
-} from "../sandbox/backend.ts";
-import { sandboxConfigFor, sandboxPlacement, type SandboxPlacement } from "../sandbox/placement.ts";
+import { SandboxError, sandboxBackend } from "../sandbox/backend.ts";
+import { sandboxConfigFor, sandboxPlacement } from "../sandbox/placement.ts";
 import { execStatusSchema, type ExecStatus } from "../sandbox/wire.ts";
 
 /**
@@ -41,21 +33,6 @@ export interface CondaRunner {
 /** Output one conda answer may carry (a `conda list --json` of a big env is ~100 KB). */
 const MAX_OUTPUT = 200_000;
 
-function backendFor(
-  config: EdgeclawConfig,
-  env: Record<string, unknown>,
-  placement: SandboxPlacement,
-): SandboxBackend {
-  if (placement.backend === "container") {
-    const containerEnv = env as unknown as ContainerBackendEnv;
-    const problem = containerBackendProblem(containerEnv);
-    if (problem || !containerEnv.SANDBOX)
-      throw new SandboxError("refused", problem ?? "no SANDBOX binding");
-    return containerBackend(containerEnv.SANDBOX, placement.scope);
-  }
-  return companionBackend(config.companion, env as unknown as SecretEnv);
-}
-
 /** PATH inside the sandbox: tools.exec.pathPrepend first (honoured as for exec), then conda's bin. */
 export function condaPath(config: EdgeclawConfig, computeEnv: ComputeEnvConfig): string {
   return [
@@ -81,7 +58,7 @@ export function sandboxRunner(
       `agent "${agentId}" has no sandbox (agents.defaults.sandbox.backend)`,
     );
   const sandbox = sandboxConfigFor(config, agentId);
-  const backend = backendFor(config, env, placement);
+  const backend = sandboxBackend(placement.backend, config.companion, env, placement.scope);
   return {
     network: { allowed: placement.network, allowedHosts: sandbox.docker.allowedHosts },
     async run(stepId, command, options = {}) {

@@ -120,6 +120,27 @@ export function containerBackendProblem(env: ContainerBackendEnv): string | unde
   return 'agents.defaults.sandbox.backend is "container" (a Cloudflare Container per sandbox scope), but this Worker was not deployed with the sandbox container: deploy with `npx edgeclaw deploy`, which adds it when an agent\'s sandbox backend is "container"; under `npm run dev` use backend "companion" (bubblewrap)';
 }
 
+/**
+ * The backend that serves `scope` for a sandbox placed on `kind`: the companion's bubblewrap, or
+ * the scope's container (refused, with how to fix it, when the Worker was deployed without one).
+ * The one choice the session's exec and the computing environment's conda commands both make.
+ */
+export function sandboxBackend(
+  kind: "companion" | "container" | undefined,
+  companion: CompanionOutboundSettings,
+  env: Record<string, unknown>,
+  scope: string,
+): SandboxBackend {
+  if (kind === "container") {
+    const containerEnv = env as unknown as ContainerBackendEnv;
+    const problem = containerBackendProblem(containerEnv);
+    if (problem || !containerEnv.SANDBOX)
+      throw new SandboxError("refused", problem ?? "no SANDBOX binding");
+    return containerBackend(containerEnv.SANDBOX, scope);
+  }
+  return companionBackend(companion, env as unknown as SecretEnv);
+}
+
 export function containerBackend(namespace: SandboxNamespace, scope: string): SandboxBackend {
   return {
     name: "container",
