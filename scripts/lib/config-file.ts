@@ -77,7 +77,7 @@ export function parseConfigText(text: string, file: string | undefined): Record<
   try {
     value = JSON5.parse(text);
   } catch (error) {
-    throw new ConfigFileError(file, [describeSyntaxError(error)]);
+    throw new ConfigFileError(file, [describeSyntaxError(error), ...missingBracesHint(text)]);
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ConfigFileError(file, ["(root): expected an object ({ … })"]);
@@ -105,6 +105,23 @@ export function validateConfig(
   if (!config || unknown.errors.length > 0)
     throw new ConfigFileError(file, [...issues, ...unknown.errors]);
   return { config, warnings: unknown.warnings };
+}
+
+/**
+ * A newcomer who reads "put `channels: { slack: {} }` in edgeclaw.json5" may write just that: keys
+ * without the object around them. When wrapping the text in braces would make it parse, say so
+ * instead of leaving them with "invalid character" at 1:1. (It stays an error: the file is JSON5,
+ * and a file that only we could read would surprise every other JSON5 tool.)
+ */
+function missingBracesHint(text: string): string[] {
+  try {
+    JSON5.parse(`{\n${text}\n}`);
+  } catch {
+    return [];
+  }
+  return [
+    "the file must be one object: wrap what you wrote in { … }, e.g. { channels: { slack: {} } }",
+  ];
 }
 
 function describeSyntaxError(error: unknown): string {

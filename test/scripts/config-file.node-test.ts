@@ -50,6 +50,15 @@ describe("loadConfigFile", () => {
     assert.match(error.lines[0]!, /file not found/);
   });
 
+  it("says to wrap the keys in braces when the file holds keys without the object around them", () => {
+    const cwd = tempProject({ "edgeclaw.json5": "channels: { slack: {} }\n" });
+    const error = configError(() => loadConfigFile({ cwd, env: {} }));
+    assert.match(error.lines[0]!, /^1:1: invalid character 'c'/);
+    assert.match(error.lines[1]!, /wrap what you wrote in \{ … \}/);
+    const other = tempProject({ "edgeclaw.json5": "{ channels: { slack: {} }\n" });
+    assert.equal(configError(() => loadConfigFile({ cwd: other, env: {} })).lines.length, 1);
+  });
+
   it("reports a syntax error with line and column", () => {
     const cwd = tempProject({
       "edgeclaw.json5": `{\n  messages: {\n    queue: { mode: "collect" ,, }\n  }\n}\n`,
