@@ -1,4 +1,5 @@
 import { execSchema, sandboxSchema } from "./exec-schema.ts";
+import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
 import { computeEnvSchema } from "./compute-env-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
@@ -367,6 +368,7 @@ const toolsSchema = z
             allowPrivateHosts: z.array(z.string()).default([]),
           })
           .prefault({}),
+        search: webSearchSchema,
       })
       .prefault({}),
     exec: execSchema,
@@ -407,6 +409,7 @@ export const baseConfigSchema = z
     metering: meteringSchema,
     cron: cronSchema,
     hooks: hooksSchema,
+    plugins: pluginsSchema,
   })
   .loose();
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
+import { answerSearchApi } from "./search-api.ts";
 
 /**
  * A small web site on loopback for `web_fetch` tests: a few fixed pages plus routes a test can
@@ -10,6 +11,7 @@ import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
  *   POST /_control/reset                                                forget scripted routes and requests
  * Fixed pages: /article.html, /plain.txt, /data.json, /image.png, /big.txt (2 MB), /slow (never
  * finishes within a test), /redirect?to=<url>&status=<code>, /hops/<n> (a chain of n redirects).
+ * Under /search-api/<provider>/ it also plays the web-search providers (search-api.ts).
  */
 
 interface ScriptedRoute {
@@ -23,6 +25,8 @@ interface RecordedRequest {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
+  /** A POST's body, as sent. */
+  body?: string;
 }
 
 export interface FakeWebServer {
@@ -66,11 +70,23 @@ export async function startFakeWebServer(): Promise<FakeWebServer> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://fake.local");
     if (url.pathname.startsWith("/_control/")) return control(url, req, res);
+    const body = req.method === "POST" ? await readBody(req) : undefined;
     requests.push({
       method: req.method ?? "GET",
       path: url.pathname + url.search,
       headers: req.headers,
+      ...(body !== undefined ? { body } : {}),
     });
+
+    if (url.pathname.startsWith("/search-api/")) {
+      const answer = answerSearchApi(url, req.method ?? "GET", req.headers, body ?? "");
+      if (answer) {
+        if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body);
+        return;
+      }
+    }
 
     const scripted = routes.get(url.pathname);
     if (scripted) {

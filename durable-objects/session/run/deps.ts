@@ -79,6 +79,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
     extraTools: [createCronTool(config, schedulerStub(input.env))],
     conversationLayer: conversationToolLayer(config, input.route),
     modelRef: selection.primary,
+    env: env as unknown as Record<string, unknown>,
   });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.

@@ -12,6 +12,7 @@ import { isToolAllowed, resolveToolPolicy, type ToolPolicyLayer } from "./policy
 import { createReadTool } from "./read.ts";
 import { createSessionStatusTool } from "./session-status.ts";
 import { createWebFetchTool } from "./web-fetch.ts";
+import { createWebSearchTool } from "./web-search.ts";
 import { createWriteTool } from "./write.ts";
 
 /**
@@ -31,6 +32,7 @@ const TOOL_FACTORIES: readonly ToolFactory[] = [
   (config, _agentId, options) => createApplyPatchTool(config, options.modelRef),
   (config) => createSessionStatusTool(config),
   (config) => createWebFetchTool(config),
+  (config, _agentId, options) => createWebSearchTool(config, options.env),
   (config) => createMemorySearchTool(config),
   (config) => createMemoryGetTool(config),
   (config, agentId) => createExecTool(config, agentId),
@@ -46,6 +48,8 @@ export interface ToolsetOptions {
   conversationLayer?: ToolPolicyLayer;
   /** The model this run asks first (tools.exec.applyPatch.allowModels). */
   modelRef?: string;
+  /** The Worker env, for tools offered only when their credential is set (web_search). */
+  env?: Record<string, unknown>;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** web_fetch's result cache: split from web-fetch.ts, which keeps the fetch and extraction. */
+/** The web tools' result cache (web_fetch, web_search): split from web-fetch.ts, which keeps the fetch and extraction. */
 import type { EdgeclawConfig } from "../../config/schema.ts";
 
 type FetchConfig = EdgeclawConfig["tools"]["web"]["fetch"];
@@ -23,9 +23,17 @@ export async function webFetchCacheKey(
     fetchConfig.headers ?? {},
     fetchConfig.readability,
   ]);
+  return digestCacheKey("web-fetch-cache", material);
+}
+
+/**
+ * A cache key for `material` in its own namespace (web-fetch-cache, web-search-cache): a digest, so
+ * nothing of the material (queries, header values) appears in the key itself.
+ */
+export async function digestCacheKey(namespace: string, material: string): Promise<Request> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return new Request(`https://web-fetch-cache.edgeclaw.invalid/${hex}`);
+  return new Request(`https://${namespace}.edgeclaw.invalid/${hex}`);
 }
 
 function fetchCache(): Cache | undefined {
