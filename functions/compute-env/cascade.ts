@@ -1,20 +1,42 @@
-import type { ComputeEnvConfig } from "../config/compute-env-schema.ts";
-import type { DbEnv } from "../db/client.ts";
 import * as conda from "./conda-cli.ts";
 import { disciplineById } from "./disciplines.ts";
 import {
   beginInstall,
   FINAL_STATUSES,
   getInstall,
-  lockEnv,
   updateInstall,
   type InstallRow,
   type InstallStart,
 } from "./installs.ts";
-import { loadManifest, refreshPackages, registerEnv, type ManifestEnv } from "./manifest.ts";
+import { loadManifest, registerEnv, type ManifestEnv } from "./manifest.ts";
 import { detect } from "./detect.ts";
-import type { CondaRunner } from "./runner.ts";
 import { egressProblem } from "./egress.ts";
+import { restoreEnvs } from "./restore.ts";
+import {
+  commands,
+  done,
+  listed,
+  mib,
+  nv,
+  recoverStale,
+  refreshFromSandbox,
+  rollBack,
+  takeEnv,
+  type CascadeDeps,
+} from "./steps.ts";
+
+export {
+  commands,
+  done,
+  listed,
+  mib,
+  nv,
+  recoverStale,
+  refreshFromSandbox,
+  rollBack,
+  takeEnv,
+  type CascadeDeps,
+};
 
 /**
  * AcaClaw's stage 3, the install cascade: `conda install --dry-run -n <primary> <pkg>`; no conflict:
@@ -29,19 +51,6 @@ import { egressProblem } from "./egress.ts";
  * before and after each decision: the same request made again (a resumed run, a retried CLI call)
  * gets the first one's answers back and never installs twice.
  */
-export interface CascadeDeps {
-  db: DbEnv;
-  runner: CondaRunner;
-  config: ComputeEnvConfig;
-  agentId: string;
-}
-
-const SLACK_MS = 120_000;
-
-export function commands(deps: CascadeDeps): conda.CondaCommands {
-  return { exe: deps.config.condaExe, channels: deps.config.channels };
-}
-
 /** The manifest, filled from detection the first time (the primary env as found in the sandbox). */
 export async function ensureManifest(deps: CascadeDeps, stepId: string): Promise<ManifestEnv[]> {
   const envs = await loadManifest(deps.db, deps.agentId);
@@ -49,39 +58,22 @@ export async function ensureManifest(deps: CascadeDeps, stepId: string): Promise
   const found = await detect(deps.runner, deps.config, stepId);
   const primary = found.envs.find((e) => e.name === deps.config.primary);
   if (!primary) return envs;
-  const labels = deps.config.disciplines.map((id) => disciplineById(id)?.label ?? id);
+  // What the image says it built (its env-manifest.json) comes first; else the configured disciplines.
+  const seeded = found.seed?.environments[primary.name];
+  const disciplines = (seeded?.disciplines ?? deps.config.disciplines).filter((id) =>
+    disciplineById(id),
+  );
+  const labels = disciplines.map((id) => disciplineById(id)!.label);
+  const now = await listed(deps, `${stepId}.lock`, primary.name);
   await registerEnv(deps.db, deps.agentId, {
     name: primary.name,
     type: "primary",
-    description: ["Base scientific environment", ...labels].join(" + "),
-    packages: primary.packages,
-    disciplines: deps.config.disciplines.filter((id) => disciplineById(id)),
+    description: seeded?.description ?? ["Base scientific environment", ...labels].join(" + "),
+    packages: now?.packages ?? primary.packages,
+    explicitLock: now?.lock ?? null,
+    disciplines,
   });
   return loadManifest(deps.db, deps.agentId);
-}
-
-export async function listed(
-  deps: CascadeDeps,
-  stepId: string,
-  env: string,
-): Promise<Record<string, string> | undefined> {
-  const run = await deps.runner.run(stepId, conda.listPackages(commands(deps), env), {
-    timeoutSeconds: 300,
-  });
-  if (run.state !== "exited" || run.exitCode !== 0) return undefined;
-  try {
-    return Object.fromEntries(conda.parseList(run.output).map((r) => [r.name, r.version]));
-  } catch {
-    return undefined;
-  }
-}
-
-export function done(
-  deps: CascadeDeps,
-  id: string,
-  patch: Parameters<typeof updateInstall>[2],
-): Promise<InstallRow> {
-  return updateInstall(deps.db, id, patch).then(async () => (await getInstall(deps.db, id))!);
 }
 
 export async function installPackages(
@@ -105,6 +97,8 @@ export async function installPackages(
   const egress = egressProblem(deps.config.channels, deps.runner.network);
   if (egress) return done(deps, id, { status: "refused", error: egress });
   const envs = await ensureManifest(deps, `${id}.detect`);
+  // A fresh sandbox first gets its envs back from their locks: the dry-runs must see them as they are.
+  await restoreEnvs(deps, id, envs);
   if (!envs.length)
     return done(deps, id, {
       status: "failed",
@@ -191,8 +185,7 @@ async function applyInstall(
   );
   const outcome = conda.parseSolve(run.output, run.exitCode);
   if (run.state === "exited" && run.exitCode === 0 && outcome.kind === "ok") {
-    const now = await listed(deps, `${id}.list.${env}`, env);
-    if (now) await refreshPackages(deps.db, deps.agentId, env, now);
+    await refreshFromSandbox(deps, `${id}.list.${env}`, env);
     return done(deps, id, {
       status: "installed",
       envName: env,
@@ -207,83 +200,6 @@ async function applyInstall(
         ? `it ran past agents.defaults.computeEnv.installTimeoutSeconds (${deps.config.installTimeoutSeconds} s)`
         : `conda failed (exit ${run.exitCode}): ${outcome.kind === "ok" ? "" : outcome.message}`;
   return rollBack(deps, id, env, revision, why, tried);
-}
-
-/** Undoes a failed or interrupted install: back to the revision from before it, manifest from the env. */
-async function rollBack(
-  deps: CascadeDeps,
-  id: string,
-  env: string,
-  revision: number | null,
-  why: string,
-  tried: InstallRow["tried"],
-): Promise<InstallRow> {
-  let note = "";
-  if (revision !== null) {
-    const back = await deps.runner.run(
-      `${id}.rollback.${env}`,
-      conda.rollback(commands(deps), env, revision),
-      { timeoutSeconds: deps.config.installTimeoutSeconds },
-    );
-    if (back.state !== "exited" || back.exitCode !== 0)
-      note = `; rolling back to revision ${revision} failed too (exit ${back.exitCode}): run \`conda install -n ${env} --revision ${revision}\``;
-  }
-  const now = await listed(deps, `${id}.list-after.${env}`, env);
-  if (now) await refreshPackages(deps.db, deps.agentId, env, now);
-  return done(deps, id, {
-    status: note ? "failed" : "rolled-back",
-    envName: env,
-    tried,
-    error: `${why}; ${env} was rolled back to revision ${revision ?? "?"} and is as it was${note}`,
-  });
-}
-
-/** Takes the env's lock (rolling back an install whose caller died for good first), or says why not. */
-export async function takeEnv(
-  deps: CascadeDeps,
-  id: string,
-  env: string,
-): Promise<string | undefined> {
-  const leaseMs = deps.config.installTimeoutSeconds * 1000 + SLACK_MS;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const lock = await lockEnv(deps.db, id, deps.agentId, env, leaseMs);
-    if (lock.kind === "held") return undefined;
-    if (lock.kind === "busy")
-      return `another install into ${env} is running (${lock.holder.id}: ${lock.holder.packages.join(" ")}): one install per env at a time; try again when it has finished`;
-    await recoverStale(deps, lock.holder);
-  }
-  return `${env} is still held by an interrupted install`;
-}
-
-/** An install whose caller never came back: undo what it may have done, and close its record. */
-export async function recoverStale(deps: CascadeDeps, holder: InstallRow): Promise<void> {
-  const env = holder.envName!;
-  if (holder.kind === "create") {
-    await deps.runner.run(`${holder.id}.remove.${env}`, conda.removeEnv(commands(deps), env), {
-      timeoutSeconds: 300,
-    });
-    await updateInstall(deps.db, holder.id, {
-      status: "failed",
-      error: `interrupted: its caller never came back; the half-made ${env} was removed`,
-    });
-    return;
-  }
-  await rollBack(
-    deps,
-    holder.id,
-    env,
-    holder.revisionBefore,
-    "interrupted: its caller never came back",
-    holder.tried,
-  );
-}
-
-export function nv(record: conda.PackageRecord): { name: string; version: string } {
-  return { name: record.name, version: record.version };
-}
-
-export function mib(bytes: number): number {
-  return Math.round(bytes / 1024 ** 2);
 }
 
 /** The env the question proposes: `<primary>-gpu` for PyTorch/CUDA, `-jax`, `-tf`, else the first package. */

@@ -68,6 +68,90 @@ export function listPackages(c: CondaCommands, env: string): string {
   return `${c.exe} list -n ${env} --json`;
 }
 
+/**
+ * What an env holds, in one command: `conda list --json` (names and versions, for the manifest and
+ * the prompt) and `conda list --explicit --md5` (its explicit lock: every package's URL and md5,
+ * what `conda create --file` rebuilds it from). Each answer follows a marker line.
+ */
+export function snapshot(c: CondaCommands, env: string): string {
+  return `echo @@json; ${c.exe} list -n ${env} --json; echo @@explicit; ${c.exe} list -n ${env} --explicit --md5`;
+}
+
+export function parseSnapshot(
+  output: string,
+): { packages: Record<string, string>; lock: string | null } | undefined {
+  const json = output.indexOf("@@json\n");
+  const explicit = output.indexOf("@@explicit\n");
+  if (json < 0 || explicit < json) return undefined;
+  let packages: Record<string, string>;
+  try {
+    packages = Object.fromEntries(
+      parseList(output.slice(json + 7, explicit)).map((r) => [r.name, r.version]),
+    );
+  } catch {
+    return undefined;
+  }
+  const lock = output.slice(explicit + 11).trim();
+  return { packages, lock: /^@EXPLICIT$/m.test(lock) ? `${lock}\n` : null };
+}
+
+/** An explicit lock's lines are comments, `@EXPLICIT` and package URLs (with `#md5`): nothing else. */
+const LOCK_LINE =
+  /^(#.*|@EXPLICIT|[A-Za-z][A-Za-z0-9+.-]*:\/\/[A-Za-z0-9._~%!$&'()*+,;=:@/-]+(#[0-9a-fA-F]{32,64})?)$/;
+
+export function checkLock(lock: string): string {
+  const lines = lock.trim().split("\n");
+  if (!lines.includes("@EXPLICIT")) throw new CondaInputError("not an explicit lock (@EXPLICIT)");
+  for (const line of lines)
+    if (!LOCK_LINE.test(line.trim()))
+      throw new CondaInputError(`not a line of an explicit lock: ${line.slice(0, 120)}`);
+  return `${lines.map((l) => l.trim()).join("\n")}\n`;
+}
+
+/** The package URLs of an explicit lock (md5 dropped). */
+export function lockUrls(lock: string): string[] {
+  const lines = lock.split("\n").map((l) => l.trim());
+  return lines
+    .slice(lines.indexOf("@EXPLICIT") + 1)
+    .filter((l) => l && !l.startsWith("#"))
+    .map((l) => l.split("#")[0]!);
+}
+
+/** The channel of a lock's URL (`…/conda-forge/linux-64/x.conda` → `…/conda-forge`). */
+export function urlChannel(url: string): string {
+  return url.split("/").slice(0, -2).join("/");
+}
+
+/** The dists an explicit lock lists (`numpy-1.26.4-py312h…`): the URL's file name without its extension. */
+export function lockDists(lock: string): string[] {
+  return lockUrls(lock).map((u) =>
+    u
+      .split("/")
+      .at(-1)!
+      .replace(/\.(conda|tar\.bz2)$/, ""),
+  );
+}
+
+/**
+ * Rebuilds an env from its lock (`conda create|install -n <env> --file <lock> -y`): the lock is
+ * written to a file first (a quoted here-document: nothing in it is expanded), removed after.
+ * An explicit file is linked as listed, with no solve and no channel but its URLs'.
+ */
+export function fromLock(
+  c: CondaCommands,
+  verb: "create" | "install",
+  env: string,
+  lock: string,
+): string {
+  const file = `/tmp/edgeclaw-${env}.explicit.txt`;
+  return [
+    `cat > ${file} <<'EDGECLAW_LOCK_END'`,
+    checkLock(lock).trimEnd(),
+    "EDGECLAW_LOCK_END",
+    `${c.exe} ${verb} -n ${env} --file ${file} -y --json; rc=$?; rm -f ${file}; exit $rc`,
+  ].join("\n");
+}
+
 export function envList(c: CondaCommands): string {
   return `${c.exe} env list --json`;
 }

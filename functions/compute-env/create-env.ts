@@ -3,6 +3,7 @@ import { CORE_STACK } from "./disciplines.ts";
 import { beginInstall, FINAL_STATUSES, updateInstall, type InstallRow } from "./installs.ts";
 import { registerEnv } from "./manifest.ts";
 import { egressProblem } from "./egress.ts";
+import { restoreEnvs } from "./restore.ts";
 import {
   commands,
   done,
@@ -51,6 +52,7 @@ export async function createEnv(
   const egress = egressProblem(deps.config.channels, deps.runner.network);
   if (egress) return done(deps, id, { status: "refused", error: egress });
   const envs = await ensureManifest(deps, `${id}.detect`);
+  await restoreEnvs(deps, id, envs);
   if (envs.some((e) => e.name === start.name))
     return done(deps, id, {
       status: "refused",
@@ -119,13 +121,14 @@ export async function createEnv(
       error: `creating ${start.name} failed (${run.timedOut ? "timed out" : run.state === "exited" ? `exit ${run.exitCode}` : "lost"}); the half-made env was removed and nothing was registered`,
     });
   }
-  const now = (await listed(deps, `${id}.list.${start.name}`, start.name)) ?? {};
+  const now = await listed(deps, `${id}.list.${start.name}`, start.name);
   await registerEnv(deps.db, deps.agentId, {
     name: start.name,
     type: "auxiliary",
     description: start.description,
     createdReason: start.reason,
-    packages: now,
+    packages: now?.packages ?? {},
+    explicitLock: now?.lock ?? null,
   });
   if (start.questionId)
     await updateInstall(deps.db, start.questionId, {

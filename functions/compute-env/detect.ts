@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ComputeEnvConfig } from "../config/compute-env-schema.ts";
 import { parseEnvList, parseList } from "./conda-cli.ts";
 import type { ManifestEnv } from "./manifest.ts";
@@ -23,7 +24,24 @@ export interface Detection {
   source: "acaclaw-miniforge" | "conda-prefix" | "path" | null;
   envs: DetectedEnv[];
   systemR: { path: string; version: string | null } | null;
+  /** The image's own manifest (<conda root>/edgeclaw/env-manifest.json, sandbox/env/build-env.sh). */
+  seed: ImageManifest | null;
 }
+
+const imageManifestSchema = z.object({
+  environments: z.record(
+    z.string(),
+    z
+      .object({
+        type: z.string().optional(),
+        description: z.string().max(500).optional(),
+        disciplines: z.array(z.string()).optional(),
+      })
+      .loose(),
+  ),
+  defaultEnv: z.string().optional(),
+});
+export type ImageManifest = z.infer<typeof imageManifestSchema>;
 
 export type RStatus =
   | { kind: "conda"; env: string; version: string }
@@ -41,6 +59,8 @@ export function detectScript(config: ComputeEnvConfig): string {
     `for c in ${candidates}; do if [ -z "$exe" ] && [ -x "$c" ]; then exe="$c"; case "$c" in *'.acaclaw/miniforge3'*) src=acaclaw-miniforge;; *) src=conda-prefix;; esac; fi; done`,
     `if [ -z "$exe" ]; then for n in ${shellQuote(config.condaExe)} conda mamba micromamba; do p=$(command -v "$n" 2>/dev/null) && { exe="$p"; src=path; break; }; done; fi`,
     'echo "@@exe $src $exe"',
+    // The image's record of what it built, beside conda (<root>/bin/conda → <root>/edgeclaw/).
+    'if [ -n "$exe" ]; then m="$(dirname "$(dirname "$exe")")/edgeclaw/env-manifest.json"; if [ -f "$m" ]; then echo "@@seed"; head -c 65536 "$m"; echo; fi; fi',
     'if [ -n "$exe" ]; then echo "@@envs"; "$exe" env list --json; fi',
     'r=$(command -v R 2>/dev/null) && { echo "@@R $r"; R --version 2>/dev/null | head -n 1; }',
     "true",
@@ -49,7 +69,13 @@ export function detectScript(config: ComputeEnvConfig): string {
 
 export function parseDetection(output: string): Detection {
   const sections = output.split(/^@@/m).slice(1);
-  const result: Detection = { condaExe: null, source: null, envs: [], systemR: null };
+  const result: Detection = {
+    condaExe: null,
+    source: null,
+    envs: [],
+    systemR: null,
+    seed: null,
+  };
   let prefixes: string[] = [];
   for (const section of sections) {
     const newline = section.indexOf("\n");
@@ -61,7 +87,9 @@ export function parseDetection(output: string): Detection {
         result.condaExe = exe.join(" ");
         result.source = (source as Detection["source"]) || null;
       }
-    } else if (head === "envs") prefixes = safe(() => parseEnvList(body), []);
+    } else if (head === "seed")
+      result.seed = safe(() => imageManifestSchema.parse(JSON.parse(body)), null);
+    else if (head === "envs") prefixes = safe(() => parseEnvList(body), []);
     else if (head.startsWith("list ")) {
       const prefix = head.slice(5);
       const records = safe(() => parseList(body), []);

@@ -47,7 +47,7 @@ export const DISCIPLINES: readonly Discipline[] = [
 /** R in a conda env (AcaClaw's "Install R into conda env"). */
 export const R_PACKAGES = ["r-base", "r-irkernel", "r-essentials"];
 
-/** Stage 1: the primary env's core stack (sandbox/env/acaclaw.yml installs the same). */
+/** Stage 1: the primary env's core stack (sandbox/env/acaclaw.txt, which the image installs, lists the same). */
 export const CORE_STACK = [
   "python=3.12",
   "numpy",

@@ -11,7 +11,8 @@ import { computeEnvInstalls } from "../db/schema.ts";
  * takes it over (rolls it back first).
  */
 export type InstallRow = typeof computeEnvInstalls.$inferSelect;
-export type InstallKind = "install" | "create" | "discipline";
+/** restore: an env brought back to its lock over what it has; recreate: rebuilt from it (restore.ts). */
+export type InstallKind = "install" | "create" | "discipline" | "restore" | "recreate";
 export type InstallStatus =
   | "planned"
   | "running"

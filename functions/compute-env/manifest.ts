@@ -15,6 +15,8 @@ export interface ManifestEnv {
   pythonVersion: string | null;
   rVersion: string | null;
   packages: Record<string, string>;
+  /** Its explicit lock after the last change (what a fresh sandbox rebuilds it from), if listed. */
+  explicitLock: string | null;
   disciplines: string[];
   createdAt: string;
   createdReason: string | null;
@@ -54,6 +56,7 @@ export async function loadManifest(env: DbEnv, agentId: string): Promise<Manifes
       pythonVersion: row.pythonVersion,
       rVersion: row.rVersion,
       packages: row.packages,
+      explicitLock: row.explicitLock,
       disciplines: row.disciplines,
       createdAt: row.createdAt.toISOString(),
       createdReason: row.createdReason,
@@ -83,6 +86,7 @@ export interface EnvRegistration {
   description: string;
   createdReason?: string | null;
   packages: Record<string, string>;
+  explicitLock?: string | null;
   disciplines?: string[];
 }
 
@@ -111,6 +115,7 @@ export async function registerEnv(
         description: entry.description,
         createdReason: entry.createdReason ?? null,
         packages: entry.packages,
+        explicitLock: entry.explicitLock ?? null,
         disciplines: entry.disciplines ?? [],
         ...versionsOf(entry.packages),
         createdAt: now,
@@ -118,23 +123,38 @@ export async function registerEnv(
       })
       .onConflictDoUpdate({
         target: [computeEnvs.agentId, computeEnvs.name],
-        set: { packages: entry.packages, ...versionsOf(entry.packages), updatedAt: now },
+        set: {
+          packages: entry.packages,
+          ...(entry.explicitLock ? { explicitLock: entry.explicitLock } : {}),
+          ...versionsOf(entry.packages),
+          updatedAt: now,
+        },
       }),
   );
 }
 
-/** What the env holds now (its `conda list`), after an install, a rollback or a detection. */
+/**
+ * What the env holds now (its `conda list`, and its explicit lock when listed), after an install,
+ * a rollback, a restore or a detection.
+ */
 export async function refreshPackages(
   env: DbEnv,
   agentId: string,
   name: string,
   packages: Record<string, string>,
-  change: { disciplines?: string[]; description?: string } = {},
+  change: { disciplines?: string[]; description?: string; explicitLock?: string | null } = {},
 ): Promise<void> {
+  const { explicitLock, ...rest } = change;
   await withDb(env, (db) =>
     db
       .update(computeEnvs)
-      .set({ packages, ...versionsOf(packages), updatedAt: new Date(), ...change })
+      .set({
+        packages,
+        ...versionsOf(packages),
+        updatedAt: new Date(),
+        ...rest,
+        ...(explicitLock ? { explicitLock } : {}),
+      })
       .where(and(eq(computeEnvs.agentId, agentId), eq(computeEnvs.name, name))),
   );
 }

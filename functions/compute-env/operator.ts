@@ -20,6 +20,7 @@ import {
   type EnvManifestJson,
   type ManifestEnv,
 } from "./manifest.ts";
+import { restoreEnvs } from "./restore.ts";
 import { sandboxRunner } from "./runner.ts";
 
 /**
@@ -63,6 +64,7 @@ export interface EnvStatus {
 export async function envStatus(deps: CascadeDeps, requestId: string): Promise<EnvStatus> {
   for (const stale of await staleInstalls(deps.db, deps.agentId)) await recoverStale(deps, stale);
   const envs = await ensureManifest(deps, `${requestId}.ensure`);
+  await restoreEnvs(deps, requestId, envs);
   const found = await detect(deps.runner, deps.config, `${requestId}.detect`);
   // The manifest stays true: packages as conda lists them now.
   for (const e of envs) {

@@ -29,6 +29,11 @@ export const computeEnvs = pgTable(
     rVersion: text("r_version"),
     /** Package name → version, from the env's own `conda list --json` after every change. */
     packages: jsonb("packages").$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The env's explicit lock (`conda list --explicit --md5`) after its last change: what a fresh
+     * sandbox recreates it from (compute-env/restore.ts). Null until first listed.
+     */
+    explicitLock: text("explicit_lock"),
     /** Disciplines merged into it (primary env). */
     disciplines: jsonb("disciplines").$type<string[]>().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -49,7 +54,7 @@ export const computeEnvInstalls = pgTable(
   {
     id: text("id").primaryKey(),
     agentId: text("agent_id").notNull(),
-    /** install | create | discipline */
+    /** install | create | discipline | restore | recreate (restore.ts) */
     kind: text("kind").notNull(),
     packages: jsonb("packages").$type<string[]>().notNull(),
     /** The env being changed while running; the env it went to when done. */

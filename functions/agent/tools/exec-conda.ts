@@ -3,6 +3,7 @@ import type { DbEnv } from "../../db/client.ts";
 import { computeEnvFor } from "../../compute-env/config.ts";
 import { ensureManifest } from "../../compute-env/cascade.ts";
 import { loadManifest } from "../../compute-env/manifest.ts";
+import { describeRestore, restoreEnvs } from "../../compute-env/restore.ts";
 import { sandboxRunner } from "../../compute-env/runner.ts";
 import { scriptsRun, wrapCommand, type WrappedCommand } from "../../compute-env/wrap.ts";
 import { readFiles } from "../workspace.ts";
@@ -12,7 +13,9 @@ import type { ToolContext } from "../types.ts";
  * exec's hook into the computing environment (AcaClaw's before_tool_call): the command the model
  * wrote, as it runs — `conda run --no-capture-output -n <env> …` in the env it needs — or undefined when
  * the agent has no computeEnv. The manifest is filled by detection the first time (one command in
- * the sandbox, keyed by this call's id so a resumed call does not detect twice).
+ * the sandbox, keyed by this call's id so a resumed call does not detect twice). A registered env
+ * this sandbox lacks (a fresh container) is recreated from its lock first (compute-env/restore.ts),
+ * and the command's note says so.
  */
 export async function condaWrapped(
   ctx: ToolContext,
@@ -22,22 +25,24 @@ export async function condaWrapped(
   const computeEnv = computeEnvFor(ctx.config, ctx.agentId);
   if (!computeEnv) return undefined;
   const db = ctx.env as DbEnv;
+  const runner = sandboxRunner(ctx.config, ctx.env, ctx.agentId, ctx.sessionKey, computeEnv);
+  const deps = { db, runner, config: computeEnv, agentId: ctx.agentId };
   let envs = await loadManifest(db, ctx.agentId);
-  if (!envs.length) {
-    const runner = sandboxRunner(ctx.config, ctx.env, ctx.agentId, ctx.sessionKey, computeEnv);
-    envs = await ensureManifest(
-      { db, runner, config: computeEnv, agentId: ctx.agentId },
-      `${ctx.agentId}:${callId}.detect`,
-    ).catch(() => envs);
-  }
+  if (!envs.length)
+    envs = await ensureManifest(deps, `${ctx.agentId}:${callId}.detect`).catch(() => envs);
+  const restored = await restoreEnvs(deps, `${ctx.agentId}:${callId}`, envs);
+  if (restored.length) envs = await loadManifest(db, ctx.agentId);
   const paths = scriptsRun(command);
   const scripts = paths.length ? [...(await readFiles(db, ctx.agentId, paths)).values()] : [];
-  return wrapCommand(
+  const wrapped = wrapCommand(
     command,
     envs,
     computeEnv,
     scripts.map((file) => file.content),
   );
+  return restored.length
+    ? { ...wrapped, reason: [wrapped.reason, ...restored.map(describeRestore)].join("; ") }
+    : wrapped;
 }
 
 /** PATH entries the computing environment adds after tools.exec.pathPrepend: conda's bin. */

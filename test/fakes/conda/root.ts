@@ -15,11 +15,18 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 export const SANDBOX_CONDA_PREFIX = "/opt/conda";
 export const SANDBOX_CONDA_CHANNEL = `file://${SANDBOX_CONDA_PREFIX}/channel`;
 
-export function makeCondaRoot(): string {
+/** A conda root with the stand-in and its channel, and no env yet (what the image's conda stage starts from). */
+export function makeCondaInstall(): string {
   const root = mkdtempSync(join(tmpdir(), "edgeclaw-test-conda-"));
   mkdirSync(join(root, "bin"));
-  cpSync(join(HERE, "conda"), join(root, "bin", "conda"));
+  for (const file of ["conda", "conda_solver.py", "conda_files.py"])
+    cpSync(join(HERE, file), join(root, "bin", file));
   cpSync(join(HERE, "channel"), join(root, "channel"), { recursive: true });
+  return root;
+}
+
+export function makeCondaRoot(): string {
+  const root = makeCondaInstall();
   execFileSync(join(root, "bin", "conda"), [
     "create",
     "-n",

@@ -1,0 +1,1 @@
+ALTER TABLE "compute_envs" ADD COLUMN "explicit_lock" text;
