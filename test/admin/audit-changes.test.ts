@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../workers/env.ts";
-import { TEST_MATTERMOST } from "../setup/test-config.ts";
+import { TEST_MATTERMOST } from "../../functions/channels/mattermost/test-fixtures.ts";
 import { scriptMattermost } from "../channels/mattermost/helpers.ts";
 
 /**

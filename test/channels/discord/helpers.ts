@@ -5,7 +5,7 @@ import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import type { SocketAccount } from "../../../functions/channels/channel.ts";
 import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
 import type { DiscordAccount } from "../../../functions/channels/discord/config.ts";
-import { TEST_DISCORD } from "../../setup/test-config.ts";
+import { TEST_DISCORD } from "../../../functions/channels/discord/test-fixtures.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
 
 export { TEST_DISCORD };

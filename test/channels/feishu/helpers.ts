@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { encryptFeishu, signFeishuRequest } from "../../../functions/channels/feishu/crypto.ts";
-import { TEST_FEISHU } from "../../setup/test-config.ts";
+import { TEST_FEISHU } from "../../../functions/channels/feishu/test-fixtures.ts";
 import { pairingForgetter } from "../wait.ts";
 
 export { TEST_FEISHU };

@@ -1,5 +1,5 @@
 import { env, SELF } from "cloudflare:test";
-import { TEST_GOOGLECHAT } from "../../setup/test-config.ts";
+import { TEST_GOOGLECHAT } from "../../../functions/channels/googlechat/test-fixtures.ts";
 import { pairingForgetter } from "../wait.ts";
 
 export { TEST_GOOGLECHAT };

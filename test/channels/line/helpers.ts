@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { signLineBody } from "../../../functions/channels/line/verify.ts";
-import { TEST_LINE } from "../../setup/test-config.ts";
+import { TEST_LINE } from "../../../functions/channels/line/test-fixtures.ts";
 import { pairingForgetter } from "../wait.ts";
 
 export { TEST_LINE };

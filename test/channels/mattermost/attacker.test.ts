@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TEST_MATTERMOST } from "../../setup/test-config.ts";
+import { TEST_MATTERMOST } from "../../../functions/channels/mattermost/test-fixtures.ts";
 import {
   FAKE_MATTERMOST_BOT,
   deliver,

@@ -5,7 +5,7 @@ import { channelDefinition } from "../../../functions/channels/registry.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
 import { signRequest } from "../../../functions/channels/companion/signature.ts";
-import { TEST_MATTERMOST } from "../../setup/test-config.ts";
+import { TEST_MATTERMOST } from "../../../functions/channels/mattermost/test-fixtures.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
 
 /** The bot the fake Mattermost's token belongs to. (The fake itself is Node code; workerd tests only speak to it over HTTP.) */

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { TEST_MATTERMOST } from "../../setup/test-config.ts";
+import { TEST_MATTERMOST } from "../../../functions/channels/mattermost/test-fixtures.ts";
 import {
   FAKE_MATTERMOST_BOT,
   mattermostPosts,

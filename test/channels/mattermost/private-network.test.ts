@@ -6,7 +6,7 @@ import { parseConfig } from "../../../functions/channels/gateway-config.ts";
 import { mattermostChannel } from "../../../functions/channels/mattermost/index.ts";
 import { sendMattermostMessage } from "../../../functions/channels/mattermost/send.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
-import { TEST_MATTERMOST } from "../../setup/test-config.ts";
+import { TEST_MATTERMOST } from "../../../functions/channels/mattermost/test-fixtures.ts";
 import { mattermostCalls, mattermostPosts, mmId, workerEnv } from "./helpers.ts";
 
 /**

@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";
-import { TEST_MSTEAMS } from "../../setup/test-config.ts";
+import { TEST_MSTEAMS } from "../../../functions/channels/msteams/test-fixtures.ts";
 import { pairingForgetter } from "../wait.ts";
 
 export { TEST_MSTEAMS };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TEST_SLACK } from "../../setup/test-config.ts";
+import { TEST_SLACK } from "../../../functions/channels/slack/test-fixtures.ts";
 import { slackBotIdentityFromCallback } from "../../../functions/channels/slack/identity.ts";
 import { slackEventCallbackSchema } from "../../../functions/channels/slack/payloads.ts";
 import {

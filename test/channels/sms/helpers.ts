@@ -1,7 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { signTwilioRequest } from "../../../functions/channels/sms/verify.ts";
 import type { Env } from "../../../workers/env.ts";
-import { TEST_TWILIO } from "../../setup/test-config.ts";
+import { TEST_TWILIO } from "../../../functions/channels/sms/test-fixtures.ts";
 import { pairingForgetter } from "../wait.ts";
 
 export { TEST_TWILIO };

@@ -1,5 +1,5 @@
 import { env, SELF } from "cloudflare:test";
-import { TEST_TELEGRAM } from "../../setup/test-config.ts";
+import { TEST_TELEGRAM } from "../../../functions/channels/telegram/test-fixtures.ts";
 import { pairingForgetter } from "../wait.ts";
 
 export { TEST_TELEGRAM };

@@ -37,34 +37,6 @@ const ALLOWED: Record<string, { channels: string[]; why: string }> = {
     channels: ["mattermost"],
     why: "CommandRegistryDO's RPC types; go with it",
   },
-  "test/setup/global.ts": {
-    channels: [
-      "slack",
-      "telegram",
-      "sms",
-      "line",
-      "googlechat",
-      "feishu",
-      "msteams",
-      "discord",
-      "mattermost",
-    ],
-    why: "starts each channel's fake by hand; goes when each channel's test kit (functions/channels/<id>/test-kit.ts) starts its own and provides its URLs",
-  },
-  "test/setup/test-config.ts": {
-    channels: [
-      "slack",
-      "telegram",
-      "sms",
-      "line",
-      "googlechat",
-      "feishu",
-      "msteams",
-      "discord",
-      "mattermost",
-    ],
-    why: "the test config's channel blocks and secrets; go into each channel's test kit with the fakes",
-  },
   "scripts/bench/memory.ts": {
     channels: ["slack"],
     why: "a benchmark of the memory path needs one concrete channel to send through; it stays Slack on purpose",
@@ -87,9 +59,9 @@ const ALLOWED: Record<string, { channels: string[]; why: string }> = {
   },
 };
 
-/** A channel's Node-only pieces: never in the Worker's bundle. */
+/** A channel's Node-only pieces, and the fixtures its tests share with its test kit: never in the Worker's bundle. */
 const NODE_ONLY_PIECE =
-  /^functions\/channels\/[^/]+\/(simulate\/|companion\/|cli\.ts$|test-kit\.ts$)/;
+  /^functions\/channels\/[^/]+\/(simulate\/|companion\/|cli\.ts$|test-kit\.ts$|test-fixtures\.ts$)/;
 
 describe("a channel is one folder", () => {
   const ids = channelIds();

@@ -1,5 +1,5 @@
 import { interactionToken } from "../../../../functions/channels/mattermost/interactions.ts";
-import { TEST_MATTERMOST } from "../../../setup/test-config.ts";
+import { TEST_MATTERMOST } from "../../../../functions/channels/mattermost/test-fixtures.ts";
 import { FAKE_MATTERMOST_BOT, mmId, postedEvent } from "../../mattermost/helpers.ts";
 import type { Conversation, Delivery, SystemEventKit } from "../system-kit.ts";
 

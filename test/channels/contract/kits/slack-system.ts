@@ -1,4 +1,4 @@
-import { TEST_SLACK } from "../../../setup/test-config.ts";
+import { TEST_SLACK } from "../../../../functions/channels/slack/test-fixtures.ts";
 import {
   APP_ID,
   BOT_USER,
