@@ -9,7 +9,7 @@
  * companion process or image, on the key the banner names).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { loadBundleInputs, type BundleInputs } from "./lib/bundle-inputs.ts";
@@ -32,11 +32,13 @@ import { withCompanionUrl } from "./lib/dev-companion-sandbox.ts";
 import { configuredVarNames, readDevVarsFile, shellVars, writeEnvFile } from "./lib/dev-vars.ts";
 import { gatewayAuthForDev } from "./lib/gateway-token.ts";
 import { freePort, isPortFree } from "./lib/local-ports.ts";
-import { startLocalPostgres, type LocalPostgres } from "./lib/local-postgres.ts";
+import type { LocalPostgres } from "./lib/local-postgres.ts";
 import { bundleDefineArgs, localWorkerCli, wranglerEnv } from "./lib/wrangler.ts";
-import { simulateForDev, type SimulatedDev } from "./simulate/dev.ts";
+import type { SimulatedDev } from "./simulate/dev.ts";
 
 const HOST = "127.0.0.1";
+/** What the Worker is handed of the local database (set once Postgres answers). */
+const DATABASE_VARS = ["DATABASE_URL", "EDGECLAW_PG_WS_PROXY"];
 /** After this long without /health answering, say what to look at (and keep waiting). */
 const SLOW_START_HINT_MS = 60_000;
 const STOP_GRACE_MS = 8_000;
@@ -91,18 +93,14 @@ async function main() {
     fail(`port ${port} on ${HOST} is already in use; set EDGECLAW_PORT to another port`);
   }
 
-  postgres = await startLocalPostgres({ dataDir: join(dataDir, "pg") });
-
   const vars: Record<string, string> = {
     ...readDevVarsFile(resolve(".dev.vars")),
     ...shellVars(process.env, configuredVarNames(inputs.loaded.raw, inputs.loaded.config)),
   };
   const auth = gatewayAuthForDev(inputs.loaded.config, vars, dataDir);
   if (auth.kind === "generated") vars.EDGECLAW_GATEWAY_TOKEN = auth.token;
-  // The local database always wins over a DATABASE_URL in .dev.vars: dev never touches production.
-  vars.DATABASE_URL = postgres.databaseUrl;
-  vars.EDGECLAW_PG_WS_PROXY = postgres.wsProxy;
-  if (process.env.EDGECLAW_SIMULATE === "1") simulated = await simulateForDev(inputs, vars);
+  if (process.env.EDGECLAW_SIMULATE === "1")
+    simulated = await (await import("./simulate/dev.ts")).simulateForDev(inputs, vars);
   const config = simulated?.config ?? inputs.loaded.config;
   let defineArgs = simulated?.defineArgs ?? inputs.defineArgs;
   // Socket accounts: the companion's key (a generated one is added to the bundled config) and the
@@ -131,12 +129,11 @@ async function main() {
     if (companionPlan.raw !== (simulated?.raw ?? inputs.loaded.raw))
       defineArgs = bundleDefineArgs(companionPlan.raw, inputs.workspace.seeds);
   }
-  writeEnvFile(envFile, vars);
   const url = `http://${HOST}:${port}`;
-  // A companion for the sandbox alone needs nothing of the Worker: up before it, so a run the
-  // Worker resumes at start (after a crash) finds its sandbox host answering.
-  if (companionPlan && runCompanion && !companionPlan.key)
-    companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
+  // A file a killed run left: the local Worker starts workerd once this file exists.
+  rmSync(envFile, { force: true });
+  // The local database always wins over a DATABASE_URL in .dev.vars: dev never touches production.
+  const envNames = [...new Set([...Object.keys(vars), ...DATABASE_VARS])];
 
   const args = [
     // Dies with this process however it ends (see die-with-parent.mjs), via the pipe on fd 3.
@@ -154,11 +151,14 @@ async function main() {
     String(await freePort(HOST)),
     "--persist-to",
     join(dataDir, "wrangler"),
-    "--env-file",
+    "--vars-file",
     envFile,
+    ...envNames.flatMap((name) => ["--env-binding", name]),
     ...defineArgs,
   ];
-  // Its own process group, so stopping it also reaches workerd and anything else it started.
+  // Its own process group, so stopping it also reaches workerd and anything else it started. The
+  // Worker builds (in processes of its own) while Postgres starts here; workerd waits for the env
+  // file, written once Postgres answers, so the Worker never runs without its database.
   wrangler = spawn(process.execPath, args, {
     detached: true,
     stdio: ["ignore", "inherit", "inherit", "pipe"],
@@ -179,6 +179,22 @@ async function main() {
     await stop();
     process.exit(code || 1);
   });
+
+  // Loaded here, not at the top: PGlite's 9 MB module takes a second or two to load, which the
+  // Worker's build now overlaps.
+  const { startLocalPostgres } = await import("./lib/local-postgres.ts");
+  postgres = await startLocalPostgres({ dataDir: join(dataDir, "pg") });
+  if (stopping) return;
+  vars.DATABASE_URL = postgres.databaseUrl;
+  vars.EDGECLAW_PG_WS_PROXY = postgres.wsProxy;
+  // A companion for the sandbox alone needs nothing of the Worker: up before workerd starts, so a
+  // run the Worker resumes at start (after a crash) finds its sandbox host answering.
+  if (companionPlan && runCompanion && !companionPlan.key)
+    companion = await startDevCompanion(companionPlan, url, companionPort, companionBuild);
+  if (stopping) return;
+  // Whole or not at all (the local Worker reads it as soon as it exists).
+  writeEnvFile(`${envFile}.writing`, vars);
+  renameSync(`${envFile}.writing`, envFile);
 
   if (!(await waitForHealth(`${url}/health`, exited))) return;
 
@@ -319,6 +335,7 @@ function stop(): Promise<void> {
     // Whatever wrangler left behind in its group (workerd) goes too.
     if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
     rmSync(envFile, { force: true });
+    rmSync(`${envFile}.writing`, { force: true });
     await simulated?.stop(dataDir);
     await postgres
       ?.stop()

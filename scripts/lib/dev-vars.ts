@@ -7,8 +7,8 @@ import { referencedSecretIds } from "../../functions/config/secret-scan.ts";
 /**
  * The secrets a local Worker sees. wrangler reads `.dev.vars` itself only when it is given no env
  * file, and it never reads the shell; `npm run dev` needs both plus its own bindings (database,
- * generated token), so it merges them into one file under the data dir and hands wrangler that file
- * with `--env-file`. That keeps secret values off the command line, where `ps` would show them.
+ * generated token), so it merges them into one file under the data dir and hands the local Worker
+ * (local-worker.mjs) that file with `--vars-file`. That keeps secret values off the command line, where `ps` would show them.
  */
 
 /** Shell variables passed through to the local Worker when set (besides those the config names). */

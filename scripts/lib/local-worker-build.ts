@@ -30,6 +30,9 @@ async function main(): Promise<number> {
     throw new Error("--out-dir, --address and --do-dir are required");
   const outDir = resolve(values["out-dir"]);
   const projectDir = process.cwd();
+  // wrangler's API (for the bindings below) loads while its CLI bundles, in a child process.
+  const wranglerApi = import("wrangler");
+  void wranglerApi.catch(() => undefined); // awaited below, or not needed when the build fails
   const run = await runWrangler(
     [
       "deploy",
@@ -47,7 +50,7 @@ async function main(): Promise<number> {
     );
     return 1;
   }
-  const wrangler = await import("wrangler");
+  const wrangler = await wranglerApi;
   const configPath = join(projectDir, "wrangler.toml");
   const config = wrangler.unstable_readConfig({ config: configPath });
   const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(configPath);

@@ -4,14 +4,19 @@
 // own (~200 MB idle, ~550 MB and most of the stack's CPU under load, proxying and logging every
 // request), a second workerd for that proxy and an esbuild watch service (~90 MB).
 //
-//   node scripts/lib/local-worker.mjs --ip 127.0.0.1 --port 8787 --persist-to DIR --env-file FILE \
-//     [--define NAME:JSON …] [--watch] [--inspector-port N]
+//   node scripts/lib/local-worker.mjs --ip 127.0.0.1 --port 8787 --persist-to DIR --vars-file FILE \
+//     [--env-binding NAME …] [--define NAME:JSON …] [--watch] [--inspector-port N]
+//
+// (Not --env-file: node reads a file named by --env-file anywhere on its command line, into its own
+// environment, and fails when it does not exist yet.) The bundle is built at once; workerd starts only once FILE exists (dev writes it when Postgres
+// answers, so the build and Postgres's start overlap) and FILE names exactly the --env-binding
+// variables (the names the bundle's workerd config binds; the values are only in FILE).
 //
 // Plain JavaScript run by plain node (no TypeScript loader): this process lives as long as dev
 // does and only supervises, so it stays at node's own ~40 MB. State goes where `wrangler dev
 // --persist-to DIR` keeps it (DIR/v3/do/…), so a data dir works with both.
 import { spawn } from "node:child_process";
-import { readFileSync, watch } from "node:fs";
+import { existsSync, readFileSync, watch } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +35,8 @@ const { values } = parseArgs({
     ip: { type: "string", default: "127.0.0.1" },
     port: { type: "string" },
     "persist-to": { type: "string" },
-    "env-file": { type: "string" },
+    "vars-file": { type: "string" },
+    "env-binding": { type: "string", multiple: true, default: [] },
     define: { type: "string", multiple: true, default: [] },
     watch: { type: "boolean", default: false },
     "inspector-port": { type: "string" },
@@ -43,7 +49,9 @@ if (!values.port || !values["persist-to"]) {
 }
 const persistTo = resolve(values["persist-to"]);
 const outDir = join(persistTo, "..", "worker-build");
-const vars = values["env-file"] ? parseEnv(readFileSync(values["env-file"], "utf8")) : {};
+const envBindings = [...new Set(values["env-binding"])].sort();
+/** How often the env file is looked for while dev starts Postgres. */
+const ENV_FILE_POLL_MS = 50;
 const loopback = values.ip === "::1" || values.ip === "localhost" || values.ip.startsWith("127.");
 
 /** Resolves true when the bundle and its workerd config were written. */
@@ -59,7 +67,7 @@ function build() {
     "--do-dir",
     join(persistTo, "v3", "do"),
     ...(loopback ? ["--client-address", values.ip] : []),
-    ...Object.keys(vars).flatMap((name) => ["--env-binding", name]),
+    ...envBindings.flatMap((name) => ["--env-binding", name]),
     ...values.define.flatMap((define) => ["--define", define]),
   ];
   return new Promise((resolveBuild) => {
@@ -71,8 +79,31 @@ function build() {
 
 let workerd;
 let stopping = false;
+/** The env file's variables, read once it exists; undefined until then. */
+let vars;
 
-function startWorkerd() {
+/** Waits for the env file (dev writes it whole, by rename) and checks it names what the config binds. */
+async function readVars() {
+  const file = values["vars-file"];
+  if (!file) return {};
+  while (!existsSync(file)) {
+    if (stopping) return {};
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, ENV_FILE_POLL_MS));
+  }
+  const read = parseEnv(readFileSync(file, "utf8"));
+  const names = Object.keys(read).sort();
+  if (names.join("\n") !== envBindings.join("\n")) {
+    console.error(
+      `edgeclaw dev: ${file} names ${names.join(", ") || "nothing"} but the Worker binds ${envBindings.join(", ") || "nothing"} (--env-binding)`,
+    );
+    process.exit(2);
+  }
+  return read;
+}
+
+async function startWorkerd() {
+  vars ??= await readVars();
+  if (stopping) return;
   // The workerd that wrangler ships with (its own dependency: npm may not hoist it to the top).
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler"));
   const workerdPath = process.env.MINIFLARE_WORKERD_PATH ?? fromWrangler("workerd").default;
@@ -119,18 +150,19 @@ async function stopWorkerd() {
 }
 
 const built = await build();
-if (built) startWorkerd();
+const firstStart = built ? startWorkerd() : Promise.resolve();
 
 const watchers = [];
 if (values.watch || !built) {
   let timer;
-  let building = Promise.resolve();
+  // A save while the first start still waits for the env file queues behind it.
+  let building = firstStart;
   const rebuild = () => {
     building = building.then(async () => {
       if (stopping || !(await build())) return;
       await stopWorkerd();
       if (stopping) return;
-      startWorkerd();
+      await startWorkerd();
       console.log("edgeclaw dev: Worker rebuilt and restarted");
     });
   };
