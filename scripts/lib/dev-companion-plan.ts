@@ -23,9 +23,12 @@ export const GENERATED_INGRESS_SECRET_FILE = "companion-ingress-secret";
 export const GENERATED_KEY_ID = "dev-local";
 export const GENERATED_SECRET_VAR = "EDGECLAW_COMPANION_DEV_SECRET";
 
-/** Shell variables the companion inherits besides its own settings and the platform secrets. */
+/**
+ * Shell variables the companion inherits besides its own settings and the platform secrets
+ * (EDGECLAW_SANDBOX_CONDA_PREFIX: the host conda its sandbox binds for agents.defaults.computeEnv).
+ */
 const INHERITED_ENV =
-  /^(PATH|HOME|TMPDIR|TZ|LANG|LC_[A-Z]+|NODE_EXTRA_CA_CERTS|NODE_USE_ENV_PROXY|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|EDGECLAW_COMPANION_[A-Z0-9_]+)$/;
+  /^(PATH|HOME|TMPDIR|TZ|LANG|LC_[A-Z]+|NODE_EXTRA_CA_CERTS|NODE_USE_ENV_PROXY|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|EDGECLAW_COMPANION_[A-Z0-9_]+|EDGECLAW_SANDBOX_CONDA_PREFIX)$/;
 
 export interface DevCompanionPlan {
   /** The config to bundle: the one given, or with generated keys added (`companion.ingressKeys`, `outboundKeys`). */

@@ -41,6 +41,7 @@ const VIEWS = [
   "channels",
   "config",
   "sandbox",
+  "environments",
 ];
 
 const cleanups: Array<() => Promise<void> | void> = [];

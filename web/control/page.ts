@@ -3,6 +3,7 @@ import { CONTROL_CORE_SCRIPT } from "./script-core.ts";
 import { CONTROL_OPERATIONS_SCRIPT } from "./script-operations.ts";
 import { CONTROL_INSIGHT_SCRIPT } from "./script-insight.ts";
 import { CONTROL_SANDBOX_SCRIPT } from "./script-sandbox.ts";
+import { CONTROL_ENVIRONMENTS_SCRIPT } from "./script-environments.ts";
 
 /**
  * The control page (`/control`): one dependency-free page over the token-protected admin API. The
@@ -90,6 +91,7 @@ ${CONTROL_CORE_SCRIPT}
 ${CONTROL_OPERATIONS_SCRIPT}
 ${CONTROL_INSIGHT_SCRIPT}
 ${CONTROL_SANDBOX_SCRIPT}
+${CONTROL_ENVIRONMENTS_SCRIPT}
 start();
 })();`,
 });
