@@ -42,6 +42,10 @@ export interface Env {
   EDGECLAW_SANDBOX_CONTAINER?: string;
   /** Tests only: the loopback container engine standing in for the Containers runtime (durable-objects/sandbox/loopback-container.ts). */
   EDGECLAW_LOOPBACK_CONTAINERS?: string;
+  /** The media store in production (wrangler.toml `[[r2_buckets]]`; functions/media/store.ts). */
+  MEDIA?: R2Bucket;
+  /** The media store of `npm run dev`: a folder of the data dir served by workerd (scripts/lib/workerd-config.ts). */
+  MEDIA_DISK?: Fetcher;
   /** Postgres connection string (Neon in production, the local bridge in dev and tests). */
   DATABASE_URL?: string;
   /** Set only locally: the host:port of the WebSocket-to-TCP bridge in front of PGlite. */

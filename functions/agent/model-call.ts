@@ -14,6 +14,13 @@ import { callFakeModel, FAKE_MODEL_REF } from "./providers/fake.ts";
 import { callOpenAiCompletions } from "./providers/openai.ts";
 import type { ProviderApi, ProviderCall, ResolvedModel } from "./providers/types.ts";
 import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } from "./types.ts";
+import {
+  IMAGE_STRIPPED_NOTICE,
+  isImageRefusal,
+  prepareImages,
+  requestHasImages,
+  type LoadMedia,
+} from "./media-request.ts";
 
 /**
  * One model turn with retry and failover (concepts/model-failover, concepts/retry):
@@ -64,6 +71,13 @@ export interface CallModelArgs {
   onNotice?: (text: string) => void;
   /** Told after every attempt at one provider (metrics, spans): when it ran and how it ended. */
   onAttempt?: (attempt: AttemptReport) => void;
+  /**
+   * Reads an image's bytes from the media store for the request being built (media-request.ts);
+   * without it images are named, never sent as pixels.
+   */
+  loadMedia?: LoadMedia;
+  /** Told how many image bytes one attempt held while it was built and sent (the figure in docs/concepts/media.md). */
+  onImages?: (report: { modelRef: string; imageCount: number; heldBytes: number }) => void;
 }
 
 export interface AttemptReport {
@@ -202,13 +216,22 @@ async function walkChain(
       continue;
     }
 
+    let stripped = false;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (request.signal?.aborted)
         return fail(new ModelError("aborted", "the model call was aborted"));
       const progress = { emitted: false };
       const onTextDelta = request.onTextDelta;
+      const prepared = await prepareImages(request.messages, {
+        acceptsImages: model.acceptsImages,
+        refused: stripped,
+        modelRef: model.ref,
+        load: args.loadMedia,
+      });
+      if (prepared.imageCount) args.onImages?.({ modelRef: model.ref, ...prepared });
       const attemptRequest: ModelRequest = {
         ...request,
+        messages: prepared.messages,
         onTextDelta: onTextDelta
           ? (text) => {
               progress.emitted = true;
@@ -261,6 +284,20 @@ async function walkChain(
         report(lastError.kind);
         attempts.push(record(model.ref, attempt, lastError));
         if (lastError.kind === "aborted") return fail(lastError);
+        // A 400 about an image: once, the same model again without pixels, and the user is told.
+        // (A session never wedges on an image the provider will not take.)
+        if (
+          lastError.kind === "bad_request" &&
+          !stripped &&
+          !progress.emitted &&
+          requestHasImages(attemptRequest.messages) &&
+          isImageRefusal(lastError.message)
+        ) {
+          stripped = true;
+          args.onNotice?.(IMAGE_STRIPPED_NOTICE);
+          attempt--;
+          continue;
+        }
         if (progress.emitted) {
           streamed = true;
           if (!args.onStreamReset) return fail(lastError);

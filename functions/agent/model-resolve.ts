@@ -195,6 +195,7 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
         ? SELF_HOSTED_IDLE_TIMEOUT_MS
         : CLOUD_IDLE_TIMEOUT_MS,
     native: host === NATIVE_HOSTS[api],
+    acceptsImages: entry?.input ? entry.input.includes("image") : builtIn !== undefined,
   };
 }
 
@@ -302,6 +303,7 @@ function fakeModel(ref: string, modelId: string): ResolvedModel {
     cost: ZERO_COST,
     idleTimeoutMs: CLOUD_IDLE_TIMEOUT_MS,
     native: false,
+    acceptsImages: false,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { AttachmentText } from "../channels/attachments.ts";
 import type { ChatType } from "../core/envelope.ts";
+import type { MediaPart } from "../media/parts.ts";
 import { CURRENT_MESSAGE_HEADER, HISTORY_CONTEXT_HEADER } from "../routing/group-history.ts";
 import {
   fenceBlock,
@@ -78,13 +79,31 @@ export function renderIncoming(message: IncomingText, fenceId: string): string {
   }
   for (const attachment of message.attachments ?? []) {
     const label = sanitizeLabel(attachment.label);
-    if (attachment.body !== undefined)
+    if (attachment.media) blocks.push(renderMedia(attachment.media, label, author, fenceId));
+    else if (attachment.body !== undefined)
       blocks.push(
         fenceUntrusted(attachment.body, `attachment "${label}" sent by ${author}`, fenceId),
       );
     else blocks.push(`[Attachment: ${label} — ${sanitizeLabel(attachment.note ?? "no contents")}]`);
   }
   return blocks.join("\n\n");
+}
+
+/**
+ * A media attachment: an image is named here and attached to the turn as pixels (or described,
+ * for a model without image input); a transcript or a document's text is fenced as the sender's.
+ */
+function renderMedia(media: MediaPart, label: string, author: string, fenceId: string): string {
+  if (media.kind === "audio" && media.transcript !== undefined)
+    return fenceUntrusted(
+      media.transcript,
+      `transcript of the voice message "${label}" sent by ${author} (machine-generated)`,
+      fenceId,
+    );
+  if (media.kind === "document" && media.text !== undefined)
+    return fenceUntrusted(media.text, `text of the document "${label}" sent by ${author}`, fenceId);
+  if (media.kind === "image") return `[Image: ${label} — attached below, sent by ${author}]`;
+  return `[Attachment: ${label} — kept, contents not read]`;
 }
 
 /**

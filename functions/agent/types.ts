@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ExecHost } from "../sandbox/exec-host.ts";
 import { EdgeclawError } from "../core/errors.ts";
+import type { InlineImage, MediaPart } from "../media/parts.ts";
 
 /** The agent loop's own message model: provider adapters translate to and from their wire formats. */
 
@@ -12,7 +13,17 @@ export interface ToolCall {
 }
 
 export type Message =
-  | { role: "user"; content: string }
+  | {
+      role: "user";
+      content: string;
+      /** Images, audio and documents the sender attached: references into the media store. */
+      media?: MediaPart[];
+      /**
+       * The pixels of this turn's images, loaded for one model request (functions/agent/media-request.ts)
+       * and never stored: a transcript row holds `media` only.
+       */
+      images?: InlineImage[];
+    }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 

@@ -92,8 +92,15 @@ export type ProgressEvent =
   | { type: "tool"; name: string; phase: "start" | "end" }
   | { type: "run-finished" };
 
-/** What `fetchAttachment` answers: the file's text (cut at the source when `truncated`), or why there is none. */
-export type FetchedAttachment = { text: string; truncated?: boolean } | { skipped: string };
+/**
+ * What `fetchAttachment` answers: the file's text (cut at the source when `truncated`), the whole
+ * file's bytes for media (images, audio, PDF: attachment-download.ts decides by the declared
+ * type), or why there is none.
+ */
+export type FetchedAttachment =
+  | { text: string; truncated?: boolean }
+  | { bytes: Uint8Array }
+  | { skipped: string };
 
 /**
  * The outbound half of a channel. Every call gets the account it is for, resolved by the pipeline

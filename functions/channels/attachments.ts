@@ -1,5 +1,9 @@
 import type { ChannelAdapter, SendContext } from "./adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
+import type { MediaConfig } from "../config/media-schema.ts";
+import { ingestMedia, maxBytesFor, mediaKindOf } from "../media/ingest.ts";
+import type { MediaPart } from "../media/parts.ts";
+import type { MediaStore } from "../media/store.ts";
 
 /** Characters of one attachment's text the model sees; the rest is cut with a marker. */
 export const MAX_ATTACHMENT_CHARS = 50_000;
@@ -23,6 +27,15 @@ export interface AttachmentText {
   body?: string;
   /** Why there is no body (too large, not text, download failed). */
   note?: string;
+  /** An image, audio or document kept in the media store (a reference, never the bytes). */
+  media?: MediaPart;
+}
+
+/** Where media attachments go, and the key each one gets (store.ts mediaKey). */
+export interface MediaIntake {
+  store: MediaStore;
+  config: MediaConfig;
+  keyFor(index: number): Promise<string>;
 }
 
 /**
@@ -35,10 +48,11 @@ export async function describeAttachments(
   adapter: ChannelAdapter | undefined,
   route: ReplyRoute,
   ctx: SendContext,
+  media?: MediaIntake,
 ): Promise<AttachmentText[]> {
   if (!attachments?.length) return [];
   const parts: AttachmentText[] = [];
-  for (const attachment of attachments) {
+  for (const [index, attachment] of attachments.entries()) {
     const label = [
       attachment.name ?? "file",
       attachment.mimeType,
@@ -46,6 +60,14 @@ export async function describeAttachments(
     ]
       .filter(Boolean)
       .join(", ");
+    const kind = media ? mediaKindOf(attachment, media.config) : undefined;
+    if (media && kind && attachment.text === undefined) {
+      parts.push({
+        label,
+        ...(await intakeMedia(attachment, kind, index, adapter, route, ctx, media)),
+      });
+      continue;
+    }
     let body = attachment.text;
     let note: string | undefined;
     let cutAtSource = false;
@@ -63,7 +85,7 @@ export async function describeAttachments(
       if ("text" in fetched) {
         body = fetched.text;
         cutAtSource = fetched.truncated === true;
-      } else note = fetched.skipped;
+      } else note = "skipped" in fetched ? fetched.skipped : "not a text file; contents not shown";
     } else if (body === undefined) {
       note = !attachment.url
         ? "not downloaded (over the size limit or no link)"
@@ -85,4 +107,41 @@ export async function describeAttachments(
     }
   }
   return parts;
+}
+
+/** A media attachment downloaded through its channel (same host and token rules) into the store. */
+async function intakeMedia(
+  attachment: InboundAttachment,
+  kind: NonNullable<ReturnType<typeof mediaKindOf>>,
+  index: number,
+  adapter: ChannelAdapter | undefined,
+  route: ReplyRoute,
+  ctx: SendContext,
+  media: MediaIntake,
+): Promise<{ media: MediaPart } | { note: string }> {
+  if (!attachment.url) return { note: "not downloaded (over the size limit or no link)" };
+  const maxBytes = maxBytesFor(media.config, kind);
+  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > maxBytes)
+    return { note: `not downloaded: over tools.media.${kind}.maxBytes (${maxBytes} bytes)` };
+  if (!adapter?.fetchAttachment) return { note: "this channel cannot download attachments" };
+  const fetched = await adapter.fetchAttachment(attachment, route, ctx).catch((error: unknown) => ({
+    skipped: `download failed: ${error instanceof Error ? error.message : String(error)}`,
+  }));
+  if ("skipped" in fetched) return { note: fetched.skipped };
+  if (!("bytes" in fetched)) return { note: "download gave no file" };
+  try {
+    const result = await ingestMedia({
+      attachment,
+      kind,
+      bytes: fetched.bytes,
+      config: media.config,
+      store: media.store,
+      key: await media.keyFor(index),
+    });
+    return "part" in result ? { media: result.part } : result;
+  } catch (error) {
+    return {
+      note: `could not be kept: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }

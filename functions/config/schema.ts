@@ -1,6 +1,7 @@
 import { execSchema, sandboxSchema } from "./exec-schema.ts";
 import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
 import { computeEnvSchema } from "./compute-env-schema.ts";
+import { mediaSchema } from "./media-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import {
@@ -183,6 +184,8 @@ const providerModelSchema = z
      * it the model has no price — unless it is a built-in provider's default model, which carries
      * its provider's list price — and a USD budget refuses its calls (`budgets.allowUnpricedModels`).
      */
+    /** What the model takes in (OpenClaw's key): `["text", "image"]` sends it images as pixels. */
+    input: z.array(z.string()).optional(),
     cost: z
       .object({
         input: z.number().nonnegative().default(0),
@@ -372,6 +375,7 @@ const toolsSchema = z
       })
       .prefault({}),
     exec: execSchema,
+    media: mediaSchema,
   })
   .loose()
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)

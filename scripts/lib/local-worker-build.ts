@@ -8,7 +8,7 @@
  *     --do-dir DIR [--env-binding NAME …] [--define NAME:JSON …]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runWrangler, stripAnsi } from "./wrangler.ts";
 import { workerdConfig, type WorkerShape } from "./workerd-config.ts";
@@ -55,6 +55,9 @@ async function main(): Promise<number> {
   const config = wrangler.unstable_readConfig({ config: configPath });
   const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(configPath);
   mkdirSync(values["do-dir"], { recursive: true });
+  // The media store of dev: <data dir>/v3/media, beside the Durable Objects' storage.
+  const mediaDir = join(dirname(resolve(values["do-dir"])), "media");
+  mkdirSync(mediaDir, { recursive: true });
   writeFileSync(
     join(outDir, "workerd.capnp"),
     workerdConfig({
@@ -64,6 +67,7 @@ async function main(): Promise<number> {
       durableObjectDir: resolve(values["do-dir"]),
       environmentBindings: values["env-binding"],
       clientAddress: values["client-address"],
+      mediaDir,
     }),
   );
   return 0;

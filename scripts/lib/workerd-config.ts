@@ -32,6 +32,12 @@ export interface WorkerdConfigInput {
    * whatever a client sent. Only a listener bound to loopback knows it: everyone there is local.
    */
   clientAddress?: string;
+  /**
+   * Absolute folder for the media store (functions/media/store.ts), served to the Worker as the
+   * service binding `MEDIA_DISK`: workerd has no R2 outside Miniflare, and a writable disk
+   * service takes PUT, GET and DELETE of files.
+   */
+  mediaDir?: string;
 }
 
 export function workerdConfig(input: WorkerdConfigInput): string {
@@ -50,6 +56,7 @@ export function workerdConfig(input: WorkerdConfigInput): string {
       `(name = ${text(name)}, durableObjectNamespace = (className = ${text(className)}))`,
     );
   }
+  if (input.mediaDir) bindings.push(`(name = "MEDIA_DISK", service = "media-disk")`);
   const classes = [
     ...new Map(Object.values(worker.durableObjects).map((d) => [d.className, d])).values(),
   ];
@@ -63,7 +70,11 @@ const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
     (name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true))),
-    (name = "do-storage", disk = (path = ${text(input.durableObjectDir)}, writable = true)),
+    (name = "do-storage", disk = (path = ${text(input.durableObjectDir)}, writable = true)),${
+      input.mediaDir
+        ? `\n    (name = "media-disk", disk = (path = ${text(input.mediaDir)}, writable = true)),`
+        : ""
+    }
   ],
   sockets = [(name = "http", address = ${text(input.address)}, http = (${injectClientAddress(input.clientAddress)}), service = "main")],
 );

@@ -132,6 +132,7 @@ describe("the demo fake model", () => {
         cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
         idleTimeoutMs: 1,
         native: false,
+        acceptsImages: false,
       },
       {
         system: "",

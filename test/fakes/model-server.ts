@@ -3,6 +3,7 @@ import { z } from "zod";
 import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
+import { imageProblem } from "./model-images.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
@@ -15,7 +16,8 @@ import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
  *   GET  /_control/requests?scenario=<id>                  what the model was sent, in order
  *   POST /_control/reset     { scenario }                  forget the queue and the log
- * With nothing queued it answers "You said: <last user text>".
+ * With nothing queued it answers "You said: <last user text>". Image parts are checked as the real
+ * APIs check them (model-images.ts): a malformed one is a 400 in that API's error envelope.
  */
 
 const usageSchema = z.object({
@@ -188,6 +190,15 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     log.push({ api, path: url.pathname, headers: flatHeaders(req), body });
     logs.set(scenario, log);
 
+    // Image parts a real API would refuse are refused before any script runs (model-images.ts).
+    const badImage = imageProblem(api, body);
+    if (badImage)
+      return sendError(res, api, {
+        type: "error",
+        status: 400,
+        errorType: "invalid_request_error",
+        message: badImage,
+      });
     const step = queues.get(scenario)?.shift() ?? defaultStep(api, body);
     const id = ++counter;
     if (step.type === "hang") return; // the response stays open until the client gives up or the server stops

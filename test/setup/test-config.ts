@@ -182,7 +182,11 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           apiKey: "test-anthropic-key",
           api: "anthropic-messages",
           models: [
-            { id: "claude-test", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
+            {
+              id: "claude-test",
+              input: ["text", "image"],
+              cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+            },
             // A small window, so memory-flush and compaction thresholds are reachable in a test.
             { id: "claude-small", contextWindow: 30_000 },
           ],
@@ -192,7 +196,11 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
           apiKey: "test-openai-key",
           api: "openai-completions",
           models: [
-            { id: "gpt-test", cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 } },
+            {
+              id: "gpt-test",
+              input: ["text", "image"],
+              cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
+            },
           ],
         },
       },

@@ -2,6 +2,7 @@ import { createLogger } from "../../../functions/logging/logger.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { describeAttachments } from "../../../functions/channels/attachments.ts";
+import { mediaKey, mediaStoreFor } from "../../../functions/media/store.ts";
 import { sendContextFor } from "../../../functions/channels/channel-account.ts";
 import {
   decideAccess,
@@ -157,6 +158,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       { env: host.env, config: host.config, signal: AbortSignal.timeout(30_000) },
       envelope.route,
     ),
+    mediaIntake(host, agentId, sessionKey, envelope.dedupKey),
   );
   host.store.inbox.prepare(
     row.seq,
@@ -177,6 +179,20 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   host.store.meta.set("chatType", envelope.chatType);
   await host.progressAccepted(row);
   if (host.activeRun) applyQueueMode(row, host);
+}
+
+/**
+ * Where this event's images, audio and documents go: the media store, after access control (this
+ * runs only for an allowed message), under keys of this agent, session and event.
+ */
+function mediaIntake(host: TriageHost, agentId: string, sessionKey: string, eventKey: string) {
+  const store = mediaStoreFor(host.env as Record<string, unknown>);
+  if (!store) return undefined;
+  return {
+    store,
+    config: host.config.tools.media,
+    keyFor: (index: number) => mediaKey(agentId, sessionKey, eventKey, index),
+  };
 }
 
 /** What a sender kept waiting by the platform is told when their event is turned away (OpenClaw: "not authorized"). */

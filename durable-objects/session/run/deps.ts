@@ -3,6 +3,7 @@ import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import type { RunLoopDeps } from "../../../functions/agent/run-loop.ts";
 import type { ModelRequest, ModelResult, ToolContext } from "../../../functions/agent/types.ts";
 import { callModel, type CallModelArgs } from "../../../functions/agent/model-call.ts";
+import { mediaStoreFor } from "../../../functions/media/store.ts";
 import type { ModelCallKind, ModelCallMeter } from "../../../functions/agent/metering.ts";
 import {
   modelSelectionFor,
@@ -73,6 +74,8 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
   }
 > {
   const { env, config, agentId } = input;
+  // Images reach the model from the media store, read per request (functions/agent/media-request.ts).
+  const media = mediaStoreFor(env as Record<string, unknown>);
   const selection = selectionFor(config, env, agentId, input.modelOverride);
   const tools = createToolset(config, agentId, {
     senderIsOwner: input.senderIsOwner,
@@ -134,6 +137,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
         meter,
         onStreamReset: input.onStreamReset,
         onNotice: input.onNotice,
+        ...(media ? { loadMedia: (ref: string) => media.get(ref) } : {}),
         ...(input.onAttempt ? { onAttempt: input.onAttempt } : {}),
         ...(input.toolHasRun() ? { overloadChainRetries: 0 } : {}),
       });

@@ -75,7 +75,14 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
       systemEvents: takeSystemEvents(s.store),
     });
     s.store.meta.delete("droppedSummary");
-    s.store.transcript.append(sessionId, runId, { role: "user", content: text }, now);
+    s.store.transcript.append(
+      sessionId,
+      runId,
+      plan.media.length
+        ? { role: "user", content: text, media: plan.media }
+        : { role: "user", content: text },
+      now,
+    );
     for (const seq of plan.seqs) s.store.inbox.setState(seq, "taken", runId, now);
     for (const seq of plan.superseded) s.store.inbox.settle(seq, null, now);
     if (plan.isUserMessage) s.store.meta.set("lastInteractionAt", String(now));

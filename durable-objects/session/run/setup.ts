@@ -4,6 +4,7 @@ import type { InboxRow } from "../storage.ts";
 import type { SessionSettings } from "../../../functions/commands/session-control.ts";
 import { queuePolicy } from "../inbox/queue-policy.ts";
 import { composeTurnText, type IncomingText } from "../../../functions/agent/turn-text.ts";
+import type { MediaPart } from "../../../functions/media/parts.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
 export interface RunPlan {
@@ -22,6 +23,8 @@ export interface RunPlan {
   /** At least one trigger is a real user message (system events do not refresh idle timers). */
   isUserMessage: boolean;
   composeText(context: RunContext): string;
+  /** The media the triggering messages carry (references into the media store), in order. */
+  media: MediaPart[];
 }
 
 /** What the session kept for its next run besides the triggering messages. */
@@ -91,6 +94,11 @@ export function prepareRun(args: {
     composeText({ groupHistory, droppedSummary, systemEvents }) {
       return composeTurnText({ messages, groupHistory, droppedSummary, systemEvents });
     },
+    media: messages.flatMap((message) =>
+      (message.attachments ?? []).flatMap((attachment) =>
+        attachment.media ? [attachment.media] : [],
+      ),
+    ),
   };
 }
 

@@ -44,6 +44,7 @@ export function messagesUrl(baseUrl: string): string {
 
 type AnthropicBlock =
   | { type: "text"; text: string }
+  | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean };
 
@@ -94,7 +95,12 @@ export function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
   };
   for (const message of sanitizeTranscript(messages)) {
     if (message.role === "user") {
-      push("user", [{ type: "text", text: message.content || "(empty message)" }]);
+      // Images before the text that refers to them, as Anthropic's vision guide recommends.
+      const images: AnthropicBlock[] = (message.images ?? []).map((image) => ({
+        type: "image",
+        source: { type: "base64", media_type: image.mimeType, data: image.data },
+      }));
+      push("user", [...images, { type: "text", text: message.content || "(empty message)" }]);
     } else if (message.role === "assistant") {
       const blocks: AnthropicBlock[] = [];
       if (message.content) blocks.push({ type: "text", text: message.content });

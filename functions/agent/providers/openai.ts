@@ -56,8 +56,13 @@ export function openAiRequestBody(
   return body;
 }
 
+type OpenAiContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
 type OpenAiMessage =
-  | { role: "system" | "user"; content: string }
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | OpenAiContentPart[] }
   | {
       role: "assistant";
       content: string | null;
@@ -73,8 +78,20 @@ export function toOpenAiMessages(system: string, messages: Message[]): OpenAiMes
   // Always `system`, never `developer`: non-native endpoints reject the developer role.
   const out: OpenAiMessage[] = system ? [{ role: "system", content: system }] : [];
   for (const message of sanitizeTranscript(messages)) {
-    if (message.role === "user") out.push({ role: "user", content: message.content });
-    else if (message.role === "assistant") {
+    if (message.role === "user") {
+      out.push({
+        role: "user",
+        content: message.images?.length
+          ? [
+              { type: "text", text: message.content },
+              ...message.images.map((image) => ({
+                type: "image_url" as const,
+                image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+              })),
+            ]
+          : message.content,
+      });
+    } else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
       out.push({
         role: "assistant",

@@ -33,6 +33,11 @@ export interface ResolvedModel {
   idleTimeoutMs: number;
   /** The provider's own public endpoint (api.anthropic.com / api.openai.com), not a proxy. */
   native: boolean;
+  /**
+   * Takes images as pixels: the catalog entry's `input` lists "image"; without an entry, the
+   * built-in anthropic and openai providers do and every other provider does not.
+   */
+  acceptsImages: boolean;
 }
 
 export type ProviderResult = Omit<ModelResult, "modelRef">;

@@ -45,6 +45,6 @@ export async function fetchDiscordAttachment(
       await response.body?.cancel().catch(() => undefined);
       return { skipped: `download answered HTTP ${response.status}` };
     }
-    return attachmentText(response, limit);
+    return attachmentText(response, limit, attachment);
   }
 }

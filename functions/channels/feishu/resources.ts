@@ -34,5 +34,5 @@ export async function fetchFeishuResource(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `Feishu answered HTTP ${response.status}` };
   }
-  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb), attachment);
 }

@@ -39,5 +39,5 @@ export async function fetchGoogleChatFile(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `Google Chat answered HTTP ${response.status}` };
   }
-  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb), attachment);
 }

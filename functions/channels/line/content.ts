@@ -38,5 +38,5 @@ export async function fetchLineContent(
     // 202: LINE is still preparing a video or audio; 404: the content has expired.
     return { skipped: `LINE answered HTTP ${response.status}` };
   }
-  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb), attachment);
 }

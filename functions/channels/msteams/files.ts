@@ -73,7 +73,7 @@ export async function fetchTeamsAttachment(
       await response.body?.cancel().catch(() => undefined);
       return { skipped: `download answered HTTP ${response.status}` };
     }
-    return attachmentText(response, mediaMaxMbLimit(account.mediaMaxMb));
+    return attachmentText(response, mediaMaxMbLimit(account.mediaMaxMb), attachment);
   }
 }
 

@@ -63,7 +63,7 @@ export async function fetchSlackFile(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: "Slack returned a sign-in page: the app needs the files:read scope" };
   }
-  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb), attachment);
 }
 
 /** Slack's own hosts over HTTPS (commercial and GovSlack), or exactly the configured Web API origin. */

@@ -58,5 +58,5 @@ export async function fetchSmsMedia(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `Twilio answered HTTP ${response.status}` };
   }
-  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb));
+  return attachmentText(response, mediaMaxMbLimit(target.account.mediaMaxMb), attachment);
 }

@@ -62,5 +62,5 @@ export async function fetchTelegramFile(
     await response.body?.cancel().catch(() => undefined);
     return { skipped: `download answered HTTP ${response.status}` };
   }
-  return attachmentText(response, limit);
+  return attachmentText(response, limit, attachment);
 }

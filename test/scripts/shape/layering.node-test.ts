@@ -47,6 +47,7 @@ const TIERS: Array<[tier: number, folders: string[]]> = [
       "functions/db",
       "functions/http",
       "functions/logging",
+      "functions/media",
       "functions/metrics",
       "functions/telemetry",
     ],

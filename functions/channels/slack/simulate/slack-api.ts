@@ -23,7 +23,7 @@ import { FakeSlackSocketMode } from "./slack-socket.ts";
  *        `token` limits the script to calls made with that token; `delayMs` holds the answer that
  *        long first (a large value stands for a Slack that hangs); with no failure scripted the call
  *        is then applied and answered, even if the caller has gone meanwhile.
- *   POST /_control/file     {path, content?, contentType?, redirectTo?, bytes?, contentLength?}   serve a url_private file
+ *   POST /_control/file     {path, content? | contentBase64?, contentType?, redirectTo?, bytes?, contentLength?}   serve a url_private file
  *   POST /_control/flood    {channel, count, thread_ts?}         `count` messages from a human, as in a busy channel
  *   POST /_control/identity {token, user_id, bot_id, team_id}   what auth.test answers for a token
  *   GET  /_control/calls?method=&channel=                       recorded calls (token redacted to its last 4)
@@ -135,7 +135,9 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       }
       if (file.bytes !== undefined) return streamFile(res, file, calls[calls.length - 1]!);
       res.writeHead(200, { "content-type": file.contentType });
-      return res.end(file.content);
+      return res.end(
+        file.contentBase64 !== undefined ? Buffer.from(file.contentBase64, "base64") : file.content,
+      );
     }
     const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
     if (!match || req.method !== "POST") return json(res, 404, { ok: false, error: "not_found" });
@@ -358,6 +360,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
       const file = JSON.parse(body) as {
         path: string;
         content?: string;
+        contentBase64?: string;
         contentType?: string;
         redirectTo?: string;
         bytes?: number;
@@ -415,6 +418,8 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
 /** What `/_control/file` serves at a path; see streamFile for `bytes` / `contentLength`. */
 interface ServedFile {
   content: string;
+  /** Binary content (an image, a voice note), served instead of `content`. */
+  contentBase64?: string;
   contentType: string;
   /** Answer 302 to this URL instead (Slack's file links redirect between its hosts). */
   redirectTo?: string;
