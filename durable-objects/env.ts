@@ -2,7 +2,7 @@ import type { SessionRpc } from "./session-api.ts";
 import type {
   AuthLimiterRpc,
   BudgetRpc,
-  CommandRegistryRpc,
+  ChannelStateRpc,
   CompanionContainerRpc,
   CompanionRpc,
   MemoryIndexRpc,
@@ -34,8 +34,8 @@ export interface Env {
   COMPANION_CONTAINER: DurableObjectNamespace<CompanionContainerRpc>;
   /** "1" when `npm run deploy` added the companion container (socket accounts configured), "0" when it did not; unset in dev and tests. */
   EDGECLAW_COMPANION_CONTAINER?: string;
-  /** Native slash commands a channel account registered, with their callback tokens (durable-objects/command-registry.ts), one per `<channel>:<accountId>`. */
-  COMMAND_REGISTRY: DurableObjectNamespace<CommandRegistryRpc>;
+  /** The tables a channel keeps for one account (durable-objects/channel-state.ts), one per `<channel>:<accountId>`. */
+  CHANNEL_STATE: DurableObjectNamespace<ChannelStateRpc>;
   /** One per sandbox scope (durable-objects/sandbox.ts): the Cloudflare Container the agent's commands run in. */
   SANDBOX: DurableObjectNamespace<SandboxRpc>;
   /** "1" when `npm run deploy` added the sandbox container (an agent's sandbox backend is "container"), "0" when not; unset in dev. */

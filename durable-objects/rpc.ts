@@ -1,7 +1,7 @@
 import type { BudgetWindow } from "../functions/agent/budget-scopes.ts";
 import type { BudgetPeriod } from "../functions/agent/budget-periods.ts";
 import type { SyncOutcome } from "../functions/agent/memory/index-signal.ts";
-import type { MattermostCommandRecord } from "../functions/channels/mattermost/command-registry.ts";
+import type { ChannelStateEntry, ChannelStateReply } from "../functions/channels/channel-state.ts";
 import type { MetricsShardApi } from "../functions/metrics/shards.ts";
 import type { SandboxOpInput } from "../functions/sandbox/wire.ts";
 import type { ContainerKeeperReport } from "./companion-keeper.ts";
@@ -223,12 +223,15 @@ export interface CompanionContainerRpc extends Rpc.DurableObjectBranded {
   halt(): Promise<void>;
 }
 
-// ---- CommandRegistryDO (command-registry.ts) --------------------------------------------------
+// ---- ChannelStateDO (channel-state.ts) --------------------------------------------------------
 
-export interface CommandRegistryRpc extends Rpc.DurableObjectBranded {
-  replace(records: MattermostCommandRecord[]): Promise<void>;
-  find(teamId: string, trigger: string): Promise<MattermostCommandRecord | null>;
-  list(): Promise<Array<Omit<MattermostCommandRecord, "token">>>;
+/** functions/channels/channel-state.ts ChannelStateStore, branded: what channel code calls. */
+export interface ChannelStateRpc extends Rpc.DurableObjectBranded {
+  get(table: string, key: string): Promise<ChannelStateReply<unknown | null>>;
+  list(table: string): Promise<ChannelStateReply<ChannelStateEntry[]>>;
+  put(table: string, key: string, value: unknown): Promise<ChannelStateReply<null>>;
+  delete(table: string, key: string): Promise<ChannelStateReply<boolean>>;
+  replace(table: string, entries: ChannelStateEntry[]): Promise<ChannelStateReply<null>>;
 }
 
 // ---- SandboxDO (sandbox.ts) -------------------------------------------------------------------

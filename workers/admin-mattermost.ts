@@ -25,7 +25,7 @@ import { auditAdminChange } from "./admin-audit-write.ts";
  *
  *   POST /admin/channels/mattermost/commands { accountId?, callbackUrl? }
  *        registers the `oc_*` commands on every team of the account's bot (native-commands.ts) and
- *        stores what Mattermost issued (CommandRegistryDO); answers what was created/updated/skipped.
+ *        stores what Mattermost issued (the channel-state object); answers what was created/updated/skipped.
  *   GET  /admin/channels/mattermost/commands?account=   what is registered (never the tokens)
  *
  * The callback URL is the body's, else `commands.callbackUrl`, else this Worker's own origin (as the
@@ -101,7 +101,7 @@ adminMattermost.post("/commands", async (c) => {
       c,
       503,
       "no_registry",
-      "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)",
+      "the Worker has no CHANNEL_STATE Durable Object binding (wrangler.toml)",
     );
   const bot = mattermostBot(contextFor(mattermostChannel, { env: c.env, config }, accountId));
   if ("missing" in bot) return fail(c, 409, "not_configured", bot.missing);
@@ -148,7 +148,7 @@ adminMattermost.get("/commands", async (c) => {
       c,
       503,
       "no_registry",
-      "the Worker has no COMMAND_REGISTRY Durable Object binding (wrangler.toml)",
+      "the Worker has no CHANNEL_STATE Durable Object binding (wrangler.toml)",
     );
   return c.json({ accountId, commands: await registry.list() });
 });

@@ -12,7 +12,7 @@ import { CompanionDO } from "../durable-objects/companion.ts";
 import { CompanionContainerDO } from "../durable-objects/companion-container.ts";
 import { SandboxDO } from "../durable-objects/sandbox.ts";
 import { keepCompanionContainers } from "./companion-container-keeper.ts";
-import { CommandRegistryDO } from "../durable-objects/command-registry.ts";
+import { ChannelStateDO } from "../durable-objects/channel-state.ts";
 import { companionApi } from "./companion-api.ts";
 import { openaiApi } from "./openai.ts";
 import { webchat } from "./webchat.ts";
@@ -30,7 +30,7 @@ export { SandboxDO };
 // The sandbox container's egress allowlist (docker.allowedHosts) is enforced by this entrypoint of
 // @cloudflare/containers, which the Container class reaches through ctx.exports.
 export { ContainerProxy } from "@cloudflare/containers";
-export { CommandRegistryDO };
+export { ChannelStateDO };
 
 const app = new Hono<{ Bindings: Env }>();
 

@@ -26,7 +26,7 @@ import { NATIVE_TRIGGER_PREFIX } from "./native-commands.ts";
  * of the `oc_*` commands the Worker registered (native-commands.ts).
  *
  * Verify fails closed: the form's `token` must equal, in constant time, the token Mattermost issued
- * for exactly that team's trigger when it was registered (CommandRegistryDO). An unknown trigger, a
+ * for exactly that team's trigger when it was registered (the channel-state object, command-registry.ts). An unknown trigger, a
  * team with no registration, no registration at all, or the token of another command → 401,
  * nothing stored. Re-running the registration replaces the set, so a command deleted or re-created
  * since stops verifying.

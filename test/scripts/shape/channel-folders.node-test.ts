@@ -29,14 +29,6 @@ const ALLOWED: Record<string, { channels: string[]; why: string }> = {
     channels: ["mattermost"],
     why: "Mattermost's admin routes; move to the channel's folder with the admin-route declaration (it imports the command list and the admin audit, which a tier-2 channel folder may not, so they must be handed in)",
   },
-  "durable-objects/command-registry.ts": {
-    channels: ["mattermost"],
-    why: "CommandRegistryDO, a DO class for one channel's state; replaced by the generic channel-state DO",
-  },
-  "durable-objects/rpc.ts": {
-    channels: ["mattermost"],
-    why: "CommandRegistryDO's RPC types; go with it",
-  },
   "scripts/bench/memory.ts": {
     channels: ["slack"],
     why: "a benchmark of the memory path needs one concrete channel to send through; it stays Slack on purpose",
