@@ -9,6 +9,15 @@ import type {
   Usage,
 } from "./types.ts";
 import { ModelError } from "./types.ts";
+import type { LoopDetectionConfig } from "../config/loop-detection-schema.ts";
+import {
+  assessToolBatch,
+  blockedBatches,
+  LOOP_BLOCKED_PREFIX,
+  LOOP_WARNING_MARKER,
+  type LoopAlarm,
+  type LoopVerdict,
+} from "./tool-loop.ts";
 
 /** What the loop needs from its host (SessionDO). Every write is durable when it returns. */
 export interface RunHost {
@@ -43,6 +52,8 @@ export interface RunLoopDeps {
   maxToolResultChars: number;
   callModel(request: ModelRequest): Promise<ModelResult>;
   signal: AbortSignal;
+  /** tools.loopDetection for this agent; absent (or disabled): no detection. */
+  loopDetection?: LoopDetectionConfig;
 }
 
 export interface RunOutcome {
@@ -85,7 +96,13 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
       return { finalText: last.content, modelRef };
     }
     if (pending.length) {
-      await runToolCalls(host, deps, pending);
+      const verdict = judgeBatch(host.runMessages(), pending, deps.loopDetection);
+      if (verdict.level === "critical") {
+        const ended = blockBatch(host, pending, verdict);
+        if (ended) return { finalText: ended, modelRef };
+        continue;
+      }
+      await runToolCalls(host, deps, pending, verdict);
       continue;
     }
     // Counted from storage, so a resumed run cannot earn a fresh allowance: the first call answers,
@@ -130,7 +147,47 @@ export function pendingToolCalls(runMessages: Message[]): ToolCall[] {
   return (assistant.toolCalls ?? []).filter((call) => !done.has(call.id));
 }
 
-async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[]): Promise<void> {
+/**
+ * Loop detection's verdict on the newest batch, judged against the calls before it: a batch half
+ * run before an eviction gets the same verdict when it resumes.
+ */
+function judgeBatch(
+  runMessages: Message[],
+  pending: ToolCall[],
+  config: LoopDetectionConfig | undefined,
+): LoopVerdict {
+  if (!config?.enabled) return { level: "none" };
+  let lastAssistant = runMessages.length - 1;
+  while (lastAssistant >= 0 && runMessages[lastAssistant]!.role !== "assistant") lastAssistant--;
+  const batch = runMessages[lastAssistant];
+  const calls = batch?.role === "assistant" ? (batch.toolCalls ?? pending) : pending;
+  return assessToolBatch(runMessages.slice(0, Math.max(0, lastAssistant)), calls, config);
+}
+
+/**
+ * A critical loop: none of the batch runs, each call gets a result saying why. The first time the
+ * model answers once more; the second time in one run, the run ends with a notice (returned).
+ */
+function blockBatch(host: RunHost, pending: ToolCall[], verdict: LoopAlarm): string | undefined {
+  const earlier = blockedBatches(host.runMessages());
+  const content = `${LOOP_BLOCKED_PREFIX} (tools.loopDetection, ${verdict.detector}): ${verdict.message}. No call of this batch ran. Answer with what you have, ask the user, or try something different.`;
+  for (const call of pending) {
+    host.onTool(call, "start");
+    host.append({ role: "tool", toolCallId: call.id, name: call.name, content, isError: true });
+    host.onTool(call, "end", { isError: true, preview: content.slice(0, 200) });
+  }
+  if (earlier === 0) return undefined;
+  const notice = `Stopped: the agent kept repeating itself (${verdict.message}; tools.loopDetection).`;
+  host.append({ role: "assistant", content: notice });
+  return notice;
+}
+
+async function runToolCalls(
+  host: RunHost,
+  deps: RunLoopDeps,
+  calls: ToolCall[],
+  verdict: LoopVerdict = { level: "none" },
+): Promise<void> {
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   for (const [index, call] of calls.entries()) {
     throwIfAborted(deps.signal);
@@ -175,6 +232,8 @@ async function runToolCalls(host: RunHost, deps: RunLoopDeps, calls: ToolCall[])
       }
     }
     content = boundToolResult(content, deps.maxToolResultChars);
+    if (verdict.level === "warning" && verdict.call.id === call.id)
+      content += `${LOOP_WARNING_MARKER}${verdict.message}. If this is not making progress, change approach or answer with what you have.]`;
     host.append({
       role: "tool",
       toolCallId: call.id,

@@ -1,5 +1,6 @@
 import { execSchema, sandboxSchema } from "./exec-schema.ts";
 import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
+import { loopDetectionOverrideSchema, loopDetectionSchema } from "./loop-detection-schema.ts";
 import { computeEnvSchema } from "./compute-env-schema.ts";
 import { mediaSchema } from "./media-schema.ts";
 import { z } from "zod";
@@ -96,7 +97,7 @@ const allowWithAlsoAllowMessage = {
     "allow and alsoAllow cannot both be set in one scope: merge alsoAllow into allow, or use profile + alsoAllow",
 };
 export const agentToolPolicySchema = z
-  .object(toolPolicyFields)
+  .object({ ...toolPolicyFields, loopDetection: loopDetectionOverrideSchema.optional() })
   .loose()
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage);
 export type ToolPolicyConfig = z.infer<typeof agentToolPolicySchema>;
@@ -376,6 +377,7 @@ const toolsSchema = z
       .prefault({}),
     exec: execSchema,
     media: mediaSchema,
+    loopDetection: loopDetectionSchema,
   })
   .loose()
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)

@@ -16,6 +16,7 @@ import { isSilentReply } from "../../../functions/agent/prompt.ts";
 import { loadSystemPrompt } from "../../../functions/agent/prompt-load.ts";
 import { isMainPrivateSession } from "../../../functions/agent/private-session.ts";
 import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../../functions/agent/tools/index.ts";
+import { agentLoopDetection } from "../../../functions/config/loop-detection-schema.ts";
 import { createCronTool } from "../../../functions/agent/tools/cron.ts";
 import { conversationToolLayer } from "../../../functions/agent/tools/conversation-policy.ts";
 import { schedulerStub } from "../../scheduler-stub.ts";
@@ -119,6 +120,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
       exec: input.execHost?.(mainPrivateSession),
     },
     maxToolIterations: config.agents.defaults.maxToolIterations,
+    loopDetection: agentLoopDetection(config, agentId),
     maxToolResultChars: MAX_TOOL_RESULT_CHARS,
     signal: input.signal,
     isSilent: isSilentReply,
