@@ -6,6 +6,7 @@ import { status } from "./status.ts";
 import { captureEndingSession, markStartupContext } from "./run/session-memory.ts";
 import type { SessionState } from "./state.ts";
 import { approveExec, stopSessionExecs } from "./exec-background.ts";
+import { envCommandReply } from "../../functions/compute-env/chat-command.ts";
 
 /** What slash commands may do to this session (functions/commands). */
 export function sessionControl(s: SessionState): SessionControl {
@@ -43,5 +44,6 @@ export function sessionControl(s: SessionState): SessionControl {
     getSettings: async () => settings(s),
     updateSettings: async (patch) => updateSettings(s, patch),
     compact: async (instructions) => compactNow(s, instructions),
+    computeEnv: async (agentId, args) => envCommandReply(s.config, s.env, agentId, args),
   };
 }

@@ -103,6 +103,8 @@ export async function executeCommand(
       return { reply: whoamiText(ctx) };
     case "usage":
       return { reply: await usageCommand(cmd.args, session) };
+    case "env":
+      return { reply: await session.computeEnv(ctx.agentId, cmd.args) };
     default: {
       // Directive names used as commands (e.g. parsed by a native command surface).
       const directive = {

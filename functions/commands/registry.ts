@@ -103,6 +103,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Per-reply usage footer, or this session's spend (cost)",
   },
   {
+    name: "env",
+    aliases: [],
+    kind: "command",
+    usage: "/env [status|packages [env]|questions]",
+    description: "Conda envs of the computing environment, their packages, open new-env questions",
+  },
+  {
     name: "queue",
     aliases: [],
     kind: "directive",

@@ -113,4 +113,6 @@ export interface SessionControl {
   getSettings(): Promise<SessionSettings>;
   updateSettings(patch: SessionSettingsPatch): Promise<SessionSettings>;
   compact(instructions?: string): Promise<CompactResult>;
+  /** `/env …`: the agent's computing environment as last listed (compute-env/chat-command.ts). */
+  computeEnv(agentId: string, args: string): Promise<string>;
 }

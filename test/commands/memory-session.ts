@@ -96,4 +96,8 @@ export class MemorySession implements SessionControl {
     this.transcript = ["summary"];
     return { compacted: true, tokensBefore: 900, tokensAfter: 100 };
   }
+  async computeEnv(agentId: string, args: string) {
+    this.log.push(`env:${agentId}:${args}`);
+    return `envs of ${agentId}`;
+  }
 }
