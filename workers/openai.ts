@@ -1,13 +1,18 @@
 import { Hono, type Context } from "hono";
 import { createLogger } from "../functions/logging/logger.ts";
 import type { RoutedEvent } from "../durable-objects/session-api.ts";
-import { inboundEnvelopeSchema, type InboundEnvelope } from "../functions/core/envelope.ts";
+import {
+  inboundEnvelopeSchema,
+  type InboundAttachment,
+  type InboundEnvelope,
+} from "../functions/core/envelope.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import type { EdgeclawConfig } from "../functions/config/schema.ts";
 import type { Env } from "./env.ts";
 import { requireGatewayToken } from "./gateway-auth.ts";
 import { completionResponse, streamingResponse, type CompletionMeta } from "./openai/completion.ts";
 import { OpenAIHttpError, invalidRequest, notFound } from "./openai/errors.ts";
+import { storeRequestImages } from "./openai/images.ts";
 import { buildInboundText, rejectUnsupported } from "./openai/prompt.ts";
 import { readJsonBody } from "./openai/read-json-body.ts";
 import { chatCompletionRequestSchema, describeIssue } from "./openai/request-schema.ts";
@@ -90,13 +95,17 @@ openaiApi.post("/chat/completions", async (c) => {
   // A retried stateless request must reach the same fresh session, so its id comes from the key.
   const freshId = requestId.fromClient ? await sha256Hex(requestId.id) : undefined;
   const target = targetOf(c, config, request.model, request.user, freshId);
+  const text = buildInboundText(request, target.persistent);
+  const attachments = await storeRequestImages({
+    request,
+    env: c.env,
+    config,
+    agentId: target.agentId,
+    sessionKey: target.sessionKey,
+    dedupKey: dedupKeyOf(c, requestId.id),
+  });
   const routed: RoutedEvent = {
-    envelope: envelopeFor(
-      c,
-      requestId.id,
-      request.user,
-      buildInboundText(request, target.persistent),
-    ),
+    envelope: envelopeFor(c, requestId.id, request.user, text, attachments),
     agentId: target.agentId,
     sessionKey: target.sessionKey,
   };
@@ -221,19 +230,20 @@ function envelopeFor(
   requestId: string,
   user: string | undefined,
   text: string,
+  attachments: InboundAttachment[],
 ): InboundEnvelope {
   const channel = channelOf(c);
   // The caller holds the gateway token: it is the operator, so it speaks as the owner.
   const sender = user ?? "operator";
   const parsed = inboundEnvelopeSchema.safeParse({
-    // Dedup happens inside the session's own Durable Object, so the request id need not name it.
-    dedupKey: `${channel}:${requestId}`,
+    dedupKey: dedupKeyOf(c, requestId),
     channel,
     chatType: "direct",
     peerId: sender,
     senderId: sender,
     messageId: requestId,
     text,
+    ...(attachments.length ? { attachments } : {}),
     receivedAt: Date.now(),
     route: { channel, to: sender },
   });
@@ -245,6 +255,11 @@ function envelopeFor(
     );
   }
   return parsed.data;
+}
+
+/** Dedup happens inside the session's own Durable Object, so the request id need not name it. */
+function dedupKeyOf(c: AppContext, requestId: string): string {
+  return `${channelOf(c)}:${requestId}`;
 }
 
 async function acceptInSession(env: Env, routed: RoutedEvent): Promise<ReadableStream<Uint8Array>> {

@@ -60,6 +60,10 @@ export async function describeAttachments(
     ]
       .filter(Boolean)
       .join(", ");
+    if (attachment.stored) {
+      parts.push({ label, ...(await storedMedia(attachment, attachment.stored, index, media)) });
+      continue;
+    }
     const kind = media ? mediaKindOf(attachment, media.config) : undefined;
     if (media && kind && attachment.text === undefined) {
       parts.push({
@@ -144,4 +148,25 @@ async function intakeMedia(
       note: `could not be kept: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
+}
+
+/** An image the HTTP API stored before accepting the event: kept only under this event's own key. */
+async function storedMedia(
+  attachment: InboundAttachment,
+  stored: NonNullable<InboundAttachment["stored"]>,
+  index: number,
+  media: MediaIntake | undefined,
+): Promise<{ media: MediaPart } | { note: string }> {
+  if (!media) return { note: "no media store is bound; not shown" };
+  if (stored.ref !== (await media.keyFor(index)))
+    return { note: "names media that is not this message's; not shown" };
+  return {
+    media: {
+      kind: "image",
+      ref: stored.ref,
+      mimeType: stored.mimeType,
+      sizeBytes: stored.sizeBytes,
+      ...(attachment.name ? { name: attachment.name } : {}),
+    },
+  };
 }

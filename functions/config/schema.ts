@@ -72,6 +72,20 @@ const gatewaySchema = z
                   .int()
                   .positive()
                   .default(20 * 1024 * 1024),
+                /** `image_url` parts of the latest user message (data: URLs; URLs are never fetched). */
+                images: z
+                  .object({
+                    allowedMimes: z
+                      .array(z.string())
+                      .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
+                    maxBytes: z
+                      .number()
+                      .int()
+                      .positive()
+                      .default(10 * 1024 * 1024),
+                  })
+                  .loose()
+                  .prefault({}),
               })
               .prefault({}),
           })

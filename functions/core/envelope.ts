@@ -25,6 +25,18 @@ export const attachmentSchema = z.object({
   url: z.string().optional(),
   /** Text extracted or downloaded for the model, already bounded by `mediaMaxMb`. */
   text: z.string().optional(),
+  /**
+   * Bytes already in the media store (the HTTP API stores a request's images before it is
+   * accepted). Trusted only when `ref` is exactly the key this event's attachment would get
+   * (functions/media/store.ts mediaKey), so no event can name another session's media.
+   */
+  stored: z
+    .object({
+      ref: z.string().min(1).max(300),
+      mimeType: z.string().min(1),
+      sizeBytes: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 export type InboundAttachment = z.infer<typeof attachmentSchema>;

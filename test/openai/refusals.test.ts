@@ -131,7 +131,7 @@ describe("request validation", () => {
     expect(error.message).toContain(param);
   });
 
-  it("says plainly that client tools, tool results and images are not supported", async () => {
+  it("says plainly that client tools and tool results are not supported, and refuses an image that is not one", async () => {
     const tool = { type: "function", function: { name: "lookup", parameters: { type: "object" } } };
     await expectError(await post({ ...good, tools: [tool] }), 400, {
       code: "unsupported_client_tools",
@@ -159,7 +159,7 @@ describe("request validation", () => {
         ],
       }),
       400,
-      { code: "unsupported_content" },
+      { code: "invalid_image", param: "messages.0.content.0" },
     );
   });
 

@@ -31,7 +31,7 @@ export function buildInboundText(
     );
 
   const current = textOf(messages[lastUser]!);
-  if (current.trim() === "")
+  if (current.trim() === "" && !hasImage(messages[lastUser]!))
     throw invalidRequest("The last user message has no text", `messages.${lastUser}.content`);
 
   const instructions = messages
@@ -92,19 +92,14 @@ export function rejectUnsupported(request: ChatCompletionRequest): void {
         "unsupported_client_tools",
       );
     }
-    const content = message.content;
-    if (Array.isArray(content)) {
-      content.forEach((part, partIndex) => {
-        if (part.type === "image_url") {
-          throw invalidRequest(
-            "image_url content parts are not supported by this gateway",
-            `messages.${index}.content.${partIndex}`,
-            "unsupported_content",
-          );
-        }
-      });
-    }
   });
+}
+
+/** image_url parts are taken from the latest user message (workers/openai/images.ts). */
+function hasImage(message: ChatMessage): boolean {
+  return (
+    Array.isArray(message.content) && message.content.some((part) => part.type === "image_url")
+  );
 }
 
 function speaker(message: ChatMessage): string {
