@@ -22,7 +22,10 @@ import { adminDeadLetters } from "./admin-dead-letters.ts";
 import { adminOverview } from "./admin-overview.ts";
 import { adminCompanion } from "./admin-companion.ts";
 import { adminSandbox } from "./sandbox-status.ts";
-import { adminMattermost } from "./admin-mattermost.ts";
+import { auditAdminChange } from "./admin-audit-write.ts";
+import { channelDefinitions } from "../functions/channels/registry.ts";
+import type { ChannelAdminDeps } from "../functions/channels/channel-admin.ts";
+import { COMMANDS } from "../functions/commands/registry.ts";
 import { adminSessionEvents } from "./admin-session-events.ts";
 import { adminExecApprovals } from "./admin-exec-approvals.ts";
 import { adminEnv } from "./admin-env.ts";
@@ -51,8 +54,14 @@ admin.route("/audit", adminAudit);
 admin.route("/dead-letters", adminDeadLetters);
 // The companion containers' keepers: state and the crash-loop breaker's reset (workers/admin-companion.ts).
 admin.route("/companion", adminCompanion);
-// Mattermost native slash commands: /admin/channels/mattermost/commands (workers/admin-mattermost.ts).
-admin.route("/channels/mattermost", adminMattermost);
+// Each channel's own routes, declared on its definition (`admin`): /admin/channels/<id>/… (Mattermost's
+// native slash commands). What they need from above the channel layer is handed in.
+const channelAdminDeps: ChannelAdminDeps = {
+  audit: (c, change) => auditAdminChange(c as unknown as AdminContext, change),
+  commands: COMMANDS,
+};
+for (const channel of channelDefinitions())
+  if (channel.admin) admin.route(`/channels/${channel.id}`, channel.admin(channelAdminDeps));
 // Why one event got the answer it got: /admin/sessions/:key/events/:dedupKey (workers/admin-session-events.ts).
 admin.route("/sessions", adminSessionEvents);
 // Commands allowed always by /approve … allow-always, and their revocation (workers/admin-exec-approvals.ts).

@@ -11,6 +11,7 @@
 import type { z } from "zod";
 import type { InboundEnvelope } from "../core/envelope.ts";
 import type { ChannelAdapter } from "./adapter.ts";
+import type { ChannelAdminRoutes } from "./channel-admin.ts";
 import type { AccountRequirements } from "./credentials.ts";
 
 /** One webhook path a channel serves, resolved from config: which account it belongs to. */
@@ -171,6 +172,11 @@ export interface ChannelDefinition<Config = unknown, Account = unknown, RouteAcc
   socket?: SocketPieces<Account, Config>;
   outbound: ChannelAdapter<Account>;
   setup?: ChannelSetup;
+  /**
+   * The channel's own operator routes (channel-admin.ts), mounted by the admin API at
+   * `/admin/channels/<id>` behind the gateway token: Mattermost registers its slash commands there.
+   */
+  admin?: ChannelAdminRoutes;
   /**
    * Each enabled account's credentials — its secrets with their env fallbacks, and any account the
    * Worker will not serve (credentials.ts). Config check, the dev banner, the control page and

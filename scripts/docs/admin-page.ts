@@ -1,4 +1,6 @@
-import { dirname, join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { channelIds } from "../../functions/channels/gateway-config.ts";
 import ts from "typescript";
 import { handlerReader, parse } from "./admin-handlers.ts";
 import { pathToFileURL } from "node:url";
@@ -6,8 +8,9 @@ import { GENERATED_NOTE, tableCell } from "./markdown.ts";
 
 /**
  * docs/reference/admin-api.md: every `/admin/*` route, read from the route declarations in
- * workers/admin*.ts (method, path, the query parameters and JSON body the handler reads, the
- * comment above it) and checked against the routes the Hono app really serves, so a route this
+ * workers/admin*.ts and each channel's functions/channels/<id>/admin.ts (its `app`, mounted at
+ * /admin/channels/<id>) — method, path, the query parameters and JSON body the handler reads, the
+ * comment above it — and checked against the routes the Hono app really serves, so a route this
  * reader misses fails the generation instead of vanishing from the page.
  */
 
@@ -163,6 +166,11 @@ export async function adminRoutes(root: string): Promise<Route[]> {
     ts.forEachChild(node, visit);
   };
   visit(source);
+  // A channel's own routes: the `app` of its folder's admin.ts, mounted from its definition.
+  for (const id of channelIds()) {
+    const file = join(root, "functions", "channels", id, "admin.ts");
+    if (existsSync(file)) mountsByFile.set(file, new Map([["app", `/channels/${id}`]]));
+  }
   const routes = [...mountsByFile].flatMap(([file, mounts]) => routesIn(file, mounts));
 
   const served = await servedRoutes(root);
@@ -191,7 +199,7 @@ export async function adminReference(root: string): Promise<string> {
           ]
         : []),
     ].join(", ");
-    const file = route.file.slice(route.file.lastIndexOf("workers/"));
+    const file = relative(root, route.file);
     return `| \`${route.method}\` | \`${route.path}\` | ${takes} | ${tableCell(route.doc ?? "")} | [${file}](../../${file}) |`;
   });
   return `# Admin API

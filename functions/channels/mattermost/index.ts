@@ -12,6 +12,7 @@ import { mattermostSocket } from "./socket.ts";
 import { mattermostWebhook, type MattermostEndpoint } from "./webhook.ts";
 import { mattermostParticipatedInThread } from "./threads.ts";
 import { mattermostRequirements } from "./credentials.ts";
+import { mattermostAdmin } from "./admin.ts";
 
 /** Replies through REST v4 (Markdown as written); a lost send is reconciled by its props marker (send.ts). */
 export const mattermostAdapter: ChannelAdapter<MattermostAccount> = {
@@ -48,4 +49,5 @@ export const mattermostChannel: ChannelDefinition<
   socket: mattermostSocket,
   outbound: mattermostAdapter,
   setup: { title: "Connect Mattermost", steps: setupSteps },
+  admin: (deps) => mattermostAdmin(deps, mattermostChannel),
 };

@@ -21,14 +21,6 @@ const GENERIC = ["workers", "durable-objects", "scripts", "companion/src", "test
  * fails too, so it is deleted when the step that removes it lands.
  */
 const ALLOWED: Record<string, { channels: string[]; why: string }> = {
-  "workers/admin.ts": {
-    channels: ["mattermost"],
-    why: "mounts /admin/channels/mattermost by hand; goes when admin routes are declared on the channel definition",
-  },
-  "workers/admin-mattermost.ts": {
-    channels: ["mattermost"],
-    why: "Mattermost's admin routes; move to the channel's folder with the admin-route declaration (it imports the command list and the admin audit, which a tier-2 channel folder may not, so they must be handed in)",
-  },
   "scripts/bench/memory.ts": {
     channels: ["slack"],
     why: "a benchmark of the memory path needs one concrete channel to send through; it stays Slack on purpose",
