@@ -11,6 +11,8 @@ import { ensureAgentWorkspace, readFiles } from "./workspace.ts";
 import { computeEnvFor } from "../compute-env/config.ts";
 import { loadManifest } from "../compute-env/manifest.ts";
 import { computingEnvironmentsSection } from "../compute-env/prompt-section.ts";
+import { exclusionReason, loadSkills } from "./skills/catalog.ts";
+import { skillsPromptSection } from "./skills/prompt-section.ts";
 
 /** What the prompt needs from the workspace store: bootstrap files and, after a reset, daily notes. */
 
@@ -52,6 +54,7 @@ export async function loadSystemPrompt(
     computeEnv && runtime.tools.some((tool) => tool.name === "exec")
       ? computingEnvironmentsSection(await loadManifest(env, agent.id), computeEnv)
       : undefined;
+  const skills = await skillsSection(env, config, agent.id, runtime);
   return renderSystemPrompt({
     config,
     agent,
@@ -60,6 +63,26 @@ export async function loadSystemPrompt(
       ...runtime,
       ...(startup ? { startupContext: startup } : {}),
       ...(computing ? { computingEnvironments: computing } : {}),
+      ...(skills ? { skills } : {}),
     },
   });
+}
+
+/** The eligible skills as the prompt's catalog; none without the read tool (the model could not open them). */
+async function skillsSection(
+  env: DbEnv,
+  config: EdgeclawConfig,
+  agentId: string,
+  runtime: PromptRuntime,
+): Promise<string | undefined> {
+  const toolNames = runtime.tools.map((tool) => tool.name);
+  if (!toolNames.includes("read")) return undefined;
+  const context = { config, agentId, env: env as Record<string, unknown>, toolNames };
+  const eligible = (await loadSkills(env, agentId)).filter(
+    (skill) => skill.modelInvocable && exclusionReason(skill, context) === undefined,
+  );
+  const limit =
+    config.agents.list.find((entry) => entry.id === agentId)?.skillsLimits?.maxSkillsPromptChars ??
+    config.skills.limits.maxSkillsPromptChars;
+  return skillsPromptSection(eligible, limit);
 }

@@ -90,6 +90,8 @@ export interface PromptRuntime {
   startupContext?: string;
   /** The rendered "Computing Environments" (compute-env/prompt-section.ts), when the agent has one. */
   computingEnvironments?: string;
+  /** The rendered "Skills" catalog (skills/prompt-section.ts), when the agent has eligible skills. */
+  skills?: string;
 }
 
 export interface SystemPromptInput {
@@ -129,6 +131,7 @@ export function renderSystemPrompt(input: SystemPromptInput): SystemPrompt {
     SAFETY,
     workspaceSection(input.runtime.tools),
     input.runtime.computingEnvironments,
+    mode === "full" ? input.runtime.skills : undefined,
     mode === "full" ? DOCS : undefined,
     context.text,
   ]

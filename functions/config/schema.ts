@@ -1,6 +1,7 @@
 import { execSchema, sandboxSchema } from "./exec-schema.ts";
 import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
 import { loopDetectionOverrideSchema, loopDetectionSchema } from "./loop-detection-schema.ts";
+import { agentSkillsLimitsSchema, skillAllowlistSchema, skillsSchema } from "./skills-schema.ts";
 import { computeEnvSchema } from "./compute-env-schema.ts";
 import { mediaSchema } from "./media-schema.ts";
 import { z } from "zod";
@@ -131,6 +132,9 @@ const agentEntrySchema = z
     tools: agentToolPolicySchema.optional(),
     /** Merged over agents.defaults.heartbeat; once any agent has one, only those agents beat. */
     heartbeat: heartbeatOverrideSchema.optional(),
+    /** The skills this agent sees; replaces agents.defaults.skills (`[]`: none). */
+    skills: skillAllowlistSchema,
+    skillsLimits: agentSkillsLimitsSchema,
   })
   .loose();
 
@@ -142,6 +146,8 @@ const agentsSchema = z
         timeoutSeconds: z.number().int().positive().default(172_800),
         /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard), across resumes. */
         maxToolIterations: z.number().int().positive().default(50),
+        /** Skills every agent sees unless it lists its own (unset: all of them). */
+        skills: skillAllowlistSchema,
         /**
          * edgeclaw's own: times a run may be picked up again after its pass died (eviction, crash,
          * deploy) before it is ended with one notice and its messages dead-lettered.
@@ -430,6 +436,7 @@ export const baseConfigSchema = z
     cron: cronSchema,
     hooks: hooksSchema,
     plugins: pluginsSchema,
+    skills: skillsSchema,
   })
   .loose();
 
