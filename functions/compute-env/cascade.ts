@@ -219,12 +219,26 @@ export function proposeEnvName(packages: readonly string[], envs: readonly Manif
 }
 
 function conflictReason(packages: readonly string[], tried: InstallRow["tried"]): string {
-  const first = tried[0];
-  const detail =
-    first?.message
-      .split("\n")
-      .find((line) => /conflict|requires|incompatible|nothing provides/i.test(line)) ??
-    first?.message.split("\n")[0] ??
-    "";
-  return `${packages.join(" ")} conflicts with ${tried.map((t) => t.env).join(" and ")}${detail ? `: ${detail.trim()}` : ""}`;
+  return `${packages.join(" ")} conflicts with ${tried.map((t) => t.env).join(" and ")}${conflictDetail(tried[0]?.message ?? "")}`;
+}
+
+/**
+ * The line of a solver's message that says what clashes (conda's "Package numpy conflicts for:",
+ * libmamba's "… is not installable because it requires …"), with the indented lines under it,
+ * rather than its headline ("The following specifications were found to be incompatible…").
+ */
+export function conflictDetail(message: string): string {
+  const lines = message.split("\n");
+  let at = lines.findIndex((line) =>
+    /conflicts for|is not installable|requires|would require|nothing provides/i.test(line),
+  );
+  if (at < 0) at = lines.findIndex((line) => line.trim());
+  if (at < 0) return "";
+  const under: string[] = [];
+  for (const line of lines.slice(at + 1)) {
+    if (!/^\s+\S/.test(line) || under.length === 6) break;
+    under.push(line.trim());
+  }
+  const detail = [lines[at]!.trim().replace(/:$/, ""), ...under].join(" ").slice(0, 400);
+  return detail ? `: ${detail}` : "";
 }

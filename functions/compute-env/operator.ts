@@ -2,7 +2,13 @@ import type { EdgeclawConfig } from "../config/schema.ts";
 import type { DbEnv } from "../db/client.ts";
 import { mainSessionKey } from "../routing/session-key.ts";
 import { computeEnvFor } from "./config.ts";
-import { ensureManifest, installPackages, recoverStale, type CascadeDeps } from "./cascade.ts";
+import {
+  ensureManifest,
+  installPackages,
+  recoverStale,
+  refreshFromSandbox,
+  type CascadeDeps,
+} from "./cascade.ts";
 import { createEnv } from "./create-env.ts";
 import { detect, rStatus, type RStatus } from "./detect.ts";
 import { DISCIPLINES, disciplineById, disciplinePackages } from "./disciplines.ts";
@@ -64,13 +70,16 @@ export interface EnvStatus {
 export async function envStatus(deps: CascadeDeps, requestId: string): Promise<EnvStatus> {
   for (const stale of await staleInstalls(deps.db, deps.agentId)) await recoverStale(deps, stale);
   const envs = await ensureManifest(deps, `${requestId}.ensure`);
-  await restoreEnvs(deps, requestId, envs);
+  const restored = await restoreEnvs(deps, requestId, envs);
+  const current = restored.length ? await loadManifest(deps.db, deps.agentId) : envs;
   const found = await detect(deps.runner, deps.config, `${requestId}.detect`);
-  // The manifest stays true: packages as conda lists them now.
-  for (const e of envs) {
+  // The manifest stays true: packages as conda lists them now, and an env changed behind the
+  // cascade's back (a `conda install` by hand) gets its lock listed again too.
+  for (const e of current) {
     const now = found.envs.find((f) => f.name === e.name);
-    if (now && Object.keys(now.packages).length)
-      await refreshPackages(deps.db, deps.agentId, e.name, now.packages);
+    if (!now || !Object.keys(now.packages).length) continue;
+    if (samePackages(now.packages, e.packages) && e.explicitLock) continue;
+    await refreshFromSandbox(deps, `${requestId}.relist.${e.name}`, e.name);
   }
   const fresh = await loadManifest(deps.db, deps.agentId);
   return {
@@ -88,6 +97,11 @@ export async function envStatus(deps: CascadeDeps, requestId: string): Promise<E
     questions: await pendingQuestions(deps.db, deps.agentId),
     installs: await listInstalls(deps.db, deps.agentId, 50),
   };
+}
+
+function samePackages(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 export function disciplineList(deps: CascadeDeps | undefined, envs: readonly ManifestEnv[]) {

@@ -4,6 +4,7 @@ import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import { computeEnvFor } from "../../functions/compute-env/config.ts";
 import { installPackages, type CascadeDeps } from "../../functions/compute-env/cascade.ts";
 import { createEnv } from "../../functions/compute-env/create-env.ts";
+import { envStatus } from "../../functions/compute-env/operator.ts";
 import { lockDists } from "../../functions/compute-env/conda-cli.ts";
 import { getInstall } from "../../functions/compute-env/installs.ts";
 import { loadManifest, refreshPackages } from "../../functions/compute-env/manifest.ts";
@@ -189,5 +190,15 @@ describe("envs recreated from their lock in a fresh sandbox", () => {
     wrapped = (await condaWrapped(ctx, "python -c 'print(5)'", "no-network"))!;
     expect(wrapped.reason).toContain("this sandbox has no network");
     expect(await condaLog()).toEqual([]);
+
+    // An env changed behind the cascade's back (a conda install by hand): env status lists its
+    // packages and its lock again, so a later rebuild brings that back too.
+    await sh(
+      `${ROOT}/bin/conda install -n rlab pillow -y --json --override-channels -c file://${ROOT}/channel > /dev/null`,
+    );
+    const status = await envStatus(deps, `${AGENT}:status-${crypto.randomUUID()}`);
+    const rlab = status.envs.find((e) => e.name === "rlab")!;
+    expect(rlab.packages.pillow).toBe("11.0.0");
+    expect(rlab.explicitLock).toContain("/pillow-11.0.0-");
   }, 120_000);
 });

@@ -150,6 +150,11 @@ describe("control page: Environments (headless Chromium)", () => {
       /pytorch pytorch-cuda=12\.4 conflicts with every env/,
     );
     assert.match((await gpuQuestion.textContent()) ?? "", /acaclaw-gpu/);
+    // The reason names what clashes, not the solver's headline.
+    assert.match(
+      (await gpuQuestion.textContent()) ?? "",
+      /conflicts with acaclaw: Package numpy conflicts for numpy=1\.26 .*pytorch=2\.5\.1 -> numpy\[version='>=2\.0'\]/,
+    );
     const history = (await page.locator('[data-list="env-installs"]').textContent()) ?? "";
     assert.match(history, /seaborn[\s\S]*installed/);
     assert.match(history, /needs-new-env/);
