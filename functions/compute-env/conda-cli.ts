@@ -74,7 +74,12 @@ export function listPackages(c: CondaCommands, env: string): string {
  * what `conda create --file` rebuilds it from). Each answer follows a marker line.
  */
 export function snapshot(c: CondaCommands, env: string): string {
-  return `echo @@json; ${c.exe} list -n ${env} --json; echo @@explicit; ${c.exe} list -n ${env} --explicit --md5`;
+  // micromamba writes the explicit form with `env export --explicit`; a conda without it still
+  // gives the package list (the lock is then null, and nothing is rebuilt from it).
+  const explicit = /(^|\/)micromamba$/.test(c.exe)
+    ? `${c.exe} env export -n ${env} --explicit`
+    : `${c.exe} list -n ${env} --explicit --md5`;
+  return `echo @@json; ${c.exe} list -n ${env} --json || exit 1; echo @@explicit; ${explicit} || true`;
 }
 
 export function parseSnapshot(
