@@ -79,7 +79,8 @@ export function renderIncoming(message: IncomingText, fenceId: string): string {
   }
   for (const attachment of message.attachments ?? []) {
     const label = sanitizeLabel(attachment.label);
-    if (attachment.media) blocks.push(renderMedia(attachment.media, label, author, fenceId));
+    if (attachment.media)
+      blocks.push(renderMedia(attachment.media, label, author, fenceId, attachment.note));
     else if (attachment.body !== undefined)
       blocks.push(
         fenceUntrusted(attachment.body, `attachment "${label}" sent by ${author}`, fenceId),
@@ -93,7 +94,13 @@ export function renderIncoming(message: IncomingText, fenceId: string): string {
  * A media attachment: an image is named here and attached to the turn as pixels (or described,
  * for a model without image input); a transcript or a document's text is fenced as the sender's.
  */
-function renderMedia(media: MediaPart, label: string, author: string, fenceId: string): string {
+function renderMedia(
+  media: MediaPart,
+  label: string,
+  author: string,
+  fenceId: string,
+  note: string | undefined,
+): string {
   if (media.kind === "audio" && media.transcript !== undefined)
     return fenceUntrusted(
       media.transcript,
@@ -103,6 +110,8 @@ function renderMedia(media: MediaPart, label: string, author: string, fenceId: s
   if (media.kind === "document" && media.text !== undefined)
     return fenceUntrusted(media.text, `text of the document "${label}" sent by ${author}`, fenceId);
   if (media.kind === "image") return `[Image: ${label} — attached below, sent by ${author}]`;
+  if (media.kind === "audio")
+    return `[Voice message: ${label} — ${sanitizeLabel(note ?? "not transcribed", 400)}]`;
   return `[Attachment: ${label} — kept, contents not read]`;
 }
 

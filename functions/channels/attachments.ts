@@ -1,7 +1,13 @@
 import type { ChannelAdapter, SendContext } from "./adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
 import type { MediaConfig } from "../config/media-schema.ts";
-import { ingestMedia, maxBytesFor, mediaKindOf } from "../media/ingest.ts";
+import {
+  handledMediaKind,
+  hasAudioModel,
+  ingestMedia,
+  maxBytesFor,
+  mediaKindOf,
+} from "../media/ingest.ts";
 import type { MediaPart } from "../media/parts.ts";
 import type { MediaStore } from "../media/store.ts";
 
@@ -29,6 +35,8 @@ export interface AttachmentText {
   note?: string;
   /** An image, audio or document kept in the media store (a reference, never the bytes). */
   media?: MediaPart;
+  /** A voice note or audio file that could not be transcribed, and why (told to the sender). */
+  transcriptionError?: string;
 }
 
 /** Where media attachments go, and the key each one gets (store.ts mediaKey). */
@@ -36,6 +44,8 @@ export interface MediaIntake {
   store: MediaStore;
   config: MediaConfig;
   keyFor(index: number): Promise<string>;
+  /** Speech-to-text for audio (functions/agent/transcribe.ts), given by the session. */
+  transcribe?(bytes: Uint8Array, part: MediaPart): Promise<{ text: string } | { error: string }>;
 }
 
 /**
@@ -70,6 +80,13 @@ export async function describeAttachments(
         label,
         ...(await intakeMedia(attachment, kind, index, adapter, route, ctx, media)),
       });
+      continue;
+    }
+    if (media && handledMediaKind(attachment) === "audio" && !hasAudioModel(media.config)) {
+      const error = media.config.audio.enabled
+        ? 'no speech-to-text model is configured (tools.media.models with capabilities ["audio"])'
+        : "tools.media.audio.enabled is false";
+      parts.push({ label, note: `not transcribed: ${error}`, transcriptionError: error });
       continue;
     }
     let body = attachment.text;
@@ -122,7 +139,30 @@ async function intakeMedia(
   route: ReplyRoute,
   ctx: SendContext,
   media: MediaIntake,
-): Promise<{ media: MediaPart } | { note: string }> {
+): Promise<{ media?: MediaPart; note?: string; transcriptionError?: string }> {
+  const result = await downloadMedia(attachment, kind, index, adapter, route, ctx, media);
+  if (kind !== "audio") return result;
+  if (!("media" in result)) return { ...result, transcriptionError: result.note };
+  const heard = media.transcribe
+    ? await media.transcribe(result.bytes, result.media)
+    : { error: "no speech-to-text in this context" };
+  if ("text" in heard) return { media: { ...result.media, transcript: heard.text } };
+  return {
+    media: result.media,
+    note: `not transcribed: ${heard.error}`,
+    transcriptionError: heard.error,
+  };
+}
+
+async function downloadMedia(
+  attachment: InboundAttachment,
+  kind: NonNullable<ReturnType<typeof mediaKindOf>>,
+  index: number,
+  adapter: ChannelAdapter | undefined,
+  route: ReplyRoute,
+  ctx: SendContext,
+  media: MediaIntake,
+): Promise<{ media: MediaPart; bytes: Uint8Array } | { note: string }> {
   if (!attachment.url) return { note: "not downloaded (over the size limit or no link)" };
   const maxBytes = maxBytesFor(media.config, kind);
   if (attachment.sizeBytes !== undefined && attachment.sizeBytes > maxBytes)
@@ -142,7 +182,7 @@ async function intakeMedia(
       store: media.store,
       key: await media.keyFor(index),
     });
-    return "part" in result ? { media: result.part } : result;
+    return "part" in result ? { media: result.part, bytes: fetched.bytes } : result;
   } catch (error) {
     return {
       note: `could not be kept: ${error instanceof Error ? error.message : String(error)}`,

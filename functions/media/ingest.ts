@@ -18,7 +18,7 @@ export interface MediaCandidate {
 export type IngestResult = { part: MediaPart } | { note: string };
 
 /** The kinds of media the gateway reads (the bytes of any other file are never downloaded whole). */
-const HANDLED_KINDS: ReadonlySet<MediaKind> = new Set(["image"]);
+const HANDLED_KINDS: ReadonlySet<MediaKind> = new Set(["image", "audio"]);
 
 /** The handled kind an attachment declares (by type, else file name), whatever the config says. */
 export function handledMediaKind(attachment: MediaCandidate): MediaKind | undefined {
@@ -32,7 +32,16 @@ export function mediaKindOf(
   config: MediaConfig,
 ): MediaKind | undefined {
   const kind = handledMediaKind(attachment);
-  return kind && capability(config, kind).enabled ? kind : undefined;
+  if (!kind || !capability(config, kind).enabled) return undefined;
+  // Audio is only worth its download when something can transcribe it.
+  if (kind === "audio" && !hasAudioModel(config)) return undefined;
+  return kind;
+}
+
+export function hasAudioModel(config: MediaConfig): boolean {
+  return config.models.some(
+    (entry) => entry.type === "provider" && entry.capabilities.includes("audio"),
+  );
 }
 
 export function maxBytesFor(config: MediaConfig, kind: MediaKind): number {

@@ -4,13 +4,21 @@ import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
 import { imageProblem } from "./model-images.ts";
+import {
+  handleOpenAiTranscription,
+  isFixtureRoute,
+  isTranscriptionRoute,
+  serveFixture,
+  whisperResult,
+} from "./speech.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
  *   POST /v1/messages                       Anthropic Messages (SSE or JSON)
  *   POST /chat/completions, /v1/chat/...    OpenAI Chat Completions (SSE or JSON)
  *   POST /v1/embeddings                     OpenAI embeddings, deterministic (embeddings.ts)
- *   POST /ai/run/<model>                    Workers AI text embeddings (embeddings.ts)
+ *   POST /ai/run/<model>                    Workers AI text embeddings (embeddings.ts), whisper (speech.ts)
+ *   POST /v1/audio/transcriptions           OpenAI speech-to-text, multipart (speech.ts)
  * Tests script it per scenario: the request's messages contain `[scenario:<id>]`, so parallel test
  * files never consume each other's scripts.
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
@@ -117,6 +125,16 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    // Speech-to-text and the media fixtures (speech.ts): binary bodies, read there.
+    if (isFixtureRoute(url.pathname)) return serveFixture(url.pathname, res);
+    if (isTranscriptionRoute(req.method, url.pathname))
+      return handleOpenAiTranscription(req, res, (body) => {
+        const scenario = `stt:${String(body.model)}`;
+        logs.set(scenario, [
+          ...(logs.get(scenario) ?? []),
+          { api: "openai", path: url.pathname, headers: flatHeaders(req), body },
+        ]);
+      });
     const raw = await readBody(req);
     if (url.pathname === "/_control/script" && req.method === "POST") {
       const parsed = scriptSchema.safeParse(safeJson(raw));
@@ -153,6 +171,26 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
           },
         ]);
       });
+    }
+    if (
+      req.method === "POST" &&
+      url.pathname.startsWith("/ai/run/") &&
+      decodeURIComponent(url.pathname.slice("/ai/run/".length)).startsWith("@cf/openai/whisper")
+    ) {
+      const body = safeJson(raw);
+      const model = decodeURIComponent(url.pathname.slice("/ai/run/".length));
+      const answer = whisperResult(isRecord(body) ? body : {});
+      logs.set(`workers-ai:${model}`, [
+        ...(logs.get(`workers-ai:${model}`) ?? []),
+        { api: "openai", path: url.pathname, headers: flatHeaders(req), body: { model } },
+      ]);
+      return answer.ok
+        ? sendJson(res, 200, { result: answer.result, success: true, errors: [] })
+        : sendJson(res, 400, {
+            result: null,
+            success: false,
+            errors: [{ code: 5006, message: answer.message }],
+          });
     }
     if (req.method === "POST" && url.pathname.startsWith("/ai/run/")) {
       const body = safeJson(raw);

@@ -94,6 +94,18 @@ export function buildTestConfig(
                 ...(fakes.doh ? { dnsResolverUrl: `${fakes.doh}/dns-query` } : {}),
               },
             },
+            // Voice notes: the fake model server's OpenAI /audio/transcriptions first, then Workers
+            // AI whisper through the fake AI binding (test/fakes/speech.ts).
+            ...(fakes.model
+              ? {
+                  media: {
+                    models: [
+                      { provider: "fakeopenai", model: "whisper-1", capabilities: ["audio"] },
+                      { provider: "workers-ai", capabilities: ["audio"] },
+                    ],
+                  },
+                }
+              : {}),
           },
         }
       : {}),

@@ -3,6 +3,8 @@ import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { describeAttachments } from "../../../functions/channels/attachments.ts";
 import { mediaKey, mediaStoreFor } from "../../../functions/media/store.ts";
+import type { MediaPart } from "../../../functions/media/parts.ts";
+import { transcribeAudio, voiceNoteNotice } from "../../../functions/agent/transcribe.ts";
 import { sendContextFor } from "../../../functions/channels/channel-account.ts";
 import {
   decideAccess,
@@ -160,6 +162,9 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     ),
     mediaIntake(host, agentId, sessionKey, envelope.dedupKey),
   );
+  // A voice note that could not be heard is said to its sender in one line, never silence.
+  const unheard = files.find((file) => file.transcriptionError !== undefined);
+  if (unheard) host.reply(row, [voiceNoteNotice(unheard.transcriptionError!)], false);
   host.store.inbox.prepare(
     row.seq,
     {
@@ -192,6 +197,8 @@ function mediaIntake(host: TriageHost, agentId: string, sessionKey: string, even
     store,
     config: host.config.tools.media,
     keyFor: (index: number) => mediaKey(agentId, sessionKey, eventKey, index),
+    transcribe: async (bytes: Uint8Array, part: MediaPart) =>
+      transcribeAudio({ bytes, mimeType: part.mimeType, config: host.config, env: host.env }),
   };
 }
 

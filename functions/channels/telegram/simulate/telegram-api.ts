@@ -21,7 +21,7 @@ import { parseTelegramHtml } from "./telegram-html.ts";
  *        the next `times` (default 1) calls of `method` (in chat `chatId` when given) fail with HTTP
  *        `status` (429 → retry_after `retryAfter`, default 1), or `dropConnection`: the call is applied
  *        and the socket destroyed (the caller cannot know it worked). `delayMs` holds the answer first.
- *   POST /_control/file    {fileId, content, filePath?, size?}         a file getFile knows
+ *   POST /_control/file    {fileId, content | contentBase64, filePath?, size?}   a file getFile knows
  *   POST /_control/identity {botId, username}                          what getMe answers for a bot
  *   GET  /_control/calls?method=&chat_id=                              recorded calls (token cut to its last 4)
  *   GET  /_control/messages?chat_id=                                   the bot's messages (visible text, html, deleted)
@@ -82,7 +82,7 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
   let messages: FakeTelegramMessage[] = [];
   let scripts: Script[] = [];
   const lastIds = new Map<string, number>();
-  const files = new Map<string, { content: string; filePath: string; size: number }>();
+  const files = new Map<string, { content: Buffer; filePath: string; size: number }>();
   const webhooks = new Map<string, Record<string, unknown>>();
   const usernames = new Map<string, string>();
   const polling = new Map<
@@ -117,7 +117,7 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
       if (!found) return json(res, 404, { ok: false, error_code: 404, description: "Not Found" });
       res.writeHead(200, {
         "content-type": "application/octet-stream",
-        "content-length": String(Buffer.byteLength(found.content)),
+        "content-length": String(found.content.byteLength),
       });
       return res.end(found.content);
     }
@@ -377,14 +377,20 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     if (path === "file" && method === "POST") {
       const file = JSON.parse(body) as {
         fileId: string;
-        content: string;
+        content?: string;
+        /** Binary content (a photo, a voice note) instead of `content`. */
+        contentBase64?: string;
         filePath?: string;
         size?: number;
       };
+      const content =
+        file.contentBase64 !== undefined
+          ? Buffer.from(file.contentBase64, "base64")
+          : Buffer.from(file.content ?? "");
       files.set(file.fileId, {
-        content: file.content,
+        content,
         filePath: file.filePath ?? `documents/${file.fileId}.txt`,
-        size: file.size ?? Buffer.byteLength(file.content),
+        size: file.size ?? content.byteLength,
       });
       return json(res, 200, { ok: true });
     }

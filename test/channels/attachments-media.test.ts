@@ -8,7 +8,7 @@ import { suiteConfig, testEnv } from "../agent/model-helpers.ts";
  * only under the exact key its own attachment would get: a reference to another session's (or
  * another event's) media is refused, so no sender can make the model read someone else's image.
  */
-describe("stored media references", () => {
+describe("media attachments", () => {
   const route = { channel: "openai", accountId: "default", to: "u" };
   const ctx = { env: testEnv, config: suiteConfig, account: undefined };
   const intake = (eventKey: string) => ({
@@ -35,5 +35,26 @@ describe("stored media references", () => {
     expect(mine!.media).toMatchObject({ kind: "image", ref: own, mimeType: "image/png" });
     expect(theirs!.media).toBeUndefined();
     expect(theirs!.note).toContain("not this message's");
+  });
+
+  it("a voice note with no speech-to-text model is not downloaded, and says why", async () => {
+    let downloads = 0;
+    const adapter = {
+      fetchAttachment: async () => {
+        downloads++;
+        return { skipped: "must not be called" };
+      },
+    } as unknown as Parameters<typeof describeAttachments>[1];
+    const config = { ...suiteConfig.tools.media, models: [] };
+    const [voice] = await describeAttachments(
+      [{ name: "voice.ogg", mimeType: "audio/ogg", sizeBytes: 2857, url: "tg-file:abc" }],
+      adapter,
+      route,
+      ctx,
+      { ...intake("openai:req-2"), config },
+    );
+    expect(downloads).toBe(0);
+    expect(voice!.transcriptionError).toContain("no speech-to-text model is configured");
+    expect(voice!.note).toContain("not transcribed:");
   });
 });
