@@ -2,15 +2,17 @@
  * One build of the local Worker for `npm run dev`, in a short-lived process (local-worker.mjs runs
  * it at start and on every save): the bundle `wrangler deploy --dry-run` makes (what a deploy
  * uploads) and the workerd config that serves it with the bindings wrangler derives from
- * wrangler.toml. wrangler's API and the bundler load only here, so none of it stays resident.
+ * wrangler.toml. wrangler's API and the bundler load only here, so none of it stays resident. A
+ * bundle built before from the same files and config is reused (worker-bundle-cache.ts).
  *
  *   node --import tsx scripts/lib/local-worker-build.ts --out-dir DIR --address HOST:PORT \
  *     --do-dir DIR [--env-binding NAME …] [--define NAME:JSON …]
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runWrangler, stripAnsi } from "./wrangler.ts";
+import { workerBundleCache } from "./worker-bundle-cache.ts";
 import { workerdConfig, type WorkerShape } from "./workerd-config.ts";
 
 const { values } = parseArgs({
@@ -30,30 +32,41 @@ async function main(): Promise<number> {
     throw new Error("--out-dir, --address and --do-dir are required");
   const outDir = resolve(values["out-dir"]);
   const projectDir = process.cwd();
-  // wrangler's API (for the bindings below) loads while its CLI bundles, in a child process.
-  const wranglerApi = import("wrangler");
-  void wranglerApi.catch(() => undefined); // awaited below, or not needed when the build fails
-  const run = await runWrangler(
-    [
-      "deploy",
-      "--dry-run",
-      "--outdir",
-      outDir,
-      ...values.define.flatMap((define) => ["--define", define]),
-    ],
-    { cwd: projectDir },
-  );
-  if (run.code !== 0) {
-    process.stderr.write(stripAnsi(run.output));
-    console.error(
-      `edgeclaw dev: the Worker did not build (wrangler exit ${run.code}); fix it and save to retry`,
+  const cache = workerBundleCache<WorkerShape>(projectDir, values.define);
+  let shape = cache?.restore(outDir);
+  if (!shape) {
+    // wrangler's API (for the bindings) loads while its CLI bundles, in a child process.
+    const wranglerApi = import("wrangler");
+    void wranglerApi.catch(() => undefined); // awaited below, or not needed when the build fails
+    const metafile = join(outDir, "bundle-meta.json");
+    const startedAt = Date.now();
+    const run = await runWrangler(
+      [
+        "deploy",
+        "--dry-run",
+        "--outdir",
+        outDir,
+        "--metafile",
+        metafile,
+        ...values.define.flatMap((define) => ["--define", define]),
+      ],
+      { cwd: projectDir },
     );
-    return 1;
+    if (run.code !== 0) {
+      process.stderr.write(stripAnsi(run.output));
+      console.error(
+        `edgeclaw dev: the Worker did not build (wrangler exit ${run.code}); fix it and save to retry`,
+      );
+      return 1;
+    }
+    const wrangler = await wranglerApi;
+    const configPath = join(projectDir, "wrangler.toml");
+    const config = wrangler.unstable_readConfig({ config: configPath });
+    const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(configPath);
+    shape = workerShape(config.name ?? "edgeclaw", workerOptions as Record<string, unknown>);
+    cache?.store(outDir, metafile, startedAt, shape);
+    rmSync(metafile, { force: true });
   }
-  const wrangler = await wranglerApi;
-  const configPath = join(projectDir, "wrangler.toml");
-  const config = wrangler.unstable_readConfig({ config: configPath });
-  const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(configPath);
   mkdirSync(values["do-dir"], { recursive: true });
   // The media store of dev: <data dir>/v3/media, beside the Durable Objects' storage.
   const mediaDir = join(dirname(resolve(values["do-dir"])), "media");
@@ -61,7 +74,7 @@ async function main(): Promise<number> {
   writeFileSync(
     join(outDir, "workerd.capnp"),
     workerdConfig({
-      worker: workerShape(config.name ?? "edgeclaw", workerOptions as Record<string, unknown>),
+      worker: shape,
       moduleFile: "index.js",
       address: values.address,
       durableObjectDir: resolve(values["do-dir"]),
