@@ -1,4 +1,7 @@
-import type { SessionControl } from "../../functions/commands/session-control.ts";
+import type { SessionControl, ToolsQuery } from "../../functions/commands/session-control.ts";
+import type { ReplyRoute } from "../../functions/core/envelope.ts";
+import { exclusionReason, loadSkills } from "../../functions/agent/skills/catalog.ts";
+import { sessionToolset } from "./run/toolset.ts";
 import { compactNow } from "./run/compact.ts";
 import { currentSessionId, rotateSession } from "./lifecycle.ts";
 import { settings, updateSettings } from "./settings.ts";
@@ -45,5 +48,47 @@ export function sessionControl(s: SessionState): SessionControl {
     updateSettings: async (patch) => updateSettings(s, patch),
     compact: async (instructions) => compactNow(s, instructions),
     computeEnv: async (agentId, args) => envCommandReply(s.config, s.env, agentId, args),
+    tools: async (query) =>
+      toolsFor(s, query).map(({ name, description }) => ({ name, description })),
+    skills: async (query) => {
+      const toolNames = toolsFor(s, query).map((tool) => tool.name);
+      const context = {
+        config: s.config,
+        agentId: query.agentId,
+        env: s.env as unknown as Record<string, unknown>,
+        toolNames,
+      };
+      return (await loadSkills(s.env, query.agentId)).map((skill) => {
+        const excluded = exclusionReason(skill, context);
+        return {
+          name: skill.name,
+          description: skill.description,
+          location: skill.location,
+          userInvocable: skill.userInvocable,
+          ...(excluded
+            ? { excluded }
+            : toolNames.includes("read")
+              ? {}
+              : { excluded: "this chat's agent has no read tool" }),
+        };
+      });
+    },
   };
+}
+
+/** The toolset the next run here would get (run/toolset.ts), for this sender and conversation. */
+function toolsFor(s: SessionState, query: ToolsQuery) {
+  const route: ReplyRoute = query.route ?? {
+    channel: query.sender.channel,
+    accountId: query.sender.accountId,
+    to: "",
+  };
+  return sessionToolset({
+    env: s.env,
+    config: s.config,
+    agentId: query.agentId,
+    route,
+    senderIsOwner: query.senderIsOwner,
+    modelRef: status(s).model,
+  });
 }

@@ -1,10 +1,12 @@
 import type { EdgeclawConfig, QueueDrop, QueueMode } from "../config/schema.ts";
+import type { ReplyRoute } from "../core/envelope.ts";
 import { parseDurationMs, formatDuration } from "./duration.ts";
 import { formatStatus } from "./format-status.ts";
 import { formatSpend, parseUsageArgs } from "./usage.ts";
 import { isModelToken, modelChoices, resolveModelPick } from "./models.ts";
 import { parseCommandMessage, type ParsedCommand, type ParsedDirective } from "./parse.ts";
 import { COMMANDS } from "./registry.ts";
+import { skillCommand, toolsCommand } from "./tools-skills.ts";
 import {
   THINK_LEVELS,
   VERBOSE_LEVELS,
@@ -32,6 +34,8 @@ export interface CommandContext {
   };
   senderIsOwner: boolean;
   now: number;
+  /** Where the command came from: a conversation's tool policy depends on it (/tools). */
+  route?: ReplyRoute;
 }
 
 export interface CommandResult {
@@ -105,6 +109,10 @@ export async function executeCommand(
       return { reply: await usageCommand(cmd.args, session) };
     case "env":
       return { reply: await session.computeEnv(ctx.agentId, cmd.args) };
+    case "tools":
+      return toolsCommand(cmd.args, session, ctx);
+    case "skill":
+      return skillCommand(cmd.args, session, ctx);
     default: {
       // Directive names used as commands (e.g. parsed by a native command surface).
       const directive = {
@@ -336,7 +344,7 @@ function helpText(): string {
   return [
     "edgeclaw commands:",
     "/new [model] · /reset · /stop · /compact",
-    "/status · /whoami · /commands",
+    "/status · /whoami · /commands · /tools · /skill <name>",
     "/model · /think <level> · /verbose on|off|full · /queue <mode>",
     "Send a directive alone to keep it for this session; inside a message it applies once.",
   ].join("\n");

@@ -110,6 +110,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Conda envs of the computing environment, their packages, open new-env questions",
   },
   {
+    name: "tools",
+    aliases: [],
+    kind: "command",
+    usage: "/tools [compact|verbose]",
+    description: "The tools the agent can use right now",
+  },
+  {
+    name: "skill",
+    aliases: [],
+    kind: "command",
+    usage: "/skill <name> [request]",
+    description: "Run one of the agent's skills (without a name: list them)",
+  },
+
+  {
     name: "queue",
     aliases: [],
     kind: "directive",

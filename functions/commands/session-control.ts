@@ -1,5 +1,6 @@
 import type { SandboxUsageView } from "../sandbox/report.ts";
 import type { QueueDrop, QueueMode } from "../config/schema.ts";
+import type { ReplyRoute } from "../core/envelope.ts";
 
 /**
  * SessionControl — what slash commands may do to a session. The SessionDO implements it; commands
@@ -115,4 +116,24 @@ export interface SessionControl {
   compact(instructions?: string): Promise<CompactResult>;
   /** `/env …`: the agent's computing environment as last listed (compute-env/chat-command.ts). */
   computeEnv(agentId: string, args: string): Promise<string>;
+  /** `/tools`: the tools the next run of this session would get, for this sender in this chat. */
+  tools(ctx: ToolsQuery): Promise<Array<{ name: string; description: string }>>;
+  /** `/skill`: the agent's skills, each with why it is left out of runs here (if it is). */
+  skills(ctx: ToolsQuery): Promise<SkillView[]>;
+}
+
+/** Who asks and where: what the toolset depends on (see durable-objects/session/run/toolset.ts). */
+export interface ToolsQuery {
+  agentId: string;
+  senderIsOwner: boolean;
+  route?: ReplyRoute;
+  sender: { channel: string; accountId: string };
+}
+
+export interface SkillView {
+  name: string;
+  description: string;
+  location: string;
+  userInvocable: boolean;
+  excluded?: string;
 }

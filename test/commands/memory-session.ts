@@ -100,4 +100,10 @@ export class MemorySession implements SessionControl {
     this.log.push(`env:${agentId}:${args}`);
     return `envs of ${agentId}`;
   }
+  async tools() {
+    return [{ name: "read", description: "Read a file." }];
+  }
+  async skills() {
+    return [];
+  }
 }

@@ -129,6 +129,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       },
       senderIsOwner: decision.senderIsOwner,
       now,
+      route: envelope.route,
     },
   );
   if (outcome.action === "drop") {

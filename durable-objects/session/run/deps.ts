@@ -15,11 +15,9 @@ import { modelFallbackNotice } from "../../../functions/agent/model-notices.ts";
 import { isSilentReply } from "../../../functions/agent/prompt.ts";
 import { loadSystemPrompt } from "../../../functions/agent/prompt-load.ts";
 import { isMainPrivateSession } from "../../../functions/agent/private-session.ts";
-import { createToolset, MAX_TOOL_RESULT_CHARS } from "../../../functions/agent/tools/index.ts";
+import { MAX_TOOL_RESULT_CHARS } from "../../../functions/agent/tools/index.ts";
+import { sessionToolset } from "./toolset.ts";
 import { agentLoopDetection } from "../../../functions/config/loop-detection-schema.ts";
-import { createCronTool } from "../../../functions/agent/tools/cron.ts";
-import { conversationToolLayer } from "../../../functions/agent/tools/conversation-policy.ts";
-import { schedulerStub } from "../../scheduler-stub.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { ChatType } from "../../../functions/core/envelope.ts";
 
@@ -78,12 +76,13 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
   // Images reach the model from the media store, read per request (functions/agent/media-request.ts).
   const media = mediaStoreFor(env as Record<string, unknown>);
   const selection = selectionFor(config, env, agentId, input.modelOverride);
-  const tools = createToolset(config, agentId, {
+  const tools = sessionToolset({
+    env,
+    config,
+    agentId,
+    route: input.route,
     senderIsOwner: input.senderIsOwner,
-    extraTools: [createCronTool(config, schedulerStub(input.env))],
-    conversationLayer: conversationToolLayer(config, input.route),
     modelRef: selection.primary,
-    env: env as unknown as Record<string, unknown>,
   });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.

@@ -1,0 +1,31 @@
+import type { Env } from "../../env.ts";
+import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
+import type { AgentTool } from "../../../functions/agent/types.ts";
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+import { createToolset } from "../../../functions/agent/tools/index.ts";
+import { createCronTool } from "../../../functions/agent/tools/cron.ts";
+import { conversationToolLayer } from "../../../functions/agent/tools/conversation-policy.ts";
+import { schedulerStub } from "../../scheduler-stub.ts";
+
+/**
+ * The tools one run of this session gets — the one place that decides it, so `/tools` lists
+ * exactly what the next run will have: the registry's tools its config enables (web_search only
+ * with a provider set up, so the Worker env goes in), the session's cron tool, narrowed by the
+ * tool policy, this conversation's layer and the sender's ownership.
+ */
+export function sessionToolset(input: {
+  env: Env;
+  config: EdgeclawConfig;
+  agentId: string;
+  route: ReplyRoute;
+  senderIsOwner: boolean;
+  modelRef: string | undefined;
+}): AgentTool[] {
+  return createToolset(input.config, input.agentId, {
+    senderIsOwner: input.senderIsOwner,
+    extraTools: [createCronTool(input.config, schedulerStub(input.env))],
+    conversationLayer: conversationToolLayer(input.config, input.route),
+    modelRef: input.modelRef,
+    env: input.env as unknown as Record<string, unknown>,
+  });
+}
