@@ -7,7 +7,11 @@ import { createEnv } from "../../functions/compute-env/create-env.ts";
 import { envStatus } from "../../functions/compute-env/operator.ts";
 import { lockDists } from "../../functions/compute-env/conda-cli.ts";
 import { getInstall } from "../../functions/compute-env/installs.ts";
-import { loadManifest, refreshPackages } from "../../functions/compute-env/manifest.ts";
+import {
+  loadManifest,
+  refreshPackages,
+  registerEnv,
+} from "../../functions/compute-env/manifest.ts";
 import { sandboxRunner } from "../../functions/compute-env/runner.ts";
 import { condaWrapped } from "../../functions/agent/tools/exec-conda.ts";
 import type { ToolContext } from "../../functions/agent/types.ts";
@@ -201,4 +205,34 @@ describe("envs recreated from their lock in a fresh sandbox", () => {
     expect(rlab.packages.pillow).toBe("11.0.0");
     expect(rlab.explicitLock).toContain("/pillow-11.0.0-");
   }, 120_000);
+
+  it("a sandbox that cannot be reached does not stop the command: it runs wrapped, and its note says the envs were not checked", async () => {
+    const agent = `unreachable${crypto.randomUUID().slice(0, 6)}`;
+    // The companion the sandbox requests go to is not there (nothing listens on port 9).
+    const unreachableConfig = JSON.parse((env as { EDGECLAW_CONFIG: string }).EDGECLAW_CONFIG);
+    unreachableConfig.companion.url = "http://127.0.0.1:9";
+    unreachableConfig.agents.list.push({
+      id: agent,
+      sandbox: { backend: "companion", mode: "all", scope: "agent" },
+      computeEnv: { enabled: true, channels: ["file:///opt/conda/channel"] },
+    });
+    await registerEnv(env as never, agent, {
+      name: "acaclaw",
+      type: "primary",
+      description: "Base scientific environment",
+      packages: { python: "3.12.8" },
+      explicitLock: "@EXPLICIT\nfile:///opt/conda/channel/noarch/python-3.12.8-h_0.tar.bz2\n",
+    });
+    const unreachable = {
+      config: configFromEnv({ EDGECLAW_CONFIG: JSON.stringify(unreachableConfig) }),
+      env,
+      agentId: agent,
+      sessionKey: `agent:${agent}:main`,
+    } as unknown as ToolContext;
+    const wrapped = (await condaWrapped(unreachable, "python analysis.py", "c1"))!;
+    expect(wrapped.command).toBe("conda run --no-capture-output -n acaclaw python analysis.py");
+    expect(wrapped.reason).toMatch(
+      /^the primary env; the envs could not be checked against their locks: /,
+    );
+  });
 });

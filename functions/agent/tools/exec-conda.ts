@@ -25,13 +25,21 @@ export async function condaWrapped(
   const computeEnv = computeEnvFor(ctx.config, ctx.agentId);
   if (!computeEnv) return undefined;
   const db = ctx.env as DbEnv;
-  const runner = sandboxRunner(ctx.config, ctx.env, ctx.agentId, ctx.sessionKey, computeEnv);
-  const deps = { db, runner, config: computeEnv, agentId: ctx.agentId };
   let envs = await loadManifest(db, ctx.agentId);
-  if (!envs.length)
-    envs = await ensureManifest(deps, `${ctx.agentId}:${callId}.detect`).catch(() => envs);
-  const restored = await restoreEnvs(deps, `${ctx.agentId}:${callId}`, envs);
-  if (restored.length) envs = await loadManifest(db, ctx.agentId);
+  // The sandbox side is best effort here: when it cannot be reached the command still runs (and
+  // exec reports the sandbox's own error), only without detection or rebuilt envs.
+  let notes: string[] = [];
+  try {
+    const runner = sandboxRunner(ctx.config, ctx.env, ctx.agentId, ctx.sessionKey, computeEnv);
+    const deps = { db, runner, config: computeEnv, agentId: ctx.agentId };
+    if (!envs.length)
+      envs = await ensureManifest(deps, `${ctx.agentId}:${callId}.detect`).catch(() => envs);
+    const restored = await restoreEnvs(deps, `${ctx.agentId}:${callId}`, envs);
+    if (restored.length) envs = await loadManifest(db, ctx.agentId);
+    notes = restored.map(describeRestore);
+  } catch (error) {
+    notes = [`the envs could not be checked against their locks: ${(error as Error).message}`];
+  }
   const paths = scriptsRun(command);
   const scripts = paths.length ? [...(await readFiles(db, ctx.agentId, paths)).values()] : [];
   const wrapped = wrapCommand(
@@ -40,9 +48,7 @@ export async function condaWrapped(
     computeEnv,
     scripts.map((file) => file.content),
   );
-  return restored.length
-    ? { ...wrapped, reason: [wrapped.reason, ...restored.map(describeRestore)].join("; ") }
-    : wrapped;
+  return notes.length ? { ...wrapped, reason: [wrapped.reason, ...notes].join("; ") } : wrapped;
 }
 
 /** PATH entries the computing environment adds after tools.exec.pathPrepend: conda's bin. */
