@@ -58,6 +58,7 @@ admin.route("/companion", adminCompanion);
 // native slash commands). What they need from above the channel layer is handed in.
 const channelAdminDeps: ChannelAdminDeps = {
   audit: (c, change) => auditAdminChange(c as unknown as AdminContext, change),
+  config: (c) => configFromEnv(c.env),
   commands: COMMANDS,
 };
 for (const channel of channelDefinitions())

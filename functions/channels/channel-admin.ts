@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import type { EdgeclawConfig } from "../config/schema.ts";
 
 /**
  * A channel's own admin routes (`admin` on its ChannelDefinition): a Hono app the admin API
@@ -19,6 +20,8 @@ export interface ChannelAdminDeps {
     c: ChannelAdminContext,
     change: { action: string; target: string; detail: Record<string, unknown> },
   ): Promise<void>;
+  /** The config in force for the request (gateway-config.ts configFromEnv, which loads every channel's manifest). */
+  config(c: ChannelAdminContext): EdgeclawConfig;
   /** The gateway's chat commands (functions/commands/registry.ts), for a platform's command menu. */
   commands: ReadonlyArray<{ name: string; usage: string; description: string }>;
 }

@@ -147,7 +147,7 @@ export interface ChannelSetup {
   steps: string;
 }
 
-/** Everything one channel brings. `functions/channels/registry.ts` lists them; adding a channel = its folder + one line there. */
+/** Everything one channel brings: its index.ts's default export. `functions/channels/manifests.ts` lists them; adding a channel = its folder + one line there. */
 /**
  * `Config` is the parsed `channels.<id>` block, `Account` one account's settings in force, and
  * `RouteAccount` what a webhook route carries (the account, or the account with what the path adds:

@@ -1,36 +1,18 @@
 import { z } from "zod";
 import { configFromEnvWith, parseConfigWith } from "../config/load.ts";
 import { baseConfigSchema, type EdgeclawConfig } from "../config/schema.ts";
-import { discordChannelSchema } from "./discord/config.ts";
-import { feishuChannelSchema } from "./feishu/config.ts";
-import { googleChatChannelSchema } from "./googlechat/config.ts";
-import { lineChannelSchema } from "./line/config.ts";
-import { mattermostChannelSchema } from "./mattermost/config.ts";
-import { msTeamsChannelSchema } from "./msteams/config.ts";
-import { slackChannelSchema } from "./slack/config.ts";
-import { smsChannelSchema } from "./sms/config.ts";
-import { telegramChannelSchema } from "./telegram/config.ts";
+import { channelManifests } from "./manifests.ts";
 
 /**
  * The config the gateway runs on: the base schema (functions/config/schema.ts, which knows no
  * channel) with `channels.<id>` validated by each registered channel's own schema, defaults
- * applied. Built from the channels' config modules alone — no send code, no platform SDK — so
- * reading the config never loads a channel's runtime. Every caller that needs the config in force
- * reads it here; the registry (registry.ts) checks that each channel it serves brings the schema
- * listed here.
+ * applied. Built from the channels' manifests (manifests.ts) alone — their config modules, no send
+ * code, no platform SDK — so reading the config never loads a channel's runtime. Every caller that
+ * needs the config in force reads it here.
  */
-const channelConfigSchemas = new Map<string, z.ZodType>([
-  ["slack", slackChannelSchema],
-  ["telegram", telegramChannelSchema],
-  ["sms", smsChannelSchema],
-  ["line", lineChannelSchema],
-  ["googlechat", googleChatChannelSchema],
-  ["feishu", feishuChannelSchema],
-  ["msteams", msTeamsChannelSchema],
-  ["discord", discordChannelSchema],
-  ["mattermost", mattermostChannelSchema],
-]);
-
+const channelConfigSchemas = new Map<string, z.ZodType>(
+  channelManifests.map((manifest) => [manifest.id, manifest.configSchema]),
+);
 let composed: z.ZodType<EdgeclawConfig> | undefined;
 
 /**

@@ -2,32 +2,24 @@ import type { ChannelAdapter } from "./adapter.ts";
 import type { ChannelDefinition } from "./channel.ts";
 import { OPERATOR_CHANNELS } from "../core/operator-channels.ts";
 import { addChannelConfigSchema } from "./gateway-config.ts";
-import { slackChannel } from "./slack/index.ts";
-import { telegramChannel } from "./telegram/index.ts";
-import { smsChannel } from "./sms/index.ts";
-import { lineChannel } from "./line/index.ts";
-import { googleChatChannel } from "./googlechat/index.ts";
-import { feishuChannel } from "./feishu/index.ts";
-import { msTeamsChannel } from "./msteams/index.ts";
-import { discordChannel } from "./discord/index.ts";
-import { mattermostChannel } from "./mattermost/index.ts";
+import { registeredChannels } from "./manifests.ts";
 
 /**
- * Every channel the Worker serves. Adding a channel = one folder under functions/channels/, one
- * line in this list (plus its import) and its config schema in gateway-config.ts. Keep one entry
- * per line: several channels land in parallel.
+ * Every channel the Worker serves: each registered channel's definition (manifests.ts is the one
+ * list), loaded once when this module is first evaluated. The manifest and its definition must agree
+ * on the id and the config schema, which the gateway's config (gateway-config.ts) takes from the
+ * manifest.
  */
-const builtInChannels: ChannelDefinition[] = [
-  slackChannel,
-  telegramChannel,
-  smsChannel,
-  lineChannel,
-  googleChatChannel,
-  feishuChannel,
-  msTeamsChannel,
-  discordChannel,
-  mattermostChannel,
-];
+const builtInChannels: ChannelDefinition[] = await Promise.all(
+  registeredChannels.map(async ({ manifest, load }) => {
+    const definition = (await load()).default;
+    if (definition.id !== manifest.id || definition.configSchema !== manifest.configSchema)
+      throw new Error(
+        `functions/channels/${manifest.id}/manifest.ts and its definition (${definition.id}) disagree on the id or the config schema`,
+      );
+    return definition;
+  }),
+);
 
 const registered = new Map<string, ChannelDefinition>();
 for (const definition of builtInChannels) registered.set(definition.id, definition);

@@ -8,7 +8,7 @@ import { channelIds } from "../../functions/channels/gateway-config.ts";
  * platform (`simulate/simulator.ts`), its CLI commands (`cli.ts`), its test kit (`test-kit.ts`).
  * The Worker never imports them, so they cost its bundle nothing; what reads them (the simulators,
  * the CLI, the test setup) finds them here, for each channel the gateway knows (gateway-config.ts:
- * the channels' config modules only, no runtime), in the registry's order. So adding a channel touches its folder and the registry's line, never these readers.
+ * the channels' manifests only, no runtime), in the order of the list (functions/channels/manifests.ts). So adding a channel touches its folder and the registry's line, never these readers.
  *
  * Each piece file exports its piece under one fixed name (`simulator`, `commands`, `testKit`);
  * `accept` says whether what it found there is such a piece, so a file that exports something else

@@ -41,3 +41,6 @@ export const discordChannel: ChannelDefinition<DiscordChannelConfig, DiscordAcco
   // guilds.<server id> (with channels.<channel id> inside) is Discord's group allowlist.
   groupAllowlistKey: "guilds",
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default discordChannel;

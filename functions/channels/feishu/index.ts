@@ -39,3 +39,6 @@ export const feishuChannel: ChannelDefinition<FeishuChannelConfig, FeishuAccount
   outbound: feishuAdapter,
   setup: FEISHU_SETUP,
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default feishuChannel;

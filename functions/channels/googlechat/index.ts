@@ -36,3 +36,6 @@ export const googleChatChannel: ChannelDefinition<GoogleChatChannelConfig, Googl
   outbound: googleChatAdapter,
   setup: GOOGLECHAT_SETUP,
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default googleChatChannel;

@@ -47,3 +47,6 @@ export const lineChannel: ChannelDefinition<LineChannelConfig, LineAccount> = {
   outbound: lineAdapter,
   setup: LINE_SETUP,
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default lineChannel;

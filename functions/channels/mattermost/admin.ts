@@ -6,7 +6,6 @@ import {
   type ChannelAdminEnv,
 } from "../channel-admin.ts";
 import type { EdgeclawConfig } from "../../config/schema.ts";
-import { configFromEnv } from "../gateway-config.ts";
 import { mattermostBot } from "./api.ts";
 import { mattermostCommandRegistry } from "./command-registry.ts";
 import type { ChannelDefinition } from "../channel.ts";
@@ -96,7 +95,7 @@ export function mattermostAdmin(
     const body = registerSchema.safeParse(await c.req.json().catch(() => ({})));
     if (!body.success)
       return fail(c, 400, "invalid_request", body.error.issues[0]?.message ?? "invalid body");
-    const config = configFromEnv(c.env);
+    const config = deps.config(c);
     const root = rootOf(config);
     if (!root) return fail(c, 404, "not_configured", "channels.mattermost is not configured");
     const accountId = body.data.accountId ?? root.defaultAccount ?? "default";
@@ -160,7 +159,7 @@ export function mattermostAdmin(
 
   /** What is registered for an account (never the tokens). */
   app.get("/commands", async (c) => {
-    const root = rootOf(configFromEnv(c.env));
+    const root = rootOf(deps.config(c));
     if (!root) return fail(c, 404, "not_configured", "channels.mattermost is not configured");
     const accountId = c.req.query("account") ?? root.defaultAccount ?? "default";
     const registry = mattermostCommandRegistry(c.env, accountId);

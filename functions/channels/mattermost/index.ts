@@ -51,3 +51,6 @@ export const mattermostChannel: ChannelDefinition<
   setup: { title: "Connect Mattermost", steps: setupSteps },
   admin: (deps) => mattermostAdmin(deps, mattermostChannel),
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default mattermostChannel;

@@ -36,3 +36,6 @@ export const msTeamsChannel: ChannelDefinition<MsTeamsChannelConfig, MsTeamsAcco
   setup: MSTEAMS_SETUP,
   groupSendersFallBackToAllowFrom: true,
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default msTeamsChannel;

@@ -40,3 +40,6 @@ export const slackChannel: ChannelDefinition<SlackChannelConfig, SlackAccount> =
   outbound: slackAdapter,
   groupAllowlistKey: "channels",
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default slackChannel;

@@ -31,3 +31,6 @@ export const smsChannel: ChannelDefinition<SmsChannelConfig, SmsAccount, SmsRout
   outbound: smsAdapter,
   setup: smsSetup,
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default smsChannel;

@@ -51,3 +51,6 @@ export const telegramChannel: ChannelDefinition<TelegramChannelConfig, TelegramA
   setup: { title: "Connect Telegram", steps: setupSteps },
   groupSendersFallBackToAllowFrom: true,
 };
+
+/** What the channel list (../manifests.ts) loads. */
+export default telegramChannel;

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, it } from "node:test";
 import { channelIds } from "../../../functions/channels/gateway-config.ts";
+import { channelManifests } from "../../../functions/channels/manifests.ts";
 import { projectRoot } from "../helpers.ts";
 import { channelsNamed } from "./channel-names.ts";
 import { importGraph, runtimeClosure, runtimePath, sourceFiles } from "./import-graph.ts";
@@ -88,6 +89,22 @@ describe("a channel is one folder", () => {
       .filter((file) => NODE_ONLY_PIECE.test(file))
       .map((file) => runtimePath(graph, "workers/index.ts", file).join(" → "));
     assert.deepEqual(offenders, []);
+  });
+
+  it("each channel's manifest names its docs page, and the docs navigation links it by its label", () => {
+    const navigation = readFileSync(join(projectRoot, "docs/README.md"), "utf8");
+    const problems = channelManifests.flatMap((manifest) => {
+      if (!existsSync(join(projectRoot, manifest.docsPage)))
+        return [`${manifest.id}: ${manifest.docsPage} does not exist`];
+      const link = `[${manifest.label}](${relative("docs", manifest.docsPage)})`;
+      return navigation.includes(link) ? [] : [`${manifest.id}: docs/README.md has no ${link}`];
+    });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      channelManifests.map((manifest) => manifest.id),
+      ids,
+      "the manifests are the registry's channels, in its order",
+    );
   });
 
   it("the rule sees a channel named in code and nowhere else", () => {

@@ -24,6 +24,11 @@ export interface ImportEdge {
   names: string[];
   /** `export … from`: the names pass through to whoever imports this file. */
   reexport: boolean;
+  /**
+   * `import("…")` or `require(…)` in code: the module loads when the call runs, not with the
+   * importer (a bundle still holds it: esbuild inlines a dynamic import of a file it resolves).
+   */
+  dynamic: boolean;
 }
 
 /** The top folders that hold the project's own modules. */
@@ -79,6 +84,7 @@ export function importsInSource(from: string, source: string): ImportEdge[] {
     typeOnly: boolean,
     names: string[],
     reexport = false,
+    dynamic = false,
   ): void => {
     if (!ts.isStringLiteralLike(specifierNode)) return;
     const specifier = specifierNode.text;
@@ -91,6 +97,7 @@ export function importsInSource(from: string, source: string): ImportEdge[] {
       line,
       names,
       reexport,
+      dynamic,
     });
   };
   const visit = (node: ts.Node): void => {
@@ -130,7 +137,7 @@ export function importsInSource(from: string, source: string): ImportEdge[] {
       const [first] = node.arguments;
       const isImport = node.expression.kind === ts.SyntaxKind.ImportKeyword;
       const isRequire = ts.isIdentifier(node.expression) && node.expression.text === "require";
-      if ((isImport || isRequire) && first) add(first, false, ["*"]);
+      if ((isImport || isRequire) && first) add(first, false, ["*"], false, true);
     }
     ts.forEachChild(node, visit);
   };
@@ -151,14 +158,22 @@ export function importGraph(files: string[] = sourceFiles()): ImportGraph {
   return { files, edges };
 }
 
-/** Everything `start` loads at run time (value edges only), itself included; packages by name. */
-export function runtimeClosure(graph: ImportGraph, start: string): Set<string> {
+/**
+ * Everything `start` loads at run time (value edges only), itself included; packages by name. With
+ * `lazy: false`, only what loads with it — not what a dynamic import loads when its call runs (what
+ * loading the config costs a CLI command); by default everything a bundle of it holds.
+ */
+export function runtimeClosure(
+  graph: ImportGraph,
+  start: string,
+  { lazy = true }: { lazy?: boolean } = {},
+): Set<string> {
   const seen = new Set<string>([start]);
   const queue = [start];
   while (queue.length > 0) {
     const file = queue.pop()!;
     for (const edge of graph.edges.get(file) ?? []) {
-      if (edge.typeOnly || seen.has(edge.to)) continue;
+      if (edge.typeOnly || (!lazy && edge.dynamic) || seen.has(edge.to)) continue;
       seen.add(edge.to);
       if (graph.edges.has(edge.to)) queue.push(edge.to);
     }
@@ -167,7 +182,12 @@ export function runtimeClosure(graph: ImportGraph, start: string): Set<string> {
 }
 
 /** The path of imports by which `start` reaches `target` at run time, for a failure message. */
-export function runtimePath(graph: ImportGraph, start: string, target: string): string[] {
+export function runtimePath(
+  graph: ImportGraph,
+  start: string,
+  target: string,
+  { lazy = true }: { lazy?: boolean } = {},
+): string[] {
   const cameFrom = new Map<string, string>();
   const queue = [start];
   const seen = new Set([start]);
@@ -175,7 +195,7 @@ export function runtimePath(graph: ImportGraph, start: string, target: string): 
     const file = queue.shift()!;
     if (file === target) break;
     for (const edge of graph.edges.get(file) ?? []) {
-      if (edge.typeOnly || seen.has(edge.to)) continue;
+      if (edge.typeOnly || (!lazy && edge.dynamic) || seen.has(edge.to)) continue;
       seen.add(edge.to);
       cameFrom.set(edge.to, file);
       queue.push(edge.to);
