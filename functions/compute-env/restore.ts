@@ -31,12 +31,19 @@ export interface RestoreNote {
   row: InstallRow;
 }
 
-/** One line per registered env with a lock: `@@env <name>`, then the dists its conda-meta holds. */
+/**
+ * One section per registered env with a lock: `@@env <name>`, then, when the env exists, `@@present`
+ * and the dists its conda-meta holds. An env counts where conda keeps it: under the configured
+ * prefix, or under AcaClaw's own Miniforge (~/.acaclaw/miniforge3), which detection looks at first.
+ */
 export function presenceScript(condaPrefix: string, envs: readonly string[]): string {
   return envs
     .map((name) => {
-      const meta = shellQuote(`${condaPrefix}/envs/${name}/conda-meta`);
-      return `echo ${shellQuote(`@@env ${name}`)}; if [ -d ${meta} ]; then echo @@present; ls ${meta} | sed -n 's/\\.json$//p'; fi`;
+      const metas = [
+        shellQuote(`${condaPrefix}/envs/${name}/conda-meta`),
+        `"$HOME/.acaclaw/miniforge3/envs/"${shellQuote(name)}/conda-meta`,
+      ].join(" ");
+      return `echo ${shellQuote(`@@env ${name}`)}; for m in ${metas}; do if [ -d "$m" ]; then echo @@present; ls "$m" | sed -n 's/\\.json$//p'; break; fi; done`;
     })
     .join("\n");
 }
