@@ -91,4 +91,38 @@ describe("/v1/chat/completions image_url", () => {
     expect(large.code).toBe("image_too_large");
     expect(await recorded(scenario)).toEqual([]);
   });
+
+  it("a model without image input reads a description an image model made, and gets no pixels", async () => {
+    const scenario = newScenario("oa-image-text-only");
+    await script(scenario, [{ type: "text", text: "Described, thanks." }]);
+    const response = await SELF.fetch("https://edgeclaw.test/v1/chat/completions", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        "x-openclaw-model": "fakeanthropic/claude-small",
+      },
+      body: JSON.stringify({
+        model: "openclaw",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: `what is it? [scenario:${scenario}]` },
+              { type: "image_url", image_url: { url: PNG_URL } },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const [request] = await recorded(scenario);
+    expect(request!.body.model).toBe("claude-small");
+    expect(imagesOf("anthropic", request!.body)).toEqual([]);
+    const seen = JSON.stringify(request!.body);
+    // The fake image model answers its default: "You said: <the describe prompt>".
+    expect(seen).toContain(
+      '[Description of the image \\"image-1.png\\" (machine-generated): You said: Describe this image',
+    );
+  });
 });

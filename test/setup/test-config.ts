@@ -95,13 +95,16 @@ export function buildTestConfig(
               },
             },
             // Voice notes: the fake model server's OpenAI /audio/transcriptions first, then Workers
-            // AI whisper through the fake AI binding (test/fakes/speech.ts).
+            // AI whisper through the fake AI binding (test/fakes/speech.ts); images described by
+            // claude-test for a text-only model.
             ...(fakes.model
               ? {
                   media: {
                     models: [
                       { provider: "fakeopenai", model: "whisper-1", capabilities: ["audio"] },
                       { provider: "workers-ai", capabilities: ["audio"] },
+                      // Describes images for a model without image input (claude-small).
+                      { provider: "fakeanthropic", model: "claude-test", capabilities: ["image"] },
                     ],
                   },
                 }

@@ -50,7 +50,7 @@ export interface RunDepsInput {
   execHost?: (mainPrivateSession: boolean) => ToolContext["exec"];
 }
 
-type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
+export type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
 
 /** The model selection in force: an explicit pick is strict, else the agent's chain (or the default a key or the demo switch gives). */
 export function selectionFor(
@@ -70,6 +70,10 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
     isSilent: (text: string) => boolean;
     callModel: CallModelFn;
     callModelAs: (kind: ModelCallKind) => CallModelFn;
+    /** The run's own model selection (what its turns call). */
+    selection: ModelSelection;
+    /** A call to other models than the run's (an image model describing an image), metered as `kind`. */
+    callModelWith: (kind: ModelCallKind, selection: ModelSelection) => CallModelFn;
   }
 > {
   const { env, config, agentId } = input;
@@ -125,15 +129,21 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
     isSilent: isSilentReply,
     callModel: callModelAs(input.callKind),
     callModelAs,
+    selection,
+    callModelWith,
   };
 
   function callModelAs(kind: ModelCallKind): CallModelFn {
+    return callModelWith(kind, selection);
+  }
+
+  function callModelWith(kind: ModelCallKind, chosen: ModelSelection): CallModelFn {
     const meter = input.meterFor(kind);
     return async (request) => {
       const result = await callModel({
         config,
         env,
-        selection,
+        selection: chosen,
         request,
         meter,
         onStreamReset: input.onStreamReset,

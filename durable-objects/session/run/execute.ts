@@ -24,6 +24,7 @@ import { admitRun, markParked, runLimits } from "./bounds.ts";
 import { clearRetry, recordFailure } from "../retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "../schedule.ts";
 import { buildRunDeps, costOfRun } from "./deps.ts";
+import { describeImagesIfNeeded } from "./describe-images.ts";
 import { automationOf, recordCronOutcome, visibleReply } from "../inbox/automation.ts";
 import { incomingText, prepareRun, routeTarget, type RunPlan } from "./setup.ts";
 import { renderIncoming } from "../../../functions/agent/turn-text.ts";
@@ -252,6 +253,8 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   clearRetry(s);
 
   try {
+    // A model that takes no images reads a description of them instead (describe-images.ts).
+    await describeImagesIfNeeded(s, run, deps, abort.signal);
     // The silent memory flush comes first, while the full context is still there to save from.
     await memoryFlushIfDue(s, run, deps, abort.signal).catch((error) => {
       if (abort.signal.aborted) throw error;

@@ -30,6 +30,10 @@ export class TranscriptStore {
       )
       .one().seq;
   }
+  /** Rewrites one row's message in place (an image's description added to its media part). */
+  replaceMessage(seq: number, message: Message): void {
+    this.sql.exec(`UPDATE transcript SET message = ? WHERE seq = ?`, JSON.stringify(message), seq);
+  }
   recent(sessionId: string, limit = 10_000): TranscriptRow[] {
     return this.sql
       .exec<Row>(
