@@ -3,7 +3,7 @@ import type { EdgeclawConfig, ProviderConfig } from "../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
 import { builtInModelPrice } from "./providers/built-in-prices.ts";
 import { FAKE_MODEL_REF, FAKE_PROVIDER_ID } from "./providers/fake.ts";
-import type { ModelCost, ProviderApi, ResolvedModel } from "./providers/types.ts";
+import type { CacheRetention, ModelCost, ProviderApi, ResolvedModel } from "./providers/types.ts";
 import { ModelError } from "./types.ts";
 
 /**
@@ -196,7 +196,33 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
         : CLOUD_IDLE_TIMEOUT_MS,
     native: host === NATIVE_HOSTS[api],
     acceptsImages: entry?.input ? entry.input.includes("image") : builtIn !== undefined,
+    cacheRetention: cacheRetentionFor(
+      config,
+      `${providerId}/${modelId}`,
+      host === NATIVE_HOSTS[api],
+    ),
   };
+}
+
+const cacheParamsSchema = z
+  .object({ cacheRetention: z.enum(["none", "short", "long"]).optional() })
+  .loose();
+
+/**
+ * OpenClaw's `cacheRetention`: `agents.defaults.models["provider/model"].params`, else
+ * `agents.defaults.params`; unset, "short" on the provider's own endpoint and "none" through a
+ * proxy (which may refuse the field).
+ */
+function cacheRetentionFor(config: EdgeclawConfig, ref: string, native: boolean): CacheRetention {
+  const defaults = config.agents.defaults as {
+    models?: Record<string, { params?: unknown }>;
+    params?: unknown;
+  };
+  for (const params of [defaults.models?.[ref]?.params, defaults.params]) {
+    const parsed = cacheParamsSchema.safeParse(params ?? {});
+    if (parsed.success && parsed.data.cacheRetention) return parsed.data.cacheRetention;
+  }
+  return native ? "short" : "none";
 }
 
 /**
@@ -304,6 +330,7 @@ function fakeModel(ref: string, modelId: string): ResolvedModel {
     idleTimeoutMs: CLOUD_IDLE_TIMEOUT_MS,
     native: false,
     acceptsImages: false,
+    cacheRetention: "none",
   };
 }
 

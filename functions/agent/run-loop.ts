@@ -45,6 +45,8 @@ export interface RunHost {
 
 export interface RunLoopDeps {
   system: string;
+  /** The length of the system prompt's stable part (ModelRequest.systemCacheBoundary). */
+  systemCacheBoundary?: number;
   tools: AgentTool[];
   toolContext: ToolContext;
   maxToolIterations: number;
@@ -112,6 +114,9 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
     for (const text of host.takeSteerMessages()) host.append({ role: "user", content: text });
     const result = await deps.callModel({
       system: deps.system,
+      ...(deps.systemCacheBoundary !== undefined
+        ? { systemCacheBoundary: deps.systemCacheBoundary }
+        : {}),
       messages: host.messages(),
       tools: toolSpecs,
       signal: deps.signal,

@@ -50,6 +50,12 @@ export interface Usage {
 
 export interface ModelRequest {
   system: string;
+  /**
+   * Where `system` stops being the same from turn to turn (the prompt's cache boundary): a
+   * provider that caches puts its breakpoint there, so the time and runtime lines below it do not
+   * invalidate the cached prefix.
+   */
+  systemCacheBoundary?: number;
   messages: Message[];
   tools: ToolSpec[];
   maxTokens?: number;

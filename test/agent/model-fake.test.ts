@@ -133,6 +133,7 @@ describe("the demo fake model", () => {
         idleTimeoutMs: 1,
         native: false,
         acceptsImages: false,
+        cacheRetention: "none",
       },
       {
         system: "",

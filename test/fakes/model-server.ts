@@ -3,6 +3,7 @@ import { z } from "zod";
 import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
+import { AnthropicPromptCache } from "./anthropic-cache.ts";
 import { imageProblem } from "./model-images.ts";
 import {
   handleOpenAiTranscription,
@@ -24,7 +25,8 @@ import {
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
  *   GET  /_control/requests?scenario=<id>                  what the model was sent, in order
  *   POST /_control/reset     { scenario }                  forget the queue and the log
- * With nothing queued it answers "You said: <last user text>". Image parts are checked as the real
+ * With nothing queued it answers "You said: <last user text>". Anthropic requests that set
+ * cache_control get their usage from an emulation of its prompt cache (anthropic-cache.ts). Image parts are checked as the real
  * APIs check them (model-images.ts): a malformed one is a 400 in that API's error envelope.
  */
 
@@ -112,6 +114,7 @@ type Api = RecordedModelRequest["api"];
 
 export async function startFakeModelServer(): Promise<{ url: string; stop(): Promise<void> }> {
   const queues = new Map<string, Step[]>();
+  const promptCache = new AnthropicPromptCache();
   const logs = new Map<string, RecordedModelRequest[]>();
   let counter = 0;
 
@@ -246,7 +249,7 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     const includeUsage =
       isRecord(body.stream_options) && body.stream_options.include_usage === true;
     const model = typeof body.model === "string" ? body.model : "fake-model";
-    const plan = planFor(step, body, id);
+    const plan = planFor(step, body, id, api === "anthropic" ? promptCache : undefined);
     if (!stream) {
       if (step.type !== "text" && step.type !== "tool_calls")
         return sendError(res, api, { type: "error", status: 500, message: "scripted failure" });
@@ -272,7 +275,12 @@ interface Plan {
   stop: "end" | "max_tokens" | "tool_use";
 }
 
-function planFor(step: Step, body: Record<string, unknown>, id: number): Plan {
+function planFor(
+  step: Step,
+  body: Record<string, unknown>,
+  id: number,
+  promptCache?: AnthropicPromptCache,
+): Plan {
   const text = step.type === "hang" || step.type === "error" ? "" : (step.text ?? "");
   const textChunks = step.type === "text" && step.chunks ? step.chunks : splitInto(text, 3);
   const calls =
@@ -288,11 +296,14 @@ function planFor(step: Step, body: Record<string, unknown>, id: number): Plan {
         })
       : [];
   const scripted = step.type === "text" || step.type === "tool_calls" ? step.usage : undefined;
+  // Unscripted Anthropic requests that set breakpoints get the cache's own split (anthropic-cache.ts).
+  const cached = scripted ? undefined : promptCache?.usageFor(body);
   const usage = {
-    input: scripted?.input ?? Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
+    input:
+      scripted?.input ?? cached?.input ?? Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
     output: scripted?.output ?? Math.max(1, Math.ceil(text.length / 4)),
-    cacheRead: scripted?.cacheRead ?? 0,
-    cacheWrite: scripted?.cacheWrite ?? 0,
+    cacheRead: scripted?.cacheRead ?? cached?.cacheRead ?? 0,
+    cacheWrite: scripted?.cacheWrite ?? cached?.cacheWrite ?? 0,
   };
   const stop = calls.length
     ? "tool_use"

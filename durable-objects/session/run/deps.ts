@@ -110,6 +110,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
   );
   return {
     system: prompt.text,
+    systemCacheBoundary: prompt.stable.length,
     tools,
     toolContext: {
       env,

@@ -57,23 +57,19 @@ export function anthropicRequestBody(
   model: ResolvedModel,
   request: ModelRequest,
 ): Record<string, unknown> {
+  const messages = toAnthropicMessages(request.messages);
   const body: Record<string, unknown> = {
     model: model.modelId,
     max_tokens: request.maxTokens ?? model.maxTokens,
     stream: true,
-    messages: toAnthropicMessages(request.messages),
+    messages,
   };
-  if (request.system) {
-    // Prompt caching of the (large, stable) system prompt: OpenClaw's `cacheRetention: "short"`
-    // default for API keys. Only on the native endpoint; proxies may reject the field.
-    body.system = [
-      {
-        type: "text",
-        text: request.system,
-        ...(model.native ? { cache_control: { type: "ephemeral" } } : {}),
-      },
-    ];
-  }
+  const cache = cacheControlOf(model);
+  if (request.system) body.system = systemBlocks(request, cache);
+  // Second breakpoint: the newest block of the conversation, so the next turn reads everything
+  // up to here from the cache and only pays for what it adds.
+  const lastBlock = messages.at(-1)?.content.at(-1);
+  if (cache && lastBlock) (lastBlock as Record<string, unknown>).cache_control = cache;
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
@@ -82,6 +78,31 @@ export function anthropicRequestBody(
     }));
   }
   return body;
+}
+
+/**
+ * Anthropic prompt caching (OpenClaw's `cacheRetention`): "short" is the 5-minute cache, "long"
+ * the 1-hour one; "none" sends no breakpoint.
+ */
+function cacheControlOf(model: ResolvedModel): Record<string, unknown> | undefined {
+  if (model.cacheRetention === "none") return undefined;
+  return model.cacheRetention === "long" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+}
+
+/**
+ * The system prompt as blocks. With caching, the stable part carries the first breakpoint (it
+ * caches the tools too, which come before it) and the part below the cache boundary follows
+ * uncached, so the date and runtime lines do not spoil the prefix.
+ */
+function systemBlocks(request: ModelRequest, cache: Record<string, unknown> | undefined) {
+  const boundary = request.systemCacheBoundary ?? request.system.length;
+  const stable = request.system.slice(0, boundary).trimEnd();
+  const dynamic = request.system.slice(boundary).trim();
+  if (!cache) return [{ type: "text", text: request.system }];
+  return [
+    { type: "text", text: stable || request.system, cache_control: cache },
+    ...(stable && dynamic ? [{ type: "text", text: dynamic }] : []),
+  ];
 }
 
 /** Our transcript → Anthropic turns: tool results ride in user turns, consecutive same-role turns merge. */

@@ -38,7 +38,15 @@ export interface ResolvedModel {
    * built-in anthropic and openai providers do and every other provider does not.
    */
   acceptsImages: boolean;
+  /**
+   * Anthropic prompt caching (`params.cacheRetention`): "short" (5 min) by default on the native
+   * endpoint, "none" elsewhere unless the config asks ("short" or "long", 1 h) for a proxy that
+   * passes the field on.
+   */
+  cacheRetention: CacheRetention;
 }
+
+export type CacheRetention = "none" | "short" | "long";
 
 export type ProviderResult = Omit<ModelResult, "modelRef">;
 

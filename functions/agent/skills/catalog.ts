@@ -39,9 +39,10 @@ export interface SkillGate {
 }
 
 export async function loadSkills(env: DbEnv, agentId: string): Promise<Skill[]> {
-  const listed = await Promise.all(
-    SKILL_ROOTS.map((root) => listFiles(env, agentId, { dir: root })),
-  );
+  // One after the other: a run's pass shares one Postgres connection, and parallel queries on it
+  // would open a second one.
+  const listed = [];
+  for (const root of SKILL_ROOTS) listed.push(await listFiles(env, agentId, { dir: root }));
   const paths = listed.flatMap((entries, i) =>
     entries
       .map((entry) => entry.path)
