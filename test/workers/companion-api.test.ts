@@ -389,10 +389,11 @@ describe("companion lease and state", () => {
     const stub = testEnv.COMPANION.get(
       testEnv.COMPANION.idFromName(`expiry-${crypto.randomUUID()}`),
     );
-    const first = await stub.lease("old", "acquire", 50);
+    // 1 s: long enough that the second acquire lands inside it even on a loaded CI machine.
+    const first = await stub.lease("old", "acquire", 1000);
     expect(first).toMatchObject({ ok: true, epoch: 1 });
-    expect(await stub.lease("new", "acquire", 50)).toMatchObject({ ok: false, holder: "old" });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await stub.lease("new", "acquire", 1000)).toMatchObject({ ok: false, holder: "old" });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await stub.putState(1, "telegram", "poll", "offset", "5")).toBe(false); // lapsed: even the holder may not write
     const second = await stub.lease("new", "acquire", 60_000);
     expect(second).toMatchObject({ ok: true, epoch: 2 });
