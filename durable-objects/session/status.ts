@@ -1,5 +1,10 @@
 import { sandboxUsage } from "./exec-report.ts";
-import type { SessionStatus } from "../../functions/commands/session-control.ts";
+import type { SessionSettings, SessionStatus } from "../../functions/commands/session-control.ts";
+import {
+  modelReasons,
+  resolveReasoningLevel,
+  resolveThinkLevel,
+} from "../../functions/agent/thinking-level.ts";
 import { estimateTokens } from "../../functions/agent/compaction.ts";
 import { queuePolicy } from "./inbox/queue-policy.ts";
 import { currentSessionId } from "./lifecycle.ts";
@@ -49,7 +54,7 @@ export function status(s: SessionState): SessionStatus {
     contextTokens: estimateTokens(sessionMessages(s, facts.sessionId)),
     contextWindow: contextWindow(s, undefined),
     queue: queuePolicy(s.config, current, channel),
-    thinkLevel: current.thinkLevel ?? "off",
+    ...thinkingStatus(s, facts.agentId, current, selection.primary),
     verbose: current.verbose ?? "off",
     sessionStartedAt: facts.sessionStartedAt,
     lastInteractionAt: facts.lastInteractionAt ?? undefined,
@@ -64,4 +69,22 @@ export function status(s: SessionState): SessionStatus {
 function spendView(s: SessionState, sessionId: string): SessionStatus["spend"] {
   const { platformUsd, ...spend } = s.store.modelCalls.spend(sessionId);
   return { ...spend, platformUsd: platformUsd ?? 0, sandbox: sandboxUsage(s, sessionId) };
+}
+
+/** The levels the next run would use, and where the thinking level comes from (tools/thinking). */
+function thinkingStatus(
+  s: SessionState,
+  agentId: string,
+  current: SessionSettings,
+  modelRef: string | undefined,
+): Pick<SessionStatus, "thinkLevel" | "thinkSource" | "reasoningLevel"> {
+  const think = resolveThinkLevel(s.config, agentId, {
+    session: current.thinkLevel,
+    modelReasons: modelReasons(s.config, s.env, modelRef),
+  });
+  return {
+    thinkLevel: think.level,
+    thinkSource: think.source === "message" ? "session" : think.source,
+    reasoningLevel: resolveReasoningLevel(s.config, agentId, { session: current.reasoningLevel }),
+  };
 }

@@ -196,6 +196,10 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
         : CLOUD_IDLE_TIMEOUT_MS,
     native: host === NATIVE_HOSTS[api],
     acceptsImages: entry?.input ? entry.input.includes("image") : builtIn !== undefined,
+    reasoning: entry?.reasoning === true,
+    ...(entry?.compat?.supportedReasoningEfforts
+      ? { reasoningEfforts: entry.compat.supportedReasoningEfforts }
+      : {}),
     cacheRetention: cacheRetentionFor(
       config,
       `${providerId}/${modelId}`,
@@ -331,6 +335,7 @@ function fakeModel(ref: string, modelId: string): ResolvedModel {
     native: false,
     acceptsImages: false,
     cacheRetention: "none",
+    reasoning: false,
   };
 }
 

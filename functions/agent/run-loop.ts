@@ -1,3 +1,4 @@
+import type { ThinkLevel } from "../config/agents-schema.ts";
 import type {
   AgentTool,
   Message,
@@ -56,6 +57,8 @@ export interface RunLoopDeps {
   signal: AbortSignal;
   /** tools.loopDetection for this agent; absent (or disabled): no detection. */
   loopDetection?: LoopDetectionConfig;
+  /** The run's thinking level (functions/agent/thinking-level.ts); absent: off. */
+  thinkLevel?: ThinkLevel;
 }
 
 export interface RunOutcome {
@@ -119,16 +122,18 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
         : {}),
       messages: host.messages(),
       tools: toolSpecs,
+      ...(deps.thinkLevel ? { thinkLevel: deps.thinkLevel } : {}),
       signal: deps.signal,
       onTextDelta: (text) => host.onTextDelta(text),
     });
     modelRef = result.modelRef;
     host.recordUsage(result.modelRef, result.usage);
-    host.append(
-      result.toolCalls.length
-        ? { role: "assistant", content: result.text, toolCalls: result.toolCalls }
-        : { role: "assistant", content: result.text },
-    );
+    host.append({
+      role: "assistant",
+      content: result.text,
+      ...(result.toolCalls.length ? { toolCalls: result.toolCalls } : {}),
+      ...(result.thinking?.length ? { thinking: result.thinking } : {}),
+    });
   }
   const notice = `Stopped after ${deps.maxToolIterations} tool rounds without a final answer (agents.defaults.maxToolIterations).`;
   host.append({ role: "assistant", content: notice });

@@ -2,6 +2,7 @@ import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ExecHost } from "../sandbox/exec-host.ts";
 import { EdgeclawError } from "../core/errors.ts";
 import type { InlineImage, MediaPart } from "../media/parts.ts";
+import type { ThinkLevel } from "../config/agents-schema.ts";
 
 /** The agent loop's own message model: provider adapters translate to and from their wire formats. */
 
@@ -24,8 +25,23 @@ export type Message =
        */
       images?: InlineImage[];
     }
-  | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
+  | {
+      role: "assistant";
+      content: string;
+      toolCalls?: ToolCall[];
+      /**
+       * The model's thinking before this answer, in order. Anthropic's signed blocks go back to it
+       * unchanged with the tool results that follow (its API requires that); unsigned reasoning
+       * (OpenAI-compatible `reasoning_content`) is kept only to show with /reasoning.
+       */
+      thinking?: ThinkingBlock[];
+    }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+
+/** One block of a model's thinking: readable text with its signature, or an encrypted (redacted) block. */
+export type ThinkingBlock =
+  | { type: "thinking"; text: string; signature?: string }
+  | { type: "redacted"; data: string };
 
 /** JSON Schema of a tool's parameters, as both Anthropic and OpenAI take it. */
 export type JsonSchema = {
@@ -59,6 +75,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolSpec[];
   maxTokens?: number;
+  /** The run's thinking level (tools/thinking); each adapter maps it to what the model takes. */
+  thinkLevel?: ThinkLevel;
   signal?: AbortSignal;
   /** Called for every streamed text fragment, in order. */
   onTextDelta?: (text: string) => void;
@@ -69,6 +87,8 @@ export interface ModelResult {
   toolCalls: ToolCall[];
   usage: Usage;
   stopReason: "end" | "tool_use" | "max_tokens" | "other";
+  /** The answer's thinking blocks, when the model thought and said so. */
+  thinking?: ThinkingBlock[];
   /** The `provider/model` ref that actually answered (after failover). */
   modelRef: string;
 }

@@ -1,56 +1,21 @@
-import type { EdgeclawConfig, QueueDrop, QueueMode } from "../config/schema.ts";
-import type { ReplyRoute } from "../core/envelope.ts";
-import { parseDurationMs, formatDuration } from "./duration.ts";
 import { formatStatus } from "./format-status.ts";
 import { formatSpend, parseUsageArgs } from "./usage.ts";
-import { isModelToken, modelChoices, resolveModelPick } from "./models.ts";
+import { isModelToken, resolveModelPick } from "./models.ts";
+import { applyDirectives, type RunOverrides } from "./directives.ts";
 import { parseCommandMessage, type ParsedCommand, type ParsedDirective } from "./parse.ts";
 import { COMMANDS } from "./registry.ts";
 import { skillCommand, toolsCommand } from "./tools-skills.ts";
-import {
-  THINK_LEVELS,
-  VERBOSE_LEVELS,
-  type QueueSettings,
-  type SessionControl,
-  type ThinkLevel,
-  type VerboseLevel,
-} from "./session-control.ts";
+import type { SessionControl } from "./session-control.ts";
+import type { CommandContext, CommandResult } from "./context.ts";
+
+export type { CommandContext, CommandResult } from "./context.ts";
+export type { RunOverrides } from "./directives.ts";
 
 /**
  * executeCommand(cmd, session, ctx) runs one parsed command against SessionControl and returns the
  * reply; applyDirectives(...) applies directives (persisted or one-shot); handleCommandMessage(...)
  * is the whole fast path for one inbound text. None of them calls a model.
  */
-export interface CommandContext {
-  config: EdgeclawConfig;
-  agentId: string;
-  sessionKey: string;
-  sender: {
-    channel: string;
-    accountId: string;
-    senderId: string;
-    senderName?: string;
-    chatType: string;
-  };
-  senderIsOwner: boolean;
-  now: number;
-  /** Where the command came from: a conversation's tool policy depends on it (/tools). */
-  route?: ReplyRoute;
-}
-
-export interface CommandResult {
-  reply?: string;
-  /** Text that must still go to the model after the command (`/new hello`, `/reset soft hi`). */
-  forwardText?: string;
-}
-
-/** Settings that apply to one run only (inline directives). */
-export interface RunOverrides {
-  thinkLevel?: ThinkLevel;
-  verbose?: VerboseLevel;
-  queue?: QueueSettings;
-}
-
 export async function executeCommand(
   cmd: ParsedCommand,
   session: SessionControl,
@@ -144,208 +109,12 @@ async function commandNew(
   return { reply: "✅ New session started.", forwardText: args.trim() || undefined };
 }
 
-/**
- * Persisted directives (a directive-only message) update the session and confirm; one-shot
- * directives (inside normal text) only shape this run — except /model, which always persists.
- */
-export async function applyDirectives(
-  directives: readonly ParsedDirective[],
-  session: SessionControl,
-  ctx: CommandContext,
-  mode: { persist: boolean },
-): Promise<{ replies: string[]; oneShot: RunOverrides }> {
-  const replies: string[] = [];
-  const oneShot: RunOverrides = {};
-  for (const directive of directives) {
-    switch (directive.name) {
-      case "model":
-        replies.push(await modelDirective(directive.args, session, ctx));
-        break;
-      case "think": {
-        const arg = directive.args[0];
-        if (!arg) {
-          const status = await session.status();
-          replies.push(
-            `Thinking level: ${status.thinkLevel}. Options: ${THINK_LEVELS.join(", ")}, default.`,
-          );
-          break;
-        }
-        const level = normalizeThinkLevel(arg);
-        if (level === undefined) {
-          replies.push(
-            `Unknown thinking level "${arg}". Options: ${THINK_LEVELS.join(", ")}, default.`,
-          );
-          break;
-        }
-        if (!mode.persist) {
-          if (level !== null) oneShot.thinkLevel = level;
-          break;
-        }
-        await session.updateSettings({ thinkLevel: level });
-        replies.push(
-          level === null
-            ? "Thinking level reset to default."
-            : level === "off"
-              ? "Thinking disabled."
-              : `Thinking level set to ${level}.`,
-        );
-        break;
-      }
-      case "verbose": {
-        const arg = directive.args[0]?.toLowerCase();
-        if (!arg) {
-          replies.push(`Verbose: ${(await session.status()).verbose}. Options: on, off, full.`);
-          break;
-        }
-        if (!(VERBOSE_LEVELS as readonly string[]).includes(arg)) {
-          replies.push(`Unknown verbose level "${arg}". Options: on, off, full.`);
-          break;
-        }
-        const level = arg as VerboseLevel;
-        if (!mode.persist) {
-          oneShot.verbose = level;
-          break;
-        }
-        await session.updateSettings({ verbose: level });
-        replies.push(
-          level === "off"
-            ? "Verbose logging disabled."
-            : level === "full"
-              ? "Verbose logging set to full."
-              : "Verbose logging enabled.",
-        );
-        break;
-      }
-      case "queue": {
-        const parsed = parseQueueArgs(directive.args);
-        if ("error" in parsed) {
-          replies.push(parsed.error);
-          break;
-        }
-        if (parsed.show) {
-          const queue = (await session.status()).queue;
-          replies.push(
-            `Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop}). Modes: steer, followup, collect, interrupt.`,
-          );
-          break;
-        }
-        if (parsed.clear) {
-          if (mode.persist) {
-            await session.updateSettings({ queue: null });
-            replies.push("Queue settings reset to the configured default.");
-          }
-          break;
-        }
-        if (!mode.persist) {
-          oneShot.queue = parsed.settings;
-          break;
-        }
-        const current = (await session.getSettings()).queue ?? {};
-        await session.updateSettings({ queue: { ...current, ...parsed.settings } });
-        replies.push(`Queue set: ${describeQueue(parsed.settings)}.`);
-        break;
-      }
-    }
-  }
-  return { replies, oneShot };
-}
-
-async function modelDirective(
-  args: string[],
-  session: SessionControl,
-  ctx: CommandContext,
-): Promise<string> {
-  const [arg] = args.filter((a) => a !== "-s" && a !== "--session");
-  if (!arg || arg.toLowerCase() === "status" || arg.toLowerCase() === "list") {
-    const status = await session.status();
-    const choices = modelChoices(ctx.config);
-    const list = choices.map((ref, i) => `${i + 1}. ${ref}${ref === status.model ? " ✓" : ""}`);
-    return [
-      `Model: ${status.model}${status.modelOverride ? " (session override)" : ""}`,
-      ...list,
-      "Pick with /model <#|name>, clear with /model default.",
-    ].join("\n");
-  }
-  if (arg.toLowerCase() === "default") {
-    await session.updateSettings({ modelOverride: null });
-    return "Model reset to the configured default.";
-  }
-  const pick = resolveModelPick(ctx.config, arg);
-  if (!pick.ok) return pick.reason;
-  // edgeclaw's config is bundled at deploy and never written from chat: every pick is session-scoped.
-  await session.updateSettings({ modelOverride: pick.ref });
-  return `Model set to ${pick.ref} for this session.`;
-}
-
-function normalizeThinkLevel(input: string): ThinkLevel | null | undefined {
-  const value = input.toLowerCase();
-  if (["default", "inherit", "clear", "reset", "unpin"].includes(value)) return null;
-  if (["x-high", "x_high", "extra-high", "extra_high"].includes(value)) return "xhigh";
-  if (value === "highest") return "high";
-  if (value === "on") return "low";
-  return (THINK_LEVELS as readonly string[]).includes(value) ? (value as ThinkLevel) : undefined;
-}
-
-const QUEUE_MODES: readonly QueueMode[] = ["steer", "followup", "collect", "interrupt"];
-const QUEUE_DROPS: readonly QueueDrop[] = ["summarize", "old", "new"];
-
-export function parseQueueArgs(
-  args: readonly string[],
-):
-  | { show: true }
-  | { clear: true; show?: false }
-  | { settings: QueueSettings; show?: false; clear?: false }
-  | { error: string } {
-  if (args.length === 0) return { show: true };
-  const settings: QueueSettings = {};
-  for (const raw of args) {
-    const arg = raw.toLowerCase();
-    if (arg === "default" || arg === "reset") return { clear: true };
-    if ((QUEUE_MODES as readonly string[]).includes(arg)) {
-      settings.mode = arg as QueueMode;
-      continue;
-    }
-    const option = /^(debounce|cap|drop):(.+)$/.exec(arg);
-    if (!option)
-      return {
-        error: `Unknown queue option "${raw}". Use /queue <steer|followup|collect|interrupt> [debounce:2s cap:20 drop:summarize|old|new].`,
-      };
-    const [, key, value] = option;
-    if (key === "debounce") {
-      const ms = parseDurationMs(value!);
-      if (ms === undefined)
-        return { error: `Bad debounce "${value}": use milliseconds or 500ms, 2s, 1m.` };
-      settings.debounceMs = ms;
-    } else if (key === "cap") {
-      const cap = Number(value);
-      // OpenClaw ignores cap < 1.
-      if (!Number.isInteger(cap)) return { error: `Bad cap "${value}": use a whole number.` };
-      if (cap >= 1) settings.cap = cap;
-    } else {
-      if (!(QUEUE_DROPS as readonly string[]).includes(value!))
-        return { error: `Bad drop "${value}": use summarize, old or new.` };
-      settings.drop = value as QueueDrop;
-    }
-  }
-  return { settings };
-}
-
-function describeQueue(settings: QueueSettings): string {
-  const parts: string[] = [];
-  if (settings.mode) parts.push(`mode ${settings.mode}`);
-  if (settings.debounceMs !== undefined)
-    parts.push(`debounce ${formatDuration(settings.debounceMs)}`);
-  if (settings.cap !== undefined) parts.push(`cap ${settings.cap}`);
-  if (settings.drop) parts.push(`drop ${settings.drop}`);
-  return parts.join(" · ") || "no change";
-}
-
 function helpText(): string {
   return [
     "edgeclaw commands:",
     "/new [model] · /reset · /stop · /compact",
     "/status · /whoami · /commands · /tools · /skill <name>",
-    "/model · /think <level> · /verbose on|off|full · /queue <mode>",
+    "/model · /think <level> · /reasoning on|off · /verbose on|off|full · /queue <mode>",
     "Send a directive alone to keep it for this session; inside a message it applies once.",
   ].join("\n");
 }

@@ -1,5 +1,5 @@
 import { lookupCommand, type CommandSpec } from "./registry.ts";
-import { THINK_LEVELS, VERBOSE_LEVELS } from "./session-control.ts";
+import { REASONING_LEVELS, THINK_LEVELS, VERBOSE_LEVELS } from "./session-control.ts";
 
 /**
  * parseCommandMessage(text, authorized) — splits an inbound text into commands, directives and the
@@ -21,7 +21,7 @@ export interface ParsedCommand {
 }
 
 export interface ParsedDirective {
-  name: "model" | "think" | "verbose" | "queue";
+  name: "model" | "think" | "reasoning" | "verbose" | "queue";
   /** Argument tokens (empty = show the current value). */
   args: string[];
 }
@@ -54,7 +54,15 @@ const THINK_WORDS = new Set<string>([
   "extra-high",
   "extra_high",
   "highest",
+  "ultra",
   "on",
+]);
+const REASONING_WORDS = new Set<string>([
+  ...REASONING_LEVELS,
+  "default",
+  "inherit",
+  "clear",
+  "reset",
 ]);
 const VERBOSE_WORDS = new Set<string>(VERBOSE_LEVELS);
 const QUEUE_MODES = new Set(["steer", "followup", "collect", "interrupt", "default", "reset"]);
@@ -167,6 +175,8 @@ function takeArgs(
   switch (name) {
     case "think":
       return THINK_WORDS.has(lower) ? [next] : standalone ? [next] : [];
+    case "reasoning":
+      return REASONING_WORDS.has(lower) ? [next] : standalone ? [next] : [];
     case "verbose":
       return VERBOSE_WORDS.has(lower) ? [next] : standalone ? [next] : [];
     case "model": {

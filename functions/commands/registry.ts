@@ -86,7 +86,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     aliases: ["thinking", "t"],
     kind: "directive",
     usage: "/think <level|default>",
-    description: "Thinking level (off, minimal, low, medium, high, xhigh)",
+    description: "Thinking level (off, minimal, low, medium, high, xhigh, adaptive, max)",
+  },
+  {
+    name: "reasoning",
+    aliases: ["reason"],
+    kind: "directive",
+    usage: "/reasoning on|off|stream",
+    description: "Show the model's thinking as its own message before the reply",
   },
   {
     name: "verbose",

@@ -1,23 +1,19 @@
 import type { SandboxUsageView } from "../sandbox/report.ts";
 import type { QueueDrop, QueueMode } from "../config/schema.ts";
 import type { ReplyRoute } from "../core/envelope.ts";
+import type { ReasoningLevel, ThinkLevel } from "../config/agents-schema.ts";
 
 /**
  * SessionControl — what slash commands may do to a session. The SessionDO implements it; commands
  * (functions/commands/execute.ts) only ever talk to this interface, so they run on the fast path
  * without a model call.
  */
-export const THINK_LEVELS = [
-  "off",
-  "minimal",
-  "low",
-  "medium",
-  "high",
-  "xhigh",
-  "adaptive",
-  "max",
-] as const;
-export type ThinkLevel = (typeof THINK_LEVELS)[number];
+export {
+  REASONING_LEVELS,
+  THINK_LEVELS,
+  type ReasoningLevel,
+  type ThinkLevel,
+} from "../config/agents-schema.ts";
 
 export const VERBOSE_LEVELS = ["off", "on", "full"] as const;
 export type VerboseLevel = (typeof VERBOSE_LEVELS)[number];
@@ -35,6 +31,8 @@ export interface SessionSettings {
   /** `/usage off|tokens|full`: the per-reply usage footer (absent: `messages.responseUsage`). */
   responseUsage?: "off" | "tokens" | "full";
   thinkLevel?: ThinkLevel;
+  /** `/reasoning on|off|stream`: the model's thinking shown as its own message. */
+  reasoningLevel?: ReasoningLevel;
   verbose?: VerboseLevel;
   queue?: QueueSettings;
 }
@@ -75,7 +73,11 @@ export interface SessionStatus {
   contextWindow?: number;
   /** Effective queue behaviour after session override → byChannel → messages.queue. */
   queue: Required<QueueSettings>;
+  /** The level the next run uses: session override, else the agent's or the global default. */
   thinkLevel: ThinkLevel;
+  /** Where thinkLevel comes from: /think, the agent's or the global thinkingDefault, or the model. */
+  thinkSource: "session" | "agent" | "config" | "model";
+  reasoningLevel: ReasoningLevel;
   verbose: VerboseLevel;
   sessionStartedAt: number;
   lastInteractionAt?: number;

@@ -1,19 +1,13 @@
-import { execSchema, sandboxSchema } from "./exec-schema.ts";
+import { execSchema } from "./exec-schema.ts";
 import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
-import { loopDetectionOverrideSchema, loopDetectionSchema } from "./loop-detection-schema.ts";
-import { agentSkillsLimitsSchema, skillAllowlistSchema, skillsSchema } from "./skills-schema.ts";
-import { computeEnvSchema } from "./compute-env-schema.ts";
+import { loopDetectionSchema } from "./loop-detection-schema.ts";
+import { skillsSchema } from "./skills-schema.ts";
 import { mediaSchema } from "./media-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
-import {
-  cronSchema,
-  heartbeatDefaultsSchema,
-  heartbeatOverrideSchema,
-  hooksSchema,
-} from "./automation-schema.ts";
+import { cronSchema, hooksSchema } from "./automation-schema.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";
-import { contextLimitsSchema, memoryFlushSchema, memorySchema } from "./memory-keys.ts";
+import { memorySchema } from "./memory-keys.ts";
 import {
   accessGroupsSchema,
   bindingsSchema,
@@ -22,23 +16,24 @@ import {
 } from "./routing-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
 import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
-import { isTimeZone } from "../core/time-zone.ts";
+import {
+  agentsSchema,
+  allowWithAlsoAllowMessage,
+  noAllowWithAlsoAllow,
+  toolPolicyFields,
+} from "./agents-schema.ts";
+
+export {
+  agentToolPolicySchema,
+  toolProfileSchema,
+  type ToolPolicyConfig,
+} from "./agents-schema.ts";
 
 /**
  * The config file (`edgeclaw.json5`), with OpenClaw's key names and defaults. Unknown keys are
  * kept (OpenClaw has many keys this gateway does not act on yet) but every key that is read here is
  * validated, so a typo in a known block fails fast with its path.
  */
-
-const modelRef = z.string().regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' });
-
-const modelSelection = z.union([
-  modelRef.transform((primary) => ({ primary, fallbacks: [] as string[] })),
-  z.object({
-    primary: modelRef.optional(),
-    fallbacks: z.array(modelRef).default([]),
-  }),
-]);
 
 export const queueModeSchema = z.enum(["steer", "followup", "collect", "interrupt"]);
 export const queueDropSchema = z.enum(["summarize", "old", "new"]);
@@ -97,103 +92,6 @@ const gatewaySchema = z
   .loose()
   .prefault({});
 
-/** One scope of tool policy (`tools`, `agents.list[].tools`): profile, allow/alsoAllow/deny lists. */
-export const toolProfileSchema = z.enum(["minimal", "coding", "messaging", "full"]);
-const toolPolicyFields = {
-  profile: toolProfileSchema.optional(),
-  allow: z.array(z.string()).optional(),
-  alsoAllow: z.array(z.string()).optional(),
-  deny: z.array(z.string()).optional(),
-};
-const noAllowWithAlsoAllow = (policy: { allow?: string[]; alsoAllow?: string[] }) =>
-  !(policy.allow !== undefined && policy.alsoAllow !== undefined);
-const allowWithAlsoAllowMessage = {
-  message:
-    "allow and alsoAllow cannot both be set in one scope: merge alsoAllow into allow, or use profile + alsoAllow",
-};
-export const agentToolPolicySchema = z
-  .object({ ...toolPolicyFields, loopDetection: loopDetectionOverrideSchema.optional() })
-  .loose()
-  .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage);
-export type ToolPolicyConfig = z.infer<typeof agentToolPolicySchema>;
-
-const agentEntrySchema = z
-  .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, {
-      message: "expected an id of letters, digits, _ or -",
-    }),
-    default: z.boolean().optional(),
-    name: z.string().optional(),
-    model: modelSelection.optional(),
-    /** Name of the seed folder for this agent's workspace (default: `workspace`). */
-    workspace: z.string().optional(),
-    timeoutSeconds: z.number().int().positive().optional(),
-    /** Per-agent tool policy; narrows the global `tools` policy (its profile replaces the global one). */
-    tools: agentToolPolicySchema.optional(),
-    /** Merged over agents.defaults.heartbeat; once any agent has one, only those agents beat. */
-    heartbeat: heartbeatOverrideSchema.optional(),
-    /** The skills this agent sees; replaces agents.defaults.skills (`[]`: none). */
-    skills: skillAllowlistSchema,
-    skillsLimits: agentSkillsLimitsSchema,
-  })
-  .loose();
-
-const agentsSchema = z
-  .object({
-    defaults: z
-      .object({
-        model: modelSelection.prefault({}),
-        timeoutSeconds: z.number().int().positive().default(172_800),
-        /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard), across resumes. */
-        maxToolIterations: z.number().int().positive().default(50),
-        /** Skills every agent sees unless it lists its own (unset: all of them). */
-        skills: skillAllowlistSchema,
-        /**
-         * edgeclaw's own: times a run may be picked up again after its pass died (eviction, crash,
-         * deploy) before it is ended with one notice and its messages dead-lettered.
-         */
-        maxRunResumes: z.number().int().nonnegative().default(3),
-        /**
-         * edgeclaw's own: wall time one alarm pass spends on a run before it checkpoints (between
-         * model calls) and continues in the next pass; well under the platform's 15-minute limit.
-         */
-        runSliceSeconds: z.number().int().positive().max(720).default(600),
-        compaction: z
-          .object({
-            /** false stops proactive compaction only; /compact still works. */
-            enabled: z.boolean().default(true),
-            /** Compaction starts when the prompt would leave fewer tokens than this free. */
-            reserveTokensFloor: z.number().int().nonnegative().default(20_000),
-            /** Recent context kept verbatim. */
-            keepRecentTokens: z.number().int().positive().default(20_000),
-            memoryFlush: memoryFlushSchema,
-          })
-          .loose()
-          .prefault({}),
-        contextLimits: contextLimitsSchema,
-        bootstrapMaxChars: z.number().int().positive().default(20_000),
-        bootstrapTotalMaxChars: z.number().int().positive().default(60_000),
-        skipBootstrap: z.boolean().default(false),
-        /** When workspace bootstrap files are injected: every turn, not on safe continuations, or never. */
-        contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
-        userTimezone: z
-          .string()
-          .refine(isTimeZone, {
-            message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"',
-          })
-          .optional(),
-        heartbeat: heartbeatDefaultsSchema,
-        sandbox: sandboxSchema,
-        /** AcaClaw's conda environments in the sandbox (compute-env-schema.ts). */
-        computeEnv: computeEnvSchema,
-      })
-      .loose()
-      .prefault({}),
-    list: z.array(agentEntrySchema).default([]),
-  })
-  .loose()
-  .prefault({});
-
 const providerModelSchema = z
   .object({
     id: z.string(),
@@ -207,6 +105,15 @@ const providerModelSchema = z
      */
     /** What the model takes in (OpenClaw's key): `["text", "image"]` sends it images as pixels. */
     input: z.array(z.string()).optional(),
+    /** The model thinks (OpenClaw's key): unset /think resolves to "medium" for it (tools/thinking). */
+    reasoning: z.boolean().optional(),
+    compat: z
+      .object({
+        /** The `reasoning_effort` values an OpenAI-compatible model takes, e.g. ["low", "high", "xhigh"]. */
+        supportedReasoningEfforts: z.array(z.string()).optional(),
+      })
+      .loose()
+      .optional(),
     cost: z
       .object({
         input: z.number().nonnegative().default(0),
@@ -441,7 +348,7 @@ export const baseConfigSchema = z
   .loose();
 
 export type EdgeclawConfig = z.infer<typeof baseConfigSchema>;
-export type AgentEntry = z.infer<typeof agentEntrySchema>;
+export type AgentEntry = EdgeclawConfig["agents"]["list"][number];
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type QueueMode = z.infer<typeof queueModeSchema>;
 export type QueueDrop = z.infer<typeof queueDropSchema>;

@@ -134,6 +134,7 @@ describe("the demo fake model", () => {
         native: false,
         acceptsImages: false,
         cacheRetention: "none",
+        reasoning: false,
       },
       {
         system: "",

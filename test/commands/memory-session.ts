@@ -46,6 +46,8 @@ export class MemorySession implements SessionControl {
       contextWindow: 200_000,
       queue: { mode: "steer", debounceMs: 500, cap: 20, drop: "summarize", ...this.settings.queue },
       thinkLevel: this.settings.thinkLevel ?? "off",
+      thinkSource: this.settings.thinkLevel ? "session" : "model",
+      reasoningLevel: this.settings.reasoningLevel ?? "off",
       verbose: this.settings.verbose ?? "off",
       sessionStartedAt: this.startedAt,
       compactions: this.compactions,

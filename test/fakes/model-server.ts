@@ -5,6 +5,7 @@ import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
 import { AnthropicPromptCache } from "./anthropic-cache.ts";
 import { imageProblem } from "./model-images.ts";
+import { signThinking, thinkingProblem, thinkingRequested } from "./anthropic-thinking.ts";
 import {
   handleOpenAiTranscription,
   isFixtureRoute,
@@ -52,6 +53,8 @@ const stepSchema = z.discriminatedUnion("type", [
     chunks: z.array(z.string()).optional(),
     usage: usageSchema.optional(),
     stopReason: z.enum(["end", "max_tokens"]).optional(),
+    /** The model's thinking, sent when the request asks for it (Anthropic thinking, OpenAI reasoning_effort). */
+    thinking: z.string().optional(),
     ...timing,
   }),
   z.object({
@@ -68,6 +71,7 @@ const stepSchema = z.discriminatedUnion("type", [
       }),
     ),
     usage: usageSchema.optional(),
+    thinking: z.string().optional(),
     ...timing,
   }),
   z.object({
@@ -240,6 +244,15 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
         errorType: "invalid_request_error",
         message: badImage,
       });
+    // So are thinking blocks and parameters Anthropic would refuse (anthropic-thinking.ts).
+    const badThinking = api === "anthropic" ? thinkingProblem(body) : undefined;
+    if (badThinking)
+      return sendError(res, api, {
+        type: "error",
+        status: 400,
+        errorType: "invalid_request_error",
+        message: badThinking,
+      });
     const step = queues.get(scenario)?.shift() ?? defaultStep(api, body);
     const id = ++counter;
     if (step.type === "hang") return; // the response stays open until the client gives up or the server stops
@@ -269,6 +282,8 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
 }
 
 interface Plan {
+  /** Anthropic: a signed thinking block first; OpenAI: reasoning_content deltas. */
+  thinking?: { text: string; signature: string };
   textChunks: string[];
   calls: Array<{ id: string; name: string; fragments: string[] }>;
   usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
@@ -310,7 +325,17 @@ function planFor(
     : step.type === "text" && step.stopReason === "max_tokens"
       ? "max_tokens"
       : "end";
-  return { textChunks, calls, usage, stop };
+  return { thinking: thinkingFor(step, body), textChunks, calls, usage, stop };
+}
+
+/** Thinking when the request asks for it: the step's, else a line about the question (Anthropic only). */
+function thinkingFor(step: Step, body: Record<string, unknown>): Plan["thinking"] {
+  const scripted = step.type === "text" || step.type === "tool_calls" ? step.thinking : undefined;
+  const asked = thinkingRequested(body) || typeof body.reasoning_effort === "string";
+  if (!asked) return undefined;
+  const text =
+    scripted ?? (thinkingRequested(body) ? `Considering: ${lastUserText(body)}` : undefined);
+  return text === undefined ? undefined : { text, signature: signThinking(text) };
 }
 
 async function streamAnthropic(
@@ -339,6 +364,26 @@ async function streamAnthropic(
   });
   await writer.event("ping", { type: "ping" });
   let index = 0;
+  if (plan.thinking) {
+    await writer.event("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: { type: "thinking", thinking: "", signature: "" },
+    });
+    for (const piece of splitInto(plan.thinking.text, 2))
+      await writer.event("content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "thinking_delta", thinking: piece },
+      });
+    await writer.event("content_block_delta", {
+      type: "content_block_delta",
+      index,
+      delta: { type: "signature_delta", signature: plan.thinking.signature },
+    });
+    await writer.event("content_block_stop", { type: "content_block_stop", index });
+    index++;
+  }
   if (plan.textChunks.some(Boolean)) {
     await writer.event("content_block_start", {
       type: "content_block_start",
@@ -417,6 +462,7 @@ async function streamOpenAi(
     ...(includeUsage ? { usage: null } : {}),
   });
   await writer.data(chunk({ role: "assistant", content: "" }));
+  if (plan.thinking) await writer.data(chunk({ reasoning_content: plan.thinking.text }));
   for (const piece of plan.textChunks) if (piece) await writer.data(chunk({ content: piece }));
   if (step.type === "stall") return writer.stall();
   if (step.type === "truncate") return writer.end();
@@ -469,6 +515,9 @@ function anthropicJson(plan: Plan, model: string): Record<string, unknown> {
     role: "assistant",
     model,
     content: [
+      ...(plan.thinking
+        ? [{ type: "thinking", thinking: plan.thinking.text, signature: plan.thinking.signature }]
+        : []),
       ...(text ? [{ type: "text", text }] : []),
       ...plan.calls.map((call) => ({
         type: "tool_use",

@@ -19,6 +19,8 @@ import { MAX_TOOL_RESULT_CHARS } from "../../../functions/agent/tools/index.ts";
 import { sessionToolset } from "./toolset.ts";
 import { agentLoopDetection } from "../../../functions/config/loop-detection-schema.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+import type { ThinkLevel } from "../../../functions/config/agents-schema.ts";
+import { modelReasons, resolveThinkLevel } from "../../../functions/agent/thinking-level.ts";
 import type { ChatType } from "../../../functions/core/envelope.ts";
 
 export interface RunDepsInput {
@@ -46,6 +48,8 @@ export interface RunDepsInput {
   meterFor: (kind: ModelCallKind) => ModelCallMeter;
   /** The first run after /new or /reset: the prompt gets today's and yesterday's notes. */
   startupContext?: boolean;
+  /** The thinking levels the message and the session chose; resolved here against the model. */
+  thinking: { message?: ThinkLevel; session?: ThinkLevel };
   /** The session's sandbox commands for exec/process (exec-step.ts), given the run's privacy. */
   execHost?: (mainPrivateSession: boolean) => ToolContext["exec"];
 }
@@ -89,6 +93,10 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
     modelRef: selection.primary,
   });
   const agent = config.agents.list.find((entry) => entry.id === agentId);
+  const think = resolveThinkLevel(config, agentId, {
+    ...input.thinking,
+    modelReasons: modelReasons(config, env, selection.primary),
+  });
   // One answer for both the prompt and the file tools: MEMORY.md is neither injected nor readable elsewhere.
   const mainPrivateSession = isMainPrivateSession({
     chatType: input.chatType,
@@ -105,6 +113,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
       mainPrivateSession,
       modelRef: selection.primary,
       tools,
+      thinking: think.level,
     },
     { startupContext: input.startupContext },
   );
@@ -125,6 +134,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
     },
     maxToolIterations: config.agents.defaults.maxToolIterations,
     loopDetection: agentLoopDetection(config, agentId),
+    thinkLevel: think.level,
     maxToolResultChars: MAX_TOOL_RESULT_CHARS,
     signal: input.signal,
     isSilent: isSilentReply,

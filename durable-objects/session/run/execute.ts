@@ -34,6 +34,7 @@ import { runTelemetry } from "../upkeep/telemetry.ts";
 import { sessionLog } from "../log.ts";
 import { sessionExecHost } from "../exec-step.ts";
 import { takeStartupContext } from "./session-memory.ts";
+import { enqueueReasoning, thinkingLayers } from "./thinking.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 
@@ -223,6 +224,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       meterFor: (kind) =>
         sessionMeter(s, { kind, runId: run.runId, sessionId: run.sessionId, ...runSender(s, run) }),
       startupContext: run.options.startupContext,
+      thinking: thinkingLayers(s, run),
     });
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
@@ -327,8 +329,10 @@ function finishRun(
   s.ctx.storage.transactionSync(() => {
     s.store.runs.finish(run.runId, state, now);
     addRunPlatformCost(s, run.runId);
+    // Thinking shown first takes over the run's live preview; the answer then comes as a new message.
+    const reasoned = state === "finished" && !!reply && !silent && enqueueReasoning(s, run, now);
     if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel))
-      enqueueReply(s, `run:${run.runId}`, run.runId, run.route, reply, now);
+      enqueueReply(s, `run:${run.runId}`, reasoned ? null : run.runId, run.route, reply, now);
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
     for (const seq of seqs) {

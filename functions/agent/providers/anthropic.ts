@@ -1,15 +1,9 @@
-import { z } from "zod";
-import {
-  ModelError,
-  type Message,
-  type ModelRequest,
-  type ToolCall,
-  type Usage,
-} from "../types.ts";
-import { classifyStreamError } from "./errors.ts";
-import { postToProvider, safeJson, type SseEvent } from "./http.ts";
-import { parseToolArguments, sanitizeTranscript } from "./transcript.ts";
-import type { ProviderCall, ProviderResult, ResolvedModel } from "./types.ts";
+import type { Message, ModelRequest } from "../types.ts";
+import { anthropicThinkingFields } from "./anthropic-thinking.ts";
+import { fromMessageJson, readMessageStream } from "./anthropic-response.ts";
+import { postToProvider } from "./http.ts";
+import { sanitizeTranscript } from "./transcript.ts";
+import type { ProviderCall, ResolvedModel } from "./types.ts";
 
 /**
  * Anthropic Messages API (`POST {baseUrl}/v1/messages`, streamed). Also serves every
@@ -46,6 +40,8 @@ type AnthropicBlock =
   | { type: "text"; text: string }
   | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean };
 
 interface AnthropicMessage {
@@ -57,12 +53,21 @@ export function anthropicRequestBody(
   model: ResolvedModel,
   request: ModelRequest,
 ): Record<string, unknown> {
-  const messages = toAnthropicMessages(request.messages);
+  const maxTokens = request.maxTokens ?? model.maxTokens;
+  let thinking = anthropicThinkingFields(model.modelId, request.thinkLevel, maxTokens);
+  let messages = toAnthropicMessages(request.messages, { withThinking: !!thinking.thinking });
+  // Thinking cannot start in the middle of a tool round: the API wants the assistant turn whose
+  // tool results come next to begin with its thinking, so a round begun without it ends without it.
+  if (thinking.thinking && openRoundLacksThinking(messages)) {
+    thinking = {};
+    messages = toAnthropicMessages(request.messages, { withThinking: false });
+  }
   const body: Record<string, unknown> = {
     model: model.modelId,
-    max_tokens: request.maxTokens ?? model.maxTokens,
+    max_tokens: maxTokens,
     stream: true,
     messages,
+    ...thinking,
   };
   const cache = cacheControlOf(model);
   if (request.system) body.system = systemBlocks(request, cache);
@@ -105,8 +110,15 @@ function systemBlocks(request: ModelRequest, cache: Record<string, unknown> | un
   ];
 }
 
-/** Our transcript → Anthropic turns: tool results ride in user turns, consecutive same-role turns merge. */
-export function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
+/**
+ * Our transcript → Anthropic turns: tool results ride in user turns, consecutive same-role turns
+ * merge. With thinking on, each assistant turn's signed thinking blocks lead it, unchanged;
+ * without, they are left out (a request without thinking must not carry them).
+ */
+export function toAnthropicMessages(
+  messages: Message[],
+  options: { withThinking?: boolean } = {},
+): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage["role"], blocks: AnthropicBlock[]) => {
     if (!blocks.length) return;
@@ -123,7 +135,7 @@ export function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
       }));
       push("user", [...images, { type: "text", text: message.content || "(empty message)" }]);
     } else if (message.role === "assistant") {
-      const blocks: AnthropicBlock[] = [];
+      const blocks: AnthropicBlock[] = options.withThinking ? thinkingBlocks(message) : [];
       if (message.content) blocks.push({ type: "text", text: message.content });
       for (const call of message.toolCalls ?? [])
         blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.arguments });
@@ -145,225 +157,22 @@ export function toAnthropicMessages(messages: Message[]): AnthropicMessage[] {
   return out;
 }
 
-const usageSchema = z
-  .object({
-    input_tokens: z.number().nullish(),
-    output_tokens: z.number().nullish(),
-    cache_read_input_tokens: z.number().nullish(),
-    cache_creation_input_tokens: z.number().nullish(),
-  })
-  .loose();
-
-const streamEventSchema = z.discriminatedUnion("type", [
-  z
-    .object({
-      type: z.literal("message_start"),
-      message: z.object({ usage: usageSchema.optional() }).loose(),
-    })
-    .loose(),
-  z
-    .object({
-      type: z.literal("content_block_start"),
-      index: z.number(),
-      content_block: z
-        .object({
-          type: z.string(),
-          id: z.string().optional(),
-          name: z.string().optional(),
-          text: z.string().optional(),
-          input: z.unknown().optional(),
-        })
-        .loose(),
-    })
-    .loose(),
-  z
-    .object({
-      type: z.literal("content_block_delta"),
-      index: z.number(),
-      delta: z
-        .object({
-          type: z.string(),
-          text: z.string().optional(),
-          partial_json: z.string().optional(),
-        })
-        .loose(),
-    })
-    .loose(),
-  z.object({ type: z.literal("content_block_stop"), index: z.number() }).loose(),
-  z
-    .object({
-      type: z.literal("message_delta"),
-      delta: z.object({ stop_reason: z.string().nullish() }).loose(),
-      usage: usageSchema.optional(),
-    })
-    .loose(),
-  z.object({ type: z.literal("message_stop") }).loose(),
-  z.object({ type: z.literal("ping") }).loose(),
-  z
-    .object({
-      type: z.literal("error"),
-      error: z.object({ type: z.string().optional(), message: z.string().optional() }).loose(),
-    })
-    .loose(),
-]);
-
-interface BlockState {
-  type: string;
-  text: string;
-  id?: string;
-  name?: string;
-  json: string;
-  input?: Record<string, unknown>;
+/** The blocks Anthropic signed; unsigned reasoning from another provider never goes back to it. */
+function thinkingBlocks(message: Extract<Message, { role: "assistant" }>): AnthropicBlock[] {
+  return (message.thinking ?? []).flatMap((block): AnthropicBlock[] => {
+    if (block.type === "redacted") return [{ type: "redacted_thinking", data: block.data }];
+    return block.signature
+      ? [{ type: "thinking", thinking: block.text, signature: block.signature }]
+      : [];
+  });
 }
 
-async function readMessageStream(
-  events: AsyncIterable<SseEvent>,
-  request: ModelRequest,
-): Promise<ProviderResult> {
-  const blocks = new Map<number, BlockState>();
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  let stopReason: string | null | undefined;
-  let finished = false;
-  for await (const raw of events) {
-    const parsed = streamEventSchema.safeParse(safeJson(raw.data));
-    if (!parsed.success) continue; // unknown event types are allowed by the API's versioning policy
-    const event = parsed.data;
-    switch (event.type) {
-      case "message_start":
-        applyUsage(usage, event.message.usage);
-        break;
-      case "content_block_start": {
-        const block = event.content_block;
-        const input =
-          isPlainObject(block.input) && Object.keys(block.input).length ? block.input : undefined;
-        blocks.set(event.index, {
-          type: block.type,
-          text: block.text ?? "",
-          id: block.id,
-          name: block.name,
-          json: "",
-          input,
-        });
-        if (block.type === "text" && block.text) request.onTextDelta?.(block.text);
-        break;
-      }
-      case "content_block_delta": {
-        const block = blocks.get(event.index);
-        if (!block) break;
-        if (event.delta.type === "text_delta" && event.delta.text) {
-          block.text += event.delta.text;
-          request.onTextDelta?.(event.delta.text);
-        } else if (
-          event.delta.type === "input_json_delta" &&
-          event.delta.partial_json !== undefined
-        ) {
-          block.json += event.delta.partial_json;
-        }
-        break;
-      }
-      case "message_delta":
-        stopReason = event.delta.stop_reason ?? stopReason;
-        applyUsage(usage, event.usage);
-        break;
-      case "message_stop":
-        finished = true;
-        break;
-      case "error":
-        throw classifyStreamError({
-          type: event.error.type,
-          message: event.error.message ?? "unknown error",
-        });
-      default:
-        break;
-    }
-  }
-  if (!finished) throw new ModelError("network", "the Anthropic stream ended before message_stop");
-  const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
-  const toolCalls: ToolCall[] = ordered
-    .filter((block) => block.type === "tool_use" && block.id && block.name)
-    .map((block) => ({
-      id: block.id!,
-      name: block.name!,
-      arguments: block.json ? parseToolArguments(block.json) : (block.input ?? {}),
-    }));
-  return {
-    text: ordered
-      .filter((block) => block.type === "text")
-      .map((block) => block.text)
-      .join(""),
-    toolCalls,
-    usage,
-    stopReason: mapStopReason(stopReason),
-  };
-}
-
-const messageJsonSchema = z
-  .object({
-    content: z.array(
-      z
-        .object({
-          type: z.string(),
-          text: z.string().optional(),
-          id: z.string().optional(),
-          name: z.string().optional(),
-          input: z.unknown().optional(),
-        })
-        .loose(),
-    ),
-    stop_reason: z.string().nullish(),
-    usage: usageSchema.optional(),
-  })
-  .loose();
-
-function fromMessageJson(json: unknown, request: ModelRequest): ProviderResult {
-  const parsed = messageJsonSchema.safeParse(json);
-  if (!parsed.success) throw new ModelError("server", "the Anthropic response was not a message");
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  applyUsage(usage, parsed.data.usage);
-  const text = parsed.data.content
-    .filter((block) => block.type === "text")
-    .map((block) => block.text ?? "")
-    .join("");
-  if (text) request.onTextDelta?.(text);
-  return {
-    text,
-    toolCalls: parsed.data.content
-      .filter((block) => block.type === "tool_use" && block.id && block.name)
-      .map((block) => ({
-        id: block.id!,
-        name: block.name!,
-        arguments: isPlainObject(block.input) ? block.input : {},
-      })),
-    usage,
-    stopReason: mapStopReason(parsed.data.stop_reason),
-  };
-}
-
-/** Anthropic reports usage cumulatively: later events carry totals, so the latest value wins. */
-function applyUsage(usage: Usage, raw: z.infer<typeof usageSchema> | undefined): void {
-  if (!raw) return;
-  if (typeof raw.input_tokens === "number") usage.inputTokens = raw.input_tokens;
-  if (typeof raw.output_tokens === "number") usage.outputTokens = raw.output_tokens;
-  if (typeof raw.cache_read_input_tokens === "number")
-    usage.cacheReadTokens = raw.cache_read_input_tokens;
-  if (typeof raw.cache_creation_input_tokens === "number")
-    usage.cacheWriteTokens = raw.cache_creation_input_tokens;
-}
-
-function mapStopReason(reason: string | null | undefined): ProviderResult["stopReason"] {
-  switch (reason) {
-    case "end_turn":
-    case "stop_sequence":
-      return "end";
-    case "tool_use":
-      return "tool_use";
-    case "max_tokens":
-      return "max_tokens";
-    default:
-      return "other";
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** The last turn is tool results answering an assistant turn that has no thinking block. */
+function openRoundLacksThinking(messages: AnthropicMessage[]): boolean {
+  const last = messages.at(-1);
+  const answered = messages.at(-2);
+  if (last?.role !== "user" || answered?.role !== "assistant") return false;
+  if (!last.content.some((block) => block.type === "tool_result")) return false;
+  const first = answered.content[0];
+  return first?.type !== "thinking" && first?.type !== "redacted_thinking";
 }

@@ -9,6 +9,7 @@ import {
 import { classifyStreamError } from "./errors.ts";
 import { postToProvider, safeJson, type SseEvent } from "./http.ts";
 import { parseToolArguments, sanitizeTranscript } from "./transcript.ts";
+import { reasoningEffortFor } from "./openai-reasoning.ts";
 import type { ProviderCall, ProviderResult, ResolvedModel } from "./types.ts";
 
 /**
@@ -47,6 +48,8 @@ export function openAiRequestBody(
   // Native OpenAI reasoning models reject `max_tokens`; compatible servers mostly only know it.
   const maxTokens = request.maxTokens ?? model.maxTokens;
   body[model.native ? "max_completion_tokens" : "max_tokens"] = maxTokens;
+  const effort = reasoningEffortFor(model, request.thinkLevel);
+  if (effort) body.reasoning_effort = effort;
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       type: "function",
@@ -142,6 +145,8 @@ const chunkSchema = z
             delta: z
               .object({
                 content: z.string().nullish(),
+                reasoning_content: z.string().nullish(),
+                reasoning: z.string().nullish(),
                 tool_calls: z
                   .array(
                     z
@@ -182,6 +187,7 @@ async function readCompletionStream(
   const calls: CallState[] = [];
   const slotByIndex = new Map<number, CallState>();
   let text = "";
+  let reasoning = "";
   let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let finishReason: string | undefined;
   let done = false;
@@ -201,6 +207,8 @@ async function readCompletionStream(
         text += delta.content;
         request.onTextDelta?.(delta.content);
       }
+      // DeepSeek, vLLM and OpenRouter stream the model's reasoning beside the answer.
+      reasoning += delta?.reasoning_content ?? delta?.reasoning ?? "";
       for (const fragment of delta?.tool_calls ?? []) {
         let slot =
           fragment.index !== undefined
@@ -228,6 +236,7 @@ async function readCompletionStream(
     toolCalls: calls.filter((call) => call.name).map((call, i) => toToolCall(call, i)),
     usage,
     stopReason: mapFinishReason(finishReason),
+    ...reasoningOf(reasoning),
   };
 }
 
@@ -240,6 +249,8 @@ const completionJsonSchema = z
             message: z
               .object({
                 content: z.string().nullish(),
+                reasoning_content: z.string().nullish(),
+                reasoning: z.string().nullish(),
                 tool_calls: z
                   .array(
                     z
@@ -283,7 +294,13 @@ function fromCompletionJson(json: unknown, request: ModelRequest): ProviderResul
       ? toUsage(parsed.data.usage)
       : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     stopReason: mapFinishReason(choice.finish_reason ?? undefined),
+    ...reasoningOf(choice.message.reasoning_content ?? choice.message.reasoning ?? ""),
   };
+}
+
+/** Unsigned reasoning text: kept for /reasoning, never sent back (DeepSeek refuses it in history). */
+function reasoningOf(text: string): Pick<ProviderResult, "thinking"> {
+  return text.trim() ? { thinking: [{ type: "thinking", text }] } : {};
 }
 
 function toToolCall(call: CallState, position: number): ToolCall {

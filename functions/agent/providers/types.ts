@@ -44,6 +44,14 @@ export interface ResolvedModel {
    * passes the field on.
    */
   cacheRetention: CacheRetention;
+  /**
+   * The catalog entry declares `reasoning: true` (OpenClaw's key): an unset thinking level then
+   * resolves to "medium", and an OpenAI-compatible endpoint that is not api.openai.com is sent
+   * `reasoning_effort`.
+   */
+  reasoning: boolean;
+  /** `compat.supportedReasoningEfforts`: the `reasoning_effort` values this model takes. */
+  reasoningEfforts?: string[];
 }
 
 export type CacheRetention = "none" | "short" | "long";

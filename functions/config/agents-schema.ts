@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { sandboxSchema } from "./exec-schema.ts";
+import { loopDetectionOverrideSchema } from "./loop-detection-schema.ts";
+import { agentSkillsLimitsSchema, skillAllowlistSchema } from "./skills-schema.ts";
+import { computeEnvSchema } from "./compute-env-schema.ts";
+import { heartbeatDefaultsSchema, heartbeatOverrideSchema } from "./automation-schema.ts";
+import { contextLimitsSchema, memoryFlushSchema } from "./memory-keys.ts";
+import { isTimeZone } from "../core/time-zone.ts";
+
+/**
+ * The `agents` block of the config file (`agents.defaults`, `agents.list[]`) and the tool-policy
+ * scope shape it shares with the top-level `tools` block.
+ */
+
+/**
+ * OpenClaw's thinking levels (tools/thinking) and reasoning visibility levels. The logical level
+ * is stored and resolved here; each provider adapter maps it to its own wire field
+ * (functions/agent/providers/anthropic-thinking.ts, openai-reasoning.ts).
+ */
+export const THINK_LEVELS = [
+  "off",
+  "minimal",
+  "low",
+  "medium",
+  "high",
+  "xhigh",
+  "adaptive",
+  "max",
+] as const;
+export type ThinkLevel = (typeof THINK_LEVELS)[number];
+export const thinkLevelSchema = z.enum(THINK_LEVELS);
+
+/** `/reasoning`: whether a reply's thinking is shown, as a separate message before the answer. */
+export const REASONING_LEVELS = ["off", "on", "stream"] as const;
+export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+export const reasoningLevelSchema = z.enum(REASONING_LEVELS);
+
+export const modelRef = z
+  .string()
+  .regex(/^[^/\s]+\/\S+$/, { message: 'expected "provider/model"' });
+
+export const modelSelection = z.union([
+  modelRef.transform((primary) => ({ primary, fallbacks: [] as string[] })),
+  z.object({
+    primary: modelRef.optional(),
+    fallbacks: z.array(modelRef).default([]),
+  }),
+]);
+
+/** One scope of tool policy (`tools`, `agents.list[].tools`): profile, allow/alsoAllow/deny lists. */
+export const toolProfileSchema = z.enum(["minimal", "coding", "messaging", "full"]);
+export const toolPolicyFields = {
+  profile: toolProfileSchema.optional(),
+  allow: z.array(z.string()).optional(),
+  alsoAllow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+};
+export const noAllowWithAlsoAllow = (policy: { allow?: string[]; alsoAllow?: string[] }) =>
+  !(policy.allow !== undefined && policy.alsoAllow !== undefined);
+export const allowWithAlsoAllowMessage = {
+  message:
+    "allow and alsoAllow cannot both be set in one scope: merge alsoAllow into allow, or use profile + alsoAllow",
+};
+export const agentToolPolicySchema = z
+  .object({ ...toolPolicyFields, loopDetection: loopDetectionOverrideSchema.optional() })
+  .loose()
+  .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage);
+export type ToolPolicyConfig = z.infer<typeof agentToolPolicySchema>;
+
+const agentEntrySchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, {
+      message: "expected an id of letters, digits, _ or -",
+    }),
+    default: z.boolean().optional(),
+    name: z.string().optional(),
+    model: modelSelection.optional(),
+    /** Name of the seed folder for this agent's workspace (default: `workspace`). */
+    workspace: z.string().optional(),
+    timeoutSeconds: z.number().int().positive().optional(),
+    /** Per-agent tool policy; narrows the global `tools` policy (its profile replaces the global one). */
+    tools: agentToolPolicySchema.optional(),
+    /** Merged over agents.defaults.heartbeat; once any agent has one, only those agents beat. */
+    heartbeat: heartbeatOverrideSchema.optional(),
+    /** The skills this agent sees; replaces agents.defaults.skills (`[]`: none). */
+    skills: skillAllowlistSchema,
+    skillsLimits: agentSkillsLimitsSchema,
+    /** This agent's thinking level when the session sets none (over agents.defaults.thinkingDefault). */
+    thinkingDefault: thinkLevelSchema.optional(),
+    /** This agent's /reasoning visibility when the session sets none. */
+    reasoningDefault: reasoningLevelSchema.optional(),
+  })
+  .loose();
+
+export const agentsSchema = z
+  .object({
+    defaults: z
+      .object({
+        model: modelSelection.prefault({}),
+        timeoutSeconds: z.number().int().positive().default(172_800),
+        /** Upper bound on model→tool round trips in one run (OpenClaw's loop guard), across resumes. */
+        maxToolIterations: z.number().int().positive().default(50),
+        /**
+         * The thinking level when neither the message, the session nor the agent sets one. Unset:
+         * "medium" for a model declared `reasoning: true`, else off (tools/thinking).
+         */
+        thinkingDefault: thinkLevelSchema.optional(),
+        /** Whether replies show the model's thinking as a separate "Thinking" message (/reasoning). */
+        reasoningDefault: reasoningLevelSchema.default("off"),
+        /** Skills every agent sees unless it lists its own (unset: all of them). */
+        skills: skillAllowlistSchema,
+        /**
+         * edgeclaw's own: times a run may be picked up again after its pass died (eviction, crash,
+         * deploy) before it is ended with one notice and its messages dead-lettered.
+         */
+        maxRunResumes: z.number().int().nonnegative().default(3),
+        /**
+         * edgeclaw's own: wall time one alarm pass spends on a run before it checkpoints (between
+         * model calls) and continues in the next pass; well under the platform's 15-minute limit.
+         */
+        runSliceSeconds: z.number().int().positive().max(720).default(600),
+        compaction: z
+          .object({
+            /** false stops proactive compaction only; /compact still works. */
+            enabled: z.boolean().default(true),
+            /** Compaction starts when the prompt would leave fewer tokens than this free. */
+            reserveTokensFloor: z.number().int().nonnegative().default(20_000),
+            /** Recent context kept verbatim. */
+            keepRecentTokens: z.number().int().positive().default(20_000),
+            memoryFlush: memoryFlushSchema,
+          })
+          .loose()
+          .prefault({}),
+        contextLimits: contextLimitsSchema,
+        bootstrapMaxChars: z.number().int().positive().default(20_000),
+        bootstrapTotalMaxChars: z.number().int().positive().default(60_000),
+        skipBootstrap: z.boolean().default(false),
+        /** When workspace bootstrap files are injected: every turn, not on safe continuations, or never. */
+        contextInjection: z.enum(["always", "continuation-skip", "never"]).default("always"),
+        userTimezone: z
+          .string()
+          .refine(isTimeZone, {
+            message: 'expected an IANA time zone, e.g. "Europe/Berlin" or "America/New_York"',
+          })
+          .optional(),
+        heartbeat: heartbeatDefaultsSchema,
+        sandbox: sandboxSchema,
+        /** AcaClaw's conda environments in the sandbox (compute-env-schema.ts). */
+        computeEnv: computeEnvSchema,
+      })
+      .loose()
+      .prefault({}),
+    list: z.array(agentEntrySchema).default([]),
+  })
+  .loose()
+  .prefault({});
