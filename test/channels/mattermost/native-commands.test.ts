@@ -133,6 +133,8 @@ describe("Mattermost native slash commands", () => {
       "oc_model",
       "oc_new",
       "oc_queue",
+      // OpenClaw's set has /oc_reasoning too; it is registered now that /reasoning exists.
+      "oc_reasoning",
       "oc_status",
       "oc_think",
       "oc_verbose",
