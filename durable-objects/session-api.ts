@@ -1,6 +1,7 @@
 import type { SandboxReport } from "../functions/sandbox/report.ts";
 import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import type { Usage } from "../functions/agent/types.ts";
+import type { OnBehalfOf, SubagentParent, SubagentReport } from "./session/subagents/shapes.ts";
 
 /** An inbound event after routing: which agent and session it belongs to. */
 export interface RoutedEvent {
@@ -20,7 +21,7 @@ export interface RoutedEvent {
  * heartbeat turn in the main session, skipped while the session is busy.
  */
 export interface AutomationTrigger {
-  source: "cron" | "heartbeat" | "hook" | "exec";
+  source: "cron" | "heartbeat" | "hook" | "exec" | "subagent";
   action: "agent-turn" | "system-event" | "heartbeat";
   /** cron: the job and the run (cron_runs.id) this event is; its result is reported under that id. */
   jobId?: string;
@@ -33,6 +34,14 @@ export interface AutomationTrigger {
   heartbeat?: { ackMaxChars: number; reason: "interval" | "wake" };
   /** An isolated turn starts a fresh transcript. */
   freshSession?: boolean;
+  /** subagent: a child's task (in the child) or a child's report (in its parent). */
+  subagent?:
+    | { kind: "task"; parent: SubagentParent }
+    | { kind: "announce"; report: SubagentReport }
+    /** sessions_send: another session's message, its sender's ownership as it was. */
+    | { kind: "message"; fromKey: string; senderIsOwner: boolean };
+  /** The person this unattended run works for (a child, its report): metered under their sender scope. */
+  onBehalfOf?: OnBehalfOf;
 }
 
 export type AcceptResult = { status: "accepted" | "duplicate" };
@@ -139,4 +148,6 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
    * chat is the owner's): the same decision, start and audit record as /approve. The reply text.
    */
   decideExec(id: string, decision: "allow-once" | "deny", approver: string): Promise<string>;
+  /** A sub-agent session asked by its parent to stop (subagents/kill.ts); it still reports once. */
+  stopSubagent(reason: string): Promise<string>;
 }

@@ -35,6 +35,8 @@ import { withDbBatch } from "../functions/db/client.ts";
 import { countSession, flushSessionMetrics } from "./session/upkeep/metrics.ts";
 import { exportPassSpans } from "./session/upkeep/telemetry.ts";
 import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
+import { deliverAnnounces } from "./session/subagents/announce.ts";
+import { stopSubagentHere } from "./session/subagents/kill.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -170,6 +172,11 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
     return result;
   }
 
+  /** Its parent stops this sub-agent (/subagents kill, the subagents tool): the report still comes. */
+  async stopSubagent(reason: string): Promise<string> {
+    return stopSubagentHere(this.s, reason);
+  }
+
   override async alarm(): Promise<void> {
     // A pass is already running here (this alarm is its watchdog, or work arrived meanwhile): it
     // will re-plan when it ends. Send what is due (command replies during a run) and re-arm.
@@ -238,6 +245,8 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
         if (this.s.store.runs.get(run.runId)?.state === "running") break;
       }
       await s.step("outbox", () => deliver(s));
+      // A sub-agent's report goes to its parent until stored there (subagents/announce.ts).
+      await s.step("announce", () => deliverAnnounces(s));
       await s.step("memory", () => savePendingCaptures(s));
       await s.step("mirror", () => mirror(s));
       await s.step("metrics", () => flushSessionMetrics(s));

@@ -7,6 +7,7 @@ import type {
 } from "../../functions/commands/session-control.ts";
 import type { Delta } from "../../functions/metrics/catalog.ts";
 import type { HistoryEntry } from "../session-api.ts";
+import type { PendingAnnounce, SubagentChild, SubagentParent } from "./subagents/shapes.ts";
 
 // ---- The shapes of the JSON values (each owned by the file named beside its key below) ---------
 
@@ -121,6 +122,12 @@ export interface MetaJson {
   sandboxCharges: PendingSandboxCharge[];
   /** upkeep/metrics-store.ts: series → value counted since the last batch (schema step 9). */
   metricsPending: Record<string, number>;
+  /** subagents/spawn.ts: the children this session spawned (active ones and recently ended ones). */
+  subagentChildren: SubagentChild[];
+  /** subagents/triage.ts: this session is a child: who spawned it. */
+  subagentParent: SubagentParent;
+  /** subagents/announce.ts: reports to the parent not yet stored there. */
+  subagentAnnounces: PendingAnnounce[];
   /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */
   [spend: `spend:${string}`]: SessionSpend;
   /** exec-report.ts: a session's sandbox time, added once per finished command. */

@@ -6,6 +6,7 @@ import { queueReadyAt } from "./run/setup.ts";
 import { pendingCaptureDueAt } from "./run/session-memory.ts";
 import { ExecStore } from "./exec-store.ts";
 import type { SessionState } from "./state.ts";
+import { announceDueAt } from "./subagents/announce.ts";
 
 /**
  * How long a pass in progress may go without re-arming the alarm: if its isolate dies, the alarm
@@ -44,6 +45,9 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   // A background command in the sandbox: polled until its end is recorded (exec-background.ts).
   const execAt = new ExecStore(s.ctx.storage.sql).nextPollAt();
   if (execAt !== undefined) due.push(Math.max(notBefore, execAt));
+  // A sub-agent's report its parent has not stored yet (subagents/announce.ts).
+  const announceAt = announceDueAt(s);
+  if (announceAt !== undefined) due.push(Math.max(notBefore, announceAt));
   const metricsAt = metricsFlushDueAt(s, now);
   if (metricsAt !== undefined) due.push(Math.max(notBefore, metricsAt));
   // An idle session wakes when something it keeps expires (a tombstone, a dead letter, …), to

@@ -19,6 +19,7 @@ import {
   type LoopAlarm,
   type LoopVerdict,
 } from "./tool-loop.ts";
+import { SILENT_REPLY_TOKEN } from "./prompt.ts";
 
 /** What the loop needs from its host (SessionDO). Every write is durable when it returns. */
 export interface RunHost {
@@ -100,6 +101,15 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
     if (last?.role === "assistant" && !pending.length && !last.toolCalls?.length) {
       return { finalText: last.content, modelRef };
     }
+    // sessions_yield succeeded in the last batch: the turn ends silently (resumed runs end here too).
+    if (
+      !pending.length &&
+      last?.role === "tool" &&
+      turnEndedByTool(host.runMessages(), deps.tools)
+    ) {
+      host.append({ role: "assistant", content: SILENT_REPLY_TOKEN });
+      return { finalText: SILENT_REPLY_TOKEN, modelRef };
+    }
     if (pending.length) {
       const verdict = judgeBatch(host.runMessages(), pending, deps.loopDetection);
       if (verdict.level === "critical") {
@@ -138,6 +148,17 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
   const notice = `Stopped after ${deps.maxToolIterations} tool rounds without a final answer (agents.defaults.maxToolIterations).`;
   host.append({ role: "assistant", content: notice });
   return { finalText: notice, modelRef };
+}
+
+/** True when a tool that ends the turn (`endsTurn`) succeeded in the newest batch. */
+function turnEndedByTool(runMessages: Message[], tools: readonly AgentTool[]): boolean {
+  const enders = new Set(tools.filter((tool) => tool.endsTurn).map((tool) => tool.name));
+  if (!enders.size) return false;
+  let i = runMessages.length - 1;
+  while (i >= 0 && runMessages[i]!.role === "tool") i--;
+  return runMessages
+    .slice(i + 1)
+    .some((message) => message.role === "tool" && enders.has(message.name) && !message.isError);
 }
 
 /** Tool calls of the newest assistant message that have no result yet, in source order. */

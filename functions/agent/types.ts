@@ -168,5 +168,7 @@ export interface ToolResult {
 export interface AgentTool extends ToolSpec {
   /** Refused to non-owners whatever else the config says (cron, gateway). */
   ownerOnly?: boolean;
+  /** A successful call ends the turn without a reply after its batch (sessions_yield). */
+  endsTurn?: boolean;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -13,6 +13,63 @@ import { isTimeZone } from "../core/time-zone.ts";
  */
 
 /**
+ * Sub-agents and the session tools (OpenClaw's tools/subagents and concepts/session-tool): the
+ * spawn limits under `agents.defaults.subagents`, who the session tools may see
+ * (`tools.sessions.visibility`) and the extra tool policy of child sessions
+ * (`tools.subagents.tools`). Defaults and ranges are OpenClaw's.
+ */
+export const subagentsDefaultsSchema = z
+  .object({
+    /** How deep children may nest: 1 = only the main session spawns; 2 = orchestrator children (range 1–5). */
+    maxSpawnDepth: z.number().int().min(1).max(5).default(1),
+    /** Active children one session may have at once (range 1–20). */
+    maxChildrenPerAgent: z.number().int().min(1).max(20).default(5),
+    /**
+     * Children running at once. edgeclaw has no gateway-wide lane: it is counted per requester
+     * session, beside maxChildrenPerAgent (docs/concepts/sub-agents.md).
+     */
+    maxConcurrent: z.number().int().min(1).default(8),
+    /** Default run timeout of a child (seconds); 0 = the agent's own timeout. */
+    runTimeoutSeconds: z.number().int().nonnegative().default(0),
+    /** Per attempt of handing the completion to the requester (ms). */
+    announceTimeoutMs: z.number().int().positive().default(120_000),
+    /** Children's records are kept this long after they end (minutes). */
+    archiveAfterMinutes: z.number().int().positive().default(60),
+    /** The model children run on (default: the requester's). */
+    model: z.string().min(1).optional(),
+    /** Agent ids `sessions_spawn` may target with `agentId` (`["*"]`: any configured agent). Default: only the requester's agent. */
+    allowAgents: z.array(z.string().min(1)).optional(),
+  })
+  .loose()
+  .prefault({});
+export type SubagentsDefaults = z.infer<typeof subagentsDefaultsSchema>;
+
+/** `tools.sessions`: which sessions sessions_list / sessions_history / sessions_send reach. */
+export const sessionsToolsSchema = z
+  .object({
+    /** self: this session; tree: it and the children it spawned; agent: every session of the agent; all: every session. */
+    visibility: z.enum(["self", "tree", "agent", "all"]).default("tree"),
+  })
+  .loose()
+  .prefault({});
+
+/** `tools.subagents.tools`: a last allow/deny layer for every child session (deny wins). */
+export const subagentToolsSchema = z
+  .object({
+    tools: z
+      .object({
+        /** A final allow-only filter for children: it narrows what they have, never adds a tool. */
+        allow: z.array(z.string()).optional(),
+        /** Tools no child gets (wins over allow). */
+        deny: z.array(z.string()).optional(),
+      })
+      .loose()
+      .prefault({}),
+  })
+  .loose()
+  .prefault({});
+
+/**
  * OpenClaw's thinking levels (tools/thinking) and reasoning visibility levels. The logical level
  * is stored and resolved here; each provider adapter maps it to its own wire field
  * (functions/agent/providers/anthropic-thinking.ts, openai-reasoning.ts).
@@ -147,6 +204,8 @@ export const agentsSchema = z
         sandbox: sandboxSchema,
         /** AcaClaw's conda environments in the sandbox (compute-env-schema.ts). */
         computeEnv: computeEnvSchema,
+        /** Sub-agent limits (subagentsDefaultsSchema, below). */
+        subagents: subagentsDefaultsSchema,
       })
       .loose()
       .prefault({}),

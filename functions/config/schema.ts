@@ -20,6 +20,8 @@ import {
   agentsSchema,
   allowWithAlsoAllowMessage,
   noAllowWithAlsoAllow,
+  sessionsToolsSchema,
+  subagentToolsSchema,
   toolPolicyFields,
 } from "./agents-schema.ts";
 
@@ -305,6 +307,8 @@ const toolsSchema = z
     exec: execSchema,
     media: mediaSchema,
     loopDetection: loopDetectionSchema,
+    sessions: sessionsToolsSchema,
+    subagents: subagentToolsSchema,
   })
   .loose()
   .refine(noAllowWithAlsoAllow, allowWithAlsoAllowMessage)

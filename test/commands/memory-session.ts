@@ -1,5 +1,4 @@
 import type {
-  ContextReport,
   SessionControl,
   SessionSettings,
   SessionSettingsPatch,
@@ -105,9 +104,6 @@ export class MemorySession implements SessionControl {
   }
   async tools() {
     return [{ name: "read", description: "Read a file." }];
-  }
-  async context(): Promise<ContextReport> {
-    throw new Error("MemorySession has no prompt: /context is tested against the SessionDO");
   }
   async skills() {
     return [];

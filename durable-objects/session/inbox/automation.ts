@@ -10,6 +10,7 @@ import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import type { AutomationTrigger } from "../../session-api.ts";
 import { queueSystemEvent } from "./system-events.ts";
+import { triageSubagent } from "../subagents/triage.ts";
 import type { InboxRow, RunRow, SessionStore } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import type { TriageHost } from "./triage-host.ts";
@@ -40,6 +41,8 @@ export async function triageAutomation(
     host.store.inbox.settle(row.seq, null, now);
     host.emit(row.seq, { type: "error", code, message });
   };
+  if (trigger.subagent)
+    return triageSubagent(row, { ...trigger, subagent: trigger.subagent }, host);
   if (trigger.action === "system-event") {
     // Context for the next run, nothing more (a `wakeMode: "now"` job also sends a heartbeat).
     queueSystemEvent(

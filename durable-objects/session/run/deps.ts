@@ -22,6 +22,7 @@ import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { ThinkLevel } from "../../../functions/config/agents-schema.ts";
 import { modelReasons, resolveThinkLevel } from "../../../functions/agent/thinking-level.ts";
 import type { ChatType } from "../../../functions/core/envelope.ts";
+import type { SessionToolsHost } from "../../../functions/agent/tools/session-tools-host.ts";
 
 export interface RunDepsInput {
   env: Env;
@@ -52,6 +53,8 @@ export interface RunDepsInput {
   thinking: { message?: ThinkLevel; session?: ThinkLevel };
   /** The session's sandbox commands for exec/process (exec-step.ts), given the run's privacy. */
   execHost?: (mainPrivateSession: boolean) => ToolContext["exec"];
+  /** The session tools' host (sub-agents, other sessions); a child runs with the minimal prompt. */
+  sessionTools?: SessionToolsHost;
 }
 
 export type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
@@ -91,7 +94,9 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
     route: input.route,
     senderIsOwner: input.senderIsOwner,
     modelRef: selection.primary,
+    sessionTools: input.sessionTools,
   });
+  const child = (input.sessionTools?.depth ?? 0) > 0;
   const agent = config.agents.list.find((entry) => entry.id === agentId);
   const think = resolveThinkLevel(config, agentId, {
     ...input.thinking,
@@ -114,6 +119,10 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
       modelRef: selection.primary,
       tools,
       thinking: think.level,
+      // A child gets the minimal prompt (AGENTS.md only) and the context of its task.
+      ...(child
+        ? { promptMode: "minimal" as const, extraContext: input.sessionTools?.childContext }
+        : {}),
     },
     { startupContext: input.startupContext },
   );

@@ -37,6 +37,8 @@ import { takeStartupContext } from "./session-memory.ts";
 import { enqueueReasoning, thinkingLayers } from "./thinking.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
+import { queueSubagentReport } from "../subagents/announce.ts";
+import { onBehalfOfRun, sessionToolsHost } from "../subagents/host.ts";
 
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
 export function startNextRun(s: SessionState): RunRow | undefined {
@@ -225,6 +227,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
         sessionMeter(s, { kind, runId: run.runId, sessionId: run.sessionId, ...runSender(s, run) }),
       startupContext: run.options.startupContext,
       thinking: thinkingLayers(s, run),
+      sessionTools: sessionToolsHost(s, run),
     });
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its
@@ -339,6 +342,8 @@ function finishRun(
       if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
       else s.store.inbox.settle(seq, silent ? "" : reply, now);
     }
+    // A sub-agent's run reports to its parent, in the transaction that records its end.
+    queueSubagentReport(s, run, state, silent ? "" : reply, errorCode, now);
     // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
     if (state !== "finished" && reply && !silent)
       recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
@@ -418,6 +423,9 @@ function takeSteer(s: SessionState, run: RunRow): string[] {
 /** The channel and sender a run answers (its first trigger event), for metering and sender budgets. */
 function runSender(s: SessionState, run: RunRow): { channel?: string; senderId?: string } {
   const envelope = s.store.inbox.byRun(run.runId)[0]?.event.envelope;
+  // A child (or a report of one) is metered for the person its parent worked for.
+  const { onBehalfOf } = onBehalfOfRun(s, run);
+  if (onBehalfOf) return onBehalfOf;
   return {
     channel: envelope?.channel ?? run.route.channel,
     ...(envelope?.senderId ? { senderId: envelope.senderId } : {}),

@@ -14,6 +14,7 @@ import { createSessionStatusTool } from "./session-status.ts";
 import { createWebFetchTool } from "./web-fetch.ts";
 import { createWebSearchTool } from "./web-search.ts";
 import { createWriteTool } from "./write.ts";
+import { subagentToolLayers } from "./subagent-policy.ts";
 
 /**
  * The tool registry. Adding a tool is one file plus one line in TOOL_FACTORIES; a factory returns
@@ -50,6 +51,8 @@ export interface ToolsetOptions {
   modelRef?: string;
   /** The Worker env, for tools offered only when their credential is set (web_search). */
   env?: Record<string, unknown>;
+  /** How deep this session was spawned (0 or absent: not a child); children get the sub-agent layer. */
+  subagentDepth?: number;
 }
 
 /**
@@ -64,6 +67,7 @@ export function createToolset(
   const layers = [
     ...resolveToolPolicy(config, agentId),
     ...(options.conversationLayer ? [options.conversationLayer] : []),
+    ...subagentToolLayers(config, options.subagentDepth ?? 0),
   ];
   const candidates = [
     ...TOOL_FACTORIES.map((factory) => factory(config, agentId, options)).filter(

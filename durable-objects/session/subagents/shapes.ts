@@ -1,0 +1,87 @@
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+
+/**
+ * What the SessionDO keeps about sub-agents (meta keys `subagentChildren`, `subagentParent`,
+ * `subagentAnnounces`; owners: spawn.ts, triage.ts, announce.ts in this folder). Shapes only, so
+ * meta.ts can name them without importing the code that writes them.
+ */
+
+/** The person a child works for: its model calls count against their sender budget. */
+export interface OnBehalfOf {
+  channel: string;
+  senderId: string;
+}
+
+/** How a child's run ended, from the runtime (never read from the model's text). */
+export type SubagentOutcome = "ok" | "error" | "timeout" | "aborted";
+
+/** A child, as its parent keeps it (`subagentChildren`, newest last). */
+export interface SubagentChild {
+  childKey: string;
+  /** The derived uuid (also the spawn's runId in the tool result). */
+  uuid: string;
+  callId: string;
+  parentRunId: string;
+  agentId: string;
+  task: string;
+  label?: string;
+  taskName?: string;
+  /** starting: recorded, the child's accept not yet confirmed; running: the child has its task; ended: it reported. */
+  state: "starting" | "running" | "ended";
+  outcome?: SubagentOutcome;
+  /** The child's last visible reply (ok) or why it failed (bounded). */
+  result?: string;
+  createdAt: number;
+  endedAt?: number;
+  stats?: SubagentStats;
+  /** /subagents kill: the kill was asked for (the child still reports its end). */
+  killRequested?: boolean;
+}
+
+export interface SubagentStats {
+  runtimeMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  modelRef?: string;
+}
+
+/** Who spawned this session (`subagentParent`, set when the task arrives). */
+export interface SubagentParent {
+  parentKey: string;
+  parentAgentId: string;
+  childKey: string;
+  uuid: string;
+  depth: number;
+  senderIsOwner: boolean;
+  onBehalfOf?: OnBehalfOf;
+  label?: string;
+  taskName?: string;
+  /** Where the spawning run answered: the parent's turn on the child's report answers there too. */
+  requesterRoute: ReplyRoute;
+}
+
+/** The report a child hands its parent, once per child run. */
+export interface SubagentReport {
+  childKey: string;
+  uuid: string;
+  childRunId: string;
+  outcome: SubagentOutcome;
+  result: string;
+  stats: SubagentStats;
+  label?: string;
+  taskName?: string;
+  senderIsOwner: boolean;
+  onBehalfOf?: OnBehalfOf;
+  requesterRoute: ReplyRoute;
+}
+
+/** A report not yet stored by the parent (`subagentAnnounces`): retried until it is. */
+export interface PendingAnnounce {
+  parentKey: string;
+  parentAgentId: string;
+  report: SubagentReport;
+  attempts: number;
+  nextAt: number;
+  firstAt: number;
+  lastError?: string;
+}
