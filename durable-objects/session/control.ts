@@ -1,7 +1,7 @@
-import type { SessionControl, ToolsQuery } from "../../functions/commands/session-control.ts";
-import type { ReplyRoute } from "../../functions/core/envelope.ts";
+import type { SessionControl } from "../../functions/commands/session-control.ts";
 import { exclusionReason, loadSkills } from "../../functions/agent/skills/catalog.ts";
-import { sessionToolset } from "./run/toolset.ts";
+import { toolsetFor } from "./run/toolset-query.ts";
+import { contextReport } from "./run/context-report.ts";
 import { compactNow } from "./run/compact.ts";
 import { currentSessionId, rotateSession } from "./lifecycle.ts";
 import { settings, updateSettings } from "./settings.ts";
@@ -10,7 +10,6 @@ import { captureEndingSession, markStartupContext } from "./run/session-memory.t
 import type { SessionState } from "./state.ts";
 import { approveExec, stopSessionExecs } from "./exec-background.ts";
 import { envCommandReply } from "../../functions/compute-env/chat-command.ts";
-import { sessionToolsHost } from "./subagents/host.ts";
 
 /** What slash commands may do to this session (functions/commands). */
 export function sessionControl(s: SessionState): SessionControl {
@@ -49,10 +48,11 @@ export function sessionControl(s: SessionState): SessionControl {
     updateSettings: async (patch) => updateSettings(s, patch),
     compact: async (instructions) => compactNow(s, instructions),
     computeEnv: async (agentId, args) => envCommandReply(s.config, s.env, agentId, args),
+    context: async (query) => contextReport(s, query),
     tools: async (query) =>
-      toolsFor(s, query).map(({ name, description }) => ({ name, description })),
+      toolsetFor(s, query).map(({ name, description }) => ({ name, description })),
     skills: async (query) => {
-      const toolNames = toolsFor(s, query).map((tool) => tool.name);
+      const toolNames = toolsetFor(s, query).map((tool) => tool.name);
       const context = {
         config: s.config,
         agentId: query.agentId,
@@ -75,27 +75,4 @@ export function sessionControl(s: SessionState): SessionControl {
       });
     },
   };
-}
-
-/** The toolset the next run here would get (run/toolset.ts), for this sender and conversation. */
-function toolsFor(s: SessionState, query: ToolsQuery) {
-  const route: ReplyRoute = query.route ?? {
-    channel: query.sender.channel,
-    accountId: query.sender.accountId,
-    to: "",
-  };
-  return sessionToolset({
-    env: s.env,
-    config: s.config,
-    agentId: query.agentId,
-    route,
-    senderIsOwner: query.senderIsOwner,
-    modelRef: status(s).model,
-    // The same session tools a run here gets (a preview host: listing them calls nothing).
-    sessionTools: sessionToolsHost(s, {
-      runId: "tools-preview",
-      route,
-      options: { senderIsOwner: query.senderIsOwner },
-    }),
-  });
 }

@@ -5,6 +5,8 @@ import { applyDirectives, type RunOverrides } from "./directives.ts";
 import { parseCommandMessage, type ParsedCommand, type ParsedDirective } from "./parse.ts";
 import { COMMANDS } from "./registry.ts";
 import { skillCommand, toolsCommand } from "./tools-skills.ts";
+import { contextCommand } from "./context-command.ts";
+import { modelsCommand } from "./models-list.ts";
 import type { SessionControl } from "./session-control.ts";
 import type { CommandContext, CommandResult } from "./context.ts";
 
@@ -76,6 +78,10 @@ export async function executeCommand(
       return { reply: await session.computeEnv(ctx.agentId, cmd.args) };
     case "tools":
       return toolsCommand(cmd.args, session, ctx);
+    case "context":
+      return contextCommand(cmd.args, session, ctx);
+    case "models":
+      return { reply: modelsCommand(cmd.args, ctx.config, (await session.status()).model) };
     case "skill":
       return skillCommand(cmd.args, session, ctx);
     default: {
@@ -113,7 +119,7 @@ function helpText(): string {
   return [
     "edgeclaw commands:",
     "/new [model] · /reset · /stop · /compact",
-    "/status · /whoami · /commands · /tools · /skill <name>",
+    "/status · /whoami · /commands · /tools · /skill <name> · /context · /models",
     "/model · /think <level> · /reasoning on|off · /verbose on|off|full · /queue <mode>",
     "Send a directive alone to keep it for this session; inside a message it applies once.",
   ].join("\n");

@@ -117,6 +117,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Conda envs of the computing environment, their packages, open new-env questions",
   },
   {
+    name: "context",
+    aliases: [],
+    kind: "command",
+    usage: "/context [list|detail|json]",
+    description:
+      "What the next run sends the model: prompt, files, skills, tool schemas, transcript",
+  },
+  {
+    name: "models",
+    aliases: [],
+    kind: "command",
+    usage: "/models [provider] [page] [limit=<n>|all]",
+    description: "The configured providers, or one provider's models",
+  },
+  {
     name: "tools",
     aliases: [],
     kind: "command",

@@ -118,6 +118,8 @@ export interface SessionControl {
   compact(instructions?: string): Promise<CompactResult>;
   /** `/env …`: the agent's computing environment as last listed (compute-env/chat-command.ts). */
   computeEnv(agentId: string, args: string): Promise<string>;
+  /** `/context`: what the next run here would send the model, piece by piece, with sizes. */
+  context(ctx: ToolsQuery): Promise<ContextReport>;
   /** `/tools`: the tools the next run of this session would get, for this sender in this chat. */
   tools(ctx: ToolsQuery): Promise<Array<{ name: string; description: string }>>;
   /** `/skill`: the agent's skills, each with why it is left out of runs here (if it is). */
@@ -138,4 +140,33 @@ export interface SkillView {
   location: string;
   userInvocable: boolean;
   excluded?: string;
+}
+
+/** What a run's context is made of (concepts/context): sizes in characters; tokens are estimates. */
+export interface ContextReport {
+  model: string;
+  contextWindow: number;
+  systemPromptChars: number;
+  /** The injected workspace files (Project Context). */
+  projectContextChars: number;
+  bootstrapMaxChars: number;
+  bootstrapTotalMaxChars: number;
+  files: Array<{
+    path: string;
+    status: string;
+    rawChars: number;
+    injectedChars: number;
+    limitedBy?: string;
+  }>;
+  /** The `## Skills` catalog in the prompt, and each skill's entry in it. */
+  skills: { promptChars: number; entries: Array<{ name: string; chars: number }> };
+  /** The `## Tooling` list in the prompt, and the JSON schemas sent beside it. */
+  tools: {
+    names: string[];
+    listChars: number;
+    schemaChars: number;
+    schemas: Array<{ name: string; chars: number }>;
+  };
+  /** The conversation the next run would send: messages and their estimated tokens. */
+  transcript: { messages: number; tokens: number };
 }

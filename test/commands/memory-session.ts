@@ -1,4 +1,5 @@
 import type {
+  ContextReport,
   SessionControl,
   SessionSettings,
   SessionSettingsPatch,
@@ -104,6 +105,9 @@ export class MemorySession implements SessionControl {
   }
   async tools() {
     return [{ name: "read", description: "Read a file." }];
+  }
+  async context(): Promise<ContextReport> {
+    throw new Error("MemorySession has no prompt: /context is tested against the SessionDO");
   }
   async skills() {
     return [];

@@ -131,9 +131,10 @@ describe("Mattermost native slash commands", () => {
     expect(triggers).toEqual([
       "oc_help",
       "oc_model",
+      "oc_models",
       "oc_new",
       "oc_queue",
-      // OpenClaw's set has /oc_reasoning too; it is registered now that /reasoning exists.
+      // OpenClaw's set has /oc_models and /oc_reasoning too; registered now that both exist.
       "oc_reasoning",
       "oc_status",
       "oc_think",
