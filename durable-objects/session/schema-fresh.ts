@@ -60,7 +60,8 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      last_error TEXT,
      created_at INTEGER NOT NULL,
      settled_at INTEGER,
-     first_attempt_at INTEGER)`,
+     first_attempt_at INTEGER,
+     media TEXT)`,
   `CREATE INDEX outbox_open ON outbox(created_at) WHERE state IN ('pending', 'sending', 'unknown')`,
   `CREATE TABLE group_history (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,

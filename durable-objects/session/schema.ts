@@ -271,6 +271,12 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `DELETE FROM meta WHERE key IN ('metricsBatchNo', 'metricsFlushedAt')`,
     ],
   },
+  {
+    version: 11,
+    why: "a reply may carry a file (issue 22, media out): the row keeps a reference to the bytes in the media store (never the bytes), so a file is recorded before it is sent like any chunk",
+    // JSON OutboundFileRef (functions/media/outbound.ts); null for a text chunk and for rows written before this step.
+    statements: [`ALTER TABLE outbox ADD COLUMN media TEXT`],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

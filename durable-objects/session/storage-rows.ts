@@ -1,4 +1,5 @@
 import type { ReplyRoute } from "../../functions/core/envelope.ts";
+import { decodeFileRef, type OutboundFileRef } from "../../functions/media/outbound.ts";
 import type { Message } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import type { IncomingText } from "../../functions/agent/turn-text.ts";
@@ -107,6 +108,8 @@ export interface OutboxRow {
   createdAt: number;
   /** When the chunk was first handed to the platform (null before that): nothing it created is older. */
   firstAttemptAt: number | null;
+  /** A file this row sends (its bytes are in the media store; `text` is its caption), or null. */
+  media: OutboundFileRef | null;
 }
 
 export interface TranscriptRow {
@@ -194,5 +197,6 @@ export function toOutboxRow(row: Row): OutboxRow {
       row.first_attempt_at === null || row.first_attempt_at === undefined
         ? null
         : Number(row.first_attempt_at),
+    media: decodeFileRef(row.media),
   };
 }

@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
 import type { ChunkMode } from "./chunk.ts";
+import type { OutboundFileRef } from "../media/outbound.ts";
 
 /** One reply chunk as the outbox hands it to a channel. */
 export interface OutboundMessage {
@@ -34,7 +35,15 @@ export interface OutboundMessage {
    * but never recorded. `text` is empty.
    */
   retract?: boolean;
+  /**
+   * This row sends a file (issue 22, media out): what it is. `text` is its caption (may be empty).
+   * The bytes come separately, to `sendFile`, loaded from the media store for that one call.
+   */
+  file?: OutboundFileRef;
 }
+
+/** A file row as `sendFile` gets it. */
+export type OutboundFileMessage = OutboundMessage & { file: OutboundFileRef };
 
 /**
  * What `reconcile` learnt about a send whose outcome was unknown: it landed (do not send again), it
@@ -124,6 +133,19 @@ export interface ChannelAdapter<Account = unknown> {
   idempotentSends?: boolean;
   /** Sends one chunk. Must not retry on its own: the outbox owns retries. */
   send(message: OutboundMessage, ctx: SendContext<Account>): Promise<SendResult>;
+  /**
+   * Uploads one file with the platform's own upload API (`bytes` are the file's, for this call
+   * only), with `message.text` as its caption. Same rules as `send`: no retries of its own, and a
+   * lost answer is `outcomeUnknown` (then `reconcile` is asked with the same message). A channel
+   * without it cannot send files: a reply's file is then told in one line instead (reply-files.ts).
+   */
+  sendFile?(
+    message: OutboundFileMessage,
+    bytes: Uint8Array,
+    ctx: SendContext<Account>,
+  ): Promise<SendResult>;
+  /** The largest file `sendFile` uploads (the platform's limit, or `mediaMaxMb`), in bytes. */
+  maxFileBytes?(account: Account | undefined): number;
   /**
    * Where to tell a sender their event was turned away (access, pairing pending, command not
    * authorized), or undefined to stay silent — the default everywhere, since a stranger must not make

@@ -6,6 +6,7 @@ import type {
 } from "../../../functions/channels/adapter.ts";
 import type { OutboxRow, SessionStore } from "../storage.ts";
 import { sendContextFor } from "../../../functions/channels/channel-account.ts";
+import { mediaStoreFor } from "../../../functions/media/store.ts";
 
 export interface OutboxPolicy {
   maxAttempts: number;
@@ -77,6 +78,7 @@ export async function deliverDueOutbox(args: {
       queuedAt: row.createdAt,
       ...(row.firstAttemptAt !== null ? { firstAttemptAt: row.firstAttemptAt } : {}),
       ...(row.chunkCount === 0 ? { retract: true } : {}),
+      ...(row.media ? { file: row.media } : {}),
     };
 
     // The previous attempt may have reached the platform. A platform that drops a repeated key is
@@ -139,13 +141,28 @@ export async function deliverDueOutbox(args: {
       // Reconciled as "never arrived" (or the platform drops repeats): send it.
     }
 
+    // A file's bytes come from the media store for this one call, before it counts as an attempt.
+    const file = row.media ? await loadOutboundFile(adapter, row, args.ctx.env) : undefined;
+    if (file && "refused" in file) {
+      store.outbox.update(row.id, { state: "dead", lastError: file.refused }, now());
+      dead.push({ row, reason: file.refused });
+      continue;
+    }
+    if (file && "unavailable" in file) {
+      store.outbox.update(row.id, { lastError: file.unavailable, nextAt: now() + 5000 }, now());
+      break;
+    }
     const attempts = row.attempts + 1;
     const firstAttemptAt = row.firstAttemptAt ?? now();
     store.outbox.update(row.id, { state: "sending", attempts, firstAttemptAt }, now());
     message.firstAttemptAt = firstAttemptAt;
     let result;
     try {
-      result = await adapter.send(message, sendContextFor(args.ctx, row.route));
+      const sendCtx = sendContextFor(args.ctx, row.route);
+      result =
+        file && message.file && adapter.sendFile
+          ? await adapter.sendFile({ ...message, file: message.file }, file.bytes, sendCtx)
+          : await adapter.send(message, sendCtx);
     } catch (error) {
       result = {
         ok: false as const,
@@ -219,6 +236,28 @@ export async function deliverDueOutbox(args: {
     break;
   }
   return dead;
+}
+
+/**
+ * The bytes of a file row, or why it cannot go: refused for good (the channel sends no files, the
+ * bytes are gone from the store) or unavailable for now (the store did not answer: try later).
+ */
+async function loadOutboundFile(
+  adapter: ChannelAdapter,
+  row: OutboxRow,
+  env: Record<string, unknown>,
+): Promise<{ bytes: Uint8Array } | { refused: string } | { unavailable: string }> {
+  if (!adapter.sendFile) return { refused: `the ${adapter.id} channel cannot send files` };
+  const media = mediaStoreFor(env);
+  if (!media) return { refused: "no media store is bound (MEDIA or MEDIA_DISK)" };
+  try {
+    const bytes = await media.get(row.media!.ref);
+    return bytes ? { bytes } : { refused: "the file is no longer in the media store" };
+  } catch (error) {
+    return {
+      unavailable: `media store: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
 }
 
 function backoff(attempt: number, policy: OutboxPolicy, random: () => number): number {

@@ -1,4 +1,5 @@
 import { recordDisplayTurns } from "./display-log.ts";
+import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { chunkText } from "../../../functions/channels/chunk.ts";
 import { deliverDueOutbox } from "./deliver-due.ts";
@@ -60,6 +61,34 @@ export function enqueueReply(
         text: chunk,
         chunkIndex: index,
         chunkCount: chunks.length,
+      },
+      now,
+    );
+  });
+}
+
+/**
+ * The files a reply sends, after its text, one outbox row each (`<prefix>:file:<n>`), recorded in
+ * the caller's transaction like the text: the row holds the media store reference, never the bytes.
+ */
+export function enqueueFiles(
+  s: SessionState,
+  idPrefix: string,
+  runId: string | null,
+  route: RunRow["route"],
+  files: OutboundFileRef[],
+  now: number,
+): void {
+  files.forEach((file, index) => {
+    s.store.outbox.insert(
+      {
+        id: `${idPrefix}:file:${index}`,
+        runId,
+        route,
+        text: "",
+        chunkIndex: index,
+        chunkCount: files.length,
+        media: file,
       },
       now,
     );

@@ -1,19 +1,21 @@
 import { TOMBSTONE_MS } from "../inbox/store.ts";
+import { encodeFileRef } from "../../../functions/media/outbound.ts";
 import { toOutboxRow, type OutboxRow, type OutboxState, type Row } from "../storage-rows.ts";
 
 /**
- * The `outbox` table's one owner: reply chunks in delivery order (pending → sending → sent, or
+ * The `outbox` table's one owner: reply chunks (and the files a reply sends) in delivery order (pending → sending → sent, or
  * unknown → reconciled, or dead).
  */
 export class OutboxStore {
   constructor(private readonly sql: SqlStorage) {}
 
   insert(
-    row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount">,
+    row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount"> &
+      Partial<Pick<OutboxRow, "media">>,
     now: number,
   ): void {
     this.sql.exec(
-      `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at) VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+      `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at, media) VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
       row.id,
       row.runId,
       JSON.stringify(row.route),
@@ -22,6 +24,7 @@ export class OutboxStore {
       row.chunkCount,
       now,
       now,
+      row.media ? encodeFileRef(row.media) : null,
     );
   }
   /**

@@ -14,7 +14,9 @@ import { addRunPlatformCost } from "../upkeep/platform-usage.ts";
 import { usageFooter } from "../../../functions/commands/usage.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { memoryFlushIfDue } from "./memory-flush.ts";
-import { enqueueReply, enqueueRetract, progressRelay } from "../outbox/replies.ts";
+import { enqueueFiles, enqueueReply, enqueueRetract, progressRelay } from "../outbox/replies.ts";
+import { stageReplyFiles } from "./reply-files.ts";
+import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
 import { currentSessionId } from "../lifecycle.ts";
 import { queueModeFor, settings } from "../settings.ts";
 import { sessionMessages } from "./context.ts";
@@ -281,7 +283,11 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     await relay.settle({ type: "run-finished" });
     // A heartbeat that only acknowledges (HEARTBEAT_OK) delivers nothing.
     const visible = visibleReply(automationOf(s, run), outcome.finalText);
-    finishRun(s, run, "finished", visible.text, visible.suppressed || deps.isSilent(visible.text));
+    const silent = visible.suppressed || deps.isSilent(visible.text);
+    const staged = silent
+      ? { text: visible.text, files: [] }
+      : await stageReplyFiles(s, run, visible.text);
+    finishRun(s, run, "finished", staged.text, silent, undefined, undefined, staged.files);
     telemetry.finished("finished");
   } catch (error) {
     if (error instanceof RunYield && !abort.signal.aborted) {
@@ -325,6 +331,7 @@ function finishRun(
   silent: boolean,
   errorCode?: string,
   deadReason?: string,
+  files: OutboundFileRef[] = [],
 ): void {
   const now = Date.now();
   const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
@@ -338,6 +345,8 @@ function finishRun(
       enqueueReply(s, `run:${run.runId}`, reasoned ? null : run.runId, run.route, reply, now);
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
+    // The reply's files (MEDIA: lines) go after its text, recorded in this same transaction.
+    if (files.length && !silent) enqueueFiles(s, `run:${run.runId}`, null, run.route, files, now);
     for (const seq of seqs) {
       if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
       else s.store.inbox.settle(seq, silent ? "" : reply, now);

@@ -11,6 +11,7 @@ import { discordRefusalRoute } from "./interaction-webhook.ts";
 import { fetchDiscordAttachment } from "./files.ts";
 import { discordProgress } from "./progress.ts";
 import { reconcileDiscordMessage, sendDiscordMessage } from "./send.ts";
+import { sendDiscordFile } from "./send-file.ts";
 import { discordSocket } from "./socket.ts";
 import { discordSetupSteps } from "./setup.ts";
 import { discordRequirements } from "./credentials.ts";
@@ -22,6 +23,9 @@ export const discordAdapter: ChannelAdapter<DiscordAccount> = {
   chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   maxLinesPerChunk: (account) => account?.maxLinesPerMessage ?? 17,
   send: sendDiscordMessage,
+  sendFile: sendDiscordFile,
+  // OpenClaw's channels.discord.mediaMaxMb "limits outbound Discord uploads" (default 100).
+  maxFileBytes: (account) => (account?.mediaMaxMb ?? 100) * 1024 * 1024,
   reconcile: reconcileDiscordMessage,
   refusalRoute: discordRefusalRoute,
   fetchAttachment: fetchDiscordAttachment,

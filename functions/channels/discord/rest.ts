@@ -61,15 +61,17 @@ export async function discordRequest<T = unknown>(
     };
   }
   let response: Response;
+  // A file upload is multipart (payload_json + files[n]); the form sets its own content type.
+  const form = body instanceof FormData;
   try {
     response = await fetch(`${call.base}${path}`, {
       method,
       headers: {
         ...(call.token ? { authorization: `Bot ${call.token}` } : {}),
-        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...(body !== undefined && !form ? { "content-type": "application/json" } : {}),
         "user-agent": "DiscordBot (https://github.com/edgeclaw, 1)",
       },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(body !== undefined ? { body: form ? body : JSON.stringify(body) } : {}),
       redirect: "manual",
       signal: call.signal,
     });

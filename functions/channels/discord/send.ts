@@ -176,7 +176,8 @@ export async function reconcileDiscordMessage(
     };
   if (isPrivateNoticeRoute(route)) return reconcilePrivateNotice(route);
   if (liveInteraction(route)) {
-    if (message.chunkIndex === 0)
+    // A file always goes as a follow-up (send-file.ts), never as the edit of the response.
+    if (message.chunkIndex === 0 && !message.file)
       return {
         outcome: "untraceable",
         reason: "the answer edits the interaction's response",
@@ -202,7 +203,13 @@ export async function reconcileDiscordMessage(
     throw new Error("cannot read Discord history without a bot token");
   const after = snowflakeAt((firstAttempt ?? Date.now() - 15 * 60_000) - CLOCK_SKEW_MS);
   const history = await discordRequest<
-    Array<{ id: string; author?: { id?: string }; nonce?: string | number; content?: string }>
+    Array<{
+      id: string;
+      author?: { id?: string };
+      nonce?: string | number;
+      content?: string;
+      attachments?: Array<{ filename?: string }>;
+    }>
   >(target.call, "GET", `/channels/${route.to}/messages?after=${after}&limit=100`);
   if (!history.ok)
     throw new Error(
@@ -212,7 +219,12 @@ export async function reconcileDiscordMessage(
   const mine = (Array.isArray(history.result) ? history.result : []).find(
     (m) =>
       m.author?.id === target.botUserId &&
-      (String(m.nonce ?? "") === nonce || m.content === message.text),
+      (String(m.nonce ?? "") === nonce ||
+        // A file row is found by its attachment (its caption may be empty); a text chunk by its text.
+        (message.file
+          ? (m.attachments ?? []).some((a) => a.filename === message.file!.name) &&
+            (m.content ?? "") === message.text
+          : m.content === message.text)),
   );
   return mine ? { outcome: "landed", platformMessageId: mine.id } : { outcome: "missing" };
 }

@@ -86,15 +86,17 @@ export async function mattermostApi<T>(
   body?: unknown,
 ): Promise<MattermostCall<T>> {
   let response: Response;
+  // A file upload (POST /files) is multipart; the form sets its own content type.
+  const form = body instanceof FormData;
   try {
     response = await fetch(`${bot.baseUrl}/api/v4${path}`, {
       method,
       headers: {
         authorization: `Bearer ${bot.token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(body === undefined || form ? {} : { "content-type": "application/json" }),
         "x-requested-with": "XMLHttpRequest",
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       signal: bot.signal ?? AbortSignal.timeout(15_000),
     });
   } catch (error) {

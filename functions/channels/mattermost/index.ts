@@ -8,6 +8,7 @@ import {
 } from "./config.ts";
 import { mattermostProgress } from "./progress.ts";
 import { reconcileMattermostMessage, sendMattermostMessage } from "./send.ts";
+import { sendMattermostFile } from "./send-file.ts";
 import { mattermostSocket } from "./socket.ts";
 import { mattermostWebhook, type MattermostEndpoint } from "./webhook.ts";
 import { mattermostParticipatedInThread } from "./threads.ts";
@@ -20,6 +21,9 @@ export const mattermostAdapter: ChannelAdapter<MattermostAccount> = {
   textChunkLimit: (account) => account?.textChunkLimit ?? 4000,
   chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendMattermostMessage,
+  sendFile: sendMattermostFile,
+  // Mattermost's own default bound (FileSettings.MaxFileSize, 100 MB); the server refuses more with 413.
+  maxFileBytes: () => 100 * 1024 * 1024,
   reconcile: reconcileMattermostMessage,
   participatedInThread: mattermostParticipatedInThread,
   progress: mattermostProgress,

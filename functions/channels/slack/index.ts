@@ -10,6 +10,7 @@ import { slackWebhook } from "./ingress.ts";
 import { slackSocket } from "./socket.ts";
 import { slackProgress } from "./progress.ts";
 import { reconcileSlackMessage, sendSlackMessage } from "./send.ts";
+import { SLACK_UPLOAD_MAX_BYTES, sendSlackFile } from "./send-file.ts";
 import { fetchSlackFile } from "./files.ts";
 import { slackParticipatedInThread } from "./threads.ts";
 import { slackRequirements } from "./credentials.ts";
@@ -20,6 +21,9 @@ export const slackAdapter: ChannelAdapter<SlackAccount> = {
   textChunkLimit: (account) => account?.textChunkLimit ?? 8000,
   chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendSlackMessage,
+  sendFile: sendSlackFile,
+  maxFileBytes: (account) =>
+    Math.min(SLACK_UPLOAD_MAX_BYTES, (account?.mediaMaxMb ?? 20) * 1024 * 1024),
   reconcile: reconcileSlackMessage,
   fetchAttachment: fetchSlackFile,
   participatedInThread: slackParticipatedInThread,

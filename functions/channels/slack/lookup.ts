@@ -26,6 +26,8 @@ export interface TaggedMessage {
   /** `metadata.event_type`, when the message carries metadata. */
   eventType?: string;
   payload: Record<string, unknown>;
+  /** The message's block ids (a file's share message is tagged there: send-file.ts). */
+  blockIds: string[];
 }
 
 export interface LookupWhere {
@@ -77,6 +79,9 @@ export async function findTaggedMessages(
         botId: message.bot_id,
         eventType: typeof metadata?.event_type === "string" ? metadata.event_type : undefined,
         payload,
+        blockIds: (message.blocks ?? []).flatMap((block) =>
+          typeof block.block_id === "string" ? [block.block_id] : [],
+        ),
       };
       if (!match(tagged)) continue;
       found.push(tagged);

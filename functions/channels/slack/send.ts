@@ -4,6 +4,7 @@ import { commitPreview } from "../preview-stream.ts";
 import { platformErrorCode, sendResultFromError, slackClient } from "./client.ts";
 import { markdownToMrkdwn } from "./format.ts";
 import { findTaggedMessages } from "./lookup.ts";
+import { fileBlockId } from "./send-file.ts";
 import { adoptPendingPreview, hasPendingPreview, removePreview } from "./preview.ts";
 import { REPLY_EVENT_TYPE, replyMetadata, slackTarget, threadTsFor } from "./route.ts";
 
@@ -110,7 +111,7 @@ export async function sendSlackMessage(
 
 /**
  * Did an earlier attempt of this chunk reach Slack? Searches the conversation (or the chunk's thread)
- * for our metadata marker, from the moment the chunk was queued to now, page by page
+ * for our metadata marker (a file: its share message's tagged block), from the moment the chunk was queued to now, page by page
  * (`findTaggedMessages`), so a busy channel cannot hide a landed post. Throws when it cannot tell
  * (Slack unreachable): the outbox then asks again later instead of re-sending. A `response_url`
  * reply leaves no trace to look for and Slack does not drop repeats, so it is "untraceable".
@@ -133,7 +134,10 @@ export async function reconcileSlackMessage(
   const [found] = await findTaggedMessages(
     client,
     { channel: route.to, threadTs, sinceMs: message.queuedAt ?? Date.now() - 24 * 60 * 60 * 1000 },
-    (tagged) => tagged.eventType === REPLY_EVENT_TYPE && tagged.payload.outbox_id === message.id,
+    (tagged) =>
+      message.file
+        ? tagged.blockIds.includes(fileBlockId(message.id))
+        : tagged.eventType === REPLY_EVENT_TYPE && tagged.payload.outbox_id === message.id,
     { firstOnly: true },
   );
   // Not there: safe to send. (A first chunk that edits its preview is idempotent anyway.)

@@ -37,15 +37,18 @@ export async function callBotApi<T = unknown>(
   apiRoot: string,
   botToken: string,
   method: string,
-  params: Record<string, unknown>,
+  /** JSON parameters, or a multipart form for an upload (sendDocument, sendPhoto, sendVoice). */
+  params: Record<string, unknown> | FormData,
   signal?: AbortSignal,
 ): Promise<BotApiResult<T>> {
   let response: Response;
   try {
+    const form = params instanceof FormData;
     response = await fetch(botApiUrl(apiRoot, botToken, method), {
       method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(params),
+      // A form sets its own multipart content type with the boundary.
+      ...(form ? {} : { headers: { "content-type": "application/json" } }),
+      body: form ? params : JSON.stringify(params),
       redirect: "manual",
       signal,
     });

@@ -10,6 +10,7 @@ import { fetchTelegramFile } from "./files.ts";
 import { telegramProgress } from "./progress.ts";
 import { reconcileTelegramMessage, sendTelegramMessage } from "./send.ts";
 import { telegramWebhook } from "./webhook.ts";
+import { sendTelegramFile, TELEGRAM_UPLOAD_MAX_BYTES } from "./send-file.ts";
 import { telegramSocket } from "./socket.ts";
 import { telegramRequirements } from "./credentials.ts";
 
@@ -19,6 +20,9 @@ export const telegramAdapter: ChannelAdapter<TelegramAccount> = {
   textChunkLimit: (account) => account?.textChunkLimit ?? 4000,
   chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendTelegramMessage,
+  sendFile: sendTelegramFile,
+  maxFileBytes: (account) =>
+    Math.min(TELEGRAM_UPLOAD_MAX_BYTES, (account?.mediaMaxMb ?? 100) * 1024 * 1024),
   reconcile: reconcileTelegramMessage,
   fetchAttachment: fetchTelegramFile,
   progress: telegramProgress,

@@ -1,11 +1,20 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { createHash } from "node:crypto";
+import {
+  controlBody,
+  fakeServer,
+  json,
+  parseMultipart,
+} from "../../../../scripts/simulate/fakes/kit.ts";
 import { FakeDiscordGateway } from "./discord-gateway.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 
 /**
  * A fake Discord REST API (v10) on loopback, speaking its wire format
- * (https://discord.com/developers/docs/reference): `Authorization: Bot <token>`, JSON bodies, errors
+ * (https://discord.com/developers/docs/reference): `Authorization: Bot <token>`, JSON bodies (or
+ * multipart uploads: `payload_json` + `files[n]`, each file matched to `attachments[].id` and kept
+ * as an attachment with filename, size and SHA-256; a file part without its attachment entry, or
+ * an attachment without its part, is 400 50035), errors
  * `{ message, code }`, 429 `{ message, retry_after, global }` with `Retry-After` and
  * `X-RateLimit-Bucket` headers. The bot's user id is its token's first segment (base64), as in
  * Discord; a token ending in "invalid" is 401.
@@ -59,9 +68,18 @@ interface FakeMessage {
   flags?: number;
   message_reference?: { message_id: string };
   interaction?: string;
+  attachments?: FakeAttachment[];
   edits: number;
   deleted?: boolean;
   at: number;
+}
+
+interface FakeAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  content_type: string;
+  sha256: string;
 }
 
 let snowflakeCounter = 0n;
@@ -110,7 +128,13 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
   // Discord's own cadence: a companion that heartbeats against this fake idles as it would there.
   gateway.heartbeatInterval = 41_250;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    raw: string,
+    bytes: Buffer,
+  ) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", raw, res);
     if (url.pathname.startsWith("/attachments/")) {
       // The CDN: attachment URLs are signed in their query and need no Authorization header.
@@ -128,10 +152,38 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
     const path = url.pathname.replace(/^\/api\/v\d+/, "");
     const method = req.method ?? "GET";
     let body: Record<string, unknown> = {};
+    let attachments: FakeAttachment[] | undefined;
     try {
-      body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    } catch {
-      return json(res, 400, { message: "400: Bad Request", code: 50109 });
+      const upload = await parseMultipart(req.headers["content-type"], bytes);
+      body = upload
+        ? (JSON.parse(upload.fields.payload_json ?? "{}") as Record<string, unknown>)
+        : raw
+          ? (JSON.parse(raw) as Record<string, unknown>)
+          : {};
+      if (upload) {
+        const declared = (body.attachments ?? []) as Array<{
+          id?: number | string;
+          filename?: string;
+        }>;
+        attachments = upload.files.map((file) => {
+          const id = /^files\[(\d+)\]$/.exec(file.field)?.[1];
+          const entry = declared.find((a) => String(a.id) === id);
+          if (!entry) throw new Error(`no attachment for ${file.field}`);
+          return {
+            id: nextSnowflake(),
+            filename: entry.filename ?? file.name,
+            size: file.bytes.byteLength,
+            content_type: file.type,
+            sha256: createHash("sha256").update(file.bytes).digest("hex"),
+          };
+        });
+        if (declared.length !== attachments.length) throw new Error("attachments without files");
+      }
+    } catch (error) {
+      return json(res, 400, {
+        message: error instanceof SyntaxError ? "400: Bad Request" : "Invalid Form Body",
+        code: error instanceof SyntaxError ? 50109 : 50035,
+      });
     }
     const channel = /^\/channels\/(\d+)\/(messages|typing)(?:\/(\d+))?$/.exec(path);
     const hook = /^\/webhooks\/(\d+)\/([^/]+)(?:\/messages\/(@original|\d+))?$/.exec(path);
@@ -238,7 +290,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         limit.remaining -= 1;
         res.setHeader("x-ratelimit-remaining", String(limit.remaining));
       }
-      const invalid = checkContent(body);
+      const invalid = attachments?.length ? undefined : checkContent(body);
       if (invalid) return json(res, 400, invalid);
       const nonce = body.nonce !== undefined ? String(body.nonce) : undefined;
       if (nonce && nonce.length > 25)
@@ -264,6 +316,7 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         ...(reference?.message_id
           ? { message_reference: { message_id: reference.message_id } }
           : {}),
+        ...(attachments?.length ? { attachments } : {}),
         edits: 0,
         at: Date.now(),
       };

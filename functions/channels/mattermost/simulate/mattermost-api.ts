@@ -1,7 +1,12 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
-import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import {
+  controlBody,
+  fakeServer,
+  json,
+  parseMultipart,
+} from "../../../../scripts/simulate/fakes/kit.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 import { FAKE_MATTERMOST_BOT } from "./mattermost-identity.ts";
 
@@ -10,6 +15,8 @@ import { FAKE_MATTERMOST_BOT } from "./mattermost-identity.ts";
  * - REST with `Authorization: Bearer <token>` (unknown token → 401 `api.context.session_expired.app_error`):
  *   GET /api/v4/users/me, GET /api/v4/channels/{id}, POST /api/v4/posts (201; a repeated
  *   `pending_post_id` within 30 s answers the first post, as the server's deduplicateCreatePost),
+ *   POST /api/v4/files (multipart `channel_id`, `files`, `client_ids` → 201 `{ file_infos, client_ids }`;
+ *   a post's `file_ids` must be files of its channel not yet attached, at most 5),
  *   PUT /api/v4/posts/{id}/patch, DELETE /api/v4/posts/{id}, POST /api/v4/users/{id}/typing,
  *   GET /api/v4/channels/{id}/posts?since=<ms> and GET /api/v4/posts/{id}/thread ({ order, posts }).
  *   Slash commands: GET /api/v4/users/me/teams (team1, team2), GET /api/v4/commands?team_id=&custom_only=true,
@@ -46,6 +53,22 @@ export interface FakeMattermostPost {
   type: string;
   props: Record<string, unknown>;
   pending_post_id?: string;
+  file_ids?: string[];
+  metadata?: { files: FakeMattermostFile[] };
+}
+
+/** A file uploaded with POST /api/v4/files (bytes kept as size and SHA-256). */
+export interface FakeMattermostFile {
+  id: string;
+  user_id: string;
+  channel_id: string;
+  post_id?: string;
+  name: string;
+  extension: string;
+  size: number;
+  mime_type: string;
+  create_at: number;
+  sha256: string;
 }
 
 export interface FakeMattermostCommand {
@@ -101,6 +124,7 @@ export async function startFakeMattermost(
   const posts = new Map<string, FakeMattermostPost>();
   const channels = new Map<string, string>();
   const pending = new Map<string, { postId: string; at: number }>();
+  const files = new Map<string, FakeMattermostFile>();
   const calls: Array<{ method: string; path: string; body: unknown }> = [];
   let scripts: Script[] = [];
   const sockets = new Set<{ ws: WebSocket; seq: number; authed: boolean }>();
@@ -176,8 +200,9 @@ export async function startFakeMattermost(
   });
 
   const server = fakeServer(
-    async (req: IncomingMessage, res: ServerResponse, url: URL, raw: string) => {
-      const body = controlBody(raw);
+    async (req: IncomingMessage, res: ServerResponse, url: URL, raw: string, bytes: Buffer) => {
+      const upload = await parseMultipart(req.headers["content-type"], bytes);
+      const body: Record<string, unknown> = upload ? upload.fields : controlBody(raw);
       const error = (status: number, id: string, message: string) =>
         json(res, status, { id, message, status_code: status });
 
@@ -302,8 +327,42 @@ export async function startFakeMattermost(
           ? answer(200, { id: match[1], type, team_id: teamOf(type) })
           : error(404, "app.channel.get.existing.app_error", "channel not found");
       }
+      if (req.method === "POST" && path === "/files") {
+        // Multipart: channel_id, then each `files` part (client_ids in the same order).
+        if (!upload || !body.channel_id)
+          return error(400, "api.file.upload_file.incorrect_number_of_files.app_error", "no files");
+        const infos = upload.files
+          .filter((f) => f.field === "files")
+          .map((f) => {
+            const info: FakeMattermostFile = {
+              id: newId(),
+              user_id: FAKE_MATTERMOST_BOT.id,
+              channel_id: String(body.channel_id),
+              name: f.name,
+              extension: f.name.includes(".") ? f.name.split(".").pop()! : "",
+              size: f.bytes.byteLength,
+              mime_type: f.type,
+              create_at: now(),
+              sha256: createHash("sha256").update(f.bytes).digest("hex"),
+            };
+            files.set(info.id, info);
+            return info;
+          });
+        if (!infos.length)
+          return error(400, "api.file.upload_file.incorrect_number_of_files.app_error", "no files");
+        const clientIds = typeof body.client_ids === "string" ? [body.client_ids] : [];
+        return answer(201, { file_infos: infos, client_ids: clientIds });
+      }
       if (req.method === "POST" && path === "/posts") {
         const message = String(body.message ?? "");
+        const fileIds = Array.isArray(body.file_ids) ? body.file_ids.map(String) : [];
+        const attached = fileIds.map((id) => files.get(id));
+        // The server attaches a file to one post only, and only in the channel it was uploaded to.
+        if (
+          fileIds.length > 5 ||
+          attached.some((f) => !f || f.post_id || f.channel_id !== String(body.channel_id))
+        )
+          return error(400, "api.post.create_post.attach_files.error", "invalid file_ids");
         if (!body.channel_id)
           return error(400, "api.context.invalid_body_param.app_error", "channel_id missing");
         if (message.length > 16_383)
@@ -318,6 +377,11 @@ export async function startFakeMattermost(
           root_id: String(body.root_id ?? ""),
           props: (body.props ?? {}) as Record<string, unknown>,
         });
+        if (fileIds.length) {
+          post.file_ids = fileIds;
+          post.metadata = { files: attached as FakeMattermostFile[] };
+          for (const file of attached) file!.post_id = post.id;
+        }
         if (pendingId) pending.set(pendingId, { postId: post.id, at: Date.now() });
         postedEvent(post, channels.get(post.channel_id) ?? "O", `@${FAKE_MATTERMOST_BOT.username}`);
         return answer(201, post);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { createHash } from "node:crypto";
+import { fakeServer, json, parseMultipart } from "../../../../scripts/simulate/fakes/kit.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 import { FakeSlackSocketMode } from "./slack-socket.ts";
 
@@ -9,7 +10,10 @@ import { FakeSlackSocketMode } from "./slack-socket.ts";
  * form-urlencoded (what @slack/web-api sends; nested values JSON-encoded) or JSON body and
  * `Authorization: Bearer <token>`; answers `{ ok: true, … }` / `{ ok: false, error }` with HTTP 200, and
  * HTTP 429 + `Retry-After` when rate limited. Also serves slash-command `response_url`s at
- * `POST /response/<id>`. Keeps the messages it was sent so conversations.history/replies can find them,
+ * `POST /response/<id>`. File uploads as Slack's external upload: files.getUploadURLExternal gives
+ * a URL on this server (`POST /upload/v1/<file id>`, raw bytes or multipart, the length must match),
+ * files.completeUploadExternal shares the file in `channel_id` as a message with `files` (name,
+ * size, SHA-256) and `blocks`, and refuses a file never uploaded or completed twice. Keeps the messages it was sent so conversations.history/replies can find them,
  * as Slack serves them: message `ts` from the wall clock (unique, ordered), `oldest`/`latest`/`inclusive`
  * bounds, `limit` (at most 999) and cursor pagination (`response_metadata.next_cursor`, `has_more`);
  * history newest first, replies oldest first; `metadata` only with `include_all_metadata`.
@@ -64,6 +68,9 @@ interface StoredMessage {
   metadata?: unknown;
   streaming?: boolean;
   deleted?: boolean;
+  blocks?: unknown;
+  /** Files shared by files.completeUploadExternal (bytes kept as size and SHA-256). */
+  files?: Array<{ id: string; name: string; title: string; size: number; sha256: string }>;
 }
 
 interface RecordedCall {
@@ -78,6 +85,12 @@ const DEFAULT_IDENTITY = { user_id: "UBOTTEST", bot_id: "BBOTTEST", team_id: "TT
 export async function startFakeSlackApi(): Promise<FakeSlackApi> {
   let calls: RecordedCall[] = [];
   let messages: StoredMessage[] = [];
+  /** files.getUploadURLExternal's uploads by file id, until completeUploadExternal shares them. */
+  const uploads = new Map<
+    string,
+    { filename: string; length: number; sha256?: string; completed?: boolean }
+  >();
+  let fileSeq = 0;
   let scripts: Script[] = [];
   const identities = new Map<string, typeof DEFAULT_IDENTITY>();
   /** Files served at /files/… to url_private downloads (path → body). */
@@ -95,8 +108,35 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     { server },
   );
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    body: string,
+    raw: Buffer,
+  ) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
+    const uploadTo = /^\/upload\/v1\/(F\w+)$/.exec(url.pathname);
+    if (uploadTo && req.method === "POST") {
+      // The pre-signed URL files.getUploadURLExternal gave: raw bytes or a multipart `file`; no token.
+      const pending = uploads.get(uploadTo[1]!);
+      const form = await parseMultipart(req.headers["content-type"], raw);
+      const bytes = form ? form.files[0]?.bytes : raw;
+      calls.push({
+        method: "files.upload_url",
+        args: { fileId: uploadTo[1], bytes: bytes?.byteLength ?? 0 },
+        token: req.headers.authorization ? "sent" : "",
+        at: Date.now(),
+      });
+      if (!pending || !bytes) return json(res, 404, { ok: false, error: "invalid_upload" });
+      if (bytes.byteLength !== pending.length) {
+        res.writeHead(400, { "content-type": "text/plain" });
+        return res.end("length mismatch");
+      }
+      pending.sha256 = createHash("sha256").update(bytes).digest("hex");
+      res.writeHead(200, { "content-type": "text/plain" });
+      return res.end(`OK - ${bytes.byteLength}`);
+    }
     if (url.pathname.startsWith("/response/")) {
       calls.push({
         method: "response_url",
@@ -177,7 +217,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (!token.startsWith("xox") || token === "xoxb-invalid")
       return json(res, 200, { ok: false, error: token ? "invalid_auth" : "not_authed" });
 
-    const result = apply(method, args, token);
+    const result = apply(method, args, token, `http://${req.headers.host ?? "127.0.0.1"}`);
     if (script?.dropConnection) {
       // The call took effect; the caller never hears about it.
       req.socket.destroy();
@@ -190,6 +230,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     method: string,
     args: Record<string, unknown>,
     token: string,
+    origin: string,
   ): Record<string, unknown> {
     const identity = identities.get(token) ?? DEFAULT_IDENTITY;
     const str = (key: string) =>
@@ -299,6 +340,8 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
           text: m.text,
           ts: m.ts,
           thread_ts: m.thread_ts,
+          ...(m.blocks ? { blocks: m.blocks } : {}),
+          ...(m.files ? { files: m.files } : {}),
           ...(String(args.include_all_metadata) === "true" && m.metadata
             ? { metadata: m.metadata }
             : {}),
@@ -312,6 +355,49 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
             next_cursor: more ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "",
           },
         };
+      }
+      case "files.getUploadURLExternal": {
+        const filename = str("filename");
+        const length = Number(args.length);
+        if (!filename || !Number.isSafeInteger(length) || length <= 0)
+          return { ok: false, error: "invalid_arguments" };
+        const fileId = `F${String(++fileSeq).padStart(8, "0")}`;
+        uploads.set(fileId, { filename, length });
+        return { ok: true, upload_url: `${origin}/upload/v1/${fileId}`, file_id: fileId };
+      }
+      case "files.completeUploadExternal": {
+        const list = (typeof args.files === "string" ? safeJson(args.files) : args.files) as
+          | Array<{ id?: string; title?: string }>
+          | undefined;
+        if (!Array.isArray(list) || !list.length) return { ok: false, error: "invalid_arguments" };
+        const shared: NonNullable<StoredMessage["files"]> = [];
+        for (const entry of list) {
+          const pending = entry.id ? uploads.get(entry.id) : undefined;
+          // Slack refuses to complete a file whose bytes never reached the upload URL, or twice.
+          if (!pending?.sha256 || pending.completed) return { ok: false, error: "file_not_found" };
+          pending.completed = true;
+          shared.push({
+            id: entry.id!,
+            name: pending.filename,
+            title: entry.title ?? pending.filename,
+            size: pending.length,
+            sha256: pending.sha256,
+          });
+        }
+        const channel = str("channel_id");
+        if (channel) {
+          messages.push({
+            channel,
+            ts: nextTs(),
+            text: str("initial_comment") ?? "",
+            thread_ts: str("thread_ts"),
+            user: identity.user_id,
+            bot_id: identity.bot_id,
+            blocks: str("initial_comment") ? undefined : args.blocks,
+            files: shared,
+          });
+        }
+        return { ok: true, files: shared.map((f) => ({ id: f.id, title: f.title })) };
       }
       case "reactions.add":
       case "reactions.remove":

@@ -1,11 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { createHash } from "node:crypto";
+import {
+  fakeServer,
+  json,
+  parseMultipart,
+  type UploadedFile,
+} from "../../../../scripts/simulate/fakes/kit.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 import { parseTelegramHtml } from "./telegram-html.ts";
 
 /**
  * A fake Telegram Bot API on loopback, speaking its wire format (https://core.telegram.org/bots/api):
- * `POST /bot<token>/<method>` with a JSON, form or query-string body; answers `{ ok: true, result }`
+ * `POST /bot<token>/<method>` with a JSON, form, multipart (uploads: sendDocument, sendPhoto,
+ * sendVoice, sendAudio, each file kept as name, type, size and SHA-256) or query-string body; answers `{ ok: true, result }`
  * or `{ ok: false, error_code, description, parameters? }` with the matching HTTP status (429 carries
  * `parameters.retry_after`). Files at `GET /file/bot<token>/<file_path>` after getFile.
  * Tokens are `<digits>:<secret>`; anything else, or a secret ending in "invalid", is 401 Unauthorized.
@@ -66,6 +73,8 @@ export interface FakeTelegramMessage {
   edits: number;
   deleted?: boolean;
   at: number;
+  /** An uploaded file (sendDocument, sendPhoto, sendVoice, sendAudio); `text` is then its caption. */
+  file?: { method?: string; name: string; type: string; size: number; sha256: string };
 }
 
 interface RecordedCall {
@@ -101,7 +110,13 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
 
   const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, body: string) {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    body: string,
+    raw: Buffer,
+  ) {
     if (url.pathname.startsWith("/_control/")) return control(url, req.method ?? "GET", body, res);
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
     if (file) {
@@ -125,9 +140,10 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     if (!match) return json(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     const token = match[1]!;
     const method = match[2]!;
+    const upload = await parseMultipart(req.headers["content-type"], raw);
     const args = {
       ...Object.fromEntries(url.searchParams),
-      ...parseArgs(body, req.headers["content-type"]),
+      ...(upload ? uploadArgs(upload) : parseArgs(body, req.headers["content-type"])),
     };
     calls.push({ method, args, token: `…${token.slice(-4)}`, at: Date.now() });
     if (!validToken(token))
@@ -232,6 +248,51 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
           chat: { id: Number(chatId), type: Number(chatId) < 0 ? "supergroup" : "private" },
           text: text.visible,
           ...(thread ? { message_thread_id: thread } : {}),
+        });
+      }
+      case "sendDocument":
+      case "sendPhoto":
+      case "sendVoice":
+      case "sendAudio": {
+        if (!chatId) return bad("chat_id is empty");
+        const field = {
+          sendDocument: "document",
+          sendPhoto: "photo",
+          sendVoice: "voice",
+          sendAudio: "audio",
+        }[method]!;
+        const file = args[field] as FakeTelegramMessage["file"] | string | undefined;
+        // An upload is a multipart file part; a string here would be a file_id or URL, which edgeclaw never sends.
+        if (!file || typeof file === "string") return bad(`there is no ${field} in the request`);
+        if (file.size > (method === "sendPhoto" ? 10 : 50) * 1024 * 1024)
+          return [413, { ok: false, error_code: 413, description: "Request Entity Too Large" }];
+        const caption = typeof args.caption === "string" ? args.caption : "";
+        const parsed =
+          caption && args.parse_mode === "HTML"
+            ? parseTelegramHtml(caption)
+            : { ok: true as const, visible: caption };
+        if (!parsed.ok) return bad(parsed.error);
+        const messageId = (lastIds.get(chatId) ?? 0) + 1;
+        lastIds.set(chatId, messageId);
+        messages.push({
+          chat_id: chatId,
+          message_id: messageId,
+          bot_id: botId,
+          text: parsed.visible,
+          raw: caption,
+          parse_mode: typeof args.parse_mode === "string" ? args.parse_mode : undefined,
+          message_thread_id:
+            args.message_thread_id !== undefined ? Number(args.message_thread_id) : undefined,
+          edits: 0,
+          at: Date.now(),
+          file: { ...file, method },
+        });
+        return ok({
+          message_id: messageId,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(chatId), type: Number(chatId) < 0 ? "supergroup" : "private" },
+          [field]: { file_id: `f${chatId}-${messageId}`, file_size: file.size },
+          ...(caption ? { caption: parsed.visible } : {}),
         });
       }
       case "editMessageText": {
@@ -442,6 +503,25 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
 
 function validToken(token: string): boolean {
   return /^\d{1,20}:[\w-]{1,100}$/.test(token) && !token.endsWith("invalid");
+}
+
+/** A multipart upload's fields (nested values as JSON, like a form) and its files by field name. */
+function uploadArgs(upload: {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}): Record<string, unknown> {
+  const args: Record<string, unknown> = parseArgs(
+    new URLSearchParams(upload.fields).toString(),
+    undefined,
+  );
+  for (const file of upload.files)
+    args[file.field] = {
+      name: file.name,
+      type: file.type,
+      size: file.bytes.byteLength,
+      sha256: createHash("sha256").update(file.bytes).digest("hex"),
+    };
+  return args;
 }
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
