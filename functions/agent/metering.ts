@@ -30,6 +30,11 @@ export interface WorstCase {
 export interface MeterStart {
   model: ResolvedModel;
   request: ModelRequest;
+  /**
+   * The attempt's bound when it is not a chat request (a transcription: transcribe-meter.ts);
+   * otherwise `worstCase(model, request)`.
+   */
+  worstCase?: WorstCase;
 }
 
 export type MeterOutcome =

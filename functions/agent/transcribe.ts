@@ -3,6 +3,9 @@ import type { EdgeclawConfig } from "../config/schema.ts";
 import type { SecretEnv } from "../config/secret-ref.ts";
 import { toBase64 } from "../media/parts.ts";
 import { resolveModel } from "./model-resolve.ts";
+import { budgetStopNotice, type MeterTicket, type ModelCallMeter } from "./metering.ts";
+import { transcriptionOutcome, transcriptionStart } from "./transcribe-meter.ts";
+import { ModelError } from "./types.ts";
 
 /**
  * Speech-to-text for a voice note or an audio file (OpenClaw's `tools.media.audio`): the
@@ -32,6 +35,11 @@ export async function transcribeAudio(args: {
   name?: string;
   config: EdgeclawConfig;
   env: SecretEnv;
+  /**
+   * The session's meter (kind "transcription"): each attempt is admitted against the budgets
+   * before the audio leaves and settled with what it used (transcribe-meter.ts).
+   */
+  meter?: ModelCallMeter;
 }): Promise<TranscribeResult> {
   const media = args.config.tools.media;
   const entries = audioEntries(media);
@@ -44,19 +52,39 @@ export async function transcribeAudio(args: {
   for (const entry of entries) {
     const timeoutMs = (entry.timeoutSeconds ?? media.audio.timeoutSeconds) * 1000;
     const language = entry.language ?? media.audio.language;
+    const maxChars = entry.maxChars ?? media.audio.maxChars;
+    const model = `${entry.provider}/${entry.model ?? (entry.provider === "workers-ai" ? DEFAULT_WHISPER : DEFAULT_OPENAI_STT)}`;
+    const start = transcriptionStart(args.config, model, args.bytes.byteLength, maxChars);
+    let ticket: MeterTicket | undefined;
     try {
-      const text =
+      ticket = await args.meter?.admit(start);
+    } catch (error) {
+      // A budget with no room (or no price under a USD cap) stops transcription altogether.
+      const stop = budgetStopNotice(error);
+      if (stop) return { error: error instanceof Error ? error.message : stop };
+      errors.push(`${entry.provider}: ${error instanceof Error ? error.message : String(error)}`);
+      continue;
+    }
+    try {
+      const heard =
         entry.provider === "workers-ai"
-          ? await viaWorkersAi(args, entry.model ?? DEFAULT_WHISPER, language, timeoutMs)
+          ? { text: await viaWorkersAi(args, entry.model ?? DEFAULT_WHISPER, language, timeoutMs) }
           : await viaOpenAi(args, entry, language, timeoutMs);
-      const maxChars = entry.maxChars ?? media.audio.maxChars;
-      const trimmed = text.trim();
+      const trimmed = heard.text.trim();
+      if (ticket)
+        await args.meter!.settle(ticket, start, transcriptionOutcome(start, trimmed, heard.usage));
       return {
         text: trimmed.length > maxChars ? `${trimmed.slice(0, maxChars)}…` : trimmed,
-        model: `${entry.provider}/${entry.model ?? (entry.provider === "workers-ai" ? DEFAULT_WHISPER : DEFAULT_OPENAI_STT)}`,
+        model,
       };
     } catch (error) {
-      errors.push(`${entry.provider}: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      if (ticket)
+        await args.meter!.settle(ticket, start, {
+          ok: false,
+          error: new ModelError("server", message),
+        });
+      errors.push(`${entry.provider}: ${message}`);
     }
   }
   return { error: errors.join("; ").slice(0, 300) };
@@ -106,7 +134,7 @@ async function viaOpenAi(
   entry: MediaModelConfig,
   language: string | undefined,
   timeoutMs: number,
-): Promise<string> {
+): Promise<{ text: string; usage?: { input_tokens?: unknown; output_tokens?: unknown } }> {
   const modelId = entry.model ?? DEFAULT_OPENAI_STT;
   const resolved = resolveModel(args.config, args.env, `${entry.provider}/${modelId}`);
   const form = new FormData();
@@ -130,14 +158,18 @@ async function viaOpenAi(
     signal: AbortSignal.timeout(timeoutMs),
   });
   const body = (await response.json().catch(() => undefined)) as
-    | { text?: unknown; error?: { message?: unknown } }
+    | {
+        text?: unknown;
+        error?: { message?: unknown };
+        usage?: { input_tokens?: unknown; output_tokens?: unknown };
+      }
     | undefined;
   if (!response.ok)
     throw new Error(
       `HTTP ${response.status}${typeof body?.error?.message === "string" ? `: ${body.error.message.slice(0, 200)}` : ""}`,
     );
   if (typeof body?.text !== "string") throw new Error("the answer had no text");
-  return body.text;
+  return { text: body.text, ...(body.usage ? { usage: body.usage } : {}) };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,6 +1,7 @@
 import type { Env } from "../../env.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+import type { ModelCallKind, ModelCallMeter } from "../../../functions/agent/metering.ts";
 import type {
   SessionControl,
   SessionSettings,
@@ -31,6 +32,8 @@ export interface TriageHost {
   progressAccepted(row: InboxRow): Promise<void>;
   /** Settles a turned-away event and queues `text` once on `route` (a channel's refusal route). */
   refuse(row: InboxRow, route: ReplyRoute, text: string): void;
+  /** The meter of a model call this event makes before any run (a voice note's transcription). */
+  meterFor(row: InboxRow, kind: ModelCallKind): ModelCallMeter;
   /** Counts an event the access policy turned away (metrics). */
   refused(row: InboxRow, reason: "access_denied" | "pairing"): void;
 }

@@ -1,6 +1,7 @@
 import { sessionControl } from "../control.ts";
 import { progressRelay, refuse, reply } from "../outbox/replies.ts";
-import { rotateSession } from "../lifecycle.ts";
+import { currentSessionId, rotateSession } from "../lifecycle.ts";
+import { sessionMeter } from "../upkeep/metering.ts";
 import { settings } from "../settings.ts";
 import { captureEndingSession } from "../run/session-memory.ts";
 import { deadLetterEvents } from "../outbox/dead-letter.ts";
@@ -64,6 +65,14 @@ function triageHost(s: SessionState): TriageHost {
     refuse: (row, route, text) => refuse(s, row, route, text),
     emit: (seq, event) => s.emit([seq], event),
     progressAccepted: (row) => progressRelay(s, null, row.event.envelope.route).accepted(row.seq),
+    meterFor: (row, kind) =>
+      sessionMeter(s, {
+        kind,
+        runId: null,
+        sessionId: currentSessionId(s, Date.now()),
+        channel: row.event.envelope.channel,
+        senderId: row.event.envelope.senderId,
+      }),
     refused: (row, reason) =>
       countSession(s, "edgeclaw_events_refused_total", {
         channel: row.event.envelope.channel,

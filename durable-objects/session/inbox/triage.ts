@@ -161,7 +161,7 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       { env: host.env, config: host.config, signal: AbortSignal.timeout(30_000) },
       envelope.route,
     ),
-    mediaIntake(host, agentId, sessionKey, envelope.dedupKey),
+    mediaIntake(host, row, agentId, sessionKey),
   );
   // A voice note that could not be heard is said to its sender in one line, never silence.
   const unheard = files.find((file) => file.transcriptionError !== undefined);
@@ -191,7 +191,8 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
  * Where this event's images, audio and documents go: the media store, after access control (this
  * runs only for an allowed message), under keys of this agent, session and event.
  */
-function mediaIntake(host: TriageHost, agentId: string, sessionKey: string, eventKey: string) {
+function mediaIntake(host: TriageHost, row: InboxRow, agentId: string, sessionKey: string) {
+  const eventKey = row.event.envelope.dedupKey;
   const store = mediaStoreFor(host.env as Record<string, unknown>);
   if (!store) return undefined;
   return {
@@ -199,7 +200,13 @@ function mediaIntake(host: TriageHost, agentId: string, sessionKey: string, even
     config: host.config.tools.media,
     keyFor: (index: number) => mediaKey(agentId, sessionKey, eventKey, index),
     transcribe: async (bytes: Uint8Array, part: MediaPart) =>
-      transcribeAudio({ bytes, mimeType: part.mimeType, config: host.config, env: host.env }),
+      transcribeAudio({
+        bytes,
+        mimeType: part.mimeType,
+        config: host.config,
+        env: host.env,
+        meter: host.meterFor(row, "transcription"),
+      }),
   };
 }
 

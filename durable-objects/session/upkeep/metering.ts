@@ -67,7 +67,7 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       const budgets = s.config.budgets;
       const scopes = scopesFor(budgets, { agentId, sessionKey, sender }, now);
       if (!scopes.length) return ticket;
-      const cost = worstCase(start.model, start.request);
+      const cost = start.worstCase ?? worstCase(start.model, start.request);
       // No price: each BudgetDO refuses it under a USD cap (the config's or a raise stored there).
       const unpriced = !start.model.cost && !budgets.allowUnpricedModels;
       const ttlMs = budgets.reservationTtlSeconds * 1000;

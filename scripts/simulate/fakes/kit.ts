@@ -64,11 +64,15 @@ export async function parseMultipart(
   const form = await new Request("http://fake/", {
     method: "POST",
     headers: { "content-type": contentType! },
-    body: raw,
+    body: new Uint8Array(raw),
   }).formData();
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
-  for (const [field, value] of form.entries()) {
+  const entries: Array<[string, FormDataEntryValue]> = [];
+  form.forEach((value, field) => {
+    entries.push([field, value]);
+  });
+  for (const [field, value] of entries) {
     if (typeof value === "string") fields[field] = value;
     else
       files.push({

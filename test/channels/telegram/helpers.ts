@@ -168,6 +168,8 @@ export interface FakeTelegramMessage {
   reply_to_message_id?: number;
   edits: number;
   deleted?: boolean;
+  /** An uploaded file (sendDocument, sendPhoto, sendVoice, sendAudio); `text` is its caption. */
+  file?: { method: string; name: string; type: string; size: number; sha256: string };
 }
 
 export async function telegramCalls(
