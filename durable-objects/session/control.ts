@@ -10,6 +10,7 @@ import { captureEndingSession, markStartupContext } from "./run/session-memory.t
 import type { SessionState } from "./state.ts";
 import { approveExec, stopSessionExecs } from "./exec-background.ts";
 import { envCommandReply } from "../../functions/compute-env/chat-command.ts";
+import { subagentControl } from "./subagents/commands.ts";
 
 /** What slash commands may do to this session (functions/commands). */
 export function sessionControl(s: SessionState): SessionControl {
@@ -49,6 +50,7 @@ export function sessionControl(s: SessionState): SessionControl {
     compact: async (instructions) => compactNow(s, instructions),
     computeEnv: async (agentId, args) => envCommandReply(s.config, s.env, agentId, args),
     context: async (query) => contextReport(s, query),
+    ...subagentControl(s),
     tools: async (query) =>
       toolsetFor(s, query).map(({ name, description }) => ({ name, description })),
     skills: async (query) => {

@@ -7,6 +7,7 @@ import { COMMANDS } from "./registry.ts";
 import { skillCommand, toolsCommand } from "./tools-skills.ts";
 import { contextCommand } from "./context-command.ts";
 import { modelsCommand } from "./models-list.ts";
+import { subagentsCommand } from "./subagents-command.ts";
 import type { SessionControl } from "./session-control.ts";
 import type { CommandContext, CommandResult } from "./context.ts";
 
@@ -84,6 +85,8 @@ export async function executeCommand(
       return { reply: modelsCommand(cmd.args, ctx.config, (await session.status()).model) };
     case "skill":
       return skillCommand(cmd.args, session, ctx);
+    case "subagents":
+      return { reply: await subagentsCommand(cmd.args, session) };
     default: {
       // Directive names used as commands (e.g. parsed by a native command surface).
       const directive = {

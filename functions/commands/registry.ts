@@ -46,6 +46,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Approve or deny a sandbox command waiting for approval (owner only)",
   },
   {
+    name: "subagents",
+    aliases: [],
+    kind: "command",
+    usage: "/subagents list | log <id|#> [limit] | info <id|#> | kill <id|#|all>",
+    description: "This session's sub-agents: list, recent turns, details, stop one",
+  },
+  {
     name: "compact",
     aliases: [],
     kind: "command",

@@ -124,6 +124,33 @@ export interface SessionControl {
   tools(ctx: ToolsQuery): Promise<Array<{ name: string; description: string }>>;
   /** `/skill`: the agent's skills, each with why it is left out of runs here (if it is). */
   skills(ctx: ToolsQuery): Promise<SkillView[]>;
+  /** `/subagents list|info`: this session's children, oldest first. */
+  subagents(): Promise<SubagentSummary[]>;
+  /** `/subagents log`: a child's recent turns (a target it cannot find: the reason instead). */
+  subagentLog(
+    target: string,
+    limit: number,
+  ): Promise<
+    { child: SubagentSummary; turns: Array<{ role: string; text: string; at: number }> } | string
+  >;
+  /** `/subagents kill`: stops a child (it still reports once); the answer to show. */
+  killSubagent(target: string): Promise<string>;
+}
+
+/** A child as /subagents shows it. */
+export interface SubagentSummary {
+  childSessionKey: string;
+  runId: string;
+  agentId: string;
+  label?: string;
+  taskName?: string;
+  task: string;
+  state: string;
+  outcome?: string;
+  result?: string;
+  startedAt: string;
+  endedAt?: string;
+  runtimeMs?: number;
 }
 
 /** Who asks and where: what the toolset depends on (see durable-objects/session/run/toolset.ts). */

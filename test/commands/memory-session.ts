@@ -112,4 +112,13 @@ export class MemorySession implements SessionControl {
   async skills() {
     return [];
   }
+  async subagents() {
+    return [];
+  }
+  async subagentLog(target: string) {
+    return `No sub-agent matches "${target}".`;
+  }
+  async killSubagent(target: string) {
+    return `No sub-agent matches "${target}".`;
+  }
 }

@@ -15,6 +15,8 @@ import { createWebFetchTool } from "./web-fetch.ts";
 import { createWebSearchTool } from "./web-search.ts";
 import { createWriteTool } from "./write.ts";
 import { subagentToolLayers } from "./subagent-policy.ts";
+import { createAgentsListTool } from "./agents-list.ts";
+import { createGatewayTool } from "./gateway.ts";
 
 /**
  * The tool registry. Adding a tool is one file plus one line in TOOL_FACTORIES; a factory returns
@@ -38,6 +40,8 @@ const TOOL_FACTORIES: readonly ToolFactory[] = [
   (config) => createMemoryGetTool(config),
   (config, agentId) => createExecTool(config, agentId),
   (config, agentId) => createProcessTool(config, agentId),
+  (config, agentId, options) => createAgentsListTool(config, agentId, options.env),
+  (config) => createGatewayTool(config),
 ];
 
 export interface ToolsetOptions {

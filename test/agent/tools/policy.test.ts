@@ -20,6 +20,7 @@ const cronTool: AgentTool = {
 describe("tool policy", () => {
   it("offers every built tool when nothing is configured", () => {
     expect(names({})).toEqual([
+      "agents_list",
       "apply_patch",
       "edit",
       "memory_get",
@@ -45,6 +46,7 @@ describe("tool policy", () => {
     ]);
     expect(names({ tools: { profile: "messaging" } })).toEqual(["session_status"]);
     expect(names({ tools: { profile: "full" } })).toEqual([
+      "agents_list",
       "apply_patch",
       "edit",
       "memory_get",
@@ -62,12 +64,14 @@ describe("tool policy", () => {
 
   it("deny wins, with groups, wildcards and any case", () => {
     expect(names({ tools: { deny: ["group:fs"] } })).toEqual([
+      "agents_list",
       "memory_get",
       "memory_search",
       "session_status",
       "web_fetch",
     ]);
     expect(names({ tools: { deny: ["WEB_*", "group:memory"] } })).toEqual([
+      "agents_list",
       "apply_patch",
       "edit",
       "read",

@@ -224,3 +224,39 @@ describe("sessions_spawn limits, exactly once, budgets", () => {
     expect(JSON.stringify(await sessionStub(key).history())).not.toContain("never");
   });
 });
+
+describe("/subagents", () => {
+  it("lists, shows, logs and kills this session's children; a killed child reports once", async () => {
+    const parent = newScenario("sub-cmd");
+    const child = newScenario("sub-cmd-child");
+    const key = `agent:main:test-${parent}`;
+    await scriptModel(parent, [
+      spawnAndYield(child, parent, "Slow job"),
+      { type: "text", text: "heard it was stopped" },
+    ]);
+    // The child works on and on: it is killed while its model call hangs.
+    await scriptModel(child, [{ type: "hang" }]);
+    await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, `go [scenario:${parent}]`)),
+    );
+    await waitFor(async () => (await modelRequests(child)).length >= 1, 15_000, "the child's call");
+    const command = async (text: string) =>
+      JSON.stringify(await collectRunEvents(await sessionStub(key).chat(webchatEvent(key, text))));
+    expect(await command("/subagents list")).toContain("#1 lookup — running");
+    const info = await command("/subagents info 1");
+    expect(info).toContain("Session: agent:main:subagent:");
+    expect(info).toContain("Slow job");
+    expect(await command("/subagents log 1")).toContain("[Subagent Task]");
+    expect(await command("/subagents kill 1")).toContain("its run was aborted");
+    await waitFor(
+      async () => (await replies(key)).includes("heard it was stopped"),
+      20_000,
+      "the report",
+    );
+    expect(JSON.stringify((await modelRequests(parent))[1]!.body)).toContain(
+      "Status: stopped before it finished",
+    );
+    expect(await inboxRows(key, "subagent-announce:")).toHaveLength(1);
+    expect(await command("/subagents list")).toContain("ended (aborted)");
+  });
+});
