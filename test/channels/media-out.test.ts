@@ -11,7 +11,7 @@ import { sessionStub } from "../durable-objects/helpers.ts";
 /**
  * A reply's file through each channel's real send code to its fake (the test kits' fakes, real
  * wire formats: Slack's external upload, Telegram's multipart sendDocument, Discord's payload_json
- * + files[0], Mattermost's /files then /posts), from an outbox row that holds only the media
+ * + files[0], Mattermost's /files then /posts, Feishu's im/v1/files then a file message), from an outbox row that holds only the media
  * store reference. Each arrives once with the stored bytes; a crash after the platform took the
  * upload but before "sent" was written (the row left "sending") never sends it a second time.
  */
@@ -101,6 +101,18 @@ const CASES: Case[] = [
           `${vars.FAKE_MATTERMOST_URL}/_control/posts?channel=${route.to}`,
         )
       ).flatMap((p) => (p.metadata?.files ?? []).map((f) => f.sha256)),
+    afterCrash: "landed",
+  },
+  {
+    channel: "feishu",
+    route: (n) => ({ channel: "feishu", accountId: "default", to: `oc_file${n}` }),
+    uploaded: async (route) =>
+      (
+        await getJson<Array<{ file?: { sha256: string } }>>(
+          `${vars.FAKE_FEISHU_URL}/_control/messages?chat=${route.to}`,
+        )
+      ).flatMap((m) => (m.file ? [m.file.sha256] : [])),
+    // Feishu sends one message per uuid within the hour: the file is simply sent again under it.
     afterCrash: "landed",
   },
 ];

@@ -142,13 +142,17 @@ export async function callFeishuApi(
       };
     let response: Response;
     try {
+      // An upload (im/v1/files, im/v1/images) is multipart; the form sets its own content type.
+      const form = body instanceof FormData;
       response = await fetch(`${feishuApiBase(account)}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${token.token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json; charset=utf-8" }),
+          ...(body === undefined || form
+            ? {}
+            : { "content-type": "application/json; charset=utf-8" }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : form ? body : JSON.stringify(body),
         redirect: "manual",
         signal,
       });

@@ -10,6 +10,7 @@ import {
 import { feishuProgress } from "./progress.ts";
 import { fetchFeishuResource } from "./resources.ts";
 import { sendFeishuMessage } from "./send.ts";
+import { FEISHU_FILE_MAX_BYTES, sendFeishuFile } from "./send-file.ts";
 import { FEISHU_SETUP } from "./setup.ts";
 import { feishuWebhook } from "./webhook.ts";
 import { feishuRequirements } from "./credentials.ts";
@@ -25,6 +26,9 @@ export const feishuAdapter: ChannelAdapter<FeishuAccount> = {
   chunkMode: (account) => account?.streaming?.chunkMode ?? "length",
   idempotentSends: true,
   send: sendFeishuMessage,
+  sendFile: sendFeishuFile,
+  maxFileBytes: (account) =>
+    Math.min(FEISHU_FILE_MAX_BYTES, (account?.mediaMaxMb ?? 30) * 1024 * 1024),
   fetchAttachment: fetchFeishuResource,
   progress: feishuProgress,
 };

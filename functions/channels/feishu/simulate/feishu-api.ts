@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { randomBytes } from "node:crypto";
-import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  controlBody,
+  fakeServer,
+  json,
+  parseMultipart,
+} from "../../../../scripts/simulate/fakes/kit.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
 
 /**
@@ -12,6 +17,9 @@ import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
  *   POST /open-apis/im/v1/messages/{message_id}/reply     {msg_type, content, uuid?, reply_in_thread?}
  *        → {code: 0, data: {message_id, chat_id, thread_id?, …}}; a uuid seen within the hour returns the
  *        first message and sends nothing; a reply to a message the fake does not know → code 230011
+ *   POST /open-apis/im/v1/files (multipart file_type, file_name, file; ≤ 30 MB) → {data: {file_key}} and
+ *   POST /open-apis/im/v1/images (multipart image_type=message, image; ≤ 10 MB) → {data: {image_key}};
+ *   a file/image/audio message names the key, and the delivered message keeps the file (name, size, SHA-256)
  *   POST /open-apis/im/v1/messages/{message_id}/reactions {reaction_type: {emoji_type}} → {data: {reaction_id}}
  *   DELETE /open-apis/im/v1/messages/{message_id}/reactions/{reaction_id}
  *   GET  /open-apis/im/v1/messages/{message_id}/resources/{key}?type=image|file → the bytes
@@ -73,6 +81,8 @@ interface Delivered {
   message_id: string;
   uuid?: string;
   at: number;
+  /** The uploaded file a file/image/audio message names. */
+  file?: { name: string; type: string; size: number; sha256: string };
 }
 
 interface Call {
@@ -98,15 +108,54 @@ export async function startFakeFeishuApi(
   const byUuid = new Map<string, { message: Delivered; at: number }>();
   const resources = new Map<string, Buffer>();
   const cards = new Map<string, Card>();
+  /** Files and images uploaded (im/v1/files, im/v1/images) by key; a message names one by its key. */
+  const uploads = new Map<string, { name: string; type: string; size: number; sha256: string }>();
+  const fileOf = (msgType: string, content: string) => {
+    if (!["file", "image", "audio"].includes(msgType)) return undefined;
+    const parsed = parseJson(content) as { file_key?: unknown; image_key?: unknown } | undefined;
+    return uploads.get(String(parsed?.file_key ?? parsed?.image_key ?? ""));
+  };
   let nextId = 1;
 
   const server = fakeServer(handle);
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    raw: string,
+    bytes: Buffer,
+  ) {
     if (url.pathname.startsWith("/_control/")) return control(url, raw, res);
     const method = req.method ?? "GET";
     let body: Record<string, unknown> = {};
-    if (raw) {
+    const upload = await parseMultipart(req.headers["content-type"], bytes);
+    if (upload && method === "POST" && /^\/open-apis\/im\/v1\/(files|images)$/.test(url.pathname)) {
+      const image = url.pathname.endsWith("/images");
+      const call = record(image ? "image-upload" : "file-upload", undefined, upload.fields, "");
+      if (!authorized(req))
+        return answer(res, call, 400, 99991663, {}, "Invalid access token for authorization.");
+      const file = upload.files.find((f) => f.field === (image ? "image" : "file"));
+      if (!file?.bytes.byteLength)
+        return answer(res, call, 400, 234001, {}, "Invalid request param.");
+      if (
+        image
+          ? upload.fields.image_type !== "message"
+          : !upload.fields.file_type || !upload.fields.file_name
+      )
+        return answer(res, call, 400, 234001, {}, "Invalid request param.");
+      if (file.bytes.byteLength > (image ? 10 : 30) * 1024 * 1024)
+        return answer(res, call, 400, 234006, {}, "The file size exceed the max value.");
+      const key = `${image ? "img" : "file"}_v3_${randomBytes(8).toString("hex")}`;
+      uploads.set(key, {
+        name: image ? file.name : upload.fields.file_name!,
+        type: image ? "image" : upload.fields.file_type!,
+        size: file.bytes.byteLength,
+        sha256: createHash("sha256").update(file.bytes).digest("hex"),
+      });
+      return answer(res, call, 200, 0, image ? { image_key: key } : { file_key: key });
+    }
+    if (raw && !upload) {
       try {
         body = JSON.parse(raw) as Record<string, unknown>;
       } catch {
@@ -262,6 +311,9 @@ export async function startFakeFeishuApi(
       ...(cardId ? { card_id: cardId } : {}),
       chat_id: chat,
       text: postText(str(body.msg_type)!, str(body.content)!),
+      ...(fileOf(str(body.msg_type)!, str(body.content)!)
+        ? { file: fileOf(str(body.msg_type)!, str(body.content)!) }
+        : {}),
       msg_type: str(body.msg_type)!,
       via: api === "reply" ? "reply" : "create",
       thread: body.reply_in_thread === true,
@@ -494,6 +546,14 @@ function validateContent(
     return typeof (parsed as { text?: unknown }).text === "string"
       ? undefined
       : "text content needs text";
+  if (msgType === "file" || msgType === "audio")
+    return typeof (parsed as { file_key?: unknown }).file_key === "string"
+      ? undefined
+      : `${msgType} content needs file_key`;
+  if (msgType === "image")
+    return typeof (parsed as { image_key?: unknown }).image_key === "string"
+      ? undefined
+      : "image content needs image_key";
   if (msgType === "post") {
     const locales = Object.values(parsed as Record<string, unknown>);
     const ok =
@@ -520,6 +580,7 @@ function parseJson(text: string): unknown {
 
 function postText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
+  if (msgType === "file" || msgType === "image" || msgType === "audio") return "";
   if (msgType === "text") return String(parsed.text);
   if (msgType === "interactive") {
     const elements =
