@@ -2,6 +2,7 @@ import type { SessionControl } from "../../functions/commands/session-control.ts
 import { exclusionReason, loadSkills } from "../../functions/agent/skills/catalog.ts";
 import { toolsetFor } from "./run/toolset-query.ts";
 import { contextReport } from "./run/context-report.ts";
+import { exportSession } from "./export.ts";
 import { compactNow } from "./run/compact.ts";
 import { currentSessionId, rotateSession } from "./lifecycle.ts";
 import { settings, updateSettings } from "./settings.ts";
@@ -51,6 +52,7 @@ export function sessionControl(s: SessionState): SessionControl {
     computeEnv: async (agentId, args) => envCommandReply(s.config, s.env, agentId, args),
     context: async (query) => contextReport(s, query),
     ...subagentControl(s),
+    exportSession: async (request) => exportSession(s, request),
     tools: async (query) =>
       toolsetFor(s, query).map(({ name, description }) => ({ name, description })),
     skills: async (query) => {

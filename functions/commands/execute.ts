@@ -79,6 +79,16 @@ export async function executeCommand(
       return { reply: await session.computeEnv(ctx.agentId, cmd.args) };
     case "tools":
       return toolsCommand(cmd.args, session, ctx);
+    case "export-session":
+      return {
+        reply: ctx.senderIsOwner
+          ? await session.exportSession({
+              agentId: ctx.agentId,
+              senderIsOwner: true,
+              ...(cmd.args.trim() ? { path: cmd.args.trim() } : {}),
+            })
+          : "Only the owner can export a session (commands.ownerAllowFrom); nothing was written.",
+      };
     case "context":
       return contextCommand(cmd.args, session, ctx);
     case "models":
@@ -121,7 +131,7 @@ async function commandNew(
 function helpText(): string {
   return [
     "edgeclaw commands:",
-    "/new [model] · /reset · /stop · /compact",
+    "/new [model] · /reset · /stop · /compact · /export",
     "/status · /whoami · /commands · /tools · /skill <name> · /context · /models",
     "/model · /think <level> · /reasoning on|off · /verbose on|off|full · /queue <mode>",
     "Send a directive alone to keep it for this session; inside a message it applies once.",

@@ -132,6 +132,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       "What the next run sends the model: prompt, files, skills, tool schemas, transcript",
   },
   {
+    name: "export-session",
+    aliases: ["export"],
+    kind: "command",
+    usage: "/export-session [path]",
+    description:
+      "Owner only: write this session's transcript into the workspace (.md, .json, .html)",
+  },
+  {
     name: "models",
     aliases: [],
     kind: "command",

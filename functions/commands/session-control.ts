@@ -118,6 +118,8 @@ export interface SessionControl {
   compact(instructions?: string): Promise<CompactResult>;
   /** `/env …`: the agent's computing environment as last listed (compute-env/chat-command.ts). */
   computeEnv(agentId: string, args: string): Promise<string>;
+  /** `/export-session`: writes the transcript into the workspace; answers where, or why not. */
+  exportSession(request: ExportRequest): Promise<string>;
   /** `/context`: what the next run here would send the model, piece by piece, with sizes. */
   context(ctx: ToolsQuery): Promise<ContextReport>;
   /** `/tools`: the tools the next run of this session would get, for this sender in this chat. */
@@ -196,4 +198,11 @@ export interface ContextReport {
   };
   /** The conversation the next run would send: messages and their estimated tokens. */
   transcript: { messages: number; tokens: number };
+}
+
+export interface ExportRequest {
+  agentId: string;
+  senderIsOwner: boolean;
+  /** A workspace path ending in .md, .json or .html; absent: a new file under exports/. */
+  path?: string;
 }

@@ -106,6 +106,10 @@ export class MemorySession implements SessionControl {
   async tools() {
     return [{ name: "read", description: "Read a file." }];
   }
+  async exportSession(request: { path?: string }) {
+    this.log.push(`export:${request.path ?? ""}`);
+    return "exported";
+  }
   async context(): Promise<ContextReport> {
     throw new Error("MemorySession has no prompt: /context is tested against the SessionDO");
   }

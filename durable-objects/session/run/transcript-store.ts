@@ -44,6 +44,17 @@ export class TranscriptStore {
       .toArray()
       .map(toTranscriptRow);
   }
+  /** Every row of one session, compacted ones included, oldest first (at most `limit`). */
+  ofSession(sessionId: string, limit = 10_000): TranscriptRow[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT * FROM transcript WHERE session_id = ? ORDER BY seq LIMIT ?`,
+        sessionId,
+        limit,
+      )
+      .toArray()
+      .map(toTranscriptRow);
+  }
   ofRun(runId: string): TranscriptRow[] {
     return this.sql
       .exec<Row>(`SELECT * FROM transcript WHERE run_id = ? ORDER BY seq`, runId)
