@@ -150,4 +150,9 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   decideExec(id: string, decision: "allow-once" | "deny", approver: string): Promise<string>;
   /** A sub-agent session asked by its parent to stop (subagents/kill.ts); it still reports once. */
   stopSubagent(reason: string): Promise<string>;
+  /** The message tool of another session: text into this conversation's outbox, once per id. */
+  postMessage(message: {
+    id: string;
+    text: string;
+  }): Promise<{ ok: true; channel: string } | { ok: false; error: string }>;
 }

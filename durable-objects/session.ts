@@ -37,6 +37,7 @@ import { exportPassSpans } from "./session/upkeep/telemetry.ts";
 import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 import { deliverAnnounces } from "./session/subagents/announce.ts";
 import { stopSubagentHere } from "./session/subagents/kill.ts";
+import { postMessageHere } from "./session/subagents/message.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -175,6 +176,11 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
   /** Its parent stops this sub-agent (/subagents kill, the subagents tool): the report still comes. */
   async stopSubagent(reason: string): Promise<string> {
     return stopSubagentHere(this.s, reason);
+  }
+
+  /** Another session's `message` tool: into this conversation's outbox, once per id (subagents/message.ts). */
+  async postMessage(message: { id: string; text: string }) {
+    return postMessageHere(this.s, message);
   }
 
   override async alarm(): Promise<void> {

@@ -6,6 +6,7 @@ import { childrenOf, childView, depthOf, findChild, parentOf } from "./children.
 import { killChild } from "./kill.ts";
 import { spawnChild, type Spawner } from "./spawn.ts";
 import { historyOf, listSessions, sendToSession } from "./sessions.ts";
+import { sendMessageTo } from "./message.ts";
 import type { OnBehalfOf } from "./shapes.ts";
 
 /** The session tools' host for one run of this session (SessionToolsHost). */
@@ -42,6 +43,7 @@ export function sessionToolsHost(
     list: (filter) => listSessions(s, spawner, filter),
     history: (key, limit) => historyOf(s, spawner, key, limit),
     send: (key, message, toolCallId) => sendToSession(s, spawner, key, message, toolCallId),
+    message: (key, text, toolCallId) => sendMessageTo(s, spawner, key, text, toolCallId),
   };
 }
 

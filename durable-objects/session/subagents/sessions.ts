@@ -156,6 +156,15 @@ async function reachable(s: SessionState, scope: Scope, key: string): Promise<bo
   return row !== undefined && visible(scope, row);
 }
 
+/** Whether `caller` may reach the session `key` (the message tool's target check). */
+export async function reachableSession(
+  s: SessionState,
+  caller: Spawner,
+  key: string,
+): Promise<boolean> {
+  return reachable(s, scopeOf(s, caller), key);
+}
+
 const NOT_VISIBLE = (key: string) =>
   `session ${key} does not exist or is not visible from here (tools.sessions.visibility)`;
 const HISTORY_CHARS = 4_000;

@@ -71,4 +71,6 @@ export interface SessionToolsHost {
   }): Promise<SessionListAnswer>;
   history(sessionKey: string, limit: number): Promise<HistoryAnswer | { error: string }>;
   send(sessionKey: string, message: string, toolCallId: string): Promise<string>;
+  /** The message tool: text into another conversation, through that session's outbox. */
+  message(sessionKey: string, text: string, toolCallId: string): Promise<string>;
 }

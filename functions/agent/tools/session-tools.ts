@@ -7,6 +7,7 @@ import { createSubagentsTool } from "./subagents.ts";
 import { createSessionsListTool } from "./sessions-list.ts";
 import { createSessionsHistoryTool } from "./sessions-history.ts";
 import { createSessionsSendTool } from "./sessions-send.ts";
+import { createMessageTool } from "./message.ts";
 
 /**
  * The tools that need the session they run in (SessionToolsHost): built per run by the session's
@@ -20,5 +21,6 @@ export function sessionToolsFor(_config: EdgeclawConfig, host: SessionToolsHost)
     createSessionsListTool(host),
     createSessionsHistoryTool(host),
     createSessionsSendTool(host),
+    createMessageTool(host),
   ];
 }
