@@ -1,4 +1,4 @@
-import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   collectRunEvents,
@@ -63,6 +63,16 @@ describe("sessions_spawn and the announce", () => {
     expect(announce).toContain("I found 42.");
     expect((await childrenOf(key))[0]).toMatchObject({ state: "ended", outcome: "ok" });
     expect(await inboxRows(key, "subagent-announce:")).toHaveLength(1);
+    // The child's call is metered in the child for the person the parent answered (sender budgets).
+    const calls = await runInDurableObject(sessionStub(record!.childKey), async (_i, state) =>
+      state.storage.sql
+        .exec<{ kind: string; channel: string; sender_id: string }>(
+          `SELECT kind, channel, sender_id FROM model_calls`,
+        )
+        .toArray()
+        .map((row) => ({ ...row })),
+    );
+    expect(calls).toEqual([{ kind: "subagent", channel: "webchat", sender_id: "tester" }]);
   });
 
   it("announces exactly once through an eviction of the child and of the parent, and a duplicate delivery", async () => {

@@ -1,4 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { sessionToolsHost } from "../../../durable-objects/session/subagents/host.ts";
+import type { SessionState } from "../../../durable-objects/session/state.ts";
+import { childrenOf, inboxRows, spawnAndYield } from "./helpers.ts";
 import { sql } from "drizzle-orm";
 import { withDb } from "../../../functions/db/client.ts";
 import {
@@ -7,6 +11,7 @@ import {
   modelRequests,
   opsDmEvent,
   scriptModel,
+  sessionStub,
   waitFor,
   webchatEvent,
 } from "../helpers.ts";
@@ -124,5 +129,41 @@ describe("tools.sessions.visibility and privacy", () => {
     expect(listed).toContain('"mode": "tree"');
     expect(listed).not.toContain(ownerKey);
     expect(toolResult(body, "call_read")).toContain("is not visible from here");
+  });
+});
+
+describe("sessions_send", () => {
+  it("starts a turn in its own child, once per tool call, as inter-session data", async () => {
+    const parent = newScenario("send-parent");
+    const child = newScenario("send-child");
+    const key = `agent:main:test-${parent}`;
+    await scriptModel(parent, [
+      spawnAndYield(child, parent),
+      { type: "text", text: "child reported" },
+    ]);
+    await scriptModel(child, [
+      { type: "text", text: "task done" },
+      { type: "text", text: "got your note" },
+    ]);
+    await collectRunEvents(
+      await sessionStub(key).chat(webchatEvent(key, `go [scenario:${parent}]`)),
+    );
+    await waitFor(async () => (await modelRequests(child)).length >= 1, 20_000, "the child's task");
+    const [record] = await childrenOf(key);
+    const send = () =>
+      runInDurableObject(sessionStub(key), async (instance) =>
+        sessionToolsHost((instance as unknown as { s: SessionState }).s, {
+          runId: "run-send",
+          route: { channel: "webchat", accountId: "default", to: "tester" },
+          options: { senderIsOwner: true },
+        }).send(record!.childKey, `one more thing [scenario:${child}]`, "call_send"),
+      );
+    expect(await send()).toContain('"status":"sent"');
+    expect(await send()).toContain('"status":"already-sent"');
+    await waitFor(async () => (await modelRequests(child)).length >= 2, 20_000, "the child's turn");
+    const body = JSON.stringify((await modelRequests(child))[1]!.body);
+    expect(body).toContain("[Inter-session message from");
+    expect(body).toContain("isUser=false");
+    expect(await inboxRows(record!.childKey, "session-send:")).toHaveLength(1);
   });
 });
