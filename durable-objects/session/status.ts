@@ -11,6 +11,7 @@ import { currentSessionId } from "./lifecycle.ts";
 import { contextWindow, sessionMessages } from "./run/context.ts";
 import { selectionFor } from "./run/deps.ts";
 import { settings } from "./settings.ts";
+import { sessionSendDecision } from "./outbox/send-gate.ts";
 import type { SessionState } from "./state.ts";
 
 function sessionFacts(s: SessionState) {
@@ -55,6 +56,7 @@ export function status(s: SessionState): SessionStatus {
     contextWindow: contextWindow(s, undefined),
     queue: queuePolicy(s.config, current, channel),
     ...thinkingStatus(s, facts.agentId, current, selection.primary),
+    send: sendStatus(s, channel, current),
     verbose: current.verbose ?? "off",
     sessionStartedAt: facts.sessionStartedAt,
     lastInteractionAt: facts.lastInteractionAt ?? undefined,
@@ -87,4 +89,21 @@ function thinkingStatus(
     thinkSource: think.source === "message" ? "session" : think.source,
     reasoningLevel: resolveReasoningLevel(s.config, agentId, { session: current.reasoningLevel }),
   };
+}
+
+/** What /send and session.sendPolicy decide for the chat this session last answered. */
+function sendStatus(
+  s: SessionState,
+  channel: string,
+  current: SessionSettings,
+): SessionStatus["send"] {
+  if (!channel)
+    return {
+      allowed: current.sendPolicy !== "deny",
+      source: current.sendPolicy ? "session" : "default",
+    };
+  const decision = sessionSendDecision(s, { channel });
+  if (decision.allowed)
+    return { allowed: true, source: current.sendPolicy === "allow" ? "session" : "default" };
+  return { allowed: false, source: decision.reason };
 }

@@ -7,6 +7,7 @@ import { COMMANDS } from "./registry.ts";
 import { skillCommand, toolsCommand } from "./tools-skills.ts";
 import { contextCommand } from "./context-command.ts";
 import { modelsCommand } from "./models-list.ts";
+import { sendCommand } from "./send-command.ts";
 import { subagentsCommand } from "./subagents-command.ts";
 import type { SessionControl } from "./session-control.ts";
 import type { CommandContext, CommandResult } from "./context.ts";
@@ -89,6 +90,8 @@ export async function executeCommand(
             })
           : "Only the owner can export a session (commands.ownerAllowFrom); nothing was written.",
       };
+    case "send":
+      return { reply: await sendCommand(cmd.args, session, ctx.senderIsOwner) };
     case "context":
       return contextCommand(cmd.args, session, ctx);
     case "models":

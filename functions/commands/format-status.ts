@@ -30,6 +30,11 @@ export function formatStatus(status: SessionStatus, now: number): string {
     `🧹 Compactions: ${status.compactions}`,
     `📥 Queue: ${queue.mode} (debounce ${formatDuration(queue.debounceMs)} · cap ${queue.cap} · drop ${queue.drop})${status.runActive ? ` · running, ${status.queuedMessages} queued` : ""}`,
     `⏱️ Session: ${status.sessionKey} · age ${formatDuration(Math.max(0, now - status.sessionStartedAt))}${status.lastInteractionAt !== undefined ? ` · last activity ${formatDuration(Math.max(0, now - status.lastInteractionAt))} ago` : ""}`,
+    ...(status.send.allowed
+      ? []
+      : [
+          `🔇 Replies held back (${status.send.source === "session" ? "/send off" : "session.sendPolicy"}) · /send on`,
+        ]),
     `💭 Think: ${status.thinkLevel}${status.thinkSource === "session" ? " (session)" : ""} · Reasoning: ${status.reasoningLevel} · Verbose: ${status.verbose}`,
   ];
   return lines.join("\n");

@@ -140,6 +140,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       "Owner only: write this session's transcript into the workspace (.md, .json, .html)",
   },
   {
+    name: "send",
+    aliases: [],
+    kind: "command",
+    usage: "/send on|off|inherit",
+    description: "Owner only: let the agent's replies reach this chat, or hold them back",
+  },
+  {
     name: "models",
     aliases: [],
     kind: "command",

@@ -35,6 +35,8 @@ export interface SessionSettings {
   reasoningLevel?: ReasoningLevel;
   verbose?: VerboseLevel;
   queue?: QueueSettings;
+  /** `/send on|off`: this session's replies reach its chat, or are held back (session.sendPolicy). */
+  sendPolicy?: "allow" | "deny";
 }
 
 /** A patch: `null` clears an override, undefined leaves it alone. */
@@ -78,6 +80,8 @@ export interface SessionStatus {
   /** Where thinkLevel comes from: /think, the agent's or the global thinkingDefault, or the model. */
   thinkSource: "session" | "agent" | "config" | "model";
   reasoningLevel: ReasoningLevel;
+  /** Whether the agent's replies reach this chat, and which layer decided it (session.sendPolicy, /send). */
+  send: { allowed: boolean; source: "session" | "rule" | "default" };
   verbose: VerboseLevel;
   sessionStartedAt: number;
   lastInteractionAt?: number;

@@ -205,6 +205,27 @@ const sessionSchema = z
     resetByChannel: z.record(z.string(), resetPolicySchema).default({}),
     resetTriggers: z.array(z.string()).default(["/new", "/reset"]),
     maintenance: sessionMaintenanceSchema,
+    /** Whether replies reach a session's chat (functions/routing/send-policy.ts); /send overrides it. */
+    sendPolicy: z
+      .object({
+        default: z.enum(["allow", "deny"]).default("allow"),
+        rules: z
+          .array(
+            z.object({
+              action: z.enum(["allow", "deny"]),
+              match: z
+                .object({
+                  channel: z.string().optional(),
+                  chatType: z.enum(["direct", "group", "channel", "dm"]).optional(),
+                  keyPrefix: z.string().optional(),
+                  rawKeyPrefix: z.string().optional(),
+                })
+                .strict(),
+            }),
+          )
+          .default([]),
+      })
+      .prefault({}),
   })
   .loose()
   .prefault({});

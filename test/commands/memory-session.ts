@@ -49,6 +49,10 @@ export class MemorySession implements SessionControl {
       thinkLevel: this.settings.thinkLevel ?? "off",
       thinkSource: this.settings.thinkLevel ? "session" : "model",
       reasoningLevel: this.settings.reasoningLevel ?? "off",
+      send: {
+        allowed: this.settings.sendPolicy !== "deny",
+        source: this.settings.sendPolicy ? "session" : "default",
+      },
       verbose: this.settings.verbose ?? "off",
       sessionStartedAt: this.startedAt,
       compactions: this.compactions,

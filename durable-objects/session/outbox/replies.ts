@@ -12,6 +12,7 @@ import type { InboxRow, RunRow } from "../storage.ts";
 import { describeError } from "../../../functions/core/describe-error.ts";
 import { zeroUsage, type SessionState } from "../state.ts";
 import { channelAccount, sendContextFor } from "../../../functions/channels/channel-account.ts";
+import { sessionSendDecision } from "./send-gate.ts";
 
 /**
  * Reply chunks into the outbox and out to the platform, and progress to the channel. (The copy to
@@ -171,7 +172,11 @@ export function progressRelay(
   route: RunRow["route"],
 ): ProgressRelay {
   return new ProgressRelay({
-    adapter: HTTP_CHANNELS.has(route.channel) ? undefined : adapterFor(route.channel),
+    // Held-back replies (session.sendPolicy, /send off) show no preview or typing either.
+    adapter:
+      HTTP_CHANNELS.has(route.channel) || !sessionSendDecision(s, route).allowed
+        ? undefined
+        : adapterFor(route.channel),
     route,
     ctx: sendContextFor({ env: s.env, config: s.config }, route),
     store: s.store,

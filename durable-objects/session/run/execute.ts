@@ -37,6 +37,7 @@ import { sessionLog } from "../log.ts";
 import { sessionExecHost } from "../exec-step.ts";
 import { takeStartupContext } from "./session-memory.ts";
 import { enqueueReasoning, thinkingLayers } from "./thinking.ts";
+import { sessionSendDecision } from "../outbox/send-gate.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import { queueSubagentReport } from "../subagents/announce.ts";
@@ -339,14 +340,16 @@ function finishRun(
   s.ctx.storage.transactionSync(() => {
     s.store.runs.finish(run.runId, state, now);
     addRunPlatformCost(s, run.runId);
+    // session.sendPolicy / `/send off`: the run is kept, its delivery held back.
+    const shown = !silent && sessionSendDecision(s, run.route).allowed;
     // Thinking shown first takes over the run's live preview; the answer then comes as a new message.
-    const reasoned = state === "finished" && !!reply && !silent && enqueueReasoning(s, run, now);
-    if (reply && !silent && !HTTP_CHANNELS.has(run.route.channel))
+    const reasoned = state === "finished" && !!reply && shown && enqueueReasoning(s, run, now);
+    if (reply && shown && !HTTP_CHANNELS.has(run.route.channel))
       enqueueReply(s, `run:${run.runId}`, reasoned ? null : run.runId, run.route, reply, now);
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
     // The reply's files (MEDIA: lines) go after its text, recorded in this same transaction.
-    if (files.length && !silent) enqueueFiles(s, `run:${run.runId}`, null, run.route, files, now);
+    if (files.length && shown) enqueueFiles(s, `run:${run.runId}`, null, run.route, files, now);
     for (const seq of seqs) {
       if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
       else s.store.inbox.settle(seq, silent ? "" : reply, now);
