@@ -164,13 +164,13 @@ describe("npm run config:check", () => {
 
   it("accepts OpenClaw keys edgeclaw does not implement yet, with a warning naming each", () => {
     const cwd = tempProject({
-      "edgeclaw.json5": `{ agents: { defaults: { subagents: { maxConcurrent: 2 } } }, channels: { discord: { dmPolicy: "pairing", voice: { enabled: true } } } }`,
+      "edgeclaw.json5": `{ agents: { defaults: { fastModeDefault: "auto" } }, channels: { discord: { dmPolicy: "pairing", voice: { enabled: true } } } }`,
     });
     const run = check(cwd);
     assert.equal(run.status, 0, run.stderr);
     assert.match(
       run.stderr,
-      /^warning: agents\.defaults\.subagents: an OpenClaw key edgeclaw does not implement yet; ignored$/m,
+      /^warning: agents\.defaults\.fastModeDefault: an OpenClaw key edgeclaw does not implement yet; ignored$/m,
     );
     assert.match(
       run.stderr,
