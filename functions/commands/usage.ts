@@ -47,7 +47,7 @@ export function formatSpend(spend: SessionSpendView): string {
     .join(", ");
   return [
     `💸 Session spend: ${usd(spend.usd)} over ${spend.calls} model call${spend.calls === 1 ? "" : "s"}${kinds ? ` (${kinds})` : ""}`,
-    `🧮 Tokens: ${tokens(spend.inputTokens)} in / ${tokens(spend.outputTokens)} out / ${tokens(spend.cacheReadTokens)} cache read / ${tokens(spend.cacheWriteTokens)} cache write`,
+    `🧮 Tokens: ${tokens(spend.inputTokens)} in / ${tokens(spend.outputTokens)} out / ${tokens(spend.cacheReadTokens)} cache read / ${tokens(spend.cacheWriteTokens)} cache write${cachedShare(spend) === undefined ? "" : ` · ${cachedShare(spend)}% of input from the cache`}`,
     `☁️ Platform (estimate from list prices): ${usd(spend.platformUsd)}`,
     ...(spend.sandbox?.commands
       ? [
@@ -60,13 +60,36 @@ export function formatSpend(spend: SessionSpendView): string {
   ].join("\n");
 }
 
+/**
+ * The share of input tokens read from the provider's prompt cache (issue 24's prompt caching
+ * figure): cache reads over everything the model took in; undefined when nothing was cached.
+ */
+export function cachedShare(usage: {
+  inputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}): number | undefined {
+  const read = usage.cacheReadTokens ?? 0;
+  if (read === 0) return undefined;
+  const total = usage.inputTokens + read + (usage.cacheWriteTokens ?? 0);
+  return Math.round((read / total) * 100);
+}
+
 /** The footer under a reply: `tokens` shows the run's tokens, `full` adds its price and model. */
 export function usageFooter(
   mode: ResponseUsageMode,
-  run: { inputTokens: number; outputTokens: number; costUsd: number; modelRef: string | null },
+  run: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens?: number;
+    cacheWriteTokens?: number;
+    costUsd: number;
+    modelRef: string | null;
+  },
 ): string {
   if (mode === "off") return "";
-  const base = `Usage: ${tokens(run.inputTokens)} in / ${tokens(run.outputTokens)} out`;
+  const share = cachedShare(run);
+  const base = `Usage: ${tokens(run.inputTokens)} in / ${tokens(run.outputTokens)} out${share === undefined ? "" : ` · ${share}% cached`}`;
   return mode === "full"
     ? `${base} · ${usd(run.costUsd)}${run.modelRef ? ` · ${run.modelRef}` : ""}`
     : base;

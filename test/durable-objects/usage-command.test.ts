@@ -18,6 +18,7 @@ describe("/usage and /status show what the session spent", () => {
     await scriptModel(scenario, [
       { type: "text", text: "first answer", usage: { input: 1200, output: 340 } },
       { type: "text", text: "second answer", usage: { input: 800, output: 60 } },
+      { type: "text", text: "cached answer", usage: { input: 200, output: 50, cacheRead: 1800 } },
     ]);
     const key = `agent:main:usage-cmd-${crypto.randomUUID()}`;
     const stub = sessionStub(key);
@@ -42,5 +43,14 @@ describe("/usage and /status show what the session spent", () => {
     expect(await say("/usage reset")).toBe("Usage footer back to the default (off).");
     expect(await say(`again [scenario:${scenario}]`)).toBe("second answer");
     expect(await say("/usage cost")).toMatch(/^💸 Session spend: \$0\.012 over 2 model calls/);
+
+    // The share of input read from the prompt cache: 1,800 of 2,000 tokens.
+    await say("/usage tokens");
+    expect(await say(`cached [scenario:${scenario}]`)).toBe(
+      "cached answer\n\nUsage: 200 in / 50 out · 90% cached",
+    );
+    expect(await say("/usage cost")).toMatch(
+      /🧮 Tokens: 2\.2k in \/ 450 out \/ 1\.8k cache read \/ 0 cache write · 45% of input from the cache/,
+    );
   });
 });

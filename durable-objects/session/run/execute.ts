@@ -395,6 +395,8 @@ function withUsageFooter(s: SessionState, run: RunRow, reply: string): string {
   const footer = usageFooter(mode, {
     inputTokens: totals?.inputTokens ?? 0,
     outputTokens: totals?.outputTokens ?? 0,
+    cacheReadTokens: totals?.cacheReadTokens ?? 0,
+    cacheWriteTokens: totals?.cacheWriteTokens ?? 0,
     costUsd: s.store.modelCalls.costOfRun(run.runId),
     modelRef: totals?.modelRef ?? null,
   });
