@@ -2,10 +2,15 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { channelTestKits, testKitKey } from "./scripts/lib/channel-test-kits.ts";
 import { buildTestConfig } from "./test/setup/test-config.ts";
+import { buildBrowserWorker } from "./scripts/lib/browser-worker-build.ts";
 
 // Each channel's test kit (functions/channels/<id>/test-kit.ts): the global setup starts its fake,
 // and its block of the test config and its bindings point the test Worker at that fake.
 const kits = await channelTestKits();
+// The browser Worker (wrangler.browser.toml) as a deploy builds it: an auxiliary Worker of the pool,
+// bound to the test Worker as BROWSER_WORKER; it drives Debian's Chromium through the loopback
+// Browser Run stand-in that the global setup starts (scripts/lib/browser-run-standin.ts).
+const browserWorker = await buildBrowserWorker(process.cwd());
 
 export default defineConfig({
   plugins: [
@@ -19,11 +24,28 @@ export default defineConfig({
           bindings: piece.bindings(values),
         };
       });
+      // Its own variable: inside the array literal TypeScript would widen it with the other entries' keys.
+      const browserWorkerOptions = {
+        name: "edgeclaw-browser",
+        modules: true,
+        scriptPath: browserWorker.scriptPath,
+        compatibilityDate: "2026-04-20",
+        compatibilityFlags: ["nodejs_compat"],
+        durableObjects: {
+          BROWSER_SESSIONS: { className: "BrowserSessionDO", useSQLite: true },
+        },
+        bindings: {
+          EDGECLAW_LOOPBACK_BROWSER_RUN: inject("browserRunUrl"),
+        },
+      };
       return {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // env.AI: a loopback stand-in for the Workers AI binding (test/fakes/workers-ai-binding.js).
-          serviceBindings: { AI: { name: "fake-workers-ai", entrypoint: "FakeWorkersAi" } },
+          serviceBindings: {
+            AI: { name: "fake-workers-ai", entrypoint: "FakeWorkersAi" },
+            BROWSER_WORKER: { name: "edgeclaw-browser", entrypoint: "BrowserService" },
+          },
           // env.COMPANION_CONTAINER: a stand-in for the Containers runtime (test/fakes/container-runtime.js); the real class needs a container engine.
           durableObjects: {
             COMPANION_CONTAINER: {
@@ -32,6 +54,7 @@ export default defineConfig({
             },
           },
           workers: [
+            browserWorkerOptions,
             {
               name: "fake-workers-ai",
               modules: true,

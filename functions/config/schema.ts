@@ -3,6 +3,7 @@ import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
 import { loopDetectionSchema } from "./loop-detection-schema.ts";
 import { skillsSchema } from "./skills-schema.ts";
 import { mediaSchema } from "./media-schema.ts";
+import { browserSchema } from "./browser-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { cronSchema, hooksSchema } from "./automation-schema.ts";
@@ -356,6 +357,7 @@ export const baseConfigSchema = z
     session: sessionSchema,
     messages: messagesSchema,
     tools: toolsSchema,
+    browser: browserSchema,
     memory: memorySchema,
     channels: channelsSchema,
     bindings: bindingsSchema,

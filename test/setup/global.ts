@@ -13,6 +13,7 @@ import {
 import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
 import { makeCondaRoot, SANDBOX_CONDA_PREFIX } from "../fakes/conda/root.ts";
 import { startFakeContainerEngine } from "../fakes/container-engine.ts";
+import { startBrowserRunStandin } from "../../scripts/lib/browser-run-standin.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +65,10 @@ export default async function setup(project: TestProject) {
   const containerEngine = await startFakeContainerEngine();
   stops.push(() => containerEngine.stop());
   project.provide("containerEngineUrl", containerEngine.url);
+  // The Browser Run stand-in over Debian's Chromium; a Chromium starts only when a test asks for a browser.
+  const browserRun = await startBrowserRunStandin();
+  stops.push(() => browserRun.stop());
+  project.provide("browserRunUrl", browserRun.url);
 
   return async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -78,6 +83,7 @@ declare module "vitest" {
     fakeModelUrl: string;
     fakeWebUrl: string;
     fakeDohUrl: string;
+    browserRunUrl: string;
     fakeRelayUrl: string;
     /** A channel's started fake (its test kit's `start`), under testKitKey(channel). */
     [channelKit: `channelKit:${string}`]: FakeValues;

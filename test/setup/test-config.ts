@@ -81,6 +81,11 @@ export function buildTestConfig(
           },
         }
       : {}),
+    // The browser refuses loopback too; the test pages are served by the fake web server, so its
+    // host is the allowance (test/browser/ proves that without it the same page is refused).
+    ...(fakes.web
+      ? { browser: { ssrfPolicy: { allowedHostnames: [new URL(fakes.web).hostname] } } }
+      : {}),
     // web_fetch refuses loopback; the fake web server's host is the one exception the suite allows.
     // Host names are resolved by the fake DoH resolver, never on the internet.
     ...(fakes.web || fakes.doh

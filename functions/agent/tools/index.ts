@@ -2,6 +2,7 @@ import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolCall, ToolContext, ToolResult } from "../types.ts";
 import { boundToolOutput, errorResult } from "./common.ts";
 import { createApplyPatchTool } from "./apply-patch.ts";
+import { createBrowserTool } from "./browser.ts";
 import { createEditTool } from "./edit.ts";
 import { createExecTool } from "./exec.ts";
 import { createEnvTools } from "./env-tools.ts";
@@ -35,6 +36,7 @@ const TOOL_FACTORIES: readonly ToolFactory[] = [
   (config, _agentId, options) => createApplyPatchTool(config, options.modelRef),
   (config) => createSessionStatusTool(config),
   (config) => createWebFetchTool(config),
+  (config, _agentId, options) => createBrowserTool(config, options.env),
   (config, _agentId, options) => createWebSearchTool(config, options.env),
   (config) => createMemorySearchTool(config),
   (config) => createMemoryGetTool(config),
