@@ -88,6 +88,7 @@ export default defineConfig({
               ),
             ),
             FAKE_WEB_URL: inject("fakeWebUrl"),
+            TEST_BROWSER_RUN_URL: inject("browserRunUrl"),
             FAKE_DOH_URL: inject("fakeDohUrl"),
             FAKE_RELAY_URL: inject("fakeRelayUrl"),
             TEST_RELAY_SECRET: "test-relay-secret",

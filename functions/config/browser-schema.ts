@@ -12,6 +12,7 @@ import { z } from "zod";
  */
 export const browserSchema = z
   .object({
+    /** Offer the `browser` tool (only while the browser Worker is bound as `BROWSER_WORKER`). */
     enabled: z.boolean().default(true),
     /** `act` kind `evaluate` (arbitrary JavaScript in the page); false refuses it. */
     evaluateEnabled: z.boolean().default(true),
@@ -37,12 +38,11 @@ export const browserSchema = z
         idleMinutes: z.number().positive().default(10),
       })
       .prefault({}),
-    snapshotDefaults: z
-      .object({
-        /** "efficient": interactive elements only (refs kept), when a call names no mode. */
-        mode: z.enum(["efficient", "full"]).optional(),
-      })
-      .prefault({}),
+    /**
+     * `mode` "efficient": a snapshot shows only the interactive elements (with their refs) when a
+     * call names no mode; unset, the whole tree.
+     */
+    snapshotDefaults: z.object({ mode: z.enum(["efficient", "full"]).optional() }).prefault({}),
     /**
      * edgeclaw: Browser Run's `keep_alive` for the session, in seconds — how long the hosted browser
      * stays up between calls with nobody connected (the platform allows 10 to 600).

@@ -22,7 +22,9 @@ import { WebSocket, WebSocketServer } from "ws";
  *
  * As Browser Run does, a session with nobody connected is ended after its keep_alive (default
  * 60 s), and Browser.close (or the process ending) closes it. Control, for tests:
- *   GET  /_control/sessions   every session with its state and connection count
+ *   GET  /_control/sessions              every session with its state and connection count
+ *   POST /_control/sessions/<id>/drop    cut its connections, keep the browser (a Worker's lost socket)
+ *   POST /_control/sessions/<id>/end     end it, as the platform does when keep_alive runs out
  */
 
 const DEFAULT_KEEP_ALIVE_MS = 60_000;
@@ -46,6 +48,7 @@ interface Session {
   process: ChildProcess;
   devtoolsUrl: Promise<string>;
   connections: number;
+  clients: Set<WebSocket>;
   keepAliveMs: number;
   idleTimer?: NodeJS.Timeout;
   profileDir: string;
@@ -106,6 +109,7 @@ export async function startBrowserRunStandin(
       process: child,
       devtoolsUrl,
       connections: 0,
+      clients: new Set(),
       keepAliveMs,
       profileDir,
     };
@@ -161,6 +165,14 @@ export async function startBrowserRunStandin(
         allowedBrowserAcquisitions: active().length < MAX_SESSIONS ? 1 : 0,
         timeUntilNextAllowedBrowserAcquisition: 0,
       });
+    const control = /^\/_control\/sessions\/([^/]+)\/(drop|end)$/.exec(url.pathname);
+    const target = control ? sessions.get(control[1]!) : undefined;
+    if (control && req.method === "POST") {
+      if (!target) return json(res, 404, { error: "no such session" });
+      if (control[2] === "end") end(target, "BrowserIdle");
+      else for (const client of target.clients) client.terminate();
+      return json(res, 200, { ok: true });
+    }
     if (url.pathname === "/_control/sessions")
       return json(
         res,
@@ -179,11 +191,12 @@ export async function startBrowserRunStandin(
     }
     sockets.handleUpgrade(req, socket, head, async (client) => {
       session.connections++;
+      session.clients.add(client);
       clearTimeout(session.idleTimer);
       const pending: string[] = [];
       let browser: WebSocket | undefined;
       const closeBoth = () => {
-        client.close();
+        if (client.readyState === WebSocket.OPEN) client.close(1000, "browser closed");
         browser?.close();
       };
       client.on("message", (data) => {
@@ -193,6 +206,7 @@ export async function startBrowserRunStandin(
       });
       client.once("close", () => {
         session.connections--;
+        session.clients.delete(client);
         browser?.close();
         idle(session);
       });

@@ -10,6 +10,8 @@ export interface SitePage {
   body: string;
   status?: number;
   headers?: Record<string, string>;
+  /** Answer this much later (the request is logged at once). */
+  delayMs?: number;
 }
 
 export async function servePages(pages: SitePage[]): Promise<string> {
@@ -22,6 +24,7 @@ export async function servePages(pages: SitePage[]): Promise<string> {
         status: page.status ?? 200,
         headers: { "content-type": "text/html; charset=utf-8", ...page.headers },
         body: page.body,
+        delayMs: page.delayMs ?? 0,
       }),
     });
     if (!res.ok) throw new Error(`scripting ${page.path}: ${res.status}`);
@@ -54,4 +57,21 @@ export function orderForm(action: string): string {
   <label>Quantity <select name="qty"><option>1</option><option>2</option><option>3</option></select></label>
   <button type="submit">Place order</button>
 </form></body></html>`;
+}
+
+/** A sign-in page posting to `action`, which answers with a session cookie and a redirect. */
+export function loginForm(action: string): string {
+  return `<!doctype html><html><head><title>Sign in</title></head><body>
+<h1>Sign in</h1>
+<form method="post" action="${action}">
+  <label>Username <input name="user" type="text" autocomplete="username"></label>
+  <label>Password <input name="pass" type="password" autocomplete="current-password"></label>
+  <button type="submit">Sign in</button>
+</form></body></html>`;
+}
+
+/** A page whose link opens `target` in a new tab. */
+export function linkPage(target: string): string {
+  return `<!doctype html><html><head><title>Start</title></head><body>
+<h1>Start here</h1><p><a href="${target}" target="_blank">Open the report</a></p></body></html>`;
 }

@@ -1,6 +1,11 @@
 import type { Page } from "@cloudflare/playwright";
 import type { BrowserArgs, BrowserSettings } from "../../functions/agent/browser-wire.ts";
-import { fenceBlock, newFenceId, sanitizeUntrusted } from "../../functions/agent/untrusted-text.ts";
+import {
+  fenceBlock,
+  newFenceId,
+  sanitizeLabel,
+  sanitizeUntrusted,
+} from "../../functions/agent/untrusted-text.ts";
 import type { LiveBrowser } from "./live-browser.ts";
 import { pageBlock, snapshotText } from "./snapshot.ts";
 
@@ -31,6 +36,11 @@ function refOf(raw: string): string {
 }
 
 async function pageFor(input: ActionInput): Promise<{ page: Page; id: string }> {
+  // A position in the `tabs` list (1, 2, …) names a tab too, as OpenClaw's `tab select 2` does.
+  const position =
+    input.args.targetId && /^\d{1,2}$/.test(input.args.targetId) ? Number(input.args.targetId) : 0;
+  const atPosition = position ? input.live.pages()[position - 1] : undefined;
+  if (atPosition) return { page: atPosition, id: await input.live.idOf(atPosition) };
   const wanted = input.args.targetId ?? input.current;
   if (wanted) {
     const page = await input.live.find(wanted);
@@ -177,6 +187,7 @@ async function act(
   const { page, id } = await pageFor(input);
   const timeout = settings.actionTimeoutMs;
   const refusedBefore = input.live.guard.refusals.length;
+  const pagesBefore = new Set(input.live.pages());
   const target = () => {
     if (!args.ref) throw new BrowserActionError(`act ${args.kind} needs a ref from a snapshot`);
     return page.locator(`aria-ref=${refOf(args.ref)}`);
@@ -239,6 +250,12 @@ async function act(
   // A click may have navigated: let the next document load before describing it.
   await page.waitForLoadState("domcontentloaded", { timeout }).catch(() => undefined);
   const refused = input.live.guard.refusals.slice(refusedBefore).at(0);
-  const note = refused ? `\n(the browser refused ${refused.url}: ${refused.reason})` : "";
+  let note = refused ? `\n(the browser refused ${refused.url}: ${refused.reason})` : "";
+  // A link with target=_blank or window.open: say which tab appeared, so the model can focus it.
+  await input.live.settleTabs(timeout);
+  for (const opened of input.live.pages().filter((candidate) => !pagesBefore.has(candidate))) {
+    await opened.waitForLoadState("domcontentloaded", { timeout }).catch(() => undefined);
+    note += `\n(a new tab opened: ${await input.live.idOf(opened)} ${sanitizeLabel(opened.url(), 300)}; focus it to work there)`;
+  }
   return { text: `${done} in tab ${id}${note}\n${await snapshot(page, "efficient")}` };
 }

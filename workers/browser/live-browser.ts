@@ -1,4 +1,11 @@
-import { connect, launch, type Browser, type Page } from "@cloudflare/playwright";
+import {
+  type Browser,
+  connect,
+  launch,
+  type Page,
+  type WorkersConnectOptions,
+  type WorkersLaunchOptions,
+} from "@cloudflare/playwright";
 import type { BrowserSettings } from "../../functions/agent/browser-wire.ts";
 import { browserEndpoint, type BrowserWorkerEnv } from "./endpoint.ts";
 import { RequestGuard } from "./request-guard.ts";
@@ -38,9 +45,20 @@ export class LiveBrowser {
   ): Promise<LiveBrowser> {
     const endpoint = browserEndpoint(env);
     let browser: Browser | undefined;
-    if (sessionId) browser = await connect(endpoint, sessionId).catch(() => undefined);
+    // `persistent`: Playwright then adopts the browser's default context and the tabs in it, so a
+    // reconnect finds the tabs an earlier connection opened (without it, tabs of a context this
+    // connection did not create are ignored). @cloudflare/playwright passes it through (its own
+    // connectOverCDP sets it always); its types do not list it.
+    if (sessionId)
+      browser = await connect(endpoint, {
+        sessionId,
+        persistent: true,
+      } as WorkersConnectOptions).catch(() => undefined);
     const replaced = Boolean(sessionId && !browser);
-    browser ??= await launch(endpoint, { keep_alive: settings.keepAliveMs });
+    browser ??= await launch(endpoint, {
+      keep_alive: settings.keepAliveMs,
+      persistent: true,
+    } as WorkersLaunchOptions);
     const guard = new RequestGuard(settings.ssrfPolicy, settings.dnsResolverUrl);
     try {
       await guard.attach(browser);
@@ -85,6 +103,27 @@ export class LiveBrowser {
     return undefined;
   }
 
+  /**
+   * Waits until Playwright knows every tab Chromium has: a click on a target=_blank link has
+   * created the tab in Chromium before Playwright hears of it. Chromium's own list says how many
+   * to wait for, so nothing is waited for when no tab appeared.
+   */
+  async settleTabs(timeoutMs: number): Promise<void> {
+    const cdp = this.guard.cdp;
+    const context = this.browser.contexts()[0];
+    if (!cdp || !context) return;
+    const { targetInfos } = (await cdp.send("Target.getTargets")) as {
+      targetInfos: Array<{ type: string; attached: boolean }>;
+    };
+    // Attached: the tabs Playwright auto-attaches to (a browser's own first blank tab is not).
+    const expected = targetInfos.filter(
+      (target) => target.type === "page" && target.attached,
+    ).length;
+    const deadline = Date.now() + timeoutMs;
+    while (this.pages().length < expected && Date.now() < deadline)
+      await context.waitForEvent("page", { timeout: deadline - Date.now() }).catch(() => undefined);
+  }
+
   async newPage(): Promise<Page> {
     const context = this.browser.contexts()[0] ?? (await this.browser.newContext());
     const page = await context.newPage();
@@ -114,7 +153,10 @@ export class LiveBrowser {
 
 /** Ends a hosted browser nobody is connected to (the idle alarm of a fresh instance); gone already is fine. */
 export async function endHostedSession(env: BrowserWorkerEnv, sessionId: string): Promise<void> {
-  const browser = await connect(browserEndpoint(env), sessionId).catch(() => undefined);
+  const browser = await connect(browserEndpoint(env), {
+    sessionId,
+    persistent: true,
+  } as WorkersConnectOptions).catch(() => undefined);
   if (!browser) return;
   const cdp = await browser.newBrowserCDPSession().catch(() => undefined);
   await cdp?.send("Browser.close").catch(() => undefined);

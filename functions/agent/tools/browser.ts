@@ -88,7 +88,8 @@ export function createBrowserTool(
         url: { type: "string", description: "open/navigate: the http(s) URL" },
         targetId: {
           type: "string",
-          description: "The tab (from tabs/open); default the current one",
+          description:
+            "The tab: its id from tabs/open, or its position in tabs (1, 2, …); default the current one",
         },
         ref: {
           type: "string",
