@@ -1,9 +1,8 @@
 import { execSchema } from "./exec-schema.ts";
-import { pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
+import { browserSchema, pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
 import { loopDetectionSchema } from "./loop-detection-schema.ts";
 import { skillsSchema } from "./skills-schema.ts";
 import { mediaSchema } from "./media-schema.ts";
-import { browserSchema } from "./browser-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { cronSchema, hooksSchema } from "./automation-schema.ts";
