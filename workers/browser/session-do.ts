@@ -113,18 +113,30 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       throw new BrowserActionError(
         `browser time cap reached: this session used ${Math.round(usedMs / 1000)} s of browser time today (browser.maxSecondsPerSessionDay ${settings.maxMsPerDay / 1000}); it resets at 00:00 UTC`,
       );
-    const live = await this.openBrowser(settings, row);
-    const note = live.replaced
-      ? "(the earlier browser session had ended, so its tabs are gone)\n"
-      : "";
+    let live = await this.openBrowser(settings, row);
     if (args.action === "start")
-      return { text: `${note}${this.statusText(this.row(), settings)}`, browserMs: 0 };
-    const outcome = await runAction({
-      live,
-      args,
-      settings,
-      current: this.row()?.current_tab ?? undefined,
-    });
+      return {
+        text: `${this.replacedNote(live)}${this.statusText(this.row(), settings)}`,
+        browserMs: 0,
+      };
+    const attempt = () =>
+      runAction({ live, args, settings, current: this.row()?.current_tab ?? undefined });
+    let outcome: Awaited<ReturnType<typeof runAction>>;
+    try {
+      outcome = await attempt();
+    } catch (error) {
+      // The socket died under the call (its loss shows only when it is used): a read-only action
+      // reconnects and runs again; any other may have taken effect, so it is not repeated.
+      if (live.connected || error instanceof BrowserActionError) throw error;
+      this.live = undefined;
+      if (!READ_ONLY_ACTIONS.has(args.action))
+        throw new BrowserActionError(
+          `browser ${args.action}: the connection to the browser was lost during the action, so whether it took effect is unknown; take a snapshot to see the page`,
+        );
+      live = await this.openBrowser(settings, this.row());
+      outcome = await attempt();
+    }
+    const note = this.replacedNote(live);
     if (outcome.current !== undefined)
       this.ctx.storage.sql.exec(
         `UPDATE browser_session SET current_tab = ? WHERE id = 1`,
@@ -135,6 +147,10 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       ...(outcome.image ? { image: outcome.image } : {}),
       browserMs: 0,
     };
+  }
+
+  private replacedNote(live: LiveBrowser): string {
+    return live.replaced ? "(the earlier browser session had ended, so its tabs are gone)\n" : "";
   }
 
   private async openBrowser(
