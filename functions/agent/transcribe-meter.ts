@@ -26,6 +26,21 @@ export function transcriptionStart(
   audioBytes: number,
   maxChars: number,
 ): MeterStart {
+  return mediaCallStart(config, ref, audioBytes, maxChars);
+}
+
+/**
+ * A media model call (transcription, speech) for the meter: `inputBound` and `outputBound` tokens
+ * at most, priced as the catalogue prices `ref`.
+ */
+export function mediaCallStart(
+  config: EdgeclawConfig,
+  ref: string,
+  inputBound: number,
+  outputBound: number,
+): MeterStart {
+  const audioBytes = inputBound;
+  const maxChars = outputBound;
   const slash = ref.indexOf("/");
   const cost = modelPriceFor(config, ref);
   // Only what a meter reads (ref, provider, model, price, bound) means anything here: no request

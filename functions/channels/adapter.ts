@@ -144,6 +144,11 @@ export interface ChannelAdapter<Account = unknown> {
     bytes: Uint8Array,
     ctx: SendContext<Account>,
   ): Promise<SendResult>;
+  /**
+   * The platform plays Ogg/Opus as a voice note (Telegram sendVoice, Feishu's audio message): a
+   * voice reply (`tts`) is made as Opus and marked `voice` for it; elsewhere it is an audio file.
+   */
+  voiceNotes?: boolean;
   /** The largest file `sendFile` uploads (the platform's limit, or `mediaMaxMb`), in bytes. */
   maxFileBytes?(account: Account | undefined): number;
   /**

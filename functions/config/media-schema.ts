@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { secretInputSchema } from "./secret-ref.ts";
 
 /**
  * `tools.media` (OpenClaw's gateway__config-tools.md): what happens to the media a sender attaches.
@@ -65,3 +66,50 @@ export const mediaSchema = z
   .loose()
   .prefault({});
 export type MediaConfig = z.infer<typeof mediaSchema>;
+
+/**
+ * `tts` (OpenClaw's tools/tts; its own top-level block, kept here beside the media it makes so the
+ * config's module graph stays small): replies read out as audio. Off by default. Edgeclaw runs the
+ * OpenAI speech API (`POST <baseUrl>/audio/speech`) — `providers.openai`, or any provider id with
+ * a `baseUrl` that speaks it (a local server, an OpenAI-compatible proxy).
+ * - `auto`: "off" (default); "always" (every final reply); "inbound" (only a reply to a voice
+ *   note); "tagged" (only a reply carrying `[[tts]]` or a `[[tts:text]]…[[/tts:text]]` block).
+ * - `provider`: which `providers.<id>` speaks (default: the first configured one).
+ * - `maxLength` (1500): a longer reply is cut to this many characters before it is spoken.
+ * - `maxTextLength`: a hard bound; a reply over it is not spoken at all.
+ * - `timeoutMs` (30000): one synthesis call.
+ */
+const ttsProviderSchema = z
+  .object({
+    /** The provider's key (else `models.providers.<id>.apiKey`; `openai`: OPENAI_API_KEY). */
+    apiKey: secretInputSchema.optional(),
+    /** Where its OpenAI speech API is (`<baseUrl>/audio/speech`; `openai`: https://api.openai.com/v1). */
+    baseUrl: z.string().url().optional(),
+    /** The speech model (gpt-4o-mini-tts unless set). */
+    model: z.string().min(1).optional(),
+    /** The voice (alloy unless set). */
+    speakerVoice: z.string().min(1).optional(),
+    /** The audio file format when no voice note is wanted (mp3 unless set); voice notes are opus. */
+    responseFormat: z.enum(["mp3", "opus", "flac", "wav"]).optional(),
+  })
+  .loose();
+
+export const ttsSchema = z
+  .object({
+    /** off; always (every final reply); inbound (a reply to a voice note); tagged (a reply with [[tts]] or [[tts:text]]…[[/tts:text]]). */
+    auto: z.enum(["off", "always", "inbound", "tagged"]).default("off"),
+    /** Which `tts.providers` entry speaks (default: the first). */
+    provider: z.string().min(1).optional(),
+    providers: z.record(z.string(), ttsProviderSchema).default({}),
+    /** A longer reply is cut to this many characters before it is spoken. */
+    maxLength: z.number().int().min(100).max(4096).default(1500),
+    /** A reply longer than this is not spoken at all. */
+    maxTextLength: z.number().int().positive().optional(),
+    /** The bound of one synthesis call. */
+    timeoutMs: z.number().int().positive().default(30_000),
+  })
+  .loose()
+  .prefault({});
+
+export type TtsConfig = z.infer<typeof ttsSchema>;
+export type TtsProviderConfig = z.infer<typeof ttsProviderSchema>;

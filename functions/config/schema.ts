@@ -2,7 +2,7 @@ import { execSchema } from "./exec-schema.ts";
 import { browserSchema, pluginsSchema, webSearchSchema } from "./web-search-schema.ts";
 import { loopDetectionSchema } from "./loop-detection-schema.ts";
 import { skillsSchema } from "./skills-schema.ts";
-import { mediaSchema } from "./media-schema.ts";
+import { mediaSchema, ttsSchema } from "./media-schema.ts";
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { cronSchema, hooksSchema } from "./automation-schema.ts";
@@ -370,6 +370,7 @@ export const baseConfigSchema = z
     hooks: hooksSchema,
     plugins: pluginsSchema,
     skills: skillsSchema,
+    tts: ttsSchema,
   })
   .loose();
 

@@ -13,6 +13,7 @@ import {
   serveFixture,
   whisperResult,
 } from "./speech.ts";
+import { handleOpenAiSpeech, isSpeechRoute } from "./text-to-speech.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
@@ -21,6 +22,7 @@ import {
  *   POST /v1/embeddings                     OpenAI embeddings, deterministic (embeddings.ts)
  *   POST /ai/run/<model>                    Workers AI text embeddings (embeddings.ts), whisper (speech.ts)
  *   POST /v1/audio/transcriptions           OpenAI speech-to-text, multipart (speech.ts)
+ *   POST /v1/audio/speech                   OpenAI text-to-speech: real audio bytes (text-to-speech.ts)
  * Tests script it per scenario: the request's messages contain `[scenario:<id>]`, so parallel test
  * files never consume each other's scripts.
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
@@ -137,6 +139,14 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     if (isTranscriptionRoute(req.method, url.pathname))
       return handleOpenAiTranscription(req, res, (body) => {
         const scenario = `stt:${String(body.model)}`;
+        logs.set(scenario, [
+          ...(logs.get(scenario) ?? []),
+          { api: "openai", path: url.pathname, headers: flatHeaders(req), body },
+        ]);
+      });
+    if (isSpeechRoute(req.method, url.pathname))
+      return handleOpenAiSpeech(req, res, (body) => {
+        const scenario = `tts:${String(body.model)}`;
         logs.set(scenario, [
           ...(logs.get(scenario) ?? []),
           { api: "openai", path: url.pathname, headers: flatHeaders(req), body },

@@ -117,6 +117,17 @@ export function buildTestConfig(
           },
         }
       : {}),
+    // Voice replies only where a reply asks for one ([[tts]]): the fake model server's OpenAI
+    // /audio/speech (test/fakes/text-to-speech.ts), with fakeopenai's base URL and key.
+    ...(fakes.model
+      ? {
+          tts: {
+            auto: "tagged",
+            provider: "fakeopenai",
+            providers: { fakeopenai: { model: "tts-test" } },
+          },
+        }
+      : {}),
     channels: {
       ...Object.fromEntries(channels.map(({ channel, block }) => [channel, block])),
       ...(fakes.relay ? { relay: relayTestChannel(fakes.relay) } : {}),

@@ -10,6 +10,8 @@ import {
   takeMediaLines,
   type OutboundFileRef,
 } from "../../../functions/media/outbound.ts";
+import { spokenPart } from "../../../functions/agent/tts.ts";
+import { answersVoiceNote, stageVoiceReply } from "./reply-voice.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 
@@ -19,15 +21,23 @@ import type { SessionState } from "../state.ts";
  * key made of the run id and the file's place in the reply, so staging again (a run resumed after
  * a crash) writes the same key once. What cannot be sent is said in one line in the reply instead
  * — a channel that takes no files, a file that is not in the workspace or is too large — so a
- * file is never dropped in silence. The outbox then sends each file after the reply's text.
+ * file is never dropped in silence. The outbox then sends each file after the reply's text, and
+ * the voice reply (`tts.auto`, reply-voice.ts) last.
  */
 export async function stageReplyFiles(
   s: SessionState,
   run: RunRow,
   reply: string,
 ): Promise<{ text: string; files: OutboundFileRef[] }> {
-  const taken = takeMediaLines(reply);
-  if (!taken.paths.length) return { text: reply, files: [] };
+  // The voice reply (tts.auto) speaks the reply without its MEDIA: lines and tts tags.
+  const spoken = spokenPart(s.config, reply, answersVoiceNote(s, run));
+  const taken = takeMediaLines(spoken.text);
+  const voice = async () => {
+    const said = spoken.speak ? takeMediaLines(spoken.speak).text : undefined;
+    const file = said ? await stageVoiceReply(s, run, said) : undefined;
+    return file ? [file] : [];
+  };
+  if (!taken.paths.length) return { text: spoken.text, files: await voice() };
   const notes: string[] = [];
   const files: OutboundFileRef[] = [];
   const channel = run.route.channel;
@@ -73,7 +83,7 @@ export async function stageReplyFiles(
     files.push({ ref, name, mimeType, sizeBytes: bytes.byteLength });
   }
   const text = [taken.text, ...notes].filter(Boolean).join("\n\n");
-  return { text, files };
+  return { text, files: [...files, ...(await voice())] };
 }
 
 async function readWorkspaceFile(

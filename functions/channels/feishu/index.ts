@@ -27,6 +27,7 @@ export const feishuAdapter: ChannelAdapter<FeishuAccount> = {
   idempotentSends: true,
   send: sendFeishuMessage,
   sendFile: sendFeishuFile,
+  voiceNotes: true,
   maxFileBytes: (account) =>
     Math.min(FEISHU_FILE_MAX_BYTES, (account?.mediaMaxMb ?? 30) * 1024 * 1024),
   fetchAttachment: fetchFeishuResource,

@@ -21,6 +21,7 @@ export const telegramAdapter: ChannelAdapter<TelegramAccount> = {
   chunkMode: (account) => account?.streaming.chunkMode ?? "length",
   send: sendTelegramMessage,
   sendFile: sendTelegramFile,
+  voiceNotes: true,
   maxFileBytes: (account) =>
     Math.min(TELEGRAM_UPLOAD_MAX_BYTES, (account?.mediaMaxMb ?? 100) * 1024 * 1024),
   reconcile: reconcileTelegramMessage,

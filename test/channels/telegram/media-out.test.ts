@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { writeFile } from "../../../functions/agent/workspace.ts";
+import { recorded } from "../../agent/model-helpers.ts";
 import {
   messageUpdate,
   newScenario,
@@ -66,5 +67,27 @@ describe("Telegram: files in a reply", { timeout: 60_000 }, () => {
       "Attached.\n\n📎 none.pdf was not sent: no such file in the workspace.",
     );
     expect((await telegramMessages(user)).some((m) => m.file?.name === "none.pdf")).toBe(false);
+  });
+});
+
+describe("Telegram: a voice reply (tts)", { timeout: 60_000 }, () => {
+  it("a reply tagged [[tts]] goes as text, then as a voice note (sendVoice, Ogg/Opus from /audio/speech)", async () => {
+    const scenario = newScenario("tg-tts");
+    await scriptModel(scenario, [{ type: "text", text: "Hello from the voice note [[tts]]" }]);
+    const user = TEST_TELEGRAM.allowed[11]!;
+    await ask(user, scenario);
+    const voice = await waitFor(async () =>
+      (await telegramMessages(user)).find((m) => m.file?.method === "sendVoice"),
+    );
+    expect(voice.file).toMatchObject({ name: "reply.ogg", type: "audio/ogg" });
+    const speech = await recorded("tts:tts-test");
+    expect(speech.at(-1)!.body).toMatchObject({
+      model: "tts-test",
+      input: "Hello from the voice note",
+      voice: "alloy",
+      response_format: "opus",
+    });
+    const texts = (await telegramMessages(user)).filter((m) => !m.deleted && !m.file);
+    expect(texts.at(-1)!.text).toBe("Hello from the voice note");
   });
 });
