@@ -127,7 +127,10 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
     } catch (error) {
       // The socket died under the call (its loss shows only when it is used): a read-only action
       // reconnects and runs again; any other may have taken effect, so it is not repeated.
-      if (live.connected || error instanceof BrowserActionError) throw error;
+      if (error instanceof BrowserActionError) throw error;
+      // The socket's close event can trail the failed call by a moment: wait for it (bounded)
+      // before taking the error as the page's own.
+      if (await stillConnected(live)) throw error;
       this.live = undefined;
       if (!READ_ONLY_ACTIONS.has(args.action))
         throw new BrowserActionError(
@@ -243,4 +246,12 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       `browser time today: ${Math.round(this.usedToday(now) / 1000)} s${settings.maxMsPerDay ? ` of ${settings.maxMsPerDay / 1000} s` : ""}`,
     ].join("\n");
   }
+}
+
+/** Whether the connection is still up once its close event, if one is on its way, has landed. */
+async function stillConnected(live: LiveBrowser, waitMs = 1000): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while (live.connected && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  return live.connected;
 }
