@@ -1,4 +1,4 @@
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { StepProfile } from "../../durable-objects/session/upkeep/step-profile.ts";
@@ -85,5 +85,23 @@ describe("the message-cost step profile (EDGECLAW_STEP_PROFILE)", () => {
         log.mockRestore();
       }
     });
+  });
+
+  it("meters only Durable Object namespaces: a service binding, whose every property is a remote method, passes through", async () => {
+    const profile = new StepProfile();
+    const real = env as unknown as Record<string, unknown>;
+    const metered = profile.meterEnv(real);
+    // AI and BROWSER_WORKER answer idFromName/get like a namespace would; wrapping them once called
+    // a remote `bind` on every property read (an unhandled rejection per read).
+    expect(metered.AI).toBe(real.AI);
+    expect(metered.BROWSER_WORKER).toBe(real.BROWSER_WORKER);
+    expect(metered.SESSIONS).not.toBe(real.SESSIONS);
+    const sessions = metered.SESSIONS as DurableObjectNamespace;
+    const id = sessions.idFromName("agent:main:step-profile-namespace");
+    expect(
+      id.equals(
+        (real.SESSIONS as DurableObjectNamespace).idFromName("agent:main:step-profile-namespace"),
+      ),
+    ).toBe(true);
   });
 });

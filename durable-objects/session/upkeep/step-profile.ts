@@ -59,8 +59,7 @@ export class StepProfile {
             });
             return cursor;
           };
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === "function" ? value.bind(target) : value;
+        return boundTo(target, Reflect.get(target, property, target));
       },
     });
   }
@@ -73,9 +72,7 @@ export class StepProfile {
       wrapped[name] = new Proxy(binding, {
         get: (target, property) => {
           const value = Reflect.get(target, property, target) as unknown;
-          if (property !== "get" || typeof value !== "function") {
-            return typeof value === "function" ? value.bind(target) : value;
-          }
+          if (property !== "get" || typeof value !== "function") return boundTo(target, value);
           return (...args: unknown[]) =>
             this.meterStub(name, Reflect.apply(value, target, args) as object);
         },
@@ -173,11 +170,26 @@ export class StepProfile {
   }
 }
 
+/**
+ * A method read off `target`, callable on its own. Reflect.apply, never `value.bind(target)`: on an
+ * RPC stub every property is a remote method, `bind` included.
+ */
+function boundTo(target: object, value: unknown): unknown {
+  if (typeof value !== "function") return value;
+  return (...args: unknown[]) => Reflect.apply(value, target, args);
+}
+
+/**
+ * A Durable Object namespace. A service binding (an RPC stub: `AI`, `BROWSER_WORKER`) answers every
+ * property with a callable, `idFromName` and `get` too, so what tells them apart is `fetch`, which
+ * every service binding has and no namespace does.
+ */
 function isNamespace(value: unknown): value is DurableObjectNamespace {
+  if (typeof value !== "object" || value === null) return false;
+  const binding = value as { idFromName?: unknown; get?: unknown; fetch?: unknown };
   return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { idFromName?: unknown }).idFromName === "function" &&
-    typeof (value as { get?: unknown }).get === "function"
+    typeof binding.idFromName === "function" &&
+    typeof binding.get === "function" &&
+    typeof binding.fetch !== "function"
   );
 }
