@@ -21,6 +21,7 @@ import { admin } from "./admin.ts";
 import { channelWebhooks } from "./webhooks.ts";
 import { internalIngress } from "./internal-ingress.ts";
 import { metrics } from "./metrics.ts";
+import { media } from "./media.ts";
 
 export { SessionDO, AuthLimiterDO, MetricsShardDO, BudgetDO, SchedulerDO };
 export { MemoryIndexDO };
@@ -37,6 +38,8 @@ const app = new Hono<{ Bindings: Env }>();
 // Liveness only, for anyone: the companion's detail (connector errors, account ids, env var names)
 // is behind the gateway token at /admin/companion/status.
 app.get("/health", (c) => c.json({ ok: true, status: "live" }));
+// Signed links to staged files, before anything that asks for the gateway token (workers/media.ts).
+app.route("/", media);
 app.route("/v1", openaiApi);
 app.route("/admin", admin);
 app.route("/", control);

@@ -152,6 +152,15 @@ export interface ChannelAdapter<Account = unknown> {
   /** The largest file `sendFile` uploads (the platform's limit, or `mediaMaxMb`), in bytes. */
   maxFileBytes?(account: Account | undefined): number;
   /**
+   * Why this file cannot go on this platform as the deployment stands (a type the platform does
+   * not take, no public link to hand it), or undefined. Asked before the file is staged, so the
+   * reply says so in its one line for the file instead of a dead letter later.
+   */
+  fileRefusal?(
+    file: Pick<OutboundFileRef, "name" | "mimeType" | "sizeBytes">,
+    ctx: SendContext<Account>,
+  ): string | undefined;
+  /**
    * Where to tell a sender their event was turned away (access, pairing pending, command not
    * authorized), or undefined to stay silent — the default everywhere, since a stranger must not make
    * the bot speak. Only a platform that holds the sender in a pending state until the bot answers

@@ -42,6 +42,11 @@ export const queueDropSchema = z.enum(["summarize", "old", "new"]);
 
 const gatewaySchema = z
   .object({
+    /**
+     * The Worker's public origin (https://edgeclaw.example.workers.dev), for links a platform
+     * fetches itself: the signed media URLs LINE and Twilio MMS read files from.
+     */
+    publicUrl: z.url().optional(),
     auth: z
       .object({
         mode: z.enum(["token", "password", "none"]).optional(),

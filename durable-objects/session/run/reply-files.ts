@@ -77,8 +77,16 @@ export async function stageReplyFiles(
       );
       continue;
     }
-    const ref = await mediaKey(agentId, sessionKey, `reply:${run.runId}`, index);
     const mimeType = outboundMimeType(name, bytes);
+    const refusal = adapter.fileRefusal?.(
+      { name, mimeType, sizeBytes: bytes.byteLength },
+      { env: s.env as unknown as Record<string, unknown>, config: s.config, account },
+    );
+    if (refusal) {
+      notes.push(fileNotSentLine(name, refusal));
+      continue;
+    }
+    const ref = await mediaKey(agentId, sessionKey, `reply:${run.runId}`, index);
     await media.put(ref, bytes, mimeType);
     files.push({ ref, name, mimeType, sizeBytes: bytes.byteLength });
   }

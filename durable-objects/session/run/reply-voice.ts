@@ -1,4 +1,5 @@
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
+import { channelAccount } from "../../../functions/channels/channel-account.ts";
 import { synthesizeSpeech } from "../../../functions/agent/tts.ts";
 import { mediaKey, mediaStoreFor } from "../../../functions/media/store.ts";
 import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
@@ -25,6 +26,21 @@ export async function stageVoiceReply(
   const media = mediaStoreFor(s.env as unknown as Record<string, unknown>);
   if (!adapter?.sendFile || !media) return undefined;
   const voiceNote = adapter.voiceNotes === true;
+  // A platform that takes files only as links (LINE, Twilio) needs a public URL: no synthesis without.
+  const refusal = adapter.fileRefusal?.(
+    { name: "reply.mp3", mimeType: "audio/mpeg", sizeBytes: 0 },
+    {
+      env: s.env as unknown as Record<string, unknown>,
+      config: s.config,
+      account: channelAccount(s.config, channel, run.route.accountId),
+    },
+  );
+  if (refusal) {
+    sessionLog(s, { runId: run.runId }).warn("voice reply not made; the reply goes as text", {
+      reason: refusal,
+    });
+    return undefined;
+  }
   const envelope = s.store.inbox.byRun(run.runId)[0]?.event.envelope;
   const spoken = await synthesizeSpeech({
     config: s.config,

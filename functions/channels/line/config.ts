@@ -58,6 +58,12 @@ const lineAccountFields = {
   chunkMode: z.enum(["length", "newline"]).optional(),
   mediaMaxMb: z.number().positive().optional(),
   /**
+   * How long a signed link to a file the bot sends stays good. LINE's app fetches an image or an
+   * audio file from that link when the user opens the chat (and keeps it a while after), so a
+   * link that is too short shows a broken image to someone who reads late.
+   */
+  mediaUrlTtlHours: z.number().positive().max(720).optional(),
+  /**
    * A reply token is single use and short-lived (LINE: about a minute). Past this age the reply
    * goes out by push instead, so a token is never tried at the edge of its life.
    */
@@ -89,6 +95,7 @@ export const lineChannelSchema = channelAccessSchema.safeExtend({
   textChunkLimit: z.number().int().min(100).max(LINE_TEXT_LIMIT).default(LINE_TEXT_LIMIT),
   chunkMode: z.enum(["length", "newline"]).default("length"),
   mediaMaxMb: z.number().positive().default(10),
+  mediaUrlTtlHours: z.number().positive().max(720).default(168),
   replyTokenMaxAgeSeconds: z.number().int().min(0).max(60).default(50),
   eventMaxAgeSeconds: z
     .number()

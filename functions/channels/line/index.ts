@@ -11,6 +11,7 @@ import {
 import { fetchLineContent } from "./content.ts";
 import { lineProgress } from "./progress.ts";
 import { reconcileLineMessage, sendLineMessage } from "./send.ts";
+import { lineFileRefusal, sendLineFile } from "./send-file.ts";
 import { LINE_SETUP } from "./setup.ts";
 import { lineWebhook } from "./webhook.ts";
 import { lineRequirements } from "./credentials.ts";
@@ -32,6 +33,10 @@ export const lineAdapter: ChannelAdapter<LineAccount> = {
     (account?.textChunkLimit ?? LINE_TEXT_LIMIT) * LINE_MESSAGES_PER_CALL,
   chunkMode: (account) => account?.chunkMode ?? "length",
   send: sendLineMessage,
+  // A file goes as a signed link LINE fetches (send-file.ts), within mediaMaxMb (10: LINE's image limit).
+  sendFile: sendLineFile,
+  fileRefusal: lineFileRefusal,
+  maxFileBytes: (account) => (account?.mediaMaxMb ?? 10) * 1024 * 1024,
   reconcile: reconcileLineMessage,
   fetchAttachment: fetchLineContent,
   progress: lineProgress,

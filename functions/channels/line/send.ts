@@ -90,7 +90,8 @@ export async function reconcileLineMessage(
 ): Promise<ReconcileResult> {
   const target = lineTarget(ctx);
   const sentAt = message.queuedAt ?? Date.now();
-  if (target && usableReplyToken(message, target.account, sentAt)) {
+  // A file always goes by push under its retry key (send-file.ts), never on the reply token.
+  if (!message.file && target && usableReplyToken(message, target.account, sentAt)) {
     return {
       outcome: "untraceable",
       reason: "a LINE reply-token send leaves nothing to look up and cannot be repeated safely",

@@ -56,3 +56,11 @@ function convertSpan(text: string): string {
     .replace(/(^|[^\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?!\w)/g, "$1$2")
     .replace(/~~(?=\S)([^~\n]+?)(?<=\S)~~/g, "$1");
 }
+
+/**
+ * The Body of the MMS that carries a file: its caption, else the file's name, so the recipient
+ * sees what it is and reconcile has a text to find it by (send.ts).
+ */
+export function mmsBody(caption: string, fileName: string): string {
+  return markdownToSms(caption) || fileName;
+}

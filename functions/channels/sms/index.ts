@@ -8,6 +8,7 @@ import {
 } from "./config.ts";
 import { fetchSmsMedia } from "./media.ts";
 import { reconcileSms, sendSms } from "./send.ts";
+import { MMS_MAX_BYTES, sendSmsFile, smsFileRefusal } from "./send-file.ts";
 import { smsSetup } from "./setup.ts";
 import { smsWebhook, type SmsRoute } from "./webhook.ts";
 import { smsRequirements } from "./credentials.ts";
@@ -17,6 +18,10 @@ export const smsAdapter: ChannelAdapter<SmsAccount> = {
   id: "sms",
   textChunkLimit: (account) => account?.textChunkLimit ?? 1500,
   send: sendSms,
+  // A file goes as an MMS whose MediaUrl is a signed link Twilio fetches (send-file.ts).
+  sendFile: sendSmsFile,
+  fileRefusal: smsFileRefusal,
+  maxFileBytes: (account) => Math.min(MMS_MAX_BYTES, (account?.mediaMaxMb ?? 5) * 1024 * 1024),
   reconcile: reconcileSms,
   fetchAttachment: fetchSmsMedia,
 };

@@ -8,7 +8,7 @@ import {
   type TwilioCredentials,
 } from "./client.ts";
 import { smsSecrets, type SmsAccount, type SmsSecrets } from "./config.ts";
-import { markdownToSms } from "./format.ts";
+import { markdownToSms, mmsBody } from "./format.ts";
 
 /**
  * One reply chunk out through the Messages API (`POST /2010-04-01/Accounts/{Sid}/Messages.json`,
@@ -76,7 +76,22 @@ export async function sendSms(
   const body = markdownToSms(message.text);
   if (!body) return { ok: true };
 
-  const form = new URLSearchParams({ To: message.route.to, ...sender, Body: body });
+  return createTwilioMessage(
+    target,
+    new URLSearchParams({ To: message.route.to, ...sender, Body: body }),
+    ctx.signal,
+  );
+}
+
+/**
+ * One Messages create call with `form` (To, sender, Body, and MediaUrl for a file), plus the
+ * StatusCallback when the public webhook URL is known. No answer at all is an unknown outcome.
+ */
+export async function createTwilioMessage(
+  target: SmsTarget,
+  form: URLSearchParams,
+  signal: AbortSignal | undefined,
+): Promise<SendResult> {
   if (target.secrets.publicWebhookUrl)
     form.set(
       "StatusCallback",
@@ -93,7 +108,7 @@ export async function sendSms(
       },
       body: form.toString(),
       redirect: "manual",
-      signal: ctx.signal,
+      signal,
     });
   } catch (error) {
     return {
@@ -106,7 +121,7 @@ export async function sendSms(
 }
 
 /** `From` wins over a Messaging Service when both are configured (OpenClaw). */
-function senderParams(secrets: SmsSecrets): Record<string, string> | undefined {
+export function senderParams(secrets: SmsSecrets): Record<string, string> | undefined {
   if (secrets.fromNumber) return { From: secrets.fromNumber };
   if (secrets.messagingServiceSid) return { MessagingServiceSid: secrets.messagingServiceSid };
   return undefined;
@@ -119,6 +134,7 @@ const listedMessage = z
     direction: z.string().optional(),
     date_created: z.string().nullable().optional(),
     messaging_service_sid: z.string().nullable().optional(),
+    num_media: z.string().nullable().optional(),
   })
   .loose();
 const messagePage = z
@@ -147,7 +163,10 @@ export async function reconcileSms(
 ): Promise<ReconcileResult> {
   const target = smsTarget(message.route.accountId, ctx);
   if ("error" in target) throw new Error(target.error);
-  const body = markdownToSms(message.text);
+  // A file went as an MMS whose Body is its caption or name (send-file.ts), with media.
+  const body = message.file
+    ? mmsBody(message.text, message.file.name)
+    : markdownToSms(message.text);
   if (message.retract || !body) return { outcome: "landed" };
   const since = (message.queuedAt ?? Date.now() - 24 * 60 * 60 * 1000) - CLOCK_SKEW_MS;
   const first = messagesUrl(target.credentials);
@@ -175,6 +194,7 @@ export async function reconcileSms(
         break;
       }
       if (!listed.direction?.startsWith("outbound")) continue;
+      if (message.file && !(Number(listed.num_media ?? 0) > 0)) continue;
       if (
         !target.secrets.fromNumber &&
         target.secrets.messagingServiceSid &&

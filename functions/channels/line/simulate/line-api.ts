@@ -2,6 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { controlBody, fakeServer, json } from "../../../../scripts/simulate/fakes/kit.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
+import {
+  type FetchedMedia,
+  fetchLikePlatform,
+} from "../../../../scripts/simulate/fakes/fetch-media.ts";
 
 /**
  * A fake LINE Messaging API on loopback (the API host and the content host in one), speaking LINE's
@@ -14,6 +18,10 @@ import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
  *        a key that is not a hexadecimal UUID → 400
  *   POST /v2/bot/chat/loading/start {chatId: U…, loadingSeconds 5..60, multiple of 5}   202 {}
  *   GET  /v2/bot/message/{id}/content                                     the bytes, or 404
+ *   messages may be `text`, `image` {originalContentUrl, previewImageUrl} or `audio`
+ *   {originalContentUrl, duration ms}: links must be HTTPS (plain http only to loopback, so
+ *   `edgeclaw simulate` works against `npm run dev`) and at most 2000 characters, else 400. The
+ *   fake then fetches the link as LINE's app would and records what it got on the message.
  * Every answer carries `x-line-request-id`. Auth: `Authorization: Bearer <token>`; no token, or
  * one starting with "revoked" (a token LINE no longer honours), → 401. A text longer than
  * 5000 characters, or more than five messages, → 400 with `details`, as LINE does.
@@ -47,6 +55,10 @@ interface Script {
 interface Delivered {
   to: string;
   text: string;
+  type: string;
+  url?: string;
+  duration?: number;
+  fetched?: FetchedMedia;
   via: "reply" | "push";
   id: string;
   at: number;
@@ -228,7 +240,20 @@ export async function startFakeLineApi(): Promise<FakeLineApi> {
   function deliver(to: string, messages: Array<Record<string, unknown>>, via: "reply" | "push") {
     return messages.map((message) => {
       const id = String(nextId++);
-      delivered.push({ to, text: String(message.text ?? ""), via, id, at: Date.now() });
+      const entry: Delivered = {
+        to,
+        text: String(message.text ?? ""),
+        type: String(message.type),
+        via,
+        id,
+        at: Date.now(),
+      };
+      if (typeof message.originalContentUrl === "string") {
+        entry.url = message.originalContentUrl;
+        if (typeof message.duration === "number") entry.duration = message.duration;
+        void fetchLikePlatform(entry.url).then((fetched) => (entry.fetched = fetched));
+      }
+      delivered.push(entry);
       return { id, quoteToken: `q${id}` };
     });
   }
@@ -294,6 +319,24 @@ function validateMessages(
   if (messages.length < 1 || messages.length > 5)
     return { message: "Size must be between 1 and 5", property: "messages" };
   for (const [index, message] of messages.entries()) {
+    if (message.type === "image" || message.type === "audio") {
+      const links =
+        message.type === "image"
+          ? ["originalContentUrl", "previewImageUrl"]
+          : ["originalContentUrl"];
+      for (const property of links)
+        if (!mediaLinkOk(message[property]))
+          return {
+            message: "Must be a valid HTTPS URL",
+            property: `messages[${index}].${property}`,
+          };
+      if (
+        message.type === "audio" &&
+        !(Number.isInteger(message.duration) && Number(message.duration) > 0)
+      )
+        return { message: "Must be a positive number", property: `messages[${index}].duration` };
+      continue;
+    }
     if (message.type !== "text") continue;
     const text = String(message.text ?? "");
     if (!text) return { message: "Must not be empty", property: `messages[${index}].text` };
@@ -304,6 +347,20 @@ function validateMessages(
       };
   }
   return undefined;
+}
+
+/** LINE's rule for content links, with the fake's one allowance: http to loopback (dev). */
+function mediaLinkOk(value: unknown): boolean {
+  if (typeof value !== "string" || value.length > 2000) return false;
+  try {
+    const url = new URL(value);
+    return (
+      url.protocol === "https:" ||
+      (url.protocol === "http:" && /^(127\.0\.0\.1|localhost|\[::1\])$/.test(url.hostname))
+    );
+  } catch {
+    return false;
+  }
 }
 
 function str(value: unknown): string | undefined {

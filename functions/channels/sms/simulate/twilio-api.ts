@@ -2,11 +2,17 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fakeServer } from "../../../../scripts/simulate/fakes/kit.ts";
 import { listenOnLoopback } from "../../../../scripts/simulate/fakes/listen.ts";
+import {
+  type FetchedMedia,
+  fetchLikePlatform,
+} from "../../../../scripts/simulate/fakes/fetch-media.ts";
 
 /**
  * A fake Twilio REST API on loopback, speaking Twilio's wire formats (api.twilio.com/2010-04-01):
  *   POST /2010-04-01/Accounts/{Sid}/Messages.json   form To, From | MessagingServiceSid, Body, MediaUrl, StatusCallback
- *        → 201 Message JSON (sid SM…, status "queued", date_created RFC 2822, date_sent null until "sent")
+ *        → 201 Message JSON (sid SM…, status "queued", date_created RFC 2822, date_sent null until "sent");
+ *        each MediaUrl (at most 10) must be http(s), and is then fetched (HEAD, then GET) as Twilio
+ *        does; what came back is on the message as `media_fetched` (GET /_control/messages)
  *   GET  /2010-04-01/Accounts/{Sid}/Messages.json   filters To, From, DateSent / DateSent< / DateSent> (dates, UTC);
  *        PageSize (default 50, max 1000), Page + PageToken; newest first; `next_page_uri` while more remain
  *   GET  /2010-04-01/Accounts/{Sid}/Messages/{SM}.json   one message
@@ -58,6 +64,8 @@ interface StoredMessage {
   seq: number;
   num_media: string;
   status_callback?: string;
+  media_urls?: string[];
+  media_fetched?: FetchedMedia[];
 }
 
 interface RecordedCall {
@@ -196,6 +204,8 @@ export async function startFakeTwilioApi(
     if (!text && mediaUrls.length === 0)
       return { error: "A text message body or media urls must be specified.", code: 21602 };
     if (text.length > 1600) return { error: "Message body is too long", code: 21617 };
+    if (mediaUrls.length > 10 || mediaUrls.some((u) => !/^https?:\/\//.test(u)))
+      return { error: "The MediaUrl is invalid", code: 21620 };
     const message: StoredMessage = {
       sid: `SM${randomBytes(16).toString("hex")}`,
       account_sid: accountSid,
@@ -212,6 +222,14 @@ export async function startFakeTwilioApi(
       ...(form.get("StatusCallback") ? { status_callback: form.get("StatusCallback")! } : {}),
     };
     messages.push(message);
+    if (mediaUrls.length) {
+      message.media_urls = mediaUrls;
+      message.media_fetched = [];
+      for (const mediaUrl of mediaUrls)
+        void fetchLikePlatform(mediaUrl, { head: true }).then((f) =>
+          message.media_fetched!.push(f),
+        );
+    }
     // A moment later the carrier has it: "sent", with a date_sent.
     setTimeout(() => {
       message.status = "sent";
@@ -351,7 +369,11 @@ export async function startFakeTwilioApi(
         messages
           .filter((m) => !to || m.to === to)
           .sort((a, b) => a.seq - b.seq)
-          .map(present),
+          .map((m) => ({
+            ...present(m),
+            media_urls: m.media_urls,
+            media_fetched: m.media_fetched,
+          })),
       );
     return send(res, 404, { error: "unknown control endpoint" });
   }
