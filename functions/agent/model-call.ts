@@ -21,6 +21,12 @@ import {
   requestHasImages,
   type LoadMedia,
 } from "./media-request.ts";
+import {
+  DOCUMENT_STRIPPED_NOTICE,
+  isDocumentRefusal,
+  prepareDocuments,
+  requestHasDocuments,
+} from "./document-request.ts";
 
 /**
  * One model turn with retry and failover (concepts/model-failover, concepts/retry):
@@ -229,9 +235,14 @@ async function walkChain(
         load: args.loadMedia,
       });
       if (prepared.imageCount) args.onImages?.({ modelRef: model.ref, ...prepared });
+      const pdfs = await prepareDocuments(prepared.messages, {
+        readsPdf: model.api === "anthropic-messages",
+        refused: stripped,
+        load: args.loadMedia,
+      });
       const attemptRequest: ModelRequest = {
         ...request,
-        messages: prepared.messages,
+        messages: pdfs.messages,
         onTextDelta: onTextDelta
           ? (text) => {
               progress.emitted = true;
@@ -284,17 +295,19 @@ async function walkChain(
         report(lastError.kind);
         attempts.push(record(model.ref, attempt, lastError));
         if (lastError.kind === "aborted") return fail(lastError);
-        // A 400 about an image: once, the same model again without pixels, and the user is told.
-        // (A session never wedges on an image the provider will not take.)
+        // A 400 about an image or a PDF: once, the same model again without them, and the user
+        // is told. (A session never wedges on media the provider will not take.)
+        const withImages = requestHasImages(attemptRequest.messages);
+        const withPdfs = requestHasDocuments(attemptRequest.messages);
         if (
           lastError.kind === "bad_request" &&
           !stripped &&
           !progress.emitted &&
-          requestHasImages(attemptRequest.messages) &&
-          isImageRefusal(lastError.message)
+          ((withImages && isImageRefusal(lastError.message)) ||
+            (withPdfs && isDocumentRefusal(lastError.message)))
         ) {
           stripped = true;
-          args.onNotice?.(IMAGE_STRIPPED_NOTICE);
+          args.onNotice?.(withImages ? IMAGE_STRIPPED_NOTICE : DOCUMENT_STRIPPED_NOTICE);
           attempt--;
           continue;
         }

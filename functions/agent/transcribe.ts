@@ -1,6 +1,7 @@
 import type { MediaConfig, MediaModelConfig } from "../config/media-schema.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { SecretEnv } from "../config/secret-ref.ts";
+import { withTimeout } from "../core/with-timeout.ts";
 import { toBase64 } from "../media/parts.ts";
 import { resolveModel } from "./model-resolve.ts";
 import { budgetStopNotice, type MeterTicket, type ModelCallMeter } from "./metering.ts";
@@ -170,20 +171,4 @@ async function viaOpenAi(
     );
   if (typeof body?.text !== "string") throw new Error("the answer had no text");
   return { text: body.text, ...(body.usage ? { usage: body.usage } : {}) };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

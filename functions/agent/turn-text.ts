@@ -112,6 +112,8 @@ function renderMedia(
   if (media.kind === "image") return `[Image: ${label} — attached below, sent by ${author}]`;
   if (media.kind === "audio")
     return `[Voice message: ${label} — ${sanitizeLabel(note ?? "not transcribed", 400)}]`;
+  if (media.kind === "document")
+    return `[Document: ${label}, sent by ${author} — ${sanitizeLabel(note ?? "text not read", 400)}]`;
   return `[Attachment: ${label} — kept, contents not read]`;
 }
 

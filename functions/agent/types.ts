@@ -1,7 +1,7 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ExecHost } from "../sandbox/exec-host.ts";
 import { EdgeclawError } from "../core/errors.ts";
-import type { InlineImage, MediaPart } from "../media/parts.ts";
+import type { InlineDocument, InlineImage, MediaPart } from "../media/parts.ts";
 import type { ThinkLevel } from "../config/agents-schema.ts";
 
 /** The agent loop's own message model: provider adapters translate to and from their wire formats. */
@@ -24,6 +24,8 @@ export type Message =
        * and never stored: a transcript row holds `media` only.
        */
       images?: InlineImage[];
+      /** PDFs without a text layer, for a model that reads them natively (document-request.ts). */
+      documents?: InlineDocument[];
     }
   | {
       role: "assistant";

@@ -1,10 +1,11 @@
 import type { ChannelAdapter, SendContext } from "./adapter.ts";
 import type { InboundAttachment, ReplyRoute } from "../core/envelope.ts";
-import type { MediaConfig } from "../config/media-schema.ts";
 import {
   handledMediaKind,
   hasAudioModel,
+  type IntakeConfig,
   ingestMedia,
+  limitKey,
   maxBytesFor,
   mediaKindOf,
 } from "../media/ingest.ts";
@@ -42,10 +43,12 @@ export interface AttachmentText {
 /** Where media attachments go, and the key each one gets (store.ts mediaKey). */
 export interface MediaIntake {
   store: MediaStore;
-  config: MediaConfig;
+  config: IntakeConfig;
   keyFor(index: number): Promise<string>;
   /** Speech-to-text for audio (functions/agent/transcribe.ts), given by the session. */
   transcribe?(bytes: Uint8Array, part: MediaPart): Promise<{ text: string } | { error: string }>;
+  /** A PDF's text (functions/agent/read-document.ts), given by the session. */
+  readDocument?(bytes: Uint8Array, part: MediaPart): Promise<{ text: string } | { error: string }>;
 }
 
 /**
@@ -141,6 +144,7 @@ async function intakeMedia(
   media: MediaIntake,
 ): Promise<{ media?: MediaPart; note?: string; transcriptionError?: string }> {
   const result = await downloadMedia(attachment, kind, index, adapter, route, ctx, media);
+  if (kind === "document") return readText(result, media);
   if (kind !== "audio") return result;
   if (!("media" in result)) return { ...result, transcriptionError: result.note };
   const heard = media.transcribe
@@ -152,6 +156,22 @@ async function intakeMedia(
     note: `not transcribed: ${heard.error}`,
     transcriptionError: heard.error,
   };
+}
+
+/**
+ * A stored PDF with its text when the reader finds some. Without text it is still kept (a model
+ * that reads PDFs natively gets the file), and the note says why there is no text.
+ */
+async function readText(
+  result: { media: MediaPart; bytes: Uint8Array } | { note: string },
+  media: MediaIntake,
+): Promise<{ media?: MediaPart; note?: string }> {
+  if (!("media" in result)) return result;
+  const read = media.readDocument
+    ? await media.readDocument(result.bytes, result.media)
+    : { error: "no document reader in this context" };
+  if ("text" in read) return { media: { ...result.media, text: read.text } };
+  return { media: result.media, note: `text not read: ${read.error}` };
 }
 
 async function downloadMedia(
@@ -166,7 +186,7 @@ async function downloadMedia(
   if (!attachment.url) return { note: "not downloaded (over the size limit or no link)" };
   const maxBytes = maxBytesFor(media.config, kind);
   if (attachment.sizeBytes !== undefined && attachment.sizeBytes > maxBytes)
-    return { note: `not downloaded: over tools.media.${kind}.maxBytes (${maxBytes} bytes)` };
+    return { note: `not downloaded: over ${limitKey(kind)} (${maxBytes} bytes)` };
   if (!adapter?.fetchAttachment) return { note: "this channel cannot download attachments" };
   const fetched = await adapter.fetchAttachment(attachment, route, ctx).catch((error: unknown) => ({
     skipped: `download failed: ${error instanceof Error ? error.message : String(error)}`,

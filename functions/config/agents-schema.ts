@@ -176,6 +176,12 @@ export const agentsSchema = z
          * model calls) and continues in the next pass; well under the platform's 15-minute limit.
          */
         runSliceSeconds: z.number().int().positive().max(720).default(600),
+        /**
+         * The largest PDF a sender can attach that is downloaded and read, in MB (OpenClaw's
+         * key; 10 by default). Its text comes from Workers AI's toMarkdown; an Anthropic model
+         * reads one without text natively (docs/concepts/media.md).
+         */
+        pdfMaxMb: z.number().positive().max(32).default(10),
         compaction: z
           .object({
             /** false stops proactive compaction only; /compact still works. */

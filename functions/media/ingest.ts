@@ -18,7 +18,20 @@ export interface MediaCandidate {
 export type IngestResult = { part: MediaPart } | { note: string };
 
 /** The kinds of media the gateway reads (the bytes of any other file are never downloaded whole). */
-const HANDLED_KINDS: ReadonlySet<MediaKind> = new Set(["image", "audio"]);
+const HANDLED_KINDS: ReadonlySet<MediaKind> = new Set(["image", "audio", "document"]);
+
+/**
+ * `tools.media` plus the document bound, which OpenClaw keeps under `agents.defaults.pdfMaxMb`
+ * rather than in `tools.media`: the session adds it (intakeConfig) before attachments are read.
+ */
+export type IntakeConfig = MediaConfig & {
+  document?: { enabled: boolean; maxBytes: number };
+};
+
+/** The config attachments are read under: `tools.media` and `agents.defaults.pdfMaxMb`. */
+export function intakeConfig(media: MediaConfig, pdfMaxMb: number): IntakeConfig {
+  return { ...media, document: { enabled: true, maxBytes: Math.floor(pdfMaxMb * 1024 * 1024) } };
+}
 
 /** The handled kind an attachment declares (by type, else file name), whatever the config says. */
 export function handledMediaKind(attachment: MediaCandidate): MediaKind | undefined {
@@ -29,7 +42,7 @@ export function handledMediaKind(attachment: MediaCandidate): MediaKind | undefi
 /** The kind an attachment will be handled as, when media handling for that kind is on. */
 export function mediaKindOf(
   attachment: MediaCandidate,
-  config: MediaConfig,
+  config: IntakeConfig,
 ): MediaKind | undefined {
   const kind = handledMediaKind(attachment);
   if (!kind || !capability(config, kind).enabled) return undefined;
@@ -44,7 +57,7 @@ export function hasAudioModel(config: MediaConfig): boolean {
   );
 }
 
-export function maxBytesFor(config: MediaConfig, kind: MediaKind): number {
+export function maxBytesFor(config: IntakeConfig, kind: MediaKind): number {
   return capability(config, kind).maxBytes;
 }
 
@@ -52,14 +65,14 @@ export async function ingestMedia(args: {
   attachment: MediaCandidate;
   kind: MediaKind;
   bytes: Uint8Array;
-  config: MediaConfig;
+  config: IntakeConfig;
   store: MediaStore;
   key: string;
 }): Promise<IngestResult> {
   const { attachment, kind, bytes, config, store, key } = args;
   const maxBytes = maxBytesFor(config, kind);
   if (bytes.byteLength > maxBytes)
-    return { note: `${bytes.byteLength} bytes, over tools.media.${kind}.maxBytes (${maxBytes})` };
+    return { note: `${bytes.byteLength} bytes, over ${limitKey(kind)} (${maxBytes} bytes)` };
   if (bytes.byteLength === 0) return { note: "empty file" };
   const sniffed = sniffMedia(bytes);
   if (!sniffed)
@@ -82,10 +95,13 @@ export async function ingestMedia(args: {
   };
 }
 
-function capability(config: MediaConfig, kind: MediaKind): { enabled: boolean; maxBytes: number } {
-  return kind === "image"
-    ? config.image
-    : kind === "audio"
-      ? config.audio
-      : { enabled: false, maxBytes: 0 };
+function capability(config: IntakeConfig, kind: MediaKind): { enabled: boolean; maxBytes: number } {
+  if (kind === "image") return config.image;
+  if (kind === "audio") return config.audio;
+  return config.document ?? { enabled: false, maxBytes: 0 };
+}
+
+/** The config key that bounds a kind's size, as a refusal names it. */
+export function limitKey(kind: MediaKind): string {
+  return kind === "document" ? "agents.defaults.pdfMaxMb" : `tools.media.${kind}.maxBytes`;
 }

@@ -27,6 +27,15 @@ export interface InlineImage {
   data: string;
 }
 
+/** A PDF loaded for one model request that reads PDFs natively (document-request.ts); never stored. */
+export interface InlineDocument {
+  mimeType: "application/pdf";
+  /** Base64 of the bytes. */
+  data: string;
+  /** The sender's file name (third-party text: the API shows it as the document's title). */
+  name?: string;
+}
+
 export function toBase64(bytes: Uint8Array): string {
   let binary = "";
   const step = 0x8000;

@@ -8,7 +8,11 @@
  * - OpenAI Chat Completions: a user content part `{type: "image_url", image_url: {url, detail?}}`,
  *   url a `data:<image type>;base64,<data>` URL (or https), decoded bytes of the declared type.
  *
- * `imagesOf` tells a test what arrived: each image's type and size, in request order.
+ * - Anthropic Messages, PDFs: a user block `{type: "document", source: {type: "base64",
+ *   media_type: "application/pdf", data}, title?}`, the decoded bytes a PDF (`%PDF-`) of at most
+ *   32 MB; documents only in user turns.
+ *
+ * `imagesOf` / `documentsOf` tell a test what arrived: each one's type and size, in request order.
  */
 
 // Web APIs only (atob, Uint8Array): the server (Node) and the workerd tests both load this file.
@@ -49,6 +53,12 @@ export function imageProblem(
         const problem = anthropicImageProblem(part.source);
         if (problem) return `${where}.image.source${problem}`;
       }
+      if (api === "anthropic" && part.type === "document") {
+        if (message.role !== "user")
+          return `${where}: document blocks are only allowed in user turns`;
+        const problem = anthropicDocumentProblem(part.source);
+        if (problem) return `${where}.document.source${problem}`;
+      }
       if (api === "openai" && part.type === "image_url") {
         if (message.role !== "user")
           return `${where}: image_url parts are only allowed in user messages`;
@@ -80,6 +90,49 @@ export function imagesOf(api: "anthropic" | "openai", body: Record<string, unkno
     }
   }
   return seen;
+}
+
+export interface SeenDocument {
+  title?: string;
+  bytes: number;
+  /** The decoded file as latin1, for a test to look into. */
+  latin1: string;
+}
+
+export function documentsOf(body: Record<string, unknown>): SeenDocument[] {
+  const seen: SeenDocument[] = [];
+  const messages = Array.isArray(body.messages)
+    ? (body.messages as Array<Record<string, unknown>>)
+    : [];
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as Array<Record<string, unknown>>) {
+      if (part.type !== "document") continue;
+      const bytes = decode((part.source as { data: string }).data);
+      seen.push({
+        ...(typeof part.title === "string" ? { title: part.title } : {}),
+        bytes: bytes.length,
+        latin1: latin1(bytes, 0, bytes.length),
+      });
+    }
+  }
+  return seen;
+}
+
+const ANTHROPIC_MAX_PDF_BYTES = 32 * 1024 * 1024;
+
+function anthropicDocumentProblem(source: unknown): string | undefined {
+  if (!isRecord(source)) return ": Field required";
+  if (source.type !== "base64")
+    return ".type: Input should be 'base64', 'text', 'content' or 'url'";
+  if (source.media_type !== "application/pdf")
+    return ".base64.media_type: Input should be 'application/pdf'";
+  if (typeof source.data !== "string" || !BASE64.test(source.data))
+    return ".base64.data: Invalid base64 data";
+  const bytes = decode(source.data);
+  if (bytes.length > ANTHROPIC_MAX_PDF_BYTES) return ": PDF exceeds 32 MB maximum";
+  if (latin1(bytes, 0, 5) !== "%PDF-") return ": The PDF specified was not valid";
+  return undefined;
 }
 
 function anthropicImageProblem(source: unknown): string | undefined {

@@ -14,6 +14,7 @@ import {
   whisperResult,
 } from "./speech.ts";
 import { handleOpenAiSpeech, isSpeechRoute } from "./text-to-speech.ts";
+import { convertToMarkdown, type ConversionInput } from "./markdown-conversion.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
@@ -23,6 +24,7 @@ import { handleOpenAiSpeech, isSpeechRoute } from "./text-to-speech.ts";
  *   POST /ai/run/<model>                    Workers AI text embeddings (embeddings.ts), whisper (speech.ts)
  *   POST /v1/audio/transcriptions           OpenAI speech-to-text, multipart (speech.ts)
  *   POST /v1/audio/speech                   OpenAI text-to-speech: real audio bytes (text-to-speech.ts)
+ *   POST /ai/tomarkdown                     Workers AI Markdown Conversion of PDFs (markdown-conversion.ts)
  * Tests script it per scenario: the request's messages contain `[scenario:<id>]`, so parallel test
  * files never consume each other's scripts.
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
@@ -188,6 +190,20 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
           },
         ]);
       });
+    }
+    if (req.method === "POST" && url.pathname === "/ai/tomarkdown") {
+      const body = safeJson(raw) as { files?: ConversionInput[]; options?: unknown } | undefined;
+      const files = Array.isArray(body?.files) ? body.files : [];
+      logs.set("workers-ai:tomarkdown", [
+        ...(logs.get("workers-ai:tomarkdown") ?? []),
+        {
+          api: "openai",
+          path: url.pathname,
+          headers: flatHeaders(req),
+          body: { names: files.map((file) => file.name), options: body?.options ?? {} },
+        },
+      ]);
+      return sendJson(res, 200, files.map(convertToMarkdown));
     }
     if (
       req.method === "POST" &&

@@ -22,6 +22,28 @@ export class FakeWorkersAi extends WorkerEntrypoint {
     }
     return body.result;
   }
+
+  // Markdown Conversion: `toMarkdown(files | file, options)` → one ConversionResult per file (or
+  // one for one). The files are read here and posted to the fake server, which converts them.
+  async toMarkdown(files, options) {
+    const list = Array.isArray(files) ? files : [files];
+    const payload = [];
+    for (const file of list) {
+      const bytes = new Uint8Array(await file.blob.arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000)
+        binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      payload.push({ name: file.name, mimeType: file.blob.type, data: btoa(binary) });
+    }
+    const response = await fetch(`${this.env.FAKE_MODEL_URL}/ai/tomarkdown`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ files: payload, options: options ?? {} }),
+    });
+    if (!response.ok) throw new Error(`toMarkdown: HTTP ${response.status}`);
+    const results = await response.json();
+    return Array.isArray(files) ? results : results[0];
+  }
 }
 
 export default {

@@ -1,7 +1,12 @@
 import { createLogger } from "../../../functions/logging/logger.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
-import { describeAttachments } from "../../../functions/channels/attachments.ts";
+import {
+  describeAttachments,
+  MAX_ATTACHMENT_CHARS,
+} from "../../../functions/channels/attachments.ts";
+import { intakeConfig } from "../../../functions/media/ingest.ts";
+import { readDocument } from "../../../functions/agent/read-document.ts";
 import { mediaKey, mediaStoreFor } from "../../../functions/media/store.ts";
 import type { MediaPart } from "../../../functions/media/parts.ts";
 import { transcribeAudio, voiceNoteNotice } from "../../../functions/agent/transcribe.ts";
@@ -197,7 +202,7 @@ function mediaIntake(host: TriageHost, row: InboxRow, agentId: string, sessionKe
   if (!store) return undefined;
   return {
     store,
-    config: host.config.tools.media,
+    config: intakeConfig(host.config.tools.media, host.config.agents.defaults.pdfMaxMb),
     keyFor: (index: number) => mediaKey(agentId, sessionKey, eventKey, index),
     transcribe: async (bytes: Uint8Array, part: MediaPart) =>
       transcribeAudio({
@@ -207,8 +212,19 @@ function mediaIntake(host: TriageHost, row: InboxRow, agentId: string, sessionKe
         env: host.env,
         meter: host.meterFor(row, "transcription"),
       }),
+    readDocument: async (bytes: Uint8Array, part: MediaPart) =>
+      readDocument({
+        bytes,
+        name: part.name ?? "document.pdf",
+        env: host.env as Record<string, unknown>,
+        maxChars: MAX_ATTACHMENT_CHARS,
+        timeoutMs: DOCUMENT_READ_TIMEOUT_MS,
+      }),
   };
 }
+
+/** One PDF's conversion; past it the PDF is kept without text (a native reader still gets it). */
+const DOCUMENT_READ_TIMEOUT_MS = 60_000;
 
 /** What a sender kept waiting by the platform is told when their event is turned away (OpenClaw: "not authorized"). */
 export const NOT_AUTHORIZED_TEXT = "⛔ Not authorized: you cannot use this here.";

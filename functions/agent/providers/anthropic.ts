@@ -39,6 +39,11 @@ export function messagesUrl(baseUrl: string): string {
 type AnthropicBlock =
   | { type: "text"; text: string }
   | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
+  | {
+      type: "document";
+      source: { type: "base64"; media_type: "application/pdf"; data: string };
+      title?: string;
+    }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
@@ -133,7 +138,17 @@ export function toAnthropicMessages(
         type: "image",
         source: { type: "base64", media_type: image.mimeType, data: image.data },
       }));
-      push("user", [...images, { type: "text", text: message.content || "(empty message)" }]);
+      // PDFs first, as Anthropic's PDF guide places them (each is a document block with its title).
+      const documents: AnthropicBlock[] = (message.documents ?? []).map((document) => ({
+        type: "document",
+        source: { type: "base64", media_type: document.mimeType, data: document.data },
+        ...(document.name ? { title: document.name } : {}),
+      }));
+      push("user", [
+        ...documents,
+        ...images,
+        { type: "text", text: message.content || "(empty message)" },
+      ]);
     } else if (message.role === "assistant") {
       const blocks: AnthropicBlock[] = options.withThinking ? thinkingBlocks(message) : [];
       if (message.content) blocks.push({ type: "text", text: message.content });

@@ -32,10 +32,10 @@ describe("Slack file_share", () => {
       "# Notes\nbuy milk",
       "text/markdown",
     );
-    const pdfUrl = await serveFile(
-      `/files/${uniqueId("F")}/scan.pdf`,
-      "%PDF-1.4",
-      "application/pdf",
+    const zipUrl = await serveFile(
+      `/files/${uniqueId("F")}/photos.zip`,
+      "PK\u0003\u0004zip",
+      "application/zip",
     );
     const channel = uniqueId("D");
     const body = messageEvent({
@@ -54,7 +54,13 @@ describe("Slack file_share", () => {
             size: 16,
             url_private: notesUrl,
           },
-          { id: "F2", name: "scan.pdf", mimetype: "application/pdf", size: 8, url_private: pdfUrl },
+          {
+            id: "F2",
+            name: "photos.zip",
+            mimetype: "application/zip",
+            size: 7,
+            url_private: zipUrl,
+          },
         ],
       },
     });
@@ -64,9 +70,9 @@ describe("Slack file_share", () => {
     const [request] = await recorded(scenario);
     const seen = JSON.stringify(request!.body);
     expect(seen).toContain("buy milk");
-    expect(seen).toContain("scan.pdf");
+    expect(seen).toContain("photos.zip");
     expect(seen).toContain("not a text file");
-    expect(seen).not.toContain("%PDF");
+    expect(seen).not.toContain("PK\\u0003");
     const downloads = (await slackCalls("files.download")).filter((call) =>
       String(call.args.path).includes("notes.md"),
     );
