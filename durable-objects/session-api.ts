@@ -1,7 +1,13 @@
 import type { SandboxReport } from "../functions/sandbox/report.ts";
 import type { InboundEnvelope } from "../functions/core/envelope.ts";
 import type { Usage } from "../functions/agent/types.ts";
-import type { OnBehalfOf, SubagentParent, SubagentReport } from "./session/subagents/shapes.ts";
+import type {
+  OnBehalfOf,
+  PostAnswer,
+  PostedMessage,
+  SubagentParent,
+  SubagentReport,
+} from "./session/subagents/shapes.ts";
 
 /** An inbound event after routing: which agent and session it belongs to. */
 export interface RoutedEvent {
@@ -150,9 +156,6 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   decideExec(id: string, decision: "allow-once" | "deny", approver: string): Promise<string>;
   /** A sub-agent session asked by its parent to stop (subagents/kill.ts); it still reports once. */
   stopSubagent(reason: string): Promise<string>;
-  /** The message tool of another session: text into this conversation's outbox, once per id. */
-  postMessage(message: {
-    id: string;
-    text: string;
-  }): Promise<{ ok: true; channel: string } | { ok: false; error: string }>;
+  /** The message tool of another session: text and files into this conversation's outbox, once per id. */
+  postMessage(message: PostedMessage): Promise<PostAnswer>;
 }

@@ -38,6 +38,7 @@ import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 import { deliverAnnounces } from "./session/subagents/announce.ts";
 import { stopSubagentHere } from "./session/subagents/kill.ts";
 import { postMessageHere } from "./session/subagents/message.ts";
+import type { PostedMessage } from "./session/subagents/shapes.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -179,7 +180,7 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
   }
 
   /** Another session's `message` tool: into this conversation's outbox, once per id (subagents/message.ts). */
-  async postMessage(message: { id: string; text: string }) {
+  async postMessage(message: PostedMessage) {
     return postMessageHere(this.s, message);
   }
 

@@ -53,6 +53,18 @@ export const sessionsToolsSchema = z
   .loose()
   .prefault({});
 
+/** `tools.message`: who the message tool may write to. */
+export const messageToolSchema = z
+  .object({
+    /**
+     * edgeclaw: owner: only the owner's own direct chats (a direct chat whose last turn was the
+     * owner's); visible: every conversation tools.sessions.visibility lets the caller see.
+     */
+    targets: z.enum(["owner", "visible"]).default("owner"),
+  })
+  .loose()
+  .prefault({});
+
 /** `tools.subagents.tools`: a last allow/deny layer for every child session (deny wins). */
 export const subagentToolsSchema = z
   .object({

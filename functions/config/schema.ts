@@ -20,6 +20,7 @@ import {
   agentsSchema,
   allowWithAlsoAllowMessage,
   noAllowWithAlsoAllow,
+  messageToolSchema,
   sessionsToolsSchema,
   subagentToolsSchema,
   toolPolicyFields,
@@ -334,6 +335,7 @@ const toolsSchema = z
     media: mediaSchema,
     loopDetection: loopDetectionSchema,
     sessions: sessionsToolsSchema,
+    message: messageToolSchema,
     subagents: subagentToolsSchema,
   })
   .loose()

@@ -40,6 +40,17 @@ export class RunStore {
       .toArray()[0];
     return row ? toRunRow(row) : undefined;
   }
+  /** The newest run that answered on this channel and chat (the message tool's owner check). */
+  latestOn(channel: string, to: string): RunRow | undefined {
+    const row = this.sql
+      .exec<Row>(
+        `SELECT * FROM runs WHERE json_extract(route, '$.channel') = ? AND json_extract(route, '$.to') = ? ORDER BY started_at DESC LIMIT 1`,
+        channel,
+        to,
+      )
+      .toArray()[0];
+    return row ? toRunRow(row) : undefined;
+  }
   get(runId: string): RunRow | undefined {
     const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE run_id = ?`, runId).toArray()[0];
     return row ? toRunRow(row) : undefined;

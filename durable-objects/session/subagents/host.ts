@@ -43,7 +43,7 @@ export function sessionToolsHost(
     list: (filter) => listSessions(s, spawner, filter),
     history: (key, limit) => historyOf(s, spawner, key, limit),
     send: (key, message, toolCallId) => sendToSession(s, spawner, key, message, toolCallId),
-    message: (key, text, toolCallId) => sendMessageTo(s, spawner, key, text, toolCallId),
+    message: (request, toolCallId) => sendMessageTo(s, spawner, request, toolCallId),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
 
 /**
  * What the SessionDO keeps about sub-agents (meta keys `subagentChildren`, `subagentParent`,
@@ -85,3 +86,17 @@ export interface PendingAnnounce {
   firstAt: number;
   lastError?: string;
 }
+
+/** What one `message` send hands the target session (SessionApi.postMessage). */
+export interface PostedMessage {
+  /** `message:<from>:<run>:<call>`: the outbox rows' id prefix, so a repeat records nothing new. */
+  id: string;
+  text?: string;
+  files?: OutboundFileRef[];
+  /** `tools.message.targets: "owner"`: refused unless this conversation is the owner's direct chat. */
+  ownerOnly?: boolean;
+  /** The channel the sender named: the conversation's route must be on it. */
+  channel?: string;
+}
+
+export type PostAnswer = { ok: true; channel: string } | { ok: false; error: string };

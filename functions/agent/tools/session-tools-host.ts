@@ -54,6 +54,17 @@ export interface HistoryAnswer {
   contentRedacted: boolean;
 }
 
+/** A `message` send: the conversation (a session key, or a channel and a raw target) and what to send. */
+export interface MessageRequest {
+  sessionKey?: string;
+  channel?: string;
+  target?: string;
+  accountId?: string;
+  text?: string;
+  /** Workspace paths of files to send after the text. */
+  files: string[];
+}
+
 export interface SessionToolsHost {
   /** This session's key and how deep it was spawned (0: nobody spawned it). */
   sessionKey: string;
@@ -71,6 +82,6 @@ export interface SessionToolsHost {
   }): Promise<SessionListAnswer>;
   history(sessionKey: string, limit: number): Promise<HistoryAnswer | { error: string }>;
   send(sessionKey: string, message: string, toolCallId: string): Promise<string>;
-  /** The message tool: text into another conversation, through that session's outbox. */
-  message(sessionKey: string, text: string, toolCallId: string): Promise<string>;
+  /** The message tool: text and files into another conversation, through that session's outbox. */
+  message(request: MessageRequest, toolCallId: string): Promise<string>;
 }
