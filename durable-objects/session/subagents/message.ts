@@ -95,13 +95,23 @@ export async function postMessageHere(
     const adapter = adapterFor(route.channel);
     if (!adapter?.sendFile)
       return { ok: false, error: `this channel (${route.channel}) cannot send files` };
-    const limit = adapter.maxFileBytes?.(channelAccount(s.config, route.channel, route.accountId));
+    const account = channelAccount(s.config, route.channel, route.accountId);
+    const limit = adapter.maxFileBytes?.(account);
     const big = files.find((file) => limit !== undefined && file.sizeBytes > limit);
     if (big)
       return {
         ok: false,
         error: `${big.name}: ${big.sizeBytes} bytes is over this channel's ${limit}`,
       };
+    // What the channel cannot take at all (a type it refuses, no public link to hand it).
+    for (const file of files) {
+      const refusal = adapter.fileRefusal?.(file, {
+        env: s.env as unknown as Record<string, unknown>,
+        config: s.config,
+        account,
+      });
+      if (refusal) return { ok: false, error: `${file.name}: ${refusal}` };
+    }
   }
   const now = Date.now();
   // The route's reply-to and per-message extras belong to the last inbound message, not to this.
