@@ -1,12 +1,11 @@
 /**
  * `npm run dev`: the whole gateway on this machine — embedded Postgres (PGlite behind the Neon
- * driver's WebSocket bridge) and `wrangler dev` with the config and workspace bundled in, exactly as
- * a deploy would. State lives under EDGECLAW_DATA_DIR (default .edgeclaw/data) and survives restarts;
- * EDGECLAW_PORT (default 8787) picks the port, so several instances can run side by side.
- * When an account is served over a socket (Discord, Slack Socket Mode, Telegram polling,
- * Mattermost), the companion runs beside it as a plain Node process (lib/dev-companion.ts) on
- * EDGECLAW_COMPANION_PORT (default: a free port); EDGECLAW_DEV_COMPANION=0 leaves it to you (your own
- * companion process or image, on the key the banner names).
+ * driver's WebSocket bridge), the Worker with the config and workspace bundled in as a deploy
+ * would, and the browser Worker over local Chromium (lib/dev-browser.ts). State lives under
+ * EDGECLAW_DATA_DIR (default .edgeclaw/data); EDGECLAW_PORT (default 8787) picks the port. A socket
+ * account (Discord, Slack Socket Mode, Telegram polling, Mattermost) gets the companion as a plain
+ * Node process (lib/dev-companion.ts) on EDGECLAW_COMPANION_PORT (default: a free port);
+ * EDGECLAW_DEV_COMPANION=0 leaves it to you (your own companion, on the key the banner names).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
@@ -21,6 +20,7 @@ import {
   type DataDirLock,
 } from "./lib/data-dir-lock.ts";
 import { devReadyBanner } from "./lib/dev-banner.ts";
+import { startDevBrowser, type DevBrowser } from "./lib/dev-browser.ts";
 import {
   buildCompanionBundle,
   companionBundleStale,
@@ -54,6 +54,7 @@ const runCompanion = process.env.EDGECLAW_DEV_COMPANION !== "0";
 let postgres: LocalPostgres | undefined;
 let wrangler: ChildProcess | undefined;
 let companion: RunningCompanion | undefined;
+let browser: DevBrowser | undefined;
 let lock: DataDirLock | undefined;
 /** EDGECLAW_SIMULATE=1: fake platforms for the configured channels (scripts/simulate/). */
 let simulated: SimulatedDev | undefined;
@@ -103,6 +104,7 @@ async function main() {
     simulated = await (await import("./simulate/dev.ts")).simulateForDev(inputs, vars);
   const config = simulated?.config ?? inputs.loaded.config;
   let defineArgs = simulated?.defineArgs ?? inputs.defineArgs;
+  browser = await startDevBrowser(config);
   // Socket accounts: the companion's key (a generated one is added to the bundled config) and the
   // platform secrets both processes need go into `vars` before the Worker's env file is written.
   const companionPlan = planDevCompanion({
@@ -155,10 +157,10 @@ async function main() {
     envFile,
     ...envNames.flatMap((name) => ["--env-binding", name]),
     ...defineArgs,
+    ...(browser.url ? ["--browser-run", browser.url] : []),
   ];
-  // Its own process group, so stopping it also reaches workerd and anything else it started. The
-  // Worker builds (in processes of its own) while Postgres starts here; workerd waits for the env
-  // file, written once Postgres answers, so the Worker never runs without its database.
+  // Its own process group, so stopping it reaches workerd too. The Worker builds while Postgres
+  // starts here; workerd waits for the env file, written once Postgres answers.
   wrangler = spawn(process.execPath, args, {
     detached: true,
     stdio: ["ignore", "inherit", "inherit", "pipe"],
@@ -180,8 +182,7 @@ async function main() {
     process.exit(code || 1);
   });
 
-  // Loaded here, not at the top: PGlite's 9 MB module takes a second or two to load, which the
-  // Worker's build now overlaps.
+  // Loaded here, not at the top: PGlite's 9 MB module loads while the Worker builds.
   const { startLocalPostgres } = await import("./lib/local-postgres.ts");
   postgres = await startLocalPostgres({ dataDir: join(dataDir, "pg") });
   if (stopping) return;
@@ -223,6 +224,7 @@ async function main() {
     vars,
     auth,
     companion: companionLine,
+    browser: browser.line,
   }))
     console.log(line);
   for (const line of simulated?.ready(url, dataDir) ?? []) console.log(line);
@@ -334,6 +336,7 @@ function stop(): Promise<void> {
     }
     // Whatever wrangler left behind in its group (workerd) goes too.
     if (child?.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+    await browser?.stop();
     rmSync(envFile, { force: true });
     rmSync(`${envFile}.writing`, { force: true });
     await simulated?.stop(dataDir);
@@ -355,10 +358,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals) {
   }
 }
 
-/**
- * Ctrl-C reaches every process in the terminal's group, and tsx (our parent) relays it once more:
- * a repeat within this window is the same keypress, not the "stop now" second Ctrl-C.
- */
+/** Ctrl-C reaches the terminal's group and tsx relays it again: a repeat this soon is the same keypress. */
 const REPEATED_SIGNAL_MS = 1_500;
 let firstSignalAt = 0;
 
@@ -369,6 +369,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
       // A real second Ctrl-C: do not wait for anything.
       companion?.kill();
       if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
+      void browser?.stop();
       rmSync(envFile, { force: true });
       unlock();
       process.exit(130);
@@ -385,6 +386,7 @@ process.on("exit", () => {
   // Last resort if this process dies on an error: never leave a workerd (or a companion) behind.
   companion?.kill();
   if (wrangler?.pid !== undefined) signalGroup(wrangler.pid, "SIGKILL");
+  void browser?.stop(); // its Chromiums are killed at once, before this returns
 });
 
 main().catch(async (error: unknown) => {

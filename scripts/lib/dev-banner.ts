@@ -22,6 +22,8 @@ export interface DevBannerInput {
     sandbox?: { agents: string[]; outboundKey: { id: string; source: string; file?: string } };
     running?: { url: string; pid: number };
   };
+  /** The browser's line (lib/dev-browser.ts): where it runs, or why it is off and how to get it. */
+  browser?: string;
 }
 
 /**
@@ -61,6 +63,7 @@ export function devReadyBanner(input: DevBannerInput): string[] {
     "set in .dev.vars or the shell, then restart (EDGECLAW_SIMULATE=1 tries the channel with test secrets)",
   ))
     lines.push(`  ${problem}`);
+  if (input.browser) lines.push(input.browser);
   const { companion } = input;
   if (companion) {
     const keys: string[] = [];

@@ -6,14 +6,22 @@
  * bundle built before from the same files and config is reused (worker-bundle-cache.ts).
  *
  *   node --import tsx scripts/lib/local-worker-build.ts --out-dir DIR --address HOST:PORT \
- *     --do-dir DIR [--env-binding NAME …] [--define NAME:JSON …]
+ *     --do-dir DIR [--env-binding NAME …] [--define NAME:JSON …] [--browser-run URL]
+ *
+ * With --browser-run (the loopback Browser Run stand-in dev started), the browser Worker
+ * (wrangler.browser.toml) is built too, at the same time and cached the same way, and served
+ * beside the main Worker, bound to it as BROWSER_WORKER.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { buildBrowserWorker } from "./browser-worker-build.ts";
 import { runWrangler, stripAnsi } from "./wrangler.ts";
 import { workerBundleCache } from "./worker-bundle-cache.ts";
 import { workerdConfig, type WorkerShape } from "./workerd-config.ts";
+
+/** Beside --out-dir, not in it: the two builds run at once, and each owns its folder. */
+const BROWSER_BUILD_DIR = "browser-worker-build";
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +31,7 @@ const { values } = parseArgs({
     "client-address": { type: "string" },
     "env-binding": { type: "string", multiple: true, default: [] },
     define: { type: "string", multiple: true, default: [] },
+    "browser-run": { type: "string" },
   },
   strict: true,
 });
@@ -32,6 +41,12 @@ async function main(): Promise<number> {
     throw new Error("--out-dir, --address and --do-dir are required");
   const outDir = resolve(values["out-dir"]);
   const projectDir = process.cwd();
+  const browserRunUrl = values["browser-run"];
+  // Its own wrangler run, beside the main Worker's: together they take about as long as the slower.
+  const browserBuild = browserRunUrl
+    ? buildBrowserWorker(projectDir, join(outDir, "..", BROWSER_BUILD_DIR))
+    : undefined;
+  void browserBuild?.catch(() => undefined); // awaited below
   const cache = workerBundleCache<WorkerShape>(projectDir, values.define);
   let shape = cache?.restore(outDir);
   if (!shape) {
@@ -67,6 +82,23 @@ async function main(): Promise<number> {
     cache?.store(outDir, metafile, startedAt, shape);
     rmSync(metafile, { force: true });
   }
+  let browser: Parameters<typeof workerdConfig>[0]["browser"];
+  if (browserBuild && browserRunUrl) {
+    try {
+      const built = await browserBuild;
+      browser = {
+        modulePath: `../${BROWSER_BUILD_DIR}/index.js`,
+        compatibilityDate: built.compatibilityDate,
+        compatibilityFlags: built.compatibilityFlags,
+        browserRunUrl,
+      };
+    } catch (error) {
+      // The gateway serves without it; the agent simply has no browser tool until the next save.
+      console.error(
+        `edgeclaw dev: ${error instanceof Error ? error.message : String(error)}\nedgeclaw dev: the browser Worker is not running: the agent has no browser tool`,
+      );
+    }
+  }
   mkdirSync(values["do-dir"], { recursive: true });
   // The media store of dev: <data dir>/v3/media, beside the Durable Objects' storage.
   const mediaDir = join(dirname(resolve(values["do-dir"])), "media");
@@ -81,6 +113,7 @@ async function main(): Promise<number> {
       environmentBindings: values["env-binding"],
       clientAddress: values["client-address"],
       mediaDir,
+      browser,
     }),
   );
   return 0;

@@ -5,7 +5,11 @@
 // request), a second workerd for that proxy and an esbuild watch service (~90 MB).
 //
 //   node scripts/lib/local-worker.mjs --ip 127.0.0.1 --port 8787 --persist-to DIR --vars-file FILE \
-//     [--env-binding NAME …] [--define NAME:JSON …] [--watch] [--inspector-port N]
+//     [--env-binding NAME …] [--define NAME:JSON …] [--watch] [--inspector-port N] \
+//     [--browser-run URL]
+//
+// --browser-run names the loopback Browser Run stand-in dev started: the browser Worker is then
+// built and served beside the main one, bound to it as BROWSER_WORKER (local-worker-build.ts).
 //
 // (Not --env-file: node reads a file named by --env-file anywhere on its command line, into its own
 // environment, and fails when it does not exist yet.) The bundle is built at once; workerd starts only once FILE exists (dev writes it when Postgres
@@ -40,6 +44,7 @@ const { values } = parseArgs({
     define: { type: "string", multiple: true, default: [] },
     watch: { type: "boolean", default: false },
     "inspector-port": { type: "string" },
+    "browser-run": { type: "string" },
   },
   strict: true,
 });
@@ -69,6 +74,7 @@ function build() {
     ...(loopback ? ["--client-address", values.ip] : []),
     ...envBindings.flatMap((name) => ["--env-binding", name]),
     ...values.define.flatMap((define) => ["--define", define]),
+    ...(values["browser-run"] ? ["--browser-run", values["browser-run"]] : []),
   ];
   return new Promise((resolveBuild) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });

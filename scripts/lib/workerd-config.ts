@@ -38,7 +38,24 @@ export interface WorkerdConfigInput {
    * service takes PUT, GET and DELETE of files.
    */
   mediaDir?: string;
+  /**
+   * The browser Worker (wrangler.browser.toml) beside the main one, bound to it as the service
+   * binding `BROWSER_WORKER` (entrypoint BrowserService), as a deploy binds it: its Durable
+   * Objects stored with the main Worker's, and Browser Run replaced by the loopback stand-in at
+   * `browserRunUrl` (workers/browser/endpoint.ts).
+   */
+  browser?: {
+    /** The bundle's path, relative to where the config file is written (`embed` resolves there). */
+    modulePath: string;
+    compatibilityDate: string;
+    compatibilityFlags: string[];
+    browserRunUrl: string;
+  };
 }
+
+/** wrangler.browser.toml's name and Durable Object: the storage folder is named after both. */
+const BROWSER_WORKER_NAME = "edgeclaw-browser";
+const BROWSER_SESSION_CLASS = "BrowserSessionDO";
 
 export function workerdConfig(input: WorkerdConfigInput): string {
   const { worker } = input;
@@ -57,6 +74,10 @@ export function workerdConfig(input: WorkerdConfigInput): string {
     );
   }
   if (input.mediaDir) bindings.push(`(name = "MEDIA_DISK", service = "media-disk")`);
+  if (input.browser)
+    bindings.push(
+      `(name = "BROWSER_WORKER", service = (name = "browser", entrypoint = "BrowserService"))`,
+    );
   const classes = [
     ...new Map(Object.values(worker.durableObjects).map((d) => [d.className, d])).values(),
   ];
@@ -74,7 +95,7 @@ const config :Workerd.Config = (
       input.mediaDir
         ? `\n    (name = "media-disk", disk = (path = ${text(input.mediaDir)}, writable = true)),`
         : ""
-    }
+    }${input.browser ? `\n    (name = "browser", worker = .browserWorker),` : ""}
   ],
   sockets = [(name = "http", address = ${text(input.address)}, http = (${injectClientAddress(input.clientAddress)}), service = "main")],
 );
@@ -88,6 +109,23 @@ const worker :Workerd.Worker = (
   ],
   durableObjectNamespaces = [${namespaces.join(", ")}],
   durableObjectStorage = ${classes.length ? `(localDisk = "do-storage")` : "(none = void)"},
+  globalOutbound = "internet",
+);
+${input.browser ? browserWorker(input.browser) : ""}`;
+}
+
+function browserWorker(browser: NonNullable<WorkerdConfigInput["browser"]>): string {
+  return `
+const browserWorker :Workerd.Worker = (
+  modules = [(name = "index.js", esModule = embed ${text(browser.modulePath)})],
+  compatibilityDate = ${text(browser.compatibilityDate)},
+  compatibilityFlags = [${browser.compatibilityFlags.map(text).join(", ")}],
+  bindings = [
+    (name = "BROWSER_SESSIONS", durableObjectNamespace = (className = ${text(BROWSER_SESSION_CLASS)})),
+    (name = "EDGECLAW_LOOPBACK_BROWSER_RUN", text = ${text(browser.browserRunUrl)}),
+  ],
+  durableObjectNamespaces = [(className = ${text(BROWSER_SESSION_CLASS)}, uniqueKey = ${text(`${BROWSER_WORKER_NAME}-${BROWSER_SESSION_CLASS}`)}, enableSql = true)],
+  durableObjectStorage = (localDisk = "do-storage"),
   globalOutbound = "internet",
 );
 `;
