@@ -1,17 +1,24 @@
+import type { TtsProviderConfig } from "../config/media-schema.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
 import { sniffMedia } from "../media/sniff.ts";
 import { budgetStopNotice, type MeterTicket, type ModelCallMeter } from "./metering.ts";
 import { mediaCallStart, transcriptionOutcome } from "./transcribe-meter.ts";
+import {
+  DEFAULT_WORKERS_AI_TTS_MODEL,
+  speakWithWorkersAi,
+  WORKERS_AI_TTS_ID,
+} from "./tts-workers-ai.ts";
 import { ModelError } from "./types.ts";
 
 /**
- * Text to speech for a reply (OpenClaw's `tts`): OpenAI's speech API, `POST <baseUrl>/audio/speech`
- * with `{ model, input, voice, response_format }`, answered with the audio's bytes. The provider is
- * `tts.provider` (else the first `tts.providers` entry): `openai` defaults to
- * https://api.openai.com/v1 and OPENAI_API_KEY; any other id needs its `baseUrl` (or a
- * `models.providers.<id>` block to take it from). A voice note asks for `opus` (Ogg/Opus, what
- * Telegram's sendVoice plays); an audio file for `responseFormat` (mp3).
+ * Text to speech for a reply (OpenClaw's `tts`). The provider is `tts.provider` (else the first
+ * `tts.providers` entry): `workers-ai` speaks through the Worker's `AI` binding (Deepgram Aura,
+ * tts-workers-ai.ts); any other id through OpenAI's speech API, `POST <baseUrl>/audio/speech` with
+ * `{ model, input, voice, response_format }` — `openai` defaults to https://api.openai.com/v1 and
+ * OPENAI_API_KEY, any other id needs its `baseUrl` (or a `models.providers.<id>` block to take it
+ * from). A voice note asks for Opus in Ogg (what Telegram's sendVoice plays); an audio file for
+ * `responseFormat` (mp3).
  *
  * Metered as kind "tts" through the session's meter (admitted against the budgets before the text
  * leaves). The speech API reports no usage, so the text's length / 4 is charged as input tokens at
@@ -36,18 +43,11 @@ export async function synthesizeSpeech(args: {
   const id = tts.provider ?? Object.keys(tts.providers)[0];
   if (!id) return { error: "no tts.providers entry is configured" };
   const provider = tts.providers[id] ?? {};
-  const modelsEntry = args.config.models.providers[id];
-  const baseUrl =
-    provider.baseUrl ??
-    modelsEntry?.baseUrl ??
-    (id === "openai" ? "https://api.openai.com/v1" : undefined);
-  if (!baseUrl) return { error: `tts.providers.${id}.baseUrl is not set` };
-  const apiKey =
-    resolveSecret(provider.apiKey, args.env) ??
-    resolveSecret(modelsEntry?.apiKey, args.env) ??
-    (id === "openai" ? stringOf(args.env.OPENAI_API_KEY) : undefined);
-  const model = provider.model ?? DEFAULT_TTS_MODEL;
   const format = args.voiceNote ? "opus" : (provider.responseFormat ?? "mp3");
+  const onWorkersAi = id === WORKERS_AI_TTS_ID;
+  const speakOpenAi = onWorkersAi ? undefined : openAiSpeaker(args, id, provider);
+  if (typeof speakOpenAi === "string") return { error: speakOpenAi };
+  const model = provider.model ?? (onWorkersAi ? DEFAULT_WORKERS_AI_TTS_MODEL : DEFAULT_TTS_MODEL);
   const start = mediaCallStart(args.config, `${id}/${model}`, byteLength(args.text), 0);
   let ticket: MeterTicket | undefined;
   try {
@@ -57,30 +57,15 @@ export async function synthesizeSpeech(args: {
     return { error: budgetStopNotice(error) ? message : `budget check: ${message}` };
   }
   try {
-    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/audio/speech`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      },
-      body: JSON.stringify({
-        model,
-        input: args.text,
-        voice: provider.speakerVoice ?? DEFAULT_TTS_VOICE,
-        response_format: format,
-      }),
-      redirect: "manual",
-      signal: AbortSignal.timeout(tts.timeoutMs),
-    });
-    if (!response.ok) {
-      const body = (await response.json().catch(() => undefined)) as
-        | { error?: { message?: unknown } }
-        | undefined;
-      throw new Error(
-        `HTTP ${response.status}${typeof body?.error?.message === "string" ? `: ${body.error.message.slice(0, 200)}` : ""}`,
-      );
-    }
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const bytes = speakOpenAi
+      ? await speakOpenAi(model, format)
+      : await speakWithWorkersAi({
+          env: args.env as Record<string, unknown>,
+          provider,
+          text: args.text,
+          format,
+          timeoutMs: tts.timeoutMs,
+        });
     const sniffed = sniffMedia(bytes);
     if (sniffed?.kind !== "audio") throw new Error("the answer is not audio");
     if (ticket)
@@ -102,6 +87,54 @@ export async function synthesizeSpeech(args: {
       });
     return { error: `${id}: ${message}`.slice(0, 300) };
   }
+}
+
+/**
+ * OpenAI's speech API for provider `id`: a function that speaks, or why it cannot (no base URL).
+ * `openai` defaults to https://api.openai.com/v1 and OPENAI_API_KEY; any other id takes its
+ * `baseUrl` and key from `tts.providers.<id>`, else from `models.providers.<id>`.
+ */
+function openAiSpeaker(
+  args: { config: EdgeclawConfig; env: SecretEnv; text: string },
+  id: string,
+  provider: TtsProviderConfig,
+): ((model: string, format: string) => Promise<Uint8Array>) | string {
+  const modelsEntry = args.config.models.providers[id];
+  const baseUrl =
+    provider.baseUrl ??
+    modelsEntry?.baseUrl ??
+    (id === "openai" ? "https://api.openai.com/v1" : undefined);
+  if (!baseUrl) return `tts.providers.${id}.baseUrl is not set`;
+  const apiKey =
+    resolveSecret(provider.apiKey, args.env) ??
+    resolveSecret(modelsEntry?.apiKey, args.env) ??
+    (id === "openai" ? stringOf(args.env.OPENAI_API_KEY) : undefined);
+  return async (model, format) => {
+    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/audio/speech`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model,
+        input: args.text,
+        voice: provider.speakerVoice ?? DEFAULT_TTS_VOICE,
+        response_format: format,
+      }),
+      redirect: "manual",
+      signal: AbortSignal.timeout(args.config.tts.timeoutMs),
+    });
+    if (!response.ok) {
+      const body = (await response.json().catch(() => undefined)) as
+        | { error?: { message?: unknown } }
+        | undefined;
+      throw new Error(
+        `HTTP ${response.status}${typeof body?.error?.message === "string" ? `: ${body.error.message.slice(0, 200)}` : ""}`,
+      );
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  };
 }
 
 /**

@@ -69,9 +69,11 @@ export type MediaConfig = z.infer<typeof mediaSchema>;
 
 /**
  * `tts` (OpenClaw's tools/tts; its own top-level block, kept here beside the media it makes so the
- * config's module graph stays small): replies read out as audio. Off by default. Edgeclaw runs the
- * OpenAI speech API (`POST <baseUrl>/audio/speech`) — `providers.openai`, or any provider id with
- * a `baseUrl` that speaks it (a local server, an OpenAI-compatible proxy).
+ * config's module graph stays small): replies read out as audio. Off by default. Providers:
+ * `workers-ai` (the Worker's `AI` binding: Deepgram Aura, `@cf/deepgram/aura-1`, speaker angus
+ * unless `speakerVoice` names another), and the OpenAI speech API (`POST <baseUrl>/audio/speech`) —
+ * `providers.openai`, or any provider id with a `baseUrl` that speaks it (a local server, an
+ * OpenAI-compatible proxy).
  * - `auto`: "off" (default); "always" (every final reply); "inbound" (only a reply to a voice
  *   note); "tagged" (only a reply carrying `[[tts]]` or a `[[tts:text]]…[[/tts:text]]` block).
  * - `provider`: which `providers.<id>` speaks (default: the first configured one).
@@ -85,9 +87,9 @@ const ttsProviderSchema = z
     apiKey: secretInputSchema.optional(),
     /** Where its OpenAI speech API is (`<baseUrl>/audio/speech`; `openai`: https://api.openai.com/v1). */
     baseUrl: z.string().url().optional(),
-    /** The speech model (gpt-4o-mini-tts unless set). */
+    /** The speech model (gpt-4o-mini-tts unless set; workers-ai: @cf/deepgram/aura-1). */
     model: z.string().min(1).optional(),
-    /** The voice (alloy unless set). */
+    /** The voice (alloy unless set; workers-ai: one of Aura's speakers, angus unless set). */
     speakerVoice: z.string().min(1).optional(),
     /** The audio file format when no voice note is wanted (mp3 unless set); voice notes are opus. */
     responseFormat: z.enum(["mp3", "opus", "flac", "wav"]).optional(),

@@ -107,4 +107,54 @@ describe("synthesizeSpeech", () => {
     expect(result).toEqual({ error: expect.stringContaining("budget reached") });
     expect((await recorded("tts:tts-test")).length).toBe(before);
   });
+
+  it("speaks through the Workers AI binding (Deepgram Aura): Opus in Ogg for a voice note, MP3 otherwise, metered under workers-ai/<model>", async () => {
+    const settled: string[] = [];
+    const meter: ModelCallMeter = {
+      admit: async () => ({ id: crypto.randomUUID(), startedAt: Date.now() }),
+      settle: async (_t, start) => void settled.push(start.model.ref),
+    };
+    const config = withTts({
+      auto: "always",
+      provider: "workers-ai",
+      providers: { "workers-ai": { speakerVoice: "luna" } },
+    });
+    const text = `Workers AI speaks ${crypto.randomUUID()}`;
+    const voice = await synthesizeSpeech({ config, env: testEnv, text, voiceNote: true, meter });
+    expect(voice).toMatchObject({
+      mimeType: "audio/ogg",
+      model: "workers-ai/@cf/deepgram/aura-1",
+    });
+    const file = await synthesizeSpeech({ config, env: testEnv, text, voiceNote: false, meter });
+    expect(file).toMatchObject({ mimeType: "audio/mpeg" });
+    const calls = (await recorded("workers-ai:@cf/deepgram/aura-1")).filter(
+      (call) => call.body.text === text,
+    );
+    expect(calls.map((call) => call.body)).toEqual([
+      { text, speaker: "luna", encoding: "opus", container: "ogg" },
+      { text, speaker: "luna", encoding: "mp3" },
+    ]);
+    expect(settled).toEqual(["workers-ai/@cf/deepgram/aura-1", "workers-ai/@cf/deepgram/aura-1"]);
+
+    const refused = await synthesizeSpeech({
+      config: withTts({
+        auto: "always",
+        provider: "workers-ai",
+        providers: { "workers-ai": { speakerVoice: "nobody" } },
+      }),
+      env: testEnv,
+      text,
+      voiceNote: false,
+    });
+    expect(refused).toEqual({
+      error: expect.stringMatching(/^workers-ai: HTTP 400: .*speaker nobody is not one of Aura's/),
+    });
+    const unbound = await synthesizeSpeech({
+      config,
+      env: { ...testEnv, AI: undefined },
+      text,
+      voiceNote: false,
+    });
+    expect(unbound).toEqual({ error: expect.stringContaining("no Workers AI binding") });
+  });
 });

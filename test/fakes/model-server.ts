@@ -13,7 +13,12 @@ import {
   serveFixture,
   whisperResult,
 } from "./speech.ts";
-import { handleOpenAiSpeech, isSpeechRoute } from "./text-to-speech.ts";
+import {
+  answerAuraSpeech,
+  handleOpenAiSpeech,
+  isSpeechRoute,
+  WORKERS_AI_SPEECH_MODEL,
+} from "./text-to-speech.ts";
 import { convertToMarkdown, type ConversionInput } from "./markdown-conversion.ts";
 
 /**
@@ -190,6 +195,18 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
           },
         ]);
       });
+    }
+    if (
+      req.method === "POST" &&
+      decodeURIComponent(url.pathname) === `/ai/run/${WORKERS_AI_SPEECH_MODEL}`
+    ) {
+      const body = safeJson(raw);
+      return answerAuraSpeech(res, isRecord(body) ? body : {}, (inputs) =>
+        logs.set(`workers-ai:${WORKERS_AI_SPEECH_MODEL}`, [
+          ...(logs.get(`workers-ai:${WORKERS_AI_SPEECH_MODEL}`) ?? []),
+          { api: "openai", path: url.pathname, headers: flatHeaders(req), body: inputs },
+        ]),
+      );
     }
     if (req.method === "POST" && url.pathname === "/ai/tomarkdown") {
       const body = safeJson(raw) as { files?: ConversionInput[]; options?: unknown } | undefined;

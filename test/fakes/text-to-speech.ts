@@ -48,6 +48,56 @@ export async function handleOpenAiSpeech(
   res.end(bytes);
 }
 
+const AURA_SPEAKERS = new Set(
+  "angus asteria arcas orion orpheus athena luna zeus perseus helios hera stella".split(" "),
+);
+/** Aura's encodings and the containers each takes (Workers AI's model page for @cf/deepgram/aura-1). */
+const AURA_CONTAINERS: Record<string, string[]> = {
+  linear16: ["none", "wav"],
+  mulaw: ["none", "wav"],
+  alaw: ["none", "wav"],
+  opus: ["ogg"],
+  mp3: ["none"],
+  flac: ["none"],
+  aac: ["none"],
+};
+
+export const WORKERS_AI_SPEECH_MODEL = "@cf/deepgram/aura-1";
+
+/**
+ * Workers AI's `@cf/deepgram/aura-1` on the fake server (`POST /ai/run/@cf/deepgram/aura-1`, what
+ * the fake `AI` binding forwards `run` to): `{ text, speaker?, encoding?, container? }` checked as
+ * the model's schema says, answered with real audio (Opus in Ogg, or MP3: the espeak-ng
+ * fixtures); any other encoding is refused as one this fake does not carry.
+ */
+export function answerAuraSpeech(
+  res: ServerResponse,
+  inputs: Record<string, unknown>,
+  log: (body: Record<string, unknown>) => void,
+): void {
+  log(inputs);
+  const refuse = (message: string) => {
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ success: false, errors: [{ code: 5006, message }], result: null }));
+  };
+  if (typeof inputs.text !== "string" || !inputs.text.trim())
+    return refuse("Type mismatch of '/text', 'string' not in 'undefined'");
+  const speaker = inputs.speaker ?? "angus";
+  if (!AURA_SPEAKERS.has(String(speaker)))
+    return refuse(`speaker ${String(speaker)} is not one of Aura's`);
+  const encoding = String(inputs.encoding ?? "mp3");
+  const containers = AURA_CONTAINERS[encoding];
+  if (!containers) return refuse(`encoding ${encoding} is not one of Aura's`);
+  const container = String(inputs.container ?? (encoding === "opus" ? "ogg" : "none"));
+  if (!containers.includes(container))
+    return refuse(`container ${container} cannot hold encoding ${encoding}`);
+  const audio = encoding === "opus" ? AUDIO.opus : encoding === "mp3" ? AUDIO.mp3 : undefined;
+  if (!audio) return refuse(`encoding ${encoding} is not carried by this fake`);
+  const bytes = readFileSync(`${FIXTURES}${audio.file}`);
+  res.writeHead(200, { "content-type": audio.type, "content-length": String(bytes.byteLength) });
+  res.end(bytes);
+}
+
 function error(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(

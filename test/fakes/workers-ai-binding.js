@@ -6,12 +6,14 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 
 export class FakeWorkersAi extends WorkerEntrypoint {
-  async run(model, inputs) {
+  async run(model, inputs, options) {
     const response = await fetch(`${this.env.FAKE_MODEL_URL}/ai/run/${encodeURIComponent(model)}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(inputs),
     });
+    // `returnRawResponse: true`: the model's HTTP answer itself (audio bytes for a speech model).
+    if (options?.returnRawResponse) return response;
     const body = await response.json();
     if (!response.ok || !body.success) {
       const first =

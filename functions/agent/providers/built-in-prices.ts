@@ -29,6 +29,11 @@ export const BUILT_IN_MODEL_PRICES: Readonly<Record<string, ModelCost>> = {
   // compaction keeps prompts inside it. A catalog entry that raises contextWindow past 272K
   // should give its own `cost` (docs/concepts/cost.md).
   "openai/gpt-5.6-sol": { input: 5, output: 30, cacheRead: 0.5, cacheWrite: 6.25 },
+  // Workers AI, "aura-1" model page (https://developers.cloudflare.com/workers-ai/models/aura-1/,
+  // read 2026-12-03): $0.015 per 1,000 characters. The default voice of tts provider
+  // "workers-ai" (tts-workers-ai.ts), which meters a text of n characters as n/4 input tokens, so
+  // $0.015 per 1,000 characters is $60 per million of those tokens.
+  "workers-ai/@cf/deepgram/aura-1": { input: 60, output: 0, cacheRead: 0, cacheWrite: 0 },
 };
 
 /** The table's price for `providerId/modelId` (ids as the resolver normalised them), if it has one. */
