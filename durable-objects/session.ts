@@ -38,7 +38,8 @@ import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 import { deliverAnnounces } from "./session/subagents/announce.ts";
 import { stopSubagentHere } from "./session/subagents/kill.ts";
 import { postMessageHere } from "./session/subagents/message.ts";
-import type { PostedMessage } from "./session/subagents/shapes.ts";
+import type { PostedMessage, SubagentAdminRow } from "./session/subagents/shapes.ts";
+import { childAdminView, childrenOf } from "./session/subagents/children.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -177,6 +178,11 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
   /** Its parent stops this sub-agent (/subagents kill, the subagents tool): the report still comes. */
   async stopSubagent(reason: string): Promise<string> {
     return stopSubagentHere(this.s, reason);
+  }
+
+  /** Its sub-agents for the control page (subagents/children.ts). */
+  async subagents(): Promise<SubagentAdminRow[]> {
+    return childrenOf(this.s.store).map(childAdminView);
   }
 
   /** Another session's `message` tool: into this conversation's outbox, once per id (subagents/message.ts). */

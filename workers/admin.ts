@@ -22,6 +22,7 @@ import { adminDeadLetters } from "./admin-dead-letters.ts";
 import { adminOverview } from "./admin-overview.ts";
 import { adminCompanion } from "./admin-companion.ts";
 import { adminSandbox } from "./sandbox-status.ts";
+import { adminSubagents } from "./admin-subagents.ts";
 import { auditAdminChange } from "./admin-audit-write.ts";
 import { channelDefinitions } from "../functions/channels/registry.ts";
 import type { ChannelAdminDeps } from "../functions/channels/channel-admin.ts";
@@ -65,6 +66,8 @@ for (const channel of channelDefinitions())
   if (channel.admin) admin.route(`/channels/${channel.id}`, channel.admin(channelAdminDeps));
 // Why one event got the answer it got: /admin/sessions/:key/events/:dedupKey (workers/admin-session-events.ts).
 admin.route("/sessions", adminSessionEvents);
+// The sub-agents a session spawned, with run time and cost: /admin/sessions/:key/subagents (workers/admin-subagents.ts).
+admin.route("/sessions", adminSubagents);
 // Commands allowed always by /approve … allow-always, and their revocation (workers/admin-exec-approvals.ts).
 admin.route("/exec-approvals", adminExecApprovals);
 // The sandbox backends for operators: kind, reachability, containers, running commands (workers/sandbox-status.ts).

@@ -36,6 +36,7 @@ function sessionDetail(key) {
   return Promise.all([
     api("GET", "/admin/sessions/" + enc(key) + "?limit=200"),
     api("GET", "/admin/sessions/" + enc(key) + "/dead-letters").catch(function () { return { deadLetters: [] }; }),
+    api("GET", "/admin/sessions/" + enc(key) + "/subagents").catch(function (error) { return { subagents: [], error: error.message || String(error) }; }),
   ]).then(function (results) {
     var data = results[0], s = data.session;
     // The index in Postgres learns a reset's new session id with the session's next mirror pass;
@@ -59,6 +60,7 @@ function sessionDetail(key) {
           h("div", { cls: "muted", "data-field": "session-id", text: "session id " + sessionId + " · started " + when(s.sessionStartedAt) + " · tokens " + count(s.inputTokens) + " in / " + count(s.outputTokens) + " out" })),
         reset),
       results[1].deadLetters.length ? h("p", { cls: "warn" }, results[1].deadLetters.length + " dead letter(s): ", h("a", { href: "#dead-letters", text: "see Dead letters" })) : null,
+      subagentsSection(results[2]),
       sandboxSection(data.sandbox),
       h("h3", { text: "Transcript (current session)" }),
       h("div", { cls: "card", "data-list": "transcript" }, transcript.length ? transcript.map(function (e) {
@@ -66,6 +68,37 @@ function sessionDetail(key) {
       }) : empty("Nothing in this session yet (a reset starts an empty one; the archive keeps earlier ones).")),
     ];
   });
+}
+
+// The session's sub-agents (GET /admin/sessions/:key/subagents, workers/admin-subagents.ts): each
+// child's label, status, run time, tokens and cost; a row opens the child's own session.
+function subagentsSection(data) {
+  if (data.error) return h("p", { cls: "warn", text: "Sub-agents: could not be read (" + data.error + ")" });
+  if (!data.subagents.length) return null;
+  function status(c) {
+    if (c.state !== "ended") return c.killRequested ? "stopping" : c.state;
+    return { ok: "completed", error: "failed", timeout: "timed out", aborted: "stopped" }[c.outcome] || c.outcome || "ended";
+  }
+  return [
+    h("h3", { text: "Sub-agents" }),
+    table([
+      { label: "Sub-agent", cell: function (c) { return [h("b", { text: c.label || c.taskName || c.task.slice(0, 60) }), h("div", { cls: "muted" }, h("code", { text: c.childSessionKey }))]; } },
+      { label: "Status", cell: function (c) { return h("span", { "data-field": "status", text: status(c) }); } },
+      { label: "Started", cell: function (c) { return when(c.startedAt); } },
+      { label: "Run time", cell: function (c) { return h("span", { "data-field": "runtime", text: duration(c.runtimeMs) }); } },
+      { label: "Tokens", cell: function (c) { return c.inputTokens === undefined ? "—" : count(c.inputTokens) + " in / " + count(c.outputTokens) + " out"; } },
+      { label: "Cost", cell: function (c) { return h("span", { "data-field": "cost", text: c.costUsd === undefined ? "—" : usd(c.costUsd) }); } },
+    ], data.subagents, function (c) { go("sessions", [c.childSessionKey]); }),
+    data.costError ? h("p", { cls: "muted", text: "Cost unavailable: " + data.costError }) : null,
+  ];
+}
+
+function duration(ms) {
+  if (ms === undefined || ms === null) return "—";
+  var s = Math.round(ms / 1000);
+  if (s < 60) return s + " s";
+  var m = Math.floor(s / 60);
+  return m < 60 ? m + " min " + (s % 60) + " s" : Math.floor(m / 60) + " h " + (m % 60) + " min";
 }
 
 // The session's sandbox (GET /admin/sessions/:key → sandbox, functions/sandbox/report.ts):

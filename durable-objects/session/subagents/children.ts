@@ -1,6 +1,6 @@
 import type { ChildView } from "../../../functions/agent/tools/session-tools-host.ts";
 import type { SessionStore } from "../storage.ts";
-import type { SubagentChild, SubagentParent } from "./shapes.ts";
+import type { SubagentAdminRow, SubagentChild, SubagentParent } from "./shapes.ts";
 
 /**
  * The parent's list of its children (meta `subagentChildren`): every active child, and ended ones
@@ -70,6 +70,18 @@ export function childView(child: SubagentChild): ChildView {
     startedAt: new Date(child.createdAt).toISOString(),
     ...(child.endedAt ? { endedAt: new Date(child.endedAt).toISOString() } : {}),
     ...(child.stats ? { runtimeMs: child.stats.runtimeMs } : {}),
+  };
+}
+
+/** A child as the control page shows it: the tools' view and the tokens it used. */
+export function childAdminView(child: SubagentChild): SubagentAdminRow {
+  return {
+    ...childView(child),
+    ...(child.stats
+      ? { inputTokens: child.stats.inputTokens, outputTokens: child.stats.outputTokens }
+      : {}),
+    ...(child.stats?.modelRef ? { modelRef: child.stats.modelRef } : {}),
+    ...(child.killRequested ? { killRequested: true } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
+import type { ChildView } from "../../../functions/agent/tools/session-tools-host.ts";
 
 /**
  * What the SessionDO keeps about sub-agents (meta keys `subagentChildren`, `subagentParent`,
@@ -100,3 +101,11 @@ export interface PostedMessage {
 }
 
 export type PostAnswer = { ok: true; channel: string } | { ok: false; error: string };
+
+/** A child on the control page (SessionApi.subagents): the tools' view plus its token use. */
+export interface SubagentAdminRow extends ChildView {
+  inputTokens?: number;
+  outputTokens?: number;
+  modelRef?: string;
+  killRequested?: boolean;
+}
