@@ -116,7 +116,15 @@ export type RunEvent =
     }
   /** A reply that needs no model (command answer, pairing notice). */
   | { type: "notice"; text: string }
-  | { type: "done"; runId: string; text: string; usage: Usage; modelRef: string }
+  | {
+      type: "done";
+      runId: string;
+      text: string;
+      usage: Usage;
+      modelRef: string;
+      /** The web chat's files of this answer (`MEDIA:` lines, the voice reply), as signed links. */
+      media?: WebMedia[];
+    }
   | { type: "error"; message: string; code?: string };
 
 /**
@@ -131,6 +139,15 @@ export interface HistoryEntry {
   /** Said in place of an answer (a failed run): shown as a notice, not as the agent's reply. */
   notice?: true;
   model?: string;
+  /** Files of this turn: an image the operator attached, a file or voice reply the agent sent. */
+  media?: WebMedia[];
+}
+
+/** A file the web chat shows: a signed link to this Worker's media route (workers/media.ts). */
+export interface WebMedia {
+  url: string;
+  name: string;
+  mimeType: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { displayTurns } from "./session/outbox/display-log.ts";
+import { webMediaLinks } from "./session/run/web-files.ts";
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "./env.ts";
 import type {
@@ -112,9 +113,19 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
     const entries: HistoryEntry[] = [];
     for (const row of this.s.store.transcript.recent(sessionId, limit * 4)) {
       const m = row.message;
-      if (m.role === "user")
-        entries.push({ role: "user", text: unfenceForDisplay(m.content), at: row.createdAt });
-      else if (m.role === "assistant" && !m.toolCalls?.length && m.content) {
+      if (m.role === "user") {
+        // An image the operator attached (or any stored media of the turn), as a fresh link.
+        const media = await webMediaLinks(
+          this.s,
+          (m.media ?? []).map((part) => ({ ...part, name: part.name ?? part.kind })),
+        );
+        entries.push({
+          role: "user",
+          text: unfenceForDisplay(m.content),
+          at: row.createdAt,
+          ...(media.length ? { media } : {}),
+        });
+      } else if (m.role === "assistant" && !m.toolCalls?.length && m.content) {
         const model = row.runId ? this.s.store.runs.get(row.runId)?.modelRef : undefined;
         entries.push({
           role: "assistant",
@@ -125,7 +136,10 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
       }
     }
     // Command turns and notices (display-log.ts), in time order with the transcript.
-    entries.push(...displayTurns(this.s, sessionId));
+    for (const { files, ...turn } of displayTurns(this.s, sessionId)) {
+      const media = files ? await webMediaLinks(this.s, files) : [];
+      entries.push({ ...turn, ...(media.length ? { media } : {}) });
+    }
     entries.sort((a, b) => a.at - b.at);
     return entries.slice(-limit);
   }

@@ -1,3 +1,4 @@
+import { FILES_CSS, FILES_SCRIPT } from "./chat-files.ts";
 import { MARKDOWN_CSS, MARKDOWN_SCRIPT } from "./chat-markdown.ts";
 import { operatorPageHtml } from "./page-shell.ts";
 
@@ -41,6 +42,7 @@ export const CHAT_PAGE_HTML = operatorPageHtml({
   .queued { opacity: .7; }
   .queued::after { content: " · queued"; font-size: .75rem; }
 ${MARKDOWN_CSS}
+${FILES_CSS}
   form { display: flex; gap: .5rem; padding: .7rem 1rem; border-top: 1px solid var(--line); background: var(--card); }
   textarea { flex: 1; font: inherit; resize: none; min-height: 2.6rem; max-height: 12rem; padding: .5rem .6rem; border: 1px solid var(--line); border-radius: 8px; background: var(--bg); color: var(--fg); }
   form button { background: var(--me); color: #fff; border: none; }
@@ -61,7 +63,10 @@ ${MARKDOWN_CSS}
 </form>
 <main id="log" aria-live="polite" hidden></main>
 <form id="composer" hidden>
+  <button id="attach" type="button" title="Attach an image (PNG, JPEG, GIF, WebP)" aria-label="Attach an image">📎</button>
+  <input id="file" type="file" accept="image/png,image/jpeg,image/gif,image/webp" hidden>
   <textarea id="input" rows="1" placeholder="Message the agent (Enter to send, Shift+Enter for a new line)" aria-label="Message"></textarea>
+  <span id="attached" title="Click to remove"></span>
   <button id="send" type="submit">Send</button>
 </form>`,
   script: String.raw`(function () {
@@ -119,7 +124,7 @@ ${MARKDOWN_SCRIPT}
     var body = document.createElement("div");
     body.className = "md";
     el.appendChild(body);
-    renderMarkdown(body, text);
+    renderMarkdown(body, withoutMediaLines(text));
     if (modelRef) modelLabel(el, modelRef);
     return el;
   }
@@ -130,9 +135,14 @@ ${MARKDOWN_SCRIPT}
   }
 
   function saveQueue() {
-    var kept = queue.map(function (m) { return { text: m.text, id: m.id, user: m.user, model: m.model }; });
-    if (kept.length) localStorage.setItem(QUEUE_KEY, JSON.stringify(kept));
-    else localStorage.removeItem(QUEUE_KEY);
+    var kept = queue.map(function (m) { return { text: m.text, id: m.id, user: m.user, model: m.model, images: m.images }; });
+    try {
+      if (kept.length) localStorage.setItem(QUEUE_KEY, JSON.stringify(kept));
+      else localStorage.removeItem(QUEUE_KEY);
+    } catch (e) {
+      // An image too large for localStorage: the queue is kept without it.
+      localStorage.setItem(QUEUE_KEY, JSON.stringify(kept.map(function (m) { return { text: m.text, id: m.id, user: m.user, model: m.model }; })));
+    }
   }
   function loadQueue() {
     try { return JSON.parse(localStorage.getItem(QUEUE_KEY) || "[]") || []; } catch (e) { return []; }
@@ -195,15 +205,17 @@ ${MARKDOWN_SCRIPT}
       if (!body) return;
       if (!body.data.length) add("note", "New conversation. Say hello.");
       body.data.forEach(function (entry) {
-        if (entry.role === "assistant" && !entry.notice) answerBubble(entry.text, entry.model);
-        else add(entry.notice ? "warn" : entry.role, entry.text);
+        var bubble;
+        if (entry.role === "assistant" && !entry.notice) bubble = entry.text ? answerBubble(entry.text, entry.model) : add("assistant", "");
+        else bubble = add(entry.notice ? "warn" : entry.role, entry.text);
+        if (entry.media && entry.media.length) addFiles(bubble, entry.media);
       });
       input.focus();
       // Once per page: messages queued before a reload and not yet accepted, sent now with their own keys.
       if (restoreQueue) {
         restoreQueue = false;
         queue = loadQueue().filter(function (m) { return m.user === user() && m.model === model(); });
-        queue.forEach(function (m) { m.el = add("user queued", m.text); });
+        queue.forEach(function (m) { m.el = userBubble("user queued", m); });
         if (!busy) sendNext();
       } else {
         queue.forEach(function (m) { if (m.user === user() && m.model === model() && m.el) log.appendChild(m.el); });
@@ -256,13 +268,15 @@ ${MARKDOWN_SCRIPT}
         if (payload.state === "reset") { text = ""; body.textContent = ""; status.textContent = "retrying…"; return; }
         status.textContent = payload.state === "queued" ? "queued…" : payload.state === "running" ? "thinking…" : "";
         if (payload.state === "done" && payload.modelRef) { status.textContent = payload.modelRef; status.className = "status model"; }
+        // The answer's files follow it as a message of their own, as on a chat channel.
+        if (payload.state === "done" && payload.media && payload.media.length) addFiles(add("assistant", ""), payload.media);
         return;
       }
       if (payload.error) { failed = payload.error; return; }
       var choice = payload.choices && payload.choices[0];
       if (choice && choice.delta && choice.delta.content) {
         text += choice.delta.content;
-        renderMarkdown(body, text);
+        renderMarkdown(body, withoutMediaLines(text));
         log.scrollTop = log.scrollHeight;
       }
     }
@@ -294,12 +308,19 @@ ${MARKDOWN_SCRIPT}
     send(next);
   }
 
-  // message: { text, id, user, model, el? }; it leaves the queue once the gateway accepted it.
+  function userBubble(kind, message) {
+    var el = add(kind, message.text);
+    if (message.images && message.images.length)
+      addFiles(el, message.images.map(function (url) { return { url: url, mimeType: url.slice(5, url.indexOf(";")), name: "image" }; }));
+    return el;
+  }
+
+  // message: { text, id, user, model, images?, el? }; it leaves the queue once the gateway accepted it.
   function send(message) {
     busy = true;
     var first = log.querySelector(".note");
     if (first && log.children.length === 1) first.remove();
-    if (!message.el) message.el = add("user", message.text);
+    if (!message.el) message.el = userBubble("user", message);
     var bubble = add("assistant", "");
     var waiting = document.createElement("div");
     waiting.className = "status";
@@ -318,7 +339,7 @@ ${MARKDOWN_SCRIPT}
         "x-edgeclaw-events": "tools",
         "idempotency-key": message.id
       }),
-      body: JSON.stringify({ model: message.model, user: message.user, stream: true, messages: [{ role: "user", content: text }] })
+      body: JSON.stringify({ model: message.model, user: message.user, stream: true, messages: [{ role: "user", content: contentOf(message) }] })
     }).then(function (response) {
       if (response.status === 401) { bubble.remove(); askForToken("That token was not accepted."); return; }
       accepted();
@@ -336,13 +357,14 @@ ${MARKDOWN_SCRIPT}
   composer.addEventListener("submit", function (e) {
     e.preventDefault();
     var text = input.value.trim();
-    if (!text) return;
+    if (!text && !pending) return;
     input.value = ""; input.style.height = "";
     var message = { text: text, id: newId(), user: user(), model: model() };
+    if (pending) { message.images = [pending.url]; clearAttachment(); }
     queue.push(message);
     saveQueue();
     // While an answer is running the message waits its turn (sent right after, never dropped).
-    if (busy) { message.el = add("user queued", text); return; }
+    if (busy) { message.el = userBubble("user queued", message); return; }
     send(message);
   });
   input.addEventListener("keydown", function (e) {
@@ -366,6 +388,7 @@ ${MARKDOWN_SCRIPT}
     localStorage.setItem(AGENT_KEY, agentSelect.value);
     loadHistory();
   });
+${FILES_SCRIPT}
   start();
 })();`,
 });

@@ -17,6 +17,8 @@ export function htmlPageResponse(html: string): Response {
         `style-src 'nonce-${nonce}'`,
         "connect-src 'self'",
         "img-src 'self' data:",
+        // The web chat plays the agent's voice replies from this origin's signed media links.
+        "media-src 'self'",
         "base-uri 'none'",
         "form-action 'none'",
         "frame-ancestors 'none'",

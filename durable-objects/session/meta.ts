@@ -7,6 +7,7 @@ import type {
 } from "../../functions/commands/session-control.ts";
 import type { Delta } from "../../functions/metrics/catalog.ts";
 import type { HistoryEntry } from "../session-api.ts";
+import type { OutboundFileRef } from "../../functions/media/outbound.ts";
 import type { PendingAnnounce, SubagentChild, SubagentParent } from "./subagents/shapes.ts";
 
 // ---- The shapes of the JSON values (each owned by the file named beside its key below) ---------
@@ -49,7 +50,10 @@ export interface QueuedSystemEvent {
 }
 
 /** A turn of the display log (outbox/display-log.ts). */
-export type DisplayTurn = Omit<HistoryEntry, "model">;
+export type DisplayTurn = Omit<HistoryEntry, "model" | "media"> & {
+  /** The web chat's files of an answer, signed afresh each time the history is read. */
+  files?: OutboundFileRef[];
+};
 
 /** `displayLog` (outbox/display-log.ts): the current session's display turns. */
 export interface DisplayLog {

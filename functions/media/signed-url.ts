@@ -69,14 +69,27 @@ export async function signMediaUrl(
 ): Promise<string> {
   const missing = mediaUrlUnavailable(config, env);
   if (missing) throw new Error(missing);
+  const path = await signMediaPath(mediaUrlSecret(config, env)!, file, ttlSeconds, now);
+  return `${config.gateway.publicUrl!.replace(/\/+$/, "")}${path}`;
+}
+
+/**
+ * The path and query of a link (`/media/<key>?…`), for a page served by this Worker itself (the
+ * web chat loads its files from its own origin, so no public URL is needed).
+ */
+export async function signMediaPath(
+  secret: string,
+  file: Pick<OutboundFileRef, "ref" | "mimeType" | "name">,
+  ttlSeconds: number,
+  now = Date.now(),
+): Promise<string> {
   const fields: SignedFields = {
     key: file.ref,
     exp: Math.floor(now / 1000) + Math.min(ttlSeconds, MEDIA_URL_MAX_TTL_SECONDS),
     type: file.mimeType,
     name: file.name,
   };
-  const sig = await mac(mediaUrlSecret(config, env)!, fields);
-  const base = config.gateway.publicUrl!.replace(/\/+$/, "");
+  const sig = await mac(secret, fields);
   const path = fields.key.split("/").map(encodeURIComponent).join("/");
   const query = new URLSearchParams({
     exp: String(fields.exp),
@@ -84,7 +97,7 @@ export async function signMediaUrl(
     name: fields.name,
     sig,
   });
-  return `${base}${MEDIA_URL_PATH}${path}?${query.toString()}`;
+  return `${MEDIA_URL_PATH}${path}?${query.toString()}`;
 }
 
 /**

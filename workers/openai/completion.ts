@@ -177,7 +177,14 @@ export function streamingResponse(
       writer.send(chunk({ content: terminal.text }));
     writer.send(chunk({}, "stop"));
     if (meta.surfaceEvents && terminal?.type === "done")
-      writer.send({ state: "done", modelRef: terminal.modelRef }, "status");
+      writer.send(
+        {
+          state: "done",
+          modelRef: terminal.modelRef,
+          ...(terminal.media?.length ? { media: terminal.media } : {}),
+        },
+        "status",
+      );
     if (meta.includeUsage) {
       writer.send({
         ...chunk({}),

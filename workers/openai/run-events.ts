@@ -34,6 +34,9 @@ export const runEventSchema = z.discriminatedUnion("type", [
     text: z.string(),
     usage: usageSchema,
     modelRef: z.string(),
+    media: z
+      .array(z.object({ url: z.string(), name: z.string(), mimeType: z.string() }))
+      .optional(),
   }),
   z.object({ type: z.literal("error"), message: z.string(), code: z.string().optional() }),
 ]) satisfies z.ZodType<RunEvent>;

@@ -24,6 +24,12 @@ export const historyEntrySchema = z.object({
   notice: z.literal(true).optional(),
   /** The model that answered (`provider/model`), so a reloaded page keeps its label. */
   model: z.string().optional(),
+  /** Files of the turn as signed same-origin links (durable-objects/session/run/web-files.ts). */
+  media: z
+    .array(
+      z.object({ url: z.string().startsWith("/media/"), name: z.string(), mimeType: z.string() }),
+    )
+    .optional(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

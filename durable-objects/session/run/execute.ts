@@ -16,7 +16,9 @@ import { compactIfNeeded } from "./compact.ts";
 import { memoryFlushIfDue } from "./memory-flush.ts";
 import { enqueueFiles, enqueueReply, enqueueRetract, progressRelay } from "../outbox/replies.ts";
 import { stageReplyFiles } from "./reply-files.ts";
+import { WEB_CHAT_CHANNEL, webMediaLinks } from "./web-files.ts";
 import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
+import type { WebMedia } from "../../session-api.ts";
 import { currentSessionId } from "../lifecycle.ts";
 import { queueModeFor, settings } from "../settings.ts";
 import { sessionMessages } from "./context.ts";
@@ -288,7 +290,10 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     const staged = silent
       ? { text: visible.text, files: [] }
       : await stageReplyFiles(s, run, visible.text);
-    finishRun(s, run, "finished", staged.text, silent, undefined, undefined, staged.files);
+    // The web chat's files are links it is handed, not outbox rows (web-files.ts).
+    const webFiles = run.route.channel === WEB_CHAT_CHANNEL ? staged.files : [];
+    const links = await webMediaLinks(s, webFiles);
+    finishRun(s, run, "finished", staged.text, silent, undefined, undefined, staged.files, links);
     telemetry.finished("finished");
   } catch (error) {
     if (error instanceof RunYield && !abort.signal.aborted) {
@@ -333,6 +338,7 @@ function finishRun(
   errorCode?: string,
   deadReason?: string,
   files: OutboundFileRef[] = [],
+  links: WebMedia[] = [],
 ): void {
   const now = Date.now();
   const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
@@ -349,7 +355,11 @@ function finishRun(
     // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
     else enqueueRetract(s, run, now);
     // The reply's files (MEDIA: lines) go after its text, recorded in this same transaction.
-    if (files.length && shown) enqueueFiles(s, `run:${run.runId}`, null, run.route, files, now);
+    if (files.length && shown && !HTTP_CHANNELS.has(run.route.channel))
+      enqueueFiles(s, `run:${run.runId}`, null, run.route, files, now);
+    // The web chat's files: a turn of their own after the answer, shown again after a reload.
+    if (files.length && run.route.channel === WEB_CHAT_CHANNEL)
+      recordDisplayTurns(s, [{ role: "assistant", text: "", at: now, files }]);
     for (const seq of seqs) {
       if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
       else s.store.inbox.settle(seq, silent ? "" : reply, now);
@@ -370,6 +380,7 @@ function finishRun(
       runId: run.runId,
       text: silent ? "" : (reply ?? ""),
       modelRef: finished.modelRef ?? "",
+      ...(links.length ? { media: links } : {}),
       usage: {
         inputTokens: finished.inputTokens,
         outputTokens: finished.outputTokens,

@@ -12,6 +12,7 @@ import {
 } from "../../../functions/media/outbound.ts";
 import { spokenPart } from "../../../functions/agent/tts.ts";
 import { answersVoiceNote, stageVoiceReply } from "./reply-voice.ts";
+import { WEB_CHAT_CHANNEL, WEB_FILE_MAX_BYTES } from "./web-files.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 
@@ -41,6 +42,8 @@ export async function stageReplyFiles(
   const notes: string[] = [];
   const files: OutboundFileRef[] = [];
   const channel = run.route.channel;
+  // The web chat shows its files from signed links (web-files.ts); the OpenAI API has no way to.
+  const webChat = channel === WEB_CHAT_CHANNEL;
   const adapter = HTTP_CHANNELS.has(channel) ? undefined : adapterFor(channel);
   const account = channelAccount(s.config, channel, run.route.accountId);
   const media = mediaStoreFor(s.env as unknown as Record<string, unknown>);
@@ -52,7 +55,7 @@ export async function stageReplyFiles(
       notes.push(fileNotSentLine(name, `a reply sends at most ${MAX_FILES_PER_REPLY} files`));
       continue;
     }
-    if (!adapter?.sendFile) {
+    if (!adapter?.sendFile && !webChat) {
       notes.push(fileNotSentLine(name, `this channel (${channel}) cannot send files`));
       continue;
     }
@@ -70,7 +73,7 @@ export async function stageReplyFiles(
       continue;
     }
     const bytes = new TextEncoder().encode(found.content);
-    const limit = adapter.maxFileBytes?.(account);
+    const limit = adapter ? adapter.maxFileBytes?.(account) : WEB_FILE_MAX_BYTES;
     if (limit !== undefined && bytes.byteLength > limit) {
       notes.push(
         fileNotSentLine(name, `${bytes.byteLength} bytes is over this channel's ${limit}`),
@@ -78,7 +81,7 @@ export async function stageReplyFiles(
       continue;
     }
     const mimeType = outboundMimeType(name, bytes);
-    const refusal = adapter.fileRefusal?.(
+    const refusal = adapter?.fileRefusal?.(
       { name, mimeType, sizeBytes: bytes.byteLength },
       { env: s.env as unknown as Record<string, unknown>, config: s.config, account },
     );

@@ -4,6 +4,7 @@ import { synthesizeSpeech } from "../../../functions/agent/tts.ts";
 import { mediaKey, mediaStoreFor } from "../../../functions/media/store.ts";
 import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
 import { sessionLog } from "../log.ts";
+import { WEB_CHAT_CHANNEL } from "./web-files.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
@@ -24,10 +25,11 @@ export async function stageVoiceReply(
   const channel = run.route.channel;
   const adapter = HTTP_CHANNELS.has(channel) ? undefined : adapterFor(channel);
   const media = mediaStoreFor(s.env as unknown as Record<string, unknown>);
-  if (!adapter?.sendFile || !media) return undefined;
-  const voiceNote = adapter.voiceNotes === true;
+  // The web chat plays it from a signed link (web-files.ts).
+  if ((!adapter?.sendFile && channel !== WEB_CHAT_CHANNEL) || !media) return undefined;
+  const voiceNote = adapter?.voiceNotes === true;
   // A platform that takes files only as links (LINE, Twilio) needs a public URL: no synthesis without.
-  const refusal = adapter.fileRefusal?.(
+  const refusal = adapter?.fileRefusal?.(
     { name: "reply.mp3", mimeType: "audio/mpeg", sizeBytes: 0 },
     {
       env: s.env as unknown as Record<string, unknown>,
