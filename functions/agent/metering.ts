@@ -28,6 +28,11 @@ export interface WorstCase {
 }
 
 export interface MeterStart {
+  /**
+   * The call's own id, when it has one that survives a crash (a tool call's): the attempt is then
+   * recorded once however often a resumed run settles it.
+   */
+  id?: string;
   model: ResolvedModel;
   request: ModelRequest;
   /**
@@ -38,7 +43,16 @@ export interface MeterStart {
 }
 
 export type MeterOutcome =
-  | { ok: true; usage: Usage; costUsd: number }
+  | {
+      ok: true;
+      usage: Usage;
+      costUsd: number;
+      /**
+       * A call billed by time (the browser: Browser Run bills the time a browser is open): the
+       * billed ms, recorded as the call's duration and summed per kind in the session's spend.
+       */
+      billedMs?: number;
+    }
   | { ok: false; error: ModelError };
 
 /** An attempt the meter admitted; handed back to `settle`. */

@@ -158,8 +158,23 @@ export interface ToolContext {
   toolCallId?: string;
   /** The session's sandbox commands (exec, process); absent where no sandbox backend is set. */
   exec?: ExecHost;
+  /**
+   * The session's meter for a kind of paid call a tool makes (the browser's time: kind "browser"),
+   * admitted against the budgets before it starts; absent outside a session (no one to bill).
+   */
+  meterFor?: (kind: string) => ToolCallMeter;
   /** A snapshot of the session for session_status. */
   status: () => Promise<Record<string, unknown>>;
+}
+
+/**
+ * What a tool sees of the session's meter: functions/agent/metering.ts's `ModelCallMeter` (admit
+ * a `MeterStart`, settle a `MeterOutcome`), spelled out by shape because metering.ts is built on
+ * this file's types (importing it here would be a cycle).
+ */
+export interface ToolCallMeter {
+  admit(start: object): Promise<{ id: string; startedAt: number }>;
+  settle(ticket: { id: string; startedAt: number }, start: object, outcome: object): Promise<void>;
 }
 
 export interface ToolResult {

@@ -52,7 +52,8 @@ export interface SessionSpendView {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  byKind: Record<string, { calls: number; usd: number; tokens: number }>;
+  /** Per kind of call; `ms` for a kind billed by time (the browser's seconds). */
+  byKind: Record<string, { calls: number; usd: number; tokens: number; ms?: number }>;
   /** Estimated platform cost of the finished runs (an estimate from list prices). */
   platformUsd: number;
   /** Finished sandbox commands and their wall time (container time priced as an estimate). */

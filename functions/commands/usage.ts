@@ -43,7 +43,10 @@ export function usd(value: number): string {
 export function formatSpend(spend: SessionSpendView): string {
   const kinds = Object.entries(spend.byKind)
     .sort((a, b) => b[1].usd - a[1].usd)
-    .map(([kind, row]) => `${kind} ${row.calls} · ${usd(row.usd)}`)
+    .map(
+      ([kind, row]) =>
+        `${kind} ${row.calls}${row.ms === undefined ? "" : ` · ${(row.ms / 1000).toFixed(1)} s`} · ${usd(row.usd)}`,
+    )
     .join(", ");
   return [
     `💸 Session spend: ${usd(spend.usd)} over ${spend.calls} model call${spend.calls === 1 ? "" : "s"}${kinds ? ` (${kinds})` : ""}`,

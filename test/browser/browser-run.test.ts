@@ -184,5 +184,18 @@ describe("the browser loop through a run", () => {
     expect(afterSubmit).toContain("answered from the record of this call");
     const posts = (await requestsTo(`${prefix}/done`)).filter((r) => r.method === "POST");
     expect(posts.map((post) => post.body)).toEqual(["name=Grace&qty=1"]);
+    // Browser time metered once per call, the interrupted one included (asked again, settled once).
+    const metered = await runInDurableObject(sessionStub(key), (_instance, state) =>
+      state.storage.sql
+        .exec<{ id: string }>(`SELECT id FROM model_calls WHERE kind = 'browser' ORDER BY id`)
+        .toArray()
+        .map((row) => row.id),
+    );
+    expect(metered).toEqual([
+      "browser:call_nav",
+      "browser:call_stop",
+      "browser:call_submit",
+      "browser:call_type",
+    ]);
   });
 });

@@ -20,6 +20,8 @@ export const BROWSER_TABLES = [
     id INTEGER PRIMARY KEY CHECK (id = 1), session_id TEXT, current_tab TEXT,
     opened_at INTEGER, charged_at INTEGER, last_used_at INTEGER)`,
   `CREATE TABLE IF NOT EXISTS browser_days (day TEXT PRIMARY KEY, ms INTEGER NOT NULL)`,
+  // Browser time charged but not yet handed to the main Worker's meter (the idle close's tail).
+  `CREATE TABLE IF NOT EXISTS browser_unreported (id INTEGER PRIMARY KEY CHECK (id = 1), ms INTEGER NOT NULL)`,
 ];
 
 export type Recorded =

@@ -21,7 +21,8 @@ import { endHostedSession, LiveBrowser } from "./live-browser.ts";
  *
  * Metering: Browser Run bills the time a browser is open, so that is what is counted — from launch
  * to close, charged to the UTC day at each call and at close; `maxSecondsPerSessionDay` refuses new
- * work once a day's time is used up.
+ * work once a day's time is used up. Each reply hands over all time charged since the last reply
+ * (`browserMs`), the idle close's tail included, for the main Worker's meter (budgets, /usage).
  */
 
 interface SessionRow {
@@ -94,7 +95,8 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       };
     }
     const now = Date.now();
-    reply.browserMs = this.charge(now);
+    this.charge(now);
+    reply.browserMs = this.takeUnreported();
     this.touch(now, call.settings);
     this.calls.finish(call.toolCallId, reply, now);
     return reply;
@@ -191,6 +193,20 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       ms,
     );
     this.ctx.storage.sql.exec(`UPDATE browser_session SET charged_at = ? WHERE id = 1`, now);
+    this.ctx.storage.sql.exec(
+      `INSERT INTO browser_unreported(id, ms) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET ms = ms + excluded.ms`,
+      ms,
+    );
+    return ms;
+  }
+
+  /** The time charged since the last reply (this call's, and a close's in between), now reported. */
+  private takeUnreported(): number {
+    const ms =
+      this.ctx.storage.sql
+        .exec<{ ms: number }>(`SELECT ms FROM browser_unreported WHERE id = 1`)
+        .toArray()[0]?.ms ?? 0;
+    this.ctx.storage.sql.exec(`DELETE FROM browser_unreported`);
     return ms;
   }
 

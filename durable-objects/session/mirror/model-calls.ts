@@ -23,6 +23,8 @@ export interface ModelCallRow {
   outcome: "ok" | "error";
   durationMs: number;
   at: number;
+  /** A call billed by time (the browser): its billed ms, summed per kind in the spend. */
+  billedMs?: number;
 }
 
 export function emptySpend(): SessionSpend {
@@ -63,9 +65,13 @@ export class ModelCallStore {
     private readonly meta: MetaStore,
   ) {}
 
-  /** Records one call and adds it to its session's spend (the caller's transaction makes both one step). */
-  record(row: ModelCallRow): void {
-    this.sql.exec(
+  /**
+   * Records one call and adds it to its session's spend (the caller's transaction makes both one
+   * step). A call already recorded under its id (a resumed run settling a tool's call again) adds
+   * nothing: false.
+   */
+  record(row: ModelCallRow): boolean {
+    const inserted = this.sql.exec(
       `INSERT OR IGNORE INTO model_calls(id, run_id, session_id, kind, provider, model, channel, sender_id, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.id,
@@ -85,6 +91,7 @@ export class ModelCallStore {
       row.durationMs,
       row.at,
     );
+    if (inserted.rowsWritten === 0) return false;
     const spend = this.spend(row.sessionId);
     const tokens =
       row.usage.inputTokens +
@@ -101,7 +108,9 @@ export class ModelCallStore {
     kind.calls += 1;
     kind.usd += row.costUsd;
     kind.tokens += tokens;
+    if (row.billedMs !== undefined) kind.ms = (kind.ms ?? 0) + row.billedMs;
     this.meta.setJson(`spend:${row.sessionId}`, spend);
+    return true;
   }
 
   spend(sessionId: string): SessionSpend {

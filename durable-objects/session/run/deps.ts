@@ -140,6 +140,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
       mainPrivateSession,
       status: input.status,
       exec: input.execHost?.(mainPrivateSession),
+      meterFor: input.meterFor,
     },
     maxToolIterations: config.agents.defaults.maxToolIterations,
     loopDetection: agentLoopDetection(config, agentId),

@@ -63,7 +63,7 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
   return {
     async admit(start: MeterStart): Promise<MeterTicket> {
       const now = Date.now();
-      const ticket = { id: crypto.randomUUID(), startedAt: now };
+      const ticket = { id: start.id ?? crypto.randomUUID(), startedAt: now };
       const budgets = s.config.budgets;
       const scopes = scopesFor(budgets, { agentId, sessionKey, sender }, now);
       if (!scopes.length) return ticket;
@@ -133,9 +133,10 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       const usage = outcome.ok
         ? outcome.usage
         : { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-      const costUsd = outcome.ok ? outcome.costUsd : 0;
+      let costUsd = outcome.ok ? outcome.costUsd : 0;
+      let tokens = totalTokens(usage);
       try {
-        s.ctx.storage.transactionSync(() =>
+        const fresh = s.ctx.storage.transactionSync(() =>
           s.store.modelCalls.record({
             id: ticket.id,
             runId: context.runId,
@@ -148,10 +149,16 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
             usage,
             costUsd,
             outcome: outcome.ok ? "ok" : "error",
-            durationMs: now - ticket.startedAt,
+            ...(outcome.ok && outcome.billedMs !== undefined ? { billedMs: outcome.billedMs } : {}),
+            durationMs:
+              outcome.ok && outcome.billedMs !== undefined
+                ? outcome.billedMs
+                : now - ticket.startedAt,
             at: ticket.startedAt,
           }),
         );
+        // Settled before (a resumed run asking a tool's call again): its reservation only goes.
+        if (!fresh) [costUsd, tokens] = [0, 0];
       } catch (error) {
         console.error(
           `metering: could not record model call ${ticket.id}: ${error instanceof Error ? error.message : String(error)}`,
@@ -160,7 +167,6 @@ export function sessionMeter(s: SessionState, context: MeterContext): ModelCallM
       const scopes = held.get(ticket.id);
       held.delete(ticket.id);
       if (!scopes) return;
-      const tokens = totalTokens(usage);
       await Promise.all(
         scopes.map(async (scope) => {
           try {

@@ -10,6 +10,8 @@ import {
   type BrowserSettings,
 } from "../browser-wire.ts";
 import { ToolInputError, parseToolArgs } from "./common.ts";
+import { browserCallOutcome, browserCallStart, browserWorstMs } from "../browser-meter.ts";
+import type { MeterTicket } from "../metering.ts";
 
 /**
  * `browser` per OpenClaw's tools/browser: snapshot → ref → act. The browser itself runs in the
@@ -141,13 +143,37 @@ async function runBrowser(
   if (!service)
     throw new ToolInputError("browser: the browser Worker is not bound (BROWSER_WORKER)");
   const toolCallId = ctx.toolCallId ?? `browser-${crypto.randomUUID()}`;
-  const reply = await service.call({
-    agentId: ctx.agentId,
-    sessionKey: ctx.sessionKey,
-    toolCallId,
-    args,
-    settings: settingsOf(config),
-  });
+  const settings = settingsOf(config);
+  // Browser time is paid: admitted against the budgets before the browser Worker hears of the call.
+  const meter = ctx.meterFor?.("browser");
+  const start = browserCallStart(settings, toolCallId);
+  let ticket: MeterTicket | undefined;
+  try {
+    ticket = await meter?.admit(start);
+  } catch (error) {
+    // A budget with no room (or a budget check that did not answer: no money is spent unchecked).
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      content: `browser ${args.action}: refused before opening the browser — ${why}`,
+      isError: true,
+    };
+  }
+  let reply: Awaited<ReturnType<BrowserServiceRpc["call"]>>;
+  try {
+    reply = await service.call({
+      agentId: ctx.agentId,
+      sessionKey: ctx.sessionKey,
+      toolCallId,
+      args,
+      settings,
+    });
+  } catch (error) {
+    // What the browser used is unknown: charged the bound it was admitted for (never free).
+    if (meter && ticket)
+      await meter.settle(ticket, start, browserCallOutcome(browserWorstMs(settings)));
+    throw error;
+  }
+  if (meter && ticket) await meter.settle(ticket, start, browserCallOutcome(reply.browserMs));
   let text = reply.text;
   if (args.action === "screenshot" && !reply.isError) {
     // Keyed by the call, so a resumed run's repeat names the same object and stores nothing again.
