@@ -12,6 +12,8 @@ import {
 import { callAnthropic } from "./providers/anthropic.ts";
 import { callFakeModel, FAKE_MODEL_REF } from "./providers/fake.ts";
 import { callOpenAiCompletions } from "./providers/openai.ts";
+import { callOpenAiResponses } from "./providers/openai-responses.ts";
+import { callGemini } from "./providers/google.ts";
 import type { ProviderApi, ProviderCall, ResolvedModel } from "./providers/types.ts";
 import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } from "./types.ts";
 import {
@@ -146,6 +148,8 @@ const OVERLOAD_NOTICE_AFTER_MS = 30_000;
 const ADAPTERS: Record<ProviderApi, ProviderCall> = {
   "anthropic-messages": callAnthropic,
   "openai-completions": callOpenAiCompletions,
+  "openai-responses": callOpenAiResponses,
+  "google-generative-ai": callGemini,
   fake: callFakeModel,
 };
 

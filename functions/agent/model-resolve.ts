@@ -8,7 +8,7 @@ import { ModelError } from "./types.ts";
 
 /**
  * `provider/model` refs → everything a call needs: wire format, base URL, key, limits, price.
- * Providers come from `models.providers.<id>` plus two built-ins (`anthropic`, `openai`) whose
+ * Providers come from `models.providers.<id>` plus three built-ins (`anthropic`, `openai`, `google`) whose
  * base URLs the config may override (proxies, sovereign clouds, tests). A custom provider without
  * `api` speaks openai-completions, the format of Ollama, vLLM, OpenRouter and most gateways.
  */
@@ -28,11 +28,14 @@ interface BuiltInProvider {
   baseUrl: string;
   /** The model this provider's key alone selects when the config names none. */
   defaultModel: string;
+  /** Env vars that hold its key, first set wins; default `<ID>_API_KEY` (providerKeyEnvName). */
+  keyEnvNames?: string[];
 }
 
 /**
  * The providers that need no `models.providers` entry. Their `defaultModel`s are the only place the
- * key-alone defaults are written (a current Sonnet, a current GPT); the first whose key is set wins.
+ * key-alone defaults are written (a current Sonnet, a current GPT, a current Gemini Pro); the first
+ * whose key is set wins.
  */
 const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
   anthropic: {
@@ -45,11 +48,20 @@ const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
     baseUrl: "https://api.openai.com/v1",
     defaultModel: "gpt-5.6-sol",
   },
+  // Google AI Studio's Gemini API (providers/google): either key name, as OpenClaw reads them.
+  google: {
+    api: "google-generative-ai",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+    defaultModel: "gemini-3.1-pro-preview",
+    keyEnvNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  },
 };
 
 const NATIVE_HOSTS: Record<Exclude<ProviderApi, "fake">, string> = {
   "anthropic-messages": "api.anthropic.com",
   "openai-completions": "api.openai.com",
+  "openai-responses": "api.openai.com",
+  "google-generative-ai": "generativelanguage.googleapis.com",
 };
 
 /** OpenClaw's defaults for a custom provider's model when the config omits them. */
@@ -153,7 +165,7 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
   if (!provider && !builtIn) {
     throw new ModelError(
       "not_configured",
-      `Unknown model provider "${providerId}" in "${ref}": add models.providers.${providerId} { baseUrl, api, apiKey } or use anthropic/… or openai/…`,
+      `Unknown model provider "${providerId}" in "${ref}": add models.providers.${providerId} { baseUrl, api, apiKey } or use anthropic/…, openai/… or google/…`,
     );
   }
 
@@ -165,8 +177,11 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
       `models.providers.${providerId}.baseUrl is not set (needed for "${ref}")`,
     );
 
-  const keyEnvName = providerKeyEnvName(providerId);
-  const apiKey = resolveSecret(provider?.apiKey, env) ?? stringFrom(env[keyEnvName]);
+  const keyEnvNames = builtIn?.keyEnvNames ?? [providerKeyEnvName(providerId)];
+  const keyEnvName = keyEnvNames.join(" or ");
+  const apiKey =
+    resolveSecret(provider?.apiKey, env) ??
+    keyEnvNames.map((name) => stringFrom(env[name])).find(Boolean);
   if (!apiKey && (builtIn || provider?.apiKey !== undefined)) {
     const source = describeSecretSource(provider?.apiKey, keyEnvName);
     throw new ModelError(

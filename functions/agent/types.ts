@@ -11,6 +11,11 @@ export interface ToolCall {
   name: string;
   /** Parsed JSON arguments; a provider that sends unparsable JSON yields `{ _raw: "<text>" }`. */
   arguments: Record<string, unknown>;
+  /**
+   * Gemini's `thoughtSignature` on this call's part: Gemini 3 refuses a tool round whose calls come
+   * back without it, so it is kept with the call and sent back only to Gemini.
+   */
+  thoughtSignature?: string;
 }
 
 export type Message =

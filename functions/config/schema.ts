@@ -133,7 +133,13 @@ const providerModelSchema = z
   })
   .loose();
 
-export const providerApiSchema = z.enum(["anthropic-messages", "openai-completions"]);
+/** OpenClaw's `api` names for the wire formats edgeclaw speaks (functions/agent/providers/). */
+export const providerApiSchema = z.enum([
+  "anthropic-messages",
+  "openai-completions",
+  "openai-responses",
+  "google-generative-ai",
+]);
 
 const providerSchema = z
   .object({

@@ -6,7 +6,8 @@ import type { Message } from "../../functions/agent/types.ts";
 import type { Env } from "../../workers/env.ts";
 
 /**
- * Shared by the model tests: the suite's config (providers fakeanthropic / fakeopenai on the fake
+ * Shared by the model tests: the suite's config (providers fakeanthropic / fakeopenai /
+ * fakegoogle / fakeresponses on the fake
  * model server) and the server's control API. Steps are typed loosely here because the server's
  * own types live in Node-side code; the server validates every step with zod and answers 400.
  */
@@ -48,7 +49,7 @@ export async function script(scenario: string, steps: FakeStep[]): Promise<void>
 }
 
 export interface Recorded {
-  api: "anthropic" | "openai";
+  api: "anthropic" | "openai" | "google" | "responses";
   path: string;
   headers: Record<string, string>;
   // biome-ignore lint/suspicious/noExplicitAny: tests read the recorded JSON body at any depth.

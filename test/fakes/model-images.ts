@@ -152,6 +152,23 @@ function anthropicImageProblem(source: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Inline bytes of a declared image type (Gemini's inlineData): a known type, base64, bytes of it.
+ * Gemini takes other media inline too; the suite only sends images.
+ */
+export function imageBytesProblem(mimeType: string, data: string): string | undefined {
+  if (!IMAGE_TYPES[mimeType]) return `Unsupported MIME type: ${mimeType}`;
+  if (!BASE64.test(data)) return "Invalid value at 'data' (TYPE_BYTES), Base64 decoding failed";
+  if (!IMAGE_TYPES[mimeType]!(decode(data))) return "Provided image is not valid.";
+  return undefined;
+}
+
+/** A Responses `input_image` part's `image_url`: an https URL or a base64 data URL of an image. */
+export function dataUrlImageProblem(url: unknown): string | undefined {
+  if (typeof url !== "string") return "Missing required parameter: 'image_url'.";
+  return openAiImageProblem({ url });
+}
+
 function openAiImageProblem(imageUrl: unknown): string | undefined {
   if (!isRecord(imageUrl) || typeof imageUrl.url !== "string")
     return "expected an object with `url`";

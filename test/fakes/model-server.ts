@@ -20,11 +20,31 @@ import {
   WORKERS_AI_SPEECH_MODEL,
 } from "./text-to-speech.ts";
 import { convertToMarkdown, type ConversionInput } from "./markdown-conversion.ts";
+import {
+  geminiJson,
+  geminiLastUserText,
+  geminiProblem,
+  geminiRoute,
+  geminiThinkingAsked,
+  sendGeminiError,
+  streamGemini,
+} from "./gemini-wire.ts";
+import {
+  isResponsesRoute,
+  responsesJson,
+  responsesLastUserText,
+  responsesProblem,
+  responsesSummaryAsked,
+  streamResponses,
+} from "./responses-wire.ts";
 
 /**
  * A fake model provider on 127.0.0.1 that speaks both wire formats, chosen by path:
  *   POST /v1/messages                       Anthropic Messages (SSE or JSON)
  *   POST /chat/completions, /v1/chat/...    OpenAI Chat Completions (SSE or JSON)
+ *   POST /v1/responses                      OpenAI Responses API (SSE or JSON; responses-wire.ts)
+ *   POST /v1beta/models/<m>:streamGenerateContent?alt=sse, :generateContent
+ *                                           Google Gemini API (gemini-wire.ts)
  *   POST /v1/embeddings                     OpenAI embeddings, deterministic (embeddings.ts)
  *   POST /ai/run/<model>                    Workers AI text embeddings (embeddings.ts), whisper (speech.ts)
  *   POST /v1/audio/transcriptions           OpenAI speech-to-text, multipart (speech.ts)
@@ -92,6 +112,8 @@ const stepSchema = z.discriminatedUnion("type", [
     headers: z.record(z.string(), z.string()).optional(),
     /** Sent verbatim instead of the format's error envelope. */
     rawBody: z.string().optional(),
+    /** Gemini: a RetryInfo with this retryDelay ("37s") in the error's details. */
+    retryDelay: z.string().optional(),
     ...timing,
   }),
   /** Never answers: no status line, no bytes (first-byte timeout). */
@@ -112,12 +134,21 @@ const stepSchema = z.discriminatedUnion("type", [
 
 export type FakeModelStep = z.input<typeof stepSchema>;
 type Step = z.output<typeof stepSchema>;
+/** For the wire-format files (gemini-wire.ts, responses-wire.ts). */
+export type ScriptedStep = Step;
+export type FakeErrorStep = Extract<Step, { type: "error" }>;
+export interface FakeStreamWriter {
+  event(name: string, payload: unknown): Promise<void>;
+  raw(text: string): Promise<void>;
+  stall(): void;
+  end(): void;
+}
 
 const scriptSchema = z.object({ scenario: z.string().min(1), steps: z.array(stepSchema).min(1) });
 const resetSchema = z.object({ scenario: z.string().min(1) });
 
 export interface RecordedModelRequest {
-  api: "anthropic" | "openai";
+  api: "anthropic" | "openai" | "google" | "responses";
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
@@ -257,12 +288,17 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
         ]);
       });
     }
+    const gemini = geminiRoute(req.method, url);
     const api: Api | undefined =
       req.method === "POST" && /\/v1\/messages$/.test(url.pathname)
         ? "anthropic"
         : req.method === "POST" && /\/chat\/completions$/.test(url.pathname)
           ? "openai"
-          : undefined;
+          : gemini
+            ? "google"
+            : isResponsesRoute(req.method, url.pathname)
+              ? "responses"
+              : undefined;
     if (!api)
       return sendJson(res, 404, {
         error: { message: `fake model server: no route ${req.method} ${url.pathname}` },
@@ -278,8 +314,17 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     log.push({ api, path: url.pathname, headers: flatHeaders(req), body });
     logs.set(scenario, log);
 
+    // Gemini and Responses requests the real APIs refuse, images included (their wire files).
+    const wireProblem =
+      api === "google"
+        ? geminiProblem(gemini!.model, body)
+        : api === "responses"
+          ? responsesProblem(body)?.message
+          : undefined;
+    if (wireProblem)
+      return sendError(res, api, { type: "error", status: 400, message: wireProblem });
     // Image parts a real API would refuse are refused before any script runs (model-images.ts).
-    const badImage = imageProblem(api, body);
+    const badImage = api === "anthropic" || api === "openai" ? imageProblem(api, body) : undefined;
     if (badImage)
       return sendError(res, api, {
         type: "error",
@@ -301,30 +346,34 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
     if (step.type === "hang") return; // the response stays open until the client gives up or the server stops
     if ("delayMs" in step && step.delayMs) await wait(step.delayMs);
     if (step.type === "error") return sendError(res, api, step);
-    const stream = body.stream === true;
+    const stream = api === "google" ? gemini!.stream : body.stream === true;
     const includeUsage =
       isRecord(body.stream_options) && body.stream_options.include_usage === true;
-    const model = typeof body.model === "string" ? body.model : "fake-model";
+    const model = gemini?.model ?? (typeof body.model === "string" ? body.model : "fake-model");
     const plan = planFor(step, body, id, api === "anthropic" ? promptCache : undefined);
     if (!stream) {
       if (step.type !== "text" && step.type !== "tool_calls")
         return sendError(res, api, { type: "error", status: 500, message: "scripted failure" });
-      return sendJson(
-        res,
-        200,
-        api === "anthropic" ? anthropicJson(plan, model) : openAiJson(plan, model),
-      );
+      return sendJson(res, 200, jsonAnswer(api, plan, model));
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const writer = new SseWriter(res, "chunkDelayMs" in step ? (step.chunkDelayMs ?? 0) : 0);
     if (api === "anthropic") await streamAnthropic(writer, plan, model, step);
+    else if (api === "google") await streamGemini(writer, plan, model, step);
+    else if (api === "responses") await streamResponses(writer, plan, model, step);
     else await streamOpenAi(writer, plan, model, step, includeUsage);
   }
 
   return listenOnLoopback(server);
 }
 
-interface Plan {
+function jsonAnswer(api: Api, plan: Plan, model: string): Record<string, unknown> {
+  if (api === "google") return geminiJson(plan, model);
+  if (api === "responses") return responsesJson(plan, model);
+  return api === "anthropic" ? anthropicJson(plan, model) : openAiJson(plan, model);
+}
+
+export interface Plan {
   /** Anthropic: a signed thinking block first; OpenAI: reasoning_content deltas. */
   thinking?: { text: string; signature: string };
   textChunks: string[];
@@ -358,7 +407,9 @@ function planFor(
   const cached = scripted ? undefined : promptCache?.usageFor(body);
   const usage = {
     input:
-      scripted?.input ?? cached?.input ?? Math.ceil(JSON.stringify(body.messages ?? []).length / 4),
+      scripted?.input ??
+      cached?.input ??
+      Math.ceil(JSON.stringify(body.messages ?? body.contents ?? body.input ?? []).length / 4),
     output: scripted?.output ?? Math.max(1, Math.ceil(text.length / 4)),
     cacheRead: scripted?.cacheRead ?? cached?.cacheRead ?? 0,
     cacheWrite: scripted?.cacheWrite ?? cached?.cacheWrite ?? 0,
@@ -374,7 +425,11 @@ function planFor(
 /** Thinking when the request asks for it: the step's, else a line about the question (Anthropic only). */
 function thinkingFor(step: Step, body: Record<string, unknown>): Plan["thinking"] {
   const scripted = step.type === "text" || step.type === "tool_calls" ? step.thinking : undefined;
-  const asked = thinkingRequested(body) || typeof body.reasoning_effort === "string";
+  const asked =
+    thinkingRequested(body) ||
+    typeof body.reasoning_effort === "string" ||
+    geminiThinkingAsked(body) ||
+    responsesSummaryAsked(body);
   if (!asked) return undefined;
   const text =
     scripted ?? (thinkingRequested(body) ? `Considering: ${lastUserText(body)}` : undefined);
@@ -629,6 +684,7 @@ const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
 };
 
 function sendError(res: ServerResponse, api: Api, step: Extract<Step, { type: "error" }>): void {
+  if (api === "google") return sendGeminiError(res, step);
   const headers: Record<string, string> = {
     "content-type": "application/json",
     ...(step.headers ?? {}),
@@ -658,8 +714,10 @@ function defaultStep(_api: Api, body: Record<string, unknown>): Step {
   return { type: "text", text: `You said: ${lastUserText(body) || "(nothing)"}` };
 }
 
-/** The newest user-authored text in either format (Anthropic tool results are user turns too). */
+/** The newest user-authored text in any format (Anthropic tool results are user turns too). */
 function lastUserText(body: Record<string, unknown>): string {
+  if (Array.isArray(body.contents)) return geminiLastUserText(body);
+  if (body.input !== undefined) return responsesLastUserText(body);
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const message: unknown = messages[i];
@@ -680,7 +738,10 @@ function lastUserText(body: Record<string, unknown>): string {
 }
 
 function scenarioOf(body: Record<string, unknown>): string {
-  const haystack = JSON.stringify([body.system ?? null, body.messages ?? []]);
+  const haystack = JSON.stringify([
+    body.system ?? body.systemInstruction ?? body.instructions ?? null,
+    body.messages ?? body.contents ?? body.input ?? [],
+  ]);
   const matches = [...haystack.matchAll(/\[scenario:([A-Za-z0-9_.:-]+)\]/g)];
   return matches.at(-1)?.[1] ?? "default";
 }

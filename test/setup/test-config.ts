@@ -179,6 +179,8 @@ function ingressKeys(channels: ChannelTestBlock[]): Array<Record<string, unknown
  */
 export const TEST_PRIMARY_MODEL = "fakeanthropic/claude-test";
 export const TEST_OPENAI_MODEL = "fakeopenai/gpt-test";
+export const TEST_GEMINI_MODEL = "fakegoogle/gemini-3.1-pro-preview";
+export const TEST_RESPONSES_MODEL = "fakeresponses/gpt-test";
 
 function modelProviders(fakeModelUrl: string): Record<string, unknown> {
   return {
@@ -233,6 +235,36 @@ function modelProviders(fakeModelUrl: string): Record<string, unknown> {
             {
               id: "gpt-test",
               input: ["text", "image"],
+              cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
+            },
+          ],
+        },
+        // Google's Gemini API and OpenAI's Responses API on the same fake (gemini-wire.ts,
+        // responses-wire.ts), under OpenClaw's api names.
+        fakegoogle: {
+          baseUrl: `${fakeModelUrl}/v1beta`,
+          apiKey: "test-google-key",
+          api: "google-generative-ai",
+          models: [
+            {
+              id: "gemini-3.1-pro-preview",
+              input: ["text", "image"],
+              cost: { input: 2, output: 12, cacheRead: 0.2, cacheWrite: 0 },
+            },
+            { id: "gemini-3-flash-preview", input: ["text", "image"] },
+            { id: "gemini-2.5-flash" },
+            { id: "gemini-2.5-pro" },
+          ],
+        },
+        fakeresponses: {
+          baseUrl: `${fakeModelUrl}/v1`,
+          apiKey: "test-openai-key",
+          api: "openai-responses",
+          models: [
+            {
+              id: "gpt-test",
+              input: ["text", "image"],
+              reasoning: true,
               cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 },
             },
           ],

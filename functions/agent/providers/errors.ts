@@ -8,18 +8,25 @@ import { ModelError, type ModelErrorKind } from "../types.ts";
  */
 
 const CONTEXT_OVERFLOW =
-  /context[_ ]length[_ ]exceeded|prompt is too long|request_too_large|input token count exceeds|input exceeds the maximum number of tokens|input too long for the model|maximum context length|context window|context length exceeded/i;
+  /context[_ ]length[_ ]exceeded|prompt is too long|request_too_large|input token count exceeds|input token count \(\d+\) exceeds|input exceeds the maximum number of tokens|input too long for the model|maximum context length|context window|context length exceeded/i;
 const BILLING =
   /insufficient_quota|billing|credit balance|insufficient (credits|balance|funds)|payment required|out of credits|exceeded your current quota/i;
 const RATE_LIMIT =
   /rate[_ ]limit|too many (concurrent )?requests|throttl|concurrency limit|quota limit exceeded|resource[_ ]exhausted|(weekly|daily|monthly|usage) limit|spending limit|limit (reached|exhausted)/i;
 const OVERLOADED = /overloaded|ModelNotReadyException|capacity|temporarily unavailable/i;
+/** Google answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID. */
+const INVALID_KEY = /API_KEY_INVALID|API key not valid|API key expired/i;
 
-/** The provider's own error type/code, when its body has one (Anthropic `error.type`, OpenAI `error.code`/`type`). */
+/**
+ * The provider's own error type/code, when its body has one (Anthropic `error.type`, OpenAI
+ * `error.code`/`type`, Google `error.status`).
+ */
 export interface ProviderErrorDetail {
   type?: string;
   code?: string;
   message: string;
+  /** Google's `google.rpc.RetryInfo.retryDelay` in the error's details ("37s"). */
+  retryAfterMs?: number;
 }
 
 export function classifyHttpError(
@@ -29,12 +36,16 @@ export function classifyHttpError(
 ): ModelError {
   const text = `${detail.type ?? ""} ${detail.code ?? ""} ${detail.message}`;
   const message = `HTTP ${status}${detail.type ? ` ${detail.type}` : ""}: ${detail.message}`;
-  return new ModelError(kindForStatus(status, text, detail.type), message, status, retryAfterMs);
+  const wait = retryAfterMs ?? detail.retryAfterMs;
+  return new ModelError(kindForStatus(status, text, detail), message, status, wait);
 }
 
-function kindForStatus(status: number, text: string, type: string | undefined): ModelErrorKind {
-  if (status === 529 || type === "overloaded_error") return "overloaded";
-  if (status === 429) return BILLING.test(text) ? "billing" : "rate_limit";
+function kindForStatus(status: number, text: string, detail: ProviderErrorDetail): ModelErrorKind {
+  if (status === 529 || detail.type === "overloaded_error") return "overloaded";
+  // Google words a per-minute quota as "exceeded your current quota" too, but says when to retry.
+  if (status === 429)
+    return BILLING.test(text) && detail.retryAfterMs === undefined ? "billing" : "rate_limit";
+  if (status === 400 && INVALID_KEY.test(text)) return "auth";
   if (status === 413) return "context_overflow";
   if (status < 500 && CONTEXT_OVERFLOW.test(text)) return "context_overflow";
   if (status === 402)
@@ -76,7 +87,10 @@ export function classifyStreamError(detail: ProviderErrorDetail): ModelError {
   );
 }
 
-/** Reads `{ error: { type, code, message } }` (both wire formats) or falls back to the raw text. */
+/**
+ * Reads `{ error: { type, code, message } }` (Anthropic, OpenAI) or `{ error: { code, message,
+ * status, details } }` (Google), else falls back to the raw text.
+ */
 export function parseErrorBody(raw: string): ProviderErrorDetail {
   try {
     const body: unknown = JSON.parse(raw);
@@ -85,19 +99,35 @@ export function parseErrorBody(raw: string): ProviderErrorDetail {
       const message = typeof error.message === "string" ? error.message : raw.slice(0, 500);
       return {
         message,
-        type: typeof error.type === "string" ? error.type : undefined,
+        type:
+          typeof error.type === "string"
+            ? error.type
+            : typeof error.status === "string"
+              ? error.status
+              : undefined,
         code:
           typeof error.code === "string"
             ? error.code
             : typeof error.code === "number"
               ? String(error.code)
               : undefined,
+        ...retryInfoOf(error.details),
       };
     }
   } catch {
     // not JSON: a proxy's HTML page or plain text
   }
   return { message: raw.slice(0, 500) || "(empty body)" };
+}
+
+function retryInfoOf(details: unknown): { retryAfterMs?: number } {
+  if (!Array.isArray(details)) return {};
+  for (const item of details) {
+    if (!isRecord(item) || !String(item["@type"] ?? "").endsWith("google.rpc.RetryInfo")) continue;
+    const delay = /^(\d+(?:\.\d+)?)s$/.exec(String(item.retryDelay ?? ""));
+    if (delay) return { retryAfterMs: Math.round(Number(delay[1]) * 1000) };
+  }
+  return {};
 }
 
 /** `retry-after-ms` (Stainless SDKs) wins over `retry-after` (seconds or an HTTP date). */

@@ -1,7 +1,15 @@
 import type { ModelRequest, ModelResult } from "../types.ts";
 
-/** The wire formats edgeclaw speaks; `fake` is the in-Worker demo model (no network). */
-export type ProviderApi = "anthropic-messages" | "openai-completions" | "fake";
+/**
+ * The wire formats edgeclaw speaks, under OpenClaw's `api` names; `fake` is the in-Worker demo
+ * model (no network).
+ */
+export type ProviderApi =
+  | "anthropic-messages"
+  | "openai-completions"
+  | "openai-responses"
+  | "google-generative-ai"
+  | "fake";
 
 /** Price per million tokens, from `models.providers.<id>.models[].cost`. */
 export interface ModelCost {
@@ -31,7 +39,10 @@ export interface ResolvedModel {
   cost?: ModelCost;
   /** First-byte and between-chunk timeout. */
   idleTimeoutMs: number;
-  /** The provider's own public endpoint (api.anthropic.com / api.openai.com), not a proxy. */
+  /**
+   * The provider's own public endpoint (api.anthropic.com, api.openai.com,
+   * generativelanguage.googleapis.com), not a proxy.
+   */
   native: boolean;
   /**
    * Takes images as pixels: the catalog entry's `input` lists "image"; without an entry, the
