@@ -174,6 +174,61 @@ describe("files out by signed link", { timeout: 60_000 }, () => {
     expect(await got.text()).toBe("# Q3 report\n");
   });
 
+  it("googlechat: a file is a message linking to it; a crash re-sends under the same message id, shown once", async () => {
+    const n = unique();
+    const space = `spaces/FILE${n}`;
+    const md = new TextEncoder().encode("# Q3 notes\n");
+    const file = await stored(`media/test/links/gchat-${n}`, md, "q3.md", "text/markdown");
+    await sendRow({ channel: "googlechat", accountId: "default", to: space }, file, n, true);
+    const messages = (
+      (await (
+        await fetch(`${vars.FAKE_GOOGLECHAT_URL}/_control/messages?space=${space}`)
+      ).json()) as { messages: Array<{ text: string }> }
+    ).messages;
+    expect(messages.length).toBe(1);
+    expect(messages[0]!.text).toContain("q3.md");
+    const got = await fetchLink(/https:\/\/[^\s|>)]+/.exec(messages[0]!.text)![0]);
+    expect(await got.text()).toBe("# Q3 notes\n");
+  });
+
+  it("msteams: a file is a message linking to it; a crash is not re-sent and the chat is told once", async () => {
+    const n = unique();
+    const conversation = `a:file${n}`;
+    const route: ReplyRoute = {
+      channel: "msteams",
+      accountId: "default",
+      to: conversation,
+      extra: { serviceUrl: vars.FAKE_MSTEAMS_URL!, conversationType: "personal" },
+    };
+    const file = await stored(`media/test/links/teams-${n}`, redPng(), "chart.png", "image/png");
+    await runInDurableObject(sessionStub(`agent:main:link-teams-${n}`), async (_i, state) => {
+      const store = new SessionStore(state.storage.sql);
+      const id = `run:${n}:file:0`;
+      store.outbox.insert(
+        { id, runId: null, route, text: "", chunkIndex: 0, chunkCount: 1, media: file },
+        Date.now() - 1000,
+      );
+      expect(await deliver(store)).toEqual([]);
+      store.outbox.update(id, { state: "sending" }, Date.now());
+      await deliver(store);
+      const row = store.outbox.rows().find((r) => r.id === id)!;
+      // No idempotency key and no history to read: not re-sent, and the chat is told once.
+      expect(row.state).toBe("dead");
+      expect(store.outbox.rows().some((r) => r.id === `${id}:undelivered`)).toBe(true);
+    });
+    const activities = (
+      (await (
+        await fetch(
+          `${vars.FAKE_MSTEAMS_URL}/_control/activities?conversation=${encodeURIComponent(conversation)}`,
+        )
+      ).json()) as { activities: Array<{ text: string }> }
+    ).activities;
+    const withLink = activities.filter((a) => a.text.includes("/media/"));
+    expect(withLink.length).toBe(1);
+    const got = await fetchLink(/https:\/\/[^\s)]+/.exec(withLink[0]!.text)![0]);
+    expect(got.headers.get("content-type")).toBe("image/png");
+  });
+
   it("the route: a forged, altered or expired link is 403 with nothing else; a gone object 404", async () => {
     const n = unique();
     const to = `+1557${String(n).slice(-7)}`;
@@ -218,6 +273,7 @@ describe("files out by signed link", { timeout: 60_000 }, () => {
     };
     const file = { name: "a.png", mimeType: "image/png", sizeBytes: 73 };
     expect(adapterFor("line")!.fileRefusal!(file, ctx)).toContain("gateway.publicUrl");
-    expect(adapterFor("sms")!.fileRefusal!(file, ctx)).toContain("gateway.publicUrl");
+    for (const channel of ["sms", "googlechat", "msteams"])
+      expect(adapterFor(channel)!.fileRefusal!(file, ctx)).toContain("gateway.publicUrl");
   });
 });

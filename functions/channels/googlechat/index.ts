@@ -10,6 +10,7 @@ import {
 import { fetchGoogleChatFile } from "./files.ts";
 import { googleChatProgress } from "./progress.ts";
 import { reconcileGoogleChatMessage, sendGoogleChatMessage } from "./send.ts";
+import { fileLinkMessage, fileLinkRefusal } from "../file-link.ts";
 import { GOOGLECHAT_SETUP } from "./setup.ts";
 import { googleChatWebhook } from "./webhook.ts";
 import { googleChatRequirements } from "./credentials.ts";
@@ -21,6 +22,10 @@ export const googleChatAdapter: ChannelAdapter<GoogleChatAccount> = {
   textChunkLimit: (account) => account?.textChunkLimit ?? GOOGLECHAT_TEXT_LIMIT,
   chunkMode: (account) => account?.chunkMode ?? "length",
   send: sendGoogleChatMessage,
+  // A file goes as a message linking to it (../file-link.ts says why no upload), via the text send.
+  sendFile: async (message, _bytes, ctx) =>
+    sendGoogleChatMessage(await fileLinkMessage(message, ctx), ctx),
+  fileRefusal: fileLinkRefusal,
   reconcile: reconcileGoogleChatMessage,
   fetchAttachment: fetchGoogleChatFile,
   progress: googleChatProgress,

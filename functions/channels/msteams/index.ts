@@ -10,6 +10,7 @@ import {
 import { fetchTeamsAttachment } from "./files.ts";
 import { msTeamsProgress } from "./progress.ts";
 import { reconcileTeamsMessage, sendTeamsMessage } from "./send.ts";
+import { fileLinkMessage, fileLinkRefusal } from "../file-link.ts";
 import { MSTEAMS_SETUP } from "./setup.ts";
 import { msTeamsWebhook } from "./webhook.ts";
 import { msTeamsRequirements } from "./credentials.ts";
@@ -20,6 +21,10 @@ export const msTeamsAdapter: ChannelAdapter<MsTeamsAccount> = {
   textChunkLimit: (account) => account?.textChunkLimit ?? MSTEAMS_TEXT_LIMIT,
   chunkMode: (account) => account?.streaming.chunkMode ?? account?.chunkMode ?? "length",
   send: sendTeamsMessage,
+  // A file goes as a message linking to it (../file-link.ts says why no upload), via the text send.
+  sendFile: async (message, _bytes, ctx) =>
+    sendTeamsMessage(await fileLinkMessage(message, ctx), ctx),
+  fileRefusal: fileLinkRefusal,
   reconcile: reconcileTeamsMessage,
   progress: msTeamsProgress,
   fetchAttachment: fetchTeamsAttachment,
