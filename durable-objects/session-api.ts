@@ -5,6 +5,7 @@ import type {
   OnBehalfOf,
   PostAnswer,
   PostedMessage,
+  SentReply,
   SubagentAdminRow,
   SubagentParent,
   SubagentReport,
@@ -174,6 +175,8 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   decideExec(id: string, decision: "allow-once" | "deny", approver: string): Promise<string>;
   /** A sub-agent session asked by its parent to stop (subagents/kill.ts); it still reports once. */
   stopSubagent(reason: string): Promise<string>;
+  /** Where another session's sessions_send message stands here: settled with its reply, or not yet. */
+  sentReply(dedupKey: string): Promise<SentReply | null>;
   /** This session's sub-agents (running, and ended ones it still keeps) for the control page. */
   subagents(): Promise<SubagentAdminRow[]>;
   /** The message tool of another session: text and files into this conversation's outbox, once per id. */

@@ -39,7 +39,7 @@ import { unfenceForDisplay } from "../functions/agent/untrusted-text.ts";
 import { deliverAnnounces } from "./session/subagents/announce.ts";
 import { stopSubagentHere } from "./session/subagents/kill.ts";
 import { postMessageHere } from "./session/subagents/message.ts";
-import type { PostedMessage, SubagentAdminRow } from "./session/subagents/shapes.ts";
+import type { PostedMessage, SentReply, SubagentAdminRow } from "./session/subagents/shapes.ts";
 import { childAdminView, childrenOf } from "./session/subagents/children.ts";
 
 /**
@@ -192,6 +192,14 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
   /** Its parent stops this sub-agent (/subagents kill, the subagents tool): the report still comes. */
   async stopSubagent(reason: string): Promise<string> {
     return stopSubagentHere(this.s, reason);
+  }
+
+  /** Another session's sessions_send, waiting for its reply (subagents/sessions.ts). */
+  async sentReply(dedupKey: string): Promise<SentReply | null> {
+    const row = this.s.store.inbox.byKeyOrAlias(dedupKey);
+    if (!row) return null;
+    if (row.deadReason !== null) return { settled: true, failed: row.deadReason };
+    return row.state === "settled" ? { settled: true, reply: row.reply ?? "" } : { settled: false };
   }
 
   /** Its sub-agents for the control page (subagents/children.ts). */

@@ -86,6 +86,8 @@ export interface PromptRuntime {
   thinking?: string;
   /** Extra context the caller adds under "Group Chat Context" (or "Subagent Context" in minimal mode). */
   extraContext?: string;
+  /** The rendered "Active Subagents" block (active-subagents.ts), while children have not reported. */
+  activeSubagents?: string;
   /** The rendered "Startup Context" (daily notes after /new or /reset; main private session only). */
   startupContext?: string;
   /** The rendered "Computing Environments" (compute-env/prompt-section.ts), when the agent has one. */
@@ -141,6 +143,7 @@ export function renderSystemPrompt(input: SystemPromptInput): SystemPrompt {
   const dynamic = [
     mode === "full" ? messagingSection(input.runtime) : undefined,
     extraContextSection(input.runtime, mode),
+    input.runtime.activeSubagents,
     mode === "full" ? input.runtime.startupContext : undefined,
     timeSection(input.config, input.runtime),
     runtimeLine(input),

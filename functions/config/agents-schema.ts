@@ -44,6 +44,29 @@ export const subagentsDefaultsSchema = z
   .prefault({});
 export type SubagentsDefaults = z.infer<typeof subagentsDefaultsSchema>;
 
+/**
+ * `agents.list[].subagents`: one agent's own sub-agent settings, each over the default of the same
+ * name for that agent's sessions (maxConcurrent, the gateway-wide lane, stays in the defaults).
+ */
+const subagentsOverrideSchema = z
+  .object({
+    /** How deep this agent's sessions may spawn (over agents.defaults.subagents.maxSpawnDepth). */
+    maxSpawnDepth: z.number().int().min(1).max(5).optional(),
+    /** Active children one of this agent's sessions may have. */
+    maxChildrenPerAgent: z.number().int().min(1).max(20).optional(),
+    /** Default run timeout of this agent's children (seconds; 0 = the agent's own timeout). */
+    runTimeoutSeconds: z.number().int().nonnegative().optional(),
+    /** Per attempt of handing a child's completion to this agent's sessions (ms). */
+    announceTimeoutMs: z.number().int().positive().optional(),
+    /** How long this agent's sessions keep their ended children's records (minutes). */
+    archiveAfterMinutes: z.number().int().positive().optional(),
+    /** The model this agent's children run on. */
+    model: z.string().min(1).optional(),
+    /** Agent ids this agent may spawn under with `agentId` (replaces the default list; `["*"]`: any). */
+    allowAgents: z.array(z.string().min(1)).optional(),
+  })
+  .loose();
+
 /** `tools.sessions`: which sessions sessions_list / sessions_history / sessions_send reach. */
 export const sessionsToolsSchema = z
   .object({
@@ -158,6 +181,8 @@ const agentEntrySchema = z
     thinkingDefault: thinkLevelSchema.optional(),
     /** This agent's /reasoning visibility when the session sets none. */
     reasoningDefault: reasoningLevelSchema.optional(),
+    /** This agent's sub-agent settings over agents.defaults.subagents (functions/agent/subagent-limits.ts). */
+    subagents: subagentsOverrideSchema.optional(),
   })
   .loose();
 

@@ -23,6 +23,7 @@ import type { ThinkLevel } from "../../../functions/config/agents-schema.ts";
 import { modelReasons, resolveThinkLevel } from "../../../functions/agent/thinking-level.ts";
 import type { ChatType } from "../../../functions/core/envelope.ts";
 import type { SessionToolsHost } from "../../../functions/agent/tools/session-tools-host.ts";
+import { activeSubagentsBlock } from "../../../functions/agent/active-subagents.ts";
 
 export interface RunDepsInput {
   env: Env;
@@ -119,6 +120,9 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
       modelRef: selection.primary,
       tools,
       thinking: think.level,
+      activeSubagents: input.sessionTools
+        ? activeSubagentsBlock(input.sessionTools.children(), Date.now())
+        : undefined,
       // A child gets the minimal prompt (AGENTS.md only) and the context of its task.
       ...(child
         ? { promptMode: "minimal" as const, extraContext: input.sessionTools?.childContext }

@@ -6,6 +6,7 @@ import type { RoutedEvent } from "../../session-api.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import { parentOf } from "./children.ts";
+import { subagentLimitsFor } from "../../../functions/agent/subagent-limits.ts";
 import type { PendingAnnounce, SubagentOutcome, SubagentReport } from "./shapes.ts";
 
 /**
@@ -98,7 +99,8 @@ export async function deliverAnnounces(s: SessionState): Promise<void> {
     let outcome: { delivered: true } | { delivered: false; error: string };
     try {
       const stub = s.env.SESSIONS.get(s.env.SESSIONS.idFromName(pending.parentKey));
-      const timeoutMs = s.config.agents.defaults.subagents.announceTimeoutMs;
+      // The parent's agent's setting: the report goes to it.
+      const timeoutMs = subagentLimitsFor(s.config, pending.parentAgentId).announceTimeoutMs;
       await Promise.race([
         stub.accept(announceEvent(pending)),
         new Promise((_, reject) =>

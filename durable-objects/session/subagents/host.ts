@@ -42,7 +42,8 @@ export function sessionToolsHost(
     },
     list: (filter) => listSessions(s, spawner, filter),
     history: (key, limit) => historyOf(s, spawner, key, limit),
-    send: (key, message, toolCallId) => sendToSession(s, spawner, key, message, toolCallId),
+    send: (key, message, toolCallId, timeoutSeconds) =>
+      sendToSession(s, spawner, key, message, toolCallId, timeoutSeconds ?? 0),
     message: (request, toolCallId) => sendMessageTo(s, spawner, request, toolCallId),
   };
 }

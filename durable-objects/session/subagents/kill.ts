@@ -1,6 +1,7 @@
 import { describeError } from "../../../functions/core/describe-error.ts";
 import type { SessionState } from "../state.ts";
 import { scheduleAlarm } from "../schedule.ts";
+import { subagentLimitsFor } from "../../../functions/agent/subagent-limits.ts";
 import { queueSubagentReport } from "./announce.ts";
 import { activeChildren, parentOf, saveChild } from "./children.ts";
 import type { SubagentChild } from "./shapes.ts";
@@ -12,7 +13,7 @@ export async function killChild(s: SessionState, child: SubagentChild): Promise<
   saveChild(
     s.store,
     { ...child, killRequested: true },
-    s.config.agents.defaults.subagents.archiveAfterMinutes,
+    subagentLimitsFor(s.config, s.store.meta.get("agentId") ?? "main").archiveAfterMinutes,
     Date.now(),
   );
   try {

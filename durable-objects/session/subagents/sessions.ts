@@ -15,6 +15,7 @@ import { Redactor } from "../../../functions/logging/redact.ts";
 import type { SessionState } from "../state.ts";
 import { childrenOf } from "./children.ts";
 import type { Spawner } from "./spawn.ts";
+import type { SentReply } from "./shapes.ts";
 
 /**
  * sessions_list / sessions_history / sessions_send inside the calling session. What a caller may
@@ -212,6 +213,7 @@ export async function sendToSession(
   key: string,
   message: string,
   toolCallId: string,
+  timeoutSeconds = 0,
 ): Promise<string> {
   const scope = scopeOf(s, caller);
   if (key === scope.ownKey) return "sessions_send cannot target this session itself";
@@ -221,12 +223,14 @@ export async function sendToSession(
   const agentId =
     childrenOf(s.store).find((child) => child.childKey === key)?.agentId ??
     agentIdOf(key, scope.agentId);
+  const dedupKey = `session-send:${scope.ownKey}:${caller.runId}:${toolCallId}`;
   try {
-    const answer = await s.env.SESSIONS.get(s.env.SESSIONS.idFromName(key)).accept({
+    const stub = s.env.SESSIONS.get(s.env.SESSIONS.idFromName(key));
+    const answer = await stub.accept({
       agentId,
       sessionKey: key,
       envelope: inboundEnvelopeSchema.parse({
-        dedupKey: `session-send:${scope.ownKey}:${caller.runId}:${toolCallId}`,
+        dedupKey,
         channel: AUTOMATION_CHANNEL,
         chatType: "direct",
         peerId: "session",
@@ -242,8 +246,10 @@ export async function sendToSession(
         ...(caller.onBehalfOf ? { onBehalfOf: caller.onBehalfOf } : {}),
       },
     });
+    const status = answer.status === "duplicate" ? "already-sent" : "sent";
+    if (timeoutSeconds <= 0) return JSON.stringify({ status, sessionKey: key });
     return JSON.stringify({
-      status: answer.status === "duplicate" ? "already-sent" : "sent",
+      ...(await awaitReply(stub, dedupKey, timeoutSeconds)),
       sessionKey: key,
     });
   } catch (error) {
@@ -254,4 +260,30 @@ export async function sendToSession(
 function agentIdOf(key: string, fallback: string): string {
   const match = /^agent:([^:]+):/.exec(key);
   return match?.[1] ?? fallback;
+}
+
+const REPLY_POLL_MS = 500;
+
+/**
+ * Waits for the target's answer to one sessions_send: its inbox row for that dedup key settles with
+ * the visible reply. Asked every half second (a Durable Object holds no callback into another), up
+ * to `timeoutSeconds`; nothing is stored here, so a run resumed after a crash simply waits again.
+ */
+async function awaitReply(
+  stub: { sentReply(dedupKey: string): Promise<SentReply | null> },
+  dedupKey: string,
+  timeoutSeconds: number,
+): Promise<{ status: "ok"; reply: string } | { status: "timeout" | "error"; error: string }> {
+  const end = Date.now() + timeoutSeconds * 1000;
+  for (;;) {
+    const state = await stub.sentReply(dedupKey);
+    if (state?.failed) return { status: "error", error: state.failed };
+    if (state?.settled) return { status: "ok", reply: state.reply ?? "" };
+    if (Date.now() + REPLY_POLL_MS > end)
+      return {
+        status: "timeout",
+        error: `no reply within ${timeoutSeconds} s; it still comes, in that session`,
+      };
+    await new Promise((resolve) => setTimeout(resolve, REPLY_POLL_MS));
+  }
 }

@@ -109,3 +109,12 @@ export interface SubagentAdminRow extends ChildView {
   modelRef?: string;
   killRequested?: boolean;
 }
+
+/** How one sessions_send message stands in its target (SessionApi.sentReply). */
+export interface SentReply {
+  settled: boolean;
+  /** The visible reply it got ("" for a silent one). */
+  reply?: string;
+  /** Dead-lettered: why it got no answer. */
+  failed?: string;
+}

@@ -9,6 +9,7 @@ import { AUTOMATION_CHANNEL } from "../../../functions/core/operator-channels.ts
 import { describeError } from "../../../functions/core/describe-error.ts";
 import type { RoutedEvent } from "../../session-api.ts";
 import { budgetStub } from "../upkeep/metering.ts";
+import { subagentLimitsFor } from "../../../functions/agent/subagent-limits.ts";
 import type { SessionState } from "../state.ts";
 import { activeChildren, childrenOf, depthOf, removeChild, saveChild } from "./children.ts";
 import type { OnBehalfOf, SubagentChild, SubagentParent } from "./shapes.ts";
@@ -38,8 +39,8 @@ export async function spawnChild(
   toolCallId: string,
 ): Promise<SpawnAnswer> {
   const config = s.config;
-  const limits = config.agents.defaults.subagents;
   const parentAgentId = s.store.meta.get("agentId") ?? "main";
+  const limits = subagentLimitsFor(config, parentAgentId);
   const parentKey = s.store.meta.get("sessionKey") ?? "";
   const uuid = await childUuid(spawner.runId, toolCallId);
   const known = childrenOf(s.store).find((child) => child.uuid === uuid);
@@ -53,15 +54,15 @@ export async function spawnChild(
     return refused(
       depth === 0
         ? "sessions_spawn is not allowed here"
-        : `a sub-agent at depth ${depth} may not spawn (agents.defaults.subagents.maxSpawnDepth is ${limits.maxSpawnDepth})`,
+        : `a sub-agent at depth ${depth} may not spawn (maxSpawnDepth is ${limits.maxSpawnDepth}: agents.defaults.subagents, or this agent's agents.list[].subagents)`,
     );
   const agentId = request.agentId ?? parentAgentId;
-  const agentRefusal = targetAgentRefusal(s, parentAgentId, agentId);
+  const agentRefusal = targetAgentRefusal(s, limits.allowAgents, agentId);
   if (agentRefusal) return refused(agentRefusal);
   const active = activeChildren(s.store).length;
   if (active >= limits.maxChildrenPerAgent)
     return refused(
-      `this session already has ${active} active sub-agents (agents.defaults.subagents.maxChildrenPerAgent is ${limits.maxChildrenPerAgent}); wait for one to report (sessions_yield)`,
+      `this session already has ${active} active sub-agents (maxChildrenPerAgent is ${limits.maxChildrenPerAgent}); wait for one to report (sessions_yield)`,
     );
   if (active >= limits.maxConcurrent)
     return refused(
@@ -96,7 +97,7 @@ async function deliverTask(
   spawner: Spawner,
   request?: SpawnRequest,
 ): Promise<SpawnAnswer> {
-  const limits = s.config.agents.defaults.subagents;
+  const limits = subagentLimitsFor(s.config, s.store.meta.get("agentId") ?? "main");
   const parent: SubagentParent = {
     parentKey: s.store.meta.get("sessionKey") ?? "",
     parentAgentId: s.store.meta.get("agentId") ?? "main",
@@ -165,14 +166,14 @@ function refused(error: string): SpawnAnswer {
   return { status: "refused", error };
 }
 
-/** `agentId` other than the requester's needs `agents.defaults.subagents.allowAgents` (and a configured agent). */
+/** `agentId` other than the requester's needs `allowAgents` (the requester's, else the default) and a configured agent. */
 function targetAgentRefusal(
   s: SessionState,
-  requester: string,
+  allowAgents: string[] | undefined,
   target: string,
 ): string | undefined {
-  if (target === requester) return undefined;
-  const allow = s.config.agents.defaults.subagents.allowAgents ?? [];
+  if (target === (s.store.meta.get("agentId") ?? "main")) return undefined;
+  const allow = allowAgents ?? [];
   const configured = s.config.agents.list.some((entry) => entry.id === target);
   if (!configured) return `agent "${target}" is not configured (agents.list)`;
   if (!allow.includes("*") && !allow.includes(target))

@@ -7,6 +7,7 @@ import type { AutomationTrigger } from "../../session-api.ts";
 import type { InboxRow } from "../storage.ts";
 import type { TriageHost } from "../inbox/triage-host.ts";
 import { childrenOf, saveChild } from "./children.ts";
+import { subagentLimitsFor } from "../../../functions/agent/subagent-limits.ts";
 import type { SubagentReport } from "./shapes.ts";
 
 /**
@@ -68,7 +69,7 @@ export function triageSubagent(
       endedAt: now,
       stats: report.stats,
     },
-    host.config.agents.defaults.subagents.archiveAfterMinutes,
+    subagentLimitsFor(host.config, host.store.meta.get("agentId") ?? "main").archiveAfterMinutes,
     now,
   );
   host.store.inbox.prepare(row.seq, {

@@ -1,6 +1,7 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { modelSelectionFor } from "../model-resolve.ts";
 import type { AgentTool } from "../types.ts";
+import { subagentLimitsFor } from "../subagent-limits.ts";
 
 /**
  * `agents_list` (OpenClaw tools/subagents "Discovery"): the agent ids this agent may pass to
@@ -19,7 +20,7 @@ export function createAgentsListTool(
       "List the agent ids you may spawn sub-agents under (sessions_spawn agentId), with the model each runs on.",
     parameters: { type: "object", properties: {}, additionalProperties: false },
     async execute() {
-      const allow = config.agents.defaults.subagents.allowAgents ?? [];
+      const allow = subagentLimitsFor(config, agentId).allowAgents ?? [];
       const configured = config.agents.list.map((entry) => entry.id);
       const ids = [
         agentId,

@@ -73,7 +73,7 @@ export function createToolset(
   const layers = [
     ...resolveToolPolicy(config, agentId),
     ...(options.conversationLayer ? [options.conversationLayer] : []),
-    ...subagentToolLayers(config, options.subagentDepth ?? 0),
+    ...subagentToolLayers(config, options.subagentDepth ?? 0, agentId),
   ];
   const candidates = [
     ...TOOL_FACTORIES.map((factory) => factory(config, agentId, options)).filter(

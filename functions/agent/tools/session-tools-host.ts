@@ -81,7 +81,13 @@ export interface SessionToolsHost {
     activeMinutes?: number;
   }): Promise<SessionListAnswer>;
   history(sessionKey: string, limit: number): Promise<HistoryAnswer | { error: string }>;
-  send(sessionKey: string, message: string, toolCallId: string): Promise<string>;
+  /** `timeoutSeconds` > 0: wait that long for the target's reply (0: fire and forget). */
+  send(
+    sessionKey: string,
+    message: string,
+    toolCallId: string,
+    timeoutSeconds?: number,
+  ): Promise<string>;
   /** The message tool: text and files into another conversation, through that session's outbox. */
   message(request: MessageRequest, toolCallId: string): Promise<string>;
 }

@@ -1,5 +1,6 @@
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { ToolPolicyLayer } from "./policy.ts";
+import { subagentLimitsFor } from "../subagent-limits.ts";
 
 /**
  * The sub-agent layer of tool policy (OpenClaw tools/subagents "Tool policy"), applied after every
@@ -28,9 +29,14 @@ const ORCHESTRATION = [
   "sessions_yield",
 ];
 
-export function subagentToolLayers(config: EdgeclawConfig, depth: number): ToolPolicyLayer[] {
+export function subagentToolLayers(
+  config: EdgeclawConfig,
+  depth: number,
+  agentId: string,
+): ToolPolicyLayer[] {
   if (depth < 1) return [];
-  const leaf = depth >= config.agents.defaults.subagents.maxSpawnDepth;
+  // The child's own agent decides how deep it may go on (its agents.list[].subagents, else the default).
+  const leaf = depth >= subagentLimitsFor(config, agentId).maxSpawnDepth;
   const layers: ToolPolicyLayer[] = [
     {
       source: leaf ? "sub-agent (leaf) restrictions" : "sub-agent restrictions",
