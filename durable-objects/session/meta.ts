@@ -9,6 +9,7 @@ import type { Delta } from "../../functions/metrics/catalog.ts";
 import type { HistoryEntry } from "../session-api.ts";
 import type { OutboundFileRef } from "../../functions/media/outbound.ts";
 import type { PendingAnnounce, SubagentChild, SubagentParent } from "./subagents/shapes.ts";
+import type { PruneDecisions } from "../../functions/agent/context-pruning.ts";
 
 // ---- The shapes of the JSON values (each owned by the file named beside its key below) ---------
 
@@ -138,6 +139,8 @@ export interface MetaJson {
   [sandbox: `sandboxUsage:${string}`]: SandboxUsage;
   /** run/runs-store.ts: usage of a session's runs folded away by the sweep. */
   [folded: `foldedRuns:${string}`]: FoldedRuns;
+  /** run/pruning.ts: which old tool results the model is sent trimmed or cleared (session pruning). */
+  [pruning: `pruning:${string}`]: PruneDecisions;
   /** outbox/progress.ts: the ack-progress state of an event not yet settled. */
   [progress: `progress:${number}`]: Record<string, string>;
 }
@@ -146,7 +149,13 @@ export type MetaTextKey = keyof MetaText & string;
 export type MetaJsonKey = keyof MetaJson & string;
 
 /** Per-session keys the sweep keeps only for the current session. */
-const PER_SESSION_PREFIXES = ["summary:", "foldedRuns:", "spend:", "sandboxUsage:"] as const;
+const PER_SESSION_PREFIXES = [
+  "summary:",
+  "foldedRuns:",
+  "spend:",
+  "sandboxUsage:",
+  "pruning:",
+] as const;
 
 /** The `meta` table's one owner. */
 export class MetaStore {

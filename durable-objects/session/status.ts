@@ -8,7 +8,8 @@ import {
 import { estimateTokens } from "../../functions/agent/compaction.ts";
 import { queuePolicy } from "./inbox/queue-policy.ts";
 import { currentSessionId } from "./lifecycle.ts";
-import { contextWindow, sessionMessages } from "./run/context.ts";
+import { contextWindow } from "./run/context.ts";
+import { modelMessages } from "./run/pruning.ts";
 import { selectionFor } from "./run/deps.ts";
 import { settings } from "./settings.ts";
 import { sessionSendDecision } from "./outbox/send-gate.ts";
@@ -52,7 +53,7 @@ export function status(s: SessionState): SessionStatus {
     modelOverride: current.modelOverride,
     inputTokens: facts.inputTokens,
     outputTokens: facts.outputTokens,
-    contextTokens: estimateTokens(sessionMessages(s, facts.sessionId)),
+    contextTokens: estimateTokens(modelMessages(s, facts.sessionId)),
     contextWindow: contextWindow(s, undefined),
     queue: queuePolicy(s.config, current, channel),
     ...thinkingStatus(s, facts.agentId, current, selection.primary),

@@ -44,7 +44,7 @@ function listLines(report: ContextReport): string[] {
     `Tools: ${report.tools.names.join(", ") || "none"}`,
     `Tool list (system prompt text): ${size(report.tools.listChars)}`,
     `Tool schemas (JSON): ${size(report.tools.schemaChars)} (counts against the window; not shown as text)`,
-    `Transcript: ${report.transcript.messages} message${report.transcript.messages === 1 ? "" : "s"} (~${count(report.transcript.tokens)} tok)`,
+    `Transcript: ${report.transcript.messages} message${report.transcript.messages === 1 ? "" : "s"} (~${count(report.transcript.tokens)} tok)${prunedNote(report.transcript.pruned)}`,
     `Estimated total: ~${count(Math.ceil(total / 4))} of ${count(report.contextWindow)} tokens`,
   ];
 }
@@ -70,4 +70,10 @@ function size(chars: number): string {
 
 function count(n: number): string {
   return n.toLocaleString("en-US");
+}
+
+/** Session pruning's share of the transcript line: what the model is sent shortened. */
+function prunedNote(pruned: { trimmed: number; cleared: number } | undefined): string {
+  if (!pruned) return "";
+  return `; old tool results sent trimmed: ${pruned.trimmed}, cleared: ${pruned.cleared} (agents.defaults.contextPruning)`;
 }

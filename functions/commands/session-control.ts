@@ -202,7 +202,8 @@ export interface ContextReport {
     schemas: Array<{ name: string; chars: number }>;
   };
   /** The conversation the next run would send: messages and their estimated tokens. */
-  transcript: { messages: number; tokens: number };
+  /** `pruned`: old tool results sent trimmed / cleared (session pruning), when any are. */
+  transcript: { messages: number; tokens: number; pruned?: { trimmed: number; cleared: number } };
 }
 
 export interface ExportRequest {

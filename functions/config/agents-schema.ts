@@ -4,7 +4,7 @@ import { loopDetectionOverrideSchema } from "./loop-detection-schema.ts";
 import { agentSkillsLimitsSchema, skillAllowlistSchema } from "./skills-schema.ts";
 import { computeEnvSchema } from "./compute-env-schema.ts";
 import { heartbeatDefaultsSchema, heartbeatOverrideSchema } from "./automation-schema.ts";
-import { contextLimitsSchema, memoryFlushSchema } from "./memory-keys.ts";
+import { contextLimitsSchema, contextPruningSchema, memoryFlushSchema } from "./memory-keys.ts";
 import { isTimeZone } from "../core/time-zone.ts";
 
 /**
@@ -232,6 +232,8 @@ export const agentsSchema = z
           .loose()
           .prefault({}),
         contextLimits: contextLimitsSchema,
+        /** Old tool results trimmed and cleared once the prompt cache expired (memory-keys.ts). */
+        contextPruning: contextPruningSchema,
         bootstrapMaxChars: z.number().int().positive().default(20_000),
         bootstrapTotalMaxChars: z.number().int().positive().default(60_000),
         skipBootstrap: z.boolean().default(false),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
+import { durationText } from "./automation-schema.ts";
 
 /**
  * Memory keys with OpenClaw's names and defaults (concepts/memory-search, memory-builtin,
@@ -76,6 +77,37 @@ export const contextLimitsSchema = z
   })
   .loose()
   .prefault({});
+
+/**
+ * `agents.defaults.contextPruning` (OpenClaw's concepts/session-pruning): old tool results trimmed
+ * (over 4,000 characters: head and tail kept) and then cleared, in what the model is sent, once the
+ * prompt cache has expired — never in the transcript. Unset `mode`: "cache-ttl" for an Anthropic
+ * model, "off" for the others; unset `ttl`: the model's prompt-cache lifetime (5 minutes, or 1 hour
+ * with `cacheRetention: "long"`), "5m" when mode is set by hand.
+ */
+export const contextPruningSchema = z
+  .object({
+    mode: z.enum(["off", "cache-ttl"]).optional(),
+    /** How long after the last model call the context is left as it was (the cache's lifetime). */
+    ttl: durationText.optional(),
+    /** Which tools' results may be pruned, by name (`*` matches any run of characters). */
+    tools: z
+      .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+      .loose()
+      .prefault({}),
+    hardClear: z
+      .object({
+        /** false: results are only trimmed, never cleared. */
+        enabled: z.boolean().default(true),
+        /** What a cleared result reads. */
+        placeholder: z.string().min(1).default("[Old tool result content cleared]"),
+      })
+      .loose()
+      .prefault({}),
+  })
+  .loose()
+  .prefault({});
+export type ContextPruningConfig = z.infer<typeof contextPruningSchema>;
 
 /** `agents.defaults.compaction.memoryFlush`: a silent turn before compaction to save durable notes. */
 export const memoryFlushSchema = z

@@ -10,6 +10,7 @@ import {
 import { callModel } from "../../../functions/agent/model-call.ts";
 import type { ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
 import { contextWindow, sessionMessages } from "./context.ts";
+import { modelMessages } from "./pruning.ts";
 import { currentSessionId } from "../lifecycle.ts";
 import { settings } from "../settings.ts";
 import { selectionFor } from "./deps.ts";
@@ -31,7 +32,12 @@ export async function compactIfNeeded(
 ): Promise<void> {
   const compaction = s.config.agents.defaults.compaction;
   if (!compaction.enabled) return;
-  const messages = sessionMessages(s, run.sessionId);
+  // Pruning first (OpenClaw applies it before compaction): what is judged is what would be sent.
+  const messages = modelMessages(s, run.sessionId, {
+    system,
+    modelOverride: run.options.model,
+    now: Date.now(),
+  });
   const window = contextWindow(s, run.options.model);
   if (!needsCompaction(messages, system, window, compaction)) return;
   const outcome = await compactRows(s, run.sessionId, call, { window, signal });

@@ -6,7 +6,8 @@ import type { ChatType } from "../../../functions/core/envelope.ts";
 import { currentSessionId } from "../lifecycle.ts";
 import { status } from "../status.ts";
 import type { SessionState } from "../state.ts";
-import { contextWindow, sessionMessages } from "./context.ts";
+import { contextWindow } from "./context.ts";
+import { modelMessages } from "./pruning.ts";
 import { toolsetFor } from "./toolset-query.ts";
 
 /**
@@ -41,7 +42,9 @@ export async function contextReport(s: SessionState, query: ToolsQuery): Promise
       parameters: tool.parameters,
     }).length,
   }));
-  const messages = sessionMessages(s, currentSessionId(s, Date.now()));
+  const sessionId = currentSessionId(s, Date.now());
+  const messages = modelMessages(s, sessionId);
+  const pruning = s.store.meta.getJson(`pruning:${sessionId}`);
   const defaults = s.config.agents.defaults;
   return {
     model: current.model,
@@ -69,7 +72,13 @@ export async function contextReport(s: SessionState, query: ToolsQuery): Promise
       schemaChars: schemas.reduce((sum, schema) => sum + schema.chars, 0),
       schemas: schemas.sort((a, b) => b.chars - a.chars),
     },
-    transcript: { messages: messages.length, tokens: estimateTokens(messages) },
+    transcript: {
+      messages: messages.length,
+      tokens: estimateTokens(messages),
+      ...(pruning && (pruning.soft.length || pruning.hard.length)
+        ? { pruned: { trimmed: pruning.soft.length, cleared: pruning.hard.length } }
+        : {}),
+    },
   };
 }
 

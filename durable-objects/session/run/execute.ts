@@ -21,7 +21,7 @@ import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
 import type { WebMedia } from "../../session-api.ts";
 import { currentSessionId } from "../lifecycle.ts";
 import { queueModeFor, settings } from "../settings.ts";
-import { sessionMessages } from "./context.ts";
+import { modelMessages } from "./pruning.ts";
 import { status } from "../status.ts";
 import { deadLetterNotice } from "../outbox/dead-letter.ts";
 import { admitRun, markParked, runLimits } from "./bounds.ts";
@@ -162,7 +162,13 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   relay.event({ type: "run-started" });
 
   const host: RunHost = {
-    messages: () => sessionMessages(s, run.sessionId),
+    // Pruned (run/pruning.ts) as the session's cache allows; `deps` is set before the loop runs.
+    messages: () =>
+      modelMessages(s, run.sessionId, {
+        system: deps.system,
+        modelOverride: run.options.model,
+        now: Date.now(),
+      }),
     runMessages: () => s.store.transcript.ofRun(run.runId).map((row) => row.message),
     append: (message: Message) => {
       s.store.transcript.append(run.sessionId, run.runId, message, Date.now());

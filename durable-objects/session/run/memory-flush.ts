@@ -5,7 +5,8 @@ import { runAgentLoop, type RunHost, type RunLoopDeps } from "../../../functions
 import { resolveUserTimezone } from "../../../functions/agent/user-time.ts";
 import type { Message, ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
 import type { ModelCallKind } from "../../../functions/agent/metering.ts";
-import { contextWindow, sessionMessages } from "./context.ts";
+import { contextWindow } from "./context.ts";
+import { modelMessages } from "./pruning.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
@@ -43,7 +44,13 @@ export function memoryFlushDue(
     return false;
   const threshold =
     contextWindow(s, run.options.model) - compaction.reserveTokensFloor - flush.softThresholdTokens;
-  return estimateTokens(sessionMessages(s, run.sessionId), deps.system) > threshold;
+  // Pruned first, as compaction judges it: the flush is due only if what is sent is too large.
+  const sent = modelMessages(s, run.sessionId, {
+    system: deps.system,
+    modelOverride: run.options.model,
+    now: Date.now(),
+  });
+  return estimateTokens(sent, deps.system) > threshold;
 }
 
 /** Runs the flush turn when due. Errors are the caller's to log; the main run goes on either way. */
@@ -76,7 +83,7 @@ export async function memoryFlushIfDue(
     : deps.callModelAs("memory_flush");
   const date = localDate(new Date(), resolveUserTimezone(s.config));
   const base: Message[] = [
-    ...sessionMessages(s, run.sessionId),
+    ...modelMessages(s, run.sessionId),
     { role: "user", content: memoryFlushPrompt(date) },
   ];
   const turn: Message[] = [];
