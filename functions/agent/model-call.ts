@@ -136,7 +136,7 @@ export class ModelFailoverError extends ModelError {
 }
 
 export const NO_MODEL_CONFIGURED_MESSAGE =
-  "No model configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (either picks a current default model), or agents.defaults.model.primary, or EDGECLAW_FAKE_MODEL=1 for a demo";
+  "No model configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (any picks a current default model), or agents.defaults.model.primary, or EDGECLAW_FAKE_MODEL=1 for a demo";
 
 export const OVERLOAD_WAIT_NOTICE =
   "The AI service is temporarily overloaded. I'm still retrying; this may take a few minutes.";

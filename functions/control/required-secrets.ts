@@ -52,6 +52,8 @@ export function requiredSecrets(
 const PROVIDER_KEYS: Record<string, string> = {
   anthropic: "ANTHROPIC_API_KEY",
   openai: "OPENAI_API_KEY",
+  // GOOGLE_API_KEY works too (model-resolve.ts); OpenClaw's docs lead with this one.
+  google: "GEMINI_API_KEY",
 };
 
 function providersInUse(config: EdgeclawConfig): Set<string> {

@@ -20,6 +20,8 @@ export const PASSTHROUGH_VARS = [
   "OPENCLAW_GATEWAY_TOKEN",
   "ANTHROPIC_API_KEY",
   "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
 ] as const;
 
 export function readDevVarsFile(path: string): Record<string, string> {

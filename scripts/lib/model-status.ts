@@ -7,7 +7,7 @@ import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { defaultAgentId } from "../../functions/routing/agents.ts";
 
 export const NO_MODEL_MESSAGE =
-  "No model configured: replies will say so until you set ANTHROPIC_API_KEY / OPENAI_API_KEY / models.providers, " +
+  "No model configured: replies will say so until you set ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY / models.providers, " +
   "or EDGECLAW_FAKE_MODEL=1 for the scripted demo model";
 
 /**
