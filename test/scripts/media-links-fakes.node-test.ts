@@ -3,16 +3,15 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
-import { media } from "../../workers/media.ts";
+import { serveMediaLink } from "../../functions/media/serve-link.ts";
 import { signMediaUrl } from "../../functions/media/signed-url.ts";
 import { configFromEnv } from "../../functions/channels/gateway-config.ts";
 import { startFakeLineApi } from "../../functions/channels/line/simulate/line-api.ts";
 import { startFakeTwilioApi } from "../../functions/channels/sms/simulate/twilio-api.ts";
-import type { Env } from "../../workers/env.ts";
 
 /**
  * The fakes fetch a signed media link the way LINE's app and Twilio do, from the real media route
- * (workers/media.ts, served here over Node's HTTP with an in-memory bucket behind `MEDIA`): the
+ * (functions/media/serve-link.ts, as workers/media.ts routes it, served here over Node's HTTP with an in-memory bucket behind `MEDIA`): the
  * workerd suite's Worker has no port they could reach, so this is where their own fetch is shown
  * to get the stored bytes with the signed type, and a forged link to get 403.
  */
@@ -38,10 +37,10 @@ after(async () => {
 
 /** The media route on a loopback port, and the env and config that sign for it. */
 async function startRoute() {
-  let env: Env;
+  let env: Record<string, unknown>;
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const response = await media.fetch(
+      const response = await serveMediaLink(
         new Request(`http://127.0.0.1${req.url}`, { method: req.method }),
         env,
       );
@@ -56,12 +55,12 @@ async function startRoute() {
     EDGECLAW_CONFIG: JSON.stringify({
       gateway: { auth: { token: TOKEN }, publicUrl: origin },
     }),
-  } as unknown as Env;
+  };
   stops.push(() => new Promise((resolve) => server.close(() => resolve())));
   const file = { ref: "media/test/fakes/red", name: "red.png", mimeType: "image/png" };
   const link = await signMediaUrl(
-    configFromEnv(env),
-    env as unknown as Record<string, unknown>,
+    configFromEnv(env as { EDGECLAW_CONFIG?: string }),
+    env,
     file,
     600,
   );
