@@ -3,6 +3,11 @@ import type { EdgeclawConfig, ProviderConfig } from "../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
 import { builtInModelPrice } from "./providers/built-in-prices.ts";
 import { FAKE_MODEL_REF, FAKE_PROVIDER_ID } from "./providers/fake.ts";
+import {
+  BUILT_IN_PROVIDERS,
+  modelFamilyDefaults,
+  NATIVE_HOSTS,
+} from "./providers/built-in-providers.ts";
 import type { CacheRetention, ModelCost, ProviderApi, ResolvedModel } from "./providers/types.ts";
 import { ModelError } from "./types.ts";
 
@@ -22,47 +27,6 @@ export interface ModelSelection {
    */
   origin?: "config" | "demo" | "key-default";
 }
-
-interface BuiltInProvider {
-  api: Exclude<ProviderApi, "fake">;
-  baseUrl: string;
-  /** The model this provider's key alone selects when the config names none. */
-  defaultModel: string;
-  /** Env vars that hold its key, first set wins; default `<ID>_API_KEY` (providerKeyEnvName). */
-  keyEnvNames?: string[];
-}
-
-/**
- * The providers that need no `models.providers` entry. Their `defaultModel`s are the only place the
- * key-alone defaults are written (a current Sonnet, a current GPT, a current Gemini Pro); the first
- * whose key is set wins.
- */
-const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
-  anthropic: {
-    api: "anthropic-messages",
-    baseUrl: "https://api.anthropic.com",
-    defaultModel: "claude-sonnet-5",
-  },
-  openai: {
-    api: "openai-completions",
-    baseUrl: "https://api.openai.com/v1",
-    defaultModel: "gpt-5.6-sol",
-  },
-  // Google AI Studio's Gemini API (providers/google): either key name, as OpenClaw reads them.
-  google: {
-    api: "google-generative-ai",
-    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
-    defaultModel: "gemini-3.1-pro-preview",
-    keyEnvNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-  },
-};
-
-const NATIVE_HOSTS: Record<Exclude<ProviderApi, "fake">, string> = {
-  "anthropic-messages": "api.anthropic.com",
-  "openai-completions": "api.openai.com",
-  "openai-responses": "api.openai.com",
-  "google-generative-ai": "generativelanguage.googleapis.com",
-};
 
 /** OpenClaw's defaults for a custom provider's model when the config omits them. */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -192,6 +156,8 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
 
   const extras = providerExtrasSchema.parse(provider ?? {});
   const entry = provider?.models.find((model) => model.id === modelId);
+  // What the model's id alone tells about an id the catalog does not describe (a new Gemini).
+  const family = modelFamilyDefaults(api, modelId);
   const host = hostOf(baseUrl);
   return {
     ref: `${providerId}/${modelId}`,
@@ -201,8 +167,12 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
     baseUrl,
     apiKey,
     headers: { ...(provider?.headers ?? {}) },
-    maxTokens: entry?.maxTokens ?? extras.maxTokens ?? DEFAULT_MAX_TOKENS,
-    contextWindow: entry?.contextWindow ?? extras.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    maxTokens: entry?.maxTokens ?? extras.maxTokens ?? family?.maxTokens ?? DEFAULT_MAX_TOKENS,
+    contextWindow:
+      entry?.contextWindow ??
+      extras.contextWindow ??
+      family?.contextWindow ??
+      DEFAULT_CONTEXT_WINDOW,
     ...priceOf(providerId, modelId, entry),
     idleTimeoutMs: extras.timeoutSeconds
       ? extras.timeoutSeconds * 1000
@@ -211,7 +181,7 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
         : CLOUD_IDLE_TIMEOUT_MS,
     native: host === NATIVE_HOSTS[api],
     acceptsImages: entry?.input ? entry.input.includes("image") : builtIn !== undefined,
-    reasoning: entry?.reasoning === true,
+    reasoning: entry?.reasoning ?? family?.reasoning ?? false,
     ...(entry?.compat?.supportedReasoningEfforts
       ? { reasoningEfforts: entry.compat.supportedReasoningEfforts }
       : {}),

@@ -321,6 +321,16 @@ describe("google provider resolution", () => {
     expect(
       resolveModel(suiteConfig, { GOOGLE_API_KEY: "k2" }, "google/gemini-2.5-pro").apiKey,
     ).toBe("k2");
+    // An id no catalog lists resolves with its family's limits (OpenClaw's dynamic model ids).
+    expect(
+      resolveModel(suiteConfig, { GEMINI_API_KEY: "k" }, "google/gemini-9-flash"),
+    ).toMatchObject({ contextWindow: 1_048_576, maxTokens: 65_536, reasoning: true });
+    expect(
+      resolveModel(suiteConfig, { GEMINI_API_KEY: "k" }, "google/gemini-2.0-flash"),
+    ).toMatchObject({ contextWindow: 1_048_576, reasoning: false });
+    expect(
+      resolveModel(suiteConfig, { GEMINI_API_KEY: "k" }, "google/gemma-4-26b-a4b-it"),
+    ).toMatchObject({ contextWindow: 200_000, maxTokens: 8192, reasoning: false });
     expect(() => resolveModel(suiteConfig, {}, "google/gemini-2.5-pro")).toThrow(
       /GEMINI_API_KEY or GOOGLE_API_KEY/,
     );

@@ -2,7 +2,7 @@ import type { ModelCost } from "./types.ts";
 
 /**
  * Published list prices (USD per million tokens) of the built-in providers' default models — the
- * models a key alone selects (model-resolve.ts BUILT_IN_PROVIDERS), so the README's key-only quick
+ * models a key alone selects (built-in-providers.ts BUILT_IN_PROVIDERS), so the README's key-only quick
  * start is priced and a USD budget counts what it spends. A `cost` in the catalog
  * (`models.providers.<id>.models[]`) always wins over this table; any other model has no price
  * until the catalog gives it one, and a USD cap then refuses its calls (docs/concepts/cost.md).
