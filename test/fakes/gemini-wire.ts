@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { imageBytesProblem } from "./model-images.ts";
-import type { FakeErrorStep, FakeStreamWriter, Plan, ScriptedStep } from "./model-server.ts";
+import type { FakeErrorStep, FakeStreamWriter, Plan, ScriptedStep } from "./model-steps.ts";
 
 /**
  * The fake model server's Gemini API (`POST /models/{model}:streamGenerateContent?alt=sse` and

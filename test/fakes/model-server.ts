@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { z } from "zod";
+import {
+  type Plan,
+  type ScriptedStep as Step,
+  stepSchema,
+} from "./model-steps.ts";
 import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
@@ -59,90 +64,6 @@ import {
  * cache_control get their usage from an emulation of its prompt cache (anthropic-cache.ts). Image parts are checked as the real
  * APIs check them (model-images.ts): a malformed one is a 400 in that API's error envelope.
  */
-
-const usageSchema = z.object({
-  input: z.number().int().nonnegative().optional(),
-  output: z.number().int().nonnegative().optional(),
-  cacheRead: z.number().int().nonnegative().optional(),
-  cacheWrite: z.number().int().nonnegative().optional(),
-});
-
-const timing = {
-  /** Wait before the status line (first byte). */
-  delayMs: z.number().int().nonnegative().optional(),
-  /** Wait between streamed chunks. */
-  chunkDelayMs: z.number().int().nonnegative().optional(),
-};
-
-const stepSchema = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("text"),
-    text: z.string(),
-    /** Stream exactly these pieces (they should join to `text`); default: split in ~3 pieces. */
-    chunks: z.array(z.string()).optional(),
-    usage: usageSchema.optional(),
-    stopReason: z.enum(["end", "max_tokens"]).optional(),
-    /** The model's thinking, sent when the request asks for it (Anthropic thinking, OpenAI reasoning_effort). */
-    thinking: z.string().optional(),
-    ...timing,
-  }),
-  z.object({
-    type: z.literal("tool_calls"),
-    text: z.string().optional(),
-    calls: z.array(
-      z.object({
-        id: z.string().optional(),
-        name: z.string(),
-        /** An object is serialised; a string is sent verbatim (to test malformed JSON). */
-        arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
-        /** Split the argument JSON into this many fragments (input_json_delta / tool_calls deltas). */
-        fragments: z.number().int().positive().optional(),
-      }),
-    ),
-    usage: usageSchema.optional(),
-    thinking: z.string().optional(),
-    ...timing,
-  }),
-  z.object({
-    type: z.literal("error"),
-    status: z.number().int().min(400).max(599),
-    errorType: z.string().optional(),
-    code: z.string().optional(),
-    message: z.string().optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    /** Sent verbatim instead of the format's error envelope. */
-    rawBody: z.string().optional(),
-    /** Gemini: a RetryInfo with this retryDelay ("37s") in the error's details. */
-    retryDelay: z.string().optional(),
-    ...timing,
-  }),
-  /** Never answers: no status line, no bytes (first-byte timeout). */
-  z.object({ type: z.literal("hang") }),
-  /** Starts streaming `text`, then goes silent without ending (idle timeout). */
-  z.object({ type: z.literal("stall"), text: z.string().default(""), ...timing }),
-  /** Streams `text`, then reports an error inside the 200 stream. */
-  z.object({
-    type: z.literal("stream_error"),
-    text: z.string().default(""),
-    errorType: z.string(),
-    message: z.string().optional(),
-    ...timing,
-  }),
-  /** Streams `text`, then closes the connection without the terminal event. */
-  z.object({ type: z.literal("truncate"), text: z.string().default(""), ...timing }),
-]);
-
-export type FakeModelStep = z.input<typeof stepSchema>;
-type Step = z.output<typeof stepSchema>;
-/** For the wire-format files (gemini-wire.ts, responses-wire.ts). */
-export type ScriptedStep = Step;
-export type FakeErrorStep = Extract<Step, { type: "error" }>;
-export interface FakeStreamWriter {
-  event(name: string, payload: unknown): Promise<void>;
-  raw(text: string): Promise<void>;
-  stall(): void;
-  end(): void;
-}
 
 const scriptSchema = z.object({ scenario: z.string().min(1), steps: z.array(stepSchema).min(1) });
 const resetSchema = z.object({ scenario: z.string().min(1) });
@@ -371,15 +292,6 @@ function jsonAnswer(api: Api, plan: Plan, model: string): Record<string, unknown
   if (api === "google") return geminiJson(plan, model);
   if (api === "responses") return responsesJson(plan, model);
   return api === "anthropic" ? anthropicJson(plan, model) : openAiJson(plan, model);
-}
-
-export interface Plan {
-  /** Anthropic: a signed thinking block first; OpenAI: reasoning_content deltas. */
-  thinking?: { text: string; signature: string };
-  textChunks: string[];
-  calls: Array<{ id: string; name: string; fragments: string[] }>;
-  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
-  stop: "end" | "max_tokens" | "tool_use";
 }
 
 function planFor(
@@ -811,3 +723,5 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function wait(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+export type { FakeModelStep } from "./model-steps.ts";

@@ -1,5 +1,5 @@
 import { dataUrlImageProblem } from "./model-images.ts";
-import type { FakeStreamWriter, Plan, ScriptedStep } from "./model-server.ts";
+import type { FakeStreamWriter, Plan, ScriptedStep } from "./model-steps.ts";
 
 /**
  * The fake model server's OpenAI Responses API (`POST /v1/responses`), in OpenAI's wire format:

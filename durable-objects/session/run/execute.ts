@@ -1,5 +1,3 @@
-import { recordDisplayTurns } from "../outbox/display-log.ts";
-import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import type { ChatType } from "../../../functions/core/envelope.ts";
 import {
   closeDanglingToolCalls,
@@ -10,15 +8,12 @@ import {
 import { ModelError, type Message, type ToolCall } from "../../../functions/agent/types.ts";
 import { budgetStopNotice } from "../../../functions/agent/metering.ts";
 import { sessionMeter } from "../upkeep/metering.ts";
-import { addRunPlatformCost } from "../upkeep/platform-usage.ts";
-import { usageFooter } from "../../../functions/commands/usage.ts";
 import { compactIfNeeded } from "./compact.ts";
 import { memoryFlushIfDue } from "./memory-flush.ts";
-import { enqueueFiles, enqueueReply, enqueueRetract, progressRelay } from "../outbox/replies.ts";
+import { progressRelay } from "../outbox/replies.ts";
 import { stageReplyFiles } from "./reply-files.ts";
+import { finishRun } from "./finish.ts";
 import { WEB_CHAT_CHANNEL, webMediaLinks } from "./web-files.ts";
-import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
-import type { WebMedia } from "../../session-api.ts";
 import { currentSessionId } from "../lifecycle.ts";
 import { queueModeFor, settings } from "../settings.ts";
 import { modelMessages } from "./pruning.ts";
@@ -27,9 +22,9 @@ import { deadLetterNotice } from "../outbox/dead-letter.ts";
 import { admitRun, markParked, runLimits } from "./bounds.ts";
 import { clearRetry, recordFailure } from "../retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "../schedule.ts";
-import { buildRunDeps, costOfRun } from "./deps.ts";
+import { buildRunDeps } from "./deps.ts";
 import { describeImagesIfNeeded } from "./describe-images.ts";
-import { automationOf, recordCronOutcome, visibleReply } from "../inbox/automation.ts";
+import { automationOf, visibleReply } from "../inbox/automation.ts";
 import { incomingText, prepareRun, routeTarget, type RunPlan } from "./setup.ts";
 import { renderIncoming } from "../../../functions/agent/turn-text.ts";
 import { newFenceId } from "../../../functions/agent/untrusted-text.ts";
@@ -38,11 +33,9 @@ import { runTelemetry } from "../upkeep/telemetry.ts";
 import { sessionLog } from "../log.ts";
 import { sessionExecHost } from "../exec-step.ts";
 import { takeStartupContext } from "./session-memory.ts";
-import { enqueueReasoning, thinkingLayers } from "./thinking.ts";
-import { sessionSendDecision } from "../outbox/send-gate.ts";
+import { thinkingLayers } from "./thinking.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
-import { queueSubagentReport } from "../subagents/announce.ts";
 import { onBehalfOfRun, sessionToolsHost } from "../subagents/host.ts";
 
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
@@ -334,93 +327,6 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   }
 }
 
-/** Records the end of a run and its one visible reply, atomically. */
-function finishRun(
-  s: SessionState,
-  run: RunRow,
-  state: "finished" | "failed" | "aborted",
-  reply: string | null,
-  silent: boolean,
-  errorCode?: string,
-  deadReason?: string,
-  files: OutboundFileRef[] = [],
-  links: WebMedia[] = [],
-): void {
-  const now = Date.now();
-  const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
-  if (state === "finished" && reply && !silent) reply = withUsageFooter(s, run, reply);
-  s.ctx.storage.transactionSync(() => {
-    s.store.runs.finish(run.runId, state, now);
-    addRunPlatformCost(s, run.runId);
-    // session.sendPolicy / `/send off`: the run is kept, its delivery held back.
-    const shown = !silent && sessionSendDecision(s, run.route).allowed;
-    // Thinking shown first takes over the run's live preview; the answer then comes as a new message.
-    const reasoned = state === "finished" && !!reply && shown && enqueueReasoning(s, run, now);
-    if (reply && shown && !HTTP_CHANNELS.has(run.route.channel))
-      enqueueReply(s, `run:${run.runId}`, reasoned ? null : run.runId, run.route, reply, now);
-    // No reply takes over the preview (NO_REPLY, aborted): the run's end removes it instead.
-    else enqueueRetract(s, run, now);
-    // The reply's files (MEDIA: lines) go after its text, recorded in this same transaction.
-    if (files.length && shown && !HTTP_CHANNELS.has(run.route.channel))
-      enqueueFiles(s, `run:${run.runId}`, null, run.route, files, now);
-    // The web chat's files: a turn of their own after the answer, shown again after a reload.
-    if (files.length && run.route.channel === WEB_CHAT_CHANNEL)
-      recordDisplayTurns(s, [{ role: "assistant", text: "", at: now, files }]);
-    for (const seq of seqs) {
-      if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
-      else s.store.inbox.settle(seq, silent ? "" : reply, now);
-    }
-    // A sub-agent's run reports to its parent, in the transaction that records its end.
-    queueSubagentReport(s, run, state, silent ? "" : reply, errorCode, now);
-    // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
-    if (state !== "finished" && reply && !silent)
-      recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
-  });
-  recordCronOutcome(s, run, state, reply, (row) =>
-    costOfRun(s.config, s.env, row.modelRef ?? "", row).toFixed(6),
-  );
-  const finished = s.store.runs.get(run.runId)!;
-  if (state === "finished") {
-    s.emit(seqs, {
-      type: "done",
-      runId: run.runId,
-      text: silent ? "" : (reply ?? ""),
-      modelRef: finished.modelRef ?? "",
-      ...(links.length ? { media: links } : {}),
-      usage: {
-        inputTokens: finished.inputTokens,
-        outputTokens: finished.outputTokens,
-        cacheReadTokens: finished.cacheReadTokens,
-        cacheWriteTokens: finished.cacheWriteTokens,
-      },
-    });
-  } else {
-    s.emit(seqs, {
-      type: "error",
-      code: errorCode ?? state,
-      message: reply ?? "the run was stopped",
-    });
-  }
-}
-
-/** `/usage tokens|full` (or `messages.responseUsage`): the run's usage under its answer, on chat channels. */
-function withUsageFooter(s: SessionState, run: RunRow, reply: string): string {
-  const mode = settings(s).responseUsage ?? s.config.messages.responseUsage;
-  // An OpenAI-compatible client parses the content: never add to it.
-  if (mode === "off" || run.route.channel === "openai") return reply;
-  const totals = s.store.runs.get(run.runId);
-  const footer = usageFooter(mode, {
-    inputTokens: totals?.inputTokens ?? 0,
-    outputTokens: totals?.outputTokens ?? 0,
-    cacheReadTokens: totals?.cacheReadTokens ?? 0,
-    cacheWriteTokens: totals?.cacheWriteTokens ?? 0,
-    costUsd: s.store.modelCalls.costOfRun(run.runId),
-    modelRef: totals?.modelRef ?? null,
-  });
-  return `${reply}\n\n${footer}`;
-}
-
-/** Queued messages a steer-mode run may take in at its next boundary. */
 /**
  * Queued messages that may steer this run: only those whose reply goes where this run's reply goes.
  * In a shared session (dmScope "main") another sender's message must not be folded into this turn
