@@ -1,10 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { z } from "zod";
-import {
-  type Plan,
-  type ScriptedStep as Step,
-  stepSchema,
-} from "./model-steps.ts";
+import { type Plan, type ScriptedStep as Step, stepSchema } from "./model-steps.ts";
 import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
