@@ -44,7 +44,7 @@ export interface AutomationTrigger {
   freshSession?: boolean;
   /** subagent: a child's task (in the child) or a child's report (in its parent). */
   subagent?:
-    | { kind: "task"; parent: SubagentParent }
+    | { kind: "task"; parent: SubagentParent; forkContext?: string }
     | { kind: "announce"; report: SubagentReport }
     /** sessions_send: another session's message, its sender's ownership as it was. */
     | { kind: "message"; fromKey: string; senderIsOwner: boolean };

@@ -38,6 +38,8 @@ export interface SubagentChild {
   stats?: SubagentStats;
   /** /subagents kill: the kill was asked for (the child still reports its end). */
   killRequested?: boolean;
+  /** sessions_spawn context "fork": the task carries the parent's conversation (fork.ts). */
+  context?: "fork";
 }
 
 export interface SubagentStats {

@@ -10,6 +10,7 @@ import { describeError } from "../../../functions/core/describe-error.ts";
 import type { RoutedEvent } from "../../session-api.ts";
 import { budgetStub } from "../upkeep/metering.ts";
 import { subagentLimitsFor } from "../../../functions/agent/subagent-limits.ts";
+import { forkedConversation } from "./fork.ts";
 import type { SessionState } from "../state.ts";
 import { activeChildren, childrenOf, depthOf, removeChild, saveChild } from "./children.ts";
 import type { OnBehalfOf, SubagentChild, SubagentParent } from "./shapes.ts";
@@ -83,6 +84,7 @@ export async function spawnChild(
     task: request.task,
     ...(request.label ? { label: request.label } : {}),
     ...(request.taskName ? { taskName: request.taskName } : {}),
+    ...(request.context === "fork" ? { context: "fork" as const } : {}),
     state: "starting",
     createdAt: now,
   };
@@ -111,6 +113,7 @@ async function deliverTask(
     requesterRoute: spawner.route,
   };
   const model = request?.model ?? limits.model;
+  const forkContext = child.context === "fork" ? forkedConversation(s) : undefined;
   const timeout = request?.runTimeoutSeconds ?? limits.runTimeoutSeconds;
   const event: RoutedEvent = {
     agentId: child.agentId,
@@ -128,7 +131,7 @@ async function deliverTask(
     automation: {
       source: "subagent",
       action: "agent-turn",
-      subagent: { kind: "task", parent },
+      subagent: { kind: "task", parent, ...(forkContext ? { forkContext } : {}) },
       ...(timeout > 0 ? { timeoutSeconds: timeout } : {}),
       ...(spawner.onBehalfOf ? { onBehalfOf: spawner.onBehalfOf } : {}),
     },

@@ -29,7 +29,8 @@ export function triageSubagent(
     if (!host.store.meta.getJson("subagentParent"))
       host.store.meta.setJson("subagentParent", sub.parent);
     host.store.inbox.prepare(row.seq, {
-      text: `[Subagent Task]\n${envelope.text}`,
+      // context "fork": the parent's conversation first, as fenced data (fork.ts).
+      text: `${sub.forkContext ? `${sub.forkContext}\n\n` : ""}[Subagent Task]\n${envelope.text}`,
       senderIsOwner: sub.parent.senderIsOwner,
       queuedBehindRun: host.activeRun !== null,
     });

@@ -11,6 +11,8 @@ export interface SpawnRequest {
   agentId?: string;
   model?: string;
   runTimeoutSeconds?: number;
+  /** "fork": the child starts with this conversation as background (default "isolated"). */
+  context?: "isolated" | "fork";
 }
 
 export type SpawnAnswer =

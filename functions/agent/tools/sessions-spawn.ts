@@ -18,6 +18,7 @@ const argsSchema = z
     agentId: z.string().trim().min(1).optional(),
     model: z.string().trim().min(1).optional(),
     runTimeoutSeconds: z.number().int().nonnegative().optional(),
+    context: z.enum(["isolated", "fork"]).optional(),
   })
   .loose();
 
@@ -50,6 +51,11 @@ export function createSessionsSpawnTool(host: SessionToolsHost): AgentTool {
         },
         model: { type: "string", description: "Model for the child (provider/model)." },
         runTimeoutSeconds: { type: "integer", minimum: 0, description: "0: no extra timeout." },
+        context: {
+          type: "string",
+          enum: ["isolated", "fork"],
+          description: "fork: the child also gets this conversation so far as background.",
+        },
       },
       required: ["task"],
       additionalProperties: true,
@@ -70,6 +76,7 @@ export function createSessionsSpawnTool(host: SessionToolsHost): AgentTool {
           ...(parsed.taskName ? { taskName: parsed.taskName } : {}),
           ...(parsed.agentId ? { agentId: parsed.agentId } : {}),
           ...(parsed.model ? { model: parsed.model } : {}),
+          ...(parsed.context ? { context: parsed.context } : {}),
           ...(parsed.runTimeoutSeconds !== undefined
             ? { runTimeoutSeconds: parsed.runTimeoutSeconds }
             : {}),
