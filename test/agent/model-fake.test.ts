@@ -17,12 +17,24 @@ const TOOLS = [
   tool("write", { path: { type: "string" }, content: { type: "string" } }),
   tool("web_fetch", { url: { type: "string" } }),
   tool("session_status", {}),
+  tool("sessions_spawn", { task: { type: "string" }, label: { type: "string" } }),
 ];
 
 const ask = (text: string, tools: ToolSpec[] = TOOLS) =>
   fakeReply({ system: "", messages: [{ role: "user", content: text }], tools });
 
 describe("the demo fake model", () => {
+  it("spawns a sub-agent for 'spawn a sub-agent to …'", () => {
+    const reply = ask("spawn a sub-agent to check the weather");
+    expect(reply.toolCalls).toEqual([
+      {
+        id: expect.any(String),
+        name: "sessions_spawn",
+        arguments: { task: "check the weather", label: "demo helper" },
+      },
+    ]);
+  });
+
   it("always says it is the fake and echoes plain messages", () => {
     const reply = ask("hello world");
     expect(reply.text).toBe(`${FAKE_REPLY_PREFIX} You said: hello world`);

@@ -20,7 +20,8 @@ import { projectRoot } from "./helpers.ts";
  * PGlite), with Slack pointed at the loopback fake: a stranger's DM makes a pairing request that
  * the page approves; the approved sender's answer bounces (channel_not_found, scripted once) into
  * a dead letter that the page retries, and it arrives once; the session is found by search and
- * reset; a cron job is disabled and run (its "Last run" shown); a budget cap is raised; the
+ * reset; a sub-agent the demo model spawns is listed under the session (status, label, run time,
+ * cost); a cron job is disabled and run (its "Last run" shown); a budget cap is raised; the
  * channel card shows its last event and a webhook URL that wraps only after its separators; the
  * companion (a Discord account served by a companion this test does not start) is a readable
  * table, not JSON. Every view is opened at 1280 px and at 390 px (no sideways scrolling on a phone,
@@ -375,6 +376,41 @@ describe("control page (headless Chromium)", () => {
       .locator("[data-list=transcript]", { hasText: "Nothing in this session yet" })
       .waitFor();
     assert.notEqual(await page.locator("[data-field=session-id]").textContent(), oldId);
+
+    // Sub-agents: the sender asks for a helper (the demo model spawns one); once its report is
+    // answered, the session view lists it with status, label, run time and cost.
+    const beforeSpawn = (await slackMessages(slack, dm)).length;
+    await slackDm(base, stranger, dm, "spawn a sub-agent to check the weather");
+    await until(
+      "the spawn's answer and the report's",
+      async () => ((await slackMessages(slack, dm)).length >= beforeSpawn + 2 ? true : undefined),
+      60_000,
+    );
+    const [dmSession] = (
+      await admin<{ sessions: Array<{ sessionKey: string }> }>(base, "GET", `/sessions?q=${dm}`)
+    ).sessions;
+    const spawned = await admin<{ subagents: Array<{ label?: string; state: string }> }>(
+      base,
+      "GET",
+      `/sessions/${encodeURIComponent(dmSession!.sessionKey)}/subagents`,
+    );
+    assert.ok(
+      spawned.subagents.some((child) => child.label === "demo helper" && child.state === "ended"),
+      `the demo helper ended: ${JSON.stringify(spawned)}; the DM got ${JSON.stringify((await slackMessages(slack, dm)).slice(beforeSpawn).map((m) => m.text))}`,
+    );
+    // The page still shows this session from the reset: leave it, so the detail loads afresh.
+    await open(page, base, "sessions");
+    await open(page, base, `sessions/${encodeURIComponent(dmSession!.sessionKey)}`);
+    const helper = page.locator("main tbody tr", { hasText: "demo helper" });
+    await helper.waitFor().catch(async (error: unknown) => {
+      throw new Error(
+        `${error}; the page shows: ${await page.locator("main").textContent()}; errors: ${pageErrors.join(" | ")}`,
+      );
+    });
+    assert.equal(await helper.locator("[data-field=status]").textContent(), "completed");
+    assert.match((await helper.locator("[data-field=runtime]").textContent()) ?? "", /^\d+ s$/);
+    assert.match((await helper.locator("[data-field=cost]").textContent()) ?? "", /^\$\d/);
+    await page.screenshot({ path: join(SCREENSHOTS, "session-subagents.png"), fullPage: true });
 
     // Cron: disable, enable, run now.
     await open(page, base, "cron");

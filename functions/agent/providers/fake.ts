@@ -12,7 +12,8 @@ import type { ProviderCall, ProviderResult } from "./types.ts";
  * The demo model: answers inside the Worker with no network when `EDGECLAW_FAKE_MODEL=1`. Every
  * reply says it is the fake, so nobody mistakes a demo for a real model. It is scripted just enough
  * to show the whole loop: "read AGENTS.md", "write notes.md: hello", "fetch https://…",
- * "session status" and "run `uname -a`" (exec, where the agent has a sandbox) become tool calls
+ * "session status", "run `uname -a`" (exec, where the agent has a sandbox) and "spawn a sub-agent
+ * to <task>" (sessions_spawn, label "demo helper") become tool calls
  * (when the tool is offered), and the next turn summarises the tool results.
  */
 
@@ -96,14 +97,17 @@ export function userWords(turn: string): string {
 }
 
 interface Intent {
-  tool: "read" | "write" | "web_fetch" | "session_status" | "exec";
+  tool: "read" | "write" | "web_fetch" | "session_status" | "exec" | "sessions_spawn";
   command?: string;
   path?: string;
   content?: string;
   url?: string;
+  task?: string;
 }
 
 function detectIntent(text: string): Intent | undefined {
+  const spawn = /\bspawn a sub-?agent to\s+([\s\S]+)$/i.exec(text);
+  if (spawn) return { tool: "sessions_spawn", task: spawn[1]!.trim() };
   const run = /\brun\s+`([^`\n]+)`/i.exec(text);
   if (run) return { tool: "exec", command: run[1]!.trim() };
   const write = /\bwrite\s+([^\s:]+)\s*:\s*([\s\S]+)$/i.exec(text);
@@ -127,6 +131,7 @@ function argumentsFor(tool: ToolSpec, intent: Intent): Record<string, unknown> {
   if (intent.content !== undefined) args[pick(["content", "contents", "text"])] = intent.content;
   if (intent.url !== undefined) args[pick(["url", "href"])] = intent.url;
   if (intent.command !== undefined) args[pick(["command", "cmd"])] = intent.command;
+  if (intent.task !== undefined) Object.assign(args, { task: intent.task, label: "demo helper" });
   return args;
 }
 
