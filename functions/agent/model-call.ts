@@ -9,12 +9,9 @@ import {
   MODEL_RETRY_ATTEMPTS,
   retryDelayMs,
 } from "./model-retry.ts";
-import { callAnthropic } from "./providers/anthropic.ts";
-import { callFakeModel, FAKE_MODEL_REF } from "./providers/fake.ts";
-import { callOpenAiCompletions } from "./providers/openai.ts";
-import { callOpenAiResponses } from "./providers/openai-responses.ts";
-import { callGemini } from "./providers/google.ts";
-import type { ProviderApi, ProviderCall, ResolvedModel } from "./providers/types.ts";
+import { ADAPTERS, PDF_READING_APIS } from "./providers/adapters.ts";
+import { FAKE_MODEL_REF } from "./providers/fake.ts";
+import type { ResolvedModel } from "./providers/types.ts";
 import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } from "./types.ts";
 import {
   IMAGE_STRIPPED_NOTICE,
@@ -145,14 +142,6 @@ const OVERLOAD_CHAIN_BASE_DELAY_MS = 2_500;
 const OVERLOAD_CHAIN_MAX_DELAY_MS = 30_000;
 const OVERLOAD_NOTICE_AFTER_MS = 30_000;
 
-const ADAPTERS: Record<ProviderApi, ProviderCall> = {
-  "anthropic-messages": callAnthropic,
-  "openai-completions": callOpenAiCompletions,
-  "openai-responses": callOpenAiResponses,
-  "google-generative-ai": callGemini,
-  fake: callFakeModel,
-};
-
 export async function callModel(args: CallModelArgs): Promise<CallModelResult> {
   const candidates = candidateRefs(args);
   const attempts: ModelAttempt[] = [];
@@ -240,7 +229,7 @@ async function walkChain(
       });
       if (prepared.imageCount) args.onImages?.({ modelRef: model.ref, ...prepared });
       const pdfs = await prepareDocuments(prepared.messages, {
-        readsPdf: model.api === "anthropic-messages",
+        readsPdf: PDF_READING_APIS.has(model.api),
         refused: stripped,
         load: args.loadMedia,
       });

@@ -6,6 +6,8 @@ import { geminiThinkingConfig } from "../../functions/agent/providers/google-thi
 import { UNMETERED } from "../../functions/agent/metering.ts";
 import { ModelError, type Message, type ModelRequest } from "../../functions/agent/types.ts";
 import { RED_PNG_BASE64 as PNG_1X1 } from "../fixtures/media/images.ts";
+import { imageOnlyPdf } from "../fixtures/media/pdf.ts";
+import { toBase64 } from "../../functions/media/parts.ts";
 import {
   newScenario,
   recorded,
@@ -114,6 +116,30 @@ describe("Gemini adapter (google-generative-ai)", () => {
       ],
       generationConfig: { maxOutputTokens: 99 },
     });
+  });
+
+  it("sends a PDF without text as inlineData before the text, and a file Gemini cannot read is a 400 about the document", async () => {
+    const scenario = newScenario("gemini-pdf");
+    const pdf = toBase64(imageOnlyPdf());
+    const ask = (data: string) =>
+      callGemini(
+        model(),
+        request([
+          {
+            role: "user",
+            content: userSays(scenario, "summarise").content,
+            documents: [{ mimeType: "application/pdf", data, name: "scan.pdf" }],
+          },
+        ]),
+      );
+    await ask(pdf);
+    const [sent] = await recorded(scenario);
+    expect(sent!.body.contents[0].parts[0]).toEqual({
+      inlineData: { mimeType: "application/pdf", data: pdf },
+    });
+    const refused = await failure(ask(btoa("not a pdf")));
+    expect([refused.kind, refused.status]).toEqual(["bad_request", 400]);
+    expect(refused.message).toContain("document");
   });
 
   it("runs a tool round: the call keeps its thoughtSignature and the result goes back as functionResponse", async () => {

@@ -7,6 +7,8 @@ import {
 import { ModelError, type Message, type ModelRequest } from "../../functions/agent/types.ts";
 import { parseConfig } from "../../functions/channels/gateway-config.ts";
 import { RED_PNG_BASE64 } from "../fixtures/media/images.ts";
+import { imageOnlyPdf } from "../fixtures/media/pdf.ts";
+import { toBase64 } from "../../functions/media/parts.ts";
 import {
   newScenario,
   recorded,
@@ -115,6 +117,27 @@ describe("OpenAI Responses adapter (openai-responses)", () => {
           strict: false,
         },
       ],
+    });
+  });
+
+  it("sends a PDF without text as an input_file data URL before the text", async () => {
+    const scenario = newScenario("responses-pdf");
+    const pdf = toBase64(imageOnlyPdf());
+    await callOpenAiResponses(
+      model(),
+      request([
+        {
+          role: "user",
+          content: userSays(scenario, "summarise").content,
+          documents: [{ mimeType: "application/pdf", data: pdf, name: "scan.pdf" }],
+        },
+      ]),
+    );
+    const [sent] = await recorded(scenario);
+    expect(sent!.body.input[0].content[0]).toEqual({
+      type: "input_file",
+      filename: "scan.pdf",
+      file_data: `data:application/pdf;base64,${pdf}`,
     });
   });
 

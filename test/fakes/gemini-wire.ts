@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { imageBytesProblem } from "./model-images.ts";
+import { imageBytesProblem, pdfBytesProblem } from "./model-images.ts";
 import type { FakeErrorStep, FakeStreamWriter, Plan, ScriptedStep } from "./model-steps.ts";
 
 /**
@@ -92,7 +92,10 @@ function partProblem(part: Json, role: unknown): string | undefined {
     if (role !== "user") return "inline data is only accepted in user turns";
     if (typeof inline.mimeType !== "string" || typeof inline.data !== "string")
       return "inlineData needs mimeType and data";
-    const problem = imageBytesProblem(inline.mimeType, inline.data);
+    const problem =
+      inline.mimeType === "application/pdf"
+        ? pdfBytesProblem(inline.data)
+        : imageBytesProblem(inline.mimeType, inline.data);
     if (problem) return `inlineData: ${problem}`;
   }
   const call = part.functionCall as Json | undefined;

@@ -163,6 +163,14 @@ export function imageBytesProblem(mimeType: string, data: string): string | unde
   return undefined;
 }
 
+/** Inline PDF bytes (Gemini inlineData, Responses input_file): base64 of a `%PDF-` file. */
+export function pdfBytesProblem(data: string): string | undefined {
+  if (!BASE64.test(data)) return "Invalid value at 'data' (TYPE_BYTES), Base64 decoding failed";
+  const bytes = decode(data);
+  if (latin1(bytes, 0, 5) !== "%PDF-") return "The document has no pages.";
+  return undefined;
+}
+
 /** A Responses `input_image` part's `image_url`: an https URL or a base64 data URL of an image. */
 export function dataUrlImageProblem(url: unknown): string | undefined {
   if (typeof url !== "string") return "Missing required parameter: 'image_url'.";

@@ -1,4 +1,4 @@
-import { dataUrlImageProblem } from "./model-images.ts";
+import { dataUrlImageProblem, pdfBytesProblem } from "./model-images.ts";
 import type { FakeStreamWriter, Plan, ScriptedStep } from "./model-steps.ts";
 
 /**
@@ -91,6 +91,15 @@ function itemProblem(
     const allowed = item.role === "assistant" ? ["output_text", "refusal"] : USER_PARTS;
     if (!allowed.includes(String(part.type)))
       return { message: `Invalid value: '${String(part.type)}'.`, param: `${at}.type` };
+    if (part.type === "input_file") {
+      const match = /^data:application\/pdf;base64,(.*)$/s.exec(String(part.file_data ?? ""));
+      const problem = match ? pdfBytesProblem(match[1]!) : "expected a base64 data URL of a PDF";
+      if (problem || typeof part.filename !== "string")
+        return {
+          message: `Invalid '${at}.file_data': ${problem ?? "filename is required"}`,
+          param: `${at}.file_data`,
+        };
+    }
     if (part.type === "input_image") {
       const problem = dataUrlImageProblem(part.image_url);
       if (problem)

@@ -102,7 +102,11 @@ export function toGeminiContents(
   };
   for (const message of sanitizeTranscript(messages)) {
     if (message.role === "user") {
+      // PDFs and images go inline before the text, as Google's document and vision guides place them.
       push("user", [
+        ...(message.documents ?? []).map((document) => ({
+          inlineData: { mimeType: document.mimeType, data: document.data },
+        })),
         ...(message.images ?? []).map((image) => ({
           inlineData: { mimeType: image.mimeType, data: image.data },
         })),

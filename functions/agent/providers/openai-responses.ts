@@ -58,6 +58,7 @@ export function responsesRequestBody(
 
 type ResponsesContentPart =
   | { type: "input_text"; text: string }
+  | { type: "input_file"; filename: string; file_data: string }
   | { type: "input_image"; image_url: string; detail: "auto" };
 
 export type ResponsesInputItem =
@@ -73,16 +74,23 @@ export function toResponsesInput(messages: Message[]): ResponsesInputItem[] {
     if (message.role === "user") {
       out.push({
         role: "user",
-        content: message.images?.length
-          ? [
-              { type: "input_text", text: message.content },
-              ...message.images.map((image) => ({
-                type: "input_image" as const,
-                image_url: `data:${image.mimeType};base64,${image.data}`,
-                detail: "auto" as const,
-              })),
-            ]
-          : message.content,
+        content:
+          message.images?.length || message.documents?.length
+            ? [
+                // PDFs first, as OpenAI's file-input guide places them.
+                ...(message.documents ?? []).map((document) => ({
+                  type: "input_file" as const,
+                  filename: document.name ?? "document.pdf",
+                  file_data: `data:${document.mimeType};base64,${document.data}`,
+                })),
+                { type: "input_text", text: message.content },
+                ...(message.images ?? []).map((image) => ({
+                  type: "input_image" as const,
+                  image_url: `data:${image.mimeType};base64,${image.data}`,
+                  detail: "auto" as const,
+                })),
+              ]
+            : message.content,
       });
     } else if (message.role === "assistant") {
       if (message.content) out.push({ role: "assistant", content: message.content });
