@@ -1,4 +1,4 @@
-import { toBase64, type MediaPart } from "../media/parts.ts";
+import { toBase64, type InlineImage, type MediaPart } from "../media/parts.ts";
 import type { Message } from "./types.ts";
 import { sanitizeLabel } from "./untrusted-text.ts";
 
@@ -11,6 +11,11 @@ import { sanitizeLabel } from "./untrusted-text.ts";
  * A model without image input gets the image's description when one was made
  * (tools.media.image), else a line that says it cannot see it. Nothing here is written back: the
  * transcript keeps references only.
+ *
+ * A tool's images (a browser screenshot: a tool message's `media`) count among those turns. Tool
+ * results stay text (OpenAI's tool messages take no images), so their pixels follow
+ * the batch of tool results as one user message naming the calls; a model without image input,
+ * or an older turn, has the result's text alone, which names the stored reference.
  */
 
 export const IMAGE_TURNS_KEPT = 3;
@@ -47,7 +52,33 @@ export async function prepareImages(
   let imageCount = 0;
   let heldBytes = 0;
   const out: Message[] = [];
+  /** Pixels of the tool results just pushed, sent after the last of them. */
+  let toolImages: { callIds: string[]; images: InlineImage[] } = { callIds: [], images: [] };
+  const flushToolImages = () => {
+    if (!toolImages.images.length) return;
+    out.push({
+      role: "user",
+      content: `[${toolImages.images.length === 1 ? "The image" : "The images"} from tool call ${toolImages.callIds.join(", ")} above]`,
+      images: toolImages.images,
+    });
+    toolImages = { callIds: [], images: [] };
+  };
   for (const [index, message] of messages.entries()) {
+    if (message.role !== "tool") flushToolImages();
+    if (message.role === "tool") {
+      out.push(message);
+      if (!withPixels.has(index) || options.refused) continue;
+      for (const image of message.media!.filter((part) => part.kind === "image")) {
+        const bytes = await options.load!(image.ref).catch(() => undefined);
+        if (!bytes) continue;
+        toolImages.images.push({ mimeType: image.mimeType, data: toBase64(bytes) });
+        if (!toolImages.callIds.includes(message.toolCallId))
+          toolImages.callIds.push(message.toolCallId);
+        imageCount++;
+        heldBytes += bytes.byteLength;
+      }
+      continue;
+    }
     if (message.role !== "user" || !hasImages(message)) {
       out.push(message);
       continue;
@@ -82,6 +113,7 @@ export async function prepareImages(
       ...(inline.length ? { images: inline } : {}),
     });
   }
+  flushToolImages();
   return { messages: out, imageCount, heldBytes };
 }
 
@@ -98,7 +130,10 @@ export function isImageRefusal(message: string): boolean {
 }
 
 function hasImages(message: Message): boolean {
-  return message.role === "user" && !!message.media?.some((part) => part.kind === "image");
+  return (
+    (message.role === "user" || message.role === "tool") &&
+    !!message.media?.some((part) => part.kind === "image")
+  );
 }
 
 function textOnlyNote(image: MediaPart, modelRef: string): string {

@@ -1,4 +1,5 @@
 import type { ThinkLevel } from "../config/agents-schema.ts";
+import type { MediaPart } from "../media/parts.ts";
 import type {
   AgentTool,
   Message,
@@ -241,6 +242,7 @@ async function runToolCalls(
     const tool = byName.get(call.name);
     let content: string;
     let isError = false;
+    let media: MediaPart[] | undefined;
     if (!tool) {
       content = `Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(", ") || "none"}.`;
       isError = true;
@@ -256,6 +258,7 @@ async function runToolCalls(
         });
         content = result.content;
         isError = result.isError ?? false;
+        media = result.media;
       } catch (error) {
         if (deps.signal.aborted) throw error;
         content = `Tool error: ${error instanceof Error ? error.message : String(error)}`;
@@ -271,6 +274,7 @@ async function runToolCalls(
       name: call.name,
       content,
       isError: isError || undefined,
+      ...(media?.length ? { media } : {}),
     });
     host.onTool(call, "end", { isError, preview: content.slice(0, 200) });
   }

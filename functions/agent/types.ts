@@ -43,7 +43,18 @@ export type Message =
        */
       thinking?: ThinkingBlock[];
     }
-  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+  | {
+      role: "tool";
+      toolCallId: string;
+      name: string;
+      content: string;
+      isError?: boolean;
+      /**
+       * Images the tool produced (a browser screenshot), as references into the media store. A
+       * model with image input sees them (functions/agent/media-request.ts); `content` names them.
+       */
+      media?: MediaPart[];
+    };
 
 /** One block of a model's thinking: readable text with its signature, or an encrypted (redacted) block. */
 export type ThinkingBlock =
@@ -185,6 +196,8 @@ export interface ToolCallMeter {
 export interface ToolResult {
   content: string;
   isError?: boolean;
+  /** Images it stored in the media store, for a model that takes image input (a screenshot). */
+  media?: MediaPart[];
 }
 
 export interface AgentTool extends ToolSpec {

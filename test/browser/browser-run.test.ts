@@ -10,6 +10,7 @@ import {
   webchatEvent,
 } from "../durable-objects/helpers.ts";
 import { newScenario } from "../agent/model-helpers.ts";
+import { imagesOf } from "../fakes/model-images.ts";
 import { linkPage, loginForm, orderForm, requestsTo, servePages, uniquePrefix } from "./pages.ts";
 
 /**
@@ -47,6 +48,27 @@ const call = (id: string, args: Record<string, unknown>) => ({
 });
 
 describe("the browser loop through a run", () => {
+  it("a screenshot reaches a model with image input as an image, after the tool result naming its key", async () => {
+    const prefix = uniquePrefix("run-shot");
+    const base = await servePages([{ path: `${prefix}/order`, body: orderForm(`${prefix}/done`) }]);
+    const scenario = newScenario("browser-shot");
+    await scriptModel(scenario, [
+      call("call_nav", { action: "navigate", url: `${base}${prefix}/order` }),
+      call("call_shot", { action: "screenshot" }),
+      { type: "text", text: "Saw it." },
+    ]);
+    const key = sessionKey("shot");
+    expect(doneText(await chat(key, `look [scenario:${scenario}]`))).toBe("Saw it.");
+    // The suite's model (fakeanthropic/claude-test) declares image input.
+    const body = (await modelRequests(scenario))[2]!.body as Record<string, unknown>;
+    expect(imagesOf("anthropic", body)).toEqual([
+      { mimeType: "image/png", bytes: expect.any(Number) },
+    ]);
+    const messages = JSON.stringify(body.messages);
+    expect(messages).toMatch(/Stored as media [^ ]+ \(\d+ bytes, image\/png\)/);
+    expect(messages).toContain("[The image from tool call call_shot above]");
+  });
+
   it("a form: the model snapshots, types and selects by ref, submits, and reads the result", async () => {
     const prefix = uniquePrefix("run-form");
     const base = await servePages([

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolContext, ToolResult } from "../types.ts";
 import { mediaKey, mediaStoreFor } from "../../media/store.ts";
+import type { MediaPart } from "../../media/parts.ts";
 import {
   ACT_KINDS,
   BROWSER_ACTIONS,
@@ -175,15 +176,30 @@ async function runBrowser(
   }
   if (meter && ticket) await meter.settle(ticket, start, browserCallOutcome(reply.browserMs));
   let text = reply.text;
+  let media: MediaPart[] | undefined;
   if (args.action === "screenshot" && !reply.isError) {
     // Keyed by the call, so a resumed run's repeat names the same object and stores nothing again.
     const key = await mediaKey(ctx.agentId, ctx.sessionKey, `browser:${toolCallId}`, 0);
     const store = mediaStoreFor(ctx.env);
-    if (reply.image && store) await store.put(key, reply.image.bytes, reply.image.mimeType);
+    if (reply.image && store) {
+      await store.put(key, reply.image.bytes, reply.image.mimeType);
+      // A model with image input sees it (media-request.ts); any other reads the key below.
+      media = [
+        {
+          kind: "image",
+          ref: key,
+          mimeType: reply.image.mimeType,
+          sizeBytes: reply.image.bytes.byteLength,
+          name: "screenshot",
+        },
+      ];
+    }
     text += store
       ? `\nStored as media ${key}${reply.image ? ` (${reply.image.bytes.byteLength} bytes, ${reply.image.mimeType})` : ""}.`
       : "\nNo media store is bound (MEDIA / MEDIA_DISK), so the image was not kept.";
   }
   text += `\n[browser time ${(reply.browserMs / 1000).toFixed(2)} s${reply.replayed ? "; answered from the record of this call" : ""}]`;
-  return reply.isError ? { content: text, isError: true } : { content: text };
+  return reply.isError
+    ? { content: text, isError: true }
+    : { content: text, ...(media ? { media } : {}) };
 }
