@@ -95,7 +95,7 @@ describe("workerd config for the local Worker", () => {
 });
 
 describe("npm run dev footprint", () => {
-  it("keeps under 600 MiB resident across its whole process tree when idle, with no bundler or wrangler left running", async () => {
+  it("keeps under 640 MiB resident across its whole process tree when idle, with no bundler or wrangler left running", async () => {
     const dir = tempProject();
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();
@@ -150,9 +150,11 @@ describe("npm run dev footprint", () => {
     // Node 24 with workerd 1.20261117 (npm 67, dev.ts 272, local-worker.mjs 60, workerd 113 MiB:
     // every Node process holds more on V8 13 than on Node 20's V8 11); 521-581 MiB on 2026-12-02
     // after the parallel dev start and bundle cache (dev.ts 282-350 MiB: which part grew is not
-    // measured yet — noted in that day's closing note). The bound still catches a leftover
-    // wrangler/bundler or a leaking host.
-    assert.ok(total < 600 * MiB, `${Math.round(total / MiB)} MiB: ${listing}`);
+    // measured yet — noted in that day's closing note); 588-597 MiB on 2026-12-03 once dev serves
+    // the browser Worker (@cloudflare/playwright) in its workerd: workerd 113 → 142 MiB, the rest
+    // unchanged (569 MiB with EDGECLAW_DEV_BROWSER=0), so the bound moved from 600 to 640 MiB.
+    // It still catches a leftover wrangler/bundler or a leaking host.
+    assert.ok(total < 640 * MiB, `${Math.round(total / MiB)} MiB: ${listing}`);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(health.status, 200);
 
