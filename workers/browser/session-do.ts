@@ -130,8 +130,9 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       // The socket died under the call (its loss shows only when it is used): a read-only action
       // reconnects and runs again; any other may have taken effect, so it is not repeated.
       if (error instanceof BrowserActionError) throw error;
-      // The socket's close event can trail the failed call by a moment: wait for it (bounded)
-      // before taking the error as the page's own.
+      // The socket's close event can trail the failed call — by over a second on a loaded
+      // machine, as a CI preview showed: wait for it (bounded) before taking the error as the
+      // page's own. Only an error that is not the action's own waits here.
       if (await stillConnected(live)) throw error;
       this.live = undefined;
       if (!READ_ONLY_ACTIONS.has(args.action))
@@ -265,7 +266,7 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
 }
 
 /** Whether the connection is still up once its close event, if one is on its way, has landed. */
-async function stillConnected(live: LiveBrowser, waitMs = 1000): Promise<boolean> {
+async function stillConnected(live: LiveBrowser, waitMs = 5000): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   while (live.connected && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 20));
