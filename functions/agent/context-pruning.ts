@@ -63,33 +63,34 @@ export function planPruning(args: {
   const placeholder = config.hardClear.placeholder;
   const soft = new Set(args.decisions.soft);
   const hard = new Set(args.decisions.hard);
-  const usage = () =>
-    estimateTokens(
-      applyPruning(messages, { soft: [...soft], hard: [...hard] }, placeholder),
-      system,
-    ) / args.contextWindowTokens;
+  const shown = (message: Extract<Message, { role: "tool" }>) =>
+    hard.has(message.toolCallId)
+      ? placeholder
+      : soft.has(message.toolCallId)
+        ? trimmed(message.content)
+        : message.content;
+  // One estimate of the whole context, then running totals: each decision changes one result's
+  // length only, so the plan is linear in the transcript, not quadratic.
+  let chars = estimateTokens(applyPruning(messages, args.decisions, placeholder), system) * 4;
+  const ratio = () => chars / 4 / args.contextWindowTokens;
   const candidates = prunable(messages, config).filter((message) => !hard.has(message.toolCallId));
   let changed = false;
-  if (usage() < SOFT_RATIO) return { decisions: args.decisions, changed };
+  if (ratio() < SOFT_RATIO) return { decisions: args.decisions, changed };
   for (const message of candidates)
     if (!soft.has(message.toolCallId) && message.content.length > SOFT_TRIM_OVER) {
+      chars -= message.content.length - trimmed(message.content).length;
       soft.add(message.toolCallId);
       changed = true;
     }
   if (config.hardClear.enabled) {
-    const remaining = () =>
-      candidates
-        .filter((message) => !hard.has(message.toolCallId))
-        .reduce(
-          (sum, message) =>
-            sum +
-            (soft.has(message.toolCallId) ? trimmed(message.content) : message.content).length,
-          0,
-        );
+    let remaining = candidates.reduce((sum, message) => sum + shown(message).length, 0);
     for (const message of candidates) {
-      if (usage() < HARD_RATIO || remaining() < HARD_MIN_CHARS) break;
+      if (ratio() < HARD_RATIO || remaining < HARD_MIN_CHARS) break;
+      const before = shown(message).length;
       hard.add(message.toolCallId);
       soft.delete(message.toolCallId);
+      chars -= before - placeholder.length;
+      remaining -= before;
       changed = true;
     }
   }
