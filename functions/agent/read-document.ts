@@ -39,7 +39,7 @@ export async function readDocument(args: {
   try {
     answer = await withTimeout(
       ai.toMarkdown(
-        [{ name: args.name, blob: new Blob([args.bytes], { type: "application/pdf" }) }],
+        [{ name: pdfName(args.name), blob: new Blob([args.bytes], { type: "application/pdf" }) }],
         { conversionOptions: { pdf: { metadata: false } } },
       ),
       args.timeoutMs,
@@ -60,6 +60,14 @@ export async function readDocument(args: {
       ? `${result.data.slice(0, args.maxChars)}\n…[document truncated: ${result.data.length - args.maxChars} more characters]`
       : result.data;
   return { text, ...(typeof result.tokens === "number" ? { tokens: result.tokens } : {}) };
+}
+
+/**
+ * The conversion picks its reader by the file's extension as well as its type, and a channel's
+ * name for a file can carry a suffix ("q3.pdf (Slack file F1)"): the name sent always ends ".pdf".
+ */
+function pdfName(name: string): string {
+  return /\.pdf$/i.test(name) ? name : `${name}.pdf`;
 }
 
 function messageOf(error: unknown): string {

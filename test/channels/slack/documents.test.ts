@@ -82,6 +82,8 @@ describe("Slack PDFs", () => {
     expect(text).not.toContain("%PDF");
     expect(documentsOf({ messages: [turn] })).toEqual([]);
     const [conversion] = await conversions(name);
+    // Slack's name carries the file id after it; the converter is still handed a ".pdf" name.
+    expect(conversion!.body.names).toEqual([expect.stringMatching(/\.pdf$/)]);
     expect(conversion!.body.options).toEqual({ conversionOptions: { pdf: { metadata: false } } });
     const stored = await testEnv.MEDIA!.list({ prefix: "media/" });
     expect(stored.objects.map((object) => object.size)).toContain(pdf.byteLength);
