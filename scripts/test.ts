@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
+import { deadline, secondsFromEnv, track } from "./lib/supervised-child.ts";
 
 /**
  * `npm test`: the project's checks as named stages of npm scripts, run in order and timed, so CI
@@ -9,6 +10,11 @@ import { appendFileSync } from "node:fs";
  * install stage and these in one table).
  *
  * `npm test -- <script> …` runs only the named scripts, each in its stage.
+ *
+ * Every script is bounded: one still running after EDGECLAW_TEST_SCRIPT_TIMEOUT seconds (default
+ * 2400) is reported with the processes left in its group and ended, and the stage fails. While a
+ * stage's scripts run side by side, a line every five minutes says which are still running, so a
+ * hang is named in the log's tail.
  */
 const STAGES: Stage[] = [
   { name: "lint", scripts: ["lint"] },
@@ -40,17 +46,57 @@ interface Timing {
   ok: boolean;
 }
 
+const SCRIPT_TIMEOUT_S = secondsFromEnv("EDGECLAW_TEST_SCRIPT_TIMEOUT", 2400);
+const PROGRESS_EVERY_MS = 5 * 60_000;
+/** The exit code of a script ended at its deadline (as timeout(1) uses). */
+const TIMED_OUT = 124;
+
 function runScript(script: string): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "--silent", script], { stdio: "inherit" });
+    // Its own process group, so the deadline ends the whole tree under it.
+    const child = spawn("npm", ["run", "--silent", script], { stdio: "inherit", detached: true });
+    track(child);
+    let timedOut = false;
+    const disarm = deadline(child, SCRIPT_TIMEOUT_S * 1000, () => {
+      timedOut = true;
+      return `npm test: "npm run ${script}" still runs after ${SCRIPT_TIMEOUT_S} s (EDGECLAW_TEST_SCRIPT_TIMEOUT); ending it.`;
+    });
     child.once("error", () => resolve(127));
-    child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.once("exit", (code, signal) => {
+      disarm();
+      resolve(timedOut ? TIMED_OUT : (code ?? (signal ? 128 : 1)));
+    });
   });
+}
+
+/** Runs scripts side by side, saying every few minutes which of them are still running. */
+async function runTogether(scripts: string[]): Promise<number[]> {
+  const started = performance.now();
+  const pending = new Set(scripts);
+  const progress = setInterval(() => {
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    console.log(`\nnpm test: after ${seconds} s still running: ${[...pending].join(", ")}`);
+  }, PROGRESS_EVERY_MS);
+  progress.unref();
+  try {
+    return await Promise.all(
+      scripts.map((script) =>
+        runScript(script).then((code) => {
+          pending.delete(script);
+          const seconds = ((performance.now() - started) / 1000).toFixed(0);
+          console.log(`\nnpm test: ${script} ended after ${seconds} s (exit ${code})`);
+          return code;
+        }),
+      ),
+    );
+  } finally {
+    clearInterval(progress);
+  }
 }
 
 async function runStage(stage: Stage): Promise<number> {
   if (stage.together) {
-    const codes = await Promise.all(stage.scripts.map(runScript));
+    const codes = await runTogether(stage.scripts);
     return codes.find((code) => code !== 0) ?? 0;
   }
   for (const script of stage.scripts) {

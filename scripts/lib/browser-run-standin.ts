@@ -234,6 +234,10 @@ export async function startBrowserRunStandin(
     url: `http://127.0.0.1:${port}`,
     async stop() {
       for (const session of sessions.values()) end(session, "StandinStopped");
+      // An upgraded socket is no longer the HTTP server's to close, and server.close() waits for
+      // it: a Worker still holding a session (the tests' workerd runs on past global teardown)
+      // would keep stop() waiting for ever.
+      for (const client of sockets.clients) client.terminate();
       sockets.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

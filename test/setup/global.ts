@@ -14,6 +14,7 @@ import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
 import { makeCondaRoot, SANDBOX_CONDA_PREFIX } from "../fakes/conda/root.ts";
 import { startFakeContainerEngine } from "../fakes/container-engine.ts";
 import { startBrowserRunStandin } from "../../scripts/lib/browser-run-standin.ts";
+import { withTimeout } from "../../functions/core/with-timeout.ts";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,31 +26,33 @@ import { join } from "node:path";
  * started by each channel's test kit (functions/channels/<id>/test-kit.ts); the model,
  * web and DNS fakes live in test/fakes/; each exposes `/_control/*` endpoints that tests inside workerd call to script it and read its log.
  */
+const STOP_TIMEOUT_MS = 10_000;
+
 export default async function setup(project: TestProject) {
-  const stops: Array<() => Promise<void>> = [];
+  const stops: Array<[name: string, stop: () => Promise<void>]> = [];
   const pg = await startLocalPostgres();
-  stops.push(() => pg.stop());
+  stops.push(["Postgres", () => pg.stop()]);
   project.provide("databaseUrl", pg.databaseUrl);
   project.provide("pgWsProxy", pg.wsProxy);
   // A second way in to the same database that the Postgres tests may freeze, kill and count.
   project.provide("pgChaosProxy", (await pg.addBridge({ control: true })).wsProxy);
   const fakeModel = await startFakeModelServer();
-  stops.push(() => fakeModel.stop());
+  stops.push(["fake model", () => fakeModel.stop()]);
   project.provide("fakeModelUrl", fakeModel.url);
   const fakeWeb = await startFakeWebServer();
-  stops.push(() => fakeWeb.stop());
+  stops.push(["fake web", () => fakeWeb.stop()]);
   project.provide("fakeWebUrl", fakeWeb.url);
   const fakeDoh = await startFakeDohServer();
-  stops.push(() => fakeDoh.stop());
+  stops.push(["fake DoH", () => fakeDoh.stop()]);
   project.provide("fakeDohUrl", fakeDoh.url);
   const fakeRelay = await startFakeRelayApi();
-  stops.push(() => fakeRelay.stop());
+  stops.push(["fake relay", () => fakeRelay.stop()]);
   project.provide("fakeRelayUrl", fakeRelay.url);
   // Each channel's fake platform, from its test kit (functions/channels/<id>/test-kit.ts); what it
   // hands on reaches vitest.config.ts, which points the test config and bindings at it.
   for (const { channel, piece } of await channelTestKits()) {
     const fake = await piece.start();
-    stops.push(() => fake.stop());
+    stops.push([`fake ${channel}`, () => fake.stop()]);
     project.provide(testKitKey(channel), fake.values);
   }
   // The real local sandbox backend: the companion's sandbox host (bubblewrap), signed requests.
@@ -59,19 +62,24 @@ export default async function setup(project: TestProject) {
     keys: [{ id: TEST_SANDBOX_KEY.id, secret: TEST_SANDBOX_KEY.secret }],
     binds: [{ source: makeCondaRoot(), target: SANDBOX_CONDA_PREFIX, writable: true }],
   });
-  stops.push(() => sandbox.stop());
+  stops.push(["sandbox host", () => sandbox.stop()]);
   project.provide("sandboxUrl", `http://127.0.0.1:${sandbox.port}`);
   // The sandbox container backend's stand-in runtime: the image's host process per container.
   const containerEngine = await startFakeContainerEngine();
-  stops.push(() => containerEngine.stop());
+  stops.push(["container engine stand-in", () => containerEngine.stop()]);
   project.provide("containerEngineUrl", containerEngine.url);
   // The Browser Run stand-in over Debian's Chromium; a Chromium starts only when a test asks for a browser.
   const browserRun = await startBrowserRunStandin();
-  stops.push(() => browserRun.stop());
+  stops.push(["Browser Run stand-in", () => browserRun.stop()]);
   project.provide("browserRunUrl", browserRun.url);
 
+  // Teardown runs while the pool's workerd is still up, so a service that waits for its clients
+  // to leave could wait for ever: each gets a bound, and one that overruns is named.
   return async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    for (const [name, stop] of stops.reverse())
+      await withTimeout(stop(), STOP_TIMEOUT_MS).catch((error: unknown) =>
+        console.warn(`global teardown: the ${name} did not stop: ${String(error)}`),
+      );
   };
 }
 

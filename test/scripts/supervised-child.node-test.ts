@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { deadline, groupListing, track } from "../../scripts/lib/supervised-child.ts";
+import { VitestSummary } from "../../scripts/lib/vitest-summary.ts";
+import { projectRoot } from "./helpers.ts";
+
+/**
+ * npm test's bounds (scripts/test.ts, scripts/test-workerd.ts): a test script that outlives its
+ * budget, or a vitest shard that will not exit after its summary, is ended with every process
+ * under it and named with what was still running — CI fails in minutes with a reason instead of
+ * hanging until its hard limit cuts it off without one.
+ */
+describe("npm test's supervised children", () => {
+  it("ends the whole process group at the deadline and lists what was still running", async (t) => {
+    // A shell with a grandchild, as npm → tsx → vitest → workerd is.
+    const child = spawn("bash", ["-c", "sleep 300 & sleep 301; wait"], {
+      detached: true,
+      stdio: "ignore",
+    });
+    track(child);
+    const printed: string[] = [];
+    t.mock.method(console, "error", (line: string) => printed.push(line));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once("exit", (_code, signal) => resolve(signal)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.match(groupListing(child), /sleep 300\n.*sleep 301/s);
+
+    const started = performance.now();
+    deadline(child, 200, () => "the test script overran");
+    assert.equal(await exited, "SIGTERM");
+    assert.ok(performance.now() - started < 5_000);
+    assert.match(printed.join("\n"), /the test script overran\nStill running.*sleep 300/s);
+    // The grandchildren went with it: nothing is left in the group.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(groupListing(child), "  (no process left in its group)");
+  });
+
+  it("disarmed, the deadline leaves the child alone", async () => {
+    const child = spawn("sleep", ["1"], { detached: true, stdio: "ignore" });
+    track(child);
+    const disarm = deadline(child, 100, () => "must not fire");
+    disarm();
+    const code = await new Promise((resolve) =>
+      child.once("exit", (exitCode) => resolve(exitCode)),
+    );
+    assert.equal(code, 0);
+  });
+
+  it("reads vitest's own summary: finished, and whether anything failed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeclaw-vitest-summary-"));
+    try {
+      writeFileSync(join(dir, "vitest.config.mjs"), "export default { test: {} };\n");
+      const summaryOf = (body: string) => {
+        writeFileSync(join(dir, "one.test.mjs"), `import { it, expect } from "vitest";\n${body}\n`);
+        const run = spawnSync(
+          join(projectRoot, "node_modules", ".bin", "vitest"),
+          ["run", "--root", dir, "--config", join(dir, "vitest.config.mjs")],
+          { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "1" }, timeout: 60_000 },
+        );
+        const summary = new VitestSummary();
+        let closed = false;
+        for (const line of `${run.stdout}\n${run.stderr}`.split("\n")) {
+          summary.read(line);
+          if (VitestSummary.closes(line)) closed = true;
+        }
+        return {
+          closed,
+          finished: summary.finished,
+          failed: summary.failed,
+          files: [...summary.reportedFiles],
+          status: run.status,
+        };
+      };
+      assert.deepEqual(summaryOf('it("passes", () => expect(1).toBe(1));'), {
+        closed: true,
+        files: ["one.test.mjs"],
+        finished: true,
+        failed: false,
+        status: 0,
+      });
+      assert.deepEqual(summaryOf('it("fails", () => expect(1).toBe(2));'), {
+        closed: true,
+        files: ["one.test.mjs"],
+        finished: true,
+        failed: true,
+        status: 1,
+      });
+      // An error outside any test (vitest's "Errors" line) fails the shard too.
+      assert.deepEqual(
+        summaryOf('it("passes", () => { setTimeout(() => { throw new Error("late"); }, 0); });'),
+        { closed: true, files: ["one.test.mjs"], finished: true, failed: true, status: 1 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("ends a vitest that goes silent and runs the files it had not reported once more", () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeclaw-vitest-stall-"));
+    try {
+      // One file passes; the other hangs without a word on its first run only (a marker file
+      // remembers it has been tried), as a stalled workers-pool run does.
+      writeFileSync(
+        join(dir, "vitest.config.mjs"),
+        "export default { test: { testTimeout: 120000, fileParallelism: false } };\n",
+      );
+      writeFileSync(
+        join(dir, "a-passes.test.mjs"),
+        'import { it, expect } from "vitest";\nit("passes", () => expect(1).toBe(1));\n',
+      );
+      const marker = join(dir, "tried");
+      writeFileSync(
+        join(dir, "b-stalls.test.mjs"),
+        [
+          'import { it, expect } from "vitest";',
+          'import { existsSync, writeFileSync } from "node:fs";',
+          `const marker = ${JSON.stringify(marker)};`,
+          'it("stalls the first time", async () => {',
+          "  if (!existsSync(marker)) {",
+          '    writeFileSync(marker, "");',
+          "    await new Promise((resolve) => setTimeout(resolve, 100000));",
+          "  }",
+          "  expect(1).toBe(1);",
+          "});",
+        ].join("\n"),
+      );
+      const run = spawnSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          join(projectRoot, "scripts", "test-workerd.ts"),
+          "--root",
+          dir,
+          "--config",
+          join(dir, "vitest.config.mjs"),
+        ],
+        {
+          cwd: projectRoot,
+          encoding: "utf8",
+          env: { ...process.env, EDGECLAW_TEST_SHARDS: "1", EDGECLAW_TEST_STALL_TIMEOUT: "4" },
+          timeout: 90_000,
+        },
+      );
+      const output = `${run.stdout}\n${run.stderr}`;
+      assert.equal(run.status, 0, output);
+      assert.match(
+        output,
+        /printed nothing for 4 s \(EDGECLAW_TEST_STALL_TIMEOUT\) after [01] file/,
+      );
+      assert.match(output, /Still running in its process group:/);
+      // Which of the two ran first is vitest's choice; the silent one is always among those rerun.
+      assert.match(output, /did not report once more:\n(?: {2}\S+\n)* {2}b-stalls\.test\.mjs\n/);
+      assert.match(output, /\[rerun\] .*b-stalls\.test\.mjs/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
