@@ -41,6 +41,8 @@ export interface FoldedRuns {
   inputTokens: number;
   outputTokens: number;
   runs: number;
+  /** Their estimated platform cost (runs.platform_usd, schema step 12). */
+  platformUsd?: number;
 }
 
 /** One entry of `systemEvents` (inbox/system-events.ts): context waiting for the next run. */

@@ -18,7 +18,7 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      failures INTEGER NOT NULL DEFAULT 0,
      dead_reason TEXT,
      decision TEXT)`,
-  `CREATE INDEX inbox_open ON inbox(state, seq) WHERE state != 'settled'`,
+  `CREATE INDEX inbox_open ON inbox(seq) WHERE settled_at IS NULL`,
   `CREATE TABLE inbox_alias (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID`,
   `CREATE TABLE runs (
      run_id TEXT PRIMARY KEY,
@@ -36,7 +36,8 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      started_at INTEGER NOT NULL,
      finished_at INTEGER,
      mirrored INTEGER NOT NULL DEFAULT 0,
-     resumes INTEGER NOT NULL DEFAULT 0)`,
+     resumes INTEGER NOT NULL DEFAULT 0,
+     platform_usd REAL NOT NULL DEFAULT 0)`,
   `CREATE TABLE transcript (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      session_id TEXT NOT NULL,
@@ -62,7 +63,7 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      settled_at INTEGER,
      first_attempt_at INTEGER,
      media TEXT)`,
-  `CREATE INDEX outbox_open ON outbox(created_at) WHERE state IN ('pending', 'sending', 'unknown')`,
+  `CREATE INDEX outbox_open ON outbox(created_at) WHERE settled_at IS NULL`,
   `CREATE TABLE group_history (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      sender TEXT NOT NULL,

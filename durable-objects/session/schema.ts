@@ -277,6 +277,25 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
     // JSON OutboundFileRef (functions/media/outbound.ts); null for a text chunk and for rows written before this step.
     statements: [`ALTER TABLE outbox ADD COLUMN media TEXT`],
   },
+  {
+    version: 12,
+    why: "fewer rows written per message (issue 19 item 9): the open-events and open-chunks indexes are keyed on what does not change while an event or chunk is open, so its steps (new → queued → taken, pending → sending) rewrite no index entry; only its insert and its settling (which leaves the index, unbilled) touch it; and a run keeps its estimated platform cost in its own row",
+    statements: [
+      // settled_at is set exactly when an event or chunk settles (InboxStore, OutboxStore), so
+      // `settled_at IS NULL` names the open ones; rows from before this step are brought in line.
+      `UPDATE inbox SET settled_at = COALESCE(received_at, 0) WHERE state = 'settled' AND settled_at IS NULL`,
+      `UPDATE inbox SET settled_at = NULL WHERE state != 'settled' AND settled_at IS NOT NULL`,
+      `DROP INDEX IF EXISTS inbox_open`,
+      `CREATE INDEX inbox_open ON inbox(seq) WHERE settled_at IS NULL`,
+      `UPDATE outbox SET settled_at = created_at WHERE state IN ('sent', 'dead') AND settled_at IS NULL`,
+      `UPDATE outbox SET settled_at = NULL WHERE state NOT IN ('sent', 'dead') AND settled_at IS NOT NULL`,
+      `DROP INDEX IF EXISTS outbox_open`,
+      `CREATE INDEX outbox_open ON outbox(created_at) WHERE settled_at IS NULL`,
+      // A run's estimated platform cost, written with its end (run/finish.ts), where it was a second
+      // write of meta spend:<id> per run; what earlier runs added to spend stays there.
+      `ALTER TABLE runs ADD COLUMN platform_usd REAL NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

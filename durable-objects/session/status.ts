@@ -70,8 +70,14 @@ export function status(s: SessionState): SessionStatus {
 }
 
 function spendView(s: SessionState, sessionId: string): SessionStatus["spend"] {
+  // meta spend's platformUsd holds what runs finished before schema step 12 added; each later run
+  // carries its own estimate in its row (runs-store.ts platformUsd).
   const { platformUsd, ...spend } = s.store.modelCalls.spend(sessionId);
-  return { ...spend, platformUsd: platformUsd ?? 0, sandbox: sandboxUsage(s, sessionId) };
+  return {
+    ...spend,
+    platformUsd: (platformUsd ?? 0) + s.store.runs.platformUsd(sessionId),
+    sandbox: sandboxUsage(s, sessionId),
+  };
 }
 
 /** The levels the next run would use, and where the thinking level comes from (tools/thinking). */

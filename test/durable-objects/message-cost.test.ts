@@ -22,9 +22,9 @@ import { sessionStub, waitFor } from "./helpers.ts";
  */
 
 /** Existing session: every row the accept, triage, run, outbox, mirror and metrics steps write. */
-const ROWS_PER_MESSAGE = 35;
+const ROWS_PER_MESSAGE = 31;
 /** A new session's first message also creates the schema and starts the session. */
-const ROWS_FIRST_MESSAGE = 75;
+const ROWS_FIRST_MESSAGE = 70;
 /** The Worker's accept plus the calls the SessionDO makes (budget reserve/settle, metrics shard). */
 const DO_CALLS_PER_MESSAGE = 4;
 

@@ -73,7 +73,7 @@ function addRun(
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
   });
-  if (finishedAt !== null) store.runs.finish(runId, "finished", finishedAt);
+  if (finishedAt !== null) store.runs.finish(runId, "finished", finishedAt, 0);
 }
 
 describe("SessionDO storage bounds (session.maintenance)", () => {

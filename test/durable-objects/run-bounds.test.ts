@@ -31,7 +31,7 @@ async function seedInterruptedRun(
       options: { senderIsOwner: true, triggerSeqs: [seq] },
       startedAt,
     });
-    store.inbox.setState(seq, "taken", runId, startedAt);
+    store.inbox.take(seq, runId);
     store.transcript.append("s-bounds", runId, { role: "user", content: text }, startedAt);
     await state.storage.setAlarm(now + 60_000);
     return { runId, seq };

@@ -6,6 +6,8 @@ import {
   SESSION_SCHEMA_VERSION,
   storedSchemaVersion,
 } from "../../durable-objects/session/schema.ts";
+import { InboxStore } from "../../durable-objects/session/inbox/store.ts";
+import { OutboxStore } from "../../durable-objects/session/outbox/store.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { sessionStub } from "./helpers.ts";
 
@@ -214,12 +216,63 @@ describe("SessionDO schema migrations", () => {
       expect(store.inbox.count("taken")).toBe(0);
       const plan = sql
         .exec<{ detail: string }>(
-          `EXPLAIN QUERY PLAN SELECT * FROM inbox WHERE state = 'new' AND state != 'settled' ORDER BY seq`,
+          `EXPLAIN QUERY PLAN SELECT * FROM inbox WHERE state = 'new' AND settled_at IS NULL ORDER BY seq`,
         )
         .toArray()
         .map((row) => row.detail)
         .join(" ");
       expect(plan).toContain("inbox_open");
+    });
+  });
+
+  it("names open events and chunks by settled_at from step 12 on, old rows included", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v11"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 11));
+      // Shapes older code could leave: settled without a time, open with one.
+      sql.exec(
+        `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES ('testchan:2', '{}', 'settled', 2000)`,
+      );
+      sql.exec(`UPDATE inbox SET settled_at = 1500 WHERE seq = 1`);
+      sql.exec(
+        `INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES ('notice:2:0', NULL, ?, 'sent', 'sent', 2000, 2000)`,
+        ROUTE,
+      );
+      migrateSessionSchema(state.storage);
+      const store = new SessionStore(state.storage);
+      expect(store.inbox.unsettledSeqs()).toEqual([1]);
+      expect(store.inbox.count("taken")).toBe(1);
+      expect(
+        sql.exec(`SELECT settled_at FROM inbox WHERE dedup_key = 'testchan:2'`).one().settled_at,
+      ).toBe(2000);
+      expect(store.outbox.unsettled().map((row) => row.id)).toEqual(["notice:1:0"]);
+      const plan = (query: string) =>
+        sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`)
+          .toArray()
+          .map((row) => row.detail)
+          .join(" ");
+      expect(
+        plan(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid`),
+      ).toContain("outbox_open");
+      // A step that leaves an event or a chunk open writes its row and no index entry.
+      const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+      const metered = new Proxy(sql, {
+        get: (target, property) =>
+          property === "exec"
+            ? (query: string, ...bindings: unknown[]) => {
+                const cursor = target.exec(query, ...bindings);
+                cursors.push(cursor);
+                return cursor;
+              }
+            : Reflect.get(target, property, target),
+      });
+      const written = () => cursors.reduce((sum, cursor) => sum + cursor.rowsWritten, 0);
+      new InboxStore(metered).take(1, "run-2");
+      expect(written()).toBe(1);
+      new OutboxStore(metered).update("notice:1:0", { state: "sending", attempts: 1 }, 3000);
+      expect(written()).toBe(2);
     });
   });
 

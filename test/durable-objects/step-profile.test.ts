@@ -37,7 +37,7 @@ describe("the message-cost step profile (EDGECLAW_STEP_PROFILE)", () => {
         );
         await profile.step("triage", async () => {
           store.meta.set("chatType", "direct");
-          store.inbox.setState(seq!, "queued", null, 2);
+          store.inbox.take(seq!, "run-1");
         });
         profile.report("accept", "agent:main:step-profile");
         const line = reported(log);

@@ -17,12 +17,14 @@ export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
 const PAYLOAD_MS = 60 * 60 * 1000;
 
 /**
- * The term that lets a query for open events use the partial index `inbox_open` (schema step 10:
- * it holds only unsettled events); SQLite uses a partial index only for a query that names its
- * WHERE term.
+ * The term that lets a query for open events use the partial index `inbox_open` (schema step 12:
+ * it holds only unsettled events, keyed by seq alone); SQLite uses a partial index only for a query
+ * that names its WHERE term. `settled_at` is set exactly when an event settles (settle, deadLetter),
+ * so the index names the open events by a column none of their steps before settling write: an
+ * UPDATE that sets a column an index depends on rewrites its entry, a billed row.
  */
 function open(state: InboxState): string {
-  return state === "settled" ? "" : ` AND state != 'settled'`;
+  return state === "settled" ? "" : ` AND settled_at IS NULL`;
 }
 
 /**
@@ -219,27 +221,21 @@ export class InboxStore {
       .toArray()
       .map(toInboxRow);
   }
-  setState(seq: number, state: InboxState, runId: string | null, now: number): void {
-    this.sql.exec(
-      `UPDATE inbox SET state = ?, run_id = COALESCE(?, run_id), settled_at = CASE WHEN ? = 'settled' THEN ? ELSE settled_at END WHERE seq = ?`,
-      state,
-      runId,
-      state,
-      now,
-      seq,
-    );
+  /** queued → taken by the run `runId` (settled_at untouched: the index entry stays as it is). */
+  take(seq: number, runId: string): void {
+    this.sql.exec(`UPDATE inbox SET state = 'taken', run_id = ? WHERE seq = ?`, runId, seq);
   }
 
   /** Seqs of the events not yet settled (their progress state in meta is still live). */
   unsettledSeqs(): number[] {
     return this.sql
-      .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE state != 'settled'`)
+      .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE settled_at IS NULL`)
       .toArray()
       .map((row) => row.seq);
   }
   countUnsettled(): number {
     return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state != 'settled'`)
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE settled_at IS NULL`)
       .one().n;
   }
 

@@ -34,9 +34,7 @@ export class OutboxStore {
    */
   unsettled(): OutboxRow[] {
     return this.sql
-      .exec<Row>(
-        `SELECT * FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid`,
-      )
+      .exec<Row>(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid`)
       .toArray()
       .map(toOutboxRow);
   }
@@ -44,7 +42,7 @@ export class OutboxStore {
   nextAt(): number | undefined {
     const row = this.sql
       .exec<{ at: number }>(
-        `SELECT next_at AS at FROM outbox WHERE state IN ('pending', 'sending', 'unknown') ORDER BY created_at, rowid LIMIT 1`,
+        `SELECT next_at AS at FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid LIMIT 1`,
       )
       .toArray()[0];
     return row?.at;
@@ -63,17 +61,25 @@ export class OutboxStore {
     if (!current) return;
     const row = { ...toOutboxRow(current), ...patch };
     const settled = row.state === "sent" || row.state === "dead";
-    this.sql.exec(
-      `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, first_attempt_at = ?, settled_at = ? WHERE id = ?`,
-      row.state,
-      row.attempts,
-      row.nextAt,
-      row.platformId,
-      row.lastError,
-      row.firstAttemptAt,
-      settled ? now : null,
-      id,
-    );
+    const fields = [row.state, row.attempts, row.nextAt, row.platformId, row.lastError];
+    // settled_at is what the open-chunks index (outbox_open, schema step 12) depends on: a step
+    // that leaves the chunk open (pending → sending → unknown) does not name it, so it rewrites no
+    // index entry (a billed row); settling (leaving the index) and a retried dead chunk do.
+    if (settled || current.settled_at !== null)
+      this.sql.exec(
+        `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, first_attempt_at = ?, settled_at = ? WHERE id = ?`,
+        ...fields,
+        row.firstAttemptAt,
+        settled ? now : null,
+        id,
+      );
+    else
+      this.sql.exec(
+        `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, first_attempt_at = ? WHERE id = ?`,
+        ...fields,
+        row.firstAttemptAt,
+        id,
+      );
   }
   /** An operator discarded this dead reply chunk. Only a dead row can go: a live one is still being delivered. */
   deleteDead(id: string): boolean {

@@ -85,7 +85,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
         : { role: "user", content: text },
       now,
     );
-    for (const seq of plan.seqs) s.store.inbox.setState(seq, "taken", runId, now);
+    for (const seq of plan.seqs) s.store.inbox.take(seq, runId);
     for (const seq of plan.superseded) s.store.inbox.settle(seq, null, now);
     if (plan.isUserMessage) s.store.meta.set("lastInteractionAt", String(now));
   });
@@ -347,9 +347,8 @@ function steerCandidates(s: SessionState, run: RunRow): InboxRow[] {
 function takeSteer(s: SessionState, run: RunRow): string[] {
   const runId = run.runId;
   const rows = steerCandidates(s, run);
-  const now = Date.now();
   for (const row of rows) {
-    s.store.inbox.setState(row.seq, "taken", runId, now);
+    s.store.inbox.take(row.seq, runId);
     s.active?.seqs.add(row.seq);
   }
   // Each steer injection is a user turn of its own, fenced with an id drawn now.

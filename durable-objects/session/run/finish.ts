@@ -3,7 +3,7 @@ import { HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
 import { usageFooter } from "../../../functions/commands/usage.ts";
 import type { OutboundFileRef } from "../../../functions/media/outbound.ts";
 import type { WebMedia } from "../../session-api.ts";
-import { addRunPlatformCost } from "../upkeep/platform-usage.ts";
+import { platformUsdAtFinish } from "../upkeep/platform-usage.ts";
 import { enqueueFiles, enqueueReply, enqueueRetract } from "../outbox/replies.ts";
 import { sessionSendDecision } from "../outbox/send-gate.ts";
 import { recordCronOutcome } from "../inbox/automation.ts";
@@ -38,8 +38,7 @@ export function finishRun(
   const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
   if (state === "finished" && reply && !silent) reply = withUsageFooter(s, run, reply);
   s.ctx.storage.transactionSync(() => {
-    s.store.runs.finish(run.runId, state, now);
-    addRunPlatformCost(s, run.runId);
+    s.store.runs.finish(run.runId, state, now, platformUsdAtFinish(s, run.runId, now));
     // session.sendPolicy / `/send off`: the run is kept, its delivery held back.
     const shown = !silent && sessionSendDecision(s, run.route).allowed;
     // Thinking shown first takes over the run's live preview; the answer then comes as a new message.

@@ -96,8 +96,28 @@ export class RunStore {
       json,
     );
   }
-  finish(runId: string, state: RunState, now: number): void {
-    this.sql.exec(`UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?`, state, now, runId);
+  /**
+   * The run's end, with its estimated platform cost in the same row (schema step 12): the session's
+   * platform total is summed from its runs (platformUsd) instead of a second write of meta spend.
+   */
+  finish(runId: string, state: RunState, now: number, platformUsd: number): void {
+    this.sql.exec(
+      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ? WHERE run_id = ?`,
+      state,
+      now,
+      platformUsd,
+      runId,
+    );
+  }
+  /** The estimated platform cost of a session's finished runs, folded ones included. */
+  platformUsd(sessionId: string): number {
+    const live = this.sql
+      .exec<{ usd: number | null }>(
+        `SELECT SUM(platform_usd) AS usd FROM runs WHERE session_id = ?`,
+        sessionId,
+      )
+      .one().usd;
+    return (live ?? 0) + (this.meta.getJson(`foldedRuns:${sessionId}`)?.platformUsd ?? 0);
   }
   /** The agent has replied in this session at least once (thread participation). */
   hasAnswered(): boolean {
@@ -169,8 +189,8 @@ export class RunStore {
   ): void {
     const inDelivery = new Set(runsInDelivery);
     const old = this.sql
-      .exec<{ run_id: string; input_tokens: number; output_tokens: number }>(
-        `SELECT run_id, input_tokens, output_tokens FROM runs
+      .exec<{ run_id: string; input_tokens: number; output_tokens: number; platform_usd: number }>(
+        `SELECT run_id, input_tokens, output_tokens, platform_usd FROM runs
          WHERE session_id = ? AND state != 'running' AND (mirrored = 1 OR ? = 1)
            AND run_id NOT IN (SELECT run_id FROM runs WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?)`,
         sessionId,
@@ -187,6 +207,7 @@ export class RunStore {
       totals.inputTokens += run.input_tokens;
       totals.outputTokens += run.output_tokens;
       totals.runs += 1;
+      totals.platformUsd = (totals.platformUsd ?? 0) + run.platform_usd;
       this.sql.exec(`DELETE FROM runs WHERE run_id = ?`, run.run_id);
     }
     this.meta.setJson(key, totals);

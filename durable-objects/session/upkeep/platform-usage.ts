@@ -29,11 +29,11 @@ export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {
   );
 }
 
-/** Adds a finished run's estimate to its session's spend (inside finishRun's transaction). */
-export function addRunPlatformCost(s: SessionState, runId: string): void {
+/**
+ * The estimate of a run that ends `now`, for finishRun to store in the run's own row (the row it
+ * writes anyway, so the estimate costs no row of its own; status.ts sums them per session).
+ */
+export function platformUsdAtFinish(s: SessionState, runId: string, now: number): number {
   const run = s.store.runs.get(runId);
-  if (!run) return;
-  const spend = s.store.modelCalls.spend(run.sessionId);
-  spend.platformUsd = (spend.platformUsd ?? 0) + runPlatformCostOf(s, run).estimatedUsd;
-  s.store.meta.setJson(`spend:${run.sessionId}`, spend);
+  return run ? runPlatformCostOf(s, { ...run, finishedAt: now }).estimatedUsd : 0;
 }
