@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Shim for `npx edgeclaw`: registers tsx's loader, then runs the TypeScript CLI as is.
-import { register } from "tsx/esm/api";
+// Shim for `npx edgeclaw`: runs the TypeScript CLI from its cached bundle (scripts/lib/node-bundle.mjs).
+import { runEntry } from "../scripts/lib/node-bundle.mjs";
 
-register();
-await import("../scripts/cli.ts");
+await runEntry("scripts/cli.ts");

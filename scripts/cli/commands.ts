@@ -26,9 +26,14 @@ function isCommandList(value: unknown): value is CommandSpec[] {
 }
 
 /** Each channel's own commands (`functions/channels/<id>/cli.ts`), in the registry's order. */
-const channelCommands = (await channelPieces("cli.ts", "commands", isCommandList)).flatMap(
-  ({ piece }) => piece,
-);
+const channelCommands = (
+  await channelPieces(
+    "cli.ts",
+    "commands",
+    isCommandList,
+    (id) => import(`../../functions/channels/${id}/cli.ts`),
+  )
+).flatMap(({ piece }) => piece);
 
 const pairingList = z.object({
   requests: z.array(

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { channelIds } from "../../functions/channels/gateway-config.ts";
 
 /**
@@ -13,17 +13,22 @@ import { channelIds } from "../../functions/channels/gateway-config.ts";
  * Each piece file exports its piece under one fixed name (`simulator`, `commands`, `testKit`);
  * `accept` says whether what it found there is such a piece, so a file that exports something else
  * fails here, naming the file, instead of later.
+ *
+ * `load` imports a channel's piece with a template literal written at the caller
+ * (`` (id) => import(`../../functions/channels/${id}/cli.ts`) ``): esbuild then puts every
+ * channel's piece in the CLI's and dev's bundles (scripts/lib/node-bundle.mjs), which it cannot do
+ * for a path computed at run time.
  */
 export async function channelPieces<T>(
   file: string,
   exportName: string,
   accept: (value: unknown) => value is T,
+  load: (channel: string) => Promise<Record<string, unknown>>,
 ): Promise<Array<{ channel: string; piece: T }>> {
   const found: Array<{ channel: string; piece: T }> = [];
   for (const id of channelIds()) {
-    const path = join(channelsDir, id, file);
-    if (!existsSync(path)) continue;
-    const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    if (!existsSync(join(channelsDir, id, file))) continue;
+    const module = await load(id);
     const piece = module[exportName];
     if (!accept(piece))
       throw new Error(`functions/channels/${id}/${file} does not export a valid \`${exportName}\``);

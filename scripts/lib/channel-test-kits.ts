@@ -14,7 +14,12 @@ function isTestKit(value: unknown): value is ChannelTestKit {
 
 /** Every channel's test kit, in the registry's order. */
 export function channelTestKits(): Promise<Array<{ channel: string; piece: ChannelTestKit }>> {
-  return channelPieces("test-kit.ts", "testKit", isTestKit);
+  return channelPieces(
+    "test-kit.ts",
+    "testKit",
+    isTestKit,
+    (id) => import(`../../functions/channels/${id}/test-kit.ts`),
+  );
 }
 
 /** The name the global setup provides a channel's started-fake values under. */

@@ -11,7 +11,12 @@ function isSimulator(value: unknown): value is ChannelSimulator {
  * `functions/channels/<id>/simulate/simulator.ts`, in the registry's order.
  */
 export const channelSimulators: ChannelSimulator[] = (
-  await channelPieces("simulate/simulator.ts", "simulator", isSimulator)
+  await channelPieces(
+    "simulate/simulator.ts",
+    "simulator",
+    isSimulator,
+    (id) => import(`../../functions/channels/${id}/simulate/simulator.ts`),
+  )
 ).map(({ channel, piece }) => {
   if (piece.id !== channel)
     throw new Error(`functions/channels/${channel}/simulate/simulator.ts simulates "${piece.id}"`);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { channelSimulators } from "../../scripts/simulate/registry.ts";
 import { startFakeModelServer } from "../fakes/model-server.ts";
-import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
+import { projectRoot, tempProject, edgeclawBin } from "./helpers.ts";
 
 /**
  * Every simulated channel answered by a configured OpenAI-compatible provider (the loopback fake
@@ -94,7 +94,7 @@ function edgeclaw(
   args: string[],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsxCli, "scripts/cli.ts", ...args], {
+    const child = spawn(process.execPath, [edgeclawBin, ...args], {
       cwd: projectRoot,
       env,
     });

@@ -5,7 +5,7 @@ import { after, describe, it } from "node:test";
 import { verifySlackSignature } from "../../functions/channels/slack/verify.ts";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { simulator as slackSimulator } from "../../functions/channels/slack/simulate/simulator.ts";
-import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
+import { projectRoot, tempProject, edgeclawBin } from "./helpers.ts";
 
 /**
  * `npx edgeclaw simulate`: the Slack simulator signs exactly as Slack does (checked by the Worker's
@@ -144,15 +144,7 @@ describe("edgeclaw simulate against EDGECLAW_SIMULATE=1 npm run dev", () => {
 
     const cli = spawnSync(
       process.execPath,
-      [
-        tsxCli,
-        "scripts/cli.ts",
-        "simulate",
-        "slack",
-        "--from",
-        "U0ANA",
-        "hello from the simulator",
-      ],
+      [edgeclawBin, "simulate", "slack", "--from", "U0ANA", "hello from the simulator"],
       { cwd: projectRoot, env, encoding: "utf8", timeout: 90_000 },
     );
     assert.equal(cli.status, 0, `${cli.stdout}\n${cli.stderr}`);
@@ -160,22 +152,22 @@ describe("edgeclaw simulate against EDGECLAW_SIMULATE=1 npm run dev", () => {
     assert.match(cli.stdout, /hello from the simulator/);
     assert.doesNotMatch(cli.stdout, /&lt;/);
 
-    const unknown = spawnSync(
-      process.execPath,
-      [tsxCli, "scripts/cli.ts", "simulate", "carrier-pigeon", "hi"],
-      { cwd: projectRoot, env, encoding: "utf8" },
-    );
+    const unknown = spawnSync(process.execPath, [edgeclawBin, "simulate", "carrier-pigeon", "hi"], {
+      cwd: projectRoot,
+      env,
+      encoding: "utf8",
+    });
     assert.equal(unknown.status, 2, "an unknown channel is a usage error");
     assert.match(unknown.stderr, /no simulator for "carrier-pigeon"/);
 
     const exited = new Promise((resolve) => dev.once("exit", resolve));
     tryKill(-dev.pid!, "SIGINT");
     await exited;
-    const afterStop = spawnSync(
-      process.execPath,
-      [tsxCli, "scripts/cli.ts", "simulate", "slack", "hi"],
-      { cwd: projectRoot, env, encoding: "utf8" },
-    );
+    const afterStop = spawnSync(process.execPath, [edgeclawBin, "simulate", "slack", "hi"], {
+      cwd: projectRoot,
+      env,
+      encoding: "utf8",
+    });
     assert.equal(afterStop.status, 1);
     assert.match(afterStop.stderr, /no simulated platforms running/);
   });

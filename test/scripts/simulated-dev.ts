@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { freePort } from "../../scripts/lib/local-ports.ts";
 import { startDev, stopDev, type RunningDev } from "./dev-process.ts";
-import { projectRoot, tempProject, tsxCli } from "./helpers.ts";
+import { projectRoot, tempProject, edgeclawBin } from "./helpers.ts";
 
 /**
  * `EDGECLAW_SIMULATE=1 EDGECLAW_FAKE_MODEL=1 npm run dev` on a config of the test's, as a user runs
@@ -68,7 +68,7 @@ export async function startSimulatedStack(
     env,
     edgeclaw: (args) =>
       new Promise((resolve) => {
-        const child = spawn(process.execPath, [tsxCli, "scripts/cli.ts", ...args], {
+        const child = spawn(process.execPath, [edgeclawBin, ...args], {
           cwd: projectRoot,
           env,
         });
