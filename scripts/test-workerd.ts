@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
-import { deadline, secondsFromEnv, track } from "./lib/supervised-child.ts";
+import { deadline, countFromEnv, track } from "./lib/supervised-child.ts";
 import { VitestSummary } from "./lib/vitest-summary.ts";
 
 /**
@@ -29,7 +29,7 @@ import { VitestSummary } from "./lib/vitest-summary.ts";
 const DEFAULT_SHARDS = 2;
 /** How long a shard may take to exit after its summary; vitest's own close timeout is 10 s. */
 const EXIT_GRACE_MS = 60_000;
-const STALL_MS = secondsFromEnv("EDGECLAW_TEST_STALL_TIMEOUT", 300) * 1000;
+const STALL_MS = countFromEnv("EDGECLAW_TEST_STALL_TIMEOUT", 300) * 1000;
 
 function shardCount(): number {
   const raw = process.env.EDGECLAW_TEST_SHARDS;

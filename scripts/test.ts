@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
-import { appendFileSync } from "node:fs";
-import { deadline, secondsFromEnv, track } from "./lib/supervised-child.ts";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deadline, countFromEnv, track } from "./lib/supervised-child.ts";
 
 /**
  * `npm test`: the project's checks as named stages of npm scripts, run in order and timed, so CI
@@ -26,10 +28,13 @@ const STAGES: Stage[] = [
   // 0.4 CPU-seconds a second for two shards) and the script and companion tests on the dev stacks
   // they start (about 0.5); separate processes, ports (freePort), data dirs and Postgres each, so
   // on two cores they overlap instead of queueing (one after the other took 12 minutes here).
+  // The script tests run one file at a time until the workerd shards end, then in all their lanes
+  // (scripts/test-scripts.ts).
   {
     name: "tests",
     scripts: ["test:workerd", "test:scripts", "test:companion"],
     together: true,
+    widenAfter: "test:workerd",
   },
 ];
 
@@ -38,6 +43,8 @@ interface Stage {
   /** npm scripts, run one after another, or all at once when `together`. */
   scripts: string[];
   together?: boolean;
+  /** When this script of the stage ends, EDGECLAW_TEST_WIDEN_FILE is created for the others. */
+  widenAfter?: string;
 }
 
 interface Timing {
@@ -46,15 +53,19 @@ interface Timing {
   ok: boolean;
 }
 
-const SCRIPT_TIMEOUT_S = secondsFromEnv("EDGECLAW_TEST_SCRIPT_TIMEOUT", 2400);
+const SCRIPT_TIMEOUT_S = countFromEnv("EDGECLAW_TEST_SCRIPT_TIMEOUT", 2400);
 const PROGRESS_EVERY_MS = 5 * 60_000;
 /** The exit code of a script ended at its deadline (as timeout(1) uses). */
 const TIMED_OUT = 124;
 
-function runScript(script: string): Promise<number> {
+function runScript(script: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve) => {
     // Its own process group, so the deadline ends the whole tree under it.
-    const child = spawn("npm", ["run", "--silent", script], { stdio: "inherit", detached: true });
+    const child = spawn("npm", ["run", "--silent", script], {
+      stdio: "inherit",
+      detached: true,
+      env,
+    });
     track(child);
     let timedOut = false;
     const disarm = deadline(child, SCRIPT_TIMEOUT_S * 1000, () => {
@@ -69,10 +80,13 @@ function runScript(script: string): Promise<number> {
   });
 }
 
-/** Runs scripts side by side, saying every few minutes which of them are still running. */
-async function runTogether(scripts: string[]): Promise<number[]> {
+/** Runs a stage's scripts side by side, saying every few minutes which are still running. */
+async function runTogether({ scripts, widenAfter }: Stage): Promise<number[]> {
   const started = performance.now();
   const pending = new Set(scripts);
+  const widenDir = widenAfter ? mkdtempSync(join(tmpdir(), "edgeclaw-test-")) : undefined;
+  const widenFile = widenDir && join(widenDir, "widen");
+  const env = widenFile ? { ...process.env, EDGECLAW_TEST_WIDEN_FILE: widenFile } : process.env;
   const progress = setInterval(() => {
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     console.log(`\nnpm test: after ${seconds} s still running: ${[...pending].join(", ")}`);
@@ -81,8 +95,9 @@ async function runTogether(scripts: string[]): Promise<number[]> {
   try {
     return await Promise.all(
       scripts.map((script) =>
-        runScript(script).then((code) => {
+        runScript(script, env).then((code) => {
           pending.delete(script);
+          if (widenFile && script === widenAfter) writeFileSync(widenFile, "");
           const seconds = ((performance.now() - started) / 1000).toFixed(0);
           console.log(`\nnpm test: ${script} ended after ${seconds} s (exit ${code})`);
           return code;
@@ -91,12 +106,13 @@ async function runTogether(scripts: string[]): Promise<number[]> {
     );
   } finally {
     clearInterval(progress);
+    if (widenDir) rmSync(widenDir, { recursive: true, force: true });
   }
 }
 
 async function runStage(stage: Stage): Promise<number> {
   if (stage.together) {
-    const codes = await runTogether(stage.scripts);
+    const codes = await runTogether(stage);
     return codes.find((code) => code !== 0) ?? 0;
   }
   for (const script of stage.scripts) {

@@ -77,14 +77,17 @@ export function deadline(child: ChildProcess, ms: number, why: () => string): ()
   return () => clearTimeout(timer);
 }
 
-/** A whole number of seconds from the environment, or `fallback`; anything else is refused by name. */
-export function secondsFromEnv(name: string, fallback: number): number {
+/**
+ * A whole number ≥ 1 from the environment (seconds, lanes, shards), or `fallback`; anything else
+ * is refused by name.
+ */
+export function countFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
-  const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds < 1) {
-    console.error(`${name} must be a whole number of seconds ≥ 1, not ${JSON.stringify(raw)}`);
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1) {
+    console.error(`${name} must be a whole number ≥ 1, not ${JSON.stringify(raw)}`);
     process.exit(2);
   }
-  return seconds;
+  return count;
 }
