@@ -1,6 +1,7 @@
 import type { SessionRpc } from "./session-api.ts";
 import type {
   AuthLimiterRpc,
+  AuthProfileStateRpc,
   BudgetRpc,
   ChannelStateRpc,
   CompanionContainerRpc,
@@ -20,6 +21,8 @@ export interface Env {
   SESSIONS: DurableObjectNamespace<SessionRpc>;
   /** Failed gateway-auth counters, one object per client address bucket (workers/gateway-auth.ts). */
   AUTH_LIMITER: DurableObjectNamespace<AuthLimiterRpc>;
+  /** Auth-profile cooldowns and usage for the whole gateway, one object named "global" (durable-objects/auth-profiles.ts). */
+  AUTH_PROFILES: DurableObjectNamespace<AuthProfileStateRpc>;
   /** Durable counters behind GET /metrics, a fixed set of shards (functions/metrics/shards.ts). */
   METRICS: DurableObjectNamespace<MetricsShardRpc>;
   /** Spend counters and reservations, one object per budget scope (durable-objects/budget.ts). */

@@ -1,3 +1,4 @@
+import type { ProfileOutcome, ProfileUsage } from "../functions/agent/auth-profiles/cooldown.ts";
 import type { BudgetWindow } from "../functions/agent/budget-scopes.ts";
 import type { BudgetPeriod } from "../functions/agent/budget-periods.ts";
 import type { SyncOutcome } from "../functions/agent/memory/index-signal.ts";
@@ -35,6 +36,15 @@ export interface AuthVerdict {
 export interface AuthLimiterRpc extends Rpc.DurableObjectBranded {
   admit(): Promise<AuthVerdict>;
   fail(limits: AuthLimits, context?: { bucket: string; path?: string }): Promise<AuthVerdict>;
+}
+
+// ---- AuthProfileStateDO (auth-profiles.ts) ---------------------------------------------------
+
+export interface AuthProfileStateRpc extends Rpc.DurableObjectBranded {
+  read(ids: string[]): Promise<Record<string, ProfileUsage>>;
+  record(id: string, provider: string, outcome: ProfileOutcome): Promise<ProfileUsage>;
+  list(): Promise<Record<string, ProfileUsage>>;
+  reset(ids?: string[]): Promise<number>;
 }
 
 // ---- BudgetDO (budget.ts) ---------------------------------------------------------------------

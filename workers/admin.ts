@@ -16,6 +16,7 @@ import { requireGatewayToken } from "./gateway-auth.ts";
 import { adminCron, adminSystem } from "./admin-cron.ts";
 import { adminAudit } from "./admin-audit.ts";
 import { adminBudgets } from "./admin-budgets.ts";
+import { adminAuthProfiles } from "./admin-auth-profiles.ts";
 import { createLogger } from "../functions/logging/logger.ts";
 import { adminMemory } from "./admin-memory.ts";
 import { adminDeadLetters } from "./admin-dead-letters.ts";
@@ -43,6 +44,8 @@ export const admin = new Hono<{ Bindings: Env }>();
 
 admin.use("*", requireGatewayToken);
 admin.route("/budgets", adminBudgets);
+// Model providers' auth profiles and their cooldowns: /admin/auth-profiles (workers/admin-auth-profiles.ts).
+admin.route("/auth-profiles", adminAuthProfiles);
 
 // Scheduled jobs: /admin/cron (workers/admin-cron.ts).
 admin.route("/cron", adminCron);

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { Env } from "./env.ts";
 import { SessionDO } from "../durable-objects/session.ts";
 import { AuthLimiterDO } from "../durable-objects/auth-limiter.ts";
+import { AuthProfileStateDO } from "../durable-objects/auth-profiles.ts";
 import { MetricsShardDO } from "../durable-objects/metrics-shard.ts";
 import { BudgetDO } from "../durable-objects/budget.ts";
 import { SchedulerDO } from "../durable-objects/scheduler.ts";
@@ -32,6 +33,7 @@ export { SandboxDO };
 // @cloudflare/containers, which the Container class reaches through ctx.exports.
 export { ContainerProxy } from "@cloudflare/containers";
 export { ChannelStateDO };
+export { AuthProfileStateDO };
 
 const app = new Hono<{ Bindings: Env }>();
 

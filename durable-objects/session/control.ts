@@ -4,6 +4,7 @@ import { toolsetFor } from "./run/toolset-query.ts";
 import { contextReport } from "./run/context-report.ts";
 import { exportSession } from "./export.ts";
 import { compactNow } from "./run/compact.ts";
+import { statusWithAuthProfiles } from "./run/auth-profiles.ts";
 import { currentSessionId, rotateSession } from "./lifecycle.ts";
 import { settings, updateSettings } from "./settings.ts";
 import { status } from "./status.ts";
@@ -16,7 +17,7 @@ import { subagentControl } from "./subagents/commands.ts";
 /** What slash commands may do to this session (functions/commands). */
 export function sessionControl(s: SessionState): SessionControl {
   return {
-    status: async () => status(s),
+    status: () => statusWithAuthProfiles(s, status(s)),
     newSession: async (options) => {
       s.abortActiveRun("new session");
       captureEndingSession(s, "/new");

@@ -133,6 +133,8 @@ export interface MetaJson {
   subagentChildren: SubagentChild[];
   /** subagents/triage.ts: this session is a child: who spawned it. */
   subagentParent: SubagentParent;
+  /** run/auth-profiles.ts: the auth profile this session sticks to per provider, for one session and compaction cycle. */
+  authPins: { sessionId: string; compactions: number; byProvider: Record<string, string> };
   /** subagents/announce.ts: reports to the parent not yet stored there. */
   subagentAnnounces: PendingAnnounce[];
   /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */

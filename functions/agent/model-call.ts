@@ -11,7 +11,24 @@ import {
 } from "./model-retry.ts";
 import { ADAPTERS, PDF_READING_APIS } from "./providers/adapters.ts";
 import { FAKE_MODEL_REF } from "./providers/fake.ts";
+import {
+  abortableSleep,
+  asModelError,
+  defaultSleep,
+  logFallback,
+  record,
+  summarise,
+  type ModelAttempt,
+} from "./model-attempts.ts";
+
+export { ModelFailoverError, type ModelAttempt } from "./model-attempts.ts";
 import type { ResolvedModel } from "./providers/types.ts";
+import {
+  callLocalAuthStore,
+  startRotation,
+  type AuthProfileRouting,
+  type ProfileRotation,
+} from "./auth-profiles/rotation.ts";
 import { ModelError, type ModelErrorKind, type ModelRequest, type ModelResult } from "./types.ts";
 import {
   IMAGE_STRIPPED_NOTICE,
@@ -36,6 +53,9 @@ import {
  *    timeout, network), with jittered exponential backoff; a Retry-After up to 60 s is honoured, a
  *    longer one moves on at once. auth, billing and an unresolvable model fail over immediately;
  *    bad_request, context_overflow and aborts end the call (no other model would do better).
+ *    A provider with auth profiles (`auth.profiles`) is tried profile by profile: a rate limit, auth
+ *    or billing error cools that profile down and the same request goes out at once with the next
+ *    one (auth-profiles/rotation.ts); when none is left the call falls back to the next model.
  * 3. If every candidate failed only because providers were overloaded, the whole chain is tried
  *    again (≤ 10 times, 2.5 s doubling to 30 s), with one notice after 30 s of waiting.
  *
@@ -74,6 +94,11 @@ export interface CallModelArgs {
   onStreamReset?: (reset: StreamReset) => void;
   /** Status notices that are not assistant content (the overload wait notice). */
   onNotice?: (text: string) => void;
+  /**
+   * Where auth-profile cooldowns are kept and the session's sticky profile (the SessionDO hands
+   * the gateway's AuthProfileStateDO in); without it they last for this call only.
+   */
+  authProfiles?: AuthProfileRouting;
   /** Told after every attempt at one provider (metrics, spans): when it ran and how it ended. */
   onAttempt?: (attempt: AttemptReport) => void;
   /**
@@ -101,14 +126,6 @@ export interface StreamReset {
   error: ModelError;
 }
 
-export interface ModelAttempt {
-  modelRef: string;
-  attempt: number;
-  kind: ModelErrorKind;
-  status?: number;
-  message: string;
-}
-
 export interface CallModelResult extends ModelResult {
   /** USD at the answering model's configured price (0 when the config has no `cost`). */
   costUsd: number;
@@ -116,20 +133,8 @@ export interface CallModelResult extends ModelResult {
   attempts: ModelAttempt[];
   /** Present when a fallback answered instead of the selected primary. */
   fallback?: { selected: string; reason: ModelErrorKind };
-}
-
-/** Every candidate failed: the last failure's kind, with the whole story in `attempts`. */
-export class ModelFailoverError extends ModelError {
-  constructor(
-    kind: ModelErrorKind,
-    message: string,
-    readonly attempts: ModelAttempt[],
-    status?: number,
-    retryAfterMs?: number,
-  ) {
-    super(kind, message, status, retryAfterMs);
-    this.name = "ModelFailoverError";
-  }
+  /** The auth profile whose key answered, when the provider has profiles. */
+  authProfile?: string;
 }
 
 export const NO_MODEL_CONFIGURED_MESSAGE =
@@ -142,7 +147,12 @@ const OVERLOAD_CHAIN_BASE_DELAY_MS = 2_500;
 const OVERLOAD_CHAIN_MAX_DELAY_MS = 30_000;
 const OVERLOAD_NOTICE_AFTER_MS = 30_000;
 
-export async function callModel(args: CallModelArgs): Promise<CallModelResult> {
+export async function callModel(callArgs: CallModelArgs): Promise<CallModelResult> {
+  // Cooldowns outlive the call only through the caller's store; the local one still rotates within it.
+  const args = {
+    ...callArgs,
+    authProfiles: callArgs.authProfiles ?? { store: callLocalAuthStore() },
+  };
   const candidates = candidateRefs(args);
   const attempts: ModelAttempt[] = [];
   const chainRetries = args.overloadChainRetries ?? OVERLOAD_CHAIN_RETRIES;
@@ -189,7 +199,7 @@ interface ChainOutcome {
 }
 
 async function walkChain(
-  args: CallModelArgs,
+  args: CallModelArgs & { authProfiles: AuthProfileRouting },
   candidates: string[],
   attempts: ModelAttempt[],
 ): Promise<ChainOutcome> {
@@ -204,9 +214,12 @@ async function walkChain(
 
   for (const [index, ref] of candidates.entries()) {
     let model: ResolvedModel;
+    let rotation: ProfileRotation | undefined;
     try {
       model = resolveModel(args.config, args.env, ref);
       if (args.timeoutMs !== undefined) model = { ...model, idleTimeoutMs: args.timeoutMs };
+      rotation = await startRotation(args.config, args.env, model, args.authProfiles);
+      if (rotation) model = rotation.model();
     } catch (error) {
       lastError = asModelError(error);
       attempts.push(record(ref, 1, lastError));
@@ -265,6 +278,7 @@ async function walkChain(
           },
         );
         report("ok", answer.usage);
+        await rotation?.succeeded();
         // No price: the meter let it through only with no USD cap or allowUnpricedModels; $0 here.
         const price = model.cost ? costUsd(answer.usage, model.cost) : 0;
         await args.meter.settle(ticket, start, { ok: true, usage: answer.usage, costUsd: price });
@@ -274,6 +288,7 @@ async function walkChain(
             modelRef: model.ref,
             costUsd: price,
             attempts,
+            ...(rotation ? { authProfile: rotation.profileId } : {}),
             ...(ref !== selected
               ? { fallback: { selected, reason: attempts.at(-1)?.kind ?? "server" } }
               : {}),
@@ -310,6 +325,14 @@ async function walkChain(
           args.onStreamReset({ modelRef: model.ref, error: lastError });
         }
         if (!isFailoverWorthy(lastError.kind)) return fail(lastError);
+        // The key's own failure: the next profile at once, or (none left) the next model.
+        const step = rotation ? await rotation.failed(lastError) : "not_a_profile_failure";
+        if (step === "rotated") {
+          model = rotation!.model();
+          attempt--;
+          continue;
+        }
+        if (step === "exhausted") break;
         if (!isRetryable(lastError.kind) || attempt === maxAttempts) break;
         const delay = retryDelayMs(attempt, lastError.retryAfterMs, random);
         if (delay === undefined) break;
@@ -332,73 +355,4 @@ async function walkChain(
       firstAttemptIndex,
     };
   }
-}
-
-function summarise(last: ModelError, attempts: ModelAttempt[], candidateCount: number): ModelError {
-  if (last.kind === "aborted" || attempts.length === 0) return last;
-  const failedModels = [...new Set(attempts.map((attempt) => attempt.modelRef))];
-  const message =
-    candidateCount > 1
-      ? `All models failed (${failedModels.join(", ")}); last: ${attempts.at(-1)?.modelRef ?? "?"}: ${last.message}`
-      : `${attempts.at(-1)?.modelRef ?? "model"}: ${last.message}`;
-  return new ModelFailoverError(last.kind, message, [...attempts], last.status, last.retryAfterMs);
-}
-
-function record(modelRef: string, attempt: number, error: ModelError): ModelAttempt {
-  return {
-    modelRef,
-    attempt,
-    kind: error.kind,
-    ...(error.status !== undefined ? { status: error.status } : {}),
-    message: error.message,
-  };
-}
-
-function asModelError(error: unknown): ModelError {
-  if (error instanceof ModelError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelError("server", `model adapter failed: ${message}`);
-}
-
-/** OpenClaw's structured `model_fallback_decision` log line (no secrets: messages are redacted upstream). */
-function logFallback(from: string, to: string | undefined, error: ModelError): void {
-  console.warn(
-    JSON.stringify({
-      event: "model_fallback_decision",
-      fallbackStepFromModel: from,
-      fallbackStepToModel: to ?? null,
-      fallbackStepFromFailureReason: error.kind,
-      fallbackStepFromFailureDetail: error.message.slice(0, 300),
-      fallbackStepFinalOutcome: to ? "next_candidate" : "exhausted",
-    }),
-  );
-}
-
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function abortableSleep(
-  sleep: (ms: number) => Promise<void>,
-  signal: AbortSignal | undefined,
-): (ms: number) => Promise<void> {
-  return (ms) => {
-    if (!signal) return sleep(ms);
-    if (signal.aborted)
-      return Promise.reject(new ModelError("aborted", "the model call was aborted"));
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(new ModelError("aborted", "the model call was aborted"));
-      signal.addEventListener("abort", onAbort, { once: true });
-      sleep(ms).then(
-        () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        },
-        (error: unknown) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-      );
-    });
-  };
 }

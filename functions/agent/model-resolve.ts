@@ -10,6 +10,7 @@ import {
 } from "./providers/built-in-providers.ts";
 import type { CacheRetention, ModelCost, ProviderApi, ResolvedModel } from "./providers/types.ts";
 import { ModelError } from "./types.ts";
+import { hasAuthProfiles } from "./auth-profiles/profiles.ts";
 
 /**
  * `provider/model` refs → everything a call needs: wire format, base URL, key, limits, price.
@@ -115,6 +116,28 @@ export function providerKeyEnvName(providerId: string): string {
   return `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`;
 }
 
+/**
+ * A provider's own key (models.providers.<id>.apiKey, else its env var) and where it is read from,
+ * by name: what `<provider>:default` auth profiles use, and what /status and the control page name.
+ */
+export function providerApiKey(
+  config: EdgeclawConfig,
+  env: SecretEnv,
+  providerId: string,
+): { key?: string; source: string } {
+  const provider = findProviderConfig(config, providerId)?.provider;
+  const keyEnvNames = BUILT_IN_PROVIDERS[providerId.toLowerCase()]?.keyEnvNames ?? [
+    providerKeyEnvName(providerId),
+  ];
+  const key =
+    resolveSecret(provider?.apiKey, env) ??
+    keyEnvNames.map((name) => stringFrom(env[name])).find(Boolean);
+  return {
+    ...(key ? { key } : {}),
+    source: describeSecretSource(provider?.apiKey, keyEnvNames.join(" or ")),
+  };
+}
+
 export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string): ResolvedModel {
   const parts = parseModelRef(ref);
   if (!parts)
@@ -141,13 +164,13 @@ export function resolveModel(config: EdgeclawConfig, env: SecretEnv, ref: string
       `models.providers.${providerId}.baseUrl is not set (needed for "${ref}")`,
     );
 
-  const keyEnvNames = builtIn?.keyEnvNames ?? [providerKeyEnvName(providerId)];
-  const keyEnvName = keyEnvNames.join(" or ");
-  const apiKey =
-    resolveSecret(provider?.apiKey, env) ??
-    keyEnvNames.map((name) => stringFrom(env[name])).find(Boolean);
-  if (!apiKey && (builtIn || provider?.apiKey !== undefined)) {
-    const source = describeSecretSource(provider?.apiKey, keyEnvName);
+  const { key: apiKey, source } = providerApiKey(config, env, providerId);
+  // With auth profiles each call takes its key from a profile (auth-profiles/rotation.ts).
+  if (
+    !apiKey &&
+    (builtIn || provider?.apiKey !== undefined) &&
+    !hasAuthProfiles(config, providerId)
+  ) {
     throw new ModelError(
       "auth",
       `No API key for provider "${providerId}": set ${source} (or models.providers.${providerId}.apiKey)`,

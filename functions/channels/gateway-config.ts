@@ -16,11 +16,12 @@ const channelConfigSchemas = new Map<string, z.ZodType>(
 let composed: z.ZodType<EdgeclawConfig> | undefined;
 
 /**
- * The composed schema, built on first use; from then on the set of channels is fixed, so a channel
+ * The composed schema, built on first use (`safeExtend`: it keeps the base's cross-key checks); from
+ * then on the set of channels is fixed, so a channel
  * added later (addChannelConfigSchema) would go unvalidated and is refused instead.
  */
 export function gatewayConfigSchema(): z.ZodType<EdgeclawConfig> {
-  composed ??= baseConfigSchema.extend({
+  composed ??= baseConfigSchema.safeExtend({
     channels: z
       .object(
         Object.fromEntries(

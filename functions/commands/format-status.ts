@@ -13,6 +13,20 @@ const MODEL_ORIGIN_NOTE: Record<string, string> = {
   "key-default": " (default for the API key; set agents.defaults.model.primary to choose)",
 };
 
+/** `🔑 Auth (anthropic): anthropic:work in use · anthropic:default cooling down 25s (rate_limit)`. */
+function authLine(auth: NonNullable<SessionStatus["authProfiles"]>, now: number): string {
+  const parts = auth.profiles.map((profile) => {
+    const left =
+      profile.until !== undefined ? ` ${formatDuration(Math.max(0, profile.until - now))}` : "";
+    if (profile.state === "cooldown")
+      return `${profile.id} cooling down${left} (${profile.reason})`;
+    if (profile.state === "disabled") return `${profile.id} disabled${left} (${profile.reason})`;
+    if (profile.state === "no_key") return `${profile.id} no key set`;
+    return profile.id === auth.current ? `${profile.id} in use` : `${profile.id} ready`;
+  });
+  return `🔑 Auth (${auth.provider}): ${parts.join(" · ")}`;
+}
+
 /** The /status card: model, tokens, context window, queue mode, session age, compactions. */
 export function formatStatus(status: SessionStatus, now: number): string {
   const context =
@@ -35,6 +49,7 @@ export function formatStatus(status: SessionStatus, now: number): string {
       : [
           `🔇 Replies held back (${status.send.source === "session" ? "/send off" : "session.sendPolicy"}) · /send on`,
         ]),
+    ...(status.authProfiles ? [authLine(status.authProfiles, now)] : []),
     `💭 Think: ${status.thinkLevel}${status.thinkSource === "session" ? " (session)" : ""} · Reasoning: ${status.reasoningLevel} · Verbose: ${status.verbose}`,
   ];
   return lines.join("\n");

@@ -92,6 +92,22 @@ export interface SessionStatus {
   spend: SessionSpendView;
   /** The footer mode in force: session override, else `messages.responseUsage`. */
   responseUsage: "off" | "tokens" | "full";
+  /** The model's provider has auth profiles: which one this session uses, and each one's state. */
+  authProfiles?: AuthProfilesStatus;
+}
+
+/** Names and states only: /status never shows key material. */
+export interface AuthProfilesStatus {
+  provider: string;
+  /** The profile that last answered this session (its sticky profile). */
+  current?: string;
+  profiles: Array<{
+    id: string;
+    state: "ready" | "cooldown" | "disabled" | "no_key";
+    reason?: string;
+    /** Until when a cooling or disabled profile is out (epoch ms). */
+    until?: number;
+  }>;
 }
 
 export interface CompactResult {

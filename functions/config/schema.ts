@@ -16,6 +16,7 @@ import {
 } from "./routing-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
 import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
+import { authConfigIssues, authSchema } from "./auth-schema.ts";
 import {
   agentsSchema,
   allowWithAlsoAllowMessage,
@@ -366,6 +367,8 @@ export const baseConfigSchema = z
     gateway: gatewaySchema,
     agents: agentsSchema,
     models: modelsSchema,
+    /** API-key profiles per model provider and their order (auth-schema.ts, docs/concepts/model-failover.md). */
+    auth: authSchema,
     session: sessionSchema,
     messages: messagesSchema,
     tools: toolsSchema,
@@ -385,7 +388,12 @@ export const baseConfigSchema = z
     skills: skillsSchema,
     tts: ttsSchema,
   })
-  .loose();
+  .loose()
+  .superRefine((config, ctx) => {
+    // Profiles name providers and orders name profiles: checked across the two blocks.
+    for (const issue of authConfigIssues(config.auth, Object.keys(config.models.providers)))
+      ctx.addIssue({ code: "custom", ...issue });
+  });
 
 export type EdgeclawConfig = z.infer<typeof baseConfigSchema>;
 export type AgentEntry = EdgeclawConfig["agents"]["list"][number];

@@ -1,6 +1,8 @@
 import { channelSecretNames } from "../channels/credential-check.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import { referencedSecretIds } from "../config/secret-scan.ts";
+import { profileSecretName } from "../config/auth-schema.ts";
+import { providerAuthProfiles } from "../agent/auth-profiles/profiles.ts";
 
 export interface RequiredSecret {
   name: string;
@@ -11,7 +13,8 @@ export interface RequiredSecret {
 
 /**
  * The Worker secrets a deployment of this config reads: the database, the gateway token (unless
- * auth is off or the config carries one inline), a provider key for each model provider in use,
+ * auth is off or the config carries one inline), a provider key for each model provider in use
+ * (or, for a provider with auth profiles, each profile's own key: `auth.profiles`),
  * each enabled channel account's credentials (their env fallbacks included, as each channel
  * declares them: functions/channels/<id>/credentials.ts), and every other secret a SecretRef or
  * `${VAR}` in the config names.
@@ -33,7 +36,15 @@ export function requiredSecrets(
   for (const provider of providersInUse(config)) {
     const known = PROVIDER_KEYS[provider];
     const explicit = config.models.providers[provider]?.apiKey;
-    if (known && explicit === undefined) secrets.set(known, `API key for ${provider} models`);
+    // With auth profiles the provider's own key is read only by its `<provider>:default` profile.
+    const profiles = providerAuthProfiles(config, provider);
+    const ownKeyRead = profiles.length === 0 || profiles.some((profile) => !profile.secretName);
+    if (known && explicit === undefined && ownKeyRead)
+      secrets.set(known, `API key for ${provider} models`);
+  }
+  for (const [id, profile] of Object.entries(config.auth.profiles)) {
+    const name = profile.mode === "api_key" ? profileSecretName(id) : undefined;
+    if (name) secrets.set(name, `API key of auth profile ${id}`);
   }
   const alternatives = new Map<string, string[]>();
   for (const { name, alternatives: others, why } of channelSecretNames(config)) {

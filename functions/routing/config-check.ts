@@ -12,6 +12,7 @@ import {
   notServedLines,
 } from "../channels/credential-check.ts";
 import { unpricedModelWarnings } from "../agent/unpriced-models.ts";
+import { authProfileWarnings } from "../agent/auth-profiles/view.ts";
 
 /**
  * `config check`: validates a config the way the gateway will read it and lists what would silently
@@ -68,6 +69,7 @@ export function checkConfig(raw: unknown, env: Record<string, unknown> = {}): Co
   warnings.push(...notServedLines(config));
   warnings.push(...missingCredentials(config, env).map(describeMissing));
   warnings.push(...unpricedModelWarnings(config, env));
+  warnings.push(...authProfileWarnings(config, env));
 
   const agents = knownAgentIds(config);
   config.bindings.forEach((binding, index) => {

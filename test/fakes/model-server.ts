@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { z } from "zod";
-import { type Plan, type ScriptedStep as Step, stepSchema } from "./model-steps.ts";
+import {
+  errorStepSchema,
+  type Plan,
+  type ScriptedStep as Step,
+  stepSchema,
+} from "./model-steps.ts";
 import { readBody } from "../../scripts/simulate/fakes/read-body.ts";
 import { listenOnLoopback } from "../../scripts/simulate/fakes/listen.ts";
 import { handleEmbeddings, handleWorkersAiRun } from "./embeddings.ts";
@@ -56,6 +61,10 @@ import {
  *   POST /_control/script    { scenario, steps: Step[] }   queue responses (one per request)
  *   GET  /_control/requests?scenario=<id>                  what the model was sent, in order
  *   POST /_control/reset     { scenario }                  forget the queue and the log
+ *   POST /_control/key-error { key, step | null }           every request carrying that API key
+ *                            (x-api-key, Bearer, x-goog-api-key) gets this error step, scenario or
+ *                            not, until it is cleared with `step: null` (a key that is rate limited
+ *                            or revoked whatever it asks; auth-profile rotation tests)
  * With nothing queued it answers "You said: <last user text>". Anthropic requests that set
  * cache_control get their usage from an emulation of its prompt cache (anthropic-cache.ts). Image parts are checked as the real
  * APIs check them (model-images.ts): a malformed one is a 400 in that API's error envelope.
@@ -63,6 +72,7 @@ import {
 
 const scriptSchema = z.object({ scenario: z.string().min(1), steps: z.array(stepSchema).min(1) });
 const resetSchema = z.object({ scenario: z.string().min(1) });
+const keyErrorSchema = z.object({ key: z.string().min(1), step: errorStepSchema.nullable() });
 
 export interface RecordedModelRequest {
   api: "anthropic" | "openai" | "google" | "responses";
@@ -77,6 +87,7 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
   const queues = new Map<string, Step[]>();
   const promptCache = new AnthropicPromptCache();
   const logs = new Map<string, RecordedModelRequest[]>();
+  const keyErrors = new Map<string, Extract<Step, { type: "error" }>>();
   let counter = 0;
 
   const server = createServer((req, res) => {
@@ -122,6 +133,13 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
         requests: logs.get(scenario) ?? [],
         pending: queues.get(scenario)?.length ?? 0,
       });
+    }
+    if (url.pathname === "/_control/key-error" && req.method === "POST") {
+      const parsed = keyErrorSchema.safeParse(safeJson(raw));
+      if (!parsed.success) return sendJson(res, 400, { error: parsed.error.issues });
+      if (parsed.data.step) keyErrors.set(parsed.data.key, parsed.data.step);
+      else keyErrors.delete(parsed.data.key);
+      return sendJson(res, 200, { ok: true });
     }
     if (url.pathname === "/_control/reset" && req.method === "POST") {
       const parsed = resetSchema.safeParse(safeJson(raw));
@@ -258,6 +276,8 @@ export async function startFakeModelServer(): Promise<{ url: string; stop(): Pro
         errorType: "invalid_request_error",
         message: badThinking,
       });
+    const keyError = keyErrors.get(apiKeyOf(req));
+    if (keyError) return sendError(res, api, keyError);
     const step = queues.get(scenario)?.shift() ?? defaultStep(api, body);
     const id = ++counter;
     if (step.type === "hang") return; // the response stays open until the client gives up or the server stops
@@ -688,6 +708,12 @@ function splitInto(text: string, parts: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
+}
+
+/** The API key a request carries, in whichever header its wire format puts it. */
+function apiKeyOf(req: IncomingMessage): string {
+  const bearer = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ""))?.[1];
+  return String(req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? bearer ?? "");
 }
 
 function flatHeaders(req: IncomingMessage): Record<string, string> {

@@ -21,6 +21,21 @@ const timing = {
   chunkDelayMs: z.number().int().nonnegative().optional(),
 };
 
+/** An HTTP error in the wire format's own envelope. */
+export const errorStepSchema = z.object({
+  type: z.literal("error"),
+  status: z.number().int().min(400).max(599),
+  errorType: z.string().optional(),
+  code: z.string().optional(),
+  message: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Sent verbatim instead of the format's error envelope. */
+  rawBody: z.string().optional(),
+  /** Gemini: a RetryInfo with this retryDelay ("37s") in the error's details. */
+  retryDelay: z.string().optional(),
+  ...timing,
+});
+
 export const stepSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("text"),
@@ -50,19 +65,7 @@ export const stepSchema = z.discriminatedUnion("type", [
     thinking: z.string().optional(),
     ...timing,
   }),
-  z.object({
-    type: z.literal("error"),
-    status: z.number().int().min(400).max(599),
-    errorType: z.string().optional(),
-    code: z.string().optional(),
-    message: z.string().optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    /** Sent verbatim instead of the format's error envelope. */
-    rawBody: z.string().optional(),
-    /** Gemini: a RetryInfo with this retryDelay ("37s") in the error's details. */
-    retryDelay: z.string().optional(),
-    ...timing,
-  }),
+  errorStepSchema,
   /** Never answers: no status line, no bytes (first-byte timeout). */
   z.object({ type: z.literal("hang") }),
   /** Starts streaming `text`, then goes silent without ending (idle timeout). */

@@ -41,6 +41,7 @@ const VIEWS = [
   "budgets",
   "channels",
   "config",
+  "auth-profiles",
   "sandbox",
   "environments",
 ];

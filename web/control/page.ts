@@ -4,6 +4,7 @@ import { CONTROL_OPERATIONS_SCRIPT } from "./script-operations.ts";
 import { CONTROL_INSIGHT_SCRIPT } from "./script-insight.ts";
 import { CONTROL_SANDBOX_SCRIPT } from "./script-sandbox.ts";
 import { CONTROL_ENVIRONMENTS_SCRIPT } from "./script-environments.ts";
+import { CONTROL_AUTH_PROFILES_SCRIPT } from "./script-auth-profiles.ts";
 
 /**
  * The control page (`/control`): one dependency-free page over the token-protected admin API. The
@@ -90,6 +91,7 @@ export const CONTROL_PAGE_HTML = operatorPageHtml({
 ${CONTROL_CORE_SCRIPT}
 ${CONTROL_OPERATIONS_SCRIPT}
 ${CONTROL_INSIGHT_SCRIPT}
+${CONTROL_AUTH_PROFILES_SCRIPT}
 ${CONTROL_SANDBOX_SCRIPT}
 ${CONTROL_ENVIRONMENTS_SCRIPT}
 start();

@@ -7,6 +7,7 @@ import {
   needsCompaction,
   summarizeInSlices,
 } from "../../../functions/agent/compaction.ts";
+import { sessionAuthProfiles } from "./auth-profiles.ts";
 import { callModel } from "../../../functions/agent/model-call.ts";
 import type { ModelRequest, ModelResult } from "../../../functions/agent/types.ts";
 import { contextWindow, sessionMessages } from "./context.ts";
@@ -115,7 +116,15 @@ export async function compactNow(
   const outcome = await compactRows(
     s,
     sessionId,
-    (request) => callModel({ config: s.config, env: s.env, selection, request, meter }),
+    (request) =>
+      callModel({
+        config: s.config,
+        env: s.env,
+        selection,
+        request,
+        meter,
+        authProfiles: sessionAuthProfiles(s),
+      }),
     {
       window: contextWindow(s, undefined),
       instructions,

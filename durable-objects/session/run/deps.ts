@@ -56,6 +56,8 @@ export interface RunDepsInput {
   execHost?: (mainPrivateSession: boolean) => ToolContext["exec"];
   /** The session tools' host (sub-agents, other sessions); a child runs with the minimal prompt. */
   sessionTools?: SessionToolsHost;
+  /** Auth-profile cooldowns and this session's sticky profile (run/auth-profiles.ts). */
+  authProfiles?: CallModelArgs["authProfiles"];
 }
 
 export type CallModelFn = (request: ModelRequest) => Promise<ModelResult>;
@@ -173,6 +175,7 @@ export async function buildRunDeps(input: RunDepsInput): Promise<
         meter,
         onStreamReset: input.onStreamReset,
         onNotice: input.onNotice,
+        ...(input.authProfiles ? { authProfiles: input.authProfiles } : {}),
         ...(media ? { loadMedia: (ref: string) => media.get(ref) } : {}),
         ...(input.onAttempt ? { onAttempt: input.onAttempt } : {}),
         ...(input.toolHasRun() ? { overloadChainRetries: 0 } : {}),

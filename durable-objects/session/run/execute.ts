@@ -23,6 +23,7 @@ import { admitRun, markParked, runLimits } from "./bounds.ts";
 import { clearRetry, recordFailure } from "../retry.ts";
 import { scheduleAlarm, WATCHDOG_MS } from "../schedule.ts";
 import { buildRunDeps } from "./deps.ts";
+import { sessionAuthProfiles, statusWithAuthProfiles } from "./auth-profiles.ts";
 import { describeImagesIfNeeded } from "./describe-images.ts";
 import { automationOf, visibleReply } from "../inbox/automation.ts";
 import { incomingText, prepareRun, routeTarget, type RunPlan } from "./setup.ts";
@@ -210,7 +211,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       modelOverride: run.options.model,
       senderIsOwner: run.options.senderIsOwner ?? false,
       signal: abort.signal,
-      status: async () => ({ ...status(s) }),
+      status: async () => ({ ...(await statusWithAuthProfiles(s, status(s))) }),
       onStreamReset: () => {
         text = "";
         s.emit(s.active?.seqs ?? seqs, { type: "text-reset" });
@@ -232,6 +233,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       startupContext: run.options.startupContext,
       thinking: thinkingLayers(s, run),
       sessionTools: sessionToolsHost(s, run),
+      authProfiles: sessionAuthProfiles(s),
     });
   } catch (error) {
     // Setup reads the workspace from Postgres: an outage parks the run (still "running", its

@@ -1,4 +1,5 @@
 import { estimateTokens } from "../../../functions/agent/compaction.ts";
+import { sessionAuthProfiles } from "./auth-profiles.ts";
 import { callModel } from "../../../functions/agent/model-call.ts";
 import { localDate } from "../../../functions/agent/memory/session-capture.ts";
 import { runAgentLoop, type RunHost, type RunLoopDeps } from "../../../functions/agent/run-loop.ts";
@@ -74,6 +75,7 @@ export async function memoryFlushIfDue(
           env: s.env,
           selection: { primary: flushModel, fallbacks: [], origin: "config" },
           request,
+          authProfiles: sessionAuthProfiles(s),
           meter: sessionMeter(s, {
             kind: "memory_flush",
             runId: run.runId,

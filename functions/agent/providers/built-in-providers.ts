@@ -1,5 +1,6 @@
 import { geminiVersion } from "./google-thinking.ts";
 import type { ProviderApi } from "./types.ts";
+import type { BUILT_IN_MODEL_PROVIDERS } from "../../config/auth-schema.ts";
 
 /**
  * The providers edgeclaw knows without a `models.providers` entry, and what a model id alone tells
@@ -19,9 +20,10 @@ export interface BuiltInProvider {
 /**
  * The providers that need no `models.providers` entry. Their `defaultModel`s are the only place the
  * key-alone defaults are written (a current Sonnet, a current GPT, a current Gemini Pro); the first
- * whose key is set wins.
+ * whose key is set wins. The ids are the config's list (BUILT_IN_MODEL_PROVIDERS, which validates
+ * `auth.profiles` without loading this file): `satisfies` holds the two together.
  */
-export const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
+const BUILT_INS = {
   anthropic: {
     api: "anthropic-messages",
     baseUrl: "https://api.anthropic.com",
@@ -39,7 +41,9 @@ export const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = {
     defaultModel: "gemini-3.1-pro-preview",
     keyEnvNames: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   },
-};
+} satisfies Record<(typeof BUILT_IN_MODEL_PROVIDERS)[number], BuiltInProvider>;
+
+export const BUILT_IN_PROVIDERS: Record<string, BuiltInProvider> = BUILT_INS;
 
 export const NATIVE_HOSTS: Record<Exclude<ProviderApi, "fake">, string> = {
   "anthropic-messages": "api.anthropic.com",

@@ -107,7 +107,8 @@ const SEND_CODE = /^functions\/channels\/[^/]+\/(send|progress|api|client|rest)\
 const CONFIG_LOADER = "functions/config/load.ts";
 const BASE_CONFIG = "functions/config/schema.ts";
 const GATEWAY_CONFIG = "functions/channels/gateway-config.ts";
-const CONFIG_LOADER_MAX_FILES = 20;
+/** 20 → 21 with the auth block (auth-schema.ts: `auth.profiles`, `auth.order`, their cross-checks). */
+const CONFIG_LOADER_MAX_FILES = 21;
 /** The packages no config reader may load: the platform SDKs, JWT code, Workers-only modules. */
 const NOT_FOR_CONFIG = /^(@slack\/web-api|@line\/bot-sdk|twilio|@larksuiteoapi\/|jose|cloudflare:)/;
 
