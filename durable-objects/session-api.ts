@@ -1,6 +1,6 @@
 import type { SandboxReport } from "../functions/sandbox/report.ts";
 import type { InboundEnvelope } from "../functions/core/envelope.ts";
-import type { Usage } from "../functions/agent/types.ts";
+import type { ToolSpec, Usage } from "../functions/agent/types.ts";
 import type {
   OnBehalfOf,
   PostAnswer,
@@ -18,6 +18,11 @@ export interface RoutedEvent {
   sessionKey: string;
   /** Per-request overrides from HTTP callers (x-openclaw-model, …); never from chat platforms. */
   overrides?: { model?: string };
+  /**
+   * /v1/responses only: the caller's own function tools. The model may call them; the run never
+   * executes one, it waits for the caller's result (session/responses/client-tools.ts).
+   */
+  clientTools?: ToolSpec[];
   /** Set only by the gateway's own scheduler and hook endpoint (never from a channel): see AutomationTrigger. */
   automation?: AutomationTrigger;
 }
@@ -125,8 +130,44 @@ export type RunEvent =
       modelRef: string;
       /** The web chat's files of this answer (`MEDIA:` lines, the voice reply), as signed links. */
       media?: WebMedia[];
+      /** The run waits for the caller's results of these client function calls (/v1/responses). */
+      clientToolCalls?: ClientToolCall[];
     }
   | { type: "error"; message: string; code?: string };
+
+/** A call of one of the caller's function tools, answered by the caller (/v1/responses). */
+export interface ClientToolCall {
+  callId: string;
+  name: string;
+  /** The model's arguments as JSON text, as OpenAI's function_call item carries them. */
+  arguments: string;
+}
+
+/**
+ * One /v1/responses request as the session takes it (SessionRpc.respond). `scope` is who may
+ * continue the response (agent, user, session header): a follow-up from another scope is told
+ * the previous id does not exist.
+ */
+export interface ResponsesTurn {
+  event: RoutedEvent;
+  /** The id the Worker drew for this response; a retry of a recorded one gets the recorded id. */
+  responseId: string;
+  scope: string;
+  previousResponseId?: string;
+  /** function_call_output items: the caller's results for the previous response's calls. */
+  toolOutputs?: Array<{ callId: string; output: string }>;
+}
+
+/** What respond() answers: the response's id and its events, or why it was refused (nothing stored). */
+export type ResponsesAnswer =
+  | {
+      ok: true;
+      id: string;
+      createdAt: number;
+      previousResponseId: string | null;
+      events: ReadableStream<Uint8Array>;
+    }
+  | { ok: false; status: 400 | 404 | 409; code: string; message: string; param: string | null };
 
 /**
  * One entry of the web chat's history: a turn the web chat shows beside the transcript (a command
@@ -160,6 +201,11 @@ export interface SessionRpc extends Rpc.DurableObjectBranded {
   accept(event: RoutedEvent): Promise<AcceptResult>;
   /** Accepts the event and streams NDJSON RunEvents until the run answering it ends. */
   chat(event: RoutedEvent): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * A /v1/responses turn: checks previous_response_id, then accepts the event (or resumes the run
+   * waiting for these function call outputs) with its response record, and streams its RunEvents.
+   */
+  respond(turn: ResponsesTurn): Promise<ResponsesAnswer>;
   history(limit?: number): Promise<HistoryEntry[]>;
   adminReset(): Promise<{ sessionId: string }>;
   deadLetters(): Promise<DeadLetter[]>;

@@ -8,8 +8,9 @@ import type {
   DeadLetterActionResult,
   EventDecision,
   HistoryEntry,
+  ResponsesAnswer,
+  ResponsesTurn,
   RoutedEvent,
-  RunEvent,
   SessionRpc,
 } from "./session-api.ts";
 import {
@@ -41,6 +42,9 @@ import { stopSubagentHere } from "./session/subagents/kill.ts";
 import { postMessageHere } from "./session/subagents/message.ts";
 import type { PostedMessage, SentReply, SubagentAdminRow } from "./session/subagents/shapes.ts";
 import { childAdminView, childrenOf } from "./session/subagents/children.ts";
+import { expireWaitingRuns } from "./session/responses/client-tools.ts";
+import { respond } from "./session/responses/respond.ts";
+import { runEventStream } from "./session/run-event-stream.ts";
 
 /**
  * One conversation (agent + session key). Accepts events idempotently and durably, then works
@@ -70,18 +74,7 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
    * of an answered event replays the recorded answer instead of running again.
    */
   async chat(event: RoutedEvent): Promise<ReadableStream<Uint8Array>> {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    const encoder = new TextEncoder();
-    let closed = false;
-    const write = (runEvent: RunEvent) => {
-      if (closed) return;
-      void writer.write(encoder.encode(`${JSON.stringify(runEvent)}\n`)).catch(() => undefined);
-      if (runEvent.type === "done" || runEvent.type === "error") {
-        closed = true;
-        void writer.close().catch(() => undefined);
-      }
-    };
+    const { readable, write } = runEventStream();
     const { store } = this.s;
     const seq = this.acceptNow(event);
     const row = seq === null ? store.inbox.byKey(event.envelope.dedupKey) : store.inbox.bySeq(seq);
@@ -104,6 +97,11 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
       if (this.s.active) write({ type: "queued" });
     }
     return readable;
+  }
+
+  /** A /v1/responses turn (responses/respond.ts): previous_response_id checked, then accepted. */
+  async respond(turn: ResponsesTurn): Promise<ResponsesAnswer> {
+    return respond(this.s, turn, (event, alongside) => this.acceptNow(event, alongside));
   }
 
   /** The visible conversation of the current session, for the web chat (answers name their model). */
@@ -225,20 +223,27 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
 
   // ---- accept ------------------------------------------------------------------------------
 
-  private acceptNow(event: RoutedEvent): number | null {
-    const seq = this.s.stepSync("accept", () => this.acceptStored(event));
+  /** `alongside` is written in the transaction that stores the event (a response's record). */
+  private acceptNow(event: RoutedEvent, alongside?: (seq: number) => void): number | null {
+    const seq = this.s.stepSync("accept", () => this.acceptStored(event, alongside));
     this.s.profile?.report("accept", event.sessionKey);
     return seq;
   }
 
-  private acceptStored(event: RoutedEvent): number | null {
+  private acceptStored(event: RoutedEvent, alongside?: (seq: number) => void): number | null {
     const { store } = this.s;
     const now = Date.now();
     if (!store.meta.get("sessionKey")) {
       store.meta.set("sessionKey", event.sessionKey);
       store.meta.set("agentId", event.agentId);
     }
-    const seq = store.inbox.insert(event, now);
+    const seq = alongside
+      ? this.s.ctx.storage.transactionSync(() => {
+          const stored = store.inbox.insert(event, now);
+          if (stored !== null) alongside(stored);
+          return stored;
+        })
+      : store.inbox.insert(event, now);
     const channel = event.envelope.channel;
     if (seq === null) {
       countSession(this.s, "edgeclaw_events_duplicate_total", { channel });
@@ -267,6 +272,7 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
       this.s.passStartedAt = Date.now();
       const s = this.s;
       await pollBackgroundExecs(s);
+      s.stepSync("run", () => expireWaitingRuns(s));
       for (let round = 0; round < 1000; round++) {
         await s.step("outbox", () => deliver(s));
         await s.step("triage", () => triage(s));

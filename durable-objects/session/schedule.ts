@@ -7,6 +7,7 @@ import { pendingCaptureDueAt } from "./run/session-memory.ts";
 import { ExecStore } from "./exec-store.ts";
 import type { SessionState } from "./state.ts";
 import { announceDueAt } from "./subagents/announce.ts";
+import { waitExpiresAt } from "./responses/client-tools.ts";
 
 /**
  * How long a pass in progress may go without re-arming the alarm: if its isolate dies, the alarm
@@ -48,6 +49,9 @@ export function nextAlarmAt(s: SessionState, now: number): number | undefined {
   // A sub-agent's report its parent has not stored yet (subagents/announce.ts).
   const announceAt = announceDueAt(s);
   if (announceAt !== undefined) due.push(Math.max(notBefore, announceAt));
+  // A run waiting for a caller's function call outputs ends when its wait does (client-tools.ts).
+  const waitAt = waitExpiresAt(s);
+  if (waitAt !== undefined) due.push(Math.max(notBefore, waitAt));
   const metricsAt = metricsFlushDueAt(s, now);
   if (metricsAt !== undefined) due.push(Math.max(notBefore, metricsAt));
   // An idle session wakes when something it keeps expires (a tombstone, a dead letter, …), to

@@ -106,4 +106,15 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      finished_at INTEGER)`,
   `CREATE INDEX exec_calls_poll ON exec_calls(next_poll_at)`,
   `CREATE INDEX exec_calls_call ON exec_calls(call_id)`,
+  `CREATE TABLE responses (
+     id TEXT PRIMARY KEY,
+     dedup_key TEXT NOT NULL UNIQUE,
+     seq INTEGER NOT NULL,
+     scope TEXT NOT NULL,
+     previous_id TEXT,
+     run_id TEXT,
+     status TEXT NOT NULL,
+     outcome TEXT,
+     created_at INTEGER NOT NULL,
+     finished_at INTEGER) WITHOUT ROWID`,
 ];

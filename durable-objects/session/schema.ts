@@ -38,6 +38,7 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   model_calls    48 h, and only once mirrored (session totals live in meta spend:<sessionId>)
  *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
  *                  finished (exec-store.ts prunes on every poll pass)
+ *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -294,6 +295,23 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       // A run's estimated platform cost, written with its end (run/finish.ts), where it was a second
       // write of meta spend:<id> per run; what earlier runs added to spend stays there.
       `ALTER TABLE runs ADD COLUMN platform_usd REAL NOT NULL DEFAULT 0`,
+    ],
+  },
+  {
+    version: 13,
+    why: "/v1/responses (issue 24 item 9): each response's id, who may continue it and how it ended, so previous_response_id continues this session and a function call's output resumes its run",
+    statements: [
+      `CREATE TABLE responses (
+         id TEXT PRIMARY KEY,
+         dedup_key TEXT NOT NULL UNIQUE,
+         seq INTEGER NOT NULL,
+         scope TEXT NOT NULL,
+         previous_id TEXT,
+         run_id TEXT,
+         status TEXT NOT NULL,
+         outcome TEXT,
+         created_at INTEGER NOT NULL,
+         finished_at INTEGER) WITHOUT ROWID`,
     ],
   },
 ];

@@ -1,6 +1,6 @@
 import type { ReplyRoute } from "../../functions/core/envelope.ts";
 import { decodeFileRef, type OutboundFileRef } from "../../functions/media/outbound.ts";
-import type { Message } from "../../functions/agent/types.ts";
+import type { Message, ToolSpec } from "../../functions/agent/types.ts";
 import type { RoutedEvent } from "../session-api.ts";
 import type { IncomingText } from "../../functions/agent/turn-text.ts";
 
@@ -55,7 +55,8 @@ export interface PreparedMessage extends IncomingText {
   route?: ReplyRoute;
 }
 
-export type RunState = "running" | "finished" | "failed" | "aborted";
+/** `waiting`: the run called the caller's function tools and waits for their results (/v1/responses). */
+export type RunState = "running" | "waiting" | "finished" | "failed" | "aborted";
 
 export interface RunRow {
   runId: string;
@@ -89,6 +90,12 @@ export interface RunOptions {
   timeoutSeconds?: number;
   /** The session's first run after /new or /reset (session-memory.ts): the prompt gets the startup context. */
   startupContext?: boolean;
+  /** /v1/responses: the caller's function tools, offered to the model beside the agent's own. */
+  clientTools?: ToolSpec[];
+  /** While `waiting`: since when, and when the wait expires (responses/client-tools.ts). */
+  clientWait?: { since: number; until: number };
+  /** Time spent waiting for the caller so far: not counted against the run's timeout. */
+  waitedMs?: number;
 }
 
 export type OutboxState = "pending" | "sending" | "sent" | "unknown" | "dead";

@@ -7,6 +7,7 @@ import { TranscriptStore } from "./run/transcript-store.ts";
 import { OutboxStore } from "./outbox/store.ts";
 import { ModelCallStore } from "./mirror/model-calls.ts";
 import { PendingMetricsStore } from "./upkeep/metrics-store.ts";
+import { ResponsesStore } from "./responses/store.ts";
 
 export { MAX_STORED_VALUE_BYTES, TOMBSTONE_MS } from "./inbox/store.ts";
 export type {
@@ -34,6 +35,7 @@ export class SessionStore {
   readonly outbox: OutboxStore;
   readonly modelCalls: ModelCallStore;
   readonly metrics: PendingMetricsStore;
+  readonly responses: ResponsesStore;
 
   /**
    * Brings the object's tables up to the current schema first (see schema.ts). Pass the whole
@@ -53,5 +55,6 @@ export class SessionStore {
     this.outbox = new OutboxStore(sql);
     this.modelCalls = new ModelCallStore(sql, this.meta);
     this.metrics = new PendingMetricsStore(this.meta);
+    this.responses = new ResponsesStore(sql);
   }
 }

@@ -61,6 +61,12 @@ export interface RunLoopDeps {
   loopDetection?: LoopDetectionConfig;
   /** The run's thinking level (functions/agent/thinking-level.ts); absent: off. */
   thinkLevel?: ThinkLevel;
+  /**
+   * The caller's own function tools (/v1/responses): offered to the model, never executed here. A
+   * batch that calls one ends this stretch of the run with RunAwaitsClient once the agent's own
+   * calls of the batch have run; the host appends the caller's results and runs the loop again.
+   */
+  clientTools?: ToolSpec[];
 }
 
 export interface RunOutcome {
@@ -79,6 +85,21 @@ export class RunYield extends Error {
   }
 }
 
+/**
+ * Thrown when every call still unanswered is a client function call: the run's transcript holds the
+ * calls, and the loop continues once the host has appended the caller's results.
+ */
+export class RunAwaitsClient extends Error {
+  constructor(
+    readonly calls: ToolCall[],
+    /** The text the model gave with the calls. */
+    readonly text: string,
+  ) {
+    super("run waits for the caller's function call results");
+    this.name = "RunAwaitsClient";
+  }
+}
+
 export const STEER_SKIPPED_RESULT = "Skipped due to queued user message.";
 export const ABORTED_TOOL_RESULT = "Aborted: the run was stopped before this tool ran.";
 
@@ -90,11 +111,16 @@ export const ABORTED_TOOL_RESULT = "Aborted: the run was stopped before this too
  */
 export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<RunOutcome> {
   let modelRef: string | undefined;
-  const toolSpecs: ToolSpec[] = deps.tools.map(({ name, description, parameters }) => ({
-    name,
-    description,
-    parameters,
-  }));
+  const clientNames = new Set((deps.clientTools ?? []).map((tool) => tool.name));
+  const clash = deps.tools.find((tool) => clientNames.has(tool.name));
+  if (clash)
+    throw new Error(
+      `the client function tool \`${clash.name}\` has the name of one of the agent's own tools; rename it`,
+    );
+  const toolSpecs: ToolSpec[] = [
+    ...deps.tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+    ...(deps.clientTools ?? []),
+  ];
   for (;;) {
     throwIfAborted(deps.signal);
     const pending = pendingToolCalls(host.runMessages());
@@ -111,14 +137,19 @@ export async function runAgentLoop(host: RunHost, deps: RunLoopDeps): Promise<Ru
       host.append({ role: "assistant", content: SILENT_REPLY_TOKEN });
       return { finalText: SILENT_REPLY_TOKEN, modelRef };
     }
-    if (pending.length) {
-      const verdict = judgeBatch(host.runMessages(), pending, deps.loopDetection);
+    const ownCalls = pending.filter((call) => !clientNames.has(call.name));
+    if (pending.length && !ownCalls.length) {
+      const last = host.runMessages().findLast((message) => message.role === "assistant");
+      throw new RunAwaitsClient(pending, last?.content ?? "");
+    }
+    if (ownCalls.length) {
+      const verdict = judgeBatch(host.runMessages(), ownCalls, deps.loopDetection);
       if (verdict.level === "critical") {
-        const ended = blockBatch(host, pending, verdict);
+        const ended = blockBatch(host, ownCalls, verdict);
         if (ended) return { finalText: ended, modelRef };
         continue;
       }
-      await runToolCalls(host, deps, pending, verdict);
+      await runToolCalls(host, deps, ownCalls, verdict);
       continue;
     }
     // Counted from storage, so a resumed run cannot earn a fresh allowance: the first call answers,

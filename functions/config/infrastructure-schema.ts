@@ -3,8 +3,9 @@ import { secretInputSchema } from "./secret-ref.ts";
 import { isOperatorChannel } from "../core/operator-channels.ts";
 
 /**
- * edgeclaw's own keys for the infrastructure around the agent (no OpenClaw counterpart): the
- * companion's signed ingress and the Worker's use of Postgres. Part of configSchema (schema.ts).
+ * The keys for the infrastructure around the agent: edgeclaw's own (no OpenClaw counterpart) for
+ * the companion's signed ingress and the Worker's use of Postgres, and the Worker's HTTP endpoints
+ * (`gateway.http.endpoints`, OpenClaw's keys). Part of configSchema (schema.ts).
  */
 
 /** A channel an ingress key may speak for; the operator's own channels never qualify. */
@@ -121,5 +122,79 @@ export const databaseSchema = z
     idleCloseMs: z.number().int().nonnegative().default(1_000),
     /** Longest wait between connection attempts while Postgres is unreachable. */
     outageBackoffMaxMs: z.number().int().positive().default(30_000),
+  })
+  .prefault({});
+
+/**
+ * `gateway.http.endpoints`: the OpenAI-compatible endpoints the Worker serves under /v1
+ * (workers/openai.ts), each switched and bounded on its own.
+ */
+export const httpEndpointsSchema = z
+  .object({
+    endpoints: z
+      .object({
+        chatCompletions: z
+          .object({
+            // OpenClaw ships this off; edgeclaw's web chat is built on it, so it is on here.
+            enabled: z.boolean().default(true),
+            maxBodyBytes: z
+              .number()
+              .int()
+              .positive()
+              .default(20 * 1024 * 1024),
+            /** `image_url` parts of the latest user message (data: URLs; URLs are never fetched). */
+            images: z
+              .object({
+                allowedMimes: z
+                  .array(z.string())
+                  .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
+                maxBytes: z
+                  .number()
+                  .int()
+                  .positive()
+                  .default(10 * 1024 * 1024),
+              })
+              .loose()
+              .prefault({}),
+          })
+          .prefault({}),
+        /** POST /v1/responses (OpenClaw's OpenResponses API); off unless enabled, as in OpenClaw. */
+        responses: z
+          .object({
+            enabled: z.boolean().default(false),
+            maxBodyBytes: z
+              .number()
+              .int()
+              .positive()
+              .default(20 * 1024 * 1024),
+            /** `input_image` parts (data: URLs or base64 sources; URLs are never fetched). */
+            images: z
+              .object({
+                allowedMimes: z
+                  .array(z.string())
+                  .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
+                maxBytes: z
+                  .number()
+                  .int()
+                  .positive()
+                  .default(10 * 1024 * 1024),
+              })
+              .loose()
+              .prefault({}),
+            /**
+             * edgeclaw: how long a run that called the caller's function tools waits for their
+             * outputs before it ends (each call then gets a result saying none came).
+             */
+            clientToolTimeoutSeconds: z
+              .number()
+              .int()
+              .positive()
+              .max(7 * 24 * 3600)
+              .default(3600),
+          })
+          .loose()
+          .prefault({}),
+      })
+      .prefault({}),
   })
   .prefault({});

@@ -15,7 +15,7 @@ import {
   groupChatSchema,
 } from "./routing-keys.ts";
 import { budgetsSchema, meteringSchema } from "./budgets.ts";
-import { companionSchema, databaseSchema } from "./infrastructure-schema.ts";
+import { companionSchema, databaseSchema, httpEndpointsSchema } from "./infrastructure-schema.ts";
 import { authConfigIssues, authSchema } from "./auth-schema.ts";
 import {
   agentsSchema,
@@ -64,39 +64,7 @@ const gatewaySchema = z
           .prefault({}),
       })
       .prefault({}),
-    http: z
-      .object({
-        endpoints: z
-          .object({
-            chatCompletions: z
-              .object({
-                // OpenClaw ships this off; edgeclaw's web chat is built on it, so it is on here.
-                enabled: z.boolean().default(true),
-                maxBodyBytes: z
-                  .number()
-                  .int()
-                  .positive()
-                  .default(20 * 1024 * 1024),
-                /** `image_url` parts of the latest user message (data: URLs; URLs are never fetched). */
-                images: z
-                  .object({
-                    allowedMimes: z
-                      .array(z.string())
-                      .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
-                    maxBytes: z
-                      .number()
-                      .int()
-                      .positive()
-                      .default(10 * 1024 * 1024),
-                  })
-                  .loose()
-                  .prefault({}),
-              })
-              .prefault({}),
-          })
-          .prefault({}),
-      })
-      .prefault({}),
+    http: httpEndpointsSchema,
   })
   .loose()
   .prefault({});

@@ -23,7 +23,12 @@ export function buildTestConfig(
     // publicUrl: the signed media links LINE and Twilio fetch (workers/media.ts). Nothing listens
     // there (the suite's Worker has no port), so a fake's own fetch of a link fails at once; the
     // tests fetch the links through SELF instead.
-    gateway: { auth: { token: "test-gateway-token" }, publicUrl: "https://127.0.0.1:9" },
+    // /v1/responses is off by default (as in OpenClaw); test/openai/responses*.test.ts use it.
+    gateway: {
+      auth: { token: "test-gateway-token" },
+      publicUrl: "https://127.0.0.1:9",
+      http: { endpoints: { responses: { enabled: true } } },
+    },
     // The signed internal ingress's keys (ingressKeys below).
     companion: {
       // The sandbox tests' real local backend (test/setup/global.ts starts it): exec over the

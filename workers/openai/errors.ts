@@ -17,7 +17,7 @@ export interface OpenAIErrorBody {
 
 export class OpenAIHttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 413 | 429 | 500 | 502 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503,
     message: string,
     readonly type: OpenAIErrorType,
     readonly code: string | null = null,

@@ -4,7 +4,7 @@ import { fromBase64 } from "../../functions/media/parts.ts";
 import { sniffMedia } from "../../functions/media/sniff.ts";
 import { mediaKey, mediaStoreFor } from "../../functions/media/store.ts";
 import { invalidRequest } from "./errors.ts";
-import type { ChatCompletionRequest, ContentPart } from "./request-schema.ts";
+import type { ChatCompletionRequest } from "./request-schema.ts";
 
 /**
  * The `image_url` parts of the latest user message (OpenClaw's limits: at most 8, each within
@@ -27,39 +27,70 @@ export async function storeRequestImages(args: {
   sessionKey: string;
   dedupKey: string;
 }): Promise<InboundAttachment[]> {
-  const { request, config } = args;
+  const { request } = args;
   const lastUser = request.messages.findLastIndex((message) => message.role === "user");
   const content = lastUser >= 0 ? request.messages[lastUser]!.content : undefined;
   if (!Array.isArray(content)) return [];
-  const parts = content
-    .map((part, index) => ({ part, index }))
-    .filter(
-      (entry): entry is { part: Extract<ContentPart, { type: "image_url" }>; index: number } =>
-        entry.part.type === "image_url",
-    );
+  const images = content.flatMap((part, index) =>
+    part.type === "image_url"
+      ? [
+          {
+            url: typeof part.image_url === "string" ? part.image_url : part.image_url.url,
+            param: `messages.${lastUser}.content.${index}`,
+          },
+        ]
+      : [],
+  );
+  return storeImageUrls({
+    ...args,
+    images,
+    totalParam: `messages.${lastUser}.content`,
+    limits: args.config.gateway.http.endpoints.chatCompletions.images,
+    limitsKey: "gateway.http.endpoints.chatCompletions.images",
+    partName: "image_url",
+  });
+}
+
+/**
+ * The images of one request (each a `data:` URL with the request field it came from), checked and
+ * stored under this event's keys; the same rules for every endpoint, each with its own limits.
+ */
+export async function storeImageUrls(args: {
+  images: Array<{ url: string; param: string }>;
+  totalParam: string;
+  limits: { allowedMimes: string[]; maxBytes: number };
+  limitsKey: string;
+  /** How the caller's API names an image part, for the messages. */
+  partName: string;
+  env: Record<string, unknown>;
+  config: EdgeclawConfig;
+  agentId: string;
+  sessionKey: string;
+  dedupKey: string;
+}): Promise<InboundAttachment[]> {
+  const { config, limits, partName } = args;
+  const parts = args.images.map((image, index) => ({ ...image, index }));
   if (!parts.length) return [];
-  const param = (index: number) => `messages.${lastUser}.content.${index}`;
+  const param = (index: number) => parts[index]!.param;
   if (parts.length > MAX_IMAGE_PARTS)
     throw invalidRequest(
-      `At most ${MAX_IMAGE_PARTS} image_url parts in the latest user message`,
-      param(parts[MAX_IMAGE_PARTS]!.index),
+      `At most ${MAX_IMAGE_PARTS} ${partName} parts in the latest user message`,
+      param(MAX_IMAGE_PARTS),
       "too_many_images",
     );
-  const limits = config.gateway.http.endpoints.chatCompletions.images;
   const maxBytes = Math.min(limits.maxBytes, config.tools.media.image.maxBytes);
-  const decoded = parts.map(({ part, index }) => {
-    const url = typeof part.image_url === "string" ? part.image_url : part.image_url.url;
+  const decoded = parts.map(({ url, index }) => {
     const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
     if (!match)
       throw invalidRequest(
-        "image_url must be a base64 data: URL (this gateway fetches no image from a URL)",
+        `${partName} must be a base64 data: URL (this gateway fetches no image from a URL)`,
         param(index),
         "image_url_not_allowed",
       );
     const mime = match[1]!.toLowerCase();
     if (!limits.allowedMimes.includes(mime))
       throw invalidRequest(
-        `image type ${mime} is not accepted (gateway.http.endpoints.chatCompletions.images.allowedMimes)`,
+        `image type ${mime} is not accepted (${args.limitsKey}.allowedMimes)`,
         param(index),
         "invalid_image",
       );
@@ -71,7 +102,7 @@ export async function storeRequestImages(args: {
       );
     const bytes = fromBase64(match[2]!);
     if (!bytes)
-      throw invalidRequest("image_url has invalid base64 data", param(index), "invalid_image");
+      throw invalidRequest(`${partName} has invalid base64 data`, param(index), "invalid_image");
     if (bytes.byteLength > maxBytes)
       throw invalidRequest(
         `image is larger than ${maxBytes} bytes`,
@@ -81,7 +112,7 @@ export async function storeRequestImages(args: {
     const sniffed = sniffMedia(bytes);
     if (sniffed?.mime !== mime)
       throw invalidRequest(
-        `the image_url data is not a ${mime} image${sniffed ? ` (it is ${sniffed.mime})` : ""}`,
+        `the ${partName} data is not a ${mime} image${sniffed ? ` (it is ${sniffed.mime})` : ""}`,
         param(index),
         "invalid_image",
       );
@@ -91,14 +122,14 @@ export async function storeRequestImages(args: {
   if (total > MAX_TOTAL_IMAGE_BYTES)
     throw invalidRequest(
       `the images add up to more than ${MAX_TOTAL_IMAGE_BYTES} bytes`,
-      `messages.${lastUser}.content`,
+      args.totalParam,
       "image_too_large",
     );
   const store = mediaStoreFor(args.env);
   if (!store)
     throw invalidRequest(
       "this deployment has no media store (the MEDIA R2 binding), so it takes no images",
-      param(parts[0]!.index),
+      param(0),
       "unsupported_content",
     );
   const attachments: InboundAttachment[] = [];

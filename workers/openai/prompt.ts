@@ -47,6 +47,19 @@ export function buildInboundText(
         return text.trim() ? [`${speaker(message)}: ${text}`] : [];
       });
 
+  return composeInboundText(instructions, history, current);
+}
+
+/**
+ * One event's text from the caller's instructions, the earlier turns it sent (`User: …` /
+ * `Assistant: …` lines, only for a fresh session) and the message to answer, under OpenClaw's
+ * headers; just the message when there is nothing else. Shared by both endpoints.
+ */
+export function composeInboundText(
+  instructions: string[],
+  history: string[],
+  current: string,
+): string {
   if (!instructions.length && !history.length) return current;
   const blocks: string[] = [];
   if (instructions.length) blocks.push(`${INSTRUCTIONS_HEADER}\n${instructions.join("\n\n")}`);

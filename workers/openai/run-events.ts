@@ -37,6 +37,9 @@ export const runEventSchema = z.discriminatedUnion("type", [
     media: z
       .array(z.object({ url: z.string(), name: z.string(), mimeType: z.string() }))
       .optional(),
+    clientToolCalls: z
+      .array(z.object({ callId: z.string(), name: z.string(), arguments: z.string() }))
+      .optional(),
   }),
   z.object({ type: z.literal("error"), message: z.string(), code: z.string().optional() }),
 ]) satisfies z.ZodType<RunEvent>;

@@ -69,7 +69,7 @@ export function admitRun(
       }
     }
   }
-  if (now >= run.startedAt + limits.timeoutMs) {
+  if (now >= run.startedAt + (run.options.waitedMs ?? 0) + limits.timeoutMs) {
     const reason = `run timed out after ${limits.timeoutMs / 1000}s (agents.defaults.timeoutSeconds)`;
     return { go: false, code: "timeout", reason, notice: `⚠️ ${reason}` };
   }

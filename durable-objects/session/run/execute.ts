@@ -2,6 +2,7 @@ import type { ChatType } from "../../../functions/core/envelope.ts";
 import {
   closeDanglingToolCalls,
   runAgentLoop,
+  RunAwaitsClient,
   RunYield,
   type RunHost,
 } from "../../../functions/agent/run-loop.ts";
@@ -38,6 +39,7 @@ import { thinkingLayers } from "./thinking.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import { onBehalfOfRun, sessionToolsHost } from "../subagents/host.ts";
+import { abandonWaitingRuns, suspendForClient } from "../responses/client-tools.ts";
 
 /** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
 export function startNextRun(s: SessionState): RunRow | undefined {
@@ -46,6 +48,8 @@ export function startNextRun(s: SessionState): RunRow | undefined {
   const now = Date.now();
   const plan = prepareRun({ queued, config: s.config, settings: settings(s), now });
   if (!plan) return undefined;
+  // A run still waiting for a caller's function call outputs cannot answer them after this turn.
+  abandonWaitingRuns(s, now);
   return beginRun(s, plan, now);
 }
 
@@ -69,6 +73,7 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
         timeoutSeconds: plan.timeoutSeconds,
         callKind: plan.callKind,
         startupContext: takeStartupContext(s, sessionId) || undefined,
+        ...(plan.clientTools?.length ? { clientTools: plan.clientTools } : {}),
       },
       startedAt: now,
     });
@@ -130,7 +135,11 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
   const seqs = new Set(s.store.inbox.byRun(run.runId).map((row) => row.seq));
   s.active = { runId: run.runId, abort, seqs };
   // The timeout counts from the run's first start, whatever passes and restarts came between.
-  const remainingMs = Math.max(0, run.startedAt + limits.timeoutMs - Date.now());
+  // Time spent waiting for a caller's function call outputs is not the run's own.
+  const remainingMs = Math.max(
+    0,
+    run.startedAt + (run.options.waitedMs ?? 0) + limits.timeoutMs - Date.now(),
+  );
   const timer = setTimeout(
     () =>
       abort.abort(
@@ -283,7 +292,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
         );
       },
     );
-    const outcome = await runAgentLoop(host, deps);
+    const outcome = await runAgentLoop(host, { ...deps, clientTools: run.options.clientTools });
     await relay.settle({ type: "run-finished" });
     // A heartbeat that only acknowledges (HEARTBEAT_OK) delivers nothing.
     const visible = visibleReply(automationOf(s, run), outcome.finalText);
@@ -300,6 +309,12 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
     if (error instanceof RunYield && !abort.signal.aborted) {
       // Checkpointed between model calls: the next alarm pass continues from the transcript.
       markParked(s, run.runId);
+      return;
+    }
+    if (error instanceof RunAwaitsClient && !abort.signal.aborted) {
+      // The caller's function tools were called: the run waits for their outputs (client-tools.ts).
+      await relay.settle({ type: "run-finished" });
+      suspendForClient(s, run, error.calls, error.text);
       return;
     }
     await relay.settle({ type: "run-finished" });

@@ -12,6 +12,7 @@ import { settings } from "../settings.ts";
 import { costOfRun } from "./deps.ts";
 import { enqueueReasoning } from "./thinking.ts";
 import { WEB_CHAT_CHANNEL } from "./web-files.ts";
+import { finishResponses } from "../responses/finish.ts";
 import type { RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 
@@ -37,7 +38,7 @@ export function finishRun(
   const now = Date.now();
   const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
   if (state === "finished" && reply && !silent) reply = withUsageFooter(s, run, reply);
-  s.ctx.storage.transactionSync(() => {
+  const responseUsage = s.ctx.storage.transactionSync(() => {
     s.store.runs.finish(run.runId, state, now, platformUsdAtFinish(s, run.runId, now));
     // session.sendPolicy / `/send off`: the run is kept, its delivery held back.
     const shown = !silent && sessionSendDecision(s, run.route).allowed;
@@ -62,6 +63,20 @@ export function finishRun(
     // A notice in place of an answer (no model, a failed run) is not in the transcript; the web chat still shows it.
     if (state !== "finished" && reply && !silent)
       recordDisplayTurns(s, [{ role: "assistant", text: reply, at: now, notice: true }]);
+    // The /v1/responses responses this run answers (responses/finish.ts).
+    return state === "finished"
+      ? finishResponses(s, run.runId, seqs, "completed", { text: silent ? "" : (reply ?? "") }, now)
+      : finishResponses(
+          s,
+          run.runId,
+          seqs,
+          "failed",
+          {
+            text: "",
+            error: { code: errorCode ?? state, message: reply ?? "the run was stopped" },
+          },
+          now,
+        );
   });
   recordCronOutcome(s, run, state, reply, (row) =>
     costOfRun(s.config, s.env, row.modelRef ?? "", row).toFixed(6),
@@ -74,7 +89,8 @@ export function finishRun(
       text: silent ? "" : (reply ?? ""),
       modelRef: finished.modelRef ?? "",
       ...(links.length ? { media: links } : {}),
-      usage: {
+      // A response of a run resumed after client function calls reports only its own part.
+      usage: responseUsage ?? {
         inputTokens: finished.inputTokens,
         outputTokens: finished.outputTokens,
         cacheReadTokens: finished.cacheReadTokens,

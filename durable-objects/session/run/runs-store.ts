@@ -96,6 +96,22 @@ export class RunStore {
       json,
     );
   }
+  /** Runs waiting for the caller's function call results (/v1/responses), oldest first. */
+  waiting(): RunRow[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM runs WHERE state = 'waiting' ORDER BY started_at`)
+      .toArray()
+      .map(toRunRow);
+  }
+  /** Moves a run between running and waiting with its options (the wait's deadline, time waited). */
+  setWaitState(runId: string, state: "running" | "waiting", options: RunRow["options"]): void {
+    this.sql.exec(
+      `UPDATE runs SET state = ?, options = ? WHERE run_id = ?`,
+      state,
+      JSON.stringify(options),
+      runId,
+    );
+  }
   /**
    * The run's end, with its estimated platform cost in the same row (schema step 12): the session's
    * platform total is summed from its runs (platformUsd) instead of a second write of meta spend.
@@ -128,7 +144,7 @@ export class RunStore {
   unmirrored(limit: number): RunRow[] {
     return this.sql
       .exec<Row>(
-        `SELECT * FROM runs WHERE state != 'running' AND mirrored = 0 ORDER BY started_at LIMIT ?`,
+        `SELECT * FROM runs WHERE state NOT IN ('running', 'waiting') AND mirrored = 0 ORDER BY started_at LIMIT ?`,
         limit,
       )
       .toArray()
@@ -137,7 +153,9 @@ export class RunStore {
   hasUnmirrored(): boolean {
     return (
       this.sql
-        .exec(`SELECT 1 FROM runs WHERE state != 'running' AND mirrored = 0 LIMIT 1`)
+        .exec(
+          `SELECT 1 FROM runs WHERE state NOT IN ('running', 'waiting') AND mirrored = 0 LIMIT 1`,
+        )
         .toArray().length > 0
     );
   }
@@ -172,7 +190,7 @@ export class RunStore {
   ): void {
     const archivedOrNone = policy.archived ? 0 : 1;
     this.sql.exec(
-      `DELETE FROM runs WHERE (mirrored = 1 OR ? = 1) AND state != 'running' AND session_id != ? AND finished_at < ?`,
+      `DELETE FROM runs WHERE (mirrored = 1 OR ? = 1) AND state NOT IN ('running', 'waiting') AND session_id != ? AND finished_at < ?`,
       archivedOrNone,
       policy.activeSessionId ?? "",
       now - TOMBSTONE_MS,
@@ -191,7 +209,7 @@ export class RunStore {
     const old = this.sql
       .exec<{ run_id: string; input_tokens: number; output_tokens: number; platform_usd: number }>(
         `SELECT run_id, input_tokens, output_tokens, platform_usd FROM runs
-         WHERE session_id = ? AND state != 'running' AND (mirrored = 1 OR ? = 1)
+         WHERE session_id = ? AND state NOT IN ('running', 'waiting') AND (mirrored = 1 OR ? = 1)
            AND run_id NOT IN (SELECT run_id FROM runs WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?)`,
         sessionId,
         archivedOrNone,

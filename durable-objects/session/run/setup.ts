@@ -5,6 +5,7 @@ import type { SessionSettings } from "../../../functions/commands/session-contro
 import { queuePolicy } from "../inbox/queue-policy.ts";
 import { composeTurnText, type IncomingText } from "../../../functions/agent/turn-text.ts";
 import type { MediaPart } from "../../../functions/media/parts.ts";
+import type { ToolSpec } from "../../../functions/agent/types.ts";
 
 /** What the next run answers, decided from the queued events and the queue mode. */
 export interface RunPlan {
@@ -25,6 +26,8 @@ export interface RunPlan {
   composeText(context: RunContext): string;
   /** The media the triggering messages carry (references into the media store), in order. */
   media: MediaPart[];
+  /** /v1/responses: the caller's function tools (the newest message's). */
+  clientTools?: ToolSpec[];
 }
 
 /** What the session kept for its next run besides the triggering messages. */
@@ -86,6 +89,7 @@ export function prepareRun(args: {
       string
     >,
     timeoutSeconds: last.event.automation?.timeoutSeconds,
+    clientTools: last.event.clientTools,
     callKind: last.event.automation?.source,
     // Heartbeats, cron and hook turns never extend the session's idle/daily freshness.
     isUserMessage: chosen.some(

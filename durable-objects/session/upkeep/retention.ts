@@ -20,6 +20,7 @@ import type { SessionState } from "../state.ts";
  *  - group_history: at most the conversation's historyLimit (50), emptied by each run.
  *  - model_calls: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>).
  *  - metrics: meta metricsPending, one map bounded by the catalogue's labels, emptied by each batch.
+ *  - responses: /v1/responses records, the newest 100, none older than 30 d (responses/store.ts).
  */
 
 /** The sweep runs at most this often; an idle object wakes for it only when something expires. */
@@ -64,6 +65,7 @@ export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: n
   store.transcript.prune(policy, now);
   store.runs.prune(policy, now, store.outbox.runsInDelivery());
   store.modelCalls.prune(policy, now);
+  store.responses.prune(now);
   store.meta.prune(policy.activeSessionId ?? "", store.inbox.unsettledSeqs());
 }
 
