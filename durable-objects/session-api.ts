@@ -23,6 +23,8 @@ export interface RoutedEvent {
    * executes one, it waits for the caller's result (session/responses/client-tools.ts).
    */
   clientTools?: ToolSpec[];
+  /** /v1/responses with previous_response_id: the session's reset policy does not start it over. */
+  continuesResponse?: true;
   /** Set only by the gateway's own scheduler and hook endpoint (never from a channel): see AutomationTrigger. */
   automation?: AutomationTrigger;
 }

@@ -163,6 +163,31 @@ describe("/v1/responses", () => {
     expect(next.output_text).toBe("still the same conversation");
   });
 
+  it("refuses to continue a response whose conversation was reset since (/new)", async () => {
+    const scenario = newScenario("reset");
+    const user = `resp-reset-${crypto.randomUUID()}`;
+    await script(scenario, [{ type: "text", text: "before the reset" }]);
+    const first = await client.responses.create({
+      model: "openclaw",
+      user,
+      input: `[scenario:${scenario}] hello`,
+    });
+    // The same `user` is the same session on chat completions, where /new starts it over.
+    await client.chat.completions.create({
+      model: "openclaw",
+      user,
+      messages: [{ role: "user", content: "/new" }],
+    });
+    const after = await post({
+      model: "openclaw",
+      user,
+      input: `[scenario:${scenario}] still there?`,
+      previous_response_id: first.id,
+    });
+    await expectError(after, 400, { code: "previous_response_reset" });
+    expect(await modelRequests(scenario)).toHaveLength(1);
+  });
+
   it("answers a retry with the same Idempotency-Key with the same response, without running again", async () => {
     const scenario = newScenario("idem");
     await script(scenario, [{ type: "text", text: "exactly once" }]);

@@ -70,6 +70,7 @@ export async function createResponse(c: AppContext): Promise<Response> {
   };
   const modelOverride = modelOverrideOf(c);
   if (modelOverride) routed.overrides = { model: modelOverride };
+  if (previousId) routed.continuesResponse = true;
   const clientTools = clientToolSpecs(request);
   if (clientTools) routed.clientTools = clientTools;
 

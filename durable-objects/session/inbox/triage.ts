@@ -344,6 +344,8 @@ async function participatedInThread(row: InboxRow, host: TriageHost): Promise<bo
 function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
   const startedAt = host.store.meta.get("sessionStartedAt");
   if (!startedAt) return;
+  // previous_response_id asks for this conversation's transcript: no freshness reset replaces it.
+  if (row.event.continuesResponse) return;
   const { envelope } = row.event;
   const policy = resolveResetPolicy(host.config, {
     channel: envelope.channel,

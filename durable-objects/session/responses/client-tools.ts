@@ -133,6 +133,12 @@ function endWaitingRun(s: SessionState, run: RunRow, reason: string, now: number
         },
         now,
       );
+    // The wait ends unanswered: it counts as waited, not as the object's own time.
+    const { clientWait, ...options } = run.options;
+    s.store.runs.setWaitState(run.runId, "waiting", {
+      ...options,
+      waitedMs: (options.waitedMs ?? 0) + Math.max(0, now - (clientWait?.since ?? now)),
+    });
     s.store.runs.finish(run.runId, "failed", now, platformUsdAtFinish(s, run.runId, now));
     if (record) s.store.responses.closeCalls(record, reason);
   });

@@ -63,6 +63,14 @@ export function respond(
       );
     const calls = previous.outcome?.calls ?? [];
     const run = previous.runId ? store.runs.get(previous.runId) : undefined;
+    // /new, /reset or an operator's reset since: that transcript is no longer the model's context.
+    if (run && run.sessionId !== store.meta.get("sessionId"))
+      return refuse(
+        400,
+        "previous_response_reset",
+        `The conversation of previous response '${previousId}' was reset since; start a new one without previous_response_id.`,
+        "previous_response_id",
+      );
     if (calls.length && !previous.outcome?.callsClosed && run?.state === "waiting") {
       const problem = checkOutputs(openCallIds(s, run), turn);
       if (problem) return problem;

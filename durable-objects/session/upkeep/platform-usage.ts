@@ -23,7 +23,11 @@ export function runPlatformCostOf(s: SessionState, run: RunRow): PlatformCost {
       alarmPasses: run.resumes + 1,
       modelCalls: s.store.modelCalls.countOfRun(run.runId),
       budgetScopes,
-      wallMs: (run.finishedAt ?? run.startedAt) - run.startedAt,
+      // Time a /v1/responses run spent waiting for its caller is not the object's wall time.
+      wallMs: Math.max(
+        0,
+        (run.finishedAt ?? run.startedAt) - run.startedAt - (run.options.waitedMs ?? 0),
+      ),
     },
     s.config.metering.platformPrices,
   );
