@@ -178,14 +178,46 @@ async function modelDirective(
     ].join("\n");
   }
   if (arg.toLowerCase() === "default") {
-    await session.updateSettings({ modelOverride: null });
+    await session.updateSettings({ modelOverride: null, authProfile: null });
     return "Model reset to the configured default.";
   }
-  const pick = resolveModelPick(ctx.config, arg);
+  const { model, profile } = splitProfilePick(arg);
+  const pick = resolveModelPick(ctx.config, model);
   if (!pick.ok) return pick.reason;
+  const provider = pick.ref.slice(0, pick.ref.indexOf("/")).toLowerCase();
+  if (profile) {
+    const entry = ctx.config.auth.profiles[profile];
+    if (entry?.mode !== "api_key" || profileProvider(ctx, profile) !== provider)
+      return `No API-key auth profile "${profile}" for ${provider}: ${profileList(ctx, provider)}.`;
+  }
+  // A pin stays while the picked model's provider has it; a model of another provider clears it.
+  const pinned = profile ? undefined : (await session.getSettings()).authProfile;
+  const keepPin = pinned !== undefined && profileProvider(ctx, pinned) === provider;
   // edgeclaw's config is bundled at deploy and never written from chat: every pick is session-scoped.
-  await session.updateSettings({ modelOverride: pick.ref });
-  return `Model set to ${pick.ref} for this session.`;
+  await session.updateSettings({
+    modelOverride: pick.ref,
+    authProfile: profile ?? (keepPin ? undefined : null),
+  });
+  return `Model set to ${pick.ref}${profile ? ` with auth profile ${profile} first` : ""} for this session.`;
+}
+
+/** `/model Opus@anthropic:work`: the model, and the auth profile after the last `@` (its id has a colon). */
+function splitProfilePick(arg: string): { model: string; profile?: string } {
+  const at = arg.lastIndexOf("@");
+  if (at <= 0 || !arg.slice(at + 1).includes(":")) return { model: arg };
+  return { model: arg.slice(0, at), profile: arg.slice(at + 1) };
+}
+
+function profileProvider(ctx: CommandContext, id: string): string | undefined {
+  const entry = ctx.config.auth.profiles[id];
+  return entry ? (entry.provider ?? id.split(":")[0]!).toLowerCase() : undefined;
+}
+
+function profileList(ctx: CommandContext, provider: string): string {
+  const ids = Object.entries(ctx.config.auth.profiles)
+    .filter(([id, entry]) => entry.mode === "api_key" && profileProvider(ctx, id) === provider)
+    .map(([id]) => id);
+  return ids.length ? `its profiles are ${ids.join(", ")}` : "it has none (auth.profiles)";
 }
 
 function normalizeThinkLevel(input: string): ThinkLevel | null | undefined {

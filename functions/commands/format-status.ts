@@ -24,6 +24,7 @@ function authLine(auth: NonNullable<SessionStatus["authProfiles"]>, now: number)
     if (profile.state === "no_key") return `${profile.id} no key set`;
     return profile.id === auth.current ? `${profile.id} in use` : `${profile.id} ready`;
   });
+  if (auth.pinned) parts.push(`pinned: ${auth.pinned} (/model …@profile)`);
   return `🔑 Auth (${auth.provider}): ${parts.join(" · ")}`;
 }
 

@@ -85,7 +85,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: "model",
     aliases: [],
     kind: "directive",
-    usage: "/model [name|#|default|status] [-s]",
+    usage: "/model [name|#|default|status][@<auth profile>] [-s]",
     description: "Show or pick the model for this session",
   },
   {

@@ -28,6 +28,11 @@ export interface QueueSettings {
 /** Per-session overrides; an absent field inherits the config. */
 export interface SessionSettings {
   modelOverride?: string;
+  /**
+   * `/model <model>@<profile>`: the auth profile this session tries first for that profile's
+   * provider (OpenClaw's user pin; kept across /new and /reset, cleared by /model default).
+   */
+  authProfile?: string;
   /** `/usage off|tokens|full`: the per-reply usage footer (absent: `messages.responseUsage`). */
   responseUsage?: "off" | "tokens" | "full";
   thinkLevel?: ThinkLevel;
@@ -101,6 +106,8 @@ export interface AuthProfilesStatus {
   provider: string;
   /** The profile that last answered this session (its sticky profile). */
   current?: string;
+  /** The profile `/model …@<profile>` pinned for this provider, when one is. */
+  pinned?: string;
   profiles: Array<{
     id: string;
     state: "ready" | "cooldown" | "disabled" | "no_key";

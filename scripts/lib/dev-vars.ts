@@ -3,6 +3,7 @@ import { parseEnv } from "node:util";
 import { channelSecretNames } from "../../functions/channels/credential-check.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import { referencedSecretIds } from "../../functions/config/secret-scan.ts";
+import { profileSecretName } from "../../functions/config/auth-schema.ts";
 
 /**
  * The secrets a local Worker sees. wrangler reads `.dev.vars` itself only when it is given no env
@@ -44,13 +45,18 @@ export function shellVars(
 
 /**
  * The shell variables the config makes the Worker read, besides PASSTHROUGH_VARS: every SecretRef
- * id, and the env fallbacks of each enabled channel account (LINE_CHANNEL_SECRET for a
- * `channels.line` block that names no secret).
+ * id, the env fallbacks of each enabled channel account (LINE_CHANNEL_SECRET for a
+ * `channels.line` block that names no secret), and each API-key auth profile's own secret
+ * (ANTHROPIC_API_KEY_WORK for `auth.profiles["anthropic:work"]`).
  */
 export function configuredVarNames(raw: Record<string, unknown>, config: EdgeclawConfig): string[] {
   return [
     ...referencedSecretIds(raw),
     ...channelSecretNames(config).flatMap((secret) => [secret.name, ...secret.alternatives]),
+    ...Object.entries(config.auth.profiles).flatMap(([id, profile]) => {
+      const name = profile.mode === "api_key" ? profileSecretName(id) : undefined;
+      return name ? [name] : [];
+    }),
   ];
 }
 

@@ -77,6 +77,30 @@ describe("auth profiles: rotation with cooldowns", () => {
     expect(keysUsed(await recorded(two))).toEqual([r.keys.second]);
   });
 
+  it("/model <model>@<profile> puts that profile first for the session; an unknown one is refused", async () => {
+    const r = rig();
+    const say = await r.session("user-pin");
+    expect(await say(`/model ${r.provider}/claude-test@${r.provider}:nobody`)).toContain(
+      `No API-key auth profile "${r.provider}:nobody" for ${r.provider}: its profiles are ${r.first}, ${r.second}`,
+    );
+    expect(await say(`/model ${r.provider}/claude-test@${r.second}`)).toContain(
+      `with auth profile ${r.second} first`,
+    );
+    const one = newScenario("user-pin");
+    expect(await say(`pinned? [scenario:${one}]`)).toContain("You said: pinned?");
+    expect(keysUsed(await recorded(one))).toEqual([r.keys.second]);
+    expect(await say("/status")).toContain(`pinned: ${r.second}`);
+    // Kept by a pick of the same provider, cleared by one of another provider and by /model default.
+    await say(`/model ${r.provider}/claude-test`);
+    expect(await say("/status")).toContain(`pinned: ${r.second}`);
+    await say("/model fakeanthropic/claude-test");
+    await say(`/model ${r.provider}/claude-test`);
+    expect(await say("/status")).not.toContain("pinned:");
+    await say(`/model ${r.provider}/claude-test@${r.second}`);
+    expect(await say("/model default")).toContain("Model reset");
+    expect(await say("/status")).not.toContain("pinned:");
+  });
+
   it("a 401 cools the profile down by the error count (30 s, then 1 min); a 402 disables it for hours", async () => {
     const r = rig();
     await keyError(r.keys.first, { type: "error", status: 401, errorType: "authentication_error" });

@@ -32,6 +32,7 @@ const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(projectRoot, "test-output", "control-page");
 const TOKEN = "control-page-test-token-0123456789";
 const SIGNING_SECRET = "control-page-signing-secret";
+const AUTH_PROFILE_KEY = "sk-ant-control-page-work-key-0123456789";
 const VIEWS = [
   "sessions",
   "pairing",
@@ -207,6 +208,8 @@ describe("control page (headless Chromium)", () => {
           ],
         },
         budgets: { global: { day: { usd: 5 } } },
+        // Two Anthropic keys as auth profiles: one secret set, one not (the Auth profiles view).
+        auth: { profiles: { "anthropic:work": {}, "anthropic:spare": {} } },
       }),
     );
     const dataDir = join(work, "data");
@@ -223,6 +226,7 @@ describe("control page (headless Chromium)", () => {
         EDGECLAW_DEV_COMPANION: "0",
         DISCORD_BOT_TOKEN: "MTEwMDAwMDAwMDAwMDAwMDAwMQ.Gctl.control-page-token",
         EDGECLAW_COMPANION_INGRESS_SECRET: "control-page-companion-secret",
+        ANTHROPIC_API_KEY_WORK: AUTH_PROFILE_KEY,
       },
       180_000,
     );
@@ -440,6 +444,14 @@ describe("control page (headless Chromium)", () => {
       scopes: Array<{ scope: string; windows: Array<{ limitUsd?: number }> }>;
     }>(base, "GET", "/budgets");
     assert.equal(budgets.scopes.find((s) => s.scope === "global")!.windows[0]!.limitUsd, 12);
+
+    // Auth profiles: names and secret names, whether each is set, never the key.
+    await open(page, base, "auth-profiles");
+    const anthropic = page.locator("[data-provider=anthropic]");
+    const profilesText = (await anthropic.textContent()) ?? "";
+    assert.match(profilesText, /anthropic:work.*ANTHROPIC_API_KEY_WORK.*ready/);
+    assert.match(profilesText, /anthropic:spare.*ANTHROPIC_API_KEY_SPARE \(not set\).*no key set/);
+    assert.ok(!(await page.content()).includes(AUTH_PROFILE_KEY), "the key reached the page");
 
     // Spend charts, channel status, config check.
     await open(page, base, "spend");

@@ -11,6 +11,7 @@ import type {
 } from "../../../functions/commands/session-control.ts";
 import type { Env } from "../../env.ts";
 import { currentSessionId } from "../lifecycle.ts";
+import { settings } from "../settings.ts";
 import type { SessionState } from "../state.ts";
 
 /** Providers a session remembers a sticky profile for (a config names a few). */
@@ -48,6 +49,7 @@ export function sessionAuthProfiles(s: SessionState): AuthProfileRouting {
     },
     pins: {
       get: (provider) => current().byProvider[provider],
+      user: (provider) => userPin(s, provider),
       set: (provider, profileId) => {
         const pins = current();
         if (pins.byProvider[provider] === profileId) return;
@@ -61,6 +63,15 @@ export function sessionAuthProfiles(s: SessionState): AuthProfileRouting {
       },
     },
   };
+}
+
+/** The profile `/model …@<profile>` pinned, when it is a profile of `provider` (else it waits unused). */
+function userPin(s: SessionState, provider: string): string | undefined {
+  const id = settings(s).authProfile;
+  if (!id) return undefined;
+  return providerAuthProfiles(s.config, provider).some((profile) => profile.id === id)
+    ? id
+    : undefined;
 }
 
 /** The profile that last answered this session for `provider` (for /status), if still pinned. */
@@ -87,9 +98,11 @@ export async function authProfilesStatus(
   if (!usage) return undefined;
   const view = providerProfilesView(s.config, s.env, provider, usage, Date.now());
   const current = pinnedProfile(s, provider);
+  const pinned = userPin(s, provider);
   return {
     provider,
     ...(current ? { current } : {}),
+    ...(pinned ? { pinned } : {}),
     profiles: view.profiles.map((profile) => ({
       id: profile.id,
       state: profile.state,

@@ -57,20 +57,22 @@ export interface ProfilePlan {
 /**
  * The try order: `auth.order.<provider>` when set (profiles it leaves out are not tried), else the
  * configured profiles least recently used first (ties in config order). Profiles in cooldown or
- * disabled go to the end, soonest usable first. `pinned` (the profile this session last used)
- * goes first while it is usable: the provider's prompt cache stays warm.
+ * disabled go to the end, soonest usable first. A session's preferences go first while usable:
+ * the profile `/model …@<profile>` pinned (`user`, tried even when auth.order leaves it out), then
+ * the one that last answered it (`sticky`: the provider's prompt cache stays warm).
  */
 export function planProfiles(
   config: EdgeclawConfig,
   profiles: AuthProfile[],
   usage: Record<string, ProfileUsage>,
   now: number,
-  pinned?: string,
+  preferred: { user?: string; sticky?: string } = {},
 ): ProfilePlan {
   const provider = profiles[0]?.provider.toLowerCase();
   const orderKey = Object.keys(config.auth.order).find((key) => key.toLowerCase() === provider);
   const explicit = orderKey ? config.auth.order[orderKey] : undefined;
-  const ordered = explicit
+  const userPin = profiles.find((profile) => profile.id === preferred.user);
+  const listed = explicit
     ? explicit
         .map((id) => profiles.find((profile) => profile.id === id))
         .filter((profile): profile is AuthProfile => profile !== undefined)
@@ -78,6 +80,7 @@ export function planProfiles(
         .map((profile, index) => ({ profile, index, lastUsed: usage[profile.id]?.lastUsed ?? 0 }))
         .sort((a, b) => a.lastUsed - b.lastUsed || a.index - b.index)
         .map((entry) => entry.profile);
+  const ordered = userPin && !listed.includes(userPin) ? [userPin, ...listed] : listed;
   const usable: AuthProfile[] = [];
   const blocked: ProfilePlan["blocked"] = [];
   for (const profile of ordered) {
@@ -86,7 +89,9 @@ export function planProfiles(
     else usable.push(profile);
   }
   blocked.sort((a, b) => a.until - b.until);
-  const pin = usable.findIndex((profile) => profile.id === pinned);
-  if (pin > 0) usable.unshift(...usable.splice(pin, 1));
+  for (const id of [preferred.sticky, preferred.user]) {
+    const at = usable.findIndex((profile) => profile.id === id);
+    if (at > 0) usable.unshift(...usable.splice(at, 1));
+  }
   return { usable, blocked };
 }

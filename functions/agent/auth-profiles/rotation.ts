@@ -28,6 +28,8 @@ export interface AuthProfileStore {
 export interface AuthProfilePins {
   get(provider: string): string | undefined;
   set(provider: string, profileId: string): void;
+  /** The profile `/model …@<profile>` pinned for this provider, if any. */
+  user?(provider: string): string | undefined;
 }
 
 export interface AuthProfileRouting {
@@ -127,7 +129,10 @@ export async function startRotation(
       console.warn(`auth profiles: state unavailable (${String(error)}); trying them in order`);
       return {};
     });
-  const plan = planProfiles(config, profiles, usage, now, routing.pins?.get(model.providerId));
+  const plan = planProfiles(config, profiles, usage, now, {
+    user: routing.pins?.user?.(model.providerId),
+    sticky: routing.pins?.get(model.providerId),
+  });
   const queue = plan.usable.flatMap((profile) => {
     const key = profileKey(profile, env, model.apiKey);
     return key ? [{ profile, key }] : [];
