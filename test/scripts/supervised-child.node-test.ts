@@ -123,7 +123,7 @@ describe("npm test's supervised children", () => {
           'it("stalls the first time", async () => {',
           "  if (!existsSync(marker)) {",
           '    writeFileSync(marker, "");',
-          "    await new Promise((resolve) => setTimeout(resolve, 100000));",
+          "    await new Promise((resolve) => setTimeout(resolve, 110000));",
           "  }",
           "  expect(1).toBe(1);",
           "});",
@@ -143,15 +143,17 @@ describe("npm test's supervised children", () => {
         {
           cwd: projectRoot,
           encoding: "utf8",
-          env: { ...process.env, EDGECLAW_TEST_SHARDS: "1", EDGECLAW_TEST_STALL_TIMEOUT: "4" },
-          timeout: 90_000,
+          // 20 s of silence: more than a loaded machine takes to start vitest and import a file
+          // (4 s was not, in a preview at load 40), far less than the silent test's 110 s.
+          env: { ...process.env, EDGECLAW_TEST_SHARDS: "1", EDGECLAW_TEST_STALL_TIMEOUT: "20" },
+          timeout: 100_000,
         },
       );
       const output = `${run.stdout}\n${run.stderr}`;
       assert.equal(run.status, 0, output);
       assert.match(
         output,
-        /printed nothing for 4 s \(EDGECLAW_TEST_STALL_TIMEOUT\) after [01] file/,
+        /printed nothing for 20 s \(EDGECLAW_TEST_STALL_TIMEOUT\) after [01] file/,
       );
       assert.match(output, /Still running in its process group:/);
       // Which of the two ran first is vitest's choice; the silent one is always among those rerun.
