@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { checkConfig } from "../../functions/routing/config-check.ts";
+import { parseConfig } from "../../functions/channels/gateway-config.ts";
+import { requiredSecrets } from "../../functions/control/required-secrets.ts";
+import { configuredVarNames } from "../../scripts/lib/dev-vars.ts";
 
 /**
  * `auth.profiles` / `auth.order` (#24 item 5): what the config check says about profiles a call
@@ -83,5 +86,33 @@ describe("config check: auth profiles", () => {
     );
     assert.doesNotMatch(text, /local:one: its key/);
     assert.doesNotMatch(text, /sk-local-one-value/);
+  });
+
+  it("deploy and npm run dev know each profile's secret; the provider's own key only with a :default profile", () => {
+    const raw = {
+      agents: { defaults: { model: { primary: "anthropic/claude-sonnet-5" } } },
+      auth: {
+        profiles: { "anthropic:work": {}, "anthropic:team-b": {}, "openai:web": { mode: "oauth" } },
+      },
+    };
+    const names = requiredSecrets(parseConfig(raw), raw).map((secret) => secret.name);
+    assert.ok(
+      names.includes("ANTHROPIC_API_KEY_WORK") && names.includes("ANTHROPIC_API_KEY_TEAM_B"),
+      names.join(),
+    );
+    assert.ok(!names.includes("ANTHROPIC_API_KEY"), names.join());
+    assert.ok(!names.some((name) => name.startsWith("OPENAI_API_KEY")), names.join());
+    assert.ok(configuredVarNames(raw, parseConfig(raw)).includes("ANTHROPIC_API_KEY_TEAM_B"));
+    const withDefault = {
+      ...raw,
+      auth: { profiles: { "anthropic:default": {}, "anthropic:work": {} } },
+    };
+    const both = requiredSecrets(parseConfig(withDefault), withDefault).map(
+      (secret) => secret.name,
+    );
+    assert.ok(
+      both.includes("ANTHROPIC_API_KEY") && both.includes("ANTHROPIC_API_KEY_WORK"),
+      both.join(),
+    );
   });
 });
