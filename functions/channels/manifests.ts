@@ -9,6 +9,7 @@ import { manifest as feishu } from "./feishu/manifest.ts";
 import { manifest as msteams } from "./msteams/manifest.ts";
 import { manifest as discord } from "./discord/manifest.ts";
 import { manifest as mattermost } from "./mattermost/manifest.ts";
+import { manifest as matrix } from "./matrix/manifest.ts";
 
 /** A registered channel: its manifest, and its definition (its folder's index.ts, default export). */
 export interface RegisteredChannel {
@@ -42,6 +43,7 @@ export const registeredChannels: readonly RegisteredChannel[] = [
   channel(msteams, () => import("./msteams/index.ts")),
   channel(discord, () => import("./discord/index.ts")),
   channel(mattermost, () => import("./mattermost/index.ts")),
+  channel(matrix, () => import("./matrix/index.ts")),
 ];
 
 /** The manifests, in the list's order. */

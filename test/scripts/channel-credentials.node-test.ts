@@ -19,6 +19,11 @@ import {
   mattermostBaseUrl,
   mattermostBotToken,
 } from "../../functions/channels/mattermost/config.ts";
+import {
+  matrixAccessToken,
+  matrixAccount,
+  matrixHomeserver,
+} from "../../functions/channels/matrix/config.ts";
 import { msTeamsAccount, msTeamsCredentials } from "../../functions/channels/msteams/config.ts";
 import { slackAccount, slackSecrets } from "../../functions/channels/slack/config.ts";
 import { smsAccount, smsSecrets } from "../../functions/channels/sms/config.ts";
@@ -117,11 +122,20 @@ const CASES: Record<string, Case> = {
       return [mattermostBaseUrl(account, env), mattermostBotToken(account, env)];
     },
   },
+  matrix: {
+    block: {},
+    missing: ["MATRIX_HOMESERVER", "MATRIX_ACCESS_TOKEN"],
+    resolved: (c, env) => {
+      const account = matrixAccount(root(c, "matrix"), "default");
+      return [matrixHomeserver(account, env), matrixAccessToken(account, env)];
+    },
+  },
 };
 
 function valueFor(name: string): string {
   if (name === "GOOGLE_CHAT_SERVICE_ACCOUNT") return SERVICE_ACCOUNT;
   if (name === "MATTERMOST_URL") return "https://chat.example.com";
+  if (name === "MATRIX_HOMESERVER") return "https://matrix.example.org";
   return `value-of-${name}`;
 }
 

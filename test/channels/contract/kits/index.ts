@@ -5,6 +5,7 @@ import { feishuKit, feishuSystemKit } from "./feishu.ts";
 import { googleChatKit, googleChatSystemKit } from "./googlechat.ts";
 import { lineKit, lineSystemKit } from "./line.ts";
 import { mattermostSystemKit } from "./mattermost.ts";
+import { matrixSystemKit } from "./matrix.ts";
 import { msTeamsKit, msTeamsSystemKit } from "./msteams.ts";
 import { slackKit } from "./slack.ts";
 import { slackSystemKit } from "./slack-system.ts";
@@ -35,6 +36,7 @@ export const SYSTEM_KITS: SystemEventKit[] = [
   msTeamsSystemKit,
   discordSystemKit,
   mattermostSystemKit,
+  matrixSystemKit,
 ];
 
 /** Channels that parse no system event at all, and why (the cross-check has nothing to hold them to). */
