@@ -13,7 +13,7 @@ import {
   parsePayload,
   readUtf8Body,
 } from "../../functions/channels/parse-json-body.ts";
-import { classifySlackRequest } from "../../functions/channels/slack/parse.ts";
+import { classifySlackRequest } from "../../functions/channels/slack/classify.ts";
 import {
   telegramAccount,
   telegramChannelSchema,

@@ -1,4 +1,4 @@
-import type { SlackBotIdentity } from "./parse.ts";
+import type { SlackBotIdentity } from "./parse-context.ts";
 import type { SlackEventCallback } from "./payloads.ts";
 import { slackClient } from "./client.ts";
 

@@ -14,14 +14,10 @@ import {
   type SlackChannelConfig,
 } from "./config.ts";
 import { slackBotIdentityFromCallback } from "./identity.ts";
-import {
-  classifySlackRequest,
-  envelopeFromEvent,
-  envelopeFromInteraction,
-  envelopeFromSlashCommand,
-  type SlackParseResult,
-  type SlackRequest,
-} from "./parse.ts";
+import { classifySlackRequest, type SlackRequest } from "./classify.ts";
+import { envelopeFromEvent, envelopeFromSlashCommand } from "./parse.ts";
+import type { SlackParseResult } from "./parse-context.ts";
+import { envelopeFromInteraction } from "./system-events.ts";
 import { verifySlackSignature } from "./verify.ts";
 
 /**

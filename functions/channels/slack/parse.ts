@@ -1,141 +1,27 @@
-import { z } from "zod";
-import {
-  checkedEnvelope,
-  clip,
-  type ChatType,
-  type InboundEnvelope,
-  type InboundEnvelopeInput,
-} from "../../core/envelope.ts";
+import { checkedEnvelope, type InboundEnvelopeInput } from "../../core/envelope.ts";
 import type { SlackAccount } from "./config.ts";
 import {
-  slackAppRateLimitedSchema,
-  slackEventCallbackSchema,
-  slackInteractionSchema,
   slackMessageEventSchema,
   slackReactionEventSchema,
   slackRoomEventSchema,
-  slackSlashCommandSchema,
-  slackUrlVerificationSchema,
   type SlackEventCallback,
-  type SlackInteraction,
   type SlackMessageEvent,
-  type SlackReactionEvent,
-  type SlackRoomEvent,
   type SlackSlashCommand,
 } from "./payloads.ts";
-import { firstIssue, readUtf8Body } from "../parse-json-body.ts";
+import {
+  chatTypeOf,
+  closedConversation,
+  isOwnPost,
+  type SlackParseContext,
+  type SlackParseResult,
+} from "./parse-context.ts";
+import { fromEditOrDelete, fromReaction, fromRoomEvent } from "./system-events.ts";
 
 /**
- * What a verified Slack request is, by body shape (one Request URL serves everything): Events API
- * JSON (`url_verification`, `event_callback`, `app_rate_limited`), a slash-command form, an
- * interactivity form (`payload=<json>`) or the slash-command `ssl_check`.
+ * A classified Slack request (classify.ts) → the envelope the session runs on: an Events API
+ * callback dispatched by event type (the system events are built in system-events.ts), a user's
+ * message with its mention, thread and attachments, and a slash command.
  */
-export type SlackRequest =
-  | { kind: "url_verification"; challenge: string }
-  | { kind: "ssl_check" }
-  | { kind: "app_rate_limited" }
-  | { kind: "event"; callback: SlackEventCallback }
-  | { kind: "slash"; command: SlackSlashCommand }
-  | { kind: "interaction"; interaction: SlackInteraction }
-  | { kind: "malformed"; reason: string };
-
-export function classifySlackRequest(
-  rawBody: Uint8Array,
-  contentType: string | null,
-): SlackRequest {
-  const body = readUtf8Body(rawBody);
-  if (!body.ok) return { kind: "malformed", reason: body.reason };
-  const text = body.value;
-  if ((contentType ?? "").toLowerCase().includes("application/x-www-form-urlencoded"))
-    return classifyForm(new URLSearchParams(text));
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: "malformed", reason: "body is neither JSON nor a form" };
-  }
-  return classifySlackEventsBody(json);
-}
-
-/** An Events API body, already JSON (a Request URL body, or a Socket Mode `events_api` envelope's payload). */
-export function classifySlackEventsBody(json: unknown): SlackRequest {
-  const type = z.object({ type: z.string() }).loose().safeParse(json);
-  if (!type.success) return { kind: "malformed", reason: "JSON body without a type" };
-  switch (type.data.type) {
-    case "url_verification": {
-      const parsed = slackUrlVerificationSchema.safeParse(json);
-      return parsed.success
-        ? { kind: "url_verification", challenge: parsed.data.challenge }
-        : malformed(parsed.error);
-    }
-    case "app_rate_limited":
-      return slackAppRateLimitedSchema.safeParse(json).success
-        ? { kind: "app_rate_limited" }
-        : { kind: "malformed", reason: "bad app_rate_limited" };
-    case "event_callback": {
-      const parsed = slackEventCallbackSchema.safeParse(json);
-      return parsed.success ? { kind: "event", callback: parsed.data } : malformed(parsed.error);
-    }
-    default:
-      return {
-        kind: "malformed",
-        reason: `unknown request type ${JSON.stringify(type.data.type).slice(0, 60)}`,
-      };
-  }
-}
-
-function classifyForm(form: URLSearchParams): SlackRequest {
-  if (form.get("ssl_check") === "1") return { kind: "ssl_check" };
-  const payload = form.get("payload");
-  if (payload !== null) {
-    let json: unknown;
-    try {
-      json = JSON.parse(payload);
-    } catch {
-      return { kind: "malformed", reason: "payload= is not JSON" };
-    }
-    return classifySlackInteraction(json);
-  }
-  if (form.has("command")) return classifySlackSlashCommand(Object.fromEntries(form));
-  return { kind: "malformed", reason: "form body is neither a command nor an interaction" };
-}
-
-/** An interactivity payload (the form's `payload=` JSON, or a Socket Mode `interactive` envelope's payload). */
-export function classifySlackInteraction(json: unknown): SlackRequest {
-  const parsed = slackInteractionSchema.safeParse(json);
-  return parsed.success
-    ? { kind: "interaction", interaction: parsed.data }
-    : malformed(parsed.error);
-}
-
-/** Slash-command fields (the form, or a Socket Mode `slash_commands` envelope's payload: the same fields as JSON). */
-export function classifySlackSlashCommand(fields: unknown): SlackRequest {
-  const parsed = slackSlashCommandSchema.safeParse(fields);
-  return parsed.success ? { kind: "slash", command: parsed.data } : malformed(parsed.error);
-}
-
-function malformed(error: z.ZodError): SlackRequest {
-  return { kind: "malformed", reason: firstIssue(error) };
-}
-
-/**
- * Who the bot is on this workspace: from the event's envelope on the ack path (identity.ts), from
- * auth.test inside the SessionDO. Undefined fields when it could not be learned.
- */
-export interface SlackBotIdentity {
-  userId?: string;
-  botId?: string;
-  /** The app's id (`api_app_id`); bot posts carry it as `app_id` / `bot_profile.app_id`. */
-  appId?: string;
-}
-
-export interface SlackParseContext {
-  account: SlackAccount;
-  bot: SlackBotIdentity;
-  receivedAt: number;
-}
-
-export type SlackParseResult = { envelope: InboundEnvelope } | { dropped: string };
 
 /** One Events API callback → one envelope, or the reason it is not one (self message, unsupported subtype, …). */
 export function envelopeFromEvent(
@@ -254,150 +140,6 @@ function fromMessage(
 }
 
 /**
- * Why the account takes nothing from this conversation, before any access check: DMs off
- * (`dm.enabled: false`), group DMs off (`dm.groupEnabled`, off by default) or not in
- * `dm.groupChannels`. Messages and every system event there (edits, reactions, clicks) alike: a
- * closed conversation has no side door.
- */
-function closedConversation(
-  account: SlackAccount,
-  chatType: ChatType,
-  channel: string,
-): string | undefined {
-  if (chatType === "direct" && account.dm?.enabled === false)
-    return "DMs are disabled (dm.enabled)";
-  if (chatType === "group") {
-    if (!account.dm?.groupEnabled) return "group DMs are disabled (dm.groupEnabled)";
-    const only = account.dm.groupChannels;
-    if (only?.length && !only.includes(channel)) return "group DM not in dm.groupChannels";
-  }
-  return undefined;
-}
-
-/** A thread's ts, unless it is the message's own (a thread's root sits in its channel, not in the thread). */
-function replyThread(threadTs: string | undefined, ts: string | undefined): string | undefined {
-  return threadTs && threadTs !== ts ? threadTs : undefined;
-}
-
-/** Our own post: by the bot user, our bot id, or our app (bot posts carry `app_id` / `bot_profile.app_id`). */
-function isOwnPost(
-  event: { user?: string; bot_id?: string; app_id?: string; bot_profile?: { app_id?: string } },
-  bot: SlackBotIdentity,
-): boolean {
-  if (bot.userId && event.user === bot.userId) return true;
-  if (bot.botId && event.bot_id === bot.botId) return true;
-  return !!bot.appId && (event.app_id === bot.appId || event.bot_profile?.app_id === bot.appId);
-}
-
-function fromEditOrDelete(
-  callback: SlackEventCallback,
-  event: SlackMessageEvent,
-  ctx: SlackParseContext,
-): SlackParseResult {
-  const { bot } = ctx;
-  const edited = event.subtype === "message_changed";
-  const author = edited ? event.message?.user : event.previous_message?.user;
-  if (
-    (bot.userId && author === bot.userId) ||
-    (edited && event.message && isOwnPost(event.message, bot))
-  )
-    return { dropped: "edit/delete of our own message" };
-  const chatType = chatTypeOf(event.channel, event.channel_type);
-  const what = edited
-    ? `Slack message edited by ${author ?? "someone"}: ${clip(event.message?.text ?? "", 2000)}`
-    : `Slack message deleted (ts ${event.deleted_ts ?? "?"})${author ? ` from ${author}` : ""}`;
-  // The thread the message was in: an edit names it on the new message, a delete on the old one.
-  const post = edited ? event.message : event.previous_message;
-  return systemEnvelope(callback, ctx, {
-    chatType,
-    conversation: event.channel,
-    user: author,
-    text: what,
-    threadTs: replyThread(post?.thread_ts, post?.ts),
-  });
-}
-
-function fromReaction(
-  callback: SlackEventCallback,
-  event: SlackReactionEvent,
-  ctx: SlackParseContext,
-): SlackParseResult {
-  const { account, bot } = ctx;
-  const mode = account.reactionNotifications;
-  if (mode === "off") return { dropped: "reactionNotifications is off" };
-  if (mode === "own" && (!bot.userId || event.item_user !== bot.userId))
-    return { dropped: "reaction on a message that is not ours" };
-  if (mode === "allowlist" && !(account.reactionAllowlist ?? []).includes(event.user))
-    return { dropped: "reacting user not in reactionAllowlist" };
-  if (bot.userId && event.user === bot.userId) return { dropped: "own reaction" };
-  const channel = event.item.channel;
-  if (!channel) return { dropped: "reaction on a non-message item" };
-  const verb = event.type === "reaction_added" ? "added" : "removed";
-  return systemEnvelope(callback, ctx, {
-    chatType: chatTypeOf(channel, undefined),
-    conversation: channel,
-    user: event.user,
-    text: `Slack reaction ${verb}: :${event.reaction}: by ${event.user} on message ${event.item.ts ?? "?"}`,
-  });
-}
-
-function fromRoomEvent(
-  callback: SlackEventCallback,
-  event: SlackRoomEvent,
-  ctx: SlackParseContext,
-): SlackParseResult {
-  const channel =
-    typeof event.channel === "string" ? event.channel : (event.channel?.id ?? event.channel_id);
-  if (!channel) return { dropped: `${event.type} without a channel` };
-  const name = typeof event.channel === "object" ? event.channel.name : undefined;
-  const text =
-    event.type === "channel_rename"
-      ? `Slack channel renamed to #${name ?? "?"}`
-      : `Slack ${event.type.replace(/_/g, " ")}${event.user ? ` by ${event.user}` : ""}`;
-  return systemEnvelope(callback, ctx, {
-    chatType: chatTypeOf(channel, undefined),
-    conversation: channel,
-    user: event.user,
-    text,
-  });
-}
-
-function systemEnvelope(
-  callback: SlackEventCallback,
-  ctx: SlackParseContext,
-  at: { chatType: ChatType; conversation: string; user?: string; text: string; threadTs?: string },
-): SlackParseResult {
-  const team = callback.team_id;
-  const sender = at.user ?? "slack";
-  const direct = at.chatType === "direct";
-  if (direct && !at.user) return { dropped: "DM system event without a user" };
-  const closed = closedConversation(ctx.account, at.chatType, at.conversation);
-  if (closed) return { dropped: closed };
-  const threadId = direct ? undefined : at.threadTs;
-  return checkedEnvelope({
-    dedupKey: `slack:${team}:${callback.event_id}`,
-    kind: "system",
-    channel: "slack",
-    accountId: ctx.account.accountId,
-    chatType: at.chatType,
-    peerId: direct ? sender : at.conversation,
-    // A thread's events sit where its messages do: the thread, under its channel.
-    ...(threadId ? { threadId, parentPeerId: at.conversation } : {}),
-    teamId: team,
-    senderId: sender,
-    text: at.text,
-    receivedAt: ctx.receivedAt,
-    route: {
-      channel: "slack",
-      accountId: ctx.account.accountId,
-      to: at.conversation,
-      threadId: at.threadTs,
-      extra: { teamId: team, chatType: at.chatType },
-    },
-  });
-}
-
-/**
  * A slash command becomes a message in the sender's slash session. Its reply goes back through
  * `response_url` (route.extra.responseUrl), ephemeral unless `slashCommand.ephemeral` is false.
  * It runs in the sender's slash session `agent:<agentId>:<sessionPrefix>:<userId>` (envelope.sessionScope).
@@ -441,71 +183,6 @@ export function envelopeFromSlashCommand(
       },
     },
   });
-}
-
-/**
- * Block actions, shortcuts and modal submissions become `Slack interaction: …` system events in the
- * acting user's conversation. trigger_id and response_url never reach the agent.
- */
-export function envelopeFromInteraction(
-  interaction: SlackInteraction,
-  ctx: SlackParseContext,
-): SlackParseResult {
-  if (interaction.type === "block_suggestion")
-    return { dropped: "block_suggestion needs an options answer, not an agent turn" };
-  const team = interaction.team?.id ?? interaction.user.team_id ?? "unknown";
-  const channel = interaction.channel?.id ?? interaction.container?.channel_id;
-  const chatType: ChatType = channel ? chatTypeOf(channel, undefined) : "direct";
-  const stamp =
-    interaction.trigger_id ??
-    interaction.action_ts ??
-    `${interaction.view?.id ?? "view"}:${interaction.type}`;
-  const details: string[] = [];
-  if (interaction.callback_id ?? interaction.view?.callback_id)
-    details.push(`callback_id=${interaction.callback_id ?? interaction.view?.callback_id}`);
-  for (const action of interaction.actions ?? []) {
-    const value = action.selected_option?.value ?? action.value;
-    details.push(
-      `action ${action.action_id ?? action.type ?? "?"}${value !== undefined ? `=${clip(value, 200)}` : ""}`,
-    );
-  }
-  if (interaction.view?.state)
-    details.push(`inputs=${clip(JSON.stringify(interaction.view.state.values), 2000)}`);
-  const threadTs = replyThread(
-    interaction.container?.thread_ts ?? interaction.message?.thread_ts,
-    interaction.container?.message_ts ?? interaction.message?.ts,
-  );
-  const closed = closedConversation(ctx.account, chatType, channel ?? interaction.user.id);
-  if (closed) return { dropped: closed };
-  const threadId = chatType === "direct" ? undefined : threadTs;
-  return checkedEnvelope({
-    dedupKey: `slack:${team}:interaction:${stamp}`,
-    kind: "system",
-    channel: "slack",
-    accountId: ctx.account.accountId,
-    chatType,
-    peerId: chatType === "direct" ? interaction.user.id : channel!,
-    ...(threadId ? { threadId, parentPeerId: channel } : {}),
-    teamId: team,
-    senderId: interaction.user.id,
-    senderName: interaction.user.name ?? interaction.user.username,
-    text: `Slack interaction: ${interaction.type}${details.length ? ` (${details.join("; ")})` : ""}`,
-    receivedAt: ctx.receivedAt,
-    route: {
-      channel: "slack",
-      accountId: ctx.account.accountId,
-      to: channel ?? interaction.user.id,
-      threadId: threadTs,
-      extra: { teamId: team, senderId: interaction.user.id, chatType },
-    },
-  });
-}
-
-/** DM (`im`, `D…`) → direct; MPIM → group; channels and private channels → channel. */
-export function chatTypeOf(channelId: string, channelType: string | undefined): ChatType {
-  if (channelType === "im" || (!channelType && channelId.startsWith("D"))) return "direct";
-  if (channelType === "mpim") return "group";
-  return "channel";
 }
 
 function mentionsUser(text: string, userId: string): boolean {

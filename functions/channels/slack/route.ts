@@ -1,7 +1,7 @@
 import type { OutboundMessage, SendContext } from "../adapter.ts";
 import type { ChatType, ReplyRoute } from "../../core/envelope.ts";
 import { replyToModeFor, slackSecrets, type SlackAccount } from "./config.ts";
-import { chatTypeOf } from "./parse.ts";
+import { chatTypeOf } from "./parse-context.ts";
 
 /** The account a reply route belongs to, with its resolved bot token. */
 export interface SlackSendTarget {

@@ -13,7 +13,7 @@ import {
   classifySlackEventsBody,
   classifySlackInteraction,
   classifySlackSlashCommand,
-} from "./parse.ts";
+} from "./classify.ts";
 import { parsePayload } from "../parse-json-body.ts";
 
 /**

@@ -3,7 +3,7 @@ import type { SendContext } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import { slackClient } from "./client.ts";
 import { slackBotIdentity } from "./identity.ts";
-import type { SlackBotIdentity } from "./parse.ts";
+import type { SlackBotIdentity } from "./parse-context.ts";
 import { slackTarget } from "./route.ts";
 
 /**

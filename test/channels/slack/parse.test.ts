@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { slackAccount, slackChannelSchema } from "../../../functions/channels/slack/config.ts";
-import {
-  classifySlackRequest,
-  envelopeFromEvent,
-  type SlackParseResult,
-} from "../../../functions/channels/slack/parse.ts";
+import { classifySlackRequest } from "../../../functions/channels/slack/classify.ts";
+import { envelopeFromEvent } from "../../../functions/channels/slack/parse.ts";
+import type { SlackParseResult } from "../../../functions/channels/slack/parse-context.ts";
 
 const account = slackAccount(slackChannelSchema.parse({ replyToMode: "all" }), "default");
 const bot = { userId: "UBOT", botId: "BBOT" };
