@@ -13,6 +13,7 @@ import {
   type BackoffOptions,
 } from "../../../../companion/src/connectors/reconnect-backoff.ts";
 import { GatewayContext } from "./context.ts";
+import { GatewayResumeState, messageOf } from "./resume-state.ts";
 import {
   classifyClose,
   dispatchEventId,
@@ -59,8 +60,6 @@ type End =
 
 class FatalError extends Error {}
 
-const STATE = { session: "session_id", resumeUrl: "resume_gateway_url", seq: "seq" } as const;
-
 export function discordConnector(
   account: ConnectorAccount,
   options: DiscordConnectorOptions = {},
@@ -79,12 +78,7 @@ class DiscordGatewayConnector implements Connector {
   private readonly context = new GatewayContext();
   private loop: Promise<void> = Promise.resolve();
   private status: ConnectorStatus = { state: "starting" };
-  private sessionId: string | undefined;
-  private resumeUrl: string | undefined;
-  /** Highest sequence whose dispatch (and all before it) is stored: what a RESUME may start from. */
-  private storedSeq: number | undefined;
-  private flushedSeq: number | undefined;
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly resume: GatewayResumeState;
   /** Resume attempts in a row that never got a HELLO: after two, the resume URL is given up for /gateway/bot's. */
   private resumeFailures = 0;
 
@@ -101,6 +95,7 @@ class DiscordGatewayConnector implements Connector {
       invalidSessionDelayMs: [1_000, 5_000],
       ...options,
     };
+    this.resume = new GatewayResumeState(this.accountId, this.options.seqFlushMs);
   }
 
   async start(ctx: ConnectorContext): Promise<void> {
@@ -116,10 +111,7 @@ class DiscordGatewayConnector implements Connector {
   }
 
   private async run(ctx: ConnectorContext, signal: AbortSignal): Promise<void> {
-    this.sessionId = await ctx.state.get(STATE.session);
-    this.resumeUrl = await ctx.state.get(STATE.resumeUrl);
-    const seq = Number(await ctx.state.get(STATE.seq));
-    this.storedSeq = this.flushedSeq = Number.isSafeInteger(seq) && seq > 0 ? seq : undefined;
+    await this.resume.load(ctx);
     const backoff = new ReconnectBackoff(this.options.backoff);
     while (!signal.aborted) {
       this.report(ctx, { state: "connecting" });
@@ -132,18 +124,18 @@ class DiscordGatewayConnector implements Connector {
             ? { kind: "fatal", error: error.message }
             : { kind: "resume", reason: messageOf(error) };
       }
-      await this.flushSeq(ctx);
+      await this.resume.flush(ctx);
       if (end.kind === "stopped" || signal.aborted) break;
       if (end.kind === "fatal") {
         ctx.log("error", "discord gateway stopped", { account: this.accountId, reason: end.error });
         this.report(ctx, { state: "fatal", lastError: end.error });
         return;
       }
-      if (end.kind === "reidentify") await this.forgetSession(ctx);
+      if (end.kind === "reidentify") await this.resume.forget(ctx);
       ctx.log("warn", "discord gateway connection ended; reconnecting", {
         account: this.accountId,
         reason: end.reason,
-        resume: this.sessionId !== undefined,
+        resume: this.resume.sessionId !== undefined,
       });
       this.report(ctx, { state: "backoff", lastError: end.reason });
       await sleep(backoff.nextDelayMs(), signal);
@@ -162,10 +154,10 @@ class DiscordGatewayConnector implements Connector {
       throw new FatalError(
         `no bot token: set ${this.account.secretEnv.token ?? "DISCORD_BOT_TOKEN"} in the companion's environment`,
       );
-    const resuming = this.sessionId !== undefined;
+    const resuming = this.resume.sessionId !== undefined;
     const base =
-      resuming && this.resumeUrl && this.resumeFailures < 2
-        ? this.resumeUrl
+      resuming && this.resume.resumeUrl && this.resumeFailures < 2
+        ? this.resume.resumeUrl
         : await this.gatewayUrl(token, signal);
     const url = `${base.replace(/\/?(\?.*)?$/, "")}/?v=10&encoding=json`;
 
@@ -173,7 +165,7 @@ class DiscordGatewayConnector implements Connector {
     const ended = new Promise<End>((resolve) => (finish = resolve));
     let heartbeat: ReturnType<typeof setTimeout> | undefined;
     let acked = true;
-    let lastSeq: number | null = resuming ? (this.storedSeq ?? null) : null;
+    let lastSeq: number | null = resuming ? (this.resume.storedSeq ?? null) : null;
     let hello = false;
     let ready = false;
     let broken = false;
@@ -190,7 +182,7 @@ class DiscordGatewayConnector implements Connector {
     const drop = (end: End) => {
       finish(end);
       socket.close(
-        end.kind === "stopped" && !this.sessionId ? 1000 : RESUMABLE_CLOSE,
+        end.kind === "stopped" && !this.resume.sessionId ? 1000 : RESUMABLE_CLOSE,
         end.kind === "fatal" ? "fatal" : "reconnecting",
       );
     };
@@ -217,10 +209,10 @@ class DiscordGatewayConnector implements Connector {
           if (resuming)
             void socket.send({
               op: OP.RESUME,
-              d: { token, session_id: this.sessionId, seq: this.storedSeq ?? null },
+              d: { token, session_id: this.resume.sessionId, seq: this.resume.storedSeq ?? null },
             });
           else {
-            this.storedSeq = undefined;
+            this.resume.storedSeq = undefined;
             void socket.send({
               op: OP.IDENTIFY,
               d: {
@@ -266,10 +258,10 @@ class DiscordGatewayConnector implements Connector {
       >;
       this.context.observe(t, d);
       if (t === "READY") {
-        this.sessionId = typeof d.session_id === "string" ? d.session_id : undefined;
-        this.resumeUrl =
+        this.resume.sessionId = typeof d.session_id === "string" ? d.session_id : undefined;
+        this.resume.resumeUrl =
           typeof d.resume_gateway_url === "string" ? d.resume_gateway_url : undefined;
-        void this.saveSession(ctx);
+        void this.resume.saveSession(ctx);
       }
       if (t === "READY" || t === "RESUMED") {
         ready = true;
@@ -295,7 +287,7 @@ class DiscordGatewayConnector implements Connector {
             return;
           }
         }
-        if (seq !== undefined) this.markStored(ctx, seq);
+        if (seq !== undefined) this.resume.markStored(ctx, seq);
       });
     };
 
@@ -359,57 +351,8 @@ class DiscordGatewayConnector implements Connector {
       : 1 | (1 << 9) | (1 << 12) | (1 << 15);
   }
 
-  private markStored(ctx: ConnectorContext, seq: number): void {
-    if (this.storedSeq !== undefined && seq <= this.storedSeq) return;
-    this.storedSeq = seq;
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.flushSeq(ctx);
-    }, this.options.seqFlushMs);
-  }
-
-  private async flushSeq(ctx: ConnectorContext): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    const seq = this.storedSeq;
-    if (seq === undefined || seq === this.flushedSeq) return;
-    try {
-      await ctx.state.put(STATE.seq, String(seq));
-      this.flushedSeq = seq;
-    } catch (error) {
-      ctx.log("warn", "discord sequence not saved (a restart replays a little more)", {
-        account: this.accountId,
-        reason: messageOf(error),
-      });
-    }
-  }
-
-  private async saveSession(ctx: ConnectorContext): Promise<void> {
-    try {
-      await ctx.state.put(STATE.session, this.sessionId ?? null);
-      await ctx.state.put(STATE.resumeUrl, this.resumeUrl ?? null);
-      await ctx.state.put(STATE.seq, null);
-      this.flushedSeq = undefined;
-    } catch (error) {
-      ctx.log("warn", "discord session not saved", {
-        account: this.accountId,
-        reason: messageOf(error),
-      });
-    }
-  }
-
-  private async forgetSession(ctx: ConnectorContext): Promise<void> {
-    this.sessionId = this.resumeUrl = this.storedSeq = this.flushedSeq = undefined;
-    await ctx.state.put(STATE.session, null).catch(() => undefined);
-    await ctx.state.put(STATE.seq, null).catch(() => undefined);
-  }
-
   private report(ctx: ConnectorContext, change: Partial<ConnectorStatus>): void {
     this.status = { ...this.status, ...change };
     ctx.setStatus(this.status);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
