@@ -4,10 +4,12 @@ import type {
   ConnectorAccount,
   ConnectorContext,
   ConnectorStatus,
-  RawEvent,
 } from "../../../../companion/src/connector.ts";
 import { JsonSocket } from "../../../../companion/src/connectors/json-socket.ts";
+import { ChannelFactsCache } from "./channel-facts.ts";
 import { ChannelCursors } from "./cursors.ts";
+import { eventIdOf, safeJson } from "./event-id.ts";
+import { forwardMissedPosts, type Self } from "./repair.ts";
 import {
   MattermostAuthError,
   mattermostRest,
@@ -28,7 +30,7 @@ import {
  * (who the bot is; a bad token is fatal), then the socket with an `authentication_challenge`, then
  * the server's `hello` (its `connection_id`). Server events carry a sequence number per connection;
  * a jump means events were lost, and so does a reconnect the server could not resume (a new
- * connection_id): both are repaired from REST (mattermost/cursors.ts). Events are forwarded one at a
+ * connection_id): both are repaired from REST (./repair.ts). Events are forwarded one at a
  * time, in order, as `{ event, self, channelType? }` — the raw event plus what the connection knows
  * (functions/channels/mattermost/payloads.ts); a channel's cursor moves only after submit() resolved.
  * Every request and the socket go through the private-network guard (../private-network.ts) unless
@@ -54,11 +56,6 @@ const FORWARDED = new Set([
 
 class FatalError extends Error {}
 
-interface Self {
-  userId: string;
-  username: string;
-}
-
 export function mattermostConnector(
   account: ConnectorAccount,
   options: MattermostConnectorOptions = {},
@@ -79,6 +76,7 @@ class MattermostConnector implements Connector {
   private socket: JsonSocket | undefined;
   /** The last connection, for a resume: its id and the last sequence number handled. */
   private resume: { connectionId: string; seq: number } | undefined;
+  private readonly facts = new ChannelFactsCache();
 
   constructor(
     private readonly account: ConnectorAccount,
@@ -238,7 +236,16 @@ class MattermostConnector implements Connector {
               expected: expectedSeq,
               got: seq,
             });
-            queue = queue.then(() => this.repair(ctx, rest, self, cursors, signal));
+            queue = queue.then(() =>
+              forwardMissedPosts(ctx, {
+                accountId: this.accountId,
+                rest,
+                self,
+                cursors,
+                facts: this.facts,
+                signal,
+              }),
+            );
           }
           expectedSeq = Math.max(expectedSeq, seq + 1);
         }
@@ -275,7 +282,17 @@ class MattermostConnector implements Connector {
       this.resume = { connectionId, seq: resumed ? this.resume!.seq : 0 };
       backoff.connected();
       this.report(ctx, { state: "ready", lastError: undefined });
-      if (!resumed) queue = queue.then(() => this.repair(ctx, rest, self, cursors, signal));
+      if (!resumed)
+        queue = queue.then(() =>
+          forwardMissedPosts(ctx, {
+            accountId: this.accountId,
+            rest,
+            self,
+            cursors,
+            facts: this.facts,
+            signal,
+          }),
+        );
       const end = await socket.ended;
       await queue.catch(() => undefined);
       if (failure) throw failure;
@@ -311,12 +328,13 @@ class MattermostConnector implements Connector {
           : undefined;
     const statedType = typeof data.channel_type === "string" ? data.channel_type : undefined;
     const statedTeam = typeof data.team_id === "string" ? data.team_id : undefined;
-    if (channelId && statedTeam !== undefined) this.remember(channelId, { teamId: statedTeam });
+    if (channelId && statedTeam !== undefined)
+      this.facts.remember(channelId, { teamId: statedTeam });
     // Edits and reactions carry neither the channel's type nor its team: the Worker needs both to
     // place them where the channel's messages go (access, bindings).
     const learnt =
       channelId && (statedType === undefined || statedTeam === undefined)
-        ? await this.channelFacts(rest, cursors, channelId, signal)
+        ? await this.facts.lookup(rest, cursors, channelId, signal)
         : {};
     const channelType = statedType ?? learnt.type;
     const teamId = statedTeam === undefined ? learnt.teamId : undefined;
@@ -352,122 +370,9 @@ class MattermostConnector implements Connector {
     }
   }
 
-  /** Posts missed while disconnected, forwarded like live ones (deduplicated by post id in the Worker). */
-  private async repair(
-    ctx: ConnectorContext,
-    rest: MattermostRest,
-    self: Self,
-    cursors: ChannelCursors,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const missed = await cursors.missedPosts(rest, self.userId, signal);
-    if (missed.length)
-      ctx.log("info", "mattermost: forwarding posts missed while disconnected", {
-        account: this.accountId,
-        count: missed.length,
-      });
-    for (const event of missed) {
-      const frame = event.payload as Record<string, unknown>;
-      const post = safeJson(String(((frame.data ?? {}) as Record<string, unknown>).post)) as {
-        channel_id: string;
-        create_at: number;
-      };
-      // A repaired post comes from REST, which does not name the team: the one learnt, if any.
-      const teamId = this.facts.get(post.channel_id)?.teamId;
-      await ctx.submit([
-        {
-          eventId: event.eventId,
-          payload: { event: frame, self, ...(teamId ? { teamId } : {}) },
-        } satisfies RawEvent,
-      ]);
-      cursors.advance(
-        post.channel_id,
-        String(((frame.data ?? {}) as Record<string, unknown>).channel_type),
-        post.create_at,
-      );
-    }
-    await cursors.flush();
-  }
-
-  /**
-   * The type (D/G/O/P) and team ("" for DMs and group messages) of the channel an edit or reaction
-   * happened in: known from its posts (the cursors keep types across restarts, posted events name the
-   * team), else `GET /channels/{id}` once.
-   */
-  private async channelFacts(
-    rest: MattermostRest,
-    cursors: ChannelCursors,
-    channelId: string,
-    signal: AbortSignal,
-  ): Promise<ChannelFacts> {
-    const known = { ...this.facts.get(channelId) };
-    known.type ??= cursors.typeOf(channelId);
-    if (known.type !== undefined && known.teamId !== undefined) return known;
-    try {
-      const channel = await rest.get<{ type?: unknown; team_id?: unknown }>(
-        `/channels/${encodeURIComponent(channelId)}`,
-        signal,
-      );
-      const facts: ChannelFacts = {
-        ...(typeof channel.type === "string" ? { type: channel.type } : {}),
-        ...(typeof channel.team_id === "string" ? { teamId: channel.team_id } : {}),
-      };
-      this.remember(channelId, facts);
-      return { ...known, ...facts };
-    } catch (error) {
-      if (error instanceof MattermostAuthError) throw error;
-    }
-    // Without a type the Worker drops the event (fail closed); without a team it judges it teamless.
-    return known;
-  }
-
-  private remember(channelId: string, facts: ChannelFacts): void {
-    if (this.facts.size > 1000) this.facts.clear();
-    this.facts.set(channelId, { ...this.facts.get(channelId), ...facts });
-  }
-
-  private readonly facts = new Map<string, ChannelFacts>();
-
   private report(ctx: ConnectorContext, change: Partial<ConnectorStatus>): void {
     this.status = { ...this.status, ...change };
     ctx.setStatus(this.status);
-  }
-}
-
-/** What the connector knows of a channel that its edit and reaction events do not say. */
-interface ChannelFacts {
-  type?: string;
-  teamId?: string;
-}
-
-/** Stable across redeliveries and repairs: the post id for posts, the post id + edit time for edits, the reaction's identity. */
-function eventIdOf(
-  frame: Record<string, unknown>,
-  post: { id?: unknown } | undefined,
-  data: Record<string, unknown>,
-): string {
-  const event = String(frame.event);
-  if (post && typeof post.id === "string") {
-    const edit =
-      event === "post_edited" ? `:${String((post as { edit_at?: unknown }).edit_at ?? "")}` : "";
-    return `${event}:${post.id}${edit}`;
-  }
-  const reaction =
-    typeof data.reaction === "string"
-      ? (safeJson(data.reaction) as
-          | { post_id?: unknown; user_id?: unknown; emoji_name?: unknown; create_at?: unknown }
-          | undefined)
-      : undefined;
-  if (reaction)
-    return `${event}:${String(reaction.post_id)}:${String(reaction.user_id)}:${String(reaction.emoji_name)}:${String(reaction.create_at)}`;
-  return `${event}:seq:${String(frame.seq)}`;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
