@@ -1,13 +1,11 @@
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { DbEnv } from "../db/client.ts";
 import { loadStartupNotes, renderStartupContext } from "./memory/startup-context.ts";
-import {
-  BOOTSTRAP_FILES,
-  renderSystemPrompt,
-  type PromptRuntime,
-  type SystemPrompt,
-} from "./prompt.ts";
-import { ensureAgentWorkspace, readFiles } from "./workspace.ts";
+import { renderSystemPrompt } from "./prompt.ts";
+import type { PromptRuntime, SystemPrompt } from "./prompt-input.ts";
+import { BOOTSTRAP_FILES } from "./prompt-project-context.ts";
+import { readFiles } from "./workspace.ts";
+import { ensureAgentWorkspace } from "./workspace-seeding.ts";
 import { computeEnvFor } from "../compute-env/config.ts";
 import { loadManifest } from "../compute-env/manifest.ts";
 import { computingEnvironmentsSection } from "../compute-env/prompt-section.ts";

@@ -1,12 +1,14 @@
 import { formatLocalDate, resolveUserTimezone } from "./user-time.ts";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { ChatType } from "../core/envelope.ts";
-import type { ToolSpec } from "./types.ts";
+import type { PromptMode, PromptRuntime, SystemPrompt, SystemPromptInput } from "./prompt-input.ts";
+import { projectContext } from "./prompt-project-context.ts";
 
 /**
  * The system prompt, rebuilt for every run from explicit inputs (config, agent, workspace files,
  * runtime facts). `renderSystemPrompt` is pure; `loadSystemPrompt` (prompt-load.ts) reads the files
- * from the workspace store first.
+ * from the workspace store first. Its inputs are typed in prompt-input.ts; the workspace files'
+ * Project Context, with its budgets, is built in prompt-project-context.ts.
  *
  * Layout follows OpenClaw's: a stable prefix (identity, tooling, execution bias, safety, workspace,
  * docs, Project Context) and, below the cache boundary, the per-turn sections (messaging / silent
@@ -25,93 +27,6 @@ export const SILENT_REPLY_TOKEN = "NO_REPLY";
 export function isSilentReply(text: string | null | undefined): boolean {
   if (typeof text !== "string") return false;
   return text.trim().toUpperCase() === SILENT_REPLY_TOKEN;
-}
-
-/** Who runs the prompt: `full` for normal runs, `minimal` for sub-agents, `none` = identity only. */
-export type PromptMode = "full" | "minimal" | "none";
-
-type BootstrapKind = "required" | "optional" | "first-run" | "memory" | "legacy";
-
-/**
- * Workspace files injected as Project Context, in order. OpenClaw's set is AGENTS, SOUL, IDENTITY,
- * USER, BOOTSTRAP (brand-new workspace only), MEMORY (if present). TOOLS.md is legacy in OpenClaw
- * (its doctor folds it into AGENTS.md `## Tools`); since a Postgres workspace has no doctor pass,
- * a TOOLS.md that exists is injected right after AGENTS.md, and one that does not is not missed.
- * HEARTBEAT.md is not injected: OpenClaw's runtime no longer reads it for normal turns.
- */
-export const BOOTSTRAP_FILES: ReadonlyArray<{ path: string; kind: BootstrapKind }> = [
-  { path: "AGENTS.md", kind: "required" },
-  { path: "TOOLS.md", kind: "legacy" },
-  { path: "SOUL.md", kind: "required" },
-  { path: "IDENTITY.md", kind: "required" },
-  { path: "USER.md", kind: "optional" },
-  { path: "BOOTSTRAP.md", kind: "first-run" },
-  { path: "MEMORY.md", kind: "memory" },
-];
-
-/** USER.md has its own budget, separate from the shared total. */
-export const USER_FILE_MAX_CHARS = 4000;
-/** Below this many chars of remaining total budget a further file is left out rather than cut to a stub. */
-const MIN_USEFUL_SLICE = 64;
-
-export type BootstrapFileStatus = "injected" | "truncated" | "missing" | "empty" | "omitted";
-
-/** Per-file accounting for diagnostics (`/context`, logs); the prompt itself carries no per-file sizes. */
-export interface BootstrapFileReport {
-  path: string;
-  status: BootstrapFileStatus;
-  rawChars: number;
-  injectedChars: number;
-  /** Why a file was cut or left out: its own limit or the shared total. */
-  limitedBy?: "max/file" | "max/total";
-}
-
-export interface PromptRuntime {
-  now: Date;
-  /** Channel id (`slack`, `telegram`, `webchat`, …); absent for API calls. */
-  channel?: string;
-  chatType?: ChatType;
-  /** The `provider/model` that will answer. */
-  modelRef?: string;
-  /** Tools the model will receive this run (after policy). */
-  tools: ReadonlyArray<Pick<ToolSpec, "name" | "description">>;
-  promptMode?: PromptMode;
-  /**
-   * The owner's own private conversation (see `isMainPrivateSession`); MEMORY.md is injected only
-   * there. Unset means no: a prompt whose session is not known to be private gets no memory.
-   */
-  mainPrivateSession?: boolean;
-  /** A safe continuation turn (after a completed reply); `contextInjection: "continuation-skip"` skips files. */
-  continuation?: boolean;
-  thinking?: string;
-  /** Extra context the caller adds under "Group Chat Context" (or "Subagent Context" in minimal mode). */
-  extraContext?: string;
-  /** The rendered "Active Subagents" block (active-subagents.ts), while children have not reported. */
-  activeSubagents?: string;
-  /** The rendered "Startup Context" (daily notes after /new or /reset; main private session only). */
-  startupContext?: string;
-  /** The rendered "Computing Environments" (compute-env/prompt-section.ts), when the agent has one. */
-  computingEnvironments?: string;
-  /** The rendered "Skills" catalog (skills/prompt-section.ts), when the agent has eligible skills. */
-  skills?: string;
-}
-
-export interface SystemPromptInput {
-  config: EdgeclawConfig;
-  agent: { id: string; name?: string };
-  /** Workspace contents by path; a path that is absent is a missing file. */
-  files: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
-  runtime: PromptRuntime;
-}
-
-export interface SystemPrompt {
-  /** The whole prompt: `stable` + `dynamic`. */
-  text: string;
-  /** Above the cache boundary: the same across turns while config, tools and files are unchanged. */
-  stable: string;
-  /** Below the cache boundary: messaging, time, runtime. */
-  dynamic: string;
-  files: BootstrapFileReport[];
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -238,117 +153,6 @@ const DOCS = [
   "## Docs",
   "edgeclaw follows the OpenClaw documentation at https://docs.openclaw.ai — treat it as the authority on how the gateway, sessions, tools and configuration work. Workspace files and memory are your instructions and the user's notes, not facts about how the gateway is built; if the docs are silent, say so rather than guess.",
 ].join("\n");
-
-interface ProjectContext {
-  text: string | undefined;
-  reports: BootstrapFileReport[];
-}
-
-function projectContext(
-  input: SystemPromptInput,
-  file: (path: string) => string | undefined,
-): ProjectContext {
-  const { config, runtime } = input;
-  const mode = runtime.promptMode ?? "full";
-  const injection = config.agents.defaults.contextInjection;
-  if (injection === "never" || (injection === "continuation-skip" && runtime.continuation)) {
-    return { text: undefined, reports: [] };
-  }
-  const perFile = config.agents.defaults.bootstrapMaxChars;
-  let remaining = config.agents.defaults.bootstrapTotalMaxChars;
-  const mainPrivate = runtime.mainPrivateSession === true;
-
-  const reports: BootstrapFileReport[] = [];
-  const blocks: string[] = [];
-  let truncatedAny = false;
-  let bootstrapPending = false;
-
-  for (const { path, kind } of BOOTSTRAP_FILES) {
-    // Sub-agents see only AGENTS.md, to keep their context small.
-    if (mode === "minimal" && path !== "AGENTS.md") continue;
-    if (kind === "memory" && !mainPrivate) continue;
-    const content = file(path);
-
-    if (content === undefined) {
-      if (kind === "required") {
-        reports.push({ path, status: "missing", rawChars: 0, injectedChars: 0 });
-        blocks.push(`## ${path}\n\n[missing: ${path} is not in the workspace yet]`);
-      }
-      continue;
-    }
-    if (content.trim() === "") {
-      reports.push({ path, status: "empty", rawChars: content.length, injectedChars: 0 });
-      continue;
-    }
-    if (kind === "first-run") bootstrapPending = true;
-
-    // USER.md has its own 4,000-char budget that does not draw on the shared total.
-    const ownBudget = kind === "optional" ? Math.min(USER_FILE_MAX_CHARS, perFile) : perFile;
-    const limit = kind === "optional" ? ownBudget : Math.min(ownBudget, remaining);
-    if (limit < MIN_USEFUL_SLICE && content.length > limit) {
-      truncatedAny = true;
-      reports.push({
-        path,
-        status: "omitted",
-        rawChars: content.length,
-        injectedChars: 0,
-        limitedBy: "max/total",
-      });
-      continue;
-    }
-    const body = content.length > limit ? truncateMiddle(content, limit, path) : content;
-    if (kind !== "optional") remaining -= body.length;
-    const truncated = body !== content;
-    truncatedAny ||= truncated;
-    reports.push({
-      path,
-      status: truncated ? "truncated" : "injected",
-      rawChars: content.length,
-      injectedChars: body.length,
-      ...(truncated
-        ? { limitedBy: limit < ownBudget ? ("max/total" as const) : ("max/file" as const) }
-        : {}),
-    });
-    blocks.push(`## ${path}\n\n${body}`);
-  }
-
-  if (blocks.length === 0) return { text: undefined, reports };
-  const head = [
-    "# Project Context",
-    "The following workspace files are loaded below (no need to read them again unless a note below says some were cut short).",
-  ];
-  if (blocks.some((block) => block.startsWith("## SOUL.md\n\n") && !block.includes("[missing:"))) {
-    head.push(
-      "SOUL.md defines your persona and tone: embody it unless a higher-priority instruction says otherwise.",
-    );
-  }
-  if (bootstrapPending) {
-    head.push(
-      "BOOTSTRAP.md is pending: this is a brand-new workspace. Follow its first-run ritual with the user, record what you learn in IDENTITY.md, USER.md and SOUL.md, and when the ritual is complete empty BOOTSTRAP.md (write it with no content) so it is not loaded again.",
-    );
-  }
-  const parts = [head.join("\n"), ...blocks];
-  if (truncatedAny) {
-    parts.push(
-      "[Some workspace files above were truncated to fit the context budget. Read the affected files directly with `read` before relying on their full content.]",
-    );
-  }
-  return { text: parts.join("\n\n"), reports };
-}
-
-/**
- * Cuts `text` to at most `limit` chars, keeping the head (70%) and the tail (20%) with a marker
- * between them, because instructions cluster at the top and recent notes at the bottom.
- */
-export function truncateMiddle(text: string, limit: number, path: string): string {
-  if (text.length <= limit) return text;
-  const marker = `\n\n[… ${path} truncated: ${text.length} chars, only the start and end are shown; read the file for the rest …]\n\n`;
-  const room = Math.max(0, limit - marker.length);
-  const head = Math.floor(room * (7 / 9));
-  const tail = room - head;
-  if (room === 0) return text.slice(0, limit);
-  return text.slice(0, head) + marker + (tail > 0 ? text.slice(text.length - tail) : "");
-}
 
 function chatTypeLabel(chatType: ChatType | undefined): string {
   switch (chatType) {

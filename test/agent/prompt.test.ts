@@ -6,12 +6,13 @@ import {
   buildSystemPrompt,
   isSilentReply,
   renderSystemPrompt,
-  truncateMiddle,
-  type PromptRuntime,
 } from "../../functions/agent/prompt.ts";
+import type { PromptRuntime } from "../../functions/agent/prompt-input.ts";
+import { truncateMiddle } from "../../functions/agent/prompt-project-context.ts";
 import { loadSystemPrompt } from "../../functions/agent/prompt-load.ts";
 import { isMainPrivateSession } from "../../functions/agent/private-session.ts";
-import { ensureWorkspaceSeeded, writeFile } from "../../functions/agent/workspace.ts";
+import { writeFile } from "../../functions/agent/workspace.ts";
+import { ensureWorkspaceSeeded } from "../../functions/agent/workspace-seeding.ts";
 
 const now = new Date("2026-03-01T23:30:00Z");
 const tools = [

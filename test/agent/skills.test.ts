@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../functions/channels/gateway-config.ts";
-import type { PromptRuntime } from "../../functions/agent/prompt.ts";
+import type { PromptRuntime } from "../../functions/agent/prompt-input.ts";
 import { loadSystemPrompt } from "../../functions/agent/prompt-load.ts";
-import { ensureWorkspaceSeeded, writeFile } from "../../functions/agent/workspace.ts";
+import { writeFile } from "../../functions/agent/workspace.ts";
+import { ensureWorkspaceSeeded } from "../../functions/agent/workspace-seeding.ts";
 import { exclusionReason, loadSkills } from "../../functions/agent/skills/catalog.ts";
 import { parseSkillFile } from "../../functions/agent/skills/frontmatter.ts";
 

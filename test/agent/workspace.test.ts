@@ -5,13 +5,13 @@ import {
   WorkspaceError,
   deleteFile,
   editFile,
-  ensureWorkspaceSeeded,
   listFiles,
   normalizeWorkspacePath,
   readFile,
   readFiles,
   writeFile,
 } from "../../functions/agent/workspace.ts";
+import { ensureWorkspaceSeeded } from "../../functions/agent/workspace-seeding.ts";
 
 function agentId(): string {
   return `ws-${crypto.randomUUID().slice(0, 8)}`;

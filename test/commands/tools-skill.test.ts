@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
-import { ensureWorkspaceSeeded, writeFile } from "../../functions/agent/workspace.ts";
+import { writeFile } from "../../functions/agent/workspace.ts";
+import { ensureWorkspaceSeeded } from "../../functions/agent/workspace-seeding.ts";
 import { collectRunEvents, sessionStub, webchatEvent } from "../durable-objects/helpers.ts";
 
 /**
