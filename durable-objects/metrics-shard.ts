@@ -3,6 +3,7 @@ import { seriesKey, type Delta } from "../functions/metrics/catalog.ts";
 import { migrate, type SchemaMigration } from "./lib/migrate.ts";
 import type { Env } from "./env.ts";
 import type { MetricsShardRpc } from "./rpc.ts";
+import type { BatchAnswer } from "../functions/metrics/shards.ts";
 
 /**
  * One shard of the gateway's metrics (GET /metrics sums every shard). Why a Durable Object: isolates
@@ -49,18 +50,21 @@ export class MetricsShardDO extends DurableObject<Env> implements MetricsShardRp
     this.ctx.storage.transactionSync(() => this.apply(deltas, maxSeries));
   }
 
-  /** A SessionDO's batch; false when this batch number was applied before (a resend). */
+  /**
+   * A SessionDO's batch; not applied when its number is at or below the last one applied for the
+   * source (a resend, or a writer whose clock read earlier), and the answer says which number that is.
+   */
   async applyBatch(
     source: string,
     batch: number,
     deltas: Delta[],
     maxSeries: number,
-  ): Promise<boolean> {
-    const applied = this.ctx.storage.transactionSync(() => {
+  ): Promise<BatchAnswer> {
+    const answer = this.ctx.storage.transactionSync((): BatchAnswer => {
       const last = this.sql
         .exec<{ batch: number }>(`SELECT batch FROM sources WHERE source = ?`, source)
         .toArray()[0];
-      if (last && last.batch >= batch) return false;
+      if (last && last.batch >= batch) return { applied: false, last: last.batch };
       this.apply(deltas, maxSeries);
       this.sql.exec(
         `INSERT INTO sources(source, batch, at) VALUES(?, ?, ?) ON CONFLICT(source) DO UPDATE SET batch = excluded.batch, at = excluded.at`,
@@ -68,11 +72,11 @@ export class MetricsShardDO extends DurableObject<Env> implements MetricsShardRp
         batch,
         Date.now(),
       );
-      return true;
+      return { applied: true, last: batch };
     });
     if ((await this.ctx.storage.getAlarm()) === null)
       await this.ctx.storage.setAlarm(Date.now() + SOURCE_TTL_MS);
-    return applied;
+    return answer;
   }
 
   async snapshot(): Promise<Array<{ key: string; value: number }>> {

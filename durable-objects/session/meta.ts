@@ -96,6 +96,13 @@ export interface MetaText {
   startupContextSession: string;
   /** run/transcript-store.ts: the mirror has copied every transcript row up to this seq (step 10). */
   transcriptMirroredSeq: string;
+  /**
+   * inbox/store.ts, run/transcript-store.ts: the highest seq the table ever held when its newest
+   * rows are gone (step 14 dropped AUTOINCREMENT; a new row takes the next seq above both it and
+   * the rows left, so a seq is never given twice). Written only when the newest row is deleted.
+   */
+  inboxSeqFloor: string;
+  transcriptSeqFloor: string;
   /** upkeep/metrics.ts: the queue depth reported so far. */
   metricsQueueDepth: string;
   /** run/compact.ts: the summary that replaces the compacted part of a session's transcript. */
@@ -123,7 +130,10 @@ export interface MetaJson {
   sessionMemoryPending: SessionCapture[];
   /** upkeep/metrics.ts: the batch handed to the shard and not yet acknowledged. */
   metricsBatch: { no: number; deltas: Delta[]; at?: number };
-  /** upkeep/metrics.ts: the last batch the shard acknowledged, and when (schema step 10). */
+  /**
+   * upkeep/metrics.ts: the last batch the shard acknowledged, and when (schema steps 10–13; no
+   * longer written — the last batch is kept in memory — but read as a floor where it exists).
+   */
   metricsFlushed: { no: number; at: number };
   /** exec-budget.ts: finished commands' time the budget scopes have not confirmed yet. */
   sandboxCharges: PendingSandboxCharge[];

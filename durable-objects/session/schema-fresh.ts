@@ -6,7 +6,7 @@
 export const SESSION_FRESH_SCHEMA: readonly string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
   `CREATE TABLE inbox (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     seq INTEGER PRIMARY KEY,
      dedup_key TEXT NOT NULL UNIQUE,
      event TEXT NOT NULL,
      state TEXT NOT NULL,
@@ -39,7 +39,7 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      resumes INTEGER NOT NULL DEFAULT 0,
      platform_usd REAL NOT NULL DEFAULT 0)`,
   `CREATE TABLE transcript (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     seq INTEGER PRIMARY KEY,
      session_id TEXT NOT NULL,
      run_id TEXT,
      role TEXT NOT NULL,

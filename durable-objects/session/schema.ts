@@ -314,6 +314,50 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
          finished_at INTEGER) WITHOUT ROWID`,
     ],
   },
+  {
+    version: 14,
+    why: "fewer rows written per message (issue 19 item 9): AUTOINCREMENT writes the table's sqlite_sequence row on every insert, a billed row per event and per transcript row; the seqs stay unique without it (a new row takes the seq above the newest row and above a floor kept in meta for when the newest rows are deleted)",
+    statements: [
+      // The highest seq given so far, when rows above what is left were deleted (read before the
+      // rebuild drops the table's sqlite_sequence row).
+      ...(["inbox", "transcript"] as const).map(
+        (table) =>
+          `INSERT OR REPLACE INTO meta(key, value) SELECT '${table}SeqFloor', CAST(seq AS TEXT) FROM sqlite_sequence
+             WHERE name = '${table}' AND seq > COALESCE((SELECT MAX(seq) FROM ${table}), 0)`,
+      ),
+      `CREATE TABLE inbox_v14 (
+         seq INTEGER PRIMARY KEY,
+         dedup_key TEXT NOT NULL UNIQUE,
+         event TEXT NOT NULL,
+         state TEXT NOT NULL,
+         run_id TEXT,
+         prepared TEXT,
+         reply TEXT,
+         received_at INTEGER NOT NULL,
+         settled_at INTEGER,
+         failures INTEGER NOT NULL DEFAULT 0,
+         dead_reason TEXT,
+         decision TEXT)`,
+      `INSERT INTO inbox_v14(seq, dedup_key, event, state, run_id, prepared, reply, received_at, settled_at, failures, dead_reason, decision)
+         SELECT seq, dedup_key, event, state, run_id, prepared, reply, received_at, settled_at, failures, dead_reason, decision FROM inbox`,
+      `DROP TABLE inbox`,
+      `ALTER TABLE inbox_v14 RENAME TO inbox`,
+      `CREATE INDEX inbox_open ON inbox(seq) WHERE settled_at IS NULL`,
+      `CREATE TABLE transcript_v14 (
+         seq INTEGER PRIMARY KEY,
+         session_id TEXT NOT NULL,
+         run_id TEXT,
+         role TEXT NOT NULL,
+         message TEXT NOT NULL,
+         created_at INTEGER NOT NULL,
+         compacted INTEGER NOT NULL DEFAULT 0)`,
+      `INSERT INTO transcript_v14(seq, session_id, run_id, role, message, created_at, compacted)
+         SELECT seq, session_id, run_id, role, message, created_at, compacted FROM transcript`,
+      `DROP TABLE transcript`,
+      `ALTER TABLE transcript_v14 RENAME TO transcript`,
+      `CREATE INDEX transcript_session ON transcript(session_id, seq)`,
+    ],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

@@ -32,6 +32,11 @@ export class SessionState {
   passStartedAt = 0;
   /** Outbox passes run one after another, never two at once (a chunk must not be sent twice). */
   deliveries: Promise<void> = Promise.resolve();
+  /**
+   * The last metrics batch this isolate handed to the shard (upkeep/metrics.ts): kept in memory,
+   * where a row per flush was a billed write per message; a new isolate starts without it.
+   */
+  metricsFlushed: { no: number; at: number } | undefined = undefined;
 
   /** Only with EDGECLAW_STEP_PROFILE=1 (the message-cost bench): time, rows and DO calls per step. */
   readonly profile: StepProfile | undefined;

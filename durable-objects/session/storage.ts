@@ -48,7 +48,7 @@ export class SessionStore {
     migrateSessionSchema(host);
     const { sql } = host;
     this.meta = new MetaStore(sql);
-    this.inbox = new InboxStore(sql);
+    this.inbox = new InboxStore(sql, this.meta);
     this.groupHistory = new GroupHistoryStore(sql);
     this.runs = new RunStore(sql, this.meta);
     this.transcript = new TranscriptStore(sql, this.meta);

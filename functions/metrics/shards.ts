@@ -7,10 +7,25 @@ import type { Delta } from "./catalog.ts";
  */
 export const METRICS_SHARDS = 8;
 
+/**
+ * A shard's answer to a numbered batch: applied now, or not (a resend of one applied before, or a
+ * number at or below the last it applied), and the last number it holds for the source, so a
+ * writer whose number was stale can number the same counts above it.
+ */
+export interface BatchAnswer {
+  applied: boolean;
+  last: number;
+}
+
 /** The part of a shard's RPC surface writers and the scrape use. */
 export interface MetricsShardApi {
   add(deltas: Delta[], maxSeries: number): Promise<unknown>;
-  applyBatch(source: string, batch: number, deltas: Delta[], maxSeries: number): Promise<boolean>;
+  applyBatch(
+    source: string,
+    batch: number,
+    deltas: Delta[],
+    maxSeries: number,
+  ): Promise<BatchAnswer>;
   snapshot(): Promise<Array<{ key: string; value: number }>>;
 }
 

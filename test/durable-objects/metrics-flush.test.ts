@@ -69,23 +69,34 @@ describe("session metrics batches", () => {
       await flushSessionMetrics(s, first + 60_000);
       expect(sent[1]).toEqual(sent[0]);
       expect(s.store.meta.getJson("metricsBatch")).toBeUndefined();
-      expect(s.store.meta.getJson("metricsFlushed")?.no).toBe(sent[0]!.no);
+      // Kept in memory: a flush writes no row of its own.
+      expect(s.metricsFlushed?.no).toBe(sent[0]!.no);
+      expect(s.store.meta.getJson("metricsFlushed")).toBeUndefined();
 
       await flushSessionMetrics(s, first + 120_000);
       expect(sent).toHaveLength(3);
       expect(sent[2]!.no).toBeGreaterThan(sent[0]!.no);
       expect(Object.fromEntries(sent[2]!.deltas)).toEqual({ [series]: 1 });
 
-      // A flush whose clock reads earlier still numbers above the last acknowledged batch.
+      // A flush whose clock reads earlier still numbers above the last batch this isolate sent.
       countSession(s, "edgeclaw_events_accepted_total", { channel });
       const early = sent[2]!.no - 1_000_000;
-      s.store.meta.setJson("metricsFlushed", { no: sent[2]!.no, at: 0 });
+      s.metricsFlushed = { no: sent[2]!.no, at: 0 };
       await flushSessionMetrics(s, early);
       expect(sent[3]!.no).toBe(sent[2]!.no + 1);
 
+      // A new isolate knows no earlier batch: its stale number is refused, and the same counts go
+      // once more above the shard's last.
+      const fresh = new SessionState(state, () => bindings);
+      countSession(fresh, "edgeclaw_events_accepted_total", { channel });
+      await flushSessionMetrics(fresh, early);
+      expect(sent[4]!.no).toBe(early);
+      expect(sent[5]).toEqual({ no: sent[3]!.no + 1, deltas: sent[4]!.deltas });
+      expect(fresh.metricsFlushed?.no).toBe(sent[3]!.no + 1);
+
       const shard = metricsShard(bindings.METRICS, state.id.toString());
       const value = (await shard.snapshot()).find((row) => row.key === series)?.value;
-      expect(value).toBe(4);
+      expect(value).toBe(5);
     });
   });
 
@@ -104,7 +115,7 @@ describe("session metrics batches", () => {
       } as unknown as Env;
       const s = new SessionState(state, () => bindings);
       const now = Date.now();
-      s.store.meta.setJson("metricsFlushed", { no: now, at: now });
+      s.metricsFlushed = { no: now, at: now };
       countSession(s, "edgeclaw_events_accepted_total", { channel });
       await flushSessionMetrics(s, now + 1_000);
       expect(sent).toHaveLength(0);

@@ -6,90 +6,9 @@ import {
   SESSION_SCHEMA_VERSION,
   storedSchemaVersion,
 } from "../../durable-objects/session/schema.ts";
-import { InboxStore } from "../../durable-objects/session/inbox/store.ts";
-import { OutboxStore } from "../../durable-objects/session/outbox/store.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { sessionStub } from "./helpers.ts";
-
-/**
- * The tables exactly as version 1 created them (before versioned migrations existed). Kept here
- * verbatim, not imported: this is the shape of objects already in production.
- */
-const V1_TABLES = [
-  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  `CREATE TABLE inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, dedup_key TEXT NOT NULL UNIQUE, event TEXT NOT NULL, state TEXT NOT NULL,
-     run_id TEXT, prepared TEXT, reply TEXT, received_at INTEGER NOT NULL, settled_at INTEGER)`,
-  `CREATE INDEX inbox_state ON inbox(state, seq)`,
-  `CREATE TABLE inbox_alias (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)`,
-  `CREATE TABLE runs (run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, state TEXT NOT NULL, route TEXT NOT NULL, model_ref TEXT,
-     steps INTEGER NOT NULL DEFAULT 0, input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
-     cache_read_tokens INTEGER NOT NULL DEFAULT 0, cache_write_tokens INTEGER NOT NULL DEFAULT 0, progress_state TEXT NOT NULL DEFAULT '{}',
-     options TEXT NOT NULL DEFAULT '{}', started_at INTEGER NOT NULL, finished_at INTEGER, mirrored INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE transcript (seq INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, run_id TEXT, role TEXT NOT NULL,
-     message TEXT NOT NULL, created_at INTEGER NOT NULL, compacted INTEGER NOT NULL DEFAULT 0, mirrored INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE INDEX transcript_session ON transcript(session_id, seq)`,
-  `CREATE INDEX transcript_unmirrored ON transcript(mirrored, seq)`,
-  `CREATE TABLE outbox (id TEXT PRIMARY KEY, run_id TEXT, route TEXT NOT NULL, text TEXT NOT NULL, chunk_index INTEGER NOT NULL DEFAULT 0,
-     chunk_count INTEGER NOT NULL DEFAULT 1, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL,
-     platform_id TEXT, last_error TEXT, created_at INTEGER NOT NULL, settled_at INTEGER)`,
-  `CREATE INDEX outbox_due ON outbox(state, next_at)`,
-  `CREATE TABLE group_history (seq INTEGER PRIMARY KEY AUTOINCREMENT, sender TEXT NOT NULL, text TEXT NOT NULL, at INTEGER NOT NULL)`,
-];
-
-const ROUTE = JSON.stringify({ channel: "testchan", to: "u1" });
-const EVENT = JSON.stringify({
-  envelope: { dedupKey: "testchan:1", text: "hello" },
-  agentId: "main",
-  sessionKey: "agent:main:old",
-});
-
-/** Replaces the object's tables with a version-1 object holding one row in every table. */
-function recreateVersion1Object(sql: SqlStorage): void {
-  const tables = sql
-    .exec<{ name: string }>(
-      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`,
-    )
-    .toArray();
-  for (const { name } of tables) sql.exec(`DROP TABLE ${name}`);
-  for (const statement of V1_TABLES) sql.exec(statement);
-  sql.exec(
-    `INSERT INTO meta(key, value) VALUES ('schemaVersion', '1'), ('sessionId', 's-old'), ('summary:s-old', 'earlier summary')`,
-  );
-  sql.exec(
-    `INSERT INTO inbox(dedup_key, event, state, run_id, received_at) VALUES ('testchan:1', ?, 'taken', 'run-1', 1000)`,
-    EVENT,
-  );
-  sql.exec(`INSERT INTO inbox_alias(alias, seq, at) VALUES ('alias:1', 1, 1000)`);
-  sql.exec(
-    `INSERT INTO runs(run_id, session_id, state, route, steps, input_tokens, started_at) VALUES ('run-1', 's-old', 'running', ?, 3, 120, 1000)`,
-    ROUTE,
-  );
-  sql.exec(
-    `INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES ('s-old', 'run-1', 'user', ?, 1000)`,
-    JSON.stringify({ role: "user", content: "hello" }),
-  );
-  sql.exec(
-    `INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES ('notice:1:0', NULL, ?, 'a notice', 'pending', 1000, 1000)`,
-    ROUTE,
-  );
-  sql.exec(`INSERT INTO group_history(sender, text, at) VALUES ('Ann (U1)', 'earlier', 900)`);
-}
-
-function counts(sql: SqlStorage): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const table of [
-    "meta",
-    "inbox",
-    "inbox_alias",
-    "runs",
-    "transcript",
-    "outbox",
-    "group_history",
-  ]) {
-    out[table] = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
-  }
-  return out;
-}
+import { counts, recreateVersion1Object } from "./schema-v1.ts";
 
 describe("SessionDO schema migrations", () => {
   it("numbers its steps 1, 2, 3, … without gaps", () => {
@@ -222,57 +141,6 @@ describe("SessionDO schema migrations", () => {
         .map((row) => row.detail)
         .join(" ");
       expect(plan).toContain("inbox_open");
-    });
-  });
-
-  it("names open events and chunks by settled_at from step 12 on, old rows included", async () => {
-    await runInDurableObject(sessionStub("agent:main:schema-v11"), async (_instance, state) => {
-      const sql = state.storage.sql;
-      recreateVersion1Object(sql);
-      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 11));
-      // Shapes older code could leave: settled without a time, open with one.
-      sql.exec(
-        `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES ('testchan:2', '{}', 'settled', 2000)`,
-      );
-      sql.exec(`UPDATE inbox SET settled_at = 1500 WHERE seq = 1`);
-      sql.exec(
-        `INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES ('notice:2:0', NULL, ?, 'sent', 'sent', 2000, 2000)`,
-        ROUTE,
-      );
-      migrateSessionSchema(state.storage);
-      const store = new SessionStore(state.storage);
-      expect(store.inbox.unsettledSeqs()).toEqual([1]);
-      expect(store.inbox.count("taken")).toBe(1);
-      expect(
-        sql.exec(`SELECT settled_at FROM inbox WHERE dedup_key = 'testchan:2'`).one().settled_at,
-      ).toBe(2000);
-      expect(store.outbox.unsettled().map((row) => row.id)).toEqual(["notice:1:0"]);
-      const plan = (query: string) =>
-        sql
-          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`)
-          .toArray()
-          .map((row) => row.detail)
-          .join(" ");
-      expect(
-        plan(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid`),
-      ).toContain("outbox_open");
-      // A step that leaves an event or a chunk open writes its row and no index entry.
-      const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-      const metered = new Proxy(sql, {
-        get: (target, property) =>
-          property === "exec"
-            ? (query: string, ...bindings: unknown[]) => {
-                const cursor = target.exec(query, ...bindings);
-                cursors.push(cursor);
-                return cursor;
-              }
-            : Reflect.get(target, property, target),
-      });
-      const written = () => cursors.reduce((sum, cursor) => sum + cursor.rowsWritten, 0);
-      new InboxStore(metered).take(1, "run-2");
-      expect(written()).toBe(1);
-      new OutboxStore(metered).update("notice:1:0", { state: "sending", attempts: 1 }, 3000);
-      expect(written()).toBe(2);
     });
   });
 

@@ -132,9 +132,23 @@ describe("GET /metrics", () => {
     });
     const source = `test-source-${crypto.randomUUID()}`;
     const shard = metricsShard(env.METRICS, source);
-    expect(await shard.applyBatch(source, 1, [[series, 2]], 2048)).toBe(true);
-    expect(await shard.applyBatch(source, 1, [[series, 2]], 2048)).toBe(false);
-    expect(await shard.applyBatch(source, 2, [[series, 1]], 2048)).toBe(true);
+    expect(await shard.applyBatch(source, 1, [[series, 2]], 2048)).toEqual({
+      applied: true,
+      last: 1,
+    });
+    expect(await shard.applyBatch(source, 1, [[series, 2]], 2048)).toEqual({
+      applied: false,
+      last: 1,
+    });
+    expect(await shard.applyBatch(source, 2, [[series, 1]], 2048)).toEqual({
+      applied: true,
+      last: 2,
+    });
+    // A writer whose number is stale learns the last one.
+    expect(await shard.applyBatch(source, 1, [[series, 5]], 2048)).toEqual({
+      applied: false,
+      last: 2,
+    });
     const values = await scrape();
     expect(values.get(series)).toBe(3);
   });

@@ -1,4 +1,5 @@
 import type { RoutedEvent } from "../../session-api.ts";
+import type { MetaStore } from "../meta.ts";
 import {
   toInboxRow,
   type InboxRow,
@@ -33,7 +34,11 @@ function open(state: InboxState): string {
  * its dedup tombstone afterwards.
  */
 export class InboxStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    /** meta inboxSeqFloor: the highest seq given when the newest rows were deleted. */
+    private readonly meta: MetaStore,
+  ) {}
 
   /**
    * Inserts unless the key or any alias is known. Returns the new seq, or null for a duplicate.
@@ -71,9 +76,13 @@ export class InboxStore {
       throw new Error(
         `event too large to store (${bytes} bytes; a stored value holds at most ${MAX_STORED_VALUE_BYTES})`,
       );
+    // The seq above every one given before (schema step 14: no AUTOINCREMENT, whose sequence row
+    // was a billed write per insert): above the newest row, and above the floor prune leaves.
     const seq = this.sql
       .exec<{ seq: number }>(
-        `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES(?, ?, 'new', ?) RETURNING seq`,
+        `INSERT INTO inbox(seq, dedup_key, event, state, received_at)
+           VALUES((SELECT MAX(COALESCE(MAX(seq), 0), CAST(? AS INTEGER)) + 1 FROM inbox), ?, ?, 'new', ?) RETURNING seq`,
+        Number(this.meta.get("inboxSeqFloor") ?? 0),
         event.envelope.dedupKey,
         serialized,
         now,
@@ -245,12 +254,20 @@ export class InboxStore {
       `UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`,
       now - PAYLOAD_MS,
     );
+    const newest = this.newestSeq();
     this.sql.exec(
       `DELETE FROM inbox WHERE state = 'settled' AND settled_at < ?`,
       now - TOMBSTONE_MS,
     );
+    // The newest tombstone went too (an idle session): its seq stays taken.
+    if (newest > this.newestSeq()) this.meta.set("inboxSeqFloor", String(newest));
     this.sql.exec(`DELETE FROM inbox_alias WHERE at < ?`, now - TOMBSTONE_MS);
     this.sql.exec(`DELETE FROM replay_guard WHERE until < ?`, now);
+  }
+  private newestSeq(): number {
+    return (
+      this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM inbox`).one().seq ?? 0
+    );
   }
   /** When prune next has a tombstone or an expired replay-guard key to drop. */
   pruneDueAt(): number | undefined {

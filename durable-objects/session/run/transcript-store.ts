@@ -19,9 +19,13 @@ export class TranscriptStore {
   }
 
   append(sessionId: string, runId: string | null, message: Message, now: number): number {
+    // The seq above every one given before (schema step 14: no AUTOINCREMENT, whose sequence row
+    // was a billed write per insert), so the mirror's watermark never covers a new row.
     return this.sql
       .exec<{ seq: number }>(
-        `INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES(?, ?, ?, ?, ?) RETURNING seq`,
+        `INSERT INTO transcript(seq, session_id, run_id, role, message, created_at)
+           VALUES((SELECT MAX(COALESCE(MAX(seq), 0), CAST(? AS INTEGER)) + 1 FROM transcript), ?, ?, ?, ?, ?) RETURNING seq`,
+        Number(this.meta.get("transcriptSeqFloor") ?? 0),
         sessionId,
         runId,
         message.role,
@@ -99,6 +103,21 @@ export class TranscriptStore {
     now: number,
   ): void {
     const active = policy.activeSessionId ?? "";
+    const newest = this.newestSeq();
+    this.deleteArchived(policy, active, now);
+    // The newest row went too (an earlier session's, all archived): its seq stays taken.
+    if (newest > this.newestSeq()) this.meta.set("transcriptSeqFloor", String(newest));
+  }
+  private newestSeq(): number {
+    return (
+      this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM transcript`).one().seq ?? 0
+    );
+  }
+  private deleteArchived(
+    policy: { archived: boolean; archiveMs: number | false },
+    active: string,
+    now: number,
+  ): void {
     if (policy.archived) {
       this.sql.exec(
         `DELETE FROM transcript WHERE seq <= ? AND (compacted = 1 OR session_id != ?)`,

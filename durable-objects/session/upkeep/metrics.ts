@@ -13,13 +13,16 @@ import type { SessionState } from "../state.ts";
  * This session's counters (their pending map: metrics-store.ts). Counting costs no network and no
  * row: counts are summed in memory. At the end of an alarm pass (and at most every
  * diagnostics.metrics.flushIntervalMs) the accumulated deltas go to the session's metrics shard as
- * one numbered batch, and one row records it (meta `metricsFlushed`: its number and time). The
- * shard applies each (source, number) once and drops a number at or below the last it applied
- * (durable-objects/metrics-shard.ts), so numbers only grow: the flush time in ms, or one past the
- * last recorded, whichever is higher — an isolate that died after the shard applied a batch but
- * before the row was written still numbers its next batch above it. A send that fails (its outcome
- * unknown) stores the batch under meta `metricsBatch`, and it goes again unchanged until the shard
- * answers. Counts made when no batch is due wait in meta `metricsPending`.
+ * one numbered batch. The shard applies each (source, number) once and refuses a number at or
+ * below the last it applied (durable-objects/metrics-shard.ts), so numbers only grow: the flush
+ * time in ms, or one past the last batch this isolate sent, whichever is higher. What was sent last
+ * is kept in memory only (SessionState.metricsFlushed), not in a row per flush: a new isolate
+ * numbers by its clock, and should that read at or below a batch an earlier isolate sent, the
+ * shard's answer names its last number and the same counts go once more above it. A send that
+ * fails (its outcome unknown) stores the batch under meta `metricsBatch`, and it goes again
+ * unchanged until the shard answers. Counts made when no batch is due wait in meta
+ * `metricsPending`. (Meta `metricsFlushed`, written per flush before schema step 14, is still read
+ * as a floor for the number and the interval.)
  */
 
 const BATCH_KEY = "metricsBatch" as const;
@@ -63,7 +66,7 @@ function addPending(s: SessionState, deltas: Delta[]): void {
 export function metricsFlushDueAt(s: SessionState, now: number): number | undefined {
   const unacked = s.store.meta.getJson(BATCH_KEY);
   if (!hasPending(s) && unacked === undefined) return undefined;
-  const flushedAt = Math.max(s.store.meta.getJson(FLUSHED_KEY)?.at ?? 0, unacked?.at ?? 0);
+  const flushedAt = Math.max(lastFlushed(s).at, unacked?.at ?? 0);
   return Math.max(now, flushedAt + s.config.diagnostics.metrics.flushIntervalMs);
 }
 
@@ -80,20 +83,23 @@ export async function flushSessionMetrics(s: SessionState, now = Date.now()): Pr
   if (due === undefined) return;
   if (due > now) return s.store.metrics.persist();
   const unacked = s.store.meta.getJson(BATCH_KEY);
-  const batch = unacked ?? takeBatch(s, now);
+  let batch = unacked ?? takeBatch(s, now);
   if (!batch) return;
   try {
     const source = s.ctx.id.toString();
-    await metricsShard(s.env.METRICS, source).applyBatch(
-      source,
-      batch.no,
-      batch.deltas,
-      s.config.diagnostics.metrics.maxSeries,
-    );
-    s.ctx.storage.transactionSync(() => {
-      if (unacked) s.store.meta.delete(BATCH_KEY);
-      s.store.meta.setJson(FLUSHED_KEY, { no: batch.no, at: now });
-    });
+    const shard = metricsShard(s.env.METRICS, source);
+    const send = (sent: PendingBatch) =>
+      shard.applyBatch(source, sent.no, sent.deltas, s.config.diagnostics.metrics.maxSeries);
+    const answer = await send(batch);
+    // Fresh counts under a stale number (this isolate's clock read at or below a batch an earlier
+    // one sent): not applied, so they go again above the shard's last. A resend that is refused
+    // was applied before.
+    if (!unacked && !answer.applied) {
+      batch = { ...batch, no: answer.last + 1 };
+      await send(batch);
+    }
+    if (unacked) s.store.meta.delete(BATCH_KEY);
+    s.metricsFlushed = { no: batch.no, at: now };
   } catch {
     // The shard is unreachable or its answer was lost: the same batch goes again on a later pass
     // (metricsFlushDueAt keeps it due), and the counts made meanwhile wait in metricsPending.
@@ -111,6 +117,14 @@ function takeBatch(s: SessionState, now: number): PendingBatch | undefined {
   }
   const deltas = s.store.metrics.takeAll();
   if (!deltas.length) return undefined;
-  const last = s.store.meta.getJson(FLUSHED_KEY)?.no ?? 0;
-  return { no: Math.max(now, last + 1), deltas, at: now };
+  return { no: Math.max(now, lastFlushed(s).no + 1), deltas, at: now };
+}
+
+/** The last batch sent and when: this isolate's, or the row of schema steps 10–13 (a floor). */
+function lastFlushed(s: SessionState): { no: number; at: number } {
+  const stored = s.store.meta.getJson(FLUSHED_KEY);
+  return {
+    no: Math.max(s.metricsFlushed?.no ?? 0, stored?.no ?? 0),
+    at: Math.max(s.metricsFlushed?.at ?? 0, stored?.at ?? 0),
+  };
 }

@@ -1,0 +1,132 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { migrateSessionSchema, SESSION_MIGRATIONS } from "../../durable-objects/session/schema.ts";
+import { InboxStore } from "../../durable-objects/session/inbox/store.ts";
+import { MetaStore } from "../../durable-objects/session/meta.ts";
+import { OutboxStore } from "../../durable-objects/session/outbox/store.ts";
+import { SessionStore } from "../../durable-objects/session/storage.ts";
+import { sessionStub } from "./helpers.ts";
+import { counts, recreateVersion1Object, ROUTE } from "./schema-v1.ts";
+
+/**
+ * The schema steps that cut the rows a message writes (issue 19 item 9): objects already in
+ * production keep every row, and each step writes what it promises and no more.
+ */
+describe("SessionDO schema steps for fewer rows written", () => {
+  it("names open events and chunks by settled_at from step 12 on, old rows included", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v11"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 11));
+      // Shapes older code could leave: settled without a time, open with one.
+      sql.exec(
+        `INSERT INTO inbox(dedup_key, event, state, received_at) VALUES ('testchan:2', '{}', 'settled', 2000)`,
+      );
+      sql.exec(`UPDATE inbox SET settled_at = 1500 WHERE seq = 1`);
+      sql.exec(
+        `INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES ('notice:2:0', NULL, ?, 'sent', 'sent', 2000, 2000)`,
+        ROUTE,
+      );
+      migrateSessionSchema(state.storage);
+      const store = new SessionStore(state.storage);
+      expect(store.inbox.unsettledSeqs()).toEqual([1]);
+      expect(store.inbox.count("taken")).toBe(1);
+      expect(
+        sql.exec(`SELECT settled_at FROM inbox WHERE dedup_key = 'testchan:2'`).one().settled_at,
+      ).toBe(2000);
+      expect(store.outbox.unsettled().map((row) => row.id)).toEqual(["notice:1:0"]);
+      const plan = (query: string) =>
+        sql
+          .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`)
+          .toArray()
+          .map((row) => row.detail)
+          .join(" ");
+      expect(
+        plan(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid`),
+      ).toContain("outbox_open");
+      // A step that leaves an event or a chunk open writes its row and no index entry.
+      const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+      const metered = new Proxy(sql, {
+        get: (target, property) =>
+          property === "exec"
+            ? (query: string, ...bindings: unknown[]) => {
+                const cursor = target.exec(query, ...bindings);
+                cursors.push(cursor);
+                return cursor;
+              }
+            : Reflect.get(target, property, target),
+      });
+      const written = () => cursors.reduce((sum, cursor) => sum + cursor.rowsWritten, 0);
+      new InboxStore(metered, new MetaStore(metered)).take(1, "run-2");
+      expect(written()).toBe(1);
+      new OutboxStore(metered).update("notice:1:0", { state: "sending", attempts: 1 }, 3000);
+      expect(written()).toBe(2);
+    });
+  });
+
+  it("never gives a seq twice after step 14 drops AUTOINCREMENT, even when the newest rows were deleted", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v12"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 13));
+      // Seqs 2 and 3 were given and deleted: AUTOINCREMENT's sequence remembers them.
+      for (const n of [2, 3]) {
+        sql.exec(
+          `INSERT INTO inbox(dedup_key, event, state, received_at, settled_at) VALUES (?, '{}', 'settled', 2000, 2000)`,
+          `testchan:${n}`,
+        );
+        sql.exec(
+          `INSERT INTO transcript(session_id, run_id, role, message, created_at) VALUES ('s-old', NULL, 'user', '{}', 2000)`,
+        );
+      }
+      sql.exec(`DELETE FROM inbox WHERE seq > 1`);
+      sql.exec(`DELETE FROM transcript WHERE seq > 1`);
+      const before = counts(sql);
+      migrateSessionSchema(state.storage);
+      // Every row kept; meta gains the two floors (seq 3 was given, then deleted).
+      expect(counts(sql)).toEqual({ ...before, meta: before.meta! + 2 });
+      expect(
+        sql
+          .exec<{ key: string; value: string }>(
+            `SELECT key, value FROM meta WHERE key LIKE '%SeqFloor' ORDER BY key`,
+          )
+          .toArray(),
+      ).toEqual([
+        { key: "inboxSeqFloor", value: "3" },
+        { key: "transcriptSeqFloor", value: "3" },
+      ]);
+      expect(
+        sql
+          .exec<{ sql: string }>(
+            `SELECT sql FROM sqlite_master WHERE name IN ('inbox', 'transcript') AND sql LIKE '%AUTOINCREMENT%'`,
+          )
+          .toArray(),
+      ).toEqual([]);
+      const store = new SessionStore(state.storage);
+      const event = (key: string) => ({
+        envelope: { dedupKey: key, text: "x" },
+        agentId: "main",
+        sessionKey: "agent:main:old",
+      });
+      expect(store.inbox.insert(event("testchan:4") as never, 3000)).toBe(4);
+      expect(store.transcript.append("s-old", null, { role: "user", content: "x" }, 3000)).toBe(4);
+      // The sweep deletes every tombstone, the newest included: the next event still gets 5.
+      store.inbox.settle(1, null, 3000);
+      store.inbox.settle(4, null, 3000);
+      store.inbox.prune(10 * 24 * 60 * 60 * 1000);
+      expect(counts(sql).inbox).toBe(0);
+      expect(store.inbox.insert(event("testchan:5") as never, 4000)).toBe(5);
+      // Likewise the transcript once an earlier session's rows are all archived and mirrored.
+      store.transcript.markMirrored(4);
+      store.transcript.prune({ activeSessionId: "s-new", archived: true, archiveMs: false }, 5000);
+      expect(counts(sql).transcript).toBe(0);
+      expect(store.transcript.append("s-new", null, { role: "user", content: "y" }, 5000)).toBe(5);
+      // One row per insert now (the row and its key's index for the inbox; the transcript's row
+      // and its session index), no sequence row.
+      const cursor = sql.exec(
+        `INSERT INTO transcript(seq, session_id, role, message, created_at) VALUES (6, 's-new', 'user', '{}', 6000)`,
+      );
+      expect(cursor.rowsWritten).toBe(2);
+    });
+  });
+});
