@@ -3,6 +3,7 @@ import {
   connect,
   launch,
   type Page,
+  sessions,
   type WorkersConnectOptions,
   type WorkersLaunchOptions,
 } from "@cloudflare/playwright";
@@ -49,7 +50,9 @@ export class LiveBrowser {
     // reconnect finds the tabs an earlier connection opened (without it, tabs of a context this
     // connection did not create are ignored). @cloudflare/playwright passes it through (its own
     // connectOverCDP sets it always); its types do not list it.
-    if (sessionId)
+    // A session the platform no longer lists is not connected to: a connection to an ended
+    // session can open and then die under the first call, before its loss is seen.
+    if (sessionId && !(await hostedSessionEnded(env, sessionId)))
       browser = await connect(endpoint, {
         sessionId,
         persistent: true,
@@ -75,6 +78,11 @@ export class LiveBrowser {
 
   get connected(): boolean {
     return this.browser.isConnected();
+  }
+
+  /** Whether Browser Run has ended this session (see hostedSessionEnded below). */
+  hostedSessionEnded(env: BrowserWorkerEnv): Promise<boolean> {
+    return hostedSessionEnded(env, this.sessionId);
   }
 
   pages(): Page[] {
@@ -149,6 +157,16 @@ export class LiveBrowser {
     await this.guard.cdp?.send("Browser.close").catch(() => undefined);
     await this.browser.close().catch(() => undefined);
   }
+}
+
+/**
+ * Whether Browser Run no longer lists `sessionId` as active (`/v1/sessions`): the platform's own
+ * answer, where a socket's close event may come late or, through workerd, not at all. An
+ * unanswered question counts as still running.
+ */
+async function hostedSessionEnded(env: BrowserWorkerEnv, sessionId: string): Promise<boolean> {
+  const active = await sessions(browserEndpoint(env)).catch(() => undefined);
+  return active !== undefined && !active.some((session) => session.sessionId === sessionId);
 }
 
 /** Ends a hosted browser nobody is connected to (the idle alarm of a fresh instance); gone already is fine. */

@@ -130,10 +130,13 @@ export class BrowserSessionDO extends DurableObject<BrowserDoEnv> {
       // The socket died under the call (its loss shows only when it is used): a read-only action
       // reconnects and runs again; any other may have taken effect, so it is not repeated.
       if (error instanceof BrowserActionError) throw error;
-      // The socket's close event can trail the failed call — by over a second on a loaded
-      // machine, as a CI preview showed: wait for it (bounded) before taking the error as the
-      // page's own. Only an error that is not the action's own waits here.
-      if (await stillConnected(live)) throw error;
+      // Lost is what the platform says first: a session it ended is gone however the socket
+      // behaves (through workerd the failed call can come with no close event at all, seen in a
+      // quiet preview). A session still listed may have lost only this connection, whose close
+      // event can trail the failed call by over a second on a loaded machine: wait for it
+      // (bounded) before taking the error as the page's own.
+      const lost = (await live.hostedSessionEnded(this.env)) || !(await stillConnected(live));
+      if (!lost) throw error;
       this.live = undefined;
       if (!READ_ONLY_ACTIONS.has(args.action))
         throw new BrowserActionError(
