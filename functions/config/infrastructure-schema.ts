@@ -129,6 +129,28 @@ export const databaseSchema = z
  * `gateway.http.endpoints`: the OpenAI-compatible endpoints the Worker serves under /v1
  * (workers/openai.ts), each switched and bounded on its own.
  */
+/** The largest request body an OpenAI-compatible endpoint reads. */
+const endpointBodyBytesSchema = z
+  .number()
+  .int()
+  .positive()
+  .default(20 * 1024 * 1024);
+
+/** Images an OpenAI-compatible endpoint takes inline (data: URLs; URLs are never fetched). */
+const endpointImagesSchema = z
+  .object({
+    allowedMimes: z
+      .array(z.string())
+      .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
+    maxBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
+  })
+  .loose()
+  .prefault({});
+
 export const httpEndpointsSchema = z
   .object({
     endpoints: z
@@ -137,50 +159,18 @@ export const httpEndpointsSchema = z
           .object({
             // OpenClaw ships this off; edgeclaw's web chat is built on it, so it is on here.
             enabled: z.boolean().default(true),
-            maxBodyBytes: z
-              .number()
-              .int()
-              .positive()
-              .default(20 * 1024 * 1024),
+            maxBodyBytes: endpointBodyBytesSchema,
             /** `image_url` parts of the latest user message (data: URLs; URLs are never fetched). */
-            images: z
-              .object({
-                allowedMimes: z
-                  .array(z.string())
-                  .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
-                maxBytes: z
-                  .number()
-                  .int()
-                  .positive()
-                  .default(10 * 1024 * 1024),
-              })
-              .loose()
-              .prefault({}),
+            images: endpointImagesSchema,
           })
           .prefault({}),
         /** POST /v1/responses (OpenClaw's OpenResponses API); off unless enabled, as in OpenClaw. */
         responses: z
           .object({
             enabled: z.boolean().default(false),
-            maxBodyBytes: z
-              .number()
-              .int()
-              .positive()
-              .default(20 * 1024 * 1024),
+            maxBodyBytes: endpointBodyBytesSchema,
             /** `input_image` parts (data: URLs or base64 sources; URLs are never fetched). */
-            images: z
-              .object({
-                allowedMimes: z
-                  .array(z.string())
-                  .default(["image/jpeg", "image/png", "image/gif", "image/webp"]),
-                maxBytes: z
-                  .number()
-                  .int()
-                  .positive()
-                  .default(10 * 1024 * 1024),
-              })
-              .loose()
-              .prefault({}),
+            images: endpointImagesSchema,
             /**
              * edgeclaw: how long a run that called the caller's function tools waits for their
              * outputs before it ends (each call then gets a result saying none came).
