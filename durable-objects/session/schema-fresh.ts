@@ -37,7 +37,7 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      finished_at INTEGER,
      mirrored INTEGER NOT NULL DEFAULT 0,
      resumes INTEGER NOT NULL DEFAULT 0,
-     platform_usd REAL NOT NULL DEFAULT 0)`,
+     platform_usd REAL NOT NULL DEFAULT 0) WITHOUT ROWID`,
   `CREATE TABLE transcript (
      seq INTEGER PRIMARY KEY,
      session_id TEXT NOT NULL,
@@ -62,8 +62,9 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      created_at INTEGER NOT NULL,
      settled_at INTEGER,
      first_attempt_at INTEGER,
-     media TEXT)`,
-  `CREATE INDEX outbox_open ON outbox(created_at) WHERE settled_at IS NULL`,
+     media TEXT,
+     ord INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+  `CREATE INDEX outbox_open ON outbox(created_at, ord) WHERE settled_at IS NULL`,
   `CREATE TABLE group_history (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      sender TEXT NOT NULL,

@@ -358,6 +358,60 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `CREATE INDEX transcript_session ON transcript(session_id, seq)`,
     ],
   },
+  {
+    version: 15,
+    why: "fewer rows written per message (issue 19 item 9): runs and outbox are keyed by their id alone (WITHOUT ROWID), where a rowid table wrote the row and its key's index entry on every insert (a billed row per run and per reply chunk); a chunk's place in delivery order, which the rowid gave, is its own column",
+    statements: [
+      `CREATE TABLE runs_v15 (
+         run_id TEXT PRIMARY KEY,
+         session_id TEXT NOT NULL,
+         state TEXT NOT NULL,
+         route TEXT NOT NULL,
+         model_ref TEXT,
+         steps INTEGER NOT NULL DEFAULT 0,
+         input_tokens INTEGER NOT NULL DEFAULT 0,
+         output_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+         progress_state TEXT NOT NULL DEFAULT '{}',
+         options TEXT NOT NULL DEFAULT '{}',
+         started_at INTEGER NOT NULL,
+         finished_at INTEGER,
+         mirrored INTEGER NOT NULL DEFAULT 0,
+         resumes INTEGER NOT NULL DEFAULT 0,
+         platform_usd REAL NOT NULL DEFAULT 0) WITHOUT ROWID`,
+      `INSERT INTO runs_v15 SELECT run_id, session_id, state, route, model_ref, steps, input_tokens, output_tokens,
+         cache_read_tokens, cache_write_tokens, progress_state, options, started_at, finished_at, mirrored, resumes, platform_usd
+       FROM runs`,
+      `DROP TABLE runs`,
+      `ALTER TABLE runs_v15 RENAME TO runs`,
+      // ord: the chunk's place among chunks queued in the same millisecond (OutboxStore.insert);
+      // rows from before this step keep their rowid's order.
+      `CREATE TABLE outbox_v15 (
+         id TEXT PRIMARY KEY,
+         run_id TEXT,
+         route TEXT NOT NULL,
+         text TEXT NOT NULL,
+         chunk_index INTEGER NOT NULL DEFAULT 0,
+         chunk_count INTEGER NOT NULL DEFAULT 1,
+         state TEXT NOT NULL,
+         attempts INTEGER NOT NULL DEFAULT 0,
+         next_at INTEGER NOT NULL,
+         platform_id TEXT,
+         last_error TEXT,
+         created_at INTEGER NOT NULL,
+         settled_at INTEGER,
+         first_attempt_at INTEGER,
+         media TEXT,
+         ord INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+      `INSERT INTO outbox_v15 SELECT id, run_id, route, text, chunk_index, chunk_count, state, attempts, next_at,
+         platform_id, last_error, created_at, settled_at, first_attempt_at, media, rowid
+       FROM outbox`,
+      `DROP TABLE outbox`,
+      `ALTER TABLE outbox_v15 RENAME TO outbox`,
+      `CREATE INDEX outbox_open ON outbox(created_at, ord) WHERE settled_at IS NULL`,
+    ],
+  },
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

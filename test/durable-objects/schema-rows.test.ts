@@ -42,7 +42,7 @@ describe("SessionDO schema steps for fewer rows written", () => {
           .map((row) => row.detail)
           .join(" ");
       expect(
-        plan(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid`),
+        plan(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, ord`),
       ).toContain("outbox_open");
       // A step that leaves an event or a chunk open writes its row and no index entry.
       const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
@@ -127,6 +127,56 @@ describe("SessionDO schema steps for fewer rows written", () => {
         `INSERT INTO transcript(seq, session_id, role, message, created_at) VALUES (6, 's-new', 'user', '{}', 6000)`,
       );
       expect(cursor.rowsWritten).toBe(2);
+    });
+  });
+
+  it("keys runs and reply chunks by id alone from step 15, delivery order and replays kept", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v14"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 14));
+      // Queued in one millisecond, in an order their ids do not sort in: only the rowid kept it.
+      for (const id of ["z:0", "a:0"])
+        sql.exec(
+          `INSERT INTO outbox(id, run_id, route, text, state, next_at, created_at) VALUES (?, NULL, ?, ?, 'pending', 1000, 1000)`,
+          id,
+          ROUTE,
+          id,
+        );
+      const before = counts(sql);
+      migrateSessionSchema(state.storage);
+      expect(counts(sql)).toEqual(before);
+      expect(
+        sql
+          .exec<{ name: string }>(
+            `SELECT name FROM pragma_table_list WHERE name IN ('runs', 'outbox') AND wr = 1 ORDER BY name`,
+          )
+          .toArray()
+          .map((row) => row.name),
+      ).toEqual(["outbox", "runs"]);
+      const store = new SessionStore(state.storage);
+      expect(store.runs.get("run-1")).toMatchObject({ steps: 3, inputTokens: 120 });
+      const order = () => store.outbox.unsettled().map((row) => row.id);
+      expect(order()).toEqual(["notice:1:0", "z:0", "a:0"]);
+      // A new chunk in the same millisecond goes behind them, and once only: a resumed run that
+      // queues its reply again (the same id) adds nothing and does not move it.
+      const chunk = { runId: null, route: JSON.parse(ROUTE), chunkIndex: 0, chunkCount: 1 };
+      for (const text of ["first", "again"])
+        store.outbox.insert({ ...chunk, id: "b:0", text }, 1000);
+      expect(order()).toEqual(["notice:1:0", "z:0", "a:0", "b:0"]);
+      expect(store.outbox.rows().find((row) => row.id === "b:0")?.text).toBe("first");
+      // A chunk is its row and its open-chunks entry, a run its row: the rowid tables wrote the
+      // key's index entry besides (3 and 2).
+      const insertChunk = sql.exec(
+        `INSERT INTO outbox(id, route, text, state, next_at, created_at) VALUES ('c:0', ?, 'c', 'pending', 1000, 1000)`,
+        ROUTE,
+      );
+      expect(insertChunk.rowsWritten).toBe(2);
+      const insertRun = sql.exec(
+        `INSERT INTO runs(run_id, session_id, state, route, started_at) VALUES ('run-2', 's-old', 'running', ?, 2000)`,
+        ROUTE,
+      );
+      expect(insertRun.rowsWritten).toBe(1);
     });
   });
 });

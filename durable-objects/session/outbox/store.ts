@@ -14,8 +14,12 @@ export class OutboxStore {
       Partial<Pick<OutboxRow, "media">>,
     now: number,
   ): void {
+    // ord keeps insertion order among chunks queued in the same millisecond (a reply's chunks, a
+    // notice and a reply): above every chunk still open, read from the open-chunks index alone
+    // (the table has no rowid since schema step 15, which saved a billed row per chunk).
     this.sql.exec(
-      `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at, media) VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+      `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at, media, ord)
+       VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM outbox WHERE settled_at IS NULL))`,
       row.id,
       row.runId,
       JSON.stringify(row.route),
@@ -34,7 +38,7 @@ export class OutboxStore {
    */
   unsettled(): OutboxRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid`)
+      .exec<Row>(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, ord`)
       .toArray()
       .map(toOutboxRow);
   }
@@ -42,7 +46,7 @@ export class OutboxStore {
   nextAt(): number | undefined {
     const row = this.sql
       .exec<{ at: number }>(
-        `SELECT next_at AS at FROM outbox WHERE settled_at IS NULL ORDER BY created_at, rowid LIMIT 1`,
+        `SELECT next_at AS at FROM outbox WHERE settled_at IS NULL ORDER BY created_at, ord LIMIT 1`,
       )
       .toArray()[0];
     return row?.at;
@@ -87,8 +91,8 @@ export class OutboxStore {
   }
   rows(state?: OutboxState): OutboxRow[] {
     const rows = state
-      ? this.sql.exec<Row>(`SELECT * FROM outbox WHERE state = ? ORDER BY created_at, rowid`, state)
-      : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, rowid`);
+      ? this.sql.exec<Row>(`SELECT * FROM outbox WHERE state = ? ORDER BY created_at, ord`, state)
+      : this.sql.exec<Row>(`SELECT * FROM outbox ORDER BY created_at, ord`);
     return rows.toArray().map(toOutboxRow);
   }
 
@@ -110,7 +114,7 @@ export class OutboxStore {
     this.sql.exec(`DELETE FROM outbox WHERE state = 'sent' AND settled_at < ?`, now - TOMBSTONE_MS);
     this.sql.exec(
       `DELETE FROM outbox WHERE state = 'dead' AND (COALESCE(settled_at, created_at) < ? OR id NOT IN
-         (SELECT id FROM outbox WHERE state = 'dead' ORDER BY COALESCE(settled_at, created_at) DESC, rowid DESC LIMIT ?))`,
+         (SELECT id FROM outbox WHERE state = 'dead' ORDER BY COALESCE(settled_at, created_at) DESC, ord DESC LIMIT ?))`,
       now - policy.deadLetterMs,
       policy.maxEntries,
     );

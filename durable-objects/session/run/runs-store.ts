@@ -210,7 +210,7 @@ export class RunStore {
       .exec<{ run_id: string; input_tokens: number; output_tokens: number; platform_usd: number }>(
         `SELECT run_id, input_tokens, output_tokens, platform_usd FROM runs
          WHERE session_id = ? AND state NOT IN ('running', 'waiting') AND (mirrored = 1 OR ? = 1)
-           AND run_id NOT IN (SELECT run_id FROM runs WHERE session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?)`,
+           AND run_id NOT IN (SELECT run_id FROM runs WHERE session_id = ? ORDER BY started_at DESC, run_id DESC LIMIT ?)`,
         sessionId,
         archivedOrNone,
         sessionId,
