@@ -113,8 +113,16 @@ async function providerSaw(text: string): Promise<boolean> {
   return requests.requests.some((request) => JSON.stringify(request.body).includes(text));
 }
 
+/**
+ * Channels at once, each channel's own tests in order: a channel's conversations, pairing codes and
+ * fake platform are its own, and each test spends most of its time in `simulate`'s quiet window
+ * (1.5 s without a new reply), so one after another took about 70 s of mostly waiting.
+ */
+const CHANNELS_AT_ONCE = 4;
+
 describe("every simulated channel with a configured provider model and the default access rules", {
   timeout: 900_000,
+  concurrency: CHANNELS_AT_ONCE,
 }, () => {
   it("the simulated stack names no missing secret for a simulated channel", () => {
     assert.doesNotMatch(output, /channels\.\w+: (missing|not served)/, output);
@@ -122,65 +130,69 @@ describe("every simulated channel with a configured provider model and the defau
 
   for (const simulator of channelSimulators) {
     const id = simulator.id;
-    it(`${id}: a stranger is told about pairing; once approved, the provider answers`, {
-      timeout: 180_000,
-    }, async () => {
-      const first = `hello ${id} from a stranger`;
-      const stranger = await edgeclaw(["simulate", id, "--timeout", "60", first]);
-      const log = `${stranger.stdout}\n${stranger.stderr}\n--- dev:\n${output}`;
-      assert.equal(stranger.status, 0, log);
-      assert.match(stranger.stdout, new RegExp(`^${id} ▸ .*access not configured`, "m"), log);
-      assert.match(
-        stranger.stdout,
-        new RegExp(
-          `not answered by the agent: the sender is not allowed yet \\(dmPolicy pairing\\).*npx edgeclaw pairing approve ${id} <code>.*channels\\.${id}\\.allowFrom`,
-        ),
-        log,
-      );
-      assert.equal(await providerSaw(first), false, "a stranger's text reached the model");
-      const code = /Pairing code: ([A-Z0-9]{8})/.exec(stranger.stdout)?.[1];
-      assert.ok(code, log);
-      const approved = await edgeclaw(["pairing", "approve", id, code]);
-      assert.equal(approved.status, 0, `${approved.stdout}\n${approved.stderr}`);
-
-      const text = `hello ${id} from a provider test`;
-      const result = await edgeclaw(["simulate", id, "--timeout", "60", text]);
-      assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`);
-      assert.match(result.stdout, new RegExp(`^${id} ▸ You said: `, "m"));
-      assert.match(result.stdout, new RegExp(text));
-      assert.ok(await providerSaw(text), `the provider never saw "${text}"`);
-    });
-
-    const group = GROUPS[id];
-    if (!group) continue;
-    it(`${id}: a group that is not allowlisted is refused at once, with the reason and the key`, {
-      timeout: 60_000,
-    }, async () => {
-      const started = Date.now();
-      const result = await edgeclaw(["simulate", id, "--timeout", "45", ...group]);
-      const log = `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`;
-      assert.equal(result.status, 1, log);
-      const delivered = OVER_COMPANION.has(id) ? "over the companion" : "200";
-      assert.match(
-        result.stdout,
-        new RegExp(
-          `^delivered \\(${delivered}\\); refused by the access policy: groupPolicy allowlist with an empty allowlist blocks every group$`,
-          "m",
-        ),
-        log,
-      );
-      assert.match(
-        result.stdout,
-        new RegExp(
-          `^ {2}the config key that would change it: channels\\.${id}\\.${GROUP_KEYS[id] ?? "groups"}$`,
-          "m",
-        ),
-        log,
-      );
-      assert.ok(
-        Date.now() - started < 30_000,
-        `took ${Date.now() - started} ms: waited out the timeout`,
-      );
-    });
+    describe(id, { concurrency: false }, () => channelTests(id));
   }
 });
+
+function channelTests(id: string): void {
+  it(`${id}: a stranger is told about pairing; once approved, the provider answers`, {
+    timeout: 180_000,
+  }, async () => {
+    const first = `hello ${id} from a stranger`;
+    const stranger = await edgeclaw(["simulate", id, "--timeout", "60", first]);
+    const log = `${stranger.stdout}\n${stranger.stderr}\n--- dev:\n${output}`;
+    assert.equal(stranger.status, 0, log);
+    assert.match(stranger.stdout, new RegExp(`^${id} ▸ .*access not configured`, "m"), log);
+    assert.match(
+      stranger.stdout,
+      new RegExp(
+        `not answered by the agent: the sender is not allowed yet \\(dmPolicy pairing\\).*npx edgeclaw pairing approve ${id} <code>.*channels\\.${id}\\.allowFrom`,
+      ),
+      log,
+    );
+    assert.equal(await providerSaw(first), false, "a stranger's text reached the model");
+    const code = /Pairing code: ([A-Z0-9]{8})/.exec(stranger.stdout)?.[1];
+    assert.ok(code, log);
+    const approved = await edgeclaw(["pairing", "approve", id, code]);
+    assert.equal(approved.status, 0, `${approved.stdout}\n${approved.stderr}`);
+
+    const text = `hello ${id} from a provider test`;
+    const result = await edgeclaw(["simulate", id, "--timeout", "60", text]);
+    assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`);
+    assert.match(result.stdout, new RegExp(`^${id} ▸ You said: `, "m"));
+    assert.match(result.stdout, new RegExp(text));
+    assert.ok(await providerSaw(text), `the provider never saw "${text}"`);
+  });
+
+  const group = GROUPS[id];
+  if (!group) return;
+  it(`${id}: a group that is not allowlisted is refused at once, with the reason and the key`, {
+    timeout: 60_000,
+  }, async () => {
+    const started = Date.now();
+    const result = await edgeclaw(["simulate", id, "--timeout", "45", ...group]);
+    const log = `${result.stdout}\n${result.stderr}\n--- dev:\n${output}`;
+    assert.equal(result.status, 1, log);
+    const delivered = OVER_COMPANION.has(id) ? "over the companion" : "200";
+    assert.match(
+      result.stdout,
+      new RegExp(
+        `^delivered \\(${delivered}\\); refused by the access policy: groupPolicy allowlist with an empty allowlist blocks every group$`,
+        "m",
+      ),
+      log,
+    );
+    assert.match(
+      result.stdout,
+      new RegExp(
+        `^ {2}the config key that would change it: channels\\.${id}\\.${GROUP_KEYS[id] ?? "groups"}$`,
+        "m",
+      ),
+      log,
+    );
+    assert.ok(
+      Date.now() - started < 30_000,
+      `took ${Date.now() - started} ms: waited out the timeout`,
+    );
+  });
+}
