@@ -10,6 +10,7 @@ import { manifest as msteams } from "./msteams/manifest.ts";
 import { manifest as discord } from "./discord/manifest.ts";
 import { manifest as mattermost } from "./mattermost/manifest.ts";
 import { manifest as matrix } from "./matrix/manifest.ts";
+import { manifest as whatsapp } from "./whatsapp/manifest.ts";
 
 /** A registered channel: its manifest, and its definition (its folder's index.ts, default export). */
 export interface RegisteredChannel {
@@ -44,6 +45,7 @@ export const registeredChannels: readonly RegisteredChannel[] = [
   channel(discord, () => import("./discord/index.ts")),
   channel(mattermost, () => import("./mattermost/index.ts")),
   channel(matrix, () => import("./matrix/index.ts")),
+  channel(whatsapp, () => import("./whatsapp/index.ts")),
 ];
 
 /** The manifests, in the list's order. */

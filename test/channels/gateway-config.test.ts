@@ -29,10 +29,10 @@ describe("the gateway's config", () => {
   it("applies a channel's defaults and refuses its bad keys; other blocks and keys are kept", () => {
     const config = parseConfig({
       notYetRead: true,
-      channels: { slack: { botToken: "xoxb-1" }, whatsapp: { dmPolicy: "open" } },
+      channels: { slack: { botToken: "xoxb-1" }, imessage: { dmPolicy: "open" } },
     });
     expect(config.channels.slack).toMatchObject({ textChunkLimit: 8000, enabled: true });
-    expect(config.channels.whatsapp).toEqual({ dmPolicy: "open" });
+    expect(config.channels.imessage).toEqual({ dmPolicy: "open" });
     expect((config as Record<string, unknown>).notYetRead).toBe(true);
     expect(() => parseConfig({ channels: { slack: { textChunkLimit: 1 } } })).toThrow(
       /channels\.slack\.textChunkLimit/,

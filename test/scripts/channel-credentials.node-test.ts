@@ -28,6 +28,7 @@ import { msTeamsAccount, msTeamsCredentials } from "../../functions/channels/mst
 import { slackAccount, slackSecrets } from "../../functions/channels/slack/config.ts";
 import { smsAccount, smsSecrets } from "../../functions/channels/sms/config.ts";
 import { telegramAccount, telegramSecrets } from "../../functions/channels/telegram/config.ts";
+import { whatsappAccount } from "../../functions/channels/whatsapp/config.ts";
 import { checkConfig } from "../../functions/routing/config-check.ts";
 import { requiredSecrets } from "../../functions/control/required-secrets.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
@@ -129,6 +130,12 @@ const CASES: Record<string, Case> = {
       const account = matrixAccount(root(c, "matrix"), "default");
       return [matrixHomeserver(account, env), matrixAccessToken(account, env)];
     },
+  },
+  // A linked device: no secret in the config or the environment (the session is the link's).
+  whatsapp: {
+    block: {},
+    missing: [],
+    resolved: (c) => [whatsappAccount(root(c, "whatsapp"), "default").accountId],
   },
 };
 

@@ -11,6 +11,7 @@ import {
   testKitKey,
 } from "../../scripts/lib/channel-test-kits.ts";
 import { startSandboxServer } from "../../companion/src/sandbox/server.ts";
+import { startCompanionFront } from "./companion-front.ts";
 import { makeCondaRoot, SANDBOX_CONDA_PREFIX } from "../fakes/conda/root.ts";
 import { startFakeContainerEngine } from "../fakes/container-engine.ts";
 import { startBrowserRunStandin } from "../../scripts/lib/browser-run-standin.ts";
@@ -50,10 +51,14 @@ export default async function setup(project: TestProject) {
   project.provide("fakeRelayUrl", fakeRelay.url);
   // Each channel's fake platform, from its test kit (functions/channels/<id>/test-kit.ts); what it
   // hands on reaches vitest.config.ts, which points the test config and bindings at it.
+  // A kit whose replies leave through the companion names its fake companion's /v1/outbound.
+  const companionOutbound: Record<string, string> = {};
   for (const { channel, piece } of await channelTestKits()) {
     const fake = await piece.start();
     stops.push([`fake ${channel}`, () => fake.stop()]);
     project.provide(testKitKey(channel), fake.values);
+    if (fake.values.companionOutboundUrl)
+      companionOutbound[channel] = fake.values.companionOutboundUrl;
   }
   // The real local sandbox backend: the companion's sandbox host (bubblewrap), signed requests.
   // It sees a conda root at /opt/conda (the conda stand-in, test/fakes/conda/) as the image has one.
@@ -63,7 +68,13 @@ export default async function setup(project: TestProject) {
     binds: [{ source: makeCondaRoot(), target: SANDBOX_CONDA_PREFIX, writable: true }],
   });
   stops.push(["sandbox host", () => sandbox.stop()]);
-  project.provide("sandboxUrl", `http://127.0.0.1:${sandbox.port}`);
+  // companion.url of the test config: the sandbox host and the channels' fake companions behind one address.
+  const front = await startCompanionFront({
+    sandbox: `http://127.0.0.1:${sandbox.port}`,
+    outbound: companionOutbound,
+  });
+  stops.push(["companion front", () => front.stop()]);
+  project.provide("sandboxUrl", front.url);
   // The sandbox container backend's stand-in runtime: the image's host process per container.
   const containerEngine = await startFakeContainerEngine();
   stops.push(["container engine stand-in", () => containerEngine.stop()]);

@@ -11,6 +11,7 @@ import { slackKit } from "./slack.ts";
 import { slackSystemKit } from "./slack-system.ts";
 import { smsKit } from "./sms.ts";
 import { telegramKit, telegramSystemKit } from "./telegram.ts";
+import { whatsappSystemKit } from "./whatsapp.ts";
 
 /** One kit per webhook channel that takes direct messages (the DM cases run over these). */
 export const DM_KITS: ChannelKit[] = [
@@ -37,6 +38,7 @@ export const SYSTEM_KITS: SystemEventKit[] = [
   discordSystemKit,
   mattermostSystemKit,
   matrixSystemKit,
+  whatsappSystemKit,
 ];
 
 /** Channels that parse no system event at all, and why (the cross-check has nothing to hold them to). */
