@@ -1,4 +1,5 @@
 import type { SessionState } from "./state.ts";
+import { forgetInteraction } from "./last-inbound.ts";
 
 /** The session id under this object's key: which one is in force, and starting a new one. */
 
@@ -16,10 +17,11 @@ export function currentSessionId(s: SessionState, now: number): string {
  */
 export function rotateSession(s: SessionState, now = Date.now()): string {
   const sessionId = crypto.randomUUID();
+  const first = !s.store.meta.get("sessionId");
   s.ctx.storage.transactionSync(() => {
     s.store.meta.set("sessionId", sessionId);
     s.store.meta.set("sessionStartedAt", String(now));
-    s.store.meta.delete("lastInteractionAt");
+    if (!first) forgetInteraction(s.store.meta);
     s.store.meta.delete("compactions");
   });
   return sessionId;

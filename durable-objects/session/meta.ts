@@ -76,9 +76,10 @@ export interface MetaText {
   /** session.ts accept: the routing key and agent this object serves (set on the first event). */
   sessionKey: string;
   agentId: string;
-  /** lifecycle.ts: the current session id, when it started, the last inbound interaction. */
+  /** lifecycle.ts: the current session id and when it started. */
   sessionId: string;
   sessionStartedAt: string;
+  /** Before lastInbound (last-inbound.ts): the last interaction, read as a floor where it exists. */
   lastInteractionAt: string;
   /** inbox/triage.ts: direct | group, from the last event (status, queue policy). */
   chatType: string;
@@ -112,7 +113,12 @@ export interface MetaText {
 }
 
 export interface MetaJson {
-  /** inbox/triage.ts: where the last accepted message came from (heartbeats, status). */
+  /**
+   * last-inbound.ts: where the last accepted message came from (heartbeats, status) and when a
+   * person last wrote in the current session (idle resets), in one row written by triage.
+   */
+  lastInbound: { route: ReplyRoute; userAt?: number };
+  /** Before lastInbound: the last accepted message's route (read where lastInbound is absent). */
   lastRoute: ReplyRoute;
   /** lifecycle settings (/model, /think, /queue, …). */
   settings: SessionSettings;

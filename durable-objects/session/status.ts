@@ -14,6 +14,7 @@ import { selectionFor } from "./run/deps.ts";
 import { settings } from "./settings.ts";
 import { sessionSendDecision } from "./outbox/send-gate.ts";
 import type { SessionState } from "./state.ts";
+import { lastInteractionAt, lastRoute } from "./last-inbound.ts";
 
 function sessionFacts(s: SessionState) {
   const sessionId = currentSessionId(s, Date.now());
@@ -23,9 +24,7 @@ function sessionFacts(s: SessionState) {
     agentId: s.store.meta.get("agentId") ?? "main",
     sessionId,
     sessionStartedAt: Number(s.store.meta.get("sessionStartedAt") ?? Date.now()),
-    lastInteractionAt: s.store.meta.get("lastInteractionAt")
-      ? Number(s.store.meta.get("lastInteractionAt"))
-      : null,
+    lastInteractionAt: lastInteractionAt(s.store.meta) ?? null,
     inputTokens: totals.inputTokens,
     outputTokens: totals.outputTokens,
     runs: totals.runs,
@@ -41,7 +40,7 @@ export function status(s: SessionState): SessionStatus {
   const facts = sessionFacts(s);
   const current = facts.settings;
   const selection = selectionFor(s.config, s.env, facts.agentId, current.modelOverride);
-  const channel = s.store.meta.getJson("lastRoute")?.channel ?? "";
+  const channel = lastRoute(s.store.meta)?.channel ?? "";
   return {
     sessionKey: facts.sessionKey,
     sessionId: facts.sessionId,

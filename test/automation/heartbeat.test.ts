@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { heartbeatEvent } from "../../durable-objects/scheduler/events.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
+import { lastInteractionAt } from "../../durable-objects/session/last-inbound.ts";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import { DEFAULT_HEARTBEAT_PROMPT } from "../../functions/config/automation-schema.ts";
 import type { HeartbeatPlan } from "../../functions/automation/heartbeat.ts";
@@ -72,8 +73,9 @@ describe("heartbeat turn", () => {
     // A real message first, so the session has an idle timer to keep.
     await collectRunEvents(await stub(sessionKey).chat(webchatEvent(sessionKey, "hello")));
     const before = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-      new SessionStore(state.storage.sql).meta.get("lastInteractionAt"),
+      lastInteractionAt(new SessionStore(state.storage.sql).meta),
     );
+    expect(before).toBeDefined();
 
     const ok = beat(scenario, channel, sessionKey);
     await stub(sessionKey).accept(ok);
@@ -94,7 +96,7 @@ describe("heartbeat turn", () => {
     expect(posted.filter((m) => m.text.includes("backup failed"))).toHaveLength(1);
     expect(await recorded(scenario)).toHaveLength(2);
     const after = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-      new SessionStore(state.storage.sql).meta.get("lastInteractionAt"),
+      lastInteractionAt(new SessionStore(state.storage.sql).meta),
     );
     expect(after).toBe(before);
   });

@@ -14,6 +14,7 @@ import { triageSubagent } from "../subagents/triage.ts";
 import type { InboxRow, RunRow, SessionStore } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import type { TriageHost } from "./triage-host.ts";
+import { lastRoute } from "../last-inbound.ts";
 
 /**
  * Events the gateway itself raised (cron jobs, the heartbeat, inbound hooks) inside a session:
@@ -98,7 +99,7 @@ export async function triageAutomation(
 /** `target: "last"` follows the session's own last route; any other route is already concrete. */
 function resolveRoute(route: ReplyRoute, store: SessionStore): ReplyRoute | undefined {
   if (route.channel !== "automation" || route.to !== "last") return route;
-  return store.meta.getJson("lastRoute");
+  return lastRoute(store.meta);
 }
 
 /** The automation trigger of a run (its first triggering event), if it was one. */

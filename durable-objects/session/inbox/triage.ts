@@ -27,6 +27,7 @@ import { queueSystemEvent } from "./system-events.ts";
 import { triageAutomation } from "./automation.ts";
 import type { InboxRow } from "../storage.ts";
 import type { TriageHost } from "./triage-host.ts";
+import { lastInteractionAt, recordInbound } from "../last-inbound.ts";
 
 /**
  * Decides what a newly accepted event becomes: dropped, answered without the model (pairing code,
@@ -186,7 +187,13 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
     },
     { outcome: "accepted" },
   );
-  host.store.meta.setJson("lastRoute", envelope.route);
+  // Heartbeats, cron and hook events never get here (triageAutomation): only a person's message
+  // extends the session's idle/daily freshness.
+  recordInbound(
+    host.store.meta,
+    envelope.route,
+    envelope.kind === "message" ? Date.now() : undefined,
+  );
   host.store.meta.set("chatType", envelope.chatType);
   await host.progressAccepted(row);
   if (host.activeRun) applyQueueMode(row, host);
@@ -352,11 +359,10 @@ function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
     chatType: envelope.chatType,
     threadId: envelope.threadId,
   });
-  const last = host.store.meta.get("lastInteractionAt");
   const verdict = sessionResetDue({
     policy,
     sessionStartedAt: Number(startedAt),
-    lastInteractionAt: last ? Number(last) : undefined,
+    lastInteractionAt: lastInteractionAt(host.store.meta),
     now,
     timeZone: host.config.agents.defaults.userTimezone,
   });

@@ -8,6 +8,7 @@ import { sessionLog } from "../log.ts";
 import type { SessionStore } from "../storage.ts";
 import { describeError } from "../../../functions/core/describe-error.ts";
 import type { SessionState } from "../state.ts";
+import { lastInteractionAt, lastRoute } from "../last-inbound.ts";
 
 /**
  * The mirror phase: when the session's rows are copied to Postgres (postgres.ts does the copy),
@@ -59,14 +60,12 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
         sessionKey: s.store.meta.get("sessionKey") ?? "",
         sessionId,
         agentId: s.store.meta.get("agentId") ?? "main",
-        channel: lastRun?.route.channel ?? s.store.meta.getJson("lastRoute")?.channel ?? null,
+        channel: lastRun?.route.channel ?? lastRoute(s.store.meta)?.channel ?? null,
         chatType: s.store.meta.get("chatType") ?? null,
-        lastRoute: s.store.meta.getJson("lastRoute") ?? null,
+        lastRoute: lastRoute(s.store.meta) ?? null,
         modelOverride: settings(s).modelOverride ?? null,
         sessionStartedAt: Number(s.store.meta.get("sessionStartedAt") ?? Date.now()),
-        lastInteractionAt: s.store.meta.get("lastInteractionAt")
-          ? Number(s.store.meta.get("lastInteractionAt"))
-          : null,
+        lastInteractionAt: lastInteractionAt(s.store.meta) ?? null,
       },
     });
     await flushCronReports(s);

@@ -93,7 +93,6 @@ function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
     );
     for (const seq of plan.seqs) s.store.inbox.take(seq, runId);
     for (const seq of plan.superseded) s.store.inbox.settle(seq, null, now);
-    if (plan.isUserMessage) s.store.meta.set("lastInteractionAt", String(now));
   });
   for (const seq of plan.superseded)
     s.emit([seq], {

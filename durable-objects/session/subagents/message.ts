@@ -9,6 +9,7 @@ import { resolveMessageTarget, stageMessageFiles } from "./message-target.ts";
 import { reachableSession } from "./sessions.ts";
 import type { PostAnswer, PostedMessage } from "./shapes.ts";
 import type { Spawner } from "./spawn.ts";
+import { lastRoute } from "../last-inbound.ts";
 
 /**
  * The `message` tool: a proactive send into another conversation the agent may reach, sent by the
@@ -72,7 +73,7 @@ export async function postMessageHere(
   s: SessionState,
   message: PostedMessage,
 ): Promise<PostAnswer> {
-  const route = s.store.meta.getJson("lastRoute");
+  const route = lastRoute(s.store.meta);
   if (!route || HTTP_CHANNELS.has(route.channel))
     return {
       ok: false,

@@ -16,6 +16,7 @@ import type { SessionState } from "../state.ts";
 import { childrenOf } from "./children.ts";
 import type { Spawner } from "./spawn.ts";
 import type { SentReply } from "./shapes.ts";
+import { lastRoute } from "../last-inbound.ts";
 
 /**
  * sessions_list / sessions_history / sessions_send inside the calling session. What a caller may
@@ -99,8 +100,7 @@ async function indexRows(s: SessionState, scope: Scope, limit: number): Promise<
       agentId:
         childrenOf(s.store).find((child) => child.childKey === sessionKey)?.agentId ??
         scope.agentId,
-      channel:
-        sessionKey === scope.ownKey ? (s.store.meta.getJson("lastRoute")?.channel ?? null) : null,
+      channel: sessionKey === scope.ownKey ? (lastRoute(s.store.meta)?.channel ?? null) : null,
       chatType: sessionKey === scope.ownKey ? (s.store.meta.get("chatType") ?? null) : null,
       updatedAt: now,
     }));

@@ -9,6 +9,7 @@ import type { TriageHost } from "../inbox/triage-host.ts";
 import { childrenOf, saveChild } from "./children.ts";
 import { subagentLimitsFor } from "../../../functions/agent/subagent-limits.ts";
 import type { SubagentReport } from "./shapes.ts";
+import { lastRoute } from "../last-inbound.ts";
 
 /**
  * A sub-agent event in triage. In a child, its task: the session remembers who spawned it and
@@ -38,7 +39,7 @@ export function triageSubagent(
   }
   if (sub.kind === "message") {
     // Answered in this session's own conversation (its last route), as data from another session.
-    const route = host.store.meta.getJson("lastRoute");
+    const route = lastRoute(host.store.meta);
     host.store.inbox.prepare(row.seq, {
       text: `[Inter-session message from ${sub.fromKey} isUser=false]\n${fenceUntrusted(envelope.text, `session ${sub.fromKey} (sessions_send)`, newFenceId())}`,
       senderIsOwner: sub.senderIsOwner,
