@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { z } from "zod";
+import * as z from "zod";
 import { COMMANDS } from "./cli/commands.ts";
 import type { CommandSpec } from "./cli/command-spec.ts";
 import { findConnection } from "./cli/connection.ts";

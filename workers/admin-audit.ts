@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { withDb } from "../functions/db/client.ts";
 import { listAudit } from "../functions/db/audit.ts";
 import type { Env } from "./env.ts";

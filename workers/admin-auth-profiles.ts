@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { authProfilesView } from "../functions/agent/auth-profiles/view.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { auditAdminChange } from "./admin-audit-write.ts";

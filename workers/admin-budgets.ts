@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb } from "../functions/db/client.ts";
 import { allWindowsFor, type BudgetWindow } from "../functions/agent/budget-scopes.ts";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { withDb } from "../functions/db/client.ts";
 import { recordAudit } from "../functions/db/audit.ts";
 import { sessionsWithDeadLetters } from "../functions/control/dead-letter-sessions.ts";

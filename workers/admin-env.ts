@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { loadManifest } from "../functions/compute-env/manifest.ts";
 import { describeInstall } from "../functions/compute-env/describe.ts";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { listTrusted, revokeTrusted } from "../functions/sandbox/trusted-commands.ts";
 import { auditAdminChange } from "./admin-audit-write.ts";
 import type { Env } from "./env.ts";

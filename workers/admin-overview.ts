@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { rawConfigFromEnv } from "../functions/config/load.ts";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb } from "../functions/db/client.ts";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { desc, eq } from "drizzle-orm";
 import { modelSelectionFor } from "../functions/agent/model-resolve.ts";
 import { rawConfigFromEnv } from "../functions/config/load.ts";

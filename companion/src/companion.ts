@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Server } from "node:http";
-import { z } from "zod";
+import * as z from "zod";
 import type { ConnectorAccount, ConnectorSource } from "./connector.ts";
 import type { CompanionSettings } from "./settings.ts";
 import { Outbox } from "./outbox.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { RawEvent } from "./connector.ts";
 import type { Outbox, OutboxRow } from "./outbox.ts";
 import { describeAnswer, type WorkerClient } from "./worker-client.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `POST /v1/outbound` (Worker → companion, signed with the outbound key, `Idempotency-Key` =

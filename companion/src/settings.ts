@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The companion's own settings, all from its environment (COMPANION.md "Companion process"): where

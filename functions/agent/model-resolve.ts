@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig, ProviderConfig } from "../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
 import { builtInModelPrice } from "./providers/built-in-prices.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig } from "../config/schema.ts";
 import type { HookMapping } from "../config/automation-schema.ts";
 import type { ReplyRoute } from "../core/envelope.ts";

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /**
  * State a channel keeps beside its webhooks (Mattermost's slash-command tokens): the one generic

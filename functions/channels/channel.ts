@@ -8,7 +8,7 @@
  * routes and schemas): no `cloudflare:` imports. A channel's config.ts holds its block's schema and
  * loads no send code: the gateway's config (gateway-config.ts) is composed from those alone.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { InboundEnvelope } from "../core/envelope.ts";
 import type { ChannelAdapter } from "./adapter.ts";
 import type { ChannelAdminRoutes } from "./channel-admin.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { configFromEnvWith, parseConfigWith } from "../config/load.ts";
 import { baseConfigSchema, type EdgeclawConfig } from "../config/schema.ts";
 import { channelManifests } from "./manifests.ts";

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, type JSONWebKeySet } from "jose";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * A platform's token-signing keys (Google Chat, the Bot Framework), kept per isolate in a

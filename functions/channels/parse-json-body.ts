@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /**
  * The strict prologue every channel runs before it looks at a webhook body or a forwarded socket

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The conda command lines the computing environment runs in the sandbox, and what it reads of

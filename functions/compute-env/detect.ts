@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ComputeEnvConfig } from "../config/compute-env-schema.ts";
 import { parseEnvList, parseList } from "./conda-cli.ts";
 import type { ManifestEnv } from "./manifest.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { sandboxSchema } from "./exec-schema.ts";
 import { loopDetectionOverrideSchema } from "./loop-detection-schema.ts";
 import { agentSkillsLimitsSchema, skillAllowlistSchema } from "./skills-schema.ts";

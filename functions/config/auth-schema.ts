@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `auth.profiles` / `auth.order` (OpenClaw's concepts/model-failover, gateway/configuration-reference

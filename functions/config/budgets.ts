@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { replyRouteSchema } from "../core/envelope.ts";
 import { isTimeZone } from "../core/time-zone.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The workspace seed files the build bundles into the Worker (`--define EDGECLAW_BUNDLED_WORKSPACE:<json>`,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Who may talk to the agent on one channel: the per-channel / per-account access keys of OpenClaw

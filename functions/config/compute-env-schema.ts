@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `agents.defaults.computeEnv` (override per agent in `agents.list[].computeEnv`): AcaClaw's

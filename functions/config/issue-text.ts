@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /**
  * A config problem as one `<key.path>: <reason>` line per issue. zod says only "Invalid input" when

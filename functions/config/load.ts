@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { describeIssues } from "./issue-text.ts";
 import { PermanentError } from "../core/errors.ts";
 

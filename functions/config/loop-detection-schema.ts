@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `tools.loopDetection` per tools/loop-detection: the rolling-history detector, off by default as

@@ -3,7 +3,7 @@ import { browserSchema, pluginsSchema, webSearchSchema } from "./web-search-sche
 import { loopDetectionSchema } from "./loop-detection-schema.ts";
 import { skillsSchema } from "./skills-schema.ts";
 import { mediaSchema, ttsSchema } from "./media-schema.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { secretInputSchema } from "./secret-ref.ts";
 import { cronSchema, hooksSchema } from "./automation-schema.ts";
 import { diagnosticsSchema, loggingSchema } from "./observability.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * A secret in the config: either a plain string (accepted, as in OpenClaw) or a SecretRef that

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { channelAccessSchema } from "./channel-access.ts";
 import { OPENCLAW_KEY_TREE, type KeyTree } from "./openclaw-keys.ts";
 

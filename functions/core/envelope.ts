@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Where a reply goes. Stored with every inbound event, so a session that serves several channels

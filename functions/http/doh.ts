@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * DNS over HTTPS, JSON flavour (`application/dns-json`, as served by Cloudflare's 1.1.1.1 and

@@ -1,6 +1,6 @@
 import type { InboundEnvelope } from "../core/envelope.ts";
 import { channelDefinition } from "../channels/registry.ts";
-import { z } from "zod";
+import * as z from "zod";
 import {
   effectiveChannelAccess,
   groupEntrySchema,

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { resolveSecret, type SecretEnv } from "../config/secret-ref.ts";
 import type { CompanionOutboundSettings } from "../channels/companion/outbound-client.ts";
 import { signRequest } from "../channels/companion/signature.ts";

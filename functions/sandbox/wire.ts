@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The sandbox protocol: what the Worker asks a sandbox host to do, and what it answers. One

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { CommandSpec } from "./command-spec.ts";
 import { adminRequest } from "./http.ts";
 import { renderTable } from "./table.ts";

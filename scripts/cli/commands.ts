@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { checkConfig } from "../../functions/routing/config-check.ts";
 import { ConfigFileError, parseConfigText } from "../lib/config-file.ts";
 import { adminRequest, CliError } from "./http.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { adminRequest, UsageError } from "./http.ts";
 import { renderTable } from "./table.ts";
 import type { CommandSpec } from "./command-spec.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The sandbox part of `sessions show` (GET /admin/sessions/:key → `sandbox`, built by the

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { channelSimulators, simulatorFor } from "../simulate/registry.ts";
 import { simulateOnce, type DecisionLookup, type SimulateOutcome } from "../simulate/send.ts";
 import { readSimulateState } from "../simulate/state.ts";

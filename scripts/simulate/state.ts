@@ -1,6 +1,6 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What a simulating `npm run dev` tells `edgeclaw simulate`: per channel, where its fake platform

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { classifyError } from "../../functions/core/classify-error.ts";
 import { describeError } from "../../functions/core/describe-error.ts";
 import {

@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { CHANNEL_STATE_SCHEMA } from "../../durable-objects/channel-state.ts";
 import { migrate } from "../../durable-objects/lib/migrate.ts";
 import {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { z } from "zod";
+import * as z from "zod";
 import {
   errorStepSchema,
   type Plan,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What a test scripts the fake model server to answer (`POST /_control/script`), and the plan of one

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { z } from "zod";
+import * as z from "zod";
 import { describeIssues } from "../../functions/config/issue-text.ts";
 import { databaseUrlProblem, neonWebSocketAddress } from "../../scripts/lib/neon-node.ts";
 import { projectRoot, tempProject } from "./helpers.ts";

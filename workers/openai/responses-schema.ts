@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The body of POST /v1/responses: the fields OpenClaw's OpenResponses page lists, in OpenAI's

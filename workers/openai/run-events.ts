@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { RunEvent } from "../../durable-objects/session-api.ts";
 
 /**

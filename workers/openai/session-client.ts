@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import type { Env } from "../env.ts";
 

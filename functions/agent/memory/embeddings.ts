@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { MemorySearchConfig } from "../../config/memory-keys.ts";
 import { resolveSecret, type SecretEnv } from "../../config/secret-ref.ts";
 import {

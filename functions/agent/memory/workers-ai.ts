@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Cloudflare Workers AI as a memory embedding provider, through the Worker's `AI` binding

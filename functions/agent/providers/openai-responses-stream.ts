@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ModelError, type ModelRequest, type Usage } from "../types.ts";
 import { classifyStreamError } from "./errors.ts";
 import { safeJson, type SseEvent } from "./http.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool } from "../types.ts";
 import { readFiles } from "../workspace.ts";

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { DbEnv } from "../../db/client.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { WorkspaceError } from "../workspace.ts";

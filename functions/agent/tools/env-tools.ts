@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { DbEnv } from "../../db/client.ts";
 import { computeEnvFor } from "../../compute-env/config.ts";

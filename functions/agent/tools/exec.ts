@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import { resolveSecret, type SecretEnv } from "../../config/secret-ref.ts";
 import type { AgentTool } from "../types.ts";

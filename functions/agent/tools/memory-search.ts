@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool } from "../types.ts";
 import { ensureIndexFresh, MemoryIndexError } from "../memory/index-signal.ts";

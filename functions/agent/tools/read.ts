@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentTool, ToolContext } from "../types.ts";
 import { listFiles, readFile } from "../workspace.ts";
 import { dbEnvOf, parseToolArgs } from "./common.ts";

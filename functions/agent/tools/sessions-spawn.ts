@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentTool } from "../types.ts";
 import { parseToolArgs } from "./common.ts";
 import type { SessionToolsHost } from "./session-tools-host.ts";

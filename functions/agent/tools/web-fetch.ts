@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { EdgeclawConfig } from "../../config/schema.ts";
 import type { AgentTool, ToolContext, ToolResult } from "../types.ts";
 import { checkFetchTarget, type SsrfPolicy } from "../../http/ssrf.ts";

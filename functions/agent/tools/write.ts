@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentTool } from "../types.ts";
 import { writeFile } from "../workspace.ts";
 import { noteMemoryWrite } from "../memory/index-signal.ts";

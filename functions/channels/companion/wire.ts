@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The bodies of `/internal/companion/*` (COMPANION.md "Wire"): what the companion sends and what

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The parts of Discord's Gateway and interaction payloads edgeclaw reads

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Event bodies Feishu posts (Open Platform "Event subscription" — schema 2.0; im.message.receive_v1;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The parts of a Google Chat interaction event the Worker reads (Chat API reference: Event,

@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT } from "jose";
-import { z } from "zod";
+import * as z from "zod";
 import type { ServiceAccountKey } from "./config.ts";
 
 /**

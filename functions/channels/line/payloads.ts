@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The webhook body LINE posts (Messaging API reference, "Webhook event objects"; the

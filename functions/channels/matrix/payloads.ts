@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What the companion's /sync connector forwards for one room event (companion/connector.ts): the

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import {
   adminError as fail,
   type ChannelAdminDeps,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { CommandSpec } from "../../../scripts/cli/command-spec.ts";
 import { adminRequest } from "../../../scripts/cli/http.ts";
 import { renderTable } from "../../../scripts/cli/table.ts";

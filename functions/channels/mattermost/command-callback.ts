@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { sameSecret } from "../../http/same-secret.ts";
 import type {
   AcceptResult,

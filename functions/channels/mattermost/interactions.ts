@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { sameSecret } from "../../http/same-secret.ts";
 import type { ParseResult, VerifyResult, WebhookRequest, WebhookRoute } from "../channel.ts";
 import { hmacHex } from "../companion/signature.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { mattermostApi, type MattermostBot, type MattermostCall } from "./api.ts";
 import type { MattermostCommandRecord } from "./command-registry.ts";
 

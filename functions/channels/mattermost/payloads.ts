@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Mattermost's WebSocket events (api/v4/websocket), as the companion forwards them. Posts and

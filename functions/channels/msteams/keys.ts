@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { getJson, JwksCache, parseJwks, type KeySet } from "../jwks-cache.ts";
 
 /**

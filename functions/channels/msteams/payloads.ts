@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The parts of a Bot Framework activity (Bot Framework Activity schema, as Teams sends it) the

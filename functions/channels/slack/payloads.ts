@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The shapes of what Slack POSTs to a Request URL (Events API JSON, slash-command forms,

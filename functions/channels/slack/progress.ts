@@ -1,5 +1,5 @@
 import type { SlackAccount } from "./config.ts";
-import { z } from "zod";
+import * as z from "zod";
 import type { ProgressContext, ProgressEvent, ProgressState } from "../adapter.ts";
 import type { ReplyRoute } from "../../core/envelope.ts";
 import {

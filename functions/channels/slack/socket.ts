@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ParseResult, SocketAccount, SocketPieces } from "../channel.ts";
 import { secretEnvName } from "../../config/secret-ref.ts";
 import { accountLabel } from "../accounts.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The parts of a Bot API `Update` (https://core.telegram.org/bots/api#update) edgeclaw reads, as

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import { enabledAccounts, mergedAccount, type MergedAccount } from "../accounts.ts";
 

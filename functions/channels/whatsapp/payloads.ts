@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What the companion's Baileys connector forwards for one event (companion/connector.ts): the

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ChannelDefinition, WebhookRoute } from "../../../functions/channels/channel.ts";
 import type { InboundEnvelope } from "../../../functions/core/envelope.ts";
 import { channelAccessSchema } from "../../../functions/config/channel-access.ts";
