@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, type SpawnOptions } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,29 @@ import { projectRoot } from "./helpers.ts";
  * under it and named with what was still running — CI fails in minutes with a reason instead of
  * hanging until its hard limit cuts it off without one.
  */
-describe("npm test's supervised children", () => {
+/** `spawnSync` that leaves the event loop free, so the tests below can run side by side. */
+function run(
+  command: string,
+  args: string[],
+  options: SpawnOptions & { timeout: number },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let [stdout, stderr] = ["", ""];
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGTERM"), options.timeout);
+    child.once("error", reject);
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+// Side by side: the vitest runs below mostly wait (the stall test on 20 s of silence), and none of
+// them shares a directory or a process group with another.
+describe("npm test's supervised children", { concurrency: true }, () => {
   it("ends the whole process group at the deadline and lists what was still running", async (t) => {
     // A shell with a grandchild, as npm → tsx → vitest → workerd is.
     const child = spawn("bash", ["-c", "sleep 300 & sleep 301; wait"], {
@@ -51,20 +73,20 @@ describe("npm test's supervised children", () => {
     assert.equal(code, 0);
   });
 
-  it("reads vitest's own summary: finished, and whether anything failed", () => {
+  it("reads vitest's own summary: finished, and whether anything failed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgeclaw-vitest-summary-"));
     try {
       writeFileSync(join(dir, "vitest.config.mjs"), "export default { test: {} };\n");
-      const summaryOf = (body: string) => {
+      const summaryOf = async (body: string) => {
         writeFileSync(join(dir, "one.test.mjs"), `import { it, expect } from "vitest";\n${body}\n`);
-        const run = spawnSync(
+        const vitest = await run(
           join(projectRoot, "node_modules", ".bin", "vitest"),
           ["run", "--root", dir, "--config", join(dir, "vitest.config.mjs")],
-          { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "1" }, timeout: 60_000 },
+          { env: { ...process.env, FORCE_COLOR: "1" }, timeout: 60_000 },
         );
         const summary = new VitestSummary();
         let closed = false;
-        for (const line of `${run.stdout}\n${run.stderr}`.split("\n")) {
+        for (const line of `${vitest.stdout}\n${vitest.stderr}`.split("\n")) {
           summary.read(line);
           if (VitestSummary.closes(line)) closed = true;
         }
@@ -73,17 +95,17 @@ describe("npm test's supervised children", () => {
           finished: summary.finished,
           failed: summary.failed,
           files: [...summary.reportedFiles],
-          status: run.status,
+          status: vitest.status,
         };
       };
-      assert.deepEqual(summaryOf('it("passes", () => expect(1).toBe(1));'), {
+      assert.deepEqual(await summaryOf('it("passes", () => expect(1).toBe(1));'), {
         closed: true,
         files: ["one.test.mjs"],
         finished: true,
         failed: false,
         status: 0,
       });
-      assert.deepEqual(summaryOf('it("fails", () => expect(1).toBe(2));'), {
+      assert.deepEqual(await summaryOf('it("fails", () => expect(1).toBe(2));'), {
         closed: true,
         files: ["one.test.mjs"],
         finished: true,
@@ -92,7 +114,9 @@ describe("npm test's supervised children", () => {
       });
       // An error outside any test (vitest's "Errors" line) fails the shard too.
       assert.deepEqual(
-        summaryOf('it("passes", () => { setTimeout(() => { throw new Error("late"); }, 0); });'),
+        await summaryOf(
+          'it("passes", () => { setTimeout(() => { throw new Error("late"); }, 0); });',
+        ),
         { closed: true, files: ["one.test.mjs"], finished: true, failed: true, status: 1 },
       );
     } finally {
@@ -100,7 +124,7 @@ describe("npm test's supervised children", () => {
     }
   });
 
-  it("ends a vitest that goes silent and runs the files it had not reported once more", () => {
+  it("ends a vitest that goes silent and runs the files it had not reported once more", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgeclaw-vitest-stall-"));
     try {
       // One file passes; the other hangs without a word on its first run only (a marker file
@@ -129,7 +153,7 @@ describe("npm test's supervised children", () => {
           "});",
         ].join("\n"),
       );
-      const run = spawnSync(
+      const workerd = await run(
         process.execPath,
         [
           "--import",
@@ -142,15 +166,14 @@ describe("npm test's supervised children", () => {
         ],
         {
           cwd: projectRoot,
-          encoding: "utf8",
           // 20 s of silence: more than a loaded machine takes to start vitest and import a file
           // (4 s was not, in a preview at load 40), far less than the silent test's 110 s.
           env: { ...process.env, EDGECLAW_TEST_SHARDS: "1", EDGECLAW_TEST_STALL_TIMEOUT: "20" },
           timeout: 100_000,
         },
       );
-      const output = `${run.stdout}\n${run.stderr}`;
-      assert.equal(run.status, 0, output);
+      const output = `${workerd.stdout}\n${workerd.stderr}`;
+      assert.equal(workerd.status, 0, output);
       assert.match(
         output,
         /printed nothing for 20 s \(EDGECLAW_TEST_STALL_TIMEOUT\) after [01] file/,
