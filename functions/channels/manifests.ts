@@ -11,6 +11,7 @@ import { manifest as discord } from "./discord/manifest.ts";
 import { manifest as mattermost } from "./mattermost/manifest.ts";
 import { manifest as matrix } from "./matrix/manifest.ts";
 import { manifest as whatsapp } from "./whatsapp/manifest.ts";
+import { manifest as signal } from "./signal/manifest.ts";
 
 /** A registered channel: its manifest, and its definition (its folder's index.ts, default export). */
 export interface RegisteredChannel {
@@ -46,6 +47,7 @@ export const registeredChannels: readonly RegisteredChannel[] = [
   channel(mattermost, () => import("./mattermost/index.ts")),
   channel(matrix, () => import("./matrix/index.ts")),
   channel(whatsapp, () => import("./whatsapp/index.ts")),
+  channel(signal, () => import("./signal/index.ts")),
 ];
 
 /** The manifests, in the list's order. */

@@ -24,6 +24,7 @@ import {
   matrixAccount,
   matrixHomeserver,
 } from "../../functions/channels/matrix/config.ts";
+import { signalAccount, signalNumber } from "../../functions/channels/signal/config.ts";
 import { msTeamsAccount, msTeamsCredentials } from "../../functions/channels/msteams/config.ts";
 import { slackAccount, slackSecrets } from "../../functions/channels/slack/config.ts";
 import { smsAccount, smsSecrets } from "../../functions/channels/sms/config.ts";
@@ -137,12 +138,18 @@ const CASES: Record<string, Case> = {
     missing: [],
     resolved: (c) => [whatsappAccount(root(c, "whatsapp"), "default").accountId],
   },
+  signal: {
+    block: {},
+    missing: ["SIGNAL_ACCOUNT"],
+    resolved: (c, env) => [signalNumber(signalAccount(root(c, "signal"), "default"), env)],
+  },
 };
 
 function valueFor(name: string): string {
   if (name === "GOOGLE_CHAT_SERVICE_ACCOUNT") return SERVICE_ACCOUNT;
   if (name === "MATTERMOST_URL") return "https://chat.example.com";
   if (name === "MATRIX_HOMESERVER") return "https://matrix.example.org";
+  if (name === "SIGNAL_ACCOUNT") return "+15551234567";
   return `value-of-${name}`;
 }
 

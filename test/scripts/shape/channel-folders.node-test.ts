@@ -34,6 +34,10 @@ const ALLOWED: Record<string, { channels: string[]; why: string }> = {
     channels: ["slack"],
     why: "the metrics-overhead bench drives Slack webhooks on purpose (its baseline is Slack's)",
   },
+  "durable-objects/sandbox/loopback-container.ts": {
+    channels: ["signal"],
+    why: "the container engine's `signal` route sends a process signal, not Signal",
+  },
   "scripts/lib/local-worker.mjs": {
     channels: ["line"],
     why: "readline's 'line' event, not LINE",

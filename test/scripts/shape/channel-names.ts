@@ -6,8 +6,9 @@
  * `/line/webhook`, `../../functions/channels/discord/api.ts`), split into words at case changes and
  * punctuation, one of which is the id (or, for an id made of two words, the two in a row). A
  * channel's platform name counts too (Twilio for sms, Lark for feishu). An id that is an everyday
- * word (`line`) is matched in strings and UPPER_SNAKE names only: `line` and `lines` as variables
- * are text lines, not LINE; and a few names hold the word in its everyday sense (NOT_A_CHANNEL).
+ * word (`line`, `signal`) is matched in strings and UPPER_SNAKE names only: `line` and `lines` as
+ * variables are text lines, not LINE, and `signal` an AbortSignal, not Signal; and a few names hold
+ * the word in its everyday sense (NOT_A_CHANNEL).
  */
 import ts from "typescript";
 
@@ -17,9 +18,12 @@ const PLATFORM_NAMES: Record<string, string[]> = {
   sms: ["twilio"],
   feishu: ["lark"],
 };
-const EVERYDAY_WORDS = new Set(["line"]);
-/** Names that hold a channel's word in its everyday sense: `KILL_SLACK_MS` is time slack. */
-const NOT_A_CHANNEL = [/^[A-Z_]+_SLACK_MS$/];
+const EVERYDAY_WORDS = new Set(["line", "signal"]);
+/**
+ * Names that hold a channel's word in its everyday sense: `KILL_SLACK_MS` is time slack,
+ * `REPEATED_SIGNAL_MS` a process signal's, and the memory index's `index-signal.ts` is no Signal.
+ */
+const NOT_A_CHANNEL = [/^[A-Z_]+_SLACK_MS$/, /^[A-Z_]+_SIGNAL_MS$/, /(^|\/)index-signal(\.ts)?$/];
 
 function words(text: string): string[] {
   return text

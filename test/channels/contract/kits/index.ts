@@ -7,6 +7,7 @@ import { lineKit, lineSystemKit } from "./line.ts";
 import { mattermostSystemKit } from "./mattermost.ts";
 import { matrixSystemKit } from "./matrix.ts";
 import { msTeamsKit, msTeamsSystemKit } from "./msteams.ts";
+import { signalSystemKit } from "./signal.ts";
 import { slackKit } from "./slack.ts";
 import { slackSystemKit } from "./slack-system.ts";
 import { smsKit } from "./sms.ts";
@@ -39,6 +40,7 @@ export const SYSTEM_KITS: SystemEventKit[] = [
   mattermostSystemKit,
   matrixSystemKit,
   whatsappSystemKit,
+  signalSystemKit,
 ];
 
 /** Channels that parse no system event at all, and why (the cross-check has nothing to hold them to). */
