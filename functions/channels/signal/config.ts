@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
 import type { SecretEnv } from "../../config/secret-ref.ts";
 import {
@@ -73,11 +73,6 @@ const signalAccountFields = {
   reactionLevel: z.enum(["off", "ack", "minimal", "extensive"]).optional(),
   reactionNotifications: z.enum(["off", "own", "all", "allowlist"]).optional(),
   reactionAllowlist: z.array(z.string()).optional(),
-  /**
-   * edgeclaw's own: where the Worker reaches the companion that holds this account's signal-cli
-   * (`POST /v1/outbound`), when it is not `companion.url` (a companion instance of its own).
-   */
-  companionUrl: z.url().optional(),
 };
 
 export const signalAccountSchema = channelAccountAccessSchema.extend(signalAccountFields);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What the companion's connector forwards for one envelope signal-cli's `receive` answered

@@ -65,7 +65,7 @@ function sendThroughCompanion(
   const settings = ctx.config.companion;
   return sendCompanionCommand(
     {
-      url: ctx.account?.companionUrl ?? settings.url,
+      url: settings.url,
       outboundKeys: settings.outboundKeys,
       outboundTimeoutMs: settings.outboundTimeoutMs,
     },

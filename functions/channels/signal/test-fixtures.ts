@@ -6,8 +6,8 @@ import { FAKE_SIGNAL_BOT } from "./simulate/signal-world.ts";
  */
 
 /**
- * `channels.signal` pointed at the fake signal-cli daemon through a companion stand-in (the kit
- * starts the companion's real `/v1/outbound` surface with the Signal sender, at `companionUrl`).
+ * `channels.signal` pointed at the fake signal-cli daemon, whose replies go through a companion
+ * stand-in (the kit starts the companion's real `/v1/outbound` surface with the Signal sender).
  * The default account is what a user gets (dmPolicy "pairing", groupPolicy "allowlist" with no
  * group listed); "team" has open DMs with read receipts, `openGroup` without a mention, every
  * other group with a mention required.

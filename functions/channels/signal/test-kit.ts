@@ -6,8 +6,8 @@ import { TEST_SIGNAL } from "./test-fixtures.ts";
  * The workerd test suite's Signal (scripts/lib/channel-test-kits.ts): the fake signal-cli daemon,
  * and in front of it the companion's real HTTP surface (companion/src/http.ts: signed
  * `POST /v1/outbound`, receipts by command id) with the Signal sender for both test numbers — what
- * a running companion answers the Worker with, without its lease and ingress. The test config's
- * `channels.signal` points `companionUrl` at it (the suite's `companion.url` is the sandbox host).
+ * a running companion answers the Worker with, without its lease and ingress. The suite's
+ * `companion.url` (test/setup/companion-front.ts) routes Signal's commands to it.
  */
 export const testKit: ChannelTestKit = {
   async start() {
@@ -49,7 +49,7 @@ export const testKit: ChannelTestKit = {
       0,
     );
     return {
-      values: { url: fake.url, companionUrl: `http://127.0.0.1:${companion.port}` },
+      values: { url: fake.url, companionOutboundUrl: `http://127.0.0.1:${companion.port}` },
       stop: async () => {
         companion.server.closeAllConnections();
         await new Promise<void>((resolve) => companion.server.close(() => resolve()));
@@ -59,7 +59,6 @@ export const testKit: ChannelTestKit = {
   },
   config: (values) => ({
     account: TEST_SIGNAL.bot.number,
-    companionUrl: values.companionUrl,
     accounts: {
       default: {
         accountUuid: TEST_SIGNAL.bot.uuid,
