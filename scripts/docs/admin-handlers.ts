@@ -5,7 +5,7 @@ import ts from "typescript";
 /**
  * What an admin route's handler reads, from its source: the query parameters (`c.req.query("x")`,
  * or the keys of a zod object it checks `c.req.query()` against) and whether it reads a JSON body
- * (`c.req.json()` directly or through a helper of the same file) with the keys of the zod object
+ * (`c.req.json()` directly or through a helper of the same file or imported from ours) with the keys of the zod object
  * it checks the body against, when that object is declared in the file or imported from ours.
  */
 
@@ -102,8 +102,8 @@ function schemasVisibleIn(file: string, source: ts.SourceFile): Map<string, stri
   return schemas;
 }
 
-/** Same-file functions whose body reads the JSON body, e.g. a shared `readJson`. */
-function jsonReaders(source: ts.SourceFile): string[] {
+/** Top-level functions of a file whose body reads the JSON body, e.g. a shared `readJson`. */
+function declaredJsonReaders(source: ts.SourceFile): string[] {
   return source.statements.flatMap((statement) =>
     ts.isFunctionDeclaration(statement) &&
     statement.name &&
@@ -111,6 +111,22 @@ function jsonReaders(source: ts.SourceFile): string[] {
       ? [statement.name.text]
       : [],
   );
+}
+
+/** The file's own JSON-reading helpers, and those it imports by name from a relative module. */
+function jsonReaders(file: string, source: ts.SourceFile): string[] {
+  const readers = declaredJsonReaders(source);
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier))
+      continue;
+    const bindings = statement.importClause?.namedBindings;
+    const specifier = statement.moduleSpecifier.text;
+    if (!bindings || !ts.isNamedImports(bindings) || !specifier.startsWith(".")) continue;
+    const imported = new Set(bindings.elements.map((e) => e.name.text));
+    const declared = declaredJsonReaders(parse(resolve(dirname(file), specifier)));
+    readers.push(...declared.filter((name) => imported.has(name)));
+  }
+  return readers;
 }
 
 /**
@@ -124,7 +140,7 @@ export function handlerReader(
   source: ts.SourceFile,
 ): (handler: string, word?: string) => HandlerReads {
   const schemas = schemasVisibleIn(file, source);
-  const readers = jsonReaders(source);
+  const readers = jsonReaders(file, source);
   return (handler, word) => {
     let named = [...new Set(handler.match(/\b\w+\b/g) ?? [])].filter((w) => schemas.has(w));
     const own = word ? named.filter((w) => w.toLowerCase().startsWith(word.toLowerCase())) : [];
