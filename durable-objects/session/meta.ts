@@ -122,9 +122,9 @@ export interface MetaJson {
   lastRoute: ReplyRoute;
   /** lifecycle settings (/model, /think, /queue, …). */
   settings: SessionSettings;
-  /** inbox/triage.ts: one-line summaries of messages the queue cap dropped. */
+  /** inbox/queue-mode.ts: one-line summaries of messages the queue cap dropped. */
   droppedSummary: string[];
-  /** inbox/triage.ts: the last refusal reason logged (a repeat of it is not logged again). */
+  /** inbox/triage-access.ts: the last refusal reason logged (a repeat of it is not logged again). */
   refusalLogged: string;
   /** inbox/system-events.ts: events waiting for the next run's prompt. */
   systemEvents: QueuedSystemEvent[];

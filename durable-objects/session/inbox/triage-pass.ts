@@ -10,7 +10,8 @@ import { scheduleAlarm } from "../schedule.ts";
 import { countSession } from "../upkeep/metrics.ts";
 import { sessionLog } from "../log.ts";
 import type { SessionState } from "../state.ts";
-import { senderMayHearOfFailure, triageInbound } from "./triage.ts";
+import { triageInbound } from "./triage.ts";
+import { senderMayHearOfFailure } from "./triage-access.ts";
 import type { TriageHost } from "./triage-host.ts";
 
 /**

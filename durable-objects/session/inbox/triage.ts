@@ -1,33 +1,19 @@
-import { createLogger } from "../../../functions/logging/logger.ts";
 import type { EdgeclawConfig } from "../../../functions/config/schema.ts";
 import { adapterFor, HTTP_CHANNELS } from "../../../functions/channels/registry.ts";
-import {
-  describeAttachments,
-  MAX_ATTACHMENT_CHARS,
-} from "../../../functions/channels/attachments.ts";
-import { intakeConfig } from "../../../functions/media/ingest.ts";
-import { readDocument } from "../../../functions/agent/read-document.ts";
-import { mediaKey, mediaStoreFor } from "../../../functions/media/store.ts";
-import type { MediaPart } from "../../../functions/media/parts.ts";
-import { transcribeAudio, voiceNoteNotice } from "../../../functions/agent/transcribe.ts";
+import { describeAttachments } from "../../../functions/channels/attachments.ts";
+import { voiceNoteNotice } from "../../../functions/agent/transcribe.ts";
 import { sendContextFor } from "../../../functions/channels/channel-account.ts";
-import {
-  decideAccess,
-  OPERATOR_ACCESS,
-  type AccessDecision,
-} from "../../../functions/routing/access.ts";
-import { postgresAccessStore } from "../../../functions/routing/access-store-postgres.ts";
-import { configOnlyAccessStore } from "../../../functions/routing/access-store-config-only.ts";
 import { resolveHistoryLimit, senderLabel } from "../../../functions/routing/group-history.ts";
 import { resolveResetPolicy, sessionResetDue } from "../../../functions/routing/session-reset.ts";
 import { handleCommandMessage } from "../../../functions/commands/execute.ts";
-import { withDb } from "../../../functions/db/client.ts";
-import { queuePolicy } from "./queue-policy.ts";
+import { applyQueueMode } from "./queue-mode.ts";
 import { queueSystemEvent } from "./system-events.ts";
 import { triageAutomation } from "./automation.ts";
 import type { InboxRow } from "../storage.ts";
+import { accessFor, logRefusalOnce, settleTurnedAway } from "./triage-access.ts";
 import type { TriageHost } from "./triage-host.ts";
 import { lastInteractionAt, recordInbound } from "../last-inbound.ts";
+import { mediaIntake } from "./triage-media.ts";
 
 /**
  * Decides what a newly accepted event becomes: dropped, answered without the model (pairing code,
@@ -199,154 +185,6 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   if (host.activeRun) applyQueueMode(row, host);
 }
 
-/**
- * Where this event's images, audio and documents go: the media store, after access control (this
- * runs only for an allowed message), under keys of this agent, session and event.
- */
-function mediaIntake(host: TriageHost, row: InboxRow, agentId: string, sessionKey: string) {
-  const eventKey = row.event.envelope.dedupKey;
-  const store = mediaStoreFor(host.env as Record<string, unknown>);
-  if (!store) return undefined;
-  return {
-    store,
-    config: intakeConfig(host.config.tools.media, host.config.agents.defaults.pdfMaxMb),
-    keyFor: (index: number) => mediaKey(agentId, sessionKey, eventKey, index),
-    transcribe: async (bytes: Uint8Array, part: MediaPart) =>
-      transcribeAudio({
-        bytes,
-        mimeType: part.mimeType,
-        config: host.config,
-        env: host.env,
-        meter: host.meterFor(row, "transcription"),
-      }),
-    readDocument: async (bytes: Uint8Array, part: MediaPart) =>
-      readDocument({
-        bytes,
-        name: part.name ?? "document.pdf",
-        env: host.env as Record<string, unknown>,
-        maxChars: MAX_ATTACHMENT_CHARS,
-        timeoutMs: DOCUMENT_READ_TIMEOUT_MS,
-      }),
-  };
-}
-
-/** One PDF's conversion; past it the PDF is kept without text (a native reader still gets it). */
-const DOCUMENT_READ_TIMEOUT_MS = 60_000;
-
-/** What a sender kept waiting by the platform is told when their event is turned away (OpenClaw: "not authorized"). */
-export const NOT_AUTHORIZED_TEXT = "⛔ Not authorized: you cannot use this here.";
-
-/**
- * Tells the operator's terminal why a conversation gets no reply: once per conversation and
- * reason (a busy group that is not allowlisted must not fill the log with a line per message).
- * The sender's text stays out of the line.
- */
-function logRefusalOnce(row: InboxRow, host: TriageHost, reason: string, configKey?: string) {
-  const seen = `${reason}|${configKey ?? ""}`;
-  if (host.store.meta.getJson("refusalLogged") === seen) return;
-  host.store.meta.setJson("refusalLogged", seen);
-  const { envelope } = row.event;
-  createLogger(host.config, host.env as Record<string, unknown>, {
-    sessionKey: row.event.sessionKey,
-  }).warn("message refused by access policy; later refusals here are not logged", {
-    channel: envelope.channel,
-    chatType: envelope.chatType,
-    reason,
-    ...(configKey ? { configKey } : {}),
-  });
-}
-
-/**
- * Ends an event that was turned away. Silent by default (a stranger must not make the bot speak);
- * a channel whose platform shows the sender a pending state until the bot answers names a private
- * route for the refusal (ChannelAdapter.refusalRoute), and it is sent there once.
- */
-function settleTurnedAway(row: InboxRow, host: TriageHost, now: number): void {
-  const { envelope } = row.event;
-  const route = HTTP_CHANNELS.has(envelope.channel)
-    ? undefined
-    : adapterFor(envelope.channel)?.refusalRoute?.(envelope.route);
-  if (route) host.refuse(row, route, NOT_AUTHORIZED_TEXT);
-  else host.store.inbox.settle(row.seq, null, now);
-}
-
-async function accessFor(row: InboxRow, host: TriageHost): Promise<AccessDecision> {
-  const { agentId } = row.event;
-  let { envelope } = row.event;
-  // Web chat and the OpenAI API are authenticated by the gateway token: the caller is the operator.
-  if (HTTP_CHANNELS.has(envelope.channel)) return OPERATOR_ACCESS;
-  // Thread participation: in a thread the agent has already answered in, a follow-up counts as a
-  // mention (mention gating only; sender and group allowlists still apply).
-  if (
-    envelope.threadId &&
-    envelope.chatType !== "direct" &&
-    !envelope.wasMentioned &&
-    (await participatedInThread(row, host))
-  ) {
-    envelope = { ...envelope, wasMentioned: true };
-  }
-  return withDb(host.env, (db) =>
-    decideAccess({
-      config: host.config,
-      envelope,
-      store: postgresAccessStore(db),
-      now: Date.now(),
-      agentId,
-    }),
-  );
-}
-
-/**
- * May the sender of an event whose triage failed be told about it? Only when the configuration
- * alone admits them to this conversation (approvals and pairing live in Postgres, which is often
- * why triage failed). A stranger, or an unmentioned group message, must not make the bot speak —
- * not even to say that something went wrong.
- */
-export async function senderMayHearOfFailure(
-  row: InboxRow,
-  config: EdgeclawConfig,
-): Promise<boolean> {
-  const { envelope, agentId } = row.event;
-  if (HTTP_CHANNELS.has(envelope.channel)) return true;
-  try {
-    const decision = await decideAccess({
-      config,
-      envelope,
-      store: configOnlyAccessStore(),
-      now: Date.now(),
-      agentId,
-    });
-    return decision.kind === "allow";
-  } catch {
-    return false;
-  }
-}
-
-/** This session answered before, or the platform shows one of the agent's posts in the thread. */
-async function participatedInThread(row: InboxRow, host: TriageHost): Promise<boolean> {
-  if (host.store.runs.hasAnswered()) return true;
-  const adapter = adapterFor(row.event.envelope.channel);
-  if (!adapter?.participatedInThread) return false;
-  try {
-    const route = row.event.envelope.route;
-    return await adapter.participatedInThread(
-      route,
-      sendContextFor(
-        { env: host.env, config: host.config, signal: AbortSignal.timeout(10_000) },
-        route,
-      ),
-    );
-  } catch (error) {
-    createLogger(
-      host.config,
-      host.env as Record<string, unknown>,
-      { sessionKey: row.event.sessionKey },
-      row.event.envelope.text ? [row.event.envelope.text] : [],
-    ).warn("thread participation lookup failed; treating the message as unmentioned", { error });
-    return false;
-  }
-}
-
 /** session.reset / resetByType / resetByChannel: a stale session starts over before this message. */
 function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
   const startedAt = host.store.meta.get("sessionStartedAt");
@@ -377,38 +215,4 @@ function historyLimit(config: EdgeclawConfig, row: InboxRow): number {
     chatType: envelope.chatType,
     peerId: envelope.peerId,
   });
-}
-
-/** A message that arrived while a run is active: interrupt, or bound the queue per cap/drop. */
-function applyQueueMode(row: InboxRow, host: TriageHost): void {
-  const { mode, cap, drop } = queuePolicy(host.config, host.settings(), row.event.envelope.channel);
-  if (mode === "interrupt") {
-    host.abortActiveRun("interrupted by a newer message (queue mode interrupt)");
-    return;
-  }
-  // OpenClaw ignores a cap below 1.
-  if (cap < 1) return;
-  const queued = host.store.inbox.byState("queued");
-  if (queued.length <= cap) return;
-  const now = Date.now();
-  const victims = drop === "new" ? [row] : queued.slice(0, queued.length - cap);
-  const summary = host.store.meta.getJson("droppedSummary") ?? [];
-  for (const victim of victims) {
-    host.store.inbox.settle(victim.seq, null, now);
-    host.emit(victim.seq, {
-      type: "error",
-      code: "queue_full",
-      message: `dropped: more than ${cap} messages queued (messages.queue.cap)`,
-    });
-    if (drop === "summarize") summary.push(summarizeLine(victim));
-  }
-  if (drop === "summarize") host.store.meta.setJson("droppedSummary", summary.slice(-cap));
-}
-
-function summarizeLine(row: InboxRow): string {
-  const said = row.prepared?.text ?? row.event.envelope.text;
-  const text = (row.prepared?.from ? `${row.prepared.from.label}: ${said}` : said)
-    .replace(/\s+/g, " ")
-    .trim();
-  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/inbox/triage.ts";
+import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/inbox/triage-access.ts";
 import {
   interactionMessages,
   newScenario,

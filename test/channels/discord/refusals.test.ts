@@ -4,7 +4,7 @@ import { contextFor } from "../../../functions/channels/channel-account.ts";
 import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { discordAdapter } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
-import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/inbox/triage.ts";
+import { NOT_AUTHORIZED_TEXT } from "../../../durable-objects/session/inbox/triage-access.ts";
 import {
   discordCalls,
   discordMessages,
