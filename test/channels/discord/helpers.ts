@@ -1,5 +1,4 @@
 import { env, SELF } from "cloudflare:test";
-import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { discordChannel } from "../../../functions/channels/discord/index.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import type { SocketAccount } from "../../../functions/channels/channel.ts";
@@ -7,6 +6,7 @@ import { findSocketAccount } from "../../../functions/channels/companion/socket-
 import type { DiscordAccount } from "../../../functions/channels/discord/config.ts";
 import { TEST_DISCORD } from "../../../functions/channels/discord/test-fixtures.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
+import { postCompanionEvent, storedOutcomes } from "../companion-events.ts";
 
 export { TEST_DISCORD };
 export { script as scriptModel, newScenario, recorded } from "../../agent/model-helpers.ts";
@@ -156,31 +156,11 @@ export async function deliver(
   dispatch: unknown,
   accountId = "default",
 ): Promise<{ status: string; statuses: string[] }> {
-  const body = JSON.stringify({
-    channel: "discord",
-    accountId,
-    events: [{ eventId: eventIdOf(dispatch), payload: dispatch, receivedAt: Date.now() }],
+  const result = await postCompanionEvent(COMPANION_KEY, "discord", accountId, {
+    eventId: eventIdOf(dispatch),
+    payload: dispatch,
   });
-  const headers = await signRequest(COMPANION_KEY, {
-    method: "POST",
-    path: "/internal/companion/events",
-    body: new TextEncoder().encode(body),
-    timestamp: Math.floor(Date.now() / 1000),
-  });
-  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
-  if (res.status !== 200)
-    throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
-  const [result] = (
-    (await res.json()) as {
-      results: Array<{ status: string; outcomes?: string[]; error?: string }>;
-    }
-  ).results;
-  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
-  return { status: result!.status, statuses: result!.outcomes ?? [] };
+  return { status: result.status, statuses: storedOutcomes(result) };
 }
 
 /** The parse alone (drop reasons), through the channel's SocketPieces as the Worker calls them. */

@@ -1,12 +1,9 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
 import type { ParseResult } from "../../../functions/channels/channel.ts";
-import { channelDefinition } from "../../../functions/channels/registry.ts";
-import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
-import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
-import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { TEST_MATRIX } from "../../../functions/channels/matrix/test-fixtures.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
+import { parseSocketEvent, postCompanionEvent, storedOutcomes } from "../companion-events.ts";
 
 export { newScenario, script as scriptModel, recorded } from "../../agent/model-helpers.ts";
 export { settle, waitFor };
@@ -58,45 +55,11 @@ export async function deliver(
   accountId: string,
   payload: ReturnType<typeof payloadOf>,
 ): Promise<{ parsed: ParseResult; outcomes: string[] }> {
-  const socket = channelDefinition("matrix")!.socket!;
-  const account = findSocketAccount(
-    configFromEnv(workerEnv),
-    workerEnv as unknown as Record<string, unknown>,
-    "matrix",
-    accountId,
-  )?.account;
-  if (!account) throw new Error(`no Matrix socket account ${accountId}`);
-  const parsed = await socket.parse(
-    { eventId: payload.event.event_id, payload, receivedAt: Date.now() },
-    account,
-    workerEnv,
-  );
-  const body = JSON.stringify({
-    channel: "matrix",
-    accountId,
-    events: [{ eventId: payload.event.event_id, payload, receivedAt: Date.now() }],
-  });
-  const headers = await signRequest(COMPANION_KEY, {
-    method: "POST",
-    path: "/internal/companion/events",
-    body: new TextEncoder().encode(body),
-    timestamp: Math.floor(Date.now() / 1000),
-  });
-  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
-  if (res.status !== 200)
-    throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
-  const [result] = (
-    (await res.json()) as {
-      results: Array<{ status: string; outcomes?: string[]; error?: string }>;
-    }
-  ).results;
+  const event = { eventId: payload.event.event_id, payload };
+  const parsed = await parseSocketEvent(workerEnv, "matrix", accountId, event);
+  const result = await postCompanionEvent(COMPANION_KEY, "matrix", accountId, event);
   if (parsed.kind === "malformed") return { parsed, outcomes: [] };
-  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
-  return { parsed, outcomes: result!.outcomes ?? [] };
+  return { parsed, outcomes: storedOutcomes(result) };
 }
 
 export interface SentEvent {

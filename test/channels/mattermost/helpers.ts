@@ -1,12 +1,9 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
 import type { ParseResult } from "../../../functions/channels/channel.ts";
-import { channelDefinition } from "../../../functions/channels/registry.ts";
-import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
-import { findSocketAccount } from "../../../functions/channels/companion/socket-accounts.ts";
-import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import { TEST_MATTERMOST } from "../../../functions/channels/mattermost/test-fixtures.ts";
 import { pairingForgetter, settle, waitFor } from "../wait.ts";
+import { parseSocketEvent, postCompanionEvent, storedOutcomes } from "../companion-events.ts";
 
 /** The bot the fake Mattermost's token belongs to. (The fake itself is Node code; workerd tests only speak to it over HTTP.) */
 export const FAKE_MATTERMOST_BOT = TEST_MATTERMOST.bot;
@@ -96,50 +93,21 @@ export async function deliver(
   event: unknown,
   channelType?: string,
 ): Promise<{ parsed: ParseResult; outcomes: Array<{ status: string }> }> {
-  const socket = channelDefinition("mattermost")!.socket!;
-  const account = findSocketAccount(
-    configFromEnv(workerEnv),
-    workerEnv as unknown as Record<string, unknown>,
-    "mattermost",
-    accountId,
-  )?.account;
-  if (!account) throw new Error(`no Mattermost socket account ${accountId}`);
   const payload = {
     event,
     self: { userId: FAKE_MATTERMOST_BOT.id, username: FAKE_MATTERMOST_BOT.username },
     ...(channelType ? { channelType } : {}),
   };
-  const parsed = await socket.parse(
-    { eventId: "e", payload, receivedAt: Date.now() },
-    account,
-    workerEnv,
-  );
-  const body = JSON.stringify({
-    channel: "mattermost",
-    accountId,
-    events: [{ eventId: `e-${mmId("e")}`, payload, receivedAt: Date.now() }],
+  const parsed = await parseSocketEvent(workerEnv, "mattermost", accountId, {
+    eventId: "e",
+    payload,
   });
-  const headers = await signRequest(COMPANION_KEY, {
-    method: "POST",
-    path: "/internal/companion/events",
-    body: new TextEncoder().encode(body),
-    timestamp: Math.floor(Date.now() / 1000),
+  const result = await postCompanionEvent(COMPANION_KEY, "mattermost", accountId, {
+    eventId: `e-${mmId("e")}`,
+    payload,
   });
-  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
-  if (res.status !== 200)
-    throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
-  const [result] = (
-    (await res.json()) as {
-      results: Array<{ status: string; outcomes?: string[]; error?: string }>;
-    }
-  ).results;
   if (parsed.kind === "malformed") return { parsed, outcomes: [] };
-  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
-  return { parsed, outcomes: (result!.outcomes ?? []).map((status) => ({ status })) };
+  return { parsed, outcomes: storedOutcomes(result).map((status) => ({ status })) };
 }
 
 export async function mattermostPosts(channelId: string): Promise<FakeMattermostPost[]> {

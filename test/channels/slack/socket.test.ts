@@ -1,4 +1,4 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../workers/env.ts";
 import { channelDefinition } from "../../../functions/channels/registry.ts";
@@ -9,7 +9,6 @@ import {
   findSocketAccount,
 } from "../../../functions/channels/companion/socket-accounts.ts";
 import { webhookRouteTable } from "../../../functions/channels/webhook-routes.ts";
-import { signRequest } from "../../../functions/channels/companion/signature.ts";
 import {
   BOT_USER,
   messageEvent,
@@ -22,6 +21,7 @@ import {
   uniqueId,
   waitFor,
 } from "./helpers.ts";
+import { postCompanionEvent, storedOutcomes } from "../companion-events.ts";
 
 /**
  * Slack Socket Mode, Worker side: the companion forwards each Socket Mode envelope unchanged and the
@@ -54,37 +54,15 @@ const COMPANION_KEY = { id: "sockmm", secret: "test-companion-sockmm-secret" };
  * same parse run locally, for the dedup keys.
  */
 async function deliverOverSocket(envelope: Record<string, unknown>) {
+  const event = { eventId: String(envelope.envelope_id), payload: envelope };
   const parsed = await socket.parse(
-    { eventId: String(envelope.envelope_id), payload: envelope, receivedAt: Date.now() },
+    { ...event, receivedAt: Date.now() },
     socketAccount(),
     workerEnv,
   );
   if (parsed.kind !== "envelopes") throw new Error(`socket parse gave ${parsed.kind}`);
-  const body = JSON.stringify({
-    channel: "slack",
-    accountId: "sock",
-    events: [{ eventId: String(envelope.envelope_id), payload: envelope, receivedAt: Date.now() }],
-  });
-  const headers = await signRequest(COMPANION_KEY, {
-    method: "POST",
-    path: "/internal/companion/events",
-    body: new TextEncoder().encode(body),
-    timestamp: Math.floor(Date.now() / 1000),
-  });
-  const res = await SELF.fetch("https://edgeclaw.test/internal/companion/events", {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
-  if (res.status !== 200)
-    throw new Error(`companion events answered ${res.status}: ${await res.text()}`);
-  const [result] = (
-    (await res.json()) as {
-      results: Array<{ status: string; outcomes?: string[]; error?: string }>;
-    }
-  ).results;
-  if (result!.status !== "stored") throw new Error(`event not stored: ${result!.error}`);
-  return { parsed, outcomes: (result!.outcomes ?? []).map((status) => ({ status })) };
+  const result = await postCompanionEvent(COMPANION_KEY, "slack", "sock", event);
+  return { parsed, outcomes: storedOutcomes(result).map((status) => ({ status })) };
 }
 
 const eventsApi = (body: string) => ({
