@@ -129,6 +129,27 @@ export class CompanionDO extends DurableObject<Env> implements CompanionRpc {
     return true;
   }
 
+  /** Each key's value (null when unset). */
+  getStates(channel: string, accountId: string, keys: string[]): Record<string, string | null> {
+    const values: Record<string, string | null> = {};
+    for (const key of keys) values[key] = this.getState(channel, accountId, key);
+    return values;
+  }
+
+  /** Every entry or none (one transaction); false: `epoch` is not the live lease's, nothing written. */
+  putStates(
+    epoch: number,
+    channel: string,
+    accountId: string,
+    entries: Array<{ key: string; value: string | null }>,
+  ): boolean {
+    if (!this.isLive(epoch)) return false;
+    this.ctx.storage.transactionSync(() => {
+      for (const { key, value } of entries) this.putState(epoch, channel, accountId, key, value);
+    });
+    return true;
+  }
+
   /** false: stale epoch or another instance (its report would hide the live one's). */
   report(epoch: number, instanceId: string, connectors: ConnectorReport[]): boolean {
     const current = this.currentLease();

@@ -216,6 +216,13 @@ export interface CompanionRpc extends Rpc.DurableObjectBranded {
     key: string,
     value: string | null,
   ): boolean;
+  getStates(channel: string, accountId: string, keys: string[]): Record<string, string | null>;
+  putStates(
+    epoch: number,
+    channel: string,
+    accountId: string,
+    entries: Array<{ key: string; value: string | null }>,
+  ): boolean;
   report(epoch: number, instanceId: string, connectors: ConnectorReport[]): boolean;
   status(): CompanionStatus | null;
   keepContainer(

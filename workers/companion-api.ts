@@ -9,6 +9,8 @@ import {
   eventsRequestSchema,
   leaseRequestSchema,
   statePutSchema,
+  stateBatchPutSchema,
+  stateBatchReadSchema,
   stateQuerySchema,
   statusReportSchema,
 } from "../functions/channels/companion/wire.ts";
@@ -118,6 +120,61 @@ companionApi.post("/state", async (c) => {
     accountId,
     key,
     value,
+  );
+  if (!written)
+    return c.json({ error: `stale epoch ${epoch}: this instance no longer holds the lease` }, 409);
+  return c.json({ ok: true });
+});
+
+companionApi.post("/state/read", async (c) => {
+  const signed = await readSignedCompanionRequest(c);
+  if (signed instanceof Response) return signed;
+  const json = parseJsonBody(signed.body);
+  const request = json.ok ? stateBatchReadSchema.safeParse(json.value) : undefined;
+  if (!request?.success)
+    return c.json(
+      { error: "expected { channel, accountId, keys: [...] } (at most 1000 keys)" },
+      400,
+    );
+  const { channel, accountId, keys } = request.data;
+  const authorized = authorizeSocketAccount(signed.grant, channel, accountId);
+  if (!authorized.ok) return c.json({ error: `forbidden: ${authorized.reason}` }, 403);
+  return c.json({
+    values: await companionStub(c.env, signed.deployment).getStates(channel, accountId, keys),
+  });
+});
+
+companionApi.post("/state/batch", async (c) => {
+  const signed = await readSignedCompanionRequest(c);
+  if (signed instanceof Response) return signed;
+  const json = parseJsonBody(signed.body);
+  const request = json.ok ? stateBatchPutSchema.safeParse(json.value) : undefined;
+  if (!request?.success)
+    return c.json(
+      {
+        error:
+          "expected { epoch, channel, accountId, entries: [{ key, value | null }] } (at most 1000)",
+      },
+      400,
+    );
+  const { epoch, channel, accountId, entries } = request.data;
+  const authorized = authorizeSocketAccount(signed.grant, channel, accountId);
+  if (!authorized.ok) return c.json({ error: `forbidden: ${authorized.reason}` }, 403);
+  const limit = signed.config.companion.maxStateValueBytes;
+  const encoder = new TextEncoder();
+  const large = entries.find((e) => e.value !== null && encoder.encode(e.value).byteLength > limit);
+  if (large)
+    return c.json(
+      {
+        error: `state value of ${large.key} exceeds ${limit} bytes (companion.maxStateValueBytes)`,
+      },
+      413,
+    );
+  const written = await companionStub(c.env, signed.deployment).putStates(
+    epoch,
+    channel,
+    accountId,
+    entries,
   );
   if (!written)
     return c.json({ error: `stale epoch ${epoch}: this instance no longer holds the lease` }, 409);

@@ -232,7 +232,7 @@ export class Companion {
     if (epoch === undefined) return;
     const connectors = this.supervisor
       .reports()
-      .map(({ channel, accountId, state, lastEventAt, lastError }) => {
+      .map(({ channel, accountId, state, lastEventAt, lastError, link }) => {
         const ingressError = this.ingress.lastErrors.get(`${channel}/${accountId}`);
         const error = lastError ?? (ingressError ? `ingress: ${ingressError}` : undefined);
         return {
@@ -241,6 +241,7 @@ export class Companion {
           state,
           ...(lastEventAt ? { lastEventAt } : {}),
           ...(error ? { lastError: error.slice(0, 500) } : {}),
+          ...(link ? { link } : {}),
         };
       });
     try {

@@ -24,8 +24,28 @@ export interface RawEvent {
 
 export type ConnectorState = "starting" | "connecting" | "ready" | "backoff" | "fatal" | "stopped";
 
+/**
+ * A device link the connector waits for or holds (WhatsApp's linked device): what a person has to
+ * do, reported with the status so the control page and the CLI show it. `qrModules` is the QR
+ * code already encoded, one string of 0/1 per row (1 = dark), so neither needs a QR encoder.
+ */
+export interface ConnectorLink {
+  state: string;
+  qr?: string;
+  qrModules?: string[];
+  /** Unix ms after which the QR code is replaced by the next one. */
+  expiresAt?: number;
+  pairingCode?: string;
+  /** The linked account (its JID), once linked. */
+  me?: string;
+  /** Unix ms of the next connection attempt while reconnecting. */
+  retryAt?: number;
+  reason?: string;
+}
+
 export interface ConnectorStatus {
   state: ConnectorState;
+  link?: ConnectorLink;
   /** Unix ms of the last event handed to submit(). */
   lastEventAt?: number;
   /** Last error, already free of secrets (never a token, never message text). */
@@ -47,6 +67,10 @@ export interface ConnectorContext {
   state: {
     get(key: string): Promise<string | undefined>;
     put(key: string, value: string | null): Promise<void>;
+    /** Many keys at once (absent from the map = unset). */
+    getMany(keys: string[]): Promise<Map<string, string>>;
+    /** Many keys under the epoch, all or none per batch of 1000 (a Baileys key set with its counters). */
+    putMany(entries: Array<{ key: string; value: string | null }>): Promise<void>;
   };
   setStatus(status: ConnectorStatus): void;
   log(

@@ -6,6 +6,7 @@ import { handleSandboxHttp, SANDBOX_PATH } from "./sandbox/server.ts";
 import type { SandboxHost } from "./sandbox/host.ts";
 import {
   outboundCommandSchema,
+  OutboundNotConnectedError,
   OutboundRejectedError,
   type OutboundCommand,
   type OutboundSender,
@@ -113,6 +114,11 @@ export async function startHttp(
         deps.receipts.save(command.commandId, answer);
         return { status: 422, body: answer };
       }
+      if (error instanceof OutboundNotConnectedError)
+        return {
+          status: 409,
+          body: { status: "not_connected", error: error.message, retryAfterMs: 5_000 },
+        };
       // Unknown outcome: not recorded, so the Worker's retry (same commandId) may try again.
       return {
         status: 503,

@@ -37,6 +37,9 @@ export class OutboundRejectedError extends Error {
   }
 }
 
+/** The account's session is not live right now (not linked, reconnecting): answered 409, retried later. */
+export class OutboundNotConnectedError extends Error {}
+
 export interface OutboundSender {
   send(command: OutboundCommand): Promise<OutboundReceipt>;
 }

@@ -21,6 +21,12 @@ export interface SupervisorDeps {
   state: {
     get(channel: string, accountId: string, key: string): Promise<string | undefined>;
     put(channel: string, accountId: string, key: string, value: string | null): Promise<void>;
+    getMany(channel: string, accountId: string, keys: string[]): Promise<Map<string, string>>;
+    putMany(
+      channel: string,
+      accountId: string,
+      entries: Array<{ key: string; value: string | null }>,
+    ): Promise<void>;
   };
   env: Record<string, string | undefined>;
   log(
@@ -161,6 +167,8 @@ export class Supervisor {
       state: {
         get: (key) => this.deps.state.get(channel, accountId, key),
         put: (key, value) => this.deps.state.put(channel, accountId, key, value),
+        getMany: (keys) => this.deps.state.getMany(channel, accountId, keys),
+        putMany: (entries) => this.deps.state.putMany(channel, accountId, entries),
       },
       setStatus: (status) => this.setStatus(entry, status),
       log: (level, message, fields) =>
@@ -171,7 +179,9 @@ export class Supervisor {
 
   private setStatus(entry: Running, status: ConnectorStatus): void {
     const changed =
-      status.state !== entry.status.state || status.lastError !== entry.status.lastError;
+      status.state !== entry.status.state ||
+      status.lastError !== entry.status.lastError ||
+      JSON.stringify(status.link) !== JSON.stringify(entry.status.link);
     entry.status = {
       ...entry.status,
       ...status,

@@ -175,6 +175,36 @@ export class FakeWorker {
         this.stateWrites.push({ key, value, epoch, at: Date.now() });
         return [200, { ok: true }];
       }
+      case "POST /internal/companion/state/read": {
+        const { channel, accountId, keys } = json as {
+          channel: string;
+          accountId: string;
+          keys: string[];
+        };
+        return [
+          200,
+          {
+            values: Object.fromEntries(
+              keys.map((key) => [key, this.state.get(`${channel}/${accountId}/${key}`) ?? null]),
+            ),
+          },
+        ];
+      }
+      case "POST /internal/companion/state/batch": {
+        const { epoch, channel, accountId, entries } = json as {
+          epoch: number;
+          channel: string;
+          accountId: string;
+          entries: Array<{ key: string; value: string | null }>;
+        };
+        if (!live(epoch)) return [409, { error: `stale epoch ${epoch}` }];
+        for (const { key, value } of entries) {
+          if (value === null) this.state.delete(`${channel}/${accountId}/${key}`);
+          else this.state.set(`${channel}/${accountId}/${key}`, value);
+          this.stateWrites.push({ key, value, epoch, at: Date.now() });
+        }
+        return [200, { ok: true }];
+      }
       case "POST /internal/companion/status":
         if (!live(json.epoch)) return [409, { error: "stale epoch" }];
         this.statuses.push(json);

@@ -58,6 +58,11 @@ export class MemoryContext implements ConnectorContext {
       if (value === null) this.values.delete(key);
       else this.values.set(key, value);
     },
+    getMany: async (keys: string[]) =>
+      new Map(keys.flatMap((key) => (this.values.has(key) ? [[key, this.values.get(key)!]] : []))),
+    putMany: async (entries: Array<{ key: string; value: string | null }>) => {
+      for (const { key, value } of entries) await this.state.put(key, value);
+    },
   };
 
   setStatus(status: ConnectorStatus): void {

@@ -60,6 +60,28 @@ export const statePutSchema = z.object({
 
 export const stateQuerySchema = z.object({ channel: id, accountId: id, key: id });
 
+/**
+ * Many keys of one account at once, under one epoch: written in one transaction (all or none), so
+ * state that must move together (a Baileys key set and the pre-key counter beside it) never lands
+ * half. Bounded per request (entries) and per value (`companion.maxStateValueBytes`).
+ */
+export const STATE_BATCH_MAX_KEYS = 1000;
+export const stateBatchPutSchema = z.object({
+  epoch: z.number().int().positive(),
+  channel: id,
+  accountId: id,
+  entries: z
+    .array(z.object({ key: id, value: z.string().nullable() }))
+    .min(1)
+    .max(STATE_BATCH_MAX_KEYS),
+});
+
+export const stateBatchReadSchema = z.object({
+  channel: id,
+  accountId: id,
+  keys: z.array(id).min(1).max(STATE_BATCH_MAX_KEYS),
+});
+
 export const statusReportSchema = z.object({
   epoch: z.number().int().positive(),
   instanceId: id,
