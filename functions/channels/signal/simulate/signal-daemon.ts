@@ -77,7 +77,8 @@ const PARAMS: Record<string, string[]> = {
 };
 
 export async function startFakeSignalDaemon(
-  options: { singleAccount?: boolean } = {},
+  /** `port`: listen there (as `signal-cli daemon --http 127.0.0.1:PORT` does) instead of a free one. */
+  options: { singleAccount?: boolean; port?: number } = {},
 ): Promise<FakeSignalDaemon> {
   const world = new FakeSignalWorld();
   const config = { singleAccount: options.singleAccount ?? false, receiveMode: "manual" };
@@ -283,7 +284,9 @@ export async function startFakeSignalDaemon(
   }
 
   const server = fakeServer(handle);
-  const listening = await listenOnLoopback(server);
+  const listening = options.port
+    ? await listenOn(server, options.port)
+    : await listenOnLoopback(server);
   port = Number(new URL(listening.url).port);
   return {
     url: listening.url,
@@ -296,3 +299,21 @@ export async function startFakeSignalDaemon(
 }
 
 class DropAnswer extends Error {}
+
+async function listenOn(
+  server: ReturnType<typeof fakeServer>,
+  port: number,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
