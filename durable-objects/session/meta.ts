@@ -153,7 +153,10 @@ export interface MetaJson {
   authPins: { sessionId: string; compactions: number; byProvider: Record<string, string> };
   /** subagents/announce.ts: reports to the parent not yet stored there. */
   subagentAnnounces: PendingAnnounce[];
-  /** mirror/model-calls.ts: a session's running spend, written with each model_calls row. */
+  /**
+   * mirror/model-calls.ts: a session's spend of calls no longer in model_calls (folded in by the
+   * sweep; before schema step 16 written with each call); the calls still there are summed to it.
+   */
   [spend: `spend:${string}`]: SessionSpend;
   /** exec-report.ts: a session's sandbox time, added once per finished command. */
   [sandbox: `sandboxUsage:${string}`]: SandboxUsage;

@@ -87,7 +87,9 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      outcome TEXT NOT NULL,
      duration_ms INTEGER NOT NULL DEFAULT 0,
      at INTEGER NOT NULL,
-     mirrored INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+     mirrored INTEGER NOT NULL DEFAULT 0,
+     in_spend INTEGER NOT NULL DEFAULT 1,
+     billed_ms INTEGER) WITHOUT ROWID`,
   `CREATE TABLE replay_guard (dedup_key TEXT PRIMARY KEY, until INTEGER NOT NULL)`,
   `CREATE TABLE exec_calls (
      exec_id TEXT PRIMARY KEY,

@@ -35,7 +35,7 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
  *   group_history  at most historyLimit (50), emptied by each run
  *   (metrics_pending, steps 3–8: now meta metricsPending, one map emptied by each batch)
- *   model_calls    48 h, and only once mirrored (session totals live in meta spend:<sessionId>)
+ *   model_calls    48 h, and only once mirrored (the sweep folds the current session's into meta spend:<sessionId>)
  *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
  *                  finished (exec-store.ts prunes on every poll pass)
  *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)
@@ -410,6 +410,16 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `DROP TABLE outbox`,
       `ALTER TABLE outbox_v15 RENAME TO outbox`,
       `CREATE INDEX outbox_open ON outbox(created_at, ord) WHERE settled_at IS NULL`,
+    ],
+  },
+  {
+    version: 16,
+    why: "fewer rows written per message (issue 19 item 9): a session's spend is summed from its model_calls rows instead of a meta row rewritten with each call (a billed row per model call); the sweep folds the calls it deletes into meta spend",
+    statements: [
+      // Rows already here were added to meta spend when they were recorded (1): not summed again.
+      `ALTER TABLE model_calls ADD COLUMN in_spend INTEGER NOT NULL DEFAULT 1`,
+      // A call billed by time (the browser): its billed ms, summed per kind (null for the others).
+      `ALTER TABLE model_calls ADD COLUMN billed_ms INTEGER`,
     ],
   },
 ];

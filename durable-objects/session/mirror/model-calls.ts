@@ -4,9 +4,12 @@ import { TOMBSTONE_MS } from "../inbox/store.ts";
 import type { MetaStore, SessionSpend } from "../meta.ts";
 
 /**
- * The `model_calls` table (one row per attempt sent to a provider) and the session's running spend
- * in meta `spend:<sessionId>`, both written in one transaction, so what /status and /usage cost show
- * always matches the rows the mirror copies to Postgres. This file is the table's one owner.
+ * The `model_calls` table (one row per attempt sent to a provider) and the session's spend: the
+ * calls' rows summed, plus meta `spend:<sessionId>` for calls no longer there (folded in by the
+ * sweep in the transaction that deletes them, and, for rows from before schema step 16, added with
+ * each call). What /status and /usage cost show is always the rows the mirror copies to Postgres.
+ * The spend was a second row written with each call (a billed row per model call). This file is
+ * the table's one owner.
  */
 
 export interface ModelCallRow {
@@ -58,7 +61,21 @@ type Stored = {
   at: number;
 };
 
-/** The `model_calls` table's one owner (and the spend:<sessionId> totals written with each row). */
+/** One kind's calls not yet in meta spend (`in_spend = 0`, schema step 16), summed. */
+type KindSum = {
+  kind: string;
+  calls: number;
+  usd: number;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  /** Billed ms of the calls billed by time, and how many of them (0: the kind has no ms). */
+  ms: number;
+  timed: number;
+};
+
+/** The `model_calls` table's one owner (and the spend:<sessionId> totals of calls swept away). */
 export class ModelCallStore {
   constructor(
     private readonly sql: SqlStorage,
@@ -66,14 +83,14 @@ export class ModelCallStore {
   ) {}
 
   /**
-   * Records one call and adds it to its session's spend (the caller's transaction makes both one
-   * step). A call already recorded under its id (a resumed run settling a tool's call again) adds
-   * nothing: false.
+   * Records one call, which is its part of the session's spend (in_spend = 0: summed from the row
+   * until the sweep folds it into meta). A call already recorded under its id (a resumed run
+   * settling a tool's call again) adds nothing: false.
    */
   record(row: ModelCallRow): boolean {
     const inserted = this.sql.exec(
       `INSERT OR IGNORE INTO model_calls(id, run_id, session_id, kind, provider, model, channel, sender_id, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at, in_spend, billed_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
       row.id,
       row.runId,
       row.sessionId,
@@ -90,31 +107,30 @@ export class ModelCallStore {
       row.outcome,
       row.durationMs,
       row.at,
+      row.billedMs ?? null,
     );
-    if (inserted.rowsWritten === 0) return false;
-    const spend = this.spend(row.sessionId);
-    const tokens =
-      row.usage.inputTokens +
-      row.usage.outputTokens +
-      row.usage.cacheReadTokens +
-      row.usage.cacheWriteTokens;
-    spend.calls += 1;
-    spend.usd += row.costUsd;
-    spend.inputTokens += row.usage.inputTokens;
-    spend.outputTokens += row.usage.outputTokens;
-    spend.cacheReadTokens += row.usage.cacheReadTokens;
-    spend.cacheWriteTokens += row.usage.cacheWriteTokens;
-    const kind = (spend.byKind[row.kind] ??= { calls: 0, usd: 0, tokens: 0 });
-    kind.calls += 1;
-    kind.usd += row.costUsd;
-    kind.tokens += tokens;
-    if (row.billedMs !== undefined) kind.ms = (kind.ms ?? 0) + row.billedMs;
-    this.meta.setJson(`spend:${row.sessionId}`, spend);
-    return true;
+    return inserted.rowsWritten > 0;
   }
 
+  /** The session's spend: meta's totals (calls swept away) plus the calls still here. */
   spend(sessionId: string): SessionSpend {
-    return this.meta.getJson(`spend:${sessionId}`) ?? emptySpend();
+    const spend = this.meta.getJson(`spend:${sessionId}`) ?? emptySpend();
+    addCalls(spend, this.unfolded(`session_id = ?`, sessionId));
+    return spend;
+  }
+
+  /** The calls not yet in meta spend, per kind in the order the kinds were first used. */
+  private unfolded(where: string, ...bindings: SqlStorageValue[]): KindSum[] {
+    return this.sql
+      .exec<KindSum>(
+        `SELECT kind, COUNT(*) AS calls, SUM(cost_usd) AS usd, SUM(input_tokens) AS input,
+           SUM(output_tokens) AS output, SUM(cache_read_tokens) AS cache_read,
+           SUM(cache_write_tokens) AS cache_write, COALESCE(SUM(billed_ms), 0) AS ms,
+           COUNT(billed_ms) AS timed
+         FROM model_calls WHERE in_spend = 0 AND ${where} GROUP BY kind ORDER BY MIN(at), kind`,
+        ...bindings,
+      )
+      .toArray();
   }
 
   /** A scan of a table bounded to 48 h (no index: an entry per call was a billed row, schema step 10). */
@@ -173,12 +189,40 @@ export class ModelCallStore {
     );
   }
 
-  /** Bound: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>). */
-  prune(policy: { archived: boolean }, now: number): void {
-    this.sql.exec(
-      `DELETE FROM model_calls WHERE (mirrored = 1 OR ? = 1) AND at < ?`,
-      policy.archived ? 0 : 1,
-      now - TOMBSTONE_MS,
-    );
+  /**
+   * Bound: 48 h, and only once mirrored when there is a DATABASE_URL. The current session's calls
+   * are added to its meta spend first (in the sweep's transaction, so a call is counted once:
+   * either as a row or in meta); an earlier session's spend goes with its other keys.
+   */
+  prune(policy: { archived: boolean; activeSessionId: string | undefined }, now: number): void {
+    const gone = `(mirrored = 1 OR ? = 1) AND at < ?`;
+    const bounds = [policy.archived ? 0 : 1, now - TOMBSTONE_MS];
+    if (policy.activeSessionId) {
+      const sums = this.unfolded(`session_id = ? AND ${gone}`, policy.activeSessionId, ...bounds);
+      if (sums.length) {
+        const key = `spend:${policy.activeSessionId}` as const;
+        const spend = this.meta.getJson(key) ?? emptySpend();
+        addCalls(spend, sums);
+        this.meta.setJson(key, spend);
+      }
+    }
+    this.sql.exec(`DELETE FROM model_calls WHERE ${gone}`, ...bounds);
+  }
+}
+
+function addCalls(spend: SessionSpend, sums: readonly KindSum[]): void {
+  for (const sum of sums) {
+    const tokens = sum.input + sum.output + sum.cache_read + sum.cache_write;
+    spend.calls += sum.calls;
+    spend.usd += sum.usd;
+    spend.inputTokens += sum.input;
+    spend.outputTokens += sum.output;
+    spend.cacheReadTokens += sum.cache_read;
+    spend.cacheWriteTokens += sum.cache_write;
+    const kind = (spend.byKind[sum.kind] ??= { calls: 0, usd: 0, tokens: 0 });
+    kind.calls += sum.calls;
+    kind.usd += sum.usd;
+    kind.tokens += tokens;
+    if (sum.timed > 0) kind.ms = (kind.ms ?? 0) + sum.ms;
   }
 }
