@@ -205,7 +205,7 @@ export class WhatsAppConnector implements Connector, OutboundSender {
     this.link = step.next;
     const ctx = this.ctx;
     if (!ctx) return step;
-    const link = linkReport(step.next);
+    const link = linkReport(step.next, (text) => this.runtime?.qrModules(text) ?? []);
     const status: ConnectorStatus = {
       state: isTerminal(step.next)
         ? "fatal"

@@ -1,13 +1,13 @@
-import { encode } from "uqr";
 import type { ConnectorLink } from "../../../../companion/src/connector.ts";
 import type { LinkState } from "./link-state.ts";
 
 /**
  * The link state as the connector reports it (ConnectorStatus.link): the QR code both as Baileys'
- * text and as rows of modules (encoded here, in the companion, so the control page and the CLI
- * draw it without an encoder of their own), the pairing code, who is linked, why it stopped.
+ * text and as rows of modules (encoded in the companion by `qrModules`, WaRuntime's, so the
+ * control page and the CLI draw it without an encoder of their own), the pairing code, who is
+ * linked, why it stopped.
  */
-export function linkReport(link: LinkState): ConnectorLink {
+export function linkReport(link: LinkState, qrModules: (text: string) => string[]): ConnectorLink {
   switch (link.state) {
     case "awaiting-qr":
       return {
@@ -28,10 +28,4 @@ export function linkReport(link: LinkState): ConnectorLink {
     default:
       return { state: link.state };
   }
-}
-
-export function qrModules(text: string): string[] {
-  return encode(text, { border: 2 }).data.map((row) =>
-    row.map((dark) => (dark ? "1" : "0")).join(""),
-  );
 }

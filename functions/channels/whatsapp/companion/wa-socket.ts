@@ -104,6 +104,8 @@ export interface WaAuthRuntime {
   /** proto.Message.AppStateSyncKeyData.fromObject: app-state keys are protobuf objects. */
   appStateSyncKey(value: unknown): unknown;
   makeCacheableSignalKeyStore(store: WaKeyStore, logger: WaLogger): WaKeyStore;
+  /** A QR code's modules, one string of 0/1 per row (uqr's encoder, loaded with Baileys). */
+  qrModules(text: string): string[];
 }
 
 export interface WaRuntime extends WaAuthRuntime {
@@ -111,7 +113,7 @@ export interface WaRuntime extends WaAuthRuntime {
 }
 
 /** What the connector reads off the `baileys` module (its exports of the same names). */
-interface BaileysModule extends Omit<WaAuthRuntime, "appStateSyncKey"> {
+interface BaileysModule extends Omit<WaAuthRuntime, "appStateSyncKey" | "qrModules"> {
   makeWASocket?: (config: Record<string, unknown>) => WaSocket;
   default: (config: Record<string, unknown>) => WaSocket;
   proto: { Message: { AppStateSyncKeyData: { fromObject(value: unknown): unknown } } };
@@ -120,14 +122,24 @@ interface BaileysModule extends Omit<WaAuthRuntime, "appStateSyncKey"> {
 
 /** Baileys itself: the module is resolved at run time from the companion's node_modules. */
 export async function baileysRuntime(): Promise<WaRuntime> {
+  // Names in variables: neither TypeScript nor esbuild resolves them, so a checkout without the
+  // companion's dependencies installed still type-checks, and the bundle leaves them to node_modules.
   const specifier = "baileys";
+  const qrSpecifier = "uqr";
   const baileys = (await import(specifier)) as BaileysModule;
+  const uqr = (await import(qrSpecifier)) as {
+    encode(text: string, options: { border: number }): { data: boolean[][] };
+  };
   const makeWASocket = baileys.makeWASocket ?? baileys.default;
   return {
     BufferJSON: baileys.BufferJSON,
     initAuthCreds: baileys.initAuthCreds,
     appStateSyncKey: (value) => baileys.proto.Message.AppStateSyncKeyData.fromObject(value),
     makeCacheableSignalKeyStore: baileys.makeCacheableSignalKeyStore,
+    qrModules: (text) =>
+      uqr
+        .encode(text, { border: 2 })
+        .data.map((row) => row.map((dark) => (dark ? "1" : "0")).join("")),
     socket: (options) =>
       makeWASocket({
         auth: options.auth,
