@@ -12,6 +12,7 @@ import { manifest as mattermost } from "./mattermost/manifest.ts";
 import { manifest as matrix } from "./matrix/manifest.ts";
 import { manifest as whatsapp } from "./whatsapp/manifest.ts";
 import { manifest as signal } from "./signal/manifest.ts";
+import { manifest as whatsappcloud } from "./whatsappcloud/manifest.ts";
 
 /** A registered channel: its manifest, and its definition (its folder's index.ts, default export). */
 export interface RegisteredChannel {
@@ -48,6 +49,7 @@ export const registeredChannels: readonly RegisteredChannel[] = [
   channel(matrix, () => import("./matrix/index.ts")),
   channel(whatsapp, () => import("./whatsapp/index.ts")),
   channel(signal, () => import("./signal/index.ts")),
+  channel(whatsappcloud, () => import("./whatsappcloud/index.ts")),
 ];
 
 /** The manifests, in the list's order. */

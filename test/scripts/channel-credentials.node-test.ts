@@ -30,6 +30,10 @@ import { slackAccount, slackSecrets } from "../../functions/channels/slack/confi
 import { smsAccount, smsSecrets } from "../../functions/channels/sms/config.ts";
 import { telegramAccount, telegramSecrets } from "../../functions/channels/telegram/config.ts";
 import { whatsappAccount } from "../../functions/channels/whatsapp/config.ts";
+import {
+  whatsappCloudAccount,
+  whatsappCloudSecrets,
+} from "../../functions/channels/whatsappcloud/config.ts";
 import { checkConfig } from "../../functions/routing/config-check.ts";
 import { requiredSecrets } from "../../functions/control/required-secrets.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
@@ -143,6 +147,19 @@ const CASES: Record<string, Case> = {
     missing: ["SIGNAL_ACCOUNT"],
     resolved: (c, env) => [signalNumber(signalAccount(root(c, "signal"), "default"), env)],
   },
+  whatsappcloud: {
+    block: {},
+    missing: [
+      "WHATSAPP_CLOUD_APP_SECRET",
+      "WHATSAPP_CLOUD_VERIFY_TOKEN",
+      "WHATSAPP_CLOUD_ACCESS_TOKEN",
+      "WHATSAPP_CLOUD_PHONE_NUMBER_ID",
+    ],
+    resolved: (c, env) =>
+      Object.values(
+        whatsappCloudSecrets(whatsappCloudAccount(root(c, "whatsappcloud"), "default"), env),
+      ),
+  },
 };
 
 function valueFor(name: string): string {
@@ -150,6 +167,7 @@ function valueFor(name: string): string {
   if (name === "MATTERMOST_URL") return "https://chat.example.com";
   if (name === "MATRIX_HOMESERVER") return "https://matrix.example.org";
   if (name === "SIGNAL_ACCOUNT") return "+15551234567";
+  if (name === "WHATSAPP_CLOUD_PHONE_NUMBER_ID") return "106540352242922";
   return `value-of-${name}`;
 }
 

@@ -13,6 +13,7 @@ const LISTED = [
   "sms/stale: Twilio's signature covers the URL and the form only, no time",
   "sms/forged: a bad X-Twilio-Signature is answered 403",
   "line/stale: LINE's signature has no time",
+  "whatsappcloud/stale: Meta's X-Hub-Signature-256 covers no time",
 ];
 
 describe("contract exceptions", () => {

@@ -13,6 +13,7 @@ import { slackSystemKit } from "./slack-system.ts";
 import { smsKit } from "./sms.ts";
 import { telegramKit, telegramSystemKit } from "./telegram.ts";
 import { whatsappSystemKit } from "./whatsapp.ts";
+import { whatsappCloudKit, whatsappCloudSystemKit } from "./whatsappcloud.ts";
 
 /** One kit per webhook channel that takes direct messages (the DM cases run over these). */
 export const DM_KITS: ChannelKit[] = [
@@ -23,6 +24,7 @@ export const DM_KITS: ChannelKit[] = [
   googleChatKit,
   feishuKit,
   msTeamsKit,
+  whatsappCloudKit,
 ];
 
 /**
@@ -41,6 +43,7 @@ export const SYSTEM_KITS: SystemEventKit[] = [
   matrixSystemKit,
   whatsappSystemKit,
   signalSystemKit,
+  whatsappCloudSystemKit,
 ];
 
 /** Channels that parse no system event at all, and why (the cross-check has nothing to hold them to). */
