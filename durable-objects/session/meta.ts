@@ -124,7 +124,7 @@ export interface MetaJson {
   settings: SessionSettings;
   /** inbox/queue-mode.ts: one-line summaries of messages the queue cap dropped. */
   droppedSummary: string[];
-  /** inbox/triage-access.ts: the last refusal reason logged (a repeat of it is not logged again). */
+  /** inbox/triage-access.ts: the last refusal reason logged (a repeat is not logged again). */
   refusalLogged: string;
   /** inbox/system-events.ts: events waiting for the next run's prompt. */
   systemEvents: QueuedSystemEvent[];

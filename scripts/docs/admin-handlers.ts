@@ -5,8 +5,9 @@ import ts from "typescript";
 /**
  * What an admin route's handler reads, from its source: the query parameters (`c.req.query("x")`,
  * or the keys of a zod object it checks `c.req.query()` against) and whether it reads a JSON body
- * (`c.req.json()` directly or through a helper of the same file or imported from ours) with the keys of the zod object
- * it checks the body against, when that object is declared in the file or imported from ours.
+ * (`c.req.json()` directly or through a helper of the same file or imported from ours) with the
+ * keys of the zod object it checks the body against, when that object is declared in the file or
+ * imported from ours.
  */
 
 export interface HandlerReads {

@@ -56,7 +56,10 @@ export function createMessage(
   return { message };
 }
 
-/** GET Messages.json: PageSize (default 50, max 1000), Page + PageToken, `next_page_uri` while more remain. */
+/**
+ * GET Messages.json: PageSize (default 50, max 1000), Page + PageToken, `next_page_uri` while more
+ * remain.
+ */
 export function listPage(state: TwilioFakeState, accountSid: string, url: URL) {
   const q = url.searchParams;
   const day = (value: string) => Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
