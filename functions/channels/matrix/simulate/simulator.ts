@@ -3,6 +3,7 @@ import { FAKE_MATRIX_BOT } from "./matrix-identity.ts";
 import { fakeRoomId } from "./matrix-world.ts";
 import { untilConnected } from "../../../../scripts/simulate/socket-wait.ts";
 import type { ChannelSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { pointedAtFake } from "../../../../scripts/simulate/loopback-block.ts";
 import { simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
@@ -21,29 +22,14 @@ function roomOf(message: SimulatedMessage): string {
   return fakeRoomId(`dm-${sender}`);
 }
 
-const LOOPBACK_ALLOWED = { dangerouslyAllowPrivateNetwork: true };
-
 export const simulator: ChannelSimulator = {
   id: "matrix",
   startFake: () => startFakeHomeserver({ tokens: (token) => !token.endsWith("invalid") }),
   prepare(block, fakeUrl, env) {
     const own = block ?? {};
-    const accounts = Object.fromEntries(
-      Object.entries(
-        (own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {},
-      ).map(([id, account]) => [
-        id,
-        { ...account, homeserver: fakeUrl, network: LOOPBACK_ALLOWED },
-      ]),
-    );
     const token = simulatedSecret(own.accessToken, "MATRIX_ACCESS_TOKEN", env, "mx-sim-");
     return {
-      block: {
-        ...own,
-        homeserver: fakeUrl,
-        network: LOOPBACK_ALLOWED,
-        ...(Object.keys(accounts).length ? { accounts } : {}),
-      },
+      block: pointedAtFake(own, "homeserver", fakeUrl),
       env: { ...token.add },
       secrets: {},
     };

@@ -2,6 +2,7 @@ import { startFakeMattermost } from "./mattermost-api.ts";
 import { FAKE_MATTERMOST_BOT } from "./mattermost-identity.ts";
 import { untilConnected } from "../../../../scripts/simulate/socket-wait.ts";
 import type { ChannelSimulator, SimulatedMessage } from "../../../../scripts/simulate/simulator.ts";
+import { pointedAtFake } from "../../../../scripts/simulate/loopback-block.ts";
 import { simulatedSecret } from "../../../../scripts/simulate/secrets.ts";
 
 /**
@@ -18,28 +19,15 @@ function channelOf(message: SimulatedMessage): string {
   return message.group ?? `mmdm${(message.from ?? DEFAULT_SENDER).slice(4)}`;
 }
 
-/** The fake is on loopback, which an account may reach only with the private-network guard off. */
-const LOOPBACK_ALLOWED = { dangerouslyAllowPrivateNetwork: true };
-
 export const simulator: ChannelSimulator = {
   id: "mattermost",
   // Any bot token: `prepare` generates it (or keeps the one the config resolves to) after the start.
   startFake: () => startFakeMattermost({ tokens: (token) => !token.endsWith("invalid") }),
   prepare(block, fakeUrl, env) {
     const own = block ?? {};
-    const accounts = Object.fromEntries(
-      Object.entries(
-        (own.accounts as Record<string, Record<string, unknown>> | undefined) ?? {},
-      ).map(([id, account]) => [id, { ...account, baseUrl: fakeUrl, network: LOOPBACK_ALLOWED }]),
-    );
     const token = simulatedSecret(own.botToken, "MATTERMOST_BOT_TOKEN", env, "mm-sim-");
     return {
-      block: {
-        ...own,
-        baseUrl: fakeUrl,
-        network: LOOPBACK_ALLOWED,
-        ...(Object.keys(accounts).length ? { accounts } : {}),
-      },
+      block: pointedAtFake(own, "baseUrl", fakeUrl),
       env: { ...token.add },
       secrets: {},
     };

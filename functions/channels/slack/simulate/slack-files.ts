@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { json, parseMultipart } from "../../../../scripts/simulate/fakes/kit.ts";
-import type { RecordedCall, ServedFile } from "./slack-records.ts";
+import { streamBytes } from "../../../../scripts/simulate/fakes/stream-bytes.ts";
 import type { SlackFakeState } from "./slack-state.ts";
 
 /**
@@ -66,37 +66,15 @@ export function serveDownload(
     res.writeHead(302, { location: file.redirectTo });
     return res.end();
   }
-  if (file.bytes !== undefined) return streamFile(res, file, state.calls[state.calls.length - 1]!);
+  if (file.bytes !== undefined) {
+    // The download's call records how many bytes left (`args.sentBytes`).
+    const call = state.calls[state.calls.length - 1]!;
+    return streamBytes(res, { ...file, bytes: file.bytes }, (sent) => {
+      call.args.sentBytes = sent;
+    });
+  }
   res.writeHead(200, { "content-type": file.contentType });
   return res.end(
     file.contentBase64 !== undefined ? Buffer.from(file.contentBase64, "base64") : file.content,
   );
-}
-
-/**
- * Writes `file.bytes` bytes with backpressure and records in the download's call how many left
- * (`args.sentBytes`), so a test can tell a client that stopped reading from one that read it all.
- */
-async function streamFile(
-  res: ServerResponse,
-  file: ServedFile,
-  call: RecordedCall,
-): Promise<void> {
-  res.writeHead(200, {
-    "content-type": file.contentType,
-    connection: "close",
-    ...(file.contentLength !== undefined ? { "content-length": String(file.contentLength) } : {}),
-  });
-  const chunk = Buffer.alloc(64 * 1024, file.content || "x");
-  let sent = 0;
-  let closed = false;
-  res.on("close", () => (closed = true));
-  while (sent < file.bytes! && !closed) {
-    const piece = chunk.subarray(0, Math.min(chunk.length, file.bytes! - sent));
-    sent += piece.length;
-    call.args.sentBytes = sent;
-    if (!res.write(piece))
-      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
-  }
-  if (!closed) res.end();
 }

@@ -39,7 +39,7 @@ export const DEFAULT_IDENTITY = { user_id: "UBOTTEST", bot_id: "BBOTTEST", team_
 
 export type Identity = typeof DEFAULT_IDENTITY;
 
-/** What `/_control/file` serves at a path; see streamFile for `bytes` / `contentLength`. */
+/** What `/_control/file` serves at a path; `bytes` / `contentLength` are streamed (scripts/simulate/fakes/stream-bytes.ts). */
 export interface ServedFile {
   content: string;
   /** Binary content (an image, a voice note), served instead of `content`. */

@@ -5,7 +5,8 @@ import { twilioControl } from "./twilio-control.ts";
 import { createMessage, listPage } from "./twilio-messages.ts";
 import { API } from "./twilio-records.ts";
 import { TwilioFakeState } from "./twilio-state.ts";
-import { basicPassword, present, send, streamBytes, twilioError } from "./twilio-wire.ts";
+import { streamBytes } from "../../../../scripts/simulate/fakes/stream-bytes.ts";
+import { basicPassword, present, send, twilioError } from "./twilio-wire.ts";
 
 /**
  * A fake Twilio REST API on loopback, speaking Twilio's wire formats (api.twilio.com/2010-04-01):
@@ -59,7 +60,7 @@ export async function startFakeTwilioApi(
       });
       const item = state.media.get(id);
       if (!item) return twilioError(res, 404, 20404, "The requested resource was not found");
-      if (item.bytes !== undefined) return streamBytes(res, item);
+      if (item.bytes !== undefined) return streamBytes(res, { ...item, bytes: item.bytes });
       res.writeHead(200, { "content-type": item.contentType });
       return res.end(item.content);
     }

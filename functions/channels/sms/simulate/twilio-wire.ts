@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { API, type Media, type StoredMessage } from "./twilio-records.ts";
+import { API, type StoredMessage } from "./twilio-records.ts";
 
 /** Twilio's wire formats as the fake writes and reads them: resources, errors, Basic auth. */
 
@@ -38,26 +38,6 @@ export function basicPassword(header: string | undefined, accountSid: string): s
   const colon = decoded.indexOf(":");
   if (colon === -1 || decoded.slice(0, colon) !== accountSid) return undefined;
   return decoded.slice(colon + 1);
-}
-
-/** `item.bytes` bytes (`content` repeated), written as the client reads them. */
-export async function streamBytes(res: ServerResponse, item: Media): Promise<void> {
-  res.writeHead(200, {
-    "content-type": item.contentType,
-    connection: "close",
-    ...(item.contentLength !== undefined ? { "content-length": String(item.contentLength) } : {}),
-  });
-  const chunk = Buffer.alloc(64 * 1024, item.content || "x");
-  let sent = 0;
-  let closed = false;
-  res.on("close", () => (closed = true));
-  while (sent < item.bytes! && !closed) {
-    const piece = chunk.subarray(0, Math.min(chunk.length, item.bytes! - sent));
-    sent += piece.length;
-    if (!res.write(piece))
-      await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
-  }
-  if (!closed) res.end();
 }
 
 export function twilioError(res: ServerResponse, status: number, code: number, message: string) {
