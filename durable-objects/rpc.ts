@@ -194,6 +194,17 @@ export interface ConnectorReport {
   state: string;
   lastEventAt?: number;
   lastError?: string;
+  /** A device link (WhatsApp): state, QR code (text and module rows), pairing code, reason. */
+  link?: {
+    state: string;
+    qr?: string;
+    qrModules?: string[];
+    expiresAt?: number;
+    pairingCode?: string;
+    me?: string;
+    retryAt?: number;
+    reason?: string;
+  };
 }
 
 export interface CompanionStatus {

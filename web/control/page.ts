@@ -2,6 +2,7 @@ import { operatorPageHtml } from "../page-shell.ts";
 import { CONTROL_CORE_SCRIPT } from "./script-core.ts";
 import { CONTROL_OPERATIONS_SCRIPT } from "./script-operations.ts";
 import { CONTROL_INSIGHT_SCRIPT } from "./script-insight.ts";
+import { CONTROL_LINKS_SCRIPT } from "./script-links.ts";
 import { CONTROL_SANDBOX_SCRIPT } from "./script-sandbox.ts";
 import { CONTROL_ENVIRONMENTS_SCRIPT } from "./script-environments.ts";
 import { CONTROL_AUTH_PROFILES_SCRIPT } from "./script-auth-profiles.ts";
@@ -91,6 +92,7 @@ export const CONTROL_PAGE_HTML = operatorPageHtml({
 ${CONTROL_CORE_SCRIPT}
 ${CONTROL_OPERATIONS_SCRIPT}
 ${CONTROL_INSIGHT_SCRIPT}
+${CONTROL_LINKS_SCRIPT}
 ${CONTROL_AUTH_PROFILES_SCRIPT}
 ${CONTROL_SANDBOX_SCRIPT}
 ${CONTROL_ENVIRONMENTS_SCRIPT}

@@ -173,7 +173,8 @@ function companionPart(d) {
       { label: "State", cell: function (k) { return h("span", { cls: k.state === "connected" || k.state === "ready" ? "ok" : "warn", text: k.state }); } },
       { label: "Last event", cell: function (k) { return k.lastEventAt ? when(k.lastEventAt) : "none yet"; } },
       { label: "Last error", cell: function (k) { return k.lastError ? h("span", { cls: "err", text: k.lastError }) : "—"; } },
-    ], d.connectors) : null);
+    ], d.connectors) : null,
+    linkParts(d.connectors));
 }
 
 view("config", "Config", function () {

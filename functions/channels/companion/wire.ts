@@ -82,6 +82,29 @@ export const stateBatchReadSchema = z.object({
   keys: z.array(id).min(1).max(STATE_BATCH_MAX_KEYS),
 });
 
+/**
+ * A device link a connector waits for or holds (WhatsApp): its state, the QR code (text and
+ * modules, one 0/1 string per row, for the control page and the CLI to draw), a pairing code.
+ */
+const connectorLinkSchema = z.object({
+  state: z.string().min(1).max(40),
+  qr: z.string().max(2048).optional(),
+  qrModules: z
+    .array(
+      z
+        .string()
+        .regex(/^[01]+$/)
+        .max(200),
+    )
+    .max(200)
+    .optional(),
+  expiresAt: z.number().int().nonnegative().optional(),
+  pairingCode: z.string().max(16).optional(),
+  me: z.string().max(255).optional(),
+  retryAt: z.number().int().nonnegative().optional(),
+  reason: z.string().max(500).optional(),
+});
+
 export const statusReportSchema = z.object({
   epoch: z.number().int().positive(),
   instanceId: id,
@@ -93,6 +116,7 @@ export const statusReportSchema = z.object({
         state: z.string().min(1).max(40),
         lastEventAt: z.number().int().nonnegative().optional(),
         lastError: z.string().max(500).optional(),
+        link: connectorLinkSchema.optional(),
       }),
     )
     .max(500),
