@@ -120,10 +120,11 @@ async function main() {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
     if (runCompanion) {
       companionPort = await companionPortFor(
-        process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.sandbox?.configuredUrl),
+        process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.outbound?.configuredUrl),
       );
-      // The Worker sends the sandbox's commands to companion.url: unset, it is the one dev starts.
-      if (companionPlan.sandbox && !companionPlan.sandbox.configuredUrl)
+      // The Worker sends the sandbox's commands and session-bound replies to companion.url: unset,
+      // it is the one dev starts.
+      if (companionPlan.outbound && !companionPlan.outbound.configuredUrl)
         companionPlan.raw = withCompanionUrl(companionPlan.raw, `http://${HOST}:${companionPort}`);
       // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
       if (companionBundleStale()) companionBuild = buildCompanionBundle();

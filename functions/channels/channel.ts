@@ -132,6 +132,12 @@ export interface SocketPieces<Account = unknown, Config = unknown> {
    * called when the config has no block. An account is either webhook or socket, never both.
    */
   accounts(root: Config, env: Record<string, unknown>): SocketAccount<Account>[];
+  /**
+   * Replies (typing, receipts) leave as signed `POST /v1/outbound` commands to the companion that
+   * holds the session (signal-cli, Baileys) instead of the platform's REST API: the Worker then
+   * needs `companion.url` and an outbound key, which `npm run dev` sets up for its own companion.
+   */
+  repliesThroughCompanion?: boolean;
   /** Raw event → envelopes, like WebhookPieces.parse (mention gating, access metadata, dedup keys). Never calls the platform. */
   parse(
     event: SocketEvent,

@@ -5,7 +5,8 @@ import { resolveSecret } from "../../functions/config/secret-ref.ts";
 import type { EdgeclawConfig } from "../../functions/config/schema.ts";
 import {
   companionSandboxAgents,
-  planDevSandbox,
+  planDevOutbound,
+  type DevOutboundPlan,
   type DevSandboxPlan,
 } from "./dev-companion-sandbox.ts";
 
@@ -35,6 +36,8 @@ export interface DevCompanionPlan {
   raw: Record<string, unknown>;
   /** The ingress key; none when the companion serves only the sandbox (no socket account). */
   key?: { id: string; secret: string; source: "configured" | "generated"; file?: string };
+  /** When the Worker sends the companion commands (exec, replies): the key it signs them with. */
+  outbound?: DevOutboundPlan;
   /** When an agent's sandbox backend is "companion": for whom, and the outbound key it verifies. */
   sandbox?: DevSandboxPlan;
   /** Labels of the accounts the companion will run ("Discord", "Slack (account ops)"). */
@@ -60,9 +63,10 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
   const accounts = allSocketAccounts(config, vars);
   if (!accounts.length) {
     if (!companionSandboxAgents(config).length) return undefined;
-    return withSandbox(
+    return withOutbound(
       input,
       { raw: input.raw, accounts: [], env: inheritedEnv(shellEnv), warnings: [] },
+      [],
       {
         EDGECLAW_COMPANION_SANDBOX_ONLY: "1",
       },
@@ -135,20 +139,28 @@ export function planDevCompanion(input: DevCompanionInput): DevCompanionPlan | u
     EDGECLAW_COMPANION_KEY_ID: key.id,
     EDGECLAW_COMPANION_INGRESS_SECRET: key.secret,
   });
-  return withSandbox(
+  const replying = served
+    .filter(({ definition }) => definition.socket?.repliesThroughCompanion)
+    .map(({ account }) => account.label);
+  return withOutbound(
     input,
     { raw, key, accounts: served.map(({ account }) => account.label), env, warnings },
+    replying,
     {},
   );
 }
 
-/** Adds the sandbox part (the outbound key, a generated one into the config) when an agent needs it. */
-function withSandbox(
+/**
+ * Adds the outbound part (the key the Worker signs its commands with, a generated one into the
+ * config) when an agent's sandbox or an account's replies (`replying`) go through the companion.
+ */
+function withOutbound(
   input: DevCompanionInput,
   plan: DevCompanionPlan,
+  replying: string[],
   extraEnv: Record<string, string>,
 ): DevCompanionPlan {
-  const { raw, sandbox } = planDevSandbox({
+  const { raw, outbound, sandbox } = planDevOutbound({
     raw: plan.raw,
     config: input.config,
     vars: input.vars,
@@ -156,9 +168,10 @@ function withSandbox(
     dataDir: input.dataDir,
     env: plan.env,
     warnings: plan.warnings,
+    replying,
   });
   Object.assign(plan.env, extraEnv);
-  return { ...plan, raw, ...(sandbox ? { sandbox } : {}) };
+  return { ...plan, raw, ...(outbound ? { outbound } : {}), ...(sandbox ? { sandbox } : {}) };
 }
 
 function inheritedEnv(shellEnv: NodeJS.ProcessEnv): Record<string, string> {

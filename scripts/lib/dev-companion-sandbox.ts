@@ -5,23 +5,29 @@ import { knownAgentIds } from "../../functions/routing/agents.ts";
 import { sandboxConfigFor } from "../../functions/sandbox/placement.ts";
 
 /**
- * The companion as the exec sandbox under `npm run dev`: when an agent's sandbox backend is
- * "companion", dev starts the companion even with no socket account, hands it the outbound key the
- * Worker signs `POST /v1/sandbox` with (the configured one when its secret is set, else one
- * generated and kept in the data dir, like the ingress key), and points `companion.url` at it when
- * the config leaves it unset. Decided from the config alone; dev-companion-plan.ts folds it in.
+ * What the Worker sends to the companion under `npm run dev`: an agent's exec sandbox whose backend
+ * is "companion" (`POST /v1/sandbox`; dev then starts the companion even with no socket account),
+ * and the replies of a channel whose session lives in the companion (`POST /v1/outbound`: Signal,
+ * WhatsApp; `repliesThroughCompanion`). Either way dev hands the companion the outbound key the
+ * Worker signs with (the configured one when its secret is set, else one generated and kept in the
+ * data dir, like the ingress key), and points `companion.url` at it when the config leaves it
+ * unset. Decided from the config alone; dev-companion-plan.ts folds it in.
  */
 
 export const GENERATED_OUTBOUND_SECRET_FILE = "companion-outbound-secret";
 export const GENERATED_OUTBOUND_KEY_ID = "dev-local";
 export const GENERATED_OUTBOUND_SECRET_VAR = "EDGECLAW_COMPANION_DEV_OUTBOUND_SECRET";
 
-export interface DevSandboxPlan {
-  /** The agents whose commands the dev companion runs. */
-  agents: string[];
+/** The outbound key the Worker signs its commands to the dev companion with, and where it sends them. */
+export interface DevOutboundPlan {
   outboundKey: { id: string; source: "configured" | "generated"; file?: string };
   /** companion.url as configured; unset: dev points it at the companion it starts. */
   configuredUrl: string | undefined;
+}
+
+export interface DevSandboxPlan extends DevOutboundPlan {
+  /** The agents whose commands the dev companion runs. */
+  agents: string[];
 }
 
 /** Agents whose `exec` runs on the companion (agents.defaults.sandbox or their own agents.list[].sandbox). */
@@ -32,11 +38,12 @@ export function companionSandboxAgents(config: EdgeclawConfig): string[] {
 }
 
 /**
- * undefined when no agent's sandbox is the companion. Otherwise the plan, with the companion's env
- * (the outbound key) written into `env` and a generated key's secret into `vars` (the Worker's
- * env file); `raw` comes back with the generated key added to `companion.outboundKeys`.
+ * Nothing when no agent's sandbox is the companion and no account replies through it (`replying`:
+ * their labels). Otherwise the outbound part, with the companion's env (the outbound key) written
+ * into `env` and a generated key's secret into `vars` (the Worker's env file); `raw` comes back with
+ * the generated key added to `companion.outboundKeys`; `sandbox` too when an agent's exec runs there.
  */
-export function planDevSandbox(input: {
+export function planDevOutbound(input: {
   raw: Record<string, unknown>;
   config: EdgeclawConfig;
   vars: Record<string, string>;
@@ -44,10 +51,11 @@ export function planDevSandbox(input: {
   dataDir: string;
   env: Record<string, string>;
   warnings: string[];
-}): { raw: Record<string, unknown>; sandbox: DevSandboxPlan | undefined } {
+  replying: string[];
+}): { raw: Record<string, unknown>; outbound?: DevOutboundPlan; sandbox?: DevSandboxPlan } {
   const { config, vars, shellEnv } = input;
   const agents = companionSandboxAgents(config);
-  if (!agents.length) return { raw: input.raw, sandbox: undefined };
+  if (!agents.length && !input.replying.length) return { raw: input.raw };
   const configured = config.companion.outboundKeys[0];
   const lookup = { ...shellEnv, ...vars } as Record<string, string>;
   const secret = configured ? resolveSecret(configured.secret, lookup) : undefined;
@@ -62,7 +70,7 @@ export function planDevSandbox(input: {
   } else {
     if (configured && !isSchemaDefaultKey(input.raw))
       input.warnings.push(
-        `companion.outboundKeys "${configured.id}": its secret is not set (in .dev.vars or the shell); the dev sandbox uses a generated key instead`,
+        `companion.outboundKeys "${configured.id}": its secret is not set (in .dev.vars or the shell); the dev companion uses a generated key instead`,
       );
     const generated = generatedSecret(input.dataDir, GENERATED_OUTBOUND_SECRET_FILE);
     outboundKey = { id: GENERATED_OUTBOUND_KEY_ID, source: "generated", file: generated.file };
@@ -78,10 +86,8 @@ export function planDevSandbox(input: {
       ],
     });
   }
-  return {
-    raw,
-    sandbox: { agents, outboundKey, configuredUrl: config.companion.url },
-  };
+  const outbound = { outboundKey, configuredUrl: config.companion.url };
+  return { raw, outbound, ...(agents.length ? { sandbox: { ...outbound, agents } } : {}) };
 }
 
 /** The config with `companion.url` pointing at the companion dev started (only when unset). */

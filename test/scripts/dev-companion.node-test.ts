@@ -220,4 +220,27 @@ describe("npm run dev's companion plan", () => {
       undefined,
     );
   });
+  it("gives the Worker an outbound key for a channel whose replies go through the companion (Signal), and none for one that replies by REST (Discord)", () => {
+    const { vars, result } = plan(
+      { channels: { signal: { account: "+15550001111" } } },
+      {},
+      { PATH: "/usr/bin" },
+    );
+    assert.ok(result);
+    assert.deepEqual(result.accounts, ["Signal"]);
+    assert.equal(result.sandbox, undefined, "no agent's exec runs there");
+    assert.equal(result.outbound?.outboundKey.source, "generated");
+    assert.equal(result.outbound?.configuredUrl, undefined, "dev points companion.url at its own");
+    const secret = result.env.EDGECLAW_COMPANION_OUTBOUND_SECRET;
+    assert.ok(secret && secret.length >= 32, "the companion verifies the Worker's replies");
+    assert.equal(vars[GENERATED_OUTBOUND_SECRET_VAR], secret, "the Worker signs with the same");
+    assert.deepEqual(parseConfig(result.raw).companion.outboundKeys, [
+      { id: "dev-local", secret: { source: "env", id: GENERATED_OUTBOUND_SECRET_VAR } },
+    ]);
+
+    const rest = plan({ channels: { discord: {} } }, {}, { DISCORD_BOT_TOKEN: "t" }).result;
+    assert.ok(rest);
+    assert.equal(rest.outbound, undefined);
+    assert.equal(rest.env.EDGECLAW_COMPANION_OUTBOUND_SECRET, undefined);
+  });
 });

@@ -20,6 +20,7 @@ import { signalSocketPayloadSchema } from "./payloads.ts";
  * back raw and are parsed here (parse.ts).
  */
 export const signalSocket: SocketPieces<SignalAccount, SignalChannelConfig> = {
+  repliesThroughCompanion: true,
   accounts(root, env) {
     const accounts = signalAccounts(root);
     return accounts.flatMap((account): SocketAccount<SignalAccount>[] => {

@@ -12,6 +12,7 @@ import { whatsappSocketPayloadSchema } from "./payloads.ts";
  * events come back as Baileys emitted them and are parsed here (parse.ts).
  */
 export const whatsappSocket: SocketPieces<WhatsAppAccount, WhatsAppChannelConfig> = {
+  repliesThroughCompanion: true,
   accounts(root) {
     const accounts = whatsappAccounts(root);
     return accounts.map(
