@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import * as z from "zod";
 import { configFromEnv } from "../functions/channels/gateway-config.ts";
 import { withDb } from "../functions/db/client.ts";
@@ -18,6 +18,7 @@ import { schedulerStub } from "../durable-objects/scheduler-stub.ts";
 import { systemEventFor } from "../durable-objects/scheduler/events.ts";
 import type { Env } from "./env.ts";
 import { auditAdminChange } from "./admin-audit-write.ts";
+import { fail, readJson } from "./admin-http.ts";
 
 /**
  * /admin/cron (mounted by workers/admin.ts behind the gateway token): list, add, update, remove,
@@ -26,34 +27,7 @@ import { auditAdminChange } from "./admin-audit-write.ts";
  * `cron.updated`, `cron.deleted`, `cron.run`; target = the job id) with what the job is — never its
  * payload text, which is a prompt.
  */
-type CronContext = Context<{ Bindings: Env }>;
-
 export const adminCron = new Hono<{ Bindings: Env }>();
-
-function fail(c: CronContext, status: 400 | 404 | 409 | 502, code: string, message: string) {
-  return c.json({ error: { message, type: "admin_error", code } }, status);
-}
-
-async function body<T>(
-  c: CronContext,
-  schema: z.ZodType<T>,
-): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    return { ok: false, message: "body must be JSON" };
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success)
-    return {
-      ok: false,
-      message: parsed.error.issues
-        .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
-        .join("; "),
-    };
-  return { ok: true, value: parsed.data };
-}
 
 /** What the audit trail keeps of a job: what it does and when, not what it says. */
 function auditedJob(job: CronJob): Record<string, unknown> {
@@ -84,7 +58,7 @@ adminCron.get("/", async (c) => {
 });
 
 adminCron.post("/", async (c) => {
-  const parsed = await body(c, jobInputSchema);
+  const parsed = await readJson(c, jobInputSchema);
   if (!parsed.ok) return fail(c, 400, "invalid_job", parsed.message);
   const config = configFromEnv(c.env);
   const agentId = (parsed.value.agentId ?? defaultAgentId(config)).toLowerCase();
@@ -109,7 +83,7 @@ adminCron.get("/:id", async (c) => {
 });
 
 adminCron.patch("/:id", async (c) => {
-  const parsed = await body(c, jobPatchSchema);
+  const parsed = await readJson(c, jobPatchSchema);
   if (!parsed.ok) return fail(c, 400, "invalid_job", parsed.message);
   const job = await withDb(c.env, (db) =>
     updateJob(db, c.req.param("id"), parsed.value, Date.now()),
@@ -167,7 +141,7 @@ const systemEventBody = z.object({
 });
 
 adminSystem.post("/event", async (c) => {
-  const parsed = await body(c, systemEventBody);
+  const parsed = await readJson(c, systemEventBody);
   if (!parsed.ok) return fail(c, 400, "invalid_event", parsed.message);
   const config = configFromEnv(c.env);
   const agentId = (parsed.value.agentId ?? defaultAgentId(config)).toLowerCase();
