@@ -31,12 +31,13 @@ const GROUPS: Record<string, string[]> = {
   discord: ["--group", "1300000000000000011", "<@1100000000000000001> hi"],
   mattermost: ["--group", "mmteamchannel0000000000000", "@edgebot hi"],
   matrix: ["--group", "!team:fake.test", "@edgebot:fake.test hi"],
+  signal: ["--group", "c2ltdWxhdGVkLWdyb3Vw", "+15550000001 hi"],
 };
 
 /** Each channel's group allowlist, as the refusal names it. */
 const GROUP_KEYS: Record<string, string> = { slack: "channels", discord: "guilds" };
 /** How a channel's message went in: the webhook's 200, or over the companion's socket. */
-const OVER_COMPANION = new Set(["discord", "mattermost", "matrix"]);
+const OVER_COMPANION = new Set(["discord", "mattermost", "matrix", "signal"]);
 
 before(async () => {
   model = await startFakeModelServer();

@@ -13,11 +13,13 @@ import {
   type CompanionCommandResult,
 } from "../companion/outbound-client.ts";
 import { replyToModeFor, type SignalAccount } from "./config.ts";
+import { signalText } from "./format.ts";
 
 /**
  * Replies go out through the companion that holds the account's signal-cli session: one signed
  * `POST /v1/outbound` per chunk (functions/channels/companion/outbound-client.ts), which the
- * companion's Signal connector turns into JSON-RPC `send` (companion/sender.ts).
+ * companion's Signal connector turns into JSON-RPC `send` (companion/sender.ts), the Markdown as
+ * text with signal-cli's style ranges (format.ts).
  *
  * Idempotency: the command id is derived from the chunk's outbox id (hashed with the account and
  * the conversation, since an outbox id is unique only within its session), so a retry after a lost
@@ -36,6 +38,7 @@ export async function sendSignalMessage(
   const { route } = message;
   const group = route.extra?.group === "1";
   const quote = quotes(replyToModeFor(account, group), message.chunkIndex);
+  const { text, textStyle } = signalText(message.text);
   const command: CompanionCommand = {
     commandId: await commandId("send", route, message.id),
     channel: "signal",
@@ -46,7 +49,8 @@ export async function sendSignalMessage(
       ...(quote && route.replyToMessageId ? { replyToId: route.replyToMessageId } : {}),
     },
     payload: {
-      text: message.text,
+      text,
+      ...(textStyle.length ? { textStyle } : {}),
       ...(quote && route.extra?.author ? { quoteAuthor: route.extra.author } : {}),
     },
   };

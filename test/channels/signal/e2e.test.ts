@@ -77,13 +77,15 @@ describe("Signal end to end", () => {
       "duplicate",
     ]);
     const sent = await sentSettled(alice, 1);
-    expect(sent.map((call) => call.params.message)).toEqual(["Hello from **edgeclaw**."]);
+    // The Markdown as Signal's own styles: plain text and a BOLD range over "edgeclaw".
+    expect(sent.map((call) => call.params.message)).toEqual(["Hello from edgeclaw."]);
     expect(sent[0]).toMatchObject({
       account: TEST_SIGNAL.team,
       params: {
         recipient: [alice],
         quoteTimestamp: payload.envelope.timestamp,
         quoteAuthor: alice,
+        textStyle: ["11:8:BOLD"],
       },
     });
     expect((await recorded(scenario)).length).toBe(1);
