@@ -1,5 +1,9 @@
 import * as z from "zod";
-import { channelAccessSchema, channelAccountAccessSchema } from "../../config/channel-access.ts";
+import {
+  allowListSchema,
+  channelAccessSchema,
+  channelAccountAccessSchema,
+} from "../../config/channel-access.ts";
 import { resolveSecret, secretInputSchema, type SecretEnv } from "../../config/secret-ref.ts";
 import { defaultAccountEnv, mergedAccount, type MergedAccount } from "../accounts.ts";
 
@@ -34,6 +38,14 @@ const fields = {
   sendReadReceipts: z.boolean(),
   replyToMode: z.enum(["off", "first", "all"]),
 };
+/**
+ * OpenClaw normalises the numbers in `allowFrom` / `groupAllowFrom` to E.164 ("+1 (555) 123-4567",
+ * "15551234567" → "+15551234567", the sender id parse.ts makes); "*" and other entries stay.
+ */
+const numbers = allowListSchema.transform((list) =>
+  list.map((entry) => (/^\+?[\d\s().-]+$/.test(entry) ? `+${entry.replace(/\D/g, "")}` : entry)),
+);
+
 type Field = keyof typeof fields;
 const optional = <K extends Field>(key: K) =>
   fields[key].optional() as z.ZodOptional<(typeof fields)[K]>;
@@ -41,10 +53,16 @@ const optionalFields = Object.fromEntries(
   Object.keys(fields).map((key) => [key, optional(key as Field)]),
 ) as { [K in Field]: z.ZodOptional<(typeof fields)[K]> };
 
-export const whatsappCloudAccountSchema = channelAccountAccessSchema.extend(optionalFields);
+export const whatsappCloudAccountSchema = channelAccountAccessSchema.extend({
+  ...optionalFields,
+  allowFrom: numbers.optional(),
+  groupAllowFrom: numbers.optional(),
+});
 
 export const whatsappCloudChannelSchema = channelAccessSchema.safeExtend({
   ...optionalFields,
+  allowFrom: numbers.default([]),
+  groupAllowFrom: numbers.optional(),
   webhookPath: fields.webhookPath.default("/whatsappcloud/webhook"),
   graphApiBaseUrl: fields.graphApiBaseUrl.default("https://graph.facebook.com/"),
   graphApiVersion: fields.graphApiVersion.default("v24.0"),
