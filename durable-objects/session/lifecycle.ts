@@ -21,6 +21,7 @@ export function rotateSession(s: SessionState, now = Date.now()): string {
   s.ctx.storage.transactionSync(() => {
     s.store.meta.set("sessionId", sessionId);
     s.store.meta.set("sessionStartedAt", String(now));
+    s.store.transcript.startSession();
     if (!first) forgetInteraction(s.store.meta);
     s.store.meta.delete("compactions");
   });

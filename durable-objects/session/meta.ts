@@ -104,6 +104,11 @@ export interface MetaText {
    */
   inboxSeqFloor: string;
   transcriptSeqFloor: string;
+  /**
+   * run/transcript-store.ts: every transcript row of the current session is above this seq
+   * (written when a session starts; schema step 17 dropped the (session_id, seq) index).
+   */
+  transcriptSessionFloor: string;
   /** upkeep/metrics.ts: the queue depth reported so far. */
   metricsQueueDepth: string;
   /** run/compact.ts: the summary that replaces the compacted part of a session's transcript. */

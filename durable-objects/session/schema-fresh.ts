@@ -46,7 +46,6 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      message TEXT NOT NULL,
      created_at INTEGER NOT NULL,
      compacted INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE INDEX transcript_session ON transcript(session_id, seq)`,
   `CREATE TABLE outbox (
      id TEXT PRIMARY KEY,
      run_id TEXT,

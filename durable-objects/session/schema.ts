@@ -5,6 +5,7 @@ import {
   type SchemaMigration,
 } from "../lib/migrate.ts";
 import { SESSION_FRESH_SCHEMA } from "./schema-fresh.ts";
+import { ROW_CUT_MIGRATIONS } from "./schema-row-cuts.ts";
 
 export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
 
@@ -14,8 +15,10 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  */
 
 /**
- * HOW TO CHANGE THE SCHEMA: append `{ version: <last + 1>, why, statements: [...] }` at the end,
- * and bring SESSION_FRESH_SCHEMA (schema-fresh.ts: what a new object creates) to the same tables.
+ * HOW TO CHANGE THE SCHEMA: append `{ version: <last + 1>, why, statements: [...] }` at the end
+ * (the list's tail, steps 15 on, is ROW_CUT_MIGRATIONS in schema-row-cuts.ts: append there, or in
+ * a file of its own spread after it, to keep files short), and bring SESSION_FRESH_SCHEMA
+ * (schema-fresh.ts: what a new object creates) to the same tables.
  * - New table or index: `CREATE TABLE …` / `CREATE INDEX …`.
  * - New column: `ALTER TABLE t ADD COLUMN c <type> NOT NULL DEFAULT <value>` (SQLite needs a
  *   default for NOT NULL), and read it in the table's store with a fallback for rows written before.
@@ -358,70 +361,8 @@ export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
       `CREATE INDEX transcript_session ON transcript(session_id, seq)`,
     ],
   },
-  {
-    version: 15,
-    why: "fewer rows written per message (issue 19 item 9): runs and outbox are keyed by their id alone (WITHOUT ROWID), where a rowid table wrote the row and its key's index entry on every insert (a billed row per run and per reply chunk); a chunk's place in delivery order, which the rowid gave, is its own column",
-    statements: [
-      `CREATE TABLE runs_v15 (
-         run_id TEXT PRIMARY KEY,
-         session_id TEXT NOT NULL,
-         state TEXT NOT NULL,
-         route TEXT NOT NULL,
-         model_ref TEXT,
-         steps INTEGER NOT NULL DEFAULT 0,
-         input_tokens INTEGER NOT NULL DEFAULT 0,
-         output_tokens INTEGER NOT NULL DEFAULT 0,
-         cache_read_tokens INTEGER NOT NULL DEFAULT 0,
-         cache_write_tokens INTEGER NOT NULL DEFAULT 0,
-         progress_state TEXT NOT NULL DEFAULT '{}',
-         options TEXT NOT NULL DEFAULT '{}',
-         started_at INTEGER NOT NULL,
-         finished_at INTEGER,
-         mirrored INTEGER NOT NULL DEFAULT 0,
-         resumes INTEGER NOT NULL DEFAULT 0,
-         platform_usd REAL NOT NULL DEFAULT 0) WITHOUT ROWID`,
-      `INSERT INTO runs_v15 SELECT run_id, session_id, state, route, model_ref, steps, input_tokens, output_tokens,
-         cache_read_tokens, cache_write_tokens, progress_state, options, started_at, finished_at, mirrored, resumes, platform_usd
-       FROM runs`,
-      `DROP TABLE runs`,
-      `ALTER TABLE runs_v15 RENAME TO runs`,
-      // ord: the chunk's place among chunks queued in the same millisecond (OutboxStore.insert);
-      // rows from before this step keep their rowid's order.
-      `CREATE TABLE outbox_v15 (
-         id TEXT PRIMARY KEY,
-         run_id TEXT,
-         route TEXT NOT NULL,
-         text TEXT NOT NULL,
-         chunk_index INTEGER NOT NULL DEFAULT 0,
-         chunk_count INTEGER NOT NULL DEFAULT 1,
-         state TEXT NOT NULL,
-         attempts INTEGER NOT NULL DEFAULT 0,
-         next_at INTEGER NOT NULL,
-         platform_id TEXT,
-         last_error TEXT,
-         created_at INTEGER NOT NULL,
-         settled_at INTEGER,
-         first_attempt_at INTEGER,
-         media TEXT,
-         ord INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
-      `INSERT INTO outbox_v15 SELECT id, run_id, route, text, chunk_index, chunk_count, state, attempts, next_at,
-         platform_id, last_error, created_at, settled_at, first_attempt_at, media, rowid
-       FROM outbox`,
-      `DROP TABLE outbox`,
-      `ALTER TABLE outbox_v15 RENAME TO outbox`,
-      `CREATE INDEX outbox_open ON outbox(created_at, ord) WHERE settled_at IS NULL`,
-    ],
-  },
-  {
-    version: 16,
-    why: "fewer rows written per message (issue 19 item 9): a session's spend is summed from its model_calls rows instead of a meta row rewritten with each call (a billed row per model call); the sweep folds the calls it deletes into meta spend",
-    statements: [
-      // Rows already here were added to meta spend when they were recorded (1): not summed again.
-      `ALTER TABLE model_calls ADD COLUMN in_spend INTEGER NOT NULL DEFAULT 1`,
-      // A call billed by time (the browser): its billed ms, summed per kind (null for the others).
-      `ALTER TABLE model_calls ADD COLUMN billed_ms INTEGER`,
-    ],
-  },
+  // Steps 15 on: schema-row-cuts.ts (one list, in order).
+  ...ROW_CUT_MIGRATIONS,
 ];
 
 export const SESSION_SCHEMA_VERSION = SESSION_MIGRATIONS.at(-1)!.version;

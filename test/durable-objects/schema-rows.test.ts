@@ -121,12 +121,12 @@ describe("SessionDO schema steps for fewer rows written", () => {
       store.transcript.prune({ activeSessionId: "s-new", archived: true, archiveMs: false }, 5000);
       expect(counts(sql).transcript).toBe(0);
       expect(store.transcript.append("s-new", null, { role: "user", content: "y" }, 5000)).toBe(5);
-      // One row per insert now (the row and its key's index for the inbox; the transcript's row
-      // and its session index), no sequence row.
+      // No sequence row per insert now: the transcript's is its row alone (its session index
+      // entry went too, with step 17).
       const cursor = sql.exec(
         `INSERT INTO transcript(seq, session_id, role, message, created_at) VALUES (6, 's-new', 'user', '{}', 6000)`,
       );
-      expect(cursor.rowsWritten).toBe(2);
+      expect(cursor.rowsWritten).toBe(1);
     });
   });
 
@@ -177,6 +177,54 @@ describe("SessionDO schema steps for fewer rows written", () => {
         ROUTE,
       );
       expect(insertRun.rowsWritten).toBe(1);
+    });
+  });
+
+  it("reads the current session's transcript above its floor from step 17, without a session index", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v16"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 16));
+      // s-old (the current session) holds seq 1 and 2, an earlier session's row is seq 3.
+      const row = (sessionId: string, content: string) =>
+        sql.exec(
+          `INSERT INTO transcript(session_id, role, message, created_at) VALUES (?, 'user', ?, 2000)`,
+          sessionId,
+          JSON.stringify({ role: "user", content }),
+        );
+      row("s-old", "second");
+      row("s-before", "stray");
+      const before = counts(sql);
+      migrateSessionSchema(state.storage);
+      expect(counts(sql)).toEqual(before);
+      const store = new SessionStore(state.storage);
+      // No floor until the next session starts: the current one is read whole.
+      expect(store.meta.get("transcriptSessionFloor")).toBeUndefined();
+      const texts = (rows: { message: { content: unknown } }[]) =>
+        rows.map((entry) => entry.message.content);
+      expect(texts(store.transcript.recent("s-old"))).toEqual(["hello", "second"]);
+      expect(texts(store.transcript.ofSession("s-before"))).toEqual(["stray"]);
+      const plan = sql
+        .exec<{ detail: string }>(
+          `EXPLAIN QUERY PLAN SELECT * FROM transcript WHERE seq > 5 AND session_id = 's-old' ORDER BY seq DESC LIMIT 10`,
+        )
+        .toArray()
+        .map((entry) => entry.detail)
+        .join(" ");
+      expect(plan).toMatch(/INTEGER PRIMARY KEY/);
+      expect(plan).not.toContain("transcript_session");
+      // A new session starts above every seq given: the old one's rows stay out of its context,
+      // and a row appended to the old session later is still read as the old session's.
+      store.meta.set("sessionId", "s-new");
+      store.transcript.startSession();
+      expect(store.meta.get("transcriptSessionFloor")).toBe("3");
+      store.transcript.append("s-new", null, { role: "user", content: "fresh" }, 3000);
+      store.transcript.append("s-old", null, { role: "assistant", content: "late" }, 3000);
+      expect(texts(store.transcript.recent("s-new"))).toEqual(["fresh"]);
+      expect(texts(store.transcript.ofSession("s-old"))).toEqual(["hello", "second", "late"]);
+      // Compaction of the current session marks only its own rows.
+      expect(store.transcript.markCompacted("s-new", 100)).toBe(1);
+      expect(texts(store.transcript.recent("s-old"))).toEqual(["hello", "second", "late"]);
     });
   });
 });

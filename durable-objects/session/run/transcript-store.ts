@@ -5,7 +5,7 @@ import { toTranscriptRow, type Row, type TranscriptRow } from "../storage-rows.t
 /**
  * The `transcript` table's one owner: the model's context (bounded by compaction) and the rows
  * awaiting the Postgres mirror. What the mirror has copied is one watermark, meta
- * `transcriptMirroredSeq` (schema step 10): every row up to it. Seqs only grow (AUTOINCREMENT),
+ * `transcriptMirroredSeq` (schema step 10): every row up to it. Seqs only grow (schema step 14),
  * so a row written later is always above it.
  */
 export class TranscriptStore {
@@ -16,6 +16,25 @@ export class TranscriptStore {
 
   private mirroredSeq(): number {
     return Number(this.meta.get("transcriptMirroredSeq") ?? 0);
+  }
+
+  /**
+   * Every row of the current session is above this seq (meta transcriptSessionFloor, written when
+   * a session starts): its reads walk the key's range from there instead of an index on
+   * (session_id, seq), whose entry was a billed row per transcript row (schema step 17). Another
+   * session's rows are read from 0 (a scan: only /export-like reads of an earlier session).
+   */
+  private floorOf(sessionId: string): number {
+    return this.meta.get("sessionId") === sessionId
+      ? Number(this.meta.get("transcriptSessionFloor") ?? 0)
+      : 0;
+  }
+
+  /** A new session starts: its rows will all be above every seq given so far. */
+  startSession(): void {
+    const given = Math.max(this.newestSeq(), Number(this.meta.get("transcriptSeqFloor") ?? 0));
+    if (given > 0 || this.meta.get("transcriptSessionFloor") !== undefined)
+      this.meta.set("transcriptSessionFloor", String(given));
   }
 
   append(sessionId: string, runId: string | null, message: Message, now: number): number {
@@ -41,7 +60,8 @@ export class TranscriptStore {
   recent(sessionId: string, limit = 10_000): TranscriptRow[] {
     return this.sql
       .exec<Row>(
-        `SELECT * FROM (SELECT * FROM transcript WHERE session_id = ? AND compacted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        `SELECT * FROM (SELECT * FROM transcript WHERE seq > ? AND session_id = ? AND compacted = 0 ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        this.floorOf(sessionId),
         sessionId,
         limit,
       )
@@ -52,7 +72,8 @@ export class TranscriptStore {
   ofSession(sessionId: string, limit = 10_000): TranscriptRow[] {
     return this.sql
       .exec<Row>(
-        `SELECT * FROM transcript WHERE session_id = ? ORDER BY seq LIMIT ?`,
+        `SELECT * FROM transcript WHERE seq > ? AND session_id = ? ORDER BY seq LIMIT ?`,
+        this.floorOf(sessionId),
         sessionId,
         limit,
       )
@@ -68,9 +89,10 @@ export class TranscriptStore {
   /** Hides everything before `keepFromSeq` from the model; the rows stay for the Postgres archive. */
   markCompacted(sessionId: string, keepFromSeq: number): number {
     return this.sql.exec(
-      `UPDATE transcript SET compacted = 1 WHERE session_id = ? AND seq < ? AND compacted = 0`,
-      sessionId,
+      `UPDATE transcript SET compacted = 1 WHERE seq > ? AND seq < ? AND session_id = ? AND compacted = 0`,
+      this.floorOf(sessionId),
       keepFromSeq,
+      sessionId,
     ).rowsWritten;
   }
   unmirrored(limit: number): TranscriptRow[] {

@@ -1,0 +1,80 @@
+import type { SchemaMigration } from "../lib/migrate.ts";
+
+/**
+ * SessionDO schema steps 15 on (schema.ts appends them to SESSION_MIGRATIONS, whose rules apply:
+ * append only, never edit or reorder a step; bring schema-fresh.ts to the same tables). Issue 19
+ * item 9's third round of fewer rows written per message; each step names the rows it saves.
+ */
+export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 15,
+    why: "fewer rows written per message (issue 19 item 9): runs and outbox are keyed by their id alone (WITHOUT ROWID), where a rowid table wrote the row and its key's index entry on every insert (a billed row per run and per reply chunk); a chunk's place in delivery order, which the rowid gave, is its own column",
+    statements: [
+      `CREATE TABLE runs_v15 (
+         run_id TEXT PRIMARY KEY,
+         session_id TEXT NOT NULL,
+         state TEXT NOT NULL,
+         route TEXT NOT NULL,
+         model_ref TEXT,
+         steps INTEGER NOT NULL DEFAULT 0,
+         input_tokens INTEGER NOT NULL DEFAULT 0,
+         output_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+         cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+         progress_state TEXT NOT NULL DEFAULT '{}',
+         options TEXT NOT NULL DEFAULT '{}',
+         started_at INTEGER NOT NULL,
+         finished_at INTEGER,
+         mirrored INTEGER NOT NULL DEFAULT 0,
+         resumes INTEGER NOT NULL DEFAULT 0,
+         platform_usd REAL NOT NULL DEFAULT 0) WITHOUT ROWID`,
+      `INSERT INTO runs_v15 SELECT run_id, session_id, state, route, model_ref, steps, input_tokens, output_tokens,
+         cache_read_tokens, cache_write_tokens, progress_state, options, started_at, finished_at, mirrored, resumes, platform_usd
+       FROM runs`,
+      `DROP TABLE runs`,
+      `ALTER TABLE runs_v15 RENAME TO runs`,
+      // ord: the chunk's place among chunks queued in the same millisecond (OutboxStore.insert);
+      // rows from before this step keep their rowid's order.
+      `CREATE TABLE outbox_v15 (
+         id TEXT PRIMARY KEY,
+         run_id TEXT,
+         route TEXT NOT NULL,
+         text TEXT NOT NULL,
+         chunk_index INTEGER NOT NULL DEFAULT 0,
+         chunk_count INTEGER NOT NULL DEFAULT 1,
+         state TEXT NOT NULL,
+         attempts INTEGER NOT NULL DEFAULT 0,
+         next_at INTEGER NOT NULL,
+         platform_id TEXT,
+         last_error TEXT,
+         created_at INTEGER NOT NULL,
+         settled_at INTEGER,
+         first_attempt_at INTEGER,
+         media TEXT,
+         ord INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+      `INSERT INTO outbox_v15 SELECT id, run_id, route, text, chunk_index, chunk_count, state, attempts, next_at,
+         platform_id, last_error, created_at, settled_at, first_attempt_at, media, rowid
+       FROM outbox`,
+      `DROP TABLE outbox`,
+      `ALTER TABLE outbox_v15 RENAME TO outbox`,
+      `CREATE INDEX outbox_open ON outbox(created_at, ord) WHERE settled_at IS NULL`,
+    ],
+  },
+  {
+    version: 16,
+    why: "fewer rows written per message (issue 19 item 9): a session's spend is summed from its model_calls rows instead of a meta row rewritten with each call (a billed row per model call); the sweep folds the calls it deletes into meta spend",
+    statements: [
+      // Rows already here were added to meta spend when they were recorded (1): not summed again.
+      `ALTER TABLE model_calls ADD COLUMN in_spend INTEGER NOT NULL DEFAULT 1`,
+      // A call billed by time (the browser): its billed ms, summed per kind (null for the others).
+      `ALTER TABLE model_calls ADD COLUMN billed_ms INTEGER`,
+    ],
+  },
+  {
+    version: 17,
+    why: "fewer rows written per message (issue 19 item 9): the transcript's (session_id, seq) index wrote an entry with every row (a billed row per transcript row, two per message); the current session's rows are read by the key's range above a floor kept in meta, written when a session starts",
+    // An object's current session has no floor yet (0: its reads scan the table, as a run's
+    // reads by run_id always did) until its next session starts.
+    statements: [`DROP INDEX IF EXISTS transcript_session`],
+  },
+];
