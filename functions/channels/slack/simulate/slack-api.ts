@@ -6,7 +6,7 @@ import { receiveUpload, serveDownload, UPLOAD_PATH } from "./slack-files.ts";
 import { applyMethod } from "./slack-methods.ts";
 import { FakeSlackSocketMode } from "./slack-socket.ts";
 import { SlackFakeState } from "./slack-state.ts";
-import { parseArgs } from "./slack-wire.ts";
+import { formOrJsonArgs } from "../../../../scripts/simulate/fakes/form-args.ts";
 
 /**
  * A fake Slack Web API on loopback, speaking Slack's wire format: `POST /api/<method>` with a
@@ -70,7 +70,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     if (url.pathname.startsWith("/response/")) {
       state.calls.push({
         method: "response_url",
-        args: { path: url.pathname, ...parseArgs(body, req.headers["content-type"]) },
+        args: { path: url.pathname, ...formOrJsonArgs(body, req.headers["content-type"]) },
         token: "",
         at: Date.now(),
       });
@@ -88,7 +88,7 @@ export async function startFakeSlackApi(): Promise<FakeSlackApi> {
     const match = /^\/api\/([\w.]+)$/.exec(url.pathname);
     if (!match || req.method !== "POST") return json(res, 404, { ok: false, error: "not_found" });
     const method = match[1]!;
-    const args = parseArgs(body, req.headers["content-type"]);
+    const args = formOrJsonArgs(body, req.headers["content-type"]);
     const auth = String(req.headers.authorization ?? "");
     const token = auth.startsWith("Bearer ")
       ? auth.slice(7)

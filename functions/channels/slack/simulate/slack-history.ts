@@ -1,4 +1,4 @@
-import { compareTs } from "./slack-wire.ts";
+import { compareTs } from "./slack-timestamps.ts";
 import type { SlackFakeState } from "./slack-state.ts";
 
 /**

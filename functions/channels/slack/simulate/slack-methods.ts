@@ -1,7 +1,7 @@
 import { DEFAULT_IDENTITY, type StoredMessage } from "./slack-records.ts";
 import { readConversation } from "./slack-history.ts";
 import type { SlackFakeState } from "./slack-state.ts";
-import { safeJson } from "./slack-wire.ts";
+import { jsonOrText } from "../../../../scripts/simulate/fakes/form-args.ts";
 
 /**
  * The Web API methods the fake Slack answers, applied to its state once the token and any scripted
@@ -94,7 +94,7 @@ export function applyMethod(
       return { ok: true, upload_url: `${origin}/upload/v1/${fileId}`, file_id: fileId };
     }
     case "files.completeUploadExternal": {
-      const list = (typeof args.files === "string" ? safeJson(args.files) : args.files) as
+      const list = (typeof args.files === "string" ? jsonOrText(args.files) : args.files) as
         | Array<{ id?: string; title?: string }>
         | undefined;
       if (!Array.isArray(list) || !list.length) return { ok: false, error: "invalid_arguments" };

@@ -5,7 +5,8 @@ import { telegramControl } from "./telegram-control.ts";
 import { applyMethod } from "./telegram-methods.ts";
 import { getUpdates } from "./telegram-polling.ts";
 import { TelegramFakeState } from "./telegram-state.ts";
-import { parseArgs, uploadArgs, validToken } from "./telegram-wire.ts";
+import { formOrJsonArgs } from "../../../../scripts/simulate/fakes/form-args.ts";
+import { uploadArgs, validToken } from "./telegram-wire.ts";
 
 export type { FakeTelegramMessage } from "./telegram-records.ts";
 
@@ -88,7 +89,7 @@ export async function startFakeTelegramApi(): Promise<FakeTelegramApi> {
     const upload = await parseMultipart(req.headers["content-type"], raw);
     const args = {
       ...Object.fromEntries(url.searchParams),
-      ...(upload ? uploadArgs(upload) : parseArgs(body, req.headers["content-type"])),
+      ...(upload ? uploadArgs(upload) : formOrJsonArgs(body, req.headers["content-type"])),
     };
     state.calls.push({ method, args, token: `…${token.slice(-4)}`, at: Date.now() });
     if (!validToken(token))

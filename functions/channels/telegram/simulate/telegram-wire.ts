@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { formOrJsonArgs } from "../../../../scripts/simulate/fakes/form-args.ts";
 import type { UploadedFile } from "../../../../scripts/simulate/fakes/kit.ts";
 
 /** Telegram's tokens and request bodies, as the fake reads them. */
@@ -12,7 +13,7 @@ export function uploadArgs(upload: {
   fields: Record<string, string>;
   files: UploadedFile[];
 }): Record<string, unknown> {
-  const args: Record<string, unknown> = parseArgs(
+  const args: Record<string, unknown> = formOrJsonArgs(
     new URLSearchParams(upload.fields).toString(),
     undefined,
   );
@@ -23,21 +24,5 @@ export function uploadArgs(upload: {
       size: file.bytes.byteLength,
       sha256: createHash("sha256").update(file.bytes).digest("hex"),
     };
-  return args;
-}
-
-export function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
-  if (!body) return {};
-  if ((contentType ?? "").includes("application/json"))
-    return JSON.parse(body) as Record<string, unknown>;
-  const args: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(body)) {
-    // Form-encoded calls carry nested values (reply_parameters, allowed_updates) as JSON strings.
-    try {
-      args[key] = /^[[{]/.test(value) ? JSON.parse(value) : value;
-    } catch {
-      args[key] = value;
-    }
-  }
   return args;
 }
