@@ -5,7 +5,7 @@ export interface StreamedBody {
   content: string;
   contentType: string;
   bytes: number;
-  /** The Content-Length header to send (may lie, to test a client's checks); none (chunked) when unset. */
+  /** The Content-Length header to send (may lie, to test a client); none (chunked) when unset. */
   contentLength?: number;
 }
 

@@ -39,7 +39,10 @@ export const DEFAULT_IDENTITY = { user_id: "UBOTTEST", bot_id: "BBOTTEST", team_
 
 export type Identity = typeof DEFAULT_IDENTITY;
 
-/** What `/_control/file` serves at a path; `bytes` / `contentLength` are streamed (scripts/simulate/fakes/stream-bytes.ts). */
+/**
+ * What `/_control/file` serves at a path; `bytes` / `contentLength` are streamed
+ * (scripts/simulate/fakes/stream-bytes.ts).
+ */
 export interface ServedFile {
   content: string;
   /** Binary content (an image, a voice note), served instead of `content`. */
