@@ -7,9 +7,10 @@ import { sourceFiles } from "./import-graph.ts";
 
 /**
  * One job per file: a source file of the shipped code stays under MAX_LINES lines as biome formats
- * it (width 100, which `biome ci` enforces, so the file on disk is the formatted one). A file that
- * grows past it is split along its seams — routes per area, state, payload builders — instead of
- * raising the limit. Tests are not held to it (a suite of cases for one behaviour reads best whole).
+ * it (width 100, which `biome ci` enforces, so the file on disk is the formatted one). A file
+ * that grows past it is split along its seams — routes per area, state, payload builders —
+ * instead of raising the limit. Tests are not held to it (a suite of cases for one behaviour
+ * reads best whole).
  */
 const MAX_LINES = 400;
 
