@@ -118,6 +118,7 @@ async function main() {
   let companionBuild: Promise<void> | undefined;
   if (companionPlan) {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
+    Object.assign(companionPlan.env, simulated?.companionEnv);
     if (runCompanion) {
       companionPort = await companionPortFor(
         process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.outbound?.configuredUrl),

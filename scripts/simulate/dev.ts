@@ -12,6 +12,8 @@ export interface SimulatedDev {
   /** The config as bundled (the companion's dev key is added on top of it). */
   raw: Record<string, unknown>;
   config: EdgeclawConfig;
+  /** Variables for the dev companion's environment (a connector that finds its fake there). */
+  companionEnv: Record<string, string>;
   /**
    * The Worker URL to give the dev companion: a loopback pass-through that keeps the Worker's
    * ingress answers for `simulate` (companion-tap.ts).
@@ -37,6 +39,7 @@ export async function simulateForDev(
     defineArgs: bundleDefineArgs(platforms.raw, inputs.workspace.seeds),
     raw: platforms.raw,
     config: parseConfig(platforms.raw),
+    companionEnv: platforms.companionEnv,
     async companionWorkerUrl(gatewayUrl) {
       tap ??= await startCompanionTap(gatewayUrl);
       return tap.url;

@@ -10,6 +10,8 @@ export interface SimulatedPlatforms {
   raw: Record<string, unknown>;
   /** Generated test secrets the Worker needs (only names that were not set). */
   vars: Record<string, string>;
+  /** What the dev companion's environment gets (PreparedChannel.companionEnv of every channel). */
+  companionEnv: Record<string, string>;
   /** Everything but the webhook URLs, which need the gateway's address: see `simulateState`. */
   channels: Array<{ id: string; fakeUrl: string; secrets: Record<string, string> }>;
   stop(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startSimulatedPlatforms(
   const fakes: RunningFake[] = [];
   const channels: SimulatedPlatforms["channels"] = [];
   const added: Record<string, string> = {};
+  const companionEnv: Record<string, string> = {};
   const nextBlocks: Record<string, unknown> = { ...blocks };
   try {
     for (const simulator of channelSimulators) {
@@ -38,6 +41,7 @@ export async function startSimulatedPlatforms(
       const prepared = simulator.prepare(block, fake.url, { ...vars, ...added });
       nextBlocks[simulator.id] = prepared.block;
       Object.assign(added, prepared.env);
+      Object.assign(companionEnv, prepared.companionEnv);
       channels.push({ id: simulator.id, fakeUrl: fake.url, secrets: prepared.secrets });
     }
   } catch (error) {
@@ -47,6 +51,7 @@ export async function startSimulatedPlatforms(
   return {
     raw: { ...raw, channels: nextBlocks },
     vars: added,
+    companionEnv,
     channels,
     stop: async () => {
       await Promise.all(fakes.map((fake) => fake.stop().catch(() => undefined)));

@@ -32,6 +32,11 @@ export interface PreparedChannel {
   env: Record<string, string>;
   /** What `webhook` signs with (e.g. { signingSecret }), for the default account. Fake values; kept in the dev data dir while dev runs. */
   secrets: Record<string, string>;
+  /**
+   * Variables for the companion dev starts, where its connector finds the fake by its own
+   * environment rather than by the config (WhatsApp: Baileys' socket replaced by a loopback one).
+   */
+  companionEnv?: Record<string, string>;
 }
 
 export interface ChannelSimulator {

@@ -1,6 +1,8 @@
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { WaMessage } from "../companion/wa-socket.ts";
+import { controlHandler } from "./whatsapp-control.ts";
 
 /**
  * A simulated WhatsApp for a companion in another process, over loopback (bridge-socket.ts is the
@@ -10,7 +12,12 @@ import type { WaMessage } from "../companion/wa-socket.ts";
  * the connector sent, read and typed.
  */
 export interface FakeWhatsAppServer {
+  /** Where the companion's bridge socket connects (ws://). */
   url: string;
+  /** The same port over HTTP: `/_control/…` for `edgeclaw simulate` (whatsapp-control.ts). */
+  controlUrl: string;
+  /** Whether the current connection is open (a linked device). */
+  isOpen(): boolean;
   /** Connections so far (one per socket the connector made). */
   connections(): number;
   /** Resolves once the current connection is open (a linked device). */
@@ -23,8 +30,11 @@ export interface FakeWhatsAppServer {
 }
 
 export async function startFakeWhatsAppServer(): Promise<FakeWhatsAppServer> {
-  const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  let fake: FakeWhatsAppServer | undefined;
+  const http = createServer((request, response) => controlHandler(fake!)(request, response));
+  const server = new WebSocketServer({ server: http });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
+  const port = (http.address() as AddressInfo).port;
   const calls: Array<{ method: string; args: unknown[] }> = [];
   let current: { ws: WebSocket; open: boolean } | undefined;
   let count = 0;
@@ -59,8 +69,10 @@ export async function startFakeWhatsAppServer(): Promise<FakeWhatsAppServer> {
     });
   });
 
-  return {
-    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  fake = {
+    url: `ws://127.0.0.1:${port}`,
+    controlUrl: `http://127.0.0.1:${port}`,
+    isOpen: () => current?.open === true,
     connections: () => count,
     waitOpen: async (timeoutMs = 20_000) => {
       const until = Date.now() + timeoutMs;
@@ -77,6 +89,8 @@ export async function startFakeWhatsAppServer(): Promise<FakeWhatsAppServer> {
     stop: async () => {
       for (const client of server.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+  return fake;
 }
