@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   startFakeTelegramApi,
   type FakeTelegramApi,
 } from "../../functions/channels/telegram/simulate/telegram-api.ts";
+import { spawnCompanion } from "./companion-process.ts";
 import { FakeWorker } from "./fake-worker.ts";
 import {
   companionEnv,
@@ -24,14 +24,6 @@ import {
  * on the same data directory: the update is stored exactly once, nothing is lost, and the offset
  * moves past it only after it was stored.
  */
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-
-function spawnCompanion(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", main], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
 
 describe("companion durability across SIGKILL", () => {
   let telegram: FakeTelegramApi;

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   startFakeHomeserver,
   type FakeHomeserver,
 } from "../../functions/channels/matrix/simulate/matrix-homeserver.ts";
+import { sampleRss, spawnCompanion } from "./companion-process.ts";
 import { FakeWorker } from "./fake-worker.ts";
 import { companionEnv, KEY, tempDir, until } from "./helpers.ts";
 
@@ -18,19 +17,8 @@ import { companionEnv, KEY, tempDir, until } from "./helpers.ts";
  * stored. Then a burst through the restarted process gives the figures: events/s to durable accept
  * (the loopback Worker, companion/test/fake-worker.ts) and the process's resident memory.
  */
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const ROOM = "!durable:fake.test";
 const SINCE = "matrix/default/since";
-
-function spawnCompanion(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", main], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 describe("Matrix through the companion across SIGKILL", () => {
   let homeserver: FakeHomeserver;
@@ -110,15 +98,13 @@ describe("Matrix through the companion across SIGKILL", () => {
     assert.ok(worker.received.filter((id) => id === ids[0]).length >= 2);
 
     // Figures: a burst through the restarted process.
-    const idle = rssMiB(second.pid!);
-    let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(second.pid!))), 50);
+    const memory = sampleRss(second.pid!);
     const burst = 1_000;
     const started = Date.now();
     for (let i = 0; i < burst; i += 1) say(`burst ${i}`);
     await until(() => worker.stored.length >= burst + 2 || undefined, 120_000, "the burst stored");
     const seconds = (Date.now() - started) / 1000;
-    clearInterval(sampler);
+    const { idle, peak } = memory.stop();
     assert.equal(new Set(worker.stored.map((s) => s.eventId)).size, burst + 2, "nothing doubled");
     console.log(
       `matrix companion: ${burst} room events → durable accept in ${seconds.toFixed(2)} s = ${Math.round(burst / seconds)} events/s; resident memory idle ${idle.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB`,

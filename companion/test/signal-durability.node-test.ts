@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   startFakeSignalDaemon,
   type FakeSignalDaemon,
 } from "../../functions/channels/signal/simulate/signal-daemon.ts";
 import { FAKE_SIGNAL_BOT } from "../../functions/channels/signal/simulate/signal-world.ts";
+import { sampleRss, spawnCompanion } from "./companion-process.ts";
 import { FakeWorker } from "./fake-worker.ts";
 import { companionEnv, KEY, tempDir, until } from "./helpers.ts";
 
@@ -19,18 +18,7 @@ import { companionEnv, KEY, tempDir, until } from "./helpers.ts";
  * outbox had them on disk). Then a burst through the restarted process gives the figures: events/s
  * to durable accept (the loopback Worker, companion/test/fake-worker.ts) and resident memory.
  */
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const ALICE = "+15550002222";
-
-function spawnCompanion(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", main], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 describe("Signal through the companion across SIGKILL", () => {
   let daemon: FakeSignalDaemon;
@@ -102,15 +90,13 @@ describe("Signal through the companion across SIGKILL", () => {
 
     // Figures: a burst through the restarted process.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const idle = rssMiB(second.pid!);
-    let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(second.pid!))), 50);
+    const memory = sampleRss(second.pid!);
     const burst = 1_000;
     const started = Date.now();
     for (let i = 0; i < burst; i += 1) say(`burst ${i}`);
     await until(() => worker.stored.length >= burst + 3 || undefined, 120_000, "the burst stored");
     const seconds = (Date.now() - started) / 1000;
-    clearInterval(sampler);
+    const { idle, peak } = memory.stop();
     assert.equal(new Set(worker.stored.map((s) => s.eventId)).size, burst + 3, "nothing doubled");
     console.log(
       `signal companion: ${burst} envelopes → durable accept in ${seconds.toFixed(2)} s = ${Math.round(burst / seconds)} events/s; resident memory idle ${idle.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB`,

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   startFakeWhatsAppServer,
   type FakeWhatsAppServer,
 } from "../../functions/channels/whatsapp/simulate/fake-whatsapp-server.ts";
+import { sampleRss, spawnCompanion } from "./companion-process.ts";
 import { FakeWorker } from "./fake-worker.ts";
 import { companionEnv, KEY, tempDir, until } from "./helpers.ts";
 
@@ -19,18 +18,7 @@ import { companionEnv, KEY, tempDir, until } from "./helpers.ts";
  * is stored exactly once, in order — also the one WhatsApp delivers again as an offline message.
  * Then a burst gives the figures: messages/s to durable accept and the process's resident memory.
  */
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const DM = "15551230000@s.whatsapp.net";
-
-function spawnCompanion(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", main], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 let ids = 0;
 const message = (body: string) => ({
@@ -136,16 +124,14 @@ describe("WhatsApp through the companion across SIGKILL", () => {
     );
 
     // Figures: a burst through the restarted process.
-    const idle = rssMiB(second.pid!);
-    let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(second.pid!))), 50);
+    const memory = sampleRss(second.pid!);
     const burst = 1_000;
     const started = Date.now();
     for (let i = 0; i < burst; i += 50)
       whatsapp.deliver(Array.from({ length: 50 }, (_, j) => message(`burst ${i + j}`)));
     await until(() => worker.stored.length >= burst + 2 || undefined, 120_000, "the burst stored");
     const seconds = (Date.now() - started) / 1000;
-    clearInterval(sampler);
+    const { idle, peak } = memory.stop();
     assert.equal(new Set(worker.stored.map((s) => s.eventId)).size, burst + 2, "nothing doubled");
     console.log(
       `whatsapp companion: ${burst} messages → durable accept in ${seconds.toFixed(2)} s = ${Math.round(burst / seconds)} messages/s; resident memory idle ${idle.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB`,
