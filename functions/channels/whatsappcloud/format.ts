@@ -1,14 +1,10 @@
-import { markdownToGoogleChat } from "../googlechat/format.ts";
+import { markdownToStarMarkup } from "../star-markup.ts";
 
 /**
  * Markdown as models write it → WhatsApp's formatting (WhatsApp FAQ "How to format your
- * messages"): `*bold*`, `_italic_`, `~strike~`, code as written — the same markers Google Chat
- * uses, so its converter is reused (one copy in the Worker's bundle) and only links differ:
- * WhatsApp has no link markup, so Chat's `<url|label>` becomes `label (url)`.
+ * messages"): the single-star markup (../star-markup.ts) Google Chat shares, with `[t](u)` →
+ * `t (u)`, since WhatsApp has no link markup.
  */
 export function markdownToWhatsApp(markdown: string): string {
-  return markdownToGoogleChat(markdown).replace(
-    /<((?:https?|mailto):[^|>\s]+)\|([^>]*)>/g,
-    "$2 ($1)",
-  );
+  return markdownToStarMarkup(markdown, (label, url) => `${label} (${url})`);
 }
