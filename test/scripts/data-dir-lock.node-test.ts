@@ -68,8 +68,10 @@ describe("data-dir lock", () => {
   });
 
   it("takes over a lock whose owner is a zombie", async () => {
-    // `sleep 0` becomes a child of the exec'd `sleep 30`, which never reaps it: a zombie for 30 s.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], {
+    // The background `sleep` becomes a child of the exec'd `sleep 30`, which never reaps it: a
+    // zombie once it exits. It must outlive the exec: a `sleep 0` could end while `sh` still ran
+    // and be reaped by it (seen once in a fresh-clone CI: "the fixture is a zombie" failed).
+    const parent = spawn("sh", ["-c", "sleep 0.5 & echo $!; exec sleep 30"], {
       detached: true,
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -80,7 +82,7 @@ describe("data-dir lock", () => {
       ),
       10,
     );
-    for (let i = 0; i < 50 && !processInfo(zombie)?.zombie; i++)
+    for (let i = 0; i < 100 && !processInfo(zombie)?.zombie; i++)
       await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(processInfo(zombie)?.zombie, true, "the fixture is a zombie");
     const dir = dataDirWithLock(`${zombie}\n`);
