@@ -45,6 +45,16 @@ export interface FoldedRuns {
   platformUsd?: number;
 }
 
+/** `mirrorWatermark` (mirror/watermark.ts): every row the Postgres mirror has copied. */
+export interface MirrorWatermark {
+  /** Every transcript row up to this seq. */
+  transcriptSeq: number;
+  /** Every finished run whose mirror_stamp is at most this. */
+  runStamp: number;
+  /** Every model call whose mirror_stamp is at most this. */
+  callStamp: number;
+}
+
 /** One entry of `systemEvents` (inbox/system-events.ts): context waiting for the next run. */
 export interface QueuedSystemEvent {
   text: string;
@@ -95,8 +105,6 @@ export interface MetaText {
   parkedRun: string;
   /** run/session-memory.ts: the session whose first run gets the startup context. */
   startupContextSession: string;
-  /** run/transcript-store.ts: the mirror has copied every transcript row up to this seq (step 10). */
-  transcriptMirroredSeq: string;
   /**
    * inbox/store.ts, run/transcript-store.ts: the highest seq the table ever held when its newest
    * rows are gone (step 14 dropped AUTOINCREMENT; a new row takes the next seq above both it and
@@ -150,6 +158,11 @@ export interface MetaJson {
   sandboxCharges: PendingSandboxCharge[];
   /** upkeep/metrics-store.ts: series → value counted since the last batch (schema step 9). */
   metricsPending: Record<string, number>;
+  /**
+   * mirror/watermark.ts: what the Postgres mirror has copied (schema step 18; before it, the
+   * transcript's part was text key transcriptMirroredSeq and each run and call had a flag).
+   */
+  mirrorWatermark: MirrorWatermark;
   /** subagents/spawn.ts: the children this session spawned (active ones and recently ended ones). */
   subagentChildren: SubagentChild[];
   /** subagents/triage.ts: this session is a child: who spawned it. */

@@ -35,9 +35,9 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      options TEXT NOT NULL DEFAULT '{}',
      started_at INTEGER NOT NULL,
      finished_at INTEGER,
-     mirrored INTEGER NOT NULL DEFAULT 0,
      resumes INTEGER NOT NULL DEFAULT 0,
-     platform_usd REAL NOT NULL DEFAULT 0) WITHOUT ROWID`,
+     platform_usd REAL NOT NULL DEFAULT 0,
+     mirror_stamp INTEGER) WITHOUT ROWID`,
   `CREATE TABLE transcript (
      seq INTEGER PRIMARY KEY,
      session_id TEXT NOT NULL,
@@ -86,9 +86,9 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      outcome TEXT NOT NULL,
      duration_ms INTEGER NOT NULL DEFAULT 0,
      at INTEGER NOT NULL,
-     mirrored INTEGER NOT NULL DEFAULT 0,
      in_spend INTEGER NOT NULL DEFAULT 1,
-     billed_ms INTEGER) WITHOUT ROWID`,
+     billed_ms INTEGER,
+     mirror_stamp INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
   `CREATE TABLE replay_guard (dedup_key TEXT PRIMARY KEY, until INTEGER NOT NULL)`,
   `CREATE TABLE exec_calls (
      exec_id TEXT PRIMARY KEY,

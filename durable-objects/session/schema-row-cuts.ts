@@ -3,7 +3,7 @@ import type { SchemaMigration } from "../lib/migrate.ts";
 /**
  * SessionDO schema steps 15 on (schema.ts appends them to SESSION_MIGRATIONS, whose rules apply:
  * append only, never edit or reorder a step; bring schema-fresh.ts to the same tables). Issue 19
- * item 9's third round of fewer rows written per message; each step names the rows it saves.
+ * item 9's third and fourth rounds of fewer rows written per message; each step names the rows it saves.
  */
 export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -76,5 +76,31 @@ export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
     // An object's current session has no floor yet (0: its reads scan the table, as a run's
     // reads by run_id always did) until its next session starts.
     statements: [`DROP INDEX IF EXISTS transcript_session`],
+  },
+  {
+    version: 18,
+    why: "fewer rows written per message (issue 19 item 9): the mirror marked each run and model call it copied (UPDATE … SET mirrored = 1, a billed row each) besides the transcript's watermark; now runs and calls carry a stamp that only grows (given when a call is recorded and when a run finishes) and one meta row, mirrorWatermark, holds all three watermarks, so a mirror pass writes at most one row",
+    statements: [
+      // A run is stamped when it finishes (NULL while it runs), a call when it is recorded.
+      `ALTER TABLE runs ADD COLUMN mirror_stamp INTEGER`,
+      `ALTER TABLE model_calls ADD COLUMN mirror_stamp INTEGER NOT NULL DEFAULT 0`,
+      // Rows already copied are covered by any watermark (stamp 0); finished rows not yet copied
+      // get distinct stamps 1, 2, … in the order they finished, so the next pass copies each once.
+      `UPDATE runs SET mirror_stamp = 0 WHERE mirrored = 1`,
+      `UPDATE runs SET mirror_stamp = pending.stamp FROM
+         (SELECT run_id, ROW_NUMBER() OVER (ORDER BY COALESCE(finished_at, started_at), run_id) AS stamp
+            FROM runs WHERE mirrored = 0 AND state NOT IN ('running', 'waiting')) AS pending
+       WHERE runs.run_id = pending.run_id`,
+      `UPDATE model_calls SET mirror_stamp = pending.stamp FROM
+         (SELECT id, ROW_NUMBER() OVER (ORDER BY at, id) AS stamp FROM model_calls WHERE mirrored = 0) AS pending
+       WHERE model_calls.id = pending.id`,
+      `ALTER TABLE runs DROP COLUMN mirrored`,
+      `ALTER TABLE model_calls DROP COLUMN mirrored`,
+      // The transcript's watermark (step 10) moves into the one row, the others at 0.
+      `INSERT OR REPLACE INTO meta(key, value) SELECT 'mirrorWatermark',
+         json_object('transcriptSeq', CAST(value AS INTEGER), 'runStamp', 0, 'callStamp', 0)
+       FROM meta WHERE key = 'transcriptMirroredSeq'`,
+      `DELETE FROM meta WHERE key = 'transcriptMirroredSeq'`,
+    ],
   },
 ];

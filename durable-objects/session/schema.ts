@@ -32,13 +32,16 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   outbox         chunks in delivery + sent for 48 h + dead letters for session.maintenance.pruneAfter
  *                  (30 d), at most session.maintenance.maxEntries (500)
  *   runs           current session's newest maxEntries (older folded into meta foldedRuns:<id>) +
- *                  earlier sessions' for 48 h after finishing (once mirrored; at once without Postgres)
+ *                  earlier sessions' for 48 h after finishing (once mirrored — mirror_stamp at most meta
+ *                  mirrorWatermark.runStamp, step 18 —; at once without Postgres)
  *   transcript     the model's context (compaction) + rows awaiting the mirror; compacted/earlier rows go
- *                  once mirrored, or after session.maintenance.resetArchiveRetention (30 d) without Postgres
+ *                  once mirrored (seq at most mirrorWatermark.transcriptSeq), or after
+ *                  session.maintenance.resetArchiveRetention (30 d) without Postgres
  *   meta           fixed keys + the current session's summary:/foldedRuns: + progress:<seq> of unsettled events
  *   group_history  at most historyLimit (50), emptied by each run
  *   (metrics_pending, steps 3–8: now meta metricsPending, one map emptied by each batch)
- *   model_calls    48 h, and only once mirrored (the sweep folds the current session's into meta spend:<sessionId>)
+ *   model_calls    48 h, and only once mirrored (mirror_stamp at most mirrorWatermark.callStamp; the sweep
+ *                  folds the current session's into meta spend:<sessionId>)
  *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
  *                  finished (exec-store.ts prunes on every poll pass)
  *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)

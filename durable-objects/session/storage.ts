@@ -6,6 +6,7 @@ import { RunStore } from "./run/runs-store.ts";
 import { TranscriptStore } from "./run/transcript-store.ts";
 import { OutboxStore } from "./outbox/store.ts";
 import { ModelCallStore } from "./mirror/model-calls.ts";
+import { MirrorWatermarks } from "./mirror/watermark.ts";
 import { PendingMetricsStore } from "./upkeep/metrics-store.ts";
 import { ResponsesStore } from "./responses/store.ts";
 
@@ -34,6 +35,8 @@ export class SessionStore {
   readonly transcript: TranscriptStore;
   readonly outbox: OutboxStore;
   readonly modelCalls: ModelCallStore;
+  /** What the Postgres mirror has copied, and the stamps of rows it is to copy. */
+  readonly mirrorMarks: MirrorWatermarks;
   readonly metrics: PendingMetricsStore;
   readonly responses: ResponsesStore;
 
@@ -50,10 +53,11 @@ export class SessionStore {
     this.meta = new MetaStore(sql);
     this.inbox = new InboxStore(sql, this.meta);
     this.groupHistory = new GroupHistoryStore(sql);
-    this.runs = new RunStore(sql, this.meta);
-    this.transcript = new TranscriptStore(sql, this.meta);
+    this.mirrorMarks = new MirrorWatermarks(sql, this.meta);
+    this.runs = new RunStore(sql, this.meta, this.mirrorMarks);
+    this.transcript = new TranscriptStore(sql, this.meta, this.mirrorMarks);
     this.outbox = new OutboxStore(sql);
-    this.modelCalls = new ModelCallStore(sql, this.meta);
+    this.modelCalls = new ModelCallStore(sql, this.meta, this.mirrorMarks);
     this.metrics = new PendingMetricsStore(this.meta);
     this.responses = new ResponsesStore(sql);
   }

@@ -8,7 +8,7 @@ import {
 } from "../../durable-objects/session/schema.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { sessionStub } from "./helpers.ts";
-import { counts, recreateVersion1Object } from "./schema-v1.ts";
+import { counts, insertStep17MirrorRows, recreateVersion1Object } from "./schema-v1.ts";
 
 describe("SessionDO schema migrations", () => {
   it("numbers its steps 1, 2, 3, … without gaps", () => {
@@ -141,6 +141,44 @@ describe("SessionDO schema migrations", () => {
         .map((row) => row.detail)
         .join(" ");
       expect(plan).toContain("inbox_open");
+    });
+  });
+
+  it("keeps what the mirror copied across step 18's watermarks: the flagged rows are covered, the others copied once", async () => {
+    await runInDurableObject(sessionStub("agent:main:schema-v17"), async (_instance, state) => {
+      const sql = state.storage.sql;
+      recreateVersion1Object(sql);
+      migrateSessionSchema(state.storage, SESSION_MIGRATIONS.slice(0, 17));
+      insertStep17MirrorRows(sql);
+      const before = counts(sql);
+
+      expect(migrateSessionSchema(state.storage)).toBe(SESSION_SCHEMA_VERSION);
+      expect(counts(sql)).toEqual(before);
+      const store = new SessionStore(state.storage);
+      // The transcript's watermark moved into the one row; nothing of runs or calls is covered
+      // but what was flagged.
+      expect(store.meta.getJson("mirrorWatermark")).toEqual({
+        transcriptSeq: 1,
+        runStamp: 0,
+        callStamp: 0,
+      });
+      expect(store.meta.get("transcriptMirroredSeq" as never)).toBeUndefined();
+      expect(store.transcript.hasUnmirrored()).toBe(false);
+      // One at a time (a batch of 1): each unflagged finished row once, in finishing order.
+      const copied: string[] = [];
+      for (let pass = 0; pass < 4; pass++) {
+        const [run] = store.runs.unmirrored(1);
+        const [call] = store.modelCalls.unmirrored(1);
+        if (run) copied.push(run.runId);
+        if (call) copied.push(call.id);
+        store.mirrorMarks.advance({ runStamp: run?.mirrorStamp, callStamp: call?.mirrorStamp });
+      }
+      expect(copied).toEqual(["r-a", "c-a", "r-b", "c-b"]);
+      expect(store.runs.hasUnmirrored()).toBe(false);
+      expect(store.modelCalls.hasUnmirrored()).toBe(false);
+      // A run that was still running is copied once it finishes, above every old stamp.
+      store.runs.finish("run-1", "finished", 3000, 0);
+      expect(store.runs.unmirrored(10).map((run) => run.runId)).toEqual(["run-1"]);
     });
   });
 

@@ -78,3 +78,37 @@ export function counts(sql: SqlStorage): Record<string, number> {
   }
   return out;
 }
+
+/**
+ * Rows as the mirror left them before schema step 18 (an object at step 17): a `mirrored` flag on
+ * each run and model call, and the transcript's watermark in meta transcriptMirroredSeq. Copied:
+ * run r-copied and call c-copied, transcript row 1. Not yet: runs r-a, r-b and calls c-a, c-b
+ * (each pair finished or recorded in the same millisecond); run-1 still running, r-wait waiting.
+ */
+export function insertStep17MirrorRows(sql: SqlStorage): void {
+  const run = (id: string, state: string, finishedAt: number | null, mirrored: number) =>
+    sql.exec(
+      `INSERT INTO runs(run_id, session_id, state, route, started_at, finished_at, mirrored) VALUES (?, 's-old', ?, ?, 1000, ?, ?)`,
+      id,
+      state,
+      ROUTE,
+      finishedAt,
+      mirrored,
+    );
+  run("r-copied", "finished", 1500, 1);
+  run("r-b", "failed", 2000, 0);
+  run("r-a", "finished", 2000, 0);
+  run("r-wait", "waiting", null, 0);
+  for (const [id, mirrored] of [
+    ["c-copied", 1],
+    ["c-b", 0],
+    ["c-a", 0],
+  ] as const)
+    sql.exec(
+      `INSERT INTO model_calls(id, run_id, session_id, kind, provider, model, outcome, at, mirrored) VALUES (?, 'r-a', 's-old', 'turn', 'fake', 'm', 'ok', ?, ?)`,
+      id,
+      id === "c-copied" ? 1000 : 2000,
+      mirrored,
+    );
+  sql.exec(`INSERT INTO meta(key, value) VALUES ('transcriptMirroredSeq', '1')`);
+}

@@ -6,6 +6,7 @@ import {
   type ModelCallRow,
   ModelCallStore,
 } from "../../durable-objects/session/mirror/model-calls.ts";
+import { MirrorWatermarks } from "../../durable-objects/session/mirror/watermark.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import { sessionStub } from "./helpers.ts";
 import { recreateVersion1Object } from "./schema-v1.ts";
@@ -74,7 +75,12 @@ describe("a session's spend from its model calls (schema step 16)", () => {
               }
             : Reflect.get(target, property, target),
       });
-      const calls = new ModelCallStore(metered, new MetaStore(metered));
+      const meteredMeta = new MetaStore(metered);
+      const calls = new ModelCallStore(
+        metered,
+        meteredMeta,
+        new MirrorWatermarks(metered, meteredMeta),
+      );
       const browser = call("new-1", { kind: "browser", costUsd: 0.25, billedMs: 3000, at: 2000 });
       expect(calls.record(browser)).toBe(true);
       expect(cursors.reduce((sum, cursor) => sum + cursor.rowsWritten, 0)).toBe(1);

@@ -2,14 +2,16 @@ import type { ModelCallKind } from "../../../functions/agent/metering.ts";
 import type { Usage } from "../../../functions/agent/types.ts";
 import { TOMBSTONE_MS } from "../inbox/store.ts";
 import type { MetaStore, SessionSpend } from "../meta.ts";
+import type { MirrorWatermarks } from "./watermark.ts";
 
 /**
  * The `model_calls` table (one row per attempt sent to a provider) and the session's spend: the
  * calls' rows summed, plus meta `spend:<sessionId>` for calls no longer there (folded in by the
  * sweep in the transaction that deletes them, and, for rows from before schema step 16, added with
  * each call). What /status and /usage cost show is always the rows the mirror copies to Postgres.
- * The spend was a second row written with each call (a billed row per model call). This file is
- * the table's one owner.
+ * The spend was a second row written with each call (a billed row per model call). A call gets its
+ * mirror stamp when it is recorded (watermark.ts, schema step 18): it is in Postgres once the stamp
+ * is at most the mirror's call watermark. This file is the table's one owner.
  */
 
 export interface ModelCallRow {
@@ -29,6 +31,9 @@ export interface ModelCallRow {
   /** A call billed by time (the browser): its billed ms, summed per kind in the spend. */
   billedMs?: number;
 }
+
+/** A call the mirror has not copied yet, with the stamp it was recorded under. */
+export type StampedModelCall = ModelCallRow & { mirrorStamp: number };
 
 export function emptySpend(): SessionSpend {
   return {
@@ -59,6 +64,7 @@ type Stored = {
   outcome: string;
   duration_ms: number;
   at: number;
+  mirror_stamp: number;
 };
 
 /** One kind's calls not yet in meta spend (`in_spend = 0`, schema step 16), summed. */
@@ -80,6 +86,7 @@ export class ModelCallStore {
   constructor(
     private readonly sql: SqlStorage,
     private readonly meta: MetaStore,
+    private readonly marks: MirrorWatermarks,
   ) {}
 
   /**
@@ -90,7 +97,7 @@ export class ModelCallStore {
   record(row: ModelCallRow): boolean {
     const inserted = this.sql.exec(
       `INSERT OR IGNORE INTO model_calls(id, run_id, session_id, kind, provider, model, channel, sender_id, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at, in_spend, billed_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+       cache_read_tokens, cache_write_tokens, cost_usd, outcome, duration_ms, at, in_spend, billed_ms, mirror_stamp) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
       row.id,
       row.runId,
       row.sessionId,
@@ -108,6 +115,7 @@ export class ModelCallStore {
       row.durationMs,
       row.at,
       row.billedMs ?? null,
+      this.marks.nextStamp(),
     );
     return inserted.rowsWritten > 0;
   }
@@ -133,10 +141,17 @@ export class ModelCallStore {
       .toArray();
   }
 
-  /** A scan of a table bounded to 48 h (no index: an entry per call was a billed row, schema step 10). */
-  unmirrored(limit: number): ModelCallRow[] {
+  /**
+   * Calls above the mirror's watermark in stamp order: a scan of a table bounded to 48 h (no
+   * index: an entry per call was a billed row, schema step 10).
+   */
+  unmirrored(limit: number): StampedModelCall[] {
     return this.sql
-      .exec<Stored>(`SELECT * FROM model_calls WHERE mirrored = 0 ORDER BY at LIMIT ?`, limit)
+      .exec<Stored>(
+        `SELECT * FROM model_calls WHERE mirror_stamp > ? ORDER BY mirror_stamp LIMIT ?`,
+        this.marks.current().callStamp,
+        limit,
+      )
       .toArray()
       .map((row) => ({
         id: row.id,
@@ -157,17 +172,19 @@ export class ModelCallStore {
         outcome: row.outcome === "error" ? "error" : "ok",
         durationMs: row.duration_ms,
         at: row.at,
+        mirrorStamp: row.mirror_stamp,
       }));
   }
 
   hasUnmirrored(): boolean {
     return (
-      this.sql.exec(`SELECT 1 FROM model_calls WHERE mirrored = 0 LIMIT 1`).toArray().length > 0
+      this.sql
+        .exec(
+          `SELECT 1 FROM model_calls WHERE mirror_stamp > ? LIMIT 1`,
+          this.marks.current().callStamp,
+        )
+        .toArray().length > 0
     );
-  }
-
-  markMirrored(ids: string[]): void {
-    for (const id of ids) this.sql.exec(`UPDATE model_calls SET mirrored = 1 WHERE id = ?`, id);
   }
 
   /** Model calls of one run (count and wall time feed the platform cost estimate). */
@@ -195,8 +212,9 @@ export class ModelCallStore {
    * either as a row or in meta); an earlier session's spend goes with its other keys.
    */
   prune(policy: { archived: boolean; activeSessionId: string | undefined }, now: number): void {
-    const gone = `(mirrored = 1 OR ? = 1) AND at < ?`;
-    const bounds = [policy.archived ? 0 : 1, now - TOMBSTONE_MS];
+    // Copied to Postgres (stamp at most the watermark), or there is no Postgres to copy to.
+    const gone = `(mirror_stamp <= ? OR ? = 1) AND at < ?`;
+    const bounds = [this.marks.current().callStamp, policy.archived ? 0 : 1, now - TOMBSTONE_MS];
     if (policy.activeSessionId) {
       const sums = this.unfolded(`session_id = ? AND ${gone}`, policy.activeSessionId, ...bounds);
       if (sums.length) {

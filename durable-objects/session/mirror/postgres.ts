@@ -25,7 +25,8 @@ export interface SessionIndexFacts {
 /**
  * Copies what changed in the SessionDO to Postgres: the session index row, new transcript entries
  * finished runs' usage and estimated platform cost, and every model call (metering.ts). Idempotent (upserts, on-conflict-do-nothing), so a batch that failed
- * half-way is simply sent again on the next alarm. Returns true when everything was mirrored.
+ * half-way is simply sent again on the next alarm (the watermarks move only after it succeeded).
+ * Returns true when everything was mirrored.
  */
 export async function mirrorToPostgres(args: {
   env: DbEnv;
@@ -154,9 +155,13 @@ export async function mirrorToPostgres(args: {
         .onConflictDoNothing();
     }
   });
-  const last = entries.at(-1);
-  if (last) store.transcript.markMirrored(last.seq);
-  store.runs.markMirrored(runs.map((run) => run.runId));
-  store.modelCalls.markMirrored(calls.map((call) => call.id));
+  // One row for the whole pass: each part up to the last row it copied (each list is in key order).
+  // A row written while this pass awaited Postgres has a higher seq or stamp, so the next pass
+  // copies it.
+  store.mirrorMarks.advance({
+    transcriptSeq: entries.at(-1)?.seq,
+    runStamp: runs.at(-1)?.mirrorStamp,
+    callStamp: calls.at(-1)?.mirrorStamp,
+  });
   return entries.length < batchSize && runs.length < batchSize && calls.length < batchSize;
 }

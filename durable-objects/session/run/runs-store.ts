@@ -1,13 +1,25 @@
 import { TOMBSTONE_MS } from "../inbox/store.ts";
 import type { MetaStore } from "../meta.ts";
+import type { MirrorWatermarks } from "../mirror/watermark.ts";
 import { toRunRow, type Row, type RunRow, type RunState } from "../storage-rows.ts";
 
-/** The `runs` table's one owner (a run's state, route, usage and progress state). */
+/** A finished run the mirror has not copied yet, with the stamp it was given when it finished. */
+export type StampedRun = RunRow & { mirrorStamp: number };
+
+/** A run in one of these states is not finished: the mirror copies it only once it is. */
+const UNFINISHED = `state IN ('running', 'waiting')`;
+
+/**
+ * The `runs` table's one owner (a run's state, route, usage and progress state). A run gets its
+ * mirror stamp when it finishes (mirror/watermark.ts, schema step 18): it is in Postgres once the
+ * stamp is at most the mirror's run watermark, and only then may the sweep drop or fold it.
+ */
 export class RunStore {
   constructor(
     private readonly sql: SqlStorage,
     /** Folded totals live in meta foldedRuns:<sessionId>. */
     private readonly meta: MetaStore,
+    private readonly marks: MirrorWatermarks,
   ) {}
 
   insert(
@@ -23,7 +35,7 @@ export class RunStore {
     >,
   ): void {
     this.sql.exec(
-      `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at, mirror_stamp) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       run.runId,
       run.sessionId,
       run.state,
@@ -32,6 +44,8 @@ export class RunStore {
       JSON.stringify(run.progressState),
       JSON.stringify(run.options),
       run.startedAt,
+      // A run recorded already ended is worth copying at once; a running one once it finishes.
+      run.state === "running" || run.state === "waiting" ? null : this.marks.nextStamp(),
     );
   }
   active(): RunRow | undefined {
@@ -115,13 +129,15 @@ export class RunStore {
   /**
    * The run's end, with its estimated platform cost in the same row (schema step 12): the session's
    * platform total is summed from its runs (platformUsd) instead of a second write of meta spend.
+   * Its mirror stamp too, in the same write: the run is now worth copying to Postgres.
    */
   finish(runId: string, state: RunState, now: number, platformUsd: number): void {
     this.sql.exec(
-      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ? WHERE run_id = ?`,
+      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ? WHERE run_id = ?`,
       state,
       now,
       platformUsd,
+      this.marks.nextStamp(),
       runId,
     );
   }
@@ -141,26 +157,29 @@ export class RunStore {
       this.sql.exec(`SELECT 1 FROM runs WHERE state = 'finished' LIMIT 1`).toArray().length > 0
     );
   }
-  unmirrored(limit: number): RunRow[] {
+  /**
+   * Finished runs above the mirror's watermark, in stamp order (a scan of a bounded table: an
+   * index entry would be a billed row per run). The pass raises the watermark to the last one's.
+   */
+  unmirrored(limit: number): StampedRun[] {
     return this.sql
       .exec<Row>(
-        `SELECT * FROM runs WHERE state NOT IN ('running', 'waiting') AND mirrored = 0 ORDER BY started_at LIMIT ?`,
+        `SELECT * FROM runs WHERE NOT ${UNFINISHED} AND mirror_stamp > ? ORDER BY mirror_stamp LIMIT ?`,
+        this.marks.current().runStamp,
         limit,
       )
       .toArray()
-      .map(toRunRow);
+      .map((row) => ({ ...toRunRow(row), mirrorStamp: Number(row.mirror_stamp) }));
   }
   hasUnmirrored(): boolean {
     return (
       this.sql
         .exec(
-          `SELECT 1 FROM runs WHERE state NOT IN ('running', 'waiting') AND mirrored = 0 LIMIT 1`,
+          `SELECT 1 FROM runs WHERE NOT ${UNFINISHED} AND mirror_stamp > ? LIMIT 1`,
+          this.marks.current().runStamp,
         )
         .toArray().length > 0
     );
-  }
-  markMirrored(runIds: string[]): void {
-    for (const id of runIds) this.sql.exec(`UPDATE runs SET mirrored = 1 WHERE run_id = ?`, id);
   }
   sessionTotals(sessionId: string): { inputTokens: number; outputTokens: number; runs: number } {
     const row = this.sql
@@ -181,38 +200,42 @@ export class RunStore {
   /**
    * Bound: the current session's newest `maxEntries` runs (older finished ones, archived and with
    * no chunk in delivery, are summed into foldedRuns:<sessionId>) and earlier sessions' runs for
-   * TOMBSTONE_MS after they finish, once mirrored (at once without Postgres).
+   * TOMBSTONE_MS after they finish, once mirrored (at once without Postgres): once their stamp is
+   * at most the mirror's run watermark, so a run finished after the last pass stays.
    */
   prune(
     policy: { activeSessionId: string | undefined; archived: boolean; maxEntries: number },
     now: number,
     runsInDelivery: readonly string[],
   ): void {
-    const archivedOrNone = policy.archived ? 0 : 1;
+    // Copied to Postgres (stamp at most the watermark), or there is no Postgres to copy to.
+    const gone = `(mirror_stamp <= ? OR ? = 1) AND NOT ${UNFINISHED}`;
+    const bounds = [this.marks.current().runStamp, policy.archived ? 0 : 1];
     this.sql.exec(
-      `DELETE FROM runs WHERE (mirrored = 1 OR ? = 1) AND state NOT IN ('running', 'waiting') AND session_id != ? AND finished_at < ?`,
-      archivedOrNone,
+      `DELETE FROM runs WHERE ${gone} AND session_id != ? AND finished_at < ?`,
+      ...bounds,
       policy.activeSessionId ?? "",
       now - TOMBSTONE_MS,
     );
     if (policy.activeSessionId)
-      this.foldOld(policy.activeSessionId, policy.maxEntries, archivedOrNone, runsInDelivery);
+      this.foldOld(policy.activeSessionId, policy.maxEntries, gone, bounds, runsInDelivery);
   }
 
   private foldOld(
     sessionId: string,
     maxEntries: number,
-    archivedOrNone: number,
+    gone: string,
+    bounds: readonly number[],
     runsInDelivery: readonly string[],
   ): void {
     const inDelivery = new Set(runsInDelivery);
     const old = this.sql
       .exec<{ run_id: string; input_tokens: number; output_tokens: number; platform_usd: number }>(
         `SELECT run_id, input_tokens, output_tokens, platform_usd FROM runs
-         WHERE session_id = ? AND state NOT IN ('running', 'waiting') AND (mirrored = 1 OR ? = 1)
+         WHERE session_id = ? AND ${gone}
            AND run_id NOT IN (SELECT run_id FROM runs WHERE session_id = ? ORDER BY started_at DESC, run_id DESC LIMIT ?)`,
         sessionId,
-        archivedOrNone,
+        ...bounds,
         sessionId,
         maxEntries,
       )

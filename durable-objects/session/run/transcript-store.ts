@@ -1,21 +1,23 @@
 import type { Message } from "../../../functions/agent/types.ts";
 import type { MetaStore } from "../meta.ts";
+import type { MirrorWatermarks } from "../mirror/watermark.ts";
 import { toTranscriptRow, type Row, type TranscriptRow } from "../storage-rows.ts";
 
 /**
  * The `transcript` table's one owner: the model's context (bounded by compaction) and the rows
- * awaiting the Postgres mirror. What the mirror has copied is one watermark, meta
- * `transcriptMirroredSeq` (schema step 10): every row up to it. Seqs only grow (schema step 14),
- * so a row written later is always above it.
+ * awaiting the Postgres mirror. What the mirror has copied is one watermark (schema step 10; the
+ * transcript's part of meta `mirrorWatermark` from step 18, mirror/watermark.ts): every row up to
+ * it. Seqs only grow (schema step 14), so a row written later is always above it.
  */
 export class TranscriptStore {
   constructor(
     private readonly sql: SqlStorage,
     private readonly meta: MetaStore,
+    private readonly marks: MirrorWatermarks,
   ) {}
 
   private mirroredSeq(): number {
-    return Number(this.meta.get("transcriptMirroredSeq") ?? 0);
+    return this.marks.current().transcriptSeq;
   }
 
   /**
@@ -105,8 +107,9 @@ export class TranscriptStore {
       .toArray()
       .map(toTranscriptRow);
   }
+  /** Every row up to `upToSeq` is in Postgres (the mirror raises all its watermarks in one write). */
   markMirrored(upToSeq: number): void {
-    if (upToSeq > this.mirroredSeq()) this.meta.set("transcriptMirroredSeq", String(upToSeq));
+    this.marks.advance({ transcriptSeq: upToSeq });
   }
 
   hasUnmirrored(): boolean {
