@@ -22,7 +22,7 @@ export function rotateSession(s: SessionState, now = Date.now()): string {
     s.store.meta.set("sessionId", sessionId);
     s.store.meta.set("sessionStartedAt", String(now));
     s.store.transcript.startSession();
-    if (!first) forgetInteraction(s.store.meta);
+    if (!first) forgetInteraction(s.store);
     s.store.meta.delete("compactions");
   });
   return sessionId;

@@ -128,9 +128,11 @@ export interface MetaText {
 export interface MetaJson {
   /**
    * last-inbound.ts: where the last accepted message came from (heartbeats, status) and when a
-   * person last wrote in the current session (idle resets), in one row written by triage.
+   * person last wrote in the current session (idle resets), as of the inbox event `seq` (newer
+   * events carry it themselves). Written by the sweep before it clears that event's payload and
+   * when a session starts; before that cut, by triage with every message (no seq).
    */
-  lastInbound: { route: ReplyRoute; userAt?: number };
+  lastInbound: { route: ReplyRoute; userAt?: number; seq?: number };
   /** Before lastInbound: the last accepted message's route (read where lastInbound is absent). */
   lastRoute: ReplyRoute;
   /** lifecycle settings (/model, /think, /queue, …). */

@@ -24,7 +24,7 @@ function sessionFacts(s: SessionState) {
     agentId: s.store.meta.get("agentId") ?? "main",
     sessionId,
     sessionStartedAt: Number(s.store.meta.get("sessionStartedAt") ?? Date.now()),
-    lastInteractionAt: lastInteractionAt(s.store.meta) ?? null,
+    lastInteractionAt: lastInteractionAt(s.store) ?? null,
     inputTokens: totals.inputTokens,
     outputTokens: totals.outputTokens,
     runs: totals.runs,
@@ -40,7 +40,7 @@ export function status(s: SessionState): SessionStatus {
   const facts = sessionFacts(s);
   const current = facts.settings;
   const selection = selectionFor(s.config, s.env, facts.agentId, current.modelOverride);
-  const channel = lastRoute(s.store.meta)?.channel ?? "";
+  const channel = lastRoute(s.store)?.channel ?? "";
   return {
     sessionKey: facts.sessionKey,
     sessionId: facts.sessionId,

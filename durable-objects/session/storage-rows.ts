@@ -43,6 +43,11 @@ export interface TriageDecision {
   reason?: string;
   /** The config key that would change the outcome (functions/routing/access.ts names it). */
   configKey?: string;
+  /**
+   * accepted, a person's message: when triage accepted it. The newest such row is the session's
+   * last inbound message (last-inbound.ts reads its route and this time; no meta row per message).
+   */
+  userAt?: number;
 }
 
 /** What triage decided for an allowed message; the run composes (and fences) it with composeTurnText. */

@@ -73,7 +73,7 @@ describe("heartbeat turn", () => {
     // A real message first, so the session has an idle timer to keep.
     await collectRunEvents(await stub(sessionKey).chat(webchatEvent(sessionKey, "hello")));
     const before = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-      lastInteractionAt(new SessionStore(state.storage.sql).meta),
+      lastInteractionAt(new SessionStore(state.storage.sql)),
     );
     expect(before).toBeDefined();
 
@@ -96,7 +96,7 @@ describe("heartbeat turn", () => {
     expect(posted.filter((m) => m.text.includes("backup failed"))).toHaveLength(1);
     expect(await recorded(scenario)).toHaveLength(2);
     const after = await runInDurableObject(stub(sessionKey), async (_i, state) =>
-      lastInteractionAt(new SessionStore(state.storage.sql).meta),
+      lastInteractionAt(new SessionStore(state.storage.sql)),
     );
     expect(after).toBe(before);
   });

@@ -2,6 +2,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { describe, expect, it } from "vitest";
 import { lastInteractionAt, lastRoute } from "../../durable-objects/session/last-inbound.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
+import { pruneSessionStorage } from "../../durable-objects/session/upkeep/retention.ts";
 import { configWith, sessionWithConfig } from "./budget-helpers.ts";
 import {
   collectRunEvents,
@@ -23,13 +24,15 @@ const ROUTE = { channel: "webchat", to: "tester" };
 
 function meta(sessionKey: string) {
   return runInDurableObject(sessionStub(sessionKey), (_instance, state) => {
-    const store = new SessionStore(state.storage.sql).meta;
+    const store = new SessionStore(state.storage.sql);
     return {
-      sessionId: store.get("sessionId"),
-      startedAt: Number(store.get("sessionStartedAt")),
+      sessionId: store.meta.get("sessionId"),
+      startedAt: Number(store.meta.get("sessionStartedAt")),
       lastInteractionAt: lastInteractionAt(store),
       lastRoute: lastRoute(store),
-      legacyKeys: [store.get("lastRoute"), store.get("lastInteractionAt")].filter(Boolean),
+      legacyKeys: [store.meta.get("lastRoute"), store.meta.get("lastInteractionAt")].filter(
+        Boolean,
+      ),
     };
   });
 }
@@ -39,9 +42,23 @@ function backdate(sessionKey: string, ago: { started: number; lastMessage: numbe
   return runInDurableObject(sessionStub(sessionKey), (_instance, state) => {
     const store = new SessionStore(state.storage.sql).meta;
     store.set("sessionStartedAt", String(Date.now() - ago.started));
-    const { route } = store.getJson("lastInbound")!;
-    store.setJson("lastInbound", { route, userAt: Date.now() - ago.lastMessage });
+    // The last message's time is in its inbox row (its triage decision), or, once the sweep
+    // cleared that row's payload, in meta.
+    const folded = store.getJson("lastInbound");
+    if (folded?.userAt !== undefined)
+      store.setJson("lastInbound", { ...folded, userAt: Date.now() - ago.lastMessage });
+    state.storage.sql.exec(
+      `UPDATE inbox SET decision = json_set(decision, '$.userAt', ?)
+         WHERE json_extract(decision, '$.userAt') IS NOT NULL`,
+      Date.now() - ago.lastMessage,
+    );
   });
+}
+
+function lastInboundMeta(sessionKey: string) {
+  return runInDurableObject(sessionStub(sessionKey), (_instance, state) =>
+    new SessionStore(state.storage.sql).meta.getJson("lastInbound"),
+  );
 }
 
 async function say(sessionKey: string, text: string) {
@@ -108,7 +125,7 @@ describe("the session's last inbound message", () => {
         runInDurableObject(sessionStub(key), (_instance, state) => {
           const store = new SessionStore(state.storage.sql);
           const row = store.inbox.byKey(second.envelope.dedupKey);
-          return row?.state === "queued" && lastInteractionAt(store.meta);
+          return row?.state === "queued" && lastInteractionAt(store);
         }),
       15_000,
       "the second message queued",
@@ -135,6 +152,71 @@ describe("the session's last inbound message", () => {
     expect(after.legacyKeys).toEqual([]);
   });
 
+  it("keeps the route and time once the sweep cleared the message's payload, and after an eviction", async () => {
+    const key = `agent:main:last-inbound-sweep-${crypto.randomUUID()}`;
+    // The config is the isolate's: a new one after an eviction gets it again.
+    const idle = () =>
+      sessionWithConfig(key, configWith({ session: { reset: { mode: "idle", idleMinutes: 30 } } }));
+    await idle();
+    await say(key, "hello");
+    const before = await meta(key);
+    expect(before.lastRoute).toMatchObject(ROUTE);
+    expect(before.lastInteractionAt).toBeDefined();
+    // Nothing written to meta for the message: its inbox row holds both facts.
+    expect(await lastInboundMeta(key)).toBeUndefined();
+
+    // Two hours on, the sweep clears the settled event's payload (the route with it).
+    const payload = await runInDurableObject(sessionStub(key), (_instance, state) => {
+      pruneSessionStorage(
+        state.storage.sql,
+        {
+          activeSessionId: new SessionStore(state.storage.sql).meta.get("sessionId"),
+          archived: false,
+          deadLetterMs: 30 * 24 * 60 * MIN,
+          maxEntries: 500,
+          archiveMs: false,
+        },
+        Date.now() + 120 * MIN,
+      );
+      return state.storage.sql
+        .exec<{ event: string }>(`SELECT event FROM inbox ORDER BY seq DESC LIMIT 1`)
+        .one().event;
+    });
+    expect(payload).toBe("{}");
+    expect(await lastInboundMeta(key)).toMatchObject({ route: ROUTE });
+    await abortAllDurableObjects();
+    await idle();
+    const after = await meta(key);
+    expect(after.lastRoute).toEqual(before.lastRoute);
+    expect(after.lastInteractionAt).toBe(before.lastInteractionAt);
+
+    // The idle reset still counts from that message: 10 minutes ago keeps the session…
+    await backdate(key, { started: 60 * MIN, lastMessage: 10 * MIN });
+    await say(key, "still here");
+    expect((await meta(key)).sessionId).toBe(before.sessionId);
+    // …and 31 minutes of silence ends it.
+    await runInDurableObject(sessionStub(key), (_instance, state) => {
+      pruneSessionStorage(
+        state.storage.sql,
+        {
+          activeSessionId: new SessionStore(state.storage.sql).meta.get("sessionId"),
+          archived: false,
+          deadLetterMs: 30 * 24 * 60 * MIN,
+          maxEntries: 500,
+          archiveMs: false,
+        },
+        Date.now() + 120 * MIN,
+      );
+    });
+    await abortAllDurableObjects();
+    await idle();
+    await backdate(key, { started: 60 * MIN, lastMessage: 31 * MIN });
+    await say(key, "back again");
+    const reset = await meta(key);
+    expect(reset.sessionId).not.toBe(before.sessionId);
+    expect(reset.lastInteractionAt).toBeGreaterThanOrEqual(reset.startedAt);
+  });
+
   it("reads an object's keys from before lastInbound until a message writes it", async () => {
     const key = `agent:main:last-inbound-legacy-${crypto.randomUUID()}`;
     await say(key, "hello");
@@ -142,6 +224,8 @@ describe("the session's last inbound message", () => {
     const at = Date.now() - 5 * MIN;
     await runInDurableObject(sessionStub(key), (_instance, state) => {
       const store = new SessionStore(state.storage.sql).meta;
+      // Triaged before lastInbound: no decision carried the time, meta held the facts.
+      state.storage.sql.exec(`UPDATE inbox SET decision = json_remove(decision, '$.userAt')`);
       store.delete("lastInbound");
       store.setJson("lastRoute", old);
       store.set("lastInteractionAt", String(at));

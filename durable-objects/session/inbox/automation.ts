@@ -99,7 +99,7 @@ export async function triageAutomation(
 /** `target: "last"` follows the session's own last route; any other route is already concrete. */
 function resolveRoute(route: ReplyRoute, store: SessionStore): ReplyRoute | undefined {
   if (route.channel !== "automation" || route.to !== "last") return route;
-  return lastRoute(store.meta);
+  return lastRoute(store);
 }
 
 /** The automation trigger of a run (its first triggering event), if it was one. */

@@ -12,7 +12,11 @@ export function eventDecision(inbox: InboxStore, dedupKey: string): EventDecisio
   if (!row) return undefined;
   const base = { dedupKey: row.dedupKey, state: row.state };
   if (row.deadReason !== null) return { ...base, outcome: "failed", reason: row.deadReason };
-  if (row.decision) return { ...base, ...row.decision };
+  if (row.decision) {
+    // userAt is the session's own bookkeeping (last-inbound.ts), not part of the answer.
+    const { userAt: _userAt, ...decision } = row.decision;
+    return { ...base, ...decision };
+  }
   if (row.state === "new") return { ...base, outcome: "pending" };
   return { ...base, outcome: "accepted" };
 }

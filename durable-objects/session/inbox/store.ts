@@ -1,3 +1,4 @@
+import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { RoutedEvent } from "../../session-api.ts";
 import type { MetaStore } from "../meta.ts";
 import {
@@ -15,7 +16,16 @@ export const MAX_STORED_VALUE_BYTES = 2_000_000;
 /** Dedup tombstones are kept this long after an event settles (platform retry windows are ≤ 24 h). */
 export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
 /** A settled event's payload is cleared after this; its dedup key and reply stay as the tombstone. */
-const PAYLOAD_MS = 60 * 60 * 1000;
+export const PAYLOAD_MS = 60 * 60 * 1000;
+
+/** The newest person's message triage accepted (`decision.userAt`), with its route (last-inbound.ts). */
+export interface InboundRow {
+  seq: number;
+  route: ReplyRoute;
+  userAt: number;
+  /** The next sweep clears its payload (and with it the route): settled more than PAYLOAD_MS ago. */
+  payloadExpired: (now: number) => boolean;
+}
 
 /**
  * The term that lets a query for open events use the partial index `inbox_open` (schema step 12:
@@ -233,6 +243,39 @@ export class InboxStore {
   /** queued → taken by the run `runId` (settled_at untouched: the index entry stays as it is). */
   take(seq: number, runId: string): void {
     this.sql.exec(`UPDATE inbox SET state = 'taken', run_id = ? WHERE seq = ?`, runId, seq);
+  }
+
+  /**
+   * The newest event above `floor` that triage accepted as a person's message and that still has
+   * its payload (the sweep folds it into meta before clearing that). Walks the seqs down from the
+   * newest, so it reads the rows since that message, bounded by `floor` (meta lastInbound's seq).
+   */
+  newestInbound(floor: number): InboundRow | undefined {
+    const row = this.sql
+      .exec<{
+        seq: number;
+        route: string | null;
+        user_at: number;
+        state: string;
+        settled_at: number | null;
+      }>(
+        `SELECT seq, json_extract(event, '$.envelope.route') AS route,
+                json_extract(decision, '$.userAt') AS user_at, state, settled_at
+           FROM inbox WHERE seq > ? AND json_extract(decision, '$.userAt') IS NOT NULL
+                        AND event != '{}'
+           ORDER BY seq DESC LIMIT 1`,
+        floor,
+      )
+      .toArray()[0];
+    if (!row?.route) return undefined;
+    const { state, settled_at: settledAt } = row;
+    return {
+      seq: row.seq,
+      route: JSON.parse(row.route) as ReplyRoute,
+      userAt: Number(row.user_at),
+      payloadExpired: (now) =>
+        state === "settled" && settledAt !== null && settledAt < now - PAYLOAD_MS,
+    };
   }
 
   /** Seqs of the events not yet settled (their progress state in meta is still live). */

@@ -12,7 +12,7 @@ import { triageAutomation } from "./automation.ts";
 import type { InboxRow } from "../storage.ts";
 import { accessFor, logRefusalOnce, settleTurnedAway } from "./triage-access.ts";
 import type { TriageHost } from "./triage-host.ts";
-import { lastInteractionAt, recordInbound } from "../last-inbound.ts";
+import { lastInteractionAt } from "../last-inbound.ts";
 import { mediaIntake } from "./triage-media.ts";
 
 /**
@@ -171,14 +171,10 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
       oneShot,
       queuedBehindRun: host.activeRun !== null,
     },
-    { outcome: "accepted" },
-  );
-  // Heartbeats, cron and hook events never get here (triageAutomation): only a person's message
-  // extends the session's idle/daily freshness.
-  recordInbound(
-    host.store.meta,
-    envelope.route,
-    envelope.kind === "message" ? Date.now() : undefined,
+    // A person's message (heartbeats, cron and hook events never get here: triageAutomation; a
+    // system event returned above): the session's last inbound message, read from this row
+    // (last-inbound.ts), so its idle/daily freshness counts from now.
+    { outcome: "accepted", userAt: Date.now() },
   );
   host.store.meta.set("chatType", envelope.chatType);
   await host.progressAccepted(row);
@@ -200,7 +196,7 @@ function resetIfStale(row: InboxRow, host: TriageHost, now: number): void {
   const verdict = sessionResetDue({
     policy,
     sessionStartedAt: Number(startedAt),
-    lastInteractionAt: lastInteractionAt(host.store.meta),
+    lastInteractionAt: lastInteractionAt(host.store),
     now,
     timeZone: host.config.agents.defaults.userTimezone,
   });

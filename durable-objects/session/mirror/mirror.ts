@@ -60,12 +60,12 @@ async function mirrorOnce(s: SessionState): Promise<boolean> {
         sessionKey: s.store.meta.get("sessionKey") ?? "",
         sessionId,
         agentId: s.store.meta.get("agentId") ?? "main",
-        channel: lastRun?.route.channel ?? lastRoute(s.store.meta)?.channel ?? null,
+        channel: lastRun?.route.channel ?? lastRoute(s.store)?.channel ?? null,
         chatType: s.store.meta.get("chatType") ?? null,
-        lastRoute: lastRoute(s.store.meta) ?? null,
+        lastRoute: lastRoute(s.store) ?? null,
         modelOverride: settings(s).modelOverride ?? null,
         sessionStartedAt: Number(s.store.meta.get("sessionStartedAt") ?? Date.now()),
-        lastInteractionAt: lastInteractionAt(s.store.meta) ?? null,
+        lastInteractionAt: lastInteractionAt(s.store) ?? null,
       },
     });
     await flushCronReports(s);

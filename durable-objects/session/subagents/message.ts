@@ -73,7 +73,7 @@ export async function postMessageHere(
   s: SessionState,
   message: PostedMessage,
 ): Promise<PostAnswer> {
-  const route = lastRoute(s.store.meta);
+  const route = lastRoute(s.store);
   if (!route || HTTP_CHANNELS.has(route.channel))
     return {
       ok: false,

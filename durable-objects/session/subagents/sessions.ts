@@ -100,7 +100,7 @@ async function indexRows(s: SessionState, scope: Scope, limit: number): Promise<
       agentId:
         childrenOf(s.store).find((child) => child.childKey === sessionKey)?.agentId ??
         scope.agentId,
-      channel: sessionKey === scope.ownKey ? (lastRoute(s.store.meta)?.channel ?? null) : null,
+      channel: sessionKey === scope.ownKey ? (lastRoute(s.store)?.channel ?? null) : null,
       chatType: sessionKey === scope.ownKey ? (s.store.meta.get("chatType") ?? null) : null,
       updatedAt: now,
     }));

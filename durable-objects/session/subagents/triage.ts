@@ -39,7 +39,7 @@ export function triageSubagent(
   }
   if (sub.kind === "message") {
     // Answered in this session's own conversation (its last route), as data from another session.
-    const route = lastRoute(host.store.meta);
+    const route = lastRoute(host.store);
     host.store.inbox.prepare(row.seq, {
       text: `[Inter-session message from ${sub.fromKey} isUser=false]\n${fenceUntrusted(envelope.text, `session ${sub.fromKey} (sessions_send)`, newFenceId())}`,
       senderIsOwner: sub.senderIsOwner,

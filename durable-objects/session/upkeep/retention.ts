@@ -1,5 +1,6 @@
 import { SessionStore } from "../storage.ts";
 import type { SessionState } from "../state.ts";
+import { foldLastInbound } from "../last-inbound.ts";
 
 /**
  * How long a SessionDO keeps what it stores, and the sweep that enforces it. The bound of every
@@ -60,6 +61,8 @@ export function prune(s: SessionState, now = Date.now()): void {
 
 /** Asks every store to apply its bound once (each store states its own; the list above is the sum). */
 export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: number): void {
+  // Before the inbox clears payloads: the last inbound message's route is in its payload.
+  foldLastInbound(store, now);
   store.inbox.prune(now);
   store.outbox.prune(policy, now);
   store.transcript.prune(policy, now);
