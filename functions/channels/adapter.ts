@@ -174,6 +174,17 @@ export interface ChannelAdapter<Account = unknown> {
    */
   reconcile?(message: OutboundMessage, ctx: SendContext<Account>): Promise<ReconcileResult>;
   /**
+   * Whether `reconcile` can always tell for this chunk if it reached the platform: it answers
+   * "landed" or "missing" (or "untraceable" with `idempotent`), never "untraceable" and not
+   * idempotent, judged from what is known when the chunk is queued. Such a chunk is queued as
+   * possibly attempted, so its first send needs no durable mark before it: after a crash it is
+   * reconciled first, and "missing" sends it once. Unset (or false): the chunk is marked "sending"
+   * durably before its first send, as a chunk reconcile could not trace must be.
+   */
+  reconcilesChunk?(
+    chunk: Pick<OutboundMessage, "route" | "chunkIndex" | "chunkCount" | "retract" | "file">,
+  ): boolean;
+  /**
    * Downloads an inbound attachment the model may read (text-like files), with the channel's own
    * credentials and size bound. Called after access control, never on the ack path. Returns the
    * text (`truncated` when only its beginning was downloaded), or a short reason it was not read.

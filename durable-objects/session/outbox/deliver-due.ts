@@ -7,6 +7,7 @@ import type {
 import type { OutboxRow, SessionStore } from "../storage.ts";
 import { sendContextFor } from "../../../functions/channels/channel-account.ts";
 import { mediaStoreFor } from "../../../functions/media/store.ts";
+import { queueAsMaybeAttempted } from "./queued-state.ts";
 
 export interface OutboxPolicy {
   maxAttempts: number;
@@ -34,10 +35,12 @@ export interface DeadLetter {
  * Sends due chunks in the session's order: chunks of a reply by index, replies as they were queued.
  * The first chunk that has to wait (retry backoff, Retry-After, an outcome still unknown) holds
  * back everything queued after it — across alarm passes too — so a later reply never overtakes an
- * earlier one. A chunk is marked "sending" durably before the request, so a crash mid-send leaves a
- * row whose outcome is unknown: it is reconciled with the platform (did the message land?) and never
+ * earlier one. A chunk is "sending" durably before the request, so a crash mid-send leaves a row
+ * whose outcome is unknown: it is reconciled with the platform (did the message land?) and never
  * blindly sent again — unless the channel's sends are idempotent (`idempotentSends`): then it is sent
- * again under the same chunk id, which the platform takes as its idempotency key and drops if seen.
+ * again under the same chunk id, which the platform takes as its idempotency key and drops if seen,
+ * and no mark is written. A chunk the channel can always reconcile is queued "sending" already
+ * (queued-state.ts), so its first send writes no mark either.
  */
 export async function deliverDueOutbox(args: {
   store: SessionStore;
@@ -81,9 +84,15 @@ export async function deliverDueOutbox(args: {
       ...(row.media ? { file: row.media } : {}),
     };
 
+    // Queued as possibly attempted, and this isolate knows it has not tried yet (queued-state.ts).
+    const unattempted = store.outbox.unattemptedHere(row.id);
     // The previous attempt may have reached the platform. A platform that drops a repeated key is
     // simply sent the same chunk id again (below); any other is asked, never sent blindly.
-    if ((row.state === "sending" || row.state === "unknown") && !adapter.idempotentSends) {
+    if (
+      (row.state === "sending" || row.state === "unknown") &&
+      !adapter.idempotentSends &&
+      !unattempted
+    ) {
       const found: ReconcileResult | undefined = adapter.reconcile
         ? await adapter
             .reconcile(message, sendContextFor(args.ctx, row.route))
@@ -124,17 +133,17 @@ export async function deliverDueOutbox(args: {
         store.outbox.update(row.id, { state: "dead", lastError: reason }, now());
         dead.push({ row, reason });
         if (!row.id.endsWith(UNDELIVERED_SUFFIX)) {
-          store.outbox.insert(
-            {
-              id: `${row.id}${UNDELIVERED_SUFFIX}`,
-              runId: null,
-              route: row.route,
-              text: UNDELIVERED_NOTICE,
-              chunkIndex: 0,
-              chunkCount: 1,
-            },
-            now(),
-          );
+          const notice = {
+            id: `${row.id}${UNDELIVERED_SUFFIX}`,
+            runId: null,
+            route: row.route,
+            text: UNDELIVERED_NOTICE,
+            chunkIndex: 0,
+            chunkCount: 1,
+          };
+          store.outbox.insert(notice, now(), {
+            maybeAttempted: queueAsMaybeAttempted(adapter, notice),
+          });
         }
         continue;
       }
@@ -154,7 +163,13 @@ export async function deliverDueOutbox(args: {
     }
     const attempts = row.attempts + 1;
     const firstAttemptAt = row.firstAttemptAt ?? now();
-    store.outbox.update(row.id, { state: "sending", attempts, firstAttemptAt }, now());
+    // Recorded with the attempt's outcome below; durably before it only where recovery learns from
+    // the mark: not for idempotent sends, nor for a chunk already queued as possibly attempted.
+    const attempt = { attempts, firstAttemptAt };
+    if (!adapter.idempotentSends && !unattempted)
+      store.outbox.update(row.id, { state: "sending", ...attempt }, now());
+    // Forgotten before the request: should anything below throw, the next pass reconciles first.
+    store.outbox.attempting(row.id);
     message.firstAttemptAt = firstAttemptAt;
     let result;
     try {
@@ -173,7 +188,12 @@ export async function deliverDueOutbox(args: {
     if (result.ok) {
       store.outbox.update(
         row.id,
-        { state: "sent", platformId: result.platformMessageId ?? null, lastError: null },
+        {
+          state: "sent",
+          platformId: result.platformMessageId ?? null,
+          lastError: null,
+          ...attempt,
+        },
         now(),
       );
       args.onSend?.(row, "sent");
@@ -183,7 +203,7 @@ export async function deliverDueOutbox(args: {
       if (adapter.idempotentSends && attempts >= policy.maxAttempts) {
         // Repeats are safe but not endless: the same bound as any other retry.
         const reason = `${OUTCOME_UNKNOWN} after ${attempts} attempts: ${result.error}`;
-        store.outbox.update(row.id, { state: "dead", lastError: reason }, now());
+        store.outbox.update(row.id, { state: "dead", lastError: reason, ...attempt }, now());
         dead.push({ row, reason });
         continue;
       }
@@ -194,6 +214,7 @@ export async function deliverDueOutbox(args: {
           state: "unknown",
           lastError: result.error,
           nextAt: now() + backoff(attempts, policy, random),
+          ...attempt,
         },
         now(),
       );
@@ -202,11 +223,13 @@ export async function deliverDueOutbox(args: {
     if (result.notSent && result.retryable) {
       // Held back before any request (an empty rate-limit bucket): no attempt was made, so none is
       // counted and the first attempt is still ahead; it waits like a Retry-After, holding the rest.
-      // A chunk whose earlier outcome is unknown stays so: it is reconciled again before it goes.
+      // A chunk whose earlier outcome is unknown stays so: it is reconciled again before it goes;
+      // one queued as possibly attempted and not tried yet stays so too, and still untried here.
+      if (unattempted) store.outbox.notAttempted(row.id);
       store.outbox.update(
         row.id,
         {
-          state: row.state === "pending" ? "pending" : "unknown",
+          state: unattempted || row.state === "pending" ? row.state : "unknown",
           attempts: row.attempts,
           firstAttemptAt: row.firstAttemptAt,
           lastError: result.error,
@@ -220,7 +243,7 @@ export async function deliverDueOutbox(args: {
       const reason = result.retryable
         ? `gave up after ${attempts} attempts: ${result.error}`
         : result.error;
-      store.outbox.update(row.id, { state: "dead", lastError: reason }, now());
+      store.outbox.update(row.id, { state: "dead", lastError: reason, ...attempt }, now());
       dead.push({ row, reason });
       continue;
     }
@@ -230,7 +253,7 @@ export async function deliverDueOutbox(args: {
     args.onSend?.(row, "retry");
     store.outbox.update(
       row.id,
-      { state: "pending", lastError: result.error, nextAt: now() + wait },
+      { state: "pending", lastError: result.error, nextAt: now() + wait, ...attempt },
       now(),
     );
     break;

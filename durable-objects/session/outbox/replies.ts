@@ -13,6 +13,7 @@ import { describeError } from "../../../functions/core/describe-error.ts";
 import { zeroUsage, type SessionState } from "../state.ts";
 import { channelAccount, sendContextFor } from "../../../functions/channels/channel-account.ts";
 import { sessionSendDecision } from "./send-gate.ts";
+import { queueAsMaybeAttempted } from "./queued-state.ts";
 
 /**
  * Reply chunks into the outbox and out to the platform, and progress to the channel. (The copy to
@@ -54,17 +55,15 @@ export function enqueueReply(
     adapter?.maxLinesPerChunk?.(account),
   );
   chunks.forEach((chunk, index) => {
-    s.store.outbox.insert(
-      {
-        id: `${idPrefix}:${index}`,
-        runId,
-        route,
-        text: chunk,
-        chunkIndex: index,
-        chunkCount: chunks.length,
-      },
-      now,
-    );
+    const row = {
+      id: `${idPrefix}:${index}`,
+      runId,
+      route,
+      text: chunk,
+      chunkIndex: index,
+      chunkCount: chunks.length,
+    };
+    s.store.outbox.insert(row, now, { maybeAttempted: queueAsMaybeAttempted(adapter, row) });
   });
 }
 
@@ -80,19 +79,20 @@ export function enqueueFiles(
   files: OutboundFileRef[],
   now: number,
 ): void {
+  const adapter = adapterFor(route.channel);
   files.forEach((file, index) => {
-    s.store.outbox.insert(
-      {
-        id: `${idPrefix}:file:${index}`,
-        runId,
-        route,
-        text: "",
-        chunkIndex: index,
-        chunkCount: files.length,
-        media: file,
-      },
-      now,
-    );
+    const row = {
+      id: `${idPrefix}:file:${index}`,
+      runId,
+      route,
+      text: "",
+      chunkIndex: index,
+      chunkCount: files.length,
+      media: file,
+    };
+    s.store.outbox.insert(row, now, {
+      maybeAttempted: queueAsMaybeAttempted(adapter, { ...row, file }),
+    });
   });
 }
 
@@ -103,20 +103,21 @@ export function enqueueFiles(
  * reports progress and a run that left progress state behind.
  */
 export function enqueueRetract(s: SessionState, run: RunRow, now: number): void {
-  if (HTTP_CHANNELS.has(run.route.channel) || !adapterFor(run.route.channel)?.progress) return;
+  const adapter = adapterFor(run.route.channel);
+  if (HTTP_CHANNELS.has(run.route.channel) || !adapter?.progress) return;
   const state = s.store.runs.get(run.runId)?.progressState ?? {};
   if (!Object.keys(state).length) return;
-  s.store.outbox.insert(
-    {
-      id: `run:${run.runId}:retract`,
-      runId: run.runId,
-      route: run.route,
-      text: "",
-      chunkIndex: 0,
-      chunkCount: 0,
-    },
-    now,
-  );
+  const row = {
+    id: `run:${run.runId}:retract`,
+    runId: run.runId,
+    route: run.route,
+    text: "",
+    chunkIndex: 0,
+    chunkCount: 0,
+  };
+  s.store.outbox.insert(row, now, {
+    maybeAttempted: queueAsMaybeAttempted(adapter, { ...row, retract: true }),
+  });
 }
 
 /**

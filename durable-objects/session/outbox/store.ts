@@ -3,33 +3,62 @@ import { encodeFileRef } from "../../../functions/media/outbound.ts";
 import { toOutboxRow, type OutboxRow, type OutboxState, type Row } from "../storage-rows.ts";
 
 /**
- * The `outbox` table's one owner: reply chunks (and the files a reply sends) in delivery order (pending → sending → sent, or
- * unknown → reconciled, or dead).
+ * The `outbox` table's one owner: reply chunks (and the files a reply sends) in delivery order
+ * (pending → sending → sent; or queued as sending, where the channel can reconcile it, → sent;
+ * unknown → reconciled; or dead).
  */
 export class OutboxStore {
+  /**
+   * Chunks this isolate queued as possibly attempted ("sending", see `insert`) and has not handed
+   * to the platform yet. In memory only, and that is the point: a new isolate (after a crash) starts
+   * without it, so it reconciles every such chunk before sending it.
+   */
+  private readonly unattempted = new Set<string>();
+
   constructor(private readonly sql: SqlStorage) {}
 
+  /**
+   * Queues a chunk, "pending" — or "sending" when `maybeAttempted` (its channel can reconcile it,
+   * queued-state.ts): then no mark is written before its first send, and a crash from here on
+   * leaves a row recovery reconciles. Only a row this call wrote counts as unattempted: an id
+   * already queued (by an earlier isolate, which may have sent it) is left as it is.
+   */
   insert(
     row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount"> &
       Partial<Pick<OutboxRow, "media">>,
     now: number,
+    opts: { maybeAttempted?: boolean } = {},
   ): void {
     // ord keeps insertion order among chunks queued in the same millisecond (a reply's chunks, a
     // notice and a reply): above every chunk still open, read from the open-chunks index alone
     // (the table has no rowid since schema step 15, which saved a billed row per chunk).
-    this.sql.exec(
+    const written = this.sql.exec(
       `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at, media, ord)
-       VALUES(?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM outbox WHERE settled_at IS NULL))`,
+       VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM outbox WHERE settled_at IS NULL))`,
       row.id,
       row.runId,
       JSON.stringify(row.route),
       row.text,
       row.chunkIndex,
       row.chunkCount,
+      opts.maybeAttempted ? "sending" : "pending",
       now,
       now,
       row.media ? encodeFileRef(row.media) : null,
-    );
+    ).rowsWritten;
+    if (opts.maybeAttempted && written > 0) this.unattempted.add(row.id);
+  }
+  /** This chunk is queued as possibly attempted, yet this isolate knows no attempt has been made. */
+  unattemptedHere(id: string): boolean {
+    return this.unattempted.has(id);
+  }
+  /** An attempt of this chunk is starting (or it settled without one). */
+  attempting(id: string): void {
+    this.unattempted.delete(id);
+  }
+  /** The channel held the send back before any request (`notSent`): still untried here. */
+  notAttempted(id: string): void {
+    this.unattempted.add(id);
   }
   /**
    * Every chunk not yet settled, in delivery order (insertion order: replies as they were queued,
@@ -65,6 +94,8 @@ export class OutboxStore {
     if (!current) return;
     const row = { ...toOutboxRow(current), ...patch };
     const settled = row.state === "sent" || row.state === "dead";
+    // Bounded by the open chunks: a chunk that settles unattempted (no adapter, a refused file) goes.
+    if (settled) this.unattempted.delete(id);
     const fields = [row.state, row.attempts, row.nextAt, row.platformId, row.lastError];
     // settled_at is what the open-chunks index (outbox_open, schema step 12) depends on: a step
     // that leaves the chunk open (pending → sending → unknown) does not name it, so it rewrites no

@@ -25,6 +25,8 @@ export const mattermostAdapter: ChannelAdapter<MattermostAccount> = {
   // Mattermost's own default bound (FileSettings.MaxFileSize, 100 MB); the server refuses more with 413.
   maxFileBytes: () => 100 * 1024 * 1024,
   reconcile: reconcileMattermostMessage,
+  // Every post carries its key in its props, and a preview patch or a retract is safe to repeat.
+  reconcilesChunk: () => true,
   participatedInThread: mattermostParticipatedInThread,
   progress: mattermostProgress,
 };

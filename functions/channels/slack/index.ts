@@ -25,6 +25,8 @@ export const slackAdapter: ChannelAdapter<SlackAccount> = {
   maxFileBytes: (account) =>
     Math.min(SLACK_UPLOAD_MAX_BYTES, (account?.mediaMaxMb ?? 20) * 1024 * 1024),
   reconcile: reconcileSlackMessage,
+  // Every post carries its chunk's marker; only a response_url reply leaves none (send.ts).
+  reconcilesChunk: (chunk) => !chunk.route.extra?.responseUrl,
   fetchAttachment: fetchSlackFile,
   participatedInThread: slackParticipatedInThread,
   progress: slackProgress,

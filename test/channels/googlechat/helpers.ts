@@ -136,10 +136,12 @@ export async function visibleTexts(space: string): Promise<string[]> {
 
 export async function scriptGoogle(script: {
   api: "create" | "patch" | "token";
+  space?: string;
   times?: number;
   status?: number;
   retryAfter?: number;
   dropConnection?: boolean;
+  delayMs?: number;
 }) {
   await fetch(`${fakeGoogle()}/_control/script`, { method: "POST", body: JSON.stringify(script) });
 }

@@ -24,7 +24,10 @@ import { newSigningKey, type SigningKey } from "../../../../scripts/simulate/fak
  *   POST /_control/sign {audienceType: "app-url"|"project-number", audience, email?, emailVerified?, issuer?,
  *        expiresInSeconds?, forged?}  → {token}: what Google Chat would send (forged: signed by a key Google never published)
  *   POST /_control/rotate {audienceType}   publishes a new signing key and retires the old one
- *   POST /_control/script {api: "create"|"patch"|"token", times?, status?, retryAfter?, dropConnection?}
+ *   POST /_control/script {api: "create"|"patch"|"token", space?, times?, status?, retryAfter?, dropConnection?, delayMs?}
+ *        the next `times` (default 1) calls of `api` (in `space` when given) fail with `status`;
+ *        `dropConnection` applies the call, then destroys the socket; `delayMs` applies it and holds
+ *        the answer that long (the caller may be gone by then: a crash after Google took the send)
  *   POST /_control/media {resourceName, content}
  *   POST /_control/revoke-tokens           every issued access token stops working (expired early)
  *   GET  /_control/messages?space=         messages in order: {name, text, thread, deleted, edits}
@@ -51,10 +54,12 @@ interface ChatMessage {
 
 interface Script {
   api: string;
+  space?: string;
   times: number;
   status?: number;
   retryAfter?: number;
   dropConnection?: boolean;
+  delayMs?: number;
 }
 
 const CHAT_EMAIL = "chat@system.gserviceaccount.com";
@@ -83,9 +88,11 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
     headers: Record<string, string> = {},
   ) => json(res, code, { error: { code, message, status } }, headers);
 
-  /** The first script for `api` with times left: consumed and returned. */
-  const scripted = (api: string): Script | undefined => {
-    const script = scripts.find((s) => s.api === api && s.times > 0);
+  /** The first script for `api` (in `space`) with times left: consumed and returned. */
+  const scripted = (api: string, space?: string): Script | undefined => {
+    const script = scripts.find(
+      (s) => s.api === api && (!s.space || s.space === space) && s.times > 0,
+    );
     if (script) script.times -= 1;
     return script;
   };
@@ -134,10 +141,12 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
         case "/_control/script":
           scripts.push({
             api: String(body.api),
+            ...(typeof body.space === "string" ? { space: body.space } : {}),
             times: Number(body.times ?? 1),
             status: body.status as number | undefined,
             retryAfter: body.retryAfter as number | undefined,
             dropConnection: body.dropConnection === true,
+            delayMs: typeof body.delayMs === "number" ? body.delayMs : undefined,
           });
           return json(res, 200, { ok: true });
         case "/_control/media":
@@ -235,7 +244,7 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
           "UNAUTHENTICATED",
           "Request had invalid authentication credentials.",
         );
-      const script = scripted(api);
+      const script = scripted(api, (create ?? one)?.[1]);
       if (script?.status && !script.dropConnection)
         return googleError(
           res,
@@ -302,6 +311,7 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
       } else {
         return googleError(res, 405, "INVALID_ARGUMENT", "method not allowed");
       }
+      if (script?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
       if (script?.dropConnection) return req.socket.destroy();
       return json(res, answer.status, answer.body);
     }
