@@ -41,7 +41,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   group_history  at most historyLimit (50), emptied by each run
  *   (metrics_pending, steps 3–8: now meta metricsPending, one map emptied by each batch)
  *   model_calls    48 h, and only once mirrored (mirror_stamp at most mirrorWatermark.callStamp; the sweep
- *                  folds the current session's into meta spend:<sessionId>)
+ *                  folds the current session's into meta spend:<sessionId>); an unfinished run's
+ *                  calls stay until it ends (its usage is summed from them: run/run-usage.ts)
  *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
  *                  finished (exec-store.ts prunes on every poll pass)
  *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)

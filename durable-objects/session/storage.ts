@@ -54,10 +54,10 @@ export class SessionStore {
     this.inbox = new InboxStore(sql, this.meta);
     this.groupHistory = new GroupHistoryStore(sql);
     this.mirrorMarks = new MirrorWatermarks(sql, this.meta);
-    this.runs = new RunStore(sql, this.meta, this.mirrorMarks);
+    this.modelCalls = new ModelCallStore(sql, this.meta, this.mirrorMarks);
+    this.runs = new RunStore(sql, this.meta, this.mirrorMarks, this.modelCalls);
     this.transcript = new TranscriptStore(sql, this.meta, this.mirrorMarks);
     this.outbox = new OutboxStore(sql);
-    this.modelCalls = new ModelCallStore(sql, this.meta, this.mirrorMarks);
     this.metrics = new PendingMetricsStore(this.meta);
     this.responses = new ResponsesStore(sql);
   }

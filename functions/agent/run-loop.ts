@@ -40,7 +40,7 @@ export interface RunHost {
     phase: "start" | "end",
     result?: { isError?: boolean; preview?: string },
   ): void;
-  /** Model rounds this run has used so far, across every resume (persisted by recordUsage). */
+  /** Model rounds this run has used so far, across every resume (durable: each call's metering row). */
   roundsUsed(): number;
   /** True when this stretch of the run should stop at the next checkpoint and continue later. */
   shouldYield(): boolean;

@@ -194,6 +194,34 @@ export class ModelCallStore {
       .one().n;
   }
 
+  /**
+   * A run's answered calls of the given kinds, oldest first: what a run that this isolate did not
+   * start has used so far (run/run-usage.ts). A scan of the 48 h table (no index on run_id: an entry
+   * per call would be a billed row), made once per such run and isolate.
+   */
+  answeredOfRun(
+    runId: string,
+    kinds: readonly string[],
+  ): Array<{ modelRef: string; usage: Usage }> {
+    return this.sql
+      .exec<Stored>(
+        `SELECT * FROM model_calls WHERE run_id = ? AND outcome = 'ok' AND kind IN (SELECT value FROM json_each(?))
+         ORDER BY at, id`,
+        runId,
+        JSON.stringify(kinds),
+      )
+      .toArray()
+      .map((row) => ({
+        modelRef: `${row.provider}/${row.model}`,
+        usage: {
+          inputTokens: row.input_tokens,
+          outputTokens: row.output_tokens,
+          cacheReadTokens: row.cache_read_tokens,
+          cacheWriteTokens: row.cache_write_tokens,
+        },
+      }));
+  }
+
   /** What a run's model calls cost so far (for the `/usage full` footer). */
   costOfRun(runId: string): number {
     return (
@@ -207,14 +235,25 @@ export class ModelCallStore {
   }
 
   /**
-   * Bound: 48 h, and only once mirrored when there is a DATABASE_URL. The current session's calls
-   * are added to its meta spend first (in the sweep's transaction, so a call is counted once:
-   * either as a row or in meta); an earlier session's spend goes with its other keys.
+   * Bound: 48 h, and only once mirrored when there is a DATABASE_URL, and not while their run is
+   * unfinished (`openRuns`: a run's usage is summed from its calls until its end writes the totals
+   * into its row; one run per session, bounded by its rounds). The current session's calls are
+   * added to its meta spend first (in the sweep's transaction, so a call is counted once: either as
+   * a row or in meta); an earlier session's spend goes with its other keys.
    */
-  prune(policy: { archived: boolean; activeSessionId: string | undefined }, now: number): void {
+  prune(
+    policy: { archived: boolean; activeSessionId: string | undefined },
+    now: number,
+    openRuns: readonly string[] = [],
+  ): void {
     // Copied to Postgres (stamp at most the watermark), or there is no Postgres to copy to.
-    const gone = `(mirror_stamp <= ? OR ? = 1) AND at < ?`;
-    const bounds = [this.marks.current().callStamp, policy.archived ? 0 : 1, now - TOMBSTONE_MS];
+    const gone = `(mirror_stamp <= ? OR ? = 1) AND at < ? AND (run_id IS NULL OR run_id NOT IN (SELECT value FROM json_each(?)))`;
+    const bounds = [
+      this.marks.current().callStamp,
+      policy.archived ? 0 : 1,
+      now - TOMBSTONE_MS,
+      JSON.stringify(openRuns),
+    ];
     if (policy.activeSessionId) {
       const sums = this.unfolded(`session_id = ? AND ${gone}`, policy.activeSessionId, ...bounds);
       if (sums.length) {

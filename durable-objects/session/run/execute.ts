@@ -181,6 +181,7 @@ export async function executeRun(s: SessionState, run: RunRow, resumed: boolean)
       s.store.runs.addUsage(run.runId, modelRef, usage);
       telemetry.usage(modelRef, usage);
     },
+    // Across restarts: a run this isolate did not start is summed from its model_calls rows.
     roundsUsed: () => s.store.runs.get(run.runId)?.steps ?? 0,
     // At least one model call per pass, so a pass that began late still moves the run forward.
     shouldYield: () => callsThisPass > 0 && Date.now() >= s.passStartedAt + limits.sliceMs,

@@ -1,7 +1,9 @@
 import { TOMBSTONE_MS } from "../inbox/store.ts";
 import type { MetaStore } from "../meta.ts";
 import type { MirrorWatermarks } from "../mirror/watermark.ts";
+import type { ModelCallStore } from "../mirror/model-calls.ts";
 import { toRunRow, type Row, type RunRow, type RunState } from "../storage-rows.ts";
+import { isUnfinished, RunUsageTally } from "./run-usage.ts";
 
 /** A finished run the mirror has not copied yet, with the stamp it was given when it finished. */
 export type StampedRun = RunRow & { mirrorStamp: number };
@@ -12,15 +14,22 @@ const UNFINISHED = `state IN ('running', 'waiting')`;
 /**
  * The `runs` table's one owner (a run's state, route, usage and progress state). A run gets its
  * mirror stamp when it finishes (mirror/watermark.ts, schema step 18): it is in Postgres once the
- * stamp is at most the mirror's run watermark, and only then may the sweep drop or fold it.
+ * stamp is at most the mirror's run watermark, and only then may the sweep drop or fold it. A run's
+ * usage is written into its row once, with its end; until then every read gives it from
+ * run-usage.ts.
  */
 export class RunStore {
+  private readonly usage: RunUsageTally;
+
   constructor(
     private readonly sql: SqlStorage,
     /** Folded totals live in meta foldedRuns:<sessionId>. */
     private readonly meta: MetaStore,
     private readonly marks: MirrorWatermarks,
-  ) {}
+    modelCalls: ModelCallStore,
+  ) {
+    this.usage = new RunUsageTally(modelCalls);
+  }
 
   insert(
     run: Omit<
@@ -47,12 +56,13 @@ export class RunStore {
       // A run recorded already ended is worth copying at once; a running one once it finishes.
       run.state === "running" || run.state === "waiting" ? null : this.marks.nextStamp(),
     );
+    this.usage.started(run.runId);
   }
   active(): RunRow | undefined {
     const row = this.sql
       .exec<Row>(`SELECT * FROM runs WHERE state = 'running' ORDER BY started_at LIMIT 1`)
       .toArray()[0];
-    return row ? toRunRow(row) : undefined;
+    return row ? this.withUsage(toRunRow(row)) : undefined;
   }
   /** The newest run that answered on this channel and chat (the message tool's owner check). */
   latestOn(channel: string, to: string): RunRow | undefined {
@@ -63,12 +73,24 @@ export class RunStore {
         to,
       )
       .toArray()[0];
-    return row ? toRunRow(row) : undefined;
+    return row ? this.withUsage(toRunRow(row)) : undefined;
   }
   get(runId: string): RunRow | undefined {
+    const row = this.stored(runId);
+    return row ? this.withUsage(row) : undefined;
+  }
+  private stored(runId: string): RunRow | undefined {
     const row = this.sql.exec<Row>(`SELECT * FROM runs WHERE run_id = ?`, runId).toArray()[0];
     return row ? toRunRow(row) : undefined;
   }
+  /** An unfinished run's row with its usage so far (its row holds it only from its end). */
+  private withUsage(row: RunRow): RunRow {
+    return isUnfinished(row) ? { ...row, ...this.usage.of(row) } : row;
+  }
+  /**
+   * One model round of the run's loop (execute.ts, memory-flush.ts): counted in memory, no row
+   * written (the call's model_calls row is its durable record; see run-usage.ts).
+   */
   addUsage(
     runId: string,
     modelRef: string,
@@ -79,16 +101,8 @@ export class RunStore {
       cacheWriteTokens: number;
     },
   ): void {
-    this.sql.exec(
-      `UPDATE runs SET steps = steps + 1, model_ref = ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-         cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE run_id = ?`,
-      modelRef,
-      usage.inputTokens,
-      usage.outputTokens,
-      usage.cacheReadTokens,
-      usage.cacheWriteTokens,
-      runId,
-    );
+    const row = this.stored(runId);
+    if (row && isUnfinished(row)) this.usage.add(row, modelRef, usage);
   }
   /** Counts one more restart of the run; returns the new count. */
   addResume(runId: string): number {
@@ -115,7 +129,14 @@ export class RunStore {
     return this.sql
       .exec<Row>(`SELECT * FROM runs WHERE state = 'waiting' ORDER BY started_at`)
       .toArray()
-      .map(toRunRow);
+      .map((row) => this.withUsage(toRunRow(row)));
+  }
+  /** The runs not ended yet (their model calls are kept until they end: model-calls.ts prune). */
+  unfinishedIds(): string[] {
+    return this.sql
+      .exec<{ run_id: string }>(`SELECT run_id FROM runs WHERE ${UNFINISHED}`)
+      .toArray()
+      .map((row) => row.run_id);
   }
   /** Moves a run between running and waiting with its options (the wait's deadline, time waited). */
   setWaitState(runId: string, state: "running" | "waiting", options: RunRow["options"]): void {
@@ -127,19 +148,42 @@ export class RunStore {
     );
   }
   /**
-   * The run's end, with its estimated platform cost in the same row (schema step 12): the session's
-   * platform total is summed from its runs (platformUsd) instead of a second write of meta spend.
-   * Its mirror stamp too, in the same write: the run is now worth copying to Postgres.
+   * The run's end, with its estimated platform cost (schema step 12: the session's platform total is
+   * summed from its runs instead of a second write of meta spend), its mirror stamp (the run is now
+   * worth copying to Postgres) and its usage (run-usage.ts) in the same row: the one write of a
+   * run's totals.
    */
   finish(runId: string, state: RunState, now: number, platformUsd: number): void {
+    const row = this.stored(runId);
+    if (!row || !isUnfinished(row)) {
+      this.sql.exec(
+        `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ? WHERE run_id = ?`,
+        state,
+        now,
+        platformUsd,
+        this.marks.nextStamp(),
+        runId,
+      );
+      return;
+    }
+    const used = this.usage.of(row);
     this.sql.exec(
-      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ? WHERE run_id = ?`,
+      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, steps = ?, model_ref = ?,
+         input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE run_id = ?`,
       state,
       now,
       platformUsd,
       this.marks.nextStamp(),
+      used.steps,
+      used.modelRef,
+      used.inputTokens,
+      used.outputTokens,
+      used.cacheReadTokens,
+      used.cacheWriteTokens,
       runId,
     );
+    // A rollback of the end's transaction leaves the run unfinished: it is summed again when asked.
+    this.usage.ended(runId);
   }
   /** The estimated platform cost of a session's finished runs, folded ones included. */
   platformUsd(sessionId: string): number {
@@ -184,16 +228,24 @@ export class RunStore {
   sessionTotals(sessionId: string): { inputTokens: number; outputTokens: number; runs: number } {
     const row = this.sql
       .exec<{ i: number | null; o: number | null; n: number }>(
-        `SELECT SUM(input_tokens) AS i, SUM(output_tokens) AS o, COUNT(*) AS n FROM runs WHERE session_id = ?`,
+        `SELECT SUM(input_tokens) AS i, SUM(output_tokens) AS o, COUNT(*) AS n FROM runs
+         WHERE session_id = ? AND NOT ${UNFINISHED}`,
         sessionId,
       )
       .one();
+    // A run in progress counts what it has used so far (its row gets it at its end).
+    const open = this.sql
+      .exec<Row>(`SELECT * FROM runs WHERE session_id = ? AND ${UNFINISHED}`, sessionId)
+      .toArray()
+      .map((open) => this.withUsage(toRunRow(open)));
     // Runs folded away by the retention sweep (prune below) still count.
     const folded = this.meta.getJson(`foldedRuns:${sessionId}`);
+    const sum = (pick: (run: RunRow) => number) =>
+      open.reduce((total, run) => total + pick(run), 0);
     return {
-      inputTokens: (row.i ?? 0) + (folded?.inputTokens ?? 0),
-      outputTokens: (row.o ?? 0) + (folded?.outputTokens ?? 0),
-      runs: row.n + (folded?.runs ?? 0),
+      inputTokens: (row.i ?? 0) + sum((run) => run.inputTokens) + (folded?.inputTokens ?? 0),
+      outputTokens: (row.o ?? 0) + sum((run) => run.outputTokens) + (folded?.outputTokens ?? 0),
+      runs: row.n + open.length + (folded?.runs ?? 0),
     };
   }
 

@@ -19,7 +19,8 @@ import { foldLastInbound } from "../last-inbound.ts";
  *  - meta: a fixed set of keys, plus the current session's summary and folded totals, plus the
  *    ack-progress state of events not yet settled. Older sessions' entries are dropped.
  *  - group_history: at most the conversation's historyLimit (50), emptied by each run.
- *  - model_calls: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>).
+ *  - model_calls: 48 h, and only once mirrored when there is a DATABASE_URL (totals: meta spend:<id>);
+ *    an unfinished run's calls stay until it ends (its usage is summed from them: run/run-usage.ts).
  *  - metrics: meta metricsPending, one map bounded by the catalogue's labels, emptied by each batch.
  *  - responses: /v1/responses records, the newest 100, none older than 30 d (responses/store.ts).
  */
@@ -67,7 +68,7 @@ export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: n
   store.outbox.prune(policy, now);
   store.transcript.prune(policy, now);
   store.runs.prune(policy, now, store.outbox.runsInDelivery());
-  store.modelCalls.prune(policy, now);
+  store.modelCalls.prune(policy, now, store.runs.unfinishedIds());
   store.responses.prune(now);
   store.meta.prune(policy.activeSessionId ?? "", store.inbox.unsettledSeqs());
 }
