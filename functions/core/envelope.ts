@@ -49,10 +49,25 @@ export type ChatType = z.infer<typeof chatTypeSchema>;
  * produces exactly this; routing and SessionDO never look at a platform payload.
  */
 export const inboundEnvelopeSchema = z.object({
-  /** Idempotency key: the platform's event id, stable across its retries (`slack:T1:Ev123`). */
+  /**
+   * Idempotency key, stable across the platform's retries: its event id (`matrix:a:$ev`), or the
+   * message's own id where that decides every duplicate case alone (`slack:T1:C1:<ts>`).
+   */
   dedupKey: z.string().min(1).max(512),
-  /** Further keys that name the same event (Slack's app_mention + message for one post). */
+  /**
+   * Further keys that name the same event, each stored as a key row of its own. No parser sends
+   * them since the message ids became the dedup keys; they are still honoured (a companion of an
+   * earlier release sends them) and looked up (rows stored before, for their 48 h).
+   */
   aliasKeys: z.array(z.string().min(1).max(512)).max(8).optional(),
+  /**
+   * Set when `dedupKey` names a post that more than one delivery carries (Slack's `message` and
+   * `app_mention` twins share `<channel>:<ts>`): this delivery's own key (`slack:T1:Ev123`). The
+   * dedup key then finds the twin instead of ending the accept, so a mention only this copy carries
+   * is not lost (inbox/store.ts); this key is looked up, not stored, except as the key of a twin
+   * that must be stored on its own; and it still finds the rows stored under event ids before.
+   */
+  deliveryKey: z.string().min(1).max(512).optional(),
   /**
    * Keep `dedupKey` this long after acceptance, beyond the 48 h tombstone: for platforms whose
    * signature carries no timestamp (Twilio), so a captured request replayed later stays a duplicate.

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import type { InboundEnvelopeInput } from "../../functions/core/envelope.ts";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
+import { slackMessageKeys } from "../../functions/channels/slack/parse.ts";
 import type { RoutedEvent, RunEvent } from "../../durable-objects/session-api.ts";
 import { TEAM, uniqueId } from "../channels/slack/helpers.ts";
 import { withDb } from "../../functions/db/client.ts";
@@ -41,8 +42,7 @@ export function opsDmEvent(
 ): RoutedEvent {
   const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
   const envelope = inboundEnvelopeSchema.parse({
-    dedupKey: `slack:${TEAM}:${uniqueId("Ev")}`,
-    aliasKeys: [`slack:${TEAM}:${channel}:${ts}`],
+    ...slackMessageKeys(TEAM, channel, ts, uniqueId("Ev")),
     channel: "slack",
     accountId: "ops",
     chatType: "direct",

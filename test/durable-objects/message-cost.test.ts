@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
+import { slackMessageKeys } from "../../functions/channels/slack/parse.ts";
 import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
 import { SessionState } from "../../durable-objects/session/state.ts";
@@ -22,12 +23,12 @@ import { sessionStub, waitFor } from "./helpers.ts";
  */
 
 /** Existing session: every row the accept, triage, run, outbox, mirror and metrics steps write. */
-const ROWS_PER_MESSAGE = 16;
+const ROWS_PER_MESSAGE = 15;
 /**
  * A new session's first message also creates the schema and starts the session (schema step 13's
  * `responses` table, /v1/responses, is 3 rows of a new object's schema; no message writes it).
  */
-const ROWS_FIRST_MESSAGE = 55;
+const ROWS_FIRST_MESSAGE = 54;
 /** The Worker's accept plus the calls the SessionDO makes (budget reserve/settle, metrics shard). */
 const DO_CALLS_PER_MESSAGE = 4;
 
@@ -56,8 +57,7 @@ function profileLines(sessionKey: string): ProfileLine[] {
 function plainDm(sessionKey: string, channel: string, text: string): RoutedEvent {
   const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
   const envelope = inboundEnvelopeSchema.parse({
-    dedupKey: `slack:${TEAM}:${uniqueId("Ev")}`,
-    aliasKeys: [`slack:${TEAM}:${channel}:${ts}`],
+    ...slackMessageKeys(TEAM, channel, ts, uniqueId("Ev")),
     channel: "slack",
     accountId: "plain",
     chatType: "direct",

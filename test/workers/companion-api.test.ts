@@ -12,6 +12,7 @@ import {
   visibleMessages,
   waitFor,
   settle,
+  nextMessageId,
 } from "../channels/telegram/helpers.ts";
 
 /**
@@ -130,10 +131,12 @@ describe("companion events", () => {
     const scenario = newScenario("companion-poll");
     await scriptModel(scenario, [{ type: "text", text: "Polled and answered." }]);
     const user = TEST_TELEGRAM.allowed[11]!;
+    const messageId = nextMessageId();
     const update = messageUpdate({
       from: { id: user },
       chat: privateChat(user),
       text: `via polling [scenario:${scenario}]`,
+      messageId,
     });
     const first = await call("POST", "/internal/companion/events", pollEvents([update]));
     expect(first.status).toBe(200);
@@ -150,7 +153,8 @@ describe("companion events", () => {
           events: [
             {
               sessionKey: expect.any(String),
-              dedupKey: `telegram:bot7000000003:u${update.update_id}`,
+              // A message is keyed by its chat and id (telegram/parse.ts).
+              dedupKey: `telegram:bot7000000003:${Number(user)}:${messageId}`,
             },
           ],
         },

@@ -183,6 +183,11 @@ describe("internal ingress: a key speaks only for its own channels", () => {
       403,
       /dedup key/,
     );
+    await expectRefused(
+      envelopeFor("discord", { deliveryKey: "slack:TTEST:Ev123" }),
+      403,
+      /dedup key/,
+    );
   });
 
   it("accepts the key's own channel, with a scope inside that channel", async () => {

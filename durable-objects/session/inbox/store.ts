@@ -51,33 +51,53 @@ export class InboxStore {
   ) {}
 
   /**
-   * Inserts unless the key or any alias is known. Returns the new seq, or null for a duplicate.
-   * A copy that names the same post under another key (an alias: Slack's `app_mention` twin of a
-   * `message`) and carries a mention the stored copy lacks is not lost: the stored copy takes the
-   * mention while it is untriaged, and if it was already settled without an answer (kept as
-   * context, or dropped), this copy is stored as an event of its own and triaged again.
+   * Inserts unless the event is known. Returns the new seq, or null for a duplicate.
+   *
+   * One key row per event: its dedup key. A message's dedup key is the message's own id where that
+   * decides every duplicate case alone (a retry names the same message), so a retry finds the row
+   * by it. Where one post comes as two deliveries (Slack's `message` and `app_mention` twins, which
+   * share `<channel>:<ts>`), the envelope also names its delivery (`deliveryKey`), and the dedup key
+   * finds the twin instead of ending the accept: a copy that carries a mention the stored copy lacks
+   * is not lost. The stored copy takes the mention while it is untriaged, and if it was already
+   * settled without an answer (kept as context, or dropped), this copy is stored as an event of its
+   * own, under its delivery key, and triaged again; a retry of it finds that key. Rows stored before
+   * (under an event id, the message id as an alias row; or by a companion of an earlier release)
+   * are found by the same look-ups: the delivery key is the old row's key, the dedup key its alias.
    */
   insert(event: RoutedEvent, now: number): number | null {
+    const { dedupKey, deliveryKey, aliasKeys = [] } = event.envelope;
     if (
-      this.sql.exec(`SELECT 1 FROM inbox WHERE dedup_key = ?`, event.envelope.dedupKey).toArray()
-        .length > 0 ||
-      this.sql
-        .exec(`SELECT 1 FROM replay_guard WHERE dedup_key = ?`, event.envelope.dedupKey)
-        .toArray().length > 0
+      this.sql.exec(`SELECT 1 FROM replay_guard WHERE dedup_key = ?`, dedupKey).toArray().length > 0
     )
       return null;
-    const keys = [event.envelope.dedupKey, ...(event.envelope.aliasKeys ?? [])];
-    for (const key of keys) {
-      const twin =
-        this.sql
-          .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE dedup_key = ?`, key)
-          .toArray()[0] ??
-        this.sql
-          .exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key)
-          .toArray()[0];
-      if (twin && !this.takeMentionFromTwin(twin.seq, event)) return null;
-      if (twin) break;
-    }
+    const own = this.seqByKey(dedupKey);
+    // The same key again is a retry, unless the key names a post its twin shares.
+    if (own !== undefined && deliveryKey === undefined) return null;
+    if (deliveryKey !== undefined && this.seqByKey(deliveryKey) !== undefined) return null;
+    let twin = own ?? this.seqByAlias(dedupKey);
+    for (const key of aliasKeys) twin ??= this.seqByKey(key) ?? this.seqByAlias(key);
+    if (twin !== undefined && !this.takeMentionFromTwin(twin, event)) return null;
+    // Only a copy with a delivery key gets here with its dedup key taken (by its twin).
+    const key = own === undefined ? dedupKey : deliveryKey!;
+    return this.insertRow(
+      key === dedupKey ? event : { ...event, envelope: { ...event.envelope, dedupKey: key } },
+      now,
+    );
+  }
+
+  private seqByKey(key: string): number | undefined {
+    return this.sql
+      .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE dedup_key = ?`, key)
+      .toArray()[0]?.seq;
+  }
+  private seqByAlias(key: string): number | undefined {
+    return this.sql
+      .exec<{ seq: number }>(`SELECT seq FROM inbox_alias WHERE alias = ?`, key)
+      .toArray()[0]?.seq;
+  }
+
+  /** The row (and its replay guard and alias rows) of an event insert found new. */
+  private insertRow(event: RoutedEvent, now: number): number {
     const serialized = JSON.stringify(event);
     // Durable Object SQLite in production refuses a value over 2 MB; local workerd does not. Checked
     // here so both refuse alike: the accept throws, the webhook answers 5xx, nothing is stored.
@@ -115,7 +135,7 @@ export class InboxStore {
     return seq;
   }
 
-  /** For insertInbox: true when `copy` must be stored as an event of its own. */
+  /** For insert: true when `copy` must be stored as an event of its own. */
   private takeMentionFromTwin(seq: number, copy: RoutedEvent): boolean {
     if (!copy.envelope.wasMentioned) return false;
     const row = this.bySeq(seq);

@@ -52,7 +52,10 @@ export function authorizeIngressEnvelope(
       `route.accountId "${envelope.route.accountId}" differs from accountId "${envelope.accountId}"`,
     );
   const prefix = `${channel}:`;
-  for (const dedupKey of [envelope.dedupKey, ...(envelope.aliasKeys ?? [])]) {
+  // Every key the SessionDO looks up or stores (a delivery key too: a twin may be stored under it).
+  const keys = [envelope.dedupKey, ...(envelope.aliasKeys ?? [])];
+  if (envelope.deliveryKey !== undefined) keys.push(envelope.deliveryKey);
+  for (const dedupKey of keys) {
     if (!dedupKey.startsWith(prefix))
       return refuse(`dedup key "${dedupKey}" must start with "${prefix}"`);
   }

@@ -24,7 +24,10 @@ import { firstIssue } from "../parse-json-body.ts";
  *
  * - `url_verification` → 200 `{"challenge": …}` (the token was checked by verify).
  * - Schema 2.0 events, deduplicated by `header.event_id` (Feishu keeps it across its retries at
- *   15 s, 5 min, 1 h, 6 h); a message also names its `message_id` as an alias key.
+ *   15 s, 5 min, 1 h, 6 h), a message by its `message_id`: a retry carries the same message, and
+ *   the same message under another event id is still one, so the message's id decides every
+ *   duplicate case alone and is the one key row stored (it was the alias of the event id's key
+ *   before, which rows stored then still answer to).
  * - `im.message.receive_v1`: p2p chats are direct (peer = the sender's open_id, replies go to the
  *   chat_id), group chats are groups (peer = chat_id). A bot mention is `mentions[].id.open_id`
  *   equal to the bot's open_id (`botOpenId`); `@_all` is not one. Text, post (rich text → plain
@@ -86,7 +89,7 @@ function envelopeFor(
     case "im.message.receive_v1": {
       const parsed = messageReceiveSchema.safeParse(event);
       return parsed.success
-        ? fromMessage(parsed.data, dedupKey, appId, ctx)
+        ? fromMessage(parsed.data, appId, ctx)
         : { dropped: `malformed ${type}: ${firstIssue(parsed.error)}` };
     }
     case "im.chat.member.bot.added_v1":
@@ -120,7 +123,6 @@ function envelopeFor(
 
 function fromMessage(
   data: FeishuMessageEvent,
-  dedupKey: string,
   appId: string,
   ctx: FeishuParseContext,
 ): EventResult {
@@ -135,8 +137,7 @@ function fromMessage(
   if (!content) return { dropped: `unsupported message type ${message.message_type}` };
   const inThread = !!message.thread_id;
   return checkedEnvelope({
-    dedupKey,
-    aliasKeys: [`feishu:${appId}:message:${message.message_id}`],
+    dedupKey: `feishu:${appId}:message:${message.message_id}`,
     kind: "message",
     channel: "feishu",
     accountId: ctx.account.accountId,

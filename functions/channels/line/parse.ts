@@ -23,8 +23,11 @@ import { firstIssue, parseJsonBody } from "../parse-json-body.ts";
 /**
  * A verified LINE webhook body → envelopes, one per event (a request may carry several).
  *
- * - Dedup key: the event's `webhookEventId`, which redeliveries keep (`deliveryContext.isRedelivery`);
- *   a message event also names its `message.id` as an alias key (OpenClaw dedups messages by it).
+ * - Dedup key: a message event's `message.id` (OpenClaw dedups messages by it), any other event's
+ *   `webhookEventId`. A redelivery keeps both (`deliveryContext.isRedelivery`), and one message
+ *   under another event id is still the same message, so the message's id decides every duplicate
+ *   case alone and is the one key row stored (it was the alias of the event id's key before, which
+ *   rows stored then still answer to).
  * - An event whose signed `timestamp` is older than `eventMaxAgeSeconds` (24 h) is dropped: past the
  *   48 h dedup record a replayed request would otherwise be new again.
  * - `mode: "standby"` events belong to another module that holds chat control: acknowledged, not kept.
@@ -157,8 +160,7 @@ function fromMessage(
   const content = describeMessage(message, ctx.account);
   if (!content) return { dropped: `unsupported message type ${message.type}` };
   return checkedEnvelope({
-    dedupKey: eventKey(ctx, event),
-    aliasKeys: [`line:${ctx.destination}:message:${message.id}`],
+    dedupKey: `line:${ctx.destination}:message:${message.id}`,
     kind: "message",
     channel: "line",
     accountId: ctx.account.accountId,

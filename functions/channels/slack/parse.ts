@@ -82,8 +82,8 @@ function fromMessage(
   const wasMentioned = nativeMention || replyToBot;
   // Without the bot's user id, the `message` copy of a post cannot tell a mention of the bot from
   // one of someone else. It is then placed as if it were a mention, exactly like its `app_mention`
-  // twin, so both land in one session and collapse there (by alias key); the SessionDO keeps the
-  // mention the twin carries (durable-objects/session/storage.ts, insertInbox).
+  // twin, so both land in one session and collapse there (by their shared dedup key); the SessionDO
+  // keeps the mention the twin carries (durable-objects/session/inbox/store.ts, insert).
   const mayMentionBot = wasMentioned || (bot.userId === undefined && /<@[UW][A-Z0-9]+/.test(text));
   if (
     chatType === "channel" &&
@@ -104,8 +104,7 @@ function fromMessage(
     (chatType !== "direct" && mayMentionBot && replyMode !== "off" ? event.ts : undefined);
 
   return checkedEnvelope({
-    dedupKey: `slack:${team}:${callback.event_id}`,
-    aliasKeys: [`slack:${team}:${event.channel}:${event.ts}`],
+    ...slackMessageKeys(team, event.channel, event.ts, callback.event_id),
     kind: "message",
     channel: "slack",
     accountId: account.accountId,
@@ -137,6 +136,20 @@ function fromMessage(
       },
     },
   });
+}
+
+/**
+ * The keys of a user's message (dedup only; an edit, a delete, a reaction or a room event keeps
+ * its `event_id` as its key, system-events.ts). A post's identity is its channel and `ts`: a retry
+ * of the event carries the same `event_id` and the same channel and `ts`, and the `message` and
+ * `app_mention` twins of one post carry different `event_id`s and the same channel and `ts`, so
+ * `<channel>:<ts>` alone decides both and is the one key row stored. The `event_id` is the
+ * delivery key: the twins share the dedup key, so the SessionDO needs it to keep a mention only
+ * the second copy carries (as an event of its own, under this key, when the first was settled
+ * unanswered), and it finds events stored under their `event_id` (the post as an alias) before.
+ */
+export function slackMessageKeys(team: string, channel: string, ts: string, eventId: string) {
+  return { dedupKey: `slack:${team}:${channel}:${ts}`, deliveryKey: `slack:${team}:${eventId}` };
 }
 
 /**

@@ -25,9 +25,12 @@ import { parseJsonBody } from "../parse-json-body.ts";
  * - `message` → a message; `edited_message` and `callback_query` (a button click) → system events,
  *   which pass the same access checks and never start a run by themselves (routing/access.ts, triage).
  *   Channel posts, member updates and the rest are acknowledged and dropped.
- * - Dedup on `update_id`, per bot (the id in the token, else the account): Telegram's retries carry
- *   the same id. A message also carries `<chat>:<message_id>` as an alias key, so the same message
- *   under another update id (a re-registered webhook replaying its queue) is still one event.
+ * - Dedup per bot (the id in the token, else the account). A message's key is `<chat>:<message_id>`
+ *   and a button click's `cb:<query id>`: Telegram's retries carry the same update, and a
+ *   re-registered webhook replaying its queue the same message under another `update_id`, so the
+ *   message's own id decides both and is the one key row stored (it was the alias of a key on
+ *   `update_id` before, which rows stored then still answer to). An edit keeps `u<update_id>`: each
+ *   edit of one message is an event of its own.
  * - Private chats are DMs (`peerId` = the user); groups and supergroups are groups; in a forum
  *   supergroup every message belongs to a topic (`message_thread_id`, the General topic is 1), which
  *   becomes the envelope's thread: sessions `…:group:<chat>:topic:<id>`.
@@ -166,8 +169,7 @@ function fromMessage(message: TelegramMessage, base: Base): Parsed {
   const attachments = attachmentsOf(message, ctx.account);
 
   return checkedEnvelope({
-    dedupKey: `telegram:${base.botKey}:u${base.updateId}`,
-    aliasKeys: [`telegram:${base.botKey}:${message.chat.id}:${message.message_id}`],
+    dedupKey: `telegram:${base.botKey}:${message.chat.id}:${message.message_id}`,
     kind: "message",
     channel: "telegram",
     accountId: ctx.account.accountId,
@@ -240,12 +242,12 @@ function system(
   sender: Sender,
   text: string,
   messageId?: number,
-  alias?: string,
+  /** The event's own id where it has one (a click's `cb:<id>`); else its update's. */
+  ownKey?: string,
 ): Parsed {
   const { ctx } = base;
   return checkedEnvelope({
-    dedupKey: `telegram:${base.botKey}:u${base.updateId}`,
-    ...(alias ? { aliasKeys: [`telegram:${base.botKey}:${alias}`] } : {}),
+    dedupKey: `telegram:${base.botKey}:${ownKey ?? `u${base.updateId}`}`,
     kind: "system",
     channel: "telegram",
     accountId: ctx.account.accountId,

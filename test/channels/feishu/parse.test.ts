@@ -104,6 +104,14 @@ describe("Feishu parse", () => {
     expect(envelope.route).toMatchObject({ to: "oc_c1", replyToMessageId: "om_m1" });
   });
 
+  it("keys a message by its message_id alone, whatever event id carries it (one key row)", () => {
+    const first = only(parseFeishuBody(message("text", { text: "hi" }), ctx));
+    const again = only(parseFeishuBody(message("text", { text: "hi" }), ctx));
+    expect(first.dedupKey).toBe("feishu:cli_parse:message:om_m1");
+    expect(again.dedupKey).toBe(first.dedupKey);
+    expect(first.aliasKeys).toBeUndefined();
+  });
+
   it("reads a post keyed by locale, and an @all in a post is not a bot mention", () => {
     const post = {
       en_us: {

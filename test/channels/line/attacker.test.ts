@@ -108,8 +108,13 @@ async function sessionContext(sessionKey: string): Promise<string> {
   return JSON.stringify([kept, groupHistory, await sessionStub(sessionKey).history()]);
 }
 
+/** The dedup keys the events are stored under: a message's own id, any other event's id (line/parse.ts). */
 const keysOf = (events: Array<Record<string, unknown>>) =>
-  events.map((event) => `line:${TEST_LINE.botUserId}:${String(event.webhookEventId)}`);
+  events.map((event) =>
+    event.type === "message"
+      ? `line:${TEST_LINE.botUserId}:message:${String((event.message as { id: string }).id)}`
+      : `line:${TEST_LINE.botUserId}:${String(event.webhookEventId)}`,
+  );
 
 describe("a stranger, every LINE event kind", () => {
   it("in a DM on the default account: one pairing code for the message, nothing else sent, no model call, nothing kept", async () => {

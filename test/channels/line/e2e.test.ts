@@ -93,13 +93,15 @@ describe("LINE end to end", () => {
     const token = uniqueToken();
     await issueReplyToken(token, user);
     const id = eventId();
+    // A redelivery carries the same event id and the same message.
+    const message = textMessage(`status please [scenario:${scenario}]`);
     const event = (isRedelivery: boolean) =>
       lineEvent({
         source: { type: "user", userId: user },
         webhookEventId: id,
         replyToken: token,
         isRedelivery,
-        message: textMessage(`status please [scenario:${scenario}]`),
+        message,
       });
     const deliveries = await Promise.all([
       postLine(webhookBody([event(false)])),

@@ -15,12 +15,12 @@ import {
  * be a duplicate).
  */
 
-function dm(user = lineId("U"), id = eventId()) {
+function dm(user = lineId("U"), id = eventId(), message = textMessage("hello")) {
   return webhookBody([
     lineEvent({
       source: { type: "user", userId: user },
       webhookEventId: id,
-      message: textMessage("hello"),
+      message,
     }),
   ]);
 }
@@ -35,7 +35,8 @@ describe("LINE webhook", () => {
   it("accepts a signed event durably and reports LINE's redeliveries (same webhookEventId) as duplicates", async () => {
     const user = lineId("U");
     const id = eventId();
-    const first = await postLine(dm(user, id));
+    const message = textMessage("hello");
+    const first = await postLine(dm(user, id, message));
     expect(first.status).toBe(200);
     expect(first.headers.get("x-openclaw-delivery-accepted")).toBe("durable");
     expect(first.headers.get("x-edgeclaw-ingest")).toBe("accepted");
@@ -44,7 +45,8 @@ describe("LINE webhook", () => {
         source: { type: "user", userId: user },
         webhookEventId: id,
         isRedelivery: true,
-        message: textMessage("hello"),
+        // A redelivery carries the same message (its id is the dedup key).
+        message,
       }),
     ]);
     const again = await postLine(redelivered);

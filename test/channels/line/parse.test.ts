@@ -38,7 +38,7 @@ describe("LINE webhook parsing", () => {
     expect(parseLineBody(new Uint8Array([0xff, 0xfe, 0x7b])).kind).toBe("malformed");
   });
 
-  it("turns a 1:1 text message into a direct envelope keyed by webhookEventId, with the reply token and its time", () => {
+  it("turns a 1:1 text message into a direct envelope keyed by its message id, with the reply token and its time", () => {
     const message = textMessage("hello", { id: "468789577898262530" });
     const envelope = envelopeOf(
       lineEvent({
@@ -50,8 +50,7 @@ describe("LINE webhook parsing", () => {
       }),
     );
     expect(envelope).toMatchObject({
-      dedupKey: `line:${BOT}:01HEVENT`,
-      aliasKeys: [`line:${BOT}:message:468789577898262530`],
+      dedupKey: `line:${BOT}:message:468789577898262530`,
       kind: "message",
       channel: "line",
       chatType: "direct",
@@ -72,16 +71,19 @@ describe("LINE webhook parsing", () => {
   });
 
   it("drops the reply token of a redelivered event, keeps its dedup key", () => {
+    const message = textMessage("hi");
     const envelope = envelopeOf(
       lineEvent({
         source: { type: "user", userId: USER },
         webhookEventId: "01HSAME",
         replyToken: "tok2",
         isRedelivery: true,
-        message: textMessage("hi"),
+        message,
       }),
     );
-    expect(envelope.dedupKey).toBe(`line:${BOT}:01HSAME`);
+    // The same message under another event id is still the same message: one key row, its id.
+    expect(envelope.dedupKey).toBe(`line:${BOT}:message:${String(message.id)}`);
+    expect(envelope.aliasKeys).toBeUndefined();
     expect(envelope.route.extra?.replyToken).toBeUndefined();
   });
 

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import type { Env } from "../../../workers/env.ts";
+import { slackMessageKeys } from "../../../functions/channels/slack/parse.ts";
 import { BOT_USER, TEAM, uniqueId } from "./helpers.ts";
 
 /**
@@ -38,7 +39,16 @@ export function eventCallback(event: Record<string, unknown>): SlackDelivery {
     authorizations,
     event,
   });
-  return { body, dedupKey: `slack:${TEAM}:${eventId}`, contentType: "application/json" };
+  // A user's post is keyed by its channel and ts, every other event by its event id (slack/parse.ts).
+  const post =
+    event.type === "app_mention" ||
+    (event.type === "message" &&
+      event.subtype !== "message_changed" &&
+      event.subtype !== "message_deleted");
+  const dedupKey = post
+    ? slackMessageKeys(TEAM, String(event.channel), String(event.ts), eventId).dedupKey
+    : `slack:${TEAM}:${eventId}`;
+  return { body, dedupKey, contentType: "application/json" };
 }
 
 export function plainMessage(

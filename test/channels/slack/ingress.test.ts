@@ -1,7 +1,19 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { signSlackRequest } from "../../../functions/channels/slack/verify.ts";
-import { BOT_USER, messageEvent, OPS_SIGNING_SECRET, postSigned, uniqueId } from "./helpers.ts";
+import { recorded } from "../../agent/model-helpers.ts";
+import {
+  BOT_USER,
+  messageEvent,
+  newScenario,
+  OPS_SIGNING_SECRET,
+  postSigned,
+  scriptModel,
+  settle,
+  slackMessages,
+  uniqueId,
+  waitFor,
+} from "./helpers.ts";
 
 const dmEvent = (eventId: string, channel: string, ts = "1700000000.000100") =>
   messageEvent({ eventId, channel, channelType: "im", text: "hello there", ts });
@@ -41,6 +53,35 @@ describe("Slack Request URL", () => {
       expect(again.status).toBe(200);
       expect(again.headers.get("x-edgeclaw-ingest")).toBe("duplicate");
     }
+  });
+
+  it("answers a DM once however often Slack retries it, before and after the answer", async () => {
+    const scenario = newScenario("slack-retry-once");
+    // Slow enough that the first retry lands while the run is still going.
+    await scriptModel(scenario, [{ type: "text", text: "Answered once.", delayMs: 1_000 }]);
+    const channel = uniqueId("D");
+    const body = messageEvent({
+      eventId: uniqueId("Ev"),
+      channel,
+      channelType: "im",
+      text: `hello [scenario:${scenario}]`,
+      ts: `${Math.floor(Date.now() / 1000)}.000200`,
+    });
+    expect((await postSigned(body)).headers.get("x-edgeclaw-ingest")).toBe("accepted");
+    const retry = (num: string) =>
+      postSigned(body, {
+        headers: { "x-slack-retry-num": num, "x-slack-retry-reason": "http_timeout" },
+      });
+    expect((await retry("1")).headers.get("x-edgeclaw-ingest")).toBe("duplicate");
+    const answered = () =>
+      slackMessages(channel).then((posted) =>
+        posted.filter((m) => !m.deleted && m.text === "Answered once."),
+      );
+    await waitFor(async () => ((await answered()).length > 0 ? true : undefined), 20_000);
+    expect((await retry("2")).headers.get("x-edgeclaw-ingest")).toBe("duplicate");
+    await settle(1_500);
+    expect(await answered()).toHaveLength(1);
+    expect(await recorded(scenario)).toHaveLength(1);
   });
 
   it("collapses app_mention and message for the same post into one event", async () => {

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inboundEnvelopeSchema } from "../../../functions/core/envelope.ts";
+import { slackMessageKeys } from "../../../functions/channels/slack/parse.ts";
 import { configFromEnv } from "../../../functions/channels/gateway-config.ts";
 import { withDb } from "../../../functions/db/client.ts";
 import { decideAccess } from "../../../functions/routing/access.ts";
@@ -31,10 +32,11 @@ describe("pairing code after a crash between the Postgres insert and the reply r
     const channel = uniqueId("D");
     const stranger = uniqueId("U");
     const eventId = uniqueId("Ev");
+    const ts = nowTs();
     // Step 1 of the first attempt, as the SessionDO's triage runs it for this very event; the
     // process then "dies": no reply row was written, nothing was posted.
     const envelope = inboundEnvelopeSchema.parse({
-      dedupKey: `slack:${TEAM}:${eventId}`,
+      ...slackMessageKeys(TEAM, channel, ts, eventId),
       channel: "slack",
       accountId: "pairing",
       chatType: "direct",
@@ -66,7 +68,7 @@ describe("pairing code after a crash between the Postgres insert and the reply r
       channelType: "im",
       user: stranger,
       text: "hello?",
-      ts: nowTs(),
+      ts,
     });
     expect(
       (await postSigned(body, { path: "/slack/pairing/events", secret: OPS_SIGNING_SECRET }))

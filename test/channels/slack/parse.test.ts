@@ -42,9 +42,11 @@ describe("Slack event parsing", () => {
       peerId: "C1",
       threadId: "1.0",
       wasMentioned: true,
-      dedupKey: "slack:T1:Ev1",
-      aliasKeys: ["slack:T1:C1:2.0"],
+      // One key row per post (its channel and ts); the event id only names this delivery.
+      dedupKey: "slack:T1:C1:2.0",
+      deliveryKey: "slack:T1:Ev1",
     });
+    expect(e.aliasKeys).toBeUndefined();
     expect(e.route).toMatchObject({ to: "C1", threadId: "1.0", replyToMessageId: "2.0" });
   });
 

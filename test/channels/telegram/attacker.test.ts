@@ -43,7 +43,17 @@ async function stored(dedupKey: string, sessionKey = MAIN_SESSION): Promise<bool
   return inSession(sessionKey, (store) => store.inbox.byKey(dedupKey) !== undefined);
 }
 
-const key = (updateId: number) => `telegram:bot${TEST_TELEGRAM.botId}:u${updateId}`;
+const bot = `telegram:bot${TEST_TELEGRAM.botId}`;
+/** The dedup key an update's event is stored under (telegram/parse.ts). */
+function key(update: {
+  update_id: number;
+  message?: { chat: { id: number }; message_id: number };
+  callback_query?: { id: string };
+}): string {
+  if (update.message) return `${bot}:${update.message.chat.id}:${update.message.message_id}`;
+  if (update.callback_query) return `${bot}:cb:${update.callback_query.id}`;
+  return `${bot}:u${update.update_id}`;
+}
 
 describe("forged and refused Telegram requests", () => {
   it("refuses a missing, wrong or other account's secret token with 401 and stores nothing", async () => {
@@ -62,7 +72,7 @@ describe("forged and refused Telegram requests", () => {
       const res = await postUpdate(update, { secret });
       expect(res.status).toBe(401);
       expect(res.headers.get("x-openclaw-delivery-accepted")).toBeNull();
-      expect(await stored(key(update.update_id))).toBe(false);
+      expect(await stored(key(update))).toBe(false);
     }
   });
 
@@ -74,12 +84,12 @@ describe("forged and refused Telegram requests", () => {
       text: "x".repeat(1024 * 1024 + 10),
     });
     expect((await postUpdate(big)).status).toBe(413);
-    expect(await stored(key(big.update_id))).toBe(false);
+    expect(await stored(key(big))).toBe(false);
     expect((await postUpdate("{not json")).status).toBe(400);
     expect((await postUpdate({ message: { text: "no update_id" } })).status).toBe(400);
     const noChat = { update_id: 12345, message: { message_id: 1, date: 0, text: "no chat" } };
     expect((await postUpdate(noChat)).status).toBe(400);
-    expect(await stored(key(12345))).toBe(false);
+    expect(await stored(`${bot}:u12345`)).toBe(false);
   });
 
   it("never lets a stranger's edit or button click reach the model, start a run or earn a code", async () => {
@@ -107,9 +117,7 @@ describe("forged and refused Telegram requests", () => {
       callback_query_id: click.callback_query.id,
     });
     await waitFor(async () =>
-      (await stored(key(edit.update_id))) && (await stored(key(click.update_id)))
-        ? true
-        : undefined,
+      (await stored(key(edit))) && (await stored(key(click))) ? true : undefined,
     );
     await settle(2000);
     expect(await recorded(scenario)).toHaveLength(0);

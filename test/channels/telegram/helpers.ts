@@ -45,7 +45,9 @@ export function uniqueUserId(): number {
 export function uniqueUpdateId(): number {
   return 1_000_000_000 + randomId(2 ** 40);
 }
-let messageCounter = 1000;
+// A message is deduplicated by its chat and id (telegram/parse.ts), and test files share chats (the
+// allowed users' DMs): each file's ids start at a random point, rising within the file as Telegram's do.
+let messageCounter = 1000 + randomId(2 ** 40);
 export function nextMessageId(): number {
   messageCounter += 1;
   return messageCounter;

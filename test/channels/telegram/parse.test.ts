@@ -76,10 +76,11 @@ describe("Telegram update parsing", () => {
       senderName: "Ada L",
       messageId: "7",
       text: "hi",
-      dedupKey: `telegram:bot${BOT_ID}:u100`,
-      aliasKeys: [`telegram:bot${BOT_ID}:42:7`],
+      dedupKey: `telegram:bot${BOT_ID}:42:7`,
       wasMentioned: false,
     });
+    // One key row per message: the message's id decides retries and replays alone.
+    expect(e.aliasKeys).toBeUndefined();
     expect(e.route).toMatchObject({
       channel: "telegram",
       to: "42",
@@ -224,8 +225,9 @@ describe("Telegram update parsing", () => {
       kind: "system",
       senderId: "42",
       peerId: "42",
-      aliasKeys: [`telegram:bot${BOT_ID}:cb:cbq-1`],
+      dedupKey: `telegram:bot${BOT_ID}:cb:cbq-1`,
     });
+    expect(e.aliasKeys).toBeUndefined();
     expect(e.text).toContain("callback_data: yes");
   });
 
@@ -307,7 +309,7 @@ describe("Telegram update parsing", () => {
       receivedAt: 1,
     });
     expect((result as { envelopes: InboundEnvelope[] }).envelopes[0]!.dedupKey).toBe(
-      "telegram:acct:default:u118",
+      "telegram:acct:default:42:7",
     );
   });
 });
