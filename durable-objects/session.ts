@@ -24,7 +24,8 @@ import { mirror } from "./session/mirror/mirror.ts";
 import { prune } from "./session/upkeep/retention.ts";
 import { rotateSession } from "./session/lifecycle.ts";
 import { retryPending } from "./session/retry.ts";
-import { executeRun, startNextRun } from "./session/run/execute.ts";
+import { executeRun } from "./session/run/execute.ts";
+import { startNextRun } from "./session/run/start.ts";
 import { scheduleAlarm } from "./session/schedule.ts";
 import { savePendingCaptures } from "./session/run/session-memory.ts";
 import { triage } from "./session/inbox/triage-pass.ts";
@@ -277,10 +278,13 @@ export class SessionDO extends DurableObject<Env> implements SessionRpc {
         await s.step("outbox", () => deliver(s));
         await s.step("triage", () => triage(s));
         if (s.stepSync("run", () => retryPending(s))) break;
-        const resumed = s.store.runs.active();
-        const run = resumed ?? s.stepSync("run", () => startNextRun(s));
+        const active = s.store.runs.active();
+        // A run triage began this pass (run/start.ts startTriagedRun) is new, not a resume.
+        const resumed = active !== undefined && active.runId !== s.begunRun;
+        s.begunRun = null;
+        const run = active ?? s.stepSync("run", () => startNextRun(s));
         if (!run) break;
-        await s.step("run", () => executeRun(s, run, resumed !== undefined));
+        await s.step("run", () => executeRun(s, run, resumed));
         // Parked (checkpoint at the end of its slice, or setup waiting to retry): the next pass
         // continues it, so no single alarm handler nears the platform's wall-time limit.
         if (this.s.store.runs.get(run.runId)?.state === "running") break;

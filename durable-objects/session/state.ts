@@ -26,6 +26,11 @@ export class SessionState {
   readonly listeners = new Map<number, Set<Listener>>();
   active: ActiveRun | null = null;
   triaging: Promise<void> | null = null;
+  /**
+   * A run triage began for the message it had just accepted (run/start.ts startTriagedRun), not
+   * yet executed by this isolate: the dispatcher runs it as new, not as a resume after a crash.
+   */
+  begunRun: string | null = null;
   /** The alarm pass in progress in this isolate, if any (the dispatcher in session.ts owns it). */
   pumping: Promise<void> | null = null;
   /** When the alarm pass in progress started: a run yields before it has used runSliceSeconds of it. */

@@ -18,6 +18,13 @@ export const TOMBSTONE_MS = 48 * 60 * 60 * 1000;
 /** A settled event's payload is cleared after this; its dedup key and reply stay as the tombstone. */
 export const PAYLOAD_MS = 60 * 60 * 1000;
 
+/** A message triage accepted and holds in memory until its run starts (triage-pass.ts). */
+export interface TriagedMessage {
+  seq: number;
+  prepared: PreparedMessage;
+  decision: TriageDecision;
+}
+
 /** The newest person's message triage accepted (`decision.userAt`), with its route (last-inbound.ts). */
 export interface InboundRow {
   seq: number;
@@ -263,6 +270,19 @@ export class InboxStore {
   /** queued → taken by the run `runId` (settled_at untouched: the index entry stays as it is). */
   take(seq: number, runId: string): void {
     this.sql.exec(`UPDATE inbox SET state = 'taken', run_id = ? WHERE seq = ?`, runId, seq);
+  }
+  /**
+   * new → taken by the run `runId` that starts as triage accepts the event, with what triage
+   * decided: the one write of both steps (run/execute.ts startTriagedRun).
+   */
+  takeTriaged(seq: number, runId: string, triaged: TriagedMessage): void {
+    this.sql.exec(
+      `UPDATE inbox SET state = 'taken', run_id = ?, prepared = ?, decision = ? WHERE seq = ?`,
+      runId,
+      JSON.stringify(triaged.prepared),
+      JSON.stringify(triaged.decision),
+      seq,
+    );
   }
 
   /**

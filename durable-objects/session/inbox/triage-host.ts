@@ -8,6 +8,7 @@ import type {
 } from "../../../functions/commands/session-control.ts";
 import type { RunEvent } from "../../session-api.ts";
 import type { InboxRow, SessionStore } from "../storage.ts";
+import type { TriagedMessage } from "./store.ts";
 
 /**
  * What triage may do to its session (triage.ts, automation.ts); the pass builds it from the
@@ -30,6 +31,12 @@ export interface TriageHost {
   reply(row: InboxRow, texts: string[], settle: boolean, opts?: { private?: boolean }): void;
   emit(seq: number, event: RunEvent): void;
   progressAccepted(row: InboxRow): Promise<void>;
+  /**
+   * new → queued with what triage decided (one write); with `holdForRun`, the pass holds it in
+   * memory instead and, when it ends, starts its run with it in one write when the run can start
+   * at once (nothing queued, no run active), else queues it then (triage-pass.ts).
+   */
+  queue(triaged: TriagedMessage, holdForRun: boolean): void;
   /** Settles a turned-away event and queues `text` once on `route` (a channel's refusal route). */
   refuse(row: InboxRow, route: ReplyRoute, text: string): void;
   /** The meter of a model call this event makes before any run (a voice note's transcription). */

@@ -158,23 +158,33 @@ export async function triageInbound(row: InboxRow, host: TriageHost): Promise<vo
   // A voice note that could not be heard is said to its sender in one line, never silence.
   const unheard = files.find((file) => file.transcriptionError !== undefined);
   if (unheard) host.reply(row, [voiceNoteNotice(unheard.transcriptionError!)], false);
-  host.store.inbox.prepare(
-    row.seq,
+  host.queue(
     {
-      text,
-      // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
-      from: HTTP_CHANNELS.has(envelope.channel)
-        ? undefined
-        : { channel: envelope.channel, chatType: envelope.chatType, label: senderLabel(envelope) },
-      attachments: files.length ? files : undefined,
-      senderIsOwner: decision.senderIsOwner,
-      oneShot,
-      queuedBehindRun: host.activeRun !== null,
+      seq: row.seq,
+      prepared: {
+        text,
+        // A channel sender's words are third-party text: the run fences them (functions/agent/turn-text.ts).
+        from: HTTP_CHANNELS.has(envelope.channel)
+          ? undefined
+          : {
+              channel: envelope.channel,
+              chatType: envelope.chatType,
+              label: senderLabel(envelope),
+            },
+        attachments: files.length ? files : undefined,
+        senderIsOwner: decision.senderIsOwner,
+        oneShot,
+        queuedBehindRun: host.activeRun !== null,
+      },
+      // A person's message (heartbeats, cron and hook events never get here: triageAutomation; a
+      // system event returned above): the session's last inbound message, read from this row
+      // (last-inbound.ts), so its idle/daily freshness counts from now.
+      decision: { outcome: "accepted", userAt: Date.now() },
     },
-    // A person's message (heartbeats, cron and hook events never get here: triageAutomation; a
-    // system event returned above): the session's last inbound message, read from this row
-    // (last-inbound.ts), so its idle/daily freshness counts from now.
-    { outcome: "accepted", userAt: Date.now() },
+    // Held for a run that may start at once when this triage left nothing durable that must not
+    // happen twice (no reply queued, no file stored or transcribed): a crash before the run starts
+    // triages the message again. Behind a run it queues (queue modes, debounce, cap).
+    !host.activeRun && !outcome.replies.length && !envelope.attachments?.length,
   );
   host.store.meta.set("chatType", envelope.chatType);
   await host.progressAccepted(row);

@@ -15,8 +15,7 @@ import { progressRelay } from "../outbox/replies.ts";
 import { stageReplyFiles } from "./reply-files.ts";
 import { finishRun } from "./finish.ts";
 import { WEB_CHAT_CHANNEL, webMediaLinks } from "./web-files.ts";
-import { currentSessionId } from "../lifecycle.ts";
-import { queueModeFor, settings } from "../settings.ts";
+import { queueModeFor } from "../settings.ts";
 import { modelMessages } from "./pruning.ts";
 import { status } from "../status.ts";
 import { deadLetterNotice } from "../outbox/dead-letter.ts";
@@ -27,81 +26,17 @@ import { buildRunDeps } from "./deps.ts";
 import { sessionAuthProfiles, statusWithAuthProfiles } from "./auth-profiles.ts";
 import { describeImagesIfNeeded } from "./describe-images.ts";
 import { automationOf, visibleReply } from "../inbox/automation.ts";
-import { incomingText, prepareRun, routeTarget, type RunPlan } from "./setup.ts";
+import { incomingText, routeTarget } from "./setup.ts";
 import { renderIncoming } from "../../../functions/agent/turn-text.ts";
 import { newFenceId } from "../../../functions/agent/untrusted-text.ts";
-import { takeSystemEvents } from "../inbox/system-events.ts";
 import { runTelemetry } from "../upkeep/telemetry.ts";
 import { sessionLog } from "../log.ts";
 import { sessionExecHost } from "../exec-step.ts";
-import { takeStartupContext } from "./session-memory.ts";
 import { thinkingLayers } from "./thinking.ts";
 import type { InboxRow, RunRow } from "../storage.ts";
 import type { SessionState } from "../state.ts";
 import { onBehalfOfRun, sessionToolsHost } from "../subagents/host.ts";
-import { abandonWaitingRuns, suspendForClient } from "../responses/client-tools.ts";
-
-/** Takes the next queued events as a new run, or undefined while nothing is ready (debounce). */
-export function startNextRun(s: SessionState): RunRow | undefined {
-  const queued = s.store.inbox.byState("queued");
-  if (!queued.length) return undefined;
-  const now = Date.now();
-  const plan = prepareRun({ queued, config: s.config, settings: settings(s), now });
-  if (!plan) return undefined;
-  // A run still waiting for a caller's function call outputs cannot answer them after this turn.
-  abandonWaitingRuns(s, now);
-  return beginRun(s, plan, now);
-}
-
-function beginRun(s: SessionState, plan: RunPlan, now: number): RunRow {
-  const runId = crypto.randomUUID();
-  const sessionId = currentSessionId(s, now);
-  const history = s.store.groupHistory.take();
-  s.ctx.storage.transactionSync(() => {
-    s.store.runs.insert({
-      runId,
-      sessionId,
-      state: "running",
-      route: plan.route,
-      modelRef: null,
-      progressState: {},
-      options: {
-        model: plan.model,
-        senderIsOwner: plan.senderIsOwner,
-        oneShot: plan.oneShot,
-        triggerSeqs: plan.seqs,
-        timeoutSeconds: plan.timeoutSeconds,
-        callKind: plan.callKind,
-        startupContext: takeStartupContext(s, sessionId) || undefined,
-        ...(plan.clientTools?.length ? { clientTools: plan.clientTools } : {}),
-      },
-      startedAt: now,
-    });
-    const text = plan.composeText({
-      groupHistory: history,
-      droppedSummary: s.store.meta.getJson("droppedSummary"),
-      systemEvents: takeSystemEvents(s.store),
-    });
-    s.store.meta.delete("droppedSummary");
-    s.store.transcript.append(
-      sessionId,
-      runId,
-      plan.media.length
-        ? { role: "user", content: text, media: plan.media }
-        : { role: "user", content: text },
-      now,
-    );
-    for (const seq of plan.seqs) s.store.inbox.take(seq, runId);
-    for (const seq of plan.superseded) s.store.inbox.settle(seq, null, now);
-  });
-  for (const seq of plan.superseded)
-    s.emit([seq], {
-      type: "error",
-      code: "superseded",
-      message: "a newer message replaced this one (queue mode interrupt/drop)",
-    });
-  return s.store.runs.get(runId)!;
-}
+import { suspendForClient } from "../responses/client-tools.ts";
 
 /**
  * Runs (or resumes: `resumed` when the run was found "running" in storage) one run, model and tools
