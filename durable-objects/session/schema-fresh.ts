@@ -18,7 +18,6 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      failures INTEGER NOT NULL DEFAULT 0,
      dead_reason TEXT,
      decision TEXT)`,
-  `CREATE INDEX inbox_open ON inbox(seq) WHERE settled_at IS NULL`,
   `CREATE TABLE inbox_alias (alias TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID`,
   `CREATE TABLE runs (
      run_id TEXT PRIMARY KEY,
@@ -63,7 +62,6 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      first_attempt_at INTEGER,
      media TEXT,
      ord INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
-  `CREATE INDEX outbox_open ON outbox(created_at, ord) WHERE settled_at IS NULL`,
   `CREATE TABLE group_history (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      sender TEXT NOT NULL,

@@ -103,4 +103,9 @@ export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
       `DELETE FROM meta WHERE key = 'transcriptMirroredSeq'`,
     ],
   },
+  {
+    version: 19,
+    why: "fewer rows written per message (issue 19 item 9): the open-events and open-chunks partial indexes wrote an entry with every event and every reply chunk (two billed rows per message); open rows are read by key from sets of their keys kept in memory instead (open-rows.ts: the inbox's seqs, the outbox's chunk ids), each loaded by one scan per isolate",
+    statements: [`DROP INDEX IF EXISTS inbox_open`, `DROP INDEX IF EXISTS outbox_open`],
+  },
 ];

@@ -46,6 +46,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   exec_calls     (step 7) running commands + finished ones for tools.exec.cleanupMs (30 min), at most 50
  *                  finished (exec-store.ts prunes on every poll pass)
  *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)
+ *   (in memory, open-rows.ts: the keys of open inbox events and outbox chunks, from step 19 where
+ *   the inbox_open/outbox_open indexes were; a settled key leaves at the next read that finds it)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {

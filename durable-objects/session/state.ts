@@ -61,6 +61,7 @@ export class SessionState {
             transactionSync: (work) => ctx.storage.transactionSync(work),
           }
         : ctx.storage,
+      ctx.storage.sql,
     );
   }
 

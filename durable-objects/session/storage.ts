@@ -9,6 +9,7 @@ import { ModelCallStore } from "./mirror/model-calls.ts";
 import { MirrorWatermarks } from "./mirror/watermark.ts";
 import { PendingMetricsStore } from "./upkeep/metrics-store.ts";
 import { ResponsesStore } from "./responses/store.ts";
+import { openRowsOf } from "./open-rows.ts";
 
 export { MAX_STORED_VALUE_BYTES, TOMBSTONE_MS } from "./inbox/store.ts";
 export type {
@@ -43,21 +44,26 @@ export class SessionStore {
   /**
    * Brings the object's tables up to the current schema first (see schema.ts). Pass the whole
    * storage so the migration runs in one transaction; a bare SqlStorage is for objects the
-   * SessionDO constructor has already migrated (tests reading a live object).
+   * SessionDO constructor has already migrated (tests reading a live object). `database` names
+   * the object's storage when `storage.sql` wraps it (the step profile's meter): every store on
+   * one object shares the bounds that find its open rows (open-rows.ts), which a new store resets.
    */
-  constructor(storage: SqlStorage | SchemaHost) {
+  constructor(storage: SqlStorage | SchemaHost, database?: SqlStorage) {
     const host: SchemaHost =
       "sql" in storage ? storage : { sql: storage, transactionSync: (work) => work() };
     migrateSessionSchema(host);
     const { sql } = host;
+    const open = openRowsOf(database ?? sql);
+    open.inbox.reset();
+    open.outbox.reset();
     this.meta = new MetaStore(sql);
-    this.inbox = new InboxStore(sql, this.meta);
+    this.inbox = new InboxStore(sql, this.meta, open.inbox);
     this.groupHistory = new GroupHistoryStore(sql);
     this.mirrorMarks = new MirrorWatermarks(sql, this.meta);
     this.modelCalls = new ModelCallStore(sql, this.meta, this.mirrorMarks);
     this.runs = new RunStore(sql, this.meta, this.mirrorMarks, this.modelCalls);
     this.transcript = new TranscriptStore(sql, this.meta, this.mirrorMarks);
-    this.outbox = new OutboxStore(sql);
+    this.outbox = new OutboxStore(sql, open.outbox);
     this.metrics = new PendingMetricsStore(this.meta);
     this.responses = new ResponsesStore(sql);
   }

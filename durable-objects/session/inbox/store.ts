@@ -1,6 +1,7 @@
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { RoutedEvent } from "../../session-api.ts";
 import type { MetaStore } from "../meta.ts";
+import { OpenKeys } from "../open-rows.ts";
 import {
   toInboxRow,
   type InboxRow,
@@ -35,17 +36,6 @@ export interface InboundRow {
 }
 
 /**
- * The term that lets a query for open events use the partial index `inbox_open` (schema step 12:
- * it holds only unsettled events, keyed by seq alone); SQLite uses a partial index only for a query
- * that names its WHERE term. `settled_at` is set exactly when an event settles (settle, deadLetter),
- * so the index names the open events by a column none of their steps before settling write: an
- * UPDATE that sets a column an index depends on rewrites its entry, a billed row.
- */
-function open(state: InboxState): string {
-  return state === "settled" ? "" : ` AND settled_at IS NULL`;
-}
-
-/**
  * The `inbox`, `inbox_alias` and `replay_guard` tables' one owner: every accepted event, its place in the inbox
  * state machine (new → queued → taken → settled, or settled with a dead reason; README.md), and
  * its dedup tombstone afterwards.
@@ -55,7 +45,40 @@ export class InboxStore {
     private readonly sql: SqlStorage,
     /** meta inboxSeqFloor: the highest seq given when the newest rows were deleted. */
     private readonly meta: MetaStore,
+    /** Which events may be open (open-rows.ts): no index names them. */
+    private readonly open: OpenKeys<number> = new OpenKeys(),
   ) {}
+
+  /**
+   * Every event not yet settled, by seq: each seq the open set names, read by primary key
+   * (`settled_at` is set exactly when an event settles, by settle and deadLetter, and never
+   * cleared). One found settled or missing leaves the set once a read outside any transaction
+   * agrees (open-rows.ts); before the set is known in this isolate, the table is scanned.
+   */
+  private openRows(): Row[] {
+    const seqs = this.open.known;
+    if (!seqs) {
+      this.open.loadLater(() =>
+        this.sql
+          .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE settled_at IS NULL`)
+          .toArray()
+          .map((row) => row.seq),
+      );
+      return this.sql
+        .exec<Row>(`SELECT * FROM inbox WHERE settled_at IS NULL ORDER BY seq`)
+        .toArray();
+    }
+    const rows: Row[] = [];
+    for (const seq of seqs) {
+      const row = this.rowAt(seq);
+      if (row && row.settled_at === null) rows.push(row);
+      else this.open.closeLater(seq, (candidate) => this.rowAt(candidate)?.settled_at === null);
+    }
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+  }
+  private rowAt(seq: number): Row | undefined {
+    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
+  }
 
   /**
    * Inserts unless the event is known. Returns the new seq, or null for a duplicate.
@@ -114,17 +137,22 @@ export class InboxStore {
         `event too large to store (${bytes} bytes; a stored value holds at most ${MAX_STORED_VALUE_BYTES})`,
       );
     // The seq above every one given before (schema step 14: no AUTOINCREMENT, whose sequence row
-    // was a billed write per insert): above the newest row, and above the floor prune leaves.
+    // was a billed write per insert): above the newest row, and above the floor prune leaves. It
+    // joins the open set before the insert runs (open-rows.ts).
     const seq = this.sql
       .exec<{ seq: number }>(
-        `INSERT INTO inbox(seq, dedup_key, event, state, received_at)
-           VALUES((SELECT MAX(COALESCE(MAX(seq), 0), CAST(? AS INTEGER)) + 1 FROM inbox), ?, ?, 'new', ?) RETURNING seq`,
+        `SELECT MAX(COALESCE(MAX(seq), 0), CAST(? AS INTEGER)) + 1 AS seq FROM inbox`,
         Number(this.meta.get("inboxSeqFloor") ?? 0),
-        event.envelope.dedupKey,
-        serialized,
-        now,
       )
       .one().seq;
+    this.open.opening(seq);
+    this.sql.exec(
+      `INSERT INTO inbox(seq, dedup_key, event, state, received_at) VALUES(?, ?, ?, 'new', ?)`,
+      seq,
+      event.envelope.dedupKey,
+      serialized,
+      now,
+    );
     if (event.envelope.replayGuardMs)
       this.sql.exec(
         `INSERT OR IGNORE INTO replay_guard(dedup_key, until) VALUES(?, ?)`,
@@ -172,10 +200,11 @@ export class InboxStore {
   }
 
   byState(state: InboxState): InboxRow[] {
-    return this.sql
-      .exec<Row>(`SELECT * FROM inbox WHERE state = ?${open(state)} ORDER BY seq`, state)
-      .toArray()
-      .map(toInboxRow);
+    const rows =
+      state === "settled"
+        ? this.sql.exec<Row>(`SELECT * FROM inbox WHERE state = 'settled' ORDER BY seq`).toArray()
+        : this.openRows().filter((row) => row.state === state);
+    return rows.map(toInboxRow);
   }
   /** Counts one more transient failure for each event; returns the highest count among them. */
   addFailure(seqs: number[]): number {
@@ -217,12 +246,13 @@ export class InboxStore {
     );
   }
   count(state: InboxState): number {
+    if (state !== "settled") return this.openRows().filter((row) => row.state === state).length;
     return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = ?${open(state)}`, state)
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = 'settled'`)
       .one().n;
   }
   bySeq(seq: number): InboxRow | undefined {
-    const row = this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
+    const row = this.rowAt(seq);
     return row ? toInboxRow(row) : undefined;
   }
   byKey(dedupKey: string): InboxRow | undefined {
@@ -267,7 +297,7 @@ export class InboxStore {
       .toArray()
       .map(toInboxRow);
   }
-  /** queued → taken by the run `runId` (settled_at untouched: the index entry stays as it is). */
+  /** queued → taken by the run `runId`. */
   take(seq: number, runId: string): void {
     this.sql.exec(`UPDATE inbox SET state = 'taken', run_id = ? WHERE seq = ?`, runId, seq);
   }
@@ -320,15 +350,10 @@ export class InboxStore {
 
   /** Seqs of the events not yet settled (their progress state in meta is still live). */
   unsettledSeqs(): number[] {
-    return this.sql
-      .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE settled_at IS NULL`)
-      .toArray()
-      .map((row) => row.seq);
+    return this.openRows().map((row) => Number(row.seq));
   }
   countUnsettled(): number {
-    return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE settled_at IS NULL`)
-      .one().n;
+    return this.openRows().length;
   }
 
   /** Bound: unsettled events + tombstones for TOMBSTONE_MS (payload cleared after PAYLOAD_MS); aliases likewise. */

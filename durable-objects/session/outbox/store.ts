@@ -1,6 +1,17 @@
 import { TOMBSTONE_MS } from "../inbox/store.ts";
 import { encodeFileRef } from "../../../functions/media/outbound.ts";
+import { OpenKeys } from "../open-rows.ts";
 import { toOutboxRow, type OutboxRow, type OutboxState, type Row } from "../storage-rows.ts";
+
+/** Delivery order: insertion order (created_at, then ord), as `rows()` sorts in SQL. */
+function deliveryOrder(a: Row, b: Row): number {
+  const id = (row: Row) => String(row.id);
+  return (
+    Number(a.created_at) - Number(b.created_at) ||
+    Number(a.ord) - Number(b.ord) ||
+    (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0)
+  );
+}
 
 /**
  * The `outbox` table's one owner: reply chunks (and the files a reply sends) in delivery order
@@ -15,7 +26,43 @@ export class OutboxStore {
    */
   private readonly unattempted = new Set<string>();
 
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    /** Which chunks may be open (open-rows.ts): no index names them. */
+    private readonly open: OpenKeys<string> = new OpenKeys(),
+  ) {}
+
+  /**
+   * Every chunk not yet settled, in delivery order: each id the open set names, read by primary
+   * key (`settled_at` is set exactly when a chunk settles, cleared only when a dead one is
+   * retried). One found settled or missing leaves the set once a read outside any transaction
+   * agrees (open-rows.ts); before the set is known in this isolate, the table is scanned.
+   */
+  private openRows(): Row[] {
+    const ids = this.open.known;
+    if (!ids) {
+      this.open.loadLater(() =>
+        this.sql
+          .exec<{ id: string }>(`SELECT id FROM outbox WHERE settled_at IS NULL`)
+          .toArray()
+          .map((row) => row.id),
+      );
+      return this.sql
+        .exec<Row>(`SELECT * FROM outbox WHERE settled_at IS NULL`)
+        .toArray()
+        .sort(deliveryOrder);
+    }
+    const rows: Row[] = [];
+    for (const id of ids) {
+      const row = this.byId(id);
+      if (row && row.settled_at === null) rows.push(row);
+      else this.open.closeLater(id, (candidate) => this.byId(candidate)?.settled_at === null);
+    }
+    return rows.sort(deliveryOrder);
+  }
+  private byId(id: string): Row | undefined {
+    return this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
+  }
 
   /**
    * Queues a chunk, "pending" — or "sending" when `maybeAttempted` (its channel can reconcile it,
@@ -30,11 +77,14 @@ export class OutboxStore {
     opts: { maybeAttempted?: boolean } = {},
   ): void {
     // ord keeps insertion order among chunks queued in the same millisecond (a reply's chunks, a
-    // notice and a reply): above every chunk still open, read from the open-chunks index alone
-    // (the table has no rowid since schema step 15, which saved a billed row per chunk).
+    // notice and a reply): above every chunk still open (the table has no rowid since schema
+    // step 15, which saved a billed row per chunk).
+    const ord = Math.max(0, ...this.openRows().map((open) => Number(open.ord))) + 1;
+    // Joins the open set before the insert runs: no moment where the chunk is open and unnamed.
+    this.open.opening(row.id);
     const written = this.sql.exec(
       `INSERT OR IGNORE INTO outbox(id, run_id, route, text, chunk_index, chunk_count, state, next_at, created_at, media, ord)
-       VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM outbox WHERE settled_at IS NULL))`,
+       VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.id,
       row.runId,
       JSON.stringify(row.route),
@@ -45,6 +95,7 @@ export class OutboxStore {
       now,
       now,
       row.media ? encodeFileRef(row.media) : null,
+      ord,
     ).rowsWritten;
     if (opts.maybeAttempted && written > 0) this.unattempted.add(row.id);
   }
@@ -66,19 +117,12 @@ export class OutboxStore {
    * chunk that must wait, so nothing overtakes it.
    */
   unsettled(): OutboxRow[] {
-    return this.sql
-      .exec<Row>(`SELECT * FROM outbox WHERE settled_at IS NULL ORDER BY created_at, ord`)
-      .toArray()
-      .map(toOutboxRow);
+    return this.openRows().map(toOutboxRow);
   }
   /** When the outbox can next make progress: the due time of the first unsettled chunk (all others wait behind it). */
   nextAt(): number | undefined {
-    const row = this.sql
-      .exec<{ at: number }>(
-        `SELECT next_at AS at FROM outbox WHERE settled_at IS NULL ORDER BY created_at, ord LIMIT 1`,
-      )
-      .toArray()[0];
-    return row?.at;
+    const first = this.openRows()[0];
+    return first ? Number(first.next_at) : undefined;
   }
   update(
     id: string,
@@ -90,16 +134,17 @@ export class OutboxStore {
     >,
     now: number,
   ): void {
-    const current = this.sql.exec<Row>(`SELECT * FROM outbox WHERE id = ?`, id).toArray()[0];
+    const current = this.byId(id);
     if (!current) return;
     const row = { ...toOutboxRow(current), ...patch };
     const settled = row.state === "sent" || row.state === "dead";
     // Bounded by the open chunks: a chunk that settles unattempted (no adapter, a refused file) goes.
     if (settled) this.unattempted.delete(id);
     const fields = [row.state, row.attempts, row.nextAt, row.platformId, row.lastError];
-    // settled_at is what the open-chunks index (outbox_open, schema step 12) depends on: a step
-    // that leaves the chunk open (pending → sending → unknown) does not name it, so it rewrites no
-    // index entry (a billed row); settling (leaving the index) and a retried dead chunk do.
+    // settled_at names the open chunks: a step that leaves the chunk open (pending → sending →
+    // unknown) does not write it; settling does, and a retried dead chunk clears it, after
+    // joining the open set (open-rows.ts).
+    if (!settled && current.settled_at !== null) this.open.opening(id);
     if (settled || current.settled_at !== null)
       this.sql.exec(
         `UPDATE outbox SET state = ?, attempts = ?, next_at = ?, platform_id = ?, last_error = ?, first_attempt_at = ?, settled_at = ? WHERE id = ?`,
@@ -129,12 +174,8 @@ export class OutboxStore {
 
   /** Runs with a chunk still in delivery (the sweep keeps their run rows). */
   runsInDelivery(): string[] {
-    return this.sql
-      .exec<{ run_id: string }>(
-        `SELECT DISTINCT run_id FROM outbox WHERE run_id IS NOT NULL AND state NOT IN ('sent', 'dead')`,
-      )
-      .toArray()
-      .map((row) => row.run_id);
+    const runs = this.openRows().map((row) => row.run_id);
+    return [...new Set(runs.filter((run): run is string => run !== null).map(String))];
   }
 
   /**
