@@ -145,9 +145,9 @@ describe("a crash mid-send on a channel whose sends are idempotent (Google Chat)
     const key = `agent:main:googlechat:group:${space.toLowerCase()}`;
     const route = { channel: "googlechat", accountId: "default", to: space };
     const queued = await queueReply(key, route, "Shown once, after the crash.");
-    // Never marked: a repeat is dropped by the platform whatever the row says.
+    // Not marked before its first send: a repeat is dropped by the platform whatever the row says.
     expect(queued.row).toMatchObject({ state: "pending", attempts: 0 });
-    expect(queued.untried).toBe(false);
+    expect(queued.untried).toBe(true);
 
     // Google stores the message at once and answers late; the object dies meanwhile.
     await scriptGoogle({ api: "create", space, delayMs: 2000 });
@@ -162,8 +162,13 @@ describe("a crash mid-send on a channel whose sends are idempotent (Google Chat)
     await runInDurableObject(sessionStub(key), (_instance, state) =>
       state.storage.setAlarm(Date.now() + 60_000),
     );
-    await runDurableObjectAlarm(sessionStub(key));
+    // The repeat after the crash is counted before it goes: were this isolate to die in the send
+    // too, the next one would start from it, and a chunk whose every send dies reaches maxAttempts.
+    await scriptGoogle({ api: "create", space, delayMs: 1000 });
+    const secondPass = runDurableObjectAlarm(sessionStub(key));
     await waitFor(async () => ((await creates()).length >= 2 ? true : undefined));
+    expect(await outboxRow(key, queued.id)).toMatchObject({ state: "sending", attempts: 1 });
+    await secondPass;
     await settle(500);
     const [first, second] = await creates();
     expect(second!.path).toBe(first!.path); // the same client message id: Google answers 409

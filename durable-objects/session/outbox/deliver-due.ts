@@ -84,7 +84,7 @@ export async function deliverDueOutbox(args: {
       ...(row.media ? { file: row.media } : {}),
     };
 
-    // Queued as possibly attempted, and this isolate knows it has not tried yet (queued-state.ts).
+    // This isolate queued the chunk and knows it has not tried yet (queued-state.ts).
     const unattempted = store.outbox.unattemptedHere(row.id);
     // The previous attempt may have reached the platform. A platform that drops a repeated key is
     // simply sent the same chunk id again (below); any other is asked, never sent blindly.
@@ -164,10 +164,14 @@ export async function deliverDueOutbox(args: {
     const attempts = row.attempts + 1;
     const firstAttemptAt = row.firstAttemptAt ?? now();
     // Recorded with the attempt's outcome below; durably before it only where recovery learns from
-    // the mark: not for idempotent sends, nor for a chunk already queued as possibly attempted.
+    // the mark. A chunk this isolate queued and has not tried needs none when its sends are
+    // idempotent (a repeat is dropped) or it was queued as possibly attempted (recovery
+    // reconciles). Any other attempt is marked first: an untraceable chunk's, so a crash mid-send
+    // is never repeated blindly, and a repeat of an idempotent one after a crash, so its attempts
+    // are counted and an isolate that dies in every send still reaches maxAttempts.
     const attempt = { attempts, firstAttemptAt };
-    if (!adapter.idempotentSends && !unattempted)
-      store.outbox.update(row.id, { state: "sending", ...attempt }, now());
+    const markSpared = unattempted && (adapter.idempotentSends || row.state === "sending");
+    if (!markSpared) store.outbox.update(row.id, { state: "sending", ...attempt }, now());
     // Forgotten before the request: should anything below throw, the next pass reconciles first.
     store.outbox.attempting(row.id);
     message.firstAttemptAt = firstAttemptAt;
@@ -225,7 +229,6 @@ export async function deliverDueOutbox(args: {
       // counted and the first attempt is still ahead; it waits like a Retry-After, holding the rest.
       // A chunk whose earlier outcome is unknown stays so: it is reconciled again before it goes;
       // one queued as possibly attempted and not tried yet stays so too, and still untried here.
-      if (unattempted) store.outbox.notAttempted(row.id);
       store.outbox.update(
         row.id,
         {
@@ -237,6 +240,7 @@ export async function deliverDueOutbox(args: {
         },
         now(),
       );
+      if (unattempted) store.outbox.notAttempted(row.id);
       break;
     }
     if (!result.retryable || attempts >= policy.maxAttempts) {

@@ -67,8 +67,9 @@ export class OutboxStore {
   /**
    * Queues a chunk, "pending" — or "sending" when `maybeAttempted` (its channel can reconcile it,
    * queued-state.ts): then no mark is written before its first send, and a crash from here on
-   * leaves a row recovery reconciles. Only a row this call wrote counts as unattempted: an id
-   * already queued (by an earlier isolate, which may have sent it) is left as it is.
+   * leaves a row recovery reconciles. A row this call wrote is untried here (whatever its state:
+   * deliver-due.ts decides what that spares); an id already queued (by an earlier isolate, which
+   * may have sent it) is left as it is.
    */
   insert(
     row: Pick<OutboxRow, "id" | "runId" | "route" | "text" | "chunkIndex" | "chunkCount"> &
@@ -97,9 +98,9 @@ export class OutboxStore {
       row.media ? encodeFileRef(row.media) : null,
       ord,
     ).rowsWritten;
-    if (opts.maybeAttempted && written > 0) this.unattempted.add(row.id);
+    if (written > 0) this.unattempted.add(row.id);
   }
-  /** This chunk is queued as possibly attempted, yet this isolate knows no attempt has been made. */
+  /** This isolate queued this chunk and knows no attempt of it has been made. */
   unattemptedHere(id: string): boolean {
     return this.unattempted.has(id);
   }
@@ -138,8 +139,10 @@ export class OutboxStore {
     if (!current) return;
     const row = { ...toOutboxRow(current), ...patch };
     const settled = row.state === "sent" || row.state === "dead";
-    // Bounded by the open chunks: a chunk that settles unattempted (no adapter, a refused file) goes.
-    if (settled) this.unattempted.delete(id);
+    // A state written from anywhere (a mark, an outcome, an operator's retry, a settle without an
+    // attempt) ends "untried here": only a send held back before any request (deliver-due.ts,
+    // notAttempted, after this update) puts it back. Bounded by the open chunks.
+    if (patch.state !== undefined) this.unattempted.delete(id);
     const fields = [row.state, row.attempts, row.nextAt, row.platformId, row.lastError];
     // settled_at names the open chunks: a step that leaves the chunk open (pending → sending →
     // unknown) does not write it; settling does, and a retried dead chunk clears it, after

@@ -268,8 +268,11 @@ export async function startFakeGoogleChatApi(): Promise<FakeGoogleChatApi> {
         const text = String(body?.text ?? "");
         if (text.length > 4096)
           return googleError(res, 400, "INVALID_ARGUMENT", "Maximum length of the field is 4096");
-        if (messages.some((m) => m.name === name))
+        if (messages.some((m) => m.name === name)) {
+          // A slow answer is slow whatever it says: a repeat's 409 is held like any other.
+          if (script?.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
           return googleError(res, 409, "ALREADY_EXISTS", `Message ${name} already exists`);
+        }
         const requested = (body?.thread as { name?: string } | undefined)?.name;
         const thread =
           requested && url.searchParams.get("messageReplyOption")
