@@ -1,7 +1,7 @@
-import type { ReplyRoute } from "../../../functions/core/envelope.ts";
 import type { RoutedEvent } from "../../session-api.ts";
 import type { MetaStore } from "../meta.ts";
 import { OpenKeys } from "../open-rows.ts";
+import { NewestInbound, type InboundRow } from "./newest-inbound.ts";
 import {
   toInboxRow,
   type InboxRow,
@@ -26,15 +26,6 @@ export interface TriagedMessage {
   decision: TriageDecision;
 }
 
-/** The newest person's message triage accepted (`decision.userAt`), with its route (last-inbound.ts). */
-export interface InboundRow {
-  seq: number;
-  route: ReplyRoute;
-  userAt: number;
-  /** The next sweep clears its payload (and with it the route): settled more than PAYLOAD_MS ago. */
-  payloadExpired: (now: number) => boolean;
-}
-
 /**
  * The `inbox`, `inbox_alias` and `replay_guard` tables' one owner: every accepted event, its place in the inbox
  * state machine (new → queued → taken → settled, or settled with a dead reason; README.md), and
@@ -48,6 +39,8 @@ export class InboxStore {
     /** Which events may be open (open-rows.ts): no index names them. */
     private readonly open: OpenKeys<number> = new OpenKeys(),
   ) {}
+  /** What triage's last-inbound reads have walked so far (newest-inbound.ts). */
+  private inbound: NewestInbound | undefined;
 
   /**
    * Every event not yet settled, by seq: each seq the open set names, read by primary key
@@ -317,35 +310,12 @@ export class InboxStore {
 
   /**
    * The newest event above `floor` that triage accepted as a person's message and that still has
-   * its payload (the sweep folds it into meta before clearing that). Walks the seqs down from the
-   * newest, so it reads the rows since that message, bounded by `floor` (meta lastInbound's seq).
+   * its payload (the sweep folds it into meta before clearing that). Reads only the rows above
+   * what an earlier read of this isolate already walked (newest-inbound.ts).
    */
   newestInbound(floor: number): InboundRow | undefined {
-    const row = this.sql
-      .exec<{
-        seq: number;
-        route: string | null;
-        user_at: number;
-        state: string;
-        settled_at: number | null;
-      }>(
-        `SELECT seq, json_extract(event, '$.envelope.route') AS route,
-                json_extract(decision, '$.userAt') AS user_at, state, settled_at
-           FROM inbox WHERE seq > ? AND json_extract(decision, '$.userAt') IS NOT NULL
-                        AND event != '{}'
-           ORDER BY seq DESC LIMIT 1`,
-        floor,
-      )
-      .toArray()[0];
-    if (!row?.route) return undefined;
-    const { state, settled_at: settledAt } = row;
-    return {
-      seq: row.seq,
-      route: JSON.parse(row.route) as ReplyRoute,
-      userAt: Number(row.user_at),
-      payloadExpired: (now) =>
-        state === "settled" && settledAt !== null && settledAt < now - PAYLOAD_MS,
-    };
+    this.inbound ??= new NewestInbound(this.sql, PAYLOAD_MS);
+    return this.inbound.newest(floor);
   }
 
   /** Seqs of the events not yet settled (their progress state in meta is still live). */
