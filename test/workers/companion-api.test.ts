@@ -130,7 +130,7 @@ describe("companion events", () => {
   }, async () => {
     const scenario = newScenario("companion-poll");
     await scriptModel(scenario, [{ type: "text", text: "Polled and answered." }]);
-    const user = TEST_TELEGRAM.allowed[11]!;
+    const user = TEST_TELEGRAM.allowed[9]!;
     const messageId = nextMessageId();
     const update = messageUpdate({
       from: { id: user },
