@@ -142,7 +142,13 @@ describe("npm run dev with a Discord account", { timeout: 600_000 }, () => {
       new RegExp(STACK_TOKEN.replace(/\./g, "\\.")),
       "the token is never printed",
     );
-    assert.ok(alive(pid));
+    // Said with dev's own words when it fails (once, in a fresh-clone CI run under load, the
+    // companion was gone here; a port taken between dev choosing it and the companion binding it
+    // is the suspect).
+    assert.ok(
+      alive(pid),
+      `the companion (pid ${pid}) is not running:\n${dev.output().slice(-3000)}`,
+    );
 
     await waitUntil(async () => gateway.live, 120_000, "the dev companion's Gateway session");
     gateway.dispatch("MESSAGE_CREATE", dm(0, "hello from the dev stack"));
