@@ -7,6 +7,7 @@ import type { MetricsShardApi } from "../functions/metrics/shards.ts";
 import type { SandboxOpInput } from "../functions/sandbox/wire.ts";
 import type { ContainerKeeperReport } from "./companion-keeper.ts";
 import type { RelayAnswer, RelayState } from "./sandbox/relay.ts";
+import type { DeviceLink } from "../functions/channels/companion/device-link.ts";
 
 /**
  * What each Durable Object other than the SessionDO (session-api.ts) answers over RPC, and the
@@ -195,16 +196,7 @@ export interface ConnectorReport {
   lastEventAt?: number;
   lastError?: string;
   /** A device link (WhatsApp): state, QR code (text and module rows), pairing code, reason. */
-  link?: {
-    state: string;
-    qr?: string;
-    qrModules?: string[];
-    expiresAt?: number;
-    pairingCode?: string;
-    me?: string;
-    retryAt?: number;
-    reason?: string;
-  };
+  link?: DeviceLink;
 }
 
 export interface CompanionStatus {

@@ -1,3 +1,5 @@
+import type { DeviceLink } from "../../functions/channels/companion/device-link.ts";
+
 /**
  * The contract between the companion's core (outbox, ingress client, lease, state, supervisor) and
  * one connector (a platform's socket or poll loop for one account). A connector holds no agent or
@@ -24,28 +26,10 @@ export interface RawEvent {
 
 export type ConnectorState = "starting" | "connecting" | "ready" | "backoff" | "fatal" | "stopped";
 
-/**
- * A device link the connector waits for or holds (WhatsApp's linked device): what a person has to
- * do, reported with the status so the control page and the CLI show it. `qrModules` is the QR
- * code already encoded, one string of 0/1 per row (1 = dark), so neither needs a QR encoder.
- */
-export interface ConnectorLink {
-  state: string;
-  qr?: string;
-  qrModules?: string[];
-  /** Unix ms after which the QR code is replaced by the next one. */
-  expiresAt?: number;
-  pairingCode?: string;
-  /** The linked account (its JID), once linked. */
-  me?: string;
-  /** Unix ms of the next connection attempt while reconnecting. */
-  retryAt?: number;
-  reason?: string;
-}
-
 export interface ConnectorStatus {
   state: ConnectorState;
-  link?: ConnectorLink;
+  /** A device link the connector waits for or holds (WhatsApp). */
+  link?: DeviceLink;
   /** Unix ms of the last event handed to submit(). */
   lastEventAt?: number;
   /** Last error, already free of secrets (never a token, never message text). */

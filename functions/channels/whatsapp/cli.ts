@@ -1,5 +1,6 @@
 import type { CommandSpec } from "../../../scripts/cli/command-spec.ts";
 import { adminRequest } from "../../../scripts/cli/http.ts";
+import type { DeviceLink } from "../companion/device-link.ts";
 
 /**
  * `edgeclaw channels whatsapp link`: the device link the companion reports for a WhatsApp account
@@ -9,27 +10,17 @@ import { adminRequest } from "../../../scripts/cli/http.ts";
  * the next one is drawn when the companion reports it.
  */
 
-interface Link {
-  state: string;
-  qrModules?: string[];
-  expiresAt?: number;
-  pairingCode?: string;
-  me?: string;
-  retryAt?: number;
-  reason?: string;
-}
-
 interface Report {
   channel: string;
   accountId: string;
-  link?: Link;
+  link?: DeviceLink;
 }
 
 const str = (value: string | boolean | undefined) =>
   typeof value === "string" && value ? value : undefined;
 
 /** The account's link from /admin/companion/status (one deployment, or several). */
-export function findLink(status: unknown, accountId: string): Link | undefined {
+export function findLink(status: unknown, accountId: string): DeviceLink | undefined {
   const companion = (
     status as {
       companion?: { connectors?: Report[]; deployments?: Array<{ connectors?: Report[] }> };
@@ -63,7 +54,7 @@ export function terminalQr(rows: string[]): string {
   return lines.join("\n");
 }
 
-export function describeLink(link: Link, accountId: string): string {
+export function describeLink(link: DeviceLink, accountId: string): string {
   const head = `WhatsApp (account ${accountId}): ${link.state}`;
   switch (link.state) {
     case "awaiting-qr":

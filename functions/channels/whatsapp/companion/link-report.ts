@@ -1,4 +1,4 @@
-import type { ConnectorLink } from "../../../../companion/src/connector.ts";
+import type { DeviceLink } from "../../companion/device-link.ts";
 import type { LinkState } from "./link-state.ts";
 
 /**
@@ -7,7 +7,7 @@ import type { LinkState } from "./link-state.ts";
  * control page and the CLI draw it without an encoder of their own), the pairing code, who is
  * linked, why it stopped.
  */
-export function linkReport(link: LinkState, qrModules: (text: string) => string[]): ConnectorLink {
+export function linkReport(link: LinkState, qrModules: (text: string) => string[]): DeviceLink {
   switch (link.state) {
     case "awaiting-qr":
       return {
