@@ -114,18 +114,21 @@ async function main() {
     shellEnv: process.env,
     dataDir,
   });
-  let companionPort = 0;
+  // Undefined: any free port, chosen just before the companion starts (startDevCompanion), since a
+  // port chosen here could be taken by another process before the companion binds it seconds later.
+  let companionPort: number | undefined;
   let companionBuild: Promise<void> | undefined;
   if (companionPlan) {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
     Object.assign(companionPlan.env, simulated?.companionEnv);
     if (runCompanion) {
-      companionPort = await companionPortFor(
-        process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.outbound?.configuredUrl),
-      );
+      const wanted =
+        process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.outbound?.configuredUrl);
       // The Worker sends the sandbox's commands and session-bound replies to companion.url: unset,
-      // it is the one dev starts.
-      if (companionPlan.outbound && !companionPlan.outbound.configuredUrl)
+      // it is the one dev starts, so its port is known before the Worker starts.
+      const workerNeedsUrl = companionPlan.outbound && !companionPlan.outbound.configuredUrl;
+      if (wanted || workerNeedsUrl) companionPort = await companionPortFor(wanted);
+      if (workerNeedsUrl)
         companionPlan.raw = withCompanionUrl(companionPlan.raw, `http://${HOST}:${companionPort}`);
       // Built while the Worker starts, in a child process: nothing of esbuild stays in this one.
       if (companionBundleStale()) companionBuild = buildCompanionBundle();
@@ -264,7 +267,7 @@ function companionServes(plan: DevCompanionPlan): string {
 async function startDevCompanion(
   plan: DevCompanionPlan,
   workerUrl: string,
-  companionPort: number,
+  companionPort: number | undefined,
   build: Promise<void> | undefined,
 ): Promise<RunningCompanion | undefined> {
   try {
@@ -280,7 +283,7 @@ async function startDevCompanion(
     plan,
     workerUrl,
     host: HOST,
-    port: companionPort,
+    port: companionPort ?? (await freePort(HOST)),
     dataDir: join(dataDir, "companion"),
     onUnexpectedExit(how) {
       if (stopping) return;
