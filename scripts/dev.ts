@@ -114,9 +114,7 @@ async function main() {
     shellEnv: process.env,
     dataDir,
   });
-  // Undefined: any free port, chosen just before the companion starts (startDevCompanion), since a
-  // port chosen here could be taken by another process before the companion binds it seconds later.
-  let companionPort: number | undefined;
+  let companionPort: number | undefined; // undefined: a free one, chosen as the companion starts
   let companionBuild: Promise<void> | undefined;
   if (companionPlan) {
     for (const warning of companionPlan.warnings) console.warn(`warning: ${warning}`);
@@ -124,8 +122,7 @@ async function main() {
     if (runCompanion) {
       const wanted =
         process.env.EDGECLAW_COMPANION_PORT ?? loopbackPort(companionPlan.outbound?.configuredUrl);
-      // The Worker sends the sandbox's commands and session-bound replies to companion.url: unset,
-      // it is the one dev starts, so its port is known before the Worker starts.
+      // Unset companion.url: the Worker sends sandbox commands and replies to the one dev starts.
       const workerNeedsUrl = companionPlan.outbound && !companionPlan.outbound.configuredUrl;
       if (wanted || workerNeedsUrl) companionPort = await companionPortFor(wanted);
       if (workerNeedsUrl)
