@@ -162,7 +162,8 @@ export interface MetaJson {
   metricsPending: Record<string, number>;
   /**
    * mirror/watermark.ts: what the Postgres mirror has copied (schema step 18; before it, the
-   * transcript's part was text key transcriptMirroredSeq and each run and call had a flag).
+   * transcript's part was text key transcriptMirroredSeq and each run and call had a flag),
+   * written by the sweep from step 20 (each run's end carries it too: runs.mirror_mark).
    */
   mirrorWatermark: MirrorWatermark;
   /** subagents/spawn.ts: the children this session spawned (active ones and recently ended ones). */

@@ -3,7 +3,7 @@ import type { SchemaMigration } from "../lib/migrate.ts";
 /**
  * SessionDO schema steps 15 on (schema.ts appends them to SESSION_MIGRATIONS, whose rules apply:
  * append only, never edit or reorder a step; bring schema-fresh.ts to the same tables). Issue 19
- * item 9's third and fourth rounds of fewer rows written per message; each step names the rows it saves.
+ * item 9's third, fourth and fifth rounds of fewer rows written per message; each step names the rows it saves.
  */
 export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
   {
@@ -107,5 +107,11 @@ export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
     version: 19,
     why: "fewer rows written per message (issue 19 item 9): the open-events and open-chunks partial indexes wrote an entry with every event and every reply chunk (two billed rows per message); open rows are read by key from sets of their keys kept in memory instead (open-rows.ts: the inbox's seqs, the outbox's chunk ids), each loaded by one scan per isolate",
     statements: [`DROP INDEX IF EXISTS inbox_open`, `DROP INDEX IF EXISTS outbox_open`],
+  },
+  {
+    version: 20,
+    why: "fewer rows written per message (issue 19 item 9): a mirror pass rewrote meta mirrorWatermark (a billed row per message); the watermark is kept exact in memory and stored in rows written anyway: each run's end carries it (mirror_mark, as it was before the run's own rows were copied) and the sweep writes meta mirrorWatermark before it drops rows. A new isolate may copy the rows of the last passes again, which the copy's on-conflict-do-nothing makes harmless",
+    // Objects from before this step keep their meta watermark; their runs carry none (NULL).
+    statements: [`ALTER TABLE runs ADD COLUMN mirror_mark TEXT`],
   },
 ];

@@ -32,8 +32,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   outbox         chunks in delivery + sent for 48 h + dead letters for session.maintenance.pruneAfter
  *                  (30 d), at most session.maintenance.maxEntries (500)
  *   runs           current session's newest maxEntries (older folded into meta foldedRuns:<id>) +
- *                  earlier sessions' for 48 h after finishing (once mirrored — mirror_stamp at most meta
- *                  mirrorWatermark.runStamp, step 18 —; at once without Postgres)
+ *                  earlier sessions' for 48 h after finishing (once mirrored — mirror_stamp at most the
+ *                  watermark's runStamp, step 18, mirror/watermark.ts —; at once without Postgres)
  *   transcript     the model's context (compaction) + rows awaiting the mirror; compacted/earlier rows go
  *                  once mirrored (seq at most mirrorWatermark.transcriptSeq), or after
  *                  session.maintenance.resetArchiveRetention (30 d) without Postgres

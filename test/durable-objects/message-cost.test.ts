@@ -23,7 +23,7 @@ import { sessionStub, waitFor } from "./helpers.ts";
  */
 
 /** Existing session: every row the accept, triage, run, outbox, mirror and metrics steps write. */
-const ROWS_PER_MESSAGE = 12;
+const ROWS_PER_MESSAGE = 11;
 /**
  * A new session's first message also creates the schema and starts the session (schema step 13's
  * `responses` table, /v1/responses, is 3 rows of a new object's schema; no message writes it).

@@ -5,7 +5,7 @@ import { mirrorToPostgres } from "../../durable-objects/session/mirror/postgres.
 import type { ModelCallRow } from "../../durable-objects/session/mirror/model-calls.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import type { RunRow } from "../../durable-objects/session/storage-rows.ts";
-import { pruneSessionStorage } from "../../durable-objects/session/upkeep/retention.ts";
+import { pruneStores } from "../../durable-objects/session/upkeep/retention.ts";
 import { withDb } from "../../functions/db/client.ts";
 import { modelCalls, usage } from "../../functions/db/schema.ts";
 import { testEnv } from "../agent/model-helpers.ts";
@@ -14,14 +14,23 @@ import { sessionStub } from "./helpers.ts";
 import { insertStep17MirrorRows, recreateVersion1Object } from "./schema-v1.ts";
 
 /**
- * The mirror's watermarks (mirror/watermark.ts, schema step 18): runs and model calls are copied
- * to Postgres by a stamp that only grows and one meta row, where each copied row was flagged. A
+ * The mirror's watermarks (mirror/watermark.ts, schema steps 18 and 20): runs and model calls are
+ * copied to Postgres by a stamp that only grows, where each copied row was flagged, and the
+ * watermark is stored in rows written anyway (a run's end, the sweep) instead of by each pass. A
  * row written while a pass awaits Postgres, or after an isolate whose clock ran ahead, must still
- * be copied; the sweep must never drop a row the mirror has not copied.
+ * be copied; a new isolate may copy a row again but never skips one; the sweep must never drop a
+ * row the mirror has not copied.
  */
 
 const HOUR = 3_600_000;
 const route = { channel: "testchan", accountId: "default", to: "peer" };
+const policy = {
+  activeSessionId: "live",
+  archived: true,
+  deadLetterMs: 30 * 24 * HOUR,
+  maxEntries: 1,
+  archiveMs: 30 * 24 * HOUR,
+};
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -140,7 +149,7 @@ function withObject<T>(
 }
 
 describe("the mirror's watermarks (schema step 18)", () => {
-  it("copies a run and a model call written while a pass awaits Postgres in the next pass, one row written per pass", async () => {
+  it("copies a run and a model call written while a pass awaits Postgres in the next pass, no row written by a pass", async () => {
     await withObject("await", async (sql, key) => {
       // One millisecond for everything: only the stamps' +1 keeps the rows apart.
       vi.spyOn(Date, "now").mockReturnValue(1_900_000_000_000);
@@ -154,8 +163,8 @@ describe("the mirror's watermarks (schema step 18)", () => {
         store.runs.finish("run-2", "finished", 4000, 0);
         store.modelCalls.record(call("call-2", "live", 3500));
       });
-      // The pass itself wrote the watermark row alone (the hook wrote the run and call rows: 3).
-      expect(written() - before - 3).toBe(1);
+      // The pass itself wrote nothing (the hook wrote the run and call rows: 3).
+      expect(written() - before).toBe(3);
       expect(await inPostgres(key)).toEqual({ runs: ["run-1"], calls: ["call-1"] });
       expect(store.runs.hasUnmirrored()).toBe(true);
       expect(store.modelCalls.hasUnmirrored()).toBe(true);
@@ -189,7 +198,9 @@ describe("the mirror's watermarks (schema step 18)", () => {
         runStamp: ahead,
         callStamp: ahead + 1,
       });
-      // The previous isolate's rows are gone (swept), only the watermark still tells their stamps.
+      // The previous isolate's rows are gone (swept: the sweep stored the watermark first), only
+      // the watermark still tells their stamps.
+      previous.mirrorMarks.persist();
       sql.exec(`DELETE FROM runs`);
       sql.exec(`DELETE FROM model_calls`);
 
@@ -217,13 +228,6 @@ describe("the mirror's watermarks (schema step 18)", () => {
       startRun(store, "earlier-copied", "earlier", T0);
       store.runs.finish("earlier-copied", "finished", T0, 0);
       store.modelCalls.record(call("call-copied", "live", T0));
-      const policy = {
-        activeSessionId: "live",
-        archived: true,
-        deadLetterMs: 30 * 24 * HOUR,
-        maxEntries: 1,
-        archiveMs: 30 * 24 * HOUR,
-      };
       await mirrorPass(store, key, () => {
         // Finished and recorded as long ago, but while the pass awaited: not in this batch.
         startRun(store, "earlier-late", "earlier", T0);
@@ -235,7 +239,7 @@ describe("the mirror's watermarks (schema step 18)", () => {
         startRun(store, "live-2", "live", T0 + 1);
         store.runs.finish("live-2", "finished", T0 + 1, 0);
       });
-      pruneSessionStorage(sql, policy, Date.now());
+      pruneStores(store, policy, Date.now());
       const runs = () =>
         sql
           .exec<{ run_id: string }>(`SELECT run_id FROM runs ORDER BY run_id`)
@@ -250,10 +254,63 @@ describe("the mirror's watermarks (schema step 18)", () => {
       expect(calls()).toEqual(["call-late"]);
 
       await mirrorPass(store, key);
-      pruneSessionStorage(sql, policy, Date.now());
+      pruneStores(store, policy, Date.now());
       expect(runs()).toEqual(["live-2"]);
       expect(calls()).toEqual([]);
       expect(store.runs.sessionTotals("live").runs).toBe(2);
+    });
+  });
+
+  it("a new isolate copies again only what was copied since the last run's end, each row once in Postgres", async () => {
+    await withObject("isolates", async (sql, key) => {
+      // Ids of their own: Postgres keys usage and model calls by id across the suite's sessions.
+      const first = new SessionStore(sql);
+      startRun(first, "iso-run-1", "live", 1000);
+      first.runs.finish("iso-run-1", "finished", 2000, 0);
+      first.modelCalls.record(call("iso-call-1", "live", 1500));
+      await mirrorPass(first, key);
+      expect(first.runs.hasUnmirrored()).toBe(false);
+
+      // The isolate is evicted before any run ends: nothing stored says iso-run-1 was copied.
+      const second = new SessionStore(sql);
+      expect(second.runs.hasUnmirrored()).toBe(true);
+      const copiedBySecond: string[] = [];
+      await mirrorPass(second, key, undefined, { runsCopied: copiedBySecond });
+      expect(copiedBySecond).toEqual(["iso-run-1"]);
+      expect(await inPostgres(key)).toEqual({ runs: ["iso-run-1"], calls: ["iso-call-1"] });
+
+      // iso-run-2's end carries the watermark that covers iso-run-1: a third isolate copies iso-run-2 alone.
+      startRun(second, "iso-run-2", "live", 3000);
+      second.runs.finish("iso-run-2", "finished", 4000, 0);
+      await mirrorPass(second, key);
+      const third = new SessionStore(sql);
+      const copiedByThird: string[] = [];
+      await mirrorPass(third, key, undefined, { runsCopied: copiedByThird });
+      expect(copiedByThird).toEqual(["iso-run-2"]);
+      expect(await inPostgres(key)).toEqual({
+        runs: ["iso-run-1", "iso-run-2"],
+        calls: ["iso-call-1"],
+      });
+      expect(third.runs.hasUnmirrored()).toBe(false);
+      expect(third.modelCalls.hasUnmirrored()).toBe(false);
+    });
+  });
+
+  it("the sweep stores the watermark before it drops rows, so a later isolate copies none again", async () => {
+    await withObject("sweep-stores", async (sql, key) => {
+      const T0 = Date.now() - 72 * HOUR;
+      const store = new SessionStore(sql);
+      startRun(store, "earlier", "earlier", T0);
+      store.runs.finish("earlier", "finished", T0, 0);
+      store.modelCalls.record(call("call-earlier", "earlier", T0));
+      await mirrorPass(store, key);
+      pruneStores(store, policy, Date.now());
+      // The run that would have carried a mark is gone; meta holds the watermark instead.
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM runs`).one().n).toBe(0);
+      const later = new SessionStore(sql);
+      expect(later.mirrorMarks.current()).toEqual(store.mirrorMarks.current());
+      expect(later.runs.hasUnmirrored()).toBe(false);
+      expect(later.modelCalls.hasUnmirrored()).toBe(false);
     });
   });
 

@@ -155,9 +155,9 @@ export async function mirrorToPostgres(args: {
         .onConflictDoNothing();
     }
   });
-  // One row for the whole pass: each part up to the last row it copied (each list is in key order).
-  // A row written while this pass awaited Postgres has a higher seq or stamp, so the next pass
-  // copies it.
+  // Each part up to the last row it copied (each list is in key order), in memory: the next run's
+  // end and the sweep store it (watermark.ts). A row written while this pass awaited Postgres has a
+  // higher seq or stamp, so the next pass copies it.
   store.mirrorMarks.advance({
     transcriptSeq: entries.at(-1)?.seq,
     runStamp: runs.at(-1)?.mirrorStamp,

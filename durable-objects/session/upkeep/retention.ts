@@ -62,6 +62,8 @@ export function prune(s: SessionState, now = Date.now()): void {
 
 /** Asks every store to apply its bound once (each store states its own; the list above is the sum). */
 export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: number): void {
+  // Before any row goes: a deleted run takes the mirror's watermark it carried with it.
+  store.mirrorMarks.persist();
   // Before the inbox clears payloads: the last inbound message's route is in its payload.
   foldLastInbound(store, now);
   store.inbox.prune(now);
@@ -73,7 +75,11 @@ export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: n
   store.meta.prune(policy.activeSessionId ?? "", store.inbox.unsettledSeqs());
 }
 
-/** pruneStores over a bare SqlStorage of an object already migrated (tests reading a live object). */
+/**
+ * pruneStores over a bare SqlStorage of an object already migrated (tests reading a live object).
+ * Its store knows only the mirror watermark stored (meta, run ends), not one a live store holds in
+ * memory, so it may keep rows that store's mirror has copied since: never the reverse.
+ */
 export function pruneSessionStorage(sql: SqlStorage, policy: RetentionPolicy, now: number): void {
   pruneStores(new SessionStore(sql), policy, now);
 }
