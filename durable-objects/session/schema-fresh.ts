@@ -37,7 +37,8 @@ export const SESSION_FRESH_SCHEMA: readonly string[] = [
      resumes INTEGER NOT NULL DEFAULT 0,
      platform_usd REAL NOT NULL DEFAULT 0,
      mirror_stamp INTEGER,
-     mirror_mark TEXT) WITHOUT ROWID`,
+     mirror_mark TEXT,
+     events_reply TEXT) WITHOUT ROWID`,
   `CREATE TABLE transcript (
      seq INTEGER PRIMARY KEY,
      session_id TEXT NOT NULL,

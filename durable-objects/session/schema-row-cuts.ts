@@ -114,4 +114,10 @@ export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
     // Objects from before this step keep their meta watermark; their runs carry none (NULL).
     statements: [`ALTER TABLE runs ADD COLUMN mirror_mark TEXT`],
   },
+  {
+    version: 21,
+    why: "fewer rows written per message (issue 19 item 9): a run that finished normally settled each of its events with an UPDATE of its own (a billed row per message); its end now records the reply they settle with in the run's row (events_reply), in the UPDATE that records the end, and reads give such a taken event as settled (inbox/settled-by-run.ts). The sweep writes the row settled when it clears its payload, an hour on, or before it deletes the run",
+    // Runs that finished before this step settled their events themselves (NULL: nothing derived).
+    statements: [`ALTER TABLE runs ADD COLUMN events_reply TEXT`],
+  },
 ];

@@ -48,6 +48,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)
  *   (in memory, open-rows.ts: the keys of open inbox events and outbox chunks, from step 19 where
  *   the inbox_open/outbox_open indexes were; a settled key leaves at the next read that finds it)
+ *   (an event its run's end settled, step 21, is read settled from runs.events_reply: the sweep writes
+ *   it settled an hour on, or before deleting the run; inbox/settled-by-run.ts)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {

@@ -23,12 +23,12 @@ import { sessionStub, waitFor } from "./helpers.ts";
  */
 
 /** Existing session: every row the accept, triage, run, outbox, mirror and metrics steps write. */
-const ROWS_PER_MESSAGE = 11;
+const ROWS_PER_MESSAGE = 10;
 /**
  * A new session's first message also creates the schema and starts the session (schema step 13's
  * `responses` table, /v1/responses, is 3 rows of a new object's schema; no message writes it).
  */
-const ROWS_FIRST_MESSAGE = 49;
+const ROWS_FIRST_MESSAGE = 48;
 /** The Worker's accept plus the calls the SessionDO makes (budget reserve/settle, metrics shard). */
 const DO_CALLS_PER_MESSAGE = 4;
 

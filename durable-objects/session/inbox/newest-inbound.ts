@@ -1,4 +1,5 @@
 import type { ReplyRoute } from "../../../functions/core/envelope.ts";
+import { EVENTS } from "./settled-by-run.ts";
 
 /** The newest person's message triage accepted (`decision.userAt`), with its route (last-inbound.ts). */
 export interface InboundRow {
@@ -101,7 +102,7 @@ export class NewestInbound {
       payloadExpired: (now) => {
         const current = this.sql
           .exec<{ state: string; settled_at: number | null }>(
-            `SELECT state, settled_at FROM inbox WHERE seq = ?`,
+            `SELECT state, settled_at FROM ${EVENTS} WHERE seq = ?`,
             row.seq,
           )
           .toArray()[0];

@@ -2,6 +2,7 @@ import type { RoutedEvent } from "../../session-api.ts";
 import type { MetaStore } from "../meta.ts";
 import { OpenKeys } from "../open-rows.ts";
 import { NewestInbound, type InboundRow } from "./newest-inbound.ts";
+import { EVENTS, recordSettledByRun } from "./settled-by-run.ts";
 import {
   toInboxRow,
   type InboxRow,
@@ -29,7 +30,8 @@ export interface TriagedMessage {
 /**
  * The `inbox`, `inbox_alias` and `replay_guard` tables' one owner: every accepted event, its place in the inbox
  * state machine (new → queued → taken → settled, or settled with a dead reason; README.md), and
- * its dedup tombstone afterwards.
+ * its dedup tombstone afterwards. Reads go through EVENTS: an event its run's end settled is
+ * settled there before its row says so (settled-by-run.ts).
  */
 export class InboxStore {
   constructor(
@@ -44,8 +46,8 @@ export class InboxStore {
 
   /**
    * Every event not yet settled, by seq: each seq the open set names, read by primary key
-   * (`settled_at` is set exactly when an event settles, by settle and deadLetter, and never
-   * cleared). One found settled or missing leaves the set once a read outside any transaction
+   * (`settled_at` is set exactly when an event settles, by settle and deadLetter or by its run's
+   * end, settled-by-run.ts, and never cleared). One found settled or missing leaves the set once a read outside any transaction
    * agrees (open-rows.ts); before the set is known in this isolate, the table is scanned.
    */
   private openRows(): Row[] {
@@ -53,12 +55,12 @@ export class InboxStore {
     if (!seqs) {
       this.open.loadLater(() =>
         this.sql
-          .exec<{ seq: number }>(`SELECT seq FROM inbox WHERE settled_at IS NULL`)
+          .exec<{ seq: number }>(`SELECT seq FROM ${EVENTS} WHERE settled_at IS NULL`)
           .toArray()
           .map((row) => row.seq),
       );
       return this.sql
-        .exec<Row>(`SELECT * FROM inbox WHERE settled_at IS NULL ORDER BY seq`)
+        .exec<Row>(`SELECT * FROM ${EVENTS} WHERE settled_at IS NULL ORDER BY seq`)
         .toArray();
     }
     const rows: Row[] = [];
@@ -70,7 +72,7 @@ export class InboxStore {
     return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
   }
   private rowAt(seq: number): Row | undefined {
-    return this.sql.exec<Row>(`SELECT * FROM inbox WHERE seq = ?`, seq).toArray()[0];
+    return this.sql.exec<Row>(`SELECT * FROM ${EVENTS} WHERE seq = ?`, seq).toArray()[0];
   }
 
   /**
@@ -195,7 +197,9 @@ export class InboxStore {
   byState(state: InboxState): InboxRow[] {
     const rows =
       state === "settled"
-        ? this.sql.exec<Row>(`SELECT * FROM inbox WHERE state = 'settled' ORDER BY seq`).toArray()
+        ? this.sql
+            .exec<Row>(`SELECT * FROM ${EVENTS} WHERE state = 'settled' ORDER BY seq`)
+            .toArray()
         : this.openRows().filter((row) => row.state === state);
     return rows.map(toInboxRow);
   }
@@ -241,7 +245,7 @@ export class InboxStore {
   count(state: InboxState): number {
     if (state !== "settled") return this.openRows().filter((row) => row.state === state).length;
     return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM inbox WHERE state = 'settled'`)
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${EVENTS} WHERE state = 'settled'`)
       .one().n;
   }
   bySeq(seq: number): InboxRow | undefined {
@@ -250,7 +254,7 @@ export class InboxStore {
   }
   byKey(dedupKey: string): InboxRow | undefined {
     const row = this.sql
-      .exec<Row>(`SELECT * FROM inbox WHERE dedup_key = ?`, dedupKey)
+      .exec<Row>(`SELECT * FROM ${EVENTS} WHERE dedup_key = ?`, dedupKey)
       .toArray()[0];
     return row ? toInboxRow(row) : undefined;
   }
@@ -286,9 +290,17 @@ export class InboxStore {
   }
   byRun(runId: string): InboxRow[] {
     return this.sql
-      .exec<Row>(`SELECT * FROM inbox WHERE run_id = ? ORDER BY seq`, runId)
+      .exec<Row>(`SELECT * FROM ${EVENTS} WHERE run_id = ? ORDER BY seq`, runId)
       .toArray()
       .map(toInboxRow);
+  }
+  /**
+   * Writes the events these runs' ends settled as settled (settled-by-run.ts): the sweep asks
+   * before it deletes the runs (run/runs-store.ts prune), whose rows their state is read from.
+   */
+  recordSettled(runIds: readonly string[]): void {
+    for (const runId of runIds)
+      recordSettledByRun(this.sql, { where: `runs.run_id = ?`, bindings: [runId] });
   }
   /** queued → taken by the run `runId`. */
   take(seq: number, runId: string): void {
@@ -328,6 +340,13 @@ export class InboxStore {
 
   /** Bound: unsettled events + tombstones for TOMBSTONE_MS (payload cleared after PAYLOAD_MS); aliases likewise. */
   prune(now: number): void {
+    // Rows their run's end settled (settled-by-run.ts), an hour on: written settled, payload
+    // cleared, in one write; then the rows settled by a write of their own.
+    recordSettledByRun(this.sql, {
+      where: `runs.finished_at < ?`,
+      bindings: [now - PAYLOAD_MS],
+      clearPayload: true,
+    });
     this.sql.exec(
       `UPDATE inbox SET event = '{}' WHERE state = 'settled' AND event != '{}' AND settled_at < ?`,
       now - PAYLOAD_MS,
@@ -351,7 +370,7 @@ export class InboxStore {
   pruneDueAt(): number | undefined {
     const settled = this.sql
       .exec<{ at: number | null }>(
-        `SELECT MIN(settled_at) AS at FROM inbox WHERE state = 'settled'`,
+        `SELECT MIN(settled_at) AS at FROM ${EVENTS} WHERE state = 'settled'`,
       )
       .one().at;
     const guard = this.sql

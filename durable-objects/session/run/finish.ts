@@ -36,10 +36,19 @@ export function finishRun(
   links: WebMedia[] = [],
 ): void {
   const now = Date.now();
-  const seqs = s.store.inbox.byRun(run.runId).map((row) => row.seq);
+  const events = s.store.inbox.byRun(run.runId);
+  const seqs = events.map((row) => row.seq);
   if (state === "finished" && reply && !silent) reply = withUsageFooter(s, run, reply);
+  // A normal end settles the run's taken events in its own row (inbox/settled-by-run.ts).
+  const settledByEnd = state === "finished" && !deadReason;
   const responseUsage = s.ctx.storage.transactionSync(() => {
-    s.store.runs.finish(run.runId, state, now, platformUsdAtFinish(s, run.runId, now));
+    s.store.runs.finish(
+      run.runId,
+      state,
+      now,
+      platformUsdAtFinish(s, run.runId, now),
+      settledByEnd ? { reply: silent ? "" : reply } : undefined,
+    );
     // session.sendPolicy / `/send off`: the run is kept, its delivery held back.
     const shown = !silent && sessionSendDecision(s, run.route).allowed;
     // Thinking shown first takes over the run's live preview; the answer then comes as a new message.
@@ -54,9 +63,11 @@ export function finishRun(
     // The web chat's files: a turn of their own after the answer, shown again after a reload.
     if (files.length && run.route.channel === WEB_CHAT_CHANNEL)
       recordDisplayTurns(s, [{ role: "assistant", text: "", at: now, files }]);
-    for (const seq of seqs) {
+    for (const { seq, state: was } of events) {
       if (deadReason) s.store.inbox.deadLetter(seq, deadReason, reply, now);
-      else s.store.inbox.settle(seq, silent ? "" : reply, now);
+      // An event of the run already settled on its own is settled again with the run's reply.
+      else if (!settledByEnd || was !== "taken")
+        s.store.inbox.settle(seq, silent ? "" : reply, now);
     }
     // A sub-agent's run reports to its parent, in the transaction that records its end.
     queueSubagentReport(s, run, state, silent ? "" : reply, errorCode, now);

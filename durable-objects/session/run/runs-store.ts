@@ -158,29 +158,41 @@ export class RunStore {
    * worth copying to Postgres) and its usage (run-usage.ts) in the same row: the one write of a
    * run's totals.
    */
-  finish(runId: string, state: RunState, now: number, platformUsd: number): void {
+  finish(
+    runId: string,
+    state: RunState,
+    now: number,
+    platformUsd: number,
+    /** The reply the run's taken events settle with, when its end settles them (settled-by-run.ts). */
+    settles?: { reply: string | null },
+  ): void {
+    const eventsReply = settles ? JSON.stringify(settles.reply) : null;
     const row = this.stored(runId);
     if (!row || !isUnfinished(row)) {
       this.sql.exec(
-        `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, mirror_mark = ? WHERE run_id = ?`,
+        `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, mirror_mark = ?,
+           events_reply = ? WHERE run_id = ?`,
         state,
         now,
         platformUsd,
         this.marks.nextStamp(),
         this.marks.carried(),
+        eventsReply,
         runId,
       );
       return;
     }
     const used = this.usage.of(row);
     this.sql.exec(
-      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, mirror_mark = ?, steps = ?,
-         model_ref = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE run_id = ?`,
+      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, mirror_mark = ?,
+         events_reply = ?, steps = ?, model_ref = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
+         cache_write_tokens = ? WHERE run_id = ?`,
       state,
       now,
       platformUsd,
       this.marks.nextStamp(),
       this.marks.carried(),
+      eventsReply,
       used.steps,
       used.modelRef,
       used.inputTokens,
@@ -266,18 +278,31 @@ export class RunStore {
     policy: { activeSessionId: string | undefined; archived: boolean; maxEntries: number },
     now: number,
     runsInDelivery: readonly string[],
+    /** Called with the runs about to be deleted: their events' state is read from their rows. */
+    beforeDelete: (runIds: string[]) => void,
   ): void {
     // Copied to Postgres (stamp at most the watermark), or there is no Postgres to copy to.
     const gone = `(mirror_stamp <= ? OR ? = 1) AND NOT ${UNFINISHED}`;
     const bounds = [this.marks.current().runStamp, policy.archived ? 0 : 1];
-    this.sql.exec(
-      `DELETE FROM runs WHERE ${gone} AND session_id != ? AND finished_at < ?`,
-      ...bounds,
-      policy.activeSessionId ?? "",
-      now - TOMBSTONE_MS,
-    );
+    const expired = `${gone} AND session_id != ? AND finished_at < ?`;
+    const expiredBounds = [...bounds, policy.activeSessionId ?? "", now - TOMBSTONE_MS];
+    const ids = this.sql
+      .exec<{ run_id: string }>(`SELECT run_id FROM runs WHERE ${expired}`, ...expiredBounds)
+      .toArray()
+      .map((run) => run.run_id);
+    if (ids.length) {
+      beforeDelete(ids);
+      this.sql.exec(`DELETE FROM runs WHERE ${expired}`, ...expiredBounds);
+    }
     if (policy.activeSessionId)
-      this.foldOld(policy.activeSessionId, policy.maxEntries, gone, bounds, runsInDelivery);
+      this.foldOld(
+        policy.activeSessionId,
+        policy.maxEntries,
+        gone,
+        bounds,
+        runsInDelivery,
+        beforeDelete,
+      );
   }
 
   private foldOld(
@@ -286,6 +311,7 @@ export class RunStore {
     gone: string,
     bounds: readonly number[],
     runsInDelivery: readonly string[],
+    beforeDelete: (runIds: string[]) => void,
   ): void {
     const inDelivery = new Set(runsInDelivery);
     const old = this.sql
@@ -301,6 +327,7 @@ export class RunStore {
       .toArray()
       .filter((run) => !inDelivery.has(run.run_id));
     if (!old.length) return;
+    beforeDelete(old.map((run) => run.run_id));
     const key = `foldedRuns:${sessionId}` as const;
     const totals = this.meta.getJson(key) ?? { inputTokens: 0, outputTokens: 0, runs: 0 };
     for (const run of old) {

@@ -69,7 +69,10 @@ export function pruneStores(store: SessionStore, policy: RetentionPolicy, now: n
   store.inbox.prune(now);
   store.outbox.prune(policy, now);
   store.transcript.prune(policy, now);
-  store.runs.prune(policy, now, store.outbox.runsInDelivery());
+  // Before a run goes, the events its end settled are written settled (inbox/settled-by-run.ts).
+  store.runs.prune(policy, now, store.outbox.runsInDelivery(), (runIds) =>
+    store.inbox.recordSettled(runIds),
+  );
   store.modelCalls.prune(policy, now, store.runs.unfinishedIds());
   store.responses.prune(now);
   store.meta.prune(policy.activeSessionId ?? "", store.inbox.unsettledSeqs());

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { sessionStub } from "../helpers.ts";
 import type { SubagentChild } from "../../../durable-objects/session/subagents/shapes.ts";
 import type { RoutedEvent } from "../../../durable-objects/session-api.ts";
+import { EVENTS } from "../../../durable-objects/session/inbox/settled-by-run.ts";
 
 /** What a session keeps about its children (meta subagentChildren). */
 export async function childrenOf(key: string): Promise<SubagentChild[]> {
@@ -19,12 +20,12 @@ export interface InboxLine {
   event: RoutedEvent;
 }
 
-/** The inbox rows of a session whose dedup key starts with `prefix`. */
+/** The inbox rows of a session whose dedup key starts with `prefix`, as the session reads them. */
 export async function inboxRows(key: string, prefix: string): Promise<InboxLine[]> {
   return runInDurableObject(sessionStub(key), async (_instance, state) =>
     state.storage.sql
       .exec<{ dedup_key: string; state: string; event: string }>(
-        `SELECT dedup_key, state, event FROM inbox WHERE dedup_key LIKE ? ORDER BY seq`,
+        `SELECT dedup_key, state, event FROM ${EVENTS} WHERE dedup_key LIKE ? ORDER BY seq`,
         `${prefix}%`,
       )
       .toArray()
