@@ -3,7 +3,8 @@ import type { SchemaMigration } from "../lib/migrate.ts";
 /**
  * SessionDO schema steps 15 on (schema.ts appends them to SESSION_MIGRATIONS, whose rules apply:
  * append only, never edit or reorder a step; bring schema-fresh.ts to the same tables). Issue 19
- * item 9's third, fourth and fifth rounds of fewer rows written per message; each step names the rows it saves.
+ * item 9's third, fourth and fifth rounds of fewer rows written per message; each step names
+ * the rows it saves.
  */
 export const ROW_CUT_MIGRATIONS: readonly SchemaMigration[] = [
   {

@@ -32,8 +32,9 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   outbox         chunks in delivery + sent for 48 h + dead letters for session.maintenance.pruneAfter
  *                  (30 d), at most session.maintenance.maxEntries (500)
  *   runs           current session's newest maxEntries (older folded into meta foldedRuns:<id>) +
- *                  earlier sessions' for 48 h after finishing (once mirrored — mirror_stamp at most the
- *                  watermark's runStamp, step 18, mirror/watermark.ts —; at once without Postgres)
+ *                  earlier sessions' for 48 h after finishing (once mirrored — mirror_stamp at
+ *                  most the watermark's runStamp, step 18, mirror/watermark.ts —; at once
+ *                  without Postgres)
  *   transcript     the model's context (compaction) + rows awaiting the mirror; compacted/earlier rows go
  *                  once mirrored (seq at most mirrorWatermark.transcriptSeq), or after
  *                  session.maintenance.resetArchiveRetention (30 d) without Postgres
@@ -48,8 +49,8 @@ export type { SchemaHost, SchemaMigration } from "../lib/migrate.ts";
  *   responses      (step 13) the newest MAX_RESPONSES (100), none older than RESPONSE_RETENTION_MS (30 d)
  *   (in memory, open-rows.ts: the keys of open inbox events and outbox chunks, from step 19 where
  *   the inbox_open/outbox_open indexes were; a settled key leaves at the next read that finds it)
- *   (an event its run's end settled, step 21, is read settled from runs.events_reply: the sweep writes
- *   it settled an hour on, or before deleting the run; inbox/settled-by-run.ts)
+ *   (an event its run's end settled, step 21, is read settled from runs.events_reply: the sweep
+ *   writes it settled an hour on, or before deleting the run; inbox/settled-by-run.ts)
  */
 export const SESSION_MIGRATIONS: readonly SchemaMigration[] = [
   {

@@ -279,7 +279,8 @@ describe("the mirror's watermarks (schema step 18)", () => {
       expect(copiedBySecond).toEqual(["iso-run-1"]);
       expect(await inPostgres(key)).toEqual({ runs: ["iso-run-1"], calls: ["iso-call-1"] });
 
-      // iso-run-2's end carries the watermark that covers iso-run-1: a third isolate copies iso-run-2 alone.
+      // iso-run-2's end carries the watermark that covers iso-run-1: a third isolate copies
+      // iso-run-2 alone.
       startRun(second, "iso-run-2", "live", 3000);
       second.runs.finish("iso-run-2", "finished", 4000, 0);
       await mirrorPass(second, key);

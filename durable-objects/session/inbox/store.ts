@@ -47,8 +47,9 @@ export class InboxStore {
   /**
    * Every event not yet settled, by seq: each seq the open set names, read by primary key
    * (`settled_at` is set exactly when an event settles, by settle and deadLetter or by its run's
-   * end, settled-by-run.ts, and never cleared). One found settled or missing leaves the set once a read outside any transaction
-   * agrees (open-rows.ts); before the set is known in this isolate, the table is scanned.
+   * end, settled-by-run.ts, and never cleared). One found settled or missing leaves the set once
+   * a read outside any transaction agrees (open-rows.ts); before the set is known in this
+   * isolate, the table is scanned.
    */
   private openRows(): Row[] {
     const seqs = this.open.known;

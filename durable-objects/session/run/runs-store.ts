@@ -14,9 +14,9 @@ const UNFINISHED = `state IN ('running', 'waiting')`;
 /**
  * The `runs` table's one owner (a run's state, route, usage and progress state). A run gets its
  * mirror stamp when it finishes (mirror/watermark.ts, schema step 18): it is in Postgres once the
- * stamp is at most the mirror's run watermark, and only then may the sweep drop or fold it. Its end
- * also carries the mirror's watermark as it then was (mirror_mark, schema step 20), so a mirror pass
- * need not write one. A run's
+ * stamp is at most the mirror's run watermark, and only then may the sweep drop or fold it. Its
+ * end also carries the mirror's watermark as it then was (mirror_mark, schema step 20), so a
+ * mirror pass need not write one. A run's
  * usage is written into its row once, with its end; until then every read gives it from
  * run-usage.ts.
  */
@@ -46,8 +46,8 @@ export class RunStore {
     >,
   ): void {
     this.sql.exec(
-      `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options, started_at, mirror_stamp, mirror_mark)
-       VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs(run_id, session_id, state, route, model_ref, progress_state, options,
+         started_at, mirror_stamp, mirror_mark) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       run.runId,
       run.sessionId,
       run.state,
@@ -163,15 +163,15 @@ export class RunStore {
     state: RunState,
     now: number,
     platformUsd: number,
-    /** The reply the run's taken events settle with, when its end settles them (settled-by-run.ts). */
+    /** The reply its taken events settle with, when its end settles them (settled-by-run.ts). */
     settles?: { reply: string | null },
   ): void {
     const eventsReply = settles ? JSON.stringify(settles.reply) : null;
     const row = this.stored(runId);
     if (!row || !isUnfinished(row)) {
       this.sql.exec(
-        `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, mirror_mark = ?,
-           events_reply = ? WHERE run_id = ?`,
+        `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?,
+           mirror_mark = ?, events_reply = ? WHERE run_id = ?`,
         state,
         now,
         platformUsd,
@@ -184,9 +184,9 @@ export class RunStore {
     }
     const used = this.usage.of(row);
     this.sql.exec(
-      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?, mirror_mark = ?,
-         events_reply = ?, steps = ?, model_ref = ?, input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,
-         cache_write_tokens = ? WHERE run_id = ?`,
+      `UPDATE runs SET state = ?, finished_at = ?, platform_usd = ?, mirror_stamp = ?,
+         mirror_mark = ?, events_reply = ?, steps = ?, model_ref = ?, input_tokens = ?,
+         output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE run_id = ?`,
       state,
       now,
       platformUsd,
