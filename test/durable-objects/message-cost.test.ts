@@ -1,17 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
-import { slackMessageKeys } from "../../functions/channels/slack/parse.ts";
-import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import type { SessionDO } from "../../durable-objects/session.ts";
 import { SessionState } from "../../durable-objects/session/state.ts";
-import {
-  newScenario,
-  scriptModel,
-  slackMessages,
-  TEAM,
-  uniqueId,
-} from "../channels/slack/helpers.ts";
+import { newScenario, scriptModel, slackMessages, uniqueId } from "../channels/slack/helpers.ts";
+import { plainSlackDm } from "./slack-dm.ts";
 import { sessionStub, waitFor } from "./helpers.ts";
 
 /**
@@ -53,31 +45,6 @@ function profileLines(sessionKey: string): ProfileLine[] {
     .map((text) => JSON.parse(text) as ProfileLine);
 }
 
-/** A Slack DM as the Slack parser builds it for the "plain" account, in a session of its own. */
-function plainDm(sessionKey: string, channel: string, text: string): RoutedEvent {
-  const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
-  const envelope = inboundEnvelopeSchema.parse({
-    ...slackMessageKeys(TEAM, channel, ts, uniqueId("Ev")),
-    channel: "slack",
-    accountId: "plain",
-    chatType: "direct",
-    peerId: "UCOST",
-    teamId: TEAM,
-    senderId: "UCOST",
-    messageId: ts,
-    text,
-    receivedAt: Date.now(),
-    route: {
-      channel: "slack",
-      accountId: "plain",
-      to: channel,
-      replyToMessageId: ts,
-      extra: { teamId: TEAM, senderId: "UCOST", chatType: "direct", mentioned: "0" },
-    },
-  });
-  return { envelope, agentId: "main", sessionKey };
-}
-
 /** Sends one DM, waits for its reply and for the passes after it (mirror, metrics) to end. */
 async function oneMessage(sessionKey: string, channel: string, n: number) {
   const from = profileLines(sessionKey).length;
@@ -85,7 +52,11 @@ async function oneMessage(sessionKey: string, channel: string, n: number) {
   await scriptModel(scenario, [{ type: "text", text: `Answer ${n}.` }]);
   const stub = sessionStub(sessionKey);
   expect(
-    (await stub.accept(plainDm(sessionKey, channel, `plain ${n} [scenario:${scenario}]`))).status,
+    (
+      await stub.accept(
+        plainSlackDm(sessionKey, channel, `plain ${n} [scenario:${scenario}]`, "UCOST"),
+      )
+    ).status,
   ).toBe("accepted");
   await waitFor(async () => (await slackMessages(channel)).length >= n, 20_000, `reply ${n}`);
   // Quiet: no profile line for a while and no alarm due soon (retention's is an hour away).

@@ -1,8 +1,5 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
-import { slackMessageKeys } from "../../functions/channels/slack/parse.ts";
-import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import {
   pruneStores,
@@ -10,13 +7,8 @@ import {
 } from "../../durable-objects/session/upkeep/retention.ts";
 import { PAYLOAD_MS, TOMBSTONE_MS } from "../../durable-objects/session/inbox/store.ts";
 import { migrateSessionSchema, SESSION_MIGRATIONS } from "../../durable-objects/session/schema.ts";
-import {
-  newScenario,
-  scriptModel,
-  slackMessages,
-  TEAM,
-  uniqueId,
-} from "../channels/slack/helpers.ts";
+import { newScenario, scriptModel, slackMessages, uniqueId } from "../channels/slack/helpers.ts";
+import { plainSlackDm } from "./slack-dm.ts";
 import { sessionStub, waitFor, webchatEvent } from "./helpers.ts";
 import { recreateVersion1Object } from "./schema-v1.ts";
 
@@ -209,7 +201,7 @@ describe("a plain message end to end", () => {
     const channel = uniqueId("D");
     const scenario = newScenario("settled-by-run");
     await scriptModel(scenario, [{ type: "text", text: "The one answer." }]);
-    const event = slackDm(sessionKey, channel, `hello [scenario:${scenario}]`);
+    const event = plainSlackDm(sessionKey, channel, `hello [scenario:${scenario}]`, "USETTLED");
     const stub = sessionStub(sessionKey);
     expect((await stub.accept(event)).status).toBe("accepted");
     await waitFor(async () => (await slackMessages(channel)).length >= 1, 20_000, "the reply");
@@ -228,27 +220,3 @@ describe("a plain message end to end", () => {
     ]);
   });
 });
-
-function slackDm(sessionKey: string, channel: string, text: string): RoutedEvent {
-  const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
-  const envelope = inboundEnvelopeSchema.parse({
-    ...slackMessageKeys(TEAM, channel, ts, uniqueId("Ev")),
-    channel: "slack",
-    accountId: "plain",
-    chatType: "direct",
-    peerId: "USETTLED",
-    teamId: TEAM,
-    senderId: "USETTLED",
-    messageId: ts,
-    text,
-    receivedAt: Date.now(),
-    route: {
-      channel: "slack",
-      accountId: "plain",
-      to: channel,
-      replyToMessageId: ts,
-      extra: { teamId: TEAM, senderId: "USETTLED", chatType: "direct", mentioned: "0" },
-    },
-  });
-  return { envelope, agentId: "main", sessionKey };
-}
