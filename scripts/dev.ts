@@ -24,7 +24,7 @@ import { startDevBrowser, type DevBrowser } from "./lib/dev-browser.ts";
 import {
   buildCompanionBundle,
   companionBundleStale,
-  startCompanion,
+  startAnsweringCompanion,
   type RunningCompanion,
 } from "./lib/dev-companion.ts";
 import { planDevCompanion, type DevCompanionPlan } from "./lib/dev-companion-plan.ts";
@@ -276,11 +276,12 @@ async function startDevCompanion(
     return undefined;
   }
   if (stopping) return undefined;
-  const running = startCompanion({
+  const { running, answered } = await startAnsweringCompanion({
     plan,
     workerUrl,
     host: HOST,
-    port: companionPort ?? (await freePort(HOST)),
+    port: companionPort,
+    listenMs: COMPANION_LISTEN_MS,
     dataDir: join(dataDir, "companion"),
     onUnexpectedExit(how) {
       if (stopping) return;
@@ -289,8 +290,7 @@ async function startDevCompanion(
       );
     },
   });
-  // The ready line promises a companion that answers: the first exec may follow it at once.
-  if (!(await running.listening(COMPANION_LISTEN_MS)) && !stopping)
+  if (!answered && !stopping)
     console.warn(
       `edgeclaw dev: the companion does not answer on ${running.url}/healthz after ${COMPANION_LISTEN_MS / 1000} s (its log is above)`,
     );

@@ -4,6 +4,7 @@ import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DevCompanionPlan } from "./dev-companion-plan.ts";
+import { freePort } from "./local-ports.ts";
 
 /**
  * The companion as a plain Node process under `npm run dev`: its bundle (companion/dist/main.js,
@@ -163,4 +164,46 @@ export function startCompanion(options: StartCompanionOptions): RunningCompanion
       if (child.exitCode === null && child.signalCode === null) signalGroup("SIGKILL");
     },
   };
+}
+
+/** How many ports dev tries for a companion on a port it chose itself. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts the companion and waits until it answers GET /healthz (dev's ready line promises a
+ * companion that answers: the first exec may follow it at once). A port dev chose (`port`
+ * undefined) was free when `freePort` found it, but the companion binds it only moments later,
+ * and another process can take it in between: under the test suites, one of their servers did,
+ * and the companion exited with EADDRINUSE. A companion on such a port that exits before it ever
+ * answered is started again on another free port, up to PORT_ATTEMPTS times, and only the last
+ * attempt's exit is reported; a port you asked for (EDGECLAW_COMPANION_PORT, companion.url) is
+ * tried once.
+ */
+export async function startAnsweringCompanion(
+  options: Omit<StartCompanionOptions, "port"> & {
+    port: number | undefined;
+    listenMs: number;
+    /** Finds a free port (tests hand one that is taken first). */
+    freePort?: () => Promise<number>;
+  },
+): Promise<{ running: RunningCompanion; answered: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    const canRetry = options.port === undefined && attempt < PORT_ATTEMPTS;
+    let answered = false;
+    let exitedUnanswered = false;
+    const running = startCompanion({
+      ...options,
+      port: options.port ?? (await (options.freePort ?? (() => freePort(options.host)))()),
+      onUnexpectedExit(how) {
+        if (!answered && canRetry) exitedUnanswered = true;
+        else options.onUnexpectedExit(how);
+      },
+    });
+    answered = await running.listening(options.listenMs);
+    // listening() returns false at once when the child exits; its exit event has fired by then.
+    if (answered || !exitedUnanswered) return { running, answered };
+    console.warn(
+      `edgeclaw dev: the companion exited before it answered on ${running.url}; starting it on another port (attempt ${attempt + 1} of ${PORT_ATTEMPTS})`,
+    );
+  }
 }
