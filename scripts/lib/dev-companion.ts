@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DevCompanionPlan } from "./dev-companion-plan.ts";
-import { freePort } from "./local-ports.ts";
+import { freePort, isPortFree } from "./local-ports.ts";
 
 /**
  * The companion as a plain Node process under `npm run dev`: its bundle (companion/dist/main.js,
@@ -175,9 +175,10 @@ const PORT_ATTEMPTS = 3;
  * undefined) was free when `freePort` found it, but the companion binds it only moments later,
  * and another process can take it in between: under the test suites, one of their servers did,
  * and the companion exited with EADDRINUSE. A companion on such a port that exits before it ever
- * answered is started again on another free port, up to PORT_ATTEMPTS times, and only the last
- * attempt's exit is reported; a port you asked for (EDGECLAW_COMPANION_PORT, companion.url) is
- * tried once.
+ * answered, while the port is held by someone else, is started again on another free port, up to
+ * PORT_ATTEMPTS times. Any other exit (the port free again: the companion failed on its own) is
+ * reported at once, as is the last attempt's. A port you asked for (EDGECLAW_COMPANION_PORT,
+ * companion.url) is tried once.
  */
 export async function startAnsweringCompanion(
   options: Omit<StartCompanionOptions, "port"> & {
@@ -187,23 +188,29 @@ export async function startAnsweringCompanion(
     freePort?: () => Promise<number>;
   },
 ): Promise<{ running: RunningCompanion; answered: boolean }> {
+  const findPort = options.freePort ?? (() => freePort(options.host));
   for (let attempt = 1; ; attempt++) {
     const canRetry = options.port === undefined && attempt < PORT_ATTEMPTS;
+    const port = options.port ?? (await findPort());
     let answered = false;
-    let exitedUnanswered = false;
+    let exitUnanswered: string | undefined;
     const running = startCompanion({
       ...options,
-      port: options.port ?? (await (options.freePort ?? (() => freePort(options.host)))()),
+      port,
       onUnexpectedExit(how) {
-        if (!answered && canRetry) exitedUnanswered = true;
+        if (!answered && canRetry) exitUnanswered = how;
         else options.onUnexpectedExit(how);
       },
     });
     answered = await running.listening(options.listenMs);
     // listening() returns false at once when the child exits; its exit event has fired by then.
-    if (answered || !exitedUnanswered) return { running, answered };
+    if (exitUnanswered === undefined) return { running, answered };
+    if (await isPortFree(port, options.host)) {
+      options.onUnexpectedExit(exitUnanswered);
+      return { running, answered };
+    }
     console.warn(
-      `edgeclaw dev: the companion exited before it answered on ${running.url}; starting it on another port (attempt ${attempt + 1} of ${PORT_ATTEMPTS})`,
+      `edgeclaw dev: port ${port} was taken before the companion bound it; starting it on another port (attempt ${attempt + 1} of ${PORT_ATTEMPTS})`,
     );
   }
 }

@@ -1,7 +1,5 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inboundEnvelopeSchema } from "../../functions/core/envelope.ts";
-import type { RoutedEvent } from "../../durable-objects/session-api.ts";
 import { SessionStore } from "../../durable-objects/session/storage.ts";
 import {
   newScenario,
@@ -9,11 +7,11 @@ import {
   scriptSlack,
   slackCalls,
   slackMessages,
-  TEAM,
   uniqueId,
 } from "../channels/slack/helpers.ts";
 import { configWith, sessionWithConfig } from "./budget-helpers.ts";
 import { modelRequests, sessionStub, waitFor } from "./helpers.ts";
+import { plainSlackDm } from "./slack-dm.ts";
 import { settle } from "../channels/wait.ts";
 
 /**
@@ -22,31 +20,6 @@ import { settle } from "../channels/wait.ts";
  * A crash in between must leave it to be triaged again and answered exactly once; a message that
  * arrives behind a run is still queued (queue modes, debounce).
  */
-
-/** A Slack DM on the suite's "plain" account (streaming off). */
-function dm(sessionKey: string, channel: string, text: string): RoutedEvent {
-  const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
-  const envelope = inboundEnvelopeSchema.parse({
-    dedupKey: `slack:${TEAM}:${uniqueId("Ev")}`,
-    channel: "slack",
-    accountId: "plain",
-    chatType: "direct",
-    peerId: "UTRIAGE",
-    teamId: TEAM,
-    senderId: "UTRIAGE",
-    messageId: ts,
-    text,
-    receivedAt: Date.now(),
-    route: {
-      channel: "slack",
-      accountId: "plain",
-      to: channel,
-      replyToMessageId: ts,
-      extra: { teamId: TEAM, senderId: "UTRIAGE", chatType: "direct", mentioned: "0" },
-    },
-  });
-  return { envelope, agentId: "main", sessionKey };
-}
 
 function rowsOf(sessionKey: string, dedupKey: string) {
   return runInDurableObject(sessionStub(sessionKey), (_instance, state) => {
@@ -68,7 +41,7 @@ describe("a message's triage and its run's start in one write", () => {
     const config = configWith({ messages: { ackReactionScope: "all" } });
     await sessionWithConfig(key, config);
     await scriptSlack({ method: "reactions.add", channel, times: 1, delayMs: 30_000 });
-    const event = dm(key, channel, `hello [scenario:${scenario}]`);
+    const event = plainSlackDm(key, channel, `hello [scenario:${scenario}]`, "UTRIAGE");
     expect((await sessionStub(key).accept(event)).status).toBe("accepted");
     await waitFor(
       async () => (await slackCalls("reactions.add", channel)).length >= 1,
@@ -102,7 +75,7 @@ describe("a message's triage and its run's start in one write", () => {
     const scenario = newScenario("triage-start-once");
     await scriptModel(scenario, [{ type: "hang" }]);
     await sessionWithConfig(key, configWith({}));
-    const event = dm(key, channel, `hello [scenario:${scenario}]`);
+    const event = plainSlackDm(key, channel, `hello [scenario:${scenario}]`, "UTRIAGE");
     await sessionStub(key).accept(event);
     await waitFor(async () => (await modelRequests(scenario)).length >= 1, 15_000, "the run");
     // The run holds the message with triage's decision and what the run reads of it.

@@ -46,32 +46,38 @@ after(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function dataDir(): string {
+/** startAnsweringCompanion as dev calls it, with the port and the free-port finder given. */
+async function start(
+  port: number | undefined,
+  freePortFinder: () => Promise<number>,
+  env: Record<string, string> = plan.env,
+) {
+  const exits: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), "edgeclaw-devport-"));
   dirs.push(dir);
-  return dir;
+  const result = await startAnsweringCompanion({
+    plan: { ...plan, env },
+    workerUrl: "http://127.0.0.1:9",
+    host: HOST,
+    port,
+    listenMs: 15_000,
+    freePort: freePortFinder,
+    dataDir: dir,
+    onUnexpectedExit: (how) => exits.push(how),
+  });
+  started.push(result.running);
+  return { ...result, exits };
 }
 
 describe("npm run dev's companion port", () => {
   it("starts the companion again on another port when the one dev chose was taken before it bound it", async () => {
     const offered: number[] = [];
-    const exits: string[] = [];
-    const { running, answered } = await startAnsweringCompanion({
-      plan,
-      workerUrl: "http://127.0.0.1:9",
-      host: HOST,
-      port: undefined,
-      listenMs: 15_000,
-      // The first port offered is the one another process took since it was found free.
-      freePort: async () => {
-        const port = offered.length === 0 ? takenPort : await freePort(HOST);
-        offered.push(port);
-        return port;
-      },
-      dataDir: dataDir(),
-      onUnexpectedExit: (how) => exits.push(how),
+    // The first port offered is the one another process took since it was found free.
+    const { running, answered, exits } = await start(undefined, async () => {
+      const port = offered.length === 0 ? takenPort : await freePort(HOST);
+      offered.push(port);
+      return port;
     });
-    started.push(running);
     assert.equal(answered, true);
     assert.equal(offered.length, 2);
     assert.equal(running.url, `http://${HOST}:${offered[1]}`);
@@ -81,20 +87,28 @@ describe("npm run dev's companion port", () => {
   });
 
   it("tries a port the user asked for once, and reports its exit", async () => {
-    const exits: string[] = [];
-    const { running, answered } = await startAnsweringCompanion({
-      plan,
-      workerUrl: "http://127.0.0.1:9",
-      host: HOST,
-      port: takenPort,
-      listenMs: 15_000,
-      freePort: () => assert.fail("a port the user asked for is not replaced"),
-      dataDir: dataDir(),
-      onUnexpectedExit: (how) => exits.push(how),
-    });
-    started.push(running);
+    const { running, answered, exits } = await start(takenPort, () =>
+      assert.fail("a port the user asked for is not replaced"),
+    );
     assert.equal(answered, false);
     assert.equal(running.url, `http://${HOST}:${takenPort}`);
+    assert.deepEqual(exits, ["code 1"]);
+  });
+
+  it("reports a companion that fails on its own at once, on a free port, without another try", async () => {
+    const offered: number[] = [];
+    // An invalid setting: the companion refuses to start whatever its port.
+    const { answered, exits } = await start(
+      undefined,
+      async () => {
+        const port = await freePort(HOST);
+        offered.push(port);
+        return port;
+      },
+      { EDGECLAW_COMPANION_SANDBOX_ONLY: "maybe" },
+    );
+    assert.equal(answered, false);
+    assert.equal(offered.length, 1);
     assert.deepEqual(exits, ["code 1"]);
   });
 });

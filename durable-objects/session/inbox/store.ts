@@ -300,8 +300,10 @@ export class InboxStore {
    * before it deletes the runs (run/runs-store.ts prune), whose rows their state is read from.
    */
   recordSettled(runIds: readonly string[]): void {
-    for (const runId of runIds)
-      recordSettledByRun(this.sql, { where: `runs.run_id = ?`, bindings: [runId] });
+    recordSettledByRun(this.sql, {
+      where: `runs.run_id IN (SELECT value FROM json_each(?))`,
+      bindings: [JSON.stringify(runIds)],
+    });
   }
   /** queued → taken by the run `runId`. */
   take(seq: number, runId: string): void {
